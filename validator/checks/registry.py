@@ -1,0 +1,188 @@
+"""The rule catalogue: every finding recipe-check can emit has a registered :class:`Rule`.
+
+A rule is either a *check* (a function over a loaded recipe and its :class:`Context`,
+registered with :func:`rule`) or a *stage rule* emitted by a pipeline stage (the loader,
+the schema validator, provenance), registered with :func:`declare`. Ids are stable
+forever once released (the conda-smithy message-catalogue model); ``recipe-check rules``
+and ``docs/rules.md`` are generated from this registry.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from validator.findings import Finding, Related, Severity
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+FAMILIES: dict[str, str] = {
+    "YAML": "parsing, duplicate keys, type ambiguity",
+    "SCHEMA": "shape, types, enums",
+    "REF": "references between documents",
+    "HW": "hardware allowlists, precision x generation, VRAM fit",
+    "VER": "minimum versions, nightly flag, docker tags, guide vs declared version",
+    "FLAG": "vLLM CLI flags, values, JSON-valued flags, env vars, conflicts",
+    "GUIDE": "commands and claims in the markdown guide vs the structured fields",
+    "PROV": "pinning, digests, snapshots",
+}
+
+_ID = re.compile(r"^(?P<family>[A-Z]+)(?P<number>\d{3})$")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a check reports; the runner turns it into a :class:`Finding`.
+
+    Attributes:
+        pointer: JSON Pointer of the offending node.
+        message: what is wrong, one sentence.
+        hint: what would be right.
+        block_index: 0-based line inside a block scalar at ``pointer`` (guide lines).
+        related: other lines the message names.
+        on_key: point at the mapping key rather than its value.
+    """
+
+    pointer: str
+    message: str
+    hint: str | None = None
+    block_index: int | None = None
+    related: tuple[Related, ...] = ()
+    on_key: bool = False
+
+
+CheckFn = Callable[["LoadedDocument", "Context"], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalogue entry.
+
+    Attributes:
+        id: ``FAMILY`` + 3 digits, e.g. ``"REF001"``.
+        severity: default severity; warnings become errors under ``--strict``.
+        summary: one line, used as SARIF ``shortDescription`` and in ``rules``.
+        description: the full text (the check's docstring), with the upstream source of
+            the rule where there is one.
+        check: the function for check rules, ``None`` for stage rules.
+    """
+
+    id: str
+    severity: Severity
+    summary: str
+    description: str
+    check: CheckFn | None = field(default=None, compare=False)
+
+    @property
+    def family(self) -> str:
+        """The id's prefix, e.g. ``"REF"``."""
+        m = _ID.match(self.id)
+        assert m is not None
+        return m.group("family")
+
+    def effective_severity(self, strict: bool) -> Severity:
+        """``severity``, with warnings raised to errors when ``strict``."""
+        if strict and self.severity is Severity.WARNING:
+            return Severity.ERROR
+        return self.severity
+
+    def finding(self, doc: LoadedDocument, hit: Hit, *, strict: bool = False) -> Finding:
+        """Resolve ``hit`` against ``doc``'s source map into a :class:`Finding`."""
+        smap = doc.source_map
+        end_line: int | None = None
+        end_col: int | None = None
+        if hit.block_index is not None:
+            line, col = smap.block_line(hit.pointer, hit.block_index)
+        elif hit.on_key:
+            line, col = smap.key_position(hit.pointer)
+        else:
+            span = smap.span(hit.pointer)
+            if span is None:
+                line, col = 1, 1
+            else:
+                line, col, end_line, end_col = span.line, span.column, span.end_line, span.end_column
+        return Finding(
+            rule=self.id,
+            severity=self.effective_severity(strict),
+            path=doc.path,
+            pointer=hit.pointer,
+            line=line,
+            column=col,
+            message=hit.message,
+            hint=hit.hint,
+            end_line=end_line,
+            end_column=end_col,
+            related=hit.related,
+        )
+
+    def finding_at(
+        self,
+        doc: LoadedDocument,
+        pointer: str,
+        position: tuple[int, int],
+        message: str,
+        hint: str | None = None,
+        *,
+        strict: bool = False,
+    ) -> Finding:
+        """A finding at an explicit 1-based ``(line, column)`` (e.g. a parser error mark)."""
+        return Finding(
+            rule=self.id,
+            severity=self.effective_severity(strict),
+            path=doc.path,
+            pointer=pointer,
+            line=position[0],
+            column=position[1],
+            message=message,
+            hint=hint,
+        )
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _register(entry: Rule) -> Rule:
+    if not _ID.match(entry.id) or entry.family not in FAMILIES:
+        raise ValueError(f"bad rule id {entry.id!r}")
+    if entry.id in RULES:
+        raise ValueError(f"rule {entry.id} registered twice")
+    if not entry.description.strip():
+        raise ValueError(f"rule {entry.id} needs a description")
+    RULES[entry.id] = entry
+    return entry
+
+
+def declare(rule_id: str, severity: Severity, summary: str, description: str) -> Rule:
+    """Register a stage rule (emitted by the loader, schema or provenance stage)."""
+    return _register(Rule(rule_id, severity, summary, inspect.cleandoc(description)))
+
+
+def rule(rule_id: str, severity: Severity, summary: str) -> Callable[[CheckFn], CheckFn]:
+    """Decorator registering a check function; its docstring is the rule's description."""
+
+    def wrap(fn: CheckFn) -> CheckFn:
+        _register(Rule(rule_id, severity, summary, inspect.cleandoc(fn.__doc__ or ""), fn))
+        return fn
+
+    return wrap
+
+
+def check_rules() -> list[Rule]:
+    """All check rules (those with a function), in id order."""
+    import validator.checks  # noqa: F401  (registers every family)
+
+    return [r for _, r in sorted(RULES.items()) if r.check is not None]
+
+
+def all_rules() -> list[Rule]:
+    """Every registered rule, in id order."""
+    import validator.checks  # noqa: F401
+    import validator.load  # noqa: F401
+    import validator.schema  # noqa: F401
+
+    return [r for _, r in sorted(RULES.items())]

@@ -1,0 +1,77 @@
+"""The unit of output: a :class:`Finding` about one node of one document.
+
+Rule ids are a family prefix plus a number (``FLAG001``) and never change meaning once
+released; see :mod:`validator.checks.registry` for the catalogue.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.StrEnum):
+    """How bad a finding is. ``error`` fails a run; ``warning``/``info`` never do
+    (unless ``--strict``, which turns warnings into errors)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for error, 1 for warning, 2 for info (sort order, most severe first)."""
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Related:
+    """A second location a finding refers to (e.g. the other line of a disagreement).
+
+    ``line`` is 1-based; ``path`` is ``None`` for the same document.
+    """
+
+    line: int
+    message: str
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found at one place.
+
+    Attributes:
+        rule: stable rule id, e.g. ``"REF001"``.
+        severity: effective severity (after ``--strict``).
+        path: document path as shown to the user (repository-relative when known).
+        pointer: RFC 6901 JSON Pointer of the offending node (``""`` = whole document).
+        line, column: 1-based position of that node in the file (0 when unknown).
+        message: one sentence saying what is wrong.
+        hint: what would be right, or ``None``.
+        end_line, end_column: 1-based end of the node's span, when known.
+        related: other locations the message names.
+    """
+
+    rule: str
+    severity: Severity
+    path: str
+    pointer: str
+    line: int
+    column: int
+    message: str
+    hint: str | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    related: tuple[Related, ...] = field(default=())
+
+    def sort_key(self) -> tuple[str, int, int, str, str, str]:
+        """Contract order: path, line, column, rule (then pointer and message for ties)."""
+        return (self.path, self.line, self.column, self.rule, self.pointer, self.message)
+
+
+def count_by_severity(findings: list[Finding]) -> dict[str, int]:
+    """Return ``{"errors": n, "warnings": n, "infos": n}`` for ``findings``."""
+    counts = {"errors": 0, "warnings": 0, "infos": 0}
+    for f in findings:
+        counts[f.severity.value + "s"] += 1
+    return counts

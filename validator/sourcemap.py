@@ -1,0 +1,116 @@
+"""Where each node of a loaded YAML document stands in its file.
+
+Keys are RFC 6901 JSON Pointers (``/features/reasoning/args/1``); positions are 1-based
+``(line, column)``. For literal block scalars (``guide: |``) the map also knows where each
+line of the value starts, so a check can point at "line 7 of the guide".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def escape_token(token: str | int) -> str:
+    """Escape one reference token per RFC 6901 section 3 (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape_token(token: str) -> str:
+    """Inverse of :func:`escape_token` (RFC 6901 section 4: ``~1`` first, then ``~0``)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join_pointer(parent: str, token: str | int) -> str:
+    """``join_pointer("/a", "b/c") == "/a/b~1c"``."""
+    return f"{parent}/{escape_token(token)}"
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """``split_pointer("/a/b~1c") == ["a", "b/c"]``; ``""`` is the root and gives ``[]``.
+
+    Raises:
+        ValueError: a non-empty pointer that does not start with ``/``.
+    """
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"JSON Pointer must start with '/': {pointer!r}")
+    return [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based region of the file: start ``(line, column)`` to end ``(end_line, end_column)``.
+
+    The end is exclusive, as libyaml reports it.
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class BlockLines:
+    """Line layout of a literal block scalar value.
+
+    ``first_line`` is the 1-based file line of the value's first line and ``indent`` the
+    number of indentation columns stripped from every line; value line ``i`` (0-based)
+    is file line ``first_line + i``, its text starting at column ``indent + 1``.
+    """
+
+    first_line: int
+    indent: int
+    count: int
+
+
+@dataclass
+class SourceMap:
+    """JSON Pointer -> position, for every mapping key, value and sequence item.
+
+    ``values[p]`` is the span of the value node at ``p``; ``keys[p]`` the span of the key
+    that introduces it (absent for sequence items and the root).
+    """
+
+    values: dict[str, Span] = field(default_factory=dict)
+    keys: dict[str, Span] = field(default_factory=dict)
+    blocks: dict[str, BlockLines] = field(default_factory=dict)
+
+    def position(self, pointer: str) -> tuple[int, int]:
+        """Best 1-based ``(line, column)`` for ``pointer``.
+
+        Falls back to the nearest ancestor that is mapped (a missing key is reported at
+        its parent), and to ``(1, 1)`` for an unmapped document.
+        """
+        span = self.span(pointer)
+        return (span.line, span.column) if span else (1, 1)
+
+    def span(self, pointer: str) -> Span | None:
+        """The value span at ``pointer`` or its nearest mapped ancestor, else ``None``."""
+        p = pointer
+        while True:
+            if p in self.values:
+                return self.values[p]
+            if p == "":
+                return None
+            p = p.rsplit("/", 1)[0]
+
+    def key_position(self, pointer: str) -> tuple[int, int]:
+        """Position of the key naming ``pointer`` (its value's position for list items)."""
+        span = self.keys.get(pointer)
+        if span is not None:
+            return (span.line, span.column)
+        return self.position(pointer)
+
+    def block_line(self, pointer: str, index: int) -> tuple[int, int]:
+        """File ``(line, column)`` of 0-based line ``index`` inside the scalar at ``pointer``.
+
+        For literal block scalars this is exact; for other scalars the scalar's own start
+        is returned (folded and quoted scalars do not keep a line-for-line layout).
+        """
+        block = self.blocks.get(pointer)
+        if block is None:
+            return self.position(pointer)
+        index = max(0, min(index, max(block.count - 1, 0)))
+        return (block.first_line + index, block.indent + 1)
