@@ -232,7 +232,7 @@ class _Builder:
         self, node: yaml.ScalarNode, pointer: str, key: str | None, record: bool = True
     ) -> Any:
         text: str = node.value
-        if node.style:  # quoted or block scalar ("" or None is plain): a string in every YAML version
+        if node.style:  # quoted or block ("" or None is plain): a string in any YAML version
             if record and node.style == "|":
                 self.record_block(node, pointer)
             return text

@@ -1,0 +1,10 @@
+"""Rule families. Importing this package registers every check rule.
+
+One module per family; each rule is a function decorated with
+:func:`validator.checks.registry.rule`. Add a family by adding a module and importing it
+here.
+"""
+
+from validator.checks import ref
+
+__all__ = ["ref"]

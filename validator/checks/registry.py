@@ -105,7 +105,8 @@ class Rule:
             if span is None:
                 line, col = 1, 1
             else:
-                line, col, end_line, end_col = span.line, span.column, span.end_line, span.end_column
+                line, col = span.line, span.column
+                end_line, end_col = span.end_line, span.end_column
         return Finding(
             rule=self.id,
             severity=self.effective_severity(strict),
@@ -181,8 +182,8 @@ def check_rules() -> list[Rule]:
 
 def all_rules() -> list[Rule]:
     """Every registered rule, in id order."""
-    import validator.checks  # noqa: F401
-    import validator.load  # noqa: F401
+    import validator.checks
+    import validator.load
     import validator.schema  # noqa: F401
 
     return [r for _, r in sorted(RULES.items())]

@@ -1,0 +1,125 @@
+"""The checker core: load -> schema -> rules, for one document at a time.
+
+Like check-jsonschema's checker, it is given its collaborators (the schema validator, the
+rules, the context) and knows nothing of argument parsing or output formats.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from validator.checks.registry import Rule
+from validator.context import Context
+from validator.findings import Finding, count_by_severity
+from validator.load import LoadedDocument, load_yaml
+from validator.schema import SchemaValidator
+from validator.source.provenance import Provenance
+
+
+@dataclass
+class DocumentResult:
+    """Findings for one document, with the provenance of its bytes.
+
+    ``findings`` are sorted by (path, line, column, rule).
+    """
+
+    path: str
+    provenance: Provenance
+    findings: list[Finding]
+    checked: str = "recipe"
+
+    @property
+    def sha256(self) -> str:
+        """Hex SHA-256 of the document's bytes."""
+        return self.provenance.sha256
+
+
+@dataclass
+class RunResult:
+    """Everything one run found.
+
+    Attributes:
+        documents: per-document results, in the order checked.
+        context: run-level facts for reports (revision, data sources and their digests).
+        internal_errors: messages of checks that crashed (a bug in recipe-check; exit 2).
+    """
+
+    documents: list[DocumentResult] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    internal_errors: list[str] = field(default_factory=list)
+
+    def all_findings(self) -> list[Finding]:
+        """Every finding of every document."""
+        return [f for d in self.documents for f in d.findings]
+
+    def summary(self) -> dict[str, int]:
+        """``{"documents": n, "errors": n, "warnings": n, "infos": n}``."""
+        return {"documents": len(self.documents), **count_by_severity(self.all_findings())}
+
+    @property
+    def exit_code(self) -> int:
+        """0 no errors, 1 errors found, 2 a check crashed."""
+        if self.internal_errors:
+            return 2
+        return 1 if self.summary()["errors"] else 0
+
+
+class Checker:
+    """Runs the pipeline on documents of one :class:`Context`.
+
+    Args:
+        context: taxonomy, strategies and settings of the revision being checked.
+        rules: check rules to run (normally :func:`validator.checks.registry.check_rules`).
+        schema: the JSON Schema stage.
+    """
+
+    def __init__(self, context: Context, rules: Sequence[Rule], schema: SchemaValidator) -> None:
+        self.context = context
+        self.rules = list(rules)
+        self.schema = schema
+
+    def check_recipe(self, path: str, data: bytes, provenance: Provenance,
+                     result: RunResult) -> DocumentResult:
+        """Load, validate and run every rule on one recipe's bytes; append to ``result``."""
+        doc = load_yaml(data, path, max_bytes=self.context.settings.max_bytes)
+        findings = list(doc.findings)
+        if doc.ok:
+            findings += self.schema.validate(doc, "recipe")
+            findings += self.run_rules(doc, result)
+        return self._add(result, path, provenance, findings, "recipe")
+
+    def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
+        """Findings of every rule on a loaded recipe; a crashing rule is recorded in
+        ``result.internal_errors`` and the others still run."""
+        strict = self.context.settings.strict
+        out: list[Finding] = []
+        for rule in self.rules:
+            assert rule.check is not None
+            try:
+                out.extend(rule.finding(doc, hit, strict=strict)
+                           for hit in rule.check(doc, self.context))
+            except Exception as exc:  # a bug in a rule must not hide the other findings
+                msg = f"internal error in rule {rule.id} on {doc.path}: {exc!r}"
+                print(f"recipe-check: {msg}", file=sys.stderr)
+                result.internal_errors.append(msg)
+        return out
+
+    def check_context_document(self, doc: LoadedDocument, schema_name: str,
+                               result: RunResult) -> None:
+        """Report the loader and schema findings of a taxonomy/strategy/kv-store file,
+        only when it has any (a clean context file adds no document to the output)."""
+        findings = list(doc.findings) + self.schema.validate(doc, schema_name)
+        if findings:
+            prov = self.context.tree.provenance(doc.path, doc.text.encode("utf-8"))
+            self._add(result, doc.path, prov, findings, schema_name)
+
+    @staticmethod
+    def _add(result: RunResult, path: str, provenance: Provenance, findings: list[Finding],
+             kind: str) -> DocumentResult:
+        findings.sort(key=Finding.sort_key)
+        doc_result = DocumentResult(path, provenance, findings, kind)
+        result.documents.append(doc_result)
+        return doc_result

@@ -1,0 +1,212 @@
+"""``REF``: references between documents of one revision and inside one recipe.
+
+The feature/mode rules mirror ``validateFeatureModes`` in upstream's site build
+(``scripts/build-recipes-api.mjs`` in vllm-project/recipes), which refuses to build a site
+from a recipe that breaks them; here each becomes its own finding with a line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import PurePosixPath
+
+from validator.checks._data import as_dict, elements, get, items
+from validator.checks.registry import Hit, rule
+from validator.context import Context
+from validator.findings import Severity
+from validator.load import LoadedDocument
+
+
+def expected_model_id(path: str) -> str | None:
+    """``"org/name"`` for ``models/org/name.yaml`` (``None`` for other layouts)."""
+    parts = PurePosixPath(path).parts
+    if len(parts) == 3 and parts[0] == "models" and parts[2].endswith((".yaml", ".yml")):
+        return f"{parts[1]}/{parts[2].rsplit('.', 1)[0]}"
+    return None
+
+
+@rule("REF001", Severity.ERROR, "model.model_id does not match the file path")
+def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``,
+    case included: the site derives the page URL from the path and links Hugging Face by
+    the id, so a mismatch publishes a page for one model that serves another."""
+    expected = expected_model_id(doc.path)
+    model_id = get(doc.data, "model", "model_id")
+    if expected is None or not isinstance(model_id, str) or model_id == expected:
+        return
+    case = " (differs only in letter case)" if model_id.lower() == expected.lower() else ""
+    yield Hit("/model/model_id", f"model_id {model_id!r} does not match the file path "
+              f"{doc.path!r}{case}", f"rename the file to models/{model_id}.yaml or set "
+              f"model_id to {expected!r}")
+
+
+@rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy")
+def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Every entry of ``compatible_strategies`` must be a ``strategies/<name>.yaml`` of the
+    same revision."""
+    known = sorted(ctx.strategies)
+    strategies = get(doc.data, "compatible_strategies")
+    for _, name, pointer in elements(strategies, "/compatible_strategies"):
+        if isinstance(name, str) and name not in ctx.strategies:
+            yield Hit(pointer, f"strategy {name!r} does not exist in strategies/",
+                      f"known strategies: {', '.join(known)}")
+
+
+@rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy")
+def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Every key of ``strategy_overrides`` must be a strategy of the same revision; an
+    override for a strategy that does not exist is never applied."""
+    for name, _, pointer in items(get(doc.data, "strategy_overrides"), "/strategy_overrides"):
+        if name not in ctx.strategies:
+            yield Hit(pointer, f"strategy_overrides names unknown strategy {name!r}",
+                      f"known strategies: {', '.join(sorted(ctx.strategies))}", on_key=True)
+
+
+@rule("REF004", Severity.ERROR, "meta.hardware names a hardware id missing from the taxonomy")
+def meta_hardware_in_taxonomy(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Keys of ``meta.hardware`` are exact taxonomy ``hardware_profiles`` ids (upstream's
+    ``validateHardwareKeys``: lookups are exact string matches, so an unknown id silently
+    never renders its badge)."""
+    if ctx.taxonomy is None:
+        return
+    profiles = ctx.hardware_profiles
+    for hw_id, _, pointer in items(get(doc.data, "meta", "hardware"), "/meta/hardware"):
+        if hw_id not in profiles:
+            yield Hit(pointer, f"hardware id {hw_id!r} is not a profile in taxonomy.yaml",
+                      _nearest_hint(hw_id, profiles), on_key=True)
+
+
+def _nearest_hint(name: str, known: Iterable[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    return f"did you mean: {', '.join(close)}?" if close else None
+
+
+@rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature")
+def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Every ``opt_in_features`` entry must be a key of ``features``; otherwise the opt-in
+    is inert and the feature it meant is on by default."""
+    features = as_dict(get(doc.data, "features"))
+    for _, name, pointer in elements(get(doc.data, "opt_in_features"), "/opt_in_features"):
+        if isinstance(name, str) and name not in features:
+            yield Hit(pointer, f"opt-in feature {name!r} is not declared under features",
+                      _nearest_hint(name, features))
+
+
+@rule("REF006", Severity.ERROR, "Feature declares both args and modes")
+def feature_args_or_modes(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A feature has flat ``args`` or ``modes``, not both: the site build rejects both,
+    since one would silently shadow the other (``validateFeatureModes``)."""
+    for name, feature, pointer in items(get(doc.data, "features"), "/features"):
+        if isinstance(feature, dict) and "modes" in feature and "args" in feature:
+            yield Hit(pointer + "/args", f"feature {name!r} declares both args and modes",
+                      "move the args into a mode, or drop the modes", on_key=True)
+
+
+@rule("REF007", Severity.ERROR, "Feature modes is empty")
+def feature_modes_nonempty(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``features.<f>.modes``, when present, must be a non-empty mapping
+    (``validateFeatureModes``)."""
+    for name, feature, pointer in items(get(doc.data, "features"), "/features"):
+        if isinstance(feature, dict) and "modes" in feature and not as_dict(feature["modes"]):
+            yield Hit(pointer + "/modes", f"feature {name!r} has an empty modes map",
+                      "declare at least one mode or remove modes")
+
+
+@rule("REF008", Severity.ERROR, "default_mode names an unknown mode")
+def default_mode_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``features.<f>.default_mode`` must be one of that feature's modes
+    (``validateFeatureModes``)."""
+    for name, feature, pointer in items(get(doc.data, "features"), "/features"):
+        modes = as_dict(get(feature, "modes"))
+        default = get(feature, "default_mode")
+        if modes and isinstance(default, str) and default and default not in modes:
+            yield Hit(pointer + "/default_mode",
+                      f"default_mode {default!r} of feature {name!r} is not one of its modes",
+                      f"modes: {', '.join(modes)}")
+
+
+@rule("REF009", Severity.ERROR, "Mode variants names an undeclared variant")
+def mode_variants_exist(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Each name in ``features.<f>.modes.<m>.variants`` must be a key of ``variants``
+    (``validateFeatureModes``)."""
+    variants = as_dict(get(doc.data, "variants"))
+    for fname, feature, fptr in items(get(doc.data, "features"), "/features"):
+        for mname, mode, mptr in items(get(feature, "modes"), fptr + "/modes"):
+            for _, vname, vptr in elements(get(mode, "variants"), mptr + "/variants"):
+                if isinstance(vname, str) and vname not in variants:
+                    yield Hit(vptr, f"mode {fname}.{mname} names unknown variant {vname!r}",
+                              _nearest_hint(vname, variants) or
+                              f"variants: {', '.join(variants) or '(none)'}")
+
+
+def mode_available(mode: object, variant: str) -> bool:
+    """Whether a mode is offered for ``variant``: no (or an empty) ``variants`` list
+    means every variant (upstream's ``validateFeatureModes``)."""
+    allow = get(mode, "variants")
+    return not isinstance(allow, list) or not allow or variant in allow
+
+
+@rule("REF010", Severity.ERROR, "A variant has no usable mode of a modal feature")
+def every_variant_has_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """For a feature with modes, every variant must have at least one mode available, so
+    that enabling the feature is never a no-op (``validateFeatureModes``)."""
+    variants = as_dict(get(doc.data, "variants"))
+    for fname, feature, fptr in items(get(doc.data, "features"), "/features"):
+        modes = as_dict(get(feature, "modes"))
+        if not modes:
+            continue
+        for vname in variants:
+            if not any(mode_available(m, vname) for m in modes.values()):
+                yield Hit(fptr + "/modes", f"feature {fname!r} has no mode available for "
+                          f"variant {vname!r}", f"add {vname!r} to a mode's variants list")
+
+
+@rule("REF011", Severity.ERROR, "default_modes names an unknown or non-modal feature")
+def default_modes_feature(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Keys of ``variants.<v>.default_modes`` must be features that have ``modes``
+    (``validateFeatureModes``)."""
+    features = as_dict(get(doc.data, "features"))
+    for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
+        for fname, _, ptr in items(get(variant, "default_modes"), vptr + "/default_modes"):
+            if fname not in features:
+                yield Hit(ptr, f"variant {vname!r} default_modes names unknown feature "
+                          f"{fname!r}", _nearest_hint(fname, features), on_key=True)
+            elif not isinstance(get(features[fname], "modes"), dict):
+                yield Hit(ptr, f"variant {vname!r} default_modes names feature {fname!r}, "
+                          "which has no modes", None, on_key=True)
+
+
+@rule("REF012", Severity.ERROR, "default_modes selects a mode that is missing or unavailable")
+def default_modes_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``variants.<v>.default_modes.<f>`` must name a mode of feature ``f`` that is
+    available to variant ``v`` (``validateFeatureModes``)."""
+    features = as_dict(get(doc.data, "features"))
+    for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
+        for fname, mname, ptr in items(get(variant, "default_modes"), vptr + "/default_modes"):
+            modes = get(features.get(fname), "modes")
+            if not isinstance(modes, dict) or not isinstance(mname, str):
+                continue
+            if mname not in modes:
+                yield Hit(ptr, f"default mode {mname!r} is not a mode of feature {fname!r}",
+                          f"modes: {', '.join(modes)}")
+            elif not mode_available(modes[mname], vname):
+                yield Hit(ptr, f"mode {fname}.{mname} is not available for variant {vname!r}",
+                          f"add {vname!r} to features.{fname}.modes.{mname}.variants")
+
+
+@rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree")
+def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
+    ``models/org/name.yaml`` of the same revision; a missing one renders a dead link."""
+    for _, ref, pointer in elements(get(doc.data, "meta", "related_recipes"),
+                                    "/meta/related_recipes"):
+        if not isinstance(ref, str):
+            continue
+        if not {f"models/{ref}.yaml", f"models/{ref}.yml"} & ctx.recipe_paths:
+            ids = [p[len("models/"):].rsplit(".", 1)[0] for p in ctx.recipe_paths]
+            yield Hit(pointer, f"related recipe {ref!r} does not exist (models/{ref}.yaml)",
+                      _nearest_hint(ref, ids))
+
+

@@ -1,0 +1,69 @@
+"""Command line: parses options, builds collaborators, maps outcomes to exit codes.
+
+``recipe-check PATH...`` is ``recipe-check check PATH...``. Each subcommand lives in
+``validator/commands/<name>.py`` with ``add_arguments(parser)`` and ``run(args) -> int``
+and is imported only when used, so that start-up stays fast.
+
+Exit codes: 0 no errors, 1 errors found, 2 usage or input/output failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from validator import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("validator.commands.check", "check recipe files or folders (the default)"),
+    "rules": ("validator.commands.rules", "list every rule with id, severity and summary"),
+}
+"""Subcommand name -> (module, one-line help)."""
+
+
+class UsageError(Exception):
+    """The command line or its inputs are wrong; printed without a traceback, exit 2."""
+
+
+def _top_help() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = [f"usage: recipe-check [COMMAND] [OPTIONS] ...   (recipe-check {__version__})", "",
+             "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "With no command, arguments are checked as by 'recipe-check check'.",
+              "'recipe-check COMMAND --help' describes a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help"):
+        print(_top_help())
+        return 0
+    if args and args[0] == "--version":
+        print(f"recipe-check {__version__}")
+        return 0
+    name = args.pop(0) if args and args[0] in COMMANDS else "check"
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"recipe-check {name}",
+                                     description=COMMANDS[name][1])
+    module.add_arguments(parser)
+    options = parser.parse_args(args)
+    try:
+        code: int = module.run(options)
+        return code
+    except UsageError as exc:
+        print(f"recipe-check: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("recipe-check: interrupted", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"recipe-check: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,1 @@
+"""Subcommands of the ``recipe-check`` command line, one module each."""

@@ -1,0 +1,115 @@
+"""``recipe-check [check] PATH...``: check recipes and report findings.
+
+PATH is a recipe file, a folder (every ``.yaml`` below it), or a pinned source spec
+``OWNER/REPO@REV:PATH`` (see :mod:`validator.source.spec`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from validator.checker import Checker, RunResult
+from validator.checks.registry import check_rules
+from validator.cli import UsageError
+from validator.context import Context, Settings, build_context
+from validator.report import REPORTERS, get_reporter
+from validator.schema import SchemaValidator
+from validator.source.local import Target, local_targets
+from validator.source.tree import RecipeTree, SourceError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``check``."""
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="recipe file, folder, or OWNER/REPO@REV:PATH")
+    parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
+    parser.add_argument("--format", choices=sorted(REPORTERS), default="text")
+    parser.add_argument("--output", type=Path, help="write the report here instead of stdout")
+    parser.add_argument("--strict", action="store_true", help="warnings count as errors")
+    parser.add_argument("--offline", action="store_true",
+                        help="use only vendored data and snapshots; no network")
+    parser.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024,
+                        help="refuse YAML files larger than this (default 2 MiB)")
+    parser.add_argument("--rule", action="append", default=[], metavar="ID",
+                        help="run only these check rules (repeatable)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The run-wide :class:`Settings` an argument namespace describes."""
+    return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes)
+
+
+def collect_targets(args: argparse.Namespace) -> list[Target]:
+    """Resolve every PATH argument to targets; raises :class:`UsageError` on bad ones."""
+    targets: list[Target] = []
+    trees: dict[Path, object] = {}
+    for arg in args.paths:
+        try:
+            targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
+        except SourceError as exc:
+            raise UsageError(str(exc)) from exc
+    if not targets:
+        raise UsageError("no YAML files found in " + ", ".join(args.paths))
+    return targets
+
+
+def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]) -> RunResult:
+    """Check every target against the context of its own tree."""
+    rules = check_rules()
+    if rule_ids:
+        unknown = set(rule_ids) - {r.id for r in rules}
+        if unknown:
+            raise UsageError(f"unknown check rule(s): {', '.join(sorted(unknown))}")
+        rules = [r for r in rules if r.id in rule_ids]
+    schema = SchemaValidator(strict=settings.strict)
+    result = RunResult()
+    contexts: dict[int, tuple[Context, Checker]] = {}
+    for target in targets:
+        tree: RecipeTree = target.tree
+        if id(tree) not in contexts:
+            try:
+                ctx = build_context(tree, settings)
+            except SourceError as exc:
+                raise UsageError(str(exc)) from exc
+            checker = Checker(ctx, rules, schema)
+            contexts[id(tree)] = (ctx, checker)
+            _check_context(ctx, checker, result)
+        ctx, checker = contexts[id(tree)]
+        if target.path in {d.path for d in ctx.context_documents()}:
+            continue
+        try:
+            data = tree.read(target.path)
+        except FileNotFoundError as exc:
+            raise UsageError(f"{target.path}: not found in {tree.label}") from exc
+        except SourceError as exc:
+            raise UsageError(str(exc)) from exc
+        checker.check_recipe(target.path, data, tree.provenance(target.path, data), result)
+    return result
+
+
+def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:
+    if ctx.taxonomy is None:
+        print(f"recipe-check: warning: {ctx.tree.label} has no taxonomy.yaml; hardware ids "
+              "are not checked", file=sys.stderr)
+    else:
+        checker.check_context_document(ctx.taxonomy, "taxonomy", result)
+    for doc in ctx.strategies.values():
+        checker.check_context_document(doc, "strategy", result)
+    for doc in ctx.kv_stores.values():
+        checker.check_context_document(doc, "kv_store", result)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check, report, and return 0 (no errors), 1 (errors) or 2 (a check crashed)."""
+    settings = settings_from(args)
+    result = check_targets(collect_targets(args), settings, args.rule)
+    reporter = get_reporter(args.format)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        with args.output.open("w", encoding="utf-8") as stream:
+            reporter.write(result, stream)
+    else:
+        reporter.write(result, sys.stdout)
+    return result.exit_code

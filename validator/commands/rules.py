@@ -1,0 +1,34 @@
+"""``recipe-check rules``: the rule catalogue (id, severity, summary; ``--long`` adds the
+description; ``--format json`` for tools)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from validator.checks.registry import all_rules
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``rules``."""
+    parser.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument("--long", action="store_true", help="include each rule's description")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the catalogue; always exit 0."""
+    rules = all_rules()
+    if args.format == "json":
+        print(json.dumps([{"id": r.id, "severity": r.severity.value, "family": r.family,
+                           "summary": r.summary, "description": r.description}
+                          for r in rules], indent=2))
+    elif args.format == "markdown":
+        from validator.docs import rules_markdown
+
+        print(rules_markdown(rules), end="")
+    else:
+        for r in rules:
+            print(f"{r.id:<10} {r.severity.value:<8} {r.summary}")
+            if args.long:
+                print("\n".join("    " + line for line in r.description.splitlines()) + "\n")
+    return 0

@@ -1,0 +1,152 @@
+"""Everything a check may consult besides the recipe itself, from the *same* revision.
+
+Upstream's site build reads a recipe together with ``taxonomy.yaml`` (hardware profiles,
+the controlled vocabulary) and ``strategies/*.yaml``; a recipe is only meaningful against
+the taxonomy and strategies of its own revision, so a :class:`Context` is always built
+from one :class:`~validator.source.tree.RecipeTree`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from validator.findings import Finding
+from validator.load import LoadedDocument, load_yaml
+from validator.source.tree import LocalTree, RecipeTree
+
+TAXONOMY = "taxonomy.yaml"
+STRATEGIES = "strategies"
+KV_STORE = "kv_store"
+MODELS = "models"
+
+
+@dataclass
+class Settings:
+    """Run-wide options the checks and data loaders honour.
+
+    Attributes:
+        strict: warnings count as errors.
+        offline: never touch the network (release list, fetches come from snapshots).
+        snapshot_dir: folder of vendored, digest-pinned data (default: the project's).
+        max_bytes: size limit for any YAML file read, in bytes.
+    """
+
+    strict: bool = False
+    offline: bool = False
+    snapshot_dir: Path | None = None
+    max_bytes: int = 2 * 1024 * 1024
+
+
+@dataclass
+class Context:
+    """The taxonomy, strategies, kv-store options and recipe list of one revision.
+
+    Attributes:
+        tree: the revision they were read from.
+        taxonomy: loaded ``taxonomy.yaml`` or ``None`` when the tree has none.
+        strategies: strategy name (file stem) -> loaded document.
+        kv_stores: kv-store option name (file stem) -> loaded document.
+        recipe_paths: every ``models/**.yaml`` path in the tree.
+        settings: run-wide options.
+        documents: the context files as loaded, for reporting their own findings.
+    """
+
+    tree: RecipeTree
+    taxonomy: LoadedDocument | None
+    strategies: dict[str, LoadedDocument]
+    kv_stores: dict[str, LoadedDocument]
+    recipe_paths: frozenset[str]
+    settings: Settings = field(default_factory=Settings)
+
+    @property
+    def revision(self) -> str | None:
+        """Commit id of the tree, ``None`` for a working tree."""
+        return self.tree.revision
+
+    @cached_property
+    def hardware_profiles(self) -> dict[str, dict[str, Any]]:
+        """Taxonomy ``hardware_profiles``: id -> profile mapping (empty when unknown)."""
+        data = self.taxonomy.data if self.taxonomy and self.taxonomy.ok else {}
+        profiles = data.get("hardware_profiles") if isinstance(data, dict) else None
+        if not isinstance(profiles, dict):
+            return {}
+        return {k: v for k, v in profiles.items() if isinstance(v, dict)}
+
+    @cached_property
+    def hardware_groups(self) -> dict[str, set[str]]:
+        """Brand and generation keys the taxonomy uses -> the profile ids they cover.
+
+        Keys are lower-cased (``nvidia``, ``amd``, ``hopper``, ``blackwell``, ``cdna3`` ...),
+        as recipes write them in ``hardware_overrides`` and similar maps.
+        """
+        groups: dict[str, set[str]] = {}
+        for hw_id, profile in self.hardware_profiles.items():
+            for attr in ("brand", "generation"):
+                value = profile.get(attr)
+                if isinstance(value, str) and value:
+                    groups.setdefault(value.lower(), set()).add(hw_id)
+        return groups
+
+    def strategy_data(self, name: str) -> dict[str, Any] | None:
+        """Data of strategy ``name`` or ``None`` when there is no such strategy."""
+        doc = self.strategies.get(name)
+        return doc.data if doc is not None and doc.ok else None
+
+    def context_documents(self) -> list[LoadedDocument]:
+        """Taxonomy, strategies and kv-store documents, for checking them in turn."""
+        docs = [self.taxonomy] if self.taxonomy else []
+        return docs + list(self.strategies.values()) + list(self.kv_stores.values())
+
+    def context_findings(self) -> list[Finding]:
+        """Loader findings of the context files."""
+        return [f for d in self.context_documents() for f in d.findings]
+
+
+def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, LoadedDocument]:
+    out: dict[str, LoadedDocument] = {}
+    for path in tree.list(folder):
+        if path.endswith((".yaml", ".yml")) and path.count("/") == 1:
+            name = path.rsplit("/", 1)[1].rsplit(".", 1)[0]
+            out[name] = load_yaml(tree.read(path), path, max_bytes=settings.max_bytes)
+    return out
+
+
+def build_context(tree: RecipeTree, settings: Settings | None = None) -> Context:
+    """Load the context files of ``tree``.
+
+    Raises:
+        validator.source.tree.SourceError: a context file could not be read.
+    """
+    settings = settings or Settings()
+    taxonomy = None
+    if tree.exists(TAXONOMY):
+        taxonomy = load_yaml(tree.read(TAXONOMY), TAXONOMY, max_bytes=settings.max_bytes)
+    recipes = frozenset(p for p in tree.list(MODELS) if p.endswith((".yaml", ".yml")))
+    return Context(
+        tree=tree,
+        taxonomy=taxonomy,
+        strategies=_load_dir(tree, STRATEGIES, settings),
+        kv_stores=_load_dir(tree, KV_STORE, settings),
+        recipe_paths=recipes,
+        settings=settings,
+    )
+
+
+def find_root(start: Path) -> Path | None:
+    """Walk up from ``start`` to the recipes root: the first folder holding both
+    ``taxonomy.yaml`` and ``strategies/``. ``None`` when there is none."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if (folder / TAXONOMY).is_file() and (folder / STRATEGIES).is_dir():
+            return folder
+    return None
+
+
+def local_context(root: Path, settings: Settings | None = None) -> Context:
+    """:func:`build_context` for a folder on disk."""
+    return build_context(LocalTree(root), settings)

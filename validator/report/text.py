@@ -1,0 +1,54 @@
+"""``--format text``: findings grouped by file, ``path:line:col severity RULE message``
+with a hint line; ANSI colour only when the stream is a terminal (and ``NO_COLOR`` is
+unset, https://no-color.org)."""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+from validator.checker import RunResult
+from validator.findings import Severity
+
+_COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
+_RESET = "\033[0m"
+_DIM = "\033[2m"
+
+
+class TextReporter:
+    """Human-readable report for terminals and logs."""
+
+    def __init__(self, colour: bool | None = None) -> None:
+        self.colour = colour
+
+    def write(self, result: RunResult, stream: TextIO) -> None:
+        """Write every document's findings, then a one-line summary."""
+        colour = self.colour
+        if colour is None:
+            colour = stream.isatty() and "NO_COLOR" not in os.environ
+        for doc in result.documents:
+            if not doc.findings:
+                continue
+            rev = doc.provenance.commit
+            header = doc.path + (f" @ {rev}" if rev else "")
+            if doc.provenance.resolved_from:
+                header += f" (resolved from {doc.provenance.resolved_from})"
+            stream.write(header + "\n")
+            for f in doc.findings:
+                sev = f.severity.value
+                if colour:
+                    sev = f"{_COLOURS[f.severity]}{sev}{_RESET}"
+                stream.write(f"{f.path}:{f.line}:{f.column}: {sev} {f.rule} {f.message}\n")
+                for rel in f.related:
+                    where = f"{rel.path or f.path}:{rel.line}"
+                    stream.write(f"    see {where}: {rel.message}\n")
+                if f.hint:
+                    hint = f"    hint: {f.hint}"
+                    stream.write((f"{_DIM}{hint}{_RESET}" if colour else hint) + "\n")
+        s = result.summary()
+        stream.write(
+            f"{s['documents']} file(s) checked: {s['errors']} error(s), "
+            f"{s['warnings']} warning(s), {s['infos']} info(s)\n"
+        )
+        for msg in result.internal_errors:
+            stream.write(f"internal error: {msg}\n")

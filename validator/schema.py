@@ -1,0 +1,159 @@
+"""JSON Schema (2020-12) validation of loaded documents, errors mapped to file lines.
+
+Schemas live in ``schemas/`` at the project root. Violations become ``SCHEMA`` findings at
+the offending node (its JSON Pointer is the error's ``absolute_path``); unknown keys
+(``additionalProperties: false``) are reported per key as warnings, since the format
+evolves, and become errors under ``--strict``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from validator.checks.registry import Hit, declare
+from validator.findings import Finding, Severity
+from validator.load import LoadedDocument
+from validator.sourcemap import join_pointer
+
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
+
+SCHEMA_TYPE = declare(
+    "SCHEMA001",
+    Severity.ERROR,
+    "Value has the wrong type",
+    """A value's JSON type differs from the one the format defines (for example a list
+    where a mapping is expected, or a number where a quoted string is required).""",
+)
+SCHEMA_ENUM = declare(
+    "SCHEMA002",
+    Severity.ERROR,
+    "Value is not one of the allowed values",
+    """A field with a closed vocabulary (difficulty, tasks, hardware status, precision,
+    architecture...) holds a value outside it.""",
+)
+SCHEMA_REQUIRED = declare(
+    "SCHEMA003",
+    Severity.ERROR,
+    "Required key is missing",
+    """A key the format requires is absent. The finding points at the mapping that
+    should hold it.""",
+)
+SCHEMA_UNKNOWN_KEY = declare(
+    "SCHEMA004",
+    Severity.WARNING,
+    "Unknown key",
+    """A mapping holds a key the format does not define: often a typo, sometimes a newer
+    format than this tool knows. A warning, or an error under ``--strict``.""",
+)
+SCHEMA_CONSTRAINT = declare(
+    "SCHEMA005",
+    Severity.ERROR,
+    "Value breaks a format constraint",
+    """A value has the right type but breaks another constraint of the format: a pattern
+    (versions, dates, ids), a minimum, a length, or a combination of keys.""",
+)
+
+_BY_KEYWORD = {
+    "type": SCHEMA_TYPE,
+    "enum": SCHEMA_ENUM,
+    "const": SCHEMA_ENUM,
+    "required": SCHEMA_REQUIRED,
+}
+
+
+@cache
+def load_schema(name: str, schema_dir: Path = SCHEMA_DIR) -> dict[str, Any]:
+    """Parsed ``schemas/<name>.schema.json``.
+
+    Raises:
+        FileNotFoundError: no such schema.
+        json.JSONDecodeError: the schema file is not JSON.
+    """
+    data: dict[str, Any] = json.loads((schema_dir / f"{name}.schema.json").read_text("utf-8"))
+    return data
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(
+        load_schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+
+
+def _pointer(path: Any) -> str:
+    pointer = ""
+    for token in path:
+        pointer = join_pointer(pointer, token)
+    return pointer
+
+
+def _leaf(error: ValidationError) -> ValidationError:
+    """For ``anyOf``/``oneOf`` failures, the most relevant sub-error."""
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        best = best_match(error.context)
+        if best is not None:
+            return _leaf(best)
+    return error
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class SchemaValidator:
+    """Validates loaded documents against a named schema.
+
+    ``validate(doc, "recipe")`` yields findings; the validator itself never raises for
+    bad documents.
+    """
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+
+    def validate(self, doc: LoadedDocument, schema: str) -> list[Finding]:
+        """All ``SCHEMA`` findings of ``doc`` against ``schemas/<schema>.schema.json``."""
+        if not doc.ok:
+            return []
+        findings: list[Finding] = []
+        for error in _validator(schema).iter_errors(doc.data):
+            for rule, hit in self._hits(error):
+                findings.append(rule.finding(doc, hit, strict=self.strict))
+        return findings
+
+    def _hits(self, error: ValidationError) -> Iterator[tuple[Any, Hit]]:
+        error = _leaf(error)
+        pointer = _pointer(error.absolute_path)
+        keyword = str(error.validator)
+        if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(
+            error.instance, dict
+        ):
+            schema = error.schema if isinstance(error.schema, dict) else {}
+            known = set(schema.get("properties", {}))
+            patterns = schema.get("patternProperties", {})
+            for key in error.instance:
+                if key in known or any(re.search(p, key) for p in patterns):
+                    continue
+                hint = f"known keys here: {', '.join(sorted(known))}" if known else None
+                yield SCHEMA_UNKNOWN_KEY, Hit(
+                    join_pointer(pointer, key), f"unknown key {key!r}", hint, on_key=True
+                )
+            return
+        rule = _BY_KEYWORD.get(keyword, SCHEMA_CONSTRAINT)
+        if keyword == "type":
+            message = f"{_short(error.instance)} is not of type {error.validator_value}"
+        elif keyword == "enum":
+            allowed = ", ".join(str(v) for v in list(error.validator_value))  # type: ignore[union-attr]
+            message = f"{_short(error.instance)} is not one of: {allowed}"
+        else:
+            message = error.message
+        described = error.schema.get("description") if isinstance(error.schema, dict) else None
+        yield rule, Hit(pointer, message, described if isinstance(described, str) else None)

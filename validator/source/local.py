@@ -1,0 +1,52 @@
+"""Local paths on the command line -> (recipes root tree, repository-relative paths)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from validator.context import find_root
+from validator.source.tree import LocalTree, RecipeTree, SourceError
+
+
+@dataclass(frozen=True)
+class Target:
+    """One document to check: ``path`` inside ``tree``."""
+
+    tree: RecipeTree
+    path: str
+
+
+def _is_yaml(p: Path) -> bool:
+    return p.suffix in (".yaml", ".yml")
+
+
+def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> list[Target]:
+    """Targets for a file or folder given on the command line.
+
+    The recipes root is ``root`` when given, else found by walking up from ``arg``
+    (:func:`validator.context.find_root`). A folder expands to the ``.yaml`` files below
+    it. ``trees`` caches one :class:`LocalTree` per root.
+
+    Raises:
+        SourceError: the path does not exist, is outside the root, or no root is found.
+    """
+    p = Path(arg)
+    if not p.exists():
+        raise SourceError(f"{arg}: no such file or folder")
+    found = root.resolve() if root else find_root(p)
+    if found is None:
+        raise SourceError(f"{arg}: no recipes root above it (a folder holding taxonomy.yaml "
+                          "and strategies/); pass --root")
+    tree = trees.setdefault(found, LocalTree(found))
+    real = p.resolve()
+    if not real.is_relative_to(found):
+        raise SourceError(f"{arg}: is outside the recipes root {found}")
+    if p.is_dir():
+        rel_dir = real.relative_to(found).as_posix()
+        listed = tree.list("" if rel_dir == "." else rel_dir)
+        return [Target(tree, rel) for rel in listed if _is_yaml(Path(rel))]
+    if p.is_symlink() and not real.is_relative_to(found):
+        raise SourceError(f"{arg}: symbolic link leaving the recipes root; not followed")
+    rel = (p.parent.resolve() / p.name).relative_to(found).as_posix()
+    return [Target(tree, rel)]

@@ -1,0 +1,114 @@
+"""One revision of a recipes repository, as a read-only file tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from validator.source.provenance import Provenance
+
+
+class SourceError(Exception):
+    """Bytes could not be obtained (missing path, I/O failure, refused path).
+
+    The message names the file and the reason; the CLI prints it and exits 2.
+    """
+
+
+@runtime_checkable
+class RecipeTree(Protocol):
+    """Files of one revision of a recipes repository.
+
+    Paths are repository-relative POSIX paths (``models/org/name.yaml``).
+    """
+
+    @property
+    def revision(self) -> str | None:
+        """Full commit id of this revision, or ``None`` for an uncommitted working tree."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """Human-readable name of the tree (folder, URL@commit)."""
+        ...
+
+    def read(self, path: str) -> bytes:
+        """Exact bytes of ``path``. Raises :class:`FileNotFoundError` when absent,
+        :class:`SourceError` on any other failure."""
+        ...
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file in this revision."""
+        ...
+
+    def list(self, prefix: str) -> list[str]:
+        """Sorted paths of all files under folder ``prefix`` (recursive)."""
+        ...
+
+    def provenance(self, path: str, data: bytes) -> Provenance:
+        """Provenance of ``data``, the bytes just read from ``path``."""
+        ...
+
+
+class LocalTree:
+    """A recipes checkout (or any folder laid out like one) on disk.
+
+    Symbolic links that resolve outside ``root`` are never followed: reading one raises
+    :class:`SourceError`.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    @property
+    def revision(self) -> str | None:
+        """Always ``None``: a working tree may hold uncommitted changes."""
+        return None
+
+    @property
+    def label(self) -> str:
+        """The folder's path."""
+        return str(self.root)
+
+    def _resolve(self, path: str) -> Path:
+        candidate = self.root / path
+        real = candidate.resolve()
+        if not real.is_relative_to(self.root):
+            raise SourceError(f"{path}: resolves outside the recipes root {self.root} "
+                              "(symbolic link or '..'); not followed")
+        return candidate
+
+    def read(self, path: str) -> bytes:
+        """Bytes of ``root/path``; see :meth:`RecipeTree.read`."""
+        target = self._resolve(path)
+        try:
+            return target.read_bytes()
+        except FileNotFoundError:
+            raise
+        except IsADirectoryError as exc:
+            raise SourceError(f"{path}: is a directory") from exc
+        except OSError as exc:
+            raise SourceError(f"{path}: {exc.strerror or exc}") from exc
+
+    def exists(self, path: str) -> bool:
+        """Whether ``root/path`` is a regular file inside the root."""
+        try:
+            return self._resolve(path).is_file()
+        except SourceError:
+            return False
+
+    def list(self, prefix: str) -> list[str]:
+        """Files under ``root/prefix``, symlinks leaving the root excluded."""
+        base = self.root / prefix
+        if not base.is_dir():
+            return []
+        out = []
+        for p in base.rglob("*"):
+            rel = p.relative_to(self.root).as_posix()
+            if self.exists(rel):
+                out.append(rel)
+        return sorted(out)
+
+    def provenance(self, path: str, data: bytes) -> Provenance:
+        """Digests only: a working tree has no commit."""
+        return Provenance.of_bytes(path, data, fetched_from=str(self.root / path))
