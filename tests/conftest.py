@@ -53,3 +53,29 @@ def commit_map() -> dict[str, str]:
         if len(parts) >= 2 and len(parts[0]) == 40:
             out[parts[0]] = parts[1]
     return out
+
+
+def line_of(text: str, needle: str, start: int = 1) -> int:
+    """1-based number of the first line at or after ``start`` containing ``needle``."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if number >= start and needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not found in text")
+
+
+def check_tree(root: Path, *paths: str, strict: bool = False) -> list:  # type: ignore[type-arg]
+    """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
+    tree on disk; returns every finding, sorted."""
+    from validator.checker import Checker, RunResult
+    from validator.checks.registry import check_rules
+    from validator.context import Settings, local_context
+    from validator.schema import SchemaValidator
+
+    ctx = local_context(root, Settings(strict=strict))
+    checker = Checker(ctx, check_rules(), SchemaValidator(strict=strict))
+    result = RunResult()
+    for path in paths:
+        data = (root / path).read_bytes()
+        checker.check_recipe(path, data, ctx.tree.provenance(path, data), result)
+    assert not result.internal_errors, result.internal_errors
+    return result.all_findings()

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from validator.checks.registry import Rule
 from validator.context import Context
 from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
+from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from validator.checks.registry import Hit, declare
 from validator.findings import Finding, Severity
+from validator.rules import Hit, declare
 from validator.sourcemap import BlockLines, SourceMap, Span, join_pointer
 
 YAML_INVALID = declare(

@@ -18,9 +18,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from validator.checks.registry import Hit, declare
 from validator.findings import Finding, Severity
 from validator.load import LoadedDocument
+from validator.rules import Hit, declare
 from validator.sourcemap import join_pointer
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
@@ -151,7 +151,8 @@ class SchemaValidator:
         if keyword == "type":
             message = f"{_short(error.instance)} is not of type {error.validator_value}"
         elif keyword == "enum":
-            allowed = ", ".join(str(v) for v in list(error.validator_value))  # type: ignore[union-attr]
+            values: Any = error.validator_value
+            allowed = ", ".join(str(v) for v in values)
             message = f"{_short(error.instance)} is not one of: {allowed}"
         else:
             message = error.message

@@ -87,14 +87,20 @@ class SourceMap:
         return (span.line, span.column) if span else (1, 1)
 
     def span(self, pointer: str) -> Span | None:
-        """The value span at ``pointer`` or its nearest mapped ancestor, else ``None``."""
+        """The value span at ``pointer``; for an unmapped pointer, the key span of its
+        nearest mapped ancestor (or that ancestor's value span); else ``None``."""
+        if pointer in self.values:
+            return self.values[pointer]
         p = pointer
         while True:
+            p = p.rsplit("/", 1)[0] if p else p
+            # a missing node is reported at the key that introduces its nearest ancestor
+            if p in self.keys:
+                return self.keys[p]
             if p in self.values:
                 return self.values[p]
             if p == "":
                 return None
-            p = p.rsplit("/", 1)[0]
 
     def key_position(self, pointer: str) -> tuple[int, int]:
         """Position of the key naming ``pointer`` (its value's position for list items)."""

@@ -1,0 +1,21 @@
+"""The rule registry, as check families import it.
+
+The catalogue itself lives in :mod:`validator.rules` (outside this package, so that the
+loader and schema stages can declare their rules without importing every family); this
+module re-exports it for rule authors.
+"""
+
+from validator.rules import (
+           FAMILIES,
+           RULES,
+           CheckFn,
+           Hit,
+           Rule,
+           all_rules,
+           check_rules,
+           declare,
+           rule,
+)
+
+__all__ = ["FAMILIES", "RULES", "CheckFn", "Hit", "Rule", "all_rules", "check_rules", "declare",
+           "rule"]
