@@ -148,13 +148,41 @@ class SchemaValidator:
                 )
             return
         rule = _BY_KEYWORD.get(keyword, SCHEMA_CONSTRAINT)
-        if keyword == "type":
-            message = f"{_short(error.instance)} is not of type {error.validator_value}"
-        elif keyword == "enum":
-            values: Any = error.validator_value
-            allowed = ", ".join(str(v) for v in values)
-            message = f"{_short(error.instance)} is not one of: {allowed}"
-        else:
-            message = error.message
-        described = error.schema.get("description") if isinstance(error.schema, dict) else None
-        yield rule, Hit(pointer, message, described if isinstance(described, str) else None)
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        described = schema.get("description")
+        hint = described if isinstance(described, str) else None
+        if keyword == "required":
+            missing = str(error.message).split("'")[1] if "'" in error.message else "?"
+            prop = schema.get("properties", {}).get(missing, {})
+            about = prop.get("description") if isinstance(prop, dict) else None
+            yield rule, Hit(pointer, f"required key {missing!r} is missing",
+                            about if isinstance(about, str) else None, on_key=bool(pointer))
+            return
+        yield rule, Hit(pointer, _message(keyword, error), hint)
+
+
+def _message(keyword: str, error: ValidationError) -> str:
+    """A one-line message that quotes the offending value briefly (never the whole node)."""
+    value: Any = error.validator_value
+    shown = _short(error.instance)
+    if keyword == "type":
+        return f"{shown} is not of type {value}"
+    if keyword in ("enum", "const"):
+        options = value if isinstance(value, list) else [value]
+        return f"{shown} is not one of: {', '.join(str(v) for v in options)}"
+    if keyword == "pattern":
+        return f"{shown} does not match the pattern {value}"
+    if keyword == "format":
+        return f"{shown} is not a valid {value}"
+    if keyword in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        return f"{shown} breaks {keyword} {value}"
+    if keyword in ("minItems", "maxItems", "minLength", "maxLength", "minProperties",
+                   "maxProperties"):
+        return f"value breaks {keyword} {value}"
+    if keyword == "uniqueItems":
+        return "list items must be unique"
+    if keyword == "not":
+        return f"this combination is not allowed here (schema 'not': {_short(value)})"
+    if keyword in ("anyOf", "oneOf"):
+        return f"{shown} matches none of the allowed shapes"
+    return f"{keyword}: {error.message[:160]}"

@@ -160,7 +160,8 @@ def every_variant_has_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         for vname in variants:
             if not any(mode_available(m, vname) for m in modes.values()):
                 yield Hit(fptr + "/modes", f"feature {fname!r} has no mode available for "
-                          f"variant {vname!r}", f"add {vname!r} to a mode's variants list")
+                          f"variant {vname!r}", f"add {vname!r} to a mode's variants list",
+                          on_key=True)
 
 
 @rule("REF011", Severity.ERROR, "default_modes names an unknown or non-modal feature")

@@ -1,0 +1,78 @@
+"""REF rules: each fault injected into the real GLM-5.2 recipe of the corpus at ``main``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_tree, line_of
+
+GLM = "models/zai-org/GLM-5.2.yaml"
+
+
+def ref_findings(root: Path, path: str = GLM) -> list[tuple[str, str, int]]:
+    return [(f.rule, f.pointer, f.line) for f in check_tree(root, path) if f.rule.startswith("REF")]
+
+
+def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
+    file = root / path
+    text = file.read_text("utf-8")
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    file.write_text(text, "utf-8")
+    return text
+
+
+def test_unmodified_recipe_has_no_reference_findings(corpus_copy: Path) -> None:
+    assert ref_findings(corpus_copy) == []
+
+
+CASES = [
+    # (rule, old, new, pointer, line needle)
+    ("REF001", 'model_id: "zai-org/GLM-5.2"', 'model_id: "zai-org/GLM-5.2-Base"', "/model/model_id",
+     'model_id: "zai-org/GLM-5.2-Base"'),
+    ("REF002", "  - pd_cluster\n", "  - pd_clusters\n", "/compatible_strategies/6",
+     "  - pd_clusters"),
+    ("REF003", "strategy_overrides: {}", "strategy_overrides:\n  single_node_tpp:\n    extra_args: []",
+     "/strategy_overrides/single_node_tpp", "single_node_tpp:"),
+    ("REF004", "    mi355x: verified\n", "    mi355x: verified\n    h20: verified\n",
+     "/meta/hardware/h20", "h20: verified"),
+    ("REF005", "opt_in_features:\n  - spec_decoding", "opt_in_features:\n  - spec_decode",
+     "/opt_in_features/0", "  - spec_decode"),
+    ("REF006", "    default_mode: mtp\n", "    default_mode: mtp\n    args: [\"--foo\"]\n",
+     "/features/spec_decoding/args", 'args: ["--foo"]'),
+    ("REF007", "opt_in_features:", "  empty_feature:\n    modes: {}\n\nopt_in_features:",
+     "/features/empty_feature/modes", "modes: {}"),
+    ("REF008", "default_mode: mtp", "default_mode: eagle", "/features/spec_decoding/default_mode",
+     "default_mode: eagle"),
+    ("REF009", "          - mxfp4\n", "          - mxfp4\n          - fp4\n",
+     "/features/spec_decoding/modes/mtp/variants/4", "          - fp4"),
+    ("REF010", "          - bf16\n", "", "/features/spec_decoding/modes", "    modes:"),
+    ("REF011", '    precision: bf16\n', '    precision: bf16\n    default_modes:\n      tool_calling: x\n',
+     "/variants/bf16/default_modes/tool_calling", "      tool_calling: x"),
+    ("REF012", '    precision: bf16\n', '    precision: bf16\n    default_modes:\n      spec_decoding: dspark\n',
+     "/variants/bf16/default_modes/spec_decoding", "      spec_decoding: dspark"),
+    ("REF013", '    - "zai-org/GLM-5.1"', '    - "zai-org/GLM-5.15"', "/meta/related_recipes/1",
+     '"zai-org/GLM-5.15"'),
+]
+
+
+@pytest.mark.parametrize(("rule", "old", "new", "pointer", "needle"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_injected_fault_is_found_at_its_line(corpus_copy: Path, rule: str, old: str, new: str,
+                                             pointer: str, needle: str) -> None:
+    text = inject(corpus_copy, old, new)
+    expected_line = line_of(text, needle)
+    found = ref_findings(corpus_copy)
+    assert (rule, pointer, expected_line) in found, found
+    assert {r for r, _, _ in found} == {rule}, found
+
+
+def test_model_id_case_mismatch_is_reported(corpus_repo: Path) -> None:
+    # upstream defect at corpus main: the Google/ folder holds lower-case google/ model ids
+    found = check_tree(corpus_repo, "models/Google/gemma-4-E2B-it.yaml")
+    ref001 = [f for f in found if f.rule == "REF001"]
+    assert len(ref001) == 1 and "letter case" in ref001[0].message
+    text = (corpus_repo / "models/Google/gemma-4-E2B-it.yaml").read_text()
+    assert ref001[0].line == line_of(text, "model_id:")
