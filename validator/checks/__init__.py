@@ -6,5 +6,6 @@ here.
 """
 
 from validator.checks import ref
+from validator.source import verify as _prov  # noqa: F401  (registers PROV stage rules)
 
 __all__ = ["ref"]

@@ -10,14 +10,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from validator.checker import Checker, RunResult
+from validator.checker import Checker, DocumentResult, RunResult
 from validator.checks.registry import check_rules
 from validator.cli import UsageError
 from validator.context import Context, Settings, build_context
+from validator.findings import Finding
 from validator.report import REPORTERS, get_reporter
 from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
+from validator.source.options import add_fetch_arguments, fetch_options_from
+from validator.source.provenance import Provenance
+from validator.source.spec import looks_like_spec, open_spec, parse_spec
 from validator.source.tree import RecipeTree, SourceError
+from validator.source.verify import VerificationError, pinning_findings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refuse YAML files larger than this (default 2 MiB)")
     parser.add_argument("--rule", action="append", default=[], metavar="ID",
                         help="run only these check rules (repeatable)")
+    add_fetch_arguments(parser, offline=False)
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -45,9 +51,15 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     """Resolve every PATH argument to targets; raises :class:`UsageError` on bad ones."""
     targets: list[Target] = []
     trees: dict[Path, object] = {}
+    pinned: dict[tuple[str, str, str, str], RecipeTree] = {}
+    options = fetch_options_from(args)
     for arg in args.paths:
         try:
-            targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
+            if looks_like_spec(arg) and not Path(arg).exists():
+                tree, path = open_spec(parse_spec(arg), options, pinned)
+                targets.append(Target(tree, path))
+            else:
+                targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
         except SourceError as exc:
             raise UsageError(str(exc)) from exc
     if not targets:
@@ -81,11 +93,19 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
             continue
         try:
             data = tree.read(target.path)
+            prov = tree.provenance(target.path, data)
         except FileNotFoundError as exc:
             raise UsageError(f"{target.path}: not found in {tree.label}") from exc
+        except VerificationError as exc:  # untrusted bytes: report, check nothing else
+            bad = Provenance(target.path, "", "", commit=tree.revision)
+            result.documents.append(DocumentResult(target.path, bad, [exc.finding()]))
+            continue
         except SourceError as exc:
             raise UsageError(str(exc)) from exc
-        checker.check_recipe(target.path, data, tree.provenance(target.path, data), result)
+        doc_result = checker.check_recipe(target.path, data, prov, result)
+        doc_result.findings = sorted(
+            doc_result.findings + pinning_findings(prov, strict=settings.strict),
+            key=Finding.sort_key)
     return result
 
 

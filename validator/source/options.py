@@ -1,0 +1,130 @@
+"""How pinned sources are fetched: backend, URLs, cache and snapshot folders, token.
+
+One :class:`FetchOptions` is built per run from the command line and the environment
+(:func:`fetch_options_from`) and handed to :func:`validator.source.spec.open_spec`.
+``add_fetch_arguments`` adds the shared options to any subcommand that takes specs
+(``check``, ``fetch``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GIT_URL_ENV = "RECIPE_CHECK_GIT_URL"
+"""Environment variable: where to clone ``OWNER/REPO`` from (same as ``--git-url``)."""
+
+TOKEN_ENV = "GITHUB_TOKEN"
+"""Environment variable holding the GitHub token the HTTP backend sends (never printed)."""
+
+DEFAULT_RAW_BASE = "https://raw.githubusercontent.com"
+DEFAULT_API_BASE = "https://api.github.com"
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_SNAPSHOT_DIR = PROJECT_ROOT / "snapshots" / "recipes"
+"""The project's store of verified recipe snapshots (``snapshots/recipes/``)."""
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
+    XDG Base Directory specification."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "recipe-check"
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Settings of the git and HTTP backends and the snapshot store.
+
+    Attributes:
+        backend: ``"git"`` (default) or ``"http"``.
+        git_url: clone ``OWNER/REPO`` from here instead of
+            ``https://github.com/OWNER/REPO.git`` (https or ``file://`` URL, or a local
+            folder); ``{owner}`` and ``{repo}`` placeholders are filled in.
+        cache_dir: folder for git clones (default :func:`default_cache_dir`).
+        raw_base_url: raw-content server (``{raw}/{owner}/{repo}/{commit}/{path}``).
+        api_base_url: GitHub-shaped REST API root.
+        snapshot_dir: the verified snapshot store (objects + lock file).
+        offline: read only from the snapshot store, never clone or download.
+        token: GitHub token for the HTTP backend, from ``GITHUB_TOKEN``; excluded from
+            ``repr`` so that it is never printed.
+        timeout: HTTP (connect, read) timeout in seconds.
+        retries: HTTP retries on connection errors, timeouts and 5xx answers.
+        backoff: urllib3 backoff factor in seconds (sleep ``backoff * 2**(n-1)``).
+        expect_sha256: the SHA-256 the (single) fetched document must have, or ``None``.
+    """
+
+    backend: str = "git"
+    git_url: str | None = None
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    raw_base_url: str = DEFAULT_RAW_BASE
+    api_base_url: str = DEFAULT_API_BASE
+    snapshot_dir: Path = DEFAULT_SNAPSHOT_DIR
+    offline: bool = False
+    token: str | None = field(default=None, repr=False)
+    timeout: tuple[float, float] = (10.0, 30.0)
+    retries: int = 4
+    backoff: float = 0.5
+    expect_sha256: str | None = None
+
+    def clone_url(self, repository: str) -> str:
+        """URL or folder to clone ``repository`` (``owner/name``) from."""
+        owner, _, name = repository.partition("/")
+        if self.git_url:
+            url = self.git_url.replace("{owner}", owner).replace("{repo}", name)
+            if "://" not in url and not url.startswith("git@"):
+                return str(Path(url).expanduser().resolve())
+            return url
+        return f"https://github.com/{owner}/{name}.git"
+
+
+def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True) -> None:
+    """Add the backend, URL, cache and snapshot options to ``parser``.
+
+    ``offline=False`` leaves out ``--offline`` (for commands that define it themselves).
+    """
+    group = parser.add_argument_group("pinned sources (OWNER/REPO@REV:PATH)")
+    group.add_argument("--backend", choices=["git", "http"], default="git",
+                       help="fetch pinned revisions with git (default) or over HTTP")
+    group.add_argument("--git-url", metavar="URL",
+                       help=f"clone OWNER/REPO from this URL or folder (env {GIT_URL_ENV})")
+    group.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="git clone cache (default $XDG_CACHE_HOME/recipe-check)")
+    group.add_argument("--raw-base-url", metavar="URL", default=DEFAULT_RAW_BASE,
+                       help=f"raw content server for --backend http (default {DEFAULT_RAW_BASE})")
+    group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,
+                       help=f"GitHub REST API root for --backend http (default {DEFAULT_API_BASE})")
+    group.add_argument("--snapshot-dir", type=Path, metavar="DIR",
+                       help="verified snapshot store (default snapshots/recipes/ of the project)")
+    group.add_argument("--expect-sha256", metavar="HEX",
+                       help="fail (PROV002) unless the document's SHA-256 is this")
+    group.add_argument("--http-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="HTTP read timeout (default 30)")
+    if offline:
+        group.add_argument("--offline", action="store_true",
+                           help="read pinned sources only from the snapshot store")
+
+
+def fetch_options_from(args: argparse.Namespace) -> FetchOptions:
+    """The :class:`FetchOptions` an argument namespace and the environment describe.
+
+    ``--git-url`` wins over ``RECIPE_CHECK_GIT_URL``; ``GITHUB_TOKEN`` is read here.
+    """
+    git_url = getattr(args, "git_url", None) or os.environ.get(GIT_URL_ENV) or None
+    expect = getattr(args, "expect_sha256", None)
+    read_timeout = float(getattr(args, "http_timeout", 30.0))
+    return FetchOptions(
+        backend=getattr(args, "backend", "git") or "git",
+        git_url=git_url,
+        cache_dir=getattr(args, "cache_dir", None) or default_cache_dir(),
+        raw_base_url=(getattr(args, "raw_base_url", None) or DEFAULT_RAW_BASE).rstrip("/"),
+        api_base_url=(getattr(args, "api_base_url", None) or DEFAULT_API_BASE).rstrip("/"),
+        snapshot_dir=getattr(args, "snapshot_dir", None) or DEFAULT_SNAPSHOT_DIR,
+        offline=bool(getattr(args, "offline", False)),
+        token=os.environ.get(TOKEN_ENV) or None,
+        timeout=(min(10.0, read_timeout), read_timeout),
+        expect_sha256=expect.lower() if isinstance(expect, str) else None,
+    )

@@ -1,0 +1,381 @@
+"""The verified snapshot store: content-addressed bytes plus a lock file.
+
+Layout of a store folder (default ``snapshots/recipes/`` of the project)::
+
+    objects/sha256/<2 hex>/<62 hex>   the exact bytes, named by their SHA-256
+    recipes.lock.json                 what each stored file is (see LockEntry)
+
+The lock file records, per ``(repository, commit, path)``: what the commit was resolved
+from, the file's SHA-256 and git blob id, the last commit that touched it (id and date)
+and where it was fetched from; and, per ``(repository, commit)``, the list of data files
+at that commit (``models/``, ``strategies/``, ``kv_store/`` and top-level files), so an
+offline run knows the recipe list and the strategies of the revision.
+
+Only bytes that passed verification (PROV001/PROV002) are ever added. Writers take a
+:mod:`filelock` lock, and every file (object or lock) is written to a temporary file in the
+same folder and moved into place with :func:`os.replace`, so readers never see a partial
+file. Reads re-hash the stored bytes every time and raise PROV003 on any mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from filelock import FileLock
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from validator.source.provenance import Provenance, git_blob_id, sha256_hex
+from validator.source.spec import FULL_COMMIT, check_path
+from validator.source.tree import SourceError
+from validator.source.verify import (
+    SHA256_MISMATCH,
+    SNAPSHOT_MISMATCH,
+    Expectations,
+    VerificationError,
+)
+
+LOCK_NAME = "recipes.lock.json"
+LOCK_VERSION = 1
+
+
+class LockEntry(BaseModel):
+    """One stored file (JSON keys as shown; ``gitBlob`` in camel case like in-toto)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid", frozen=True)
+
+    repository: str
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    resolved_from: str | None = None
+    path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    git_blob: str = Field(alias="gitBlob", pattern=r"^[0-9a-f]{40}$")
+    last_commit: str | None = None
+    last_commit_date: str | None = None
+    fetched_from: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """``(repository, commit, path)``."""
+        return (self.repository, self.commit, self.path)
+
+    @classmethod
+    def of(cls, prov: Provenance) -> LockEntry:
+        """The entry for verified bytes described by ``prov``."""
+        if prov.repository is None or prov.commit is None:
+            raise SourceError(f"{prov.path}: only files of a pinned commit can be stored")
+        return cls(repository=prov.repository, commit=prov.commit,
+                   resolved_from=prov.resolved_from, path=prov.path, sha256=prov.sha256,
+                   gitBlob=prov.git_blob, last_commit=prov.last_commit,
+                   last_commit_date=prov.last_commit_date, fetched_from=prov.fetched_from)
+
+    def provenance(self) -> Provenance:
+        """The entry as a :class:`Provenance`."""
+        return Provenance(path=self.path, sha256=self.sha256, git_blob=self.git_blob,
+                          repository=self.repository, commit=self.commit,
+                          resolved_from=self.resolved_from, last_commit=self.last_commit,
+                          last_commit_date=self.last_commit_date,
+                          fetched_from=self.fetched_from)
+
+
+class TreeListing(BaseModel):
+    """The data files of one commit (sorted repository-relative paths)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repository: str
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    paths: list[str]
+
+
+class LockFile(BaseModel):
+    """The whole lock file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = LOCK_VERSION
+    files: list[LockEntry] = Field(default_factory=list)
+    trees: list[TreeListing] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One stored file that failed ``snapshot verify``."""
+
+    entry: LockEntry
+    message: str
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class SnapshotStore:
+    """A store folder (see the module docstring).
+
+    Args:
+        root: the store folder; created on first write.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.lock_path = self.root / LOCK_NAME
+        self._mutex = FileLock(str(self.root / f".{LOCK_NAME}.lock"))
+        self._cache: tuple[float, LockFile] | None = None
+
+    def object_path(self, sha256: str) -> Path:
+        """Where the bytes with this SHA-256 are stored."""
+        return self.root / "objects" / "sha256" / sha256[:2] / sha256[2:]
+
+    def load(self) -> LockFile:
+        """The lock file (empty when the store has none).
+
+        Raises:
+            SourceError: the lock file is not valid JSON of the expected shape.
+        """
+        try:
+            stat = self.lock_path.stat()
+        except FileNotFoundError:
+            return LockFile()
+        if self._cache and self._cache[0] == stat.st_mtime_ns:
+            return self._cache[1]
+        try:
+            lock = LockFile.model_validate_json(self.lock_path.read_bytes())
+        except ValidationError as exc:
+            raise SourceError(f"{self.lock_path}: not a valid lock file: "
+                              f"{exc.errors()[0]['msg']} at "
+                              f"{'/'.join(str(p) for p in exc.errors()[0]['loc'])}") from exc
+        self._cache = (stat.st_mtime_ns, lock)
+        return lock
+
+    def entry(self, repository: str, commit: str, path: str) -> LockEntry | None:
+        """The lock entry for a file, or ``None``."""
+        for e in self.load().files:
+            if e.key == (repository, commit, path):
+                return e
+        return None
+
+    def listing(self, repository: str, commit: str) -> TreeListing | None:
+        """The stored list of data files of a commit, or ``None``."""
+        for t in self.load().trees:
+            if (t.repository, t.commit) == (repository, commit):
+                return t
+        return None
+
+    def read_verified(self, entry: LockEntry) -> bytes:
+        """The stored bytes of ``entry``, re-hashed now.
+
+        Raises:
+            VerificationError: PROV003 when the object is missing or its SHA-256 or git
+                blob id differs from the entry.
+        """
+        obj = self.object_path(entry.sha256)
+        try:
+            data = obj.read_bytes()
+        except FileNotFoundError as exc:
+            raise VerificationError(SNAPSHOT_MISMATCH.id, entry.path,
+                                    f"stored file {obj} is missing",
+                                    "run 'recipe-check fetch' again for this commit") from exc
+        except OSError as exc:
+            raise SourceError(f"{obj}: {exc.strerror or exc}") from exc
+        got_sha, got_blob = sha256_hex(data), git_blob_id(data)
+        if got_sha != entry.sha256 or got_blob != entry.git_blob:
+            raise VerificationError(
+                SNAPSHOT_MISMATCH.id, entry.path,
+                f"stored file {obj} hashes to sha256 {got_sha} / gitBlob {got_blob}, but the "
+                f"lock entry for {entry.repository}@{entry.commit} records sha256 "
+                f"{entry.sha256} / gitBlob {entry.git_blob}",
+                "the snapshot was altered on disk; delete it and run 'recipe-check fetch' again")
+        return data
+
+    def add(self, files: Iterable[tuple[Provenance, bytes]],
+            listing: TreeListing | None = None) -> list[LockEntry]:
+        """Store verified bytes and record them in the lock file, atomically.
+
+        Each ``(prov, data)`` must already be verified against its commit; the digests are
+        recomputed here and must equal ``prov``'s. An existing entry for the same
+        ``(repository, commit, path)`` with another SHA-256 is a PROV002 error, and then
+        nothing at all is written.
+
+        Raises:
+            VerificationError: PROV002 on a conflicting entry or digests that do not match.
+        """
+        items = [(LockEntry.of(p), d) for p, d in files]
+        for entry, data in items:
+            if sha256_hex(data) != entry.sha256 or git_blob_id(data) != entry.git_blob:
+                raise VerificationError(SHA256_MISMATCH.id, entry.path,
+                                        "bytes do not hash to the digests of their provenance")
+        with self._mutex:
+            self._cache = None
+            lock = self.load()
+            current = {e.key: e for e in lock.files}
+            for entry, _ in items:
+                old = current.get(entry.key)
+                if old is not None and old.sha256 != entry.sha256:
+                    raise VerificationError(
+                        SHA256_MISMATCH.id, entry.path,
+                        f"fetched SHA-256 {entry.sha256} differs from lock entry "
+                        f"{old.sha256} for {entry.repository}@{entry.commit}",
+                        f"inspect {self.lock_path}; a commit's file never changes")
+            for entry, data in items:
+                obj = self.object_path(entry.sha256)
+                if not obj.is_file() or sha256_hex(obj.read_bytes()) != entry.sha256:
+                    _atomic_write(obj, data)
+                current[entry.key] = entry
+            trees = {(t.repository, t.commit): t for t in lock.trees}
+            if listing is not None:
+                trees[(listing.repository, listing.commit)] = listing
+            new = LockFile(files=sorted(current.values(), key=lambda e: e.key),
+                           trees=sorted(trees.values(), key=lambda t: (t.repository, t.commit)))
+            text = json.dumps(new.model_dump(mode="json", by_alias=True), indent=2,
+                              ensure_ascii=False) + "\n"
+            _atomic_write(self.lock_path, text.encode("utf-8"))
+            self._cache = None
+        return [e for e, _ in items]
+
+    def verify(self) -> tuple[int, list[Problem]]:
+        """Re-hash every stored file: ``(number of entries checked, problems)``."""
+        lock = self.load()
+        problems = []
+        for entry in lock.files:
+            try:
+                self.read_verified(entry)
+            except VerificationError as exc:
+                problems.append(Problem(entry, exc.detail))
+            except SourceError as exc:
+                problems.append(Problem(entry, str(exc)))
+        return len(lock.files), problems
+
+    def resolve(self, repository: str, rev: str) -> tuple[str, str | None]:
+        """Commit of ``repository`` in the store that ``rev`` names: a full id, a unique
+        prefix, or the unique name a stored commit was resolved from.
+
+        Raises:
+            SourceError: no stored commit, or more than one, matches.
+        """
+        commits = {e.commit: e.resolved_from for e in self.load().files
+                   if e.repository == repository}
+        commits.update({t.commit: commits.get(t.commit) for t in self.load().trees
+                        if t.repository == repository and t.commit not in commits})
+        if FULL_COMMIT.match(rev):
+            if rev in commits:
+                return rev, None
+            found: list[str] = []
+        else:
+            found = sorted({c for c, origin in commits.items()
+                            if c.startswith(rev.lower()) or origin == rev})
+        if len(found) == 1:
+            return found[0], rev
+        if len(found) > 1:
+            raise SourceError(f"{repository}@{rev}: matches {len(found)} commits in the "
+                              f"snapshot store {self.root}; give the full commit id")
+        raise SourceError(f"{repository}@{rev}: not in the snapshot store {self.root} "
+                          "(run 'recipe-check fetch' for it first, or drop --offline)")
+
+
+class SnapshotTree(Expectations):
+    """One commit as stored in a :class:`SnapshotStore` (implements
+    :class:`~validator.source.tree.RecipeTree`); every read re-verifies the digests.
+
+    Args:
+        store: the store.
+        repository: ``owner/name``.
+        commit: full commit id present in the store.
+        resolved_from: what the user asked for, when it was not the full id.
+    """
+
+    def __init__(self, store: SnapshotStore, repository: str, commit: str,
+                 resolved_from: str | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.repository = repository
+        self.commit = commit
+        self.resolved_from = resolved_from
+
+    @classmethod
+    def open(cls, store: SnapshotStore, repository: str, rev: str) -> SnapshotTree:
+        """The stored commit ``rev`` names (see :meth:`SnapshotStore.resolve`)."""
+        commit, resolved_from = store.resolve(repository, rev)
+        return cls(store, repository, commit, resolved_from)
+
+    @property
+    def revision(self) -> str:
+        """The full commit id."""
+        return self.commit
+
+    @property
+    def label(self) -> str:
+        """``owner/name@commit (snapshot <folder>)``."""
+        return f"{self.repository}@{self.commit} (snapshot {self.store.root})"
+
+    def _paths(self) -> list[str]:
+        listing = self.store.listing(self.repository, self.commit)
+        if listing is not None:
+            return listing.paths
+        return sorted(e.path for e in self.store.load().files
+                      if (e.repository, e.commit) == (self.repository, self.commit))
+
+    def _entry(self, path: str) -> LockEntry | None:
+        return self.store.entry(self.repository, self.commit, check_path(path))
+
+    def read(self, path: str) -> bytes:
+        """Stored bytes of ``path``, re-verified against the lock entry.
+
+        Raises:
+            FileNotFoundError: the path is not in the commit.
+            SourceError: the commit lists the path but it was not stored.
+            VerificationError: PROV003, the stored bytes were altered.
+        """
+        entry = self._entry(path)
+        if entry is None:
+            if path in self._paths():
+                raise SourceError(f"{path}: in {self.repository}@{self.commit} but not in the "
+                                  f"snapshot store {self.store.root}; run 'recipe-check "
+                                  f"fetch {self.repository}@{self.commit}:{path}'")
+            raise FileNotFoundError(f"{path}: not in {self.repository}@{self.commit}")
+        return self.store.read_verified(entry)
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file of the commit (stored or listed)."""
+        return path in self._paths() or self._entry(path) is not None
+
+    def list(self, prefix: str) -> list[str]:
+        """Data files of the commit under ``prefix`` (from the stored listing)."""
+        base = prefix.strip("/")
+        return sorted(p for p in self._paths() if not base or p.startswith(base + "/"))
+
+    def provenance(self, path: str, data: bytes) -> Provenance:
+        """The lock entry's provenance, after checking ``data`` against it.
+
+        Raises:
+            FileNotFoundError: no entry for ``path``.
+            VerificationError: PROV003 when ``data`` differs from the entry, PROV002 on a
+                missed ``--expect-sha256``.
+        """
+        entry = self._entry(path)
+        if entry is None:
+            raise FileNotFoundError(f"{path}: not in the snapshot store for {self.commit}")
+        got_sha, got_blob = sha256_hex(data), git_blob_id(data)
+        if got_sha != entry.sha256 or got_blob != entry.git_blob:
+            raise VerificationError(SNAPSHOT_MISMATCH.id, path,
+                                    f"bytes hash to sha256 {got_sha} but the lock entry "
+                                    f"records {entry.sha256}")
+        prov = entry.provenance()
+        if self.resolved_from:
+            prov = replace(prov, resolved_from=self.resolved_from)
+        self.check_expected(prov)
+        return prov
