@@ -1,0 +1,100 @@
+"""Acceptance tests: the command line on the shipped example tree (positive and negative
+examples) and on the real corpus."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from validator.cli import main
+
+PROJECT = Path(__file__).resolve().parents[1]
+EXAMPLES = PROJECT / "examples" / "recipes"
+CLEAN = EXAMPLES / "models" / "example-org" / "Example-Chat-8B.yaml"
+BROKEN = EXAMPLES / "models" / "example-org" / "Example-MoE-120B.yaml"
+
+
+def findings_schema() -> Draft202012Validator:
+    schema = json.loads((PROJECT / "schemas" / "findings.schema.json").read_text())
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def test_clean_example_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(CLEAN)]) == 0
+    assert "0 error(s)" in capsys.readouterr().out
+
+
+def test_broken_example_exits_one_with_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(BROKEN)]) == 1
+    out = capsys.readouterr().out
+    assert "models/example-org/Example-MoE-120B.yaml:18:5: error REF004" in out
+    assert "hint:" in out
+    assert "\033[" not in out  # no colour when not a terminal
+
+
+def test_json_report_follows_the_contract(tmp_path: Path) -> None:
+    out = tmp_path / "f.json"
+    assert main(["--format", "json", "--output", str(out), str(EXAMPLES / "models")]) == 1
+    report = json.loads(out.read_text())
+    findings_schema().validate(report)
+    assert report["tool"]["name"] == "recipe-check"
+    assert report["summary"]["documents"] == 2
+    paths = [d["path"] for d in report["documents"]]
+    assert paths == sorted(paths)
+    broken = next(d for d in report["documents"] if d["path"].endswith("MoE-120B.yaml"))
+    keys = [(f["line"], f["column"], f["rule"]) for f in broken["findings"]]
+    assert keys == sorted(keys)
+    assert broken["sha256"] == __import__("hashlib").sha256(BROKEN.read_bytes()).hexdigest()
+    ref004 = next(f for f in broken["findings"] if f["rule"] == "REF004")
+    assert ref004["pointer"] == "/meta/hardware/h20" and ref004["line"] == 18
+
+
+def test_strict_turns_warnings_into_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "recipes"
+    import shutil
+
+    shutil.copytree(EXAMPLES, root)
+    recipe = root / "models" / "example-org" / "Example-Chat-8B.yaml"
+    recipe.write_text(recipe.read_text().replace("related_recipes: []",
+                                                 'related_recipes: ["example-org/Nope"]'))
+    assert main([str(recipe)]) == 0
+    assert main(["--strict", str(recipe)]) == 1
+    assert "error REF013" in capsys.readouterr().out
+
+
+def test_missing_path_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["/nonexistent/recipe.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "/nonexistent/recipe.yaml: no such file or folder" in err and "Traceback" not in err
+
+
+def test_bad_option_exits_two() -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--format", "nope", "x"])
+    assert exc.value.code == 2
+
+
+def test_file_outside_any_recipes_root_is_a_usage_error(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    lone = tmp_path / "lone.yaml"
+    lone.write_text("meta: {}\n")
+    assert main([str(lone)]) == 2
+    assert "no recipes root" in capsys.readouterr().err
+
+
+def test_rules_lists_every_family(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    for rule_id in ("YAML001", "SCHEMA001", "REF001", "REF013"):
+        assert rule_id in out
+
+
+def test_python_dash_m_entry_point() -> None:
+    proc = subprocess.run([sys.executable, "-m", "validator", str(CLEAN)], capture_output=True,
+                          text=True, cwd=PROJECT)
+    assert proc.returncode == 0, proc.stderr
