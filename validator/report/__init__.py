@@ -33,7 +33,27 @@ def _json() -> Reporter:
     return JsonReporter()
 
 
-REPORTERS: dict[str, Callable[[], Reporter]] = {"text": _text, "json": _json}
+def _github() -> Reporter:
+    from validator.report.github import GithubReporter
+
+    return GithubReporter()
+
+
+def _markdown() -> Reporter:
+    from validator.report.markdown import MarkdownReporter
+
+    return MarkdownReporter()
+
+
+def _sarif() -> Reporter:
+    from validator.report.sarif import SarifReporter
+
+    return SarifReporter()
+
+
+REPORTERS: dict[str, Callable[[], Reporter]] = {"text": _text, "json": _json,
+                                                "github": _github, "markdown": _markdown,
+                                                "sarif": _sarif}
 """Format name -> factory. Factories import lazily so start-up stays fast."""
 
 

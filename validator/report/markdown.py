@@ -1,0 +1,258 @@
+"""``--format markdown``: a GitHub job summary (``$GITHUB_STEP_SUMMARY``).
+
+Counts, the files checked (and, in PR mode, why each was checked), and one table of
+findings per file, each rule linked to its section of ``docs/rules.md`` on the
+repository the Action runs from, each line linked to the file at the checked revision.
+
+GitHub accepts at most 1 MiB of step summary per step ("Adding a job summary",
+docs.github.com: "the size of the summary for each step is limited to 1MiB"); the
+reporter keeps its output within a byte budget (what is left of 1 MiB after what the step
+already wrote) and ends with a note when it had to leave findings out.
+
+Text from recipes (messages quote values) is escaped so that it renders as text: HTML
+specials become entities and Markdown punctuation is backslash-escaped (CommonMark
+section 2.4, "Backslash escapes").
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from validator import __version__
+from validator.checker import DocumentResult, RunResult
+from validator.findings import Finding, Severity, count_by_severity
+
+SUMMARY_LIMIT = 1024 * 1024
+"""GitHub's size limit of one step's summary, in bytes."""
+
+DEFAULT_PROJECT_URL = "https://github.com/recipe-check/recipe-check"
+"""Where recipe-check's own repository lives when nothing better is known.
+
+Overridden by ``RECIPE_CHECK_PROJECT_URL`` and, inside GitHub Actions, by the repository
+of the running Action (``GITHUB_ACTION_REPOSITORY``); ``action.yml`` sets the former from
+its own checkout so rule links point at the Action's repository and ref."""
+
+_ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
+
+
+def project_url(env: Mapping[str, str] | None = None) -> str:
+    """URL of recipe-check's repository (no trailing slash).
+
+    Order: ``RECIPE_CHECK_PROJECT_URL``; ``$GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY``
+    when an Action step is running; :data:`DEFAULT_PROJECT_URL`.
+    """
+    env = os.environ if env is None else env
+    if env.get("RECIPE_CHECK_PROJECT_URL"):
+        return env["RECIPE_CHECK_PROJECT_URL"].rstrip("/")
+    if env.get("GITHUB_ACTION_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL") or "https://github.com"
+        return f"{server.rstrip('/')}/{env['GITHUB_ACTION_REPOSITORY']}"
+    return DEFAULT_PROJECT_URL
+
+
+def rule_doc_url(rule_id: str, env: Mapping[str, str] | None = None) -> str:
+    """Link to ``rule_id``'s section of ``docs/rules.md`` in recipe-check's repository, at
+    ``RECIPE_CHECK_DOCS_REF`` (else ``GITHUB_ACTION_REF``, else ``main``)."""
+    from validator.docs import rule_anchor
+
+    env = os.environ if env is None else env
+    ref = env.get("RECIPE_CHECK_DOCS_REF") or env.get("GITHUB_ACTION_REF") or "main"
+    return f"{project_url(env)}/blob/{ref}/docs/rules.md#{rule_anchor(rule_id)}"
+
+
+def escape_md(text: str) -> str:
+    """``text`` as literal Markdown inside a table cell: HTML specials as entities,
+    Markdown punctuation backslash-escaped, line breaks as ``<br>``."""
+    text = html.escape(text, quote=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class MarkdownReporter:
+    """Job-summary Markdown within a byte budget.
+
+    Args:
+        budget: most bytes (UTF-8) to write; default :data:`SUMMARY_LIMIT`.
+        path_prefix: prepended to document paths for links (recipes in a sub-folder of
+            the repository).
+        env: environment to read ``GITHUB_*``/``RECIPE_CHECK_*`` from (default
+            ``os.environ``).
+    """
+
+    def __init__(self, budget: int = SUMMARY_LIMIT, path_prefix: str = "",
+                 env: Mapping[str, str] | None = None) -> None:
+        self.budget = budget
+        self.path_prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
+        self.env = dict(os.environ if env is None else env)
+
+    # -- links -------------------------------------------------------------------------
+
+    def _blob_url(self, doc: DocumentResult, line: int | None = None) -> str | None:
+        revision = doc.provenance.commit
+        repo = doc.provenance.repository or self.env.get("GITHUB_REPOSITORY")
+        if not revision or not repo:
+            return None
+        server = (self.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+        url = f"{server}/{repo}/blob/{revision}/{self.path_prefix}{doc.path}"
+        return f"{url}#L{line}" if line else url
+
+    def _file_cell(self, doc: DocumentResult) -> str:
+        url = self._blob_url(doc)
+        name = escape_md(self.path_prefix + doc.path)
+        return f"[{name}]({url})" if url else name
+
+    # -- sections ----------------------------------------------------------------------
+
+    def _header(self, result: RunResult) -> list[str]:
+        s = result.summary()
+        if result.internal_errors:
+            verdict = "💥 recipe-check crashed on some checks"
+        elif s["errors"]:
+            verdict = f"❌ {_plural(s['errors'], 'error')}"
+        else:
+            verdict = "✅ no errors"
+        out = [f"## recipe-check: {verdict}", "",
+               f"{_plural(s['documents'], 'file')} checked: {_plural(s['errors'], 'error')}, "
+               f"{_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
+               f"(recipe-check {escape_md(__version__)}).", ""]
+        pr = result.context.get("pr")
+        if isinstance(pr, dict):
+            base, head, mb = pr.get("base"), pr.get("head"), pr.get("merge_base")
+            if head:
+                line = f"Checked head `{str(head)[:12]}`"
+                if base:
+                    line += f" against base `{str(base)[:12]}`"
+                if mb:
+                    line += f" (merge base `{str(mb)[:12]}`)"
+                out += [line + ", with the head's taxonomy and strategies.", ""]
+        for msg in result.internal_errors:
+            out += [f"> internal error: {escape_md(msg)}", ""]
+        return out
+
+    def _files_table(self, result: RunResult) -> list[str]:
+        pr = result.context.get("pr")
+        reasons: dict[str, list[str]] = {}
+        skipped: list[dict[str, Any]] = []
+        if isinstance(pr, dict):
+            for entry in pr.get("files", []):
+                reasons[entry["path"]] = list(entry.get("reasons", []))
+            skipped = list(pr.get("skipped", []))
+        if not result.documents and not skipped:
+            if isinstance(pr, dict):
+                return ["No recipe, taxonomy or strategy file to check in this change.", ""]
+            return []
+        out = ["### Files checked", "",
+               "| File | Errors | Warnings | Infos | Checked because |",
+               "| --- | ---: | ---: | ---: | --- |"]
+        for doc in sorted(result.documents, key=lambda d: d.path):
+            c = count_by_severity(doc.findings)
+            why = "<br>".join(escape_md(r) for r in reasons.get(doc.path, [])) or "—"
+            out.append(f"| {self._file_cell(doc)} | {c['errors']} | {c['warnings']} | "
+                       f"{c['infos']} | {why} |")
+        out.append("")
+        if skipped:
+            out += ["Not checked: " + "; ".join(
+                f"{escape_md(str(s.get('path')))} ({escape_md(str(s.get('why')))})"
+                for s in skipped), ""]
+        return out
+
+    def _finding_row(self, doc: DocumentResult, f: Finding) -> str:
+        url = self._blob_url(doc, f.line if f.line > 0 else None)
+        where = f"[{f.line}]({url})" if url and f.line > 0 else str(f.line or "—")
+        rule = f"[{f.rule}]({rule_doc_url(f.rule, self.env)})"
+        text = escape_md(f.message)
+        for rel in f.related:
+            text += f"<br>see {escape_md(rel.path or f.path)}:{rel.line}: {escape_md(rel.message)}"
+        if f.hint:
+            text += f"<br>*hint:* {escape_md(f.hint)}"
+        return f"| {_ICON[f.severity]} {f.severity.value} | {rule} | {where} | {text} |"
+
+    # -- output ------------------------------------------------------------------------
+
+    def render(self, result: RunResult) -> str:
+        """The whole summary as text, at most :attr:`budget` bytes in UTF-8."""
+        footer_reserve = 400
+        buf = io.StringIO()
+        used = 0
+
+        def put(lines: list[str]) -> bool:
+            nonlocal used
+            chunk = "\n".join(lines) + "\n"
+            size = len(chunk.encode("utf-8"))
+            if used + size > self.budget - footer_reserve:
+                return False
+            buf.write(chunk)
+            used += size
+            return True
+
+        if not put(self._header(result)):
+            return _truncation_note(result.summary(), 0, self.budget)
+        files = self._files_table(result)
+        if files and not put(files):
+            put(["_The list of files was too long for the summary._", ""])
+        total = len(result.all_findings())
+        shown = 0
+        docs = [d for d in sorted(result.documents, key=lambda d: d.path) if d.findings]
+        if docs and put(["### Findings", ""]):
+            for doc in docs:
+                head = [f"#### {self._file_cell(doc)}", "",
+                        "| Severity | Rule | Line | Message |", "| --- | --- | ---: | --- |"]
+                if not put(head):
+                    break
+                ok = True
+                for f in sorted(doc.findings, key=Finding.sort_key):
+                    if not put([self._finding_row(doc, f)]):
+                        ok = False
+                        break
+                    shown += 1
+                put([""])
+                if not ok:
+                    break
+        text = buf.getvalue()
+        if shown < total:
+            text += _truncation_note(result.summary(), total - shown, self.budget - used)
+        return text
+
+    def write(self, result: RunResult, stream: TextIO) -> None:
+        """Write :meth:`render` of ``result``."""
+        stream.write(self.render(result))
+
+
+def _truncation_note(summary: dict[str, int], missing: int, room: int) -> str:
+    note = (f"\n> **Summary truncated:** {_plural(missing, 'finding')} not shown "
+            f"(GitHub limits a step summary to 1 MiB). Totals: "
+            f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')},"
+            f" {_plural(summary['infos'], 'info')}. The SARIF or JSON report lists all.\n")
+    return note if len(note.encode("utf-8")) <= max(room, 0) else ""
+
+
+def append_step_summary(result: RunResult, path: Path, *, path_prefix: str = "",
+                        env: Mapping[str, str] | None = None) -> int:
+    """Append the summary of ``result`` to the step-summary file ``path``, keeping the
+    file within :data:`SUMMARY_LIMIT` (what the step already wrote counts).
+
+    Returns the number of bytes appended (0 when no room was left).
+
+    Raises:
+        OSError: the file cannot be read or written.
+    """
+    existing = path.stat().st_size if path.exists() else 0
+    budget = SUMMARY_LIMIT - existing
+    if budget <= 0:
+        return 0
+    text = MarkdownReporter(budget, path_prefix, env).render(result)
+    data = text.encode("utf-8")
+    with path.open("ab") as stream:
+        stream.write(data)
+    return len(data)

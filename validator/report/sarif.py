@@ -1,0 +1,259 @@
+"""``--format sarif``: SARIF 2.1.0 (OASIS Static Analysis Results Interchange Format,
+https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the input of GitHub code scanning
+(``github/codeql-action/upload-sarif``).
+
+One run; ``tool.driver.rules`` is the whole rule catalogue
+(:func:`validator.checks.registry.all_rules`) and every result names its rule by
+``ruleId`` and ``ruleIndex``. Regions are 1-based with exclusive ends, as libyaml and
+SARIF (section 3.30) both count them; columns count Unicode code points
+(``run.columnKind = "unicodeCodePoints"``, section 3.14.18).
+
+``partialFingerprints["recipeCheck/v1"]`` is a SHA-256 over rule id, path, JSON pointer
+and the message with whitespace collapsed and line numbers blanked: it does not depend on
+the line a finding is on, so code scanning keeps tracking an alert when lines above it
+move (section 3.27.17; GitHub documents the same use of ``partialFingerprints``). Equal
+fingerprints within one file get an occurrence suffix so that each result stays unique.
+
+The output is valid against the official schema, vendored in
+``snapshots/sarif/sarif-schema-2.1.0.json`` (tests check it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from validator import __version__
+from validator.checker import RunResult
+from validator.findings import Finding, Severity
+from validator.report.github import finding_text
+from validator.report.markdown import project_url, rule_doc_url
+
+if TYPE_CHECKING:
+    from validator.rules import Rule
+
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+"""``$schema`` of the log (the URI GitHub's documentation and upload action use)."""
+
+SARIF_VERSION = "2.1.0"
+FINGERPRINT_KEY = "recipeCheck/v1"
+SRCROOT = "%SRCROOT%"
+
+LEVELS: Mapping[Severity, str] = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "note",
+}
+"""recipe-check severity -> SARIF ``level`` (section 3.27.10)."""
+
+_LINE_REF = re.compile(r"\b(line|lines|L)\s*\d+", re.IGNORECASE)
+
+
+def normalise_message(message: str) -> str:
+    """``message`` with runs of whitespace collapsed and line references (``line 12``)
+    blanked, for fingerprints that survive line shifts."""
+    return " ".join(_LINE_REF.sub(r"\1 N", message).split())
+
+
+def fingerprint(finding: Finding, path: str | None = None) -> str:
+    """Hex SHA-256 (first 32 digits) of rule, path, pointer and normalised message."""
+    parts = [finding.rule, path or finding.path, finding.pointer,
+             normalise_message(finding.message)]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:32]
+
+
+def _rule_name(summary: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", summary)
+    return "".join(w[:1].upper() + w[1:] for w in words) or "Rule"
+
+
+def _markdown_help(rule: Rule, env: Mapping[str, str]) -> str:
+    text = rule.description.replace("``", "`")
+    return (f"**{rule.summary}** (default severity: {rule.severity.value})\n\n{text}\n\n"
+            f"[Rule documentation]({rule_doc_url(rule.id, env)})")
+
+
+def rule_descriptor(rule: Rule, env: Mapping[str, str]) -> dict[str, Any]:
+    """SARIF ``reportingDescriptor`` of one rule (section 3.49)."""
+    return {
+        "id": rule.id,
+        "name": _rule_name(rule.summary),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.description},
+        "help": {"text": rule.description, "markdown": _markdown_help(rule, env)},
+        "helpUri": rule_doc_url(rule.id, env),
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"tags": ["recipe-check", rule.family]},
+    }
+
+
+def _region(f: Finding) -> dict[str, int] | None:
+    if f.line <= 0:
+        return None
+    region = {"startLine": f.line}
+    if f.column > 0:
+        region["startColumn"] = f.column
+    if f.end_line is not None and f.end_line >= f.line:
+        region["endLine"] = f.end_line
+        if f.end_column is not None and f.end_column > 0 and (
+                f.end_line > f.line or f.end_column >= max(f.column, 1)):
+            region["endColumn"] = f.end_column
+    return region
+
+
+def _physical(uri: str, index: int | None, region: dict[str, int] | None) -> dict[str, Any]:
+    loc: dict[str, Any] = {"uri": uri, "uriBaseId": SRCROOT}
+    if index is not None:
+        loc["index"] = index
+    out: dict[str, Any] = {"artifactLocation": loc}
+    if region:
+        out["region"] = region
+    return out
+
+
+def _repository_uri(result: RunResult, env: Mapping[str, str]) -> str | None:
+    for doc in result.documents:
+        if doc.provenance.repository:
+            repo = doc.provenance.repository
+            return repo if "://" in repo else f"https://github.com/{repo}"
+    pr = result.context.get("pr")
+    if isinstance(pr, dict) and pr.get("repository_uri"):
+        return str(pr["repository_uri"])
+    if env.get("GITHUB_REPOSITORY"):
+        server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+        return f"{server}/{env['GITHUB_REPOSITORY']}"
+    return None
+
+
+def _revision(result: RunResult) -> str | None:
+    pr = result.context.get("pr")
+    if isinstance(pr, dict) and pr.get("head"):
+        return str(pr["head"])
+    revisions = {d.provenance.commit for d in result.documents if d.provenance.commit}
+    return revisions.pop() if len(revisions) == 1 else None
+
+
+def sarif_log(result: RunResult, *, path_prefix: str = "",
+              rules: Sequence[Rule] | None = None,
+              env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The SARIF log of ``result`` as a JSON-ready dict.
+
+    Args:
+        path_prefix: prepended to document paths (recipes in a sub-folder of the
+            repository that ``%SRCROOT%`` stands for).
+        rules: the catalogue for ``tool.driver.rules`` (default: every registered rule).
+        env: environment for links and repository (default ``os.environ``).
+    """
+    from validator.rules import all_rules
+
+    env = os.environ if env is None else env
+    prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
+    catalogue = list(all_rules() if rules is None else rules)
+    index = {r.id: i for i, r in enumerate(catalogue)}
+    # findings of rules missing from the catalogue still get a descriptor
+    for f in result.all_findings():
+        if f.rule not in index:
+            from validator.rules import Rule
+
+            index[f.rule] = len(catalogue)
+            catalogue.append(Rule(f.rule, f.severity, f.rule, f"Rule {f.rule}."))
+
+    artifacts: list[dict[str, Any]] = []
+    artifact_index: dict[str, int] = {}
+    results: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for doc in sorted(result.documents, key=lambda d: d.path):
+        uri = prefix + doc.path
+        artifact_index[uri] = len(artifacts)
+        artifacts.append({
+            "location": {"uri": uri, "uriBaseId": SRCROOT},
+            "roles": ["analysisTarget"],
+            "mimeType": "application/yaml",
+            "encoding": "utf-8",
+            "hashes": {"sha-256": doc.provenance.sha256},
+            "properties": {"gitBlob": doc.provenance.git_blob, "kind": doc.checked},
+        })
+        for f in sorted(doc.findings, key=Finding.sort_key):
+            fp = fingerprint(f, uri)
+            seen[fp] = seen.get(fp, 0) + 1
+            if seen[fp] > 1:
+                fp = f"{fp}:{seen[fp]}"
+            res: dict[str, Any] = {
+                "ruleId": f.rule,
+                "ruleIndex": index[f.rule],
+                "level": LEVELS[f.severity],
+                "message": {"text": finding_text(f)},
+                "locations": [{"physicalLocation": _physical(uri, artifact_index[uri],
+                                                             _region(f))}],
+                "partialFingerprints": {FINGERPRINT_KEY: fp},
+                "properties": {"pointer": f.pointer},
+            }
+            if f.hint:
+                res["properties"]["hint"] = f.hint
+            related = []
+            for n, rel in enumerate(f.related, start=1):
+                rel_uri = prefix + rel.path if rel.path else uri
+                related.append({
+                    "id": n,
+                    "physicalLocation": _physical(rel_uri, artifact_index.get(rel_uri),
+                                                  {"startLine": rel.line} if rel.line > 0
+                                                  else None),
+                    "message": {"text": rel.message},
+                })
+            if related:
+                res["relatedLocations"] = related
+            results.append(res)
+
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "recipe-check",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": project_url(env),
+            "rules": [rule_descriptor(r, env) for r in catalogue],
+        }},
+        "invocations": [_invocation(result)],
+        "columnKind": "unicodeCodePoints",
+        "artifacts": artifacts,
+        "results": results,
+    }
+    revision = _revision(result)
+    repo_uri = _repository_uri(result, env)
+    if revision and repo_uri:
+        vcs: dict[str, Any] = {"repositoryUri": repo_uri, "revisionId": revision,
+                               "mappedTo": {"uriBaseId": SRCROOT}}
+        if env.get("GITHUB_HEAD_REF"):
+            vcs["branch"] = env["GITHUB_HEAD_REF"]
+        run["versionControlProvenance"] = [vcs]
+    if result.context:
+        run["properties"] = {"recipeCheck": result.context}
+    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _invocation(result: RunResult) -> dict[str, Any]:
+    inv: dict[str, Any] = {"executionSuccessful": not result.internal_errors}
+    if result.internal_errors:
+        inv["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": msg}} for msg in result.internal_errors]
+    return inv
+
+
+class SarifReporter:
+    """SARIF 2.1.0 log, two-space indented, trailing newline.
+
+    Args:
+        path_prefix: see :func:`sarif_log`.
+    """
+
+    def __init__(self, path_prefix: str = "") -> None:
+        self.path_prefix = path_prefix
+
+    def write(self, result: RunResult, stream: TextIO) -> None:
+        """Write :func:`sarif_log` of ``result`` as JSON."""
+        json.dump(sarif_log(result, path_prefix=self.path_prefix), stream, indent=2,
+                  ensure_ascii=False)
+        stream.write("\n")
