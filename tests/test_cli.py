@@ -4,6 +4,7 @@ examples) and on the real corpus."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -54,10 +55,10 @@ def test_json_report_follows_the_contract(tmp_path: Path) -> None:
     assert ref004["pointer"] == "/meta/hardware/h20" and ref004["line"] == 18
 
 
-def test_strict_turns_warnings_into_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_strict_turns_warnings_into_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "recipes"
-    import shutil
-
     shutil.copytree(EXAMPLES, root)
     recipe = root / "models" / "example-org" / "Example-Chat-8B.yaml"
     recipe.write_text(recipe.read_text().replace("related_recipes: []",
