@@ -1,0 +1,655 @@
+"""Extraction subprocess: build one vLLM release's own ``vllm serve`` parser and dump it.
+
+Run as ``python -I _introspect.py SRC_ROOT OUT_JSON`` where ``SRC_ROOT`` contains the
+unpacked ``vllm/`` package of ONE release (and, when known, ``entry_point.txt`` naming
+the ``vllm`` console script target).  Only the standard library, pydantic (which vLLM
+itself uses) and numpy are imported for real; everything else the release imports is
+stubbed by ``_stubs``.
+
+How the parser is obtained (first that works; the method is recorded):
+
+1. ``console-script``: the release's ``vllm`` console script (``vllm.scripts:main``
+   for 0.5.2-0.7.x, ``vllm.entrypoints.cli.main:main`` afterwards) is executed with
+   ``sys.argv = ["vllm", "serve", "<model>"]``; ``argparse`` is instrumented so that
+   every sub-parser created is recorded, and the first ``parse_args`` call on the root
+   parser raises before anything is served.  The root parser and the ``serve``
+   sub-parser are then exactly those the real command builds.
+2. ``subcommand-init``: ``vllm.entrypoints.cli.serve`` ``ServeSubcommand.subparser_init``
+   on a fresh ``FlexibleArgumentParser`` (same code, without ``main()``'s preamble).
+3. ``api-server``: for releases without ``vllm serve`` (<= 0.5.1), the parser of
+   ``python -m vllm.entrypoints.openai.api_server``: that module run as ``__main__``
+   with the same instrumentation, else ``cli_args.make_arg_parser`` called directly.
+
+The output JSON (written to ``OUT_JSON``) is the raw material ``extract.py`` turns into
+the vendored snapshot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import importlib
+import io
+import json
+import os
+import re
+import runpy
+import sys
+import traceback
+import types
+import typing
+import warnings
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(_HERE))
+import _stubs  # noqa: E402
+
+sys.path.remove(str(_HERE))
+
+DUMMY_MODEL = "facebook/opt-125m"
+#: vLLM >= 0.9 only computes per-option help text (attribute docstrings) when it thinks
+#: it renders docs: ``sys.argv[0]`` ending in ``mkdocs`` (0.9-0.2x) or ``mkdocs`` in
+#: ``sys.modules`` (newer).  Both are arranged so that help text is extracted.
+ARGV0 = "mkdocs"
+SOFT_FAILED: list[dict[str, str]] = []
+
+
+class _Captured(Exception):
+    """Raised from the instrumented ``parse_args`` to stop the entry point."""
+
+
+# --------------------------------------------------------------------------- setup
+
+
+def _read_version(vllm_dir: Path) -> str:
+    for name in ("_version.py", "version.py", "__init__.py"):
+        p = vllm_dir / name
+        if p.exists():
+            m = re.search(r"""__version__\s*(?::\s*str\s*)?=\s*(?:version\s*=\s*)?["']([^"']+)["']""",
+                          p.read_text(encoding="utf-8", errors="replace"))
+            if m:
+                return m.group(1)
+    return os.environ.get("VLLM_CLI_EXPECTED_VERSION", "0.0.0")
+
+
+class _SoftLoader(importlib.abc.Loader):
+    """Wraps a vllm submodule loader: an exception while executing a *peripheral*
+    module leaves the partially executed module in place (its missing names become
+    stubs) and is recorded in ``SOFT_FAILED`` instead of aborting extraction."""
+
+    def __init__(self, inner: importlib.abc.Loader) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        try:
+            self.inner.exec_module(module)
+        except Exception as exc:
+            name = module.__name__
+            if _is_critical(name):
+                raise
+            SOFT_FAILED.append({"module": name, "error": f"{type(exc).__name__}: {exc}"[:300]})
+
+            def _ga(attr: str, _mod: str = name) -> Any:
+                if attr.startswith("__") and attr.endswith("__"):
+                    raise AttributeError(attr)
+                return _stubs.make_stub_class(attr, _mod)
+
+            module.__getattr__ = _ga  # type: ignore[method-assign]
+
+
+_CRITICAL = (
+    "vllm.engine.arg_utils",
+    "vllm.entrypoints.openai.cli_args",
+    "vllm.entrypoints.cli.serve",
+    "vllm.entrypoints.cli.main",
+    "vllm.scripts",
+    "vllm.utils",
+    "vllm.utils.argparse_utils",
+    "vllm.config",
+    "vllm.envs",
+)
+
+
+def _is_critical(name: str) -> bool:
+    return name in _CRITICAL or name.startswith("vllm.config.")
+
+
+class _SoftFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not fullname.startswith("vllm."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None or spec.origin is None:
+            return None
+        if not str(spec.origin).startswith(self.root):
+            return None
+        spec.loader = _SoftLoader(spec.loader)  # type: ignore[arg-type]
+        return spec
+
+
+def _install_vllm_package(src_root: Path) -> types.ModuleType:
+    """Create the ``vllm`` package without running its heavy ``__init__`` eagerly.
+
+    Attribute access that the package itself would provide (``vllm.LLM``…) triggers
+    the real ``__init__.py`` once, lazily."""
+    vllm_dir = src_root / "vllm"
+    mod = types.ModuleType("vllm")
+    mod.__path__ = [str(vllm_dir)]
+    mod.__file__ = str(vllm_dir / "__init__.py")
+    mod.__package__ = "vllm"
+    mod.__spec__ = importlib.machinery.ModuleSpec("vllm", None, is_package=True)
+    mod.__spec__.submodule_search_locations = [str(vllm_dir)]
+    mod.__version__ = _read_version(vllm_dir)  # type: ignore[attr-defined]
+    state = {"ran": False}
+
+    def _ga(attr: str) -> Any:
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        if not state["ran"]:
+            state["ran"] = True
+            code = (vllm_dir / "__init__.py").read_text(encoding="utf-8")
+            try:
+                exec(compile(code, str(vllm_dir / "__init__.py"), "exec"), mod.__dict__)
+            except Exception as exc:
+                SOFT_FAILED.append({"module": "vllm", "error": f"{type(exc).__name__}: {exc}"})
+            if attr in mod.__dict__:
+                return mod.__dict__[attr]
+        raise AttributeError(attr)
+
+    mod.__getattr__ = _ga  # type: ignore[attr-defined]
+    sys.modules["vllm"] = mod
+    return mod
+
+
+# ------------------------------------------------------------------- capture parser
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.subparsers: dict[str, argparse.ArgumentParser] = {}
+        self.root: argparse.ArgumentParser | None = None
+        self.armed = False
+        self._orig_add_parser = argparse._SubParsersAction.add_parser
+        self._orig_parse_args = argparse.ArgumentParser.parse_args
+        self._orig_parse_known = argparse.ArgumentParser.parse_known_args
+
+    def __enter__(self) -> _Recorder:
+        rec = self
+
+        def add_parser(self_: Any, name: str, **kw: Any) -> Any:
+            p = rec._orig_add_parser(self_, name, **kw)
+            rec.subparsers.setdefault(name, p)
+            return p
+
+        def parse_known_args(self_: Any, args: Any = None, namespace: Any = None) -> Any:
+            if rec.armed:
+                rec.root = self_
+                raise _Captured()
+            return rec._orig_parse_known(self_, args, namespace)
+
+        argparse._SubParsersAction.add_parser = add_parser  # type: ignore[method-assign]
+        argparse.ArgumentParser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+        self.armed = True
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.armed = False
+        argparse._SubParsersAction.add_parser = self._orig_add_parser  # type: ignore[method-assign]
+        argparse.ArgumentParser.parse_known_args = self._orig_parse_known  # type: ignore[method-assign]
+
+
+def _run_entry(target: str, argv: list[str]) -> _Recorder:
+    """Run ``module:function`` (or ``module`` as __main__) until it parses args."""
+    old_argv = sys.argv
+    sys.argv = argv
+    rec = _Recorder()
+    try:
+        with rec, contextlib.suppress(_Captured):
+            if ":" in target:
+                mod_name, func = target.split(":", 1)
+                mod = importlib.import_module(mod_name)
+                getattr(mod, func)()
+            else:
+                runpy.run_module(target, run_name="__main__", alter_sys=False)
+    finally:
+        sys.argv = old_argv
+    return rec
+
+
+def _console_target(src_root: Path) -> str | None:
+    p = src_root / "entry_point.txt"
+    if p.exists():
+        t = p.read_text().strip()
+        return t or None
+    return None
+
+
+def build_parsers(src_root: Path) -> dict[str, Any]:
+    """Return {"method", "serve_available", "root", "serve", "errors"}."""
+    errors: list[str] = []
+    target = _console_target(src_root)
+    vllm_dir = src_root / "vllm"
+    if target is None:
+        if (vllm_dir / "entrypoints" / "cli" / "main.py").exists():
+            target = "vllm.entrypoints.cli.main:main"
+        elif (vllm_dir / "scripts.py").exists():
+            target = "vllm.scripts:main"
+    if target is not None:
+        try:
+            rec = _run_entry(target, [ARGV0, "serve", DUMMY_MODEL])
+            if "serve" in rec.subparsers and rec.root is not None:
+                return {"method": f"console-script {target}", "serve_available": True,
+                        "root": rec.root, "serve": rec.subparsers["serve"], "errors": errors}
+            errors.append(f"console-script {target}: no serve sub-parser captured "
+                          f"(sub-parsers: {sorted(rec.subparsers)})")
+        except BaseException as exc:
+            errors.append(f"console-script {target}: {type(exc).__name__}: {exc}\n"
+                          + traceback.format_exc()[-2000:])
+    if (vllm_dir / "entrypoints" / "cli" / "serve.py").exists():
+        try:
+            serve_mod = importlib.import_module("vllm.entrypoints.cli.serve")
+            util = _flexible_parser_module()
+            root = util.FlexibleArgumentParser(description="vLLM CLI")
+            subparsers = root.add_subparsers(required=False, dest="subparser")
+            for cmd in serve_mod.cmd_init():
+                if getattr(cmd, "name", None) == "serve":
+                    sp = cmd.subparser_init(subparsers)
+                    return {"method": "subcommand-init vllm.entrypoints.cli.serve",
+                            "serve_available": True, "root": root, "serve": sp,
+                            "errors": errors}
+        except BaseException as exc:
+            errors.append(f"subcommand-init: {type(exc).__name__}: {exc}\n"
+                          + traceback.format_exc()[-2000:])
+    if (target is not None and (vllm_dir / "scripts.py").exists()) or (
+        vllm_dir / "entrypoints" / "cli").exists():
+        raise RuntimeError("serve entry point exists but could not be built:\n"
+                           + "\n".join(errors))
+    # No `vllm serve` in this release: the api_server parser.
+    try:
+        rec = _run_entry("vllm.entrypoints.openai.api_server", [ARGV0])
+        if rec.root is not None:
+            return {"method": "api-server __main__ vllm.entrypoints.openai.api_server",
+                    "serve_available": False, "root": rec.root, "serve": rec.root,
+                    "errors": errors}
+        errors.append("api-server __main__: no parser captured")
+    except BaseException as exc:
+        errors.append(f"api-server __main__: {type(exc).__name__}: {exc}\n"
+                      + traceback.format_exc()[-2000:])
+    cli_args = importlib.import_module("vllm.entrypoints.openai.cli_args")
+    mk = cli_args.make_arg_parser
+    import inspect
+
+    if inspect.signature(mk).parameters:
+        util = _flexible_parser_module()
+        root = mk(util.FlexibleArgumentParser())
+    else:
+        root = mk()
+    return {"method": "api-server make_arg_parser vllm.entrypoints.openai.cli_args",
+            "serve_available": False, "root": root, "serve": root, "errors": errors}
+
+
+def _flexible_parser_module() -> Any:
+    for name in ("vllm.utils.argparse_utils", "vllm.utils"):
+        try:
+            m = importlib.import_module(name)
+        except ImportError:
+            continue
+        if hasattr(m, "FlexibleArgumentParser"):
+            return m
+    raise ImportError("FlexibleArgumentParser not found")
+
+
+# ------------------------------------------------------------------- describe parser
+
+
+def _first_sentence(text: str | None) -> str:
+    if not text or text == argparse.SUPPRESS:
+        return ""
+    t = " ".join(str(text).split())
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z`\[(])", t)
+    if m:
+        t = t[: m.start()]
+    return t[:200]
+
+
+def _safe_repr(v: Any) -> str | None:
+    if v is None:
+        return None
+    if v is argparse.SUPPRESS:
+        return "==SUPPRESS=="
+    if isinstance(v, (str, int, float, bool)):
+        return repr(v)
+    if isinstance(v, (list, tuple, dict, set, frozenset)):
+        try:
+            s = json.dumps(v, sort_keys=True, default=str)
+            return s if len(s) <= 300 else s[:297] + "..."
+        except (TypeError, ValueError):
+            pass
+    import enum
+
+    if isinstance(v, enum.Enum):
+        return f"{type(v).__name__}.{v.name}"
+    r = repr(v)
+    # object reprs carry memory addresses: drop them for determinism
+    r = re.sub(r" at 0x[0-9a-fA-F]+", "", r)
+    return r[:300]
+
+
+def _code_mentions_json(fn: Any, depth: int = 0) -> bool:
+    """Does a type callable (or what it closes over) parse JSON?"""
+    if depth > 4 or fn is None:
+        return False
+    import functools
+
+    if fn is json.loads:
+        return True
+    if isinstance(fn, functools.partial):
+        return _code_mentions_json(fn.func, depth + 1) or any(
+            _code_mentions_json(a, depth + 1) for a in fn.args)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        call = getattr(type(fn), "__call__", None)
+        code = getattr(call, "__code__", None)
+        if code is None:
+            return False
+    names = set(code.co_names) | set(code.co_varnames)
+    if {"loads", "validate_json", "json_loads"} & names:
+        return True
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            if _code_mentions_json(cell.cell_contents, depth + 1):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _is_json_action(action: argparse.Action) -> bool:
+    t = action.type
+    if t is None or action.nargs == 0:
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = t('{"__probe__": 1}')  # type: ignore[operator]
+        if isinstance(out, dict):
+            return True
+    except Exception:
+        pass
+    return _code_mentions_json(t)
+
+
+def _is_deprecated(action: argparse.Action) -> bool:
+    if getattr(action, "deprecated", False):
+        return True
+    if "deprecat" in type(action).__name__.lower():
+        return True
+    h = " ".join(str(action.help or "").split())
+    return bool(_DEPRECATED_RE.search(h))
+
+
+_DEPRECATED_RE = re.compile(
+    r"^\W*deprecated\b|\b(?:is|are|now|been|being|option|flag|argument)\s+deprecated\b"
+    r"|\bdeprecated\s*(?:[:;,.(-]|and\b|in\b|since\b|in favou?r\b)|\bwill be removed\b",
+    re.IGNORECASE,
+)
+
+
+def _choices(action: argparse.Action) -> list[str] | None:
+    c = action.choices
+    if c is None:
+        return None
+    try:
+        out = []
+        for x in c:
+            import enum
+
+            out.append(x.value if isinstance(x, enum.Enum) and isinstance(x.value, str)
+                       else str(x))
+        return out
+    except TypeError:
+        return None
+
+
+def describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
+    """One record per action of ``parser`` (positionals included, help excluded)."""
+    groups: dict[int, str] = {}
+    for g in parser._action_groups:
+        for a in g._group_actions:
+            groups[id(a)] = str(g.title or "")
+    out = []
+    for a in parser._actions:
+        if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
+            continue
+        nargs = a.nargs
+        negatable = isinstance(a, argparse.BooleanOptionalAction) or any(
+            s.startswith("--no-") for s in a.option_strings)
+        out.append({
+            "strings": list(a.option_strings),
+            "dest": a.dest,
+            "positional": not a.option_strings,
+            "action": type(a).__name__,
+            "nargs": None if nargs is None else str(nargs),
+            "takes_value": nargs != 0,
+            "choices": _choices(a),
+            "default": _safe_repr(a.default),
+            "required": bool(a.required),
+            "hidden": a.help == argparse.SUPPRESS,
+            "deprecated": _is_deprecated(a),
+            "help": _first_sentence(a.help),
+            "is_json": _is_json_action(a),
+            "negatable": negatable,
+            "group": groups.get(id(a), ""),
+        })
+    return out
+
+
+# ------------------------------------------------------------------------- probes
+
+
+def _probe(root: argparse.ArgumentParser, argv: list[str]) -> dict[str, Any]:
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ns = root.parse_args(argv)
+        return {"argv": argv, "ok": True, "namespace": {
+            k: _safe_repr(v) for k, v in sorted(vars(ns).items())
+            if not callable(v) and k in _PROBE_KEYS}}
+    except SystemExit as exc:
+        return {"argv": argv, "ok": False, "error": f"SystemExit({exc.code}): "
+                + err.getvalue().strip().splitlines()[-1:][0][:300] if err.getvalue().strip()
+                else f"SystemExit({exc.code})"}
+    except Exception as exc:
+        return {"argv": argv, "ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+_PROBE_KEYS = {"speculative_config", "tensor_parallel_size", "hf_overrides",
+               "compilation_config", "enable_prefix_caching", "model", "model_tag",
+               "optimization_level"}
+
+
+def run_probes(root: argparse.ArgumentParser, serve_available: bool,
+               actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Exercise the real root parser with argv shaped like the real command."""
+    prefix = ["serve", DUMMY_MODEL] if serve_available else ["--model", DUMMY_MODEL]
+    strings = {s for a in actions for s in a["strings"]}
+    probes: dict[str, Any] = {}
+    probes["baseline"] = _probe(root, prefix)
+    probes["underscore"] = _probe(root, [*prefix, "--tensor_parallel_size", "2"])
+    probes["underscore_eq"] = _probe(root, [*prefix, "--tensor_parallel_size=2"])
+    probes["abbrev"] = _probe(root, [*prefix, "--tensor-parallel-si", "2"])
+    if "-O" in strings or "--optimization-level" in strings:
+        probes["short_O"] = _probe(root, [*prefix, "-O3"])
+    if "--speculative-config" in strings:
+        probes["dotted"] = _probe(root, [*prefix, "--speculative-config.method", "mtp"])
+        probes["dotted_underscore"] = _probe(
+            root, [*prefix, "--speculative_config.num_speculative_tokens", "1"])
+    if "--hf-overrides" in strings:
+        probes["dotted_hf_overrides"] = _probe(root, [*prefix, "--hf-overrides.foo", "1"])
+    return probes
+
+
+# ----------------------------------------------------------------- parser registries
+
+
+def _pkg_modules(pkg: str) -> list[str]:
+    try:
+        m = importlib.import_module(pkg)
+    except Exception as exc:
+        SOFT_FAILED.append({"module": pkg, "error": f"{type(exc).__name__}: {exc}"[:300]})
+        return []
+    import pkgutil
+
+    return [f"{pkg}.{i.name}" for i in pkgutil.iter_modules(getattr(m, "__path__", []))]
+
+
+def _manager_names(manager: Any) -> list[str] | None:
+    names: set[str] = set()
+    found = False
+    for attr in ("tool_parsers", "reasoning_parsers", "lazy_parsers", "_lazy_parsers",
+                 "parsers", "_parsers"):
+        d = getattr(type(manager) if not isinstance(manager, type) else manager, attr, None)
+        if isinstance(d, dict):
+            found = True
+            names.update(str(k) for k in d)
+    return sorted(names) if found else None
+
+
+def parser_registry(kind: str, serve_actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Names registered with ToolParserManager / ReasoningParserManager."""
+    cls_name = "ToolParserManager" if kind == "tool" else "ReasoningParserManager"
+    candidates = (
+        ["vllm.tool_parsers", "vllm.entrypoints.openai.tool_parsers"]
+        if kind == "tool" else ["vllm.reasoning", "vllm.entrypoints.openai.reasoning_parsers"]
+    )
+    for pkg in candidates:
+        base = Path(sys.modules["vllm"].__path__[0]) / pkg.split(".", 1)[1].replace(".", "/")
+        if not base.is_dir():
+            continue
+        try:
+            mod = importlib.import_module(pkg)
+        except Exception as exc:
+            SOFT_FAILED.append({"module": pkg, "error": f"{type(exc).__name__}: {exc}"[:300]})
+            continue
+        manager = getattr(mod, cls_name, None)
+        if manager is None:
+            continue
+        # Import every module of the package so eager ``register_module`` decorators run.
+        for sub in _pkg_modules(pkg):
+            with contextlib.suppress(Exception):
+                importlib.import_module(sub)
+        names = _manager_names(manager)
+        if names is not None:
+            return {"names": names, "source": f"{pkg}.{cls_name}"}
+    flag = "--tool-call-parser" if kind == "tool" else "--reasoning-parser"
+    for a in serve_actions:
+        if flag in a["strings"] and a["choices"]:
+            return {"names": sorted(a["choices"]), "source": f"{flag} choices"}
+    return {"names": [], "source": "absent"}
+
+
+# ---------------------------------------------------------------- kv cache, env vars
+
+
+def kv_cache_dtypes(serve_actions: list[dict[str, Any]]) -> dict[str, Any]:
+    for a in serve_actions:
+        if "--kv-cache-dtype" in a["strings"] and a["choices"]:
+            return {"values": sorted(set(a["choices"])), "source": "--kv-cache-dtype choices"}
+    for modname in ("vllm.config.cache", "vllm.config"):
+        try:
+            m = importlib.import_module(modname)
+        except Exception:
+            continue
+        lit = getattr(m, "CacheDType", None)
+        if lit is not None and typing.get_origin(lit) is typing.Literal:
+            return {"values": sorted(str(x) for x in typing.get_args(lit)),
+                    "source": f"{modname}.CacheDType"}
+    present = any("--kv-cache-dtype" in a["strings"] for a in serve_actions)
+    return {"values": [], "source": "free-form" if present else "absent"}
+
+
+def env_vars(vllm_dir: Path) -> dict[str, Any]:
+    try:
+        envs = importlib.import_module("vllm.envs")
+        d = getattr(envs, "environment_variables", None)
+        if isinstance(d, dict):
+            return {"names": sorted(str(k) for k in d), "source": "vllm.envs.environment_variables"}
+    except Exception as exc:
+        SOFT_FAILED.append({"module": "vllm.envs", "error": f"{type(exc).__name__}: {exc}"[:300]})
+    p = vllm_dir / "envs.py"
+    if not p.exists():
+        return {"names": [], "source": "absent"}
+    tree = ast.parse(p.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        target = None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        if (isinstance(target, ast.Name) and target.id == "environment_variables"
+                and isinstance(value, ast.Dict)):
+            for k in value.keys:
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    names.add(k.value)
+    return {"names": sorted(names), "source": "ast vllm/envs.py environment_variables"}
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str]) -> int:
+    src_root = Path(argv[0]).resolve()
+    out_path = Path(argv[1])
+    os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+    os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+    os.environ.setdefault("VLLM_DO_NOT_TRACK", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.path.insert(0, str(src_root))
+    sys.argv = [ARGV0]
+    sys.modules.setdefault("mkdocs", types.ModuleType("mkdocs"))
+    _stubs.install()
+    sys.meta_path.insert(1, _SoftFinder(str(src_root)))
+    vllm = _install_vllm_package(src_root)
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    built = build_parsers(src_root)
+    root, serve = built["root"], built["serve"]
+    actions = describe(serve)
+    result = {
+        "version": vllm.__version__,
+        "method": built["method"],
+        "method_errors": built["errors"],
+        "serve_available": built["serve_available"],
+        "parser_class": f"{type(serve).__module__}.{type(serve).__qualname__}",
+        "allow_abbrev": bool(getattr(serve, "allow_abbrev", True)),
+        "actions": actions,
+        "probes": run_probes(root, built["serve_available"], actions),
+        "tool_call_parsers": parser_registry("tool", actions),
+        "reasoning_parsers": parser_registry("reasoning", actions),
+        "kv_cache_dtypes": kv_cache_dtypes(actions),
+        "env_vars": env_vars(src_root / "vllm"),
+    }
+    result["soft_failed_modules"] = sorted({d["module"]: d for d in SOFT_FAILED}.values(),
+                                           key=lambda d: d["module"])
+    result["stubbed_modules"] = sorted(
+        {m if m.startswith("vllm.") else m.split(".")[0] for m in _stubs.STUBBED})
+    out_path.write_text(json.dumps(result, sort_keys=True, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

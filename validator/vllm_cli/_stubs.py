@@ -1,0 +1,380 @@
+"""Permissive stand-ins for modules a vLLM source tree imports but we cannot load.
+
+Used only inside the extraction subprocess (see ``_introspect.py``).  vLLM's argument
+parser lives in modules that import ``torch``, ``transformers``, ``triton``, compiled
+extensions (``vllm._C``) and dozens of optional packages at import time.  None of them
+is needed to *build* the parser, so a meta-path finder appended after the normal
+finders turns every module that cannot be found into a :class:`StubModule` whose
+attributes are auto-generated stub classes:
+
+* a stub class can be subclassed (with class keywords, e.g. ``msgspec.Struct``),
+  called (returns an inert :class:`Stub` instance), subscripted (``Tensor[int]``),
+  used in ``X | None`` annotations, and used as a decorator (``@triton.jit`` or
+  ``@torch.compile(...)`` return the decorated function unchanged);
+* a stub instance absorbs attribute access, calls, arithmetic and comparisons, is
+  falsy, empty and usable as a context manager;
+* pydantic treats stub classes as "any" (``__get_pydantic_core_schema__``).
+
+Modules listed in :data:`FORCE_STUB` are stubbed even when installed, because their
+installed version is unrelated to the one the vLLM release expects (torch & co.).
+Only the standard library is used here: this file runs before anything else.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+#: Top-level packages that are always stubbed, installed or not.
+FORCE_STUB: frozenset[str] = frozenset(
+    {
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "transformers",
+        "triton",
+        "xformers",
+        "flash_attn",
+        "flashinfer",
+        "vllm_flash_attn",
+        "ray",
+        "deepspeed",
+        "bitsandbytes",
+        "cupy",
+        "amdsmi",
+        "optimum",
+    }
+)
+
+#: Never stubbed: importing these is how vLLM *detects* an accelerator (TPU, Gaudi,
+#: XPU, Neuron, Ascend, OpenVINO), so a stub would switch the platform away from
+#: "no accelerator".  Standard-library modules (``_winapi``, ``msvcrt``…) are never
+#: stubbed either: their absence is how code detects the operating system.
+NEVER_STUB: frozenset[str] = frozenset(
+    {
+        "libtpu",
+        "tpu_inference",
+        "tpu_info",
+        "torch_xla",
+        "habana_frameworks",
+        "intel_extension_for_pytorch",
+        "oneccl_bindings_for_pytorch",
+        "transformers_neuronx",
+        "neuronx_distributed",
+        "neuronx_distributed_inference",
+        "vllm_ascend",
+        "torch_npu",
+        "openvino",
+        "vllm_omni",
+    }
+)
+
+#: Compiled or generated vLLM submodules absent from an sdist; always stubbed.
+VLLM_COMPILED_PREFIXES: tuple[str, ...] = (
+    "vllm._C",
+    "vllm._moe_C",
+    "vllm._rocm_C",
+    "vllm._flashmla_C",
+    "vllm._flashmla_extension_C",
+    "vllm.cumem_allocator",
+    "vllm._core_C",
+    "vllm._qutlass_C",
+)
+
+#: Names of every module that received a stub, in first-import order.
+STUBBED: list[str] = []
+
+
+class StubMeta(abc.ABCMeta):
+    """Metaclass of stub classes: unknown class attributes are further stub classes."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _child_class(cls, name)
+
+    def __getitem__(cls, item: Any) -> Any:
+        return cls
+
+    def __setitem__(cls, key: Any, value: Any) -> None:
+        pass
+
+    def __call_arith__(cls, *args: Any) -> Any:
+        return cls
+
+    __mul__ = __rmul__ = __add__ = __radd__ = __sub__ = __rsub__ = __call_arith__
+    __truediv__ = __rtruediv__ = __floordiv__ = __pow__ = __neg__ = __call_arith__
+
+    def __iter__(cls) -> Iterator[Any]:
+        return iter(())
+
+    def __len__(cls) -> int:
+        return 0
+
+    def __bool__(cls) -> bool:
+        return True
+
+
+_CHILD_CACHE: dict[tuple[int, str], type] = {}
+
+
+def _child_class(parent: type, name: str) -> type:
+    key = (id(parent), name)
+    got = _CHILD_CACHE.get(key)
+    if got is None:
+        got = make_stub_class(name, parent.__module__, f"{parent.__qualname__}.{name}")
+        _CHILD_CACHE[key] = got
+    return got
+
+
+class Stub(metaclass=StubMeta):
+    """Base of every stub class; instances are inert absorbers."""
+
+    _vllm_stub_auto = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # ``@stub`` used directly as a decorator returns the decorated object.
+        if (
+            cls.__dict__.get("_vllm_stub_auto")
+            and len(args) == 1
+            and not kwargs
+            and (isinstance(args[0], (types.FunctionType, type)))
+        ):
+            return args[0]
+        return object.__new__(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        pass
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.any_schema()
+
+    @classmethod
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _child_class(type(self), name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            return args[0]
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def __getitem__(self, item: Any) -> Any:
+        return self
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __int__(self) -> int:
+        return 0
+
+    def __index__(self) -> int:
+        return 0
+
+    def __float__(self) -> float:
+        return 0.0
+
+    def __contains__(self, item: Any) -> bool:
+        return False
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __lt__(self, other: Any) -> bool:
+        return False
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def _self(self, *args: Any) -> Any:
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _self
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = _self
+    __pow__ = __rpow__ = __neg__ = __pos__ = __abs__ = __invert__ = _self
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __lshift__ = __rshift__ = _self
+    __matmul__ = __rmatmul__ = _self
+
+    def __repr__(self) -> str:
+        return f"<stub {type(self).__qualname__}>"
+
+
+def make_stub_class(name: str, module: str, qualname: str | None = None) -> type:
+    """Create a new auto-generated stub class called ``name`` in ``module``."""
+    cls = StubMeta(name, (Stub,), {"__module__": module, "_vllm_stub_auto": True})
+    cls.__qualname__ = qualname or name
+    return cls
+
+
+class StubModule(types.ModuleType):
+    """A module whose every unknown (non-dunder) attribute is a cached stub class."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            if name == "__version__":
+                return "2.9.0"
+            if name == "__all__":
+                return []
+            raise AttributeError(name)
+        cls = make_stub_class(name, self.__name__, name)
+        setattr(self, name, cls)
+        return cls
+
+
+class _StubLoader(importlib.abc.Loader):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return StubModule(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__path__ = []
+        if module.__name__ not in STUBBED:
+            STUBBED.append(module.__name__)
+
+
+#: Module names answered by :func:`make_fake_pynvml` (top-level pynvml in older
+#: releases, the vendored copy in newer ones).
+FAKE_NVML_NAMES: frozenset[str] = frozenset({"pynvml", "vllm.third_party.pynvml"})
+
+
+class NVMLError(Exception):
+    """Exception class of the fake NVML module."""
+
+
+def make_fake_pynvml(name: str) -> types.ModuleType:
+    """An NVML binding that reports one NVIDIA H100 (compute capability 9.0).
+
+    vLLM picks its platform by probing NVML (``nvmlInit`` + ``nvmlDeviceGetCount() > 0``);
+    without an accelerator it lands on ``UnspecifiedPlatform`` whose empty device type
+    makes ``DeviceConfig()`` (built while adding CLI arguments) raise.  Pretending to
+    be a single-GPU CUDA host makes the parser's platform-dependent defaults those a
+    typical recipe target sees.
+    """
+    mod = StubModule(name)
+    mod.__path__ = []  # type: ignore[attr-defined]
+    fns: dict[str, Any] = {
+        "NVMLError": NVMLError,
+        "NVMLError_NotSupported": NVMLError,
+        "nvmlInit": lambda *a, **k: None,
+        "nvmlShutdown": lambda *a, **k: None,
+        "nvmlDeviceGetCount": lambda *a, **k: 1,
+        "nvmlDeviceGetHandleByIndex": lambda *a, **k: Stub(),
+        "nvmlDeviceGetCudaComputeCapability": lambda *a, **k: (9, 0),
+        "nvmlDeviceGetName": lambda *a, **k: "NVIDIA H100 80GB HBM3",
+        "nvmlDeviceGetUUID": lambda *a, **k: "GPU-00000000-0000-0000-0000-000000000000",
+        "nvmlSystemGetDriverVersion": lambda *a, **k: "570.00",
+        "nvmlDeviceGetP2PStatus": lambda *a, **k: 0,
+        "NVML_P2P_STATUS_OK": 0,
+        "NVML_P2P_CAPS_INDEX_NVLINK": 0,
+    }
+    mod.__dict__.update(fns)
+    return mod
+
+
+class _FakeNvmlLoader(importlib.abc.Loader):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return make_fake_pynvml(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if module.__name__ not in STUBBED:
+            STUBBED.append(module.__name__)
+
+
+class _ForcedStubFinder(importlib.abc.MetaPathFinder):
+    """First on ``sys.meta_path``: stubs :data:`FORCE_STUB` packages and compiled vllm."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: types.ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname in FAKE_NVML_NAMES:
+            return importlib.machinery.ModuleSpec(fullname, _FakeNvmlLoader(), is_package=True)
+        top = fullname.split(".", 1)[0]
+        if top in FORCE_STUB or any(
+            fullname == p or fullname.startswith(p + ".") for p in VLLM_COMPILED_PREFIXES
+        ):
+            return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
+        return None
+
+
+class _FallbackStubFinder(importlib.abc.MetaPathFinder):
+    """Last on ``sys.meta_path``: any module nobody else found becomes a stub."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: types.ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        # Never invent vllm's own modules (a typo would silently become a stub),
+        # except the compiled ones handled by _ForcedStubFinder.
+        if fullname == "vllm" or fullname.startswith("vllm."):
+            # Compiled extensions (``vllm._C``, ``vllm._C_stable_libtorch``,
+            # ``vllm.vllm_flash_attn._vllm_fa2_C``…) are private names with no .py file.
+            if fullname.rpartition(".")[2].startswith("_"):
+                return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
+            return None
+        top = fullname.split(".", 1)[0]
+        if top in NEVER_STUB or top in sys.stdlib_module_names:
+            return None
+        # A missing submodule of a *real* package is not ours to invent: this also
+        # keeps ``from pkg import name`` (which probes ``pkg.name`` as a module) honest.
+        parent = fullname.rpartition(".")[0]
+        if parent and not isinstance(sys.modules.get(parent), StubModule):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
+
+
+def install(extra_force: Sequence[str] = ()) -> None:
+    """Install both finders (idempotent).  ``extra_force`` adds top-level names to stub."""
+    global FORCE_STUB
+    FORCE_STUB = FORCE_STUB | frozenset(extra_force)
+    if not any(isinstance(f, _ForcedStubFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _ForcedStubFinder())
+    if not any(isinstance(f, _FallbackStubFinder) for f in sys.meta_path):
+        sys.meta_path.append(_FallbackStubFinder())
+
+
+def stub_callable(_name: str) -> Callable[..., Any]:
+    """A function that accepts anything and returns an inert stub instance."""
+
+    def _f(*args: Any, **kwargs: Any) -> Any:
+        return Stub()
+
+    return _f

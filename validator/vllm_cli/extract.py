@@ -1,0 +1,411 @@
+"""Build the vendored vLLM CLI registry snapshots from released vLLM sources.
+
+For each requested version:
+
+1. :mod:`validator.vllm_cli.fetch` downloads the release's sdist (or, when the index
+   has none, an x86_64 wheel) and verifies its sha256 against the index's digest.
+2. :func:`unpack_sources` copies only the ``vllm/**.py`` sources (plus a synthetic
+   ``vllm-<v>.dist-info`` carrying the release's own version and ``vllm`` console-script
+   target, read from ``setup.py``/``pyproject.toml`` or the wheel's
+   ``entry_points.txt``) into a temporary directory.
+3. ``_introspect.py`` runs in a fresh ``python -I`` subprocess with that directory on
+   ``sys.path``: it runs the release's own CLI entry point with stubbed heavy modules,
+   captures the real ``argparse`` parsers and probes them (see its docstring).
+4. :func:`build_snapshot` normalises the raw dump into the snapshot document and
+   :func:`write_snapshot` writes ``<out_dir>/<version>.json`` (sorted keys, indent 1,
+   trailing newline: same input, same bytes) and updates ``<out_dir>/index.json``
+   (``{"versions": {version: sha256-of-file}}``).
+
+Entry points: :func:`main_vllm_cli` (wired to ``recipe-check data vllm-cli``) and
+``scripts/refresh_vllm_cli.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from validator.vllm_cli.fetch import (
+    Artifact,
+    FetchError,
+    choose_artifact,
+    download,
+    index_files,
+    released_versions,
+)
+from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR, INDEX_NAME, RegistryError
+
+SCHEMA_VERSION = 1
+INTROSPECT = Path(__file__).resolve().parent / "_introspect.py"
+#: Where downloaded artifacts are kept between runs (outside the repository).
+DEFAULT_CACHE_DIR = Path(
+    os.environ.get("RECIPE_CHECK_VLLM_CACHE", Path(tempfile.gettempdir()) / "vllm-cli-cache")
+)
+#: Per-version wall-clock limit of the introspection subprocess, seconds.
+SUBPROCESS_TIMEOUT_S = 600
+
+
+class ExtractionError(RuntimeError):
+    """Raised when a release's parser cannot be built or its dump is unusable."""
+
+
+# ------------------------------------------------------------------------- unpack
+
+
+def _console_target_from_text(text: str) -> str | None:
+    """Find ``vllm = module:func`` in setup.py / pyproject.toml / entry_points.txt."""
+    m = re.search(r"""["']?vllm["']?\s*=\s*["']?([\w.]+:[\w.]+)""", text)
+    return m.group(1) if m else None
+
+
+def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
+    """Extract ``vllm/**/*.py`` of ``archive`` (sdist ``.tar.gz`` or wheel) into ``dest``.
+
+    Also writes ``dest/entry_point.txt`` (console-script target, empty if the release
+    has no ``vllm`` command) and ``dest/vllm-<version>.dist-info`` so that the release's
+    ``importlib.metadata.version("vllm")`` calls answer with its own version.
+    Returns ``dest``.  Raises :class:`ExtractionError` if no ``vllm/`` package is found.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    meta_texts: list[str] = []
+    n = 0
+    if archive.name.endswith(".tar.gz"):
+        with tarfile.open(archive, "r:gz") as tf:
+            for m in tf.getmembers():
+                parts = m.name.split("/", 1)
+                if len(parts) != 2 or not m.isfile():
+                    continue
+                rel = parts[1]
+                if rel in ("setup.py", "pyproject.toml"):
+                    f = tf.extractfile(m)
+                    if f is not None:
+                        meta_texts.append(f.read().decode("utf-8", "replace"))
+                    continue
+                if rel.startswith("vllm/") and rel.endswith(".py"):
+                    f = tf.extractfile(m)
+                    if f is None:
+                        continue
+                    out = dest / rel
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(f.read())
+                    n += 1
+    else:
+        with zipfile.ZipFile(archive) as zf:
+            for name in zf.namelist():
+                if name.endswith(".dist-info/entry_points.txt"):
+                    meta_texts.append(zf.read(name).decode("utf-8", "replace"))
+                elif name.startswith("vllm/") and name.endswith(".py"):
+                    out = dest / name
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(zf.read(name))
+                    n += 1
+    if n == 0:
+        raise ExtractionError(f"{archive.name}: no vllm/*.py sources inside")
+    target = None
+    for t in meta_texts:
+        target = _console_target_from_text(t)
+        if target:
+            break
+    (dest / "entry_point.txt").write_text(target or "", encoding="utf-8")
+    dist = dest / f"vllm-{version}.dist-info"
+    dist.mkdir(exist_ok=True)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n", encoding="utf-8"
+    )
+    if target:
+        (dist / "entry_points.txt").write_text(
+            f"[console_scripts]\nvllm = {target}\n", encoding="utf-8"
+        )
+    return dest
+
+
+# --------------------------------------------------------------------- introspect
+
+
+def run_introspection(src_root: Path, timeout_s: int = SUBPROCESS_TIMEOUT_S) -> dict[str, Any]:
+    """Run ``_introspect.py`` on ``src_root`` in an isolated subprocess; return its dump.
+
+    Raises :class:`ExtractionError` with the subprocess's stderr tail on failure.
+    """
+    out = src_root / "_dump.json"
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("VLLM_", "PYTHON", "CUDA"))
+    }
+    env["PYTHONHASHSEED"] = "0"
+    env["PYTHONWARNINGS"] = "ignore"
+    proc = subprocess.run(
+        [sys.executable, "-I", str(INTROSPECT), str(src_root), str(out)],
+        cwd=src_root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
+    if proc.returncode != 0 or not out.exists():
+        raise ExtractionError(
+            f"introspection of {src_root} failed (exit {proc.returncode}):\n"
+            + proc.stderr[-4000:]
+        )
+    data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return data
+
+
+# ------------------------------------------------------------------ normalisation
+
+
+def _sanitize(text: str, src_root: Path) -> str:
+    text = text.replace(str(src_root), "<src>")
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
+def _probe_value(probe: dict[str, Any], key: str) -> str | None:
+    ns = probe.get("namespace") or {}
+    v = ns.get(key)
+    return v if isinstance(v, str) else None
+
+
+def _normalisation(probes: dict[str, Any]) -> str:
+    """How ``--opt_name`` spellings are rewritten before argparse sees them.
+
+    * ``"none"``: plain ``argparse.ArgumentParser`` (<= 0.4.x), no rewriting;
+    * ``"whole-key"``: ``FlexibleArgumentParser`` replaces ``_`` by ``-`` in the whole
+      ``--key`` (up to ``=``) — vllm/utils.py of 0.5.x-0.8.x;
+    * ``"before-first-dot"``: only the part between ``--`` and the first ``.`` is
+      rewritten (regex ``(?<=--)[^\\.]*``), so JSON sub-keys keep underscores — the
+      ``FlexibleArgumentParser.parse_args`` of releases with dotted JSON keys.
+    """
+    if not probes.get("underscore", {}).get("ok"):
+        return "none"
+    du = probes.get("dotted_underscore")
+    if du and du.get("ok"):
+        val = _probe_value(du, "speculative_config") or ""
+        if "num_speculative_tokens" in val:
+            return "before-first-dot"
+    return "whole-key"
+
+
+def build_snapshot(
+    raw: dict[str, Any], artifact: Artifact, src_root: Path
+) -> dict[str, Any]:
+    """Turn one raw introspection dump into the vendored snapshot document.
+
+    Shape (all keys sorted on write)::
+
+        {"schema": 1, "version": str, "serve_available": bool,
+         "provenance": {artifact, sha256, url, kind, method, python},
+         "parser": {class, allow_abbrev, normalisation, dotted_keys, short_O},
+         "options": [{strings, dest, positional, action, nargs, takes_value, choices,
+                      default, required, hidden, deprecated, help, is_json,
+                      negatable, group}, ...],        # parser order
+         "json_flags": [str], "dotted_keys": bool, "probes": {name: {argv, ok, ...}},
+         "tool_call_parsers": {names, source}, "reasoning_parsers": {names, source},
+         "kv_cache_dtypes": {values, source}, "env_vars": {names, source},
+         "extraction": {stubbed_modules, soft_failed_modules, method_errors}}
+
+    Raises :class:`ExtractionError` if the dump's version is not ``artifact.version``.
+    """
+    if Version(str(raw["version"])) != Version(artifact.version):
+        raise ExtractionError(
+            f"source tree says vllm {raw['version']}, artifact is {artifact.version}"
+        )
+    options = raw["actions"]
+    probes: dict[str, Any] = {}
+    keep = {
+        "dotted": "speculative_config",
+        "dotted_underscore": "speculative_config",
+        "dotted_hf_overrides": "hf_overrides",
+        "underscore": "tensor_parallel_size",
+        "underscore_eq": "tensor_parallel_size",
+        "abbrev": "tensor_parallel_size",
+    }
+    for name, p in sorted(raw["probes"].items()):
+        entry: dict[str, Any] = {"argv": p["argv"], "ok": bool(p["ok"])}
+        if p["ok"] and name in keep:
+            entry["value"] = _probe_value(p, keep[name])
+        if not p["ok"]:
+            entry["error"] = _sanitize(str(p.get("error", "")), src_root)
+        probes[name] = entry
+    dotted = bool(probes.get("dotted", {}).get("ok")) and "mtp" in str(
+        probes["dotted"].get("value") or ""
+    )
+    abbrev_ok = bool(probes.get("abbrev", {}).get("ok")) and probes["abbrev"].get(
+        "value"
+    ) == "2"
+    json_flags = sorted(
+        {s for o in options if o["is_json"] for s in o["strings"] if s.startswith("--")}
+    )
+    return {
+        "schema": SCHEMA_VERSION,
+        "version": artifact.version,
+        "serve_available": bool(raw["serve_available"]),
+        "provenance": {
+            "artifact": artifact.filename,
+            "sha256": artifact.sha256,
+            "url": artifact.url,
+            "kind": artifact.kind,
+            "method": "argparse-introspection: " + str(raw["method"]),
+            "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        },
+        "parser": {
+            "class": raw["parser_class"],
+            "allow_abbrev": bool(raw["allow_abbrev"]) and abbrev_ok,
+            "normalisation": _normalisation(raw["probes"]),
+            "dotted_keys": dotted,
+            "short_O": bool(probes.get("short_O", {}).get("ok")),
+        },
+        "options": options,
+        "json_flags": json_flags,
+        "dotted_keys": dotted,
+        "probes": probes,
+        "tool_call_parsers": raw["tool_call_parsers"],
+        "reasoning_parsers": raw["reasoning_parsers"],
+        "kv_cache_dtypes": raw["kv_cache_dtypes"],
+        "env_vars": raw["env_vars"],
+        "extraction": {
+            "stubbed_modules": raw["stubbed_modules"],
+            "soft_failed_modules": [
+                {"module": d["module"], "error": _sanitize(d["error"], src_root)}
+                for d in raw["soft_failed_modules"]
+            ],
+            "method_errors": [
+                _sanitize(e.splitlines()[0] if e else e, src_root)
+                for e in raw["method_errors"]
+            ],
+        },
+    }
+
+
+# ------------------------------------------------------------------------- write
+
+
+def dumps_snapshot(doc: dict[str, Any]) -> bytes:
+    """Canonical bytes of a snapshot/index document (sorted keys, indent 1, ``\\n``)."""
+    return (json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_snapshot(doc: dict[str, Any], out_dir: Path) -> str:
+    """Write ``<out_dir>/<version>.json``, pin it in ``index.json``; return its sha256."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = dumps_snapshot(doc)
+    (out_dir / f"{doc['version']}.json").write_bytes(data)
+    digest = _sha256(data)
+    update_index(out_dir, {str(doc["version"]): digest})
+    return digest
+
+
+def update_index(out_dir: Path, pins: dict[str, str]) -> None:
+    """Merge ``pins`` (version -> sha256) into ``<out_dir>/index.json``."""
+    path = out_dir / INDEX_NAME
+    current: dict[str, str] = {}
+    if path.exists():
+        try:
+            current = dict(json.loads(path.read_text(encoding="utf-8"))["versions"])
+        except (KeyError, ValueError) as exc:
+            raise RegistryError(f"{path}: unreadable index ({exc})") from exc
+    current.update(pins)
+    ordered = {v: current[v] for v in sorted(current, key=Version)}
+    doc = {"schema": SCHEMA_VERSION, "versions": ordered}
+    path.write_bytes(dumps_snapshot(doc))
+
+
+# -------------------------------------------------------------------------- main
+
+
+def extract_version(
+    version: str,
+    out_dir: Path,
+    files: list[dict[str, Any]],
+    cache_dir: Path = DEFAULT_CACHE_DIR,
+    log: Any = None,
+) -> dict[str, float]:
+    """Fetch, unpack, introspect and write one version; return timings in seconds.
+
+    Raises :class:`FetchError` or :class:`ExtractionError`.
+    """
+    artifact = choose_artifact(version, files)
+    t0 = time.monotonic()
+    path = download(artifact, cache_dir)
+    t1 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"vllm-src-{version}-") as tmp:
+        src = unpack_sources(path, version, Path(tmp))
+        raw = run_introspection(src)
+        doc = build_snapshot(raw, artifact, src)
+    t2 = time.monotonic()
+    write_snapshot(doc, out_dir)
+    return {"download_s": t1 - t0, "extract_s": t2 - t1}
+
+
+def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
+    """Extract and vendor the CLI registry of each of ``versions`` into ``out_dir``.
+
+    ``versions`` may contain ``"all"`` (every non-prerelease on the index from 0.4.2)
+    or ``"missing"`` (those not yet in ``out_dir/index.json``).  Progress and failures
+    go to stderr.  Returns 0 if every version was written, 1 if any failed, 2 if the
+    index could not be read.
+    """
+    try:
+        files = index_files()
+    except (FetchError, OSError) as exc:
+        print(f"vllm-cli: cannot read the package index: {exc}", file=sys.stderr)
+        return 2
+    known = [v for v in released_versions(files) if Version(v) >= Version("0.4.2")]
+    wanted: list[str] = []
+    for v in versions:
+        if v == "all":
+            wanted.extend(known)
+        elif v == "missing":
+            idx = out_dir / INDEX_NAME
+            have = set(json.loads(idx.read_text())["versions"]) if idx.exists() else set()
+            wanted.extend(k for k in known if k not in have)
+        else:
+            wanted.append(v)
+    failures = 0
+    for v in dict.fromkeys(wanted):
+        try:
+            t = extract_version(v, out_dir, files)
+            print(
+                f"vllm-cli {v}: ok (download {t['download_s']:.1f}s, "
+                f"extract {t['extract_s']:.1f}s)",
+                file=sys.stderr,
+            )
+        except (FetchError, ExtractionError, OSError, subprocess.TimeoutExpired) as exc:
+            failures += 1
+            print(f"vllm-cli {v}: FAILED: {exc}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _cli(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=main_vllm_cli.__doc__)
+    ap.add_argument("versions", nargs="+", help="versions, or 'all' / 'missing'")
+    ap.add_argument("--out", type=Path, default=DEFAULT_SNAPSHOT_DIR)
+    ns = ap.parse_args(argv)
+    return main_vllm_cli(list(ns.versions), Path(ns.out))
+
+
+def clean_cache(cache_dir: Path = DEFAULT_CACHE_DIR) -> None:
+    """Delete the downloaded-artifact cache directory."""
+    shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(_cli())
