@@ -1,0 +1,104 @@
+"""``recipe-check data ACTION``: maintain the vendored, digest-pinned data in ``snapshots/``.
+
+Actions (argparse subparsers; add one by writing ``_add_<name>(sub)`` and listing it in
+``ACTIONS``):
+
+* ``refresh`` — fetch vLLM's release list from PyPI's JSON API and rewrite
+  ``snapshots/vllm-releases.json`` and its pinned digest ``snapshots/vllm-releases.sha256``
+  (:func:`validator.releases.refresh_snapshot`).
+* ``show`` — print which release list a check run would use (vendored, verified digest).
+
+Exit codes: 0 done, 2 the data could not be fetched or verified.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from validator.cli import UsageError
+from validator.releases import (
+    PYPI_JSON_URL,
+    ReleaseListError,
+    clear_cache,
+    load_vendored,
+    read_pinned_digest,
+    refresh_snapshot,
+)
+
+
+def _add_refresh(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("refresh", help="re-fetch the vLLM release list and re-pin its digest",
+                       description="Fetch vLLM's releases (versions and first upload dates) "
+                       "from PyPI's JSON API and rewrite the vendored copy and its digest.")
+    p.add_argument("--snapshot-dir", type=Path, default=None,
+                   help="folder to write (default: the project's snapshots/)")
+    p.add_argument("--url", default=PYPI_JSON_URL, help=f"JSON API URL (default {PYPI_JSON_URL})")
+    p.add_argument("--timeout", type=float, default=15.0, help="seconds per request")
+    p.set_defaults(action=_refresh)
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    folder: Path | None = args.snapshot_dir
+    old: str | None
+    try:
+        old = read_pinned_digest((folder or _default_dir()) / "vllm-releases.sha256")
+    except ReleaseListError:
+        old = None
+    try:
+        fresh, digest = refresh_snapshot(folder, args.url, timeout=args.timeout)
+    except ReleaseListError as exc:
+        raise UsageError(str(exc)) from exc
+    clear_cache()
+    latest = fresh.latest
+    state = "unchanged" if old == digest else f"was {old}" if old else "new"
+    print(f"vllm releases: {len(fresh.releases)} from {fresh.origin}, latest "
+          f"{latest.version if latest else '-'} ({latest.date if latest else '-'})")
+    print(f"sha256 {digest} ({state})")
+    return 0
+
+
+def _add_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("show", help="verify and describe the vendored release list")
+    p.add_argument("--snapshot-dir", type=Path, default=None)
+    p.set_defaults(action=_show)
+
+
+def _show(args: argparse.Namespace) -> int:
+    try:
+        rl = load_vendored(args.snapshot_dir)
+    except ReleaseListError as exc:
+        raise UsageError(str(exc)) from exc
+    latest = rl.latest
+    print(f"vllm releases: {len(rl.releases)} ({rl.source}, {rl.origin}), fetched "
+          f"{rl.fetched or '-'}, latest {latest.version if latest else '-'} "
+          f"({latest.date if latest else '-'})")
+    print(f"sha256 {rl.sha256} (verified against the pinned digest)")
+    return 0
+
+
+def _default_dir() -> Path:
+    from validator.releases import SNAPSHOT_DIR
+
+    return SNAPSHOT_DIR
+
+
+ACTIONS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
+    _add_refresh,
+    _add_show,
+]
+"""Sub-action registrars, in help order."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Sub-actions of ``data`` (one argparse subparser each)."""
+    sub = parser.add_subparsers(dest="data_action", metavar="ACTION", required=True)
+    for add in ACTIONS:
+        add(sub)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected sub-action; 0 on success (failures raise :class:`UsageError`)."""
+    action: Callable[[argparse.Namespace], int] = args.action
+    return action(args)
