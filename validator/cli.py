@@ -19,6 +19,7 @@ from validator import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("validator.commands.check", "check recipe files or folders (the default)"),
     "rules": ("validator.commands.rules", "list every rule with id, severity and summary"),
+    "data": ("validator.commands.data", "refresh vendored data (vLLM release list)"),
 }
 """Subcommand name -> (module, one-line help)."""
 

@@ -32,12 +32,15 @@ class Settings:
         offline: never touch the network (release list, fetches come from snapshots).
         snapshot_dir: folder of vendored, digest-pinned data (default: the project's).
         max_bytes: size limit for any YAML file read, in bytes.
+        online_releases: fetch the vLLM release list from PyPI instead of the vendored
+            snapshot (see :mod:`validator.releases`); off by default.
     """
 
     strict: bool = False
     offline: bool = False
     snapshot_dir: Path | None = None
     max_bytes: int = 2 * 1024 * 1024
+    online_releases: bool = False
 
 
 @dataclass

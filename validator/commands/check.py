@@ -39,12 +39,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refuse YAML files larger than this (default 2 MiB)")
     parser.add_argument("--rule", action="append", default=[], metavar="ID",
                         help="run only these check rules (repeatable)")
+    parser.add_argument("--online-releases", action="store_true",
+                        help="fetch vLLM's release list from PyPI instead of the vendored, "
+                        "digest-pinned snapshots/vllm-releases.json (the default)")
     add_fetch_arguments(parser, offline=False)
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """The run-wide :class:`Settings` an argument namespace describes."""
-    return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes)
+    if getattr(args, "online_releases", False) and args.offline:
+        raise UsageError("--online-releases contradicts --offline")
+    return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes,
+                    online_releases=getattr(args, "online_releases", False))
 
 
 def collect_targets(args: argparse.Namespace) -> list[Target]:
@@ -121,10 +127,23 @@ def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:
         checker.check_context_document(doc, "kv_store", result)
 
 
+def _release_list_context(settings: Settings) -> dict[str, object]:
+    """Which vLLM release list the VER rules used (source, digest), for the report."""
+    from validator.releases import ReleaseListError, load_release_list
+
+    try:
+        return load_release_list(online=settings.online_releases,
+                                 snapshot_dir=settings.snapshot_dir).describe()
+    except ReleaseListError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def run(args: argparse.Namespace) -> int:
     """Check, report, and return 0 (no errors), 1 (errors) or 2 (a check crashed)."""
     settings = settings_from(args)
+    releases = _release_list_context(settings)  # fail fast (exit 2) before any check runs
     result = check_targets(collect_targets(args), settings, args.rule)
+    result.context["release_list"] = releases
     reporter = get_reporter(args.format)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
