@@ -19,6 +19,8 @@ from validator import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("validator.commands.check", "check recipe files or folders (the default)"),
     "rules": ("validator.commands.rules", "list every rule with id, severity and summary"),
+    "fetch": ("validator.commands.fetch", "fetch pinned recipes + context, verify, snapshot"),
+    "snapshot": ("validator.commands.snapshot", "verify or list the recipe snapshot store"),
     "data": ("validator.commands.data", "refresh vendored data (vLLM release list)"),
 }
 """Subcommand name -> (module, one-line help)."""
