@@ -19,6 +19,7 @@ from validator import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("validator.commands.check", "check recipe files or folders (the default)"),
     "rules": ("validator.commands.rules", "list every rule with id, severity and summary"),
+    "pr": ("validator.commands.pr", "check what a pull request changes, at its head"),
     "fetch": ("validator.commands.fetch", "fetch pinned recipes + context, verify, snapshot"),
     "snapshot": ("validator.commands.snapshot", "verify or list the recipe snapshot store"),
     "data": ("validator.commands.data", "refresh vendored data (vLLM release list)"),

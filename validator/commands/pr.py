@@ -1,0 +1,132 @@
+"""``recipe-check pr``: check what a pull request (or push) changes, at its head.
+
+``recipe-check pr --base REV --head REV [--repo DIR]`` diffs ``git merge-base BASE HEAD``
+against HEAD and checks, with the head's taxonomy and strategies, the recipes the change
+adds, modifies or renames, changed context files, and every recipe referencing a
+taxonomy/strategy entry the change modified or removed (:mod:`validator.pr.select`).
+
+Inside GitHub Actions the revisions default to the event's (``GITHUB_EVENT_PATH``:
+``pull_request.base.sha``/``head.sha``, or ``before``/``after`` of a push), the repository
+to ``GITHUB_WORKSPACE``, the output format to ``github`` annotations and the job summary
+to ``GITHUB_STEP_SUMMARY``. Without any base every recipe at the head is checked.
+
+Exit codes: 0 no errors, 1 errors found (warnings too with ``--strict``), 2 usage,
+repository or revision problems, or a crashed check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from validator.checker import RunResult
+from validator.cli import UsageError
+from validator.context import Settings
+from validator.pr.event import EventError, read_event
+from validator.pr.run import PrError, run_pr
+from validator.report import REPORTERS, get_reporter
+from validator.report.github import escape_data
+from validator.source.tree import SourceError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``pr``."""
+    parser.add_argument("--base", metavar="REV",
+                        help="base revision (default: the GitHub event's base; none = check "
+                             "every recipe)")
+    parser.add_argument("--head", metavar="REV",
+                        help="head revision (default: the GitHub event's head, else HEAD)")
+    parser.add_argument("--repo", type=Path, metavar="DIR",
+                        help="git repository of the recipes (default: $GITHUB_WORKSPACE, "
+                             "else the current folder)")
+    parser.add_argument("--paths", action="append", default=[], metavar="PATTERN",
+                        help="only recipes under this folder or matching this glob "
+                             "(repeatable; default: every models/ recipe)")
+    parser.add_argument("--format", action="append", choices=sorted(REPORTERS), default=[],
+                        help="report format on stdout (repeatable; default: github inside "
+                             "GitHub Actions, else text)")
+    parser.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF here")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write JSON here")
+    parser.add_argument("--summary", type=Path, metavar="FILE",
+                        help="append the Markdown job summary here (default: "
+                             "$GITHUB_STEP_SUMMARY when set)")
+    parser.add_argument("--no-summary", action="store_true", help="write no job summary")
+    parser.add_argument("--strict", action="store_true", help="warnings count as errors")
+    parser.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024,
+                        help="refuse YAML files larger than this (default 2 MiB)")
+
+
+def _revisions(args: argparse.Namespace) -> tuple[str | None, str, str]:
+    """``(base, head, origin)``; origin says where they came from."""
+    if args.base or args.head:
+        return args.base, args.head or "HEAD", "command line"
+    try:
+        event = read_event(os.environ)
+    except EventError as exc:
+        raise UsageError(str(exc)) from exc
+    if event is None:
+        return None, "HEAD", "no base given"
+    origin = f"{event.event} event" + (f" (pull request #{event.number})" if event.number
+                                       else "")
+    return event.base, event.head, origin
+
+
+def _checked_lines(result: RunResult) -> list[str]:
+    pr: dict[str, Any] = result.context.get("pr", {})
+    lines = []
+    for entry in pr.get("files", []):
+        lines.append(f"checked {entry['path']} because: {'; '.join(entry['reasons'])}")
+    for entry in pr.get("skipped", []):
+        lines.append(f"skipped {entry['path']}: {entry['why']}")
+    if not pr.get("files"):
+        lines.append("no recipe, taxonomy, strategy or kv-store file to check")
+    return lines
+
+
+def _write_preamble(fmt: str, result: RunResult, stream: TextIO) -> None:
+    pr: dict[str, Any] = result.context.get("pr", {})
+    head = str(pr.get("head"))[:12]
+    where = (f"head {head}, base {str(pr.get('base'))[:12]}, merge base "
+             f"{str(pr.get('merge_base'))[:12]}" if pr.get("base") else f"head {head}")
+    lines = _checked_lines(result)
+    if fmt == "text":
+        stream.write(f"recipe-check pr: {where} ({pr.get('origin')})\n")
+        stream.write("".join(line + "\n" for line in lines))
+    elif fmt == "github":
+        stream.write(f"::group::recipe-check pr: {escape_data(where)}: files checked and why\n")
+        stream.write("".join(escape_data(line) + "\n" for line in lines))
+        stream.write("::endgroup::\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run PR mode, write every requested report; 0/1/2 as the module says."""
+    base, head, origin = _revisions(args)
+    folder = args.repo or Path(os.environ.get("GITHUB_WORKSPACE") or ".")
+    settings = Settings(strict=args.strict, max_bytes=args.max_bytes)
+    try:
+        result = run_pr(folder, base, head, settings=settings, patterns=args.paths)
+    except (PrError, SourceError) as exc:
+        raise UsageError(str(exc)) from exc
+    result.context["pr"]["origin"] = origin
+    formats = args.format or ["github" if os.environ.get("GITHUB_ACTIONS") == "true"
+                              else "text"]
+    for fmt in formats:
+        _write_preamble(fmt, result, sys.stdout)
+        get_reporter(fmt).write(result, sys.stdout)
+    for path, fmt in ((args.sarif, "sarif"), (args.json, "json")):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("w", encoding="utf-8") as stream:
+                get_reporter(fmt).write(result, stream)
+    summary = args.summary or (Path(os.environ["GITHUB_STEP_SUMMARY"])
+                               if os.environ.get("GITHUB_STEP_SUMMARY") else None)
+    if summary is not None and not args.no_summary:
+        from validator.report.markdown import append_step_summary
+
+        if append_step_summary(result, summary) == 0:
+            print(f"recipe-check: {summary} already holds GitHub's 1 MiB; summary not "
+                  "written", file=sys.stderr)
+    return result.exit_code

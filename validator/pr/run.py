@@ -1,0 +1,229 @@
+"""Check what a pull request changes, at its head revision.
+
+Files are read from git objects (:class:`~validator.source.git.GitTree`), never from a
+working tree, so nothing of the pull request is executed or even checked out: the head's
+recipes are checked against the head's own ``taxonomy.yaml`` and ``strategies/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import git
+
+from validator.checker import Checker, DocumentResult, RunResult
+from validator.context import MODELS, Context, Settings, build_context
+from validator.findings import Finding
+from validator.load import LoadedDocument, load_yaml
+from validator.pr.select import (
+    Selection,
+    context_kind,
+    diff_changes,
+    is_recipe_path,
+    matches,
+    select,
+)
+from validator.rules import Rule, check_rules
+from validator.schema import SchemaValidator
+from validator.source.git import GitTree
+from validator.source.provenance import Provenance
+from validator.source.tree import SourceError
+from validator.source.verify import VerificationError
+
+_GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
+
+
+class PrError(Exception):
+    """The repository or a revision cannot be used (message names which, and why)."""
+
+
+@dataclass(frozen=True)
+class Revisions:
+    """The commits one PR-mode run compares.
+
+    Attributes:
+        head: full commit id checked.
+        base: full commit id of the base as given, or ``None`` (every recipe is checked).
+        merge_base: ``git merge-base base head``, or ``None`` without a base.
+        head_given, base_given: the revisions as the user or the event named them.
+    """
+
+    head: str
+    base: str | None
+    merge_base: str | None
+    head_given: str
+    base_given: str | None
+
+
+def open_repository(folder: Path) -> git.Repo:
+    """The git repository whose work tree (or git dir) is ``folder``.
+
+    Raises:
+        PrError: ``folder`` is not a git repository.
+    """
+    try:
+        return git.Repo(folder)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise PrError(f"{folder}: not a git repository (pass --repo DIR)") from exc
+
+
+def _resolve(repo: git.Repo, rev: str, what: str) -> str:
+    try:
+        return str(repo.commit(rev).hexsha)
+    except (git.BadName, ValueError, git.GitCommandError) as exc:
+        hint = ""
+        if Path(repo.git_dir, "shallow").exists():
+            hint = (" (the clone is shallow: check out with 'fetch-depth: 0' so that the "
+                    "base and head commits are present)")
+        raise PrError(f"{what} revision {rev!r} is not a commit of {repo.git_dir}{hint}") from exc
+
+
+def resolve_revisions(repo: git.Repo, base: str | None, head: str) -> Revisions:
+    """Full commit ids of ``base`` and ``head`` and their merge base.
+
+    Raises:
+        PrError: a revision is unknown or the two have no common ancestor.
+    """
+    head_sha = _resolve(repo, head, "head")
+    if base is None:
+        return Revisions(head_sha, None, None, head, None)
+    base_sha = _resolve(repo, base, "base")
+    bases = repo.merge_base(base_sha, head_sha)
+    if not bases:
+        raise PrError(f"{base} and {head} have no common ancestor")
+    return Revisions(head_sha, base_sha, str(bases[0].hexsha), head, base)
+
+
+def repository_name(repo: git.Repo, env: Mapping[str, str]) -> str | None:
+    """``owner/name`` of the repository: ``GITHUB_REPOSITORY``, else the ``origin`` remote
+    when it is a GitHub URL, else ``None``."""
+    if env.get("GITHUB_REPOSITORY"):
+        return env["GITHUB_REPOSITORY"]
+    try:
+        url = repo.remotes.origin.url
+    except (AttributeError, IndexError, ValueError):
+        return None
+    m = _GITHUB_REMOTE.search(str(url))
+    return m.group(1) if m else None
+
+
+def _context_document(ctx: Context, path: str) -> LoadedDocument | None:
+    kind = context_kind(path)
+    if kind == "taxonomy":
+        return ctx.taxonomy
+    stem = Path(path).stem
+    table = ctx.strategies if kind == "strategy" else ctx.kv_stores
+    doc = table.get(stem)
+    if doc is not None and doc.path == path:
+        return doc
+    return load_yaml(ctx.tree.read(path), path, max_bytes=ctx.settings.max_bytes)
+
+
+def _untrusted(path: str, exc: VerificationError, commit: str) -> DocumentResult:
+    return DocumentResult(path, Provenance(path, "", "", commit=commit), [exc.finding()])
+
+
+def check_selection(sel: Selection, tree: GitTree, settings: Settings,
+                    rules: Sequence[Rule] | None = None) -> RunResult:
+    """Check the selected files at ``tree`` (the head) against its own context.
+
+    A file that cannot be read (refused path, symbolic link) is moved to
+    ``sel.skipped`` with the reason, not raised.
+    """
+    ctx = build_context(tree, settings)
+    schema = SchemaValidator(strict=settings.strict)
+    checker = Checker(ctx, list(check_rules() if rules is None else rules), schema)
+    result = RunResult()
+    for path in sel.context_files:
+        kind = context_kind(path) or "taxonomy"
+        try:
+            doc = _context_document(ctx, path)
+            if doc is None:
+                continue
+            prov = tree.provenance(path, tree.read(path))
+        except VerificationError as exc:
+            result.documents.append(_untrusted(path, exc, tree.commit))
+            continue
+        except (SourceError, FileNotFoundError) as exc:
+            sel.skipped.append((path, f"not readable at the head: {exc}"))
+            continue
+        findings = sorted(list(doc.findings) + schema.validate(doc, kind), key=Finding.sort_key)
+        result.documents.append(DocumentResult(path, prov, findings, kind))
+    for path in sel.recipes:
+        try:
+            data = tree.read(path)
+            prov = tree.provenance(path, data)
+        except VerificationError as exc:
+            result.documents.append(_untrusted(path, exc, tree.commit))
+            continue
+        except (SourceError, FileNotFoundError) as exc:
+            sel.skipped.append((path, f"not readable at the head: {exc}"))
+            continue
+        checker.check_recipe(path, data, prov, result)
+    return result
+
+
+def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | None = None,
+           patterns: Sequence[str] = (), env: Mapping[str, str] | None = None,
+           rules: Sequence[Rule] | None = None) -> RunResult:
+    """PR mode end to end: resolve, diff against the merge base, select, check.
+
+    Without ``base`` every recipe under ``patterns`` at ``head`` is checked. The result's
+    ``context["pr"]`` records the revisions, each checked file with the reasons it was
+    checked, the files skipped and the changed taxonomy/strategy entries.
+
+    Raises:
+        PrError: bad repository or revisions.
+        SourceError: a context file of the head cannot be read.
+    """
+    env = os.environ if env is None else env
+    settings = settings or Settings()
+    repo = open_repository(folder)
+    try:
+        revs = resolve_revisions(repo, base, head)
+        name = repository_name(repo, env)
+        label = name or Path(repo.working_tree_dir or repo.git_dir).name
+        head_tree = GitTree(label, revs.head, None, repo, str(folder))
+        if revs.merge_base is not None:
+            base_tree = GitTree(label, revs.merge_base, None, repo, str(folder))
+            sel = select(diff_changes(repo, revs.merge_base, revs.head), base_tree, head_tree,
+                         patterns)
+        else:
+            sel = Selection()
+            for path in head_tree.list(MODELS):
+                if is_recipe_path(path) and matches(path, patterns):
+                    sel.recipes[path] = ["no base revision: every recipe is checked"]
+        result = check_selection(sel, head_tree, settings, rules)
+        result.context["pr"] = pr_context(revs, sel, name, env)
+        return result
+    finally:
+        repo.close()
+
+
+def pr_context(revs: Revisions, sel: Selection, repository: str | None,
+               env: Mapping[str, str]) -> dict[str, Any]:
+    """The JSON ``context.pr`` object of a run (see :func:`run_pr`)."""
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    files = [{"path": p, "kind": context_kind(p) or "taxonomy", "reasons": r}
+             for p, r in sel.context_files.items()]
+    files += [{"path": p, "kind": "recipe", "reasons": r} for p, r in sel.recipes.items()]
+    skipped_paths = {p for p, _ in sel.skipped}
+    return {
+        "mode": "pr" if revs.base else "full",
+        "repository": repository,
+        "repository_uri": f"{server}/{repository}" if repository else None,
+        "base": revs.base,
+        "head": revs.head,
+        "merge_base": revs.merge_base,
+        "base_given": revs.base_given,
+        "head_given": revs.head_given,
+        "files": [f for f in files if f["path"] not in skipped_paths],
+        "skipped": [{"path": p, "why": w} for p, w in sel.skipped],
+        "changed_entries": [{"kind": e.kind, "name": e.name, "change": e.change,
+                             "source": e.source} for e in sel.entries],
+    }

@@ -1,0 +1,328 @@
+"""Which files a change asks recipe-check to check, and why.
+
+The change is ``git diff <merge-base> <head>`` with rename detection (GitPython's
+``Commit.diff``, which runs ``git diff-tree -M``), the same comparison GitHub shows on a
+pull request ("three-dot" diff). From it:
+
+* every recipe (``models/**.yaml``/``.yml``) the change adds, modifies or renames is
+  checked at the head; deleted recipes are skipped (there is nothing left to check);
+* a changed ``taxonomy.yaml``, ``strategies/*.yaml`` or ``kv_store/*.yaml`` that still
+  exists at the head is itself checked (its loader and schema findings);
+* when ``taxonomy.yaml`` or a strategy/kv-store file changes, the entries that changed or
+  disappeared are worked out (hardware profile ids, strategy names, tasks, KV offload
+  options, and the brand/generation groups of changed hardware profiles) and every recipe
+  at the head whose data names one of them (as a mapping key or a whole string value) is
+  checked too, with the JSON pointer of the reference as the reason. Upstream's site
+  build resolves these references by exact string match (``validateHardwareKeys`` and
+  friends in ``scripts/build-recipes-api.mjs``), so exact matching is what matters.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import git
+
+from validator.context import KV_STORE, MODELS, STRATEGIES, TAXONOMY
+from validator.load import load_yaml
+from validator.source.tree import RecipeTree
+from validator.sourcemap import join_pointer
+
+CONTEXT_DIRS = (STRATEGIES, KV_STORE)
+"""Folders whose ``<name>.yaml`` files recipes reference by name."""
+
+SECTION_KINDS = {
+    "hardware_profiles": "hardware profile",
+    "tasks": "task",
+    "strategies": "strategy",
+    "kv_offload": "KV offload option",
+    "kv_offload_groups": "KV offload group",
+}
+"""Taxonomy top-level section -> what one of its entries is called in reasons."""
+
+_STATUS = {"A": "added", "M": "modified", "T": "modified", "R": "renamed", "C": "added",
+           "D": "deleted"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file the change touches.
+
+    Attributes:
+        status: ``added``, ``modified``, ``renamed`` or ``deleted``.
+        path: path at the head (the old path for ``deleted``).
+        old_path: path at the base for ``renamed``, else ``None``.
+    """
+
+    status: str
+    path: str
+    old_path: str | None = None
+
+    def describe(self) -> str:
+        """``"modified"``, ``"renamed from models/a.yaml"`` ..."""
+        return f"renamed from {self.old_path}" if self.old_path else self.status
+
+
+@dataclass(frozen=True)
+class EntryChange:
+    """A taxonomy/strategy entry that changed or disappeared.
+
+    Attributes:
+        kind: ``hardware profile``, ``strategy``, ``task``, ``hardware group`` ...
+        name: the id recipes use (``h100``, ``single_node_tp``, ``hopper``).
+        change: ``changed`` or ``removed``.
+        source: the file it is defined in (``taxonomy.yaml``, ``strategies/x.yaml``).
+    """
+
+    kind: str
+    name: str
+    change: str
+    source: str
+
+    def describe(self) -> str:
+        """``"hardware profile 'h100' (changed in taxonomy.yaml)"``."""
+        return f"{self.kind} {self.name!r} ({self.change} in {self.source})"
+
+
+@dataclass
+class Selection:
+    """The outcome: files to check with their reasons, and files skipped with why.
+
+    Attributes:
+        recipes: recipe path at the head -> reasons, in path order.
+        context_files: changed context file at the head -> reasons.
+        skipped: ``(path, why)`` of changed files not checked.
+        entries: the changed/removed context entries that selected recipes.
+        changes: every changed file.
+    """
+
+    recipes: dict[str, list[str]] = field(default_factory=dict)
+    context_files: dict[str, list[str]] = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    entries: list[EntryChange] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+
+def is_recipe_path(path: str) -> bool:
+    """Whether ``path`` is a recipe: ``models/`` and a ``.yaml``/``.yml`` name (the
+    pre-commit hook's ``^models/.*\\.ya?ml$``)."""
+    return path.startswith(MODELS + "/") and path.endswith((".yaml", ".yml"))
+
+
+def context_kind(path: str) -> str | None:
+    """``"taxonomy"``, ``"strategy"``, ``"kv_store"`` for a context file path, else ``None``."""
+    if path == TAXONOMY:
+        return "taxonomy"
+    p = PurePosixPath(path)
+    if len(p.parts) == 2 and p.suffix in (".yaml", ".yml"):
+        return {STRATEGIES: "strategy", KV_STORE: "kv_store"}.get(p.parts[0])
+    return None
+
+
+def diff_changes(repo: git.Repo, base: str, head: str) -> list[Change]:
+    """Files changed from commit ``base`` to commit ``head`` (renames detected), by path.
+
+    Raises:
+        git.GitCommandError, ValueError: a revision is not in ``repo``.
+    """
+    out: list[Change] = []
+    for d in repo.commit(base).diff(repo.commit(head)):
+        status = _STATUS.get((d.change_type or "M")[0], "modified")
+        if status == "deleted":
+            out.append(Change(status, str(d.a_path)))
+        elif status == "renamed":
+            out.append(Change(status, str(d.b_path), str(d.a_path)))
+        else:
+            out.append(Change(status, str(d.b_path or d.a_path)))
+    return sorted(out, key=lambda c: c.path)
+
+
+def matches(path: str, patterns: Sequence[str]) -> bool:
+    """Whether ``path`` falls under one of ``patterns``: a folder prefix (``models/``,
+    ``models/zai-org``) or an :mod:`fnmatch` pattern (``models/*/GLM-*.yaml``). An empty
+    sequence matches everything."""
+    if not patterns:
+        return True
+    for pat in patterns:
+        pat = pat.strip()
+        if pat in ("", ".", "./"):
+            return True
+        pat = pat.removeprefix("./")
+        if any(ch in pat for ch in "*?["):
+            if fnmatch.fnmatchcase(path, pat):
+                return True
+        elif path == pat.rstrip("/") or path.startswith(pat.rstrip("/") + "/"):
+            return True
+    return False
+
+
+# -- taxonomy / strategy entry changes --------------------------------------------------
+
+
+def _load_data(tree: RecipeTree | None, path: str) -> tuple[bool, Any]:
+    """``(present, data)``; data is ``None`` when absent or not loadable."""
+    if tree is None or not tree.exists(path):
+        return False, None
+    doc = load_yaml(tree.read(path), path)
+    return True, doc.data if doc.ok else None
+
+
+def taxonomy_entries(data: Any) -> dict[tuple[str, str], Any]:
+    """``(section, id) -> value`` for every entry of a taxonomy's data: keys of mapping
+    sections, ``id`` of list items that are mappings, and scalar list items."""
+    out: dict[tuple[str, str], Any] = {}
+    if not isinstance(data, dict):
+        return out
+    for section, value in data.items():
+        if isinstance(value, dict):
+            for key, item in value.items():
+                out[(str(section), str(key))] = item
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    out[(str(section), item["id"])] = item
+                elif isinstance(item, str | int | float | bool):
+                    out[(str(section), str(item))] = True
+    return out
+
+
+def _groups(profile: Any) -> set[str]:
+    if not isinstance(profile, dict):
+        return set()
+    return {v.lower() for k in ("brand", "generation")
+            if isinstance(v := profile.get(k), str) and v}
+
+
+def taxonomy_changes(base: RecipeTree, head: RecipeTree) -> list[EntryChange]:
+    """Entries of ``taxonomy.yaml`` changed or removed from ``base`` to ``head``.
+
+    A hardware profile that is removed or changes brand/generation also changes the
+    brand/generation groups it belonged to (recipes key ``hardware_overrides`` by them).
+    An unloadable base taxonomy makes every head entry count as changed; an unloadable
+    head taxonomy yields nothing (the taxonomy's own findings say why).
+    """
+    base_present, base_data = _load_data(base, TAXONOMY)
+    head_present, head_data = _load_data(head, TAXONOMY)
+    if head_present and head_data is None:
+        return []
+    old = taxonomy_entries(base_data)
+    new = taxonomy_entries(head_data)
+    if base_present and base_data is None:
+        old = {k: object() for k in new}  # every entry differs
+    out: list[EntryChange] = []
+    groups: set[str] = set()
+    for key in sorted(old):
+        section, name = key
+        kind = SECTION_KINDS.get(section, f"{section} entry")
+        if key not in new:
+            out.append(EntryChange(kind, name, "removed", TAXONOMY))
+        elif new[key] != old[key]:
+            out.append(EntryChange(kind, name, "changed", TAXONOMY))
+        else:
+            continue
+        if section == "hardware_profiles":
+            before, after = _groups(old[key]), _groups(new.get(key))
+            if before != after:
+                groups |= before | after
+    out += [EntryChange("hardware group", g, "changed", TAXONOMY) for g in sorted(groups)]
+    return out
+
+
+def named_file_changes(changes: Sequence[Change], base: RecipeTree,
+                       head: RecipeTree) -> list[EntryChange]:
+    """Strategies and kv-store options (file stems) that a change modified or removed."""
+    out: list[EntryChange] = []
+    for ch in changes:
+        candidates = [(ch.path, ch.status == "deleted")]
+        if ch.old_path:
+            candidates.append((ch.old_path, True))  # the old name is gone
+        for path, removed in candidates:
+            kind = context_kind(path)
+            if kind not in ("strategy", "kv_store"):
+                continue
+            label = "strategy" if kind == "strategy" else "KV store"
+            stem = PurePosixPath(path).stem
+            if removed:
+                out.append(EntryChange(label, stem, "removed", path))
+            elif ch.status == "modified" and _load_data(base, path) != _load_data(head, path):
+                # added or renamed-to names cannot break a recipe that already resolved;
+                # a change of comments or layout only is no change of the entry
+                out.append(EntryChange(label, stem, "changed", path))
+    return out
+
+
+def references(data: Any, names: set[str], pointer: str = "") -> Iterator[tuple[str, str]]:
+    """``(name, pointer)`` for every mapping key or whole string value in ``data`` that
+    equals one of ``names`` (pointer of the key's value, or of the string)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            child = join_pointer(pointer, key)
+            if key in names:
+                yield key, child
+            yield from references(value, names, child)
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from references(value, names, join_pointer(pointer, i))
+    elif isinstance(data, str) and data in names:
+        yield data, pointer
+
+
+def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
+           patterns: Sequence[str] = ()) -> Selection:
+    """Pick the files to check for ``changes`` (base = the merge base's tree).
+
+    ``patterns`` limits the recipes considered (see :func:`matches`); context files are
+    always considered.
+    """
+    sel = Selection(changes=list(changes))
+    context_changed = False
+    for ch in changes:
+        kind = context_kind(ch.path) or (context_kind(ch.old_path) if ch.old_path else None)
+        if is_recipe_path(ch.path):
+            if ch.status == "deleted":
+                sel.skipped.append((ch.path, "deleted"))
+            elif not matches(ch.path, patterns):
+                sel.skipped.append((ch.path, "outside the paths checked"))
+            else:
+                sel.recipes.setdefault(ch.path, []).append(ch.describe())
+        elif kind is not None:
+            context_changed = True
+            if ch.status == "deleted" or context_kind(ch.path) is None:
+                sel.skipped.append((ch.old_path or ch.path, "deleted"
+                                    if ch.status == "deleted" else f"renamed to {ch.path}"))
+            else:
+                sel.context_files.setdefault(ch.path, []).append(ch.describe())
+        else:
+            sel.skipped.append((ch.path, "not a recipe, taxonomy, strategy or kv-store file"))
+    if not context_changed:
+        return sel
+    entries: list[EntryChange] = []
+    if any(ch.path == TAXONOMY or ch.old_path == TAXONOMY for ch in changes):
+        entries += taxonomy_changes(base, head)
+    entries += named_file_changes(changes, base, head)
+    sel.entries = entries
+    by_name: dict[str, list[EntryChange]] = {}
+    for e in entries:
+        by_name.setdefault(e.name, []).append(e)
+    if not by_name:
+        return sel
+    for path in head.list(MODELS):
+        if not is_recipe_path(path) or not matches(path, patterns):
+            continue
+        doc = load_yaml(head.read(path), path)
+        if not doc.ok:
+            continue
+        seen: dict[str, list[str]] = {}
+        for name, pointer in references(doc.data, set(by_name)):
+            seen.setdefault(name, []).append(pointer)
+        for name, pointers in seen.items():
+            more = f" and {len(pointers) - 1} more place(s)" if len(pointers) > 1 else ""
+            for e in by_name[name]:
+                sel.recipes.setdefault(path, []).append(
+                    f"references {e.describe()} at {pointers[0]}{more}")
+    sel.recipes = dict(sorted(sel.recipes.items()))
+    return sel
