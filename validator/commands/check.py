@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from validator.checker import Checker, DocumentResult, RunResult
@@ -84,11 +85,18 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
     schema = SchemaValidator(strict=settings.strict)
     result = RunResult()
     contexts: dict[int, tuple[Context, Checker]] = {}
+    unverified: set[int] = set()
     for target in targets:
         tree: RecipeTree = target.tree
+        if id(tree) in unverified:
+            continue
         if id(tree) not in contexts:
             try:
                 ctx = build_context(tree, settings)
+            except VerificationError as exc:  # untrusted context: check nothing of the tree
+                unverified.add(id(tree))
+                result.documents.append(_unverified(tree, exc))
+                continue
             except SourceError as exc:
                 raise UsageError(str(exc)) from exc
             checker = Checker(ctx, rules, schema)
@@ -103,8 +111,7 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
         except FileNotFoundError as exc:
             raise UsageError(f"{target.path}: not found in {tree.label}") from exc
         except VerificationError as exc:  # untrusted bytes: report, check nothing else
-            bad = Provenance(target.path, "", "", commit=tree.revision)
-            result.documents.append(DocumentResult(target.path, bad, [exc.finding()]))
+            result.documents.append(_unverified(tree, exc))
             continue
         except SourceError as exc:
             raise UsageError(str(exc)) from exc
@@ -113,6 +120,13 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
             doc_result.findings + pinning_findings(prov, strict=settings.strict),
             key=Finding.sort_key)
     return result
+
+
+def _unverified(tree: RecipeTree, exc: VerificationError) -> DocumentResult:
+    """The PROV finding of a document whose bytes failed verification."""
+    prov = exc.actual or Provenance(exc.path, "", "")
+    prov = replace(prov, commit=prov.commit or tree.revision)
+    return DocumentResult(exc.path, prov, [exc.finding()])
 
 
 def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:

@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -38,6 +39,9 @@ from validator.source.verify import (
     Expectations,
     VerificationError,
 )
+
+if TYPE_CHECKING:
+    from validator.source.tree import RecipeTree
 
 LOCK_NAME = "recipes.lock.json"
 LOCK_VERSION = 1
@@ -379,3 +383,55 @@ class SnapshotTree(Expectations):
             prov = replace(prov, resolved_from=self.resolved_from)
         self.check_expected(prov)
         return prov
+
+
+DATA_FOLDERS = ("models", "strategies", "kv_store")
+"""Folders whose file list a snapshot records (recipes, strategies, kv-store options)."""
+
+CONTEXT_FILES = ("taxonomy.yaml",)
+CONTEXT_FOLDERS = ("strategies", "kv_store")
+
+
+def data_listing(tree: RecipeTree) -> list[str]:
+    """Sorted data files of ``tree``: everything under :data:`DATA_FOLDERS` plus the files
+    at the top level (``taxonomy.yaml``, ``platforms.yaml`` ...)."""
+    paths = {p for p in tree.list("") if "/" not in p}
+    for folder in DATA_FOLDERS:
+        paths.update(tree.list(folder))
+    return sorted(paths)
+
+
+def context_paths(tree: RecipeTree) -> list[str]:
+    """The context files a check of any recipe of ``tree`` reads: ``taxonomy.yaml`` and
+    the ``*.yaml`` directly in ``strategies/`` and ``kv_store/`` (as
+    :func:`validator.context.build_context` loads them)."""
+    out = [p for p in CONTEXT_FILES if tree.exists(p)]
+    for folder in CONTEXT_FOLDERS:
+        out += [p for p in tree.list(folder)
+                if p.count("/") == 1 and p.endswith((".yaml", ".yml"))]
+    return out
+
+
+def snapshot_spec(store: SnapshotStore, tree: RecipeTree, repository: str,
+                  paths: Iterable[str]) -> list[LockEntry]:
+    """Read, verify and store ``paths`` and the context files of ``tree`` (a pinned git or
+    HTTP tree of ``repository``), with the tree's data listing.
+
+    Every file is read and verified (PROV001/PROV002) before anything is written, so a
+    failure stores nothing.
+
+    Raises:
+        FileNotFoundError: a requested path is not in the commit.
+        VerificationError: a file failed verification.
+        SourceError: any other fetch failure.
+    """
+    commit = tree.revision
+    if commit is None:
+        raise SourceError(f"{tree.label}: only a pinned commit can be snapshotted")
+    wanted = list(dict.fromkeys([*paths, *context_paths(tree)]))
+    files = []
+    for path in wanted:
+        data = tree.read(path)
+        files.append((tree.provenance(path, data), data))
+    listing = TreeListing(repository=repository, commit=commit, paths=data_listing(tree))
+    return store.add(files, listing)

@@ -69,14 +69,17 @@ class VerificationError(SourceError):
         rule_id: ``PROV001``, ``PROV002`` or ``PROV003``.
         path: repository-relative path of the document.
         hint: what to do about it.
+        actual: digests of the bytes that failed, when known.
     """
 
-    def __init__(self, rule_id: str, path: str, message: str, hint: str | None = None) -> None:
+    def __init__(self, rule_id: str, path: str, message: str, hint: str | None = None,
+                 actual: Provenance | None = None) -> None:
         super().__init__(f"{path}: {rule_id} {message}")
         self.rule_id = rule_id
         self.path = path
         self.detail = message
         self.hint = hint
+        self.actual = actual
 
     def finding(self) -> Finding:
         """The error as a finding on line 1 of the document (pointer ``""``)."""
@@ -105,7 +108,8 @@ def check_blob(path: str, data: bytes, tree_blob: str, where: str) -> Provenance
             BLOB_MISMATCH.id, path,
             f"bytes from {where} have git blob id {prov.git_blob} ({len(data)} bytes) but the "
             f"commit's tree records {tree_blob}",
-            "the download was truncated or altered; fetch again from a trusted source")
+            "the download was truncated or altered; fetch again from a trusted source",
+            actual=prov)
     return prov
 
 
@@ -120,7 +124,8 @@ def check_sha256(prov: Provenance, expected: str, origin: str) -> None:
             SHA256_MISMATCH.id, prov.path,
             f"SHA-256 is {prov.sha256} but {origin} expects {expected.lower()}"
             + (f" (commit {prov.commit})" if prov.commit else ""),
-            "check the pinned commit and the expected digest; a commit's file never changes")
+            "check the pinned commit and the expected digest; a commit's file never changes",
+            actual=prov)
 
 
 def pinning_findings(prov: Provenance, *, strict: bool = False) -> list[Finding]:
