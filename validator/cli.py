@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fetch": ("validator.commands.fetch", "fetch pinned recipes + context, verify, snapshot"),
     "snapshot": ("validator.commands.snapshot", "verify or list the recipe snapshot store"),
     "data": ("validator.commands.data", "refresh vendored data (vLLM release list)"),
+    "record": ("validator.commands.record", "one evidence record for OWNER/REPO@REV:PATH"),
+    "publish": ("validator.commands.publish", "publish records for every recipe of a lock file"),
 }
 """Subcommand name -> (module, one-line help)."""
 
