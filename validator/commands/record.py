@@ -1,0 +1,103 @@
+"""``recipe-check record SPEC``: one evidence record for one pinned document.
+
+SPEC is ``OWNER/REPO@REV:PATH`` (see :mod:`validator.source.spec`); the document is read
+with the git backend (default), over HTTP, from the snapshot store (``--offline``), or --
+with ``--manifest FILE`` -- from single files listed in a manifest and read in place
+(:class:`validator.evidence.sources.ManifestTree`). The record is validated against
+``schemas/record.schema.json`` before it is written. ``--attestation`` wraps it in an
+in-toto Statement v1. ``--print-schema`` prints the record schema generated from the
+model (redirect it to ``schemas/record.schema.json`` to regenerate the checked-in file).
+
+Exit codes: 0 record written (whatever the findings in it), 2 usage, input or I/O failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from validator.cli import UsageError
+from validator.context import Settings
+from validator.source.options import add_fetch_arguments, fetch_options_from
+from validator.source.tree import RecipeTree, SourceError
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def checked_on(value: str | None) -> str:
+    """``value`` checked as ``YYYY-MM-DD`` (a real date), or today's UTC date.
+
+    Raises:
+        UsageError: not a valid date.
+    """
+    if value is None:
+        return datetime.now(UTC).date().isoformat()
+    if not _DATE.match(value):
+        raise UsageError(f"--checked-on {value!r}: expected YYYY-MM-DD")
+    try:
+        datetime.strptime(value, "%Y-%m-%d")
+    except ValueError as exc:
+        raise UsageError(f"--checked-on {value!r}: {exc}") from exc
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``record``."""
+    parser.add_argument("spec", nargs="?", metavar="SPEC", help="OWNER/REPO@REV:PATH")
+    parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
+                        help="date the record states it was checked (default: today, UTC)")
+    parser.add_argument("--output", type=Path, help="write here instead of stdout")
+    parser.add_argument("--attestation", action="store_true",
+                        help="wrap the record in an in-toto Statement v1")
+    parser.add_argument("--manifest", type=Path, metavar="FILE",
+                        help="read single files listed in this MANIFEST.json (in place)")
+    parser.add_argument("--print-schema", action="store_true",
+                        help="print the record JSON Schema generated from the model")
+    add_fetch_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build, validate and write one record; 0 on success."""
+    from validator.evidence.model import schema_text
+
+    if args.print_schema:
+        sys.stdout.write(schema_text())
+        return 0
+    if not args.spec:
+        raise UsageError("record needs SPEC (OWNER/REPO@REV:PATH)")
+    from validator.evidence.attest import statement_bytes
+    from validator.evidence.record import RecordError, build_record, record_bytes
+    from validator.source.spec import parse_spec
+
+    date = checked_on(args.checked_on)
+    try:
+        spec = parse_spec(args.spec)
+        tree: RecipeTree
+        if args.manifest is not None:
+            from validator.evidence.sources import ManifestTree
+
+            if not spec.pinned:
+                raise UsageError(f"{args.spec}: a manifest names full commit ids only")
+            tree = ManifestTree(args.manifest, spec.repository, spec.rev)
+            path = spec.path
+        else:
+            from validator.source.spec import open_spec
+
+            options = fetch_options_from(args)
+            tree, path = open_spec(spec, options)
+        record = build_record(tree, path, checked_on=date,
+                              settings=Settings(offline=True))
+    except (SourceError, RecordError) as exc:
+        raise UsageError(str(exc)) from exc
+    data = statement_bytes(record) if args.attestation else record_bytes(record)
+    if args.output:
+        from validator.evidence.publish import atomic_write
+
+        atomic_write(args.output, data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0

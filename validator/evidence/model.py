@@ -1,0 +1,325 @@
+"""The record model: one evidence-classified reference record per ``(repository, commit,
+path)``.
+
+``schemas/record.schema.json`` is generated from :class:`Record` (``model_json_schema()``
+plus the 2020-12 ``$schema``; ``recipe-check record --print-schema`` or
+``python scripts/gen_record_schema.py`` rewrite it) and every record is validated against
+that file with :mod:`jsonschema` before it is written (:func:`validate_record`).
+
+Field meanings follow the curated catalogue records this project replaces (identity,
+artifact, runtime, hardware topics, deployment options per variant, recipe parameters,
+source, license scope, notes and limitations, editorial), plus ``facts`` (each with an
+evidence class and a line-anchored ``evidence_url``), ``reported_results`` (figures the
+guide reports; never measurements of ours) and ``validation`` (what checked it, with what
+data, and what it found).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "record.schema.json"
+SCHEMA_ID = "https://github.com/recipe-check/recipe-check/schemas/record.schema.json"
+RECORD_FORMAT = "recipe-check/record/v1"
+PREDICATE_TYPE = "https://github.com/recipe-check/recipe-check/attestation/record/v1"
+"""in-toto ``predicateType`` of an attested record (see :mod:`validator.evidence.attest`)."""
+
+Classification = Literal["recipe_declaration", "maintainer_verified", "derived",
+                         "source_reported"]
+"""Evidence classes: what the recipe declares; what a maintainer marked as verified (a
+``verified`` hardware or kv-offload status); what this tool computed from declarations
+(with the rule it followed); what the guide's prose reports (figures, never measured by
+us)."""
+
+EVIDENCE_URL = r"^https://github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/.+#L[0-9]+(-L[0-9]+)?$"
+SHA256 = r"^[0-9a-f]{64}$"
+GIT_ID = r"^[0-9a-f]{40}$"
+DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Citation(_Strict):
+    """One cited node: ``url`` anchors the line(s); ``value`` is what stands there."""
+
+    url: str = Field(pattern=EVIDENCE_URL)
+    pointer: str = Field(description="JSON Pointer of the node in the cited document")
+    value: JsonValue = Field(description="the value the cited line(s) state")
+    source_document_sha256: str = Field(pattern=SHA256)
+
+
+class Fact(_Strict):
+    """One fact about the recipe.
+
+    ``evidence_url`` is the line (or ``#La-Lb`` range) of the node that states ``value``.
+    A ``derived`` fact names the rule it followed in ``derivation`` and cites every input
+    in ``derived_from``; its value is found in the union of those lines.
+    """
+
+    name: str
+    value: JsonValue
+    classification: Classification
+    evidence_url: str = Field(pattern=EVIDENCE_URL)
+    pointer: str
+    source_document_sha256: str = Field(pattern=SHA256)
+    derivation: str | None = None
+    derived_from: list[Citation] = Field(default_factory=list)
+
+
+class ReportedResult(_Strict):
+    """A figure the source document reports. Never a measurement of this tool or its
+    publisher: ``measured_by_publisher`` is always false."""
+
+    metric: Literal["kv_cache_tokens", "max_concurrency", "acceptance_length",
+                    "acceptance_rate", "throughput", "latency", "accuracy"]
+    label: str = Field(description="what the figure is of, in the source's own words")
+    quoted: str = Field(description="the figure exactly as written in the source")
+    value: float
+    unit: str
+    conditions: dict[str, str] = Field(
+        description="conditions stated nearby: heading, command, hardware, table row")
+    classification: Literal["source_reported"] = "source_reported"
+    evidence_url: str = Field(pattern=EVIDENCE_URL)
+    source_document_sha256: str = Field(pattern=SHA256)
+    measured_by_publisher: Literal[False] = False
+
+
+class Paragraph(_Strict):
+    """One generated paragraph and the lines it rests on."""
+
+    text: str
+    citations: list[str] = Field(min_length=1)
+
+
+class Section(_Strict):
+    """One editorial section generated from a template."""
+
+    heading: str
+    paragraphs: list[Paragraph]
+
+
+class Editorial(_Strict):
+    """Template-generated text. ``creation_method`` says how it was made: from the source
+    document, without running the model."""
+
+    byline: str
+    creation_method: str
+    generated_on: str = Field(pattern=DATE)
+    answer: Paragraph
+    sections: list[Section]
+
+
+class ModelArtifact(_Strict):
+    """The checkpoint the default variant serves."""
+
+    id: str | None
+    revision: str | None = Field(description="weights revision; recipes do not pin one")
+    format: str | None = Field(description="precision label of the default variant")
+
+
+class DeploymentOption(_Strict):
+    """One variant of the recipe."""
+
+    variant: str
+    model_id: str | None
+    model_id_inherited: bool = Field(description="true when the variant names no model_id "
+                                     "and serves model.model_id")
+    precision: str | None
+    description: str | None
+    supported_hardware: list[str] | None = Field(description="variant allowlist; null = none")
+    model_revision: str | None
+    declared_planning_minimum_gb: float | None
+    minimum_runtime_version: str | None = Field(
+        description="effective minimum vLLM version for this variant (derived)")
+    extra_args: list[str]
+    tensor_parallel_by_hardware: JsonValue = None
+    features_on_by_default: list[str]
+    features_opt_in: list[str]
+    compatible_hardware: list[str] | None = Field(
+        description="taxonomy profiles the variant may run on (null when the taxonomy of "
+                    "this revision is unavailable)")
+    single_node_hardware: list[str] | None = Field(
+        description="of those, profiles whose one node holds the planning minimum")
+
+
+class HardwareClaim(_Strict):
+    """A ``meta.hardware`` status."""
+
+    profile: str
+    maintainer_status: str
+
+
+class RecipeParameters(_Strict):
+    """Model-wide declarations."""
+
+    minimum_runtime_version: str | None
+    effective_default_minimum_runtime_version: str | None
+    nightly_required: bool
+    model_context_limit_tokens: int | None
+    architecture: str | None
+    parameter_count: str | None
+    active_parameters: str | None
+    base_args: list[str]
+    docker_images: dict[str, str]
+    compatible_strategies: list[str]
+    features: list[str]
+    opt_in_features: list[str]
+    default_variant: str | None
+    hardware_claims: list[HardwareClaim]
+    kv_offload_support: dict[str, str]
+    recipe_added_on: str | None
+    recipe_updated_on: str | None
+
+
+class Source(_Strict):
+    """Where the document came from, pinned."""
+
+    publisher: str
+    platform: Literal["github"] = "github"
+    url: str
+    repository: str
+    revision: str = Field(pattern=GIT_ID)
+    resolved_from: str | None
+    document_path: str
+    pinned_url: str
+    document_sha256: str = Field(pattern=SHA256)
+    git_blob: str = Field(pattern=GIT_ID)
+    last_commit: str | None
+    last_commit_at: str | None
+    checked_on: str = Field(pattern=DATE)
+
+
+class ContextFile(_Strict):
+    """A context file (taxonomy, strategies) and whether it is of the document's revision."""
+
+    name: str
+    status: Literal["same_revision", "unavailable"]
+    revision: str | None
+    sha256: str | None = None
+    note: str | None = None
+
+
+class License(_Strict):
+    """What the repository license covers."""
+
+    declared_spdx: str | None
+    evidence_url: str | None
+    scope: str
+
+
+class ToolInfo(_Strict):
+    """The tool that produced the record."""
+
+    name: str
+    version: str
+
+
+class DataInput(_Strict):
+    """A data input of the checker (CLI registry, release list) with its digest."""
+
+    name: str
+    status: Literal["used", "unavailable"]
+    version: str | None = None
+    path: str | None = None
+    sha256: str | None = None
+    note: str | None = None
+
+
+class RecordFinding(_Strict):
+    """One finding of the full checker on the document."""
+
+    rule: str
+    severity: Literal["error", "warning", "info"]
+    pointer: str
+    line: int
+    column: int
+    message: str
+    hint: str | None
+    evidence_url: str | None
+
+
+class Validation(_Strict):
+    """How the document was checked and what the checker found."""
+
+    tool: ToolInfo
+    rules_run: int
+    rules_skipped: list[str] = Field(description="rules not run because they need context "
+                                     "files of this revision that are unavailable")
+    context: list[ContextFile]
+    inputs: list[DataInput]
+    findings: list[RecordFinding]
+    summary: dict[str, int]
+
+
+class Record(_Strict):
+    """One evidence-classified reference record."""
+
+    format: Literal["recipe-check/record/v1"] = "recipe-check/record/v1"
+    id: str
+    title: str
+    kind: Literal["deployment"] = "deployment"
+    record_type: Literal["curated_reference"] = "curated_reference"
+    source_type: Literal["maintainer_recipe"] = "maintainer_recipe"
+    runtime: Literal["vLLM"] = "vLLM"
+    model_label: str | None
+    model_provider: str | None
+    model_id: str | None
+    model_artifact: ModelArtifact
+    hardware_topics: list[str] | None
+    evidence_state: Literal["source_reported"] = "source_reported"
+    site_reproduced: Literal[False] = False
+    performance_ranking_allowed: Literal[False] = False
+    deployment_options: list[DeploymentOption]
+    recipe_parameters: RecipeParameters
+    source: Source
+    license: License
+    notes: list[str]
+    limitations: list[str]
+    facts: list[Fact]
+    reported_results: list[ReportedResult]
+    editorial: Editorial
+    validation: Validation
+
+
+def record_json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of :class:`Record`, as checked in at
+    ``schemas/record.schema.json``."""
+    schema = Record.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            **schema}
+
+
+def schema_text() -> str:
+    """:func:`record_json_schema` serialised exactly as the checked-in file."""
+    return json.dumps(record_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text("utf-8"))
+    return Draft202012Validator(schema)
+
+
+class RecordInvalid(ValueError):
+    """A record does not match ``schemas/record.schema.json`` (a bug in recipe-check)."""
+
+
+def validate_record(data: dict[str, Any]) -> None:
+    """Validate a record (plain JSON data) against the checked-in schema file.
+
+    Raises:
+        RecordInvalid: the first few violations, each with its JSON path.
+    """
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        detail = "; ".join(f"/{'/'.join(str(p) for p in e.absolute_path)}: {e.message}"
+                           for e in errors[:5])
+        raise RecordInvalid(f"record does not match {SCHEMA_PATH.name}: {detail}")

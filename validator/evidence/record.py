@@ -1,0 +1,407 @@
+"""Assemble one evidence record for one ``(repository, commit, path)``.
+
+Pipeline: read the bytes and their provenance from a pinned
+:class:`~validator.source.tree.RecipeTree` -> load (data + source map) -> build the context
+of the same revision -> run the full checker -> facts, reported figures, editorial ->
+:class:`~validator.evidence.model.Record`, validated against
+``schemas/record.schema.json`` by :func:`record_bytes`.
+
+Determinism: the record depends only on the bytes of the tree, the checked-on date and
+the tool's own data (rules, CLI registry, release list); lists are in document order or
+sorted, and :func:`record_bytes` serialises with sorted keys. No clock is read.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from validator import __version__
+from validator.checker import Checker, RunResult
+from validator.checks._data import as_dict, as_list, get
+from validator.context import Context, Settings, build_context
+from validator.evidence.cite import Citer, blob_url
+from validator.evidence.editorial import EditorialInput, build_editorial
+from validator.evidence.facts import FactBuilder
+from validator.evidence.model import (
+    ContextFile,
+    DataInput,
+    DeploymentOption,
+    HardwareClaim,
+    License,
+    ModelArtifact,
+    RecipeParameters,
+    Record,
+    RecordFinding,
+    Source,
+    ToolInfo,
+    Validation,
+    validate_record,
+)
+from validator.evidence.reported import reported_results
+from validator.findings import Finding
+from validator.load import LoadedDocument, load_yaml
+from validator.rules import Rule
+from validator.schema import SchemaValidator
+from validator.source.provenance import Provenance
+from validator.source.tree import RecipeTree, SourceError
+
+TAXONOMY = "taxonomy.yaml"
+LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
+_SPDX_HINTS = (("Apache License", "Version 2.0", "Apache-2.0"), ("MIT License", "", "MIT"))
+
+
+class RecordError(Exception):
+    """No record can be made (unpinned source, unreadable or unparseable document). The
+    message names the file (and line, for YAML errors)."""
+
+
+@dataclass(frozen=True)
+class ContextStatus:
+    """Whether the context files are of the document's own revision."""
+
+    taxonomy: bool
+    strategies: bool
+    other_taxonomy_revisions: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Both taxonomy and strategies are available at the same revision."""
+        return self.taxonomy and self.strategies
+
+
+def needs_context(rule: Rule) -> bool:
+    """Whether a check rule's function reads the :class:`Context` beyond ``ctx.settings``
+    (found by walking its source's syntax tree; a rule passing ``ctx`` on counts as
+    reading it). Such rules are not run when the revision's context files are missing,
+    since their findings would describe the missing files, not the document."""
+    if rule.check is None:
+        return False
+    try:
+        source = textwrap.dedent(inspect.getsource(rule.check))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return True
+    fn = tree.body[0]
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or len(fn.args.args) < 2:
+        return True
+    ctx_name = fn.args.args[1].arg
+    settings_uses = set()
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id == ctx_name and node.attr == "settings"):
+            settings_uses.add(id(node.value))
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id == ctx_name and \
+                    id(node) not in settings_uses:
+                return True
+    return False
+
+
+def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provenance,
+           status: ContextStatus) -> tuple[list[Finding], int, list[str]]:
+    from validator.checks.registry import check_rules
+
+    rules = check_rules()
+    skipped: list[str] = []
+    if not status.complete:
+        skipped = [r.id for r in rules if needs_context(r)]
+        rules = [r for r in rules if r.id not in skipped]
+    result = RunResult()
+    checker = Checker(ctx, rules, SchemaValidator(strict=ctx.settings.strict))
+    doc_result = checker.check_recipe(path, data, prov, result)
+    if result.internal_errors:
+        raise RecordError("; ".join(result.internal_errors))
+    return doc_result.findings, len(rules), sorted(skipped)
+
+
+def _inputs(min_version: str | None, settings: Settings) -> list[DataInput]:
+    out: list[DataInput] = []
+    try:
+        from validator.releases import ReleaseListError, load_release_list
+
+        try:
+            rl = load_release_list(online=False)
+            desc = rl.describe()
+            out.append(DataInput(name="vllm-release-list", status="used",
+                                 version=desc.get("latest"), sha256=rl.sha256,
+                                 path=f"snapshots/{rl.origin.rsplit('/', 1)[-1]}",
+                                 note=f"{desc.get('releases')} releases ({rl.source})"))
+        except ReleaseListError as exc:
+            out.append(DataInput(name="vllm-release-list", status="unavailable",
+                                 note=str(exc)))
+    except ImportError:  # pragma: no cover - older trees
+        out.append(DataInput(name="vllm-release-list", status="unavailable",
+                             note="release list module not installed"))
+    try:
+        from validator.vllm_cli.registry import RegistryError, nearest
+
+        if min_version is None or min_version == "nightly":
+            out.append(DataInput(name="vllm-cli-registry", status="unavailable",
+                                 note=f"no released minimum version to select a registry "
+                                      f"({min_version or 'none declared'})"))
+        else:
+            try:
+                reg = nearest(min_version)
+                out.append(DataInput(name="vllm-cli-registry", status="used",
+                                     version=reg.version, sha256=reg.sha256,
+                                     path=f"snapshots/vllm-cli/{reg.version}.json",
+                                     note=f"vendored registry nearest at or below vLLM "
+                                          f"{min_version}"))
+            except (RegistryError, ValueError) as exc:
+                out.append(DataInput(name="vllm-cli-registry", status="unavailable",
+                                     note=str(exc)))
+    except ImportError:  # pragma: no cover
+        out.append(DataInput(name="vllm-cli-registry", status="unavailable",
+                             note="CLI registry module not installed"))
+    return out
+
+
+def _license(tree: RecipeTree, repository: str, commit: str) -> License:
+    scope = ("The repository license covers the recipe document only; model weights and "
+             "converted checkpoints carry their own terms.")
+    for name in LICENSE_FILES:
+        if not tree.exists(name):
+            continue
+        try:
+            text = tree.read(name).decode("utf-8", "replace")
+        except (OSError, SourceError):
+            continue
+        head = text.splitlines()[:20]
+        for first, second, spdx in _SPDX_HINTS:
+            idx = next((i for i, ln in enumerate(head) if first in ln), None)
+            if idx is not None and (not second or any(second in ln for ln in head)):
+                return License(declared_spdx=spdx, scope=scope,
+                               evidence_url=blob_url(repository, commit, name, idx + 1))
+    return License(declared_spdx=None, evidence_url=None,
+                   scope="Not determined: no license file was available at this revision "
+                         "in the source read. " + scope)
+
+
+def _finding(f: Finding, cite: Citer) -> RecordFinding:
+    return RecordFinding(rule=f.rule, severity=f.severity.value, pointer=f.pointer,
+                         line=f.line, column=f.column, message=f.message, hint=f.hint,
+                         evidence_url=cite.url(f.line) if f.line > 0 else None)
+
+
+def _str_list(value: Any) -> list[str]:
+    return [str(v) for v in as_list(value)]
+
+
+def build_record(tree: RecipeTree, path: str, *, checked_on: str,
+                 settings: Settings | None = None) -> Record:
+    """The record of ``path`` in ``tree`` (a pinned revision).
+
+    Args:
+        tree: a tree with a full commit (git, snapshot, manifest).
+        path: repository-relative recipe path.
+        checked_on: ``YYYY-MM-DD``, the only date the record carries besides the source's.
+        settings: checker settings (offline, strict...).
+
+    Raises:
+        RecordError: unpinned tree, missing file, or a document that is not a YAML mapping.
+    """
+    settings = settings or Settings(offline=True)
+    try:
+        data = tree.read(path)
+    except FileNotFoundError as exc:
+        raise RecordError(f"{path}: not found in {tree.label}") from exc
+    prov = tree.provenance(path, data)
+    if prov.repository is None or prov.commit is None:
+        raise RecordError(f"{path}: records need a pinned repository and commit "
+                          f"(use OWNER/REPO@COMMIT:PATH); {tree.label} has none")
+    repo, commit = prov.repository, prov.commit
+    doc = load_yaml(data, path, max_bytes=settings.max_bytes)
+    if not doc.ok:
+        first = doc.findings[0] if doc.findings else None
+        where = f"{path}:{first.line}" if first else path
+        raise RecordError(f"{where}: cannot make a record: "
+                          f"{first.message if first else 'not a YAML mapping'}")
+    cite = Citer(repo, commit, doc, prov.sha256)
+    first_line = cite.url(1)
+
+    other: tuple[str, ...] = ()
+    others = getattr(tree, "other_revisions", None)
+    if callable(others):
+        other = tuple(others(TAXONOMY))
+    status = ContextStatus(taxonomy=tree.exists(TAXONOMY),
+                           strategies=bool(tree.list("strategies")),
+                           other_taxonomy_revisions=other)
+    ctx = build_context(tree, settings)
+    tax_cite: Citer | None = None
+    tax_sha: str | None = None
+    if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:
+        tax_bytes = tree.read(TAXONOMY)
+        tax_sha = Provenance.of_bytes(TAXONOMY, tax_bytes).sha256
+        tax_cite = Citer(repo, commit, ctx.taxonomy, tax_sha)
+
+    findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
+    rec_findings = [_finding(f, cite) for f in findings]
+
+    version_sources = _version_sources(doc, ctx)
+    facts = FactBuilder(cite, tax_cite, version_sources).build()
+    results = reported_results(cite)
+
+    context_note = None
+    if not status.complete:
+        parts = []
+        if not status.taxonomy:
+            parts.append("taxonomy.yaml")
+        if not status.strategies:
+            parts.append("strategies/")
+        context_note = (f"The context files ({' and '.join(parts)}) of commit {commit[:12]} "
+                        "were not available, so compatible-hardware and single-node facts "
+                        "are left out and rules that read them were not run")
+        if other:
+            context_note += (f"; a taxonomy exists only at other commits "
+                             f"({', '.join(c[:12] for c in other)}) and was not used")
+        context_note += "."
+
+    d = doc.data
+    dv = facts.default_variant
+    dvf = facts.variants.get(dv) if dv else None
+    options = []
+    for name, vf in facts.variants.items():
+        v = as_dict(get(d, "variants", name))
+        gb = v.get("vram_minimum_gb")
+        options.append(DeploymentOption(
+            variant=name, model_id=vf.model_id, model_id_inherited=vf.model_id_inherited,
+            precision=v.get("precision") if isinstance(v.get("precision"), str) else None,
+            description=v.get("description") if isinstance(v.get("description"), str)
+            else None,
+            supported_hardware=_str_list(v["supported_hardware"])
+            if isinstance(v.get("supported_hardware"), list) else None,
+            model_revision=None,
+            declared_planning_minimum_gb=float(gb) if isinstance(gb, int | float)
+            and not isinstance(gb, bool) else None,
+            minimum_runtime_version=vf.min_version,
+            extra_args=_str_list(v.get("extra_args")),
+            tensor_parallel_by_hardware=v.get("tp"),
+            features_on_by_default=vf.on_by_default, features_opt_in=vf.opt_in,
+            compatible_hardware=vf.compatible_hardware,
+            single_node_hardware=vf.single_node_hardware))
+
+    model = as_dict(get(d, "model"))
+    meta = as_dict(get(d, "meta"))
+    image = model.get("docker_image")
+    images = ({"default": image} if isinstance(image, str) else
+              {k: str(v) for k, v in as_dict(image).items() if isinstance(v, str)})
+    ctx_len = model.get("context_length")
+    params = RecipeParameters(
+        minimum_runtime_version=_opt_str(model.get("min_vllm_version")),
+        effective_default_minimum_runtime_version=dvf.min_version if dvf else None,
+        nightly_required=model.get("nightly_required") is True,
+        model_context_limit_tokens=ctx_len if isinstance(ctx_len, int)
+        and not isinstance(ctx_len, bool) else None,
+        architecture=_opt_str(model.get("architecture")),
+        parameter_count=_opt_str(model.get("parameter_count")),
+        active_parameters=_opt_str(model.get("active_parameters")),
+        base_args=_str_list(model.get("base_args")), docker_images=images,
+        compatible_strategies=_str_list(get(d, "compatible_strategies")),
+        features=list(as_dict(get(d, "features"))),
+        opt_in_features=_str_list(get(d, "opt_in_features")),
+        default_variant=dv,
+        hardware_claims=[HardwareClaim(profile=k, maintainer_status=str(v))
+                         for k, v in as_dict(meta.get("hardware")).items()],
+        kv_offload_support={k: str(v) for k, v in as_dict(get(d, "kv_offload_support")).items()},
+        recipe_added_on=_opt_str(meta.get("date_added")),
+        recipe_updated_on=_opt_str(meta.get("date_updated")),
+    )
+    topics = None
+    if tax_cite is not None:
+        profiles = ctx.hardware_profiles
+        topics = sorted({str(profiles[h].get("brand")).lower() for h in as_dict(
+            meta.get("hardware")) if h in profiles and profiles[h].get("brand")})
+    source = Source(
+        publisher=repo.split("/")[0], url=f"https://github.com/{repo}", repository=repo,
+        revision=commit, resolved_from=prov.resolved_from, document_path=path,
+        pinned_url=cite.pinned_url(), document_sha256=prov.sha256, git_blob=prov.git_blob,
+        last_commit=prov.last_commit, last_commit_at=prov.last_commit_date,
+        checked_on=checked_on)
+    context_files = [
+        ContextFile(name=TAXONOMY, status="same_revision", revision=commit, sha256=tax_sha)
+        if tax_cite is not None else
+        ContextFile(name=TAXONOMY, status="unavailable", revision=None,
+                    note=(f"taxonomy.yaml exists only at other commits "
+                          f"({', '.join(other)}); not used") if other else
+                    "no taxonomy.yaml at this revision"),
+        ContextFile(name="strategies/", status="same_revision" if status.strategies
+                    else "unavailable", revision=commit if status.strategies else None,
+                    note=None if status.strategies else "no strategies at this revision"),
+    ]
+    counts = {"errors": 0, "warnings": 0, "infos": 0}
+    for f in rec_findings:
+        counts[f.severity + "s"] += 1
+    validation = Validation(
+        tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
+        rules_skipped=skipped, context=context_files,
+        inputs=_inputs(dvf.min_version if dvf else None, settings),
+        findings=rec_findings, summary=counts)
+    editorial = build_editorial(EditorialInput(
+        facts=facts.facts, derived=facts, findings=rec_findings, first_line_url=first_line,
+        commit=commit, path=path, sha256=prov.sha256, git_blob=prov.git_blob,
+        checked_on=checked_on, context_note=context_note))
+    notes = [
+        f"Model-wide minimum vLLM version: {params.minimum_runtime_version or 'not stated'}; "
+        f"effective for the default variant: "
+        f"{params.effective_default_minimum_runtime_version or 'not stated'}.",
+        f"Default artifact: {dvf.model_id if dvf else 'none'} (variant {dv}).",
+        f"Features on by default: {', '.join(facts.default_features) or 'none'}; opt-in: "
+        f"{', '.join(facts.default_opt_in) or 'none'}.",
+        "Variant, hardware and feature settings are the recipe's declarations; combine the "
+        "layers for one selection before using them as a launch command.",
+    ]
+    limitations = [
+        "No model was run for this record; reported_results are the guide's own figures.",
+        "The recipe does not pin a weights revision or a container digest.",
+        "Planning minimums are declared weights budgets, not measured peak memory.",
+    ]
+    if context_note:
+        limitations.append(context_note)
+    title = meta.get("title") if isinstance(meta.get("title"), str) else path
+    return Record(
+        id=f"{repo}@{commit}:{path}", title=f"{title}: vLLM recipe at {commit[:12]}",
+        model_label=_opt_str(meta.get("title")), model_provider=_opt_str(meta.get("provider")),
+        model_id=_opt_str(model.get("model_id")),
+        model_artifact=ModelArtifact(id=dvf.model_id if dvf else None, revision=None,
+                                     format=options[0].precision if options and dv ==
+                                     options[0].variant else _opt_str(
+                                         get(d, "variants", dv or "", "precision"))),
+        hardware_topics=topics, deployment_options=options, recipe_parameters=params,
+        source=source, license=_license(tree, repo, commit), notes=notes,
+        limitations=limitations, facts=facts.facts, reported_results=results,
+        editorial=editorial, validation=validation)
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _version_sources(doc: LoadedDocument, ctx: Context) -> dict[str, list[tuple[str, str]]]:
+    """Per variant, ``(pointer, raw)`` of its minimum versions, the effective one first
+    (:func:`validator.checks.versions.version_sources`; only those in the recipe itself)."""
+    from validator.checks.versions import version_key, version_sources
+
+    out: dict[str, list[tuple[str, str]]] = {}
+    for variant in as_dict(get(doc.data, "variants")):
+        found = [s for s in version_sources(doc, ctx, variant) if s.path == doc.path]
+        found.sort(key=lambda s: version_key(s.value), reverse=True)
+        out[variant] = [(s.pointer, s.raw) for s in found]
+    return out
+
+
+def record_bytes(record: Record) -> bytes:
+    """Canonical bytes of a record (sorted keys, 2-space indent, UTF-8, final newline),
+    after validating it against ``schemas/record.schema.json``.
+
+    Raises:
+        RecordInvalid: the record does not match the schema.
+    """
+    data = record.model_dump(mode="json")
+    validate_record(data)
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
