@@ -260,11 +260,6 @@ def test_fixture_recipe_is_valid() -> None:
         ({"variants__default": None}, ("/variants", "required", "default")),
         ({"meta__date_added": None}, ("/meta", "required", "date_added")),
         ({"meta__tasks": ["omni"]}, ("", "required", "omni")),
-        ({"features__reasoning__modes": {"a": {"args": ["--x"]}}},
-         ("/features/reasoning", "not", json.dumps({
-             "description": "Splits thinking from the answer.",
-             "args": ["--reasoning-parser", "example"],
-             "modes": {"a": {"args": ["--x"]}}}))),
         ({"variants__fp8__tp": {"h200": 0}}, ("/variants/fp8/tp/h200", "minimum", "0")),
     ],
 )
