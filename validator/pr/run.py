@@ -225,5 +225,6 @@ def pr_context(revs: Revisions, sel: Selection, repository: str | None,
         "files": [f for f in files if f["path"] not in skipped_paths],
         "skipped": [{"path": p, "why": w} for p, w in sel.skipped],
         "changed_entries": [{"kind": e.kind, "name": e.name, "change": e.change,
-                             "source": e.source} for e in sel.entries],
+                             "source": e.source, "fields": list(e.fields)}
+                            for e in sel.entries],
     }

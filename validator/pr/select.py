@@ -74,18 +74,22 @@ class EntryChange:
     Attributes:
         kind: ``hardware profile``, ``strategy``, ``task``, ``hardware group`` ...
         name: the id recipes use (``h100``, ``single_node_tp``, ``hopper``).
-        change: ``changed`` or ``removed``.
+        change: ``changed``, ``removed`` or ``added`` (added entries select no recipe;
+            they are listed to describe the change).
         source: the file it is defined in (``taxonomy.yaml``, ``strategies/x.yaml``).
+        fields: for a changed mapping entry, the keys whose values differ.
     """
 
     kind: str
     name: str
     change: str
     source: str
+    fields: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        """``"hardware profile 'h100' (changed in taxonomy.yaml)"``."""
-        return f"{self.kind} {self.name!r} ({self.change} in {self.source})"
+        """``"hardware profile 'h100' (changed in taxonomy.yaml: vram_gb)"``."""
+        what = f": {', '.join(self.fields)}" if self.fields else ""
+        return f"{self.kind} {self.name!r} ({self.change} in {self.source}{what})"
 
 
 @dataclass
@@ -197,8 +201,14 @@ def _groups(profile: Any) -> set[str]:
             if isinstance(v := profile.get(k), str) and v}
 
 
+def _changed_fields(old: Any, new: Any) -> tuple[str, ...]:
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return ()
+    return tuple(sorted(str(k) for k in old.keys() | new.keys() if old.get(k) != new.get(k)))
+
+
 def taxonomy_changes(base: RecipeTree, head: RecipeTree) -> list[EntryChange]:
-    """Entries of ``taxonomy.yaml`` changed or removed from ``base`` to ``head``.
+    """Entries of ``taxonomy.yaml`` changed, removed or added from ``base`` to ``head``.
 
     A hardware profile that is removed or changes brand/generation also changes the
     brand/generation groups it belonged to (recipes key ``hardware_overrides`` by them).
@@ -221,7 +231,8 @@ def taxonomy_changes(base: RecipeTree, head: RecipeTree) -> list[EntryChange]:
         if key not in new:
             out.append(EntryChange(kind, name, "removed", TAXONOMY))
         elif new[key] != old[key]:
-            out.append(EntryChange(kind, name, "changed", TAXONOMY))
+            out.append(EntryChange(kind, name, "changed", TAXONOMY,
+                                   _changed_fields(old[key], new[key])))
         else:
             continue
         if section == "hardware_profiles":
@@ -229,6 +240,8 @@ def taxonomy_changes(base: RecipeTree, head: RecipeTree) -> list[EntryChange]:
             if before != after:
                 groups |= before | after
     out += [EntryChange("hardware group", g, "changed", TAXONOMY) for g in sorted(groups)]
+    out += [EntryChange(SECTION_KINDS.get(section, f"{section} entry"), name, "added", TAXONOMY)
+            for section, name in sorted(new.keys() - old.keys())]
     return out
 
 
@@ -305,9 +318,16 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
         entries += taxonomy_changes(base, head)
     entries += named_file_changes(changes, base, head)
     sel.entries = entries
+    for path, reasons in sel.context_files.items():
+        for change in ("changed", "removed", "added"):
+            names = [f"{e.kind} {e.name!r}" + (f" ({', '.join(e.fields)})" if e.fields else "")
+                     for e in entries if e.source == path and e.change == change]
+            if names:
+                reasons.append(f"{change}: {', '.join(names)}")
     by_name: dict[str, list[EntryChange]] = {}
     for e in entries:
-        by_name.setdefault(e.name, []).append(e)
+        if e.change != "added":
+            by_name.setdefault(e.name, []).append(e)
     if not by_name:
         return sel
     for path in head.list(MODELS):

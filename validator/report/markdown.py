@@ -95,12 +95,16 @@ class MarkdownReporter:
         self.budget = budget
         self.path_prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
         self.env = dict(os.environ if env is None else env)
+        self._pr: dict[str, Any] | None = None
 
     # -- links -------------------------------------------------------------------------
 
     def _blob_url(self, doc: DocumentResult, line: int | None = None) -> str | None:
         revision = doc.provenance.commit
-        repo = doc.provenance.repository or self.env.get("GITHUB_REPOSITORY")
+        # PR mode names the repository it knows (None for a clone of unknown origin,
+        # whose provenance label is only a folder name)
+        repo = (self._pr.get("repository") if self._pr is not None
+                else doc.provenance.repository or self.env.get("GITHUB_REPOSITORY"))
         if not revision or not repo:
             return None
         server = (self.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
@@ -152,14 +156,17 @@ class MarkdownReporter:
             if isinstance(pr, dict):
                 return ["No recipe, taxonomy or strategy file to check in this change.", ""]
             return []
+        pr_mode = isinstance(pr, dict)
         out = ["### Files checked", "",
-               "| File | Errors | Warnings | Infos | Checked because |",
-               "| --- | ---: | ---: | ---: | --- |"]
+               "| File | Errors | Warnings | Infos |" + (" Checked because |" if pr_mode else ""),
+               "| --- | ---: | ---: | ---: |" + (" --- |" if pr_mode else "")]
         for doc in sorted(result.documents, key=lambda d: d.path):
             c = count_by_severity(doc.findings)
-            why = "<br>".join(escape_md(r) for r in reasons.get(doc.path, [])) or "—"
-            out.append(f"| {self._file_cell(doc)} | {c['errors']} | {c['warnings']} | "
-                       f"{c['infos']} | {why} |")
+            row = f"| {self._file_cell(doc)} | {c['errors']} | {c['warnings']} | {c['infos']} |"
+            if pr_mode:
+                row += " " + ("<br>".join(escape_md(r) for r in reasons.get(doc.path, []))
+                              or "—") + " |"
+            out.append(row)
         out.append("")
         if skipped:
             out += ["Not checked: " + "; ".join(
@@ -182,6 +189,8 @@ class MarkdownReporter:
 
     def render(self, result: RunResult) -> str:
         """The whole summary as text, at most :attr:`budget` bytes in UTF-8."""
+        pr = result.context.get("pr")
+        self._pr = pr if isinstance(pr, dict) else None
         footer_reserve = 400
         buf = io.StringIO()
         used = 0

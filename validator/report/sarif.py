@@ -116,13 +116,14 @@ def _physical(uri: str, index: int | None, region: dict[str, int] | None) -> dic
 
 
 def _repository_uri(result: RunResult, env: Mapping[str, str]) -> str | None:
+    pr = result.context.get("pr")
+    if isinstance(pr, dict):  # PR mode knows the repository, or knows it does not
+        uri = pr.get("repository_uri")
+        return str(uri) if uri else None
     for doc in result.documents:
         if doc.provenance.repository:
             repo = doc.provenance.repository
             return repo if "://" in repo else f"https://github.com/{repo}"
-    pr = result.context.get("pr")
-    if isinstance(pr, dict) and pr.get("repository_uri"):
-        return str(pr["repository_uri"])
     if env.get("GITHUB_REPOSITORY"):
         server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
         return f"{server}/{env['GITHUB_REPOSITORY']}"
