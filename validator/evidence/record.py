@@ -18,6 +18,7 @@ import inspect
 import json
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from validator import __version__
@@ -51,6 +52,7 @@ from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
 
 TAXONOMY = "taxonomy.yaml"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
 _SPDX_HINTS = (("Apache License", "Version 2.0", "Apache-2.0"), ("MIT License", "", "MIT"))
 
@@ -120,7 +122,14 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
     return doc_result.findings, len(rules), sorted(skipped)
 
 
+def _portable(text: str) -> str:
+    """``text`` with this checkout's absolute project path removed (records must not
+    depend on where the tool is installed)."""
+    return text.replace(str(PROJECT_ROOT) + "/", "")
+
+
 def _inputs(min_version: str | None, settings: Settings) -> list[DataInput]:
+    """The release list and CLI registry the checks use, with their digests."""
     out: list[DataInput] = []
     try:
         from validator.releases import ReleaseListError, load_release_list
@@ -134,7 +143,7 @@ def _inputs(min_version: str | None, settings: Settings) -> list[DataInput]:
                                  note=f"{desc.get('releases')} releases ({rl.source})"))
         except ReleaseListError as exc:
             out.append(DataInput(name="vllm-release-list", status="unavailable",
-                                 note=str(exc)))
+                                 note=_portable(str(exc))))
     except ImportError:  # pragma: no cover - older trees
         out.append(DataInput(name="vllm-release-list", status="unavailable",
                              note="release list module not installed"))
@@ -155,7 +164,7 @@ def _inputs(min_version: str | None, settings: Settings) -> list[DataInput]:
                                           f"{min_version}"))
             except (RegistryError, ValueError) as exc:
                 out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                                     note=str(exc)))
+                                     note=_portable(str(exc))))
     except ImportError:  # pragma: no cover
         out.append(DataInput(name="vllm-cli-registry", status="unavailable",
                              note="CLI registry module not installed"))

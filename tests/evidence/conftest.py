@@ -1,0 +1,135 @@
+"""Fixtures for the evidence tests: pinned corpus trees and a citation verifier that reads
+the cited documents independently of the code under test (``git show`` / plain files)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+
+from validator.evidence.cite import parse_anchor
+from validator.source.git import GitTree
+
+REPO = "vllm-project/recipes"
+GLM52 = "models/zai-org/GLM-5.2.yaml"
+# Upstream commits that changed GLM-5.2 (first version, two edits, the last in the bundle).
+GLM52_UPSTREAM = (
+    "e9ee06079e38d1968f9efe4d4975ff275498f906",
+    "bad7e525584e384404b0f25f45291df8d5b8abcc",
+    "a2b3386100b2120ec65316c3d0064f81bd7858a2",
+    "5943215a27acb4a243e9d27bd69daf491034cfea",
+)
+EXTRA_GLM53 = (
+    ("e46f53b17dd4082edd2551a7b55a9db0325516ba", "models/zai-org/GLM-5.3.yaml"),
+    ("0c880268bc6edce16b3001373ddb30b73dc1200f", "models/zai-org/GLM-5.3.yaml"),
+    ("0400c4ef554febc569d2bf0c9aa639b5c3877f9c", "models/zai-org/GLM-5.3-Flash.yaml"),
+)
+
+Reader = Callable[[str, str], list[str]]
+
+
+@pytest.fixture(scope="session")
+def corpus_tree(corpus_repo: Path) -> Iterator[Callable[[str], GitTree]]:
+    """``make(commit) -> GitTree`` over the session's corpus clone (no mirror clone)."""
+    repo = git.Repo(corpus_repo)
+    yield lambda commit: GitTree(REPO, commit, None, repo, str(corpus_repo))
+    repo.close()
+
+
+def git_reader(corpus_repo: Path) -> Reader:
+    """``read(commit, path) -> lines`` straight from git (independent of GitTree)."""
+    cache: dict[tuple[str, str], list[str]] = {}
+
+    def read(commit: str, path: str) -> list[str]:
+        if (commit, path) not in cache:
+            out = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=corpus_repo,
+                                 check=True, capture_output=True).stdout
+            cache[(commit, path)] = out.decode("utf-8").splitlines()
+        return cache[(commit, path)]
+
+    return read
+
+
+def file_reader(root: Path) -> Reader:
+    """``read(commit, path) -> lines`` of ``root/<commit>/<path>`` (the extra/ layout)."""
+    return lambda commit, path: (root / commit / path).read_text("utf-8").splitlines()
+
+
+def tokens(value: Any) -> Iterator[Any]:
+    """Scalar leaves of a fact value (dict values, list items)."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from tokens(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from tokens(v)
+    elif value is not None:
+        yield value
+
+
+def found(token: Any, text: str) -> bool:
+    """Whether a scalar as YAML would write it appears in ``text``."""
+    if isinstance(token, bool):
+        return ("true" if token else "false") in text
+    if isinstance(token, int):
+        return str(token) in text
+    if isinstance(token, float):
+        import re
+
+        return any(math.isclose(float(m), token) for m in re.findall(r"\d+(?:\.\d+)?", text))
+    s = str(token)
+    return s in text or json.dumps(s)[1:-1] in text
+
+
+def cited_text(url: str, read: Reader, repository: str, commit: str) -> str:
+    """The cited lines of ``url``; asserts the URL is of the expected repository/commit
+    and that the anchored lines exist."""
+    repo, url_commit, path, first, last = parse_anchor(url)
+    assert repo == repository and url_commit == commit, url
+    lines = read(commit, path)
+    assert 1 <= first <= last <= len(lines), f"{url}: lines out of range ({len(lines)})"
+    return "\n".join(lines[first - 1:last])
+
+
+def verify_record(record: dict[str, Any], read: Reader) -> int:
+    """Open every cited line of ``record`` and check what it must hold; returns the number
+    of citations checked."""
+    repo, commit = record["source"]["repository"], record["source"]["revision"]
+    checked = 0
+    for fact in record["facts"]:
+        text = cited_text(fact["evidence_url"], read, repo, commit)
+        union = [text]
+        for c in fact["derived_from"]:
+            ctext = cited_text(c["url"], read, repo, commit)
+            for tok in tokens(c["value"]):
+                assert found(tok, ctext), f"{fact['name']}: {tok!r} not at {c['url']}"
+            union.append(ctext)
+            checked += 1
+        where = text if fact["classification"] != "derived" else "\n".join(union)
+        for tok in tokens(fact["value"]):
+            assert found(tok, where), (
+                f"{fact['name']}: {tok!r} not at {fact['evidence_url']}:\n{where}")
+        assert (fact["classification"] == "derived") == bool(fact["derivation"])
+        checked += 1
+    for res in record["reported_results"]:
+        text = cited_text(res["evidence_url"], read, repo, commit)
+        assert res["quoted"].replace(" ", "") in text.replace(" ", ""), res
+        assert res["classification"] == "source_reported"
+        assert res["measured_by_publisher"] is False
+        checked += 1
+    ed = record["editorial"]
+    for para in [ed["answer"]] + [p for s in ed["sections"] for p in s["paragraphs"]]:
+        for url in para["citations"]:
+            cited_text(url, read, repo, commit)
+            checked += 1
+    for f in record["validation"]["findings"]:
+        if f["evidence_url"]:
+            _, _, _, first, _ = parse_anchor(f["evidence_url"])
+            assert first == f["line"]
+    return checked
