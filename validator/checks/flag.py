@@ -1,0 +1,992 @@
+"""``FLAG``: every ``vllm serve`` argument a recipe declares, against the real vLLM CLI.
+
+The structured argument lists of a recipe (``model.base_args``, feature and mode
+``args``, variant ``extra_args``, hardware and strategy overrides, PD role ``vllm_args``,
+kv-offload options) are parsed with the model of vLLM's parser in
+:mod:`validator.vllm_cli.argv`, against the vendored CLI registry
+(:mod:`validator.vllm_cli.registry`, built from each release's own ``make_arg_parser``) of
+the recipe's *effective minimum* vLLM version (errors) and of the newest vendored release
+(warnings about what has been removed since).
+
+Layers are combined the way the recipes site renders one command
+(``buildArgs`` in ``src/lib/command-synthesis.js`` of vllm-project/recipes: base args,
+variant, strategy, strategy overrides, hardware overrides, features, kv offload; a
+``dedupeArgs`` pass keeps the last of two *literally equal* flags).
+
+The engine here (:class:`VersionPlan`, :func:`check_tokens`) is shared with the ``GUIDE``
+family, which checks the commands written in the guide's shell blocks.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import InvalidVersion, Version
+
+from validator.checks._data import as_dict, as_list, get, items
+from validator.checks.registry import Hit, rule
+from validator.findings import Related, Severity
+from validator.sourcemap import join_pointer
+from validator.vllm_cli import argv
+from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+    from validator.vllm_cli.registry import CliRegistry
+
+#: ``vllm serve`` first shipped in 0.5.2; 0.5.1 and older only had the API server module.
+SERVE_FIRST = Version("0.5.2")
+
+#: Options whose value names a registered parser, and the registry set that lists them.
+PARSER_SETS: dict[str, str] = {
+    "tool_call_parser": "tool_call_parsers",
+    "reasoning_parser": "reasoning_parsers",
+    "kv_cache_dtype": "kv_cache_dtypes",
+}
+_PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
+                   "reasoning_parser": "reasoning_parser_plugin"}
+
+
+# --------------------------------------------------------------------------- registries
+
+
+def _registry_module() -> Any:
+    from validator.vllm_cli import registry
+
+    return registry
+
+
+@lru_cache(maxsize=1)
+def _versions() -> tuple[Version, ...]:
+    try:
+        return tuple(sorted(Version(str(v)) for v in _registry_module().available_versions()))
+    except Exception:  # no vendored registries: FLAG/GUIDE checks are skipped
+        return ()
+
+
+@cache
+def registry(version: str) -> CliRegistry | None:
+    """The vendored registry of ``version`` (``None`` when it is not vendored)."""
+    try:
+        reg: CliRegistry = _registry_module().load_registry(version)
+        return reg
+    except Exception:
+        return None
+
+
+def newest() -> CliRegistry | None:
+    """The newest vendored release's registry."""
+    vs = _versions()
+    return registry(str(vs[-1])) if vs else None
+
+
+@lru_cache(maxsize=4096)
+def first_version(kind: str, name: str) -> str | None:
+    """First vendored release whose registry has ``name`` as ``kind``.
+
+    ``kind`` is ``"option"`` (an option string), ``"dotted"`` (an option that accepts
+    dotted keys), ``"env"`` or a :data:`PARSER_SETS` / ``choices:<option>`` value set.
+    """
+    for v in _versions():
+        reg = registry(str(v))
+        if reg is not None and _has(reg, kind, name):
+            return str(v)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def last_version(kind: str, name: str) -> str | None:
+    """Last vendored release that has ``name`` as ``kind`` (see :func:`first_version`)."""
+    for v in reversed(_versions()):
+        reg = registry(str(v))
+        if reg is not None and _has(reg, kind, name):
+            return str(v)
+    return None
+
+
+def _has(reg: CliRegistry, kind: str, name: str) -> bool:
+    if kind == "option":
+        return reg.lookup(name) is not None
+    if kind == "dotted":
+        spec = reg.lookup(name)
+        return bool(reg.dotted_keys and spec is not None and spec.is_json)
+    if kind == "env":
+        return name in reg.env_vars
+    if kind.startswith("choices:"):
+        spec = reg.lookup(kind.split(":", 1)[1])
+        allowed = _allowed_values(reg, spec)
+        return allowed is not None and name in allowed
+    return False
+
+
+def _allowed_values(reg: CliRegistry, spec: Any) -> frozenset[str] | None:
+    """Values ``spec`` accepts in ``reg``: the parser/dtype sets for those options (vLLM
+    validates them after argparse), else argparse ``choices``; ``None`` = any."""
+    if spec is None:
+        return None
+    attr = PARSER_SETS.get(spec.dest)
+    if attr is not None:
+        names = getattr(reg, attr, None)
+        if names:
+            return frozenset(names)
+    if spec.choices:
+        return frozenset(spec.choices)
+    return None
+
+
+@lru_cache(maxsize=64)
+def _all_options(version: str) -> tuple[str, ...]:
+    reg = registry(version)
+    return tuple(reg.abbreviations("--")) if reg is not None else ()
+
+
+def nearest_hint(name: str, known: Sequence[str]) -> str | None:
+    """"did you mean" text from :func:`difflib.get_close_matches` (``None`` if none)."""
+    return _nearest_hint(name, tuple(known))
+
+
+@lru_cache(maxsize=2048)
+def _nearest_hint(name: str, known: tuple[str, ...]) -> str | None:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else None
+
+
+# --------------------------------------------------------------------------- versions
+
+
+@dataclass(frozen=True)
+class VersionPlan:
+    """Which vLLM a list of arguments is checked against.
+
+    Attributes:
+        minimum: registry used for errors (the effective minimum, or the newest vendored
+            release for ``nightly``); ``None`` when nothing can be checked.
+        newest: the newest vendored release (warnings about removals).
+        declared: the minimum as the recipe states it (``"0.19.1"``, ``"nightly"``).
+        note: why ``minimum`` is not the declared version, or ``None``.
+        predates_serve: the declared minimum has no ``vllm serve`` at all.
+    """
+
+    minimum: CliRegistry | None
+    newest: CliRegistry | None
+    declared: str | None
+    note: str | None = None
+    predates_serve: bool = False
+
+    @property
+    def label(self) -> str:
+        """``"0.19.1"`` or ``"nightly (checked against 0.33.0)"`` for messages."""
+        if self.minimum is None:
+            return str(self.declared)
+        if self.declared == self.minimum.version:
+            return self.minimum.version
+        return f"{self.declared} (checked against {self.minimum.version})"
+
+
+def plan_for(declared: Any) -> VersionPlan:
+    """A :class:`VersionPlan` for a minimum as :func:`validator.checks.versions.
+    effective_min_version` returns it (``Version``, ``"nightly"`` or ``None``)."""
+    vs = _versions()
+    top = newest()
+    if not vs or top is None:
+        return VersionPlan(None, None, None if declared is None else str(declared))
+    note: str | None
+    if declared is None or str(declared) == "nightly":
+        note = ("`nightly` is not a release; checked against the newest vendored release "
+                f"{top.version}") if declared is not None else (
+            "no parseable min_vllm_version; checked against the newest vendored release "
+            f"{top.version}")
+        return VersionPlan(top, top, None if declared is None else "nightly", note)
+    try:
+        want = Version(str(declared))
+    except InvalidVersion:
+        return VersionPlan(top, top, str(declared), f"`{declared}` is not a version; checked "
+                           f"against the newest vendored release {top.version}")
+    if want < SERVE_FIRST:
+        return VersionPlan(None, top, str(declared), None, predates_serve=True)
+    below = [v for v in vs if v <= want]
+    if not below:
+        low = registry(str(vs[0]))
+        return VersionPlan(low, top, str(declared), f"{declared} is older than every vendored "
+                           f"release; checked against {vs[0]}")
+    reg = registry(str(below[-1]))
+    if reg is not None and not getattr(reg, "serve_available", True):
+        return VersionPlan(None, top, str(declared), None, predates_serve=True)
+    note = None
+    if below[-1] != want:
+        note = (f"{declared} is not a vendored release; checked against {below[-1]}"
+                if want <= vs[-1] else f"{declared} is newer than every vendored release; "
+                f"checked against {vs[-1]}")
+    return VersionPlan(reg, top, str(declared), note)
+
+
+def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
+                   strategy: str | None = None) -> Any:
+    """The effective minimum vLLM of (part of) a recipe, via
+    :func:`validator.checks.versions.effective_min_version` (model, variant, strategy and
+    kv-store minimums); falls back to ``model.min_vllm_version``."""
+    try:
+        from validator.checks.versions import effective_min_version
+    except ImportError:  # pragma: no cover - the VER family is part of the package
+        value = get(doc.data, "model", "min_vllm_version")
+        return value if isinstance(value, str) else None
+    return effective_min_version(doc, ctx, variant, strategy=strategy)
+
+
+# --------------------------------------------------------------------------- engine
+
+
+@dataclass(frozen=True)
+class FlagIssue:
+    """One problem in one argument list.
+
+    ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
+    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
+    ``underscore``, ``abbreviation``; ``index`` the token it is about.
+    """
+
+    code: str
+    index: int
+    message: str
+    hint: str | None = None
+    related_index: int | None = None
+
+
+_VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
+                   Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "dotted",
+                   Problem.DOTTED_NOT_JSON: "dotted"}
+_SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviation"}
+
+
+def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
+                 duplicates: bool = True) -> tuple[ParsedArgs | None, list[FlagIssue]]:
+    """Parse ``tokens`` at ``plan.minimum`` and report every problem.
+
+    Returns the parse at the minimum (``None`` when the plan has no registry) and the
+    issues, in token order. Never raises.
+    """
+    reg = plan.minimum
+    if reg is None:
+        return None, []
+    parsed = argv.parse_args(tokens, reg, allow_positionals=allow_positionals)
+    issues: list[FlagIssue] = []
+    for p in parsed.problems:
+        if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
+            issues.append(_unknown_issue(p, plan))
+        elif p.kind in _VALUE_PROBLEMS:
+            issues.append(FlagIssue(_VALUE_PROBLEMS[p.kind], p.index, p.message))
+        elif p.kind in _SPELLING:
+            hint = (f"write `{p.option.display}`" if p.option is not None else None)
+            issues.append(FlagIssue(_SPELLING[p.kind], p.index, p.message + (
+                " — the recipes site de-duplicates flags by their literal spelling, so an "
+                "override spelled the canonical way does not replace this one"
+                if p.kind is Problem.UNDERSCORE else ""), hint))
+    for opt in parsed.options:
+        issues.extend(_value_issues(opt, reg, plan))
+    issues.extend(_speculative_issues(parsed))
+    if duplicates:
+        for first, second in argv.duplicates(parsed):
+            issues.append(FlagIssue("duplicate", second.index, f"`{second.display}` is set "
+                                    f"twice in this list (first at item {first.index})" + (
+                                        "; the dotted keys replace the whole JSON value"
+                                        if bool(first.keys) != bool(second.keys) else ""),
+                                    "keep one occurrence", related_index=first.index))
+    issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
+    issues.sort(key=lambda x: x.index)
+    return parsed, issues
+
+
+def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
+    assert plan.minimum is not None
+    opt = p.option
+    if p.kind is Problem.AMBIGUOUS or opt is None:
+        return FlagIssue("unknown", p.index, p.message, "write the option in full")
+    name = opt.normalised
+    kind = "dotted" if opt.keys else "option"
+    first = first_version(kind, name)
+    here = Version(plan.minimum.version)
+    if first is not None and Version(first) > here:
+        what = "dotted keys of " if opt.keys and first_version("option", name) != first else ""
+        return FlagIssue("newer", p.index, f"`{opt.written}`: {what}`{name}` exists only from "
+                         f"vLLM {first}, but the recipe's minimum is {plan.label}",
+                         f"raise min_vllm_version to {first} or drop the flag")
+    if first is not None:
+        last = last_version(kind, name)
+        return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
+                         f"vLLM {plan.minimum.version} (it existed in {first}..{last})",
+                         nearest_hint(name, _all_options(plan.minimum.version)))
+    top = plan.newest or plan.minimum
+    return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
+                     f"vLLM release up to {top.version}",
+                     nearest_hint(name, _all_options(top.version)))
+
+
+def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
+    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007)."""
+    text = value.strip()
+    if text in ("", "None") or text.startswith("$"):
+        return True, ""
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if text.startswith(("{", "[")) or option.endswith(("-config", "-kwargs", "overrides")):
+            return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
+        return True, ""  # dict-or-str options (union_dict_and_str) take plain strings
+    if option.endswith("-config") and not isinstance(parsed, dict):
+        if option == "--compilation-config" and isinstance(parsed, int):
+            return True, ""  # an optimisation level (-O3 shorthand)
+        return False, f"is JSON {type(parsed).__name__}, not a JSON object"
+    return True, ""
+
+
+def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
+    spec = opt.spec
+    if spec is None or not opt.values or opt.keys:
+        return
+    name = opt.option or opt.normalised
+    if spec.is_json or name in reg.json_flags:
+        for value in opt.values:
+            ok, why = _json_shape_ok(name, value)
+            if not ok:
+                yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
+                                "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
+        return
+    allowed = _allowed_values(reg, spec)
+    if allowed is None or spec.takes_value is False:
+        return
+    for value in opt.values:
+        if value in allowed or value.startswith("$"):
+            continue
+        first = first_version(f"choices:{name}", value)
+        if first is not None and Version(first) > Version(reg.version):
+            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is accepted only "
+                            f"from vLLM {first}, but the recipe's minimum is {plan.label}",
+                            f"raise min_vllm_version to {first}")
+        else:
+            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is not a value "
+                            f"vLLM {reg.version} accepts",
+                            nearest_hint(value, sorted(allowed)) or
+                            f"one of: {', '.join(sorted(allowed)[:12])}")
+
+
+def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
+    value, sources = parsed.json_value("speculative_config")
+    if not value or "num_speculative_tokens" not in value or not sources:
+        return
+    n = value["num_speculative_tokens"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        yield FlagIssue("spec_tokens", sources[-1].index, f"num_speculative_tokens is {n!r}; "
+                        "it must be a positive integer", "e.g. \"num_speculative_tokens\": 1")
+
+
+def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
+                   allow_positionals: int) -> Iterator[FlagIssue]:
+    top, low = plan.newest, plan.minimum
+    if top is None or low is None or top.version == low.version:
+        return
+    later = argv.parse_args(tokens, top, allow_positionals=allow_positionals)
+    by_index = {o.index: o for o in later.options}
+    for opt in parsed.options:
+        if opt.spec is None:
+            continue
+        new = by_index.get(opt.index)
+        name = opt.option or opt.normalised
+        if new is None or new.spec is None:
+            gone = _first_without("option", name, low.version)
+            yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
+                            f"vLLM {gone or top.version} (absent from {top.version})",
+                            nearest_hint(name, _all_options(top.version)))
+            continue
+        old_allowed = _allowed_values(low, opt.spec)
+        new_allowed = _allowed_values(top, new.spec)
+        if old_allowed is None or new_allowed is None or opt.keys:
+            continue
+        for value in opt.values:
+            if value in old_allowed and value not in new_allowed:
+                gone = _first_without(f"choices:{name}", value, low.version)
+                yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` is no "
+                                f"longer accepted from vLLM {gone or top.version}",
+                                nearest_hint(value, sorted(new_allowed)))
+
+
+def _first_without(kind: str, name: str, after: str) -> str | None:
+    for v in _versions():
+        if v <= Version(after):
+            continue
+        reg = registry(str(v))
+        if reg is not None and not _has(reg, kind, name):
+            return str(v)
+    return None
+
+
+# --------------------------------------------------------------------------- layers
+
+
+@dataclass(frozen=True)
+class ArgLayer:
+    """One argument list of a recipe, with what selects it.
+
+    ``order`` is its place in the rendered command (site ``buildArgs``: 1 base,
+    2 variant, 4 strategy override, 5 hardware override, 7 features); ``hardware`` the
+    hardware key, ``group`` a mutual-exclusion key (feature modes, feature hardware
+    overrides replace the feature's own args).
+    """
+
+    pointer: str
+    tokens: tuple[str, ...]
+    label: str
+    order: int
+    variant: str | None = None
+    strategy: str | None = None
+    role: str | None = None
+    hardware: str | None = None
+    feature: str | None = None
+    group: str | None = None
+    mode_variants: tuple[str, ...] = ()
+
+
+def _tokens(value: Any) -> tuple[str, ...] | None:
+    lst = as_list(value)
+    if not lst or not all(isinstance(x, str | int | float) and not isinstance(x, bool)
+                          for x in lst):
+        return None
+    return tuple(str(x) for x in lst)
+
+
+def collect_layers(data: Any) -> list[ArgLayer]:
+    """Every structured ``vllm serve`` argument list of a recipe, in render order."""
+    out: list[ArgLayer] = []
+
+    def add(pointer: str, value: Any, label: str, order: int, **kw: Any) -> None:
+        toks = _tokens(value)
+        if toks is not None:
+            out.append(ArgLayer(pointer, toks, label, order, **kw))
+
+    add("/model/base_args", get(data, "model", "base_args"), "model.base_args", 1)
+    for vname, variant, vptr in items(get(data, "variants"), "/variants"):
+        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args", 2,
+            variant=vname)
+        for hw, ho, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
+            add(hptr + "/extra_args", get(ho, "extra_args"),
+                f"variants.{vname}.hardware_overrides.{hw}.extra_args", 5, variant=vname,
+                hardware=hw)
+    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
+        for key in ("extra_args", "vllm_args"):
+            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}", 4,
+                strategy=sname)
+        for hw, ho, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
+            add(hptr + "/extra_args", get(ho, "extra_args"),
+                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args", 6,
+                strategy=sname, hardware=hw)
+        for role in ("prefill", "decode"):
+            rcfg = get(so, role)
+            for key in ("extra_args", "vllm_args"):
+                add(f"{sptr}/{role}/{key}", get(rcfg, key),
+                    f"strategy_overrides.{sname}.{role}.{key}", 4, strategy=sname, role=role)
+            for hw, ho, hptr in items(get(rcfg, "hardware_overrides"),
+                                      f"{sptr}/{role}/hardware_overrides"):
+                add(hptr + "/extra_args", get(ho, "extra_args"),
+                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args", 6,
+                    strategy=sname, role=role, hardware=hw)
+    for hw, ho, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
+        add(hptr + "/extra_args", get(ho, "extra_args"), f"hardware_overrides.{hw}.extra_args",
+            5, hardware=hw)
+    for fname, feat, fptr in items(get(data, "features"), "/features"):
+        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", 7, feature=fname,
+            group=f"{fname}:base")
+        for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
+            add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
+                7, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
+        for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
+            mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
+            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 7,
+                feature=fname, group=f"{fname}:mode:{mname}", mode_variants=mv)
+            for hw, ho, hptr in items(get(mode, "hardware_overrides"),
+                                      mptr + "/hardware_overrides"):
+                add(hptr + "/args", get(ho, "args"),
+                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args", 7,
+                    feature=fname, hardware=hw, group=f"{fname}:mode:{mname}:hw:{hw}",
+                    mode_variants=mv)
+    return out
+
+
+# --------------------------------------------------------------------------- plugins
+
+_ASCEND_HW = re.compile(r"ascend|atlas|npu", re.IGNORECASE)
+
+
+def platform_plugin(data: Any) -> str | None:
+    """``"vLLM-Omni"`` when the recipe is served by vLLM-Omni (``meta.tasks`` has
+    ``omni``), else ``None``."""
+    tasks = as_list(get(data, "meta", "tasks"))
+    return "vLLM-Omni" if "omni" in tasks else None
+
+
+def _is_ascend_tokens(tokens: Sequence[str]) -> bool:
+    for i, tok in enumerate(tokens):
+        key, inline = argv.split_inline(tok)
+        norm = argv.normalise(key)
+        if norm == "--additional-config":
+            return True
+        if norm == "--quantization":
+            value = inline if inline is not None else (tokens[i + 1] if i + 1 < len(tokens)
+                                                       else "")
+            if value == "ascend":
+                return True
+    return False
+
+
+def ascend_variants(data: Any) -> set[str]:
+    """Variants served by the vLLM-Ascend plugin: their ``extra_args`` select
+    ``--quantization ascend`` or pass ``--additional-config``, or they are supported only
+    on NPU hardware."""
+    out: set[str] = set()
+    for vname, variant, _ in items(get(data, "variants"), "/variants"):
+        toks = _tokens(get(variant, "extra_args")) or ()
+        hw = [h for h in as_list(get(variant, "supported_hardware")) if isinstance(h, str)]
+        if _is_ascend_tokens(toks) or (hw and all(_ASCEND_HW.search(h) for h in hw)):
+            out.add(vname)
+    return out
+
+
+def layer_plugin(layer: ArgLayer, ascend: set[str]) -> str | None:
+    """The platform plugin that serves ``layer`` (``"vLLM-Ascend"``) or ``None``."""
+    if layer.variant in ascend or (layer.hardware and _ASCEND_HW.search(layer.hardware)):
+        return "vLLM-Ascend"
+    if layer.mode_variants and all(v in ascend for v in layer.mode_variants):
+        return "vLLM-Ascend"
+    if _is_ascend_tokens(layer.tokens):
+        return "vLLM-Ascend"
+    return None
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+@dataclass
+class Analysis:
+    """Every ``FLAG`` hit of one recipe, computed once and shared by the rules."""
+
+    hits: dict[str, list[Hit]] = field(default_factory=dict)
+
+    def add(self, rule_id: str, hit: Hit) -> None:
+        self.hits.setdefault(rule_id, []).append(hit)
+
+
+_CODE_RULE = {"unknown": "FLAG001", "newer": "FLAG002", "removed": "FLAG003",
+              "missing_value": "FLAG004", "switch_value": "FLAG005", "choice": "FLAG006",
+              "json": "FLAG007", "spec_tokens": "FLAG008", "dotted": "FLAG009",
+              "duplicate": "FLAG011", "underscore": "FLAG013", "abbreviation": "FLAG014"}
+
+_CACHE: dict[int, tuple[Any, Any, Analysis]] = {}
+
+
+def analysis(doc: LoadedDocument, ctx: Context) -> Analysis:
+    """The (cached) :class:`Analysis` of ``doc`` in ``ctx``."""
+    key = id(doc)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is doc and hit[1] is ctx:
+        return hit[2]
+    result = _analyse(doc, ctx)
+    if len(_CACHE) > 16:
+        _CACHE.clear()
+    _CACHE[key] = (doc, ctx, result)
+    return result
+
+
+def _line(doc: LoadedDocument, pointer: str) -> int:
+    return doc.source_map.position(pointer)[0]
+
+
+def _layer_minimum(doc: LoadedDocument, ctx: Context, layer: ArgLayer) -> Any:
+    if layer.mode_variants:
+        mins = [recipe_minimum(doc, ctx, v) for v in layer.mode_variants]
+        mins = [m for m in mins if m is not None]
+        if mins:
+            return min(mins, key=_vkey)
+    return recipe_minimum(doc, ctx, layer.variant, layer.strategy)
+
+
+def _vkey(value: Any) -> tuple[int, Version]:
+    if str(value) == "nightly":
+        return (1, Version("0"))
+    try:
+        return (0, Version(str(value)))
+    except InvalidVersion:
+        return (1, Version("0"))
+
+
+def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
+    out = Analysis()
+    data = doc.data
+    if not isinstance(data, dict) or not _versions():
+        return out
+    model_min = recipe_minimum(doc, ctx)
+    model_plan = plan_for(model_min)
+    if model_plan.predates_serve:
+        out.add("FLAG018", Hit("/model/min_vllm_version", f"min_vllm_version "
+                               f"{model_plan.declared} predates `vllm serve` (first in "
+                               f"{SERVE_FIRST}); that release only has the "
+                               "`python -m vllm.entrypoints.openai.api_server` module",
+                               f"raise min_vllm_version to {SERVE_FIRST} or later"))
+        return out
+    if model_plan.note:
+        out.add("FLAG019", Hit("/model/min_vllm_version", model_plan.note))
+    plugin = platform_plugin(data)
+    if plugin is not None:
+        out.add("FLAG017", Hit("/meta/tasks", f"arguments not checked: this recipe is served "
+                               f"by {plugin}, whose CLI is not vendored"))
+        return out
+    ascend = ascend_variants(data)
+    layers = collect_layers(data)
+    parsed: dict[str, ParsedArgs] = {}
+    self_where: dict[str, tuple[int, ...]] = {}
+    for layer in layers:
+        which = layer_plugin(layer, ascend)
+        if which is not None:
+            out.add("FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
+                                   f"{which}, whose CLI is not vendored"))
+            continue
+        plan = plan_for(_layer_minimum(doc, ctx, layer))
+        if plan.predates_serve or plan.minimum is None:
+            continue
+        tokens, where, joined = split_joined(layer.tokens)
+        for item in joined:
+            out.add("FLAG020", Hit(join_pointer(layer.pointer, item), f"list item "
+                                   f"`{layer.tokens[item]}` holds a flag and its value",
+                                   "write the flag and its value as two list items"))
+        result, issues = check_tokens(tokens, plan)
+        if result is not None:
+            parsed[layer.pointer] = result
+            self_where[layer.pointer] = where
+        for issue in issues:
+            related: tuple[Related, ...] = ()
+            if issue.related_index is not None:
+                rptr = join_pointer(layer.pointer, where[issue.related_index])
+                related = (Related(_line(doc, rptr), "first occurrence"),)
+            out.add(_CODE_RULE[issue.code], Hit(join_pointer(layer.pointer, where[issue.index]),
+                                                issue.message, issue.hint, related=related))
+        if result is not None:
+            _max_model_len(doc, layer, result, where, out)
+    _auto_tool_choice(doc, layers, parsed, self_where, out)
+    _shadowing(doc, ctx, layers, parsed, self_where, out)
+    _env_vars(doc, ctx, ascend, out)
+    return out
+
+
+_JOINED = re.compile(r"^(-{1,2}[A-Za-z][\w.+-]*)\s+(\S.*)$", re.DOTALL)
+
+
+def split_joined(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...], list[int]]:
+    """Split list items that hold ``"--flag value"`` in one string.
+
+    Returns the tokens as vLLM would see them after a shell split, the original item index
+    of each token, and the indexes of the joined items.
+    """
+    out: list[str] = []
+    where: list[int] = []
+    joined: list[int] = []
+    for i, tok in enumerate(tokens):
+        m = _JOINED.match(tok)
+        if m is not None and "=" not in m.group(1):
+            out += [m.group(1), m.group(2)]
+            where += [i, i]
+            joined.append(i)
+        else:
+            out.append(tok)
+            where.append(i)
+    return tuple(out), tuple(where), joined
+
+
+def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
+                   where: Sequence[int], out: Analysis) -> None:
+    ctx_len = get(doc.data, "model", "context_length")
+    if not isinstance(ctx_len, int) or isinstance(ctx_len, bool) or ctx_len <= 0:
+        return
+    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
+        return
+    for opt in parsed.find("max_model_len"):
+        n = parse_int(opt.value)
+        if n is not None and n > ctx_len:
+            out.add("FLAG015", Hit(join_pointer(layer.pointer, where[opt.index]),
+                                   f"--max-model-len {opt.value} is above the model's "
+                                   f"context_length {ctx_len}",
+                                   f"use at most {ctx_len}, or correct model.context_length",
+                                   related=(Related(_line(doc, "/model/context_length"),
+                                                    "model.context_length"),)))
+
+
+def parse_int(text: str | None) -> int | None:
+    """vLLM's ``human_readable_int`` (``128k`` = 128000, ``1K`` = 1024); ``None`` for
+    ``auto``/``-1`` and anything unparseable."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)", text.strip())
+    if not m:
+        return None
+    number, suffix = m.groups()
+    dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+    binary = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    if not suffix:
+        return int(float(number)) if "." not in number else None
+    if suffix in dec:
+        return int(float(number) * dec[suffix])
+    return int(number) * binary[suffix] if "." not in number else None
+
+
+def _default_features(data: Any) -> set[str]:
+    opt_in = {f for f in as_list(get(data, "opt_in_features")) if isinstance(f, str)}
+    return {f for f in as_dict(get(data, "features")) if f not in opt_in}
+
+
+def _auto_tool_choice(doc: LoadedDocument, layers: list[ArgLayer],
+                      parsed: dict[str, ParsedArgs], where: dict[str, tuple[int, ...]],
+                      out: Analysis) -> None:
+    data = doc.data
+    base = parsed.get("/model/base_args")
+    defaults = _default_features(data)
+    for layer in layers:
+        result = parsed.get(layer.pointer)
+        if result is None:
+            continue
+        for opt in result.find("enable_auto_tool_choice"):
+            if (opt.option or "").startswith("--no-"):
+                continue
+            pool = [result, base]
+            pool += [parsed.get(x.pointer) for x in layers
+                     if x.feature is not None and (x.feature in defaults
+                                                   or x.feature == layer.feature)
+                     and x.hardware is None]
+            if layer.variant is not None:
+                pool += [parsed.get(x.pointer) for x in layers
+                         if x.variant == layer.variant and x.hardware is None]
+            if any(p is not None and p.has("tool_call_parser") for p in pool):
+                continue
+            out.add("FLAG010", Hit(join_pointer(layer.pointer, where[layer.pointer][opt.index]),
+                                   "--enable-auto-tool-choice without --tool-call-parser in "
+                                   "the same command: vLLM refuses to start",
+                                   "add --tool-call-parser <name> next to it"))
+
+
+def _co_render(a: ArgLayer, b: ArgLayer, groups: dict[str, set[str]]) -> bool:
+    """Whether layers ``a`` and ``b`` can end up in one rendered command."""
+    for x, y in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
+        if x is not None and y is not None and x != y:
+            return False
+    if a.role is not None and b.strategy is not None and b.role is None and b.order == 4:
+        return False
+    if b.role is not None and a.strategy is not None and a.role is None and a.order == 4:
+        return False
+    if a.feature is not None and a.feature == b.feature and a.group != b.group:
+        return False
+    if a.hardware is not None and b.hardware is not None and a.hardware != b.hardware:
+        ga, gb = groups.get(a.hardware.lower()), groups.get(b.hardware.lower())
+        if not ((ga and b.hardware in ga) or (gb and a.hardware in gb)):
+            return False
+    # a strategy hardware override replaces the recipe's and the variant's for its key
+    return not (a.hardware is not None and a.hardware == b.hardware
+                and {a.order, b.order} == {5, 6})
+
+
+def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
+               parsed: dict[str, ParsedArgs], where: dict[str, tuple[int, ...]],
+               out: Analysis) -> None:
+    groups = ctx.hardware_groups
+    ordered = sorted(layers, key=lambda x: x.order)
+    for j, later in enumerate(ordered):
+        lp = parsed.get(later.pointer)
+        if lp is None:
+            continue
+        for earlier in ordered[:j]:
+            ep = parsed.get(earlier.pointer)
+            if ep is None or (earlier.order == later.order and earlier.order != 7):
+                continue
+            if not _co_render(earlier, later, groups):
+                continue
+            first = {o.ident: o for o in ep.options if o.spec is not None}
+            for opt in lp.options:
+                prev = first.get(opt.ident)
+                if prev is None or opt.spec is None:
+                    continue
+                pptr = join_pointer(earlier.pointer, where[earlier.pointer][prev.index])
+                same = " with the same value" if prev.values == opt.values else ""
+                out.add("FLAG012", Hit(join_pointer(later.pointer,
+                                                    where[later.pointer][opt.index]),
+                                       f"`{opt.display}` in {later.label} overrides "
+                                       f"`{' '.join((prev.display, *prev.values))}` of "
+                                       f"{earlier.label} (line {_line(doc, pptr)}){same}",
+                                       None, related=(Related(_line(doc, pptr),
+                                                              f"{earlier.label}"),)))
+
+
+def env_maps(data: Any) -> Iterator[tuple[str, str, str | None]]:
+    """``(pointer, label, variant)`` of every environment map of a recipe."""
+    yield "/model/base_env", "model.base_env", None
+    for hw, _, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
+        yield hptr + "/extra_env", f"hardware_overrides.{hw}.extra_env", None
+    for vname, variant, vptr in items(get(data, "variants"), "/variants"):
+        yield vptr + "/extra_env", f"variants.{vname}.extra_env", vname
+        for hw, _, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
+            yield hptr + "/extra_env", f"variants.{vname}.hardware_overrides.{hw}.extra_env", vname
+    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
+        for key in ("env", "extra_env"):
+            yield f"{sptr}/{key}", f"strategy_overrides.{sname}.{key}", None
+            for role in ("prefill", "decode"):
+                if isinstance(get(so, role), dict):
+                    yield f"{sptr}/{role}/{key}", f"strategy_overrides.{sname}.{role}.{key}", None
+        for hw, _, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
+            yield hptr + "/extra_env", f"strategy_overrides.{sname}.hardware_overrides.{hw}", None
+
+
+def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
+    """Why ``VLLM_*`` variable ``name`` is not read at ``plan`` (or was removed since),
+    with a hint; ``None`` when it is fine or cannot be judged."""
+    reg, top = plan.minimum, plan.newest
+    if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
+        return None
+    if name in reg.env_vars:
+        if top is not None and top.env_vars and name not in top.env_vars:
+            gone = _first_without("env", name, reg.version)
+            return f"`{name}` is no longer read from vLLM {gone or top.version}", None
+        return None
+    first = first_version("env", name)
+    if first is not None and Version(first) > Version(reg.version):
+        return (f"`{name}` is read only from vLLM {first}, but the recipe's minimum is "
+                f"{plan.label}", f"raise min_vllm_version to {first}")
+    if first is not None:
+        return (f"`{name}` is not read by vLLM {reg.version} (read by {first} to "
+                f"{last_version('env', name)})", None)
+    known = sorted(top.env_vars) if top is not None else []
+    return (f"`{name}` is not an environment variable any vendored vLLM release reads",
+            nearest_hint(name, known))
+
+
+def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis) -> None:
+    data = doc.data
+    for pointer, label, variant in env_maps(data):
+        if variant in ascend or _ASCEND_HW.search(label):
+            continue
+        plan = plan_for(recipe_minimum(doc, ctx, variant))
+        env = as_dict(get(data, *[t for t in pointer.strip("/").split("/")]))
+        for name in env:
+            why = env_issue(name, plan) if isinstance(name, str) else None
+            if why is not None:
+                out.add("FLAG016", Hit(join_pointer(pointer, name), f"{label}: {why[0]}",
+                                       why[1], on_key=True))
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _rule_hits(rule_id: str) -> Callable[[LoadedDocument, Context], Iterator[Hit]]:
+    def check(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+        yield from analysis(doc, ctx).hits.get(rule_id, [])
+
+    return check
+
+
+def _flag_rule(rule_id: str, severity: Severity, summary: str, doc: str) -> None:
+    fn = _rule_hits(rule_id)
+    fn.__doc__ = doc
+    fn.__name__ = f"flag_{rule_id.lower()}"
+    rule(rule_id, severity, summary)(fn)
+
+
+_flag_rule("FLAG001", Severity.ERROR, "Unknown vLLM flag", """
+    An argument is not an option of ``vllm serve`` at the recipe's effective minimum vLLM
+    version, nor of any later vendored release (or is an ambiguous abbreviation). argparse
+    exits with "unrecognized arguments". The hint names the nearest real flag
+    (:func:`difflib.get_close_matches`). Source: the vendored CLI registry, built from the
+    release's own ``make_arg_parser``.""")
+_flag_rule("FLAG002", Severity.ERROR, "Flag newer than the declared minimum vLLM", """
+    The flag (or its dotted-key form) exists only from a later release than the recipe's
+    effective minimum ``min_vllm_version``: on the declared minimum, ``vllm serve`` rejects
+    it. The message names the first release that has it.""")
+_flag_rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release", """
+    The flag (or one of its values) is accepted at the recipe's minimum version but no
+    longer by the newest vendored release; the message names the first release without it.
+    The recipe breaks for anyone on current vLLM.""")
+_flag_rule("FLAG004", Severity.ERROR, "Flag is missing its value", """
+    A value-taking option is followed by another option or ends the list (argparse:
+    "expected one argument"), or a dotted key ends the list.""")
+_flag_rule("FLAG005", Severity.ERROR, "Value given to a switch, or a stray token", """
+    A switch (an option taking no value, e.g. ``--trust-remote-code``) is given
+    ``=value`` (argparse: "ignored explicit argument") or is followed by a bare token,
+    or a bare token follows a complete option: argparse rejects it as an unrecognized
+    positional argument.""")
+_flag_rule("FLAG006", Severity.ERROR, "Value not accepted by the flag", """
+    The value is not among the flag's choices at the recipe's minimum version: argparse
+    ``choices``, the registered tool-call and reasoning parser names, the
+    ``--kv-cache-dtype`` values (vLLM validates these after argparse). A value that only
+    appears in a later release is reported with that release.""")
+_flag_rule("FLAG007", Severity.ERROR, "JSON-valued flag does not hold valid JSON", """
+    vLLM parses the value of JSON-valued options (``--speculative-config``,
+    ``--compilation-config``, ``--hf-overrides``, ...) with ``json.loads``; ``*-config``
+    options must hold a JSON object (``--compilation-config`` also takes an integer level).
+    Options that accept "a dict or a string" (``union_dict_and_str``) are only checked
+    when the value looks like JSON.""")
+_flag_rule("FLAG008", Severity.ERROR, "num_speculative_tokens is not a positive integer", """
+    ``num_speculative_tokens`` of ``--speculative-config`` (whole JSON or dotted key) must
+    be an integer >= 1 (``SpeculativeConfig`` validation).""")
+_flag_rule("FLAG009", Severity.ERROR, "Dotted JSON key misused", """
+    ``FlexibleArgumentParser`` takes the token after a dotted key
+    (``--speculative-config.enforce_eager``) as its value unconditionally, so a dotted
+    boolean written without a value swallows the next flag; or a dotted key is used on an
+    option that is not JSON-valued.""")
+_flag_rule("FLAG010", Severity.ERROR, "--enable-auto-tool-choice without --tool-call-parser",
+           """
+    vLLM refuses to start when ``--enable-auto-tool-choice`` is set without
+    ``--tool-call-parser`` (``validate_parsed_serve_args``). Checked over the arguments
+    rendered together: base args, the feature's own args, default-on features and the
+    variant's args.""")
+_flag_rule("FLAG011", Severity.ERROR, "Same flag twice in one list", """
+    One argument list sets the same option twice (or a whole JSON value and dotted keys of
+    the same option). The site's ``dedupeArgs`` silently drops the earlier one, and vLLM's
+    dotted keys replace the whole JSON value, so one of them is dead.""")
+_flag_rule("FLAG012", Severity.INFO, "A later layer overrides an earlier flag", """
+    A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
+    after it in the same command (variant, strategy or hardware override, feature), which
+    wins (site ``dedupeArgs`` last-wins, and argparse last-wins). Both lines are named so
+    the override can be confirmed as intended.""")
+_flag_rule("FLAG013", Severity.WARNING, "Flag spelled with underscores", """
+    vLLM accepts ``--max_model_len`` (``FlexibleArgumentParser`` turns underscores into
+    dashes before the first ``.``), but the recipes site de-duplicates flags by their
+    literal spelling: an override written the canonical way does not replace the
+    underscore copy and both are rendered.""")
+_flag_rule("FLAG014", Severity.WARNING, "Flag abbreviated", """
+    argparse accepts a unique prefix of a long option (``--max-model`` for
+    ``--max-model-len``); the abbreviation breaks as soon as vLLM adds another option
+    with the same prefix.""")
+_flag_rule("FLAG015", Severity.WARNING, "--max-model-len above the model's context_length",
+           """
+    ``--max-model-len`` is larger than ``model.context_length``; vLLM refuses it unless
+    the context is extended (``--hf-overrides`` rope scaling, which skips this check) or
+    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN`` is set.""")
+_flag_rule("FLAG016", Severity.WARNING, "VLLM_* environment variable not read", """
+    A ``VLLM_*`` variable in ``base_env``, ``extra_env`` or a strategy ``env`` is not read
+    by the recipe's minimum vLLM (it is newer, older, or unknown), or is no longer read by
+    the newest release. Names come from ``vllm/envs.py`` of each release.""")
+_flag_rule("FLAG017", Severity.INFO, "Arguments not checked (platform plugin)", """
+    The arguments are for a platform plugin or a separate server whose CLI is not vendored
+    (vLLM-Omni for ``tasks: omni``; vLLM-Ascend for NPU overrides, ``--quantization
+    ascend`` or ``--additional-config``), so they are reported as not checked rather than
+    risk a false error.""")
+_flag_rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve", """
+    ``vllm serve`` first shipped in vLLM 0.5.2; on 0.5.1 and older only ``python -m
+    vllm.entrypoints.openai.api_server`` exists, so the rendered command cannot run.""")
+_flag_rule("FLAG020", Severity.WARNING, "Flag and value in one list item", """
+    A list item holds ``"--flag value"`` in one string. The site's shell rendering happens
+    to split it, but every consumer that passes the items as separate argv entries (not
+    through a shell) hands vLLM one argument it does not know. The flag and value are
+    still checked as two tokens.""")
+_flag_rule("FLAG019", Severity.INFO, "Flags checked against another release", """
+    ``min_vllm_version`` is ``nightly`` (or not a vendored release), so the flags are
+    checked against the newest vendored release (or the nearest older one) instead; the
+    message says which.""")

@@ -1,0 +1,365 @@
+"""``GUIDE``: the ``vllm serve`` commands written in the markdown ``guide``.
+
+Commands are found by :func:`validator.guide.commands.parse_guide` (fenced shell blocks,
+line continuations, environment prefixes, ``docker run``, ``vllm serve``, the API server
+module) and their flags are checked with the ``FLAG`` engine
+(:func:`validator.checks.flag.check_tokens`) against the vLLM CLI registry of the recipe's
+effective minimum version (of the variant whose ``model_id`` the command serves). Every
+finding points at the guide line (``Hit(block_index=...)`` -> ``SourceMap.block_line``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from validator.checks import flag
+from validator.checks._data import as_dict, get, items
+from validator.checks.registry import Hit, rule
+from validator.findings import Related, Severity
+from validator.guide.commands import ServeCommand, parse_guide
+from validator.sourcemap import join_pointer
+from validator.vllm_cli import argv
+from validator.vllm_cli.argv import ParsedArgs
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+GUIDE = "/guide"
+
+#: Flags whose value differs per node of one multi-node deployment by design.
+PER_NODE_DESTS = frozenset({
+    "data_parallel_start_rank", "data_parallel_rank", "node_rank", "headless", "host",
+    "data_parallel_size_local", "api_server_count",
+})
+#: Flags that mark a command as one node of a multi-node deployment.
+MULTI_NODE_DESTS = frozenset({
+    "data_parallel_start_rank", "data_parallel_rank", "node_rank", "headless",
+    "data_parallel_address", "master_addr", "nnodes",
+})
+#: Flags whose value the guide should state the same way as the structured features.
+KEY_DESTS = ("tool_call_parser", "reasoning_parser", "tokenizer_mode")
+
+_CODE_RULE = {"unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
+              "missing_value": "GUIDE006", "switch_value": "GUIDE006", "choice": "GUIDE006",
+              "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
+              "abbreviation": "GUIDE007"}
+
+
+@dataclass
+class GuideAnalysis:
+    """Every ``GUIDE`` hit of one recipe, computed once and shared by the rules."""
+
+    hits: dict[str, list[Hit]] = field(default_factory=dict)
+
+    def add(self, rule_id: str, line: int, message: str, hint: str | None = None,
+            related: tuple[Related, ...] = ()) -> None:
+        self.hits.setdefault(rule_id, []).append(
+            Hit(GUIDE, message, hint, block_index=line, related=related))
+
+
+_CACHE: dict[int, tuple[Any, Any, GuideAnalysis]] = {}
+
+
+def analysis(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
+    """The (cached) :class:`GuideAnalysis` of ``doc`` in ``ctx``."""
+    cached = _CACHE.get(id(doc))
+    if cached is not None and cached[0] is doc and cached[1] is ctx:
+        return cached[2]
+    result = _analyse(doc, ctx)
+    if len(_CACHE) > 16:
+        _CACHE.clear()
+    _CACHE[id(doc)] = (doc, ctx, result)
+    return result
+
+
+def _file_line(doc: LoadedDocument, index: int) -> int:
+    return doc.source_map.block_line(GUIDE, index)[0]
+
+
+def _model_ids(data: Any) -> dict[str, str | None]:
+    """Served model ids of the recipe -> variant key (``None`` for the base model)."""
+    ids: dict[str, str | None] = {}
+    base = get(data, "model", "model_id")
+    if isinstance(base, str):
+        ids[base.lower()] = None
+    for vname, variant, _ in items(get(data, "variants"), "/variants"):
+        mid = get(variant, "model_id")
+        if isinstance(mid, str):
+            ids.setdefault(mid.lower(), vname)
+    for task in get(data, "omni", "tasks") or []:
+        mid = get(task, "model_id")
+        if isinstance(mid, str):
+            ids.setdefault(mid.lower(), None)
+    return ids
+
+
+def _placeholder(model: str) -> bool:
+    return (model.startswith(("/", ".", "~", "$", "<", "{")) or "path/to" in model
+            or "${" in model or model.isupper() or "/" not in model)
+
+
+def _is_plugin_command(cmd: ServeCommand) -> bool:
+    image = (cmd.image or "").lower()
+    if "ascend" in image or "omni" in image:
+        return True
+    return flag._is_ascend_tokens(cmd.args) or "--omni" in cmd.args
+
+
+def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
+    out = GuideAnalysis()
+    data = doc.data
+    text = get(data, "guide")
+    if not isinstance(text, str) or not text:
+        return out
+    parsed = parse_guide(text)
+    for issue in parsed.issues:
+        if issue.kind == "trailing_blank":
+            out.add("GUIDE001", issue.line, "a backslash followed by blanks does not continue "
+                    "the line: bash escapes the blank, ends the command here and runs the "
+                    "next line as a separate command", "delete the blanks after the `\\`")
+        else:
+            out.add("GUIDE002", issue.line, f"`{issue.text[:60]}` starts a new command: the "
+                    "line before it does not end with `\\`, so this flag is never passed",
+                    "end the previous line with ` \\`")
+    if flag.platform_plugin(data) is not None or not flag._versions():
+        return out
+    ids = _model_ids(data)
+    results: list[tuple[ServeCommand, ParsedArgs]] = []
+    for cmd in parsed.commands:
+        if _is_plugin_command(cmd):
+            continue
+        variant = ids.get((cmd.model or "").lower())
+        plan = flag.plan_for(flag.recipe_minimum(doc, ctx, variant))
+        if plan.minimum is None:
+            continue
+        result, issues = flag.check_tokens(cmd.args, plan, duplicates=False)
+        if result is None:
+            continue
+        results.append((cmd, result))
+        for found in issues:
+            rule_id = _CODE_RULE.get(found.code)
+            if rule_id is not None:
+                out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint)
+        _auto_tool(cmd, result, out)
+        _served_model(doc, cmd, ids, out)
+        _env(cmd, plan, out)
+    _disagreements(doc, ctx, results, out)
+    _node_sets(doc, results, out)
+    return out
+
+
+def _auto_tool(cmd: ServeCommand, parsed: ParsedArgs, out: GuideAnalysis) -> None:
+    for opt in parsed.find("enable_auto_tool_choice"):
+        if not (opt.option or "").startswith("--no-") and not parsed.has("tool_call_parser"):
+            out.add("GUIDE008", cmd.arg_lines[opt.index], "--enable-auto-tool-choice without "
+                    "--tool-call-parser in this command: vLLM refuses to start",
+                    "add --tool-call-parser <name>")
+
+
+def _served_model(doc: LoadedDocument, cmd: ServeCommand, ids: dict[str, str | None],
+                  out: GuideAnalysis) -> None:
+    model = cmd.model
+    if model is None or _placeholder(model) or model.lower() in ids:
+        return
+    known = ", ".join(sorted({str(get(doc.data, "model", "model_id"))} | {
+        str(get(v, "model_id")) for v in as_dict(get(doc.data, "variants")).values()
+        if isinstance(get(v, "model_id"), str)}))
+    out.add("GUIDE009", cmd.model_line, f"this command serves `{model}`, which is neither "
+            "the recipe's model_id nor a variant's", f"recipe models: {known}")
+
+
+def _env(cmd: ServeCommand, plan: flag.VersionPlan, out: GuideAnalysis) -> None:
+    seen: set[str] = set()
+    for name, _, line in cmd.env:
+        if name in seen:
+            continue
+        seen.add(name)
+        why = flag.env_issue(name, plan)
+        if why is not None:
+            out.add("GUIDE010", line, f"environment of the command at guide line "
+                    f"{cmd.line + 1}: {why[0]}", why[1])
+
+
+def _structured_values(doc: LoadedDocument, ctx: Context) -> dict[str, list[tuple[str, int]]]:
+    """dest -> [(value, file line)] over the structured argument lists."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    plan_cache: dict[str, flag.VersionPlan] = {}
+    for layer in flag.collect_layers(doc.data):
+        if layer.feature is None and layer.pointer != "/model/base_args":
+            continue
+        key = str(layer.variant)
+        plan = plan_cache.get(key)
+        if plan is None:
+            plan = flag.plan_for(flag.recipe_minimum(doc, ctx, layer.variant))
+            plan_cache[key] = plan
+        if plan.minimum is None:
+            continue
+        parsed = argv.parse_args(layer.tokens, plan.minimum)
+        for opt in parsed.options:
+            if opt.dest in KEY_DESTS and opt.value is not None:
+                line = doc.source_map.position(join_pointer(layer.pointer, opt.index))[0]
+                out.setdefault(opt.dest, []).append((opt.value, line))
+    return out
+
+
+def _disagreements(doc: LoadedDocument, ctx: Context,
+                   results: list[tuple[ServeCommand, ParsedArgs]], out: GuideAnalysis) -> None:
+    if not results:
+        return
+    structured = _structured_values(doc, ctx)
+    for cmd, parsed in results:
+        for dest in KEY_DESTS:
+            declared = structured.get(dest)
+            if not declared:
+                continue
+            values = {v for v, _ in declared}
+            for opt in parsed.find(dest):
+                if opt.value is None or opt.value in values or opt.value.startswith("$"):
+                    continue
+                flag_name = opt.option or opt.normalised
+                related = tuple(Related(line, f"structured {flag_name} {v}")
+                                for v, line in declared[:3])
+                out.add("GUIDE011", cmd.arg_lines[opt.index], f"the guide uses `{flag_name} "
+                        f"{opt.value}` but the recipe's structured args use "
+                        + ", ".join(f"`{v}` (line {line})" for v, line in declared[:3]),
+                        "make the guide and the structured args agree", related)
+
+
+def _kv_role(parsed: ParsedArgs) -> str | None:
+    value, _ = parsed.json_value("kv_transfer_config")
+    role = value.get("kv_role") if isinstance(value, dict) else None
+    return role if isinstance(role, str) else None
+
+
+def _node_sets(doc: LoadedDocument, results: list[tuple[ServeCommand, ParsedArgs]],
+               out: GuideAnalysis) -> None:
+    groups: dict[tuple[str, str, str | None], list[tuple[ServeCommand, ParsedArgs]]] = {}
+    for cmd, parsed in results:
+        if not any(parsed.has(d) for d in MULTI_NODE_DESTS):
+            continue
+        key = (cmd.section, (cmd.model or "").lower(), _kv_role(parsed))
+        groups.setdefault(key, []).append((cmd, parsed))
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        ranks = {_rank_signature(p) for _, p in members}
+        if len(ranks) < 2:
+            continue  # the same command repeated (alternatives), not per-node commands
+        ref_cmd, ref = members[0]
+        ref_values = _shared_values(ref_cmd, ref)
+        for cmd, parsed in members[1:]:
+            values = _shared_values(cmd, parsed)
+            for dest in sorted(set(ref_values) | set(values)):
+                a, b = ref_values.get(dest), values.get(dest)
+                if (a and a[0]) == (b and b[0]):
+                    continue
+                line = b[1] if b is not None else cmd.line
+                shown_a = "absent" if a is None else f"`{a[0]}`"
+                shown_b = "absent" if b is None else f"`{b[0]}`"
+                name = "--" + dest.replace("_", "-")
+                out.add("GUIDE012", line, f"{name} is {shown_b} in this node's command but "
+                        f"{shown_a} in the command for another node of the same deployment "
+                        f"(guide line {ref_cmd.line + 1})",
+                        "use the same value on every node unless the difference is intended",
+                        (Related(_file_line(doc, a[1] if a else ref_cmd.line),
+                                 "the other node's command"),))
+
+
+def _rank_signature(parsed: ParsedArgs) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((o.dest, o.value or "") for o in parsed.options
+                        if o.dest in PER_NODE_DESTS - {"host", "data_parallel_size_local",
+                                                       "api_server_count"}))
+
+
+def _shared_values(cmd: ServeCommand, parsed: ParsedArgs) -> dict[str, tuple[str, int]]:
+    """ident -> (value, guide line) of the options every node should share."""
+    out: dict[str, tuple[str, int]] = {}
+    for o in parsed.options:
+        if o.spec is None or o.dest in PER_NODE_DESTS:
+            continue
+        value = " ".join(o.values) if o.values else (o.option or "")
+        if o.keys:
+            value = f"{'.'.join(o.keys)}={value}"
+        out[o.ident] = (_canonical_json(value), cmd.arg_lines[o.index])
+    return out
+
+
+def _canonical_json(value: str) -> str:
+    try:
+        return json.dumps(json.loads(value), sort_keys=True)
+    except ValueError:
+        return value
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _rule_hits(rule_id: str) -> Callable[[LoadedDocument, Context], Iterator[Hit]]:
+    def check(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+        yield from analysis(doc, ctx).hits.get(rule_id, [])
+
+    return check
+
+
+def _guide_rule(rule_id: str, severity: Severity, summary: str, doc: str) -> None:
+    fn = _rule_hits(rule_id)
+    fn.__doc__ = doc
+    fn.__name__ = f"guide_{rule_id.lower()}"
+    rule(rule_id, severity, summary)(fn)
+
+
+_guide_rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command", """
+    A guide shell line ends with a backslash followed by blanks. bash reads ``\\ `` as an
+    escaped blank, so the command ends on that line and the following lines run as
+    separate commands (their flags are never passed).""")
+_guide_rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash", """
+    A line starting with ``--flag`` follows a command line that does not end with a
+    backslash: the shell runs the command without it and then fails on the flag line.
+    The flags are still checked as if the continuation were there.""")
+_guide_rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command", """
+    A ``vllm serve`` (or ``docker run`` vLLM image, or API server module) command in the
+    guide passes an option that no vendored vLLM release has, or one the recipe's
+    minimum version does not have (see ``FLAG001``).""")
+_guide_rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM", """
+    A guide command uses a flag that exists only from a release later than the recipe's
+    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``).""")
+_guide_rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release", """
+    A guide command uses a flag or value that the newest vendored vLLM release no longer
+    accepts (see ``FLAG003``).""")
+_guide_rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command", """
+    A guide command gives a flag a value vLLM rejects at the declared minimum: a missing
+    value, a value given to a switch, a value outside the flag's choices or the
+    registered parser names, JSON that does not parse, a non-positive
+    ``num_speculative_tokens``, or a dotted key that swallows the next flag (see
+    ``FLAG004``-``FLAG009``).""")
+_guide_rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command", """
+    argparse accepts a unique prefix of a long option; the abbreviation breaks when vLLM
+    adds an option with the same prefix (see ``FLAG014``).""")
+_guide_rule("GUIDE008", Severity.ERROR,
+            "Guide command enables auto tool choice without a tool-call parser", """
+    ``--enable-auto-tool-choice`` without ``--tool-call-parser`` in the same guide
+    command: vLLM refuses to start (``validate_parsed_serve_args``).""")
+_guide_rule("GUIDE009", Severity.WARNING, "Guide command serves another model", """
+    The model a guide command serves is neither ``model.model_id`` nor a variant's (or an
+    omni task's) ``model_id``; local paths and placeholders are not reported. Hugging
+    Face ids are compared case-insensitively, as the Hub resolves them.""")
+_guide_rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read", """
+    A ``VLLM_*`` variable set for a guide command (prefix assignment, ``export`` earlier
+    in the same block, ``docker -e``) is not read by the recipe's minimum vLLM, or no
+    longer by the newest release (see ``FLAG016``).""")
+_guide_rule("GUIDE011", Severity.WARNING, "Guide and structured args disagree", """
+    A guide command sets ``--tool-call-parser``, ``--reasoning-parser`` or
+    ``--tokenizer-mode`` to a value the structured args (``model.base_args`` and the
+    features) never use: the page's command builder and its prose serve differently.
+    Both lines are named.""")
+_guide_rule("GUIDE012", Severity.WARNING, "Per-node guide commands disagree", """
+    The guide gives one command per node of a multi-node deployment (same section and
+    model, with ``--data-parallel-address``/``--headless``/``--node-rank``/
+    ``--data-parallel-start-rank``...) and a flag that every node should share differs
+    between them (e.g. ``--gpu-memory-utilization``, or a flag present on one node only).
+    Per-node flags (ranks, ``--headless``, ``--host``, local DP size, API server count)
+    are expected to differ.""")

@@ -1,0 +1,1 @@
+"""Reading the markdown ``guide`` of a recipe: its fenced shell commands."""

@@ -1,0 +1,482 @@
+"""A model of how ``vllm serve`` reads its argument list, per vLLM version.
+
+vLLM parses ``vllm serve`` arguments with ``FlexibleArgumentParser`` (``vllm/utils/
+argparse_utils.py`` from 0.11; ``vllm/utils/__init__.py`` before), a subclass of
+:class:`argparse.ArgumentParser` whose ``parse_args`` rewrites the argument list before
+argparse sees it. This module reproduces that rewrite and argparse's own rules, on the
+option table of one release (a :class:`CliSpec`, normally a
+:class:`validator.vllm_cli.registry.CliRegistry`), without importing vLLM:
+
+* ``--key=value`` is split on the first ``=`` (argparse ``_parse_optional``);
+* in every argument starting with ``--`` the text between ``--`` and the first ``.`` has
+  its underscores replaced by dashes (``pattern = re.compile(r"(?<=--)[^\\.]*")`` in
+  ``FlexibleArgumentParser.parse_args``), so ``--max_model_len`` is ``--max-model-len``;
+  single-dash arguments are left alone;
+* an argument starting with ``-`` and containing ``.`` in its key is a *dotted JSON key*
+  (``--speculative-config.method mtp``, ``-cc.pass_config.x=False``): its value is the
+  ``=`` part or, without ``=``, **unconditionally the next token** (even when that token
+  is another flag), a trailing ``+`` appends to a list, and all dotted keys of one option
+  are merged and appended at the end as ``--option '<json>'``; releases without
+  dotted-key support (``CliSpec.dotted_keys`` false) reject such arguments;
+* ``-O3`` / ``-O=3`` / ``-O 3`` are rewritten to the optimisation level;
+* argparse accepts a unique prefix of a long option (``allow_abbrev=True``, the default
+  vLLM keeps), rejects an ambiguous one, and treats a token starting with ``-`` as an
+  option unless it looks like a negative number (``_negative_number_matcher``);
+* a switch (``nargs=0``) given ``=value`` is an argparse error ("ignored explicit
+  argument"), a bare token after it is an unrecognised positional;
+* repeated options: the last occurrence wins (argparse stores in order).
+
+Only the parts of argparse that the recipes exercise are modelled (no ``fromfile``
+prefixes, no ``--config`` file expansion, no intermixed positionals beyond the model).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+#: argparse's ``_negative_number_matcher`` (CPython ``Lib/argparse.py``).
+NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+#: FlexibleArgumentParser: "Everything between the first -- and the first ."
+_FLEX_PATTERN = re.compile(r"(?<=--)[^\.]*")
+
+
+class OptionSpec(Protocol):
+    """What the parser needs to know about one option (a registry ``CliOption``)."""
+
+    @property
+    def strings(self) -> tuple[str, ...]: ...
+    @property
+    def dest(self) -> str: ...
+    @property
+    def takes_value(self) -> bool: ...
+    @property
+    def nargs(self) -> str | None: ...
+    @property
+    def choices(self) -> tuple[str, ...] | None: ...
+    @property
+    def is_json(self) -> bool: ...
+    @property
+    def deprecated(self) -> bool: ...
+
+
+class CliSpec(Protocol):
+    """The option table of one vLLM release (a registry ``CliRegistry``)."""
+
+    @property
+    def version(self) -> str: ...
+    @property
+    def dotted_keys(self) -> bool: ...
+    def normalise(self, option: str) -> str: ...
+    def lookup(self, option: str) -> Any: ...
+    def abbreviations(self, prefix: str) -> list[str]: ...
+
+
+class Problem(enum.StrEnum):
+    """Kinds of trouble the parser model finds in one argument list."""
+
+    UNKNOWN = "unknown"                  # no such option (argparse: unrecognized arguments)
+    AMBIGUOUS = "ambiguous"              # prefix of several options (argparse error)
+    ABBREVIATION = "abbreviation"        # unique prefix accepted by argparse
+    UNDERSCORE = "underscore"            # spelled with underscores, normalised by vLLM
+    MISSING_VALUE = "missing_value"      # value-taking option without a value
+    SWITCH_VALUE = "switch_value"        # a value given to a switch
+    STRAY = "stray"                      # a bare token no option consumes
+    DOTTED_NO_VALUE = "dotted_no_value"  # dotted key whose value is the next flag
+    DOTTED_UNSUPPORTED = "dotted_unsupported"  # release without dotted-key support
+    DOTTED_NOT_JSON = "dotted_not_json"  # dotted key on an option that is not JSON-valued
+
+
+@dataclass(frozen=True)
+class ArgProblem:
+    """One problem at token ``index`` of the list (``value_index``: the token it concerns
+    when that is a value, e.g. the value given to a switch)."""
+
+    kind: Problem
+    index: int
+    message: str
+    value_index: int | None = None
+    option: ParsedOption | None = None
+
+
+@dataclass(frozen=True)
+class ParsedOption:
+    """One option occurrence.
+
+    Attributes:
+        index: position of the option token in the list.
+        written: the option as written, without any ``=value`` (``--max_model_len``).
+        normalised: after vLLM's underscore rewrite (``--max-model-len``); for a dotted key
+            the part before the first ``.``.
+        option: the option string it resolves to in the release (after abbreviation), or
+            ``None`` when the release has no such option.
+        spec: the release's entry for it, or ``None``.
+        keys: dotted JSON key path (``("method",)`` for ``--speculative-config.method``).
+        append: dotted key written with a trailing ``+`` (list append).
+        values: the value tokens (empty for a switch); ``value_indexes`` their positions
+            (an inline ``=value`` has the option's own index).
+        inline: the value was written as ``--flag=value``.
+    """
+
+    index: int
+    written: str
+    normalised: str
+    option: str | None
+    spec: OptionSpec | None
+    keys: tuple[str, ...] = ()
+    append: bool = False
+    values: tuple[str, ...] = ()
+    value_indexes: tuple[int, ...] = ()
+    inline: bool = False
+
+    @property
+    def value(self) -> str | None:
+        """The (last) value, ``None`` for switches and missing values."""
+        return self.values[-1] if self.values else None
+
+    @property
+    def ident(self) -> str:
+        """What makes two occurrences "the same option": the destination (or the option
+        string when unknown) plus the dotted key path."""
+        base = self.spec.dest if self.spec is not None else (self.option or self.normalised)
+        return ".".join((base, *self.keys))
+
+    @property
+    def dest(self) -> str:
+        """The argparse destination, or the normalised spelling for unknown options."""
+        return self.spec.dest if self.spec is not None else self.normalised
+
+    @property
+    def display(self) -> str:
+        """The option as a reader knows it (canonical string plus dotted keys)."""
+        return ".".join((self.option or self.normalised, *self.keys))
+
+
+@dataclass
+class ParsedArgs:
+    """The result of :func:`parse_args`: options in order, positionals and problems."""
+
+    tokens: tuple[str, ...]
+    options: list[ParsedOption] = field(default_factory=list)
+    positionals: list[tuple[int, str]] = field(default_factory=list)
+    problems: list[ArgProblem] = field(default_factory=list)
+
+    def find(self, *dests: str) -> list[ParsedOption]:
+        """Occurrences whose destination is one of ``dests`` (argparse ``dest`` names,
+        e.g. ``"tool_call_parser"``), in order."""
+        return [o for o in self.options if o.dest in dests]
+
+    def has(self, dest: str) -> bool:
+        """Whether any occurrence sets ``dest``."""
+        return any(o.dest == dest for o in self.options)
+
+    def json_value(self, dest: str) -> tuple[dict[str, Any] | None, list[ParsedOption]]:
+        """The JSON object vLLM ends up with for ``dest`` and the occurrences it came from.
+
+        Mirrors ``FlexibleArgumentParser``: dotted keys are merged into one dict which is
+        appended after every other argument, so it replaces (not merges with) a whole
+        ``--option '<json>'``; otherwise the last whole value wins. Values that are not
+        JSON objects yield ``None``.
+        """
+        whole = [o for o in self.options if o.dest == dest and not o.keys]
+        dotted = [o for o in self.options if o.dest == dest and o.keys]
+        if dotted:
+            merged: dict[str, Any] = {}
+            for o in dotted:
+                _merge(merged, o.keys, dotted_value(o.value or "", o.append))
+            return merged, dotted
+        if whole and whole[-1].value is not None:
+            try:
+                value = json.loads(whole[-1].value)
+            except ValueError:
+                return None, whole[-1:]
+            return (value if isinstance(value, dict) else None), whole[-1:]
+        return None, []
+
+
+def _merge(target: dict[str, Any], keys: Sequence[str], value: Any) -> None:
+    node = target
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            node[key] = child
+        node = child
+    last = keys[-1]
+    if isinstance(value, list) and isinstance(node.get(last), list):
+        node[last] = node[last] + value
+    else:
+        node[last] = value
+
+
+def dotted_value(text: str, append: bool = False) -> Any:
+    """How vLLM reads the value of a dotted key: ``json.loads`` and, when that fails, the
+    string itself (0.10-0.2x) — newer releases also try ``human_readable_int`` (``80g``).
+    With a trailing ``+`` the value is split on commas into a list."""
+    if append:
+        text = json.dumps(text.split(","))
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def normalise(flag: str) -> str:
+    """vLLM's rewrite of one option key: underscores to dashes between ``--`` and the
+    first ``.`` (``--speculative_config.num_speculative_tokens`` ->
+    ``--speculative-config.num_speculative_tokens``). Single-dash keys are unchanged."""
+    if not flag.startswith("--"):
+        return flag
+    return _FLEX_PATTERN.sub(lambda m: m.group(0).replace("_", "-"), flag, count=1)
+
+
+def looks_like_option(token: str) -> bool:
+    """Whether argparse would read ``token`` as an option rather than a value: it starts
+    with ``-``, is not just ``-`` and is not a negative number."""
+    return token.startswith("-") and token != "-" and not NEGATIVE_NUMBER.match(token)
+
+
+def split_inline(token: str) -> tuple[str, str | None]:
+    """``"--a=b=c"`` -> ``("--a", "b=c")``; no ``=`` -> ``(token, None)``."""
+    if "=" in token:
+        key, value = token.split("=", 1)
+        return key, value
+    return token, None
+
+
+def _resolve(cli: CliSpec, name: str) -> tuple[str | None, Any, list[str]]:
+    """(option string, spec, candidates) for ``name``: exact match first, then argparse's
+    unique-prefix rule for ``--`` options."""
+    spec = cli.lookup(name)
+    if spec is not None:
+        return name, spec, []
+    if not name.startswith("--") or len(name) < 3:
+        return None, None, []
+    candidates = sorted(set(cli.abbreviations(name)))
+    if len(candidates) == 1:
+        return candidates[0], cli.lookup(candidates[0]), candidates
+    return None, None, candidates
+
+
+def _arity(spec: OptionSpec) -> tuple[int, int | None]:
+    """(minimum, maximum) number of value tokens (``None``: unbounded)."""
+    if not spec.takes_value:
+        return 0, 0
+    nargs = spec.nargs
+    if nargs is None or nargs == "":
+        return 1, 1
+    if nargs == "?":
+        return 0, 1
+    if nargs == "*":
+        return 0, None
+    if nargs == "+":
+        return 1, None
+    if nargs.isdigit():
+        n = int(nargs)
+        return n, n
+    return 1, 1  # argparse.REMAINDER / PARSER never occur on serve options
+
+
+def parse_args(tokens: Sequence[str], cli: CliSpec, *,
+               allow_positionals: int = 0) -> ParsedArgs:
+    """Parse one ``vllm serve`` argument list (without ``vllm serve`` itself).
+
+    Args:
+        tokens: the arguments, one token per element (as in the recipe YAML lists, or
+            ``shlex.split`` of a guide command).
+        cli: the option table of the release to parse against.
+        allow_positionals: how many bare tokens are expected (the model for a guide
+            command); further bare tokens are :attr:`Problem.STRAY`.
+
+    Returns:
+        A :class:`ParsedArgs`. Never raises: every problem is an :class:`ArgProblem`.
+    """
+    result = ParsedArgs(tuple(tokens))
+    n = len(tokens)
+    i = 0
+    while i < n:
+        token = tokens[i]
+        if not looks_like_option(token) or token == "--":
+            if len(result.positionals) < allow_positionals:
+                result.positionals.append((i, token))
+            else:
+                result.problems.append(ArgProblem(
+                    Problem.STRAY, i, f"`{token}` is not an option and no option takes it "
+                    "as a value (argparse: unrecognized arguments)"))
+            i += 1
+            continue
+        i = _parse_one(result, tokens, i, cli)
+    return result
+
+
+def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec) -> int:
+    token = tokens[i]
+    key, inline = split_inline(token)
+    # -O3 / -O=3 (FlexibleArgumentParser rewrites them to the optimisation level)
+    if (key.startswith("-O") and not key.startswith("--") and key != "-O" and key[2:3] != "."
+            and getattr(cli, "short_o", True)):
+        level = token[3:] if token[2:3] == "=" else token[2:]
+        spec = cli.lookup("-O")
+        opt = ParsedOption(i, "-O", "-O", "-O" if spec else None, spec, values=(level,),
+                           value_indexes=(i,), inline=True)
+        result.options.append(opt)
+        if spec is None:
+            result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"`{token}`: this release "
+                                              "has no -O option", option=opt))
+        return i + 1
+    norm = cli.normalise(key)
+    head, dot, rest = norm.partition(".")
+    if dot:
+        return _parse_dotted(result, tokens, i, cli, key, head, rest, inline)
+    option, spec, candidates = _resolve(cli, norm)
+    values: list[str] = []
+    indexes: list[int] = []
+    nxt = i + 1
+    if inline is not None:
+        values, indexes = [inline], [i]
+    opt_problems: list[tuple[Problem, str, int | None]] = []
+    if spec is None:
+        # unknown option: take one following bare token as its value (avoids a cascade)
+        if inline is None and nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+            values, indexes = [tokens[nxt]], [nxt]
+            nxt += 1
+    else:
+        lo, hi = _arity(spec)
+        if hi == 0:
+            if inline is not None:
+                opt_problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
+                                     f"no value, but `={inline}` is given", i))
+            elif nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+                opt_problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
+                                     f"no value, but `{tokens[nxt]}` follows it", nxt))
+                values, indexes = [tokens[nxt]], [nxt]
+                nxt += 1
+        elif inline is None:
+            while nxt < len(tokens) and not looks_like_option(tokens[nxt]) and (
+                    hi is None or len(values) < hi):
+                values.append(tokens[nxt])
+                indexes.append(nxt)
+                nxt += 1
+            if len(values) < lo:
+                opt_problems.append((Problem.MISSING_VALUE, f"`{option}` needs a value but "
+                                     + (f"is followed by `{tokens[nxt]}`" if nxt < len(tokens)
+                                        else "is the last argument"), None))
+    opt = ParsedOption(i, key, norm, option, spec, values=tuple(values),
+                       value_indexes=tuple(indexes), inline=inline is not None)
+    result.options.append(opt)
+    if spec is None:
+        if candidates:
+            result.problems.append(ArgProblem(
+                Problem.AMBIGUOUS, i, f"`{key}` is an ambiguous abbreviation of "
+                + ", ".join(f"`{c}`" for c in candidates[:6]) + " (argparse error)", option=opt))
+        else:
+            result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"unknown option `{key}`",
+                                              option=opt))
+    else:
+        if option != norm:
+            result.problems.append(ArgProblem(
+                Problem.ABBREVIATION, i, f"`{key}` is an abbreviation of `{option}`; argparse "
+                "accepts unique prefixes only while no other option shares the prefix",
+                option=opt))
+        if norm != key:
+            result.problems.append(ArgProblem(
+                Problem.UNDERSCORE, i, f"`{key}` is spelled with underscores; vLLM reads it "
+                f"as `{norm}`", option=opt))
+    for kind, message, vidx in opt_problems:
+        result.problems.append(ArgProblem(kind, i, message, value_index=vidx, option=opt))
+    return nxt
+
+
+def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec, key: str,
+                  head: str, rest: str, inline: str | None) -> int:
+    append = rest.endswith("+")
+    keys = tuple((rest[:-1] if append else rest).split("."))
+    nxt = i + 1
+    value: str | None = inline
+    vidx: int | None = i if inline is not None else None
+    problems: list[tuple[Problem, str, int | None]] = []
+    if inline is None:
+        if nxt < len(tokens):
+            value, vidx = tokens[nxt], nxt
+            nxt += 1
+            if looks_like_option(value) and cli.dotted_keys:
+                problems.append((Problem.DOTTED_NO_VALUE, f"`{key}` has no value, so vLLM "
+                                 f"takes the next argument `{value}` as its value (a dotted "
+                                 "key always consumes the following token)", vidx))
+        else:
+            problems.append((Problem.MISSING_VALUE, f"`{key}` is the last argument; a dotted "
+                             "key needs a value (vLLM raises IndexError)", None))
+    option, spec, candidates = _resolve(cli, head)
+    opt = ParsedOption(i, key, head, option, spec, keys=keys, append=append,
+                       values=() if value is None else (value,),
+                       value_indexes=() if vidx is None else (vidx,),
+                       inline=inline is not None)
+    result.options.append(opt)
+    if not cli.dotted_keys:
+        result.problems.append(ArgProblem(
+            Problem.DOTTED_UNSUPPORTED, i, f"`{key}`: vLLM {cli.version} does not accept "
+            "dotted JSON keys (argparse: unrecognized arguments)", option=opt))
+        return nxt
+    if spec is None:
+        if candidates:
+            result.problems.append(ArgProblem(
+                Problem.AMBIGUOUS, i, f"`{head}` in `{key}` is an ambiguous abbreviation of "
+                + ", ".join(f"`{c}`" for c in candidates[:6]), option=opt))
+        else:
+            result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"unknown option `{head}` "
+                                              f"(in `{key}`)", option=opt))
+        return nxt
+    if not spec.is_json:
+        result.problems.append(ArgProblem(
+            Problem.DOTTED_NOT_JSON, i, f"`{key}`: `{option}` is not a JSON-valued option, "
+            "so dotted keys turn its value into a JSON object it cannot take", option=opt))
+    if option != head:
+        result.problems.append(ArgProblem(
+            Problem.ABBREVIATION, i, f"`{head}` in `{key}` is an abbreviation of `{option}`",
+            option=opt))
+    if head != key.partition(".")[0]:
+        result.problems.append(ArgProblem(
+            Problem.UNDERSCORE, i, f"`{key}` is spelled with underscores; vLLM reads it as "
+            f"`{head}.{'.'.join(keys)}`", option=opt))
+    for kind, message, vi in problems:
+        result.problems.append(ArgProblem(kind, i, message, value_index=vi, option=opt))
+    return nxt
+
+
+def duplicates(parsed: ParsedArgs) -> list[tuple[ParsedOption, ParsedOption]]:
+    """Pairs ``(earlier, later)`` of occurrences that set the same thing in one list.
+
+    Same destination and dotted path, or a whole JSON value together with dotted keys of
+    the same option (vLLM appends the merged dotted keys last, so they replace the whole
+    value). The recipes site's de-duplication keeps only the last of two identical
+    spellings, silently dropping the earlier one.
+    """
+    out: list[tuple[ParsedOption, ParsedOption]] = []
+    seen: dict[str, ParsedOption] = {}
+    whole: dict[str, ParsedOption] = {}
+    dotted: dict[str, ParsedOption] = {}
+    for opt in parsed.options:
+        if opt.option is None and opt.spec is None:
+            continue
+        if opt.ident in seen:
+            out.append((seen[opt.ident], opt))
+        seen[opt.ident] = opt
+        if opt.keys:
+            if opt.dest in whole and opt.dest not in dotted:
+                out.append((whole[opt.dest], opt))
+            dotted.setdefault(opt.dest, opt)
+        else:
+            if opt.dest in dotted:
+                out.append((dotted[opt.dest], opt))
+            whole[opt.dest] = opt
+    return out
+
+
+def option_strings(options: Iterable[ParsedOption]) -> list[str]:
+    """Display strings of ``options`` (for messages)."""
+    return [o.display for o in options]
