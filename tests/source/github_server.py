@@ -1,0 +1,212 @@
+"""A GitHub-shaped HTTP server on 127.0.0.1 serving one real git repository, with faults.
+
+Serves, from the repository's objects (via the ``git`` command):
+
+* ``/raw/{owner}/{repo}/{commit}/{path}`` — raw bytes (raw.githubusercontent.com shape);
+* ``/api/repos/{owner}/{repo}/commits/{rev}`` — commit with tree id and committer date;
+* ``/api/repos/{owner}/{repo}/git/trees/{tree}?recursive=1`` — recursive tree listing;
+* ``/api/repos/{owner}/{repo}/commits?sha=&path=&per_page=1`` — last commit on a path.
+
+Faults are queued with :meth:`GitHubServer.fail` and consumed by matching requests.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import parse_qs, unquote, urlsplit
+
+RATE_RESET = 1_900_000_000  # 2030-03-17T17:46:40Z
+
+
+@dataclass
+class Fault:
+    """``kind`` applied to the next ``times`` requests whose path starts with ``prefix``."""
+
+    prefix: str
+    kind: str
+    times: int
+    delay: float = 0.0
+
+
+class GitHubServer:
+    """Context manager running the server in a thread; ``raw_base``/``api_base`` are the
+    base URLs to configure. ``requests`` records ``(path, Authorization header)``."""
+
+    def __init__(self, repo: Path, repository: str = "vllm-project/recipes") -> None:
+        self.repo = repo
+        self.repository = repository
+        self.faults: list[Fault] = []
+        self.requests: list[tuple[str, str | None]] = []
+        self._lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
+                                       daemon=True)
+
+    @property
+    def base(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
+    def raw_base(self) -> str:
+        """Raw-content base URL."""
+        return self.base + "/raw"
+
+    @property
+    def api_base(self) -> str:
+        """API base URL."""
+        return self.base + "/api"
+
+    def fail(self, prefix: str, kind: str, times: int = 1, delay: float = 0.0) -> None:
+        """Queue a fault for requests under ``prefix`` (``/raw``, ``/api/...``)."""
+        with self._lock:
+            self.faults.append(Fault(prefix, kind, times, delay))
+
+    def take_fault(self, path: str) -> Fault | None:
+        """The first queued fault matching ``path`` (consumed), or ``None``."""
+        with self._lock:
+            for f in self.faults:
+                if f.times > 0 and path.startswith(f.prefix):
+                    f.times -= 1
+                    return f
+        return None
+
+    def __enter__(self) -> GitHubServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # --- git answers -------------------------------------------------------------------
+
+    def git(self, *args: str) -> bytes | None:
+        """stdout of a git command in the repository, ``None`` when it fails."""
+        proc = subprocess.run(["git", "-C", str(self.repo), *args], capture_output=True,
+                              check=False)
+        return proc.stdout if proc.returncode == 0 else None
+
+    def answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, bytes, str]:
+        """``(status, body, content type)`` for a request without faults."""
+        prefix_raw = f"/raw/{self.repository}/"
+        prefix_api = f"/api/repos/{self.repository}/"
+        if path.startswith(prefix_raw):
+            commit, _, file_path = path[len(prefix_raw):].partition("/")
+            data = self.git("cat-file", "blob", f"{commit}:{unquote(file_path)}")
+            if data is None:
+                return 404, b"404: Not Found", "text/plain"
+            return 200, data, "text/plain; charset=utf-8"
+        if not path.startswith(prefix_api):
+            return 404, b'{"message": "Not Found"}', "application/json"
+        rest = path[len(prefix_api):]
+        if rest.startswith("commits/"):
+            rev = unquote(rest[len("commits/"):])
+            out = self.git("log", "-1", "--format=%H %T %cI", f"{rev}^{{commit}}", "--")
+            if out is None:
+                status = 422 if all(c in "0123456789abcdef" for c in rev) else 404
+                return status, b'{"message": "No commit found for SHA"}', "application/json"
+            sha, tree, date = out.decode().split()
+            body = {"sha": sha, "commit": {"tree": {"sha": tree},
+                                           "committer": {"date": _utc(date)}}}
+            return 200, json.dumps(body).encode(), "application/json"
+        if rest.startswith("git/trees/"):
+            tree = rest[len("git/trees/"):]
+            out = self.git("ls-tree", "-r", "-t", "-z", tree)
+            if out is None:
+                return 404, b'{"message": "Not Found"}', "application/json"
+            entries = []
+            for item in out.decode().split("\0"):
+                if not item:
+                    continue
+                meta, name = item.split("\t", 1)
+                mode, kind, sha = meta.split()
+                entries.append({"path": name, "mode": mode, "type": kind, "sha": sha})
+            body = {"sha": tree, "tree": entries, "truncated": False}
+            return 200, json.dumps(body).encode(), "application/json"
+        if rest == "commits":
+            sha, file_path = query.get("sha", [""])[0], query.get("path", [""])[0]
+            out = self.git("log", "-1", "--format=%H %cI", sha, "--", file_path)
+            if out is None:
+                return 404, b'{"message": "Not Found"}', "application/json"
+            found = []
+            if out.strip():
+                h, d = out.decode().split()
+                found = [{"sha": h, "commit": {"committer": {"date": _utc(d)}}}]
+            return 200, json.dumps(found).encode(), "application/json"
+        return 404, b'{"message": "Not Found"}', "application/json"
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def send(self, status: int, body: bytes, ctype: str,
+                     headers: dict[str, str] | None = None, length: int | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body) if length is None else length))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                server.requests.append((url.path, self.headers.get("Authorization")))
+                fault = server.take_fault(url.path)
+                kind = fault.kind if fault else ""
+                if kind == "500":
+                    self.send(500, b'{"message": "Server Error"}', "application/json")
+                    return
+                if kind == "rate403":
+                    self.send(403, b'{"message": "API rate limit exceeded"}', "application/json",
+                              {"X-RateLimit-Remaining": "0",
+                               "X-RateLimit-Reset": str(RATE_RESET)})
+                    return
+                if kind == "rate429":
+                    self.send(429, b'{"message": "Too Many Requests"}', "application/json",
+                              {"Retry-After": "60"})
+                    return
+                if kind == "404":
+                    self.send(404, b"404: Not Found", "text/plain")
+                    return
+                if kind == "timeout" and fault is not None:
+                    time.sleep(fault.delay)
+                status, body, ctype = server.answer(url.path, parse_qs(url.query))
+                if kind == "truncate":
+                    self.send(status, body[: len(body) // 2], ctype, length=len(body))
+                    self.close_connection = True
+                    return
+                if kind == "shorten":
+                    body = body[:-10]
+                elif kind == "alter":
+                    body = body.replace(b"a", b"4", 1)
+                elif kind == "rename":
+                    body = body.replace(b'"taxonomy.yaml"', b'"taxonomy.yml"', 1)
+                self.send(status, body, ctype)
+
+        return Handler
+
+
+def _utc(date: str) -> str:
+    return datetime.fromisoformat(date).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,348 @@
+"""HTTP backend: one commit read from a raw-content server and a GitHub-shaped REST API.
+
+Requests (GitHub REST API v3 shapes; base URLs are settings, so GitHub Enterprise or a
+test server work the same):
+
+* ``GET {api}/repos/{owner}/{repo}/commits/{rev}`` — resolves ``rev`` (full or short
+  commit id, branch, tag) to the full commit and its tree id; a 404/422 here means the
+  *commit* is missing.
+* ``GET {api}/repos/{owner}/{repo}/git/trees/{tree}?recursive=1`` — every entry of the
+  commit's tree (path, mode, type, blob id). The listing is verified by recomputing each
+  tree object's id from its entries (git's tree format) up to the root tree id the commit
+  names, so the recipe list and the blob ids are those of the commit. A path not in it is
+  *missing at that commit* (:class:`FileNotFoundError`).
+* ``GET {raw}/{owner}/{repo}/{commit}/{path}`` — the file's bytes, compared by git blob id
+  with the tree entry (PROV001 on an altered or truncated body).
+* ``GET {api}/repos/{owner}/{repo}/commits?sha={commit}&path={path}&per_page=1`` — the
+  last commit touching the path at or before the commit, with its committer date.
+
+Transport: one :class:`requests.Session` with a urllib3 :class:`~urllib3.util.Retry`
+(retries with exponential backoff on connection errors, read timeouts and 500/502/503/504),
+(connect, read) timeouts on every request, ``Authorization: Bearer $GITHUB_TOKEN`` when set
+(the token is never put in a URL or a message). 403/429 answers that are rate limiting
+(``X-RateLimit-Remaining: 0`` or 429) are reported with the reset time from
+``X-RateLimit-Reset`` / ``Retry-After``; a body shorter than its ``Content-Length`` is
+reported as a short body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from validator import __version__
+from validator.source.git import redact_url, utc_iso
+from validator.source.options import FetchOptions
+from validator.source.provenance import Provenance
+from validator.source.spec import FULL_COMMIT, check_path, check_rev
+from validator.source.tree import SourceError
+from validator.source.verify import Expectations, check_blob
+
+_REGULAR_MODES = ("100644", "100755")
+_RETRY_STATUS = (500, 502, 503, 504)
+
+
+def make_session(options: FetchOptions) -> requests.Session:
+    """A session with retries, backoff, GitHub headers and the token (if any)."""
+    retry = Retry(total=options.retries, connect=options.retries, read=options.retries,
+                  status=options.retries, other=0, backoff_factor=options.backoff,
+                  status_forcelist=_RETRY_STATUS, allowed_methods=frozenset({"GET"}),
+                  raise_on_status=False, respect_retry_after_header=False)
+    session = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.headers.update({"User-Agent": f"recipe-check/{__version__}",
+                            "Accept": "application/vnd.github+json",
+                            "X-GitHub-Api-Version": "2022-11-28"})
+    if options.token:
+        session.headers["Authorization"] = f"Bearer {options.token}"
+    return session
+
+
+def _reset_time(resp: requests.Response) -> str:
+    reset = resp.headers.get("X-RateLimit-Reset")
+    if reset and reset.isdigit():
+        when = datetime.fromtimestamp(int(reset), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"until {when} (X-RateLimit-Reset)"
+    after = resp.headers.get("Retry-After")
+    if after:
+        return f"for {after} s (Retry-After)"
+    return "for an unspecified time"
+
+
+class HttpClient:
+    """GET with retries and clear errors (see the module docstring).
+
+    Args:
+        options: timeouts, retries, backoff and token.
+    """
+
+    def __init__(self, options: FetchOptions) -> None:
+        self.options = options
+        self.session = make_session(options)
+
+    def get(self, url: str, what: str) -> requests.Response:
+        """The response to ``GET url`` with its body read, unless it is a 404/422 (the
+        caller says what is missing) — every other failure raises.
+
+        Raises:
+            SourceError: connection failure or timeout after retries, 5xx after retries,
+                rate limiting (with the reset time), 401/403, a short body, any other
+                unexpected status.
+        """
+        shown = redact_url(url)
+        try:
+            resp = self.session.get(url, timeout=self.options.timeout)
+        except requests.exceptions.ChunkedEncodingError as exc:
+            raise SourceError(f"{what}: short body from {shown}: the connection closed "
+                              f"before the announced length was received ({exc})") from exc
+        except requests.exceptions.RetryError as exc:
+            raise SourceError(f"{what}: {shown} kept failing after {self.options.retries} "
+                              "retries") from exc
+        except requests.exceptions.Timeout as exc:
+            raise SourceError(f"{what}: {shown} timed out (read timeout "
+                              f"{self.options.timeout[1]} s)") from exc
+        except requests.exceptions.ConnectionError as exc:
+            kind = "timed out" if "timed out" in str(exc).lower() else "could not be reached"
+            raise SourceError(f"{what}: {shown} {kind} after {self.options.retries} retries "
+                              f"(timeout {self.options.timeout[1]} s)") from exc
+        except requests.exceptions.RequestException as exc:
+            raise SourceError(f"{what}: GET {shown} failed: {type(exc).__name__}") from exc
+        status = resp.status_code
+        if status in (404, 422):
+            return resp
+        if status == 429 or (status == 403 and resp.headers.get("X-RateLimit-Remaining") == "0"):
+            raise SourceError(f"{what}: rate limited by {urlsplit(url).netloc} "
+                              f"({status}) {_reset_time(resp)}; set GITHUB_TOKEN for a higher "
+                              "limit or wait")
+        if status in (401, 403):
+            raise SourceError(f"{what}: {status} from {shown}: access denied (check "
+                              "GITHUB_TOKEN and the repository's visibility)")
+        if status >= 500:
+            raise SourceError(f"{what}: {shown} answered {status} after "
+                              f"{self.options.retries} retries")
+        if status != 200:
+            raise SourceError(f"{what}: unexpected {status} from {shown}")
+        announced = resp.headers.get("Content-Length")
+        encoded = resp.headers.get("Content-Encoding", "identity") != "identity"
+        if announced and announced.isdigit() and not encoded \
+                and int(announced) != len(resp.content):
+            raise SourceError(f"{what}: short body from {shown}: {len(resp.content)} of "
+                              f"{announced} bytes")
+        return resp
+
+    def json(self, url: str, what: str) -> Any:
+        """Decoded JSON of ``GET url``; ``None`` for 404/422.
+
+        Raises:
+            SourceError: as :meth:`get`, or the body is not JSON.
+        """
+        resp = self.get(url, what)
+        if resp.status_code in (404, 422):
+            return None
+        try:
+            return resp.json()
+        except ValueError as exc:
+            raise SourceError(f"{what}: {redact_url(url)} did not return JSON") from exc
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One entry of a recursive tree listing."""
+
+    path: str
+    mode: str
+    type: str
+    sha: str
+
+
+def _tree_sort_key(entry: TreeEntry) -> bytes:
+    name = entry.path.rsplit("/", 1)[-1].encode()
+    return name + b"/" if entry.type == "tree" else name
+
+
+def verify_listing(entries: list[TreeEntry], root_tree: str) -> bool:
+    """Whether the recursive ``entries`` hash, tree by tree, to ``root_tree``.
+
+    Each tree object is ``"<mode> <name>\\0<20-byte id>"`` per entry in git's order
+    (names compared bytewise, a sub-tree as if its name ended in ``/``); its id is
+    ``sha1("tree <size>\\0" + body)``. Source: git's object format (``git mktree``).
+    """
+    children: dict[str, list[TreeEntry]] = {"": []}
+    for e in entries:
+        parent = e.path.rsplit("/", 1)[0] if "/" in e.path else ""
+        children.setdefault(parent, []).append(e)
+        if e.type == "tree":
+            children.setdefault(e.path, [])
+    computed: dict[str, str] = {}
+    for folder in sorted(children, key=lambda p: -p.count("/") - (1 if p else 0)):
+        body = b""
+        for e in sorted(children[folder], key=_tree_sort_key):
+            sha = computed.get(e.path, e.sha) if e.type == "tree" else e.sha
+            if e.type == "tree" and sha != e.sha:
+                return False
+            mode = "40000" if e.type == "tree" else e.mode
+            body += f"{mode} {e.path.rsplit('/', 1)[-1]}".encode() + b"\0" + bytes.fromhex(sha)
+        obj = f"tree {len(body)}".encode() + b"\0" + body
+        computed[folder] = hashlib.sha1(obj, usedforsecurity=False).hexdigest()
+    return computed[""] == root_tree
+
+
+class HttpTree(Expectations):
+    """One commit read over HTTP (implements :class:`~validator.source.tree.RecipeTree`).
+
+    Args:
+        repository: ``owner/name``.
+        commit: full commit id.
+        resolved_from: the name or short id it was resolved from, or ``None``.
+        entries: the commit's verified recursive tree listing.
+        client: the HTTP client.
+    """
+
+    def __init__(self, repository: str, commit: str, resolved_from: str | None,
+                 entries: list[TreeEntry], client: HttpClient) -> None:
+        super().__init__()
+        self.repository = repository
+        self.commit = commit
+        self.resolved_from = resolved_from
+        self.client = client
+        self.entries = {e.path: e for e in entries}
+        self._last: dict[str, tuple[str, str] | None] = {}
+
+    @classmethod
+    def open(cls, repository: str, rev: str, options: FetchOptions,
+             client: HttpClient | None = None) -> HttpTree:
+        """Resolve ``rev`` and fetch and verify the commit's tree listing.
+
+        Raises:
+            SourceError: the commit does not exist, the listing is truncated or does not
+                hash to the commit's tree id, or any transport failure.
+        """
+        check_rev(rev)
+        client = client or HttpClient(options)
+        api = f"{options.api_base_url}/repos/{repository}"
+        info = client.json(f"{api}/commits/{quote(rev, safe='')}", f"{repository}@{rev}")
+        if info is None:
+            raise SourceError(f"{repository}@{rev}: commit not found at {options.api_base_url} "
+                              "(no such commit, branch or tag)")
+        try:
+            commit = str(info["sha"])
+            tree_sha = str(info["commit"]["tree"]["sha"])
+        except (KeyError, TypeError) as exc:
+            raise SourceError(f"{repository}@{rev}: malformed commit answer from the API") from exc
+        if not FULL_COMMIT.match(commit) or (FULL_COMMIT.match(rev) and commit != rev):
+            raise SourceError(f"{repository}@{rev}: the API answered with commit {commit!r}")
+        listing = client.json(f"{api}/git/trees/{tree_sha}?recursive=1",
+                              f"{repository}@{commit} tree")
+        if listing is None:
+            raise SourceError(f"{repository}@{commit}: tree {tree_sha} not found")
+        if listing.get("truncated"):
+            raise SourceError(f"{repository}@{commit}: the API truncated the tree listing; "
+                              "use --backend git for a repository this large")
+        try:
+            entries = [TreeEntry(e["path"], e["mode"], e["type"], e["sha"])
+                       for e in listing["tree"]]
+        except (KeyError, TypeError) as exc:
+            raise SourceError(f"{repository}@{commit}: malformed tree listing") from exc
+        if not verify_listing(entries, tree_sha):
+            raise SourceError(f"{repository}@{commit}: the tree listing does not hash to the "
+                              f"commit's tree {tree_sha}; refusing it")
+        return cls(repository, commit, None if FULL_COMMIT.match(rev) else rev, entries,
+                   client)
+
+    @property
+    def revision(self) -> str:
+        """The full commit id."""
+        return self.commit
+
+    @property
+    def label(self) -> str:
+        """``owner/name@commit``."""
+        return f"{self.repository}@{self.commit}"
+
+    def _blob(self, path: str) -> TreeEntry:
+        check_path(path)
+        entry = self.entries.get(path)
+        if entry is None or entry.type != "blob":
+            raise FileNotFoundError(f"{path}: not in {self.repository} at commit {self.commit} "
+                                    "(the commit exists; the path does not)")
+        if entry.mode not in _REGULAR_MODES:
+            raise SourceError(f"{path}: mode {entry.mode} in commit {self.commit} (symbolic "
+                              "link or submodule); not followed")
+        return entry
+
+    def raw_url(self, path: str) -> str:
+        """``{raw}/{owner}/{repo}/{commit}/{path}`` with the path percent-encoded."""
+        return (f"{self.client.options.raw_base_url}/{self.repository}/{self.commit}/"
+                f"{quote(path, safe='/')}")
+
+    def read(self, path: str) -> bytes:
+        """Raw bytes of ``path`` at the commit, verified against the tree entry.
+
+        Raises:
+            FileNotFoundError: the path is not in the commit.
+            SourceError: transport failure, or the raw server lacks a listed file.
+            VerificationError: PROV001, the body does not hash to the tree entry.
+        """
+        entry = self._blob(path)
+        url = self.raw_url(path)
+        resp = self.client.get(url, f"{self.label}:{path}")
+        if resp.status_code in (404, 422):
+            raise SourceError(f"{path}: the raw server has no such file at {self.commit} "
+                              f"although the commit's tree lists it ({redact_url(url)})")
+        data = resp.content
+        check_blob(path, data, entry.sha, redact_url(url))
+        return data
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a regular file in the commit."""
+        entry = self.entries.get(path)
+        return entry is not None and entry.type == "blob" and entry.mode in _REGULAR_MODES
+
+    def list(self, prefix: str) -> list[str]:
+        """Regular files under folder ``prefix`` (recursive, sorted)."""
+        base = prefix.strip("/")
+        return sorted(p for p in self.entries
+                      if self.exists(p) and (not base or p.startswith(base + "/")))
+
+    def last_commit(self, path: str) -> tuple[str, str] | None:
+        """``(commit id, committer date UTC)`` of the last commit touching ``path`` at or
+        before this commit, from the API's ``commits?sha=&path=`` list."""
+        if path not in self._last:
+            api = f"{self.client.options.api_base_url}/repos/{self.repository}"
+            url = f"{api}/commits?sha={self.commit}&path={quote(path, safe='')}&per_page=1"
+            found = self.client.json(url, f"{self.label}:{path} history")
+            try:
+                first = found[0] if found else None
+                self._last[path] = (str(first["sha"]),
+                                    utc_iso(first["commit"]["committer"]["date"])
+                                    ) if first else None
+            except (KeyError, TypeError, ValueError) as exc:
+                raise SourceError(f"{path}: malformed commit list from the API") from exc
+        return self._last[path]
+
+    def provenance(self, path: str, data: bytes) -> Provenance:
+        """Digests of ``data`` verified against the tree entry, with repository, commit,
+        resolved-from, last commit and the raw URL.
+
+        Raises:
+            VerificationError: PROV001 (blob id) or PROV002 (expected SHA-256).
+        """
+        entry = self._blob(path)
+        prov = check_blob(path, data, entry.sha, self.label)
+        last = self.last_commit(path)
+        prov = replace(prov, repository=self.repository, commit=self.commit,
+                       resolved_from=self.resolved_from,
+                       last_commit=last[0] if last else None,
+                       last_commit_date=last[1] if last else None,
+                       fetched_from=redact_url(self.raw_url(path)))
+        self.check_expected(prov)
+        return prov
