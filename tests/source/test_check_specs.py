@@ -86,3 +86,39 @@ def test_bad_specs_exit_2(spec: str, message: str, corpus_repo: Path, git_cache:
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+
+
+def test_expect_sha256_needs_one_spec(corpus_repo: Path, git_cache: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    spec = f"{REPO}@main:{GLM}"
+    assert main([spec, spec, "--git-url", str(corpus_repo), "--cache-dir", str(git_cache),
+                 "--expect-sha256", "00" * 32]) == 2
+    assert "exactly one" in capsys.readouterr().err
+
+
+def test_concurrent_first_clones_share_one_cache(corpus_repo: Path, tmp_path: Path) -> None:
+    """Threads opening the same repository on an empty cache clone it once, safely."""
+    import threading
+
+    from validator.source.git import GitTree, cache_path
+    from validator.source.options import FetchOptions
+
+    options = FetchOptions(git_url=str(corpus_repo), cache_dir=tmp_path / "cache")
+    commits: list[str] = []
+    errors: list[BaseException] = []
+
+    def open_tree() -> None:
+        try:
+            commits.append(GitTree.open(REPO, "main", options).commit)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_tree) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert set(commits) == {git_out(corpus_repo, "rev-parse", "main")}
+    mirror = cache_path(tmp_path / "cache", REPO, str(corpus_repo))
+    assert [p.name for p in mirror.parent.iterdir() if p.is_dir()] == [mirror.name]

@@ -60,6 +60,8 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     trees: dict[Path, object] = {}
     pinned: dict[tuple[str, str, str, str], RecipeTree] = {}
     options = fetch_options_from(args)
+    if options.expect_sha256 and len(args.paths) != 1:
+        raise UsageError("--expect-sha256 needs exactly one OWNER/REPO@REV:PATH")
     for arg in args.paths:
         try:
             if looks_like_spec(arg) and not Path(arg).exists():
