@@ -263,11 +263,14 @@ def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     ``nightly-<sha>``, ``cu130-nightly``, no tag at all (Docker pulls ``latest``) or a
     custom build tag (``gemma4-0505-cu129``) change over time or cannot be matched to a
     vLLM release, so the command a reader copies today is not the one that was tested. A
-    digest (``@sha256:...``) pins an image exactly and is accepted."""
+    digest (``@sha256:...``) pins an image exactly and is accepted, and so is a third-party
+    image tagged with a release of its own (``vllm-ascend:v0.23.0-a5``)."""
     for site in image_sites(doc):
         ref = parse_image(site.value)
         if ref is None or ref.digest is not None or tag_version(ref) is not None:
             continue
+        if ref.tag is not None and not official_vllm_image(ref) and _TAG_VERSION.match(ref.tag):
+            continue  # a third-party image pinned to a release of its own (vllm-ascend v0.23.0)
         if ref.tag is None:
             msg = f"image {site.value!r} has no tag (Docker pulls the moving 'latest')"
         elif _FLOATING.search(ref.tag):
