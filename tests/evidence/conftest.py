@@ -133,3 +133,47 @@ def verify_record(record: dict[str, Any], read: Reader) -> int:
             _, _, _, first, _ = parse_anchor(f["evidence_url"])
             assert first == f["line"]
     return checked
+
+
+def make_repo(root: Path, files: dict[str, str]) -> GitTree:
+    """A one-commit git repository holding ``files``, opened as ``owner/mini``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", *env, "commit", "-qm", "fixture"], cwd=root, check=True)
+    repo = git.Repo(root)
+    return GitTree("owner/mini", repo.head.commit.hexsha, None, repo, str(root))
+
+
+MINI_TAXONOMY = """\
+hardware_profiles:
+  small8:
+    brand: NVIDIA
+    generation: hopper
+    gpu_count: 8
+    vram_gb: 640
+  big8:
+    brand: NVIDIA
+    generation: blackwell
+    gpu_count: 8
+    vram_gb: 1440
+  red8:
+    brand: AMD
+    generation: cdna3
+    gpu_count: 8
+    vram_gb: 1536
+"""
+
+MINI_STRATEGY = """\
+name: single_node_tp
+display_name: "Single node TP"
+description: "One node."
+deploy_type: single_node
+parallelism:
+  tp: auto
+"""

@@ -324,8 +324,9 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     topics = None
     if tax_cite is not None:
         profiles = ctx.hardware_profiles
-        topics = sorted({str(profiles[h].get("brand")).lower() for h in as_dict(
-            meta.get("hardware")) if h in profiles and profiles[h].get("brand")})
+        topics = sorted({str(profiles[h].get("brand")).lower()
+                         for h, st in as_dict(meta.get("hardware")).items()
+                         if st != "unsupported" and h in profiles and profiles[h].get("brand")})
     source = Source(
         publisher=repo.split("/")[0], url=f"https://github.com/{repo}", repository=repo,
         revision=commit, resolved_from=prov.resolved_from, document_path=path,

@@ -1,0 +1,137 @@
+"""Publishing: atomic, idempotent, conflict-refusing, index rebuilt from disk; a publisher
+killed with SIGKILL leaves only complete records and a re-run finishes the job."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.evidence.conftest import GLM52_UPSTREAM, REPO
+from validator.evidence.model import validate_record
+from validator.evidence.publish import PublishConflict, Publisher, record_path
+from validator.source.git import GitTree
+from validator.source.snapshots import LOCK_NAME, SnapshotStore, snapshot_spec
+
+C = "c" * 40
+
+
+def _rec(version: str = "0.1.0", checked: str = "2026-01-01", extra: str = "") -> bytes:
+    doc = {"source": {"repository": REPO, "revision": C, "document_path": "models/a/b.yaml",
+                      "document_sha256": "d" * 64, "checked_on": checked},
+           "editorial": {"generated_on": checked}, "note": extra,
+           "validation": {"tool": {"version": version},
+                          "summary": {"errors": 0, "warnings": 1}}}
+    return (json.dumps(doc, sort_keys=True) + "\n").encode()
+
+
+def test_publish_rules(tmp_path: Path) -> None:
+    with Publisher(tmp_path) as pub:
+        assert pub.put(REPO, C, "models/a/b.yaml", _rec()) == "written"
+        target = record_path(tmp_path, REPO, C, "models/a/b.yaml")
+        stat = target.stat()
+        assert pub.put(REPO, C, "models/a/b.yaml", _rec()) == "unchanged"
+        assert target.stat().st_mtime_ns == stat.st_mtime_ns  # not rewritten
+        # only the checked-on date differs: the earlier check stands
+        assert pub.put(REPO, C, "models/a/b.yaml", _rec(checked="2026-02-02")) == "unchanged"
+        assert target.read_bytes() == _rec()
+        with pytest.raises(PublishConflict, match="same tool version"):
+            pub.put(REPO, C, "models/a/b.yaml", _rec(extra="changed"))
+        assert target.read_bytes() == _rec()
+        assert pub.put(REPO, C, "models/a/b.yaml", _rec("0.2.0", extra="new")) == "replaced"
+        kept = target.with_name("b.yaml@recipe-check-0.1.0.json")
+        assert kept.read_bytes() == _rec() and target.read_bytes() == _rec("0.2.0", extra="new")
+        pub.copy_schemas()
+        (target.parent / ".b.yaml.json.abc.tmp").write_bytes(b"{partial")
+        index = pub.rebuild_index()
+    assert [(e["file"].rsplit("/", 1)[1], e["current"], e["tool_version"])
+            for e in index["records"]] == [("b.yaml.json", True, "0.2.0"),
+                                           ("b.yaml@recipe-check-0.1.0.json", False, "0.1.0")]
+    assert index["schemas"] == ["schemas/record.schema.json"]
+    assert json.loads((tmp_path / "index.json").read_text()) == index
+
+
+@pytest.fixture(scope="module")
+def store(corpus_tree: Callable[[str], GitTree], commit_map: dict[str, str],
+          tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A snapshot store with the zai-org recipes of one corpus commit."""
+    tree = corpus_tree(commit_map[GLM52_UPSTREAM[-1]])
+    paths = [p for p in tree.list("models/zai-org") if p.endswith(".yaml")][:6]
+    root = tmp_path_factory.mktemp("store")
+    snapshot_spec(SnapshotStore(root), tree, REPO, paths)
+    return root, paths
+
+
+def _publish(lock: Path, out: Path, pause: str = "0") -> subprocess.Popen[bytes]:
+    env = dict(os.environ, RECIPE_CHECK_PUBLISH_PAUSE=pause)
+    return subprocess.Popen([sys.executable, "-m", "validator", "publish", "--lock", str(lock),
+                             "--out", str(out), "--checked-on", "2026-11-29", "--attestation"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _records(out: Path) -> list[Path]:
+    return [p for p in (out / "records").rglob("*.json")
+            if not p.name.startswith(".") and not p.name.endswith(".intoto.json")]
+
+
+@pytest.mark.corpus
+def test_killed_publish_leaves_complete_records_and_rerun_finishes(
+        store: tuple[Path, list[str]], tmp_path: Path) -> None:
+    root, paths = store
+    out = tmp_path / "out"
+    proc = _publish(root / LOCK_NAME, out, pause="0.4")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (
+            not (out / "records").is_dir() or len(_records(out)) < 2):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    partial = _records(out)
+    assert 2 <= len(partial) < len(paths)
+    for p in partial:  # every record present is complete and valid
+        validate_record(json.loads(p.read_bytes()))
+    assert not (out / "index.json").exists()  # the index is written last
+    # re-run finishes the job; records written before the kill are unchanged
+    before = {p: p.read_bytes() for p in partial}
+    done = _publish(root / LOCK_NAME, out)
+    stdout, stderr = done.communicate(timeout=120)
+    assert done.returncode == 0, stderr.decode()
+    assert f"{len(partial)} unchanged" in stdout.decode()
+    assert all(p.read_bytes() == data for p, data in before.items())
+    index = json.loads((out / "index.json").read_text())
+    assert sorted(e["path"] for e in index["records"]) == sorted(paths)
+    assert all(e["current"] and e["attestation"] for e in index["records"])
+    assert (out / "schemas" / "record.schema.json").is_file()
+    # a third run is a no-op
+    again = _publish(root / LOCK_NAME, out)
+    stdout, _ = again.communicate(timeout=120)
+    assert again.returncode == 0 and f"{len(paths)} unchanged" in stdout.decode()
+
+
+@pytest.mark.corpus
+def test_publish_kill_at_random_moments(store: tuple[Path, list[str]], tmp_path: Path) -> None:
+    """SIGKILL at several arbitrary instants (no pause hook): never a partial record."""
+    import random
+
+    root, paths = store
+    out = tmp_path / "out"
+    rng = random.Random(6)
+    for _ in range(3):
+        proc = _publish(root / LOCK_NAME, out)
+        time.sleep(rng.uniform(0.3, 1.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        for p in _records(out):
+            validate_record(json.loads(p.read_bytes()))
+    done = _publish(root / LOCK_NAME, out)
+    _, stderr = done.communicate(timeout=120)
+    assert done.returncode == 0, stderr.decode()
+    assert len(_records(out)) == len(paths)
