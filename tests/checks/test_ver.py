@@ -110,8 +110,9 @@ def test_ver002_model_image_older_than_minimum(corpus_copy: Path) -> None:
 
 def test_ver002_image_meets_minimum(corpus_copy: Path) -> None:
     inject(corpus_copy, GLM51, '  min_vllm_version: "0.19.1"\n',
-           '  min_vllm_version: "0.19.1"\n  docker_image:\n    cu129: "vllm/vllm-openai:v0.19.1-cu129"'
-           '\n    cu130: "vllm/vllm-openai:v0.20.0"\n')
+           '  min_vllm_version: "0.19.1"\n  docker_image:\n'
+           '    cu129: "vllm/vllm-openai:v0.19.1-cu129"\n'
+           '    cu130: "vllm/vllm-openai:v0.20.0"\n')
     assert ver(corpus_copy, GLM51, "VER002") == []
     assert ver(corpus_copy, GLM51, "VER003") == []
 
