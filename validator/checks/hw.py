@@ -517,7 +517,8 @@ def verified_hardware_runnable(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
         if all(reasons.values()):
             why = "; ".join(f"{n}: {r}" for n, r in reasons.items())
             yield Hit(ptr, f"{prof.label} is verified but no variant can run on it ({why})",
-                      "fix the claim, or add the variant that was actually run there",
+                      "fix the claim, or correct the variant that actually ran there "
+                      "(precision_hardware, supported_hardware, vram_minimum_gb)",
                       on_key=True)
 
 
