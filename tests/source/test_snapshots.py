@@ -228,3 +228,24 @@ def test_store_refuses_bad_input(tmp_path: Path) -> None:
     (tmp_path / LOCK_NAME).write_text('{"version": 1, "files": [{"path": 3}]}')
     with pytest.raises(SourceError, match="not a valid lock file"):
         store.load()
+
+
+def test_fetch_many_specs_one_lock_update(commit_map: dict[str, str], corpus_repo: Path,
+                                          git_cache: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Several documents of two commits; a missing path is reported, the rest stored."""
+    a, b = commit_map[UPSTREAM_PINS[1]], commit_map[UPSTREAM_PINS[3]]
+    store = tmp_path / "snap"
+    specs = [f"{REPO}@{a}:{GLM}", f"{REPO}@{a}:models/zai-org/GLM-5.yaml",
+             f"{REPO}@{b}:{GLM}", f"{REPO}@{b}:models/zai-org/none.yaml"]
+    code = main(["fetch", *specs, "--git-url", str(corpus_repo), "--cache-dir",
+                 str(git_cache), "--snapshot-dir", str(store)])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "none.yaml: not in vllm-project/recipes at commit" in captured.err
+    entries = SnapshotStore(store).load().files
+    assert {(e.commit, e.path) for e in entries} >= {(a, GLM), (a, "models/zai-org/GLM-5.yaml"),
+                                                     (b, GLM)}
+    assert not [e for e in entries if e.path.endswith("none.yaml")]
+    assert main(["snapshot", "list", "--snapshot-dir", str(store)]) == 0
+    assert f"{REPO}@{b}:{GLM}" in capsys.readouterr().out

@@ -1,11 +1,14 @@
 """``recipe-check fetch SPEC...``: fetch pinned recipes with their context, verify them and
 add them to the snapshot store.
 
-For each ``OWNER/REPO@REV:PATH`` the document, ``taxonomy.yaml``, ``strategies/*.yaml``
-and ``kv_store/*.yaml`` of the same commit are read with the chosen backend, each
-verified against the commit's tree (PROV001) and against any expected digest (PROV002),
-and only then stored with the commit's data-file list (see
-:mod:`validator.source.snapshots`). A spec that fails verification stores nothing.
+For each ``OWNER/REPO@REV:PATH`` the document, and once per commit ``taxonomy.yaml``,
+``strategies/*.yaml`` and ``kv_store/*.yaml``, are read with the chosen backend, each
+verified against the commit's tree (PROV001) and against any expected digest (PROV002:
+``--expect-sha256``, or the lock file's existing entry), and only then stored, with the
+commit's data-file list, in one atomic lock-file update per commit (see
+:mod:`validator.source.snapshots`). A document that fails verification is not stored; a
+context file that fails, or the failure of every document of a commit, stores nothing for
+that commit.
 
 Exit codes: 0 all stored, 1 a verification error (PROV finding printed), 2 a spec could
 not be fetched (bad spec, unknown revision, missing path, network failure).
@@ -15,18 +18,43 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 
 from validator.source.options import add_fetch_arguments, fetch_options_from
-from validator.source.snapshots import SnapshotStore, snapshot_spec
+from validator.source.provenance import Provenance
+from validator.source.snapshots import (
+    SnapshotStore,
+    context_paths,
+    tree_listing,
+    verified_files,
+)
 from validator.source.spec import TreeKey, open_spec, parse_spec
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError
+
+
+@dataclass
+class _Commit:
+    tree: RecipeTree
+    repository: str
+    resolved_from: str | None
+    files: list[tuple[Provenance, bytes]] = field(default_factory=list)
+    documents: int = 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``fetch``."""
     parser.add_argument("specs", nargs="+", metavar="SPEC", help="OWNER/REPO@REV:PATH")
     add_fetch_arguments(parser, offline=False)
+
+
+def _report(text: str, exc: VerificationError) -> None:
+    f = exc.finding()
+    print(f"{f.path}:{f.line}:{f.column}: {f.severity.value} {f.rule} {f.message}",
+          file=sys.stderr)
+    if f.hint:
+        print(f"    hint: {f.hint}", file=sys.stderr)
+    print(f"recipe-check: {text}: verification failed; nothing stored", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,32 +65,47 @@ def run(args: argparse.Namespace) -> int:
         return 2
     store = SnapshotStore(options.snapshot_dir)
     trees: dict[TreeKey, RecipeTree] = {}
+    commits: dict[int, _Commit] = {}
+    failed: set[int] = set()
     code = 0
     for text in args.specs:
         try:
             spec = parse_spec(text)
             tree, path = open_spec(spec, options, trees)
-            entries = snapshot_spec(store, tree, spec.repository, [path])
+            if id(tree) in failed:
+                raise SourceError("the context files of this commit failed; see above")
+            if id(tree) not in commits:
+                try:
+                    context = verified_files(tree, context_paths(tree))
+                except SourceError:
+                    failed.add(id(tree))
+                    raise
+                commits[id(tree)] = _Commit(tree, spec.repository,
+                                            None if spec.pinned else spec.rev, context)
+            commits[id(tree)].files += verified_files(tree, [path])
+            commits[id(tree)].documents += 1
         except VerificationError as exc:
-            f = exc.finding()
-            print(f"{f.path}:{f.line}:{f.column}: {f.severity.value} {f.rule} {f.message}",
-                  file=sys.stderr)
-            if f.hint:
-                print(f"    hint: {f.hint}", file=sys.stderr)
-            print(f"recipe-check: {text}: verification failed; nothing stored", file=sys.stderr)
+            _report(text, exc)
+            code = max(code, 1)
+        except (FileNotFoundError, SourceError) as exc:
+            print(f"recipe-check: {text}: {exc}", file=sys.stderr)
+            code = 2
+    for group in commits.values():
+        if not group.documents:  # every document of this commit failed: store nothing
+            continue
+        label = f"{group.repository}@{group.tree.revision}"
+        try:
+            entries = store.add(group.files, tree_listing(group.tree, group.repository))
+        except VerificationError as exc:
+            _report(label, exc)
             code = max(code, 1)
             continue
-        except FileNotFoundError as exc:
-            print(f"recipe-check: {text}: {exc}", file=sys.stderr)
-            code = 2
-            continue
         except SourceError as exc:
-            print(f"recipe-check: {text}: {exc}", file=sys.stderr)
+            print(f"recipe-check: {label}: {exc}", file=sys.stderr)
             code = 2
             continue
-        resolved = f" (resolved from {spec.rev})" if not spec.pinned else ""
-        print(f"{spec.repository}@{tree.revision}{resolved}: {len(entries)} file(s) verified "
-              f"and stored in {store.root}")
+        resolved = f" (resolved from {group.resolved_from})" if group.resolved_from else ""
+        print(f"{label}{resolved}: {len(entries)} file(s) verified and stored in {store.root}")
         for e in entries:
             print(f"  {e.path}  sha256:{e.sha256}  gitBlob:{e.git_blob}")
     return code

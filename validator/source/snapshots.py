@@ -412,6 +412,32 @@ def context_paths(tree: RecipeTree) -> list[str]:
     return out
 
 
+def verified_files(tree: RecipeTree, paths: Iterable[str]) -> list[tuple[Provenance, bytes]]:
+    """Read ``paths`` of ``tree`` with their verified provenance.
+
+    Raises:
+        FileNotFoundError: a path is not in the commit.
+        VerificationError: a file failed verification (PROV001/PROV002/PROV003).
+        SourceError: any other fetch failure.
+    """
+    files = []
+    for path in paths:
+        data = tree.read(path)
+        files.append((tree.provenance(path, data), data))
+    return files
+
+
+def tree_listing(tree: RecipeTree, repository: str) -> TreeListing:
+    """The :class:`TreeListing` of a pinned ``tree`` (its :func:`data_listing`).
+
+    Raises:
+        SourceError: ``tree`` has no commit (a working tree).
+    """
+    if tree.revision is None:
+        raise SourceError(f"{tree.label}: only a pinned commit can be snapshotted")
+    return TreeListing(repository=repository, commit=tree.revision, paths=data_listing(tree))
+
+
 def snapshot_spec(store: SnapshotStore, tree: RecipeTree, repository: str,
                   paths: Iterable[str]) -> list[LockEntry]:
     """Read, verify and store ``paths`` and the context files of ``tree`` (a pinned git or
@@ -425,13 +451,6 @@ def snapshot_spec(store: SnapshotStore, tree: RecipeTree, repository: str,
         VerificationError: a file failed verification.
         SourceError: any other fetch failure.
     """
-    commit = tree.revision
-    if commit is None:
-        raise SourceError(f"{tree.label}: only a pinned commit can be snapshotted")
+    listing = tree_listing(tree, repository)
     wanted = list(dict.fromkeys([*paths, *context_paths(tree)]))
-    files = []
-    for path in wanted:
-        data = tree.read(path)
-        files.append((tree.provenance(path, data), data))
-    listing = TreeListing(repository=repository, commit=commit, paths=data_listing(tree))
-    return store.add(files, listing)
+    return store.add(verified_files(tree, wanted), listing)
