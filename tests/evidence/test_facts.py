@@ -7,8 +7,7 @@ from pathlib import Path
 
 from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo, verify_record
 from validator.evidence.facts import default_features
-from validator.evidence.record import build_record, needs_context, record_bytes
-from validator.rules import RULES
+from validator.evidence.record import build_record, record_bytes
 
 RECIPE = """\
 meta:
@@ -115,11 +114,6 @@ def test_derived_facts_cite_their_inputs(tmp_path: Path) -> None:
     assert rec["hardware_topics"] == ["nvidia"]
     (result,) = rec["reported_results"]  # type: ignore[misc]
     assert (result["metric"], result["value"], result["unit"]) == ("throughput", 1234.0, "tok/s")
-
-
-def test_needs_context_reads_the_function() -> None:
-    assert needs_context(RULES["REF002"])  # reads ctx.strategies
-    assert not needs_context(RULES["REF001"])  # path vs model_id only
 
 
 def test_unparseable_document_is_a_clean_error(tmp_path: Path) -> None:

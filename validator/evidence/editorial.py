@@ -22,6 +22,7 @@ CREATION_METHOD = (
     "templates; every value is taken from a cited line. No model was downloaded or run and "
     "nothing was measured.")
 MAX_FINDING_PARAGRAPHS = 12
+MAX_PER_RULE = 6
 
 
 @dataclass
@@ -109,21 +110,30 @@ class _Writer:
                 f"planning minimum of {gb.value if gb else 'an unstated number of'} GB and "
                 f"vLLM {vf.min_version or '(unstated)'} as its effective minimum.",
                 mid, prec, gb, self.fact(f"Variant {name}: effective minimum vLLM version")))
-        return Section(heading="Which artifact and engine does the recipe select?",
+        return Section(heading="Which checkpoint and vLLM version does the recipe pick?",
                        paragraphs=paras)
 
     def attention(self) -> Section:
         paras = []
         serious = [f for f in self.src.findings if f.severity in ("error", "warning")]
-        for f in serious[:MAX_FINDING_PARAGRAPHS]:
+        by_rule: dict[str, list[RecordFinding]] = {}
+        for f in sorted(serious, key=lambda f: (f.severity != "error", f.rule, f.line)):
+            by_rule.setdefault(f.rule, []).append(f)
+        for rule, group in list(by_rule.items())[:MAX_FINDING_PARAGRAPHS]:
+            shown = group[:MAX_PER_RULE]
+            more = f" ({len(group) - len(shown)} more in the validation block)" if len(
+                group) > len(shown) else ""
             paras.append(self.para(
-                f"Line {f.line}: {f.message} ({f.rule}, {f.severity}).",
-                urls=(f.evidence_url,) if f.evidence_url else ()))
-        if len(serious) > MAX_FINDING_PARAGRAPHS:
-            rest = serious[MAX_FINDING_PARAGRAPHS:]
+                f"{rule} ({group[0].severity}): "
+                + "; ".join(f"line {f.line}: {f.message}" for f in shown) + more + ".",
+                urls=tuple(f.evidence_url for f in shown if f.evidence_url)))
+        if len(by_rule) > MAX_FINDING_PARAGRAPHS:
+            rest = list(by_rule)[MAX_FINDING_PARAGRAPHS:]
             paras.append(self.para(
-                f"{len(rest)} further finding(s) are listed in the validation block.",
-                urls=tuple(f.evidence_url for f in rest[:5] if f.evidence_url)))
+                f"Findings of {len(rest)} further rule(s) ({', '.join(rest)}) are listed in "
+                "the validation block.",
+                urls=tuple(by_rule[r][0].evidence_url or "" for r in rest
+                           if by_rule[r][0].evidence_url)))
         if not serious:
             paras.append(self.para(
                 "The checker reported no errors or warnings for this document.",
@@ -136,7 +146,7 @@ class _Writer:
                 "arguments.", off))
         if self.src.context_note:
             paras.append(self.para(self.src.context_note))
-        return Section(heading="What needs attention?", paragraphs=paras)
+        return Section(heading="Points to check before use", paragraphs=paras)
 
     def settings(self) -> Section:
         paras = []
@@ -159,7 +169,7 @@ class _Writer:
                 f"Serving strategies the recipe declares: "
                 f"{_join([str(v) for v in strat.value])}. Pick one, and a hardware profile, "
                 "before reading a command off the recipe.", strat))
-        return Section(heading="How are the settings applied?", paragraphs=paras)
+        return Section(heading="How the settings combine", paragraphs=paras)
 
     def memory(self) -> Section:
         paras = []
@@ -180,7 +190,7 @@ class _Writer:
         if not paras:
             paras.append(self.para("The recipe declares no planning minimum for any variant.",
                                    self.fact("Model id")))
-        return Section(heading="What does the memory number mean?", paragraphs=paras)
+        return Section(heading="Reading the planning minimum", paragraphs=paras)
 
     def reproduce(self) -> Section:
         paras = []
@@ -204,7 +214,7 @@ class _Writer:
                 f"Maintainers marked {_join(names)} as verified. That is their statement; "
                 "this record did not repeat it. Pin the weights revision, the hardware and "
                 "the full resolved command of any run you compare with it.", *verified))
-        return Section(heading="What is needed to reproduce a deployment?", paragraphs=paras)
+        return Section(heading="What a reproduction has to pin", paragraphs=paras)
 
 
 def build_editorial(src: EditorialInput) -> Editorial:

@@ -13,11 +13,8 @@ sorted, and :func:`record_bytes` serialises with sorted keys. No clock is read.
 
 from __future__ import annotations
 
-import ast
-import inspect
 import json
-import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +43,6 @@ from validator.evidence.model import (
 from validator.evidence.reported import reported_results
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
-from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
@@ -76,50 +72,61 @@ class ContextStatus:
         return self.taxonomy and self.strategies
 
 
-def needs_context(rule: Rule) -> bool:
-    """Whether a check rule's function reads the :class:`Context` beyond ``ctx.settings``
-    (found by walking its source's syntax tree; a rule passing ``ctx`` on counts as
-    reading it). Such rules are not run when the revision's context files are missing,
-    since their findings would describe the missing files, not the document."""
-    if rule.check is None:
-        return False
-    try:
-        source = textwrap.dedent(inspect.getsource(rule.check))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
-        return True
-    fn = tree.body[0]
-    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or len(fn.args.args) < 2:
-        return True
-    ctx_name = fn.args.args[1].arg
-    settings_uses = set()
-    for node in ast.walk(fn):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id == ctx_name and node.attr == "settings"):
-            settings_uses.add(id(node.value))
-    for stmt in fn.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and node.id == ctx_name and \
-                    id(node) not in settings_uses:
-                return True
-    return False
+CONTEXT_ATTRIBUTES = frozenset({"taxonomy", "strategies", "kv_stores", "recipe_paths",
+                                "hardware_profiles", "hardware_groups", "strategy_data"})
+"""Attributes of :class:`Context` that come from the revision's context files."""
+
+
+class _TrackingContext(Context):
+    """A :class:`Context` that notes whether a check read any context-file attribute."""
+
+    touched: bool = False
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in CONTEXT_ATTRIBUTES:
+            object.__setattr__(self, "touched", True)
+        return super().__getattribute__(name)
 
 
 def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provenance,
            status: ContextStatus) -> tuple[list[Finding], int, list[str]]:
+    """Findings of the full checker on the document: ``(findings, rules run, skipped)``.
+
+    With complete context every rule runs once through :class:`Checker`. Without it (no
+    taxonomy or strategies at this revision), each rule runs on its own freshly loaded
+    document against a context that records access to the missing files; a rule that
+    read them is reported as skipped and its findings dropped, since they would describe
+    the missing files rather than the document.
+
+    Raises:
+        RecordError: a rule crashed (a bug in recipe-check).
+    """
     from validator.checks.registry import check_rules
 
     rules = check_rules()
-    skipped: list[str] = []
-    if not status.complete:
-        skipped = [r.id for r in rules if needs_context(r)]
-        rules = [r for r in rules if r.id not in skipped]
+    schema = SchemaValidator(strict=ctx.settings.strict)
     result = RunResult()
-    checker = Checker(ctx, rules, SchemaValidator(strict=ctx.settings.strict))
-    doc_result = checker.check_recipe(path, data, prov, result)
+    if status.complete:
+        doc_result = Checker(ctx, rules, schema).check_recipe(path, data, prov, result)
+        if result.internal_errors:
+            raise RecordError("; ".join(result.internal_errors))
+        return doc_result.findings, len(rules), []
+    tracking = _TrackingContext(**{f.name: getattr(ctx, f.name) for f in fields(Context)})
+    doc = load_yaml(data, path, max_bytes=ctx.settings.max_bytes)
+    findings = list(doc.findings) + schema.validate(doc, "recipe")
+    skipped: list[str] = []
+    for rule in rules:
+        fresh = load_yaml(data, path, max_bytes=ctx.settings.max_bytes)
+        object.__setattr__(tracking, "touched", False)
+        hits = Checker(tracking, [rule], schema).run_rules(fresh, result)
+        if tracking.touched:
+            skipped.append(rule.id)
+        else:
+            findings += hits
     if result.internal_errors:
         raise RecordError("; ".join(result.internal_errors))
-    return doc_result.findings, len(rules), sorted(skipped)
+    findings.sort(key=Finding.sort_key)
+    return findings, len(rules) - len(skipped), sorted(skipped)
 
 
 def _portable(text: str) -> str:

@@ -1,0 +1,89 @@
+"""Editorial text: generated, cited, attributed, and not copied from the seeds."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXTRA, SEEDS
+from tests.evidence.conftest import EXTRA_GLM53, REPO
+from validator.evidence.record import build_record, record_bytes
+from validator.evidence.sources import ManifestTree
+
+
+def _words(text: str) -> list[str]:
+    """Prose words: identifiers and figures (``multi_node_tp``, ``0.28.0``) are facts, which
+    may be shared, so they are dropped before comparing wording."""
+    words = re.findall(r"[a-z0-9_]+(?:[-'.][a-z0-9_]+)*", text.lower())
+    return [w for w in words if "_" not in w and not re.search(r"\d", w)]
+
+
+def _shingles(text: str, n: int = 7) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+@pytest.fixture(scope="module")
+def record() -> dict[str, object]:
+    tree = ManifestTree(EXTRA / "MANIFEST.json", REPO, EXTRA_GLM53[0][0])
+    return json.loads(record_bytes(build_record(tree, EXTRA_GLM53[0][1],
+                                                checked_on="2026-11-29")))
+
+
+def _our_text(rec: dict[str, object]) -> str:
+    ed = rec["editorial"]
+    parts = [ed["byline"], ed["creation_method"], ed["answer"]["text"]]  # type: ignore[index]
+    parts += [s["heading"] for s in ed["sections"]]  # type: ignore[index]
+    parts += [p["text"] for s in ed["sections"] for p in s["paragraphs"]]  # type: ignore[index]
+    parts += rec["notes"] + rec["limitations"]  # type: ignore[operator]
+    parts.append(rec["license"]["scope"])  # type: ignore[index]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_no_sentence_from_the_seeds(record: dict[str, object]) -> None:
+    ours = _shingles(_our_text(record))
+    assert len(ours) > 200
+    for seed in sorted(SEEDS.glob("*.txt")):
+        shared = ours & _shingles(seed.read_text("utf-8"))
+        assert not shared, f"{seed.name}: shares {sorted(shared)[:3]}"
+
+
+def test_sections_cite_lines_and_say_how_they_were_made(record: dict[str, object]) -> None:
+    ed = record["editorial"]
+    headings = [s["heading"] for s in ed["sections"]]  # type: ignore[index]
+    assert len(headings) == 5
+    for section in ed["sections"]:  # type: ignore[index]
+        assert section["paragraphs"]
+        for para in section["paragraphs"]:
+            assert para["citations"] and all("#L" in c for c in para["citations"])
+    method = ed["creation_method"]  # type: ignore[index]
+    assert "No model was downloaded or run" in method and "recipe-check" in ed["byline"]  # type: ignore[index]
+    # the opt-in feature is called opt-in, not default
+    attention = ed["sections"][1]["paragraphs"]  # type: ignore[index]
+    assert any("spec_decoding stays off" in p["text"] for p in attention)
+
+
+def test_findings_feed_the_attention_section(tmp_path: Path) -> None:
+    from tests.evidence.conftest import MINI_TAXONOMY, make_repo
+
+    recipe = ('meta:\n  title: "Odd"\nmodel:\n  model_id: "acme/Other"\n'
+              '  min_vllm_version: "0.20.0"\nvariants:\n  default:\n    precision: bf16\n')
+    tree = make_repo(tmp_path / "repo", {"models/acme/Odd.yaml": recipe,
+                                         "taxonomy.yaml": MINI_TAXONOMY,
+                                         "strategies/x.yaml": "name: x\n"})
+    rec = json.loads(record_bytes(build_record(tree, "models/acme/Odd.yaml",
+                                               checked_on="2026-01-02")))
+    serious = [f for f in rec["validation"]["findings"] if f["severity"] == "error"]
+    assert any(f["rule"] == "REF001" for f in serious)
+    attention = rec["editorial"]["sections"][1]["paragraphs"]
+    for f in serious:
+        para = next(p for p in attention if p["text"].startswith(f"{f['rule']} (error): "))
+        assert f"line {f['line']}: {f['message']}" in para["text"] or "more in" in para["text"]
+    ref = next(p for p in attention if p["text"].startswith("REF001"))
+    (finding,) = [f for f in serious if f["rule"] == "REF001"]
+    assert ref["citations"] == [finding["evidence_url"]]
+    assert finding["evidence_url"].endswith("#L4")
+    assert f"found {len(serious)} error(s)" in rec["editorial"]["answer"]["text"]
