@@ -1,0 +1,198 @@
+"""``recipe-check pr`` end to end on real pull requests of the corpus bundle, as GitHub
+Actions runs it: event payload, step summary, workspace and repository variables set;
+the annotations, the job summary and the SARIF are asserted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.cli import main
+
+from .conftest import git, github_env, pr_revisions, sarif_errors
+
+pytestmark = pytest.mark.corpus
+
+GEMMA = "models/Google/gemma-4-12B-it.yaml"
+
+
+def run_action_env(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], tmp: Path,
+                   *args: str) -> int:
+    for key in ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF", "RECIPE_CHECK_PROJECT_URL",
+                "RECIPE_CHECK_DOCS_REF"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp)  # the repository comes from GITHUB_WORKSPACE, not the cwd
+    return main(["pr", *args])
+
+
+def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """PR #616 edits gemma-4-12B-it (model_id 'google/...' under models/Google/) and adds a
+    taxonomy profile."""
+    base, head = pr_revisions(corpus_repo, 616)
+    mb = git(corpus_repo, "merge-base", base, head)
+    env = github_env(tmp_path, corpus_repo, base, head, 616)
+    sarif_path = tmp_path / "out" / "recipe-check.sarif"
+    code = run_action_env(monkeypatch, env, tmp_path, "--sarif", str(sarif_path))
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+
+    # annotations: the "why" group first, then one group per file
+    assert lines[0] == (f"::group::recipe-check pr: head {head[:12]}, base {base[:12]}, merge "
+                        f"base {mb[:12]}: files checked and why")
+    assert "checked taxonomy.yaml because: modified; added: hardware profile 'max1550'" in lines
+    assert f"checked {GEMMA} because: modified" in lines
+    assert f"::group::{GEMMA}" in lines
+    assert (f"::error file={GEMMA},line=21,col=13,endLine=21,endColumn=35,title=REF001%3A "
+            "model.model_id does not match the file path::model_id 'google/gemma-4-12B-it' does "
+            f"not match the file path '{GEMMA}' (differs only in letter case)%0Ahint: rename "
+            "the file to models/google/gemma-4-12B-it.yaml or set model_id to "
+            "'Google/gemma-4-12B-it'") in lines
+    assert (f"::warning file={GEMMA},line=13,col=7,endLine=13,endColumn=27,title=REF013%3A "
+            "related_recipes names a recipe missing from the tree::related recipe "
+            "'google/gemma-4-E4B-it' does not exist") in "\n".join(lines)
+
+    # SARIF: valid, same findings, provenance of the head
+    log: dict[str, Any] = json.loads(sarif_path.read_text(encoding="utf-8"))
+    assert sarif_errors(log) == []
+    run = log["runs"][0]
+    results = run["results"]
+    errors = [r for r in results if r["level"] == "error"]
+    assert code == 1 and errors
+    assert sum(ln.startswith("::error ") for ln in lines) == len(errors)
+    assert sum(ln.startswith("::warning ") for ln in lines) == \
+        sum(r["level"] == "warning" for r in results)
+    (ref001,) = [r for r in results if r["ruleId"] == "REF001"]
+    assert ref001["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 21, "startColumn": 13, "endLine": 21, "endColumn": 36}
+    assert run["tool"]["driver"]["rules"][ref001["ruleIndex"]]["id"] == "REF001"
+    assert run["versionControlProvenance"] == [{
+        "repositoryUri": "https://github.com/vllm-project/recipes", "revisionId": head,
+        "mappedTo": {"uriBaseId": "%SRCROOT%"}, "branch": "pr-616"}]
+    blob = subprocess.run(["git", "show", f"{head}:{GEMMA}"], cwd=corpus_repo, check=True,
+                          capture_output=True).stdout
+    artifacts = {a["location"]["uri"]: a for a in run["artifacts"]}
+    assert artifacts[GEMMA]["hashes"]["sha-256"] == hashlib.sha256(blob).hexdigest()
+    assert run["properties"]["recipeCheck"]["pr"]["files"][1] == {
+        "path": GEMMA, "kind": "recipe", "reasons": ["modified"]}
+
+    # job summary, appended to GITHUB_STEP_SUMMARY
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert summary.startswith(f"## recipe-check: ❌ {len(errors)} error")
+    assert (f"Checked head `{head[:12]}` against base `{base[:12]}` (merge base `{mb[:12]}`), "
+            "with the head's taxonomy and strategies.") in summary
+    link = f"https://github.com/vllm-project/recipes/blob/{head}/{GEMMA}"
+    assert f"| [models/Google/gemma-4-12B-it.yaml]({link}) | {len(errors)} |" in summary
+    assert summary.count("| modified |") == 1
+    assert (f"| ❌ error | [REF001](https://github.com/recipe-check/recipe-check/blob/main/docs/"
+            f"rules.md#ref001) | [21]({link}#L21) | model\\_id 'google/gemma-4-12B-it' does not "
+            "match the file path") in summary
+    assert summary.count("| ❌ error |") == len(errors)
+
+
+def test_pr_488_taxonomy_change_checks_the_recipes_that_use_it(
+        corpus_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """PR #488 changes only taxonomy.yaml (dgx_station_gb300: 288 -> 252 GB)."""
+    base, head = pr_revisions(corpus_repo, 488)
+    env = github_env(tmp_path, corpus_repo, base, head, 488)
+    report = tmp_path / "report.json"
+    code = run_action_env(monkeypatch, env, tmp_path, "--json", str(report), "--format",
+                          "github", "--format", "text")
+    out = capsys.readouterr().out
+    reason = ("references hardware profile 'dgx_station_gb300' (changed in taxonomy.yaml: "
+              "description, vram_gb) at /meta/hardware/dgx_station_gb300")
+    users = ["models/MiniMaxAI/MiniMax-M2.7.yaml",
+             "models/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16.yaml"]
+    for path in users:
+        # once in the github group, once in the text preamble
+        assert out.count(f"checked {path} because: {reason}") == 2
+    data = json.loads(report.read_text(encoding="utf-8"))
+    pr = data["context"]["pr"]
+    assert pr["base"] == base and pr["head"] == head and pr["mode"] == "pr"
+    assert pr["origin"] == "pull_request event (pull request #488)"
+    assert [f["path"] for f in pr["files"]] == ["taxonomy.yaml", *users]
+    assert pr["changed_entries"] == [{"kind": "hardware profile", "name": "dgx_station_gb300",
+                                      "change": "changed", "source": "taxonomy.yaml",
+                                      "fields": ["description", "vram_gb"]}]
+    assert sorted(d["path"] for d in data["documents"]) == sorted(["taxonomy.yaml", *users])
+    assert all(d["revision"] == head for d in data["documents"])
+    assert code == (1 if data["summary"]["errors"] else 0)
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert "| File | Errors | Warnings | Infos | Checked because |" in summary
+    assert ("references hardware profile 'dgx\\_station\\_gb300' (changed in taxonomy.yaml: "
+            "description, vram\\_gb) at /meta/hardware/dgx\\_station\\_gb300") in summary
+    assert "changed: hardware profile 'dgx\\_station\\_gb300' (description, vram\\_gb)" in summary
+
+
+def test_pr_336_caps_annotations_and_summary_lists_all(
+        corpus_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """PR #336 touches 74 files: more errors than GitHub displays."""
+    base, head = pr_revisions(corpus_repo, 336)
+    env = github_env(tmp_path, corpus_repo, base, head, 336)
+    report = tmp_path / "report.json"
+    code = run_action_env(monkeypatch, env, tmp_path, "--json", str(report))
+    out = capsys.readouterr().out
+    s = json.loads(report.read_text(encoding="utf-8"))["summary"]
+    assert code == 1 and s["errors"] > 10 and s["documents"] > 60
+    lines = out.splitlines()
+    assert sum(ln.startswith("::error ") for ln in lines) == 10
+    assert sum(ln.startswith("::warning ") for ln in lines) == min(10, s["warnings"])
+    hidden = s["errors"] - 10
+    assert any(ln.startswith(f"recipe-check: {hidden} error(s)") and "not annotated" in ln
+               for ln in lines)
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert summary.count("| ❌ error |") == s["errors"]
+    assert len(summary.encode("utf-8")) < 1024 * 1024
+
+
+def test_pr_with_nothing_to_check(corpus_repo: Path, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """PR #12's changes were all outside the recipe data kept in the bundle."""
+    base, head = pr_revisions(corpus_repo, 12)
+    env = github_env(tmp_path, corpus_repo, base, head, 12)
+    assert run_action_env(monkeypatch, env, tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "no recipe, taxonomy, strategy or kv-store file to check" in out
+    assert "recipe-check: 0 file(s) checked: 0 error(s)" in out
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert summary.startswith("## recipe-check: ✅ no errors")
+    assert "No recipe, taxonomy or strategy file to check in this change." in summary
+
+
+def test_push_event_uses_before_and_after(corpus_repo: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    base, head = pr_revisions(corpus_repo, 488)
+    before = git(corpus_repo, "merge-base", base, head)
+    env = github_env(tmp_path, corpus_repo, base, head, 488, event="push")
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps({"before": before, "after": head}))
+    report = tmp_path / "r.json"
+    run_action_env(monkeypatch, env, tmp_path, "--json", str(report), "--no-summary")
+    capsys.readouterr()
+    pr = json.loads(report.read_text())["context"]["pr"]
+    assert (pr["base"], pr["merge_base"], pr["origin"]) == (before, before, "push event")
+    assert len(pr["files"]) == 3
+    assert Path(env["GITHUB_STEP_SUMMARY"]).read_text() == ""
+
+
+def test_unusable_event_or_revision_exits_2(corpus_repo: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    base, head = pr_revisions(corpus_repo, 488)
+    env = github_env(tmp_path, corpus_repo, base, head, 488)
+    Path(env["GITHUB_EVENT_PATH"]).write_text("{broken")
+    assert run_action_env(monkeypatch, env, tmp_path) == 2
+    assert "is not JSON" in capsys.readouterr().err
+    assert main(["pr", "--repo", str(corpus_repo), "--base", "main", "--head", "f" * 40]) == 2
+    assert "head revision 'ffff" in capsys.readouterr().err
