@@ -50,6 +50,7 @@ PARSER_SETS: dict[str, str] = {
     "reasoning_parser": "reasoning_parsers",
     "kv_cache_dtype": "kv_cache_dtypes",
 }
+#: A parser plugin file registers its own parser names: their values are not checked.
 _PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
                    "reasoning_parser": "reasoning_parser_plugin"}
 
@@ -193,6 +194,11 @@ class VersionPlan:
 def plan_for(declared: Any) -> VersionPlan:
     """A :class:`VersionPlan` for a minimum as :func:`validator.checks.versions.
     effective_min_version` returns it (``Version``, ``"nightly"`` or ``None``)."""
+    return _plan_for(None if declared is None else str(declared))
+
+
+@lru_cache(maxsize=256)
+def _plan_for(declared: str | None) -> VersionPlan:
     vs = _versions()
     top = newest()
     if not vs or top is None:
@@ -288,8 +294,13 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
                 " — the recipes site de-duplicates flags by their literal spelling, so an "
                 "override spelled the canonical way does not replace this one"
                 if p.kind is Problem.UNDERSCORE else ""), hint))
+    plugged = {dest for dest, plugin in _PLUGIN_OPTIONS.items()
+               if any(o.dest == plugin or ("parser-plugin" in o.normalised
+                                           and dest.split("_")[0] in o.normalised)
+                      for o in parsed.options)}
     for opt in parsed.options:
-        issues.extend(_value_issues(opt, reg, plan))
+        if opt.dest not in plugged:
+            issues.extend(_value_issues(opt, reg, plan))
     issues.extend(_speculative_issues(parsed))
     if duplicates:
         for first, second in argv.duplicates(parsed):
@@ -450,6 +461,48 @@ class ArgLayer:
     feature: str | None = None
     group: str | None = None
     mode_variants: tuple[str, ...] = ()
+    anchor: str | None = None
+    origin: LoadedDocument | None = None
+
+    def site(self, doc: LoadedDocument, index: int) -> tuple[str, tuple[Related, ...]]:
+        """(pointer in the recipe, related locations) for item ``index`` of this layer;
+        items of another file (a strategy, the taxonomy) are reported at ``anchor`` with
+        a :class:`Related` pointing into that file."""
+        if self.origin is None or self.anchor is None:
+            return join_pointer(self.pointer, index), ()
+        line = self.origin.source_map.position(join_pointer(self.pointer, index))[0]
+        return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path),)
+
+
+def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
+    """Argument lists the recipe pulls in from other files of its revision: the
+    ``vllm_args`` of each compatible strategy (``prefill``/``decode`` for PD) and the
+    ``args`` of each kv-offload option the recipe supports (``taxonomy.kv_offload``).
+    They are reported on the recipe line that selects them."""
+    out: list[ArgLayer] = []
+    data = doc.data
+    for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
+        sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
+        if sdoc is None or not sdoc.ok:
+            continue
+        anchor = f"/compatible_strategies/{i}"
+        for ptr, role in (("/vllm_args", None), ("/prefill/vllm_args", "prefill"),
+                          ("/decode/vllm_args", "decode")):
+            toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
+            if toks is not None:
+                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}", 3,
+                                    strategy=name, role=role, anchor=anchor, origin=sdoc))
+    tax = ctx.taxonomy
+    options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
+    for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
+        if status == "unsupported" or key not in options or tax is None:
+            continue
+        toks = _tokens(get(options[key], "args"))
+        if toks is not None:
+            out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
+                                f"taxonomy.yaml kv_offload.{key}.args", 8, group=f"kv:{key}",
+                                anchor=ptr, origin=tax))
+    return out
 
 
 def _tokens(value: Any) -> tuple[str, ...] | None:
@@ -645,7 +698,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
                                f"by {plugin}, whose CLI is not vendored"))
         return out
     ascend = ascend_variants(data)
-    layers = collect_layers(data)
+    layers = collect_layers(data) + external_layers(doc, ctx)
     parsed: dict[str, ParsedArgs] = {}
     self_where: dict[str, tuple[int, ...]] = {}
     for layer in layers:
@@ -659,20 +712,26 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
             continue
         tokens, where, joined = split_joined(layer.tokens)
         for item in joined:
-            out.add("FLAG020", Hit(join_pointer(layer.pointer, item), f"list item "
-                                   f"`{layer.tokens[item]}` holds a flag and its value",
-                                   "write the flag and its value as two list items"))
+            ptr, rel = layer.site(doc, item)
+            out.add("FLAG020", Hit(ptr, f"list item `{layer.tokens[item]}` holds a flag and "
+                                   "its value", "write the flag and its value as two list "
+                                   "items", related=rel))
         result, issues = check_tokens(tokens, plan)
         if result is not None:
             parsed[layer.pointer] = result
             self_where[layer.pointer] = where
         for issue in issues:
-            related: tuple[Related, ...] = ()
-            if issue.related_index is not None:
+            ptr, related = layer.site(doc, where[issue.index])
+            if layer.origin is not None:
+                if issue.code in ("underscore", "abbreviation", "removed", "duplicate"):
+                    continue  # a property of the other file, reported when it is checked
+                issue = FlagIssue(issue.code, issue.index, f"{layer.label}: {issue.message}",
+                                  issue.hint)
+            elif issue.related_index is not None:
                 rptr = join_pointer(layer.pointer, where[issue.related_index])
                 related = (Related(_line(doc, rptr), "first occurrence"),)
-            out.add(_CODE_RULE[issue.code], Hit(join_pointer(layer.pointer, where[issue.index]),
-                                                issue.message, issue.hint, related=related))
+            out.add(_CODE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
+                                                related=related))
         if result is not None:
             _max_model_len(doc, layer, result, where, out)
     _auto_tool_choice(doc, layers, parsed, self_where, out)
@@ -715,7 +774,7 @@ def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
     for opt in parsed.find("max_model_len"):
         n = parse_int(opt.value)
         if n is not None and n > ctx_len:
-            out.add("FLAG015", Hit(join_pointer(layer.pointer, where[opt.index]),
+            out.add("FLAG015", Hit(layer.site(doc, where[opt.index])[0],
                                    f"--max-model-len {opt.value} is above the model's "
                                    f"context_length {ctx_len}",
                                    f"use at most {ctx_len}, or correct model.context_length",
@@ -769,7 +828,7 @@ def _auto_tool_choice(doc: LoadedDocument, layers: list[ArgLayer],
                          if x.variant == layer.variant and x.hardware is None]
             if any(p is not None and p.has("tool_call_parser") for p in pool):
                 continue
-            out.add("FLAG010", Hit(join_pointer(layer.pointer, where[layer.pointer][opt.index]),
+            out.add("FLAG010", Hit(layer.site(doc, where[layer.pointer][opt.index])[0],
                                    "--enable-auto-tool-choice without --tool-call-parser in "
                                    "the same command: vLLM refuses to start",
                                    "add --tool-call-parser <name> next to it"))
@@ -815,15 +874,17 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                 prev = first.get(opt.ident)
                 if prev is None or opt.spec is None:
                     continue
-                pptr = join_pointer(earlier.pointer, where[earlier.pointer][prev.index])
+                if later.origin is not None:
+                    continue
+                eptr, erel = earlier.site(doc, where[earlier.pointer][prev.index])
+                eline = erel[0].line if erel else _line(doc, eptr)
+                where_txt = f"{erel[0].path} line {eline}" if erel else f"line {eline}"
                 same = " with the same value" if prev.values == opt.values else ""
-                out.add("FLAG012", Hit(join_pointer(later.pointer,
-                                                    where[later.pointer][opt.index]),
-                                       f"`{opt.display}` in {later.label} overrides "
+                lptr, _ = later.site(doc, where[later.pointer][opt.index])
+                out.add("FLAG012", Hit(lptr, f"`{opt.display}` in {later.label} overrides "
                                        f"`{' '.join((prev.display, *prev.values))}` of "
-                                       f"{earlier.label} (line {_line(doc, pptr)}){same}",
-                                       None, related=(Related(_line(doc, pptr),
-                                                              f"{earlier.label}"),)))
+                                       f"{earlier.label} ({where_txt}){same}", None,
+                                       related=erel or (Related(eline, earlier.label),)))
 
 
 def env_maps(data: Any) -> Iterator[tuple[str, str, str | None]]:

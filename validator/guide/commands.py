@@ -185,6 +185,9 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
             continue
         continued = body.endswith("\\") and not body.endswith("\\\\")
         current.append((body[:-1] if continued else body, line_no))
+        if not continued and _open_quote("\n".join(t for t, _ in current)):
+            prev_command = True
+            continue  # a quoted string spans the newline
         if not continued:
             groups.append(current)
             prev_command = _is_commandish(current)
@@ -196,11 +199,36 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
     return groups
 
 
+def _open_quote(text: str) -> bool:
+    """Whether ``text`` ends inside a single- or double-quoted string (POSIX rules)."""
+    quote: str | None = None
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif quote == "'":
+            if ch == "'":
+                quote = None
+        elif ch == "\\":
+            escaped = True
+        elif quote == '"':
+            if ch == '"':
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and quote is None:
+            break
+    return quote is not None
+
+
 def _is_commandish(group: list[tuple[str, int]]) -> bool:
-    words = _split_words(group)
-    head = _strip_prefix(words)[1]
-    return bool(head) and (head[0].text in ("vllm", "docker", "python", "python3")
-                           or head[0].text.endswith("/vllm"))
+    """Whether a logical line runs vllm, docker or python (first word after any
+    ``VAR=value`` prefixes and wrappers; a cheap whitespace split is enough here)."""
+    for word in group[0][0].split():
+        if _ENV.match(word) or word in _WRAPPERS or word in ("$", ">"):
+            continue
+        return word in ("vllm", "docker", "python", "python3") or word.endswith("/vllm")
+    return False
 
 
 def _split_words(group: list[tuple[str, int]]) -> list[Word]:
@@ -235,12 +263,15 @@ def _split_words(group: list[tuple[str, int]]) -> list[Word]:
     return words
 
 
+_SPECIAL = re.compile(r"[\"'\\#;&|<>()]")
 _PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z][\w.\-/ ]*)>(?!>)")
 
 
 def _shlex(text: str) -> list[str]:
     # `<model>`-style placeholders are not redirections: keep them as `${model}` words
     text = _PLACEHOLDER.sub(lambda m: "${" + m.group(1).replace(" ", "_") + "}", text)
+    if not _SPECIAL.search(text):
+        return text.split()  # nothing shlex would treat specially
     lex = shlex.shlex(text, posix=True, punctuation_chars=";&|<>()")
     lex.whitespace_split = True
     lex.commenters = "#"
