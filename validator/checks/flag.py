@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -946,108 +946,175 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis
 # --------------------------------------------------------------------------- rules
 
 
-def _rule_hits(rule_id: str) -> Callable[[LoadedDocument, Context], Iterator[Hit]]:
-    def check(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-        yield from analysis(doc, ctx).hits.get(rule_id, [])
-
-    return check
+def _hits(rule_id: str, doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The hits of ``rule_id`` in the cached analysis of ``doc``."""
+    return iter(analysis(doc, ctx).hits.get(rule_id, []))
 
 
-def _flag_rule(rule_id: str, severity: Severity, summary: str, doc: str) -> None:
-    fn = _rule_hits(rule_id)
-    fn.__doc__ = doc
-    fn.__name__ = f"flag_{rule_id.lower()}"
-    rule(rule_id, severity, summary)(fn)
-
-
-_flag_rule("FLAG001", Severity.ERROR, "Unknown vLLM flag", """
-    An argument is not an option of ``vllm serve`` at the recipe's effective minimum vLLM
+@rule("FLAG001", Severity.ERROR, "Unknown vLLM flag")
+def unknown_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """An argument is not an option of ``vllm serve`` at the recipe's effective minimum vLLM
     version, nor of any later vendored release (or is an ambiguous abbreviation). argparse
     exits with "unrecognized arguments". The hint names the nearest real flag
     (:func:`difflib.get_close_matches`). Source: the vendored CLI registry, built from the
-    release's own ``make_arg_parser``.""")
-_flag_rule("FLAG002", Severity.ERROR, "Flag newer than the declared minimum vLLM", """
-    The flag (or its dotted-key form) exists only from a later release than the recipe's
+    release's own ``make_arg_parser``."""
+    return _hits("FLAG001", doc, ctx)
+
+
+@rule("FLAG002", Severity.ERROR, "Flag newer than the declared minimum vLLM")
+def flag_newer_than_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The flag (or its dotted-key form) exists only from a later release than the recipe's
     effective minimum ``min_vllm_version``: on the declared minimum, ``vllm serve`` rejects
-    it. The message names the first release that has it.""")
-_flag_rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release", """
-    The flag (or one of its values) is accepted at the recipe's minimum version but no
+    it. The message names the first release that has it."""
+    return _hits("FLAG002", doc, ctx)
+
+
+@rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release")
+def flag_removed_since(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The flag (or one of its values) is accepted at the recipe's minimum version but no
     longer by the newest vendored release; the message names the first release without it.
-    The recipe breaks for anyone on current vLLM.""")
-_flag_rule("FLAG004", Severity.ERROR, "Flag is missing its value", """
-    A value-taking option is followed by another option or ends the list (argparse:
-    "expected one argument"), or a dotted key ends the list.""")
-_flag_rule("FLAG005", Severity.ERROR, "Value given to a switch, or a stray token", """
-    A switch (an option taking no value, e.g. ``--trust-remote-code``) is given
+    The recipe breaks for anyone on current vLLM."""
+    return _hits("FLAG003", doc, ctx)
+
+
+@rule("FLAG004", Severity.ERROR, "Flag is missing its value")
+def missing_value(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A value-taking option is followed by another option or ends the list (argparse:
+    "expected one argument"), or a dotted key ends the list."""
+    return _hits("FLAG004", doc, ctx)
+
+
+@rule("FLAG005", Severity.ERROR, "Value given to a switch, or a stray token")
+def value_given_to_switch(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A switch (an option taking no value, e.g. ``--trust-remote-code``) is given
     ``=value`` (argparse: "ignored explicit argument") or is followed by a bare token,
     or a bare token follows a complete option: argparse rejects it as an unrecognized
-    positional argument.""")
-_flag_rule("FLAG006", Severity.ERROR, "Value not accepted by the flag", """
-    The value is not among the flag's choices at the recipe's minimum version: argparse
+    positional argument."""
+    return _hits("FLAG005", doc, ctx)
+
+
+@rule("FLAG006", Severity.ERROR, "Value not accepted by the flag")
+def value_not_accepted(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The value is not among the flag's choices at the recipe's minimum version: argparse
     ``choices``, the registered tool-call and reasoning parser names, the
     ``--kv-cache-dtype`` values (vLLM validates these after argparse). A value that only
-    appears in a later release is reported with that release.""")
-_flag_rule("FLAG007", Severity.ERROR, "JSON-valued flag does not hold valid JSON", """
-    vLLM parses the value of JSON-valued options (``--speculative-config``,
+    appears in a later release is reported with that release."""
+    return _hits("FLAG006", doc, ctx)
+
+
+@rule("FLAG007", Severity.ERROR, "JSON-valued flag does not hold valid JSON")
+def json_value_invalid(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """vLLM parses the value of JSON-valued options (``--speculative-config``,
     ``--compilation-config``, ``--hf-overrides``, ...) with ``json.loads``; ``*-config``
     options must hold a JSON object (``--compilation-config`` also takes an integer level).
     Options that accept "a dict or a string" (``union_dict_and_str``) are only checked
-    when the value looks like JSON.""")
-_flag_rule("FLAG008", Severity.ERROR, "num_speculative_tokens is not a positive integer", """
-    ``num_speculative_tokens`` of ``--speculative-config`` (whole JSON or dotted key) must
-    be an integer >= 1 (``SpeculativeConfig`` validation).""")
-_flag_rule("FLAG009", Severity.ERROR, "Dotted JSON key misused", """
-    ``FlexibleArgumentParser`` takes the token after a dotted key
+    when the value looks like JSON."""
+    return _hits("FLAG007", doc, ctx)
+
+
+@rule("FLAG008", Severity.ERROR, "num_speculative_tokens is not a positive integer")
+def speculative_tokens_not_positive(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``num_speculative_tokens`` of ``--speculative-config`` (whole JSON or dotted key) must
+    be an integer >= 1 (``SpeculativeConfig`` validation)."""
+    return _hits("FLAG008", doc, ctx)
+
+
+@rule("FLAG009", Severity.ERROR, "Dotted JSON key misused")
+def dotted_key_misused(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``FlexibleArgumentParser`` takes the token after a dotted key
     (``--speculative-config.enforce_eager``) as its value unconditionally, so a dotted
     boolean written without a value swallows the next flag; or a dotted key is used on an
-    option that is not JSON-valued.""")
-_flag_rule("FLAG010", Severity.ERROR, "--enable-auto-tool-choice without --tool-call-parser",
-           """
-    vLLM refuses to start when ``--enable-auto-tool-choice`` is set without
-    ``--tool-call-parser`` (``validate_parsed_serve_args``). Checked over the arguments
-    rendered together: base args, the feature's own args, default-on features and the
-    variant's args.""")
-_flag_rule("FLAG011", Severity.ERROR, "Same flag twice in one list", """
-    One argument list sets the same option twice (or a whole JSON value and dotted keys of
+    option that is not JSON-valued."""
+    return _hits("FLAG009", doc, ctx)
+
+
+@rule("FLAG011", Severity.ERROR, "Same flag twice in one list")
+def flag_twice_in_one_list(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """One argument list sets the same option twice (or a whole JSON value and dotted keys of
     the same option). The site's ``dedupeArgs`` silently drops the earlier one, and vLLM's
-    dotted keys replace the whole JSON value, so one of them is dead.""")
-_flag_rule("FLAG012", Severity.INFO, "A later layer overrides an earlier flag", """
-    A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
+    dotted keys replace the whole JSON value, so one of them is dead."""
+    return _hits("FLAG011", doc, ctx)
+
+
+@rule("FLAG012", Severity.INFO, "A later layer overrides an earlier flag")
+def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
     after it in the same command (variant, strategy or hardware override, feature), which
     wins (site ``dedupeArgs`` last-wins, and argparse last-wins). Both lines are named so
-    the override can be confirmed as intended.""")
-_flag_rule("FLAG013", Severity.WARNING, "Flag spelled with underscores", """
-    vLLM accepts ``--max_model_len`` (``FlexibleArgumentParser`` turns underscores into
+    the override can be confirmed as intended."""
+    return _hits("FLAG012", doc, ctx)
+
+
+@rule("FLAG013", Severity.WARNING, "Flag spelled with underscores")
+def underscore_spelling(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """vLLM accepts ``--max_model_len`` (``FlexibleArgumentParser`` turns underscores into
     dashes before the first ``.``), but the recipes site de-duplicates flags by their
     literal spelling: an override written the canonical way does not replace the
-    underscore copy and both are rendered.""")
-_flag_rule("FLAG014", Severity.WARNING, "Flag abbreviated", """
-    argparse accepts a unique prefix of a long option (``--max-model`` for
+    underscore copy and both are rendered."""
+    return _hits("FLAG013", doc, ctx)
+
+
+@rule("FLAG014", Severity.WARNING, "Flag abbreviated")
+def abbreviated_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """argparse accepts a unique prefix of a long option (``--max-model`` for
     ``--max-model-len``); the abbreviation breaks as soon as vLLM adds another option
-    with the same prefix.""")
-_flag_rule("FLAG015", Severity.WARNING, "--max-model-len above the model's context_length",
-           """
-    ``--max-model-len`` is larger than ``model.context_length``; vLLM refuses it unless
-    the context is extended (``--hf-overrides`` rope scaling, which skips this check) or
-    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN`` is set.""")
-_flag_rule("FLAG016", Severity.WARNING, "VLLM_* environment variable not read", """
-    A ``VLLM_*`` variable in ``base_env``, ``extra_env`` or a strategy ``env`` is not read
+    with the same prefix."""
+    return _hits("FLAG014", doc, ctx)
+
+
+@rule("FLAG016", Severity.WARNING, "VLLM_* environment variable not read")
+def env_var_not_read(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A ``VLLM_*`` variable in ``base_env``, ``extra_env`` or a strategy ``env`` is not read
     by the recipe's minimum vLLM (it is newer, older, or unknown), or is no longer read by
-    the newest release. Names come from ``vllm/envs.py`` of each release.""")
-_flag_rule("FLAG017", Severity.INFO, "Arguments not checked (platform plugin)", """
-    The arguments are for a platform plugin or a separate server whose CLI is not vendored
+    the newest release. Names come from ``vllm/envs.py`` of each release."""
+    return _hits("FLAG016", doc, ctx)
+
+
+@rule("FLAG017", Severity.INFO, "Arguments not checked (platform plugin)")
+def not_checked_plugin(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The arguments are for a platform plugin or a separate server whose CLI is not vendored
     (vLLM-Omni for ``tasks: omni``; vLLM-Ascend for NPU overrides, ``--quantization
     ascend`` or ``--additional-config``), so they are reported as not checked rather than
-    risk a false error.""")
-_flag_rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve", """
-    ``vllm serve`` first shipped in vLLM 0.5.2; on 0.5.1 and older only ``python -m
-    vllm.entrypoints.openai.api_server`` exists, so the rendered command cannot run.""")
-_flag_rule("FLAG020", Severity.WARNING, "Flag and value in one list item", """
-    A list item holds ``"--flag value"`` in one string. The site's shell rendering happens
+    risk a false error."""
+    return _hits("FLAG017", doc, ctx)
+
+
+@rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve")
+def predates_vllm_serve(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``vllm serve`` first shipped in vLLM 0.5.2; on 0.5.1 and older only ``python -m
+    vllm.entrypoints.openai.api_server`` exists, so the rendered command cannot run."""
+    return _hits("FLAG018", doc, ctx)
+
+
+@rule("FLAG020", Severity.WARNING, "Flag and value in one list item")
+def flag_and_value_in_one_item(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A list item holds ``"--flag value"`` in one string. The site's shell rendering happens
     to split it, but every consumer that passes the items as separate argv entries (not
     through a shell) hands vLLM one argument it does not know. The flag and value are
-    still checked as two tokens.""")
-_flag_rule("FLAG019", Severity.INFO, "Flags checked against another release", """
-    ``min_vllm_version`` is ``nightly`` (or not a vendored release), so the flags are
+    still checked as two tokens."""
+    return _hits("FLAG020", doc, ctx)
+
+
+@rule("FLAG019", Severity.INFO, "Flags checked against another release")
+def checked_against_other_release(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``min_vllm_version`` is ``nightly`` (or not a vendored release), so the flags are
     checked against the newest vendored release (or the nearest older one) instead; the
-    message says which.""")
+    message says which."""
+    return _hits("FLAG019", doc, ctx)
+
+
+@rule("FLAG010", Severity.ERROR, "--enable-auto-tool-choice without --tool-call-parser")
+def auto_tool_choice_without_parser(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """vLLM refuses to start when ``--enable-auto-tool-choice`` is set without
+    ``--tool-call-parser`` (``validate_parsed_serve_args``). Checked over the arguments
+    rendered together: base args, the feature's own args, default-on features and the
+    variant's args."""
+    return _hits("FLAG010", doc, ctx)
+
+
+@rule("FLAG015", Severity.WARNING, "--max-model-len above the model's context_length")
+def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``--max-model-len`` is larger than ``model.context_length``; vLLM refuses it unless
+    the context is extended (``--hf-overrides`` rope scaling, which skips this check) or
+    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN`` is set."""
+    return _hits("FLAG015", doc, ctx)

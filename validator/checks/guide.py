@@ -11,7 +11,7 @@ finding points at the guide line (``Hit(block_index=...)`` -> ``SourceMap.block_
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -298,68 +298,105 @@ def _canonical_json(value: str) -> str:
 # --------------------------------------------------------------------------- rules
 
 
-def _rule_hits(rule_id: str) -> Callable[[LoadedDocument, Context], Iterator[Hit]]:
-    def check(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-        yield from analysis(doc, ctx).hits.get(rule_id, [])
-
-    return check
+def _hits(rule_id: str, doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The hits of ``rule_id`` in the cached analysis of ``doc``."""
+    return iter(analysis(doc, ctx).hits.get(rule_id, []))
 
 
-def _guide_rule(rule_id: str, severity: Severity, summary: str, doc: str) -> None:
-    fn = _rule_hits(rule_id)
-    fn.__doc__ = doc
-    fn.__name__ = f"guide_{rule_id.lower()}"
-    rule(rule_id, severity, summary)(fn)
-
-
-_guide_rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command", """
-    A guide shell line ends with a backslash followed by blanks. bash reads ``\\ `` as an
+@rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command")
+def broken_continuation(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide shell line ends with a backslash followed by blanks. bash reads ``\\ `` as an
     escaped blank, so the command ends on that line and the following lines run as
-    separate commands (their flags are never passed).""")
-_guide_rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash", """
-    A line starting with ``--flag`` follows a command line that does not end with a
+    separate commands (their flags are never passed)."""
+    return _hits("GUIDE001", doc, ctx)
+
+
+@rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash")
+def lost_backslash(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A line starting with ``--flag`` follows a command line that does not end with a
     backslash: the shell runs the command without it and then fails on the flag line.
-    The flags are still checked as if the continuation were there.""")
-_guide_rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command", """
-    A ``vllm serve`` (or ``docker run`` vLLM image, or API server module) command in the
+    The flags are still checked as if the continuation were there."""
+    return _hits("GUIDE002", doc, ctx)
+
+
+@rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command")
+def guide_unknown_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A ``vllm serve`` (or ``docker run`` vLLM image, or API server module) command in the
     guide passes an option that no vendored vLLM release has, or one the recipe's
-    minimum version does not have (see ``FLAG001``).""")
-_guide_rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM", """
-    A guide command uses a flag that exists only from a release later than the recipe's
-    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``).""")
-_guide_rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release", """
-    A guide command uses a flag or value that the newest vendored vLLM release no longer
-    accepts (see ``FLAG003``).""")
-_guide_rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command", """
-    A guide command gives a flag a value vLLM rejects at the declared minimum: a missing
+    minimum version does not have (see ``FLAG001``)."""
+    return _hits("GUIDE003", doc, ctx)
+
+
+@rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM")
+def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command uses a flag that exists only from a release later than the recipe's
+    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``)."""
+    return _hits("GUIDE004", doc, ctx)
+
+
+@rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release")
+def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command uses a flag or value that the newest vendored vLLM release no longer
+    accepts (see ``FLAG003``)."""
+    return _hits("GUIDE005", doc, ctx)
+
+
+@rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command")
+def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command gives a flag a value vLLM rejects at the declared minimum: a missing
     value, a value given to a switch, a value outside the flag's choices or the
     registered parser names, JSON that does not parse, a non-positive
     ``num_speculative_tokens``, or a dotted key that swallows the next flag (see
-    ``FLAG004``-``FLAG009``).""")
-_guide_rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command", """
-    argparse accepts a unique prefix of a long option; the abbreviation breaks when vLLM
-    adds an option with the same prefix (see ``FLAG014``).""")
-_guide_rule("GUIDE008", Severity.ERROR,
-            "Guide command enables auto tool choice without a tool-call parser", """
-    ``--enable-auto-tool-choice`` without ``--tool-call-parser`` in the same guide
-    command: vLLM refuses to start (``validate_parsed_serve_args``).""")
-_guide_rule("GUIDE009", Severity.WARNING, "Guide command serves another model", """
-    The model a guide command serves is neither ``model.model_id`` nor a variant's (or an
+    ``FLAG004``-``FLAG009``)."""
+    return _hits("GUIDE006", doc, ctx)
+
+
+@rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command")
+def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """argparse accepts a unique prefix of a long option; the abbreviation breaks when vLLM
+    adds an option with the same prefix (see ``FLAG014``)."""
+    return _hits("GUIDE007", doc, ctx)
+
+
+@rule("GUIDE008", Severity.ERROR,
+      "Guide command enables auto tool choice without a tool-call parser")
+def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in the same guide
+    command: vLLM refuses to start (``validate_parsed_serve_args``)."""
+    return _hits("GUIDE008", doc, ctx)
+
+
+@rule("GUIDE009", Severity.WARNING, "Guide command serves another model")
+def guide_other_model(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The model a guide command serves is neither ``model.model_id`` nor a variant's (or an
     omni task's) ``model_id``; local paths and placeholders are not reported. Hugging
-    Face ids are compared case-insensitively, as the Hub resolves them.""")
-_guide_rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read", """
-    A ``VLLM_*`` variable set for a guide command (prefix assignment, ``export`` earlier
+    Face ids are compared case-insensitively, as the Hub resolves them."""
+    return _hits("GUIDE009", doc, ctx)
+
+
+@rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read")
+def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A ``VLLM_*`` variable set for a guide command (prefix assignment, ``export`` earlier
     in the same block, ``docker -e``) is not read by the recipe's minimum vLLM, or no
-    longer by the newest release (see ``FLAG016``).""")
-_guide_rule("GUIDE011", Severity.WARNING, "Guide and structured args disagree", """
-    A guide command sets ``--tool-call-parser``, ``--reasoning-parser`` or
+    longer by the newest release (see ``FLAG016``)."""
+    return _hits("GUIDE010", doc, ctx)
+
+
+@rule("GUIDE011", Severity.WARNING, "Guide and structured args disagree")
+def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command sets ``--tool-call-parser``, ``--reasoning-parser`` or
     ``--tokenizer-mode`` to a value the structured args (``model.base_args`` and the
     features) never use: the page's command builder and its prose serve differently.
-    Both lines are named.""")
-_guide_rule("GUIDE012", Severity.WARNING, "Per-node guide commands disagree", """
-    The guide gives one command per node of a multi-node deployment (same section and
+    Both lines are named."""
+    return _hits("GUIDE011", doc, ctx)
+
+
+@rule("GUIDE012", Severity.WARNING, "Per-node guide commands disagree")
+def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The guide gives one command per node of a multi-node deployment (same section and
     model, with ``--data-parallel-address``/``--headless``/``--node-rank``/
     ``--data-parallel-start-rank``...) and a flag that every node should share differs
     between them (e.g. ``--gpu-memory-utilization``, or a flag present on one node only).
     Per-node flags (ranks, ``--headless``, ``--host``, local DP size, API server count)
-    are expected to differ.""")
+    are expected to differ."""
+    return _hits("GUIDE012", doc, ctx)
