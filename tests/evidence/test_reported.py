@@ -125,3 +125,39 @@ def test_kv_cache_table_in_a_real_guide(corpus_tree: Callable[[str], GitTree],
         assert r.quoted in lines[int(r.evidence_url.rsplit("#L", 1)[1]) - 1]
     assert {r.metric for r in results if r.label.startswith("MTP acceptance")} == {
         "acceptance_rate"}
+
+
+TABLES = """\
+model:
+  model_id: "acme/Tiny"
+guide: |
+  ## Compare
+
+  | Metric | Old build | New build |
+  |---|---|---|
+  | Output TPS | 120 tok/s | 150 tok/s (**1.25×**) |
+  | TTFT (mean) | 40ms | 35ms |
+
+  | Goal | TP | Batch | Pick |
+  |---|---|---|---|
+  | Max throughput | 1-2 | 256-512 | Best tok/s per GPU |
+
+  | Setting | KV cache | concurrency @64K |
+  |---|---|---|
+  | 0.90 | 1,000,000 | 15.26x |
+
+  The mean accepted length was ~2.9 tokens/step in our run.
+"""
+
+
+def test_table_layouts_and_false_friends() -> None:
+    got = {(r["metric"], r["value"]): r for r in _scan(TABLES)}
+    assert got[("throughput", 120.0)]["label"] == "Output TPS (Old build)"
+    assert got[("throughput", 150.0)]["label"] == "Output TPS (New build)"
+    assert got[("latency", 35.0)]["unit"] == "ms"
+    assert got[("max_concurrency", 15.26)]["quoted"] == "15.26"
+    assert got[("kv_cache_tokens", 1000000.0)]["unit"] == "tokens"
+    assert got[("acceptance_length", 2.9)]["unit"] == "tokens per step"
+    # ranges in a sizing table and a tokens/step figure are not throughput figures
+    assert not [k for k in got if k[0] == "throughput" and k[1] not in (120.0, 150.0)]
+    assert len(got) == 6

@@ -52,7 +52,7 @@ _PROSE: list[tuple[Metric, re.Pattern[str], str, str]] = [
      "tokens per step", "mean acceptance length"),
     ("throughput",
      re.compile(rf"(?<![\w.])(?P<num>{_NUM})\+?\s?(?P<unit>(?:output\s+)?tok(?:ens)?/s"
-                r"(?:/user|/GPU|/gpu| per user| per GPU)?|tokens per second)"),
+                r"(?:/user|/GPU|/gpu| per user| per GPU)?(?![A-Za-z])|tokens per second)"),
      "tok/s", "throughput"),
     ("throughput",
      re.compile(rf"\b(?:tps|TPS)\s+(?:up\s+to\s+|of\s+|~|≈|:\s*)?(?P<num>{_NUM})\+?"),
@@ -71,7 +71,12 @@ _THROUGHPUT_HEAD = re.compile(r"tok/s|tokens/s|throughput|\btps\b|req/s", re.IGN
 _LATENCY_HEAD = re.compile(r"ttft|tpot|itl|latency|e2el", re.IGNORECASE)
 _KV_HEAD = re.compile(r"kv", re.IGNORECASE)
 _ACCEPT_HEAD = re.compile(r"accept", re.IGNORECASE)
-_CELL_NUM = re.compile(rf"^[~≈]?\s*(?P<num>{_NUM})\s*(?P<mult>[KMkm])?\b")
+_CELL_NUM = re.compile(
+    rf"^[~≈]?\s*(?P<num>{_NUM})(?P<mult>[KMkm](?![A-Za-z]))?"
+    r"(?:\s*(?:[A-Za-z][A-Za-z/]*|%))?\s*(?:\(.*\))?\s*$")
+"""A table cell that *is* a figure (``0.9431 (±0.0064)``, ``≈1.12M``, ``199 tok/s``,
+``9.17x``); ranges (``1-2``), changes (``+3%``) and prose are not."""
+_UNIT = re.compile(r"^(?:tok(?:ens)?/s(?:/\w+)?|req/s|ms|s|GB|GiB|tokens|x)$")
 
 
 @dataclass
@@ -271,7 +276,7 @@ class ReportedScanner:
                 m = _CELL_NUM.match(cell.replace("`", "").replace("*", ""))
                 if not m:
                     continue
-                head = header[col]
+                head, which = header[col], label
                 metric: Metric | None
                 if value_col is not None:  # lm-eval layout: only the Value column
                     if col != value_col:
@@ -286,7 +291,7 @@ class ReportedScanner:
                             continue  # a change column, not a figure
                         metric = _column_metric(label)
                         if metric is not None:
-                            head, label = label, header[col]
+                            head, which = label, header[col]
                 if metric is None:
                     continue
                 cond = self.base_conditions(state)
@@ -297,7 +302,7 @@ class ReportedScanner:
                     cond["hardware"] = hw
                 quoted = m.group("num") + (m.group("mult") or "")
                 unit = _column_unit(head if value_col is None else header[col], metric)
-                self.add(metric, f"{head} ({label})" if label else head, quoted,
+                self.add(metric, f"{head} ({which})" if which else head, quoted,
                          _number(m.group("num"), m.group("mult")), unit, line.index, cond)
 
 
@@ -328,8 +333,8 @@ def _column_metric(head: str) -> Metric | None:
 
 def _column_unit(head: str, metric: Metric) -> str:
     m = re.search(r"\(([^)]+)\)", head)
-    if m and metric in ("throughput", "latency"):
-        return m.group(1)
+    if m and metric in ("throughput", "latency") and _UNIT.match(m.group(1).strip()):
+        return m.group(1).strip()
     return {"kv_cache_tokens": "tokens", "throughput": "tok/s", "latency": "ms",
             "accuracy": "score", "acceptance_length": "tokens per step",
             "acceptance_rate": "fraction",
