@@ -444,8 +444,11 @@ def _first_without(kind: str, name: str, after: str) -> str | None:
 class ArgLayer:
     """One argument list of a recipe, with what selects it.
 
-    ``order`` is its place in the rendered command (site ``buildArgs``: 1 base,
-    2 variant, 4 strategy override, 5 hardware override, 7 features); ``hardware`` the
+    ``order`` is its place in the rendered command (site ``buildArgs``: 10 base args,
+    20 variant, 21 variant exact-GPU override, 30 strategy, 40 strategy override, 50 recipe
+    hardware override, 51 variant generation override, 52 strategy hardware override
+    (replaces 50 and 51), 53 exact-GPU strategy/role override, 70 features, 80 kv
+    offload; see :data:`ORDER`); ``hardware`` the
     hardware key, ``group`` a mutual-exclusion key (feature modes, feature hardware
     overrides replace the feature's own args).
     """
@@ -490,7 +493,7 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
                           ("/decode/vllm_args", "decode")):
             toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
             if toks is not None:
-                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}", 3,
+                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}", 30,
                                     strategy=name, role=role, anchor=anchor, origin=sdoc))
     tax = ctx.taxonomy
     options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
@@ -500,7 +503,7 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
         toks = _tokens(get(options[key], "args"))
         if toks is not None:
             out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
-                                f"taxonomy.yaml kv_offload.{key}.args", 8, group=f"kv:{key}",
+                                f"taxonomy.yaml kv_offload.{key}.args", 80, group=f"kv:{key}",
                                 anchor=ptr, origin=tax))
     return out
 
@@ -522,49 +525,49 @@ def collect_layers(data: Any) -> list[ArgLayer]:
         if toks is not None:
             out.append(ArgLayer(pointer, toks, label, order, **kw))
 
-    add("/model/base_args", get(data, "model", "base_args"), "model.base_args", 1)
+    add("/model/base_args", get(data, "model", "base_args"), "model.base_args", 10)
     for vname, variant, vptr in items(get(data, "variants"), "/variants"):
-        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args", 2,
+        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args", 20,
             variant=vname)
         for hw, ho, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
             add(hptr + "/extra_args", get(ho, "extra_args"),
-                f"variants.{vname}.hardware_overrides.{hw}.extra_args", 5, variant=vname,
+                f"variants.{vname}.hardware_overrides.{hw}.extra_args", 51, variant=vname,
                 hardware=hw)
     for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
         for key in ("extra_args", "vllm_args"):
-            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}", 4,
+            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}", 40,
                 strategy=sname)
         for hw, ho, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
             add(hptr + "/extra_args", get(ho, "extra_args"),
-                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args", 6,
+                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args", 52,
                 strategy=sname, hardware=hw)
         for role in ("prefill", "decode"):
             rcfg = get(so, role)
             for key in ("extra_args", "vllm_args"):
                 add(f"{sptr}/{role}/{key}", get(rcfg, key),
-                    f"strategy_overrides.{sname}.{role}.{key}", 4, strategy=sname, role=role)
+                    f"strategy_overrides.{sname}.{role}.{key}", 40, strategy=sname, role=role)
             for hw, ho, hptr in items(get(rcfg, "hardware_overrides"),
                                       f"{sptr}/{role}/hardware_overrides"):
                 add(hptr + "/extra_args", get(ho, "extra_args"),
-                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args", 6,
+                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args", 53,
                     strategy=sname, role=role, hardware=hw)
     for hw, ho, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
         add(hptr + "/extra_args", get(ho, "extra_args"), f"hardware_overrides.{hw}.extra_args",
-            5, hardware=hw)
+            50, hardware=hw)
     for fname, feat, fptr in items(get(data, "features"), "/features"):
-        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", 7, feature=fname,
+        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", 70, feature=fname,
             group=f"{fname}:base")
         for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
             add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
                 7, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
         for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
             mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
-            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 7,
+            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 70,
                 feature=fname, group=f"{fname}:mode:{mname}", mode_variants=mv)
             for hw, ho, hptr in items(get(mode, "hardware_overrides"),
                                       mptr + "/hardware_overrides"):
                 add(hptr + "/args", get(ho, "args"),
-                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args", 7,
+                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args", 70,
                     feature=fname, hardware=hw, group=f"{fname}:mode:{mname}:hw:{hw}",
                     mode_variants=mv)
     return out
@@ -834,40 +837,53 @@ def _auto_tool_choice(doc: LoadedDocument, layers: list[ArgLayer],
                                    "add --tool-call-parser <name> next to it"))
 
 
-def _co_render(a: ArgLayer, b: ArgLayer, groups: dict[str, set[str]]) -> bool:
+def _order(layer: ArgLayer, profiles: dict[str, Any]) -> int:
+    """Render position; a variant override keyed by an exact profile id is emitted right
+    after the variant's own args (site ``buildArgs`` step 2), a generation key later."""
+    if layer.order == 51 and layer.hardware in profiles:
+        return 21
+    return layer.order
+
+
+def _co_render(a: ArgLayer, b: ArgLayer, groups: dict[str, set[str]],
+               profiles: dict[str, Any]) -> bool:
     """Whether layers ``a`` and ``b`` can end up in one rendered command."""
     for x, y in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
         if x is not None and y is not None and x != y:
             return False
-    if a.role is not None and b.strategy is not None and b.role is None and b.order == 4:
+    if a.role is not None and b.strategy is not None and b.role is None and b.order == 40:
         return False
-    if b.role is not None and a.strategy is not None and a.role is None and a.order == 4:
+    if b.role is not None and a.strategy is not None and a.role is None and a.order == 40:
         return False
     if a.feature is not None and a.feature == b.feature and a.group != b.group:
         return False
     if a.hardware is not None and b.hardware is not None and a.hardware != b.hardware:
-        ga, gb = groups.get(a.hardware.lower()), groups.get(b.hardware.lower())
-        if not ((ga and b.hardware in ga) or (gb and a.hardware in gb)):
+        # keys are profile ids, generations or brands: they meet on a common profile
+        ga = groups.get(a.hardware.lower(), {a.hardware})
+        gb = groups.get(b.hardware.lower(), {b.hardware})
+        if not ga & gb:
             return False
     # a strategy hardware override replaces the recipe's and the variant's for its key
-    return not (a.hardware is not None and a.hardware == b.hardware
-                and {a.order, b.order} == {5, 6})
+    orders = {_order(a, profiles), _order(b, profiles)}
+    return orders not in ({50, 52}, {51, 52})
 
 
 def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                parsed: dict[str, ParsedArgs], where: dict[str, tuple[int, ...]],
                out: Analysis) -> None:
     groups = ctx.hardware_groups
-    ordered = sorted(layers, key=lambda x: x.order)
+    profiles = ctx.hardware_profiles
+    ordered = sorted(layers, key=lambda x: _order(x, profiles))
     for j, later in enumerate(ordered):
         lp = parsed.get(later.pointer)
         if lp is None:
             continue
         for earlier in ordered[:j]:
             ep = parsed.get(earlier.pointer)
-            if ep is None or (earlier.order == later.order and earlier.order != 7):
+            if ep is None or (_order(earlier, profiles) == _order(later, profiles)
+                              and earlier.order != 70):
                 continue
-            if not _co_render(earlier, later, groups):
+            if not _co_render(earlier, later, groups, profiles):
                 continue
             first = {o.ident: o for o in ep.options if o.spec is not None}
             for opt in lp.options:
