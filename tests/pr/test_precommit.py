@@ -1,0 +1,43 @@
+"""``.pre-commit-hooks.yaml``: the hook's file filter and its entry on real recipes (run as
+pre-commit runs it: from the repository root, staged file names as arguments)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import PROJECT
+
+
+def hook() -> dict[str, object]:
+    (only,) = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert isinstance(only, dict)
+    return only
+
+
+def test_hook_definition() -> None:
+    h = hook()
+    assert (h["id"], h["language"], h["files"]) == ("recipe-check", "python",
+                                                    r"^models/.*\.ya?ml$")
+    pattern = re.compile(str(h["files"]))
+    assert pattern.search("models/zai-org/GLM-5.2.yaml")
+    assert pattern.search("models/a/b.yml")
+    for other in ("taxonomy.yaml", "strategies/single_node_tp.yaml", "models/README.md",
+                  "docs/models/x.yaml"):
+        assert not pattern.search(other)
+
+
+@pytest.mark.corpus
+def test_hook_entry_checks_the_staged_recipes(corpus_copy: Path) -> None:
+    files = ["models/Google/gemma-4-12B-it.yaml", "models/Qwen/Qwen3-8B.yaml"]
+    proc = subprocess.run([*shlex.split(str(hook()["entry"])), *files], cwd=corpus_copy,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert ("models/Google/gemma-4-12B-it.yaml:21:13: error REF001 model_id "
+            "'google/gemma-4-12B-it' does not match the file path") in proc.stdout
+    assert "2 file(s) checked" in proc.stdout
