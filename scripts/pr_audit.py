@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", default="main")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N refs (0: all)")
+    parser.add_argument("--pr", type=int, action="append", default=[], metavar="N",
+                        help="only these pull requests (repeatable)")
     parser.add_argument("--json", type=Path, help="write per-PR results here")
     args = parser.parse_args(argv)
 
@@ -89,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         repo = args.repo or clone_bundle(args.bundle, Path(tmp) / "recipes")
         refs = sorted(_git("for-each-ref", "--format=%(refname)", "refs/pull", cwd=repo).split(),
                       key=lambda r: int(r.split("/")[2]))
+        if args.pr:
+            refs = [r for r in refs if int(r.split("/")[2]) in args.pr]
         if args.limit:
             refs = refs[:args.limit]
         jobs = [(str(repo), args.base, ref) for ref in refs]
