@@ -160,4 +160,4 @@ def test_table_layouts_and_false_friends() -> None:
     assert got[("acceptance_length", 2.9)]["unit"] == "tokens per step"
     # ranges in a sizing table and a tokens/step figure are not throughput figures
     assert not [k for k in got if k[0] == "throughput" and k[1] not in (120.0, 150.0)]
-    assert len(got) == 6
+    assert ("latency", 40.0) in got and len(got) == 7
