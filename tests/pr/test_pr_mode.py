@@ -10,11 +10,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from validator.cli import main
 
-from .conftest import git, github_env, pr_revisions, sarif_errors
+from .conftest import PROJECT, git, github_env, pr_revisions, sarif_errors
 
 pytestmark = pytest.mark.corpus
 
@@ -116,6 +117,9 @@ def test_pr_488_taxonomy_change_checks_the_recipes_that_use_it(
         # once in the github group, once in the text preamble
         assert out.count(f"checked {path} because: {reason}") == 2
     data = json.loads(report.read_text(encoding="utf-8"))
+    findings_schema = json.loads((PROJECT / "schemas" / "findings.schema.json").read_text())
+    assert list(jsonschema.Draft202012Validator(findings_schema).iter_errors(data)) == []
+    assert data["context"]["release_list"]["sha256"]
     pr = data["context"]["pr"]
     assert pr["base"] == base and pr["head"] == head and pr["mode"] == "pr"
     assert pr["origin"] == "pull_request event (pull request #488)"

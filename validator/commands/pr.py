@@ -57,6 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="warnings count as errors")
     parser.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024,
                         help="refuse YAML files larger than this (default 2 MiB)")
+    parser.add_argument("--offline", action="store_true",
+                        help="use only vendored data and snapshots; no network")
+    parser.add_argument("--online-releases", action="store_true",
+                        help="fetch vLLM's release list from PyPI instead of the vendored, "
+                        "digest-pinned snapshot (the default)")
 
 
 def _revisions(args: argparse.Namespace) -> tuple[str | None, str, str]:
@@ -101,16 +106,32 @@ def _write_preamble(fmt: str, result: RunResult, stream: TextIO) -> None:
         stream.write("::endgroup::\n")
 
 
+def _release_list(settings: Settings) -> dict[str, Any]:
+    """Which vLLM release list the VER rules use (source, digest), as ``check`` reports it."""
+    from validator.releases import ReleaseListError, load_release_list
+
+    try:
+        return load_release_list(online=settings.online_releases,
+                                 snapshot_dir=settings.snapshot_dir).describe()
+    except ReleaseListError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def run(args: argparse.Namespace) -> int:
     """Run PR mode, write every requested report; 0/1/2 as the module says."""
     base, head, origin = _revisions(args)
     folder = args.repo or Path(os.environ.get("GITHUB_WORKSPACE") or ".")
-    settings = Settings(strict=args.strict, max_bytes=args.max_bytes)
+    if args.online_releases and args.offline:
+        raise UsageError("--online-releases contradicts --offline")
+    settings = Settings(strict=args.strict, max_bytes=args.max_bytes, offline=args.offline,
+                        online_releases=args.online_releases)
+    releases = _release_list(settings)  # fail fast (exit 2) before any check runs
     try:
         result = run_pr(folder, base, head, settings=settings, patterns=args.paths)
     except (PrError, SourceError) as exc:
         raise UsageError(str(exc)) from exc
     result.context["pr"]["origin"] = origin
+    result.context["release_list"] = releases
     formats = args.format or ["github" if os.environ.get("GITHUB_ACTIONS") == "true"
                               else "text"]
     for fmt in formats:

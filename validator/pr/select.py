@@ -29,7 +29,7 @@ import git
 
 from validator.context import KV_STORE, MODELS, STRATEGIES, TAXONOMY
 from validator.load import load_yaml
-from validator.source.tree import RecipeTree
+from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import join_pointer
 
 CONTEXT_DIRS = (STRATEGIES, KV_STORE)
@@ -171,7 +171,10 @@ def _load_data(tree: RecipeTree | None, path: str) -> tuple[bool, Any]:
     """``(present, data)``; data is ``None`` when absent or not loadable."""
     if tree is None or not tree.exists(path):
         return False, None
-    doc = load_yaml(tree.read(path), path)
+    try:
+        doc = load_yaml(tree.read(path), path)
+    except (SourceError, FileNotFoundError):
+        return True, None
     return True, doc.data if doc.ok else None
 
 
@@ -333,7 +336,10 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     for path in head.list(MODELS):
         if not is_recipe_path(path) or not matches(path, patterns):
             continue
-        doc = load_yaml(head.read(path), path)
+        try:
+            doc = load_yaml(head.read(path), path)
+        except (SourceError, FileNotFoundError):
+            continue  # unreadable here; a changed one is reported by the check itself
         if not doc.ok:
             continue
         seen: dict[str, list[str]] = {}
