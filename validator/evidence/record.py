@@ -135,46 +135,55 @@ def _portable(text: str) -> str:
     return text.replace(str(PROJECT_ROOT) + "/", "")
 
 
-def _inputs(min_version: str | None, settings: Settings) -> list[DataInput]:
+def _inputs(min_version: str | None) -> list[DataInput]:
     """The release list and CLI registry the checks use, with their digests."""
+    from validator.releases import ReleaseListError, load_release_list
+
     out: list[DataInput] = []
-    try:
-        from validator.releases import ReleaseListError, load_release_list
-
-        try:
-            rl = load_release_list(online=False)
-            desc = rl.describe()
-            out.append(DataInput(name="vllm-release-list", status="used",
-                                 version=desc.get("latest"), sha256=rl.sha256,
-                                 path=f"snapshots/{rl.origin.rsplit('/', 1)[-1]}",
-                                 note=f"{desc.get('releases')} releases ({rl.source})"))
-        except ReleaseListError as exc:
-            out.append(DataInput(name="vllm-release-list", status="unavailable",
-                                 note=_portable(str(exc))))
-    except ImportError:  # pragma: no cover - older trees
+    try:  # records always use the vendored, digest-pinned list (determinism)
+        rl = load_release_list(online=False)
+        desc = rl.describe()
+        out.append(DataInput(name="vllm-release-list", status="used",
+                             version=desc.get("latest"), sha256=rl.sha256,
+                             path=f"snapshots/{rl.origin.rsplit('/', 1)[-1]}",
+                             note=f"{desc.get('releases')} releases ({rl.source})"))
+    except ReleaseListError as exc:
         out.append(DataInput(name="vllm-release-list", status="unavailable",
-                             note="release list module not installed"))
-    try:
-        from validator.vllm_cli.registry import RegistryError, nearest
+                             note=_portable(str(exc))))
+    from validator.vllm_cli import registry as cli
 
-        if min_version is None or min_version == "nightly":
-            out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                                 note=f"no released minimum version to select a registry "
-                                      f"({min_version or 'none declared'})"))
-        else:
-            try:
-                reg = nearest(min_version)
-                out.append(DataInput(name="vllm-cli-registry", status="used",
-                                     version=reg.version, sha256=reg.sha256,
-                                     path=f"snapshots/vllm-cli/{reg.version}.json",
-                                     note=f"vendored registry nearest at or below vLLM "
-                                          f"{min_version}"))
-            except (RegistryError, ValueError) as exc:
-                out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                                     note=_portable(str(exc))))
-    except ImportError:  # pragma: no cover
+    index = cli.DEFAULT_SNAPSHOT_DIR / cli.INDEX_NAME
+    if not index.is_file():
         out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                             note="CLI registry module not installed"))
+                             path=_portable(str(index)),
+                             note="no vendored vLLM CLI registries; flag checks had no "
+                                  "registry to compare with"))
+        return out
+    try:
+        versions = cli.available_versions()
+        out.append(DataInput(name="vllm-cli-registry-index", status="used",
+                             path=_portable(str(index)),
+                             sha256=Provenance.of_bytes("index", index.read_bytes()).sha256,
+                             note=f"{len(versions)} vendored vLLM versions"))
+    except (cli.RegistryError, OSError) as exc:
+        out.append(DataInput(name="vllm-cli-registry-index", status="unavailable",
+                             note=_portable(str(exc))))
+        return out
+    if min_version is None or min_version == "nightly":
+        out.append(DataInput(name="vllm-cli-registry", status="unavailable",
+                             note=f"no released minimum version selects a registry "
+                                  f"({min_version or 'none declared'})"))
+        return out
+    try:
+        reg = cli.load_registry(min_version)
+        out.append(DataInput(name="vllm-cli-registry", status="used", version=reg.version,
+                             sha256=reg.sha256,
+                             path=_portable(str(cli.DEFAULT_SNAPSHOT_DIR / f"{reg.version}.json")),
+                             note=f"registry of the default variant's minimum vLLM "
+                                  f"{min_version}"))
+    except (cli.RegistryError, ValueError) as exc:
+        out.append(DataInput(name="vllm-cli-registry", status="unavailable",
+                             note=_portable(str(exc))))
     return out
 
 
@@ -357,7 +366,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     validation = Validation(
         tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
         rules_skipped=skipped, context=context_files,
-        inputs=_inputs(dvf.min_version if dvf else None, settings),
+        inputs=_inputs(dvf.min_version if dvf else None),
         findings=rec_findings, summary=counts)
     editorial = build_editorial(EditorialInput(
         facts=facts.facts, derived=facts, findings=rec_findings, first_line_url=first_line,
