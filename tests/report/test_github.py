@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from validator.findings import Related, Severity
 from validator.report import get_reporter
 from validator.report.github import (
@@ -99,3 +102,20 @@ def test_registered_as_format_github() -> None:
     get_reporter("github").write(result(finding()), out)
     # the title comes from the rule registry
     assert "title=REF001%3A model.model_id does not match the file path::" in out.getvalue()
+
+
+def _unescape(text: str, prop: bool) -> str:
+    """The runner's unescaping (``ActionCommand.Unescape*``), for the round trip."""
+    if prop:
+        text = text.replace("%2C", ",").replace("%3A", ":")
+    return text.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
+
+
+@given(message=st.text(), value=st.text())
+def test_any_text_stays_on_one_line_and_round_trips(message: str, value: str) -> None:
+    line = workflow_command("error", {"file": value, "title": value}, message)
+    assert "\n" not in line and "\r" not in line
+    head, _, data = line.partition("::")[2].partition("::")
+    assert _unescape(data, prop=False) == message
+    props = dict(p.split("=", 1) for p in head.removeprefix("error ").split(","))
+    assert _unescape(props["file"], prop=True) == value
