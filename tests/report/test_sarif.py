@@ -142,3 +142,17 @@ def test_reporter_writes_json_with_newline() -> None:
     get_reporter("sarif").write(result(finding()), out)
     assert out.getvalue().endswith("}\n")
     assert json.loads(out.getvalue())["runs"][0]["results"][0]["ruleId"] == "REF001"
+
+
+def test_unverified_document_has_no_hash() -> None:
+    """A document whose bytes failed verification (PROV001) has no digest to publish."""
+    from validator.checker import DocumentResult, RunResult
+    from validator.source.provenance import Provenance
+
+    run = RunResult()
+    path = "models/example-org/Example-7B.yaml"
+    run.documents.append(DocumentResult(path, Provenance(path, "", "", commit=COMMIT),
+                                        [finding(rule="PROV001", line=1, end_line=None)]))
+    log = sarif_log(run, env={})
+    assert errors_of(log) == []
+    assert "hashes" not in log["runs"][0]["artifacts"][0]

@@ -170,14 +170,17 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
     for doc in sorted(result.documents, key=lambda d: d.path):
         uri = prefix + doc.path
         artifact_index[uri] = len(artifacts)
-        artifacts.append({
+        artifact: dict[str, Any] = {
             "location": {"uri": uri, "uriBaseId": SRCROOT},
             "roles": ["analysisTarget"],
             "mimeType": "application/yaml",
             "encoding": "utf-8",
-            "hashes": {"sha-256": doc.provenance.sha256},
-            "properties": {"gitBlob": doc.provenance.git_blob, "kind": doc.checked},
-        })
+            "properties": {"kind": doc.checked},
+        }
+        if doc.provenance.sha256:  # empty when the bytes failed verification (PROV001)
+            artifact["hashes"] = {"sha-256": doc.provenance.sha256}
+            artifact["properties"]["gitBlob"] = doc.provenance.git_blob
+        artifacts.append(artifact)
         for f in sorted(doc.findings, key=Finding.sort_key):
             fp = fingerprint(f, uri)
             seen[fp] = seen.get(fp, 0) + 1
