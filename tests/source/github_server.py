@@ -132,8 +132,8 @@ class GitHubServer:
                 meta, name = item.split("\t", 1)
                 mode, kind, sha = meta.split()
                 entries.append({"path": name, "mode": mode, "type": kind, "sha": sha})
-            body = {"sha": tree, "tree": entries, "truncated": False}
-            return 200, json.dumps(body).encode(), "application/json"
+            listing = {"sha": tree, "tree": entries, "truncated": False}
+            return 200, json.dumps(listing).encode(), "application/json"
         if rest == "commits":
             sha, file_path = query.get("sha", [""])[0], query.get("path", [""])[0]
             out = self.git("log", "-1", "--format=%H %cI", sha, "--", file_path)

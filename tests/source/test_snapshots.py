@@ -7,6 +7,7 @@ import hashlib
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,7 @@ def fetched(commit_map: dict[str, str], corpus_repo: Path, git_cache: Path,
 
 
 def _offline(store: Path, spec: str, capsys: pytest.CaptureFixture[str],
-             *extra: str) -> tuple[int, dict[str, object]]:
+             *extra: str) -> tuple[int, dict[str, Any]]:
     code = main([spec, "--offline", "--snapshot-dir", str(store), "--format", "json", *extra])
     return code, json.loads(capsys.readouterr().out)
 
@@ -74,8 +75,8 @@ def test_offline_check_matches_online(fetched: tuple[Path, str], corpus_repo: Pa
                     "--format", "json", "--snapshot-dir", str(store)])
     on = json.loads(capsys.readouterr().out)
     assert code_off == code_on
-    assert off["documents"] == on["documents"]  # type: ignore[index]
-    doc = off["documents"][0]  # type: ignore[index]
+    assert off["documents"] == on["documents"]
+    doc = off["documents"][0]
     assert doc["revision"] == commit and doc["gitBlob"] == git_out(
         corpus_repo, "rev-parse", f"{commit}:{GLM}")
     assert main(["snapshot", "verify", "--snapshot-dir", str(store)]) == 0
@@ -96,7 +97,7 @@ def test_altered_recipe_detected(fetched: tuple[Path, str],
     assert "1 mismatch(es)" in out
     code, report = _offline(store_dir, f"{REPO}@{commit}:{GLM}", capsys)
     assert code == 1
-    doc = report["documents"][0]  # type: ignore[index]
+    doc = report["documents"][0]
     assert [f["rule"] for f in doc["findings"]] == ["PROV003"]
     tree = SnapshotTree.open(store, REPO, commit)
     with pytest.raises(VerificationError, match="PROV003"):
@@ -112,7 +113,7 @@ def test_altered_context_detected_on_offline_read(fetched: tuple[Path, str],
     store.object_path(entry.sha256).write_bytes(b"hardware_profiles: {}\n")
     code, report = _offline(store_dir, f"{REPO}@{commit}:{GLM}", capsys)
     assert code == 1
-    docs = report["documents"]  # type: ignore[index]
+    docs = report["documents"]
     assert [(d["path"], [f["rule"] for f in d["findings"]]) for d in docs] == [
         ("taxonomy.yaml", ["PROV003"])]
 
@@ -181,7 +182,7 @@ def test_offline_unknown_commit_and_branch(fetched: tuple[Path, str], tmp_path: 
     capsys.readouterr()
     # a unique short id of a stored commit is accepted (and reported as not pinned)
     _, report = _offline(store, f"{REPO}@{commit[:8]}:{GLM}", capsys)
-    doc = report["documents"][0]  # type: ignore[index]
+    doc = report["documents"][0]
     assert doc["revision"] == commit and doc["resolved_from"] == commit[:8]
     assert "PROV004" in [f["rule"] for f in doc["findings"]]
     assert main([f"{REPO}@{commit}:models/none.yaml", "--offline", "--snapshot-dir",
