@@ -135,3 +135,26 @@ def test_publish_kill_at_random_moments(store: tuple[Path, list[str]], tmp_path:
     _, stderr = done.communicate(timeout=120)
     assert done.returncode == 0, stderr.decode()
     assert len(_records(out)) == len(paths)
+
+
+def test_keys_cannot_leave_the_output_folder(tmp_path: Path) -> None:
+    with Publisher(tmp_path / "out") as pub:
+        for repo, commit, path in ((REPO, C, "../../escape.yaml"), ("../x", C, "models/a.yaml"),
+                                   (REPO, "main", "models/a.yaml"), (REPO, C, "/etc/x.yaml")):
+            with pytest.raises(ValueError):
+                pub.put(repo, commit, path, _rec())
+    assert not list((tmp_path / "out").rglob("*.json"))
+
+
+@pytest.mark.corpus
+def test_concurrent_publishers(store: tuple[Path, list[str]], tmp_path: Path) -> None:
+    root, paths = store
+    out = tmp_path / "out"
+    procs = [_publish(root / LOCK_NAME, out) for _ in range(2)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e.decode() for _, e in outputs]
+    said = sorted(o.decode() for o, _ in outputs)
+    assert f"{len(paths)} unchanged" in said[0] and f"{len(paths)} written" in said[1]
+    for p in _records(out):
+        validate_record(json.loads(p.read_bytes()))
+    assert len(json.loads((out / "index.json").read_text())["records"]) == len(paths)

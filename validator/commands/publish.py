@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 outcome = pub.put(entry.repository, entry.commit, entry.path,
                                   record_bytes(record), attestation)
                 counts[outcome] += 1
-            except (RecordError, SourceError, PublishConflict) as exc:
+            except (RecordError, SourceError, PublishConflict, ValueError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
                 failures += 1
             if pause > 0:

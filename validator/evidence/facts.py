@@ -225,10 +225,30 @@ class FactBuilder:
         for hw, _, ptr in _items(get(self.data, "hardware_opt_in_features"),
                                  "/hardware_opt_in_features"):
             d(f"Opt-in features on {hw}", ptr)
+        self.settings_layers()
         self.feature_defaults()
         for variant in as_dict(get(self.data, "variants")):
             self.variant(variant)
         return self.out
+
+    def settings_layers(self) -> None:
+        """Arguments and environment each layer adds: features (and their modes),
+        hardware overrides, strategy gates."""
+        d = self.declared
+        d("Shared base environment", "/model/base_env")
+        for name, feature, ptr in _items(get(self.data, "features"), "/features"):
+            d(f"Feature {name}: arguments", ptr + "/args")
+            if isinstance(feature, dict):
+                d(f"Feature {name}: default mode", ptr + "/default_mode")
+            for mode, _, mptr in _items(get(feature, "modes"), ptr + "/modes"):
+                d(f"Feature {name}, mode {mode}: arguments", mptr + "/args")
+                d(f"Feature {name}, mode {mode}: variants", mptr + "/variants")
+        for hw, _, ptr in _items(get(self.data, "hardware_overrides"), "/hardware_overrides"):
+            d(f"Hardware override {hw}: extra arguments", ptr + "/extra_args")
+            d(f"Hardware override {hw}: extra environment", ptr + "/extra_env")
+        for strategy, _, ptr in _items(get(self.data, "strategy_hardware"),
+                                       "/strategy_hardware"):
+            d(f"Strategy {strategy}: hardware gates", ptr)
 
     def feature_defaults(self) -> None:
         """Features on by default vs left opt-in, for the default variant."""
@@ -274,6 +294,11 @@ class FactBuilder:
         d(f"{label}: extra arguments", base + "/extra_args")
         d(f"{label}: tensor parallel size", base + "/tp")
         d(f"{label}: default modes", base + "/default_modes")
+        for hw, _, ptr in _items(get(self.data, "variants", name, "hardware_overrides"),
+                                 base + "/hardware_overrides"):
+            d(f"{label} on {hw}: extra arguments", ptr + "/extra_args")
+            d(f"{label} on {hw}: extra environment", ptr + "/extra_env")
+            d(f"{label} on {hw}: docker image", ptr + "/docker_image")
         self.min_version(name, vf)
         if as_dict(get(self.data, "variants", name, "default_modes")):
             on, _off = default_features(self.data, name)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from typing import Any, Literal
 from filelock import FileLock
 
 from validator.evidence.model import SCHEMA_PATH
+from validator.source.spec import FULL_COMMIT, check_path
+from validator.source.tree import SourceError
 
 INDEX = "index.json"
 LOCK = ".publish.lock"
@@ -76,8 +79,25 @@ def atomic_write(target: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
+_REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
 def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
-    """Where the current record of a key lives under ``out``."""
+    """Where the current record of a key lives under ``out``.
+
+    Raises:
+        ValueError: a repository, commit or path that could leave ``out`` (``..``,
+            absolute paths, not ``owner/name``, not a full commit id).
+    """
+    if not _REPOSITORY.match(repository) or any(
+            part in (".", "..") for part in repository.split("/")):
+        raise ValueError(f"{repository!r}: not an owner/name repository")
+    if not FULL_COMMIT.match(commit):
+        raise ValueError(f"{commit!r}: not a full commit id")
+    try:
+        check_path(path)
+    except SourceError as exc:
+        raise ValueError(str(exc)) from exc
     return out / RECORDS / repository / commit / f"{path}.json"
 
 
@@ -131,6 +151,7 @@ class Publisher:
 
         Raises:
             PublishConflict: same tool version, different content.
+            ValueError: a key that could name a file outside ``out``.
             OSError: the folder cannot be written.
         """
         target = record_path(self.out, repository, commit, path)
