@@ -11,6 +11,7 @@ extras: timestamps (kept as their source text so data stays JSON) and ``<<`` mer
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import re
@@ -107,6 +108,22 @@ DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_MAX_NODES = 200_000
 
+# libyaml's Cython composer (``yaml.compose`` with ``CSafeLoader``) recurses in C once per
+# nesting level and crashes the interpreter (SIGSEGV, not RecursionError) somewhere past
+# ~20,000 levels on an 8 MiB stack; composing also allocates every node of the file before
+# our node limit can act (~350 MB for 1M nodes). So before composing, a file that *might*
+# be deep or large is pre-scanned with the event API (flat, no recursion, constant memory),
+# which enforces the depth and node limits. The cheap test below is an upper bound of the
+# nesting depth: flow nesting needs a ``[``/``{`` per level, and block nesting needs more
+# indentation or a ``- ``/``? `` indicator per level, so it is at most ~3 x the longest line.
+_PRESCAN_DEPTH_BOUND = 4000
+"""Files whose nesting bound exceeds this are pre-scanned (corpus maximum: ~2,200)."""
+_PRESCAN_BYTES = 256 * 1024
+"""Files larger than this are pre-scanned (largest recipe in the corpus history: 58 KiB)."""
+_MAX_FINDINGS_PER_RULE = 100
+"""At most this many findings of one loader rule per file; the rest are summarised."""
+_TAG_AFTER_ANCHOR = re.compile(r"(?:&[^\s]*[ \t]+)?!")
+
 
 @dataclass
 class LoadedDocument:
@@ -140,9 +157,42 @@ class LoadedDocument:
 
 
 class _LimitExceeded(Exception):
-    def __init__(self, message: str, node: yaml.Node) -> None:
+    def __init__(self, message: str, node: yaml.Node | None, mark: Any = None) -> None:
         super().__init__(message)
         self.node = node
+        self.mark = mark if mark is not None else (node.start_mark if node else None)
+
+
+def _nesting_bound(text: str, lines: list[str]) -> int:
+    """An upper bound of the nesting depth of ``text`` (see ``_PRESCAN_DEPTH_BOUND``)."""
+    longest = max(map(len, lines), default=0)
+    return text.count("[") + text.count("{") + 3 * longest + 2
+
+
+def _prescan(text: str, max_depth: int, max_nodes: int) -> None:
+    """Walk the parser events of ``text`` enforcing ``max_depth`` and ``max_nodes``
+    (nodes as written: aliases count once here; the builder counts their expansion).
+
+    Raises:
+        _LimitExceeded: a limit is exceeded (the mark is where).
+        yaml.YAMLError: the text is not YAML (reported as ``YAML001`` by the caller).
+    """
+    depth = 0
+    nodes = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            nodes += 1
+            if depth > max_depth + 1:
+                raise _LimitExceeded(f"document nests deeper than {max_depth} levels", None,
+                                     event.start_mark)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+            nodes += 1
+        if nodes > max_nodes:
+            raise _LimitExceeded(f"document has more than {max_nodes} nodes", None,
+                                 event.start_mark)
 
 
 def _span(node: yaml.Node) -> Span:
@@ -159,7 +209,7 @@ class _Builder:
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.nodes = 0
-        self.hits: list[tuple[Any, Hit]] = []
+        self.per_rule: dict[str, int] = {}
 
     def build(self, node: yaml.Node, pointer: str, depth: int, key: str | None = None) -> Any:
         self.nodes += 1
@@ -193,7 +243,7 @@ class _Builder:
             child = join_pointer(pointer, key)
             if key in seen:
                 first = seen[key].start_mark.line + 1
-                self.doc.findings.append(
+                self.report(
                     YAML_DUPLICATE_KEY.finding_at(
                         self.doc,
                         child,
@@ -220,7 +270,27 @@ class _Builder:
                     out.setdefault(k, v)
         return out
 
+    def report(self, finding: Finding) -> None:
+        """Append a loader finding, at most ``_MAX_FINDINGS_PER_RULE`` per rule."""
+        count = self.per_rule.get(finding.rule, 0) + 1
+        self.per_rule[finding.rule] = count
+        if count <= _MAX_FINDINGS_PER_RULE:
+            self.doc.findings.append(finding)
+
+    def summarise(self) -> None:
+        """Add one finding per rule whose findings were capped, saying how many were not
+        shown (at the position of the last one shown)."""
+        for rule_id, count in sorted(self.per_rule.items()):
+            if count > _MAX_FINDINGS_PER_RULE:
+                last = [f for f in self.doc.findings if f.rule == rule_id][-1]
+                self.doc.findings.append(dataclasses.replace(
+                    last, message=f"{count - _MAX_FINDINGS_PER_RULE} more {rule_id} findings "
+                    "in this file are not shown", hint=None, end_line=None, end_column=None))
+
     def key_text(self, node: yaml.Node, pointer: str, depth: int) -> str:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise _LimitExceeded(f"document expands to more than {self.max_nodes} nodes", node)
         if isinstance(node, yaml.ScalarNode):
             value = self.scalar(node, pointer, None, record=False)
             if isinstance(value, bool):
@@ -248,10 +318,9 @@ class _Builder:
         mark = node.start_mark
         if mark.line >= len(self.lines):
             return False
-        rest = self.lines[mark.line][mark.column:]
-        if rest.startswith("&"):
-            rest = rest.split(None, 1)[1] if " " in rest else ""
-        return rest.startswith("!")
+        # match in place: slicing the line would copy it per node (quadratic on a 2 MiB
+        # single-line flow sequence)
+        return _TAG_AFTER_ANCHOR.match(self.lines[mark.line], mark.column) is not None
 
     def flag_ambiguity(self, node: yaml.ScalarNode, pointer: str, text: str, value: Any,
                        key: str | None) -> None:
@@ -268,7 +337,7 @@ class _Builder:
             yaml11 = "a number"
         if yaml11 is not None:
             shown = f"{value!r}" if not isinstance(value, str) else "a string"
-            self.doc.findings.append(
+            self.report(
                 YAML_AMBIGUOUS_SCALAR.finding(
                     self.doc,
                     Hit(pointer,
@@ -281,7 +350,7 @@ class _Builder:
         if isinstance(value, float) and math.isfinite(value) and re.match(r"^\d+\.\d+$", text):
             versionish = key is not None and "version" in key.lower()
             if versionish or repr(value) != text:
-                self.doc.findings.append(
+                self.report(
                     YAML_VERSION_FLOAT.finding(
                         self.doc,
                         Hit(pointer,
@@ -383,7 +452,15 @@ def load_yaml(
     doc.text = text
     lines = text.splitlines()
     try:
+        if len(text) > _PRESCAN_BYTES or _nesting_bound(text, lines) > _PRESCAN_DEPTH_BOUND:
+            _prescan(text, max_depth, max_nodes)
         nodes = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+    except _LimitExceeded as exc:
+        mark = exc.mark
+        pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        doc.findings.append(YAML_LIMIT.finding_at(doc, "", pos, str(exc),
+                                                  "simplify the document"))
+        return doc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -410,12 +487,14 @@ def load_yaml(
     try:
         doc.data = builder.build(nodes[0], "", 0)
     except (_LimitExceeded, RecursionError) as exc:
-        node = exc.node if isinstance(exc, _LimitExceeded) else nodes[0]
+        node = exc.node if isinstance(exc, _LimitExceeded) and exc.node else nodes[0]
         doc.source_map = SourceMap()
-        doc.findings = [f for f in doc.findings if f.rule != "YAML003"]
+        doc.findings = [f for f in doc.findings if f.rule not in ("YAML003", "YAML004")]
         doc.findings.append(
             YAML_LIMIT.finding_at(doc, "", (node.start_mark.line + 1, node.start_mark.column + 1),
                                   str(exc), "simplify the document")
         )
         doc.data = None
+        return doc
+    builder.summarise()
     return doc

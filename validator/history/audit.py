@@ -1,0 +1,615 @@
+"""The whole-history audit: check every revision of a branch's recipes, reusing results.
+
+How it works:
+
+1. List the revisions (``git rev-list --first-parent <branch>``, oldest first; or every
+   commit of every ref with ``all_refs``) and, for each, the tree's recipe files
+   (``models/**.yaml``) and its *context*: ``taxonomy.yaml``, ``platforms.yaml``,
+   ``strategies/**``, ``kv_store/**`` and the list of recipe paths, summarised by
+   :func:`context_digest`. The first parent of every listed revision is walked too, as
+   the baseline its changes are measured against.
+2. A *unit* is one recipe (path + bytes) checked against one context. Units already in
+   the :class:`~validator.history.cache.ResultCache` under the same tool digest
+   (:func:`tool_digest`: version, rule set, the package's own source and schemas, and the
+   settings) are reused; the others are checked in worker processes, one task per blob
+   (the blob is loaded and schema-validated once, then the rules run once per context).
+3. Per revision, the findings of each recipe are compared with those at its first
+   parent, keyed by ``(rule, pointer, message)`` (not by line, so that an edit above a
+   finding does not report it as fixed and introduced again).
+
+``shard=(k, n)`` keeps the recipe paths whose SHA-256 falls in shard ``k`` of ``n``:
+each path's history is audited entirely by one shard, so the union of the shards'
+reports equals the unsharded report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import multiprocessing
+import os
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from validator import __version__
+from validator.context import Context, Settings, build_context
+from validator.findings import Finding
+from validator.history.cache import FindingRow, ResultCache, as_row, blob_key
+from validator.history.gitdata import CommitInfo, GitObjects, resolve, rev_list
+from validator.load import LoadedDocument
+from validator.source.provenance import Provenance
+from validator.source.tree import SourceError
+
+CONTEXT_FILES = ("taxonomy.yaml", "platforms.yaml")
+CONTEXT_FOLDERS = ("strategies/", "kv_store/")
+MODELS = "models/"
+
+
+def is_recipe(path: str) -> bool:
+    """Whether ``path`` is a recipe file (``models/**.yaml`` or ``.yml``)."""
+    return path.startswith(MODELS) and path.endswith((".yaml", ".yml"))
+
+
+def is_context_file(path: str) -> bool:
+    """Whether ``path`` is one of the data files a :class:`Context` is built from."""
+    return path in CONTEXT_FILES or path.startswith(CONTEXT_FOLDERS)
+
+
+def context_digest(files: dict[str, str], *, with_recipes: bool = True) -> str:
+    """Hex SHA-256 of a revision's context: the ``(path, blob id)`` of every context file
+    and, ``with_recipes``, the sorted list of recipe paths (REF013 checks that related
+    recipes exist). The *contents* of sibling recipes are not part of it: no rule reads
+    them (a rule that starts to must extend this digest)."""
+    h = hashlib.sha256()
+    for path in sorted(files):
+        if is_context_file(path):
+            h.update(f"C\0{path}\0{files[path]}\n".encode())
+        elif with_recipes and is_recipe(path):
+            h.update(f"R\0{path}\n".encode())
+    return h.hexdigest()
+
+
+class _TrackedContext(Context):
+    """A copy of a :class:`Context` that records whether anything read the parts of it
+    that :func:`context_digest` covers only ``with_recipes`` (the recipe list, the tree).
+
+    A rule run that never touched them gave a result valid for every revision with the
+    same context files, whatever recipes sit beside it; the cache stores it under the
+    narrower digest, so adding one recipe does not invalidate every other result.
+    Tracking is per rule call (the flag is reset before each): a rule that reuses data
+    another rule derived from the recipe list must itself read ``recipe_paths``.
+    """
+
+    _WATCHED = frozenset({"recipe_paths", "tree", "revision"})
+    touched: bool
+
+    def __init__(self, base: Context) -> None:
+        state = self.__dict__
+        for f in dataclasses.fields(Context):
+            state[f.name] = base.__dict__[f.name]
+        state["touched"] = False
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _TrackedContext._WATCHED:
+            object.__getattribute__(self, "__dict__")["touched"] = True
+        return super().__getattribute__(name)
+
+
+def tool_digest(settings: Settings) -> str:
+    """Hex SHA-256 identifying what produced a result: the version, the registered rules
+    (id and severity), every ``.py`` file of the package and every schema, and the
+    settings that change findings (``strict``, ``max_bytes``). Any edit to a rule, even
+    without a version bump, therefore invalidates cached results."""
+    from validator.rules import all_rules
+    from validator.schema import SCHEMA_DIR
+
+    h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.max_bytes}\n".encode())
+    for r in all_rules():
+        h.update(f"{r.id}:{r.severity.value}\n".encode())
+    package = Path(__file__).resolve().parents[1]
+    files = sorted(package.rglob("*.py")) + sorted(Path(SCHEMA_DIR).glob("*.json"))
+    for f in files:
+        h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def shard_of(path: str, count: int) -> int:
+    """0-based shard of ``path`` among ``count`` (stable: SHA-256 of the path)."""
+    return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % count
+
+
+class CommitTree:
+    """One commit of a git repository as a :class:`~validator.source.tree.RecipeTree`,
+    reading blobs through a :class:`GitObjects` reader.
+
+    Args:
+        objects: the reader.
+        commit: the commit id (the tree's ``revision``).
+        files: ``{path: blob id}`` of the files this tree serves.
+    """
+
+    def __init__(self, objects: GitObjects, commit: str, files: dict[str, str]) -> None:
+        self.objects = objects
+        self.commit = commit
+        self.files = files
+
+    @property
+    def revision(self) -> str:
+        """The commit id."""
+        return self.commit
+
+    @property
+    def label(self) -> str:
+        """``<repo>@<commit>``."""
+        return f"{self.objects.repo}@{self.commit}"
+
+    def read(self, path: str) -> bytes:
+        """Bytes of ``path``; :class:`FileNotFoundError` when the commit has no such file."""
+        oid = self.files.get(path)
+        if oid is None:
+            raise FileNotFoundError(path)
+        return self.objects.blob(oid)
+
+    def exists(self, path: str) -> bool:
+        """Whether the commit has file ``path``."""
+        return path in self.files
+
+    def list(self, prefix: str) -> list[str]:
+        """Sorted files under folder ``prefix``."""
+        base = prefix.rstrip("/") + "/" if prefix else ""
+        return sorted(p for p in self.files if p.startswith(base))
+
+    def provenance(self, path: str, data: bytes) -> Provenance:
+        """Digests and the commit id."""
+        return Provenance.of_bytes(path, data, commit=self.commit,
+                                   fetched_from=str(self.objects.repo))
+
+
+@dataclass
+class Snapshot:
+    """What the audit needs of one revision: its commit, context digest, and the
+    selected recipes as ``{path: blob key}``."""
+
+    commit: CommitInfo
+    context: str
+    data_context: str
+    recipes: dict[str, str]
+
+
+
+@dataclass(frozen=True)
+class Change:
+    """One finding introduced or fixed in one recipe at one revision.
+
+    ``row`` is the finding (at the new revision for introduced findings, at the parent for
+    fixed ones); ``note`` is ``"file added"``/``"file removed"`` when the change comes
+    from the file appearing or disappearing.
+    """
+
+    path: str
+    row: FindingRow
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: ``path, rule, severity, pointer, line, column, message, note``."""
+        rule, severity, pointer, line, column, message = self.row
+        return {"path": self.path, "rule": rule, "severity": severity, "pointer": pointer,
+                "line": line, "column": column, "message": message, "note": self.note}
+
+
+@dataclass
+class RevisionReport:
+    """Findings introduced and fixed by one revision relative to its first parent."""
+
+    commit: CommitInfo
+    parent: str | None
+    introduced: list[Change] = field(default_factory=list)
+    fixed: list[Change] = field(default_factory=list)
+
+
+@dataclass
+class AuditResult:
+    """Outcome of :func:`run_audit`.
+
+    Attributes:
+        mode: ``"first-parent <rev>"`` or ``"all refs"``.
+        revisions: one report per audited revision, oldest first (baselines excluded).
+        units: number of (recipe blob, context) pairs the revisions need.
+        checked: how many of them were checked in this run.
+        cached: how many came from the cache.
+        corrupt: damaged cache entries detected (and recomputed).
+        internal_errors: messages of rules that crashed (not cached; exit 2).
+        tip: findings per rule id at the last audited revision.
+        recipes: distinct selected recipe paths seen.
+    """
+
+    mode: str
+    revisions: list[RevisionReport] = field(default_factory=list)
+    units: int = 0
+    checked: int = 0
+    cached: int = 0
+    corrupt: int = 0
+    internal_errors: list[str] = field(default_factory=list)
+    tip: Counter[str] = field(default_factory=Counter)
+    recipes: int = 0
+
+
+# --------------------------------------------------------------------------- workers
+#
+# Cache labels of one blob's entry:
+#   "D:<data digest>" -> {"rows": [...], "touching": [rule ids]}: load, schema and the
+#       rules that did not read the recipe list or the tree (valid for every revision with
+#       these context files); ``touching`` lists the rules that did.
+#   "F:<full digest>" -> {"rows": [...]}: the findings of the ``touching`` rules for one
+#       full context (context files + recipe list).
+
+Task = tuple[str, str, str, tuple[tuple[str, str], ...], dict[str, list[str]]]
+"""``(path, blob id, blob key, missing (data digest, full digest) pairs, {data digest:
+touching rule ids} already cached)``."""
+TaskResult = tuple[str, dict[str, Any], list[str]]
+
+
+class _Worker:
+    """Per-process state: a git reader, the rules, the schema stage, recent contexts."""
+
+    MAX_CONTEXTS = 48
+
+    def __init__(self, repo: Path, contexts: dict[str, tuple[str, dict[str, str]]],
+                 settings: Settings, cache_dir: Path | None) -> None:
+        from validator.checks.registry import check_rules
+        from validator.schema import SchemaValidator
+
+        self.objects = GitObjects(repo)
+        self.context_specs = contexts
+        self.settings = settings
+        self.rules = check_rules()
+        self.schema = SchemaValidator(strict=settings.strict)
+        self.contexts: OrderedDict[str, _TrackedContext] = OrderedDict()
+        self.cache = ResultCache(cache_dir)
+
+    def context(self, digest: str) -> _TrackedContext:
+        """The context of full digest ``digest``, built from its commit and kept (LRU) so
+        that rules' own per-context caches keep working across blobs."""
+        ctx = self.contexts.get(digest)
+        if ctx is not None:
+            self.contexts.move_to_end(digest)
+            return ctx
+        commit, files = self.context_specs[digest]
+        ctx = _TrackedContext(build_context(CommitTree(self.objects, commit, files),
+                                            self.settings))
+        self.contexts[digest] = ctx
+        if len(self.contexts) > self.MAX_CONTEXTS:
+            self.contexts.popitem(last=False)
+        return ctx
+
+    def rules_on(self, doc: LoadedDocument, full: str, rule_ids: set[str] | None,
+                 errors: list[str]) -> tuple[list[Finding], set[str]] | None:
+        """Run the rules (all, or those in ``rule_ids``) one by one on a tracked copy of
+        context ``full``: their findings and the ids of those that read the recipe list
+        or the tree. ``None`` when a rule crashed (its message goes to ``errors``)."""
+        from validator.checker import Checker, RunResult
+
+        ctx = self.context(full)
+        findings: list[Finding] = []
+        touching: set[str] = set()
+        for rule in self.rules:
+            if rule_ids is not None and rule.id not in rule_ids:
+                continue
+            ctx.__dict__["touched"] = False
+            run = RunResult()
+            findings += Checker(ctx, [rule], self.schema).run_rules(doc, run)
+            if run.internal_errors:
+                errors += run.internal_errors
+                return None
+            if ctx.touched:
+                touching.add(rule.id)
+        return findings, touching
+
+    def run(self, task: Task) -> TaskResult:
+        """Check one blob for each missing context pair; mirrors
+        :meth:`validator.checker.Checker.check_recipe` (load, schema, rules), with the
+        load and schema stages shared by all contexts (they do not depend on one)."""
+        from validator.load import load_yaml
+
+        path, oid, key, pairs, known = task
+        data = self.objects.blob(oid)
+        doc = load_yaml(data, path, max_bytes=self.settings.max_bytes)
+        staged: list[Finding] = list(doc.findings)
+        if doc.ok:
+            staged += self.schema.validate(doc, "recipe")
+        known = dict(known)
+        results: dict[str, Any] = {}
+        errors: list[str] = []
+        for data_digest, full in pairs:
+            if data_digest not in known:
+                ran = self.rules_on(doc, full, None, errors) if doc.ok else ([], set())
+                if ran is None:
+                    continue
+                findings, touching = ran
+                narrow = [f for f in findings if f.rule not in touching]
+                results[f"D:{data_digest}"] = {"rows": _rows(staged + narrow),
+                                               "touching": sorted(touching)}
+                known[data_digest] = sorted(touching)
+                if touching:
+                    results[f"F:{full}"] = {"rows": _rows([f for f in findings
+                                                           if f.rule in touching])}
+            elif known[data_digest] and f"F:{full}" not in results:
+                ran = self.rules_on(doc, full, set(known[data_digest]), errors)
+                if ran is not None:
+                    results[f"F:{full}"] = {"rows": _rows(ran[0])}
+        self.cache.put(key, results)
+        return key, results, errors
+
+
+def _rows(findings: list[Finding]) -> list[FindingRow]:
+    return [finding_row(f) for f in sorted(findings, key=Finding.sort_key)]
+
+
+_STATE: _Worker | None = None
+
+
+def _init_worker(repo: Path, contexts: dict[str, tuple[str, dict[str, str]]],
+                 settings: Settings, cache_dir: Path | None) -> None:
+    global _STATE
+    _STATE = _Worker(repo, contexts, settings, cache_dir)
+
+
+def _run_task(task: Task) -> TaskResult:
+    assert _STATE is not None
+    return _STATE.run(task)
+
+
+def finding_row(f: Finding) -> FindingRow:
+    """A :class:`Finding` as a cache row ``(rule, severity, pointer, line, column, msg)``."""
+    return (f.rule, f.severity.value, f.pointer, f.line, f.column, f.message)
+
+
+def lookup(entry: dict[str, Any], data_digest: str, full: str) -> list[FindingRow] | None:
+    """Findings of a blob at a revision from its cache ``entry``, or ``None`` when the
+    entry lacks them (or holds a malformed value, which is then recomputed)."""
+    try:
+        narrow = entry.get(f"D:{data_digest}")
+        if narrow is None:
+            return None
+        rows = [as_row(r) for r in narrow["rows"]]
+        if narrow["touching"]:
+            wide = entry.get(f"F:{full}")
+            if wide is None:
+                return None
+            rows += [as_row(r) for r in wide["rows"]]
+            rows.sort(key=lambda r: (r[3], r[4], r[0], r[2], r[5]))
+        return rows
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _touching(entry: dict[str, Any], data_digest: str) -> list[str] | None:
+    try:
+        value = entry[f"D:{data_digest}"]["touching"]
+        return [str(v) for v in value] if isinstance(value, list) else None
+    except (KeyError, TypeError):
+        return None
+
+
+# --------------------------------------------------------------------------- the audit
+
+@dataclass
+class AuditOptions:
+    """Inputs of :func:`run_audit`.
+
+    Attributes:
+        repo: a git repository (working tree or bare).
+        rev: the branch or revision whose first-parent history is audited.
+        since: audit only revisions after this one (it is the baseline).
+        all_refs: audit every commit of every ref instead (PR heads included).
+        paths: recipe paths or folders to audit (``[]``: every ``models/**`` file).
+        shard: ``(k, n)``, 1-based ``k``: audit only the paths of shard ``k``.
+        jobs: worker processes (1: check in this process).
+        cache_dir: result cache folder, ``None`` for no cache.
+        settings: check settings.
+    """
+
+    repo: Path
+    rev: str = "main"
+    since: str | None = None
+    all_refs: bool = False
+    paths: list[str] = field(default_factory=list)
+    shard: tuple[int, int] = (1, 1)
+    jobs: int = 1
+    cache_dir: Path | None = None
+    settings: Settings = field(default_factory=Settings)
+
+
+def _selected(path: str, options: AuditOptions) -> bool:
+    if not is_recipe(path):
+        return False
+    if options.paths and not any(path == p or path.startswith(p.rstrip("/") + "/")
+                                 for p in options.paths):
+        return False
+    k, n = options.shard
+    return n == 1 or shard_of(path, n) == k - 1
+
+
+def run_audit(options: AuditOptions,
+              progress: Callable[[str, int], Callable[[int], None]] | None = None
+              ) -> AuditResult:
+    """Audit the history ``options`` describe.
+
+    Args:
+        options: what to audit and how.
+        progress: optional factory ``(label, total) -> advance(steps)`` for a progress
+            display.
+
+    Raises:
+        validator.history.gitdata.GitError: the repository or a revision is missing.
+        OSError: the cache folder cannot be written.
+    """
+    settings = options.settings
+    tool = tool_digest(settings)
+    mode = "all refs" if options.all_refs else f"first-parent {options.rev}"
+    result = AuditResult(mode)
+    if not options.all_refs:
+        resolve(options.repo, options.rev)
+    since = resolve(options.repo, options.since) if options.since else None
+    revisions = rev_list(options.repo, options.rev, since=since,
+                         all_refs=options.all_refs)
+    cache = ResultCache(options.cache_dir)
+    with GitObjects(options.repo) as objects:
+        snapshots, contexts, blobs = _walk(objects, revisions, options, tool)
+        result.recipes = len({p for s in snapshots.values() for p in s.recipes})
+        needed: dict[str, set[tuple[str, str]]] = {}
+        for snap in snapshots.values():
+            for key in snap.recipes.values():
+                needed.setdefault(key, set()).add((snap.data_context, snap.context))
+        results: dict[str, dict[str, Any]] = {}
+        tasks: list[Task] = []
+        for key, pairs in needed.items():
+            result.units += len(pairs)
+            have = cache.get(key)
+            results[key] = have
+            missing = tuple(sorted(pair for pair in pairs if lookup(have, *pair) is None))
+            result.cached += len(pairs) - len(missing)
+            if missing:
+                path, oid = blobs[key]
+                known = {d: t for d, _ in missing
+                         if (t := _touching(have, d)) is not None}
+                tasks.append((path, oid, key, missing, known))
+    result.corrupt = cache.corrupt
+    for key, rows, errors in _execute(tasks, contexts, options, progress):
+        results[key].update(rows)
+        result.internal_errors += errors
+    result.checked = sum(len(t[3]) for t in tasks)
+    _report(result, revisions, snapshots, results)
+    return result
+
+
+def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool: str
+          ) -> tuple[dict[str, Snapshot], dict[str, tuple[str, dict[str, str]]],
+                     dict[str, tuple[str, str]]]:
+    """Snapshots of the revisions and their first parents; context specs by digest; and
+    blob key -> (path, blob id)."""
+    snapshots: dict[str, Snapshot] = {}
+    contexts: dict[str, tuple[str, dict[str, str]]] = {}
+    blobs: dict[str, tuple[str, str]] = {}
+    sha_of: dict[str, str] = {}
+    commits = [objects.commit(r) for r in revisions]
+    listed = set(revisions)
+    baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
+    for info in [objects.commit(b) for b in dict.fromkeys(baselines)] + commits:
+        files = objects.files(info.tree)
+        digest = context_digest(files)
+        if digest not in contexts:
+            contexts[digest] = (info.id, {p: o for p, o in files.items()
+                                          if is_context_file(p) or is_recipe(p)})
+        recipes: dict[str, str] = {}
+        for path, oid in files.items():
+            if not _selected(path, options):
+                continue
+            sha = sha_of.get(oid)
+            if sha is None:
+                sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
+            key = blob_key(tool, path, sha)
+            blobs.setdefault(key, (path, oid))
+            recipes[path] = key
+        snapshots[info.id] = Snapshot(info, digest, context_digest(files, with_recipes=False),
+                                      recipes)
+    return snapshots, contexts, blobs
+
+
+def _execute(tasks: list[Task], contexts: dict[str, tuple[str, dict[str, str]]],
+             options: AuditOptions,
+             progress: Callable[[str, int], Callable[[int], None]] | None
+             ) -> Iterator[TaskResult]:
+    if not tasks:
+        return
+    advance = progress("checking", len(tasks)) if progress else (lambda _n: None)
+    init = (options.repo, contexts, options.settings, options.cache_dir)
+    # biggest tasks first, so that the last ones to finish are short
+    tasks = sorted(tasks, key=lambda t: -len(t[3]))
+    jobs = max(1, min(options.jobs, len(tasks)))
+    if jobs == 1:
+        _init_worker(*init)
+        try:
+            for task in tasks:
+                yield _run_task(task)
+                advance(1)
+        finally:
+            assert _STATE is not None
+            _STATE.objects.close()
+        return
+    chunk = max(1, min(8, len(tasks) // (jobs * 16)))
+    with multiprocessing.get_context().Pool(jobs, _init_worker, init) as pool:
+        for item in pool.imap_unordered(_run_task, tasks, chunksize=chunk):
+            yield item
+            advance(1)
+
+
+def _compare(old: list[FindingRow], new: list[FindingRow]
+             ) -> tuple[list[FindingRow], list[FindingRow]]:
+    """``(introduced, fixed)`` between two finding lists, keyed by (rule, pointer,
+    message) as a multiset."""
+    def key(r: FindingRow) -> tuple[str, str, str]:
+        return (r[0], r[2], r[5])
+
+    old_c, new_c = Counter(map(key, old)), Counter(map(key, new))
+    gained, lost = new_c - old_c, old_c - new_c
+    return _take(new, gained, key), _take(old, lost, key)
+
+
+def _take(rows: Iterable[FindingRow], wanted: Counter[tuple[str, str, str]],
+          key: Callable[[FindingRow], tuple[str, str, str]]) -> list[FindingRow]:
+    out = []
+    left = Counter(wanted)
+    for r in rows:
+        k = key(r)
+        if left[k] > 0:
+            left[k] -= 1
+            out.append(r)
+    return out
+
+
+def _report(result: AuditResult, revisions: list[str], snapshots: dict[str, Snapshot],
+            results: dict[str, dict[str, Any]]) -> None:
+    def rows(snap: Snapshot, path: str) -> list[FindingRow]:
+        found = lookup(results.get(snap.recipes[path], {}), snap.data_context, snap.context)
+        return found or []
+
+    for rev in revisions:
+        snap = snapshots[rev]
+        parent_id = snap.commit.parents[0] if snap.commit.parents else None
+        parent = snapshots.get(parent_id) if parent_id else None
+        report = RevisionReport(snap.commit, parent_id)
+        old_paths = parent.recipes if parent else {}
+        same_context = parent is not None and parent.context == snap.context
+        for path in sorted(set(old_paths) | set(snap.recipes)):
+            if path not in snap.recipes:
+                assert parent is not None
+                report.fixed += [Change(path, r, "file removed") for r in rows(parent, path)]
+            elif path not in old_paths or parent is None:
+                report.introduced += [Change(path, r, "file added")
+                                      for r in rows(snap, path)]
+            elif same_context and old_paths[path] == snap.recipes[path]:
+                continue
+            else:
+                gained, lost = _compare(rows(parent, path), rows(snap, path))
+                report.introduced += [Change(path, r) for r in gained]
+                report.fixed += [Change(path, r) for r in lost]
+        result.revisions.append(report)
+    if revisions:
+        last = snapshots[revisions[-1]]
+        result.tip = Counter(r[0] for p in last.recipes for r in rows(last, p))
+
+
+def default_jobs() -> int:
+    """Worker processes to use by default: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+__all__ = ["AuditOptions", "AuditResult", "Change", "CommitTree", "RevisionReport",
+           "SourceError", "context_digest", "default_jobs", "run_audit", "tool_digest"]

@@ -1,0 +1,155 @@
+"""On-disk cache of history-audit results, safe against crashes, concurrency and rot.
+
+Layout: ``<cache_dir>/<k[:2]>/<k>.json``, one file per *blob key* ``k`` (the checked
+file's path and bytes under one tool digest, see :func:`blob_key`). Each file maps
+*context labels* (see :mod:`validator.history.audit`) to JSON values (the findings of
+that blob checked against that context)::
+
+    {"format": 1, "key": "<k>", "results": {"<label>": <value>, ...},
+     "checksum": "<sha256 of the canonical results>"}
+
+Writes are atomic (a temporary file in the same folder, ``fsync``, then ``os.replace``),
+so a process killed at any point leaves the old file or the new one. Read-merge-write of
+one entry is serialised across processes with a :mod:`filelock` lock next to it, so two
+runs sharing the folder never lose each other's results. An entry that does not parse,
+names another key, or fails its checksum is treated as missing (counted in
+:attr:`ResultCache.corrupt`) and overwritten with recomputed results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+FORMAT = 1
+
+FindingRow = tuple[str, str, str, int, int, str]
+"""One finding as cached: ``(rule, severity, pointer, line, column, message)``."""
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/recipe-check/history`` (``~/.cache/...`` when unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "recipe-check" / "history"
+
+
+def blob_key(tool_digest: str, path: str, sha256: str) -> str:
+    """Cache key of one file: hex SHA-256 over the tool digest, its path and the SHA-256
+    of its bytes (the path is part of the key because rules compare it with the content,
+    e.g. ``model.id`` against ``models/<org>/<name>.yaml``)."""
+    return hashlib.sha256(f"{tool_digest}\0{path}\0{sha256}".encode()).hexdigest()
+
+
+def _checksum(results: dict[str, Any]) -> str:
+    text = json.dumps(results, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def atomic_write(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` atomically: temporary file in the same folder,
+    flushed and fsynced, then renamed over ``target``.
+
+    Raises:
+        OSError: the folder is not writable (the temporary file is removed).
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+class ResultCache:
+    """Findings per ``(blob key, context digest)``; see the module docstring.
+
+    Args:
+        root: the cache folder (created on first write). ``None`` disables caching.
+
+    Attributes:
+        corrupt: number of entries found damaged and ignored during this run.
+    """
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.corrupt = 0
+
+    def _path(self, key: str) -> Path:
+        assert self.root is not None
+        return self.root / key[:2] / f"{key}.json"
+
+    def _read(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            self.corrupt += 1
+            return None
+        try:
+            entry = json.loads(raw)
+            results = entry["results"]
+            ok = (entry.get("format") == FORMAT and entry.get("key") == key
+                  and isinstance(results, dict) and entry.get("checksum") == _checksum(results))
+            if not ok:
+                raise ValueError("entry does not verify")
+            return dict(results)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.corrupt += 1
+            return None
+
+    def get(self, key: str) -> dict[str, Any]:
+        """Cached results of blob ``key``: label -> JSON value (empty when none or when
+        the entry is damaged)."""
+        if self.root is None:
+            return {}
+        return self._read(key) or {}
+
+    def put(self, key: str, results: dict[str, Any]) -> None:
+        """Merge ``results`` (label -> JSON value) into the entry of ``key``,
+        under the entry's lock, and write it atomically.
+
+        Raises:
+            OSError: the cache folder is not writable.
+        """
+        if self.root is None or not results:
+            return
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(path) + ".lock"):
+            merged: dict[str, Any] = dict(self._read(key) or {})
+            merged.update(results)
+            plain = json.loads(json.dumps(dict(sorted(merged.items()))))
+            entry = {"format": FORMAT, "key": key, "results": plain,
+                     "checksum": _checksum(plain)}
+            atomic_write(path, json.dumps(entry, separators=(",", ":"),
+                                          ensure_ascii=False).encode("utf-8"))
+
+
+def as_row(value: Any) -> FindingRow:
+    """Validate one cached finding row.
+
+    Raises:
+        TypeError, ValueError: ``value`` is not ``[rule, severity, pointer, line, column,
+            message]`` with those types.
+    """
+    rule, severity, pointer, line, column, message = value
+    if not (isinstance(rule, str) and isinstance(severity, str) and isinstance(pointer, str)
+            and isinstance(line, int) and isinstance(column, int)
+            and isinstance(message, str)):
+        raise TypeError("bad finding row")
+    return (rule, severity, pointer, line, column, message)

@@ -1,0 +1,250 @@
+"""Fast read-only access to a git repository's objects through ``git cat-file --batch``.
+
+One long-lived ``git cat-file --batch`` process serves every object read (commits, trees,
+blobs), so walking thousands of commits costs no process start per object. Trees are
+parsed from git's binary tree format (``<mode> SP <name> NUL <20-byte id>`` entries) and
+cached by id, so unchanged sub-trees shared by consecutive commits are read once.
+
+Source: git's object formats (``git help format-pack`` / ``git cat-file --batch``
+output ``<oid> SP <type> SP <size> LF <contents> LF``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from validator.source.tree import SourceError
+
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1"}
+_TREE_MODE = b"40000"
+_SYMLINK_MODE = b"120000"
+_SUBMODULE_MODE = b"160000"
+
+
+class GitError(SourceError):
+    """A git command failed or an object is missing; the message names the repository."""
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, **_GIT_ENV}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run ``git -C repo ARGS`` and return its standard output (text).
+
+    Raises:
+        GitError: git is missing or exits non-zero (its last stderr line is quoted).
+    """
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                              env=_env(), check=False)
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
+    if proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        detail = lines[-1] if lines else f"exit status {proc.returncode}"
+        raise GitError(f"{repo}: git {args[0]} failed: {detail}")
+    return proc.stdout
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """One commit: ``id`` (40 hex), ``tree`` id, ``parents`` ids, committer ``date`` (ISO
+    8601 with offset) and the first line of its message (``subject``)."""
+
+    id: str
+    tree: str
+    parents: tuple[str, ...]
+    date: str
+    subject: str
+
+
+class GitObjects:
+    """Reads objects of ``repo`` through one ``git cat-file --batch`` process.
+
+    Use as a context manager or call :meth:`close`. Not thread-safe; each process opens
+    its own.
+
+    Raises:
+        GitError: ``repo`` is not a git repository, or git cannot be started.
+    """
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._trees: dict[str, list[tuple[bytes, str, str]]] = {}
+        git(repo, "rev-parse", "--git-dir")
+        try:
+            self._proc = subprocess.Popen(
+                ["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env())
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
+
+    def __enter__(self) -> GitObjects:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the ``cat-file`` process."""
+        if self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait()
+
+    def read(self, oid: str) -> tuple[str, bytes]:
+        """``(type, contents)`` of object ``oid`` (``blob``, ``tree``, ``commit``, ``tag``).
+
+        Raises:
+            GitError: the object does not exist or the process died.
+        """
+        stdin, stdout = self._proc.stdin, self._proc.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            stdin.write(oid.encode("ascii") + b"\n")
+            stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise GitError(f"{self.repo}: git cat-file stopped") from exc
+        header = stdout.readline()
+        parts = header.split()
+        if len(parts) != 3:
+            raise GitError(f"{self.repo}: object {oid} not found")
+        size = int(parts[2])
+        data = stdout.read(size)
+        stdout.read(1)  # the LF after the contents
+        if len(data) != size:
+            raise GitError(f"{self.repo}: short read of object {oid}")
+        return parts[1].decode("ascii"), data
+
+    def blob(self, oid: str) -> bytes:
+        """Contents of blob ``oid``.
+
+        Raises:
+            GitError: missing, or not a blob.
+        """
+        kind, data = self.read(oid)
+        if kind != "blob":
+            raise GitError(f"{self.repo}: object {oid} is a {kind}, not a blob")
+        return data
+
+    def commit(self, oid: str) -> CommitInfo:
+        """Parse commit ``oid`` (headers only: tree, parents, committer date, subject)."""
+        kind, data = self.read(oid)
+        if kind != "commit":
+            raise GitError(f"{self.repo}: object {oid} is a {kind}, not a commit")
+        head, _, message = data.partition(b"\n\n")
+        tree = ""
+        parents: list[str] = []
+        date = ""
+        for line in head.split(b"\n"):
+            if line.startswith(b"tree "):
+                tree = line[5:].decode("ascii")
+            elif line.startswith(b"parent "):
+                parents.append(line[7:].decode("ascii"))
+            elif line.startswith(b"committer "):
+                date = _git_date(line)
+        subject = message.split(b"\n", 1)[0].decode("utf-8", "replace")
+        return CommitInfo(oid, tree, tuple(parents), date, subject)
+
+    def tree_entries(self, oid: str) -> list[tuple[bytes, str, str]]:
+        """Entries of tree ``oid`` as ``(mode, name, id)``, cached by id."""
+        cached = self._trees.get(oid)
+        if cached is not None:
+            return cached
+        kind, data = self.read(oid)
+        if kind != "tree":
+            raise GitError(f"{self.repo}: object {oid} is a {kind}, not a tree")
+        entries: list[tuple[bytes, str, str]] = []
+        pos = 0
+        while pos < len(data):
+            space = data.index(b" ", pos)
+            nul = data.index(b"\0", space)
+            mode = data[pos:space]
+            name = data[space + 1:nul].decode("utf-8", "surrogateescape")
+            entries.append((mode, name, data[nul + 1:nul + 21].hex()))
+            pos = nul + 21
+        self._trees[oid] = entries
+        return entries
+
+    def files(self, tree: str, prefix: str = "") -> dict[str, str]:
+        """Every regular file below ``tree`` as ``{path: blob id}`` (paths joined with
+        ``/`` under ``prefix``). Symbolic links and submodules are left out: a link in a
+        recipes tree is never followed."""
+        out: dict[str, str] = {}
+        for mode, name, oid in self.tree_entries(tree):
+            path = f"{prefix}{name}"
+            if mode == _TREE_MODE:
+                out.update(self.files(oid, path + "/"))
+            elif mode not in (_SYMLINK_MODE, _SUBMODULE_MODE):
+                out[path] = oid
+        return out
+
+    def subtree(self, tree: str, folder: str) -> str | None:
+        """Id of the sub-tree at ``folder`` (``a/b``) of ``tree``, ``None`` if absent."""
+        current = tree
+        for part in folder.split("/"):
+            for mode, name, oid in self.tree_entries(current):
+                if name == part and mode == _TREE_MODE:
+                    current = oid
+                    break
+            else:
+                return None
+        return current
+
+
+def _git_date(line: bytes) -> str:
+    """ISO 8601 date of a ``committer Name <mail> <epoch> <+hhmm>`` header line."""
+    from datetime import datetime, timedelta, timezone
+
+    parts = line.rsplit(b" ", 2)
+    try:
+        epoch = int(parts[1])
+        off = parts[2].decode("ascii")
+        sign = -1 if off.startswith("-") else 1
+        delta = timedelta(hours=int(off[1:3]), minutes=int(off[3:5])) * sign
+        return datetime.fromtimestamp(epoch, timezone(delta)).isoformat()
+    except (IndexError, ValueError):
+        return ""
+
+
+def rev_list(repo: Path, rev: str, *, since: str | None = None, first_parent: bool = True,
+             all_refs: bool = False) -> list[str]:
+    """Commit ids to audit, oldest first (``--topo-order``, so parents come first).
+
+    Args:
+        rev: the branch (or any revision) whose history is walked.
+        since: when given, only commits after it (``since..rev``).
+        first_parent: follow only first parents (the branch's own sequence of states).
+        all_refs: every commit reachable from any ref (branches and ``refs/pull/*``);
+            ``rev`` and ``first_parent`` are then ignored.
+
+    Raises:
+        GitError: a revision does not exist.
+    """
+    args = ["rev-list", "--reverse", "--topo-order"]
+    if all_refs:
+        args.append("--all")
+    else:
+        if first_parent:
+            args.append("--first-parent")
+        args.append(rev)
+    if since:
+        args += ["--not", since]
+    return git(repo, *args, "--").split()
+
+
+def resolve(repo: Path, rev: str) -> str:
+    """Full commit id of ``rev``.
+
+    Raises:
+        GitError: ``rev`` does not name a commit (or starts with ``-``).
+    """
+    if rev.startswith("-"):
+        raise GitError(f"{rev!r}: not a revision")
+    return git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
+               f"{rev}^{{commit}}").strip()
