@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "data": ("validator.commands.data", "refresh vendored data (vLLM release list)"),
     "record": ("validator.commands.record", "one evidence record for OWNER/REPO@REV:PATH"),
     "publish": ("validator.commands.publish", "publish records for every recipe of a lock file"),
+    "history": ("validator.commands.history", "audit every revision of a branch's recipes"),
 }
 """Subcommand name -> (module, one-line help)."""
 
