@@ -122,3 +122,16 @@ def test_concurrent_first_clones_share_one_cache(corpus_repo: Path, tmp_path: Pa
     assert set(commits) == {git_out(corpus_repo, "rev-parse", "main")}
     mirror = cache_path(tmp_path / "cache", REPO, str(corpus_repo))
     assert [p.name for p in mirror.parent.iterdir() if p.is_dir()] == [mirror.name]
+
+
+def test_spec_folder_expands_to_its_recipes(commit_map: dict[str, str], corpus_repo: Path,
+                                            git_cache: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    commit = commit_map[UPSTREAM_PINS[3]]
+    main([f"{REPO}@{commit}:models/zai-org", "--git-url", str(corpus_repo), "--cache-dir",
+          str(git_cache), "--format", "json"])
+    docs = json.loads(capsys.readouterr().out)["documents"]
+    expected = git_out(corpus_repo, "ls-tree", "--name-only", commit, "models/zai-org/")
+    recipes = sorted(d["path"] for d in docs if d["path"].startswith("models/"))
+    assert recipes == sorted(expected.split())
+    assert all(d["revision"] == commit for d in docs)

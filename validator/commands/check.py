@@ -21,7 +21,7 @@ from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.provenance import Provenance
-from validator.source.spec import looks_like_spec, open_spec, parse_spec
+from validator.source.spec import looks_like_spec, open_targets, parse_spec
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError, pinning_findings
 
@@ -65,8 +65,8 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     for arg in args.paths:
         try:
             if looks_like_spec(arg) and not Path(arg).exists():
-                tree, path = open_spec(parse_spec(arg), options, pinned)
-                targets.append(Target(tree, path))
+                tree, paths = open_targets(parse_spec(arg), options, pinned)
+                targets += [Target(tree, path) for path in paths]
             else:
                 targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
         except SourceError as exc:

@@ -28,7 +28,7 @@ from validator.source.snapshots import (
     tree_listing,
     verified_files,
 )
-from validator.source.spec import TreeKey, open_spec, parse_spec
+from validator.source.spec import TreeKey, open_targets, parse_spec
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError
 
@@ -44,7 +44,8 @@ class _Commit:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``fetch``."""
-    parser.add_argument("specs", nargs="+", metavar="SPEC", help="OWNER/REPO@REV:PATH")
+    parser.add_argument("specs", nargs="+", metavar="SPEC",
+                        help="OWNER/REPO@REV:PATH (a file, or a folder: its .yaml files)")
     add_fetch_arguments(parser, offline=False)
 
 
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     for text in args.specs:
         try:
             spec = parse_spec(text)
-            tree, path = open_spec(spec, options, trees)
+            tree, paths = open_targets(spec, options, trees)
             if id(tree) in failed:
                 raise SourceError("the context files of this commit failed; see above")
             if id(tree) not in commits:
@@ -82,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
                     raise
                 commits[id(tree)] = _Commit(tree, spec.repository,
                                             None if spec.pinned else spec.rev, context)
-            commits[id(tree)].files += verified_files(tree, [path])
-            commits[id(tree)].documents += 1
+            commits[id(tree)].files += verified_files(tree, paths)
+            commits[id(tree)].documents += len(paths)
         except VerificationError as exc:
             _report(text, exc)
             code = max(code, 1)

@@ -22,6 +22,7 @@ from validator.source.options import FetchOptions
 from validator.source.tree import SourceError
 
 if TYPE_CHECKING:
+    from validator.source.snapshots import SnapshotStore
     from validator.source.tree import RecipeTree
 
 FULL_COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -174,11 +175,38 @@ def open_spec(spec: Spec, options: FetchOptions,
             raise SourceError(f"unknown backend {options.backend!r} (git or http)")
         if trees is not None:
             trees[key] = tree
+    _register_expectations(tree, spec.repository, spec.path, options, store)
+    return tree, spec.path
+
+
+def _register_expectations(tree: RecipeTree, repository: str, path: str,
+                           options: FetchOptions, store: SnapshotStore) -> None:
     expect = getattr(tree, "expect", None)
     if callable(expect) and tree.revision is not None:
-        locked = store.entry(spec.repository, tree.revision, spec.path)
+        locked = store.entry(repository, tree.revision, path)
         if locked is not None:
-            expect(spec.path, locked.sha256, f"lock file {store.lock_path}")
+            expect(path, locked.sha256, f"lock file {store.lock_path}")
         if options.expect_sha256:
-            expect(spec.path, options.expect_sha256, "--expect-sha256")
-    return tree, spec.path
+            expect(path, options.expect_sha256, "--expect-sha256")
+
+
+def open_targets(spec: Spec, options: FetchOptions,
+                 trees: dict[TreeKey, RecipeTree] | None = None
+                 ) -> tuple[RecipeTree, list[str]]:
+    """:func:`open_spec`, with a folder ``PATH`` expanded to the ``.yaml`` files below it
+    at that revision (as local folders are); expected digests are registered per file.
+
+    Returns:
+        ``(tree, paths)``; ``[spec.path]`` when it is a file or does not exist (reading it
+        then reports the missing path).
+    """
+    from validator.source.snapshots import SnapshotStore
+
+    tree, path = open_spec(spec, options, trees)
+    if tree.exists(path):
+        return tree, [path]
+    listed = [p for p in tree.list(path) if p.endswith((".yaml", ".yml"))]
+    store = SnapshotStore(options.snapshot_dir)
+    for p in listed:
+        _register_expectations(tree, spec.repository, p, options, store)
+    return tree, listed or [path]
