@@ -161,3 +161,33 @@ def test_table_layouts_and_false_friends() -> None:
     # ranges in a sizing table and a tokens/step figure are not throughput figures
     assert not [k for k in got if k[0] == "throughput" and k[1] not in (120.0, 150.0)]
     assert ("latency", 40.0) in got and len(got) == 7
+
+
+def test_the_glm53_guide_figures_the_curated_record_left_out() -> None:
+    """The rendered GLM-5.3 page (seed 000) carries the guide of the commit the curated
+    record (seed 001) was made from; that record's reported results were empty. The
+    guide section is read from the seed at test time (nothing of it is copied here),
+    embedded as a ``guide: |`` block, and scanned."""
+    from tests.conftest import SEEDS
+
+    page = next(SEEDS.glob("000_*.txt")).read_text("utf-8").splitlines()
+    start = page.index("## Guide") + 1
+    guide = [ln[1:] if ln.startswith("#") else ln for ln in page[start:]]
+    doc = 'model:\n  model_id: "zai-org/GLM-5.3"\nguide: |\n' + "".join(
+        f"  {ln}\n" if ln.strip() else "\n" for ln in guide)
+    got = {(r["metric"], r["value"]): r for r in _scan(doc, "models/zai-org/GLM-5.3.yaml")}
+    lines = doc.splitlines()
+    for key, quoted, hardware in (
+            (("kv_cache_tokens", 1477168.0), "1,477,168", "8x MI325X"),
+            (("max_concurrency", 2.82), "2.82", "8x MI325X"),
+            (("acceptance_length", 2.77), "2.77", ""),
+            (("kv_cache_tokens", 2013072.0), "2,013,072", "8x MI350X"),
+            (("max_concurrency", 3.84), "3.84", "8x MI350X"),
+            (("acceptance_length", 3.19), "3.19", "")):
+        r = got[key]
+        assert r["quoted"] == quoted
+        assert quoted in lines[int(str(r["evidence_url"]).rsplit("#L", 1)[1]) - 1]
+        assert "MI325X/MI350X" in r["conditions"]["heading"]  # type: ignore[index]
+        assert r["conditions"]["command"] == "vllm serve zai-org/GLM-5.3"  # type: ignore[index]
+        if hardware:
+            assert hardware in r["conditions"]["hardware"]  # type: ignore[index]

@@ -190,6 +190,7 @@ class FactBuilder:
         """Every fact, in a stable order: model, recipe-wide, hardware, variants."""
         d = self.declared
         for name, ptr in (("Recipe title", "/meta/title"), ("Provider", "/meta/provider"),
+                          ("Recipe description", "/meta/description"),
                           ("Model id", "/model/model_id"),
                           ("Architecture", "/model/architecture"),
                           ("Total parameters (as declared)", "/model/parameter_count"),

@@ -269,6 +269,7 @@ class Record(_Strict):
     record_type: Literal["curated_reference"] = "curated_reference"
     source_type: Literal["maintainer_recipe"] = "maintainer_recipe"
     runtime: Literal["vLLM"] = "vLLM"
+    summary: str | None = Field(description="the recipe's own description (meta.description)")
     model_label: str | None
     model_provider: str | None
     model_id: str | None
@@ -277,6 +278,8 @@ class Record(_Strict):
     evidence_state: Literal["source_reported"] = "source_reported"
     site_reproduced: Literal[False] = False
     performance_ranking_allowed: Literal[False] = False
+    measurement_scope: Literal["deployment_reference"] = "deployment_reference"
+    comparison_status: Literal["not_comparable"] = "not_comparable"
     deployment_options: list[DeploymentOption]
     recipe_parameters: RecipeParameters
     source: Source

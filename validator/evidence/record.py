@@ -392,6 +392,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     title = meta.get("title") if isinstance(meta.get("title"), str) else path
     return Record(
         id=f"{repo}@{commit}:{path}", title=f"{title}: vLLM recipe at {commit[:12]}",
+        summary=_opt_str(meta.get("description")),
         model_label=_opt_str(meta.get("title")), model_provider=_opt_str(meta.get("provider")),
         model_id=_opt_str(model.get("model_id")),
         model_artifact=ModelArtifact(id=dvf.model_id if dvf else None, revision=None,
