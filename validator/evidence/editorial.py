@@ -67,15 +67,18 @@ class _Writer:
         self.by_name = {f.name: f for f in src.facts}
 
     def fact(self, name: str) -> Fact | None:
+        """The fact called ``name`` (``None`` when the record has none)."""
         return self.by_name.get(name)
 
     def para(self, text: str, *facts: Fact | None, urls: tuple[str, ...] = ()) -> Paragraph:
+        """A paragraph citing the evidence of ``facts`` and ``urls`` (line 1 if none)."""
         cites = [f.evidence_url for f in facts if f is not None] + list(urls)
         unique = list(dict.fromkeys(cites)) or [self.src.first_line_url]
         return Paragraph(text=text, citations=unique)
 
     # -- sections --------------------------------------------------------------------------
     def answer(self) -> Paragraph:
+        """One paragraph: default artifact, effective minimum, finding counts."""
         dv = self.src.derived.default_variant
         model = self.fact(f"Variant {dv}: model id")
         prec = self.fact(f"Variant {dv}: precision")
@@ -91,6 +94,7 @@ class _Writer:
         return self.para(text, model, prec, mv)
 
     def artifact(self) -> Section:
+        """Which checkpoint each variant serves and on which vLLM."""
         paras = []
         dv = self.src.derived.default_variant
         model_id = self.fact("Model id")
@@ -114,6 +118,7 @@ class _Writer:
                        paragraphs=paras)
 
     def attention(self) -> Section:
+        """Errors and warnings grouped by rule, opt-in features, missing context."""
         paras = []
         serious = [f for f in self.src.findings if f.severity in ("error", "warning")]
         by_rule: dict[str, list[RecordFinding]] = {}
@@ -149,6 +154,7 @@ class _Writer:
         return Section(heading="Points to check before use", paragraphs=paras)
 
     def settings(self) -> Section:
+        """How base args, overrides, strategies and features combine."""
         paras = []
         base = self.fact("Shared base arguments (one layer of the launch)")
         on = self.fact("Features on by default")
@@ -172,6 +178,7 @@ class _Writer:
         return Section(heading="How the settings combine", paragraphs=paras)
 
     def memory(self) -> Section:
+        """What each declared planning minimum is, and which nodes hold it."""
         paras = []
         for name, _vf in self.src.derived.variants.items():
             gb = self.fact(f"Variant {name}: planning minimum (GB, as declared)")
@@ -193,6 +200,7 @@ class _Writer:
         return Section(heading="Reading the planning minimum", paragraphs=paras)
 
     def reproduce(self) -> Section:
+        """Digests, engine and images to pin; maintainer-verified hardware."""
         paras = []
         mv = self.fact("Model-wide minimum vLLM version")
         images = [f for f in self.src.facts if f.name.startswith("Docker image")]

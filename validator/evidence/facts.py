@@ -312,6 +312,7 @@ class FactBuilder:
         self.hardware_fit(name, vf)
 
     def min_version(self, name: str, vf: VariantFacts) -> None:
+        """The derived effective minimum vLLM of variant ``name``."""
         sources = self.version_sources.get(name, [])
         cites = [self.citation(ptr) for ptr, _ in sources]
         cites_ok = [c for c in cites if c is not None]

@@ -184,6 +184,7 @@ class ReportedScanner:
     # -- pieces ----------------------------------------------------------------------------
     def add(self, metric: Metric, label: str, quoted: str, value: float, unit: str,
             index: int, conditions: dict[str, str]) -> None:
+        """Record one figure at 0-based guide line ``index`` (duplicates skipped)."""
         key = (index, int(value * 1000), metric)
         if key in self._seen:
             return
@@ -195,6 +196,7 @@ class ReportedScanner:
             evidence_url=self.cite.url(line), source_document_sha256=self.cite.sha256))
 
     def base_conditions(self, state: _Scan) -> dict[str, str]:
+        """Heading path and the last command block (with its line URL)."""
         out = {"heading": state.heading}
         if state.command:
             out["command"] = state.command
@@ -202,6 +204,7 @@ class ReportedScanner:
         return out
 
     def prose(self, paragraph: list[_Line], state: _Scan) -> None:
+        """Figures in one prose paragraph (matched across its wrapped lines)."""
         if not paragraph:
             return
         text = "\n".join(ln.text for ln in paragraph)
@@ -227,6 +230,7 @@ class ReportedScanner:
                          re.sub(r"\s+", " ", got_unit), paragraph[row].index, cond)
 
     def code_block(self, code: list[_Line], state: _Scan) -> None:
+        """Remember a serve/bench command; read bench result, log and lm-eval lines."""
         if not code:
             return
         first = code[0].text.strip()
@@ -261,6 +265,8 @@ class ReportedScanner:
             self.table(table, state)
 
     def table(self, rows: list[_Line], state: _Scan) -> None:
+        """Figures of a pipe table: metric from the column header, else the row label;
+        ``lm_eval`` layout (``Metric``/``Value`` columns) reads the Value column only."""
         cells = [_cells(r.text) for r in rows]
         header = cells[0]
         lower = [h.lower() for h in header]
