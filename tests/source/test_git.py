@@ -174,3 +174,20 @@ def test_helpers() -> None:
     assert utc_iso("2026-08-10T10:34:36+08:00") == "2026-08-10T02:34:36Z"
     with pytest.raises(SourceError, match="full 40-hex"):
         GitTree("o/r", "main", None, None, "x")  # type: ignore[arg-type]
+
+
+def test_bom_removed_by_loader_still_verifies(tmp_path: Path) -> None:
+    """The checker passes a context file's decoded text (BOM dropped) back to provenance;
+    the digests reported are those of the stored bytes, BOM included."""
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    stored = b"\xef\xbb\xbfkey: 1\n"
+    (repo / "t.yaml").write_bytes(stored)
+    git_out(repo, "add", "t.yaml")
+    git_out(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "x")
+    tree = GitTree("o/r", git_out(repo, "rev-parse", "HEAD"), None, git.Repo(repo), str(repo))
+    prov = tree.provenance("t.yaml", b"key: 1\n")
+    assert prov.sha256 == hashlib.sha256(stored).hexdigest()
+    assert prov.git_blob == git_out(repo, "rev-parse", "HEAD:t.yaml")
+    with pytest.raises(VerificationError, match="PROV001"):
+        tree.provenance("t.yaml", b"key: 2\n")
