@@ -180,19 +180,22 @@ class _Writer:
     def memory(self) -> Section:
         """What each declared planning minimum is, and which nodes hold it."""
         paras = []
-        for name, _vf in self.src.derived.variants.items():
+        for name in self.src.derived.variants:
             gb = self.fact(f"Variant {name}: planning minimum (GB, as declared)")
             if gb is None:
                 continue
-            text = (f"Variant '{name}' declares {gb.value} GB. That is the recipe's planning "
-                    "figure for holding the weights, in decimal gigabytes; it is not a "
-                    "measured peak and it does not include the KV cache that context length "
-                    "and concurrency need.")
+            if not paras:
+                paras.append(self.para(
+                    "vram_minimum_gb is the recipe's planning figure for holding a variant's "
+                    "weights, in decimal gigabytes. It is not a measured peak, and it leaves "
+                    "out the KV cache that context length and concurrency add on top.", gb))
+            text = f"Variant '{name}' declares {gb.value} GB."
             fit = self.fact(f"Variant {name}: hardware whose single node holds the planning "
                             "minimum")
             if fit is not None and isinstance(fit.value, list):
-                text += (f" Compared with the taxonomy's node sizes at the same commit, one "
-                         f"node of {_join([str(v) for v in fit.value])} holds it.")
+                text += (" Against the node sizes of the taxonomy at the same commit, "
+                         + (f"one node of {_join([str(v) for v in fit.value])} holds it."
+                            if fit.value else "no single node holds it: it needs several."))
             paras.append(self.para(text, gb, fit))
         if not paras:
             paras.append(self.para("The recipe declares no planning minimum for any variant.",

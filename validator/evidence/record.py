@@ -384,7 +384,9 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     ]
     limitations = [
         "No model was run for this record; reported_results are the guide's own figures.",
-        "The recipe does not pin a weights revision or a container digest.",
+        "The recipe does not pin a weights revision"
+        + ("." if any("@sha256:" in i for i in images.values())
+           else " or a container image digest."),
         "Planning minimums are declared weights budgets, not measured peak memory.",
     ]
     if context_note:
