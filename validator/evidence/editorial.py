@@ -179,7 +179,7 @@ class _Writer:
 
     def memory(self) -> Section:
         """What each declared planning minimum is, and which nodes hold it."""
-        paras = []
+        paras: list[Paragraph] = []
         for name in self.src.derived.variants:
             gb = self.fact(f"Variant {name}: planning minimum (GB, as declared)")
             if gb is None:
