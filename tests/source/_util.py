@@ -30,3 +30,14 @@ def git_bytes(repo: Path, *args: str) -> bytes:
     """stdout of ``git -C repo ARGS`` as bytes."""
     return subprocess.run(["git", "-C", str(repo), *args], check=True,
                           capture_output=True).stdout
+
+
+def assert_findings_schema(report: object) -> None:
+    """Validate a ``--format json`` report against ``schemas/findings.schema.json``."""
+    import json
+
+    import jsonschema
+
+    schema_path = Path(__file__).resolve().parents[2] / "schemas" / "findings.schema.json"
+    schema = json.loads(schema_path.read_text())
+    jsonschema.Draft202012Validator(schema).validate(report)

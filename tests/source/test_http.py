@@ -18,7 +18,15 @@ from validator.source.snapshots import LOCK_NAME
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError
 
-from ._util import GLM, REPO, UPSTREAM_BEFORE_GLM, UPSTREAM_PINS, git_bytes, git_out
+from ._util import (
+    GLM,
+    REPO,
+    UPSTREAM_BEFORE_GLM,
+    UPSTREAM_PINS,
+    assert_findings_schema,
+    git_bytes,
+    git_out,
+)
 from .github_server import GitHubServer
 
 pytestmark = pytest.mark.corpus
@@ -190,8 +198,11 @@ def test_cli_fetch_and_check_over_http(server: GitHubServer, commit_map: dict[st
     assert (doc["revision"], doc["gitBlob"]) == (commit, entry["gitBlob"])
     server.fail("/raw", "alter", times=99)
     assert main([spec, *urls, "--format", "json"]) == 1
-    doc = json.loads(capsys.readouterr().out)["documents"][0]
+    report = json.loads(capsys.readouterr().out)
+    assert_findings_schema(report)
+    doc = report["documents"][0]
     assert [f["rule"] for f in doc["findings"]] == ["PROV001"]
+    assert doc["gitBlob"] != entry["gitBlob"]
     other = f"{REPO}@{commit_map[UPSTREAM_PINS[0]]}:{GLM}"
     assert main(["fetch", other, *urls]) == 1
     assert "nothing stored" in capsys.readouterr().err

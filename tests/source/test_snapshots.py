@@ -17,7 +17,7 @@ from validator.source.snapshots import LOCK_NAME, SnapshotStore, SnapshotTree
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
 
-from ._util import GLM, REPO, UPSTREAM_PINS, git_out
+from ._util import GLM, REPO, UPSTREAM_PINS, assert_findings_schema, git_out
 
 pytestmark = pytest.mark.corpus
 
@@ -97,8 +97,10 @@ def test_altered_recipe_detected(fetched: tuple[Path, str],
     assert "1 mismatch(es)" in out
     code, report = _offline(store_dir, f"{REPO}@{commit}:{GLM}", capsys)
     assert code == 1
+    assert_findings_schema(report)
     doc = report["documents"][0]
     assert [f["rule"] for f in doc["findings"]] == ["PROV003"]
+    assert doc["sha256"] == hashlib.sha256(obj.read_bytes()).hexdigest() != entry.sha256
     tree = SnapshotTree.open(store, REPO, commit)
     with pytest.raises(VerificationError, match="PROV003"):
         tree.read(GLM)
@@ -128,6 +130,9 @@ def test_refetch_repairs_and_missing_object(fetched: tuple[Path, str], corpus_re
     store.object_path(entry.sha256).unlink()
     assert main(["snapshot", "verify", "--snapshot-dir", str(store_dir)]) == 1
     assert "is missing" in capsys.readouterr().out
+    code, report = _offline(store_dir, f"{REPO}@{commit}:{GLM}", capsys)
+    assert code == 1
+    assert_findings_schema(report)
     assert main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
                  "--cache-dir", str(git_cache), "--snapshot-dir", str(store_dir)]) == 0
     assert main(["snapshot", "verify", "--snapshot-dir", str(store_dir)]) == 0

@@ -194,7 +194,8 @@ class SnapshotStore:
         except FileNotFoundError as exc:
             raise VerificationError(SNAPSHOT_MISMATCH.id, entry.path,
                                     f"stored file {obj} is missing",
-                                    "run 'recipe-check fetch' again for this commit") from exc
+                                    "run 'recipe-check fetch' again for this commit",
+                                    actual=entry.provenance()) from exc
         except OSError as exc:
             raise SourceError(f"{obj}: {exc.strerror or exc}") from exc
         got_sha, got_blob = sha256_hex(data), git_blob_id(data)
@@ -204,7 +205,8 @@ class SnapshotStore:
                 f"stored file {obj} hashes to sha256 {got_sha} / gitBlob {got_blob}, but the "
                 f"lock entry for {entry.repository}@{entry.commit} records sha256 "
                 f"{entry.sha256} / gitBlob {entry.git_blob}",
-                "the snapshot was altered on disk; delete it and run 'recipe-check fetch' again")
+                "the snapshot was altered on disk; delete it and run 'recipe-check fetch' again",
+                actual=replace(entry.provenance(), sha256=got_sha, git_blob=got_blob))
         return data
 
     def add(self, files: Iterable[tuple[Provenance, bytes]],
@@ -379,7 +381,9 @@ class SnapshotTree(Expectations):
         if got_sha != entry.sha256 or got_blob != entry.git_blob:
             raise VerificationError(SNAPSHOT_MISMATCH.id, path,
                                     f"bytes hash to sha256 {got_sha} but the lock entry "
-                                    f"records {entry.sha256}")
+                                    f"records {entry.sha256}",
+                                    actual=replace(entry.provenance(), sha256=got_sha,
+                                                   git_blob=got_blob))
         prov = entry.provenance()
         if self.resolved_from:
             prov = replace(prov, resolved_from=self.resolved_from)

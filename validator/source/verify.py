@@ -69,7 +69,8 @@ class VerificationError(SourceError):
         rule_id: ``PROV001``, ``PROV002`` or ``PROV003``.
         path: repository-relative path of the document.
         hint: what to do about it.
-        actual: digests of the bytes that failed, when known.
+        actual: provenance with the digests of the bytes that failed (for a snapshot
+            object that is missing, the lock entry's, since no bytes exist).
     """
 
     def __init__(self, rule_id: str, path: str, message: str, hint: str | None = None,
