@@ -100,18 +100,29 @@ class _TrackedContext(Context):
 
 def tool_digest(settings: Settings) -> str:
     """Hex SHA-256 identifying what produced a result: the version, the registered rules
-    (id and severity), every ``.py`` file of the package and every schema, and the
-    settings that change findings (``strict``, ``max_bytes``). Any edit to a rule, even
-    without a version bump, therefore invalidates cached results."""
+    (id and severity), the source of every ``validator`` module the checks import, every
+    schema and vendored data file (``schemas/``, ``snapshots/``), and the settings that
+    change findings (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even
+    without a version bump, therefore invalidates cached results; edits to modules the
+    checks do not import (reporters, publishing) do not."""
+    import sys
+
+    from validator.checks.registry import check_rules
     from validator.rules import all_rules
     from validator.schema import SCHEMA_DIR
 
-    h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.max_bytes}\n".encode())
+    check_rules()
+    h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
+                       f"{settings.max_bytes}\n".encode())
     for r in all_rules():
         h.update(f"{r.id}:{r.severity.value}\n".encode())
-    package = Path(__file__).resolve().parents[1]
-    files = sorted(package.rglob("*.py")) + sorted(Path(SCHEMA_DIR).glob("*.json"))
-    for f in files:
+    sources = {Path(m.__file__) for name, m in list(sys.modules.items())
+               if (name == "validator" or name.startswith("validator."))
+               and getattr(m, "__file__", None)}
+    project = Path(SCHEMA_DIR).parent
+    data = [f for folder in (Path(SCHEMA_DIR), project / "snapshots") if folder.is_dir()
+            for f in folder.rglob("*") if f.is_file()]
+    for f in sorted(sources) + sorted(data):
         h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
 

@@ -34,19 +34,20 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
     p = Path(arg)
     if not p.exists():
         raise SourceError(f"{arg}: no such file or folder")
-    found = root.resolve() if root else find_root(p)
+    # a symbolic link's root is found from where the link is, not from its target
+    found = root.resolve() if root else find_root(p.parent if p.is_symlink() else p)
     if found is None:
         raise SourceError(f"{arg}: no recipes root above it (a folder holding taxonomy.yaml "
                           "and strategies/); pass --root")
     tree = trees.setdefault(found, LocalTree(found))
     real = p.resolve()
+    if p.is_symlink() and not real.is_relative_to(found):
+        raise SourceError(f"{arg}: symbolic link leaving the recipes root; not followed")
     if not real.is_relative_to(found):
         raise SourceError(f"{arg}: is outside the recipes root {found}")
     if p.is_dir():
         rel_dir = real.relative_to(found).as_posix()
         listed = tree.list("" if rel_dir == "." else rel_dir)
         return [Target(tree, rel) for rel in listed if _is_yaml(Path(rel))]
-    if p.is_symlink() and not real.is_relative_to(found):
-        raise SourceError(f"{arg}: symbolic link leaving the recipes root; not followed")
     rel = (p.parent.resolve() / p.name).relative_to(found).as_posix()
     return [Target(tree, rel)]
