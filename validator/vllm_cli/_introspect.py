@@ -45,7 +45,7 @@ from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
-import _stubs  # noqa: E402
+import _stubs  # type: ignore[import-not-found]  # noqa: E402
 
 sys.path.remove(str(_HERE))
 
@@ -64,12 +64,16 @@ class _Captured(Exception):
 # --------------------------------------------------------------------------- setup
 
 
+_VERSION_RE = re.compile(
+    r"""__version__\s*(?::\s*str\s*)?=\s*(?:version\s*=\s*)?["']([^"']+)["']"""
+)
+
+
 def _read_version(vllm_dir: Path) -> str:
     for name in ("_version.py", "version.py", "__init__.py"):
         p = vllm_dir / name
         if p.exists():
-            m = re.search(r"""__version__\s*(?::\s*str\s*)?=\s*(?:version\s*=\s*)?["']([^"']+)["']""",
-                          p.read_text(encoding="utf-8", errors="replace"))
+            m = _VERSION_RE.search(p.read_text(encoding="utf-8", errors="replace"))
             if m:
                 return m.group(1)
     return os.environ.get("VLLM_CLI_EXPECTED_VERSION", "0.0.0")
@@ -86,6 +90,9 @@ class _SoftLoader(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
         return self.inner.create_module(spec)
 
+    def __getattr__(self, name: str) -> Any:  # get_code, get_source… (runpy, inspect)
+        return getattr(self.inner, name)
+
     def exec_module(self, module: types.ModuleType) -> None:
         try:
             self.inner.exec_module(module)
@@ -100,7 +107,7 @@ class _SoftLoader(importlib.abc.Loader):
                     raise AttributeError(attr)
                 return _stubs.make_stub_class(attr, _mod)
 
-            module.__getattr__ = _ga  # type: ignore[method-assign]
+            setattr(module, "__getattr__", _ga)  # noqa: B010
 
 
 _CRITICAL = (
@@ -132,41 +139,40 @@ class _SoftFinder(importlib.abc.MetaPathFinder):
             return None
         if not str(spec.origin).startswith(self.root):
             return None
-        spec.loader = _SoftLoader(spec.loader)  # type: ignore[arg-type]
+        spec.loader = _SoftLoader(spec.loader)
         return spec
 
 
 def _install_vllm_package(src_root: Path) -> types.ModuleType:
-    """Create the ``vllm`` package without running its heavy ``__init__`` eagerly.
+    """Import the ``vllm`` package from ``src_root`` the way ``import vllm`` would.
 
-    Attribute access that the package itself would provide (``vllm.LLM``…) triggers
-    the real ``__init__.py`` once, lazily."""
+    Its ``__init__.py`` runs eagerly (as on a real install, which fixes the import
+    order vLLM's own modules assume).  If it raises, the failure is recorded and the
+    package stays usable: submodules still import, and missing top-level names
+    resolve to stubs."""
     vllm_dir = src_root / "vllm"
+    init = vllm_dir / "__init__.py"
     mod = types.ModuleType("vllm")
     mod.__path__ = [str(vllm_dir)]
-    mod.__file__ = str(vllm_dir / "__init__.py")
+    mod.__file__ = str(init)
     mod.__package__ = "vllm"
-    mod.__spec__ = importlib.machinery.ModuleSpec("vllm", None, is_package=True)
+    mod.__spec__ = importlib.machinery.ModuleSpec("vllm", None, origin=str(init),
+                                                  is_package=True)
     mod.__spec__.submodule_search_locations = [str(vllm_dir)]
-    mod.__version__ = _read_version(vllm_dir)  # type: ignore[attr-defined]
-    state = {"ran": False}
-
-    def _ga(attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
-        if not state["ran"]:
-            state["ran"] = True
-            code = (vllm_dir / "__init__.py").read_text(encoding="utf-8")
-            try:
-                exec(compile(code, str(vllm_dir / "__init__.py"), "exec"), mod.__dict__)
-            except Exception as exc:
-                SOFT_FAILED.append({"module": "vllm", "error": f"{type(exc).__name__}: {exc}"})
-            if attr in mod.__dict__:
-                return mod.__dict__[attr]
-        raise AttributeError(attr)
-
-    mod.__getattr__ = _ga  # type: ignore[attr-defined]
     sys.modules["vllm"] = mod
+    try:
+        exec(compile(init.read_text(encoding="utf-8"), str(init), "exec"), mod.__dict__)
+    except Exception as exc:
+        SOFT_FAILED.append({"module": "vllm", "error": f"{type(exc).__name__}: {exc}"[:300]})
+
+        def _ga(attr: str) -> Any:
+            if attr.startswith("__") and attr.endswith("__"):
+                raise AttributeError(attr)
+            return _stubs.make_stub_class(attr, "vllm")
+
+        setattr(mod, "__getattr__", _ga)  # noqa: B010
+    if not isinstance(mod.__dict__.get("__version__"), str):
+        mod.__version__ = _read_version(vllm_dir)  # type: ignore[attr-defined]
     return mod
 
 
@@ -196,15 +202,15 @@ class _Recorder:
                 raise _Captured()
             return rec._orig_parse_known(self_, args, namespace)
 
-        argparse._SubParsersAction.add_parser = add_parser  # type: ignore[method-assign]
-        argparse.ArgumentParser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+        setattr(argparse._SubParsersAction, "add_parser", add_parser)  # noqa: B010
+        setattr(argparse.ArgumentParser, "parse_known_args", parse_known_args)  # noqa: B010
         self.armed = True
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.armed = False
-        argparse._SubParsersAction.add_parser = self._orig_add_parser  # type: ignore[method-assign]
-        argparse.ArgumentParser.parse_known_args = self._orig_parse_known  # type: ignore[method-assign]
+        setattr(argparse._SubParsersAction, "add_parser", self._orig_add_parser)  # noqa: B010
+        setattr(argparse.ArgumentParser, "parse_known_args", self._orig_parse_known)  # noqa: B010
 
 
 def _run_entry(target: str, argv: list[str]) -> _Recorder:
@@ -357,7 +363,7 @@ def _code_mentions_json(fn: Any, depth: int = 0) -> bool:
             _code_mentions_json(a, depth + 1) for a in fn.args)
     code = getattr(fn, "__code__", None)
     if code is None:
-        call = getattr(type(fn), "__call__", None)
+        call = type(fn).__dict__.get("__call__")
         code = getattr(call, "__code__", None)
         if code is None:
             return False
@@ -381,11 +387,13 @@ def _is_json_action(action: argparse.Action) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = t('{"__probe__": 1}')  # type: ignore[operator]
-        if isinstance(out, dict):
-            return True
     except Exception:
-        pass
-    return _code_mentions_json(t)
+        # Rejected: a typed JSON config (validate_json of a config class) rejects
+        # unknown keys; decide from what the callable does.
+        return _code_mentions_json(t)
+    # Accepted: JSON iff the string was decoded (``optional_type(str)`` returns it as is).
+    return isinstance(out, (dict, list)) or (
+        not isinstance(out, str) and out is not None and _code_mentions_json(t))
 
 
 def _is_deprecated(action: argparse.Action) -> bool:
@@ -421,14 +429,14 @@ def _choices(action: argparse.Action) -> list[str] | None:
 
 
 def describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
-    """One record per action of ``parser`` (positionals included, help excluded)."""
+    """One record per action of ``parser`` (positionals and ``-h/--help`` included)."""
     groups: dict[int, str] = {}
     for g in parser._action_groups:
         for a in g._group_actions:
             groups[id(a)] = str(g.title or "")
     out = []
     for a in parser._actions:
-        if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
+        if isinstance(a, argparse._SubParsersAction):
             continue
         nargs = a.nargs
         negatable = isinstance(a, argparse.BooleanOptionalAction) or any(
@@ -526,6 +534,41 @@ def _manager_names(manager: Any) -> list[str] | None:
     return sorted(names) if found else None
 
 
+def _str_consts(node: ast.AST | None) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant)
+                and isinstance(e.value, str)]
+    return []
+
+
+def _ast_registered_names(pkg_dir: Path) -> set[str]:
+    """Cross-check only: names a parser package *declares* in its source —
+    ``register_module("x")`` / ``register_module(name=[...])`` calls and, for lazy
+    registries, keys of dict literals mapping a name to ``(module, class)``."""
+    out: set[str] = set()
+    for path in sorted(pkg_dir.glob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                fn = node.func
+                fname = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+                if fname in ("register_module", "register_lazy_module"):
+                    arg = node.args[0] if node.args else next(
+                        (k.value for k in node.keywords if k.arg in ("name", "names")), None)
+                    out.update(_str_consts(arg))
+            elif isinstance(node, ast.Dict) and path.name == "__init__.py":
+                for k, v in zip(node.keys, node.values, strict=False):
+                    if (isinstance(k, ast.Constant) and isinstance(k.value, str)
+                            and isinstance(v, ast.Tuple) and len(_str_consts(v)) >= 2):
+                        out.add(k.value)
+    return out
+
+
 def parser_registry(kind: str, serve_actions: list[dict[str, Any]]) -> dict[str, Any]:
     """Names registered with ToolParserManager / ReasoningParserManager."""
     cls_name = "ToolParserManager" if kind == "tool" else "ReasoningParserManager"
@@ -545,13 +588,14 @@ def parser_registry(kind: str, serve_actions: list[dict[str, Any]]) -> dict[str,
         manager = getattr(mod, cls_name, None)
         if manager is None:
             continue
-        # Import every module of the package so eager ``register_module`` decorators run.
-        for sub in _pkg_modules(pkg):
-            with contextlib.suppress(Exception):
-                importlib.import_module(sub)
+        # What the package registers when imported (as ``vllm serve`` imports it):
+        # eager ``@register_module`` decorators and/or the lazy name -> module table.
         names = _manager_names(manager)
         if names is not None:
-            return {"names": names, "source": f"{pkg}.{cls_name}"}
+            declared = _ast_registered_names(base)
+            return {"names": names, "source": f"{pkg}.{cls_name}",
+                    "source_only": sorted(declared - set(names)),
+                    "registry_only": sorted(set(names) - declared)}
     flag = "--tool-call-parser" if kind == "tool" else "--reasoning-parser"
     for a in serve_actions:
         if flag in a["strings"] and a["choices"]:
@@ -593,7 +637,8 @@ def env_vars(vllm_dir: Path) -> dict[str, Any]:
     tree = ast.parse(p.read_text(encoding="utf-8"))
     names: set[str] = set()
     for node in ast.walk(tree):
-        target = None
+        target: ast.expr | None = None
+        value: ast.expr | None = None
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign):
@@ -620,6 +665,9 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(src_root))
     sys.argv = [ARGV0]
     sys.modules.setdefault("mkdocs", types.ModuleType("mkdocs"))
+    pins = src_root / "stub_versions.json"
+    if pins.exists():
+        _stubs.VERSIONS.update(json.loads(pins.read_text(encoding="utf-8")))
     _stubs.install()
     sys.meta_path.insert(1, _SoftFinder(str(src_root)))
     vllm = _install_vllm_package(src_root)
@@ -631,6 +679,7 @@ def main(argv: list[str]) -> int:
     actions = describe(serve)
     result = {
         "version": vllm.__version__,
+        "stub_versions": dict(sorted(_stubs.VERSIONS.items())),
         "method": built["method"],
         "method_errors": built["errors"],
         "serve_available": built["serve_available"],

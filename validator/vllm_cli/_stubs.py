@@ -86,6 +86,12 @@ VLLM_COMPILED_PREFIXES: tuple[str, ...] = (
     "vllm._qutlass_C",
 )
 
+#: ``__version__`` of stubbed top-level packages, filled from the release's own
+#: requirement pins by ``_introspect`` (``stub_versions.json``); see DEFAULT_VERSIONS.
+VERSIONS: dict[str, str] = {}
+#: Used when the release's requirements do not pin a stubbed package.
+DEFAULT_VERSIONS: dict[str, str] = {"torch": "2.9.0", "transformers": "4.57.0", "triton": "3.5.0"}
+
 #: Names of every module that received a stub, in first-import order.
 STUBBED: list[str] = []
 
@@ -119,6 +125,10 @@ class StubMeta(abc.ABCMeta):
     def __bool__(cls) -> bool:
         return True
 
+    def register(cls, *args: Any, **kwargs: Any) -> Any:
+        """``AutoConfig.register("x", XConfig)`` & co. (shadows ``ABCMeta.register``)."""
+        return args[-1] if args else None
+
 
 _CHILD_CACHE: dict[tuple[int, str], type] = {}
 
@@ -130,6 +140,29 @@ def _child_class(parent: type, name: str) -> type:
         got = make_stub_class(name, parent.__module__, f"{parent.__qualname__}.{name}")
         _CHILD_CACHE[key] = got
     return got
+
+
+#: Attributes that decorator factories such as ``torch.library.custom_op`` add to the
+#: function they return; decorated functions get inert versions of them.
+_DECORATOR_ATTRS = (
+    "register_fake",
+    "register_kernel",
+    "register_autograd",
+    "register_torch_dispatch",
+)
+
+
+def _identity(fn: Any = None, *args: Any, **kwargs: Any) -> Any:
+    return fn if callable(fn) else _identity
+
+
+def _decorated(obj: Any) -> Any:
+    """Return ``obj`` (what a stub decorator produced) with torch op hooks attached."""
+    if isinstance(obj, types.FunctionType):
+        for attr in _DECORATOR_ATTRS:
+            if not hasattr(obj, attr):
+                setattr(obj, attr, _identity)
+    return obj
 
 
 class Stub(metaclass=StubMeta):
@@ -145,7 +178,7 @@ class Stub(metaclass=StubMeta):
             and not kwargs
             and (isinstance(args[0], (types.FunctionType, type)))
         ):
-            return args[0]
+            return _decorated(args[0])
         return object.__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -171,7 +204,7 @@ class Stub(metaclass=StubMeta):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and not kwargs and callable(args[0]):
-            return args[0]
+            return _decorated(args[0])
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -207,8 +240,8 @@ class Stub(metaclass=StubMeta):
     def __enter__(self) -> Any:
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
-        return False
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
     def __hash__(self) -> int:
         return id(self)
@@ -241,16 +274,50 @@ def make_stub_class(name: str, module: str, qualname: str | None = None) -> type
     return cls
 
 
+class _IInfo:
+    """``torch.iinfo(dtype)`` stand-in: int64 limits (used in pydantic ``Field`` bounds)."""
+
+    bits = 64
+    min = -(2**63)
+    max = 2**63 - 1
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+class _FInfo:
+    """``torch.finfo(dtype)`` stand-in: float32 limits."""
+
+    bits = 32
+    min = -3.4028234663852886e38
+    max = 3.4028234663852886e38
+    eps = 1.1920928955078125e-07
+    tiny = 1.1754943508222875e-38
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+#: Attributes of stub modules that must behave like the real thing at import time.
+_SPECIALS: dict[tuple[str, str], Any] = {("torch", "iinfo"): _IInfo, ("torch", "finfo"): _FInfo}
+
+
 class StubModule(types.ModuleType):
     """A module whose every unknown (non-dunder) attribute is a cached stub class."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             if name == "__version__":
-                return "2.9.0"
+                top = self.__name__.split(".", 1)[0]
+                return VERSIONS.get(top, DEFAULT_VERSIONS.get(top, "1.0.0"))
             if name == "__all__":
                 return []
+            if name == "__file__":
+                return "<stub>/" + self.__name__.replace(".", "/") + ".py"
             raise AttributeError(name)
+        special = _SPECIALS.get((self.__name__, name))
+        if special is not None:
+            return special
         cls = make_stub_class(name, self.__name__, name)
         setattr(self, name, cls)
         return cls
@@ -285,7 +352,7 @@ def make_fake_pynvml(name: str) -> types.ModuleType:
     typical recipe target sees.
     """
     mod = StubModule(name)
-    mod.__path__ = []  # type: ignore[attr-defined]
+    mod.__path__ = []
     fns: dict[str, Any] = {
         "NVMLError": NVMLError,
         "NVMLError_NotSupported": NVMLError,
@@ -347,7 +414,13 @@ class _FallbackStubFinder(importlib.abc.MetaPathFinder):
         if fullname == "vllm" or fullname.startswith("vllm."):
             # Compiled extensions (``vllm._C``, ``vllm._C_stable_libtorch``,
             # ``vllm.vllm_flash_attn._vllm_fa2_C``…) are private names with no .py file.
-            if fullname.rpartition(".")[2].startswith("_"):
+            # ``vllm._version`` is generated at build time; when an sdist lacks it,
+            # vLLM's own fallback (``__version__ = "dev"``) must apply.
+            if fullname == "vllm._version":
+                return None
+            if fullname.rpartition(".")[2].startswith("_") or fullname.startswith(
+                ("vllm.vllm_flash_attn.", "vllm.third_party.")
+            ):
                 return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
             return None
         top = fullname.split(".", 1)[0]

@@ -14,7 +14,7 @@ For each requested version:
 4. :func:`build_snapshot` normalises the raw dump into the snapshot document and
    :func:`write_snapshot` writes ``<out_dir>/<version>.json`` (sorted keys, indent 1,
    trailing newline: same input, same bytes) and updates ``<out_dir>/index.json``
-   (``{"versions": {version: sha256-of-file}}``).
+   (a flat JSON object ``{version: sha256-of-file}``).
 
 Entry points: :func:`main_vllm_cli` (wired to ``recipe-check data vllm-cli``) and
 ``scripts/refresh_vllm_cli.py``.
@@ -71,6 +71,37 @@ def _console_target_from_text(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+#: Stubbed packages whose version the release's requirements may pin; the pins become
+#: the stubs' ``__version__`` and synthetic ``<name>-<v>.dist-info`` entries, so
+#: version gates in vLLM (``importlib.metadata.version("torch")``…) see what the
+#: release was built against.
+PINNED_STUBS = ("torch", "transformers", "triton", "xformers", "flashinfer-python", "tokenizers")
+_REQ_RE = re.compile(
+    r"^\s*(?:Requires-Dist:\s*)?(" + "|".join(re.escape(n) for n in PINNED_STUBS)
+    + r")\s*(?:\[[^\]]*\])?\s*\(?\s*(?:==|>=|~=)\s*([0-9][0-9A-Za-z.+]*)",
+    re.MULTILINE,
+)
+
+
+def requirement_pins(texts: list[str]) -> dict[str, str]:
+    """First ``name==X`` / ``name>=X`` pin of each :data:`PINNED_STUBS` package in ``texts``.
+
+    ``texts`` are requirement files (``requirements/cuda.txt``…), ``pyproject.toml`` or a
+    wheel's ``METADATA``, most specific first.  Keys use import names (``flashinfer``).
+    """
+    pins: dict[str, str] = {}
+    for text in texts:
+        for m in _REQ_RE.finditer(text):
+            name = m.group(1).replace("-python", "").replace("-", "_")
+            pins.setdefault(name, m.group(2).rstrip("."))
+    return pins
+
+
+def _req_rank(rel: str) -> int:
+    order = ("cuda", "common", "requirements.txt", "pyproject", "build")
+    return next((i for i, k in enumerate(order) if k in rel), len(order))
+
+
 def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
     """Extract ``vllm/**/*.py`` of ``archive`` (sdist ``.tar.gz`` or wheel) into ``dest``.
 
@@ -81,6 +112,7 @@ def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
     """
     dest.mkdir(parents=True, exist_ok=True)
     meta_texts: list[str] = []
+    req_texts: list[tuple[int, str, str]] = []
     n = 0
     if archive.name.endswith(".tar.gz"):
         with tarfile.open(archive, "r:gz") as tf:
@@ -89,10 +121,17 @@ def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
                 if len(parts) != 2 or not m.isfile():
                     continue
                 rel = parts[1]
-                if rel in ("setup.py", "pyproject.toml"):
+                is_req = "/" not in rel.removeprefix("requirements/") and (
+                    rel.startswith("requirements") and rel.endswith(".txt")
+                )
+                if rel in ("setup.py", "pyproject.toml") or is_req:
                     f = tf.extractfile(m)
                     if f is not None:
-                        meta_texts.append(f.read().decode("utf-8", "replace"))
+                        text = f.read().decode("utf-8", "replace")
+                        if rel != "setup.py":
+                            req_texts.append((_req_rank(rel), rel, text))
+                        if rel != "requirements" and not is_req:
+                            meta_texts.append(text)
                     continue
                 if rel.startswith("vllm/") and rel.endswith(".py"):
                     f = tf.extractfile(m)
@@ -107,6 +146,8 @@ def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
             for name in zf.namelist():
                 if name.endswith(".dist-info/entry_points.txt"):
                     meta_texts.append(zf.read(name).decode("utf-8", "replace"))
+                elif name.endswith(".dist-info/METADATA"):
+                    req_texts.append((0, name, zf.read(name).decode("utf-8", "replace")))
                 elif name.startswith("vllm/") and name.endswith(".py"):
                     out = dest / name
                     out.parent.mkdir(parents=True, exist_ok=True)
@@ -128,6 +169,14 @@ def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
     if target:
         (dist / "entry_points.txt").write_text(
             f"[console_scripts]\nvllm = {target}\n", encoding="utf-8"
+        )
+    pins = requirement_pins([t for _, _, t in sorted(req_texts)])
+    (dest / "stub_versions.json").write_text(json.dumps(pins, sort_keys=True), encoding="utf-8")
+    for name, ver in pins.items():
+        d = dest / f"{name}-{ver}.dist-info"
+        d.mkdir(exist_ok=True)
+        (d / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {ver}\n", encoding="utf-8"
         )
     return dest
 
@@ -216,12 +265,11 @@ def build_snapshot(
          "kv_cache_dtypes": {values, source}, "env_vars": {names, source},
          "extraction": {stubbed_modules, soft_failed_modules, method_errors}}
 
-    Raises :class:`ExtractionError` if the dump's version is not ``artifact.version``.
+    ``extraction.source_version`` is what the source tree itself reports
+    (``vllm.__version__``); a few sdists disagree with their file name (0.6.2 says
+    ``0.6.1.dev238+ge2c6e0a82``, 0.6.3 ships no ``_version.py`` and says ``dev``), so
+    the artifact's version is authoritative and the difference is only recorded.
     """
-    if Version(str(raw["version"])) != Version(artifact.version):
-        raise ExtractionError(
-            f"source tree says vllm {raw['version']}, artifact is {artifact.version}"
-        )
     options = raw["actions"]
     probes: dict[str, Any] = {}
     keep = {
@@ -276,6 +324,8 @@ def build_snapshot(
         "kv_cache_dtypes": raw["kv_cache_dtypes"],
         "env_vars": raw["env_vars"],
         "extraction": {
+            "source_version": str(raw["version"]),
+            "stub_versions": raw.get("stub_versions", {}),
             "stubbed_modules": raw["stubbed_modules"],
             "soft_failed_modules": [
                 {"module": d["module"], "error": _sanitize(d["error"], src_root)}
@@ -319,13 +369,15 @@ def update_index(out_dir: Path, pins: dict[str, str]) -> None:
     current: dict[str, str] = {}
     if path.exists():
         try:
-            current = dict(json.loads(path.read_text(encoding="utf-8"))["versions"])
-        except (KeyError, ValueError) as exc:
+            current = dict(json.loads(path.read_text(encoding="utf-8")))
+        except (TypeError, ValueError) as exc:
             raise RegistryError(f"{path}: unreadable index ({exc})") from exc
     current.update(pins)
+    # Version order (not string order) so the file reads naturally; the loader does
+    # not depend on the order.
     ordered = {v: current[v] for v in sorted(current, key=Version)}
-    doc = {"schema": SCHEMA_VERSION, "versions": ordered}
-    path.write_bytes(dumps_snapshot(doc))
+    text = json.dumps(ordered, indent=1) + "\n"
+    path.write_bytes(text.encode())
 
 
 # -------------------------------------------------------------------------- main
@@ -375,7 +427,7 @@ def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
             wanted.extend(known)
         elif v == "missing":
             idx = out_dir / INDEX_NAME
-            have = set(json.loads(idx.read_text())["versions"]) if idx.exists() else set()
+            have = set(json.loads(idx.read_text())) if idx.exists() else set()
             wanted.extend(k for k in known if k not in have)
         else:
             wanted.append(v)

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Regenerate vendored vLLM CLI snapshots: ``scripts/refresh_vllm_cli.py VERSION...``.
+
+``VERSION`` may be a release (``0.11.0``, ``0.8.5.post1``), ``all`` (every release on
+PyPI from 0.4.2) or ``missing`` (releases not yet pinned in the index).  Snapshots are
+written to ``snapshots/vllm-cli/`` (or ``--out DIR``) and pinned in its ``index.json``.
+Downloads are cached in ``$RECIPE_CHECK_VLLM_CACHE`` (default: ``<tmp>/vllm-cli-cache``).
+Exit status: 0 all written, 1 some failed, 2 the package index could not be read.
+See docs/vllm-cli-registry.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from validator.vllm_cli.extract import main_vllm_cli
+from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run :func:`validator.vllm_cli.extract.main_vllm_cli`."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("versions", nargs="+", help="release versions, 'all' or 'missing'")
+    ap.add_argument("--out", type=Path, default=DEFAULT_SNAPSHOT_DIR, help="snapshot dir")
+    ns = ap.parse_args(argv)
+    return main_vllm_cli(list(ns.versions), ns.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
