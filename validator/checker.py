@@ -113,7 +113,8 @@ class Checker:
         only when it has any (a clean context file adds no document to the output)."""
         findings = list(doc.findings) + self.schema.validate(doc, schema_name)
         if findings:
-            prov = self.context.tree.provenance(doc.path, doc.text.encode("utf-8"))
+            tree = self.context.tree
+            prov = tree.provenance(doc.path, tree.read(doc.path))
             self._add(result, doc.path, prov, findings, schema_name)
 
     @staticmethod

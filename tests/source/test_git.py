@@ -176,9 +176,9 @@ def test_helpers() -> None:
         GitTree("o/r", "main", None, None, "x")  # type: ignore[arg-type]
 
 
-def test_bom_removed_by_loader_still_verifies(tmp_path: Path) -> None:
-    """The checker passes a context file's decoded text (BOM dropped) back to provenance;
-    the digests reported are those of the stored bytes, BOM included."""
+def test_bom_file_digests_are_those_of_the_stored_bytes(tmp_path: Path) -> None:
+    """A file with a UTF-8 BOM verifies with its exact bytes; the same text without the
+    BOM is different bytes and fails verification (no normalisation of any kind)."""
     repo = tmp_path / "r"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     stored = b"\xef\xbb\xbfkey: 1\n"
@@ -186,8 +186,10 @@ def test_bom_removed_by_loader_still_verifies(tmp_path: Path) -> None:
     git_out(repo, "add", "t.yaml")
     git_out(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "x")
     tree = GitTree("o/r", git_out(repo, "rev-parse", "HEAD"), None, git.Repo(repo), str(repo))
-    prov = tree.provenance("t.yaml", b"key: 1\n")
+    data = tree.read("t.yaml")
+    assert data == stored
+    prov = tree.provenance("t.yaml", data)
     assert prov.sha256 == hashlib.sha256(stored).hexdigest()
     assert prov.git_blob == git_out(repo, "rev-parse", "HEAD:t.yaml")
     with pytest.raises(VerificationError, match="PROV001"):
-        tree.provenance("t.yaml", b"key: 2\n")
+        tree.provenance("t.yaml", b"key: 1\n")

@@ -34,7 +34,7 @@ from validator.source.options import FetchOptions
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path, check_rev
 from validator.source.tree import SourceError
-from validator.source.verify import Expectations, as_stored, check_blob
+from validator.source.verify import Expectations, check_blob
 
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
             "LC_ALL": "C"}
@@ -282,7 +282,7 @@ class GitTree(Expectations):
             VerificationError: PROV001 (blob id) or PROV002 (expected SHA-256).
         """
         blob_id = self.tree_blob_id(path)
-        prov = check_blob(path, as_stored(data, blob_id), blob_id, self.label)
+        prov = check_blob(path, data, blob_id, self.label)
         last = self.last_commit(path)
         prov = replace(prov, repository=self.repository, commit=self.commit,
                        resolved_from=self.resolved_from,

@@ -43,7 +43,7 @@ from validator.source.options import FetchOptions
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path, check_rev
 from validator.source.tree import SourceError
-from validator.source.verify import Expectations, as_stored, check_blob
+from validator.source.verify import Expectations, check_blob
 
 _REGULAR_MODES = ("100644", "100755")
 _RETRY_STATUS = (500, 502, 503, 504)
@@ -337,7 +337,7 @@ class HttpTree(Expectations):
             VerificationError: PROV001 (blob id) or PROV002 (expected SHA-256).
         """
         entry = self._blob(path)
-        prov = check_blob(path, as_stored(data, entry.sha), entry.sha, self.label)
+        prov = check_blob(path, data, entry.sha, self.label)
         last = self.last_commit(path)
         prov = replace(prov, repository=self.repository, commit=self.commit,
                        resolved_from=self.resolved_from,

@@ -38,7 +38,6 @@ from validator.source.verify import (
     SNAPSHOT_MISMATCH,
     Expectations,
     VerificationError,
-    as_stored,
 )
 
 if TYPE_CHECKING:
@@ -376,7 +375,6 @@ class SnapshotTree(Expectations):
         entry = self._entry(path)
         if entry is None:
             raise FileNotFoundError(f"{path}: not in the snapshot store for {self.commit}")
-        data = as_stored(data, entry.git_blob)
         got_sha, got_blob = sha256_hex(data), git_blob_id(data)
         if got_sha != entry.sha256 or got_blob != entry.git_blob:
             raise VerificationError(SNAPSHOT_MISMATCH.id, path,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from validator.checks.registry import declare
 from validator.findings import Finding, Severity
-from validator.source.provenance import Provenance, git_blob_id
+from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 
 BLOB_MISMATCH = declare(
@@ -95,19 +95,6 @@ def prov_finding(rule_id: str, path: str, message: str, hint: str | None = None,
     rule = RULES[rule_id]
     return Finding(rule=rule_id, severity=rule.effective_severity(strict), path=path,
                    pointer="", line=1, column=1, message=message, hint=hint)
-
-
-_BOM = b"\xef\xbb\xbf"
-
-
-def as_stored(data: bytes, blob_id: str) -> bytes:
-    """``data`` as stored: with the UTF-8 byte-order mark put back when the loader removed
-    it (``LoadedDocument.text`` drops a BOM) and the stored blob ``blob_id`` has one;
-    otherwise ``data`` unchanged."""
-    if not data.startswith(_BOM) and git_blob_id(data) != blob_id \
-            and git_blob_id(_BOM + data) == blob_id:
-        return _BOM + data
-    return data
 
 
 def check_blob(path: str, data: bytes, tree_blob: str, where: str) -> Provenance:
