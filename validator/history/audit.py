@@ -38,7 +38,13 @@ from validator import __version__
 from validator.context import Context, Settings, build_context
 from validator.findings import Finding
 from validator.history.cache import FindingRow, ResultCache, as_row, blob_key
-from validator.history.gitdata import CommitInfo, GitObjects, resolve, rev_list
+from validator.history.gitdata import (
+    CommitInfo,
+    GitObjects,
+    ensure_repository,
+    resolve,
+    rev_list,
+)
 from validator.load import LoadedDocument
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
@@ -98,31 +104,41 @@ class _TrackedContext(Context):
         return super().__getattribute__(name)
 
 
+_NOT_CHECKS = ("commands/", "report/", "evidence/", "history/", "source/", "pr/", "cli.py",
+               "docs.py", "__main__.py")
+"""Package parts that do not decide findings (output, publishing, fetching, this audit);
+``source/tree.py`` and ``source/provenance.py`` are kept (the context is built on them)."""
+
+
+def _check_sources(package: Path) -> list[Path]:
+    keep = ("source/tree.py", "source/provenance.py")
+    out = []
+    for f in sorted(package.rglob("*.py")):
+        rel = f.relative_to(package).as_posix()
+        if rel in keep or not rel.startswith(_NOT_CHECKS):
+            out.append(f)
+    return out
+
+
 def tool_digest(settings: Settings) -> str:
     """Hex SHA-256 identifying what produced a result: the version, the registered rules
-    (id and severity), the source of every ``validator`` module the checks import, every
-    schema and vendored data file (``schemas/``, ``snapshots/``), and the settings that
-    change findings (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even
-    without a version bump, therefore invalidates cached results; edits to modules the
-    checks do not import (reporters, publishing) do not."""
-    import sys
-
-    from validator.checks.registry import check_rules
+    (id and severity), the source of every ``validator`` module that can decide findings
+    (all but the parts in ``_NOT_CHECKS``), every schema and vendored data file
+    (``schemas/``, ``snapshots/``), and the settings that change findings (``strict``,
+    ``offline``, ``max_bytes``). Any edit to a rule, even without a version bump,
+    invalidates cached results; edits to reporters or publishing do not."""
     from validator.rules import all_rules
     from validator.schema import SCHEMA_DIR
 
-    check_rules()
     h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
                        f"{settings.max_bytes}\n".encode())
     for r in all_rules():
         h.update(f"{r.id}:{r.severity.value}\n".encode())
-    sources = {Path(m.__file__) for name, m in list(sys.modules.items())
-               if (name == "validator" or name.startswith("validator."))
-               and getattr(m, "__file__", None)}
+    package = Path(__file__).resolve().parents[1]
     project = Path(SCHEMA_DIR).parent
     data = [f for folder in (Path(SCHEMA_DIR), project / "snapshots") if folder.is_dir()
             for f in folder.rglob("*") if f.is_file()]
-    for f in sorted(sources) + sorted(data):
+    for f in _check_sources(package) + sorted(data):
         h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
 
@@ -462,6 +478,7 @@ def run_audit(options: AuditOptions,
     tool = tool_digest(settings)
     mode = "all refs" if options.all_refs else f"first-parent {options.rev}"
     result = AuditResult(mode)
+    ensure_repository(options.repo)
     if not options.all_refs:
         resolve(options.repo, options.rev)
     since = resolve(options.repo, options.since) if options.since else None

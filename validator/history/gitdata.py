@@ -238,6 +238,14 @@ def rev_list(repo: Path, rev: str, *, since: str | None = None, first_parent: bo
     return git(repo, *args, "--").split()
 
 
+def ensure_repository(repo: Path) -> None:
+    """Raise :class:`GitError` ("not a git repository") unless ``repo`` is one."""
+    try:
+        git(repo, "rev-parse", "--git-dir")
+    except GitError as exc:
+        raise GitError(f"{repo}: not a git repository") from exc
+
+
 def resolve(repo: Path, rev: str) -> str:
     """Full commit id of ``rev``.
 
@@ -246,5 +254,8 @@ def resolve(repo: Path, rev: str) -> str:
     """
     if rev.startswith("-"):
         raise GitError(f"{rev!r}: not a revision")
-    return git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
-               f"{rev}^{{commit}}").strip()
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                   f"{rev}^{{commit}}").strip()
+    except GitError as exc:
+        raise GitError(f"{rev!r}: no such commit in {repo}") from exc

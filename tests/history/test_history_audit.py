@@ -1,0 +1,342 @@
+"""``recipe-check history``: the whole-history audit, its cache, sharding and progress.
+
+Most tests run on a slice of the real corpus history (the recipes of one organisation, or
+the last revisions of ``main``) to stay fast; one small git repository of our own pins the
+"keyed by rule + pointer + message, not line" behaviour.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.cli import main
+from validator.context import Settings
+from validator.history.audit import AuditOptions, AuditResult, run_audit, tool_digest
+from validator.history.progress import Progress
+
+SLICE = "models/thinkingmachines"  # 3 recipe paths over main's history, incl. a rename
+INKLING_RENAME = "35cf78a4945d810c7abc1cc345c81e862bf369f1"  # upstream commit ids
+INKLING_NIGHTLY = "819817043a8bd606f6265a8a5cb2a9fa92fc279a"
+
+
+def audit(repo: Path, **kw: Any) -> AuditResult:
+    kw.setdefault("jobs", 1)
+    return run_audit(AuditOptions(repo=repo, **kw))
+
+
+def changes(result: AuditResult) -> list[tuple[str, str, str, str, str, str, int]]:
+    """Every change as (commit, kind, path, rule, pointer, message, line), sorted."""
+    out = []
+    for rev in result.revisions:
+        for kind, items in (("+", rev.introduced), ("-", rev.fixed)):
+            out += [(rev.commit.id, kind, c.path, c.row[0], c.row[2], c.row[5], c.row[3])
+                    for c in items]
+    return sorted(out)
+
+
+@pytest.fixture(scope="module")
+def slice_result(corpus_repo: Path) -> AuditResult:
+    return audit(corpus_repo, paths=[SLICE])
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def _extract(repo: Path, rev: str, dest: Path) -> Path:
+    data = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", rev],
+                          check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def _direct(tree: Path, folder: str) -> Counter[tuple[str, str, str, str]]:
+    """Findings of ``recipe-check check`` on ``folder`` of an extracted revision."""
+    from validator.commands.check import check_targets
+    from validator.source.local import local_targets
+
+    targets = local_targets(str(tree / folder), tree, {})
+    result = check_targets(targets, Settings(), [])
+    return Counter((d.path, f.rule, f.pointer, f.message) for d in result.documents
+                   if d.path.startswith(folder) for f in d.findings)
+
+
+def test_state_replayed_from_the_changes_equals_a_direct_check(
+        corpus_repo: Path, slice_result: AuditResult, tmp_path: Path) -> None:
+    """Summing introduced - fixed from the first revision gives, at every revision, what
+    ``recipe-check check`` finds on that revision's files (cache reuse across contexts,
+    the narrowed context key and the worker's load/schema sharing are all exercised)."""
+    state: Counter[tuple[str, str, str, str]] = Counter()
+    changed = [r for r in slice_result.revisions if r.introduced or r.fixed]
+    probes = {changed[1].commit.id, changed[len(changed) // 2].commit.id,
+              slice_result.revisions[-1].commit.id}
+    compared = 0
+    for rev in slice_result.revisions:
+        state.update((c.path, c.row[0], c.row[2], c.row[5]) for c in rev.introduced)
+        state.subtract((c.path, c.row[0], c.row[2], c.row[5]) for c in rev.fixed)
+        assert min(state.values(), default=0) >= 0
+        if rev.commit.id in probes:
+            tree = _extract(corpus_repo, rev.commit.id, tmp_path / rev.commit.id[:12])
+            assert +state == _direct(tree, SLICE), rev.commit.id
+            compared += 1
+    assert compared == 3
+    assert sum((+state).values()) > 0
+
+
+def test_rename_is_reported_as_removed_and_added(
+        slice_result: AuditResult, commit_map: dict[str, str]) -> None:
+    rev = next(r for r in slice_result.revisions if r.commit.id == commit_map[INKLING_RENAME])
+    old, new = "models/thinkingmachines/inkling.yaml", "models/thinkingmachines/Inkling.yaml"
+    assert rev.fixed and all(c.path == old and c.note == "file removed" for c in rev.fixed)
+    assert rev.introduced and all(c.path == new and c.note == "file added"
+                                  for c in rev.introduced)
+    assert sorted(c.row[0] for c in rev.fixed) == sorted(c.row[0] for c in rev.introduced)
+
+
+def test_edit_reports_introduced_and_fixed_findings(
+        slice_result: AuditResult, commit_map: dict[str, str]) -> None:
+    # upstream 8198170 replaced the custom image tag with ``nightly``
+    rev = next(r for r in slice_result.revisions
+               if r.commit.id == commit_map[INKLING_NIGHTLY])
+    assert any(c.row[0] == "VER003" and "nightly" in c.row[5] for c in rev.introduced)
+    assert any(c.row[0] == "VER003" and "inkling" in c.row[5] for c in rev.fixed)
+    assert not any(c.note for c in rev.introduced + rev.fixed)
+
+
+# --- a small repository of our own --------------------------------------------------------
+
+RECIPE = """model:
+  model_id: org/a
+meta:
+  title: A
+  flag: yes
+"""
+
+
+@pytest.fixture()
+def own_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "own"
+    (repo / "strategies").mkdir(parents=True)
+    (repo / "models" / "org").mkdir(parents=True)
+    (repo / "taxonomy.yaml").write_text("hardware_profiles: {}\n")
+    (repo / "strategies" / "single_node_tp.yaml").write_text("name: single_node_tp\n")
+    _git(repo.parent, "init", "-q", "-b", "main", str(repo))
+    _git(repo, "config", "user.email", "t@example.invalid")
+    _git(repo, "config", "user.name", "t")
+
+    def commit(text: str, msg: str) -> None:
+        (repo / "models" / "org" / "a.yaml").write_text(text)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", msg)
+
+    commit(RECIPE, "one")                                      # YAML003 on line 5
+    commit("# a comment\n# another\n" + RECIPE, "shift")       # same finding, line 7
+    commit(RECIPE.replace("flag: yes", 'flag: "yes"'), "fix")  # fixed
+    return repo
+
+
+def test_findings_are_keyed_by_rule_pointer_message_not_line(own_repo: Path) -> None:
+    result = audit(own_repo)
+    assert [r.commit.subject for r in result.revisions] == ["one", "shift", "fix"]
+    first, shift, fix = result.revisions
+    assert ("YAML003", "/meta/flag", 5) in [(c.row[0], c.row[2], c.row[3])
+                                            for c in first.introduced]
+    assert not shift.introduced and not shift.fixed
+    assert [(c.row[0], c.row[3]) for c in fix.fixed if c.row[0] == "YAML003"] == \
+        [("YAML003", 7)]
+    assert not [c for c in fix.introduced if c.row[0] == "YAML003"]
+
+
+def test_since_uses_the_given_revision_as_baseline(own_repo: Path) -> None:
+    first = _git(own_repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    result = audit(own_repo, since=first)
+    assert [r.commit.subject for r in result.revisions] == ["shift", "fix"]
+    assert not result.revisions[0].introduced
+    assert [c.row[0] for c in result.revisions[1].fixed] == ["YAML003"]
+
+
+# --- sharding -------------------------------------------------------------------------------
+
+def _cli_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    code = main(["history", *args, "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    data: dict[str, Any] = json.loads(out.out)
+    return data
+
+
+def _flat(report: dict[str, Any]) -> set[tuple[Any, ...]]:
+    return {(r["commit"], kind, c["path"], c["rule"], c["pointer"], c["message"], c["line"])
+            for r in report["revisions"] for kind in ("introduced", "fixed") for c in r[kind]}
+
+
+def test_sharded_audit_union_equals_unsharded(corpus_repo: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    since = _git(corpus_repo, "rev-list", "--first-parent", "main").split()[15]
+    common = ["--repo", str(corpus_repo), "--since", since, "--no-cache"]
+    whole = _cli_json([*common, "--jobs", "2"], capsys)
+    one = _cli_json([*common, "--jobs", "1", "--shard", "1/2"], capsys)
+    two = _cli_json([*common, "--jobs", "1", "--shard", "2/2"], capsys)
+    assert len(whole["revisions"]) == 15
+    a, b, all_ = _flat(one), _flat(two), _flat(whole)
+    assert a and b and not (a & b)
+    assert a | b == all_
+    assert {c[2] for c in a}.isdisjoint({c[2] for c in b})
+    assert one["summary"]["units"] + two["summary"]["units"] == whole["summary"]["units"]
+    assert Counter(one["summary"]["tip"]) + Counter(two["summary"]["tip"]) == \
+        Counter(whole["summary"]["tip"])
+
+
+# --- cache ----------------------------------------------------------------------------------
+
+def test_warm_run_checks_nothing_and_reports_the_same(corpus_repo: Path, tmp_path: Path,
+                                                      slice_result: AuditResult) -> None:
+    cache = tmp_path / "cache"
+    cold = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    warm = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    assert cold.checked == cold.units > 0 and cold.cached == 0
+    assert warm.checked == 0 and warm.cached == warm.units == cold.units
+    assert changes(cold) == changes(warm) == changes(slice_result)
+
+
+def test_other_settings_do_not_reuse_results(corpus_repo: Path, tmp_path: Path) -> None:
+    assert tool_digest(Settings()) != tool_digest(Settings(max_bytes=1000))
+    cache = tmp_path / "cache"
+    audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    small = audit(corpus_repo, paths=[SLICE], cache_dir=cache,
+                  settings=Settings(max_bytes=1000))
+    assert small.cached == 0
+    assert small.tip == Counter({"YAML007": 2})
+
+
+def test_corrupted_cache_entries_are_detected_and_recomputed(
+        corpus_repo: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    reference = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    entries = sorted(cache.rglob("*.json"))
+    assert len(entries) >= 3
+    entries[0].write_bytes(entries[0].read_bytes()[: len(entries[0].read_bytes()) // 2])
+    entry = json.loads(entries[1].read_text())
+    label = next(iter(entry["results"]))
+    entry["results"][label]["rows"].append(["YAML001", "error", "", 1, 1, "forged"])
+    entries[1].write_text(json.dumps(entry))                   # checksum no longer matches
+    entries[2].write_bytes(os.urandom(64))
+    again = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    assert again.corrupt == 3 and again.checked > 0
+    assert changes(again) == changes(reference)
+    assert "forged" not in json.dumps([c.row for r in again.revisions for c in r.introduced])
+    third = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    assert third.corrupt == 0 and third.checked == 0
+
+
+def _history_cmd(repo: Path, cache: Path) -> list[str]:
+    return [sys.executable, "-m", "validator", "history", "--repo", str(repo), SLICE,
+            "--cache-dir", str(cache), "--jobs", "1", "--format", "json"]
+
+
+def test_concurrent_runs_sharing_a_cache(corpus_repo: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    procs = [subprocess.Popen(_history_cmd(corpus_repo, cache), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [e for _, e in outs]
+    reports = [json.loads(o) for o, _ in outs]
+    assert _flat(reports[0]) == _flat(reports[1]) == _flat(reports[2])
+    after = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    assert after.corrupt == 0 and after.checked == 0
+    assert not list(cache.rglob("*.tmp"))
+
+
+def test_writer_killed_at_random_points_leaves_a_valid_cache(
+        corpus_repo: Path, tmp_path: Path) -> None:
+    """SIGKILL the audit while it writes cache entries: every entry left is the old or the
+    new one (never partial), so a later run finds no damaged entry and the same report."""
+    cache = tmp_path / "cache"
+    reference = audit(corpus_repo, paths=[SLICE])
+    rng = random.Random(8)
+    killed = 0
+    for _ in range(6):
+        proc = subprocess.Popen(_history_cmd(corpus_repo, cache), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 1.6))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed += 1
+        proc.wait(timeout=60)
+        for entry in cache.rglob("*.json"):
+            json.loads(entry.read_bytes())  # complete JSON: never a torn write
+        if proc.returncode == 0:  # finished before the kill: start afresh
+            for entry in cache.rglob("*.json"):
+                entry.unlink()
+    assert killed >= 3
+    after = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    assert after.corrupt == 0
+    assert changes(after) == changes(reference)
+
+
+# --- command line ---------------------------------------------------------------------------
+
+def test_progress_bar_only_on_a_terminal() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = Progress("checking", 3, stream)
+        for _ in range(3):
+            bar.advance()
+        bar.close()
+    assert "\r" in tty.getvalue() and "3/3" in tty.getvalue()
+    assert pipe.getvalue() == ""
+
+
+def test_no_progress_noise_when_not_a_terminal(corpus_repo: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["history", "--repo", str(corpus_repo), "--no-cache", "--jobs", "1",
+                 "models/thinkingmachines/Inkling.yaml"])
+    out = capsys.readouterr()
+    assert code == 0 and out.err == ""
+    assert "revision(s) (first-parent main)" in out.out
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--since", "no-such-revision"], "no-such-revision"),
+    (["--rev", "no-such-branch"], "no-such-branch"),
+    (["/etc/passwd"], "relative to the repository root"),
+    (["--since=--output=x"], "not a revision"),
+])
+def test_bad_arguments_are_usage_errors(corpus_repo: Path, args: list[str], needle: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["history", "--repo", str(corpus_repo), "--no-cache", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_not_a_repository_is_a_usage_error(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["history", "--repo", str(tmp_path), "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and str(tmp_path) in err and "not a git repository" in err
+
+
+def test_bad_shard_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["history", "--shard", "3/2"])
+    assert exc.value.code == 2
+    assert "K <= N" in capsys.readouterr().err
