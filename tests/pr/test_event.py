@@ -41,7 +41,7 @@ def test_push_and_branch_creation(tmp_path: Path) -> None:
     ([1, 2], "not a JSON object"),
     ({"pull_request": {"base": {"sha": "main"}, "head": {"sha": B}}}, "pull_request.base.sha"),
     ({"after": "HEAD"}, "'after' is not"),
-    ({"workflow": "x"}, "neither pull_request"),
+    ({"merge_group": {"base_sha": A, "head_sha": "x"}}, "head_sha"),
 ])
 def test_bad_payloads_say_what_is_wrong(tmp_path: Path, payload: object, message: str) -> None:
     with pytest.raises(EventError, match=message.replace("'", "").split()[0]):
@@ -51,3 +51,14 @@ def test_bad_payloads_say_what_is_wrong(tmp_path: Path, payload: object, message
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(EventError, match="cannot read GITHUB_EVENT_PATH"):
         read_event({"GITHUB_EVENT_PATH": str(tmp_path / "absent.json")})
+
+
+def test_merge_group(tmp_path: Path) -> None:
+    env = _env(tmp_path, {"merge_group": {"base_sha": A, "head_sha": B}}, "merge_group")
+    assert read_event(env) == EventRevisions("merge_group", A, B)
+
+
+def test_events_without_revisions_check_everything_at_github_sha(tmp_path: Path) -> None:
+    env = _env(tmp_path, {"inputs": {}, "ref": "refs/heads/main"}, "workflow_dispatch")
+    assert read_event(env) == EventRevisions("workflow_dispatch", None, "HEAD")
+    assert read_event({**env, "GITHUB_SHA": B}) == EventRevisions("workflow_dispatch", None, B)

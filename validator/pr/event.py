@@ -4,8 +4,10 @@ GitHub writes the webhook payload of the triggering event to the file named by
 ``GITHUB_EVENT_PATH`` (docs.github.com, "Events that trigger workflows" and "Variables":
 ``GITHUB_EVENT_NAME``, ``GITHUB_EVENT_PATH``). For ``pull_request`` (and
 ``pull_request_target``) the payload has ``pull_request.base.sha`` and
-``pull_request.head.sha``; for ``push`` it has ``before`` and ``after``, where ``before``
-is all zeros when the push created the branch.
+``pull_request.head.sha``; for ``merge_group`` (merge queues) ``merge_group.base_sha`` and
+``merge_group.head_sha``; for ``push`` it has ``before`` and ``after``, where ``before``
+is all zeros when the push created the branch. Other events (``workflow_dispatch``,
+``schedule``) name no base: the run checks every recipe at ``GITHUB_SHA``.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def read_event(env: Mapping[str, str]) -> EventRevisions | None:
     ``GITHUB_EVENT_NAME``), or ``None`` when ``env`` names no event file.
 
     Raises:
-        EventError: the file cannot be read or parsed, or has no usable revisions.
+        EventError: the file cannot be read or parsed, or a revision it names is not a
+            full commit id.
     """
     path = env.get("GITHUB_EVENT_PATH")
     if not path:
@@ -72,10 +75,15 @@ def read_event(env: Mapping[str, str]) -> EventRevisions | None:
         head = _sha((pr.get("head") or {}).get("sha"), "pull_request.head.sha")
         number = pr.get("number") if isinstance(pr.get("number"), int) else None
         return EventRevisions(name or "pull_request", base, head, number)
+    group = payload.get("merge_group")
+    if isinstance(group, dict):
+        return EventRevisions(name or "merge_group", _sha(group.get("base_sha"), "base_sha"),
+                              _sha(group.get("head_sha"), "head_sha"))
     if "after" in payload:
         head = _sha(payload.get("after"), "after")
         before = payload.get("before")
         push_base = None if before in (None, _ZERO) else _sha(before, "before")
         return EventRevisions(name or "push", push_base, head)
-    raise EventError(f"event {name or '(unnamed)'} in {path} has neither pull_request "
-                     "base/head nor push before/after revisions")
+    sha = env.get("GITHUB_SHA")
+    return EventRevisions(name or "(unnamed event)", None,
+                          _sha(sha, "GITHUB_SHA") if sha else "HEAD")
