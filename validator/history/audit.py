@@ -641,3 +641,37 @@ def default_jobs() -> int:
 
 __all__ = ["AuditOptions", "AuditResult", "Change", "CommitTree", "RevisionReport",
            "SourceError", "context_digest", "default_jobs", "run_audit", "tool_digest"]
+
+
+def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
+                    settings: Settings | None = None,
+                    progress: Callable[[str, int], Callable[[int], None]] | None = None
+                    ) -> Iterator[tuple[str, str, str, list[FindingRow], list[str]]]:
+    """Check every distinct recipe blob of ``revisions`` once, at the path and against the
+    context of the first revision (in the order given) that holds it.
+
+    Yields ``(blob id, path, commit, findings, internal errors)`` in completion order.
+
+    Raises:
+        validator.history.gitdata.GitError: the repository or an object is missing.
+    """
+    settings = settings or Settings()
+    first: dict[str, tuple[str, str, str, str]] = {}
+    contexts: dict[str, tuple[str, dict[str, str]]] = {}
+    with GitObjects(repo) as objects:
+        for rev in revisions:
+            files = objects.files(objects.commit(rev).tree)
+            digest = context_digest(files)
+            for path, oid in files.items():
+                if is_recipe(path) and oid not in first:
+                    contexts.setdefault(digest, (rev, {p: o for p, o in files.items()
+                                                       if is_context_file(p) or is_recipe(p)}))
+                    narrow = context_digest(files, with_recipes=False)
+                    first[oid] = (path, rev, narrow, digest)
+    tasks: list[Task] = [(path, oid, oid, ((narrow, full),), {})
+                         for oid, (path, _rev, narrow, full) in first.items()]
+    options = AuditOptions(repo=repo, jobs=jobs, settings=settings)
+    for oid, results, errors in _execute(tasks, contexts, options, progress):
+        path, rev, narrow, full = first[oid]
+        rows = lookup(results, narrow, full)
+        yield oid, path, rev, rows or [], errors
