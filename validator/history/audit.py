@@ -282,7 +282,7 @@ TaskResult = tuple[str, dict[str, Any], list[str]]
 class _Worker:
     """Per-process state: a git reader, the rules, the schema stage, recent contexts."""
 
-    MAX_CONTEXTS = 48
+    MAX_CONTEXTS = 128
 
     def __init__(self, repo: Path, contexts: dict[str, tuple[str, dict[str, str]]],
                  settings: Settings, cache_dir: Path | None) -> None:
@@ -294,32 +294,46 @@ class _Worker:
         self.settings = settings
         self.rules = check_rules()
         self.schema = SchemaValidator(strict=settings.strict)
-        self.contexts: OrderedDict[str, _TrackedContext] = OrderedDict()
+        self.contexts: OrderedDict[str, tuple[str, _TrackedContext]] = OrderedDict()
         self.cache = ResultCache(cache_dir)
 
-    def context(self, digest: str) -> _TrackedContext:
-        """The context of full digest ``digest``, built from its commit and kept (LRU) so
-        that rules' own per-context caches keep working across blobs."""
-        ctx = self.contexts.get(digest)
-        if ctx is not None:
-            self.contexts.move_to_end(digest)
-            return ctx
-        commit, files = self.context_specs[digest]
+    def narrow_context(self, data_digest: str, full: str) -> tuple[str, _TrackedContext]:
+        """The context for context files ``data_digest``: ``(full digest it was built
+        from, context)``. Built once per data digest (from the commit of ``full`` when it
+        is first needed) and kept (LRU), so rules' own per-context caches keep working
+        across blobs."""
+        entry = self.contexts.get(data_digest)
+        if entry is not None:
+            self.contexts.move_to_end(data_digest)
+            return entry
+        commit, files = self.context_specs[full]
         ctx = _TrackedContext(build_context(CommitTree(self.objects, commit, files),
                                             self.settings))
-        self.contexts[digest] = ctx
+        self.contexts[data_digest] = (full, ctx)
         if len(self.contexts) > self.MAX_CONTEXTS:
             self.contexts.popitem(last=False)
+        return full, ctx
+
+    def full_context(self, data_digest: str, full: str) -> _TrackedContext:
+        """The context of full digest ``full``: the narrow context of its context files
+        with the tree and recipe list of ``full``'s commit (what ``build_context`` derives
+        from them), without loading the context files again."""
+        built_from, base = self.narrow_context(data_digest, full)
+        if built_from == full:
+            return base
+        commit, files = self.context_specs[full]
+        ctx = _TrackedContext(base)
+        ctx.__dict__["tree"] = CommitTree(self.objects, commit, files)
+        ctx.__dict__["recipe_paths"] = frozenset(p for p in files if is_recipe(p))
         return ctx
 
-    def rules_on(self, doc: LoadedDocument, full: str, rule_ids: set[str] | None,
+    def rules_on(self, doc: LoadedDocument, ctx: _TrackedContext, rule_ids: set[str] | None,
                  errors: list[str]) -> tuple[list[Finding], set[str]] | None:
-        """Run the rules (all, or those in ``rule_ids``) one by one on a tracked copy of
-        context ``full``: their findings and the ids of those that read the recipe list
-        or the tree. ``None`` when a rule crashed (its message goes to ``errors``)."""
+        """Run the rules (all, or those in ``rule_ids``) one by one on ``ctx``: their
+        findings and the ids of those that read the recipe list or the tree. ``None``
+        when a rule crashed (its message goes to ``errors``)."""
         from validator.checker import Checker, RunResult
 
-        ctx = self.context(full)
         findings: list[Finding] = []
         touching: set[str] = set()
         for rule in self.rules:
@@ -352,7 +366,8 @@ class _Worker:
         errors: list[str] = []
         for data_digest, full in pairs:
             if data_digest not in known:
-                ran = self.rules_on(doc, full, None, errors) if doc.ok else ([], set())
+                built_from, ctx = self.narrow_context(data_digest, full)
+                ran = self.rules_on(doc, ctx, None, errors) if doc.ok else ([], set())
                 if ran is None:
                     continue
                 findings, touching = ran
@@ -361,10 +376,11 @@ class _Worker:
                                                "touching": sorted(touching)}
                 known[data_digest] = sorted(touching)
                 if touching:
-                    results[f"F:{full}"] = {"rows": _rows([f for f in findings
-                                                           if f.rule in touching])}
-            elif known[data_digest] and f"F:{full}" not in results:
-                ran = self.rules_on(doc, full, set(known[data_digest]), errors)
+                    results[f"F:{built_from}"] = {"rows": _rows([f for f in findings
+                                                                 if f.rule in touching])}
+            if known[data_digest] and f"F:{full}" not in results:
+                ran = self.rules_on(doc, self.full_context(data_digest, full),
+                                    set(known[data_digest]), errors)
                 if ran is not None:
                     results[f"F:{full}"] = {"rows": _rows(ran[0])}
         self.cache.put(key, results)
