@@ -339,11 +339,16 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                      nearest_hint(name, _all_options(top.version)))
 
 
+_SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
+
+
 def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
     """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007)."""
     text = value.strip()
     if text in ("", "None") or text.startswith("$"):
         return True, ""
+    if "$" in text:  # shell variables expand before vLLM sees the value
+        text = _SHELL_VAR.sub("0", text)
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:

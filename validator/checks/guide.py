@@ -121,6 +121,11 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
             out.add("GUIDE001", issue.line, "a backslash followed by blanks does not continue "
                     "the line: bash escapes the blank, ends the command here and runs the "
                     "next line as a separate command", "delete the blanks after the `\\`")
+        elif issue.kind == "glued_fence":
+            out.add("GUIDE013", issue.line, "the closing ``` is written at the end of this "
+                    "command line: markdown does not close the code block there (the "
+                    "following prose renders as code) and a copied command passes backticks "
+                    "to the shell", "put the closing ``` on a line of its own")
         else:
             out.add("GUIDE002", issue.line, f"`{issue.text[:60]}` starts a new command: the "
                     "line before it does not end with `\\`, so this flag is never passed",
@@ -400,3 +405,11 @@ def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     Per-node flags (ranks, ``--headless``, ``--host``, local DP size, API server count)
     are expected to differ."""
     return _hits("GUIDE012", doc, ctx)
+
+
+@rule("GUIDE013", Severity.ERROR, "Closing fence glued to a guide command line")
+def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A closing code fence (```` ``` ````) ends a command line instead of standing on a line
+    of its own. CommonMark only closes a fence on its own line, so the block swallows the
+    text after it, and the copied command hands bash a backtick command substitution."""
+    return _hits("GUIDE013", doc, ctx)

@@ -31,6 +31,9 @@ _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<title>.*?)\s*#*\s*$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _FLAG_LINE = re.compile(r"^-{1,2}[A-Za-z]")
+_GLUED_FENCE = re.compile(r"\s`{3,}\s*$")
+#: Words that stand for "more arguments here" in prose-like commands.
+ELLIPSES = frozenset({"...", "…", "[...]", "<...>"})
 _PROMPT = re.compile(r"^(?:\$|#|>)\s+")
 _OPERATORS = frozenset({"&", "&&", "||", "|", ";", ";;", ">", ">>", "<", "<<", "(", ")",
                         "|&", "2>", "2>>", "&>"})
@@ -75,9 +78,10 @@ class Fence:
 class LineIssue:
     """A broken line continuation.
 
-    ``kind`` is ``"trailing_blank"`` (a ``\\`` followed by blanks) or
-    ``"lost_backslash"`` (a flag line after a command line without ``\\``); ``line`` the
-    0-based guide line concerned (the line with the blank / the orphaned flag line).
+    ``kind`` is ``"trailing_blank"`` (a ``\\`` followed by blanks), ``"lost_backslash"``
+    (a flag line after a command line without ``\\``) or ``"glued_fence"`` (a closing
+    ```` ``` ```` written at the end of a command line, so markdown never closes the block
+    and bash sees backticks); ``line`` the 0-based guide line concerned.
     """
 
     kind: str
@@ -171,6 +175,11 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
         if not current and _FLAG_LINE.match(stripped) and prev_command and groups:
             issues.append(LineIssue("lost_backslash", line_no, stripped))
             current = groups.pop()  # the intended command: check its flags together
+        glued = _GLUED_FENCE.search(raw)
+        if glued is not None and raw[:glued.start()].strip():
+            issues.append(LineIssue("glued_fence", line_no, raw.strip()))
+            raw = raw[:glued.start()]
+            stripped = raw.strip()
         body = raw.rstrip()
         if body.endswith("\\") and raw != body:
             issues.append(LineIssue("trailing_blank", line_no, raw))
@@ -258,7 +267,8 @@ def _split_words(group: list[tuple[str, int]]) -> list[Word]:
         for tok in toks:
             if tok in _OPERATORS or (tok and set(tok) <= set("&|;<>()")):
                 return words
-            words.append(Word(tok, line))
+            if tok not in ELLIPSES:
+                words.append(Word(tok, line))
         k = j + 1
     return words
 
