@@ -158,3 +158,35 @@ def test_concurrent_publishers(store: tuple[Path, list[str]], tmp_path: Path) ->
     for p in _records(out):
         validate_record(json.loads(p.read_bytes()))
     assert len(json.loads((out / "index.json").read_text())["records"]) == len(paths)
+
+
+@pytest.mark.corpus
+def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list[str]],
+                                                         tmp_path: Path) -> None:
+    """A record published by an older tool version (simulated by rewriting the version in
+    a published file) is kept beside the new one; a tampered record from the *same*
+    version is refused and left as it is."""
+    root, paths = store
+    out = tmp_path / "out"
+    first = _publish(root / LOCK_NAME, out)
+    assert first.wait(timeout=120) == 0
+    older, tampered = sorted(_records(out))[:2]
+    doc = json.loads(older.read_bytes())
+    doc["validation"]["tool"]["version"] = "0.0.1"
+    older.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    old_bytes = older.read_bytes()
+    doc = json.loads(tampered.read_bytes())
+    doc["notes"].append("edited by hand")
+    tampered.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    tampered_bytes = tampered.read_bytes()
+    again = _publish(root / LOCK_NAME, out)
+    stdout, stderr = again.communicate(timeout=120)
+    assert again.returncode == 1
+    assert "same tool version" in stderr.decode() and "1 replaced" in stdout.decode()
+    kept = older.with_name(older.name[:-len(".json")] + "@recipe-check-0.0.1.json")
+    assert kept.read_bytes() == old_bytes
+    assert json.loads(older.read_bytes())["validation"]["tool"]["version"] != "0.0.1"
+    assert tampered.read_bytes() == tampered_bytes
+    index = json.loads((out / "index.json").read_text())
+    assert len(index["records"]) == len(paths) + 1
+    assert [e["current"] for e in index["records"] if e["file"].endswith(kept.name)] == [False]

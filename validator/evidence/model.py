@@ -2,9 +2,10 @@
 path)``.
 
 ``schemas/record.schema.json`` is generated from :class:`Record` (``model_json_schema()``
-plus the 2020-12 ``$schema``; ``recipe-check record --print-schema`` or
-``python scripts/gen_record_schema.py`` rewrite it) and every record is validated against
-that file with :mod:`jsonschema` before it is written (:func:`validate_record`).
+plus the 2020-12 ``$schema``; ``recipe-check record --print-schema >
+schemas/record.schema.json`` rewrites it, and a test fails when the file is stale) and
+every record is validated against that file with :mod:`jsonschema` before it is written
+(:func:`validate_record`).
 
 Field meanings follow the curated catalogue records this project replaces (identity,
 artifact, runtime, hardware topics, deployment options per variant, recipe parameters,
