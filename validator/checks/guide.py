@@ -294,6 +294,8 @@ def _shared_values(cmd: ServeCommand, parsed: ParsedArgs) -> dict[str, tuple[str
 
 
 def _canonical_json(value: str) -> str:
+    if not value.lstrip().startswith(("{", "[")):
+        return value
     try:
         return json.dumps(json.loads(value), sort_keys=True)
     except ValueError:

@@ -188,7 +188,8 @@ class ParsedArgs:
         if dotted:
             merged: dict[str, Any] = {}
             for o in dotted:
-                _merge(merged, o.keys, dotted_value(o.value or "", o.append))
+                if o.value is not None:
+                    _merge(merged, o.keys, dotted_value(o.value, o.append))
             return merged, dotted
         if whole and whole[-1].value is not None:
             try:

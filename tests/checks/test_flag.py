@@ -1,0 +1,184 @@
+"""FLAG rules: faults injected into real recipes of the corpus at ``main`` (GLM-5.1 mostly),
+each with its passing counterpart, plus the real defects the corpus has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_tree, line_of
+
+GLM = "models/zai-org/GLM-5.1.yaml"
+
+
+def findings(root: Path, path: str = GLM, prefix: str = "FLAG") -> list[tuple[str, str, int, str]]:
+    return [(f.rule, f.pointer, f.line, f.message) for f in check_tree(root, path)
+            if f.rule.startswith(prefix)]
+
+
+def rules(root: Path, path: str = GLM) -> set[str]:
+    return {r for r, _, _, _ in findings(root, path)}
+
+
+def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
+    file = root / path
+    text = file.read_text("utf-8")
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    file.write_text(text, "utf-8")
+    return text
+
+
+BASE = '    - "--trust-remote-code"\n    - "--chat-template-content-format=string"\n'
+
+
+# GLM-5.1 at main has one FLAG016 warning (VLLM_USE_FLASHINFER_MOE_FP4 is no longer read
+# by the newest releases) and no errors; injected overrides may add FLAG012 infos.
+BASELINE = {"FLAG016"}
+IGNORED = {"FLAG012", "FLAG016"}
+
+
+def test_unmodified_glm_has_no_flag_errors(corpus_copy: Path) -> None:
+    assert rules(corpus_copy) == BASELINE
+    (env,) = [f for f in findings(corpus_copy) if f[0] == "FLAG016"]
+    assert env[1] == "/variants/nvfp4/extra_env/VLLM_USE_FLASHINFER_MOE_FP4"
+    assert "no longer read from vLLM" in env[3]
+
+
+CASES = [
+    # (rule, old, new, pointer, needle)
+    ("FLAG001", '    - "--trust-remote-code"\n', '    - "--trust-remote-codes"\n',
+     "/model/base_args/0", '"--trust-remote-codes"'),
+    ("FLAG004", '      - "fp8"\n    extra_env:', "    extra_env:",
+     "/variants/nvfp4/extra_args/0", '      - "--kv-cache-dtype"'),
+    ("FLAG005", '    - "--trust-remote-code"\n', '    - "--trust-remote-code=true"\n',
+     "/model/base_args/0", '"--trust-remote-code=true"'),
+    ("FLAG006", '      - "fp8"\n    extra_env:', '      - "fp9"\n    extra_env:',
+     "/variants/nvfp4/extra_args/0", '      - "--kv-cache-dtype"'),
+    ("FLAG007", '      - "--speculative-config.method"\n      - "mtp"\n'
+     '      - "--speculative-config.num_speculative_tokens"\n      - "3"\n',
+     '      - "--speculative-config"\n      - \'{"method": "mtp",}\'\n',
+     "/features/spec_decoding/args/0", '      - "--speculative-config"'),
+    ("FLAG008", '      - "--speculative-config.num_speculative_tokens"\n      - "3"\n',
+     '      - "--speculative-config.num_speculative_tokens"\n      - "0"\n',
+     "/features/spec_decoding/args/2", "num_speculative_tokens\""),
+    ("FLAG009", '      - "glm47"\n',
+     '      - "glm47"\n      - "--speculative-config.enforce_eager"\n',
+     "/features/tool_calling/args/2", "enforce_eager"),
+    ("FLAG010", '      - "--tool-call-parser"\n      - "glm47"\n', "",
+     "/features/tool_calling/args/0", '"--enable-auto-tool-choice"'),
+    ("FLAG011", BASE, BASE + '    - "--trust-remote-code"  # again\n', "/model/base_args/2",
+     "# again"),
+    ("FLAG013", '"--chat-template-content-format=string"',
+     '"--chat_template_content_format=string"', "/model/base_args/1",
+     "chat_template_content_format"),
+    ("FLAG014", '    - "--trust-remote-code"\n', '    - "--trust-remote"\n',
+     "/model/base_args/0", '"--trust-remote"'),
+    ("FLAG015", BASE, BASE + '    - "--max-model-len"\n    - "300000"\n', "/model/base_args/2",
+     '"--max-model-len"'),
+    ("FLAG016", "  base_env: {}", '  base_env:\n    VLLM_NOT_A_REAL_VARIABLE: "1"',
+     "/model/base_env/VLLM_NOT_A_REAL_VARIABLE", "VLLM_NOT_A_REAL_VARIABLE"),
+]
+
+
+@pytest.mark.parametrize(("rule", "old", "new", "pointer", "needle"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_injected_fault_is_found_at_its_line(corpus_copy: Path, rule: str, old: str, new: str,
+                                             pointer: str, needle: str) -> None:
+    text = inject(corpus_copy, old, new)
+    expected = line_of(text, needle)
+    found = findings(corpus_copy)
+    assert any(r == rule and p == pointer and ln == expected for r, p, ln, _ in found), found
+    assert rules(corpus_copy) - IGNORED == {rule} - IGNORED, found
+
+
+def test_spec_tokens_dotted_value_that_swallows_a_flag(corpus_copy: Path) -> None:
+    inject(corpus_copy, '      - "--speculative-config.num_speculative_tokens"\n      - "3"\n',
+           '      - "--speculative-config.num_speculative_tokens"\n')
+    found = findings(corpus_copy)
+    assert {r for r, *_ in found} - IGNORED == {"FLAG004"}, found
+
+
+def test_shadowing_names_both_lines(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, BASE, BASE + '    - "--kv-cache-dtype"\n    - "auto"\n')
+    found = [f for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG012"]
+    variant_line = line_of(text, '      - "--kv-cache-dtype"')
+    base_line = line_of(text, '    - "--kv-cache-dtype"')
+    (hit,) = [f for f in found if f.line == variant_line]
+    assert f"line {base_line}" in hit.message and hit.related[0].line == base_line
+    assert "variants.nvfp4.extra_args" in hit.message
+
+
+def test_hardware_override_shadows_base_args(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, BASE, BASE + '    - "--kv-cache-dtype"\n    - "auto"\n')
+    text = inject(corpus_copy, "hardware_overrides: {}",
+                  'hardware_overrides:\n  hopper:\n    extra_args: ["--kv-cache-dtype", "fp8"]')
+    found = [f for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG012"
+             and f.pointer == "/hardware_overrides/hopper/extra_args/0"]
+    # the hopper override comes after both the base args and the nvfp4 variant's args
+    assert sorted(f.related[0].message for f in found) == ["model.base_args",
+                                                          "variants.nvfp4.extra_args"]
+    assert {f.line for f in found} == {line_of(text, "  hopper:") + 1}
+
+
+def test_parser_newer_than_minimum_names_its_first_release(corpus_copy: Path) -> None:
+    inject(corpus_copy, 'min_vllm_version: "0.19.1"', 'min_vllm_version: "0.10.0"')
+    found = [f for f in findings(corpus_copy) if f[0] == "FLAG006"]
+    glm47 = [m for _, p, _, m in found if p == "/features/tool_calling/args/0"]
+    assert glm47 and "`glm47` is accepted only from vLLM" in glm47[0]
+
+
+def test_flag_newer_than_minimum(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, BASE, BASE + '    - "--linear-backend"\n    - "auto"\n')
+    (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG002"]
+    assert found[1:3] == ("/model/base_args/2", line_of(text, '"--linear-backend"'))
+    assert "exists only from vLLM 0.22.0" in found[3] and "0.19.1" in found[3]
+
+
+def test_flag_removed_by_newest_release(corpus_copy: Path) -> None:
+    assert "FLAG003" not in rules(corpus_copy)
+    # --calculate-kv-scales: 0.7.0 .. 0.27.1 (vendored registries)
+    inject(corpus_copy, BASE, BASE + '    - "--calculate-kv-scales"\n')
+    (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG003"]
+    assert found[1] == "/model/base_args/2"
+    assert "was removed in vLLM 0.28.0" in found[3]
+
+
+def test_omni_recipe_is_not_checked(corpus_repo: Path) -> None:
+    found = findings(corpus_repo, "models/stabilityai/stable-audio-open-1.0.yaml")
+    assert [r for r, *_ in found] == ["FLAG017"]
+
+
+def test_ascend_variant_is_not_checked_but_others_are(corpus_repo: Path) -> None:
+    found = findings(corpus_repo, "models/Qwen/Qwen3.8-27B.yaml")
+    infos = [p for r, p, _, _ in found if r == "FLAG017"]
+    assert "/variants/ascend_w8a8/extra_args" in infos
+    assert not any(r in {"FLAG001", "FLAG002", "FLAG005", "FLAG006", "FLAG007"}
+                   for r, p, _, _ in found if "ascend" in p), found
+
+
+def test_min_version_predating_vllm_serve(corpus_copy: Path) -> None:
+    path = "models/microsoft/Phi-4-reasoning.yaml"  # real defect at main: "0.4.2"
+    assert [r for r, *_ in findings(corpus_copy, path)] == ["FLAG018"]
+    inject(corpus_copy, 'min_vllm_version: "0.4.2"', 'min_vllm_version: "0.10.0"', path)
+    assert "FLAG018" not in rules(corpus_copy, path)
+
+
+def test_nightly_is_checked_against_newest_release(corpus_copy: Path) -> None:
+    inject(corpus_copy, 'min_vllm_version: "0.19.1"', 'min_vllm_version: "nightly"')
+    found = findings(corpus_copy)
+    assert next(m for r, _, _, m in found if r == "FLAG019").startswith("`nightly` is not a")
+
+
+def test_flag_and_value_in_one_item(corpus_copy: Path) -> None:
+    path = "models/XiaomiMiMo/MiMo-V2.5-Pro.yaml"  # real defect at main
+    assert "FLAG020" in rules(corpus_copy, path)
+    inject(corpus_copy, '"--max-model-len auto"', '"--max-model-len"\n    - "auto"', path)
+    assert "FLAG020" not in rules(corpus_copy, path)
+
+
+def test_unknown_parser_plugin_flag_in_corpus(corpus_repo: Path) -> None:
+    found = findings(corpus_repo, "models/nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml")
+    (hit,) = [f for f in found if f[0] == "FLAG001"]
+    assert "--tool-call-parser-plugin" in hit[3]

@@ -1,0 +1,115 @@
+"""GUIDE rules: faults injected into the guide of the real GLM-5.1 recipe at corpus ``main``
+(each case also passes unmodified), a multi-node fixture of our own, and real defects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_tree, line_of
+
+GLM = "models/zai-org/GLM-5.1.yaml"
+SERVE = "  vllm serve zai-org/GLM-5.1-FP8 \\\n"  # the guide's `vllm serve` block
+DOCKER = "    vllm/vllm-openai:latest zai-org/GLM-5.1-FP8 \\\n"
+
+
+def guide_findings(root: Path, path: str = GLM) -> list[tuple[str, int, str]]:
+    return [(f.rule, f.line, f.message) for f in check_tree(root, path)
+            if f.rule.startswith("GUIDE")]
+
+
+def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
+    file = root / path
+    text = file.read_text("utf-8")
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    file.write_text(text, "utf-8")
+    return text
+
+
+def test_unmodified_glm_guide_is_clean(corpus_copy: Path) -> None:
+    assert guide_findings(corpus_copy) == []
+
+
+CASES = [
+    # (rule, old, new, needle of the reported line)
+    ("GUIDE001", SERVE, SERVE.replace("\\\n", "\\   \n"), "vllm serve zai-org/GLM-5.1-FP8"),
+    ("GUIDE002", "num_speculative_tokens 3 \\\n", "num_speculative_tokens 3\n",
+     "       --tool-call-parser glm47"),
+    ("GUIDE003", SERVE, SERVE + "       --enable-turbo-mode \\\n", "--enable-turbo-mode"),
+    ("GUIDE004", SERVE, SERVE + "       --linear-backend auto \\\n", "--linear-backend"),
+    ("GUIDE005", SERVE, SERVE + "       --calculate-kv-scales \\\n", "--calculate-kv-scales"),
+    ("GUIDE006", SERVE, SERVE + "       --kv-cache-dtype fp9 \\\n", "--kv-cache-dtype fp9"),
+    ("GUIDE007", SERVE + "       --tensor-parallel-size 8",
+     SERVE + "       --tensor-parallel 8", "--tensor-parallel 8"),
+    ("GUIDE008", "       --tool-call-parser glm47 \\\n", "", "       --enable-auto-tool-choice"),
+    ("GUIDE009", SERVE, SERVE.replace("GLM-5.1-FP8", "GLM-5-FP8"), "vllm serve zai-org/GLM-5-FP"),
+    ("GUIDE010", SERVE, "  VLLM_NOT_A_REAL_VARIABLE=1 " + SERVE.lstrip(),
+     "VLLM_NOT_A_REAL_VARIABLE=1"),
+    ("GUIDE011", "       --reasoning-parser glm45 \\\n",
+     "       --reasoning-parser deepseek_r1 \\\n", "--reasoning-parser deepseek_r1"),
+]
+
+
+@pytest.mark.parametrize(("rule", "old", "new", "needle"), CASES, ids=[c[0] for c in CASES])
+def test_injected_guide_fault_is_found_at_its_line(corpus_copy: Path, rule: str, old: str,
+                                                   new: str, needle: str) -> None:
+    text = inject(corpus_copy, old, new)
+    expected = line_of(text, needle)
+    found = guide_findings(corpus_copy)
+    assert (rule, expected) in [(r, ln) for r, ln, _ in found], found
+    assert {r for r, _, _ in found} == {rule}, found
+
+
+def test_docker_command_flags_are_checked(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, DOCKER, DOCKER + "      --kv-cache-dtype fp9 \\\n")
+    assert guide_findings(corpus_copy) == [
+        ("GUIDE006", line_of(text, "--kv-cache-dtype fp9"),
+         guide_findings(corpus_copy)[0][2])]
+
+
+MULTI_NODE = """
+  ## Two-node data parallel (our own fixture)
+
+  Node 0:
+
+  ```bash
+  vllm serve zai-org/GLM-5.1-FP8 \\
+    --data-parallel-size 16 --data-parallel-size-local 8 \\
+    --data-parallel-address $HEAD_IP --data-parallel-rpc-port 13345 \\
+    --enable-expert-parallel --gpu-memory-utilization 0.90
+  ```
+
+  Node 1:
+
+  ```bash
+  vllm serve zai-org/GLM-5.1-FP8 \\
+    --data-parallel-size 16 --data-parallel-size-local 8 --data-parallel-start-rank 8 \\
+    --data-parallel-address $HEAD_IP --data-parallel-rpc-port 13345 --headless \\
+    --enable-expert-parallel --gpu-memory-utilization 0.92 --async-scheduling
+  ```
+"""
+
+
+def test_per_node_commands_that_disagree(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, "  ## Client Usage\n", MULTI_NODE + "\n  ## Client Usage\n")
+    found = [(r, ln, m) for r, ln, m in guide_findings(corpus_copy) if r == "GUIDE012"]
+    lines = sorted(ln for _, ln, _ in found)
+    node1 = line_of(text, "--data-parallel-start-rank 8")
+    assert lines == [node1 + 2, node1 + 2], found  # --gpu-memory-utilization, --async-scheduling
+    assert any("0.92" in m and "0.90" in m for _, _, m in found)
+
+
+def test_per_node_commands_that_agree(corpus_copy: Path) -> None:
+    agreeing = MULTI_NODE.replace("0.92 --async-scheduling", "0.90")
+    inject(corpus_copy, "  ## Client Usage\n", agreeing + "\n  ## Client Usage\n")
+    assert guide_findings(corpus_copy) == []
+
+
+def test_bench_and_curl_blocks_are_not_commands(corpus_copy: Path) -> None:
+    # the benchmark block runs `vllm bench serve --model ... --random-input 8000`, whose
+    # flags are not `vllm serve` flags; it must not be checked as a serve command
+    text = (corpus_copy / GLM).read_text()
+    assert "vllm bench serve" in text and "--random-input 8000" in text
+    assert guide_findings(corpus_copy) == []
