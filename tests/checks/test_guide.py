@@ -113,3 +113,19 @@ def test_bench_and_curl_blocks_are_not_commands(corpus_copy: Path) -> None:
     text = (corpus_copy / GLM).read_text()
     assert "vllm bench serve" in text and "--random-input 8000" in text
     assert guide_findings(corpus_copy) == []
+
+
+def test_closing_fence_glued_to_a_command(corpus_copy: Path) -> None:
+    path = "models/ibm-granite/granite-3.2-2b-instruct.yaml"  # real defect at main
+    text = (corpus_copy / path).read_text()
+    found = guide_findings(corpus_copy, path)
+    assert [(r, ln) for r, ln, _ in found] == [
+        ("GUIDE013", line_of(text, "vllm serve ibm-granite/granite-3.2-2b-instruct  ```"))]
+    inject(corpus_copy, "granite-3.2-2b-instruct  ```", "granite-3.2-2b-instruct\n  ```", path)
+    assert guide_findings(corpus_copy, path) == []
+
+
+def test_local_paths_and_placeholders_are_not_other_models(corpus_copy: Path) -> None:
+    inject(corpus_copy, SERVE, SERVE.replace("zai-org/GLM-5.1-FP8", "/models/GLM-5.1-FP8"))
+    inject(corpus_copy, DOCKER, DOCKER.replace("zai-org/GLM-5.1-FP8", "<model>"))
+    assert guide_findings(corpus_copy) == []
