@@ -542,24 +542,32 @@ def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool
     commits = [objects.commit(r) for r in revisions]
     listed = set(revisions)
     baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
+    # Consecutive revisions mostly share sub-trees: memoise per (context files, models
+    # tree) ids so that an unchanged state is not flattened and hashed again.
+    memo: dict[tuple[str | None, ...], tuple[str, str, dict[str, str]]] = {}
     for info in [objects.commit(b) for b in dict.fromkeys(baselines)] + commits:
-        files = objects.files(info.tree)
-        digest = context_digest(files)
-        if digest not in contexts:
-            contexts[digest] = (info.id, {p: o for p, o in files.items()
-                                          if is_context_file(p) or is_recipe(p)})
-        recipes: dict[str, str] = {}
-        for path, oid in files.items():
-            if not _selected(path, options):
-                continue
-            sha = sha_of.get(oid)
-            if sha is None:
-                sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
-            key = blob_key(tool, path, sha)
-            blobs.setdefault(key, (path, oid))
-            recipes[path] = key
-        snapshots[info.id] = Snapshot(info, digest, context_digest(files, with_recipes=False),
-                                      recipes)
+        top = {name: oid for _mode, name, oid in objects.tree_entries(info.tree)}
+        state = tuple(top.get(n) for n in ("taxonomy.yaml", "platforms.yaml", "strategies",
+                                           "kv_store", "models"))
+        known = memo.get(state)
+        if known is None:
+            files = objects.files(info.tree)
+            digest = context_digest(files)
+            if digest not in contexts:
+                contexts[digest] = (info.id, {p: o for p, o in files.items()
+                                              if is_context_file(p) or is_recipe(p)})
+            recipes: dict[str, str] = {}
+            for path, oid in files.items():
+                if not _selected(path, options):
+                    continue
+                sha = sha_of.get(oid)
+                if sha is None:
+                    sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
+                key = blob_key(tool, path, sha)
+                blobs.setdefault(key, (path, oid))
+                recipes[path] = key
+            known = memo[state] = (digest, context_digest(files, with_recipes=False), recipes)
+        snapshots[info.id] = Snapshot(info, known[0], known[1], known[2])
     return snapshots, contexts, blobs
 
 
@@ -617,9 +625,14 @@ def _take(rows: Iterable[FindingRow], wanted: Counter[tuple[str, str, str]],
 
 def _report(result: AuditResult, revisions: list[str], snapshots: dict[str, Snapshot],
             results: dict[str, dict[str, Any]]) -> None:
+    memo: dict[tuple[str, str, str], list[FindingRow]] = {}
+
     def rows(snap: Snapshot, path: str) -> list[FindingRow]:
-        found = lookup(results.get(snap.recipes[path], {}), snap.data_context, snap.context)
-        return found or []
+        key = (snap.recipes[path], snap.data_context, snap.context)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = lookup(results.get(key[0], {}), key[1], key[2]) or []
+        return found
 
     for rev in revisions:
         snap = snapshots[rev]
