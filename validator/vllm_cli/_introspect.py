@@ -351,7 +351,13 @@ def _safe_repr(v: Any) -> str | None:
 
 
 def _code_mentions_json(fn: Any, depth: int = 0) -> bool:
-    """Does a type callable (or what it closes over) parse JSON?"""
+    """Does a type callable (or what it wraps) parse JSON?
+
+    ``json.loads`` itself, a ``functools.partial`` of something that does, a closure
+    over something that does (``optional_type(json.loads)``, ``parse_type(lambda x:
+    TypeAdapter(C).validate_json(x))``).  When a function closes over callables, only
+    those decide: ``optional_type(int)`` mentions ``json.loads`` in its body (to special-
+    case it) but wraps ``int``."""
     if depth > 4 or fn is None:
         return False
     import functools
@@ -367,16 +373,17 @@ def _code_mentions_json(fn: Any, depth: int = 0) -> bool:
         code = getattr(call, "__code__", None)
         if code is None:
             return False
-    names = set(code.co_names) | set(code.co_varnames)
-    if {"loads", "validate_json", "json_loads"} & names:
-        return True
+    wrapped = []
     for cell in getattr(fn, "__closure__", None) or ():
         try:
-            if _code_mentions_json(cell.cell_contents, depth + 1):
-                return True
+            value = cell.cell_contents
         except ValueError:
             continue
-    return False
+        if callable(value):
+            wrapped.append(value)
+    if wrapped:
+        return any(_code_mentions_json(w, depth + 1) for w in wrapped)
+    return bool({"loads", "validate_json", "json_loads"} & set(code.co_names))
 
 
 def _is_json_action(action: argparse.Action) -> bool:
@@ -391,9 +398,14 @@ def _is_json_action(action: argparse.Action) -> bool:
         # Rejected: a typed JSON config (validate_json of a config class) rejects
         # unknown keys; decide from what the callable does.
         return _code_mentions_json(t)
-    # Accepted: JSON iff the string was decoded (``optional_type(str)`` returns it as is).
-    return isinstance(out, (dict, list)) or (
-        not isinstance(out, str) and out is not None and _code_mentions_json(t))
+    # Accepted: a dict came back decoded -> JSON.  A string/number/None or a list (the
+    # ``--device-ids`` comma splitter) -> not JSON.  Another object (a config class
+    # built by ``TypeAdapter(C).validate_json``) -> decided by what the callable does.
+    if isinstance(out, dict):
+        return True
+    if out is None or isinstance(out, (str, bytes, int, float, list, tuple)):
+        return False
+    return _code_mentions_json(t)
 
 
 def _is_deprecated(action: argparse.Action) -> bool:
