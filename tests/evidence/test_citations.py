@@ -81,3 +81,16 @@ def test_glm53_default_features_are_not_the_opt_in_one() -> None:
     inherited = facts["Variant default: model id"]
     assert inherited["value"] == "zai-org/GLM-5.3" and inherited["classification"] == "derived"
     assert inherited["evidence_url"].endswith("#L22")
+
+
+def test_flash_guide_figures_are_reported() -> None:
+    commit, path = EXTRA_GLM53[2]
+    tree = ManifestTree(EXTRA / "MANIFEST.json", REPO, commit)
+    data = json.loads(record_bytes(build_record(tree, path, checked_on="2026-11-29")))
+    got = {(r["metric"], r["quoted"]): r for r in data["reported_results"]}
+    assert set(got) >= {("kv_cache_tokens", "14.92M"), ("max_concurrency", "113.81"),
+                        ("kv_cache_tokens", "8.87M")}
+    kv = got[("kv_cache_tokens", "14.92M")]
+    assert kv["value"] == 14.92e6 and kv["evidence_url"].endswith("#L455")
+    assert got[("kv_cache_tokens", "8.87M")]["evidence_url"].endswith("#L456")
+    assert kv["conditions"]["command"].startswith("vllm serve zai-org/GLM-5.3-Flash")

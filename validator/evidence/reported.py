@@ -35,13 +35,15 @@ _HW = re.compile(
 # (metric, regex with group 'num' (and optional 'unit'), default unit, label)
 _PROSE: list[tuple[Metric, re.Pattern[str], str, str]] = [
     ("kv_cache_tokens",
-     re.compile(rf"(?P<num>{_NUM})(?P<mult>\s?[KMkm])?[- ]token\s+(?:GPU\s+)?KV[- ]cache"),
+     re.compile(rf"(?P<num>{_NUM})(?P<mult>\s?[KMkm])?[- ]token\s+(?:GPU\s+)?KV[-\s]+"
+                r"(?:cache|pool)"),
      "tokens", "KV cache size"),
     ("kv_cache_tokens",
      re.compile(r"KV[- ]cache(?:\s+size)?(?:\s+\w+){0,3}:?\s+`?(?P<num>\d[\d,]{2,})`?"
                 r"\s+tokens"), "tokens", "KV cache size"),
     ("max_concurrency",
-     re.compile(rf"(?P<num>{_NUM})\s?[x×]\s+(?:maximum\s+)?concurrency", re.IGNORECASE),
+     re.compile(rf"(?P<num>{_NUM})\s?[x×]\s+(?:max(?:imum)?\.?\s+)?concurrency",
+                re.IGNORECASE),
      "x", "maximum concurrency"),
     ("max_concurrency",
      re.compile(rf"[Mm]aximum concurrency for [^:\n]+:\s+(?P<num>{_NUM})x"), "x",
