@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,13 +33,14 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict, str]:
+def run_json(args: list[str], capsys: pytest.CaptureFixture[str]
+             ) -> tuple[int, dict[str, Any], str]:
     code = main([*args, "--format", "json"])
     out = capsys.readouterr()
     return code, (json.loads(out.out) if out.out.strip() else {}), out.err
 
 
-def findings_of(report: dict, path: str) -> list[tuple[str, int, int]]:
+def findings_of(report: dict[str, Any], path: str) -> list[tuple[str, int, int]]:
     for doc in report["documents"]:
         if doc["path"] == path:
             return [(f["rule"], f["line"], f["column"]) for f in doc["findings"]]

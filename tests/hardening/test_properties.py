@@ -139,7 +139,7 @@ TOKEN = st.sampled_from(["--tensor-parallel-size", "-tp", "8", "--enable-expert-
 def test_vllm_argument_parser_never_raises(tokens: list[str], positionals: int) -> None:
     from validator.vllm_cli.argv import parse_args
 
-    result = parse_args(tokens, _Cli(), allow_positionals=positionals)  # type: ignore[arg-type]
+    result = parse_args(tokens, _Cli(), allow_positionals=positionals)
     for problem in result.problems:
         assert 0 <= problem.index <= len(tokens)
 
