@@ -61,7 +61,11 @@ def run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         raise UsageError(str(exc)) from exc
     entries.sort(key=lambda e: e.key)
-    pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+    try:
+        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+    except ValueError as exc:
+        raise UsageError(f"{PAUSE_ENV}: expected seconds, got "
+                         f"{os.environ.get(PAUSE_ENV)!r}") from exc
     failures = 0
     counts = {"written": 0, "unchanged": 0, "replaced": 0}
     trees: dict[tuple[str, str], SnapshotTree] = {}
