@@ -340,3 +340,15 @@ def test_bad_shard_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
         main(["history", "--shard", "3/2"])
     assert exc.value.code == 2
     assert "K <= N" in capsys.readouterr().err
+
+
+def test_unwritable_cache_is_an_io_error(corpus_repo: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for jobs in ("1", "2"):
+        code = main(["history", "--repo", str(corpus_repo), "--cache-dir",
+                     str(blocker / "cache"), "--jobs", jobs,
+                     "models/thinkingmachines/Inkling.yaml"])
+        err = capsys.readouterr().err
+        assert code == 2 and "a-file" in err and "Traceback" not in err
