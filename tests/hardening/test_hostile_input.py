@@ -149,6 +149,15 @@ def test_merge_key_bomb_is_refused() -> None:
     assert [f.rule for f in doc.findings] == ["YAML007"]
 
 
+def test_long_merge_key_chain_is_refused_quickly() -> None:
+    lines = ["a0: &a0 {x: 1}"]
+    lines += [f"a{i}: &a{i} {{<<: *a{i - 1}, y{i}: 1}}" for i in range(1, 5000)]
+    start = time.monotonic()
+    doc = load_yaml("\n".join(lines).encode(), "chain.yaml")
+    assert time.monotonic() - start < 5
+    assert [f.rule for f in doc.findings] == ["YAML007"]
+
+
 @pytest.mark.parametrize("raw", [
     b"a: [" + b"x," * 1_000_000 + b"]",             # 1M nodes on one 2 MB line
     b"a:\n" + b"- x\n" * 500_000,                    # 500k block items
