@@ -234,10 +234,10 @@ class _Builder:
     def mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         seen: dict[str, yaml.Node] = {}
-        merged: dict[str, Any] = {}
+        merges: list[yaml.Node] = []
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag == MERGE_TAG:
-                merged.update(self.merge(value_node, pointer, depth))
+                merges.append(value_node)  # built after the explicit keys (see below)
                 continue
             key = self.key_text(key_node, pointer, depth)
             child = join_pointer(pointer, key)
@@ -257,8 +257,11 @@ class _Builder:
             seen[key] = key_node
             self.doc.source_map.keys[child] = _span(key_node)
             result[key] = self.build(value_node, child, depth + 1, key)
-        for k, v in merged.items():
-            result.setdefault(k, v)
+        # Explicit keys override merged ones; building them first also gives their
+        # pointers the explicit node's position in the source map.
+        for merge_node in merges:
+            for k, v in self.merge(merge_node, pointer, depth).items():
+                result.setdefault(k, v)
         return result
 
     def merge(self, node: yaml.Node, pointer: str, depth: int) -> dict[str, Any]:

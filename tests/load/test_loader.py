@@ -143,3 +143,10 @@ def test_loads_every_recipe_at_corpus_main(corpus_repo: Path) -> None:
             for index, text in enumerate(guide.splitlines()):
                 line, col = doc.source_map.block_line("/guide", index)
                 assert lines[line - 1][col - 1:] == text, (path, index)
+
+
+def test_key_overriding_a_merge_points_at_its_own_line() -> None:
+    doc = load_yaml(b"base: &b\n  x: 1\n  y: 2\nother:\n  <<: *b\n  x: 5\n", "t.yaml")
+    assert doc.data["other"] == {"x": 5, "y": 2}
+    assert doc.source_map.position("/other/x") == (6, 6)
+    assert doc.source_map.position("/other/y") == (3, 6)

@@ -257,6 +257,9 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                 break
 
 
+_NIGHTLY_COMMIT = re.compile(r"(?:[a-z0-9]+-)?nightly-[0-9a-f]{7,40}")
+
+
 @rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release")
 def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``docker_image`` should name a release: ``latest``, ``nightly``,
@@ -273,6 +276,9 @@ def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
             continue  # a third-party image pinned to a release of its own (vllm-ascend v0.23.0)
         if ref.tag is None:
             msg = f"image {site.value!r} has no tag (Docker pulls the moving 'latest')"
+        elif _NIGHTLY_COMMIT.fullmatch(ref.tag):
+            msg = (f"image tag {ref.tag!r} of {site.value!r} is the nightly build of one vLLM "
+                   "commit: fixed, but no release, so its version cannot be compared")
         elif _FLOATING.search(ref.tag):
             msg = f"image tag {ref.tag!r} of {site.value!r} moves with every build"
         else:
