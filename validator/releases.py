@@ -34,9 +34,11 @@ from packaging.version import InvalidVersion, Version
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from validator.paths import SNAPSHOTS_DIR
+
 PYPI_JSON_URL = "https://pypi.org/pypi/vllm/json"
 PACKAGE = "vllm"
-SNAPSHOT_DIR = Path(__file__).resolve().parents[1] / "snapshots"
+SNAPSHOT_DIR = SNAPSHOTS_DIR
 SNAPSHOT_NAME = "vllm-releases.json"
 DIGEST_NAME = "vllm-releases.sha256"
 DEFAULT_TIMEOUT = 15.0

@@ -20,10 +20,11 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from validator.findings import Finding, Severity
 from validator.load import LoadedDocument
+from validator.paths import SCHEMAS_DIR
 from validator.rules import Hit, declare
 from validator.sourcemap import join_pointer
 
-SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
+SCHEMA_DIR = SCHEMAS_DIR
 
 SCHEMA_TYPE = declare(
     "SCHEMA001",

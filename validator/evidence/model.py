@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "record.schema.json"
+from validator.paths import SCHEMAS_DIR
+
+SCHEMA_PATH = SCHEMAS_DIR / "record.schema.json"
 SCHEMA_ID = "https://github.com/recipe-check/recipe-check/schemas/record.schema.json"
 RECORD_FORMAT = "recipe-check/record/v1"
 PREDICATE_TYPE = "https://github.com/recipe-check/recipe-check/attestation/record/v1"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
 
 from validator import __version__
@@ -43,12 +42,13 @@ from validator.evidence.model import (
 from validator.evidence.reported import reported_results
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
+from validator.paths import CHECKOUT_DIR
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
 
 TAXONOMY = "taxonomy.yaml"
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = CHECKOUT_DIR
 LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
 _SPDX_HINTS = (("Apache License", "Version 2.0", "Apache-2.0"), ("MIT License", "", "MIT"))
 

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from validator.paths import default_store_dir
+
 GIT_URL_ENV = "RECIPE_CHECK_GIT_URL"
 """Environment variable: where to clone ``OWNER/REPO`` from (same as ``--git-url``)."""
 
@@ -22,9 +24,8 @@ TOKEN_ENV = "GITHUB_TOKEN"
 DEFAULT_RAW_BASE = "https://raw.githubusercontent.com"
 DEFAULT_API_BASE = "https://api.github.com"
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_SNAPSHOT_DIR = PROJECT_ROOT / "snapshots" / "recipes"
-"""The project's store of verified recipe snapshots (``snapshots/recipes/``)."""
+DEFAULT_SNAPSHOT_DIR = default_store_dir()
+"""The store of verified recipe snapshots (``snapshots/recipes/`` in a checkout)."""
 
 
 def default_cache_dir() -> Path:

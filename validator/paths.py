@@ -1,0 +1,47 @@
+"""Where the project's data folders are: ``schemas/`` and ``snapshots/``.
+
+In a checkout (editable install, tests, the GitHub Action) they are the folders at the
+project root. A regular install (a wheel, as pre-commit makes) carries a copy inside the
+package, ``validator/_data/<name>``, put there by ``setup.py`` at build time.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+CHECKOUT_DIR = PACKAGE_DIR.parent
+
+
+def in_checkout() -> bool:
+    """True when running from a source checkout (the project's ``pyproject.toml`` is beside
+    the package)."""
+    return (CHECKOUT_DIR / "pyproject.toml").is_file() and (CHECKOUT_DIR / "schemas").is_dir()
+
+
+def data_dir(name: str) -> Path:
+    """The folder ``name`` (``"schemas"`` or ``"snapshots"``): the checkout's, else the copy
+    inside the installed package."""
+    for base in (CHECKOUT_DIR / name, PACKAGE_DIR / "_data" / name):
+        if base.is_dir():
+            return base
+    return CHECKOUT_DIR / name
+
+
+SCHEMAS_DIR = data_dir("schemas")
+"""JSON Schemas (read-only)."""
+
+SNAPSHOTS_DIR = data_dir("snapshots")
+"""Vendored, digest-pinned data: vLLM CLI registries, the release list, the SARIF schema
+(read-only once installed)."""
+
+
+def default_store_dir() -> Path:
+    """Default folder of the recipe snapshot store: ``snapshots/recipes`` in a checkout,
+    else ``$XDG_DATA_HOME/recipe-check/snapshots/recipes`` (an installed package's folder
+    is not the place to write)."""
+    if in_checkout():
+        return CHECKOUT_DIR / "snapshots" / "recipes"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "recipe-check" / "snapshots" / "recipes"
