@@ -117,7 +117,7 @@ def _has(reg: CliRegistry, kind: str, name: str) -> bool:
         return reg.lookup(name) is not None
     if kind == "dotted":
         spec = reg.lookup(name)
-        return bool(reg.dotted_keys and spec is not None and spec.is_json)
+        return bool(reg.dotted_keys and spec is not None and argv.json_valued(spec))
     if kind == "env":
         return name in reg.env_vars
     if kind.startswith("choices:"):
@@ -324,9 +324,10 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
     first = first_version(kind, name)
     here = Version(plan.minimum.version)
     if first is not None and Version(first) > here:
-        what = "dotted keys of " if opt.keys and first_version("option", name) != first else ""
-        return FlagIssue("newer", p.index, f"`{opt.written}`: {what}`{name}` exists only from "
-                         f"vLLM {first}, but the recipe's minimum is {plan.label}",
+        what = (f"dotted keys of `{name}` are accepted" if opt.keys
+                and first_version("option", name) != first else f"`{name}` exists")
+        return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from vLLM {first}, "
+                         f"but the recipe's minimum is {plan.label}",
                          f"raise min_vllm_version to {first} or drop the flag")
     if first is not None:
         last = last_version(kind, name)
@@ -367,7 +368,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
     if spec is None or not opt.values or opt.keys:
         return
     name = opt.option or opt.normalised
-    if spec.is_json or name in reg.json_flags:
+    if argv.json_valued(spec) or name in reg.json_flags:
         for value in opt.values:
             ok, why = _json_shape_ok(name, value)
             if not ok:

@@ -215,6 +215,24 @@ def _merge(target: dict[str, Any], keys: Sequence[str], value: Any) -> None:
         node[last] = value
 
 
+#: Option names whose value vLLM parses as JSON (config dataclasses via
+#: ``TypeAdapter(cls).validate_json``, dicts via ``json.loads``) in every release that has
+#: them; a registry's own ``is_json`` flag is trusted when set, these fill its gaps.
+_JSON_SUFFIXES = ("-config", "-kwargs", "-overrides")
+_NOT_JSON = frozenset({"--config", "--generation-config"})
+
+
+def json_valued(spec: OptionSpec) -> bool:
+    """Whether ``spec`` takes a JSON value (and so accepts dotted keys): the registry
+    says so, or it is a value-taking ``--*-config``/``--*-kwargs``/``--*-overrides``
+    option other than ``--config`` (a YAML file) and ``--generation-config`` (a path)."""
+    if spec.is_json:
+        return True
+    return spec.takes_value and any(
+        s.startswith("--") and s.endswith(_JSON_SUFFIXES) and s not in _NOT_JSON
+        for s in spec.strings)
+
+
 def dotted_value(text: str, append: bool = False) -> Any:
     """How vLLM reads the value of a dotted key: ``json.loads`` and, when that fails, the
     string itself (0.10-0.2x) — newer releases also try ``human_readable_int`` (``80g``).
@@ -460,7 +478,7 @@ def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpe
             result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"unknown option `{head}` "
                                               f"(in `{key}`)", option=opt))
         return nxt
-    if not spec.is_json:
+    if not json_valued(spec):
         result.problems.append(ArgProblem(
             Problem.DOTTED_NOT_JSON, i, f"`{key}`: `{option}` is not a JSON-valued option, "
             "so dotted keys turn its value into a JSON object it cannot take", option=opt))
