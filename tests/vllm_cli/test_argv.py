@@ -176,3 +176,24 @@ def test_model_agrees_with_argparse(version: str) -> None:
             [(p.kind, p.message) for p in parse_args(tokens, reg).problems]))
 
     check()
+
+
+def test_config_dataclass_options_take_dotted_keys() -> None:
+    # 0.12.0 parses --compilation-config with TypeAdapter(CompilationConfig).validate_json
+    # (vllm/engine/arg_utils.py, parse_dataclass): dotted keys work
+    parsed = parse_args(["--compilation-config.cudagraph_mode", "FULL_DECODE_ONLY"],
+                        load_registry("0.12.0"))
+    assert parsed.problems == []
+    assert parsed.json_value("compilation_config")[0] == {"cudagraph_mode": "FULL_DECODE_ONLY"}
+    # --generation-config is a path, not JSON
+    assert kinds(["--generation-config.x", "1"], load_registry("0.12.0")) == [
+        (Problem.DOTTED_NOT_JSON, 0)]
+
+
+def test_hidden_no_enable_alias_of_enable_disable_pairs() -> None:
+    newest = load_registry(str(available_versions()[-1]))
+    spec = newest.lookup("--enable-prefix-caching")
+    assert spec is not None and "--disable-prefix-caching" in spec.strings
+    parsed = parse_args(["--no-enable-prefix-caching"], newest)
+    assert parsed.problems == [] and parsed.options[0].dest == "enable_prefix_caching"
+    assert kinds(["--no-max-model-len"], newest)[0][0] in {Problem.UNKNOWN, Problem.AMBIGUOUS}
