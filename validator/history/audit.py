@@ -539,6 +539,7 @@ def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool
     contexts: dict[str, tuple[str, dict[str, str]]] = {}
     blobs: dict[str, tuple[str, str]] = {}
     sha_of: dict[str, str] = {}
+    key_of: dict[tuple[str, str], str] = {}
     commits = [objects.commit(r) for r in revisions]
     listed = set(revisions)
     baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
@@ -558,13 +559,15 @@ def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool
                                               if is_context_file(p) or is_recipe(p)})
             recipes: dict[str, str] = {}
             for path, oid in files.items():
-                if not _selected(path, options):
-                    continue
-                sha = sha_of.get(oid)
-                if sha is None:
-                    sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
-                key = blob_key(tool, path, sha)
-                blobs.setdefault(key, (path, oid))
+                key = key_of.get((path, oid))
+                if key is None:
+                    if not _selected(path, options):
+                        continue
+                    sha = sha_of.get(oid)
+                    if sha is None:
+                        sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
+                    key = key_of[(path, oid)] = blob_key(tool, path, sha)
+                    blobs.setdefault(key, (path, oid))
                 recipes[path] = key
             known = memo[state] = (digest, context_digest(files, with_recipes=False), recipes)
         snapshots[info.id] = Snapshot(info, known[0], known[1], known[2])
@@ -651,7 +654,10 @@ def _report(result: AuditResult, revisions: list[str], snapshots: dict[str, Snap
             elif same_context and old_paths[path] == snap.recipes[path]:
                 continue
             else:
-                gained, lost = _compare(rows(parent, path), rows(snap, path))
+                before, after = rows(parent, path), rows(snap, path)
+                if before is after or before == after:
+                    continue
+                gained, lost = _compare(before, after)
                 report.introduced += [Change(path, r) for r in gained]
                 report.fixed += [Change(path, r) for r in lost]
         result.revisions.append(report)
