@@ -129,3 +129,12 @@ def test_local_paths_and_placeholders_are_not_other_models(corpus_copy: Path) ->
     inject(corpus_copy, SERVE, SERVE.replace("zai-org/GLM-5.1-FP8", "/models/GLM-5.1-FP8"))
     inject(corpus_copy, DOCKER, DOCKER.replace("zai-org/GLM-5.1-FP8", "<model>"))
     assert guide_findings(corpus_copy) == []
+
+
+def test_headless_node_may_omit_api_server_flags(corpus_copy: Path) -> None:
+    head = MULTI_NODE.replace("--gpu-memory-utilization 0.90\n",
+                              "--gpu-memory-utilization 0.90 --tool-call-parser glm47 \\\n"
+                              "    --enable-auto-tool-choice --port 8000\n")
+    agreeing = head.replace("0.92 --async-scheduling", "0.90")
+    inject(corpus_copy, "  ## Client Usage\n", agreeing + "\n  ## Client Usage\n")
+    assert guide_findings(corpus_copy) == []

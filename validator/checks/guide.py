@@ -40,6 +40,26 @@ MULTI_NODE_DESTS = frozenset({
     "data_parallel_start_rank", "data_parallel_rank", "node_rank", "headless",
     "data_parallel_address", "master_addr", "nnodes",
 })
+#: API-server (frontend) options: a ``--headless`` node runs no API server, so their
+#: absence there is expected. The ``Frontend`` group of ``make_arg_parser``
+#: (``FrontendArgs`` in ``vllm/entrypoints/openai/cli_args.py``, 0.10-0.33), plus the
+#: reasoning parser, served name, request logging and API server count.
+FRONTEND_DESTS = frozenset({
+    "allow_credentials", "allowed_headers", "allowed_methods", "allowed_origins",
+    "api_key", "chat_template", "chat_template_content_format", "default_chat_template_kwargs",
+    "disable_access_log_for_endpoints", "disable_fastapi_docs",
+    "disable_frontend_multiprocessing", "disable_uvicorn_access_log",
+    "enable_auto_tool_choice", "enable_force_include_usage", "enable_log_deltas",
+    "enable_log_outputs", "enable_prompt_tokens_details", "enable_request_id_headers",
+    "enable_server_load_tracking", "enable_ssl_refresh", "enable_tokenizer_info_endpoint",
+    "exclude_tools_when_tool_choice_none", "grpc_port", "host", "log_config_file",
+    "log_error_stack", "lora_modules", "max_log_len", "middleware", "port",
+    "reasoning_effort_map", "response_role", "return_tokens_as_token_ids", "root_path",
+    "ssl_ca_certs", "ssl_cert_reqs", "ssl_certfile", "ssl_ciphers", "ssl_keyfile",
+    "tool_call_parser", "tool_parser_plugin", "tool_server", "trust_request_chat_template",
+    "uds", "uvicorn_log_level", "reasoning_parser", "served_model_name",
+    "disable_log_requests", "enable_log_requests", "disable_log_stats", "api_server_count",
+})
 #: Flags whose value the guide should state the same way as the structured features.
 KEY_DESTS = ("tool_call_parser", "reasoning_parser", "tokenizer_mode")
 
@@ -256,12 +276,17 @@ def _node_sets(doc: LoadedDocument, results: list[tuple[ServeCommand, ParsedArgs
             continue  # the same command repeated (alternatives), not per-node commands
         ref_cmd, ref = members[0]
         ref_values = _shared_values(ref_cmd, ref)
+        ref_headless = ref.has("headless")
         for cmd, parsed in members[1:]:
             values = _shared_values(cmd, parsed)
+            headless = parsed.has("headless")
             for dest in sorted(set(ref_values) | set(values)):
                 a, b = ref_values.get(dest), values.get(dest)
                 if (a and a[0]) == (b and b[0]):
                     continue
+                missing_on_headless = (b is None and headless) or (a is None and ref_headless)
+                if missing_on_headless and dest.split(".")[0] in FRONTEND_DESTS:
+                    continue  # a headless node runs no API server
                 line = b[1] if b is not None else cmd.line
                 shown_a = "absent" if a is None else f"`{a[0]}`"
                 shown_b = "absent" if b is None else f"`{b[0]}`"
@@ -405,7 +430,8 @@ def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     ``--data-parallel-start-rank``...) and a flag that every node should share differs
     between them (e.g. ``--gpu-memory-utilization``, or a flag present on one node only).
     Per-node flags (ranks, ``--headless``, ``--host``, local DP size, API server count)
-    are expected to differ."""
+    are expected to differ, and API-server (frontend) flags may be absent on a
+    ``--headless`` node, which runs no API server."""
     return _hits("GUIDE012", doc, ctx)
 
 
