@@ -46,6 +46,7 @@ from validator.history.gitdata import (
     rev_list,
 )
 from validator.load import LoadedDocument
+from validator.rules import Rule
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 
@@ -79,29 +80,44 @@ def context_digest(files: dict[str, str], *, with_recipes: bool = True) -> str:
 
 
 class _TrackedContext(Context):
-    """A copy of a :class:`Context` that records whether anything read the parts of it
-    that :func:`context_digest` covers only ``with_recipes`` (the recipe list, the tree).
+    """A copy of a :class:`Context` that records which of its attributes are read.
 
-    A rule run that never touched them gave a result valid for every revision with the
-    same context files, whatever recipes sit beside it; the cache stores it under the
-    narrower digest, so adding one recipe does not invalidate every other result.
-    Tracking is per rule call (the flag is reset before each): a rule that reuses data
-    another rule derived from the recipe list must itself read ``recipe_paths``.
+    A rule family that read nothing but ``settings`` gave a result that depends on the
+    recipe alone (level ``B``); one that read only the context files' data (taxonomy,
+    strategies, kv-store and what is derived from them) gave a result valid for every
+    revision with the same context files (level ``D``); one that read the recipe list or
+    the tree depends on the full context (level ``F``). The cache stores each result
+    under the narrowest level that holds, so a taxonomy edit does not re-run rules that
+    never look at the taxonomy, and adding a recipe re-runs only those that look at the
+    recipe list.
+
+    Each rule family gets its own copy per context, kept across blobs: a cache a family
+    keeps per context object (``ctx is``) is then shared only within the family, whose
+    reads are recorded together, so data one rule derived from the context cannot reach a
+    rule of another family unrecorded.
     """
 
-    _WATCHED = frozenset({"recipe_paths", "tree", "revision"})
-    touched: bool
+    _FULL = frozenset({"recipe_paths", "tree", "revision"})
+    _FREE = frozenset({"settings", "accessed"})
+    accessed: set[str]
 
     def __init__(self, base: Context) -> None:
         state = self.__dict__
         for f in dataclasses.fields(Context):
             state[f.name] = base.__dict__[f.name]
-        state["touched"] = False
+        state["accessed"] = set()
 
     def __getattribute__(self, name: str) -> Any:
-        if name in _TrackedContext._WATCHED:
-            object.__getattribute__(self, "__dict__")["touched"] = True
+        if not name.startswith("_") and name not in _TrackedContext._FREE:
+            object.__getattribute__(self, "__dict__")["accessed"].add(name)
         return super().__getattribute__(name)
+
+    def level(self) -> str:
+        """``"B"``, ``"D"`` or ``"F"`` for what was read since ``accessed`` was reset."""
+        read = self.__dict__["accessed"]
+        if read & self._FULL:
+            return "F"
+        return "D" if read else "B"
 
 
 _NOT_CHECKS = ("commands/", "report/", "evidence/", "history/", "source/", "pr/", "cli.py",
@@ -266,21 +282,26 @@ class AuditResult:
 
 # --------------------------------------------------------------------------- workers
 #
-# Cache labels of one blob's entry:
-#   "D:<data digest>" -> {"rows": [...], "touching": [rule ids]}: load, schema and the
-#       rules that did not read the recipe list or the tree (valid for every revision with
-#       these context files); ``touching`` lists the rules that did.
-#   "F:<full digest>" -> {"rows": [...]}: the findings of the ``touching`` rules for one
+# Cache labels of one blob's entry (see _TrackedContext for the levels):
+#   "B" -> {"rows": [...], "families": [...]}: the load and schema findings and those of
+#       the rule families that read nothing from the context; ``families`` lists the
+#       families that did (they have D/F results).
+#   "D:<data digest>" -> {"rows": [...], "touching": [...]}: findings of the context-
+#       dependent families that read only the context files' data; ``touching`` lists
+#       the families that also read the recipe list or the tree.
+#   "F:<full digest>" -> {"rows": [...]}: findings of the ``touching`` families for one
 #       full context (context files + recipe list).
 
-Task = tuple[str, str, str, tuple[tuple[str, str], ...], dict[str, list[str]]]
-"""``(path, blob id, blob key, missing (data digest, full digest) pairs, {data digest:
-touching rule ids} already cached)``."""
+Task = tuple[str, str, str, tuple[tuple[str, str], ...], list[str] | None,
+             dict[str, list[str]]]
+"""``(path, blob id, blob key, missing (data digest, full digest) pairs, the cached
+``B`` families list or ``None``, {data digest: touching families} already cached)``."""
 TaskResult = tuple[str, dict[str, Any], list[str]]
 
 
 class _Worker:
-    """Per-process state: a git reader, the rules, the schema stage, recent contexts."""
+    """Per-process state: a git reader, the rules by family, the schema stage, and the
+    contexts of recent context-file sets (one tracked copy per rule family)."""
 
     MAX_CONTEXTS = 128
 
@@ -292,70 +313,78 @@ class _Worker:
         self.objects = GitObjects(repo)
         self.context_specs = contexts
         self.settings = settings
-        self.rules = check_rules()
+        self.families: dict[str, list[Rule]] = {}
+        for rule in check_rules():
+            self.families.setdefault(rule.family, []).append(rule)
         self.schema = SchemaValidator(strict=settings.strict)
-        self.contexts: OrderedDict[str, tuple[str, _TrackedContext]] = OrderedDict()
+        self.contexts: OrderedDict[str, tuple[str, Context, dict[str, _TrackedContext]]] = \
+            OrderedDict()
         self.cache = ResultCache(cache_dir)
 
-    def narrow_context(self, data_digest: str, full: str) -> tuple[str, _TrackedContext]:
+    def narrow(self, data_digest: str, full: str) -> tuple[str, Context,
+                                                           dict[str, _TrackedContext]]:
         """The context for context files ``data_digest``: ``(full digest it was built
-        from, context)``. Built once per data digest (from the commit of ``full`` when it
-        is first needed) and kept (LRU), so rules' own per-context caches keep working
-        across blobs."""
+        from, context, {family: tracked copy})``. Built once per data digest (from the
+        commit of ``full`` when first needed) and kept (LRU), so rules' own per-context
+        caches keep working across blobs."""
         entry = self.contexts.get(data_digest)
         if entry is not None:
             self.contexts.move_to_end(data_digest)
             return entry
         commit, files = self.context_specs[full]
-        ctx = _TrackedContext(build_context(CommitTree(self.objects, commit, files),
-                                            self.settings))
-        self.contexts[data_digest] = (full, ctx)
+        ctx = build_context(CommitTree(self.objects, commit, files), self.settings)
+        entry = (full, ctx, {fam: _TrackedContext(ctx) for fam in self.families})
+        self.contexts[data_digest] = entry
         if len(self.contexts) > self.MAX_CONTEXTS:
             self.contexts.popitem(last=False)
-        return full, ctx
+        return entry
 
-    def full_context(self, data_digest: str, full: str) -> _TrackedContext:
-        """The context of full digest ``full``: the narrow context of its context files
-        with the tree and recipe list of ``full``'s commit (what ``build_context`` derives
-        from them), without loading the context files again."""
-        built_from, base = self.narrow_context(data_digest, full)
+    def wide(self, data_digest: str, full: str) -> dict[str, _TrackedContext]:
+        """Tracked copies (per family) of the context of full digest ``full``: the narrow
+        context of its context files with the tree and recipe list of ``full``'s commit
+        (what ``build_context`` derives from them), without loading the context files
+        again."""
+        built_from, base, copies = self.narrow(data_digest, full)
         if built_from == full:
-            return base
+            return copies
         commit, files = self.context_specs[full]
-        ctx = _TrackedContext(base)
-        ctx.__dict__["tree"] = CommitTree(self.objects, commit, files)
-        ctx.__dict__["recipe_paths"] = frozenset(p for p in files if is_recipe(p))
-        return ctx
+        tree = CommitTree(self.objects, commit, files)
+        recipes = frozenset(p for p in files if is_recipe(p))
+        out = {}
+        for fam in self.families:
+            ctx = _TrackedContext(base)
+            ctx.__dict__["tree"] = tree
+            ctx.__dict__["recipe_paths"] = recipes
+            out[fam] = ctx
+        return out
 
-    def rules_on(self, doc: LoadedDocument, ctx: _TrackedContext, rule_ids: set[str] | None,
-                 errors: list[str]) -> tuple[list[Finding], set[str]] | None:
-        """Run the rules (all, or those in ``rule_ids``) one by one on ``ctx``: their
-        findings and the ids of those that read the recipe list or the tree. ``None``
-        when a rule crashed (its message goes to ``errors``)."""
+    def run_families(self, doc: LoadedDocument, copies: dict[str, _TrackedContext],
+                     families: Iterable[str], errors: list[str]
+                     ) -> dict[str, tuple[str, list[Finding]]] | None:
+        """Run the rules of ``families`` on their tracked copies: family -> (level,
+        findings). ``None`` when a rule crashed (its message goes to ``errors``)."""
         from validator.checker import Checker, RunResult
 
-        findings: list[Finding] = []
-        touching: set[str] = set()
-        for rule in self.rules:
-            if rule_ids is not None and rule.id not in rule_ids:
-                continue
-            ctx.__dict__["touched"] = False
+        out: dict[str, tuple[str, list[Finding]]] = {}
+        for fam in families:
+            ctx = copies[fam]
+            ctx.__dict__["accessed"] = set()
             run = RunResult()
-            findings += Checker(ctx, [rule], self.schema).run_rules(doc, run)
+            findings = Checker(ctx, self.families[fam], self.schema).run_rules(doc, run)
             if run.internal_errors:
                 errors += run.internal_errors
                 return None
-            if ctx.touched:
-                touching.add(rule.id)
-        return findings, touching
+            out[fam] = (ctx.level(), findings)
+        return out
 
     def run(self, task: Task) -> TaskResult:
         """Check one blob for each missing context pair; mirrors
         :meth:`validator.checker.Checker.check_recipe` (load, schema, rules), with the
-        load and schema stages shared by all contexts (they do not depend on one)."""
+        load and schema stages run once per blob, each rule family once per blob, per
+        context-file set or per full context as its reads require."""
         from validator.load import load_yaml
 
-        path, oid, key, pairs, known = task
+        path, oid, key, pairs, dependent, known = task
         data = self.objects.blob(oid)
         doc = load_yaml(data, path, max_bytes=self.settings.max_bytes)
         staged: list[Finding] = list(doc.findings)
@@ -365,24 +394,39 @@ class _Worker:
         results: dict[str, Any] = {}
         errors: list[str] = []
         for data_digest, full in pairs:
-            if data_digest not in known:
-                built_from, ctx = self.narrow_context(data_digest, full)
-                ran = self.rules_on(doc, ctx, None, errors) if doc.ok else ([], set())
+            if not doc.ok:  # nothing but the loader's findings, whatever the context
+                results["B"] = {"rows": _rows(staged), "families": []}
+                break
+            todo = sorted(self.families) if dependent is None else dependent
+            if dependent is not None and data_digest in known:
+                todo = []
+            if todo:
+                built_from, _ctx, copies = self.narrow(data_digest, full)
+                ran = self.run_families(doc, copies, todo, errors)
                 if ran is None:
-                    continue
-                findings, touching = ran
-                narrow = [f for f in findings if f.rule not in touching]
-                results[f"D:{data_digest}"] = {"rows": _rows(staged + narrow),
-                                               "touching": sorted(touching)}
-                known[data_digest] = sorted(touching)
+                    return key, results, errors
+                if dependent is None:
+                    dependent = sorted(f for f, (lvl, _) in ran.items() if lvl != "B")
+                    results["B"] = {"rows": _rows(staged + [x for f, (_, fs) in ran.items()
+                                                            if f not in dependent
+                                                            for x in fs]),
+                                    "families": dependent}
+                touching = sorted(f for f in dependent if ran[f][0] == "F")
+                results[f"D:{data_digest}"] = {
+                    "rows": _rows([x for f in dependent if f not in touching
+                                   for x in ran[f][1]]),
+                    "touching": touching}
+                known[data_digest] = touching
                 if touching:
-                    results[f"F:{built_from}"] = {"rows": _rows([f for f in findings
-                                                                 if f.rule in touching])}
-            if known[data_digest] and f"F:{full}" not in results:
-                ran = self.rules_on(doc, self.full_context(data_digest, full),
-                                    set(known[data_digest]), errors)
-                if ran is not None:
-                    results[f"F:{full}"] = {"rows": _rows(ran[0])}
+                    results[f"F:{built_from}"] = {"rows": _rows(
+                        [x for f in touching for x in ran[f][1]])}
+            if known.get(data_digest) and f"F:{full}" not in results:
+                ran = self.run_families(doc, self.wide(data_digest, full),
+                                        known[data_digest], errors)
+                if ran is None:
+                    return key, results, errors
+                results[f"F:{full}"] = {"rows": _rows([x for _, fs in ran.values()
+                                                       for x in fs])}
         self.cache.put(key, results)
         return key, results, errors
 
@@ -411,30 +455,44 @@ def finding_row(f: Finding) -> FindingRow:
 
 
 def lookup(entry: dict[str, Any], data_digest: str, full: str) -> list[FindingRow] | None:
-    """Findings of a blob at a revision from its cache ``entry``, or ``None`` when the
-    entry lacks them (or holds a malformed value, which is then recomputed)."""
+    """Findings of a blob at a revision from its cache ``entry`` (see the labels above),
+    or ``None`` when the entry lacks them or holds a malformed value (then recomputed)."""
     try:
-        narrow = entry.get(f"D:{data_digest}")
-        if narrow is None:
+        blob = entry.get("B")
+        if blob is None:
             return None
-        rows = [as_row(r) for r in narrow["rows"]]
-        if narrow["touching"]:
-            wide = entry.get(f"F:{full}")
-            if wide is None:
+        rows = [as_row(r) for r in blob["rows"]]
+        if blob["families"]:
+            narrow = entry.get(f"D:{data_digest}")
+            if narrow is None:
                 return None
-            rows += [as_row(r) for r in wide["rows"]]
-            rows.sort(key=lambda r: (r[3], r[4], r[0], r[2], r[5]))
+            rows += [as_row(r) for r in narrow["rows"]]
+            if narrow["touching"]:
+                wide = entry.get(f"F:{full}")
+                if wide is None:
+                    return None
+                rows += [as_row(r) for r in wide["rows"]]
+        rows.sort(key=lambda r: (r[3], r[4], r[0], r[2], r[5]))
         return rows
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def _touching(entry: dict[str, Any], data_digest: str) -> list[str] | None:
+def _known(entry: dict[str, Any]) -> tuple[list[str] | None, dict[str, list[str]]]:
+    """The cached ``B`` families list (``None`` if absent) and touching lists by data
+    digest of a blob's entry."""
     try:
-        value = entry[f"D:{data_digest}"]["touching"]
-        return [str(v) for v in value] if isinstance(value, list) else None
+        dependent = [str(f) for f in entry["B"]["families"]]
     except (KeyError, TypeError):
-        return None
+        return None, {}
+    touching: dict[str, list[str]] = {}
+    for label, value in entry.items():
+        if label.startswith("D:"):
+            try:
+                touching[label[2:]] = [str(f) for f in value["touching"]]
+            except (KeyError, TypeError):
+                continue
+    return dependent, touching
 
 
 # --------------------------------------------------------------------------- the audit
@@ -518,9 +576,8 @@ def run_audit(options: AuditOptions,
             result.cached += len(pairs) - len(missing)
             if missing:
                 path, oid = blobs[key]
-                known = {d: t for d, _ in missing
-                         if (t := _touching(have, d)) is not None}
-                tasks.append((path, oid, key, missing, known))
+                dependent, known = _known(have)
+                tasks.append((path, oid, key, missing, dependent, known))
     result.corrupt = cache.corrupt
     for key, rows, errors in _execute(tasks, contexts, options, progress):
         results[key].update(rows)
@@ -703,7 +760,7 @@ def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
                                                        if is_context_file(p) or is_recipe(p)}))
                     narrow = context_digest(files, with_recipes=False)
                     first[oid] = (path, rev, narrow, digest)
-    tasks: list[Task] = [(path, oid, oid, ((narrow, full),), {})
+    tasks: list[Task] = [(path, oid, oid, ((narrow, full),), None, {})
                          for oid, (path, _rev, narrow, full) in first.items()]
     options = AuditOptions(repo=repo, jobs=jobs, settings=settings)
     for oid, results, errors in _execute(tasks, contexts, options, progress):

@@ -5,7 +5,7 @@ file's path and bytes under one tool digest, see :func:`blob_key`). Each file ma
 *context labels* (see :mod:`validator.history.audit`) to JSON values (the findings of
 that blob checked against that context)::
 
-    {"format": 1, "key": "<k>", "results": {"<label>": <value>, ...},
+    {"format": 2, "key": "<k>", "results": {"<label>": <value>, ...},
      "checksum": "<sha256 of the canonical results>"}
 
 Writes are atomic (a temporary file in the same folder, ``fsync``, then ``os.replace``),
@@ -28,7 +28,7 @@ from typing import Any
 
 from filelock import FileLock
 
-FORMAT = 1
+FORMAT = 2
 
 FindingRow = tuple[str, str, str, int, int, str]
 """One finding as cached: ``(rule, severity, pointer, line, column, message)``."""
