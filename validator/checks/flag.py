@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
@@ -58,28 +59,35 @@ _PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
 # --------------------------------------------------------------------------- registries
 
 
-def _registry_module() -> Any:
-    from validator.vllm_cli import registry
-
-    return registry
-
-
 @lru_cache(maxsize=1)
 def _versions() -> tuple[Version, ...]:
-    try:
-        return tuple(sorted(Version(str(v)) for v in _registry_module().available_versions()))
-    except Exception:  # no vendored registries: FLAG/GUIDE checks are skipped
+    """Vendored releases, ascending; ``()`` when ``snapshots/vllm-cli/index.json`` is
+    absent (the FLAG/GUIDE version checks then have nothing to check against)."""
+    from validator.vllm_cli.registry import available_versions
+
+    index = _snapshot_index()
+    if index is None or not index.is_file():
         return ()
+    return tuple(sorted(Version(str(v)) for v in available_versions()))
+
+
+def _snapshot_index() -> Path | None:
+    from validator.vllm_cli import registry as reg_module
+
+    return Path(reg_module.DEFAULT_SNAPSHOT_DIR) / reg_module.INDEX_NAME
 
 
 @cache
-def registry(version: str) -> CliRegistry | None:
-    """The vendored registry of ``version`` (``None`` when it is not vendored)."""
-    try:
-        reg: CliRegistry = _registry_module().load_registry(version)
-        return reg
-    except Exception:
-        return None
+def registry(version: str) -> CliRegistry:
+    """The vendored registry of ``version`` (one of :func:`_versions`).
+
+    Raises:
+        validator.vllm_cli.registry.RegistryError: the snapshot is missing or fails its
+            digest pin (reported by the checker as an internal error naming the file).
+    """
+    from validator.vllm_cli.registry import load_registry
+
+    return load_registry(version)
 
 
 def newest() -> CliRegistry | None:
