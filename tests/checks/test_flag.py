@@ -182,3 +182,88 @@ def test_unknown_parser_plugin_flag_in_corpus(corpus_repo: Path) -> None:
     found = findings(corpus_repo, "models/nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml")
     (hit,) = [f for f in found if f[0] == "FLAG001"]
     assert "--tool-call-parser-plugin" in hit[3]
+
+
+# Every FLAG/GUIDE error at corpus main, each verified by hand against the vLLM source of
+# the releases involved (parsers, backends and flags newer than the declared minimum,
+# values the minimum rejects, a misspelt flag, closing fences glued to commands).
+MAIN_ERRORS = {
+    "MiniMaxAI/MiniMax-M2.1.yaml":
+        "FLAG006:34 FLAG006:40 FLAG002:70 GUIDE006:115 GUIDE006:116 "
+        "GUIDE006:128 GUIDE006:129 GUIDE006:142 GUIDE006:143 GUIDE006:152 "
+        "GUIDE006:153",
+    "MiniMaxAI/MiniMax-M2.yaml":
+        "FLAG006:40 FLAG006:46 FLAG002:88 GUIDE006:153 GUIDE006:154 "
+        "GUIDE006:166 GUIDE006:167 GUIDE006:180 GUIDE006:181 GUIDE006:191 "
+        "GUIDE006:192 GUIDE006:201 GUIDE006:202",
+    "OpenGVLab/InternVL3_5-8B.yaml": "FLAG002:34 FLAG002:38",
+    "PaddlePaddle/PaddleOCR-VL-1.5.yaml": "FLAG002:42",
+    "PaddlePaddle/PaddleOCR-VL-1.6.yaml": "FLAG002:44",
+    "PaddlePaddle/PaddleOCR-VL.yaml": "FLAG002:41",
+    "Qwen/Qwen2.5-32B.yaml": "FLAG002:41 FLAG002:42",
+    "Qwen/Qwen2.5-VL-72B-Instruct.yaml":
+        "FLAG002:34 FLAG002:38 FLAG002:70 FLAG002:75 FLAG002:81 GUIDE004:124 "
+        "GUIDE004:136 GUIDE004:148",
+    "Qwen/Qwen2.5-VL-7B-Instruct.yaml": "FLAG002:32 FLAG002:36 GUIDE004:112 GUIDE004:131",
+    "Qwen/Qwen3-1.7B.yaml": "FLAG006:37",
+    "Qwen/Qwen3-30B-A3B.yaml": "FLAG006:37",
+    "Qwen/Qwen3-32B.yaml": "FLAG006:40 GUIDE006:145 GUIDE004:148",
+    "Qwen/Qwen3-4B.yaml": "FLAG006:38",
+    "Qwen/Qwen3-8B.yaml": "FLAG006:38",
+    "Qwen/Qwen3-VL-235B-A22B-Instruct.yaml": "FLAG002:44 GUIDE004:201 GUIDE004:226 GUIDE004:257",
+    "baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": "FLAG002:33",
+    "deepseek-ai/DeepSeek-OCR-2.yaml": "FLAG002:35",
+    "deepseek-ai/DeepSeek-OCR.yaml": "FLAG002:40",
+    "deepseek-ai/DeepSeek-V3.2-Exp.yaml": "FLAG006:43",
+    "deepseek-ai/DeepSeek-V4-Flash.yaml":
+        "FLAG006:134 FLAG006:136 FLAG006:199 FLAG002:201 FLAG006:258 "
+        "FLAG002:260 FLAG006:323 FLAG006:325 FLAG006:487 FLAG002:489 "
+        "GUIDE006:785",
+    "ibm-granite/granite-3.2-2b-instruct.yaml": "GUIDE013:63",
+    "inclusionAI/Ling-3.0-flash.yaml":
+        "FLAG006:39 FLAG006:44 GUIDE006:107 GUIDE006:108 GUIDE006:124 "
+        "GUIDE006:125 GUIDE006:141 GUIDE006:142",
+    "internlm/Intern-S1.yaml": "FLAG002:44 FLAG002:48",
+    "meta-llama/Llama-3.1-8B-Instruct.yaml": "FLAG002:38 FLAG002:84 FLAG002:85 GUIDE004:232",
+    "meta-models/Muse-Glimmer-30B.yaml":
+        "FLAG006:70 FLAG006:75 GUIDE006:197 GUIDE006:198 GUIDE006:216 "
+        "GUIDE006:217 GUIDE006:239 GUIDE006:240 GUIDE006:276",
+    "microsoft/Phi-4-mini-instruct.yaml": "FLAG002:30 FLAG002:34",
+    "microsoft/Phi-4-multimodal-instruct.yaml": "GUIDE013:66",
+    "microsoft/Phi-4-reasoning.yaml": "FLAG018:17 GUIDE013:63",
+    "mistralai/Ministral-3-14B-Instruct-2512.yaml": "FLAG002:46",
+    "mistralai/Ministral-3-8B-Reasoning-2512.yaml": "FLAG002:50",
+    "mistralai/Mistral-Large-3-675B-Instruct-2512.yaml": "FLAG002:43",
+    "moonshotai/Kimi-K2.5.yaml": "GUIDE006:241",
+    "moonshotai/Kimi-K2.7-Code.yaml": "GUIDE006:175",
+    "nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": "FLAG002:38",
+    "nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml": "FLAG001:35 GUIDE003:107",
+    "openai/gpt-oss-120b.yaml":
+        "FLAG006:35 FLAG002:75 FLAG002:77 FLAG002:78 GUIDE004:180 GUIDE004:181 "
+        "GUIDE004:182 GUIDE004:194 GUIDE006:200",
+    "openai/gpt-oss-20b.yaml":
+        "FLAG006:39 FLAG002:66 FLAG002:68 FLAG002:69 GUIDE004:191 GUIDE004:192 "
+        "GUIDE004:193 GUIDE004:216 GUIDE006:222",
+    "openai/whisper-large-v3.yaml": "GUIDE013:63",
+    "stepfun-ai/Step-3.5-Flash.yaml":
+        "FLAG006:32 FLAG006:38 GUIDE006:137 GUIDE006:138 GUIDE006:151 "
+        "GUIDE006:152 GUIDE006:162 GUIDE006:163",
+    "tencent/HunyuanOCR.yaml": "FLAG002:31",
+    "zai-org/GLM-4.5V.yaml": "FLAG002:57",
+    "zai-org/GLM-4.6V.yaml": "FLAG002:57",
+    "zai-org/GLM-4.7.yaml": "FLAG006:40 GUIDE006:139",
+    "zai-org/GLM-OCR.yaml": "FLAG002:41",
+    "zai-org/Glyph.yaml": "FLAG002:42",
+    "zai-org/glm-4-9b-hf.yaml": "GUIDE013:63",
+}
+
+
+def test_corpus_main_errors_are_the_verified_defects(corpus_repo: Path) -> None:
+    models = corpus_repo / "models"
+    paths = sorted(str(p.relative_to(corpus_repo)) for p in models.rglob("*.yaml"))
+    found: dict[str, list[str]] = {}
+    for f in check_tree(corpus_repo, *paths):
+        if f.rule.startswith(("FLAG", "GUIDE")) and f.severity == "error":
+            found.setdefault(f.path[len("models/"):], []).append(f"{f.rule}:{f.line}")
+    expected = {k: sorted(v.split()) for k, v in MAIN_ERRORS.items()}
+    assert {k: sorted(v) for k, v in found.items()} == expected
