@@ -647,6 +647,7 @@ class Analysis:
     hits: dict[str, list[Hit]] = field(default_factory=dict)
 
     def add(self, rule_id: str, hit: Hit) -> None:
+        """Record ``hit`` for rule ``rule_id``."""
         self.hits.setdefault(rule_id, []).append(hit)
 
 

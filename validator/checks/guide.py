@@ -77,6 +77,7 @@ class GuideAnalysis:
 
     def add(self, rule_id: str, line: int, message: str, hint: str | None = None,
             related: tuple[Related, ...] = ()) -> None:
+        """Record a hit at 0-based guide line ``line`` for rule ``rule_id``."""
         self.hits.setdefault(rule_id, []).append(
             Hit(GUIDE, message, hint, block_index=line, related=related))
 
