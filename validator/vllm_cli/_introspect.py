@@ -523,17 +523,6 @@ def run_probes(root: argparse.ArgumentParser, serve_available: bool,
 # ----------------------------------------------------------------- parser registries
 
 
-def _pkg_modules(pkg: str) -> list[str]:
-    try:
-        m = importlib.import_module(pkg)
-    except Exception as exc:
-        SOFT_FAILED.append({"module": pkg, "error": f"{type(exc).__name__}: {exc}"[:300]})
-        return []
-    import pkgutil
-
-    return [f"{pkg}.{i.name}" for i in pkgutil.iter_modules(getattr(m, "__path__", []))]
-
-
 def _manager_names(manager: Any) -> list[str] | None:
     names: set[str] = set()
     found = False

@@ -27,7 +27,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 #: Top-level packages that are always stubbed, installed or not.
@@ -442,12 +442,3 @@ def install(extra_force: Sequence[str] = ()) -> None:
         sys.meta_path.insert(0, _ForcedStubFinder())
     if not any(isinstance(f, _FallbackStubFinder) for f in sys.meta_path):
         sys.meta_path.append(_FallbackStubFinder())
-
-
-def stub_callable(_name: str) -> Callable[..., Any]:
-    """A function that accepts anything and returns an inert stub instance."""
-
-    def _f(*args: Any, **kwargs: Any) -> Any:
-        return Stub()
-
-    return _f
