@@ -267,3 +267,19 @@ def test_corpus_main_errors_are_the_verified_defects(corpus_repo: Path) -> None:
             found.setdefault(f.path[len("models/"):], []).append(f"{f.rule}:{f.line}")
     expected = {k: sorted(v.split()) for k, v in MAIN_ERRORS.items()}
     assert {k: sorted(v) for k, v in found.items()} == expected
+
+
+def test_strategy_file_args_and_env_are_checked_for_the_recipe(corpus_copy: Path) -> None:
+    strategy = corpus_copy / "strategies" / "pd_cluster.yaml"
+    text = strategy.read_text()
+    text = text.replace('    VLLM_NIXL_SIDE_CHANNEL_PORT: "5558"',
+                        '    VLLM_NIXL_SIDE_CHANNEL_PORT: "5558"\n    VLLM_NOT_A_REAL_VARIABLE: "1"')
+    text = text.replace('    - "8002"\n', '    - "8002"\n    - "--no-such-decode-flag"\n')
+    strategy.write_text(text)
+    found = [f for f in check_tree(corpus_copy, GLM) if f.rule in {"FLAG001", "FLAG016"}
+             and f.pointer == "/compatible_strategies/6"]
+    assert sorted(f.rule for f in found) == ["FLAG001", "FLAG016"]
+    for f in found:
+        assert f.related[0].path == "strategies/pd_cluster.yaml"
+        assert f.related[0].line == line_of(text, "VLLM_NOT_A_REAL" if f.rule == "FLAG016"
+                                            else "--no-such-decode-flag")

@@ -33,7 +33,7 @@ from packaging.version import InvalidVersion, Version
 from validator.checks._data import as_dict, as_list, get, items
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
-from validator.sourcemap import join_pointer
+from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
 
@@ -966,12 +966,26 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis
         if variant in ascend or _ASCEND_HW.search(label):
             continue
         plan = plan_for(recipe_minimum(doc, ctx, variant))
-        env = as_dict(get(data, *[t for t in pointer.strip("/").split("/")]))
-        for name in env:
+        for name in as_dict(get(data, *split_pointer(pointer))):
             why = env_issue(name, plan) if isinstance(name, str) else None
             if why is not None:
                 out.add("FLAG016", Hit(join_pointer(pointer, name), f"{label}: {why[0]}",
                                        why[1], on_key=True))
+    # the environment of each compatible strategy (strategies/<name>.yaml), reported on the
+    # recipe line that selects the strategy
+    for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
+        sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
+        if sdoc is None or not sdoc.ok:
+            continue
+        plan = plan_for(recipe_minimum(doc, ctx, None, name))
+        for sptr in ("/env", "/prefill/env", "/decode/env"):
+            for var in as_dict(get(sdoc.data, *split_pointer(sptr))):
+                why = env_issue(var, plan) if isinstance(var, str) else None
+                if why is not None:
+                    line = sdoc.source_map.key_position(join_pointer(sptr, var))[0]
+                    out.add("FLAG016", Hit(f"/compatible_strategies/{i}",
+                                           f"{sdoc.path} {sptr[1:].replace('/', '.')}: {why[0]}",
+                                           why[1], related=(Related(line, var, sdoc.path),)))
 
 
 # --------------------------------------------------------------------------- rules
