@@ -272,8 +272,8 @@ def test_corpus_main_errors_are_the_verified_defects(corpus_repo: Path) -> None:
 def test_strategy_file_args_and_env_are_checked_for_the_recipe(corpus_copy: Path) -> None:
     strategy = corpus_copy / "strategies" / "pd_cluster.yaml"
     text = strategy.read_text()
-    text = text.replace('    VLLM_NIXL_SIDE_CHANNEL_PORT: "5558"',
-                        '    VLLM_NIXL_SIDE_CHANNEL_PORT: "5558"\n    VLLM_NOT_A_REAL_VARIABLE: "1"')
+    port = '    VLLM_NIXL_SIDE_CHANNEL_PORT: "5558"'
+    text = text.replace(port, port + '\n    VLLM_NOT_A_REAL_VARIABLE: "1"')
     text = text.replace('    - "8002"\n', '    - "8002"\n    - "--no-such-decode-flag"\n')
     strategy.write_text(text)
     found = [f for f in check_tree(corpus_copy, GLM) if f.rule in {"FLAG001", "FLAG016"}
