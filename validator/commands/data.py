@@ -84,9 +84,27 @@ def _default_dir() -> Path:
     return SNAPSHOT_DIR
 
 
+def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("vllm-cli", help="extract and vendor the `vllm serve` CLI registry of "
+                       "released vLLM versions (docs/vllm-cli-registry.md)")
+    p.add_argument("versions", nargs="+", metavar="VERSION",
+                   help="release versions, 'all' (every release from 0.4.2) or 'missing'")
+    p.add_argument("--out-dir", type=Path, default=None,
+                   help="registry folder (default: snapshots/vllm-cli)")
+    p.set_defaults(action=_vllm_cli)
+
+
+def _vllm_cli(args: argparse.Namespace) -> int:
+    from validator.vllm_cli.extract import main_vllm_cli
+    from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
+
+    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_SNAPSHOT_DIR)
+
+
 ACTIONS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _add_refresh,
     _add_show,
+    _add_vllm_cli,
 ]
 """Sub-action registrars, in help order."""
 

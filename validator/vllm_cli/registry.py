@@ -25,8 +25,10 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from validator.paths import SNAPSHOTS_DIR
+
 #: Default location of the vendored snapshots: ``<repo>/snapshots/vllm-cli``.
-DEFAULT_SNAPSHOT_DIR = Path(__file__).resolve().parents[2] / "snapshots" / "vllm-cli"
+DEFAULT_SNAPSHOT_DIR = SNAPSHOTS_DIR / "vllm-cli"
 #: Name of the digest-pin file inside a snapshot directory: a flat JSON object
 #: ``{"0.11.0": "<sha256 hex of 0.11.0.json>", ...}``.
 INDEX_NAME = "index.json"
