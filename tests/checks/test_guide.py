@@ -138,3 +138,39 @@ def test_headless_node_may_omit_api_server_flags(corpus_copy: Path) -> None:
     agreeing = head.replace("0.92 --async-scheduling", "0.90")
     inject(corpus_copy, "  ## Client Usage\n", agreeing + "\n  ## Client Usage\n")
     assert guide_findings(corpus_copy) == []
+
+
+ASCEND_NODES = """
+  ## Two Atlas nodes (our own fixture, vLLM-Ascend)
+
+  node 0
+
+  ```shell
+  export HCCL_IF_IP=$local_ip
+  vllm serve zai-org/GLM-5.1-FP8 \\
+      --data-parallel-size 4 --data-parallel-size-local 2 --data-parallel-start-rank 0 \\
+      --data-parallel-address $node0_ip --data-parallel-rpc-port 12890 \\
+      --quantization ascend --gpu-memory-utilization 0.90 \\
+      --additional-config '{"enable_a": true}'
+  ```
+
+  node 1
+
+  ```shell
+  export HCCL_IF_IP=$local_ip
+  vllm serve zai-org/GLM-5.1-FP8 \\
+      --data-parallel-size 4 --data-parallel-size-local 2 --data-parallel-start-rank 2 \\
+      --data-parallel-address $node0_ip --data-parallel-rpc-port 12890 --headless \\
+      --quantization ascend --gpu-memory-utilization 0.92 \\
+      --additional-config '{"enable_a": true, "enable_b": true}'
+  ```
+"""
+
+
+def test_plugin_node_commands_are_compared_but_not_flag_checked(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, "  ## Client Usage\n", ASCEND_NODES + "\n  ## Client Usage\n")
+    found = guide_findings(corpus_copy)
+    assert {r for r, _, _ in found} == {"GUIDE012"}, found  # no GUIDE003 for ascend flags
+    node1 = line_of(text, "--data-parallel-start-rank 2")
+    assert sorted(ln for _, ln, _ in found) == [node1 + 2, node1 + 3]
+    assert any("--additional-config" in m for _, _, m in found)

@@ -155,8 +155,13 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         return out
     ids = _model_ids(data)
     results: list[tuple[ServeCommand, ParsedArgs]] = []
+    plugin_results: list[tuple[ServeCommand, ParsedArgs]] = []
+    top = flag.newest()
     for cmd in parsed.commands:
         if _is_plugin_command(cmd):
+            # not checked against vLLM's CLI, but one deployment's nodes must still agree
+            if top is not None:
+                plugin_results.append((cmd, argv.parse_args(cmd.args, top)))
             continue
         variant = ids.get((cmd.model or "").lower())
         plan = flag.plan_for(flag.recipe_minimum(doc, ctx, variant))
@@ -174,7 +179,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         _served_model(doc, cmd, ids, out)
         _env(cmd, plan, out)
     _disagreements(doc, ctx, results, out)
-    _node_sets(doc, results, out)
+    _node_sets(doc, results + plugin_results, out)
     return out
 
 
@@ -310,9 +315,9 @@ def _shared_values(cmd: ServeCommand, parsed: ParsedArgs) -> dict[str, tuple[str
     """ident -> (value, guide line) of the options every node should share."""
     out: dict[str, tuple[str, int]] = {}
     for o in parsed.options:
-        if o.spec is None or o.dest in PER_NODE_DESTS:
-            continue
-        value = " ".join(o.values) if o.values else (o.option or "")
+        if o.dest in PER_NODE_DESTS:
+            continue  # flags vLLM does not know (a plugin's) are compared as written
+        value = " ".join(o.values) if o.values else (o.option or o.normalised)
         if o.keys:
             value = f"{'.'.join(o.keys)}={value}"
         out[o.ident] = (_canonical_json(value), cmd.arg_lines[o.index])
