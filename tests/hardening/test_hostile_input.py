@@ -264,14 +264,22 @@ def test_fetch_specs_with_traversal_are_refused(spec: str) -> None:
         parse_spec(spec)
 
 
+@pytest.mark.parametrize("command", [[], ["check"], ["fetch"], ["record"]])
+@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "models/../../x.yaml"])
 def test_traversal_spec_on_the_command_line_is_a_usage_error(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+        command: list[str], path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    code = main(["vllm-project/recipes@main:../../etc/passwd", "--offline"])
+    args = [*command, f"vllm-project/recipes@main:{path}"]
+    if command != ["fetch"]:
+        args.append("--offline")
+    else:
+        args += ["--snapshot-dir", str(tmp_path / "snap")]
+    code = main(args)
     err = capsys.readouterr().err
     assert code == 2
-    assert "etc/passwd" in err and "Traceback" not in err
+    assert path in err and "Traceback" not in err
+    assert not (tmp_path / "snap").exists() or not any((tmp_path / "snap").rglob("*.yaml"))
 
 
 def test_safe_spec_is_accepted() -> None:
