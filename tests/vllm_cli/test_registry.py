@@ -73,8 +73,11 @@ def test_serve_availability() -> None:
          ["--speculative-model", "--num-speculative-tokens"]),
         ("0.10.0", ["--speculative-config", "--compilation-config", "-O", "--reasoning-parser"],
          ["--linear-backend", "--speculative-model"]),
-        ("0.33.0", ["--linear-backend", "-sc", "--disable-prefix-caching", "--headless"],
-         ["--no-enable-prefix-caching", "--speculative-model", "--guided-decoding-backend"]),
+        # 0.33.0's EnableDisableAction shows --disable-x and keeps --no-enable-x as a hidden,
+        # still accepted alias (vllm/utils/argparse_utils.py)
+        ("0.33.0", ["--linear-backend", "-sc", "--disable-prefix-caching", "--headless",
+                    "--no-enable-prefix-caching", "--no-disable-prefix-caching"],
+         ["--no-prefix-caching", "--speculative-model", "--guided-decoding-backend"]),
     ],
 )
 def test_flags_present_and_absent(version: str, present: list[str], absent: list[str]) -> None:

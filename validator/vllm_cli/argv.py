@@ -274,40 +274,12 @@ def _resolve(cli: CliSpec, name: str) -> tuple[str | None, Any, list[str]]:
     spec = cli.lookup(name)
     if spec is not None:
         return name, spec, []
-    hidden = _hidden_negative(cli, name)
-    if hidden is not None:
-        return name, hidden, []
     if not name.startswith("--") or len(name) < 3:
         return None, None, []
     candidates = sorted(set(cli.abbreviations(name)))
     if len(candidates) == 1:
         return candidates[0], cli.lookup(candidates[0]), candidates
     return None, None, candidates
-
-
-_INVERSE = {"--enable-": "--disable-", "--disable-": "--enable-"}
-
-
-def _hidden_negative(cli: CliSpec, name: str) -> Any:
-    """The ``EnableDisableAction`` an alias such as ``--no-enable-prefix-caching`` belongs
-    to, when the option table lists only the visible ``--enable-x``/``--disable-x`` pair.
-
-    vLLM's ``EnableDisableAction`` (``vllm/utils/argparse_utils.py``, recent releases)
-    pairs ``--enable-x`` with ``--disable-x`` and hides the ``--no-enable-x`` form that
-    ``BooleanOptionalAction`` adds: ``_register_action`` rewrites ``option_strings`` to
-    the visible ones, but the parser keeps every string registered, so argparse still
-    accepts the hidden alias (a table built from ``option_strings`` misses it).
-    """
-    if not name.startswith("--no-"):
-        return None
-    positive = "--" + name[len("--no-"):]
-    spec = cli.lookup(positive)
-    if spec is None or spec.takes_value or not getattr(spec, "negatable", False):
-        return None
-    for prefix, inverse in _INVERSE.items():
-        if positive.startswith(prefix) and inverse + positive[len(prefix):] in spec.strings:
-            return spec
-    return None
 
 
 def _arity(spec: OptionSpec) -> tuple[int, int | None]:

@@ -159,6 +159,27 @@ class CliRegistry:
                 return base
         if self.short_o and option.startswith("-O") and not option.startswith("--"):
             return self._by_string.get("-O") or self._by_string.get("--optimization-level")
+        return self._hidden_negative(key)
+
+    def _hidden_negative(self, key: str) -> CliOption | None:
+        """The ``EnableDisableAction`` a hidden alias such as ``--no-enable-prefix-caching``
+        belongs to.
+
+        vLLM's ``EnableDisableAction`` (``vllm/utils/argparse_utils.py``, recent releases)
+        pairs ``--enable-x`` with ``--disable-x`` and hides the ``--no-enable-x`` form that
+        ``BooleanOptionalAction`` adds: it rewrites ``option_strings`` to the visible pair,
+        but the parser keeps every string registered, so argparse still accepts the
+        alias although the vendored option table (built from ``option_strings``) lacks it.
+        """
+        if not key.startswith("--no-"):
+            return None
+        positive = "--" + key[len("--no-"):]
+        spec = self._by_string.get(positive)
+        if spec is None or spec.takes_value or not spec.negatable:
+            return None
+        for prefix, inverse in (("--enable-", "--disable-"), ("--disable-", "--enable-")):
+            if positive.startswith(prefix) and inverse + positive[len(prefix):] in spec.strings:
+                return spec
         return None
 
     def abbreviations(self, prefix: str) -> list[str]:
