@@ -218,19 +218,12 @@ def _merge(target: dict[str, Any], keys: Sequence[str], value: Any) -> None:
 #: Option names whose value vLLM parses as JSON (config dataclasses via
 #: ``TypeAdapter(cls).validate_json``, dicts via ``json.loads``) in every release that has
 #: them; a registry's own ``is_json`` flag is trusted when set, these fill its gaps.
-_JSON_SUFFIXES = ("-config", "-kwargs", "-overrides")
-_NOT_JSON = frozenset({"--config", "--generation-config"})
 
 
 def json_valued(spec: OptionSpec) -> bool:
-    """Whether ``spec`` takes a JSON value (and so accepts dotted keys): the registry
-    says so, or it is a value-taking ``--*-config``/``--*-kwargs``/``--*-overrides``
-    option other than ``--config`` (a YAML file) and ``--generation-config`` (a path)."""
-    if spec.is_json:
-        return True
-    return spec.takes_value and any(
-        s.startswith("--") and s.endswith(_JSON_SUFFIXES) and s not in _NOT_JSON
-        for s in spec.strings)
+    """Whether ``spec`` takes a JSON value (and so accepts dotted keys), as the vendored
+    registry records it (decided from the option's ``type`` callable in that release)."""
+    return bool(spec.is_json)
 
 
 def dotted_value(text: str, append: bool = False) -> Any:
