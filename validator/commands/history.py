@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     bars: list[Progress] = []
 
     def factory(label: str, total: int) -> object:
+        for previous in bars:  # one bar at a time: erase the finished phase's bar
+            previous.close()
         bar = _progress(label, total)
         bars.append(bar)
         return bar.advance

@@ -560,7 +560,7 @@ def run_audit(options: AuditOptions,
                          all_refs=options.all_refs)
     cache = ResultCache(options.cache_dir)
     with GitObjects(options.repo) as objects:
-        snapshots, contexts, blobs = _walk(objects, revisions, options, tool)
+        snapshots, contexts, blobs = _walk(objects, revisions, options, tool, progress)
         result.recipes = len({p for s in snapshots.values() for p in s.recipes})
         needed: dict[str, set[tuple[str, str]]] = {}
         for snap in snapshots.values():
@@ -587,7 +587,8 @@ def run_audit(options: AuditOptions,
     return result
 
 
-def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool: str
+def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool: str,
+          progress: Callable[[str, int], Callable[[int], None]] | None = None
           ) -> tuple[dict[str, Snapshot], dict[str, tuple[str, dict[str, str]]],
                      dict[str, tuple[str, str]]]:
     """Snapshots of the revisions and their first parents; context specs by digest; and
@@ -603,7 +604,10 @@ def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool
     # Consecutive revisions mostly share sub-trees: memoise per (context files, models
     # tree) ids so that an unchanged state is not flattened and hashed again.
     memo: dict[tuple[str | None, ...], tuple[str, str, dict[str, str]]] = {}
-    for info in [objects.commit(b) for b in dict.fromkeys(baselines)] + commits:
+    walk = [objects.commit(b) for b in dict.fromkeys(baselines)] + commits
+    advance = progress("reading revisions", len(walk)) if progress else (lambda _n: None)
+    for info in walk:
+        advance(1)
         top = {name: oid for _mode, name, oid in objects.tree_entries(info.tree)}
         state = tuple(top.get(n) for n in ("taxonomy.yaml", "platforms.yaml", "strategies",
                                            "kv_store", "models"))

@@ -45,7 +45,8 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
-        """Erase the bar (only when one was drawn)."""
-        if self.enabled:
+        """Erase the bar (only when one was drawn; closing twice is harmless)."""
+        if self.enabled and self._last:
             self.stream.write("\r\033[K")
             self.stream.flush()
+            self._last = 0.0
