@@ -287,3 +287,28 @@ def test_safe_spec_is_accepted() -> None:
 
     spec = parse_spec("vllm-project/recipes@" + "a" * 40 + ":models/zai-org/GLM-5.2.yaml")
     assert spec.pinned and spec.path == "models/zai-org/GLM-5.2.yaml"
+
+
+def test_fifo_is_refused_not_waited_on(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tree / "models" / "org" / "pipe.yaml"
+    os.mkfifo(fifo)
+    (tree / "models" / "org" / "good.yaml").write_text(GOOD)
+    start = time.monotonic()
+    code = main([str(fifo)])
+    err = capsys.readouterr().err
+    assert code == 2 and "pipe.yaml" in err and "not a regular file" in err
+    _, report, _ = run_json([str(tree / "models")], capsys)  # a folder skips it
+    assert [d["path"] for d in report["documents"] if "org/" in d["path"]] == \
+        ["models/org/good.yaml"]
+    assert time.monotonic() - start < 10
+
+
+def test_file_above_the_read_limit_is_not_read_into_memory(
+        tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("validator.source.tree.READ_LIMIT", 4096)
+    big = tree / "models" / "org" / "huge.yaml"
+    big.write_bytes(b"# x\n" * 5000)
+    code = main([str(big), "--max-bytes", str(10**9)])
+    err = capsys.readouterr().err
+    assert code == 2 and "huge.yaml" in err and "larger than 4096 bytes" in err

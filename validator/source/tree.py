@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from validator.source.provenance import Provenance
+
+READ_LIMIT = 64 * 1024 * 1024
+"""Largest file a :class:`LocalTree` reads, in bytes (recipes are tens of KiB)."""
 
 
 class SourceError(Exception):
@@ -79,16 +84,32 @@ class LocalTree:
         return candidate
 
     def read(self, path: str) -> bytes:
-        """Bytes of ``root/path``; see :meth:`RecipeTree.read`."""
+        """Bytes of ``root/path``; see :meth:`RecipeTree.read`.
+
+        Only regular files are read (a FIFO would block forever, a device never end), and
+        at most :data:`READ_LIMIT` bytes: a larger file raises :class:`SourceError`
+        instead of filling memory (the loader's own, much lower ``--max-bytes`` limit
+        applies below it).
+        """
         target = self._resolve(path)
         try:
-            return target.read_bytes()
+            if target.is_dir():
+                raise SourceError(f"{path}: is a directory")
+            # O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked
+            # on the open descriptor, so the file cannot be swapped after the check
+            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as stream:
+                if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                    raise SourceError(f"{path}: not a regular file (FIFO, device or "
+                                      "socket); not read")
+                data = stream.read(READ_LIMIT + 1)
         except FileNotFoundError:
             raise
-        except IsADirectoryError as exc:
-            raise SourceError(f"{path}: is a directory") from exc
         except OSError as exc:
             raise SourceError(f"{path}: {exc.strerror or exc}") from exc
+        if len(data) > READ_LIMIT:
+            raise SourceError(f"{path}: larger than {READ_LIMIT} bytes; not read")
+        return data
 
     def exists(self, path: str) -> bool:
         """Whether ``root/path`` is a regular file inside the root."""
