@@ -312,3 +312,20 @@ def test_file_above_the_read_limit_is_not_read_into_memory(
     code = main([str(big), "--max-bytes", str(10**9)])
     err = capsys.readouterr().err
     assert code == 2 and "huge.yaml" in err and "larger than 4096 bytes" in err
+
+
+def test_hostile_context_files_are_findings_not_crashes(
+        tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    (tree / "taxonomy.yaml").write_text("\n".join(lines))
+    (tree / "strategies" / "deep.yaml").write_text("a: " + "[" * 50_000)
+    (tree / "strategies" / "bin.yaml").write_bytes(b"\x00\x01")
+    (tree / "models" / "org" / "good.yaml").write_text(GOOD)
+    code, report, err = run_json([str(tree / "models" / "org" / "good.yaml")], capsys)
+    assert code == 1 and "Traceback" not in err
+    rules = {d["path"]: [f["rule"] for f in d["findings"]] for d in report["documents"]}
+    assert rules["taxonomy.yaml"] == ["YAML007"]
+    assert rules["strategies/deep.yaml"] == ["YAML007"]
+    assert rules["strategies/bin.yaml"] == ["YAML006"]
+    assert "models/org/good.yaml" in rules
