@@ -468,6 +468,13 @@ def load_yaml(
         mark = exc.problem_mark or exc.context_mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = " ".join(x for x in (exc.context, exc.problem) if x)
+        if "maximum nesting depth" in what:
+            # libyaml >= 0.2.6 (bundled with PyYAML 6.0.4 wheels) has its own nesting limit
+            # (1000 levels) that can fire before ours: the same limit, so the same rule
+            doc.findings.append(YAML_LIMIT.finding_at(
+                doc, "", pos, f"document nests deeper than libyaml's limit ({what})",
+                "simplify the document"))
+            return doc
         doc.findings.append(YAML_INVALID.finding_at(doc, "", pos, f"invalid YAML: {what}"))
         return doc
     except (yaml.YAMLError, RecursionError) as exc:
