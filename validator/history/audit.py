@@ -98,7 +98,7 @@ class _TrackedContext(Context):
     """
 
     _FULL = frozenset({"recipe_paths", "tree", "revision"})
-    _FREE = frozenset({"settings", "accessed"})
+    _FREE = frozenset({"settings", "accessed", "level"})
     accessed: set[str]
 
     def __init__(self, base: Context) -> None:
