@@ -909,12 +909,14 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                     continue
                 eptr, erel = earlier.site(doc, where[earlier.pointer][prev.index])
                 eline = erel[0].line if erel else _line(doc, eptr)
-                where_txt = f"{erel[0].path} line {eline}" if erel else f"line {eline}"
+                # the line goes in ``related``, not the message: messages stay stable
+                # when lines move (history diffs and fingerprints compare messages)
+                where_txt = f" ({erel[0].path})" if erel else ""
                 same = " with the same value" if prev.values == opt.values else ""
                 lptr, _ = later.site(doc, where[later.pointer][opt.index])
                 out.add("FLAG012", Hit(lptr, f"`{opt.display}` in {later.label} overrides "
                                        f"`{' '.join((prev.display, *prev.values))}` of "
-                                       f"{earlier.label} ({where_txt}){same}", None,
+                                       f"{earlier.label}{where_txt}{same}", None,
                                        related=erel or (Related(eline, earlier.label),)))
 
 

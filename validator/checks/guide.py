@@ -256,7 +256,7 @@ def _disagreements(doc: LoadedDocument, ctx: Context,
                                 for v, line in declared[:3])
                 out.add("GUIDE011", cmd.arg_lines[opt.index], f"the guide uses `{flag_name} "
                         f"{opt.value}` but the recipe's structured args use "
-                        + ", ".join(f"`{v}` (line {line})" for v, line in declared[:3]),
+                        + ", ".join(f"`{v}`" for v, _ in declared[:3]),
                         "make the guide and the structured args agree", related)
 
 
@@ -298,8 +298,7 @@ def _node_sets(doc: LoadedDocument, results: list[tuple[ServeCommand, ParsedArgs
                 shown_b = "absent" if b is None else f"`{b[0]}`"
                 name = "--" + dest.replace("_", "-")
                 out.add("GUIDE012", line, f"{name} is {shown_b} in this node's command but "
-                        f"{shown_a} in the command for another node of the same deployment "
-                        f"(guide line {ref_cmd.line + 1})",
+                        f"{shown_a} in the command for another node of the same deployment",
                         "use the same value on every node unless the difference is intended",
                         (Related(_file_line(doc, a[1] if a else ref_cmd.line),
                                  "the other node's command"),))
