@@ -99,3 +99,32 @@ def test_python_dash_m_entry_point() -> None:
     proc = subprocess.run([sys.executable, "-m", "validator", str(CLEAN)], capture_output=True,
                           text=True, cwd=PROJECT)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_max_bytes_must_be_positive() -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--max-bytes", "-1", str(CLEAN)])
+    assert exc.value.code == 2
+
+
+def test_output_write_failure_names_the_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--output", "/dev/full", str(CLEAN)]) == 2
+    assert "/dev/full: No space left on device" in capsys.readouterr().err
+
+
+def test_text_output_escapes_invisible_characters(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    recipe = root / "models" / "example-org" / "Example-Chat-8B.yaml"
+    recipe.write_text(recipe.read_text().replace("difficulty: beginner",
+                                                 "difficulty: \"begin\u202eren\""))
+    assert main([str(recipe)]) == 1
+    out = capsys.readouterr().out
+    assert "\u202e" not in out and "\\u202e" in out
+
+
+def test_snapshot_verify_refuses_a_missing_store(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "verify", "--snapshot-dir", str(tmp_path / "nope")]) == 2
+    assert "no snapshot store here" in capsys.readouterr().err

@@ -7,6 +7,7 @@ released; see :mod:`validator.checks.registry` for the catalogue.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from dataclasses import dataclass, field
 
 
@@ -67,6 +68,16 @@ class Finding:
     def sort_key(self) -> tuple[str, int, int, str, str, str]:
         """Contract order: path, line, column, rule (then pointer and message for ties)."""
         return (self.path, self.line, self.column, self.rule, self.pointer, self.message)
+
+
+def printable(text: str) -> str:
+    """``text`` with control and invisible format characters (Unicode categories Cc and
+    Cf: newlines, escapes, bidi overrides, zero-width spaces) written as ``\\uXXXX``, so
+    that a file name or value quoted in a message cannot fake output lines or hide text
+    (Trojan Source, CVE-2021-42574)."""
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in text
+    )
 
 
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:

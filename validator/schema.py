@@ -18,7 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from validator.findings import Finding, Severity
+from validator.findings import Finding, Severity, printable
 from validator.load import LoadedDocument
 from validator.paths import SCHEMAS_DIR
 from validator.rules import Hit, declare
@@ -106,7 +106,7 @@ def _leaf(error: ValidationError) -> ValidationError:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = printable(json.dumps(value, ensure_ascii=False))
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -159,7 +159,11 @@ class SchemaValidator:
             yield rule, Hit(pointer, f"required key {missing!r} is missing",
                             about if isinstance(about, str) else None, on_key=bool(pointer))
             return
-        yield rule, Hit(pointer, _message(keyword, error), hint)
+        on_key = False
+        if "propertyNames" in error.absolute_schema_path and isinstance(error.instance, str):
+            # a key's name is wrong: point at that key, not at the mapping holding it
+            pointer, on_key = join_pointer(pointer, error.instance), True
+        yield rule, Hit(pointer, _message(keyword, error), hint, on_key=on_key)
 
 
 def _message(keyword: str, error: ValidationError) -> str:

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="warnings count as errors")
     parser.add_argument("--offline", action="store_true",
                         help="use only vendored data and snapshots; no network")
-    parser.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024,
+    parser.add_argument("--max-bytes", type=positive_int, default=2 * 1024 * 1024,
                         help="refuse YAML files larger than this (default 2 MiB)")
     parser.add_argument("--rule", action="append", default=[], metavar="ID",
                         help="run only these check rules (repeatable)")
@@ -44,6 +44,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fetch vLLM's release list from PyPI instead of the vendored, "
                         "digest-pinned snapshots/vllm-releases.json (the default)")
     add_fetch_arguments(parser, offline=False)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (a usage error otherwise, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -162,9 +173,12 @@ def run(args: argparse.Namespace) -> int:
     result.context["release_list"] = releases
     reporter = get_reporter(args.format)
     if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        with args.output.open("w", encoding="utf-8") as stream:
-            reporter.write(result, stream)
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            with args.output.open("w", encoding="utf-8") as stream:
+                reporter.write(result, stream)
+        except OSError as exc:
+            raise UsageError(f"{args.output}: {exc.strerror or exc}") from exc
     else:
         reporter.write(result, sys.stdout)
     return result.exit_code

@@ -27,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the action; see the module docstring for exit codes."""
     store = SnapshotStore(args.snapshot_dir)
+    if not store.lock_path.is_file():
+        # an empty result here would let a mistyped --snapshot-dir pass a CI step
+        print(f"recipe-check: {store.lock_path}: no snapshot store here (no lock file); "
+              "create one with 'recipe-check fetch'", file=sys.stderr)
+        return 2
     try:
         if args.action == "list":
             for e in store.load().files:

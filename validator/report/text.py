@@ -8,7 +8,7 @@ import os
 from typing import TextIO
 
 from validator.checker import RunResult
-from validator.findings import Severity
+from validator.findings import Severity, printable
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"
@@ -30,7 +30,7 @@ class TextReporter:
             if not doc.findings:
                 continue
             rev = doc.provenance.commit
-            header = doc.path + (f" @ {rev}" if rev else "")
+            header = printable(doc.path) + (f" @ {rev}" if rev else "")
             if doc.provenance.resolved_from:
                 header += f" (resolved from {doc.provenance.resolved_from})"
             stream.write(header + "\n")
@@ -38,12 +38,13 @@ class TextReporter:
                 sev = f.severity.value
                 if colour:
                     sev = f"{_COLOURS[f.severity]}{sev}{_RESET}"
-                stream.write(f"{f.path}:{f.line}:{f.column}: {sev} {f.rule} {f.message}\n")
+                stream.write(f"{printable(f.path)}:{f.line}:{f.column}: {sev} {f.rule} "
+                             f"{printable(f.message)}\n")
                 for rel in f.related:
-                    where = f"{rel.path or f.path}:{rel.line}"
-                    stream.write(f"    see {where}: {rel.message}\n")
+                    where = printable(f"{rel.path or f.path}:{rel.line}")
+                    stream.write(f"    see {where}: {printable(rel.message)}\n")
                 if f.hint:
-                    hint = f"    hint: {f.hint}"
+                    hint = f"    hint: {printable(f.hint)}"
                     stream.write((f"{_DIM}{hint}{_RESET}" if colour else hint) + "\n")
         s = result.summary()
         stream.write(
