@@ -250,3 +250,15 @@ def test_malformed_shapes_do_not_crash(corpus_copy: Path) -> None:
            "    precision: fp8\n    supported_hardware: h200\n    hardware: [h200]\n"
            "    precision_hardware: NVIDIA\n")
     check_tree(corpus_copy, GLM51)  # asserts no internal error
+
+
+def test_formula_uses_the_size_of_the_checkpoint_a_variant_serves() -> None:
+    from validator.checks.hw import variant_parameters
+
+    assert variant_parameters("zai-org/GLM-5.2", 743.0, None) == 743.0
+    assert variant_parameters("zai-org/GLM-5.2", 743.0, "zai-org/GLM-5.2-FP8") == 743.0
+    assert variant_parameters("baidu/ERNIE-4.5-21B-A3B-PT", 21.0,
+                              "baidu/ERNIE-4.5-300B-A47B-PT") == 300.0
+    # another model whose size the recipe does not state: no formula, no finding
+    assert variant_parameters("stabilityai/stable-diffusion-3.5-medium", 2.5,
+                              "stabilityai/stable-diffusion-3.5-large-turbo") is None

@@ -635,6 +635,29 @@ def formula_vram_gb(params_b: float, precision: str) -> int | None:
     return math.ceil(round(params_b * per * 1.2, 6)) if per is not None else None
 
 
+_SIZE_IN_NAME = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)B(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def variant_parameters(model_id: object, model_params: float,
+                       variant_model_id: object) -> float | None:
+    """Total parameters (billions) of the checkpoint a variant serves.
+
+    The model's ``parameter_count`` when the variant serves the model itself or a
+    re-quantisation of it (its repository name starts with the model's:
+    ``GLM-5.2`` -> ``GLM-5.2-FP8``); else the size written in the variant's repository name
+    (``ERNIE-4.5-300B-A47B-PT`` -> 300); else ``None`` (another model of unstated size).
+    """
+    if not isinstance(variant_model_id, str) or not isinstance(model_id, str) \
+            or variant_model_id == model_id:
+        return model_params
+    base = model_id.rsplit("/", 1)[-1].lower()
+    name = variant_model_id.rsplit("/", 1)[-1]
+    if name.lower().startswith(base):
+        return model_params
+    sized = _SIZE_IN_NAME.search(name)
+    return float(sized.group(1)) if sized else None
+
+
 @rule("HW009", Severity.INFO, "vram_minimum_gb deviates from the documented formula")
 def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``vram_minimum_gb`` is documented as ``ceil(params × bytes_per_param × 1.2)`` with
@@ -643,14 +666,18 @@ def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     computed value — informational, since mixed-precision checkpoints are legitimately
     sized from their real safetensors (upstream ``CLAUDE.md``) and a variant serving
     another checkpoint may have another parameter count."""
-    params = parameters_billions(get(doc.data, "model", "parameter_count"))
-    if params is None:
+    model_params = parameters_billions(get(doc.data, "model", "parameter_count"))
+    model_id = get(doc.data, "model", "model_id")
+    if model_params is None:
         return
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         declared = _number(get(variant, "vram_minimum_gb"))
         precision = get(variant, "precision")
         if declared is None or not isinstance(precision, str):
             continue
+        params = variant_parameters(model_id, model_params, get(variant, "model_id"))
+        if params is None:
+            continue  # another model whose size the recipe does not state
         expected = formula_vram_gb(params, precision)
         if expected is None or expected <= 0:
             continue
