@@ -391,3 +391,21 @@ def test_tracked_context_levels(corpus_repo: Path) -> None:
     assert ctx.hardware_profiles and ctx.level() == "D"
     ctx.__dict__["accessed"] = set()
     assert ctx.recipe_paths and ctx.level() == "F"
+
+
+def test_all_refs_audits_branch_heads_against_their_parent(own_repo: Path) -> None:
+    _git(own_repo, "checkout", "-q", "-b", "pr", "HEAD~1")  # from "shift"
+    (own_repo / "models" / "org" / "b.yaml").write_text("model:\n  model_id: org/b\n  x: 0777\n")
+    _git(own_repo, "add", "-A")
+    _git(own_repo, "commit", "-q", "-m", "pr adds b")
+    main_only = audit(own_repo)
+    everything = audit(own_repo, all_refs=True)
+    assert [r.commit.subject for r in main_only.revisions] == ["one", "shift", "fix"]
+    subjects = [r.commit.subject for r in everything.revisions]
+    assert sorted(subjects) == ["fix", "one", "pr adds b", "shift"]
+    pr = next(r for r in everything.revisions if r.commit.subject == "pr adds b")
+    shift = next(r for r in everything.revisions if r.commit.subject == "shift")
+    assert pr.parent == shift.commit.id
+    assert {(c.path, c.row[0], c.note) for c in pr.introduced} >= \
+        {("models/org/b.yaml", "YAML003", "file added")}
+    assert not pr.fixed
