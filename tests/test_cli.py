@@ -128,3 +128,24 @@ def test_snapshot_verify_refuses_a_missing_store(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snapshot", "verify", "--snapshot-dir", str(tmp_path / "nope")]) == 2
     assert "no snapshot store here" in capsys.readouterr().err
+
+
+def test_links_and_special_files_in_a_folder_walk_are_refused_not_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    models = root / "models" / "example-org"
+    (models / "Example-MoE-120B.yaml").unlink()
+    (models / "evil.yaml").symlink_to("/etc/passwd")
+    os.mkfifo(models / "pipe.yaml")
+    out = tmp_path / "f.json"
+    assert main(["--format", "json", "--output", str(out), str(root / "models")]) == 1
+    report = json.loads(out.read_text())
+    refused = {d["path"]: [f["rule"] for f in d["findings"]] for d in report["documents"]
+               if d["path"] != "models/example-org/Example-Chat-8B.yaml"}
+    assert refused == {"models/example-org/evil.yaml": ["PROV005"],
+                       "models/example-org/pipe.yaml": ["PROV005"]}
+    findings_schema().validate(report)

@@ -23,7 +23,7 @@ from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.provenance import Provenance
 from validator.source.spec import looks_like_spec, open_targets, parse_spec
 from validator.source.tree import RecipeTree, SourceError
-from validator.source.verify import VerificationError, pinning_findings
+from validator.source.verify import REFUSED, VerificationError, pinning_findings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,8 +126,9 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
         except VerificationError as exc:  # untrusted bytes: report, check nothing else
             result.documents.append(_unverified(tree, exc))
             continue
-        except SourceError as exc:
-            raise UsageError(str(exc)) from exc
+        except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
+            result.documents.append(_refused(tree, target.path, exc))
+            continue
         doc_result = checker.check_recipe(target.path, data, prov, result)
         doc_result.findings = sorted(
             doc_result.findings + pinning_findings(prov, strict=settings.strict),
@@ -140,6 +141,14 @@ def _unverified(tree: RecipeTree, exc: VerificationError) -> DocumentResult:
     prov = exc.actual or Provenance(exc.path, "", "")
     prov = replace(prov, commit=prov.commit or tree.revision)
     return DocumentResult(exc.path, prov, [exc.finding()])
+
+
+def _refused(tree: RecipeTree, path: str, exc: SourceError) -> DocumentResult:
+    """A PROV005 document result for a file that was not read."""
+    finding = Finding(rule=REFUSED.id, severity=REFUSED.severity, path=path, pointer="",
+                      line=1, column=1, message=f"not read: {exc}",
+                      hint="replace the link or special file by the recipe itself")
+    return DocumentResult(path, Provenance(path, "", "", commit=tree.revision), [finding])
 
 
 def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:

@@ -40,8 +40,8 @@ def result_dict(result: RunResult) -> dict[str, Any]:
         prov = doc.provenance
         documents.append({
             "path": doc.path,
-            "sha256": prov.sha256,
-            "gitBlob": prov.git_blob,
+            "sha256": prov.sha256 or None,  # None: refused unread (PROV005)
+            "gitBlob": prov.git_blob or None,
             "revision": prov.commit,
             "resolved_from": prov.resolved_from,
             "repository": prov.repository,

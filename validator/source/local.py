@@ -47,7 +47,11 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
         raise SourceError(f"{arg}: is outside the recipes root {found}")
     if p.is_dir():
         rel_dir = real.relative_to(found).as_posix()
-        listed = tree.list("" if rel_dir == "." else rel_dir)
-        return [Target(tree, rel) for rel in listed if _is_yaml(Path(rel))]
+        listed = set(tree.list("" if rel_dir == "." else rel_dir))
+        # links and special files are targets too: reading them fails with a reason that
+        # becomes a PROV005 finding, instead of the walk passing them over in silence
+        listed |= {q.relative_to(found).as_posix() for q in real.rglob("*")
+                   if q.is_symlink() or not (q.is_dir() or q.is_file())}
+        return [Target(tree, rel) for rel in sorted(listed) if _is_yaml(Path(rel))]
     rel = (p.parent.resolve() / p.name).relative_to(found).as_posix()
     return [Target(tree, rel)]

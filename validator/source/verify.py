@@ -62,6 +62,17 @@ NOT_PINNED = declare(
 )
 
 
+REFUSED = declare(
+    "PROV005",
+    Severity.ERROR,
+    "File refused: not read",
+    """A file selected for checking was not read: a symbolic link that leaves the recipes
+    root, something other than a regular file (FIFO, device, socket, directory), or a file
+    too large to read. Nothing in it was checked, so the run fails rather than passing it
+    by in silence.""",
+)
+
+
 class VerificationError(SourceError):
     """Bytes failed verification; carries the ``PROV`` rule that says why.
 
