@@ -174,3 +174,16 @@ def test_plugin_node_commands_are_compared_but_not_flag_checked(corpus_copy: Pat
     node1 = line_of(text, "--data-parallel-start-rank 2")
     assert sorted(ln for _, ln, _ in found) == [node1 + 2, node1 + 3]
     assert any("--additional-config" in m for _, _, m in found)
+
+
+def test_fence_never_closed(corpus_copy: Path) -> None:
+    text = (corpus_copy / GLM).read_text()
+    # the guide's last fence loses its closing line: the block runs to the end
+    lines = text.splitlines(keepends=True)
+    closing = max(i for i, line in enumerate(lines) if line.strip() == "```")
+    opening = max(i for i, line in enumerate(lines[:closing]) if line.strip().startswith("```"))
+    (corpus_copy / GLM).write_text("".join(lines[:closing] + lines[closing + 1:]))
+    found = [(r, ln) for r, ln, _ in guide_findings(corpus_copy) if r == "GUIDE014"]
+    assert found == [("GUIDE014", opening + 1)]
+    (corpus_copy / GLM).write_text(text)
+    assert [r for r, _, _ in guide_findings(corpus_copy) if r == "GUIDE014"] == []

@@ -19,7 +19,7 @@ from validator.checks import flag
 from validator.checks._data import as_dict, get, items
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
-from validator.guide.commands import ServeCommand, parse_guide
+from validator.guide.commands import ServeCommand, find_fences, parse_guide
 from validator.sourcemap import join_pointer
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs
@@ -446,3 +446,19 @@ def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     of its own. CommonMark only closes a fence on its own line, so the block swallows the
     text after it, and the copied command hands bash a backtick command substitution."""
     return _hits("GUIDE013", doc, ctx)
+
+
+@rule("GUIDE014", Severity.WARNING, "Code fence in the guide is never closed")
+def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A fenced code block of the guide has no closing fence. CommonMark then runs the
+    block to the end of the document (spec 0.31, section 4.5), so every heading and
+    paragraph after it renders as code, and the commands inside it may include prose."""
+    text = get(doc.data, "guide")
+    if not isinstance(text, str):
+        return
+    for fence in find_fences(text):
+        if not fence.closed and not fence.glued_close:  # a glued close is GUIDE013
+            yield Hit("/guide", f"the code block opened here ({fence.lang or 'no language'}) "
+                      "is never closed: the rest of the guide renders as code",
+                      "add a closing ``` line after the block's last line",
+                      block_index=fence.start)

@@ -72,6 +72,13 @@ class Fence:
     lines: tuple[str, ...]
     section: str
     section_line: int | None
+    closed: bool = True
+
+    @property
+    def glued_close(self) -> bool:
+        """Whether a line of the block ends with the fence marker after other text (the
+        author's closing fence, glued to a command line; see ``GUIDE013``)."""
+        return any(_GLUED_FENCE.search(line) for line in self.lines)
 
 
 @dataclass(frozen=True)
@@ -158,7 +165,7 @@ def find_fences(text: str) -> list[Fence]:
         while j < len(lines) and not close.match(lines[j]):
             j += 1
         out.append(Fence(m.group("lang").lower(), i, i + 1, tuple(lines[i + 1:j]), section,
-                         section_line))
+                         section_line, closed=j < len(lines)))
         i = j + 1
     return out
 
