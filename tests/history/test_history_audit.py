@@ -271,8 +271,8 @@ def test_corrupted_cache_entries_are_detected_and_recomputed(
     assert third.corrupt == 0 and third.checked == 0
 
 
-def _history_cmd(repo: Path, cache: Path) -> list[str]:
-    return [sys.executable, "-m", "validator", "history", "--repo", str(repo), SLICE,
+def _history_cmd(repo: Path, cache: Path, folder: str = SLICE) -> list[str]:
+    return [sys.executable, "-m", "validator", "history", "--repo", str(repo), folder,
             "--cache-dir", str(cache), "--jobs", "1", "--format", "json"]
 
 
@@ -294,13 +294,14 @@ def test_writer_killed_at_random_points_leaves_a_valid_cache(
     """SIGKILL the audit while it writes cache entries: every entry left is the old or the
     new one (never partial), so a later run finds no damaged entry and the same report."""
     cache = tmp_path / "cache"
-    reference = audit(corpus_repo, paths=[SLICE])
+    folder = "models/zai-org"  # about 2 s of checking: long enough to be killed mid-way
+    reference = audit(corpus_repo, paths=[folder])
     rng = random.Random(8)
     killed = 0
     for _ in range(6):
-        proc = subprocess.Popen(_history_cmd(corpus_repo, cache), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, 1.6))
+        proc = subprocess.Popen(_history_cmd(corpus_repo, cache, folder),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 1.5))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             killed += 1
@@ -310,8 +311,8 @@ def test_writer_killed_at_random_points_leaves_a_valid_cache(
         if proc.returncode == 0:  # finished before the kill: start afresh
             for entry in cache.rglob("*.json"):
                 entry.unlink()
-    assert killed >= 3
-    after = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    assert killed >= 4
+    after = audit(corpus_repo, paths=[folder], cache_dir=cache)
     assert after.corrupt == 0
     assert changes(after) == changes(reference)
 
