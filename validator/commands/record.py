@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     data = statement_bytes(record) if args.attestation else record_bytes(record)
     if args.output:
-        from validator.evidence.publish import atomic_write
+        from validator.atomic import atomic_write
 
         atomic_write(args.output, data)
     else:

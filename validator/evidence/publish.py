@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +37,7 @@ from typing import Any, Literal
 
 from filelock import FileLock
 
+from validator.atomic import atomic_write
 from validator.evidence.model import SCHEMA_PATH
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
@@ -55,28 +54,6 @@ class PublishConflict(Exception):
 
 
 Outcome = Literal["written", "unchanged", "replaced"]
-
-
-def atomic_write(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` atomically (temp file in the same folder, fsync,
-    :func:`os.replace`, fsync of the folder). Raises :class:`OSError` on I/O failure; no
-    partial ``target`` is ever visible."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")

@@ -18,15 +18,15 @@ names another key, or fails its checksum is treated as missing (counted in
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+
+from validator.atomic import atomic_write
 
 FORMAT = 2
 
@@ -50,27 +50,6 @@ def blob_key(tool_digest: str, path: str, sha256: str) -> str:
 def _checksum(results: dict[str, Any]) -> str:
     text = json.dumps(results, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def atomic_write(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` atomically: temporary file in the same folder,
-    flushed and fsynced, then renamed over ``target``.
-
-    Raises:
-        OSError: the folder is not writable (the temporary file is removed).
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 class ResultCache:

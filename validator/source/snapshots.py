@@ -20,8 +20,6 @@ file. Reads re-hash the stored bytes every time and raise PROV003 on any mismatc
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,6 +28,7 @@ from typing import TYPE_CHECKING
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from validator.atomic import atomic_write
 from validator.source.provenance import Provenance, git_blob_id, sha256_hex
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
@@ -112,20 +111,6 @@ class Problem:
 
     entry: LockEntry
     message: str
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class SnapshotStore:
@@ -240,7 +225,7 @@ class SnapshotStore:
             for entry, data in items:
                 obj = self.object_path(entry.sha256)
                 if not obj.is_file() or sha256_hex(obj.read_bytes()) != entry.sha256:
-                    _atomic_write(obj, data)
+                    atomic_write(obj, data)
                 current[entry.key] = entry
             trees = {(t.repository, t.commit): t for t in lock.trees}
             if listing is not None:
@@ -249,7 +234,7 @@ class SnapshotStore:
                            trees=sorted(trees.values(), key=lambda t: (t.repository, t.commit)))
             text = json.dumps(new.model_dump(mode="json", by_alias=True), indent=2,
                               ensure_ascii=False) + "\n"
-            _atomic_write(self.lock_path, text.encode("utf-8"))
+            atomic_write(self.lock_path, text.encode("utf-8"))
             self._cache = None
         return [e for e, _ in items]
 
