@@ -735,10 +735,6 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-__all__ = ["AuditOptions", "AuditResult", "Change", "CommitTree", "RevisionReport",
-           "SourceError", "context_digest", "default_jobs", "run_audit", "tool_digest"]
-
-
 def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
                     settings: Settings | None = None,
                     progress: Callable[[str, int], Callable[[int], None]] | None = None
@@ -771,3 +767,8 @@ def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
         path, rev, narrow, full = first[oid]
         rows = lookup(results, narrow, full)
         yield oid, path, rev, rows or [], errors
+
+
+__all__ = ["AuditOptions", "AuditResult", "Change", "CommitTree", "RevisionReport",
+           "SourceError", "check_each_blob", "context_digest", "default_jobs", "run_audit",
+           "tool_digest"]
