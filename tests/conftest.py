@@ -55,6 +55,16 @@ def commit_map() -> dict[str, str]:
     return out
 
 
+def replace_once(file: Path, old: str, new: str) -> str:
+    """Replace the first ``old`` in ``file`` by ``new`` (``old`` must be there); returns
+    the new text. Used to inject one fault into a real recipe."""
+    text = file.read_text("utf-8")
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    file.write_text(text, "utf-8")
+    return text
+
+
 def line_of(text: str, needle: str, start: int = 1) -> int:
     """1-based number of the first line at or after ``start`` containing ``needle``."""
     for number, line in enumerate(text.splitlines(), 1):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import check_tree, line_of
+from tests.conftest import check_tree, line_of, replace_once
 
 GLM = "models/zai-org/GLM-5.1.yaml"
 
@@ -22,12 +22,7 @@ def rules(root: Path, path: str = GLM) -> set[str]:
 
 
 def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
-    file = root / path
-    text = file.read_text("utf-8")
-    assert old in text, old
-    text = text.replace(old, new, 1)
-    file.write_text(text, "utf-8")
-    return text
+    return replace_once(root / path, old, new)
 
 
 BASE = '    - "--trust-remote-code"\n    - "--chat-template-content-format=string"\n'

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import check_tree, line_of
+from tests.conftest import check_tree, line_of, replace_once
 
 GLM = "models/zai-org/GLM-5.1.yaml"
 SERVE = "  vllm serve zai-org/GLM-5.1-FP8 \\\n"  # the guide's `vllm serve` block
@@ -20,12 +20,7 @@ def guide_findings(root: Path, path: str = GLM) -> list[tuple[str, int, str]]:
 
 
 def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
-    file = root / path
-    text = file.read_text("utf-8")
-    assert old in text, old
-    text = text.replace(old, new, 1)
-    file.write_text(text, "utf-8")
-    return text
+    return replace_once(root / path, old, new)
 
 
 def test_unmodified_glm_guide_is_clean(corpus_copy: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import check_tree, line_of
+from tests.conftest import check_tree, line_of, replace_once
 
 GLM = "models/zai-org/GLM-5.2.yaml"
 
@@ -16,12 +16,7 @@ def ref_findings(root: Path, path: str = GLM) -> list[tuple[str, str, int]]:
 
 
 def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
-    file = root / path
-    text = file.read_text("utf-8")
-    assert old in text, old
-    text = text.replace(old, new, 1)
-    file.write_text(text, "utf-8")
-    return text
+    return replace_once(root / path, old, new)
 
 
 def test_unmodified_recipe_has_no_reference_findings(corpus_copy: Path) -> None:

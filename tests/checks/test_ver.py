@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from tests.conftest import EXTRA, check_tree, line_of
+from tests.conftest import EXTRA, check_tree, line_of, replace_once
 from validator.checks.registry import check_rules
 from validator.checks.ver import parse_image, tag_version, version_statements
 from validator.checks.versions import effective_min_version, parse_min_version
@@ -29,12 +29,7 @@ def ver(root: Path, path: str, rule: str | None = None) -> list[tuple[str, str, 
 
 
 def inject(root: Path, path: str, old: str, new: str) -> str:
-    file = root / path
-    text = file.read_text("utf-8")
-    assert old in text, old
-    text = text.replace(old, new, 1)
-    file.write_text(text, "utf-8")
-    return text
+    return replace_once(root / path, old, new)
 
 
 def run_ver(text: str, path: str, ctx: Context) -> list[Finding]:
