@@ -163,8 +163,13 @@ def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:
         checker.check_context_document(doc, "kv_store", result)
 
 
-def _release_list_context(settings: Settings) -> dict[str, object]:
-    """Which vLLM release list the VER rules used (source, digest), for the report."""
+def release_list_context(settings: Settings) -> dict[str, object]:
+    """Which vLLM release list the VER rules use (source, digest), for the report; loads
+    it now so that a bad list fails the run (exit 2) before any check runs.
+
+    Raises:
+        UsageError: the list cannot be read or fails its digest.
+    """
     from validator.releases import ReleaseListError, load_release_list
 
     try:
@@ -177,7 +182,7 @@ def _release_list_context(settings: Settings) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     """Check, report, and return 0 (no errors), 1 (errors) or 2 (a check crashed)."""
     settings = settings_from(args)
-    releases = _release_list_context(settings)  # fail fast (exit 2) before any check runs
+    releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     result = check_targets(collect_targets(args), settings, args.rule)
     result.context["release_list"] = releases
     reporter = get_reporter(args.format)

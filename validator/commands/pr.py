@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from validator.checker import RunResult
 from validator.cli import UsageError
+from validator.commands.check import release_list_context
 from validator.context import Settings
 from validator.pr.event import EventError, read_event
 from validator.pr.run import PrError, run_pr
@@ -106,17 +107,6 @@ def _write_preamble(fmt: str, result: RunResult, stream: TextIO) -> None:
         stream.write("::endgroup::\n")
 
 
-def _release_list(settings: Settings) -> dict[str, Any]:
-    """Which vLLM release list the VER rules use (source, digest), as ``check`` reports it."""
-    from validator.releases import ReleaseListError, load_release_list
-
-    try:
-        return load_release_list(online=settings.online_releases,
-                                 snapshot_dir=settings.snapshot_dir).describe()
-    except ReleaseListError as exc:
-        raise UsageError(str(exc)) from exc
-
-
 def run(args: argparse.Namespace) -> int:
     """Run PR mode, write every requested report; 0/1/2 as the module says."""
     base, head, origin = _revisions(args)
@@ -125,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--online-releases contradicts --offline")
     settings = Settings(strict=args.strict, max_bytes=args.max_bytes, offline=args.offline,
                         online_releases=args.online_releases)
-    releases = _release_list(settings)  # fail fast (exit 2) before any check runs
+    releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     try:
         result = run_pr(folder, base, head, settings=settings, patterns=args.paths)
     except (PrError, SourceError) as exc:
