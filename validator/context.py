@@ -8,14 +8,17 @@ from one :class:`~validator.source.tree.RecipeTree`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.source.tree import LocalTree, RecipeTree
+
+T = TypeVar("T")
 
 TAXONOMY = "taxonomy.yaml"
 STRATEGIES = "strategies"
@@ -64,10 +67,20 @@ class Context:
     recipe_paths: frozenset[str]
     settings: Settings = field(default_factory=Settings)
 
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
     @property
     def revision(self) -> str | None:
         """Commit id of the tree, ``None`` for a working tree."""
         return self.tree.revision
+
+    def memoised(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per context under ``key``: derived views of the context
+        (normalised hardware profiles, key sets) that checks ask for on every recipe."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        value: T = self._memo[key]
+        return value
 
     @cached_property
     def hardware_profiles(self) -> dict[str, dict[str, Any]]:

@@ -128,7 +128,12 @@ def _number(value: Any) -> float | None:
 
 
 def profiles(ctx: Context) -> dict[str, Profile]:
-    """Normalised taxonomy profiles of the context's revision (``{}`` without taxonomy)."""
+    """Normalised taxonomy profiles of the context's revision (``{}`` without taxonomy);
+    computed once per context."""
+    return ctx.memoised("hw.profiles", lambda: _profiles(ctx))
+
+
+def _profiles(ctx: Context) -> dict[str, Profile]:
     out: dict[str, Profile] = {}
     for hw_id, raw in ctx.hardware_profiles.items():
         gen = raw.get("generation", raw.get("gpu_generation"))

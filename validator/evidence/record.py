@@ -73,8 +73,10 @@ class ContextStatus:
 
 
 CONTEXT_ATTRIBUTES = frozenset({"taxonomy", "strategies", "kv_stores", "recipe_paths",
-                                "hardware_profiles", "hardware_groups", "strategy_data"})
-"""Attributes of :class:`Context` that come from the revision's context files."""
+                                "hardware_profiles", "hardware_groups", "strategy_data",
+                                "memoised"})
+"""Attributes of :class:`Context` that come from the revision's context files
+(``memoised`` values are views of them)."""
 
 
 class _TrackingContext(Context):
@@ -111,7 +113,8 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
         if result.internal_errors:
             raise RecordError("; ".join(result.internal_errors))
         return doc_result.findings, len(rules), []
-    tracking = _TrackingContext(**{f.name: getattr(ctx, f.name) for f in fields(Context)})
+    tracking = _TrackingContext(**{f.name: getattr(ctx, f.name) for f in fields(Context)
+                                   if f.name != "_memo"})
     doc = load_yaml(data, path, max_bytes=ctx.settings.max_bytes)
     findings = list(doc.findings) + schema.validate(doc, "recipe")
     skipped: list[str] = []
