@@ -27,14 +27,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import requests
 from packaging.version import InvalidVersion, Version
-from requests.adapters import HTTPAdapter
-from urllib3.util.retry import Retry
 
 from validator.paths import SNAPSHOTS_DIR
+
+if TYPE_CHECKING:
+    import requests
 
 PYPI_JSON_URL = "https://pypi.org/pypi/vllm/json"
 PACKAGE = "vllm"
@@ -199,6 +199,10 @@ def releases_from_snapshot(data: Any) -> tuple[Release, ...]:
 def session_with_retries(retries: int = DEFAULT_RETRIES) -> requests.Session:
     """A :class:`requests.Session` retrying connection errors and 429/5xx answers
     ``retries`` times with exponential back-off (urllib3 ``Retry``)."""
+    import requests  # imported here: a plain check, offline, must not pay for it
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+
     session = requests.Session()
     policy = Retry(total=retries, backoff_factor=0.5,
                    status_forcelist=(429, 500, 502, 503, 504),
@@ -226,6 +230,8 @@ def fetch_online(url: str = PYPI_JSON_URL, *, timeout: float = DEFAULT_TIMEOUT,
         ReleaseListError: the index could not be reached, answered with an error, or the
             answer is not the expected JSON.
     """
+    import requests
+
     http = session or session_with_retries(retries)
     try:
         response = http.get(url, timeout=timeout)
