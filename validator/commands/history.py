@@ -106,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for bar in bars:
             bar.close()
+    if args.paths and not result.recipes:
+        # a mistyped PATH must not pass as "no findings"
+        raise UsageError(f"no recipe in the audited history matches: {', '.join(args.paths)}")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         with args.output.open("w", encoding="utf-8") as stream:

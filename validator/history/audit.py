@@ -28,6 +28,7 @@ import dataclasses
 import hashlib
 import multiprocessing
 import os
+import signal
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -441,6 +442,9 @@ _STATE: _Worker | None = None
 def _init_worker(repo: Path, contexts: dict[str, tuple[str, dict[str, str]]],
                  settings: Settings, cache_dir: Path | None) -> None:
     global _STATE
+    # Ctrl-C is the parent's to handle (it terminates the pool); a worker that also
+    # raised KeyboardInterrupt would print its own traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STATE = _Worker(repo, contexts, settings, cache_dir)
 
 
