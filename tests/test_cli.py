@@ -149,3 +149,12 @@ def test_links_and_special_files_in_a_folder_walk_are_refused_not_skipped(
     assert refused == {"models/example-org/evil.yaml": ["PROV005"],
                        "models/example-org/pipe.yaml": ["PROV005"]}
     findings_schema().validate(report)
+
+
+def test_history_with_a_path_matching_nothing_is_a_usage_error(
+    corpus_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["history", "--repo", str(corpus_repo), "--cache-dir", str(tmp_path),
+                 "models/zai-org/GLM-5.2.yml"])
+    assert code == 2
+    assert "no recipe in the audited history matches" in capsys.readouterr().err
