@@ -660,7 +660,9 @@ def _execute(tasks: list[Task], contexts: dict[str, tuple[str, dict[str, str]]],
             assert _STATE is not None
             _STATE.objects.close()
         return
-    chunk = max(1, min(8, len(tasks) // (jobs * 16)))
+    # one task at a time: tasks are sorted biggest first, so chunks would hand the
+    # biggest ones to the same worker
+    chunk = 1
     with multiprocessing.get_context().Pool(jobs, _init_worker, init) as pool:
         for item in pool.imap_unordered(_run_task, tasks, chunksize=chunk):
             yield item
