@@ -175,6 +175,7 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
     continuation backslashes removed."""
     groups: list[list[tuple[str, int]]] = []
     current: list[tuple[str, int]] = []
+    quote: str | None = None  # open quote at the end of ``current`` (scanned line by line)
     prev_command = False  # the previous physical line belongs to a command
     for k, raw in enumerate(fence.lines):
         line_no = fence.first + k
@@ -182,6 +183,9 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
         if not current and _FLAG_LINE.match(stripped) and prev_command and groups:
             issues.append(LineIssue("lost_backslash", line_no, stripped))
             current = groups.pop()  # the intended command: check its flags together
+            quote = None
+            for text, _ in current:
+                quote = _quote_after(text, quote)
         glued = _GLUED_FENCE.search(raw)
         if glued is not None and raw[:glued.start()].strip():
             issues.append(LineIssue("glued_fence", line_no, raw.strip()))
@@ -193,7 +197,7 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
         if not stripped:
             if current:
                 groups.append(current)
-                current = []
+                current, quote = [], None
             prev_command = False
             continue
         if stripped.startswith("#") and not current:
@@ -201,7 +205,8 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
             continue
         continued = body.endswith("\\") and not body.endswith("\\\\")
         current.append((body[:-1] if continued else body, line_no))
-        if not continued and _open_quote("\n".join(t for t, _ in current)):
+        quote = _quote_after(current[-1][0], quote)  # one pass per line: linear overall
+        if not continued and quote is not None:
             prev_command = True
             continue  # a quoted string spans the newline
         if not continued:
@@ -215,9 +220,9 @@ def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str
     return groups
 
 
-def _open_quote(text: str) -> bool:
-    """Whether ``text`` ends inside a single- or double-quoted string (POSIX rules)."""
-    quote: str | None = None
+def _quote_after(text: str, quote: str | None) -> str | None:
+    """The open quote (``'``, ``"`` or ``None``) after reading one line ``text`` that starts
+    inside ``quote`` (POSIX rules; an unquoted ``#`` ends the line's scan)."""
     escaped = False
     for ch in text:
         if escaped:
@@ -234,7 +239,7 @@ def _open_quote(text: str) -> bool:
             quote = ch
         elif ch == "#" and quote is None:
             break
-    return quote is not None
+    return quote
 
 
 def _is_commandish(group: list[tuple[str, int]]) -> bool:
@@ -259,18 +264,18 @@ def _split_words(group: list[tuple[str, int]]) -> list[Word]:
     k = 0
     while k < len(group):
         text, line = group[k]
+        # join the lines a quoted string spans, found with one linear scan (retrying
+        # shlex on ever longer text was quadratic in the number of lines)
         j = k
-        while True:
-            try:
-                toks = _shlex(text)
-                break
-            except ValueError:
-                if j + 1 < len(group):
-                    j += 1
-                    text = text + "\n" + group[j][0]
-                    continue
-                toks = text.split()
-                break
+        quote = _quote_after(text, None)
+        while quote is not None and j + 1 < len(group):
+            j += 1
+            text = text + "\n" + group[j][0]
+            quote = _quote_after(group[j][0], quote)
+        try:
+            toks = _shlex(text)
+        except ValueError:  # unbalanced to the end: plain whitespace splitting
+            toks = text.split()
         for tok in toks:
             if tok in _OPERATORS or (tok and set(tok) <= set("&|;<>()")):
                 return words
