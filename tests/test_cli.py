@@ -158,3 +158,18 @@ def test_history_with_a_path_matching_nothing_is_a_usage_error(
                  "models/zai-org/GLM-5.2.yml"])
     assert code == 2
     assert "no recipe in the audited history matches" in capsys.readouterr().err
+
+
+def test_findings_per_rule_are_capped(tmp_path: Path) -> None:
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    recipe = root / "models" / "example-org" / "Example-Chat-8B.yaml"
+    related = "".join(f'\n    - "example-org/Missing-{i}"' for i in range(150))
+    recipe.write_text(recipe.read_text().replace("related_recipes: []",
+                                                 "related_recipes:" + related))
+    out = tmp_path / "f.json"
+    main(["--format", "json", "--output", str(out), str(recipe)])
+    findings = json.loads(out.read_text())["documents"][0]["findings"]
+    ref013 = [f for f in findings if f["rule"] == "REF013"]
+    assert len(ref013) == 101
+    assert "not shown" in ref013[-1]["message"]

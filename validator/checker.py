@@ -6,6 +6,8 @@ rules, the context) and knows nothing of argument parsing or output formats.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +19,9 @@ from validator.load import LoadedDocument, load_yaml
 from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
+
+MAX_FINDINGS_PER_RULE = 100
+"""Findings one rule may report on one document; one more says the rest are not shown."""
 
 
 @dataclass
@@ -99,8 +104,15 @@ class Checker:
         for rule in self.rules:
             assert rule.check is not None
             try:
-                out.extend(rule.finding(doc, hit, strict=strict)
-                           for hit in rule.check(doc, self.context))
+                hits = itertools.islice(rule.check(doc, self.context), MAX_FINDINGS_PER_RULE + 1)
+                found = [rule.finding(doc, hit, strict=strict) for hit in hits]
+                if len(found) > MAX_FINDINGS_PER_RULE:
+                    # a hostile document must not make the report unbounded
+                    found[-1] = dataclasses.replace(
+                        found[-1], message=f"more {rule.id} findings in this file are not "
+                        f"shown (at most {MAX_FINDINGS_PER_RULE} per rule)", hint=None,
+                        related=())
+                out.extend(found)
             except Exception as exc:  # a bug in a rule must not hide the other findings
                 msg = f"internal error in rule {rule.id} on {doc.path}: {exc!r}"
                 print(f"recipe-check: {msg}", file=sys.stderr)
