@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import json
@@ -196,7 +197,17 @@ class CliRegistry:
         key = self.normalise(prefix)
         if not key.startswith("--") or len(key) <= 2:
             return []
-        return sorted(s for s in self._by_string if s.startswith("--") and s.startswith(key))
+        longs = self._long_options
+        start = bisect.bisect_left(longs, key)  # sorted: the matches are one contiguous run
+        end = start
+        while end < len(longs) and longs[end].startswith(key):
+            end += 1
+        return list(longs[start:end])
+
+    @functools.cached_property
+    def _long_options(self) -> tuple[str, ...]:
+        """Sorted ``--`` option strings (computed once per registry)."""
+        return tuple(sorted(s for s in self._by_string if s.startswith("--")))
 
     def has(self, option: str) -> bool:
         """``lookup(option) is not None``."""
