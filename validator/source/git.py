@@ -34,7 +34,7 @@ from validator.source.options import FetchOptions
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path, check_rev
 from validator.source.tree import SourceError
-from validator.source.verify import Expectations, check_blob
+from validator.source.verify import PinnedTree, check_blob
 
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
             "LC_ALL": "C"}
@@ -153,7 +153,7 @@ def _rev_parse(repo: git.Repo, rev: str) -> str | None:
     return out.strip() or None
 
 
-class GitTree(Expectations):
+class GitTree(PinnedTree):
     """One commit of a git repository (implements
     :class:`~validator.source.tree.RecipeTree`).
 
@@ -196,16 +196,6 @@ class GitTree(Expectations):
         repo = open_mirror(repository, url, Path(options.cache_dir))
         commit, resolved_from = resolve(repo, url, rev)
         return cls(repository, commit, resolved_from, repo, url)
-
-    @property
-    def revision(self) -> str:
-        """The full commit id."""
-        return self.commit
-
-    @property
-    def label(self) -> str:
-        """``owner/name@commit``."""
-        return f"{self.repository}@{self.commit}"
 
     def _entry(self, path: str) -> Any:
         check_path(path)

@@ -43,7 +43,7 @@ from validator.source.options import FetchOptions
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path, check_rev
 from validator.source.tree import SourceError
-from validator.source.verify import Expectations, check_blob
+from validator.source.verify import PinnedTree, check_blob
 
 _REGULAR_MODES = ("100644", "100755")
 _RETRY_STATUS = (500, 502, 503, 504)
@@ -196,7 +196,7 @@ def verify_listing(entries: list[TreeEntry], root_tree: str) -> bool:
     return computed[""] == root_tree
 
 
-class HttpTree(Expectations):
+class HttpTree(PinnedTree):
     """One commit read over HTTP (implements :class:`~validator.source.tree.RecipeTree`).
 
     Args:
@@ -257,16 +257,6 @@ class HttpTree(Expectations):
                               f"commit's tree {tree_sha}; refusing it")
         return cls(repository, commit, None if FULL_COMMIT.match(rev) else rev, entries,
                    client)
-
-    @property
-    def revision(self) -> str:
-        """The full commit id."""
-        return self.commit
-
-    @property
-    def label(self) -> str:
-        """``owner/name@commit``."""
-        return f"{self.repository}@{self.commit}"
 
     def _blob(self, path: str) -> TreeEntry:
         check_path(path)

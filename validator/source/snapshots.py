@@ -35,7 +35,7 @@ from validator.source.tree import SourceError
 from validator.source.verify import (
     SHA256_MISMATCH,
     SNAPSHOT_MISMATCH,
-    Expectations,
+    PinnedTree,
     VerificationError,
 )
 
@@ -278,7 +278,7 @@ class SnapshotStore:
                           "(run 'recipe-check fetch' for it first, or drop --offline)")
 
 
-class SnapshotTree(Expectations):
+class SnapshotTree(PinnedTree):
     """One commit as stored in a :class:`SnapshotStore` (implements
     :class:`~validator.source.tree.RecipeTree`); every read re-verifies the digests.
 
@@ -302,11 +302,6 @@ class SnapshotTree(Expectations):
         """The stored commit ``rev`` names (see :meth:`SnapshotStore.resolve`)."""
         commit, resolved_from = store.resolve(repository, rev)
         return cls(store, repository, commit, resolved_from)
-
-    @property
-    def revision(self) -> str:
-        """The full commit id."""
-        return self.commit
 
     @property
     def label(self) -> str:

@@ -150,16 +150,28 @@ def pinning_findings(prov: Provenance, *, strict: bool = False) -> list[Finding]
         f"pin the full commit: {prov.repository}@{prov.commit}:{prov.path}", strict=strict)]
 
 
-class Expectations:
-    """Expected SHA-256 digests per path, checked by a tree's ``provenance``.
-
-    Mixed into the pinned trees (:class:`~validator.source.git.GitTree`,
+class PinnedTree:
+    """Base of the trees pinned at one commit (:class:`~validator.source.git.GitTree`,
     :class:`~validator.source.http.HttpTree`,
-    :class:`~validator.source.snapshots.SnapshotTree`).
+    :class:`~validator.source.snapshots.SnapshotTree`): their identity (``repository``,
+    ``commit``) and the SHA-256 digests expected per path, checked by ``provenance``.
     """
+
+    repository: str
+    commit: str
 
     def __init__(self) -> None:
         self._expected: dict[str, list[tuple[str, str]]] = {}
+
+    @property
+    def revision(self) -> str:
+        """The full commit id."""
+        return self.commit
+
+    @property
+    def label(self) -> str:
+        """``owner/name@commit``."""
+        return f"{self.repository}@{self.commit}"
 
     def expect(self, path: str, sha256: str, origin: str) -> None:
         """Require ``path`` to hash to ``sha256``; ``origin`` names who expects it."""
