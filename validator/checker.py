@@ -19,6 +19,7 @@ from validator.load import LoadedDocument, load_yaml
 from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
+from validator.source.verify import VerificationError
 
 MAX_FINDINGS_PER_RULE = 100
 """Findings one rule may report on one document; one more says the rest are not shown."""
@@ -40,6 +41,15 @@ class DocumentResult:
     def sha256(self) -> str:
         """Hex SHA-256 of the document's bytes."""
         return self.provenance.sha256
+
+    @classmethod
+    def unverified(cls, exc: VerificationError, revision: str | None) -> DocumentResult:
+        """The result of a document whose bytes failed verification: its ``PROV`` finding
+        only (nothing else is checked in untrusted bytes), with the digests of the bytes
+        that failed when known and the revision they were read at."""
+        prov = exc.actual or Provenance(exc.path, "", "")
+        prov = dataclasses.replace(prov, commit=prov.commit or revision)
+        return cls(exc.path, prov, [exc.finding()])
 
 
 @dataclass

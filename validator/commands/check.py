@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from validator.checker import Checker, DocumentResult, RunResult
@@ -108,7 +107,7 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
                 ctx = build_context(tree, settings)
             except VerificationError as exc:  # untrusted context: check nothing of the tree
                 unverified.add(id(tree))
-                result.documents.append(_unverified(tree, exc))
+                result.documents.append(DocumentResult.unverified(exc, tree.revision))
                 continue
             except SourceError as exc:
                 raise UsageError(str(exc)) from exc
@@ -124,7 +123,7 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
         except FileNotFoundError as exc:
             raise UsageError(f"{target.path}: not found in {tree.label}") from exc
         except VerificationError as exc:  # untrusted bytes: report, check nothing else
-            result.documents.append(_unverified(tree, exc))
+            result.documents.append(DocumentResult.unverified(exc, tree.revision))
             continue
         except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
             result.documents.append(_refused(tree, target.path, exc))
@@ -134,13 +133,6 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
             doc_result.findings + pinning_findings(prov, strict=settings.strict),
             key=Finding.sort_key)
     return result
-
-
-def _unverified(tree: RecipeTree, exc: VerificationError) -> DocumentResult:
-    """The PROV finding of a document whose bytes failed verification."""
-    prov = exc.actual or Provenance(exc.path, "", "")
-    prov = replace(prov, commit=prov.commit or tree.revision)
-    return DocumentResult(exc.path, prov, [exc.finding()])
 
 
 def _refused(tree: RecipeTree, path: str, exc: SourceError) -> DocumentResult:

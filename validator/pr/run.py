@@ -31,7 +31,6 @@ from validator.pr.select import (
 from validator.rules import Rule, check_rules
 from validator.schema import SchemaValidator
 from validator.source.git import GitTree
-from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
 
@@ -124,10 +123,6 @@ def _context_document(ctx: Context, path: str) -> LoadedDocument | None:
     return load_yaml(ctx.tree.read(path), path, max_bytes=ctx.settings.max_bytes)
 
 
-def _untrusted(path: str, exc: VerificationError, commit: str) -> DocumentResult:
-    return DocumentResult(path, Provenance(path, "", "", commit=commit), [exc.finding()])
-
-
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                     rules: Sequence[Rule] | None = None) -> RunResult:
     """Check the selected files at ``tree`` (the head) against its own context.
@@ -147,7 +142,7 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                 continue
             prov = tree.provenance(path, tree.read(path))
         except VerificationError as exc:
-            result.documents.append(_untrusted(path, exc, tree.commit))
+            result.documents.append(DocumentResult.unverified(exc, tree.commit))
             continue
         except (SourceError, FileNotFoundError) as exc:
             sel.skipped.append((path, f"not readable at the head: {exc}"))
@@ -159,7 +154,7 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
             data = tree.read(path)
             prov = tree.provenance(path, data)
         except VerificationError as exc:
-            result.documents.append(_untrusted(path, exc, tree.commit))
+            result.documents.append(DocumentResult.unverified(exc, tree.commit))
             continue
         except (SourceError, FileNotFoundError) as exc:
             sel.skipped.append((path, f"not readable at the head: {exc}"))
