@@ -19,7 +19,7 @@ from validator.load import LoadedDocument, load_yaml
 from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
-from validator.source.verify import VerificationError
+from validator.source.verify import REFUSED, VerificationError
 
 MAX_FINDINGS_PER_RULE = 100
 """Findings one rule may report on one document; one more says the rest are not shown."""
@@ -50,6 +50,16 @@ class DocumentResult:
         prov = exc.actual or Provenance(exc.path, "", "")
         prov = dataclasses.replace(prov, commit=prov.commit or revision)
         return cls(exc.path, prov, [exc.finding()])
+
+    @classmethod
+    def refused(cls, path: str, exc: Exception, revision: str | None) -> DocumentResult:
+        """The result of a file that was not read (a symbolic link leaving the root, a
+        FIFO, a file too large; ``exc`` says which): one ``PROV005`` error at line 1, so
+        the run fails rather than passing the file by (the same in check and PR mode)."""
+        finding = Finding(rule=REFUSED.id, severity=REFUSED.severity, path=path, pointer="",
+                          line=1, column=1, message=f"not read: {exc}",
+                          hint="replace the link or special file by the recipe itself")
+        return cls(path, Provenance(path, "", "", commit=revision), [finding])
 
 
 @dataclass

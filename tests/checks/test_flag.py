@@ -140,17 +140,68 @@ def test_flag_removed_by_newest_release(corpus_copy: Path) -> None:
     assert "was removed in vLLM 0.28.0" in found[3]
 
 
-def test_omni_recipe_is_not_checked(corpus_repo: Path) -> None:
-    found = findings(corpus_repo, "models/stabilityai/stable-audio-open-1.0.yaml")
+AUDIO = "models/stabilityai/stable-audio-open-1.0.yaml"  # tasks: omni, min 0.22.0
+
+
+def test_omni_recipe_is_checked_against_vllm_omni(corpus_copy: Path) -> None:
+    assert findings(corpus_copy, AUDIO) == []
+    text = inject(corpus_copy, '    - "--enforce-eager"\n',
+                  '    - "--enforce-eager"\n    - "--omni"\n    - "--cache-backend"\n'
+                  '    - "tea_cache"\n    - "--enforce-eagre"\n', AUDIO)
+    found = findings(corpus_copy, AUDIO)
+    line = line_of(text, '"--enforce-eagre"')
+    assert [(r, ln) for r, _, ln, _ in found] == [("FLAG001", line)], found
+    assert "any vendored vLLM-Omni release up to" in found[0][3]
+    [hint] = [f.hint for f in check_tree(corpus_copy, AUDIO) if f.rule == "FLAG001"]
+    assert hint is not None and "`--enforce-eager`" in hint
+
+
+def test_omni_flag_newer_than_the_minimum_names_the_vllm_omni_release(
+        corpus_copy: Path) -> None:
+    inject(corpus_copy, '    - "--enforce-eager"\n',
+           '    - "--enforce-eager"\n    - "--dlo-resident-layers"\n    - "2"\n', AUDIO)
+    [(rule, _, _, message)] = findings(corpus_copy, AUDIO)
+    assert rule == "FLAG002"
+    assert "only from vLLM-Omni 0.27.0rc1, but the recipe's minimum is 0.22.0" in message
+
+
+def test_omni_recipe_older_than_every_vllm_omni_release_is_not_checked(
+        corpus_copy: Path) -> None:
+    inject(corpus_copy, 'min_vllm_version: "0.22.0"', 'min_vllm_version: "0.10.0"', AUDIO)
+    found = findings(corpus_copy, AUDIO)
     assert [r for r, *_ in found] == ["FLAG017"]
+    assert "the oldest vLLM-Omni release on the package index, 0.11.0rc1" in found[0][3]
 
 
-def test_ascend_variant_is_not_checked_but_others_are(corpus_repo: Path) -> None:
-    found = findings(corpus_repo, "models/Qwen/Qwen3.8-27B.yaml")
-    infos = [p for r, p, _, _ in found if r == "FLAG017"]
-    assert "/variants/ascend_w8a8/extra_args" in infos
-    assert not any(r in {"FLAG001", "FLAG002", "FLAG005", "FLAG006", "FLAG007"}
-                   for r, p, _, _ in found if "ascend" in p), found
+QWEN38 = "models/Qwen/Qwen3.8-27B.yaml"  # ascend_w8a8 variant (min 0.17.0: vllm-ascend 0.17.0rc1)
+
+
+def test_ascend_variant_is_checked_against_vllm_ascend(corpus_copy: Path) -> None:
+    found = findings(corpus_copy, QWEN38)
+    assert not any(r in {"FLAG001", "FLAG002", "FLAG005", "FLAG006", "FLAG007", "FLAG017",
+                         "FLAG021"} for r, p, _, _ in found if "ascend" in p), found
+    text = inject(corpus_copy, '      - "16384"\n',
+                  '      - "16384"\n      - "--enable-expert-paralel"\n', QWEN38)
+    bad = [(r, ln, m) for r, p, ln, m in findings(corpus_copy, QWEN38) if r == "FLAG001"]
+    assert bad == [("FLAG001", line_of(text, '"--enable-expert-paralel"'), bad[0][2])]
+    assert "vLLM-Ascend" in bad[0][2]
+    [hint] = [f.hint for f in check_tree(corpus_copy, QWEN38) if f.rule == "FLAG001"]
+    assert hint is not None and "`--enable-expert-parallel`" in hint
+
+
+def test_additional_config_key_not_read_by_vllm_ascend(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, '{"enable_cpu_binding":true}', '{"enable_cpu_bindings":true}',
+                  QWEN38)
+    hits = [(ln, m) for r, _, ln, m in findings(corpus_copy, QWEN38) if r == "FLAG021"]
+    assert len(hits) == 1 and hits[0][0] == line_of(text, "enable_cpu_bindings")
+    assert "`enable_cpu_bindings` is not read by any vendored vLLM-Ascend release" in hits[0][1]
+
+
+def test_additional_config_key_read_only_by_later_vllm_ascend(corpus_copy: Path) -> None:
+    inject(corpus_copy, '{"enable_cpu_binding":true}',
+           '{"enable_cpu_binding":true,"enable_sparse_c8":true}', QWEN38)
+    hits = [m for r, _, _, m in findings(corpus_copy, QWEN38) if r == "FLAG021"]
+    assert len(hits) == 1 and "`enable_sparse_c8` is read only from vLLM-Ascend" in hits[0]
 
 
 def test_min_version_predating_vllm_serve(corpus_copy: Path) -> None:
@@ -183,6 +234,16 @@ def test_unknown_parser_plugin_flag_in_corpus(corpus_repo: Path) -> None:
 # the releases involved (parsers, backends and flags newer than the declared minimum,
 # values the minimum rejects, a misspelt flag, closing fences glued to commands).
 MAIN_ERRORS = {
+    # vLLM-Omni (checked against the vllm-omni release built on the recipe's minimum):
+    # --dlo-resident-layers and a free-form --task-type (fl2va) first in 0.27.0rc1,
+    # 0.26.0 still restricts --task-type to CustomVoice/VoiceDesign/Base
+    "MiniMaxAI/MiniMax-H3.yaml":
+        "FLAG002:653 FLAG002:676 GUIDE004:873 GUIDE006:859 GUIDE006:1067 GUIDE006:1109 "
+        "GUIDE006:1194",
+    # `--ignored-layers` belongs to a vllm-omni quantization comparison tool, not `serve`
+    "Qwen/Qwen-Image.yaml": "FLAG001:48",
+    # `--deploy-config` first in vllm-omni 0.20.0; no vllm-omni release is built on 0.19
+    "fishaudio/s2-pro.yaml": "GUIDE004:120",
     "MiniMaxAI/MiniMax-M2.1.yaml":
         "FLAG006:34 FLAG006:40 FLAG002:70 GUIDE006:115 GUIDE006:116 "
         "GUIDE006:128 GUIDE006:129 GUIDE006:142 GUIDE006:143 GUIDE006:152 "
@@ -278,3 +339,9 @@ def test_strategy_file_args_and_env_are_checked_for_the_recipe(corpus_copy: Path
         assert f.related[0].path == "strategies/pd_cluster.yaml"
         assert f.related[0].line == line_of(text, "VLLM_NOT_A_REAL" if f.rule == "FLAG016"
                                             else "--no-such-decode-flag")
+
+
+def test_unknown_flag_hint_names_the_nearest_real_flag(corpus_copy: Path) -> None:
+    inject(corpus_copy, BASE, BASE + '    - "--max-num-sequences"\n    - "64"\n')
+    [hint] = [f.hint for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG001"]
+    assert hint is not None and "`--max-num-seqs`" in hint

@@ -162,10 +162,11 @@ ASCEND_NODES = """
 """
 
 
-def test_plugin_node_commands_are_compared_but_not_flag_checked(corpus_copy: Path) -> None:
+def test_ascend_node_commands_are_compared_and_checked_against_vllm_ascend(
+        corpus_copy: Path) -> None:
     text = inject(corpus_copy, "  ## Client Usage\n", ASCEND_NODES + "\n  ## Client Usage\n")
     found = guide_findings(corpus_copy)
-    assert {r for r, _, _ in found} == {"GUIDE012"}, found  # no GUIDE003 for ascend flags
+    assert {r for r, _, _ in found} == {"GUIDE012"}, found  # `--quantization ascend` is fine
     node1 = line_of(text, "--data-parallel-start-rank 2")
     assert sorted(ln for _, ln, _ in found) == [node1 + 2, node1 + 3]
     assert any("--additional-config" in m for _, _, m in found)
@@ -182,3 +183,26 @@ def test_fence_never_closed(corpus_copy: Path) -> None:
     assert found == [("GUIDE014", opening + 1)]
     (corpus_copy / GLM).write_text(text)
     assert [r for r, _, _ in guide_findings(corpus_copy) if r == "GUIDE014"] == []
+
+
+AUDIO = "models/stabilityai/stable-audio-open-1.0.yaml"  # tasks: omni, min 0.22.0
+OMNI_SERVE = """
+  ## Serving (our own fixture)
+
+  ```bash
+  vllm serve stabilityai/stable-audio-open-1.0 --omni \\
+      --port 8091 --enforce-eager
+  ```
+"""
+
+
+def test_omni_guide_command_is_checked_against_vllm_omni(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, "  ## Overview\n", OMNI_SERVE + "\n  ## Overview\n", AUDIO)
+    assert guide_findings(corpus_copy, AUDIO) == []
+    replace_once(corpus_copy / AUDIO, "--port 8091 --enforce-eager",
+                 "--port 8091 --enforce-eager --stage-overides '{}'")
+    found = guide_findings(corpus_copy, AUDIO)
+    assert [(r, ln) for r, ln, _ in found] == [("GUIDE003", line_of(text, "--port 8091"))]
+    assert "any vendored vLLM-Omni release up to" in found[0][2]
+    [hint] = [f.hint for f in check_tree(corpus_copy, AUDIO) if f.rule == "GUIDE003"]
+    assert hint is not None and "`--stage-overrides`" in hint

@@ -200,3 +200,25 @@ def test_unusable_event_or_revision_exits_2(corpus_repo: Path, tmp_path: Path,
     assert "is not JSON" in capsys.readouterr().err
     assert main(["pr", "--repo", str(corpus_repo), "--base", "main", "--head", "f" * 40]) == 2
     assert "head revision 'ffff" in capsys.readouterr().err
+
+
+def test_symlinked_recipe_is_refused_as_in_check_mode(corpus_repo: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A PR that adds a recipe as a symbolic link leaving the tree gets PROV005 (an error,
+    as ``check`` gives it), not a silent 'skipped'; the real recipe beside it is checked."""
+    repo = tmp_path / "repo"
+    git(tmp_path, "clone", "-q", str(corpus_repo), str(repo))
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "models" / "zai-org" / "GLM-Evil.yaml").symlink_to("/etc/passwd")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "link")
+    head = git(repo, "rev-parse", "HEAD")
+    code = main(["pr", "--repo", str(repo), "--base", base, "--head", head, "--format", "json",
+                 "--no-summary"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1
+    [evil] = [d for d in doc["documents"] if d["path"].endswith("GLM-Evil.yaml")]
+    assert [(f["rule"], f["severity"], f["line"]) for f in evil["findings"]] == [
+        ("PROV005", "error", 1)]
+    assert "symbolic link" in evil["findings"][0]["message"]
+    assert not any(s["path"].endswith("GLM-Evil.yaml") for s in doc.get("skipped", []))

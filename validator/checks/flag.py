@@ -19,226 +19,48 @@ family, which checks the commands written in the guide's shell blocks.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
 from validator.checks._data import as_dict, as_list, get, items
+from validator.checks.cli_plan import (
+    SERVE_FIRST,
+    VLLM,
+    VersionPlan,
+    all_options,
+    allowed_values,
+    first_version,
+    first_without,
+    last_version,
+    nearest_hint,
+    plan_for,
+    required_vllm,
+    versions,
+)
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+from validator.vllm_cli.plugins import ASCEND as _ASCEND_PLUGIN
+from validator.vllm_cli.plugins import OMNI as _OMNI_PLUGIN
 
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
     from validator.vllm_cli.registry import CliRegistry
 
-#: ``vllm serve`` first shipped in 0.5.2; 0.5.1 and older only had the API server module.
-SERVE_FIRST = Version("0.5.2")
-
-#: Options whose value names a registered parser, and the registry set that lists them.
-PARSER_SETS: dict[str, str] = {
-    "tool_call_parser": "tool_call_parsers",
-    "reasoning_parser": "reasoning_parsers",
-    "kv_cache_dtype": "kv_cache_dtypes",
-}
 #: A parser plugin file registers its own parser names: their values are not checked.
+#: Plugin families (PyPI names) of the CLI registries in :mod:`validator.checks.cli_plan`.
+OMNI, ASCEND = _OMNI_PLUGIN.name, _ASCEND_PLUGIN.name
 _PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
                    "reasoning_parser": "reasoning_parser_plugin"}
 
-
-# --------------------------------------------------------------------------- registries
-
-
-@lru_cache(maxsize=1)
-def _versions() -> tuple[Version, ...]:
-    """Vendored releases, ascending; ``()`` when ``snapshots/vllm-cli/index.json`` is
-    absent (the FLAG/GUIDE version checks then have nothing to check against)."""
-    from validator.vllm_cli.registry import available_versions
-
-    index = _snapshot_index()
-    if index is None or not index.is_file():
-        return ()
-    return tuple(sorted(Version(str(v)) for v in available_versions()))
-
-
-def _snapshot_index() -> Path | None:
-    from validator.vllm_cli import registry as reg_module
-
-    return Path(reg_module.DEFAULT_SNAPSHOT_DIR) / reg_module.INDEX_NAME
-
-
-@cache
-def registry(version: str) -> CliRegistry:
-    """The vendored registry of ``version`` (one of :func:`_versions`).
-
-    Raises:
-        validator.vllm_cli.registry.RegistryError: the snapshot is missing or fails its
-            digest pin (reported by the checker as an internal error naming the file).
-    """
-    from validator.vllm_cli.registry import load_registry
-
-    return load_registry(version)
-
-
-def newest() -> CliRegistry | None:
-    """The newest vendored release's registry."""
-    vs = _versions()
-    return registry(str(vs[-1])) if vs else None
-
-
-@lru_cache(maxsize=4096)
-def first_version(kind: str, name: str) -> str | None:
-    """First vendored release whose registry has ``name`` as ``kind``.
-
-    ``kind`` is ``"option"`` (an option string), ``"dotted"`` (an option that accepts
-    dotted keys), ``"env"`` or a :data:`PARSER_SETS` / ``choices:<option>`` value set.
-    """
-    for v in _versions():
-        reg = registry(str(v))
-        if reg is not None and _has(reg, kind, name):
-            return str(v)
-    return None
-
-
-@lru_cache(maxsize=4096)
-def last_version(kind: str, name: str) -> str | None:
-    """Last vendored release that has ``name`` as ``kind`` (see :func:`first_version`)."""
-    for v in reversed(_versions()):
-        reg = registry(str(v))
-        if reg is not None and _has(reg, kind, name):
-            return str(v)
-    return None
-
-
-def _has(reg: CliRegistry, kind: str, name: str) -> bool:
-    if kind == "option":
-        return reg.lookup(name) is not None
-    if kind == "dotted":
-        spec = reg.lookup(name)
-        return bool(reg.dotted_keys and spec is not None and argv.json_valued(spec))
-    if kind == "env":
-        return name in reg.env_vars
-    if kind.startswith("choices:"):
-        spec = reg.lookup(kind.split(":", 1)[1])
-        allowed = _allowed_values(reg, spec)
-        return allowed is not None and name in allowed
-    return False
-
-
-def _allowed_values(reg: CliRegistry, spec: Any) -> frozenset[str] | None:
-    """Values ``spec`` accepts in ``reg``: the parser/dtype sets for those options (vLLM
-    validates them after argparse), else argparse ``choices``; ``None`` = any."""
-    if spec is None:
-        return None
-    attr = PARSER_SETS.get(spec.dest)
-    if attr is not None:
-        names = getattr(reg, attr, None)
-        if names:
-            return frozenset(names)
-    if spec.choices:
-        return frozenset(spec.choices)
-    return None
-
-
-@lru_cache(maxsize=64)
-def _all_options(version: str) -> tuple[str, ...]:
-    reg = registry(version)
-    return tuple(reg.abbreviations("--")) if reg is not None else ()
-
-
-def nearest_hint(name: str, known: Sequence[str]) -> str | None:
-    """"did you mean" text from :func:`difflib.get_close_matches` (``None`` if none)."""
-    return _nearest_hint(name, tuple(known))
-
-
-@lru_cache(maxsize=2048)
-def _nearest_hint(name: str, known: tuple[str, ...]) -> str | None:
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    return f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else None
-
-
-# --------------------------------------------------------------------------- versions
-
-
-@dataclass(frozen=True)
-class VersionPlan:
-    """Which vLLM a list of arguments is checked against.
-
-    Attributes:
-        minimum: registry used for errors (the effective minimum, or the newest vendored
-            release for ``nightly``); ``None`` when nothing can be checked.
-        newest: the newest vendored release (warnings about removals).
-        declared: the minimum as the recipe states it (``"0.19.1"``, ``"nightly"``).
-        note: why ``minimum`` is not the declared version, or ``None``.
-        predates_serve: the declared minimum has no ``vllm serve`` at all.
-    """
-
-    minimum: CliRegistry | None
-    newest: CliRegistry | None
-    declared: str | None
-    note: str | None = None
-    predates_serve: bool = False
-
-    @property
-    def label(self) -> str:
-        """``"0.19.1"`` or ``"nightly (checked against 0.33.0)"`` for messages."""
-        if self.minimum is None:
-            return str(self.declared)
-        if self.declared == self.minimum.version:
-            return self.minimum.version
-        return f"{self.declared} (checked against {self.minimum.version})"
-
-
-def plan_for(declared: Any) -> VersionPlan:
-    """A :class:`VersionPlan` for a minimum as :func:`validator.checks.versions.
-    effective_min_version` returns it (``Version``, ``"nightly"`` or ``None``)."""
-    return _plan_for(None if declared is None else str(declared))
-
-
-@lru_cache(maxsize=256)
-def _plan_for(declared: str | None) -> VersionPlan:
-    vs = _versions()
-    top = newest()
-    if not vs or top is None:
-        return VersionPlan(None, None, None if declared is None else str(declared))
-    note: str | None
-    if declared is None or str(declared) == "nightly":
-        note = ("`nightly` is not a release; checked against the newest vendored release "
-                f"{top.version}") if declared is not None else (
-            "no parseable min_vllm_version; checked against the newest vendored release "
-            f"{top.version}")
-        return VersionPlan(top, top, None if declared is None else "nightly", note)
-    try:
-        want = Version(str(declared))
-    except InvalidVersion:
-        return VersionPlan(top, top, str(declared), f"`{declared}` is not a version; checked "
-                           f"against the newest vendored release {top.version}")
-    if want < SERVE_FIRST:
-        return VersionPlan(None, top, str(declared), None, predates_serve=True)
-    below = [v for v in vs if v <= want]
-    if not below:
-        low = registry(str(vs[0]))
-        return VersionPlan(low, top, str(declared), f"{declared} is older than every vendored "
-                           f"release; checked against {vs[0]}")
-    reg = registry(str(below[-1]))
-    if reg is not None and not getattr(reg, "serve_available", True):
-        return VersionPlan(None, top, str(declared), None, predates_serve=True)
-    note = None
-    if below[-1] != want:
-        note = (f"{declared} is not a vendored release; checked against {below[-1]}"
-                if want <= vs[-1] else f"{declared} is newer than every vendored release; "
-                f"checked against {vs[-1]}")
-    return VersionPlan(reg, top, str(declared), note)
 
 
 def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
@@ -329,23 +151,25 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
         return FlagIssue("unknown", p.index, p.message, "write the option in full")
     name = opt.normalised
     kind = "dotted" if opt.keys else "option"
-    first = first_version(kind, name)
+    fam, prod = plan.family, plan.product
+    first = first_version(kind, name, fam)
     here = Version(plan.minimum.version)
     if first is not None and Version(first) > here:
         what = (f"dotted keys of `{name}` are accepted" if opt.keys
-                and first_version("option", name) != first else f"`{name}` exists")
-        return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from vLLM {first}, "
+                and first_version("option", name, fam) != first else f"`{name}` exists")
+        return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
                          f"but the recipe's minimum is {plan.label}",
-                         f"raise min_vllm_version to {first} or drop the flag")
+                         f"raise min_vllm_version to {required_vllm(first, fam)} or drop "
+                         "the flag")
     if first is not None:
-        last = last_version(kind, name)
+        last = last_version(kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
-                         f"vLLM {plan.minimum.version} (it existed in {first}..{last})",
-                         nearest_hint(name, _all_options(plan.minimum.version)))
+                         f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
+                         nearest_hint(name, all_options(plan.minimum.version, fam)))
     top = plan.newest or plan.minimum
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
-                     f"vLLM release up to {top.version}",
-                     nearest_hint(name, _all_options(top.version)))
+                     f"{prod} release up to {top.version}",
+                     nearest_hint(name, all_options(top.version, fam)))
 
 
 _SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
@@ -383,20 +207,21 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
                 yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
         return
-    allowed = _allowed_values(reg, spec)
+    allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
         return
     for value in opt.values:
         if value in allowed or value.startswith("$"):
             continue
-        first = first_version(f"choices:{name}", value)
+        first = first_version(f"choices:{name}", value, plan.family)
         if first is not None and Version(first) > Version(reg.version):
             yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is accepted only "
-                            f"from vLLM {first}, but the recipe's minimum is {plan.label}",
-                            f"raise min_vllm_version to {first}")
+                            f"from {plan.product} {first}, but the recipe's minimum is "
+                            f"{plan.label}",
+                            f"raise min_vllm_version to {required_vllm(first, plan.family)}")
         else:
             yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is not a value "
-                            f"vLLM {reg.version} accepts",
+                            f"{plan.product} {reg.version} accepts",
                             nearest_hint(value, sorted(allowed)) or
                             f"one of: {', '.join(sorted(allowed)[:12])}")
 
@@ -424,31 +249,24 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
         new = by_index.get(opt.index)
         name = opt.option or opt.normalised
         if new is None or new.spec is None:
-            gone = _first_without("option", name, low.version)
+            gone = first_without("option", name, low.version, plan.family)
             yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
-                            f"vLLM {gone or top.version} (absent from {top.version})",
-                            nearest_hint(name, _all_options(top.version)))
+                            f"{plan.product} {gone or top.version} (absent from "
+                            f"{top.version})",
+                            nearest_hint(name, all_options(top.version, plan.family)))
             continue
-        old_allowed = _allowed_values(low, opt.spec)
-        new_allowed = _allowed_values(top, new.spec)
+        old_allowed = allowed_values(low, opt.spec)
+        new_allowed = allowed_values(top, new.spec)
         if old_allowed is None or new_allowed is None or opt.keys:
             continue
         for value in opt.values:
             if value in old_allowed and value not in new_allowed:
-                gone = _first_without(f"choices:{name}", value, low.version)
+                gone = first_without(f"choices:{name}", value, low.version, plan.family)
                 yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` is no "
-                                f"longer accepted from vLLM {gone or top.version}",
+                                f"longer accepted from {plan.product} {gone or top.version}",
                                 nearest_hint(value, sorted(new_allowed)))
 
 
-def _first_without(kind: str, name: str, after: str) -> str | None:
-    for v in _versions():
-        if v <= Version(after):
-            continue
-        reg = registry(str(v))
-        if reg is not None and not _has(reg, kind, name):
-            return str(v)
-    return None
 
 
 # --------------------------------------------------------------------------- layers
@@ -593,10 +411,10 @@ _ASCEND_HW = re.compile(r"ascend|atlas|npu", re.IGNORECASE)
 
 
 def platform_plugin(data: Any) -> str | None:
-    """``"vLLM-Omni"`` when the recipe is served by vLLM-Omni (``meta.tasks`` has
-    ``omni``), else ``None``."""
+    """``"vllm-omni"`` (the plugin family, see :mod:`validator.vllm_cli.plugins`) when the
+    recipe is served by vLLM-Omni (``meta.tasks`` has ``omni``), else ``None``."""
     tasks = as_list(get(data, "meta", "tasks"))
-    return "vLLM-Omni" if "omni" in tasks else None
+    return OMNI if "omni" in tasks else None
 
 
 def _is_ascend_tokens(tokens: Sequence[str]) -> bool:
@@ -627,14 +445,31 @@ def ascend_variants(data: Any) -> set[str]:
 
 
 def layer_plugin(layer: ArgLayer, ascend: set[str]) -> str | None:
-    """The platform plugin that serves ``layer`` (``"vLLM-Ascend"``) or ``None``."""
+    """The platform plugin family that serves ``layer`` (``"vllm-ascend"``) or ``None``."""
     if layer.variant in ascend or (layer.hardware and _ASCEND_HW.search(layer.hardware)):
-        return "vLLM-Ascend"
+        return ASCEND
     if layer.mode_variants and all(v in ascend for v in layer.mode_variants):
-        return "vLLM-Ascend"
+        return ASCEND
     if _is_ascend_tokens(layer.tokens):
-        return "vLLM-Ascend"
+        return ASCEND
     return None
+
+
+def _plugin_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str,
+                 out: Analysis, noted: set[str]) -> VersionPlan | None:
+    """The plan of a plugin-served ``layer``; ``None`` (with a FLAG017 hit saying why)
+    when no vendored release of the plugin fits. A plan that differs from the declared
+    minimum gets one FLAG019 hit per distinct note."""
+    plan = plan_for(_layer_minimum(doc, ctx, layer), family)
+    if plan.minimum is None:
+        out.add("FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
+                               f"{plan.product}; {plan.note}"))
+        return None
+    if plan.note and plan.note not in noted:
+        noted.add(plan.note)
+        out.add("FLAG019", Hit(layer.pointer, f"{layer.label}: served by {plan.product}; "
+                               f"{plan.note}"))
+    return plan
 
 
 # --------------------------------------------------------------------------- analysis
@@ -697,7 +532,7 @@ def _vkey(value: Any) -> tuple[int, Version]:
 def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
     out = Analysis()
     data = doc.data
-    if not isinstance(data, dict) or not _versions():
+    if not isinstance(data, dict) or not versions():
         return out
     model_min = recipe_minimum(doc, ctx)
     model_plan = plan_for(model_min)
@@ -708,25 +543,31 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
                                "`python -m vllm.entrypoints.openai.api_server` module",
                                f"raise min_vllm_version to {SERVE_FIRST} or later"))
         return out
-    if model_plan.note:
+    served_by = platform_plugin(data)
+    if served_by is not None:
+        omni_plan = plan_for(model_min, served_by)
+        if omni_plan.minimum is None:
+            out.add("FLAG017", Hit("/meta/tasks", f"arguments not checked: this recipe is "
+                                   f"served by {omni_plan.product}; {omni_plan.note}"))
+            return out
+        if omni_plan.note:
+            out.add("FLAG019", Hit("/model/min_vllm_version", omni_plan.note))
+    elif model_plan.note:
         out.add("FLAG019", Hit("/model/min_vllm_version", model_plan.note))
-    plugin = platform_plugin(data)
-    if plugin is not None:
-        out.add("FLAG017", Hit("/meta/tasks", f"arguments not checked: this recipe is served "
-                               f"by {plugin}, whose CLI is not vendored"))
-        return out
     ascend = ascend_variants(data)
     layers = collect_layers(data) + external_layers(doc, ctx)
     parsed: dict[str, ParsedArgs] = {}
     self_where: dict[str, tuple[int, ...]] = {}
+    noted: set[str] = set()
     for layer in layers:
-        which = layer_plugin(layer, ascend)
-        if which is not None:
-            out.add("FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
-                                   f"{which}, whose CLI is not vendored"))
-            continue
-        plan = plan_for(_layer_minimum(doc, ctx, layer))
-        if plan.predates_serve or plan.minimum is None:
+        family = served_by or layer_plugin(layer, ascend)
+        if family is None:
+            plan: VersionPlan | None = plan_for(_layer_minimum(doc, ctx, layer))
+        elif family == served_by:
+            plan = plan_for(_layer_minimum(doc, ctx, layer), family)
+        else:
+            plan = _plugin_plan(doc, ctx, layer, family, out, noted)
+        if plan is None or plan.predates_serve or plan.minimum is None:
             continue
         tokens, where, joined = split_joined(layer.tokens)
         for item in joined:
@@ -752,6 +593,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
                                                 related=related))
         if result is not None:
             _max_model_len(doc, layer, result, where, out)
+            _additional_config(doc, layer, result, where, plan, out)
     _auto_tool_choice(doc, layers, parsed, self_where, out)
     _shadowing(doc, ctx, layers, parsed, self_where, out)
     _env_vars(doc, ctx, ascend, out)
@@ -798,6 +640,40 @@ def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
                                    f"use at most {ctx_len}, or correct model.context_length",
                                    related=(Related(_line(doc, "/model/context_length"),
                                                     "model.context_length"),)))
+
+
+def _additional_config(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
+                       where: Sequence[int], plan: VersionPlan, out: Analysis) -> None:
+    """FLAG021: top-level ``--additional-config`` keys the plugin release does not read."""
+    reg = plan.minimum
+    if (plan.family != ASCEND or reg is None or reg.plugin is None
+            or not reg.plugin.additional_config_keys):
+        return  # vLLM-Omni's reads are per model, not one platform-wide set
+    known = reg.plugin.additional_config_keys
+    for opt in parsed.find("additional_config"):
+        if opt.keys:
+            keys = [opt.keys[0]]
+        else:
+            try:
+                value = json.loads(opt.value or "")
+            except ValueError:
+                continue  # FLAG007 reports it
+            keys = list(value) if isinstance(value, dict) else []
+        for key in keys:
+            if key in known:
+                continue
+            first = first_version("additional_config", key, plan.family)
+            if first is not None and Version(first) > Version(reg.version):
+                why = f"is read only from {plan.product} {first}"
+            elif first is not None:
+                why = (f"is not read by {plan.product} {reg.version} (read by {first} to "
+                       f"{last_version('additional_config', key, plan.family)})")
+            else:
+                why = f"is not read by any vendored {plan.product} release"
+            at = opt.value_indexes[-1] if opt.value_indexes else opt.index
+            out.add("FLAG021", Hit(layer.site(doc, where[at])[0],
+                                   f"{layer.label}: `--additional-config` key `{key}` {why}",
+                                   nearest_hint(key, sorted(known))))
 
 
 def parse_int(text: str | None) -> int | None:
@@ -945,29 +821,31 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
     reg, top = plan.minimum, plan.newest
     if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
         return None
+    fam, prod = plan.family, plan.product
     if name in reg.env_vars:
         if top is not None and top.env_vars and name not in top.env_vars:
-            gone = _first_without("env", name, reg.version)
-            return f"`{name}` is no longer read from vLLM {gone or top.version}", None
+            gone = first_without("env", name, reg.version, fam)
+            return f"`{name}` is no longer read from {prod} {gone or top.version}", None
         return None
-    first = first_version("env", name)
+    first = first_version("env", name, fam)
     if first is not None and Version(first) > Version(reg.version):
-        return (f"`{name}` is read only from vLLM {first}, but the recipe's minimum is "
-                f"{plan.label}", f"raise min_vllm_version to {first}")
+        return (f"`{name}` is read only from {prod} {first}, but the recipe's minimum is "
+                f"{plan.label}", f"raise min_vllm_version to {required_vllm(first, fam)}")
     if first is not None:
-        return (f"`{name}` is not read by vLLM {reg.version} (read by {first} to "
-                f"{last_version('env', name)})", None)
+        return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
+                f"{last_version('env', name, fam)})", None)
     known = sorted(top.env_vars) if top is not None else []
-    return (f"`{name}` is not an environment variable any vendored vLLM release reads",
+    return (f"`{name}` is not an environment variable any vendored {prod} release reads",
             nearest_hint(name, known))
 
 
 def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis) -> None:
     data = doc.data
+    served_by = platform_plugin(data)
     for pointer, label, variant in env_maps(data):
-        if variant in ascend or _ASCEND_HW.search(label):
-            continue
-        plan = plan_for(recipe_minimum(doc, ctx, variant))
+        family = served_by or (ASCEND if variant in ascend or _ASCEND_HW.search(label)
+                               else VLLM)
+        plan = plan_for(recipe_minimum(doc, ctx, variant), family)
         for name in as_dict(get(data, *split_pointer(pointer))):
             why = env_issue(name, plan) if isinstance(name, str) else None
             if why is not None:
@@ -979,7 +857,7 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis
         sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
         if sdoc is None or not sdoc.ok:
             continue
-        plan = plan_for(recipe_minimum(doc, ctx, None, name))
+        plan = plan_for(recipe_minimum(doc, ctx, None, name), served_by or VLLM)
         for sptr in ("/env", "/prefill/env", "/decode/env"):
             for var in as_dict(get(sdoc.data, *split_pointer(sptr))):
                 why = env_issue(var, plan) if isinstance(var, str) else None
@@ -1119,11 +997,25 @@ def env_var_not_read(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
 @rule("FLAG017", Severity.INFO, "Arguments not checked (platform plugin)")
 def not_checked_plugin(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """The arguments are for a platform plugin or a separate server whose CLI is not vendored
-    (vLLM-Omni for ``tasks: omni``; vLLM-Ascend for NPU overrides, ``--quantization
-    ascend`` or ``--additional-config``), so they are reported as not checked rather than
-    risk a false error."""
+    """The arguments are for a platform plugin or a separate server (vLLM-Omni for ``tasks:
+    omni``; vLLM-Ascend for NPU variants and overrides, ``--quantization ascend`` or
+    ``--additional-config``) and no vendored release of that plugin's CLI fits the
+    recipe's minimum (the oldest on the package index is built on a newer vLLM), so they
+    are reported as not checked rather than risk a false error. When one fits, the
+    arguments are checked against it like vLLM's own (``snapshots/vllm-cli/<plugin>/``)."""
     return _hits("FLAG017", doc, ctx)
+
+
+@rule("FLAG021", Severity.WARNING, "--additional-config key the plugin does not read")
+def additional_config_key_not_read(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A top-level key of ``--additional-config`` (vLLM passes the object to the platform
+    plugin unchanged) is not one the vLLM-Ascend release the recipe needs reads
+    (``additional_config.get("key")`` in ``vllm_ascend/ascend_config.py`` and elsewhere
+    in the package, and the fields of its typed ``AscendConfig`` from 0.27 on, collected
+    from the release's source). Up to 0.26 the plugin ignores keys it does not read, so
+    the setting silently has no effect; from 0.27 ``AscendConfig`` forbids unknown keys
+    and startup fails. A key that only later releases read names the first one."""
+    return _hits("FLAG021", doc, ctx)
 
 
 @rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from validator.checks import flag
+from validator.checks import cli_plan, flag
 from validator.checks._data import as_dict, get, items
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
@@ -123,11 +123,16 @@ def _placeholder(model: str) -> bool:
             or "${" in model or model.isupper() or "/" not in model)
 
 
-def _is_plugin_command(cmd: ServeCommand) -> bool:
+def command_family(cmd: ServeCommand) -> str:
+    """Which CLI runs ``cmd``: ``"vllm-omni"`` (``--omni`` in the arguments, or a
+    vLLM-Omni image), ``"vllm-ascend"`` (a vLLM-Ascend image, ``--quantization ascend``
+    or ``--additional-config``) or ``"vllm"``; see :mod:`validator.vllm_cli.plugins`."""
     image = (cmd.image or "").lower()
-    if "ascend" in image or "omni" in image:
-        return True
-    return flag._is_ascend_tokens(cmd.args) or "--omni" in cmd.args
+    if "--omni" in cmd.args or "omni" in image:
+        return flag.OMNI
+    if "ascend" in image or flag._is_ascend_tokens(cmd.args):
+        return flag.ASCEND
+    return cli_plan.VLLM
 
 
 def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
@@ -151,21 +156,20 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
             out.add("GUIDE002", issue.line, f"`{issue.text[:60]}` starts a new command: the "
                     "line before it does not end with `\\`, so this flag is never passed",
                     "end the previous line with ` \\`")
-    if flag.platform_plugin(data) is not None or not flag._versions():
+    if not cli_plan.versions():
         return out
     ids = _model_ids(data)
     results: list[tuple[ServeCommand, ParsedArgs]] = []
     plugin_results: list[tuple[ServeCommand, ParsedArgs]] = []
-    top = flag.newest()
+    top = cli_plan.newest()
     for cmd in parsed.commands:
-        if _is_plugin_command(cmd):
-            # not checked against vLLM's CLI, but one deployment's nodes must still agree
-            if top is not None:
-                plugin_results.append((cmd, argv.parse_args(cmd.args, top)))
-            continue
+        family = command_family(cmd)
         variant = ids.get((cmd.model or "").lower())
-        plan = flag.plan_for(flag.recipe_minimum(doc, ctx, variant))
+        plan = cli_plan.plan_for(flag.recipe_minimum(doc, ctx, variant), family)
         if plan.minimum is None:
+            # not checked (no fitting plugin CLI), but one deployment's nodes must agree
+            if top is not None and family != cli_plan.VLLM:
+                plugin_results.append((cmd, argv.parse_args(cmd.args, top)))
             continue
         result, issues = flag.check_tokens(cmd.args, plan, duplicates=False)
         if result is None:
@@ -203,7 +207,7 @@ def _served_model(doc: LoadedDocument, cmd: ServeCommand, ids: dict[str, str | N
             "the recipe's model_id nor a variant's", f"recipe models: {known}")
 
 
-def _env(cmd: ServeCommand, plan: flag.VersionPlan, out: GuideAnalysis) -> None:
+def _env(cmd: ServeCommand, plan: cli_plan.VersionPlan, out: GuideAnalysis) -> None:
     seen: set[str] = set()
     for name, _, line in cmd.env:
         if name in seen:
@@ -218,14 +222,15 @@ def _env(cmd: ServeCommand, plan: flag.VersionPlan, out: GuideAnalysis) -> None:
 def _structured_values(doc: LoadedDocument, ctx: Context) -> dict[str, list[tuple[str, int]]]:
     """dest -> [(value, file line)] over the structured argument lists."""
     out: dict[str, list[tuple[str, int]]] = {}
-    plan_cache: dict[str, flag.VersionPlan] = {}
+    plan_cache: dict[str, cli_plan.VersionPlan] = {}
     for layer in flag.collect_layers(doc.data):
         if layer.feature is None and layer.pointer != "/model/base_args":
             continue
         key = str(layer.variant)
         plan = plan_cache.get(key)
         if plan is None:
-            plan = flag.plan_for(flag.recipe_minimum(doc, ctx, layer.variant))
+            family = flag.platform_plugin(doc.data) or cli_plan.VLLM
+            plan = cli_plan.plan_for(flag.recipe_minimum(doc, ctx, layer.variant), family)
             plan_cache[key] = plan
         if plan.minimum is None:
             continue

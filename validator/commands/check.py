@@ -19,10 +19,9 @@ from validator.report import REPORTERS, get_reporter
 from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
-from validator.source.provenance import Provenance
 from validator.source.spec import looks_like_spec, open_targets, parse_spec
 from validator.source.tree import RecipeTree, SourceError
-from validator.source.verify import REFUSED, VerificationError, pinning_findings
+from validator.source.verify import VerificationError, pinning_findings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,21 +125,13 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
             result.documents.append(DocumentResult.unverified(exc, tree.revision))
             continue
         except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
-            result.documents.append(_refused(tree, target.path, exc))
+            result.documents.append(DocumentResult.refused(target.path, exc, tree.revision))
             continue
         doc_result = checker.check_recipe(target.path, data, prov, result)
         doc_result.findings = sorted(
             doc_result.findings + pinning_findings(prov, strict=settings.strict),
             key=Finding.sort_key)
     return result
-
-
-def _refused(tree: RecipeTree, path: str, exc: SourceError) -> DocumentResult:
-    """A PROV005 document result for a file that was not read."""
-    finding = Finding(rule=REFUSED.id, severity=REFUSED.severity, path=path, pointer="",
-                      line=1, column=1, message=f"not read: {exc}",
-                      hint="replace the link or special file by the recipe itself")
-    return DocumentResult(path, Provenance(path, "", "", commit=tree.revision), [finding])
 
 
 def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:

@@ -90,7 +90,12 @@ def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("versions", nargs="+", metavar="VERSION",
                    help="release versions, 'all' (every release from 0.4.2) or 'missing'")
     p.add_argument("--out-dir", type=Path, default=None,
-                   help="registry folder (default: snapshots/vllm-cli)")
+                   help="registry folder (default: snapshots/vllm-cli; not with --plugin)")
+    from validator.vllm_cli.plugins import PLUGINS
+
+    p.add_argument("--plugin", choices=sorted(PLUGINS), default=None,
+                   help="extract that platform plugin's releases instead (built on the "
+                   "vendored vLLM release each one pairs with; snapshots/vllm-cli/<plugin>)")
     p.set_defaults(action=_vllm_cli)
 
 
@@ -98,6 +103,12 @@ def _vllm_cli(args: argparse.Namespace) -> int:
     from validator.vllm_cli.extract import main_vllm_cli
     from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
 
+    if args.plugin is not None:
+        if args.out_dir is not None:
+            raise UsageError("--out-dir cannot be combined with --plugin")
+        from validator.vllm_cli.extract_plugin import main_plugin_cli
+
+        return main_plugin_cli(args.plugin, list(args.versions))
     return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_SNAPSHOT_DIR)
 
 

@@ -127,8 +127,8 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                     rules: Sequence[Rule] | None = None) -> RunResult:
     """Check the selected files at ``tree`` (the head) against its own context.
 
-    A file that cannot be read (refused path, symbolic link) is moved to
-    ``sel.skipped`` with the reason, not raised.
+    A file that is gone at the head is moved to ``sel.skipped`` with the reason; one that
+    is refused (symbolic link, too large) gets a ``PROV005`` error, as in ``check``.
     """
     ctx = build_context(tree, settings)
     schema = SchemaValidator(strict=settings.strict)
@@ -144,8 +144,11 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
         except VerificationError as exc:
             result.documents.append(DocumentResult.unverified(exc, tree.commit))
             continue
-        except (SourceError, FileNotFoundError) as exc:
+        except FileNotFoundError as exc:
             sel.skipped.append((path, f"not readable at the head: {exc}"))
+            continue
+        except SourceError as exc:  # refused (symbolic link, too large): fail, as check does
+            result.documents.append(DocumentResult.refused(path, exc, tree.commit))
             continue
         findings = sorted(list(doc.findings) + schema.validate(doc, kind), key=Finding.sort_key)
         result.documents.append(DocumentResult(path, prov, findings, kind))
@@ -156,8 +159,11 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
         except VerificationError as exc:
             result.documents.append(DocumentResult.unverified(exc, tree.commit))
             continue
-        except (SourceError, FileNotFoundError) as exc:
+        except FileNotFoundError as exc:
             sel.skipped.append((path, f"not readable at the head: {exc}"))
+            continue
+        except SourceError as exc:  # refused (symbolic link, too large): fail, as check does
+            result.documents.append(DocumentResult.refused(path, exc, tree.commit))
             continue
         checker.check_recipe(path, data, prov, result)
     return result

@@ -20,6 +20,13 @@ How the parser is obtained (first that works; the method is recorded):
    ``python -m vllm.entrypoints.openai.api_server``: that module run as ``__main__``
    with the same instrumentation, else ``cli_args.make_arg_parser`` called directly.
 
+With a ``plugin.json`` in ``SRC_ROOT`` (a platform plugin or separate server unpacked
+beside ``vllm/``, see :mod:`validator.vllm_cli.plugins`), the plugin's console script
+is run instead (with the arguments that select it, e.g. ``--omni``), and a platform
+plugin's ``pre_register_and_update(parser)`` hook is applied to the captured ``serve``
+parser, as vLLM does on that platform. The plugin's environment variables and the
+top-level ``--additional-config`` keys it reads are added to the dump.
+
 The output JSON (written to ``OUT_JSON``) is the raw material ``extract.py`` turns into
 the vendored snapshot.
 """
@@ -55,6 +62,8 @@ DUMMY_MODEL = "facebook/opt-125m"
 #: ``sys.modules`` (newer).  Both are arranged so that help text is extracted.
 ARGV0 = "mkdocs"
 SOFT_FAILED: list[dict[str, str]] = []
+#: ``plugin.json`` of the source tree (``{}`` for vLLM alone).
+PLUGIN: dict[str, Any] = {}
 
 
 class _Captured(Exception):
@@ -124,7 +133,18 @@ _CRITICAL = (
 
 
 def _is_critical(name: str) -> bool:
-    return name in _CRITICAL or name.startswith("vllm.config.")
+    if name in _CRITICAL or name.startswith("vllm.config."):
+        return True
+    pkg = PLUGIN.get("package")
+    if pkg and name.startswith(f"{pkg}.entrypoints.cli"):
+        return True  # the plugin's serve parser is defined there
+    hook = str(PLUGIN.get("platform_hook") or "")
+    return bool(hook) and name == hook.split(":", 1)[0]
+
+
+def _soft_prefixes() -> tuple[str, ...]:
+    pkg = PLUGIN.get("package")
+    return ("vllm.", f"{pkg}.") if pkg else ("vllm.",)
 
 
 class _SoftFinder(importlib.abc.MetaPathFinder):
@@ -132,7 +152,7 @@ class _SoftFinder(importlib.abc.MetaPathFinder):
         self.root = root
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if not fullname.startswith("vllm."):
+        if not fullname.startswith(_soft_prefixes()):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None or spec.origin is None:
@@ -242,7 +262,8 @@ def _console_target(src_root: Path) -> str | None:
 def build_parsers(src_root: Path) -> dict[str, Any]:
     """Return {"method", "serve_available", "root", "serve", "errors"}."""
     errors: list[str] = []
-    target = _console_target(src_root)
+    target = PLUGIN.get("entry") or _console_target(src_root)
+    extra_argv = [str(a) for a in PLUGIN.get("argv", [])]
     vllm_dir = src_root / "vllm"
     if target is None:
         if (vllm_dir / "entrypoints" / "cli" / "main.py").exists():
@@ -251,7 +272,7 @@ def build_parsers(src_root: Path) -> dict[str, Any]:
             target = "vllm.scripts:main"
     if target is not None:
         try:
-            rec = _run_entry(target, [ARGV0, "serve", DUMMY_MODEL])
+            rec = _run_entry(target, [ARGV0, "serve", DUMMY_MODEL, *extra_argv])
             if "serve" in rec.subparsers and rec.root is not None:
                 return {"method": f"console-script {target}", "serve_available": True,
                         "root": rec.root, "serve": rec.subparsers["serve"], "errors": errors}
@@ -260,6 +281,9 @@ def build_parsers(src_root: Path) -> dict[str, Any]:
         except BaseException as exc:
             errors.append(f"console-script {target}: {type(exc).__name__}: {exc}\n"
                           + traceback.format_exc()[-2000:])
+    if PLUGIN.get("entry"):  # vLLM's own parser is not the plugin's: no fallback
+        raise RuntimeError("the plugin's serve entry point could not be built:\n"
+                           + "\n".join(errors))
     if (vllm_dir / "entrypoints" / "cli" / "serve.py").exists():
         try:
             serve_mod = importlib.import_module("vllm.entrypoints.cli.serve")
@@ -635,21 +659,132 @@ def env_vars(vllm_dir: Path) -> dict[str, Any]:
     p = vllm_dir / "envs.py"
     if not p.exists():
         return {"names": [], "source": "absent"}
-    tree = ast.parse(p.read_text(encoding="utf-8"))
+    names = _env_dict_names(p)
+    return {"names": names, "source": "ast vllm/envs.py environment_variables"}
+
+
+# ----------------------------------------------------------------------- plugins
+
+
+def apply_platform_hook(serve: argparse.ArgumentParser) -> str:
+    """Call the plugin platform's ``pre_register_and_update(serve)``, as vLLM's
+    ``EngineArgs.add_cli_args`` does on that platform; return the method suffix."""
+    module_name, cls_name = str(PLUGIN["platform_hook"]).split(":", 1)
+    _stubs.install(["torch_npu"])  # only now: it must not switch vLLM's own platform
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    try:
+        cls.pre_register_and_update(serve)
+    except Exception as exc:
+        # The parser is changed first; what follows in the hook is device set-up
+        # (SoC detection through a build-generated module) that cannot run here.
+        SOFT_FAILED.append({"module": f"{module_name}:{cls_name}.pre_register_and_update",
+                            "error": f"{type(exc).__name__}: {exc}"[:300]})
+    return f" + {cls_name}.pre_register_and_update"
+
+
+def _env_dict_names(path: Path) -> list[str]:
+    """Keys of the ``environment_variables`` / ``env_variables`` dict literal of ``path``."""
+    if not path.exists():
+        return []
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         target: ast.expr | None = None
         value: ast.expr | None = None
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign):
             target, value = node.target, node.value
-        if (isinstance(target, ast.Name) and target.id == "environment_variables"
+        if (isinstance(target, ast.Name) and target.id in ("environment_variables",
+                                                           "env_variables")
                 and isinstance(value, ast.Dict)):
-            for k in value.keys:
-                if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                    names.add(k.value)
-    return {"names": sorted(names), "source": "ast vllm/envs.py environment_variables"}
+            names.update(k.value for k in value.keys
+                         if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    return sorted(names)
+
+
+def _is_environ(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "environ") or (
+        isinstance(node, ast.Name) and node.id == "environ")
+
+
+def _is_getenv(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "getenv") or (
+        isinstance(node, ast.Name) and node.id == "getenv")
+
+
+def _literal_keys(tree: ast.AST, is_mapping: Any, is_reader: Any = None) -> set[str]:
+    """String literals used as keys of a mapping expression (``is_mapping(node)``):
+    ``m.get("k")`` / ``m.pop("k")`` / ``m.setdefault("k")``, ``m["k"]``, ``"k" in m``;
+    plus the first argument of calls whose function satisfies ``is_reader``."""
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        key: ast.expr | None = None
+        if isinstance(node, ast.Call) and node.args:
+            f = node.func
+            if (isinstance(f, ast.Attribute) and f.attr in ("get", "pop", "setdefault")
+                    and is_mapping(f.value)) or (is_reader is not None and is_reader(f)):
+                key = node.args[0]
+        elif isinstance(node, ast.Subscript) and is_mapping(node.value):
+            key = node.slice
+        elif (isinstance(node, ast.Compare) and len(node.ops) == 1
+              and isinstance(node.ops[0], ast.In | ast.NotIn)
+              and is_mapping(node.comparators[0])):
+            key = node.left
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            keys.add(key.value)
+    return keys
+
+
+def _package_trees(pkg_dir: Path) -> Any:
+    """Parsed modules of a package (those that do not parse are passed over)."""
+    for path in sorted(pkg_dir.rglob("*.py")):
+        try:
+            yield ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+
+
+def read_env_names(pkg_dir: Path) -> list[str]:
+    """Environment variables the package reads directly anywhere in its source:
+    ``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ["X"]``, ``"X" in
+    os.environ`` (vLLM-Omni has no ``envs.py`` registry; it reads them where used)."""
+    names: set[str] = set()
+    for tree in _package_trees(pkg_dir):
+        names |= _literal_keys(tree, _is_environ, _is_getenv)
+    return sorted(names)
+
+
+def _is_additional_config(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == "additional_config"
+    return isinstance(node, ast.Attribute) and node.attr == "additional_config"
+
+
+def _config_class_fields(tree: ast.AST, class_name: str) -> set[str]:
+    """Field names of ``class class_name`` (annotated class attributes, not ``ClassVar``
+    or private): the keys of a typed (pydantic ``@config``) additional-config model."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            for item in node.body:
+                if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                        and not item.target.id.startswith("_")
+                        and "ClassVar" not in ast.unparse(item.annotation)):
+                    out.add(item.target.id)
+    return out
+
+
+def additional_config_keys(pkg_dir: Path, config_class: str | None = None) -> list[str]:
+    """Top-level ``--additional-config`` keys the plugin reads anywhere in its package:
+    ``<x>.additional_config.get("key")``, ``…additional_config["key"]`` and
+    ``"key" in …additional_config``, plus the fields of ``config_class`` where the
+    release declares the whole object as a typed model (vllm-ascend >= 0.27)."""
+    keys: set[str] = set()
+    for tree in _package_trees(pkg_dir):
+        keys |= _literal_keys(tree, _is_additional_config)
+        if config_class:
+            keys |= _config_class_fields(tree, config_class)
+    return sorted(keys)
 
 
 # --------------------------------------------------------------------------- main
@@ -666,6 +801,10 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(src_root))
     sys.argv = [ARGV0]
     sys.modules.setdefault("mkdocs", types.ModuleType("mkdocs"))
+    plugin_file = src_root / "plugin.json"
+    if plugin_file.exists():
+        PLUGIN.update(json.loads(plugin_file.read_text(encoding="utf-8")))
+        _stubs.PLUGIN_PACKAGES.add(str(PLUGIN["package"]))
     pins = src_root / "stub_versions.json"
     if pins.exists():
         _stubs.VERSIONS.update(json.loads(pins.read_text(encoding="utf-8")))
@@ -677,6 +816,8 @@ def main(argv: list[str]) -> int:
     logging.disable(logging.CRITICAL)
     built = build_parsers(src_root)
     root, serve = built["root"], built["serve"]
+    if PLUGIN.get("platform_hook"):
+        built["method"] += apply_platform_hook(serve)
     actions = describe(serve)
     result = {
         "version": vllm.__version__,
@@ -693,6 +834,12 @@ def main(argv: list[str]) -> int:
         "kv_cache_dtypes": kv_cache_dtypes(actions),
         "env_vars": env_vars(src_root / "vllm"),
     }
+    if PLUGIN:
+        pkg_dir = src_root / str(PLUGIN["package"])
+        result["plugin_env_vars"] = sorted(set(_env_dict_names(pkg_dir / "envs.py"))
+                                           | set(read_env_names(pkg_dir)))
+        result["additional_config_keys"] = additional_config_keys(
+            pkg_dir, PLUGIN.get("additional_config_class"))
     result["soft_failed_modules"] = sorted({d["module"]: d for d in SOFT_FAILED}.values(),
                                            key=lambda d: d["module"])
     result["stubbed_modules"] = sorted(

@@ -74,6 +74,10 @@ NEVER_STUB: frozenset[str] = frozenset(
     }
 )
 
+#: Import packages of the plugin being extracted (set by ``_introspect.py``): their own
+#: modules are real, their missing private (compiled/generated) ones are stubbed.
+PLUGIN_PACKAGES: set[str] = set()
+
 #: Compiled or generated vLLM submodules absent from an sdist; always stubbed.
 VLLM_COMPILED_PREFIXES: tuple[str, ...] = (
     "vllm._C",
@@ -411,6 +415,14 @@ class _FallbackStubFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         # Never invent vllm's own modules (a typo would silently become a stub),
         # except the compiled ones handled by _ForcedStubFinder.
+        if fullname.startswith(tuple(f"{p}." for p in PLUGIN_PACKAGES)):
+            # A plugin's build-generated or compiled private modules
+            # (``vllm_ascend._build_info``, ``vllm_ascend.vllm_ascend_C``) are absent
+            # from its sources, like vLLM's own.
+            leaf = fullname.rpartition(".")[2]
+            if leaf.startswith("_") or leaf.endswith("_C"):
+                return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
+            return None
         if fullname == "vllm" or fullname.startswith("vllm."):
             # Compiled extensions (``vllm._C``, ``vllm._C_stable_libtorch``,
             # ``vllm.vllm_flash_attn._vllm_fa2_C``…) are private names with no .py file.

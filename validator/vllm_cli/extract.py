@@ -407,6 +407,22 @@ def extract_version(
     return {"download_s": t1 - t0, "extract_s": t2 - t1}
 
 
+def expand_versions(requested: list[str], known: list[str], index: Path) -> list[str]:
+    """The versions ``requested`` names, in order and without repeats: ``"all"`` is
+    every one of ``known``, ``"missing"`` those of ``known`` not pinned in ``index``,
+    anything else itself."""
+    wanted: list[str] = []
+    for v in requested:
+        if v == "all":
+            wanted.extend(known)
+        elif v == "missing":
+            have = set(json.loads(index.read_text())) if index.exists() else set()
+            wanted.extend(k for k in known if k not in have)
+        else:
+            wanted.append(v)
+    return list(dict.fromkeys(wanted))
+
+
 def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
     """Extract and vendor the CLI registry of each of ``versions`` into ``out_dir``.
 
@@ -421,18 +437,8 @@ def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
         print(f"vllm-cli: cannot read the package index: {exc}", file=sys.stderr)
         return 2
     known = [v for v in released_versions(files) if Version(v) >= Version("0.4.2")]
-    wanted: list[str] = []
-    for v in versions:
-        if v == "all":
-            wanted.extend(known)
-        elif v == "missing":
-            idx = out_dir / INDEX_NAME
-            have = set(json.loads(idx.read_text())) if idx.exists() else set()
-            wanted.extend(k for k in known if k not in have)
-        else:
-            wanted.append(v)
     failures = 0
-    for v in dict.fromkeys(wanted):
+    for v in expand_versions(versions, known, out_dir / INDEX_NAME):
         try:
             t = extract_version(v, out_dir, files)
             print(

@@ -30,8 +30,9 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-#: PEP 691 endpoint of the vllm project on PyPI (what ``pip download`` resolves against).
-SIMPLE_URL = "https://pypi.org/simple/vllm/"
+#: PEP 691 endpoint of a project on PyPI (what ``pip download`` resolves against).
+SIMPLE_URL_TEMPLATE = "https://pypi.org/simple/{project}/"
+SIMPLE_URL = SIMPLE_URL_TEMPLATE.format(project="vllm")
 _SIMPLE_ACCEPT = "application/vnd.pypi.simple.v1+json"
 _TIMEOUT_S = 180
 
@@ -56,29 +57,33 @@ class Artifact:
     size: int
 
 
-def index_files(session: requests.Session | None = None) -> list[dict[str, Any]]:
-    """Return the ``files`` list of the vllm PEP 691 Simple API page.
+def index_files(session: requests.Session | None = None,
+                project: str = "vllm") -> list[dict[str, Any]]:
+    """Return the ``files`` list of ``project``'s PEP 691 Simple API page.
 
+    ``project`` is a PyPI name (``"vllm"``, ``"vllm-omni"``, ``"vllm-ascend"``).
     Raises :class:`FetchError` on an HTTP error.
     """
+    url = SIMPLE_URL_TEMPLATE.format(project=project)
     s = session or requests.Session()
-    resp = s.get(SIMPLE_URL, headers={"Accept": _SIMPLE_ACCEPT}, timeout=_TIMEOUT_S)
+    resp = s.get(url, headers={"Accept": _SIMPLE_ACCEPT}, timeout=_TIMEOUT_S)
     if resp.status_code != 200:
-        raise FetchError(f"{SIMPLE_URL}: HTTP {resp.status_code}")
+        raise FetchError(f"{url}: HTTP {resp.status_code}")
     files = resp.json().get("files")
     if not isinstance(files, list):
-        raise FetchError(f"{SIMPLE_URL}: no 'files' list in the PEP 691 answer")
+        raise FetchError(f"{url}: no 'files' list in the PEP 691 answer")
     return files
 
 
-def released_versions(files: list[dict[str, Any]]) -> list[str]:
-    """All non-yanked, non-prerelease versions present in ``files``, ascending."""
+def released_versions(files: list[dict[str, Any]], *, pre: bool = False) -> list[str]:
+    """All non-yanked versions present in ``files``, ascending; pre-releases only when
+    ``pre`` is true, dev releases never."""
     out: set[Version] = set()
     for f in files:
         if f.get("yanked"):
             continue
         v = _version_of(str(f["filename"]))
-        if v is not None and not v.is_prerelease and not v.is_devrelease:
+        if v is not None and (pre or not v.is_prerelease) and not v.is_devrelease:
             out.add(v)
     return [str(v) for v in sorted(out)]
 
@@ -105,10 +110,11 @@ def _wheel_rank(filename: str) -> tuple[int, str]:
     return (3, filename)
 
 
-def choose_artifact(version: str, files: list[dict[str, Any]]) -> Artifact:
+def choose_artifact(version: str, files: list[dict[str, Any]],
+                    project: str = "vllm") -> Artifact:
     """Pick the sdist of ``version`` or, failing that, its best wheel.
 
-    Raises :class:`FetchError` when the index has no file for ``version``.
+    Raises :class:`FetchError` when the index has no file for ``version`` of ``project``.
     """
     want = Version(version)
     sdists: list[dict[str, Any]] = []
@@ -123,7 +129,8 @@ def choose_artifact(version: str, files: list[dict[str, Any]]) -> Artifact:
     elif wheels:
         pick, kind = sorted(wheels, key=lambda f: _wheel_rank(str(f["filename"])))[0], "wheel"
     else:
-        raise FetchError(f"vllm=={version}: no sdist or wheel on {SIMPLE_URL}")
+        raise FetchError(f"{project}=={version}: no sdist or wheel on "
+                         f"{SIMPLE_URL_TEMPLATE.format(project=project)}")
     return Artifact(
         version=version,
         filename=str(pick["filename"]),

@@ -84,6 +84,24 @@ class CliOption:
 
 
 @dataclass(frozen=True)
+class PluginInfo:
+    """The platform plugin a registry was built for (see :mod:`validator.vllm_cli.plugins`).
+
+    ``name``: PyPI project (``"vllm-ascend"``); ``display``: ``"vLLM-Ascend"``;
+    ``version``: the plugin release; ``vllm_version``: the vLLM release it was built on;
+    ``env_vars``: the environment variables the plugin itself reads;
+    ``additional_config_keys``: top-level ``--additional-config`` keys it reads.
+    """
+
+    name: str
+    display: str
+    version: str
+    vllm_version: str
+    env_vars: frozenset[str]
+    additional_config_keys: frozenset[str]
+
+
+@dataclass(frozen=True)
 class CliRegistry:
     """What one vLLM release's ``vllm serve`` accepts.
 
@@ -96,6 +114,8 @@ class CliRegistry:
     ``"none"``, ``"whole-key"`` or ``"before-first-dot"`` (see :meth:`lookup`).
     ``allow_abbrev``: whether unique prefixes of long options are accepted.
     ``short_o``: whether ``-O3``-style attached values of ``-O`` are rewritten.
+    ``plugin``: for a platform plugin's registry, which plugin release (``version`` is
+    then that release's), else ``None``.
     """
 
     version: str
@@ -112,6 +132,7 @@ class CliRegistry:
     allow_abbrev: bool
     normalisation: str
     short_o: bool
+    plugin: PluginInfo | None = None
     _by_string: Mapping[str, CliOption] = field(repr=False, compare=False, default_factory=dict)
 
     # ------------------------------------------------------------------ queries
@@ -197,7 +218,7 @@ class CliRegistry:
         key = self.normalise(prefix)
         if not key.startswith("--") or len(key) <= 2:
             return []
-        longs = self._long_options
+        longs = self.long_options
         start = bisect.bisect_left(longs, key)  # sorted: the matches are one contiguous run
         end = start
         while end < len(longs) and longs[end].startswith(key):
@@ -205,8 +226,8 @@ class CliRegistry:
         return list(longs[start:end])
 
     @functools.cached_property
-    def _long_options(self) -> tuple[str, ...]:
-        """Sorted ``--`` option strings (computed once per registry)."""
+    def long_options(self) -> tuple[str, ...]:
+        """Every ``--`` option string, sorted (computed once per registry)."""
         return tuple(sorted(s for s in self._by_string if s.startswith("--")))
 
     def has(self, option: str) -> bool:
@@ -332,6 +353,11 @@ def _from_doc(doc: dict[str, Any], sha256: str) -> CliRegistry:
         for s in opt.strings:
             by_string.setdefault(s, opt)
     parser = doc["parser"]
+    block = doc.get("plugin")
+    plugin = None if block is None else PluginInfo(
+        name=str(block["name"]), display=str(block["display"]), version=str(block["version"]),
+        vllm_version=str(block["vllm_version"]), env_vars=frozenset(block["env_vars"]),
+        additional_config_keys=frozenset(block["additional_config_keys"]))
     return CliRegistry(
         version=str(doc["version"]),
         serve_available=bool(doc["serve_available"]),
@@ -347,6 +373,7 @@ def _from_doc(doc: dict[str, Any], sha256: str) -> CliRegistry:
         allow_abbrev=bool(parser["allow_abbrev"]),
         normalisation=str(parser["normalisation"]),
         short_o=bool(parser["short_O"]),
+        plugin=plugin,
         _by_string=by_string,
     )
 

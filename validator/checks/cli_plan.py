@@ -1,0 +1,303 @@
+"""Which vendored CLI registry a list of ``vllm serve`` arguments is checked against.
+
+A *family* is ``"vllm"`` (vLLM's own CLI, ``snapshots/vllm-cli/``) or the PyPI name of a
+vendored platform plugin (``"vllm-omni"``, ``"vllm-ascend"``; ``snapshots/vllm-cli/<name>/``,
+see :mod:`validator.vllm_cli.plugins`). :func:`plan_for` turns a recipe's effective
+minimum vLLM version into a :class:`VersionPlan`: the registry used for errors (the
+minimum), the newest release of the same family (warnings about removals) and a note
+when the two differ from what the recipe declares. The ``first_version`` /
+``last_version`` look-ups answer "since when" within one family.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import InvalidVersion, Version
+
+from validator.vllm_cli import argv
+
+if TYPE_CHECKING:
+    from validator.vllm_cli.registry import CliRegistry
+
+#: ``vllm serve`` first shipped in 0.5.2; 0.5.1 and older only had the API server module.
+SERVE_FIRST = Version("0.5.2")
+#: The family of vLLM's own CLI.
+VLLM = "vllm"
+
+#: Options whose value names a registered parser, and the registry set that lists them.
+PARSER_SETS: dict[str, str] = {
+    "tool_call_parser": "tool_call_parsers",
+    "reasoning_parser": "reasoning_parsers",
+    "kv_cache_dtype": "kv_cache_dtypes",
+}
+
+
+# --------------------------------------------------------------------------- registries
+
+
+def snapshot_dir(family: str = VLLM) -> Path:
+    """The snapshot folder of ``family``."""
+    from validator.vllm_cli import registry as reg_module
+    from validator.vllm_cli.plugins import PLUGINS
+
+    base = Path(reg_module.DEFAULT_SNAPSHOT_DIR)
+    return base if family == VLLM else PLUGINS[family].snapshot_dir
+
+
+def product(family: str = VLLM) -> str:
+    """How messages name ``family``: ``"vLLM"``, ``"vLLM-Omni"``, ``"vLLM-Ascend"``."""
+    from validator.vllm_cli.plugins import PLUGINS
+
+    return "vLLM" if family == VLLM else PLUGINS[family].display
+
+
+@lru_cache(maxsize=8)
+def versions(family: str = VLLM) -> tuple[Version, ...]:
+    """Vendored releases of ``family``, ascending; ``()`` when its ``index.json`` is
+    absent (the checks then have nothing to check against)."""
+    from validator.vllm_cli.registry import available_versions
+
+    d = snapshot_dir(family)
+    if not (d / "index.json").is_file():
+        return ()
+    return tuple(sorted(Version(str(v)) for v in available_versions(d)))
+
+
+@cache
+def registry(version: str, family: str = VLLM) -> CliRegistry:
+    """The vendored registry of ``version`` (one of :func:`versions`) of ``family``.
+
+    Raises:
+        validator.vllm_cli.registry.RegistryError: the snapshot is missing or fails its
+            digest pin (reported by the checker as an internal error naming the file).
+    """
+    from validator.vllm_cli.registry import load_registry
+
+    return load_registry(version, snapshot_dir(family))
+
+
+def newest(family: str = VLLM) -> CliRegistry | None:
+    """The newest vendored release's registry of ``family``."""
+    vs = versions(family)
+    return registry(str(vs[-1]), family) if vs else None
+
+
+@lru_cache(maxsize=4096)
+def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
+    """First vendored release of ``family`` whose registry has ``name`` as ``kind``.
+
+    ``kind`` is ``"option"`` (an option string), ``"dotted"`` (an option that accepts
+    dotted keys), ``"env"``, ``"additional_config"`` (a top-level key a plugin reads) or
+    a :data:`PARSER_SETS` / ``choices:<option>`` value set.
+    """
+    for v in versions(family):
+        if has(registry(str(v), family), kind, name):
+            return str(v)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def last_version(kind: str, name: str, family: str = VLLM) -> str | None:
+    """Last vendored release of ``family`` that has ``name`` as ``kind``."""
+    for v in reversed(versions(family)):
+        if has(registry(str(v), family), kind, name):
+            return str(v)
+    return None
+
+
+def first_without(kind: str, name: str, after: str, family: str = VLLM) -> str | None:
+    """First vendored release of ``family`` newer than ``after`` that lacks ``name``."""
+    for v in versions(family):
+        if v > Version(after) and not has(registry(str(v), family), kind, name):
+            return str(v)
+    return None
+
+
+def required_vllm(release: str, family: str = VLLM) -> str:
+    """The ``min_vllm_version`` a recipe needs to get ``release`` of ``family``: the
+    release itself for vLLM, the vLLM a plugin release is built on otherwise (vLLM-Omni
+    ``0.27.0rc1`` → ``0.27.0``)."""
+    if family == VLLM:
+        return release
+    info = registry(release, family).plugin
+    return info.vllm_version if info is not None else release
+
+
+def has(reg: CliRegistry, kind: str, name: str) -> bool:
+    """Whether ``reg`` has ``name`` as ``kind`` (see :func:`first_version`)."""
+    if kind == "option":
+        return reg.lookup(name) is not None
+    if kind == "dotted":
+        spec = reg.lookup(name)
+        return bool(reg.dotted_keys and spec is not None and argv.json_valued(spec))
+    if kind == "env":
+        return name in reg.env_vars
+    if kind == "additional_config":
+        return reg.plugin is not None and name in reg.plugin.additional_config_keys
+    if kind.startswith("choices:"):
+        spec = reg.lookup(kind.split(":", 1)[1])
+        allowed = allowed_values(reg, spec)
+        if allowed is None:  # the option takes any value (unless it is a parser name)
+            return spec is not None and spec.takes_value and spec.dest not in PARSER_SETS
+        return name in allowed
+    return False
+
+
+def allowed_values(reg: CliRegistry, spec: Any) -> frozenset[str] | None:
+    """Values ``spec`` accepts in ``reg``: the parser/dtype sets for those options (vLLM
+    validates them after argparse), else argparse ``choices``; ``None`` = any."""
+    if spec is None:
+        return None
+    attr = PARSER_SETS.get(spec.dest)
+    if attr is not None:
+        names = getattr(reg, attr, None)
+        if names:
+            return frozenset(names)
+    if spec.choices:
+        return frozenset(spec.choices)
+    return None
+
+
+@lru_cache(maxsize=64)
+def all_options(version: str, family: str = VLLM) -> tuple[str, ...]:
+    """Every long option of one registry (for "did you mean" hints)."""
+    return registry(version, family).long_options
+
+
+def nearest_hint(name: str, known: Sequence[str]) -> str | None:
+    """"did you mean" text from :func:`difflib.get_close_matches` (``None`` if none)."""
+    return _nearest_hint(name, tuple(known))
+
+
+@lru_cache(maxsize=2048)
+def _nearest_hint(name: str, known: tuple[str, ...]) -> str | None:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else None
+
+
+# --------------------------------------------------------------------------- plans
+
+
+@dataclass(frozen=True)
+class VersionPlan:
+    """Which registry a list of arguments is checked against.
+
+    Attributes:
+        minimum: registry used for errors (the effective minimum, or the newest vendored
+            release for ``nightly``); ``None`` when nothing can be checked.
+        newest: the newest vendored release of the family (warnings about removals).
+        declared: the minimum as the recipe states it (``"0.19.1"``, ``"nightly"``).
+        note: why ``minimum`` is not the declared version, or ``None``.
+        predates_serve: the declared minimum has no ``vllm serve`` at all.
+        family: ``"vllm"`` or a plugin's PyPI name (:mod:`validator.vllm_cli.plugins`).
+    """
+
+    minimum: CliRegistry | None
+    newest: CliRegistry | None
+    declared: str | None
+    note: str | None = None
+    predates_serve: bool = False
+    family: str = VLLM
+
+    @property
+    def product(self) -> str:
+        """``"vLLM"`` or the plugin's display name, for messages."""
+        return product(self.family)
+
+    @property
+    def label(self) -> str:
+        """``"0.19.1"`` or ``"nightly (checked against 0.33.0)"`` for messages."""
+        if self.minimum is None:
+            return str(self.declared)
+        if self.family != VLLM:
+            if self.declared == self.minimum.version:
+                return self.minimum.version
+            return f"{self.declared} (checked against {self.product} {self.minimum.version})"
+        if self.declared == self.minimum.version:
+            return self.minimum.version
+        return f"{self.declared} (checked against {self.minimum.version})"
+
+
+def plan_for(declared: Any, family: str = VLLM) -> VersionPlan:
+    """A :class:`VersionPlan` for a minimum as :func:`validator.checks.versions.
+    effective_min_version` returns it (``Version``, ``"nightly"`` or ``None``)."""
+    key = None if declared is None else str(declared)
+    return _plan_for(key) if family == VLLM else _plugin_plan(key, family)
+
+
+@lru_cache(maxsize=256)
+def _plan_for(declared: str | None) -> VersionPlan:
+    vs = versions()
+    top = newest()
+    if not vs or top is None:
+        return VersionPlan(None, None, declared)
+    note: str | None
+    if declared is None or declared == "nightly":
+        note = ("`nightly` is not a release; checked against the newest vendored release "
+                f"{top.version}") if declared is not None else (
+            "no parseable min_vllm_version; checked against the newest vendored release "
+            f"{top.version}")
+        return VersionPlan(top, top, declared, note)
+    try:
+        want = Version(declared)
+    except InvalidVersion:
+        return VersionPlan(top, top, declared, f"`{declared}` is not a version; checked "
+                           f"against the newest vendored release {top.version}")
+    if want < SERVE_FIRST:
+        return VersionPlan(None, top, declared, None, predates_serve=True)
+    below = [v for v in vs if v <= want]
+    if not below:
+        low = registry(str(vs[0]))
+        return VersionPlan(low, top, declared, f"{declared} is older than every vendored "
+                           f"release; checked against {vs[0]}")
+    reg = registry(str(below[-1]))
+    if not reg.serve_available:
+        return VersionPlan(None, top, declared, None, predates_serve=True)
+    note = None
+    if below[-1] != want:
+        note = (f"{declared} is not a vendored release; checked against {below[-1]}"
+                if want <= vs[-1] else f"{declared} is newer than every vendored release; "
+                f"checked against {vs[-1]}")
+    return VersionPlan(reg, top, declared, note)
+
+
+@lru_cache(maxsize=256)
+def _plugin_plan(declared: str | None, family: str) -> VersionPlan:
+    """Plan for a plugin: the plugin release built on the recipe's minimum vLLM, else the
+    newest one built on an older vLLM. ``minimum`` is ``None`` (and ``note`` says why)
+    when no vendored plugin release is old enough."""
+    regs = [registry(str(v), family) for v in versions(family)]
+    name = product(family)
+    if not regs:
+        return VersionPlan(None, None, declared, f"no {name} CLI is vendored", family=family)
+    top = regs[-1]
+    if declared is None or declared == "nightly":
+        what = "`nightly` is not a release" if declared else "no parseable min_vllm_version"
+        return VersionPlan(top, top, declared, f"{what}; checked against the newest vendored "
+                           f"{name} release {top.version}", family=family)
+    try:
+        want = Version(declared)
+    except InvalidVersion:
+        return VersionPlan(top, top, declared, f"`{declared}` is not a version; checked "
+                           f"against the newest vendored {name} release {top.version}",
+                           family=family)
+    below = [r for r in regs if r.plugin is not None and Version(r.plugin.vllm_version) <= want]
+    if not below:
+        first = regs[0]
+        base = first.plugin.vllm_version if first.plugin is not None else first.version
+        return VersionPlan(None, top, declared, f"the oldest {name} release on the package "
+                           f"index, {first.version}, is built on vLLM {base}, newer than "
+                           f"the recipe's minimum {declared}", family=family)
+    reg = below[-1]
+    assert reg.plugin is not None
+    note = None
+    if Version(reg.plugin.vllm_version) != want:
+        note = (f"no {name} release is built on vLLM {declared}; checked against {name} "
+                f"{reg.version} (built on vLLM {reg.plugin.vllm_version})")
+    return VersionPlan(reg, top, declared, note, family=family)
