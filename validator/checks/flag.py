@@ -13,446 +13,61 @@ Layers are combined the way the recipes site renders one command
 variant, strategy, strategy overrides, hardware overrides, features, kv offload; a
 ``dedupeArgs`` pass keeps the last of two *literally equal* flags).
 
-The engine here (:class:`VersionPlan`, :func:`check_tokens`) is shared with the ``GUIDE``
-family, which checks the commands written in the guide's shell blocks.
+Where the pieces are: :mod:`validator.checks.arg_layers` (which lists exist, which CLI
+serves each), :mod:`validator.checks.cli_plan` (which registry a list is checked
+against), :mod:`validator.checks.flag_engine` (one list against one registry; shared
+with the ``GUIDE`` family); this module combines them per recipe and declares the rules.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from validator.checks._data import as_dict, as_list, get, items
+from validator.checks._data import as_dict, as_list, get
+from validator.checks.arg_layers import (
+    ASCEND,
+    ASCEND_HW,
+    ArgLayer,
+    ascend_variants,
+    collect_layers,
+    env_maps,
+    external_layers,
+    layer_plugin,
+    platform_plugin,
+)
 from validator.checks.cli_plan import (
     SERVE_FIRST,
     VLLM,
     VersionPlan,
-    all_options,
-    allowed_values,
     first_version,
-    first_without,
     last_version,
     nearest_hint,
     plan_for,
-    required_vllm,
     versions,
+)
+from validator.checks.flag_engine import (
+    FlagIssue,
+    check_tokens,
+    env_issue,
+    parse_int,
+    recipe_minimum,
+    split_joined,
 )
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
 from validator.sourcemap import join_pointer, split_pointer
-from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
-from validator.vllm_cli.plugins import ASCEND as _ASCEND_PLUGIN
-from validator.vllm_cli.plugins import OMNI as _OMNI_PLUGIN
+from validator.vllm_cli.argv import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.vllm_cli.registry import CliRegistry
-
-#: A parser plugin file registers its own parser names: their values are not checked.
-#: Plugin families (PyPI names) of the CLI registries in :mod:`validator.checks.cli_plan`.
-OMNI, ASCEND = _OMNI_PLUGIN.name, _ASCEND_PLUGIN.name
-_PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
-                   "reasoning_parser": "reasoning_parser_plugin"}
 
 
-
-def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
-                   strategy: str | None = None) -> Any:
-    """The effective minimum vLLM of (part of) a recipe, via
-    :func:`validator.checks.versions.effective_min_version` (model, variant, strategy and
-    kv-store minimums); falls back to ``model.min_vllm_version``."""
-    try:
-        from validator.checks.versions import effective_min_version
-    except ImportError:  # pragma: no cover - the VER family is part of the package
-        value = get(doc.data, "model", "min_vllm_version")
-        return value if isinstance(value, str) else None
-    return effective_min_version(doc, ctx, variant, strategy=strategy)
-
-
-# --------------------------------------------------------------------------- engine
-
-
-@dataclass(frozen=True)
-class FlagIssue:
-    """One problem in one argument list.
-
-    ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
-    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
-    ``underscore``, ``abbreviation``; ``index`` the token it is about.
-    """
-
-    code: str
-    index: int
-    message: str
-    hint: str | None = None
-    related_index: int | None = None
-
-
-_VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
-                   Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "dotted",
-                   Problem.DOTTED_NOT_JSON: "dotted"}
-_SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviation"}
-
-
-def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
-                 duplicates: bool = True) -> tuple[ParsedArgs | None, list[FlagIssue]]:
-    """Parse ``tokens`` at ``plan.minimum`` and report every problem.
-
-    Returns the parse at the minimum (``None`` when the plan has no registry) and the
-    issues, in token order. Never raises.
-    """
-    reg = plan.minimum
-    if reg is None:
-        return None, []
-    parsed = argv.parse_args(tokens, reg, allow_positionals=allow_positionals)
-    issues: list[FlagIssue] = []
-    for p in parsed.problems:
-        if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
-            issues.append(_unknown_issue(p, plan))
-        elif p.kind in _VALUE_PROBLEMS:
-            issues.append(FlagIssue(_VALUE_PROBLEMS[p.kind], p.index, p.message))
-        elif p.kind in _SPELLING:
-            hint = (f"write `{p.option.display}`" if p.option is not None else None)
-            issues.append(FlagIssue(_SPELLING[p.kind], p.index, p.message + (
-                " — the recipes site de-duplicates flags by their literal spelling, so an "
-                "override spelled the canonical way does not replace this one"
-                if p.kind is Problem.UNDERSCORE else ""), hint))
-    plugged = {dest for dest, plugin in _PLUGIN_OPTIONS.items()
-               if any(o.dest == plugin or ("parser-plugin" in o.normalised
-                                           and dest.split("_")[0] in o.normalised)
-                      for o in parsed.options)}
-    for opt in parsed.options:
-        if opt.dest not in plugged:
-            issues.extend(_value_issues(opt, reg, plan))
-    issues.extend(_speculative_issues(parsed))
-    if duplicates:
-        for first, second in argv.duplicates(parsed):
-            issues.append(FlagIssue("duplicate", second.index, f"`{second.display}` is set "
-                                    f"twice in this list (first at item {first.index})" + (
-                                        "; the dotted keys replace the whole JSON value"
-                                        if bool(first.keys) != bool(second.keys) else ""),
-                                    "keep one occurrence", related_index=first.index))
-    issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
-    issues.sort(key=lambda x: x.index)
-    return parsed, issues
-
-
-def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
-    assert plan.minimum is not None
-    opt = p.option
-    if p.kind is Problem.AMBIGUOUS or opt is None:
-        return FlagIssue("unknown", p.index, p.message, "write the option in full")
-    name = opt.normalised
-    kind = "dotted" if opt.keys else "option"
-    fam, prod = plan.family, plan.product
-    first = first_version(kind, name, fam)
-    here = Version(plan.minimum.version)
-    if first is not None and Version(first) > here:
-        what = (f"dotted keys of `{name}` are accepted" if opt.keys
-                and first_version("option", name, fam) != first else f"`{name}` exists")
-        return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
-                         f"but the recipe's minimum is {plan.label}",
-                         f"raise min_vllm_version to {required_vllm(first, fam)} or drop "
-                         "the flag")
-    if first is not None:
-        last = last_version(kind, name, fam)
-        return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
-                         f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
-                         nearest_hint(name, all_options(plan.minimum.version, fam)))
-    top = plan.newest or plan.minimum
-    return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
-                     f"{prod} release up to {top.version}",
-                     nearest_hint(name, all_options(top.version, fam)))
-
-
-_SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
-
-
-def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
-    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007)."""
-    text = value.strip()
-    if text in ("", "None") or text.startswith("$"):
-        return True, ""
-    if "$" in text:  # shell variables expand before vLLM sees the value
-        text = _SHELL_VAR.sub("0", text)
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if text.startswith(("{", "[")) or option.endswith(("-config", "-kwargs", "overrides")):
-            return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
-        return True, ""  # dict-or-str options (union_dict_and_str) take plain strings
-    if option.endswith("-config") and not isinstance(parsed, dict):
-        if option == "--compilation-config" and isinstance(parsed, int):
-            return True, ""  # an optimisation level (-O3 shorthand)
-        return False, f"is JSON {type(parsed).__name__}, not a JSON object"
-    return True, ""
-
-
-def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
-    spec = opt.spec
-    if spec is None or not opt.values or opt.keys:
-        return
-    name = opt.option or opt.normalised
-    if argv.json_valued(spec) or name in reg.json_flags:
-        for value in opt.values:
-            ok, why = _json_shape_ok(name, value)
-            if not ok:
-                yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
-                                "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
-        return
-    allowed = allowed_values(reg, spec)
-    if allowed is None or spec.takes_value is False:
-        return
-    for value in opt.values:
-        if value in allowed or value.startswith("$"):
-            continue
-        first = first_version(f"choices:{name}", value, plan.family)
-        if first is not None and Version(first) > Version(reg.version):
-            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is accepted only "
-                            f"from {plan.product} {first}, but the recipe's minimum is "
-                            f"{plan.label}",
-                            f"raise min_vllm_version to {required_vllm(first, plan.family)}")
-        else:
-            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is not a value "
-                            f"{plan.product} {reg.version} accepts",
-                            nearest_hint(value, sorted(allowed)) or
-                            f"one of: {', '.join(sorted(allowed)[:12])}")
-
-
-def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
-    value, sources = parsed.json_value("speculative_config")
-    if not value or "num_speculative_tokens" not in value or not sources:
-        return
-    n = value["num_speculative_tokens"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        yield FlagIssue("spec_tokens", sources[-1].index, f"num_speculative_tokens is {n!r}; "
-                        "it must be a positive integer", "e.g. \"num_speculative_tokens\": 1")
-
-
-def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
-                   allow_positionals: int) -> Iterator[FlagIssue]:
-    top, low = plan.newest, plan.minimum
-    if top is None or low is None or top.version == low.version:
-        return
-    later = argv.parse_args(tokens, top, allow_positionals=allow_positionals)
-    by_index = {o.index: o for o in later.options}
-    for opt in parsed.options:
-        if opt.spec is None:
-            continue
-        new = by_index.get(opt.index)
-        name = opt.option or opt.normalised
-        if new is None or new.spec is None:
-            gone = first_without("option", name, low.version, plan.family)
-            yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
-                            f"{plan.product} {gone or top.version} (absent from "
-                            f"{top.version})",
-                            nearest_hint(name, all_options(top.version, plan.family)))
-            continue
-        old_allowed = allowed_values(low, opt.spec)
-        new_allowed = allowed_values(top, new.spec)
-        if old_allowed is None or new_allowed is None or opt.keys:
-            continue
-        for value in opt.values:
-            if value in old_allowed and value not in new_allowed:
-                gone = first_without(f"choices:{name}", value, low.version, plan.family)
-                yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` is no "
-                                f"longer accepted from {plan.product} {gone or top.version}",
-                                nearest_hint(value, sorted(new_allowed)))
-
-
-
-
-# --------------------------------------------------------------------------- layers
-
-
-@dataclass(frozen=True)
-class ArgLayer:
-    """One argument list of a recipe, with what selects it.
-
-    ``order`` is its place in the rendered command (site ``buildArgs``: 10 base args,
-    20 variant, 21 variant exact-GPU override, 30 strategy, 40 strategy override, 50 recipe
-    hardware override, 51 variant generation override, 52 strategy hardware override
-    (replaces 50 and 51), 53 exact-GPU strategy/role override, 70 features, 80 kv
-    offload; see :data:`ORDER`); ``hardware`` the
-    hardware key, ``group`` a mutual-exclusion key (feature modes, feature hardware
-    overrides replace the feature's own args).
-    """
-
-    pointer: str
-    tokens: tuple[str, ...]
-    label: str
-    order: int
-    variant: str | None = None
-    strategy: str | None = None
-    role: str | None = None
-    hardware: str | None = None
-    feature: str | None = None
-    group: str | None = None
-    mode_variants: tuple[str, ...] = ()
-    anchor: str | None = None
-    origin: LoadedDocument | None = None
-
-    def site(self, doc: LoadedDocument, index: int) -> tuple[str, tuple[Related, ...]]:
-        """(pointer in the recipe, related locations) for item ``index`` of this layer;
-        items of another file (a strategy, the taxonomy) are reported at ``anchor`` with
-        a :class:`Related` pointing into that file."""
-        if self.origin is None or self.anchor is None:
-            return join_pointer(self.pointer, index), ()
-        line = self.origin.source_map.position(join_pointer(self.pointer, index))[0]
-        return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path),)
-
-
-def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
-    """Argument lists the recipe pulls in from other files of its revision: the
-    ``vllm_args`` of each compatible strategy (``prefill``/``decode`` for PD) and the
-    ``args`` of each kv-offload option the recipe supports (``taxonomy.kv_offload``).
-    They are reported on the recipe line that selects them."""
-    out: list[ArgLayer] = []
-    data = doc.data
-    for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
-        sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
-        if sdoc is None or not sdoc.ok:
-            continue
-        anchor = f"/compatible_strategies/{i}"
-        for ptr, role in (("/vllm_args", None), ("/prefill/vllm_args", "prefill"),
-                          ("/decode/vllm_args", "decode")):
-            toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
-            if toks is not None:
-                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}", 30,
-                                    strategy=name, role=role, anchor=anchor, origin=sdoc))
-    tax = ctx.taxonomy
-    options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
-    for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
-        if status == "unsupported" or key not in options or tax is None:
-            continue
-        toks = _tokens(get(options[key], "args"))
-        if toks is not None:
-            out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
-                                f"taxonomy.yaml kv_offload.{key}.args", 80, group=f"kv:{key}",
-                                anchor=ptr, origin=tax))
-    return out
-
-
-def _tokens(value: Any) -> tuple[str, ...] | None:
-    lst = as_list(value)
-    if not lst or not all(isinstance(x, str | int | float) and not isinstance(x, bool)
-                          for x in lst):
-        return None
-    return tuple(str(x) for x in lst)
-
-
-def collect_layers(data: Any) -> list[ArgLayer]:
-    """Every structured ``vllm serve`` argument list of a recipe, in render order."""
-    out: list[ArgLayer] = []
-
-    def add(pointer: str, value: Any, label: str, order: int, **kw: Any) -> None:
-        toks = _tokens(value)
-        if toks is not None:
-            out.append(ArgLayer(pointer, toks, label, order, **kw))
-
-    add("/model/base_args", get(data, "model", "base_args"), "model.base_args", 10)
-    for vname, variant, vptr in items(get(data, "variants"), "/variants"):
-        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args", 20,
-            variant=vname)
-        for hw, ho, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
-            add(hptr + "/extra_args", get(ho, "extra_args"),
-                f"variants.{vname}.hardware_overrides.{hw}.extra_args", 51, variant=vname,
-                hardware=hw)
-    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
-        for key in ("extra_args", "vllm_args"):
-            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}", 40,
-                strategy=sname)
-        for hw, ho, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
-            add(hptr + "/extra_args", get(ho, "extra_args"),
-                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args", 52,
-                strategy=sname, hardware=hw)
-        for role in ("prefill", "decode"):
-            rcfg = get(so, role)
-            for key in ("extra_args", "vllm_args"):
-                add(f"{sptr}/{role}/{key}", get(rcfg, key),
-                    f"strategy_overrides.{sname}.{role}.{key}", 40, strategy=sname, role=role)
-            for hw, ho, hptr in items(get(rcfg, "hardware_overrides"),
-                                      f"{sptr}/{role}/hardware_overrides"):
-                add(hptr + "/extra_args", get(ho, "extra_args"),
-                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args", 53,
-                    strategy=sname, role=role, hardware=hw)
-    for hw, ho, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
-        add(hptr + "/extra_args", get(ho, "extra_args"), f"hardware_overrides.{hw}.extra_args",
-            50, hardware=hw)
-    for fname, feat, fptr in items(get(data, "features"), "/features"):
-        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", 70, feature=fname,
-            group=f"{fname}:base")
-        for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
-            add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
-                7, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
-        for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
-            mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
-            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 70,
-                feature=fname, group=f"{fname}:mode:{mname}", mode_variants=mv)
-            for hw, ho, hptr in items(get(mode, "hardware_overrides"),
-                                      mptr + "/hardware_overrides"):
-                add(hptr + "/args", get(ho, "args"),
-                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args", 70,
-                    feature=fname, hardware=hw, group=f"{fname}:mode:{mname}:hw:{hw}",
-                    mode_variants=mv)
-    return out
-
-
-# --------------------------------------------------------------------------- plugins
-
-_ASCEND_HW = re.compile(r"ascend|atlas|npu", re.IGNORECASE)
-
-
-def platform_plugin(data: Any) -> str | None:
-    """``"vllm-omni"`` (the plugin family, see :mod:`validator.vllm_cli.plugins`) when the
-    recipe is served by vLLM-Omni (``meta.tasks`` has ``omni``), else ``None``."""
-    tasks = as_list(get(data, "meta", "tasks"))
-    return OMNI if "omni" in tasks else None
-
-
-def _is_ascend_tokens(tokens: Sequence[str]) -> bool:
-    for i, tok in enumerate(tokens):
-        key, inline = argv.split_inline(tok)
-        norm = argv.normalise(key)
-        if norm == "--additional-config":
-            return True
-        if norm == "--quantization":
-            value = inline if inline is not None else (tokens[i + 1] if i + 1 < len(tokens)
-                                                       else "")
-            if value == "ascend":
-                return True
-    return False
-
-
-def ascend_variants(data: Any) -> set[str]:
-    """Variants served by the vLLM-Ascend plugin: their ``extra_args`` select
-    ``--quantization ascend`` or pass ``--additional-config``, or they are supported only
-    on NPU hardware."""
-    out: set[str] = set()
-    for vname, variant, _ in items(get(data, "variants"), "/variants"):
-        toks = _tokens(get(variant, "extra_args")) or ()
-        hw = [h for h in as_list(get(variant, "supported_hardware")) if isinstance(h, str)]
-        if _is_ascend_tokens(toks) or (hw and all(_ASCEND_HW.search(h) for h in hw)):
-            out.add(vname)
-    return out
-
-
-def layer_plugin(layer: ArgLayer, ascend: set[str]) -> str | None:
-    """The platform plugin family that serves ``layer`` (``"vllm-ascend"``) or ``None``."""
-    if layer.variant in ascend or (layer.hardware and _ASCEND_HW.search(layer.hardware)):
-        return ASCEND
-    if layer.mode_variants and all(v in ascend for v in layer.mode_variants):
-        return ASCEND
-    if _is_ascend_tokens(layer.tokens):
-        return ASCEND
-    return None
 
 
 def _plugin_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str,
@@ -600,30 +215,6 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
     return out
 
 
-_JOINED = re.compile(r"^(-{1,2}[A-Za-z][\w.+-]*)\s+(\S.*)$", re.DOTALL)
-
-
-def split_joined(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...], list[int]]:
-    """Split list items that hold ``"--flag value"`` in one string.
-
-    Returns the tokens as vLLM would see them after a shell split, the original item index
-    of each token, and the indexes of the joined items.
-    """
-    out: list[str] = []
-    where: list[int] = []
-    joined: list[int] = []
-    for i, tok in enumerate(tokens):
-        m = _JOINED.match(tok)
-        if m is not None and "=" not in m.group(1):
-            out += [m.group(1), m.group(2)]
-            where += [i, i]
-            joined.append(i)
-        else:
-            out.append(tok)
-            where.append(i)
-    return tuple(out), tuple(where), joined
-
-
 def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
                    where: Sequence[int], out: Analysis) -> None:
     ctx_len = get(doc.data, "model", "context_length")
@@ -674,24 +265,6 @@ def _additional_config(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
             out.add("FLAG021", Hit(layer.site(doc, where[at])[0],
                                    f"{layer.label}: `--additional-config` key `{key}` {why}",
                                    nearest_hint(key, sorted(known))))
-
-
-def parse_int(text: str | None) -> int | None:
-    """vLLM's ``human_readable_int`` (``128k`` = 128000, ``1K`` = 1024); ``None`` for
-    ``auto``/``-1`` and anything unparseable."""
-    if text is None:
-        return None
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)", text.strip())
-    if not m:
-        return None
-    number, suffix = m.groups()
-    dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
-    binary = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    if not suffix:
-        return int(float(number)) if "." not in number else None
-    if suffix in dec:
-        return int(float(number) * dec[suffix])
-    return int(number) * binary[suffix] if "." not in number else None
 
 
 def _default_features(data: Any) -> set[str]:
@@ -796,54 +369,11 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                                        related=erel or (Related(eline, earlier.label),)))
 
 
-def env_maps(data: Any) -> Iterator[tuple[str, str, str | None]]:
-    """``(pointer, label, variant)`` of every environment map of a recipe."""
-    yield "/model/base_env", "model.base_env", None
-    for hw, _, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
-        yield hptr + "/extra_env", f"hardware_overrides.{hw}.extra_env", None
-    for vname, variant, vptr in items(get(data, "variants"), "/variants"):
-        yield vptr + "/extra_env", f"variants.{vname}.extra_env", vname
-        for hw, _, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
-            yield hptr + "/extra_env", f"variants.{vname}.hardware_overrides.{hw}.extra_env", vname
-    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
-        for key in ("env", "extra_env"):
-            yield f"{sptr}/{key}", f"strategy_overrides.{sname}.{key}", None
-            for role in ("prefill", "decode"):
-                if isinstance(get(so, role), dict):
-                    yield f"{sptr}/{role}/{key}", f"strategy_overrides.{sname}.{role}.{key}", None
-        for hw, _, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
-            yield hptr + "/extra_env", f"strategy_overrides.{sname}.hardware_overrides.{hw}", None
-
-
-def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
-    """Why ``VLLM_*`` variable ``name`` is not read at ``plan`` (or was removed since),
-    with a hint; ``None`` when it is fine or cannot be judged."""
-    reg, top = plan.minimum, plan.newest
-    if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
-        return None
-    fam, prod = plan.family, plan.product
-    if name in reg.env_vars:
-        if top is not None and top.env_vars and name not in top.env_vars:
-            gone = first_without("env", name, reg.version, fam)
-            return f"`{name}` is no longer read from {prod} {gone or top.version}", None
-        return None
-    first = first_version("env", name, fam)
-    if first is not None and Version(first) > Version(reg.version):
-        return (f"`{name}` is read only from {prod} {first}, but the recipe's minimum is "
-                f"{plan.label}", f"raise min_vllm_version to {required_vllm(first, fam)}")
-    if first is not None:
-        return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
-                f"{last_version('env', name, fam)})", None)
-    known = sorted(top.env_vars) if top is not None else []
-    return (f"`{name}` is not an environment variable any vendored {prod} release reads",
-            nearest_hint(name, known))
-
-
 def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis) -> None:
     data = doc.data
     served_by = platform_plugin(data)
     for pointer, label, variant in env_maps(data):
-        family = served_by or (ASCEND if variant in ascend or _ASCEND_HW.search(label)
+        family = served_by or (ASCEND if variant in ascend or ASCEND_HW.search(label)
                                else VLLM)
         plan = plan_for(recipe_minimum(doc, ctx, variant), family)
         for name in as_dict(get(data, *split_pointer(pointer))):

@@ -3,7 +3,7 @@
 Commands are found by :func:`validator.guide.commands.parse_guide` (fenced shell blocks,
 line continuations, environment prefixes, ``docker run``, ``vllm serve``, the API server
 module) and their flags are checked with the ``FLAG`` engine
-(:func:`validator.checks.flag.check_tokens`) against the vLLM CLI registry of the recipe's
+(:func:`validator.checks.flag_engine.check_tokens`) against the vLLM CLI registry of the recipe's
 effective minimum version (of the variant whose ``model_id`` the command serves). Every
 finding points at the guide line (``Hit(block_index=...)`` -> ``SourceMap.block_line``).
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from validator.checks import cli_plan, flag
+from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get, items
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
@@ -129,9 +129,9 @@ def command_family(cmd: ServeCommand) -> str:
     or ``--additional-config``) or ``"vllm"``; see :mod:`validator.vllm_cli.plugins`."""
     image = (cmd.image or "").lower()
     if "--omni" in cmd.args or "omni" in image:
-        return flag.OMNI
-    if "ascend" in image or flag._is_ascend_tokens(cmd.args):
-        return flag.ASCEND
+        return arg_layers.OMNI
+    if "ascend" in image or arg_layers.is_ascend_tokens(cmd.args):
+        return arg_layers.ASCEND
     return cli_plan.VLLM
 
 
@@ -165,13 +165,13 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
     for cmd in parsed.commands:
         family = command_family(cmd)
         variant = ids.get((cmd.model or "").lower())
-        plan = cli_plan.plan_for(flag.recipe_minimum(doc, ctx, variant), family)
+        plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, variant), family)
         if plan.minimum is None:
             # not checked (no fitting plugin CLI), but one deployment's nodes must agree
             if top is not None and family != cli_plan.VLLM:
                 plugin_results.append((cmd, argv.parse_args(cmd.args, top)))
             continue
-        result, issues = flag.check_tokens(cmd.args, plan, duplicates=False)
+        result, issues = flag_engine.check_tokens(cmd.args, plan, duplicates=False)
         if result is None:
             continue
         results.append((cmd, result))
@@ -213,7 +213,7 @@ def _env(cmd: ServeCommand, plan: cli_plan.VersionPlan, out: GuideAnalysis) -> N
         if name in seen:
             continue
         seen.add(name)
-        why = flag.env_issue(name, plan)
+        why = flag_engine.env_issue(name, plan)
         if why is not None:
             out.add("GUIDE010", line, f"environment of the command at guide line "
                     f"{cmd.line + 1}: {why[0]}", why[1])
@@ -223,14 +223,14 @@ def _structured_values(doc: LoadedDocument, ctx: Context) -> dict[str, list[tupl
     """dest -> [(value, file line)] over the structured argument lists."""
     out: dict[str, list[tuple[str, int]]] = {}
     plan_cache: dict[str, cli_plan.VersionPlan] = {}
-    for layer in flag.collect_layers(doc.data):
+    for layer in arg_layers.collect_layers(doc.data):
         if layer.feature is None and layer.pointer != "/model/base_args":
             continue
         key = str(layer.variant)
         plan = plan_cache.get(key)
         if plan is None:
-            family = flag.platform_plugin(doc.data) or cli_plan.VLLM
-            plan = cli_plan.plan_for(flag.recipe_minimum(doc, ctx, layer.variant), family)
+            family = arg_layers.platform_plugin(doc.data) or cli_plan.VLLM
+            plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, layer.variant), family)
             plan_cache[key] = plan
         if plan.minimum is None:
             continue

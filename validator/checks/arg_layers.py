@@ -1,0 +1,238 @@
+"""Where a recipe declares ``vllm serve`` arguments and environment variables, and which
+CLI serves each list (vLLM, vLLM-Omni or vLLM-Ascend).
+
+:func:`collect_layers` lists every argument list of a recipe as an :class:`ArgLayer`
+in the site's render order (``buildArgs`` in ``src/lib/command-synthesis.js`` of
+vllm-project/recipes); :func:`external_layers` adds the strategy files' lists;
+:func:`env_maps` lists the environment maps. :func:`platform_plugin` /
+:func:`layer_plugin` say which plugin serves a recipe or a layer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from validator.checks._data import as_dict, as_list, get, items
+from validator.findings import Related
+from validator.sourcemap import join_pointer
+from validator.vllm_cli import argv
+from validator.vllm_cli.plugins import ASCEND as _ASCEND_PLUGIN
+from validator.vllm_cli.plugins import OMNI as _OMNI_PLUGIN
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+#: Plugin families (PyPI names) of the CLI registries in :mod:`validator.checks.cli_plan`.
+OMNI, ASCEND = _OMNI_PLUGIN.name, _ASCEND_PLUGIN.name
+
+
+# --------------------------------------------------------------------------- layers
+
+
+@dataclass(frozen=True)
+class ArgLayer:
+    """One argument list of a recipe, with what selects it.
+
+    ``order`` is its place in the rendered command (site ``buildArgs``: 10 base args,
+    20 variant, 21 variant exact-GPU override, 30 strategy, 40 strategy override, 50 recipe
+    hardware override, 51 variant generation override, 52 strategy hardware override
+    (replaces 50 and 51), 53 exact-GPU strategy/role override, 70 features, 80 kv
+    offload; see :data:`ORDER`); ``hardware`` the
+    hardware key, ``group`` a mutual-exclusion key (feature modes, feature hardware
+    overrides replace the feature's own args).
+    """
+
+    pointer: str
+    tokens: tuple[str, ...]
+    label: str
+    order: int
+    variant: str | None = None
+    strategy: str | None = None
+    role: str | None = None
+    hardware: str | None = None
+    feature: str | None = None
+    group: str | None = None
+    mode_variants: tuple[str, ...] = ()
+    anchor: str | None = None
+    origin: LoadedDocument | None = None
+
+    def site(self, doc: LoadedDocument, index: int) -> tuple[str, tuple[Related, ...]]:
+        """(pointer in the recipe, related locations) for item ``index`` of this layer;
+        items of another file (a strategy, the taxonomy) are reported at ``anchor`` with
+        a :class:`Related` pointing into that file."""
+        if self.origin is None or self.anchor is None:
+            return join_pointer(self.pointer, index), ()
+        line = self.origin.source_map.position(join_pointer(self.pointer, index))[0]
+        return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path),)
+
+
+def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
+    """Argument lists the recipe pulls in from other files of its revision: the
+    ``vllm_args`` of each compatible strategy (``prefill``/``decode`` for PD) and the
+    ``args`` of each kv-offload option the recipe supports (``taxonomy.kv_offload``).
+    They are reported on the recipe line that selects them."""
+    out: list[ArgLayer] = []
+    data = doc.data
+    for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
+        sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
+        if sdoc is None or not sdoc.ok:
+            continue
+        anchor = f"/compatible_strategies/{i}"
+        for ptr, role in (("/vllm_args", None), ("/prefill/vllm_args", "prefill"),
+                          ("/decode/vllm_args", "decode")):
+            toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
+            if toks is not None:
+                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}", 30,
+                                    strategy=name, role=role, anchor=anchor, origin=sdoc))
+    tax = ctx.taxonomy
+    options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
+    for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
+        if status == "unsupported" or key not in options or tax is None:
+            continue
+        toks = _tokens(get(options[key], "args"))
+        if toks is not None:
+            out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
+                                f"taxonomy.yaml kv_offload.{key}.args", 80, group=f"kv:{key}",
+                                anchor=ptr, origin=tax))
+    return out
+
+
+def _tokens(value: Any) -> tuple[str, ...] | None:
+    lst = as_list(value)
+    if not lst or not all(isinstance(x, str | int | float) and not isinstance(x, bool)
+                          for x in lst):
+        return None
+    return tuple(str(x) for x in lst)
+
+
+def collect_layers(data: Any) -> list[ArgLayer]:
+    """Every structured ``vllm serve`` argument list of a recipe, in render order."""
+    out: list[ArgLayer] = []
+
+    def add(pointer: str, value: Any, label: str, order: int, **kw: Any) -> None:
+        toks = _tokens(value)
+        if toks is not None:
+            out.append(ArgLayer(pointer, toks, label, order, **kw))
+
+    add("/model/base_args", get(data, "model", "base_args"), "model.base_args", 10)
+    for vname, variant, vptr in items(get(data, "variants"), "/variants"):
+        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args", 20,
+            variant=vname)
+        for hw, ho, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
+            add(hptr + "/extra_args", get(ho, "extra_args"),
+                f"variants.{vname}.hardware_overrides.{hw}.extra_args", 51, variant=vname,
+                hardware=hw)
+    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
+        for key in ("extra_args", "vllm_args"):
+            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}", 40,
+                strategy=sname)
+        for hw, ho, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
+            add(hptr + "/extra_args", get(ho, "extra_args"),
+                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args", 52,
+                strategy=sname, hardware=hw)
+        for role in ("prefill", "decode"):
+            rcfg = get(so, role)
+            for key in ("extra_args", "vllm_args"):
+                add(f"{sptr}/{role}/{key}", get(rcfg, key),
+                    f"strategy_overrides.{sname}.{role}.{key}", 40, strategy=sname, role=role)
+            for hw, ho, hptr in items(get(rcfg, "hardware_overrides"),
+                                      f"{sptr}/{role}/hardware_overrides"):
+                add(hptr + "/extra_args", get(ho, "extra_args"),
+                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args", 53,
+                    strategy=sname, role=role, hardware=hw)
+    for hw, ho, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
+        add(hptr + "/extra_args", get(ho, "extra_args"), f"hardware_overrides.{hw}.extra_args",
+            50, hardware=hw)
+    for fname, feat, fptr in items(get(data, "features"), "/features"):
+        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", 70, feature=fname,
+            group=f"{fname}:base")
+        for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
+            add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
+                7, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
+        for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
+            mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
+            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 70,
+                feature=fname, group=f"{fname}:mode:{mname}", mode_variants=mv)
+            for hw, ho, hptr in items(get(mode, "hardware_overrides"),
+                                      mptr + "/hardware_overrides"):
+                add(hptr + "/args", get(ho, "args"),
+                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args", 70,
+                    feature=fname, hardware=hw, group=f"{fname}:mode:{mname}:hw:{hw}",
+                    mode_variants=mv)
+    return out
+
+
+# --------------------------------------------------------------------------- plugins
+
+#: Hardware ids served through vLLM-Ascend (Huawei Atlas / Ascend NPUs).
+ASCEND_HW = re.compile(r"ascend|atlas|npu", re.IGNORECASE)
+
+
+def platform_plugin(data: Any) -> str | None:
+    """``"vllm-omni"`` (the plugin family, see :mod:`validator.vllm_cli.plugins`) when the
+    recipe is served by vLLM-Omni (``meta.tasks`` has ``omni``), else ``None``."""
+    tasks = as_list(get(data, "meta", "tasks"))
+    return OMNI if "omni" in tasks else None
+
+
+def is_ascend_tokens(tokens: Sequence[str]) -> bool:
+    for i, tok in enumerate(tokens):
+        key, inline = argv.split_inline(tok)
+        norm = argv.normalise(key)
+        if norm == "--additional-config":
+            return True
+        if norm == "--quantization":
+            value = inline if inline is not None else (tokens[i + 1] if i + 1 < len(tokens)
+                                                       else "")
+            if value == "ascend":
+                return True
+    return False
+
+
+def ascend_variants(data: Any) -> set[str]:
+    """Variants served by the vLLM-Ascend plugin: their ``extra_args`` select
+    ``--quantization ascend`` or pass ``--additional-config``, or they are supported only
+    on NPU hardware."""
+    out: set[str] = set()
+    for vname, variant, _ in items(get(data, "variants"), "/variants"):
+        toks = _tokens(get(variant, "extra_args")) or ()
+        hw = [h for h in as_list(get(variant, "supported_hardware")) if isinstance(h, str)]
+        if is_ascend_tokens(toks) or (hw and all(ASCEND_HW.search(h) for h in hw)):
+            out.add(vname)
+    return out
+
+
+def layer_plugin(layer: ArgLayer, ascend: set[str]) -> str | None:
+    """The platform plugin family that serves ``layer`` (``"vllm-ascend"``) or ``None``."""
+    if layer.variant in ascend or (layer.hardware and ASCEND_HW.search(layer.hardware)):
+        return ASCEND
+    if layer.mode_variants and all(v in ascend for v in layer.mode_variants):
+        return ASCEND
+    if is_ascend_tokens(layer.tokens):
+        return ASCEND
+    return None
+
+
+def env_maps(data: Any) -> Iterator[tuple[str, str, str | None]]:
+    """``(pointer, label, variant)`` of every environment map of a recipe."""
+    yield "/model/base_env", "model.base_env", None
+    for hw, _, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
+        yield hptr + "/extra_env", f"hardware_overrides.{hw}.extra_env", None
+    for vname, variant, vptr in items(get(data, "variants"), "/variants"):
+        yield vptr + "/extra_env", f"variants.{vname}.extra_env", vname
+        for hw, _, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
+            yield hptr + "/extra_env", f"variants.{vname}.hardware_overrides.{hw}.extra_env", vname
+    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
+        for key in ("env", "extra_env"):
+            yield f"{sptr}/{key}", f"strategy_overrides.{sname}.{key}", None
+            for role in ("prefill", "decode"):
+                if isinstance(get(so, role), dict):
+                    yield f"{sptr}/{role}/{key}", f"strategy_overrides.{sname}.{role}.{key}", None
+        for hw, _, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
+            yield hptr + "/extra_env", f"strategy_overrides.{sname}.hardware_overrides.{hw}", None
+
+

@@ -1,0 +1,317 @@
+"""The engine of the ``FLAG`` and ``GUIDE`` families: one list of ``vllm serve``
+arguments against one :class:`~validator.checks.cli_plan.VersionPlan`.
+
+:func:`check_tokens` parses the tokens with the model of vLLM's parser
+(:mod:`validator.vllm_cli.argv`) at the plan's minimum registry and returns every
+:class:`FlagIssue` (unknown, newer, removed, bad value, JSON, duplicates, spelling);
+:func:`env_issue` judges one ``VLLM_*`` variable. The rules that turn issues into
+findings live in :mod:`validator.checks.flag` (structured args) and
+:mod:`validator.checks.guide` (guide commands).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from validator.checks._data import get
+from validator.checks.cli_plan import (
+    VersionPlan,
+    all_options,
+    allowed_values,
+    first_version,
+    first_without,
+    last_version,
+    nearest_hint,
+    required_vllm,
+)
+from validator.vllm_cli import argv
+from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+    from validator.vllm_cli.registry import CliRegistry
+
+#: A parser plugin file registers its own parser names: their values are not checked.
+_PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
+                   "reasoning_parser": "reasoning_parser_plugin"}
+
+
+def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
+                   strategy: str | None = None) -> Any:
+    """The effective minimum vLLM of (part of) a recipe, via
+    :func:`validator.checks.versions.effective_min_version` (model, variant, strategy and
+    kv-store minimums); falls back to ``model.min_vllm_version``."""
+    try:
+        from validator.checks.versions import effective_min_version
+    except ImportError:  # pragma: no cover - the VER family is part of the package
+        value = get(doc.data, "model", "min_vllm_version")
+        return value if isinstance(value, str) else None
+    return effective_min_version(doc, ctx, variant, strategy=strategy)
+
+
+# --------------------------------------------------------------------------- engine
+
+
+@dataclass(frozen=True)
+class FlagIssue:
+    """One problem in one argument list.
+
+    ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
+    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
+    ``underscore``, ``abbreviation``; ``index`` the token it is about.
+    """
+
+    code: str
+    index: int
+    message: str
+    hint: str | None = None
+    related_index: int | None = None
+
+
+_VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
+                   Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "dotted",
+                   Problem.DOTTED_NOT_JSON: "dotted"}
+_SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviation"}
+
+
+def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
+                 duplicates: bool = True) -> tuple[ParsedArgs | None, list[FlagIssue]]:
+    """Parse ``tokens`` at ``plan.minimum`` and report every problem.
+
+    Returns the parse at the minimum (``None`` when the plan has no registry) and the
+    issues, in token order. Never raises.
+    """
+    reg = plan.minimum
+    if reg is None:
+        return None, []
+    parsed = argv.parse_args(tokens, reg, allow_positionals=allow_positionals)
+    issues: list[FlagIssue] = []
+    for p in parsed.problems:
+        if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
+            issues.append(_unknown_issue(p, plan))
+        elif p.kind in _VALUE_PROBLEMS:
+            issues.append(FlagIssue(_VALUE_PROBLEMS[p.kind], p.index, p.message))
+        elif p.kind in _SPELLING:
+            hint = (f"write `{p.option.display}`" if p.option is not None else None)
+            issues.append(FlagIssue(_SPELLING[p.kind], p.index, p.message + (
+                " — the recipes site de-duplicates flags by their literal spelling, so an "
+                "override spelled the canonical way does not replace this one"
+                if p.kind is Problem.UNDERSCORE else ""), hint))
+    plugged = {dest for dest, plugin in _PLUGIN_OPTIONS.items()
+               if any(o.dest == plugin or ("parser-plugin" in o.normalised
+                                           and dest.split("_")[0] in o.normalised)
+                      for o in parsed.options)}
+    for opt in parsed.options:
+        if opt.dest not in plugged:
+            issues.extend(_value_issues(opt, reg, plan))
+    issues.extend(_speculative_issues(parsed))
+    if duplicates:
+        for first, second in argv.duplicates(parsed):
+            issues.append(FlagIssue("duplicate", second.index, f"`{second.display}` is set "
+                                    f"twice in this list (first at item {first.index})" + (
+                                        "; the dotted keys replace the whole JSON value"
+                                        if bool(first.keys) != bool(second.keys) else ""),
+                                    "keep one occurrence", related_index=first.index))
+    issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
+    issues.sort(key=lambda x: x.index)
+    return parsed, issues
+
+
+def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
+    assert plan.minimum is not None
+    opt = p.option
+    if p.kind is Problem.AMBIGUOUS or opt is None:
+        return FlagIssue("unknown", p.index, p.message, "write the option in full")
+    name = opt.normalised
+    kind = "dotted" if opt.keys else "option"
+    fam, prod = plan.family, plan.product
+    first = first_version(kind, name, fam)
+    here = Version(plan.minimum.version)
+    if first is not None and Version(first) > here:
+        what = (f"dotted keys of `{name}` are accepted" if opt.keys
+                and first_version("option", name, fam) != first else f"`{name}` exists")
+        return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
+                         f"but the recipe's minimum is {plan.label}",
+                         f"raise min_vllm_version to {required_vllm(first, fam)} or drop "
+                         "the flag")
+    if first is not None:
+        last = last_version(kind, name, fam)
+        return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
+                         f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
+                         nearest_hint(name, all_options(plan.minimum.version, fam)))
+    top = plan.newest or plan.minimum
+    return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
+                     f"{prod} release up to {top.version}",
+                     nearest_hint(name, all_options(top.version, fam)))
+
+
+_SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
+
+
+def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
+    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007)."""
+    text = value.strip()
+    if text in ("", "None") or text.startswith("$"):
+        return True, ""
+    if "$" in text:  # shell variables expand before vLLM sees the value
+        text = _SHELL_VAR.sub("0", text)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if text.startswith(("{", "[")) or option.endswith(("-config", "-kwargs", "overrides")):
+            return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
+        return True, ""  # dict-or-str options (union_dict_and_str) take plain strings
+    if option.endswith("-config") and not isinstance(parsed, dict):
+        if option == "--compilation-config" and isinstance(parsed, int):
+            return True, ""  # an optimisation level (-O3 shorthand)
+        return False, f"is JSON {type(parsed).__name__}, not a JSON object"
+    return True, ""
+
+
+def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
+    spec = opt.spec
+    if spec is None or not opt.values or opt.keys:
+        return
+    name = opt.option or opt.normalised
+    if argv.json_valued(spec) or name in reg.json_flags:
+        for value in opt.values:
+            ok, why = _json_shape_ok(name, value)
+            if not ok:
+                yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
+                                "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
+        return
+    allowed = allowed_values(reg, spec)
+    if allowed is None or spec.takes_value is False:
+        return
+    for value in opt.values:
+        if value in allowed or value.startswith("$"):
+            continue
+        first = first_version(f"choices:{name}", value, plan.family)
+        if first is not None and Version(first) > Version(reg.version):
+            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is accepted only "
+                            f"from {plan.product} {first}, but the recipe's minimum is "
+                            f"{plan.label}",
+                            f"raise min_vllm_version to {required_vllm(first, plan.family)}")
+        else:
+            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is not a value "
+                            f"{plan.product} {reg.version} accepts",
+                            nearest_hint(value, sorted(allowed)) or
+                            f"one of: {', '.join(sorted(allowed)[:12])}")
+
+
+def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
+    value, sources = parsed.json_value("speculative_config")
+    if not value or "num_speculative_tokens" not in value or not sources:
+        return
+    n = value["num_speculative_tokens"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        yield FlagIssue("spec_tokens", sources[-1].index, f"num_speculative_tokens is {n!r}; "
+                        "it must be a positive integer", "e.g. \"num_speculative_tokens\": 1")
+
+
+def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
+                   allow_positionals: int) -> Iterator[FlagIssue]:
+    top, low = plan.newest, plan.minimum
+    if top is None or low is None or top.version == low.version:
+        return
+    later = argv.parse_args(tokens, top, allow_positionals=allow_positionals)
+    by_index = {o.index: o for o in later.options}
+    for opt in parsed.options:
+        if opt.spec is None:
+            continue
+        new = by_index.get(opt.index)
+        name = opt.option or opt.normalised
+        if new is None or new.spec is None:
+            gone = first_without("option", name, low.version, plan.family)
+            yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
+                            f"{plan.product} {gone or top.version} (absent from "
+                            f"{top.version})",
+                            nearest_hint(name, all_options(top.version, plan.family)))
+            continue
+        old_allowed = allowed_values(low, opt.spec)
+        new_allowed = allowed_values(top, new.spec)
+        if old_allowed is None or new_allowed is None or opt.keys:
+            continue
+        for value in opt.values:
+            if value in old_allowed and value not in new_allowed:
+                gone = first_without(f"choices:{name}", value, low.version, plan.family)
+                yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` is no "
+                                f"longer accepted from {plan.product} {gone or top.version}",
+                                nearest_hint(value, sorted(new_allowed)))
+
+
+
+
+_JOINED = re.compile(r"^(-{1,2}[A-Za-z][\w.+-]*)\s+(\S.*)$", re.DOTALL)
+
+
+def split_joined(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...], list[int]]:
+    """Split list items that hold ``"--flag value"`` in one string.
+
+    Returns the tokens as vLLM would see them after a shell split, the original item index
+    of each token, and the indexes of the joined items.
+    """
+    out: list[str] = []
+    where: list[int] = []
+    joined: list[int] = []
+    for i, tok in enumerate(tokens):
+        m = _JOINED.match(tok)
+        if m is not None and "=" not in m.group(1):
+            out += [m.group(1), m.group(2)]
+            where += [i, i]
+            joined.append(i)
+        else:
+            out.append(tok)
+            where.append(i)
+    return tuple(out), tuple(where), joined
+
+
+def parse_int(text: str | None) -> int | None:
+    """vLLM's ``human_readable_int`` (``128k`` = 128000, ``1K`` = 1024); ``None`` for
+    ``auto``/``-1`` and anything unparseable."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)", text.strip())
+    if not m:
+        return None
+    number, suffix = m.groups()
+    dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+    binary = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    if not suffix:
+        return int(float(number)) if "." not in number else None
+    if suffix in dec:
+        return int(float(number) * dec[suffix])
+    return int(number) * binary[suffix] if "." not in number else None
+
+
+def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
+    """Why ``VLLM_*`` variable ``name`` is not read at ``plan`` (or was removed since),
+    with a hint; ``None`` when it is fine or cannot be judged."""
+    reg, top = plan.minimum, plan.newest
+    if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
+        return None
+    fam, prod = plan.family, plan.product
+    if name in reg.env_vars:
+        if top is not None and top.env_vars and name not in top.env_vars:
+            gone = first_without("env", name, reg.version, fam)
+            return f"`{name}` is no longer read from {prod} {gone or top.version}", None
+        return None
+    first = first_version("env", name, fam)
+    if first is not None and Version(first) > Version(reg.version):
+        return (f"`{name}` is read only from {prod} {first}, but the recipe's minimum is "
+                f"{plan.label}", f"raise min_vllm_version to {required_vllm(first, fam)}")
+    if first is not None:
+        return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
+                f"{last_version('env', name, fam)})", None)
+    known = sorted(top.env_vars) if top is not None else []
+    return (f"`{name}` is not an environment variable any vendored {prod} release reads",
+            nearest_hint(name, known))
+
+
