@@ -187,3 +187,16 @@ def test_plugin_extraction_reproduces_the_vendored_bytes(tmp_path: object) -> No
     doc = build_plugin_snapshot(raw, build_snapshot(raw, vllm_art, src), ASCEND, "0.17.0rc1",
                                 plugin_art, "0.17.0")
     assert dumps_snapshot(doc) == (ASCEND.snapshot_dir / "0.17.0rc1.json").read_bytes()
+
+
+def test_ascend_legacy_top_level_keys_accepted_by_the_strict_config() -> None:
+    """vllm-ascend 0.27.1rc1 types the whole object (``AscendConfig``, extra keys
+    forbidden) but strips and accepts the legacy scheduler keys listed in
+    ``_NON_USER_INPUT_KEYS`` (read through ``SchedulerConfig.from_additional_config``)."""
+    info = load_registry("0.27.1rc1", ASCEND.snapshot_dir).plugin
+    assert info is not None
+    assert {"recompute_scheduler_enable", "short_request_first_config",
+            "profiling_chunk_config", "batch_job_sched_config",  # legacy, stripped
+            "enable_cpu_binding", "enable_kv_nz", "weight_nz_mode",  # AscendConfig fields
+            "scheduler_config"} <= info.additional_config_keys
+    assert not any(k.startswith("_") for k in info.additional_config_keys)

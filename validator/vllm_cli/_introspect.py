@@ -781,10 +781,28 @@ def additional_config_keys(pkg_dir: Path, config_class: str | None = None) -> li
     release declares the whole object as a typed model (vllm-ascend >= 0.27)."""
     keys: set[str] = set()
     for tree in _package_trees(pkg_dir):
-        keys |= _literal_keys(tree, _is_additional_config)
+        read = _literal_keys(tree, _is_additional_config)
+        keys |= read
         if config_class:
             keys |= _config_class_fields(tree, config_class)
+        if read:
+            keys |= _key_set_literals(tree)
     return sorted(keys)
+
+
+def _key_set_literals(tree: ast.AST) -> set[str]:
+    """Public names listed in a ``*_KEYS = {…}`` literal of a module that reads
+    ``additional_config``: vllm-ascend >= 0.27 lists there the legacy top-level keys it
+    accepts and strips before its strict ``AscendConfig`` (``_NON_USER_INPUT_KEYS``)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id.endswith("_KEYS")
+                and isinstance(node.value, ast.Set | ast.List | ast.Tuple)):
+            out.update(e.value for e in node.value.elts if isinstance(e, ast.Constant)
+                       and isinstance(e.value, str) and not e.value.startswith("_"))
+    return out
 
 
 # --------------------------------------------------------------------------- main
