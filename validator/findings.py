@@ -70,13 +70,15 @@ class Finding:
         return (self.path, self.line, self.column, self.rule, self.pointer, self.message)
 
 
-def printable(text: str) -> str:
+def printable(text: str, keep: str = "") -> str:
     """``text`` with control and invisible format characters (Unicode categories Cc and
     Cf: newlines, escapes, bidi overrides, zero-width spaces) written as ``\\uXXXX``, so
     that a file name or value quoted in a message cannot fake output lines or hide text
-    (Trojan Source, CVE-2021-42574)."""
+    (Trojan Source, CVE-2021-42574). Characters in ``keep`` (``"\\n"`` for a format
+    that escapes line breaks itself) are left as they are."""
     return "".join(
-        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in text
+        f"\\u{ord(ch):04x}" if ch not in keep and unicodedata.category(ch) in ("Cc", "Cf")
+        else ch for ch in text
     )
 
 

@@ -345,3 +345,62 @@ def test_unknown_flag_hint_names_the_nearest_real_flag(corpus_copy: Path) -> Non
     inject(corpus_copy, BASE, BASE + '    - "--max-num-sequences"\n    - "64"\n')
     [hint] = [f.hint for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG001"]
     assert hint is not None and "`--max-num-seqs`" in hint
+
+
+def test_additional_config_dotted_key_is_reported_on_its_own_line(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, '      - "16384"\n',
+                  '      - "16384"\n      - "--additional-config.enable_cpu_bindingx"\n'
+                  '      - "true"\n', QWEN38)
+    hits = [ln for r, _, ln, _ in findings(corpus_copy, QWEN38) if r == "FLAG021"]
+    assert hits == [line_of(text, "--additional-config.enable_cpu_bindingx")]
+
+
+def test_additional_config_key_rejected_by_a_strict_vllm_ascend(corpus_copy: Path) -> None:
+    # from vllm-ascend 0.27 AscendConfig forbids unknown keys: the server does not start
+    inject(corpus_copy, 'min_vllm_version: "0.17.0"', 'min_vllm_version: "0.28.0"', QWEN38)
+    assert not {"FLAG021", "FLAG022"} & rules(corpus_copy, QWEN38)  # enable_cpu_binding: fine
+    text = inject(corpus_copy, '{"enable_cpu_binding":true}', '{"enable_cpu_bindings":true}',
+                  QWEN38)
+    hits = [(r, ln, m) for r, _, ln, m in findings(corpus_copy, QWEN38)
+            if r in {"FLAG021", "FLAG022"}]
+    assert [(r, ln) for r, ln, _ in hits] == [("FLAG022", line_of(text, "enable_cpu_bindings"))]
+    assert "refuses unknown keys and does not start" in hits[0][2]
+
+
+def test_hardware_key_is_ascend_by_the_taxonomy_not_by_its_name(corpus_copy: Path) -> None:
+    """`huawei` (a brand key of the taxonomy) is served by vLLM-Ascend; `h100` is not,
+    even with Ascend-looking arguments."""
+    inject(corpus_copy, "hardware_overrides: {}\n", 'hardware_overrides:\n  huawei:\n'
+           '    extra_env:\n      VLLM_ASCEND_ENABLE_FLASHCOMM1: "1"\n  h100:\n    extra_args:\n'
+           '      - "--additional-config"\n      - \'{"whatever": 1}\'\n', QWEN38)
+    found = findings(corpus_copy, QWEN38)
+    assert not [f for f in found if "hardware_overrides/huawei" in f[1] or
+                ("hardware_overrides/h100" in f[1] and f[0] in {"FLAG016", "FLAG021"})], found
+    inject(corpus_copy, "VLLM_ASCEND_ENABLE_FLASHCOMM1", "VLLM_ASCEND_ENABLE_FLASHCOM1", QWEN38)
+    assert any(r == "FLAG016" and "huawei" in p and "vLLM-Ascend" in m
+               for r, p, _, m in findings(corpus_copy, QWEN38))
+
+
+def test_json_nested_too_deeply_is_a_finding_not_a_crash(corpus_copy: Path) -> None:
+    deep = '{"a":' * 1200 + "1" + "}" * 1200
+    text = inject(corpus_copy, BASE, BASE + f"    - \"--compilation-config\"\n    - '{deep}'\n")
+    found = [f for f in check_tree(corpus_copy, GLM) if f.rule.startswith("FLAG")]
+    assert [(f.rule, f.line) for f in found if f.severity == "error"] == [
+        ("FLAG007", line_of(text, deep[:40]) - 1)]  # at the flag, as FLAG007 always is
+    assert "nested too deeply" in next(f.message for f in found if f.rule == "FLAG007")
+
+
+def test_omni_flag_in_a_recipe_not_served_by_vllm_omni(corpus_copy: Path) -> None:
+    inject(corpus_copy, BASE, BASE + '    - "--omni"\n')
+    [f] = [f for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG001"]
+    assert "vLLM-Omni's" in f.message and f.hint is not None and "meta.tasks" in f.hint
+
+
+def test_omni_env_vars_read_through_constants_and_settings(corpus_copy: Path) -> None:
+    path = "models/fishaudio/s2-pro.yaml"  # min 0.19.0: vllm-omni 0.18.0
+    inject(corpus_copy, 'min_vllm_version: "0.19.0"', 'min_vllm_version: "0.32.0"', path)
+    inject(corpus_copy, "  base_env: {}\n", '  base_env:\n    VLLM_OMNI_FISH_KVCACHE_ATTN: "0"\n'
+           '    VLLM_OMNI_SERVER_STORAGE__PATH: "/data"\n', path)
+    assert "FLAG016" not in rules(corpus_copy, path)
+    inject(corpus_copy, "VLLM_OMNI_FISH_KVCACHE_ATTN", "VLLM_OMNI_FISH_KV_ATTN", path)
+    assert "FLAG016" in rules(corpus_copy, path)

@@ -146,7 +146,7 @@ ASCEND_NODES = """
       --data-parallel-size 4 --data-parallel-size-local 2 --data-parallel-start-rank 0 \\
       --data-parallel-address $node0_ip --data-parallel-rpc-port 12890 \\
       --quantization ascend --gpu-memory-utilization 0.90 \\
-      --additional-config '{"enable_a": true}'
+      --additional-config '{"enable_kv_nz": true}'
   ```
 
   node 1
@@ -157,7 +157,7 @@ ASCEND_NODES = """
       --data-parallel-size 4 --data-parallel-size-local 2 --data-parallel-start-rank 2 \\
       --data-parallel-address $node0_ip --data-parallel-rpc-port 12890 --headless \\
       --quantization ascend --gpu-memory-utilization 0.92 \\
-      --additional-config '{"enable_a": true, "enable_b": true}'
+      --additional-config '{"enable_kv_nz": true, "enable_cpu_binding": true}'
   ```
 """
 
@@ -167,6 +167,7 @@ def test_ascend_node_commands_are_compared_and_checked_against_vllm_ascend(
     text = inject(corpus_copy, "  ## Client Usage\n", ASCEND_NODES + "\n  ## Client Usage\n")
     found = guide_findings(corpus_copy)
     assert {r for r, _, _ in found} == {"GUIDE012"}, found  # `--quantization ascend` is fine
+    # (GLM-5.1 needs vLLM 0.19.1: checked against vllm-ascend 0.19.1rc1, which reads both keys)
     node1 = line_of(text, "--data-parallel-start-rank 2")
     assert sorted(ln for _, ln, _ in found) == [node1 + 2, node1 + 3]
     assert any("--additional-config" in m for _, _, m in found)
@@ -206,3 +207,12 @@ def test_omni_guide_command_is_checked_against_vllm_omni(corpus_copy: Path) -> N
     assert "any vendored vLLM-Omni release up to" in found[0][2]
     [hint] = [f.hint for f in check_tree(corpus_copy, AUDIO) if f.rule == "GUIDE003"]
     assert hint is not None and "`--stage-overrides`" in hint
+
+
+def test_ascend_guide_additional_config_key_the_release_ignores(corpus_copy: Path) -> None:
+    text = inject(corpus_copy, "  ## Client Usage\n", ASCEND_NODES + "\n  ## Client Usage\n")
+    replace_once(corpus_copy / GLM, '''{"enable_kv_nz": true}''', '''{"enable_kv_nzz": true}''')
+    found = [(r, ln, m) for r, ln, m in guide_findings(corpus_copy) if r == "GUIDE015"]
+    assert [(r, ln) for r, ln, _ in found] == [
+        ("GUIDE015", line_of(text, "--additional-config '{\"enable_kv_nz\": true}'"))]
+    assert "`enable_kv_nzz` is not read by any vendored vLLM-Ascend release" in found[0][2]

@@ -33,7 +33,7 @@ def test_names_and_short_ids_are_not_pinned(rev: str) -> None:
 
 @pytest.mark.parametrize("path", [
     "../etc/passwd", "models/../../x.yaml", "/etc/passwd", "models/./a.yaml",
-    "models//a.yaml", "models/a.yaml/", "%2e%2e/x.yaml", "models/%2E%2E/x",
+    "models//a.yaml", "models/a.yaml//", "/", "%2e%2e/x.yaml", "models/%2E%2E/x",
     "models%2f..%2fx", "..%2fx", "models\\..\\x", "a\x00b", ".git/config", "x/.GIT/HEAD",
 ])
 def test_unsafe_paths_are_refused(path: str) -> None:
@@ -65,3 +65,10 @@ def test_accepted_paths_never_escape(parts: list[str]) -> None:
         return
     assert all(p not in ("", ".", "..") for p in path.split("/"))
     assert "%" not in path
+
+
+def test_one_trailing_slash_names_the_folder() -> None:
+    """The README's `vllm-project/recipes@main:models/` form."""
+    assert parse_spec("vllm-project/recipes@main:models/").path == "models"
+    with pytest.raises(SpecError):
+        check_path("models/")  # only the spec form drops it; stored paths stay strict

@@ -200,3 +200,14 @@ def test_ascend_legacy_top_level_keys_accepted_by_the_strict_config() -> None:
             "enable_cpu_binding", "enable_kv_nz", "weight_nz_mode",  # AscendConfig fields
             "scheduler_config"} <= info.additional_config_keys
     assert not any(k.startswith("_") for k in info.additional_config_keys)
+
+
+def test_plugin_extraction_command_refuses_bad_input_before_any_download(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.cli import main
+
+    assert main(["data", "vllm-cli", "--plugin", "vllm-omni", "abc"]) == 2
+    assert "not a version: abc" in capsys.readouterr().err
+    assert main(["data", "vllm-cli", "--plugin", "vllm-ascend", "--out-dir", "/tmp/x",
+                 "0.18.0"]) == 2
+    assert "--out-dir cannot be combined with --plugin" in capsys.readouterr().err

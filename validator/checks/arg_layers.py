@@ -11,7 +11,7 @@ vllm-project/recipes); :func:`external_layers` adds the strategy files' lists;
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -169,7 +169,27 @@ def collect_layers(data: Any) -> list[ArgLayer]:
 # --------------------------------------------------------------------------- plugins
 
 #: Hardware ids served through vLLM-Ascend (Huawei Atlas / Ascend NPUs).
-ASCEND_HW = re.compile(r"ascend|atlas|npu", re.IGNORECASE)
+ASCEND_HW = re.compile(r"ascend|atlas|npu|huawei", re.IGNORECASE)
+
+
+def npu_hardware(ctx: Context | None) -> Callable[[str], bool]:
+    """A predicate: is this hardware key (a profile id, or a brand/generation key as
+    ``hardware_overrides`` use them) served through vLLM-Ascend? From the taxonomy: the
+    profiles with ``brand: Huawei`` or ``generation: npu`` and the keys that cover only
+    those; a key the taxonomy does not know falls back to its name (:data:`ASCEND_HW`)."""
+    profiles = ctx.hardware_profiles if ctx is not None else {}
+    groups = ctx.hardware_groups if ctx is not None else {}
+    npu = {pid.lower() for pid, p in profiles.items()
+           if str(p.get("brand", "")).lower() == "huawei"
+           or "npu" in [str(g).lower() for g in as_list(p.get("generation"))]}
+    npu |= {key for key, ids in groups.items() if ids and {i.lower() for i in ids} <= npu}
+    known = {pid.lower() for pid in profiles} | set(groups)
+
+    def is_npu(key: str) -> bool:
+        k = key.lower()
+        return k in npu or (k not in known and bool(ASCEND_HW.search(k)))
+
+    return is_npu
 
 
 def platform_plugin(data: Any) -> str | None:
@@ -193,22 +213,28 @@ def is_ascend_tokens(tokens: Sequence[str]) -> bool:
     return False
 
 
-def ascend_variants(data: Any) -> set[str]:
+def ascend_variants(data: Any, is_npu: Callable[[str], bool]) -> set[str]:
     """Variants served by the vLLM-Ascend plugin: their ``extra_args`` select
     ``--quantization ascend`` or pass ``--additional-config``, or they are supported only
-    on NPU hardware."""
+    on NPU hardware (``is_npu``, see :func:`npu_hardware`)."""
     out: set[str] = set()
     for vname, variant, _ in items(get(data, "variants"), "/variants"):
         toks = _tokens(get(variant, "extra_args")) or ()
         hw = [h for h in as_list(get(variant, "supported_hardware")) if isinstance(h, str)]
-        if is_ascend_tokens(toks) or (hw and all(ASCEND_HW.search(h) for h in hw)):
+        if is_ascend_tokens(toks) or (hw and all(is_npu(h) for h in hw)):
             out.add(vname)
     return out
 
 
-def layer_plugin(layer: ArgLayer, ascend: set[str]) -> str | None:
-    """The platform plugin family that serves ``layer`` (``"vllm-ascend"``) or ``None``."""
-    if layer.variant in ascend or (layer.hardware and ASCEND_HW.search(layer.hardware)):
+def layer_plugin(layer: ArgLayer, ascend: set[str],
+                 is_npu: Callable[[str], bool]) -> str | None:
+    """The platform plugin family that serves ``layer`` (``"vllm-ascend"``) or ``None``.
+
+    A hardware override applies to its hardware only: an NPU key makes it vLLM-Ascend's,
+    any other key keeps it vLLM's even when its arguments look like Ascend's."""
+    if layer.hardware:
+        return ASCEND if is_npu(layer.hardware) else None
+    if layer.variant in ascend:
         return ASCEND
     if layer.mode_variants and all(v in ascend for v in layer.mode_variants):
         return ASCEND
@@ -217,22 +243,25 @@ def layer_plugin(layer: ArgLayer, ascend: set[str]) -> str | None:
     return None
 
 
-def env_maps(data: Any) -> Iterator[tuple[str, str, str | None]]:
-    """``(pointer, label, variant)`` of every environment map of a recipe."""
-    yield "/model/base_env", "model.base_env", None
+def env_maps(data: Any) -> Iterator[tuple[str, str, str | None, str | None]]:
+    """``(pointer, label, variant, hardware key)`` of every environment map of a recipe."""
+    yield "/model/base_env", "model.base_env", None, None
     for hw, _, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
-        yield hptr + "/extra_env", f"hardware_overrides.{hw}.extra_env", None
+        yield hptr + "/extra_env", f"hardware_overrides.{hw}.extra_env", None, hw
     for vname, variant, vptr in items(get(data, "variants"), "/variants"):
-        yield vptr + "/extra_env", f"variants.{vname}.extra_env", vname
+        yield vptr + "/extra_env", f"variants.{vname}.extra_env", vname, None
         for hw, _, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
-            yield hptr + "/extra_env", f"variants.{vname}.hardware_overrides.{hw}.extra_env", vname
+            yield (hptr + "/extra_env", f"variants.{vname}.hardware_overrides.{hw}.extra_env",
+                   vname, hw)
     for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
         for key in ("env", "extra_env"):
-            yield f"{sptr}/{key}", f"strategy_overrides.{sname}.{key}", None
+            yield f"{sptr}/{key}", f"strategy_overrides.{sname}.{key}", None, None
             for role in ("prefill", "decode"):
                 if isinstance(get(so, role), dict):
-                    yield f"{sptr}/{role}/{key}", f"strategy_overrides.{sname}.{role}.{key}", None
+                    yield (f"{sptr}/{role}/{key}", f"strategy_overrides.{sname}.{role}.{key}",
+                           None, None)
         for hw, _, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
-            yield hptr + "/extra_env", f"strategy_overrides.{sname}.hardware_overrides.{hw}", None
+            yield (hptr + "/extra_env", f"strategy_overrides.{sname}.hardware_overrides.{hw}",
+                   None, hw)
 
 

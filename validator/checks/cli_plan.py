@@ -137,7 +137,7 @@ def has(reg: CliRegistry, kind: str, name: str) -> bool:
         spec = reg.lookup(name)
         return bool(reg.dotted_keys and spec is not None and argv.json_valued(spec))
     if kind == "env":
-        return name in reg.env_vars
+        return reg.reads_env(name)
     if kind == "additional_config":
         return reg.plugin is not None and name in reg.plugin.additional_config_keys
     if kind.startswith("choices:"):

@@ -21,8 +21,7 @@ with the ``GUIDE`` family); this module combines them per recipe and declares th
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,22 +30,19 @@ from packaging.version import InvalidVersion, Version
 from validator.checks._data import as_dict, as_list, get
 from validator.checks.arg_layers import (
     ASCEND,
-    ASCEND_HW,
     ArgLayer,
     ascend_variants,
     collect_layers,
     env_maps,
     external_layers,
     layer_plugin,
+    npu_hardware,
     platform_plugin,
 )
 from validator.checks.cli_plan import (
     SERVE_FIRST,
     VLLM,
     VersionPlan,
-    first_version,
-    last_version,
-    nearest_hint,
     plan_for,
     versions,
 )
@@ -104,7 +100,8 @@ class Analysis:
 _CODE_RULE = {"unknown": "FLAG001", "newer": "FLAG002", "removed": "FLAG003",
               "missing_value": "FLAG004", "switch_value": "FLAG005", "choice": "FLAG006",
               "json": "FLAG007", "spec_tokens": "FLAG008", "dotted": "FLAG009",
-              "duplicate": "FLAG011", "underscore": "FLAG013", "abbreviation": "FLAG014"}
+              "duplicate": "FLAG011", "underscore": "FLAG013", "abbreviation": "FLAG014",
+              "config_key_ignored": "FLAG021", "config_key_rejected": "FLAG022"}
 
 _CACHE: dict[int, tuple[Any, Any, Analysis]] = {}
 
@@ -169,13 +166,14 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
             out.add("FLAG019", Hit("/model/min_vllm_version", omni_plan.note))
     elif model_plan.note:
         out.add("FLAG019", Hit("/model/min_vllm_version", model_plan.note))
-    ascend = ascend_variants(data)
+    is_npu = npu_hardware(ctx)
+    ascend = ascend_variants(data, is_npu)
     layers = collect_layers(data) + external_layers(doc, ctx)
     parsed: dict[str, ParsedArgs] = {}
     self_where: dict[str, tuple[int, ...]] = {}
     noted: set[str] = set()
     for layer in layers:
-        family = served_by or layer_plugin(layer, ascend)
+        family = served_by or layer_plugin(layer, ascend, is_npu)
         if family is None:
             plan: VersionPlan | None = plan_for(_layer_minimum(doc, ctx, layer))
         elif family == served_by:
@@ -208,10 +206,9 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
                                                 related=related))
         if result is not None:
             _max_model_len(doc, layer, result, where, out)
-            _additional_config(doc, layer, result, where, plan, out)
     _auto_tool_choice(doc, layers, parsed, self_where, out)
     _shadowing(doc, ctx, layers, parsed, self_where, out)
-    _env_vars(doc, ctx, ascend, out)
+    _env_vars(doc, ctx, ascend, is_npu, out)
     return out
 
 
@@ -231,40 +228,6 @@ def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
                                    f"use at most {ctx_len}, or correct model.context_length",
                                    related=(Related(_line(doc, "/model/context_length"),
                                                     "model.context_length"),)))
-
-
-def _additional_config(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
-                       where: Sequence[int], plan: VersionPlan, out: Analysis) -> None:
-    """FLAG021: top-level ``--additional-config`` keys the plugin release does not read."""
-    reg = plan.minimum
-    if (plan.family != ASCEND or reg is None or reg.plugin is None
-            or not reg.plugin.additional_config_keys):
-        return  # vLLM-Omni's reads are per model, not one platform-wide set
-    known = reg.plugin.additional_config_keys
-    for opt in parsed.find("additional_config"):
-        if opt.keys:
-            keys = [opt.keys[0]]
-        else:
-            try:
-                value = json.loads(opt.value or "")
-            except ValueError:
-                continue  # FLAG007 reports it
-            keys = list(value) if isinstance(value, dict) else []
-        for key in keys:
-            if key in known:
-                continue
-            first = first_version("additional_config", key, plan.family)
-            if first is not None and Version(first) > Version(reg.version):
-                why = f"is read only from {plan.product} {first}"
-            elif first is not None:
-                why = (f"is not read by {plan.product} {reg.version} (read by {first} to "
-                       f"{last_version('additional_config', key, plan.family)})")
-            else:
-                why = f"is not read by any vendored {plan.product} release"
-            at = opt.value_indexes[-1] if opt.value_indexes else opt.index
-            out.add("FLAG021", Hit(layer.site(doc, where[at])[0],
-                                   f"{layer.label}: `--additional-config` key `{key}` {why}",
-                                   nearest_hint(key, sorted(known))))
 
 
 def _default_features(data: Any) -> set[str]:
@@ -369,12 +332,13 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                                        related=erel or (Related(eline, earlier.label),)))
 
 
-def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str], out: Analysis) -> None:
+def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
+              is_npu: Callable[[str], bool], out: Analysis) -> None:
     data = doc.data
     served_by = platform_plugin(data)
-    for pointer, label, variant in env_maps(data):
-        family = served_by or (ASCEND if variant in ascend or ASCEND_HW.search(label)
-                               else VLLM)
+    for pointer, label, variant, hardware in env_maps(data):
+        npu = is_npu(hardware) if hardware else variant in ascend
+        family = served_by or (ASCEND if npu else VLLM)
         plan = plan_for(recipe_minimum(doc, ctx, variant), family)
         for name in as_dict(get(data, *split_pointer(pointer))):
             why = env_issue(name, plan) if isinstance(name, str) else None
@@ -536,16 +500,23 @@ def not_checked_plugin(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     return _hits("FLAG017", doc, ctx)
 
 
-@rule("FLAG021", Severity.WARNING, "--additional-config key the plugin does not read")
-def additional_config_key_not_read(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A top-level key of ``--additional-config`` (vLLM passes the object to the platform
+@rule("FLAG021", Severity.WARNING, "--additional-config key vLLM-Ascend ignores")
+def additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A top-level key of ``--additional-config`` (vLLM hands the object to the platform
     plugin unchanged) is not one the vLLM-Ascend release the recipe needs reads
-    (``additional_config.get("key")`` in ``vllm_ascend/ascend_config.py`` and elsewhere
-    in the package, and the fields of its typed ``AscendConfig`` from 0.27 on, collected
-    from the release's source). Up to 0.26 the plugin ignores keys it does not read, so
-    the setting silently has no effect; from 0.27 ``AscendConfig`` forbids unknown keys
-    and startup fails. A key that only later releases read names the first one."""
+    (``additional_config.get("key")`` in ``vllm_ascend/ascend_config.py`` and elsewhere in
+    the package, collected from the release's source). Releases up to 0.26 ignore keys
+    they do not read, so the setting silently has no effect. A key that only later
+    releases read names the first one."""
     return _hits("FLAG021", doc, ctx)
+
+
+@rule("FLAG022", Severity.ERROR, "--additional-config key vLLM-Ascend rejects")
+def additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """As FLAG021, for a vLLM-Ascend release that types the whole object (``AscendConfig``,
+    a pydantic config with ``extra="forbid"``, from 0.27): an unknown key is a
+    validation error and the server does not start."""
+    return _hits("FLAG022", doc, ctx)
 
 
 @rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve")

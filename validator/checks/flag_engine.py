@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from validator.checks._data import get
+from validator.checks.arg_layers import ASCEND
 from validator.checks.cli_plan import (
+    VLLM,
     VersionPlan,
     all_options,
     allowed_values,
@@ -65,7 +67,8 @@ class FlagIssue:
 
     ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
     ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
-    ``underscore``, ``abbreviation``; ``index`` the token it is about.
+    ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``;
+    ``index`` the token it is about.
     """
 
     code: str
@@ -120,6 +123,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
                                         if bool(first.keys) != bool(second.keys) else ""),
                                     "keep one occurrence", related_index=first.index))
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
+    issues.extend(additional_config_issues(parsed, plan))
     issues.sort(key=lambda x: x.index)
     return parsed, issues
 
@@ -132,6 +136,11 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
     name = opt.normalised
     kind = "dotted" if opt.keys else "option"
     fam, prod = plan.family, plan.product
+    if name == "--omni" and fam == VLLM:
+        return FlagIssue("unknown", p.index, f"`{opt.written}` is vLLM-Omni's, not an option "
+                         f"of vLLM {plan.minimum.version}", "a recipe served by vLLM-Omni "
+                         "lists `omni` in meta.tasks (its arguments are then checked "
+                         "against vLLM-Omni's CLI)")
     first = first_version(kind, name, fam)
     here = Version(plan.minimum.version)
     if first is not None and Version(first) > here:
@@ -163,7 +172,7 @@ def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
     if "$" in text:  # shell variables expand before vLLM sees the value
         text = _SHELL_VAR.sub("0", text)
     try:
-        parsed = json.loads(text)
+        parsed = argv.parse_json(text)
     except json.JSONDecodeError as exc:
         if text.startswith(("{", "[")) or option.endswith(("-config", "-kwargs", "overrides")):
             return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
@@ -298,8 +307,8 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
     if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
         return None
     fam, prod = plan.family, plan.product
-    if name in reg.env_vars:
-        if top is not None and top.env_vars and name not in top.env_vars:
+    if reg.reads_env(name):
+        if top is not None and top.env_vars and not top.reads_env(name):
             gone = first_without("env", name, reg.version, fam)
             return f"`{name}` is no longer read from {prod} {gone or top.version}", None
         return None
@@ -310,8 +319,46 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
     if first is not None:
         return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
                 f"{last_version('env', name, fam)})", None)
-    known = sorted(top.env_vars) if top is not None else []
+    known = sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
     return (f"`{name}` is not an environment variable any vendored {prod} release reads",
             nearest_hint(name, known))
 
 
+
+
+def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIssue]:
+    """Top-level ``--additional-config`` keys the vLLM-Ascend release of ``plan`` does not
+    read: ``config_key_rejected`` where its typed config forbids unknown keys (startup
+    fails), else ``config_key_ignored``. Nothing for other CLIs (vLLM-Omni's reads are
+    per model, not one platform-wide set). The issue is on the value token (the option
+    token for a dotted key)."""
+    reg = plan.minimum
+    info = reg.plugin if reg is not None else None
+    if plan.family != ASCEND or reg is None or info is None or not info.additional_config_keys:
+        return
+    code = "config_key_rejected" if info.additional_config_strict else "config_key_ignored"
+    for opt in parsed.find("additional_config"):
+        if opt.keys:
+            keys, at = [opt.keys[0]], opt.index
+        else:
+            try:
+                value = argv.parse_json(opt.value or "")
+            except ValueError:
+                continue  # FLAG007 / GUIDE reports it
+            keys = list(value) if isinstance(value, dict) else []
+            at = opt.value_indexes[-1] if opt.value_indexes else opt.index
+        for key in keys:
+            if key in info.additional_config_keys:
+                continue
+            first = first_version("additional_config", key, plan.family)
+            if first is not None and Version(first) > Version(reg.version):
+                why = f"is read only from {plan.product} {first}"
+            elif first is not None:
+                why = (f"is not read by {plan.product} {reg.version} (read by {first} to "
+                       f"{last_version('additional_config', key, plan.family)})")
+            else:
+                why = f"is not read by any vendored {plan.product} release"
+            if info.additional_config_strict:
+                why += f"; {plan.product} {reg.version} refuses unknown keys and does not start"
+            yield FlagIssue(code, at, f"`--additional-config` key `{key}` {why}",
+                            nearest_hint(key, sorted(info.additional_config_keys)))

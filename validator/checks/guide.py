@@ -66,7 +66,8 @@ KEY_DESTS = ("tool_call_parser", "reasoning_parser", "tokenizer_mode")
 _CODE_RULE = {"unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
               "missing_value": "GUIDE006", "switch_value": "GUIDE006", "choice": "GUIDE006",
               "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
-              "abbreviation": "GUIDE007"}
+              "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
+              "config_key_rejected": "GUIDE016"}
 
 
 @dataclass
@@ -181,7 +182,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
                 out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint)
         _auto_tool(cmd, result, out)
         _served_model(doc, cmd, ids, out)
-        _env(cmd, plan, out)
+        _env(doc, cmd, plan, out)
     _disagreements(doc, ctx, results, out)
     _node_sets(doc, results + plugin_results, out)
     return out
@@ -207,7 +208,8 @@ def _served_model(doc: LoadedDocument, cmd: ServeCommand, ids: dict[str, str | N
             "the recipe's model_id nor a variant's", f"recipe models: {known}")
 
 
-def _env(cmd: ServeCommand, plan: cli_plan.VersionPlan, out: GuideAnalysis) -> None:
+def _env(doc: LoadedDocument, cmd: ServeCommand, plan: cli_plan.VersionPlan,
+         out: GuideAnalysis) -> None:
     seen: set[str] = set()
     for name, _, line in cmd.env:
         if name in seen:
@@ -215,8 +217,8 @@ def _env(cmd: ServeCommand, plan: cli_plan.VersionPlan, out: GuideAnalysis) -> N
         seen.add(name)
         why = flag_engine.env_issue(name, plan)
         if why is not None:
-            out.add("GUIDE010", line, f"environment of the command at guide line "
-                    f"{cmd.line + 1}: {why[0]}", why[1])
+            out.add("GUIDE010", line, f"environment of a `vllm serve` command: {why[0]}",
+                    why[1], related=(Related(_file_line(doc, cmd.line), "the command"),))
 
 
 def _structured_values(doc: LoadedDocument, ctx: Context) -> dict[str, list[tuple[str, int]]]:
@@ -332,7 +334,7 @@ def _canonical_json(value: str) -> str:
     if not value.lstrip().startswith(("{", "[")):
         return value
     try:
-        return json.dumps(json.loads(value), sort_keys=True)
+        return json.dumps(argv.parse_json(value), sort_keys=True)
     except ValueError:
         return value
 
@@ -467,3 +469,18 @@ def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       "is never closed: the rest of the guide renders as code",
                       "add a closing ``` line after the block's last line",
                       block_index=fence.start)
+
+
+@rule("GUIDE015", Severity.WARNING, "--additional-config key vLLM-Ascend ignores (guide)")
+def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A vLLM-Ascend command in the guide passes an ``--additional-config`` key the
+    release the recipe needs does not read, so it has no effect (see ``FLAG021``)."""
+    return _hits("GUIDE015", doc, ctx)
+
+
+@rule("GUIDE016", Severity.ERROR, "--additional-config key vLLM-Ascend rejects (guide)")
+def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A vLLM-Ascend command in the guide passes an ``--additional-config`` key that a
+    release with a strict ``AscendConfig`` (0.27 on) refuses: the server does not start
+    (see ``FLAG022``)."""
+    return _hits("GUIDE016", doc, ctx)

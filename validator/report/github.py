@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from validator.checker import RunResult
-from validator.findings import Finding, Severity
+from validator.findings import Finding, Severity, printable
 
 ANNOTATION_LIMIT = 10
 """Annotations of one kind (error, warning, notice) GitHub displays per step."""
@@ -39,7 +39,10 @@ COMMANDS: Mapping[Severity, str] = {
 
 
 def escape_data(text: str) -> str:
-    """Escape a workflow command's message (toolkit ``escapeData``)."""
+    """Escape a workflow command's message (toolkit ``escapeData``); other control and
+    format characters (ESC, NUL, bidi overrides) are written as ``\\uXXXX`` first
+    (:func:`validator.findings.printable`)."""
+    text = printable(text, keep="\r\n")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 from validator import __version__
 from validator.checker import DocumentResult, RunResult
-from validator.findings import Finding, Severity, count_by_severity
+from validator.findings import Finding, Severity, count_by_severity, printable
 
 SUMMARY_LIMIT = 1024 * 1024
 """GitHub's size limit of one step's summary, in bytes."""
@@ -70,7 +70,7 @@ def rule_doc_url(rule_id: str, env: Mapping[str, str] | None = None) -> str:
 def escape_md(text: str) -> str:
     """``text`` as literal Markdown inside a table cell: HTML specials as entities,
     Markdown punctuation backslash-escaped, line breaks as ``<br>``."""
-    text = html.escape(text, quote=False)
+    text = html.escape(printable(text, keep="\r\n"), quote=False)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
 

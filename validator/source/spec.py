@@ -129,7 +129,10 @@ def parse_spec(text: str) -> Spec:
     rev = check_rev(m.group("rev"))
     if re.fullmatch(r"[0-9A-F]{40}", rev):
         rev = rev.lower()
-    return Spec(owner, name, rev, check_path(m.group("path")))
+    path = m.group("path")
+    if path.endswith("/") and not path.endswith("//"):
+        path = path[:-1]  # one trailing slash names the same folder (``…:models/``)
+    return Spec(owner, name, rev, check_path(path))
 
 
 TreeKey = tuple[str, str, str, str]

@@ -744,13 +744,30 @@ def _package_trees(pkg_dir: Path) -> Any:
             continue
 
 
-def read_env_names(pkg_dir: Path) -> list[str]:
-    """Environment variables the package reads directly anywhere in its source:
-    ``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ["X"]``, ``"X" in
-    os.environ`` (vLLM-Omni has no ``envs.py`` registry; it reads them where used)."""
+def read_env_names(pkg_dir: Path, own_prefix: str | None = None) -> list[str]:
+    """Environment variables the package reads anywhere in its source (vLLM-Omni has no
+    ``envs.py`` registry; it reads them where used):
+
+    * literal names in ``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ["X"]``,
+      ``"X" in os.environ``;
+    * any string literal that is a whole name with the package's own prefix
+      (``own_prefix``, e.g. ``VLLM_OMNI_``): names kept in constants
+      (``_ENV = "VLLM_OMNI_X"; os.environ.get(_ENV)``) or inventories;
+    * ``<prefix>*`` for a pydantic-settings ``env_prefix="<prefix>"`` (any name with that
+      prefix is read through the settings model).
+    """
     names: set[str] = set()
+    whole = re.compile(re.escape(own_prefix) + r"[A-Z0-9_]+") if own_prefix else None
     for tree in _package_trees(pkg_dir):
         names |= _literal_keys(tree, _is_environ, _is_getenv)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if whole is not None and whole.fullmatch(node.value):
+                    names.add(node.value)
+            elif (isinstance(node, ast.keyword) and node.arg == "env_prefix"
+                  and isinstance(node.value, ast.Constant)
+                  and isinstance(node.value.value, str) and node.value.value):
+                names.add(node.value.value + "*")
     return sorted(names)
 
 
@@ -772,6 +789,14 @@ def _config_class_fields(tree: ast.AST, class_name: str) -> set[str]:
                         and "ClassVar" not in ast.unparse(item.annotation)):
                     out.add(item.target.id)
     return out
+
+
+def additional_config_strict(pkg_dir: Path, config_class: str | None) -> bool:
+    """Whether the package declares ``config_class`` with typed fields (a pydantic model
+    of the whole ``--additional-config`` object, which refuses unknown keys)."""
+    if not config_class:
+        return False
+    return any(_config_class_fields(tree, config_class) for tree in _package_trees(pkg_dir))
 
 
 def additional_config_keys(pkg_dir: Path, config_class: str | None = None) -> list[str]:
@@ -855,8 +880,11 @@ def main(argv: list[str]) -> int:
     if PLUGIN:
         pkg_dir = src_root / str(PLUGIN["package"])
         result["plugin_env_vars"] = sorted(set(_env_dict_names(pkg_dir / "envs.py"))
-                                           | set(read_env_names(pkg_dir)))
+                                           | set(read_env_names(pkg_dir,
+                                                                PLUGIN.get("env_prefix"))))
         result["additional_config_keys"] = additional_config_keys(
+            pkg_dir, PLUGIN.get("additional_config_class"))
+        result["additional_config_strict"] = additional_config_strict(
             pkg_dir, PLUGIN.get("additional_config_class"))
     result["soft_failed_modules"] = sorted({d["module"]: d for d in SOFT_FAILED}.values(),
                                            key=lambda d: d["module"])

@@ -193,7 +193,7 @@ class ParsedArgs:
             return merged, dotted
         if whole and whole[-1].value is not None:
             try:
-                value = json.loads(whole[-1].value)
+                value = parse_json(whole[-1].value)
             except ValueError:
                 return None, whole[-1:]
             return (value if isinstance(value, dict) else None), whole[-1:]
@@ -226,6 +226,20 @@ def json_valued(spec: OptionSpec) -> bool:
     return bool(spec.is_json)
 
 
+def parse_json(text: str) -> Any:
+    """``json.loads(text)``, with nesting too deep for Python's parser (``RecursionError``,
+    about 1,000 levels: vLLM's own ``json.loads`` fails the same way) reported as
+    :class:`json.JSONDecodeError` too, so one ``except ValueError`` handles both.
+
+    Raises:
+        json.JSONDecodeError: not JSON, or nested too deeply (``msg`` says which).
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply to parse", text, 0) from None
+
+
 def dotted_value(text: str, append: bool = False) -> Any:
     """How vLLM reads the value of a dotted key: ``json.loads`` and, when that fails, the
     string itself (0.10-0.2x) — newer releases also try ``human_readable_int`` (``80g``).
@@ -233,7 +247,7 @@ def dotted_value(text: str, append: bool = False) -> Any:
     if append:
         text = json.dumps(text.split(","))
     try:
-        return json.loads(text)
+        return parse_json(text)
     except ValueError:
         return text
 

@@ -32,6 +32,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from validator.vllm_cli.extract import (
     DEFAULT_CACHE_DIR,
     ExtractionError,
@@ -86,7 +88,8 @@ def unpack_plugin(archive: Path, plugin: Plugin, version: str, dest: Path) -> Pa
     (dest / "plugin.json").write_text(json.dumps({
         "name": plugin.name, "package": plugin.package, "entry": plugin.entry,
         "argv": list(plugin.argv), "platform_hook": plugin.platform_hook,
-        "additional_config_class": plugin.additional_config_class}), encoding="utf-8")
+        "additional_config_class": plugin.additional_config_class,
+        "env_prefix": plugin.env_prefix}), encoding="utf-8")
     return dest
 
 
@@ -116,7 +119,8 @@ def build_plugin_snapshot(raw: dict[str, Any], doc: dict[str, Any], plugin: Plug
     doc["plugin"] = {"name": plugin.name, "display": plugin.display, "version": version,
                      "vllm_version": vllm_version,
                      "env_vars": plugin_env,
-                     "additional_config_keys": sorted(raw.get("additional_config_keys", []))}
+                     "additional_config_keys": sorted(raw.get("additional_config_keys", [])),
+                     "additional_config_strict": bool(raw.get("additional_config_strict"))}
     return doc
 
 
@@ -128,11 +132,17 @@ def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict
     Raises :class:`FetchError` or :class:`ExtractionError` (also when the vLLM release
     the plugin is built on is not vendored).
     """
+    on_index = released_versions(plugin_files, pre=True)
+    if str(Version(version)) not in {str(Version(v)) for v in on_index}:
+        raise ExtractionError(f"{plugin.name} {version}: not a release on the package index "
+                              f"(newest there: {on_index[-1] if on_index else 'none'})")
     vendored = [str(v) for v in available_versions()]
     base = base_vllm(version, vendored)
     if base is None:
-        raise ExtractionError(f"{plugin.name} {version}: no vendored vLLM {version[:4]}x "
-                              "release to build it on; vendor that vLLM release first")
+        minor = ".".join(str(n) for n in Version(version).release[:2])
+        raise ExtractionError(f"{plugin.name} {version}: no vendored vLLM {minor}.x release "
+                              "to build it on; vendor that vLLM release first "
+                              "(recipe-check data vllm-cli VERSION)")
     p_art = choose_artifact(version, plugin_files, plugin.name)
     v_art = choose_artifact(base, vllm_files)
     t0 = time.monotonic()
@@ -149,18 +159,31 @@ def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict
     return {"download_s": t1 - t0, "extract_s": t2 - t1}
 
 
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
 def main_plugin_cli(name: str, versions: list[str]) -> int:
     """Extract and vendor plugin ``name``'s CLI for each of ``versions``.
 
     ``versions`` may hold ``"all"`` (every release :func:`~validator.vllm_cli.plugins.
     select_releases` picks) or ``"missing"`` (those not yet pinned). Progress and
     failures go to stderr. Returns 0 if every version was written, 1 if any failed,
-    2 if an index could not be read or ``name`` is not a vendored plugin.
+    2 if an index could not be read, ``name`` is not a vendored plugin or a version is
+    not a version.
     """
     plugin = PLUGINS.get(name)
     if plugin is None:
         print(f"vllm-cli: unknown plugin {name!r} (known: {', '.join(PLUGINS)})",
               file=sys.stderr)
+        return 2
+    bad = [v for v in versions if v not in ("all", "missing") and not _is_version(v)]
+    if bad:
+        print(f"vllm-cli: not a version: {', '.join(bad)}", file=sys.stderr)
         return 2
     try:
         p_files, v_files = index_files(project=plugin.name), index_files()

@@ -47,6 +47,7 @@ class Plugin:
     ``lowest``: the oldest release considered.
     ``additional_config_class``: the class that types the whole ``--additional-config``
     object in the releases that have one (its fields are keys too), or ``None``.
+    ``env_prefix``: the prefix of the plugin's own environment variables (``VLLM_OMNI_``).
     """
 
     name: str
@@ -57,6 +58,7 @@ class Plugin:
     platform_hook: str | None
     lowest: str
     additional_config_class: str | None = None
+    env_prefix: str | None = None
 
     @property
     def snapshot_dir(self) -> Path:
@@ -65,9 +67,10 @@ class Plugin:
 
 
 OMNI = Plugin("vllm-omni", "vLLM-Omni", "vllm_omni", "vllm_omni.entrypoints.cli.main:main",
-              ("--omni",), None, "0.11.0rc1")
+              ("--omni",), None, "0.11.0rc1", env_prefix="VLLM_OMNI_")
 ASCEND = Plugin("vllm-ascend", "vLLM-Ascend", "vllm_ascend", None, (),
-                "vllm_ascend.platform:NPUPlatform", "0.7.3rc1", "AscendConfig")
+                "vllm_ascend.platform:NPUPlatform", "0.7.3rc1", "AscendConfig",
+                env_prefix="VLLM_ASCEND_")
 
 #: Vendored plugins by PyPI name.
 PLUGINS: dict[str, Plugin] = {p.name: p for p in (OMNI, ASCEND)}

@@ -91,6 +91,8 @@ class PluginInfo:
     ``version``: the plugin release; ``vllm_version``: the vLLM release it was built on;
     ``env_vars``: the environment variables the plugin itself reads;
     ``additional_config_keys``: top-level ``--additional-config`` keys it reads.
+    ``additional_config_strict``: the release types the whole object and refuses keys it
+    does not know (vllm-ascend's ``AscendConfig`` from 0.27).
     """
 
     name: str
@@ -99,6 +101,7 @@ class PluginInfo:
     vllm_version: str
     env_vars: frozenset[str]
     additional_config_keys: frozenset[str]
+    additional_config_strict: bool = False
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,14 @@ class CliRegistry:
         """Every ``--`` option string, sorted (computed once per registry)."""
         return tuple(sorted(s for s in self._by_string if s.startswith("--")))
 
+    def reads_env(self, name: str) -> bool:
+        """Whether the release reads environment variable ``name``: listed in
+        :attr:`env_vars`, or under a ``PREFIX*`` entry there (a plugin's pydantic-settings
+        model reads every ``PREFIX…`` name)."""
+        if name in self.env_vars:
+            return True
+        return any(p.endswith("*") and name.startswith(p[:-1]) for p in self.env_vars)
+
     def has(self, option: str) -> bool:
         """``lookup(option) is not None``."""
         return self.lookup(option) is not None
@@ -357,7 +368,8 @@ def _from_doc(doc: dict[str, Any], sha256: str) -> CliRegistry:
     plugin = None if block is None else PluginInfo(
         name=str(block["name"]), display=str(block["display"]), version=str(block["version"]),
         vllm_version=str(block["vllm_version"]), env_vars=frozenset(block["env_vars"]),
-        additional_config_keys=frozenset(block["additional_config_keys"]))
+        additional_config_keys=frozenset(block["additional_config_keys"]),
+        additional_config_strict=bool(block.get("additional_config_strict", False)))
     return CliRegistry(
         version=str(doc["version"]),
         serve_available=bool(doc["serve_available"]),
