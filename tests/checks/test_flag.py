@@ -404,3 +404,12 @@ def test_omni_env_vars_read_through_constants_and_settings(corpus_copy: Path) ->
     assert "FLAG016" not in rules(corpus_copy, path)
     inject(corpus_copy, "VLLM_OMNI_FISH_KVCACHE_ATTN", "VLLM_OMNI_FISH_KV_ATTN", path)
     assert "FLAG016" in rules(corpus_copy, path)
+
+
+def test_omni_task_written_as_a_string_still_selects_vllm_omni(corpus_copy: Path) -> None:
+    """`tasks: omni` is a schema error (SCHEMA001); the flags are still vLLM-Omni's."""
+    inject(corpus_copy, "  tasks:\n    - omni\n", "  tasks: omni\n", AUDIO)
+    inject(corpus_copy, '    - "--enforce-eager"\n', '    - "--enforce-eager"\n    - "--usp"\n'
+           '    - "2"\n', AUDIO)
+    assert findings(corpus_copy, AUDIO) == []
+    assert "SCHEMA001" in {f.rule for f in check_tree(corpus_copy, AUDIO)}

@@ -195,8 +195,11 @@ def npu_hardware(ctx: Context | None) -> Callable[[str], bool]:
 def platform_plugin(data: Any) -> str | None:
     """``"vllm-omni"`` (the plugin family, see :mod:`validator.vllm_cli.plugins`) when the
     recipe is served by vLLM-Omni (``meta.tasks`` has ``omni``), else ``None``."""
-    tasks = as_list(get(data, "meta", "tasks"))
-    return OMNI if "omni" in tasks else None
+    tasks = get(data, "meta", "tasks")
+    # a string or mapping is a SCHEMA001 error; its intent still decides which CLI applies
+    named = [tasks] if isinstance(tasks, str) else list(tasks) if isinstance(
+        tasks, dict) else as_list(tasks)
+    return OMNI if "omni" in named else None
 
 
 def is_ascend_tokens(tokens: Sequence[str]) -> bool:
