@@ -172,13 +172,18 @@ def collect_layers(data: Any) -> list[ArgLayer]:
 ASCEND_HW = re.compile(r"ascend|atlas|npu|huawei", re.IGNORECASE)
 
 
-def npu_hardware(ctx: Context | None) -> Callable[[str], bool]:
+def npu_hardware(ctx: Context) -> Callable[[str], bool]:
     """A predicate: is this hardware key (a profile id, or a brand/generation key as
     ``hardware_overrides`` use them) served through vLLM-Ascend? From the taxonomy: the
     profiles with ``brand: Huawei`` or ``generation: npu`` and the keys that cover only
-    those; a key the taxonomy does not know falls back to its name (:data:`ASCEND_HW`)."""
-    profiles = ctx.hardware_profiles if ctx is not None else {}
-    groups = ctx.hardware_groups if ctx is not None else {}
+    those; a key the taxonomy does not know falls back to its name (:data:`ASCEND_HW`).
+    Built once per context."""
+    return ctx.memoised("arg_layers.npu_hardware", lambda: _npu_predicate(ctx))
+
+
+def _npu_predicate(ctx: Context) -> Callable[[str], bool]:
+    profiles = ctx.hardware_profiles
+    groups = ctx.hardware_groups
     npu = {pid.lower() for pid, p in profiles.items()
            if str(p.get("brand", "")).lower() == "huawei"
            or "npu" in [str(g).lower() for g in as_list(p.get("generation"))]}
@@ -203,6 +208,9 @@ def platform_plugin(data: Any) -> str | None:
 
 
 def is_ascend_tokens(tokens: Sequence[str]) -> bool:
+    """Whether an argument list selects vLLM-Ascend by itself: ``--quantization ascend``
+    (also ``=ascend``, any spelling vLLM normalises to it) or ``--additional-config``
+    (the object vLLM hands to the platform plugin)."""
     for i, tok in enumerate(tokens):
         key, inline = argv.split_inline(tok)
         norm = argv.normalise(key)

@@ -215,13 +215,11 @@ class VersionPlan:
         """``"0.19.1"`` or ``"nightly (checked against 0.33.0)"`` for messages."""
         if self.minimum is None:
             return str(self.declared)
-        if self.family != VLLM:
-            if self.declared == self.minimum.version:
-                return self.minimum.version
-            return f"{self.declared} (checked against {self.product} {self.minimum.version})"
         if self.declared == self.minimum.version:
             return self.minimum.version
-        return f"{self.declared} (checked against {self.minimum.version})"
+        against = (self.minimum.version if self.family == VLLM
+                   else f"{self.product} {self.minimum.version}")
+        return f"{self.declared} (checked against {against})"
 
 
 def plan_for(declared: Any, family: str = VLLM) -> VersionPlan:

@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from packaging.version import InvalidVersion, Version
-
 from validator.checks._data import as_dict, as_list, get
 from validator.checks.arg_layers import (
     ASCEND,
@@ -55,6 +53,7 @@ from validator.checks.flag_engine import (
     split_joined,
 )
 from validator.checks.registry import Hit, rule
+from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related, Severity
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs
@@ -66,7 +65,7 @@ if TYPE_CHECKING:
 
 
 
-def _plugin_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str,
+def _layer_plugin_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str,
                  out: Analysis, noted: set[str]) -> VersionPlan | None:
     """The plan of a plugin-served ``layer``; ``None`` (with a FLAG017 hit saying why)
     when no vendored release of the plugin fits. A plan that differs from the declared
@@ -123,22 +122,13 @@ def _line(doc: LoadedDocument, pointer: str) -> int:
     return doc.source_map.position(pointer)[0]
 
 
-def _layer_minimum(doc: LoadedDocument, ctx: Context, layer: ArgLayer) -> Any:
+def _layer_minimum(doc: LoadedDocument, ctx: Context, layer: ArgLayer) -> MinVersion | None:
     if layer.mode_variants:
-        mins = [recipe_minimum(doc, ctx, v) for v in layer.mode_variants]
-        mins = [m for m in mins if m is not None]
+        mins = [m for v in layer.mode_variants
+                if (m := recipe_minimum(doc, ctx, v)) is not None]
         if mins:
-            return min(mins, key=_vkey)
+            return min(mins, key=version_key)
     return recipe_minimum(doc, ctx, layer.variant, layer.strategy)
-
-
-def _vkey(value: Any) -> tuple[int, Version]:
-    if str(value) == "nightly":
-        return (1, Version("0"))
-    try:
-        return (0, Version(str(value)))
-    except InvalidVersion:
-        return (1, Version("0"))
 
 
 def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
@@ -179,7 +169,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
         elif family == served_by:
             plan = plan_for(_layer_minimum(doc, ctx, layer), family)
         else:
-            plan = _plugin_plan(doc, ctx, layer, family, out, noted)
+            plan = _layer_plugin_plan(doc, ctx, layer, family, out, noted)
         if plan is None or plan.predates_serve or plan.minimum is None:
             continue
         tokens, where, joined = split_joined(layer.tokens)

@@ -15,11 +15,10 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from validator.checks._data import get
 from validator.checks.arg_layers import ASCEND
 from validator.checks.cli_plan import (
     VLLM,
@@ -32,6 +31,7 @@ from validator.checks.cli_plan import (
     nearest_hint,
     required_vllm,
 )
+from validator.checks.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
 
@@ -46,15 +46,10 @@ _PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
 
 
 def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
-                   strategy: str | None = None) -> Any:
-    """The effective minimum vLLM of (part of) a recipe, via
-    :func:`validator.checks.versions.effective_min_version` (model, variant, strategy and
-    kv-store minimums); falls back to ``model.min_vllm_version``."""
-    try:
-        from validator.checks.versions import effective_min_version
-    except ImportError:  # pragma: no cover - the VER family is part of the package
-        value = get(doc.data, "model", "min_vllm_version")
-        return value if isinstance(value, str) else None
+                   strategy: str | None = None) -> MinVersion | None:
+    """The effective minimum vLLM of (part of) a recipe:
+    :func:`validator.checks.versions.effective_min_version` (the highest of the model,
+    variant, strategy and kv-store minimums; ``None`` when none parses)."""
     return effective_min_version(doc, ctx, variant, strategy=strategy)
 
 

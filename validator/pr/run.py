@@ -123,6 +123,19 @@ def _context_document(ctx: Context, path: str) -> LoadedDocument | None:
     return load_yaml(ctx.tree.read(path), path, max_bytes=ctx.settings.max_bytes)
 
 
+def _not_read(path: str, exc: SourceError | FileNotFoundError, tree: GitTree,
+              sel: Selection, result: RunResult) -> None:
+    """Record why ``path`` was not read at the head: failed verification is its ``PROV``
+    finding, a refused file (symbolic link, too large) ``PROV005`` as in ``check``, and a
+    file gone at the head goes to ``sel.skipped``."""
+    if isinstance(exc, VerificationError):
+        result.documents.append(DocumentResult.unverified(exc, tree.commit))
+    elif isinstance(exc, SourceError):
+        result.documents.append(DocumentResult.refused(path, exc, tree.commit))
+    else:
+        sel.skipped.append((path, f"not readable at the head: {exc}"))
+
+
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                     rules: Sequence[Rule] | None = None) -> RunResult:
     """Check the selected files at ``tree`` (the head) against its own context.
@@ -141,14 +154,8 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
             if doc is None:
                 continue
             prov = tree.provenance(path, tree.read(path))
-        except VerificationError as exc:
-            result.documents.append(DocumentResult.unverified(exc, tree.commit))
-            continue
-        except FileNotFoundError as exc:
-            sel.skipped.append((path, f"not readable at the head: {exc}"))
-            continue
-        except SourceError as exc:  # refused (symbolic link, too large): fail, as check does
-            result.documents.append(DocumentResult.refused(path, exc, tree.commit))
+        except (SourceError, FileNotFoundError) as exc:
+            _not_read(path, exc, tree, sel, result)
             continue
         findings = sorted(list(doc.findings) + schema.validate(doc, kind), key=Finding.sort_key)
         result.documents.append(DocumentResult(path, prov, findings, kind))
@@ -156,14 +163,8 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
         try:
             data = tree.read(path)
             prov = tree.provenance(path, data)
-        except VerificationError as exc:
-            result.documents.append(DocumentResult.unverified(exc, tree.commit))
-            continue
-        except FileNotFoundError as exc:
-            sel.skipped.append((path, f"not readable at the head: {exc}"))
-            continue
-        except SourceError as exc:  # refused (symbolic link, too large): fail, as check does
-            result.documents.append(DocumentResult.refused(path, exc, tree.commit))
+        except (SourceError, FileNotFoundError) as exc:
+            _not_read(path, exc, tree, sel, result)
             continue
         checker.check_recipe(path, data, prov, result)
     return result

@@ -33,6 +33,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -437,18 +438,25 @@ def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
         print(f"vllm-cli: cannot read the package index: {exc}", file=sys.stderr)
         return 2
     known = [v for v in released_versions(files) if Version(v) >= Version("0.4.2")]
+    wanted = expand_versions(versions, known, out_dir / INDEX_NAME)
+    return extract_each("vllm-cli", wanted, lambda v: extract_version(v, out_dir, files))
+
+
+def extract_each(label: str, versions: list[str],
+                 extract_one: Callable[[str], dict[str, float]]) -> int:
+    """Run ``extract_one`` (which returns ``{"download_s", "extract_s"}`` timings, in
+    seconds) on each version, printing ``<label> <version>: ok (…)`` or ``FAILED: why``
+    to stderr; a fetch, extraction, I/O or timeout error fails that version only.
+    Returns 0 when every version was written, else 1."""
     failures = 0
-    for v in expand_versions(versions, known, out_dir / INDEX_NAME):
+    for v in versions:
         try:
-            t = extract_version(v, out_dir, files)
-            print(
-                f"vllm-cli {v}: ok (download {t['download_s']:.1f}s, "
-                f"extract {t['extract_s']:.1f}s)",
-                file=sys.stderr,
-            )
+            t = extract_one(v)
+            print(f"{label} {v}: ok (download {t['download_s']:.1f}s, "
+                  f"extract {t['extract_s']:.1f}s)", file=sys.stderr)
         except (FetchError, ExtractionError, OSError, subprocess.TimeoutExpired) as exc:
             failures += 1
-            print(f"vllm-cli {v}: FAILED: {exc}", file=sys.stderr)
+            print(f"{label} {v}: FAILED: {exc}", file=sys.stderr)
     return 1 if failures else 0
 
 

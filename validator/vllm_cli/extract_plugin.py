@@ -23,7 +23,6 @@ plugin's environment variables, and a ``plugin`` block::
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -32,13 +31,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from validator.vllm_cli.extract import (
     DEFAULT_CACHE_DIR,
     ExtractionError,
     build_snapshot,
     expand_versions,
+    extract_each,
     run_introspection,
     unpack_sources,
     write_snapshot,
@@ -51,7 +51,13 @@ from validator.vllm_cli.fetch import (
     index_files,
     released_versions,
 )
-from validator.vllm_cli.plugins import PLUGINS, Plugin, base_vllm, select_releases
+from validator.vllm_cli.plugins import (
+    PLUGINS,
+    Plugin,
+    base_vllm,
+    parse_version,
+    select_releases,
+)
 from validator.vllm_cli.registry import INDEX_NAME, available_versions
 
 
@@ -159,14 +165,6 @@ def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict
     return {"download_s": t1 - t0, "extract_s": t2 - t1}
 
 
-def _is_version(text: str) -> bool:
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
-
-
 def main_plugin_cli(name: str, versions: list[str]) -> int:
     """Extract and vendor plugin ``name``'s CLI for each of ``versions``.
 
@@ -181,7 +179,7 @@ def main_plugin_cli(name: str, versions: list[str]) -> int:
         print(f"vllm-cli: unknown plugin {name!r} (known: {', '.join(PLUGINS)})",
               file=sys.stderr)
         return 2
-    bad = [v for v in versions if v not in ("all", "missing") and not _is_version(v)]
+    bad = [v for v in versions if v not in ("all", "missing") and parse_version(v) is None]
     if bad:
         print(f"vllm-cli: not a version: {', '.join(bad)}", file=sys.stderr)
         return 2
@@ -191,13 +189,6 @@ def main_plugin_cli(name: str, versions: list[str]) -> int:
         print(f"vllm-cli: cannot read the package index: {exc}", file=sys.stderr)
         return 2
     known = select_releases(plugin, released_versions(p_files, pre=True))
-    failures = 0
-    for v in expand_versions(versions, known, plugin.snapshot_dir / INDEX_NAME):
-        try:
-            t = extract_plugin_version(plugin, v, p_files, v_files)
-            print(f"{plugin.name} {v}: ok (download {t['download_s']:.1f}s, "
-                  f"extract {t['extract_s']:.1f}s)", file=sys.stderr)
-        except (FetchError, ExtractionError, OSError, subprocess.TimeoutExpired) as exc:
-            failures += 1
-            print(f"{plugin.name} {v}: FAILED: {exc}", file=sys.stderr)
-    return 1 if failures else 0
+    wanted = expand_versions(versions, known, plugin.snapshot_dir / INDEX_NAME)
+    return extract_each(plugin.name, wanted,
+                        lambda v: extract_plugin_version(plugin, v, p_files, v_files))

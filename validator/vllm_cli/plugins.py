@@ -76,7 +76,8 @@ ASCEND = Plugin("vllm-ascend", "vLLM-Ascend", "vllm_ascend", None, (),
 PLUGINS: dict[str, Plugin] = {p.name: p for p in (OMNI, ASCEND)}
 
 
-def _parse(version: str) -> Version | None:
+def parse_version(version: str) -> Version | None:
+    """``Version(version)``, or ``None`` when it is not a PEP 440 version."""
     try:
         return Version(version)
     except InvalidVersion:
@@ -91,7 +92,7 @@ def select_releases(plugin: Plugin, versions: list[str]) -> list[str]:
     vllm-omni build aligned with vLLM 0.21). Dev releases are never taken.
     """
     low = Version(plugin.lowest)
-    parsed = [(v, p) for v in versions if (p := _parse(v)) is not None
+    parsed = [(v, p) for v in versions if (p := parse_version(v)) is not None
               and p >= low and not p.is_devrelease]
     finals = {p.release[:2] for _, p in parsed if not p.is_prerelease}
     newest_pre: dict[tuple[int, ...], tuple[Version, str]] = {}
@@ -113,11 +114,11 @@ def base_vllm(plugin_version: str, vllm_versions: list[str]) -> str | None:
     The release with the same ``X.Y.Z`` (``0.23.0.post1`` and ``0.21.0rc1`` → ``0.23.0``
     and ``0.21.0``) when vendored, else the newest vendored ``X.Y.*`` release.
     """
-    p = _parse(plugin_version)
+    p = parse_version(plugin_version)
     if p is None:
         return None
     same_minor = sorted((q, v) for v in vllm_versions
-                        if (q := _parse(v)) is not None and q.release[:2] == p.release[:2])
+                        if (q := parse_version(v)) is not None and q.release[:2] == p.release[:2])
     want = tuple((*p.release, 0, 0)[:3])
     for q, v in same_minor:
         if tuple((*q.release, 0, 0)[:3]) == want and not q.is_prerelease:

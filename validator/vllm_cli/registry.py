@@ -237,9 +237,12 @@ class CliRegistry:
         """Whether the release reads environment variable ``name``: listed in
         :attr:`env_vars`, or under a ``PREFIX*`` entry there (a plugin's pydantic-settings
         model reads every ``PREFIX…`` name)."""
-        if name in self.env_vars:
-            return True
-        return any(p.endswith("*") and name.startswith(p[:-1]) for p in self.env_vars)
+        return name in self.env_vars or name.startswith(self._env_prefixes)
+
+    @functools.cached_property
+    def _env_prefixes(self) -> tuple[str, ...]:
+        """The ``PREFIX`` of each ``PREFIX*`` entry of :attr:`env_vars` (computed once)."""
+        return tuple(p[:-1] for p in self.env_vars if p.endswith("*"))
 
     def has(self, option: str) -> bool:
         """``lookup(option) is not None``."""
