@@ -216,3 +216,16 @@ def test_ascend_guide_additional_config_key_the_release_ignores(corpus_copy: Pat
     assert [(r, ln) for r, ln, _ in found] == [
         ("GUIDE015", line_of(text, "--additional-config '{\"enable_kv_nz\": true}'"))]
     assert "`enable_kv_nzz` is not read by any vendored vLLM-Ascend release" in found[0][2]
+
+
+def test_ascend_guide_additional_config_key_a_strict_release_rejects(corpus_copy: Path) -> None:
+    """From vllm-ascend 0.27 an unknown key stops the server (GUIDE016, an error)."""
+    text = inject(corpus_copy, "  ## Client Usage\n", ASCEND_NODES + "\n  ## Client Usage\n")
+    replace_once(corpus_copy / GLM, 'min_vllm_version: "0.19.1"', 'min_vllm_version: "0.28.0"')
+    keys = {"GUIDE015", "GUIDE016"}
+    assert not [f for f in guide_findings(corpus_copy) if f[0] in keys]  # real keys: fine
+    replace_once(corpus_copy / GLM, '''{"enable_kv_nz": true}''', '''{"enable_kv_nzz": true}''')
+    found = [(r, ln, m) for r, ln, m in guide_findings(corpus_copy) if r in keys]
+    assert [(r, ln) for r, ln, _ in found] == [
+        ("GUIDE016", line_of(text, "--additional-config '{\"enable_kv_nz\": true}'"))]
+    assert "refuses unknown keys and does not start" in found[0][2]

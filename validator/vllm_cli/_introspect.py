@@ -632,6 +632,9 @@ def parser_registry(kind: str, serve_actions: list[dict[str, Any]]) -> dict[str,
 
 
 def kv_cache_dtypes(serve_actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"values", "source"}``: the allowed ``--kv-cache-dtype`` values: the option's
+    choices, else the ``CacheDType`` ``Literal`` of the release (argparse then takes any
+    string and vLLM checks later), else ``[]`` with ``source`` ``free-form``/``absent``."""
     for a in serve_actions:
         if "--kv-cache-dtype" in a["strings"] and a["choices"]:
             return {"values": sorted(set(a["choices"])), "source": "--kv-cache-dtype choices"}
@@ -649,6 +652,8 @@ def kv_cache_dtypes(serve_actions: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def env_vars(vllm_dir: Path) -> dict[str, Any]:
+    """``{"names", "source"}``: the keys of ``vllm.envs.environment_variables`` (an AST
+    read of ``vllm/envs.py`` when importing it fails; ``[]``/``absent`` without one)."""
     try:
         envs = importlib.import_module("vllm.envs")
         d = getattr(envs, "environment_variables", None)
@@ -834,6 +839,8 @@ def _key_set_literals(tree: ast.AST) -> set[str]:
 
 
 def main(argv: list[str]) -> int:
+    """``argv`` = ``[SRC_ROOT, OUT_JSON]``: build the serve parser of the tree, dump the raw
+    description to ``OUT_JSON``; returns 0 (any failure raises, exit status 1)."""
     src_root = Path(argv[0]).resolve()
     out_path = Path(argv[1])
     os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
