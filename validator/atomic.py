@@ -9,10 +9,13 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(target: Path, data: bytes) -> None:
+def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to ``target`` atomically: a temporary file in the same folder,
     flushed and fsynced, :func:`os.replace`\\ d over ``target``, then the folder fsynced so
     the rename itself survives a crash (POSIX ``rename(2)`` is atomic within a file system).
+
+    ``mode`` (permission bits) is given to the new file before it replaces ``target``
+    (a temporary file is created ``0600``).
 
     Raises:
         OSError: on any I/O failure; the temporary file is removed and ``target`` is left
@@ -21,6 +24,8 @@ def atomic_write(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
             stream.flush()

@@ -20,6 +20,8 @@ def rules_markdown(rules: list[Rule]) -> str:
             continue
         out += [f"## {family}: {what}", ""]
         for r in members:
-            out += [f"### {r.id}", "", f"**{r.summary}** (default severity: `{r.severity.value}`)",
+            fix = f"; fix: `{r.fix}`" if r.fix else ""
+            out += [f"### {r.id}", "",
+                    f"**{r.summary}** (default severity: `{r.severity.value}`{fix})",
                     "", r.description, ""]
     return "\n".join(out)

@@ -79,6 +79,12 @@ class Rule:
     check: CheckFn | None = field(default=None, compare=False)
 
     @property
+    def fix(self) -> str | None:
+        """``"safe"`` or ``"unsafe"`` when the rule has a fix (see :mod:`validator.fix`),
+        else ``None``."""
+        return FIXABLE.get(self.id)
+
+    @property
     def family(self) -> str:
         """The id's prefix, e.g. ``"REF"``."""
         m = _ID.match(self.id)
@@ -146,6 +152,18 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 
+FIXABLE: dict[str, str] = {}
+"""Rule id -> ``"safe"``/``"unsafe"``: the rules :mod:`validator.fix` can fix."""
+
+
+def declare_fix(rule_id: str, applicability: str) -> None:
+    """Record that ``rule_id`` has a fix of ``applicability`` (``"safe"``/``"unsafe"``)."""
+    if applicability not in ("safe", "unsafe"):
+        raise ValueError(f"bad applicability {applicability!r} for {rule_id}")
+    if rule_id in FIXABLE:
+        raise ValueError(f"rule {rule_id} has two fixes")
+    FIXABLE[rule_id] = applicability
+
 
 def _register(entry: Rule) -> Rule:
     if not _ID.match(entry.id) or entry.family not in FAMILIES:
@@ -183,6 +201,7 @@ def check_rules() -> list[Rule]:
 def all_rules() -> list[Rule]:
     """Every registered rule, in id order."""
     import validator.checks
+    import validator.fix
     import validator.load
     import validator.schema  # noqa: F401
 

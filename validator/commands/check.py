@@ -41,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--online-releases", action="store_true",
                         help="fetch vLLM's release list from PyPI instead of the vendored, "
                         "digest-pinned snapshots/vllm-releases.json (the default)")
+    parser.add_argument("--fix", action="store_true",
+                        help="apply the safe fixes, write the files, then check again")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff: apply the unsafe fixes too")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the fixes as a unified diff; write nothing")
     add_fetch_arguments(parser, offline=False)
 
 
@@ -166,7 +172,15 @@ def run(args: argparse.Namespace) -> int:
     """Check, report, and return 0 (no errors), 1 (errors) or 2 (a check crashed)."""
     settings = settings_from(args)
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
+    if args.fix or args.diff or args.unsafe_fixes:
+        from validator.fix.command import remaining_note, run_fix
+
+        diff_code = run_fix(args, collect_targets(args))
+        if diff_code is not None:
+            return diff_code
     result = check_targets(collect_targets(args), settings, args.rule)
+    if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
+        print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases
     reporter = get_reporter(args.format)
     if args.output:

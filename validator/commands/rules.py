@@ -1,5 +1,6 @@
-"""``recipe-check rules``: the rule catalogue (id, severity, summary; ``--long`` adds the
-description; ``--format json`` for tools)."""
+"""``recipe-check rules``: the rule catalogue (id, severity, whether ``--fix`` fixes it
+(``fix: safe``) or ``--unsafe-fixes`` does (``fix: unsafe``), summary; ``--long`` adds
+the description; ``--format json`` for tools)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     rules = all_rules()
     if args.format == "json":
         print(json.dumps([{"id": r.id, "severity": r.severity.value, "family": r.family,
-                           "summary": r.summary, "description": r.description}
+                           "summary": r.summary, "fix": r.fix, "description": r.description}
                           for r in rules], indent=2))
     elif args.format == "markdown":
         from validator.docs import rules_markdown
@@ -28,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
         print(rules_markdown(rules), end="")
     else:
         for r in rules:
-            print(f"{r.id:<10} {r.severity.value:<8} {r.summary}")
+            fix = f"fix: {r.fix}" if r.fix else ""
+            print(f"{r.id:<10} {r.severity.value:<8} {fix:<12} {r.summary}")
             if args.long:
                 print("\n".join("    " + line for line in r.description.splitlines()) + "\n")
     return 0

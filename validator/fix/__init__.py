@@ -1,0 +1,14 @@
+"""``recipe-check --fix``: fixes that edit only their own span of a recipe's text.
+
+:mod:`validator.fix.model` (edits and the data changes they must make),
+:mod:`validator.fix.spans` (where a scalar, a list item, a guide line stands),
+:mod:`validator.fix.safe` and :mod:`validator.fix.unsafe` (one fix per rule, registered
+in :mod:`validator.fix.registry`), :mod:`validator.fix.engine` (check, fix, verify,
+repeat) and :mod:`validator.fix.command` (the ``--fix``/``--diff`` options).
+"""
+
+from validator.fix import safe, unsafe  # noqa: F401  (registers every fix)
+from validator.fix.engine import fix_document, suggested_patch, unified_diff
+from validator.fix.registry import FIXES
+
+__all__ = ["FIXES", "fix_document", "suggested_patch", "unified_diff"]

@@ -1,0 +1,137 @@
+"""``recipe-check --fix [--unsafe-fixes] [--diff] PATH...``.
+
+``--diff`` prints the unified diff of every fix and writes nothing (exit 1 when there is
+one, as ``ruff --diff``). ``--fix`` writes each changed file atomically
+(:func:`validator.atomic.atomic_write`, permissions kept) unless its bytes changed since
+they were read, then checks again and reports what remains, as ``check`` does; stderr
+lists what was fixed and which fixable findings were left, and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from typing import TextIO
+
+from validator.atomic import atomic_write
+from validator.checker import Checker, RunResult
+from validator.checks.registry import check_rules
+from validator.cli import UsageError
+from validator.context import Context, build_context
+from validator.fix.engine import fix_document, unified_diff
+from validator.fix.model import Applicability, DocumentFixes
+from validator.fix.registry import FIXES
+from validator.rules import Rule
+from validator.schema import SchemaValidator
+from validator.source.local import Target
+from validator.source.tree import LocalTree, SourceError
+
+
+def _rules(rule_ids: list[str]) -> list[Rule]:
+    rules = check_rules()
+    if rule_ids:
+        unknown = set(rule_ids) - {r.id for r in rules}
+        if unknown:
+            raise UsageError(f"unknown check rule(s): {', '.join(sorted(unknown))}")
+        rules = [r for r in rules if r.id in rule_ids]
+    return rules
+
+
+def fix_targets(targets: list[Target], args: argparse.Namespace) -> list[DocumentFixes]:
+    """Fix every target in memory (nothing is written here)."""
+    from validator.commands.check import settings_from
+
+    settings = settings_from(args)
+    rules = _rules(args.rule)
+    schema = SchemaValidator(strict=settings.strict)
+    checkers: dict[int, tuple[Checker, set[str]]] = {}
+    out: list[DocumentFixes] = []
+    for target in targets:
+        tree = target.tree
+        if not isinstance(tree, LocalTree):
+            raise UsageError("--fix and --diff edit local files; a pinned source spec "
+                             "cannot be fixed")
+        if id(tree) not in checkers:
+            ctx: Context = build_context(tree, settings)
+            checkers[id(tree)] = (Checker(ctx, rules, schema),
+                                  {d.path for d in ctx.context_documents()})
+        checker, context_paths = checkers[id(tree)]
+        if target.path in context_paths:
+            continue
+        try:
+            raw = tree.read(target.path)
+        except (SourceError, FileNotFoundError) as exc:
+            print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
+            continue
+        out.append(fix_document(raw, target.path, checker, unsafe=args.unsafe_fixes))
+    return out
+
+
+def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:
+    """Write ``outcome.fixed`` over the file unless it changed since it was read or is a
+    link; returns why it was not written, or ``None``."""
+    assert isinstance(target.tree, LocalTree)
+    file = target.tree.root / target.path
+    if file.is_symlink():
+        return "a symbolic link; not written"
+    try:
+        if target.tree.read(target.path) != outcome.original:
+            return "changed since it was read; not written"
+        atomic_write(file, outcome.fixed, mode=file.stat().st_mode & 0o7777)
+    except (OSError, SourceError) as exc:
+        return f"not written: {exc}"
+    return None
+
+
+def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) -> None:
+    """One line per fix and per fixable finding left, then the counts."""
+    counts: Counter[str] = Counter()
+    for o in outcomes:
+        if o.error:
+            print(f"{o.path}: {o.error}", file=stream)
+        for fix in o.applied:
+            counts[fix.rule] += 1
+            print(f"{o.path}:{fix.line}: {verb} {fix.rule} ({fix.applicability.value}): "
+                  f"{fix.title}", file=stream)
+        for skip in o.skipped:
+            print(f"{o.path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
+    files = sum(1 for o in outcomes if o.changed)
+    per_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
+    print(f"{verb} {sum(counts.values())} finding(s) in {files} file(s)"
+          + (f" ({per_rule})" if per_rule else ""), file=stream)
+
+
+def run_fix(args: argparse.Namespace, targets: list[Target]) -> int | None:
+    """``--diff``: print the patch, return 1 when there is one (0 otherwise). ``--fix``:
+    write the files and return ``None`` (the caller checks again and reports)."""
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes needs --fix or --diff")
+    outcomes = fix_targets(targets, args)
+    by_path = {t.path: t for t in targets}
+    if args.diff:
+        patch = "".join(unified_diff(o.path, o.original, o.fixed) for o in outcomes)
+        sys.stdout.write(patch)
+        report_fixes(outcomes, sys.stderr, verb="would fix")
+        return 1 if patch else 0
+    for outcome in outcomes:
+        if outcome.changed:
+            problem = write_fixed(by_path[outcome.path], outcome)
+            if problem is not None:
+                outcome.error = problem
+                outcome.applied = []
+    report_fixes(outcomes, sys.stderr, verb="fixed")
+    return None
+
+
+def remaining_note(result: RunResult, unsafe: bool) -> str | None:
+    """After ``--fix`` without ``--unsafe-fixes``: how many remaining findings are of rules
+    with an unsafe fix; ``None`` when there are none (the fixable findings left by the
+    fixes themselves are listed, with the reason, by :func:`report_fixes`)."""
+    left = [f for f in result.all_findings() if f.rule in FIXES]
+    gated = [] if unsafe else [
+        f for f in left if FIXES[f.rule].applicability is Applicability.UNSAFE]
+    if not gated:
+        return None
+    return (f"{len(gated)} remaining finding(s) are of rules with an unsafe fix; "
+            "--unsafe-fixes tries them (--diff shows the patch first)")

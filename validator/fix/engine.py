@@ -1,0 +1,208 @@
+"""The fix loop of one document: check, compute the fixes of its findings, verify and
+apply them, check again, until nothing more applies (ruff's loop).
+
+Every pass applies at most one fix per file line and only fixes whose edits do not
+overlap. A fix is kept only when the edited text loads (with the loader every check
+uses) to exactly the data the fix intends: the old data with the fix's changes and
+nothing else, keys in the same order, types included. :func:`suggested_patch` is the same
+loop as a unified diff, for reports that show the patch of some findings.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import difflib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from validator.checker import Checker, RunResult
+from validator.findings import Finding
+from validator.fix.model import (
+    Applicability,
+    DocumentFixes,
+    Fix,
+    Skip,
+    TextIndex,
+    apply_edits,
+    expected_data,
+)
+from validator.fix.registry import FIXES, FixRequest
+from validator.fix.spans import NotApplicable
+from validator.load import LoadedDocument, load_yaml
+
+MAX_PASSES = 10
+"""Passes of the loop; each pass needs a finding that is still there and fixable."""
+
+_FATAL = ("YAML001", "YAML002", "YAML005", "YAML006", "YAML007")
+
+
+def document_findings(checker: Checker, doc: LoadedDocument) -> list[Finding]:
+    """Every finding ``checker`` reports on ``doc`` (loader, schema, check rules)."""
+    findings = list(doc.findings)
+    if doc.ok:
+        findings += checker.schema.validate(doc, "recipe")
+        findings += checker.run_rules(doc, RunResult())
+    return sorted(findings, key=Finding.sort_key)
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, allow_nan=True)
+
+
+class _Document:
+    """The text being fixed, with its loaded form."""
+
+    def __init__(self, raw: bytes, path: str, checker: Checker) -> None:
+        self.bom = raw.startswith(codecs.BOM_UTF8)
+        self.path = path
+        self.checker = checker
+        self.doc = self.load(raw)
+        self.text = self.doc.text
+        self.index = TextIndex(self.text)
+
+    def load(self, raw: bytes) -> LoadedDocument:
+        return load_yaml(raw, self.path, max_bytes=self.checker.context.settings.max_bytes)
+
+    def encode(self, text: str) -> bytes:
+        return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
+
+    def why_not(self, fixes: Sequence[Fix]) -> str | None:
+        """``None`` when ``fixes`` applied together load as intended, else why not."""
+        try:
+            new_text = apply_edits(self.text, [e for f in fixes for e in f.edits])
+        except ValueError:
+            return "its edits overlap"
+        new = self.load(self.encode(new_text))
+        fatal = [f for f in new.findings if f.rule in _FATAL]
+        if fatal or not new.ok:
+            return "the edited file would not load" + (f" ({fatal[0].message})" if fatal else "")
+        try:
+            want = expected_data(self.doc.data, [c for f in fixes for c in f.changes])
+        except (KeyError, IndexError, TypeError, ValueError):
+            return "the data the fix intends cannot be computed"
+        if _dump(new.data) != _dump(want):
+            return "the edited file would load as other data than intended"
+        return None
+
+    def apply(self, fixes: Sequence[Fix]) -> None:
+        self.text = apply_edits(self.text, [e for f in fixes for e in f.edits])
+        self.doc = self.load(self.encode(self.text))
+        self.index = TextIndex(self.text)
+
+
+def _lines(index: TextIndex, fix: Fix) -> set[int]:
+    out: set[int] = set()
+    for edit in fix.edits:
+        first = _line_of(index, edit.start)
+        last = _line_of(index, max(edit.start, edit.end - 1))
+        out.update(range(first, last + 1))
+    return out
+
+
+def _line_of(index: TextIndex, offset: int) -> int:
+    return bisect.bisect_right(index.starts, offset)
+
+
+def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = False,
+                 select: Callable[[Finding], bool] | None = None) -> DocumentFixes:
+    """Fix ``raw`` (the bytes of recipe ``path``) as far as the fixes allow.
+
+    Args:
+        raw: the file's bytes.
+        path: its display path (repository-relative; ``REF001`` reads it).
+        checker: the checker of the document's revision (context and rules).
+        unsafe: apply unsafe fixes too.
+        select: fix only the findings it accepts (of the document as read; later passes
+            fix what those fixes leave of the same rules).
+
+    Returns:
+        The outcome; ``fixed`` is ``raw`` when nothing applied or the file does not load.
+    """
+    work = _Document(raw, path, checker)
+    result = DocumentFixes(path, raw, raw)
+    if not work.doc.ok:
+        problem = work.doc.findings[0].message if work.doc.findings else "not a mapping"
+        result.error = f"not fixed: the file does not load ({problem})"
+        return result
+    rules: set[str] | None = None
+    findings = document_findings(checker, work.doc)
+    for passes in range(MAX_PASSES + 1):
+        wanted = [f for f in findings if f.rule in FIXES and (
+            unsafe or FIXES[f.rule].applicability is Applicability.SAFE)]
+        if select is not None:
+            if rules is None:
+                wanted = [f for f in wanted if select(f)]
+                rules = {f.rule for f in wanted}
+            else:
+                wanted = [f for f in wanted if f.rule in rules]
+        skipped: list[Skip] = []
+        chosen = _choose(work, wanted, findings, skipped)
+        result.skipped = skipped  # those of the last pass: the findings left
+        if not chosen or passes == MAX_PASSES:  # the last pass only says what is left
+            break
+        if work.why_not(chosen) is not None:
+            chosen = chosen[:1]  # verified alone; together they interact: one per pass
+        work.apply(chosen)
+        result.applied += chosen
+        findings = document_findings(checker, work.doc)
+    result.fixed = work.encode(work.text)
+    return result
+
+
+def _choose(work: _Document, wanted: list[Finding], findings: list[Finding],
+            skipped: list[Skip]) -> list[Fix]:
+    """The fixes of one pass, verified one by one, no two on one line; the findings whose
+    fix does not apply go to ``skipped`` with the reason."""
+    chosen: list[Fix] = []
+    keys: set[tuple[tuple[int, int, str], ...]] = set()
+    used: set[int] = set()
+    for finding in wanted:
+        spec = FIXES[finding.rule]
+        request = FixRequest(work.doc, work.index, finding, findings, work.checker.context)
+        try:
+            fix = spec.make(request)
+            if fix.key in keys:
+                continue  # one edit fixing several findings (a raised minimum)
+            lines = _lines(work.index, fix)
+            if lines & used:
+                continue  # the next pass, on the text this one leaves
+            problem = work.why_not([fix])
+            if problem is not None:
+                raise NotApplicable(problem)
+        except NotApplicable as exc:
+            skipped.append(Skip(finding.rule, finding.line, str(exc)))
+            continue
+        keys.add(fix.key)
+        used |= lines
+        chosen.append(fix)
+    return chosen
+
+
+def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    """A ``git apply``-able unified diff of one file (``a/PATH``, ``b/PATH``); ``""`` when
+    the bytes are equal. Line endings (and a BOM) are kept as they are in the file."""
+    if before == after:
+        return ""
+    old = before.decode("utf-8").splitlines(keepends=True)
+    new = after.decode("utf-8").splitlines(keepends=True)
+    lines = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
+    return "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
+                   for ln in lines)
+
+
+def suggested_patch(checker: Checker, path: str, raw: bytes, findings: Iterable[Finding], *,
+                    unsafe: bool = False) -> str:
+    """The unified diff that fixes ``findings`` of document ``path`` (matched by rule,
+    pointer and message), or ``""`` when none of them has a fix that applies.
+
+    For reports that show the patch of some findings (the PR job summary shows the patch
+    of the new ones): ``checker`` is the checker that found them, ``raw`` the bytes it
+    checked."""
+    wanted = {(f.rule, f.pointer, f.message) for f in findings}
+    if not wanted:
+        return ""
+    outcome = fix_document(raw, path, checker, unsafe=unsafe,
+                           select=lambda f: (f.rule, f.pointer, f.message) in wanted)
+    return unified_diff(path, outcome.original, outcome.fixed)
