@@ -16,6 +16,7 @@ from validator.cli import UsageError
 from validator.context import Context, Settings, build_context
 from validator.findings import Finding
 from validator.report import REPORTERS, get_reporter
+from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
@@ -91,14 +92,20 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     return targets
 
 
-def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]) -> RunResult:
-    """Check every target against the context of its own tree."""
+def selected_rules(rule_ids: list[str]) -> list[Rule]:
+    """The check rules a run uses: those of ``--rule`` (every one when none is given)."""
     rules = check_rules()
     if rule_ids:
         unknown = set(rule_ids) - {r.id for r in rules}
         if unknown:
             raise UsageError(f"unknown check rule(s): {', '.join(sorted(unknown))}")
         rules = [r for r in rules if r.id in rule_ids]
+    return rules
+
+
+def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]) -> RunResult:
+    """Check every target against the context of its own tree."""
+    rules = selected_rules(rule_ids)
     schema = SchemaValidator(strict=settings.strict)
     result = RunResult()
     contexts: dict[int, tuple[Context, Checker]] = {}
@@ -175,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 
-        diff_code = run_fix(args, collect_targets(args))
+        diff_code = run_fix(args, collect_targets(args), settings, selected_rules(args.rule))
         if diff_code is not None:
             return diff_code
     result = check_targets(collect_targets(args), settings, args.rule)

@@ -16,9 +16,8 @@ from typing import TextIO
 
 from validator.atomic import atomic_write
 from validator.checker import Checker, RunResult
-from validator.checks.registry import check_rules
 from validator.cli import UsageError
-from validator.context import Context, build_context
+from validator.context import Context, Settings, build_context
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
@@ -28,22 +27,9 @@ from validator.source.local import Target
 from validator.source.tree import LocalTree, SourceError
 
 
-def _rules(rule_ids: list[str]) -> list[Rule]:
-    rules = check_rules()
-    if rule_ids:
-        unknown = set(rule_ids) - {r.id for r in rules}
-        if unknown:
-            raise UsageError(f"unknown check rule(s): {', '.join(sorted(unknown))}")
-        rules = [r for r in rules if r.id in rule_ids]
-    return rules
-
-
-def fix_targets(targets: list[Target], args: argparse.Namespace) -> list[DocumentFixes]:
+def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
+                unsafe: bool) -> list[DocumentFixes]:
     """Fix every target in memory (nothing is written here)."""
-    from validator.commands.check import settings_from
-
-    settings = settings_from(args)
-    rules = _rules(args.rule)
     schema = SchemaValidator(strict=settings.strict)
     checkers: dict[int, tuple[Checker, set[str]]] = {}
     out: list[DocumentFixes] = []
@@ -64,7 +50,7 @@ def fix_targets(targets: list[Target], args: argparse.Namespace) -> list[Documen
         except (SourceError, FileNotFoundError) as exc:
             print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
             continue
-        out.append(fix_document(raw, target.path, checker, unsafe=args.unsafe_fixes))
+        out.append(fix_document(raw, target.path, checker, unsafe=unsafe))
     return out
 
 
@@ -102,12 +88,13 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
           + (f" ({per_rule})" if per_rule else ""), file=stream)
 
 
-def run_fix(args: argparse.Namespace, targets: list[Target]) -> int | None:
+def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,
+            rules: list[Rule]) -> int | None:
     """``--diff``: print the patch, return 1 when there is one (0 otherwise). ``--fix``:
     write the files and return ``None`` (the caller checks again and reports)."""
     if args.unsafe_fixes and not (args.fix or args.diff):
         raise UsageError("--unsafe-fixes needs --fix or --diff")
-    outcomes = fix_targets(targets, args)
+    outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes)
     by_path = {t.path: t for t in targets}
     if args.diff:
         patch = "".join(unified_diff(o.path, o.original, o.fixed) for o in outcomes)

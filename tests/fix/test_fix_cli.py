@@ -1,0 +1,135 @@
+"""``recipe-check --fix/--diff/--unsafe-fixes`` end to end: what is written, what is not,
+and the real corpus at ``main``."""
+
+from __future__ import annotations
+
+import collections
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_tree, line_of
+from tests.fix.test_fixes import PATH, RECIPE, changed_old_lines, make_tree
+from validator.cli import main
+from validator.commands.check import selected_rules
+from validator.context import Settings
+from validator.fix import FIXES
+from validator.fix.command import fix_targets, write_fixed
+from validator.fix.model import Applicability
+from validator.source.local import Target
+from validator.source.tree import LocalTree
+
+BROKEN = (RECIPE.replace('      - "--max-model-len"\n', '      - "--max_model_len"  # x\n')
+          .replace("    --tool-call-parser hermes\n  ```\n", "    --tool-call-parser hermes ```\n"))
+FIXED = RECIPE.replace('      - "--max-model-len"\n', '      - "--max-model-len"  # x\n')
+SAFE_RULES = {r for r, spec in FIXES.items() if spec.applicability is Applicability.SAFE}
+
+
+def test_diff_prints_a_patch_and_writes_nothing(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path, BROKEN)
+    file = root / PATH
+    assert main(["--diff", str(file)]) == 1
+    captured = capsys.readouterr()
+    assert file.read_text() == BROKEN
+    assert "would fix 2 finding(s) in 1 file(s) (FLAG013 1, GUIDE013 1)" in captured.err
+    patch = tmp_path / "fix.patch"
+    patch.write_text(captured.out)
+    # the patch is what --fix writes: git applies it to the file's bytes
+    subprocess.run(["git", "apply", str(patch)], cwd=root, check=True)
+    assert file.read_text() == FIXED
+    assert main(["--diff", str(file)]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_fix_writes_atomically_keeps_the_mode_and_rechecks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path, BROKEN)
+    file = root / PATH
+    file.chmod(0o664)
+    assert main(["--fix", str(file)]) == 0  # nothing remains
+    captured = capsys.readouterr()
+    assert file.read_text() == FIXED
+    assert file.stat().st_mode & 0o777 == 0o664
+    glued = line_of(BROKEN, "hermes ```")
+    assert f"{PATH}:{glued}: fixed GUIDE013 (safe)" in captured.err
+    assert "fixed 2 finding(s) in 1 file(s)" in captured.err
+    assert "0 error(s), 0 warning(s)" in captured.out
+    assert not [p for p in file.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_unparsable_file_is_never_written(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    bad = BROKEN.replace("  tasks: [text]\n", "  tasks: [text\n")
+    root = make_tree(tmp_path, bad)
+    file = root / PATH
+    assert main(["--fix", str(file)]) == 1
+    err = capsys.readouterr().err
+    assert file.read_text() == bad
+    assert f"{PATH}: not fixed: the file does not load" in err
+
+
+def test_file_changed_between_read_and_write_is_not_written(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, BROKEN)
+    target = Target(LocalTree(root), PATH)
+    [outcome] = fix_targets([target], Settings(), selected_rules([]), unsafe=False)
+    assert outcome.changed
+    edited = BROKEN + "# edited by someone else meanwhile\n"
+    (root / PATH).write_text(edited)
+    assert write_fixed(target, outcome) == "changed since it was read; not written"
+    assert (root / PATH).read_text() == edited
+
+
+def test_unsafe_fixes_alone_is_a_usage_error(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_tree(tmp_path, BROKEN)
+    assert main(["--unsafe-fixes", str(root / PATH)]) == 2
+    assert "--unsafe-fixes needs --fix or --diff" in capsys.readouterr().err
+
+
+def test_rules_show_fixability(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines()}
+    assert "fix: safe" in lines["FLAG013"] and "fix: unsafe" in lines["REF001"]
+    assert "fix:" not in lines["FLAG001"]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted((root / "models").rglob("*.yaml"))}
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_fix_on_the_corpus_at_main(corpus_copy: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    original = _snapshot(corpus_copy)
+    assert len(original) == 173
+    paths = list(original)
+    before = check_tree(corpus_copy, *paths)
+    assert {f.rule for f in before} & SAFE_RULES  # there is something to fix
+    main(["--fix", "--offline", str(corpus_copy / "models")])
+    capsys.readouterr()
+    fixed = _snapshot(corpus_copy)
+    after = check_tree(corpus_copy, *paths)
+    # no finding of a rule with a safe fix remains
+    assert [f for f in after if f.rule in SAFE_RULES] == []
+    # no new finding appears (same rule and message in the same file, counted)
+    count = collections.Counter((f.path, f.rule, f.message) for f in before)
+    new = collections.Counter((f.path, f.rule, f.message) for f in after) - count
+    assert not new, sorted(new)
+    # every changed line is a line a finding of a fixed rule pointed at
+    lines = collections.defaultdict(set)
+    for f in before:
+        if f.rule in SAFE_RULES:
+            lines[f.path].add(f.line)
+    changed = {p for p in paths if fixed[p] != original[p]}
+    assert changed
+    for p in changed:
+        assert changed_old_lines(original[p], fixed[p]) <= lines[p], p
+    # a second --fix changes nothing
+    main(["--fix", "--offline", str(corpus_copy / "models")])
+    assert "fixed 0 finding(s) in 0 file(s)" in capsys.readouterr().err
+    assert _snapshot(corpus_copy) == fixed
+
