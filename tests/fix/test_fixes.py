@@ -279,3 +279,18 @@ def test_suggested_patch_fixes_only_the_given_findings(tmp_path: Path) -> None:
     assert "-    --max-model-len 32768 \\  \n+    --max-model-len 32768 \\\n" in patch
     assert "max_model_len" not in patch
     assert suggested_patch(checker, PATH, raw, []) == ""
+
+
+def test_removed_flag_that_restates_its_default_is_dropped(tmp_path: Path) -> None:
+    # --swap-space (removed in vLLM 0.18) defaulted to 4 in every release that had it
+    broken = RECIPE.replace("      -   '32768'\n", "      -   '32768'\n      - --swap-space\n"
+                            "      - \"4\"\n      # keep me\n      - --swap-space=8\n")
+    outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
+    assert [f.rule for f in before].count("FLAG003") == 2
+    assert [f.rule for f in outcome.applied] == ["FLAG003"]
+    assert outcome.fixed.decode() == RECIPE.replace(
+        "      -   '32768'\n", "      -   '32768'\n      # keep me\n      - --swap-space=8\n")
+    # the other one sets 8, not the default: it stays, and the report says why
+    assert [f.rule for f in after] == ["FLAG003"]
+    assert [s.rule for s in outcome.skipped] == ["FLAG003"]
+    assert "defaults `--swap-space` to 4" in outcome.skipped[0].reason

@@ -113,19 +113,24 @@ def _token_pattern(token: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.-])" + re.escape(token) + r"(?=[\s=\"']|$)")
 
 
-@fixer("GUIDE007", applicability=SAFE, summary="write the full option in the guide command")
-def expand_guide_flag(req: FixRequest) -> Result:
-    """``  --enable-mm \\`` -> ``  --enable-mm-embeds \\`` on the guide line."""
-    written, full = _expansion(req.finding.message)
+def rewrite_guide_token(req: FixRequest, written: str, new: str) -> Result:
+    """Replace the one occurrence of option ``written`` on the finding's guide line by
+    ``new`` (the fix of every guide spelling finding)."""
     index = _block_index(req)
     content = guide_line(req.doc, req.index, index).content
     hits = list(_token_pattern(written).finditer(content))
     if len(hits) != 1:
         raise NotApplicable(f"the guide line holds `{written}` {len(hits)} times")
     m = hits[0]
-    new = content[:m.start()] + full + content[m.end():]
-    edit, change = edit_guide_line(req.doc, req.index, index, (new,))
-    return f"`{written}` -> `{full}`", [edit], [change]
+    edit, change = edit_guide_line(req.doc, req.index, index,
+                                   (content[:m.start()] + new + content[m.end():],))
+    return f"`{written}` -> `{new}`", [edit], [change]
+
+
+@fixer("GUIDE007", applicability=SAFE, summary="write the full option in the guide command")
+def expand_guide_flag(req: FixRequest) -> Result:
+    """``  --enable-mm \\`` -> ``  --enable-mm-embeds \\`` on the guide line."""
+    return rewrite_guide_token(req, *_expansion(req.finding.message))
 
 
 @fixer("FLAG020", applicability=SAFE, summary="write the flag and its value as two items")
