@@ -294,3 +294,14 @@ def test_removed_flag_that_restates_its_default_is_dropped(tmp_path: Path) -> No
     assert [f.rule for f in after] == ["FLAG003"]
     assert [s.rule for s in outcome.skipped] == ["FLAG003"]
     assert "defaults `--swap-space` to 4" in outcome.skipped[0].reason
+
+
+def test_second_reader_refuses_an_undeclared_change() -> None:
+    from validator.fix.model import SetValue
+    from validator.fix.second_reader import disagrees
+
+    old = "a: 1  # one\nb: [x, y]\n"
+    assert disagrees(old, "a: 2  # one\nb: [x, y]\n", [SetValue("/a", 2)]) is None
+    assert disagrees(old, "a: 2  # one\nb: [x, z]\n", [SetValue("/a", 2)]) is not None
+    assert disagrees(old, "a: [2\n", [SetValue("/a", 2)]) == \
+        "ruamel.yaml cannot read the edited file"

@@ -4,7 +4,8 @@ apply them, check again, until nothing more applies (ruff's loop).
 Every pass applies at most one fix per file line and only fixes whose edits do not
 overlap. A fix is kept only when the edited text loads (with the loader every check
 uses) to exactly the data the fix intends: the old data with the fix's changes and
-nothing else, keys in the same order, types included. :func:`suggested_patch` is the same
+nothing else, keys in the same order, types included; and ruamel.yaml, a second parser,
+must read it so too (:mod:`validator.fix.second_reader`). :func:`suggested_patch` is the same
 loop as a unified diff, for reports that show the patch of some findings.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from validator.checker import Checker, RunResult
 from validator.findings import Finding
+from validator.fix import second_reader
 from validator.fix.model import (
     Applicability,
     DocumentFixes,
@@ -84,7 +86,7 @@ class _Document:
             return "the data the fix intends cannot be computed"
         if _dump(new.data) != _dump(want):
             return "the edited file would load as other data than intended"
-        return None
+        return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes])
 
     def apply(self, fixes: Sequence[Fix]) -> None:
         self.text = apply_edits(self.text, [e for f in fixes for e in f.edits])
