@@ -33,7 +33,8 @@ def test_diff_prints_a_patch_and_writes_nothing(tmp_path: Path,
     assert main(["--diff", str(file)]) == 1
     captured = capsys.readouterr()
     assert file.read_text() == BROKEN
-    assert "would fix 2 finding(s) in 1 file(s) (FLAG013 1, GUIDE013 1)" in captured.err
+    assert ("would fix 2 finding(s) with 2 fix(es) in 1 file(s); fixes per rule: FLAG013 1, "
+            "GUIDE013 1") in captured.err
     patch = tmp_path / "fix.patch"
     patch.write_text(captured.out)
     # the patch is what --fix writes: git applies it to the file's bytes
@@ -54,7 +55,7 @@ def test_fix_writes_atomically_keeps_the_mode_and_rechecks(
     assert file.stat().st_mode & 0o777 == 0o664
     glued = line_of(BROKEN, "hermes ```")
     assert f"{PATH}:{glued}: fixed GUIDE013 (safe)" in captured.err
-    assert "fixed 2 finding(s) in 1 file(s)" in captured.err
+    assert "fixed 2 finding(s) with 2 fix(es) in 1 file(s)" in captured.err
     assert "0 error(s), 0 warning(s)" in captured.out
     assert not [p for p in file.parent.iterdir() if p.name.endswith(".tmp")]
 
@@ -130,6 +131,6 @@ def test_fix_on_the_corpus_at_main(corpus_copy: Path,
         assert changed_old_lines(original[p], fixed[p]) <= lines[p], p
     # a second --fix changes nothing
     main(["--fix", "--offline", str(corpus_copy / "models")])
-    assert "fixed 0 finding(s) in 0 file(s)" in capsys.readouterr().err
+    assert "fixed 0 finding(s) with 0 fix(es) in 0 file(s)" in capsys.readouterr().err
     assert _snapshot(corpus_copy) == fixed
 

@@ -305,3 +305,17 @@ def test_second_reader_refuses_an_undeclared_change() -> None:
     assert disagrees(old, "a: 2  # one\nb: [x, z]\n", [SetValue("/a", 2)]) is not None
     assert disagrees(old, "a: [2\n", [SetValue("/a", 2)]) == \
         "ruamel.yaml cannot read the edited file"
+
+
+def test_unsafe_fix_that_would_bring_a_new_error_does_not_apply(tmp_path: Path) -> None:
+    # --shutdown-timeout needs vLLM 0.18.0, which no longer has the guide's --swap-space
+    broken = (RECIPE.replace("      -   '32768'\n", "      -   '32768'\n"
+                             "      - --shutdown-timeout=30\n")
+              .replace("    --max-model-len 32768 \\\n",
+                       "    --max-model-len 32768 \\\n    --swap-space 4 \\\n"))
+    outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
+    assert "FLAG002" in {f.rule for f in before}
+    assert outcome.applied == [] and outcome.fixed == outcome.original
+    [skip] = [s for s in outcome.skipped if s.rule == "FLAG002"]
+    assert "new error" in skip.reason and "--swap-space" in skip.reason
+    assert keys(after) == keys(before)

@@ -71,7 +71,8 @@ def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:
 
 
 def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) -> None:
-    """One line per fix and per fixable finding left, then the counts."""
+    """One line per fix and per fixable finding left, then the counts: findings gone, fixes
+    applied (per rule), files changed."""
     counts: Counter[str] = Counter()
     for o in outcomes:
         if o.error:
@@ -83,9 +84,10 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
         for skip in o.skipped:
             print(f"{o.path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
     files = sum(1 for o in outcomes if o.changed)
+    resolved = sum(o.resolved for o in outcomes if o.applied)
     per_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
-    print(f"{verb} {sum(counts.values())} finding(s) in {files} file(s)"
-          + (f" ({per_rule})" if per_rule else ""), file=stream)
+    print(f"{verb} {resolved} finding(s) with {sum(counts.values())} fix(es) in {files} "
+          "file(s)" + (f"; fixes per rule: {per_rule}" if per_rule else ""), file=stream)
 
 
 def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,

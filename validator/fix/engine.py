@@ -15,11 +15,12 @@ import bisect
 import codecs
 import difflib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from validator.checker import Checker, RunResult
-from validator.findings import Finding
+from validator.findings import Finding, Severity
 from validator.fix import second_reader
 from validator.fix.model import (
     Applicability,
@@ -88,6 +89,41 @@ class _Document:
             return "the edited file would load as other data than intended"
         return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes])
 
+    def new_errors(self, fix: Fix, findings: Sequence[Finding]) -> str | None:
+        """Why an unsafe ``fix`` is refused: the errors it would bring (more errors of a
+        rule at a pointer than ``findings`` has there) that no fix of their own removes
+        in the next pass (a raised minimum makes an image tag too old: the tag's fix
+        follows); ``None`` when it brings none."""
+        edited = self.load(self.encode(apply_edits(self.text, fix.edits)))
+        after = document_findings(self.checker, edited)
+        had = Counter((f.rule, f.pointer) for f in findings if f.severity is Severity.ERROR)
+        new: list[Finding] = []
+        for f in after:
+            key = (f.rule, f.pointer)
+            if f.severity is not Severity.ERROR:
+                continue
+            if had[key] > 0:
+                had[key] -= 1
+            elif not self.fixable(edited, f, after):
+                new.append(f)
+        if not new:
+            return None
+        return (f"it would bring {len(new)} new error(s), e.g. {new[0].rule} "
+                f"{new[0].message[:160]}")
+
+    def fixable(self, doc: LoadedDocument, finding: Finding,
+                findings: Sequence[Finding]) -> bool:
+        """Whether ``finding`` of ``doc`` has a fix that computes (not yet verified)."""
+        spec = FIXES.get(finding.rule)
+        if spec is None:
+            return False
+        try:
+            spec.make(FixRequest(doc, TextIndex(doc.text), finding, findings,
+                                 self.checker.context))
+        except NotApplicable:
+            return False
+        return True
+
     def apply(self, fixes: Sequence[Fix]) -> None:
         self.text = apply_edits(self.text, [e for f in fixes for e in f.edits])
         self.doc = self.load(self.encode(self.text))
@@ -130,6 +166,7 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         return result
     rules: set[str] | None = None
     findings = document_findings(checker, work.doc)
+    initial = Counter((f.rule, f.pointer) for f in findings)
     for passes in range(MAX_PASSES + 1):
         wanted = [f for f in findings if f.rule in FIXES and (
             unsafe or FIXES[f.rule].applicability is Applicability.SAFE)]
@@ -150,6 +187,8 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         result.applied += chosen
         findings = document_findings(checker, work.doc)
     result.fixed = work.encode(work.text)
+    if result.applied:
+        result.resolved = sum((initial - Counter((f.rule, f.pointer) for f in findings)).values())
     return result
 
 
@@ -171,6 +210,8 @@ def _choose(work: _Document, wanted: list[Finding], findings: list[Finding],
             if lines & used:
                 continue  # the next pass, on the text this one leaves
             problem = work.why_not([fix])
+            if problem is None and fix.applicability is Applicability.UNSAFE:
+                problem = work.new_errors(fix, findings)
             if problem is not None:
                 raise NotApplicable(problem)
         except NotApplicable as exc:

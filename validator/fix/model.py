@@ -153,6 +153,8 @@ class DocumentFixes:
         applied: the fixes applied, in the order of the passes.
         skipped: fixable findings left as they are, with the reason.
         error: why the document was not fixed at all (does not parse, changed on disk).
+        resolved: how many findings of the document as read are gone after the fixes
+            (one fix can resolve several: a raised minimum).
     """
 
     path: str
@@ -161,6 +163,7 @@ class DocumentFixes:
     applied: list[Fix] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     error: str | None = None
+    resolved: int = 0
 
     @property
     def changed(self) -> bool:
