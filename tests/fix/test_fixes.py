@@ -309,13 +309,27 @@ def test_second_reader_refuses_an_undeclared_change() -> None:
 
 def test_unsafe_fix_that_would_bring_a_new_error_does_not_apply(tmp_path: Path) -> None:
     # --shutdown-timeout needs vLLM 0.18.0, which no longer has the guide's --swap-space
+    # (set to 8, not its default 4: the guide line stays)
     broken = (RECIPE.replace("      -   '32768'\n", "      -   '32768'\n"
                              "      - --shutdown-timeout=30\n")
               .replace("    --max-model-len 32768 \\\n",
-                       "    --max-model-len 32768 \\\n    --swap-space 4 \\\n"))
+                       "    --max-model-len 32768 \\\n    --swap-space 8 \\\n"))
     outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
     assert "FLAG002" in {f.rule for f in before}
     assert outcome.applied == [] and outcome.fixed == outcome.original
     [skip] = [s for s in outcome.skipped if s.rule == "FLAG002"]
     assert "new error" in skip.reason and "--swap-space" in skip.reason
     assert keys(after) == keys(before)
+
+
+def test_removed_guide_flag_that_restates_its_default_is_dropped(tmp_path: Path) -> None:
+    broken = RECIPE.replace("    --max-model-len 32768 \\\n",
+                            "    --max-model-len 32768 \\\n    --swap-space=4 \\\n"
+                            "    --swap-space 16 \\\n")
+    outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
+    assert [f.rule for f in before].count("GUIDE005") == 2
+    assert [f.rule for f in outcome.applied] == ["GUIDE005"]
+    assert outcome.fixed.decode() == RECIPE.replace(
+        "    --max-model-len 32768 \\\n", "    --max-model-len 32768 \\\n    --swap-space 16 \\\n")
+    assert [f.rule for f in after] == ["GUIDE005"]
+    assert "not to what the recipe sets (16)" in outcome.skipped[0].reason

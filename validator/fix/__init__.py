@@ -2,12 +2,14 @@
 
 :mod:`validator.fix.model` (edits and the data changes they must make),
 :mod:`validator.fix.spans` (where a scalar, a list item, a guide line stands),
-:mod:`validator.fix.safe` and :mod:`validator.fix.unsafe` (one fix per rule, registered
-in :mod:`validator.fix.registry`), :mod:`validator.fix.engine` (check, fix, verify,
-repeat) and :mod:`validator.fix.command` (the ``--fix``/``--diff`` options).
+:mod:`validator.fix.safe`, :mod:`validator.fix.unsafe` and :mod:`validator.fix.removed`
+(one fix per rule, registered in :mod:`validator.fix.registry`),
+:mod:`validator.fix.second_reader` (ruamel.yaml's reading of an edited file),
+:mod:`validator.fix.engine` (check, fix, verify, repeat) and
+:mod:`validator.fix.command` (the ``--fix``/``--diff`` options).
 """
 
-from validator.fix import safe, unsafe  # noqa: F401  (registers every fix)
+from validator.fix import removed, safe, unsafe  # noqa: F401  (registers every fix)
 from validator.fix.engine import fix_document, suggested_patch, unified_diff
 from validator.fix.registry import FIXES
 

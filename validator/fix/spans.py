@@ -204,3 +204,13 @@ def edit_guide_line(doc: LoadedDocument, index: TextIndex, block_index: int,
     if replacement == gl.content:
         raise NotApplicable("the line is already as the fix would write it")
     return Edit(gl.start, gl.end, replacement), ReplaceLine(GUIDE, block_index, new_lines)
+
+
+def drop_guide_line(doc: LoadedDocument, index: TextIndex,
+                    block_index: int) -> tuple[Edit, ReplaceLine]:
+    """Delete guide line ``block_index`` with its indentation and line break."""
+    gl = guide_line(doc, index, block_index)
+    if gl.line >= index.line_count:
+        raise NotApplicable("the guide line is the file's last line")
+    return Edit(index.starts[gl.line - 1], index.starts[gl.line], ""), \
+        ReplaceLine(GUIDE, block_index, ())

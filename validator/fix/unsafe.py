@@ -8,8 +8,8 @@ is applied only with ``--unsafe-fixes``.
   to the minimum.
 * ``REF001``: ``model.model_id`` -> the file path's spelling, when the two differ only in
   letter case.
-* ``FLAG003``: drop a flag a newer vLLM removed when every release of the recipe's range
-  that has it defaults to what the recipe sets (the registry's ``default``).
+
+Dropping a removed flag (``FLAG003``, ``GUIDE005``) is in :mod:`validator.fix.removed`.
 """
 
 from __future__ import annotations
@@ -19,21 +19,10 @@ from collections.abc import Sequence
 
 from packaging.version import InvalidVersion, Version
 
-from validator.checks import cli_plan
 from validator.checks.ver import official_vllm_image, parse_image
-from validator.checks.versions import effective_min_version, format_version
 from validator.fix.model import Applicability, DataChange, Edit
 from validator.fix.registry import FixRequest, fixer
-from validator.fix.spans import (
-    NotApplicable,
-    replace_in_scalar,
-    replace_scalar,
-    split_item,
-    value_at,
-)
-from validator.vllm_cli import argv
-from validator.vllm_cli.argv import split_inline
-from validator.vllm_cli.registry import CliOption
+from validator.fix.spans import NotApplicable, replace_in_scalar, replace_scalar, value_at
 
 Result = tuple[str, Sequence[Edit], Sequence[DataChange]]
 UNSAFE = Applicability.UNSAFE
@@ -126,97 +115,3 @@ def model_id_from_path(req: FixRequest) -> Result:
     edit, change = replace_in_scalar(req.doc, req.index, req.finding.pointer, current, spelled)
     return f"model_id {current} -> {spelled}", [edit], [change]
 
-
-_REMOVED = re.compile(r"`(--[^`\s=]+)` was removed in vLLM ")
-
-
-def _set_value(option: str, spec: CliOption, values: tuple[str, ...]) -> str | None:
-    """The ``repr`` of what the recipe sets ``spec``'s destination to, or ``None`` when it
-    cannot be told (several values, a JSON value)."""
-    if not spec.takes_value:
-        return "False" if option.startswith("--no-") else "True"
-    if len(values) != 1 or spec.is_json:
-        return None
-    value = values[0]
-    for convert in (int, float):
-        try:
-            return repr(convert(value))
-        except ValueError:
-            continue
-    return repr(value)
-
-
-def _default_everywhere(option: str, spec_value: str, low: Version) -> str | None:
-    """``None`` when every vendored vLLM release from ``low`` that has ``option`` gives it
-    the default ``spec_value`` (so leaving the flag out changes nothing), else why not."""
-    seen = False
-    for version in cli_plan.versions():
-        if version < low:
-            continue
-        spec = cli_plan.registry(str(version)).lookup(option)
-        if spec is None:
-            continue
-        seen = True
-        if spec.default != spec_value:
-            return (f"vLLM {version} defaults `{option}` to {spec.default}, not to what the "
-                    f"recipe sets ({spec_value}): dropping it would change that release")
-    return None if seen else f"no vendored release from {low} has `{option}`"
-
-
-@fixer("FLAG003", applicability=UNSAFE,
-       summary="drop a removed flag that only restates its default")
-def drop_removed_flag(req: FixRequest) -> Result:
-    """``- --disable-log-requests`` (removed in a newer vLLM) is dropped when every release
-    of the recipe's range that still had it defaults to what the item sets: leaving it out
-    changes nothing there, and newer releases would reject it. Block-sequence items on
-    lines of their own only (the flag's value item goes with it)."""
-    m = _REMOVED.search(req.finding.message)
-    if m is None:
-        raise NotApplicable("only a removed vLLM option is dropped (not a removed value)")
-    option = m.group(1)
-    list_pointer, _, item = req.finding.pointer.rpartition("/")
-    tokens = value_at(req.doc, list_pointer)
-    if not isinstance(tokens, list) or not item.isdigit():
-        raise NotApplicable("the flag is not an item of an argument list")
-    at = int(item)
-    token = tokens[at]
-    if not isinstance(token, str):
-        raise NotApplicable("the list item is not a string")
-    low = min_version(req)
-    last = cli_plan.last_version("option", option)
-    spec = cli_plan.registry(last).lookup(option) if last else None
-    if spec is None:
-        raise NotApplicable(f"no vendored release has `{option}`")
-    key, inline = split_inline(token.split(None, 1)[0])
-    if argv.normalise(key) != option:
-        raise NotApplicable(f"the list item does not start with `{option}`")
-    rest = token.split(None, 1)[1:] if inline is None else [inline]
-    items = [at]
-    if spec.takes_value and not rest:
-        if at + 1 >= len(tokens) or not isinstance(tokens[at + 1], str):
-            raise NotApplicable("the flag's value is not the next list item")
-        rest, items = [tokens[at + 1]], [at, at + 1]
-    wanted = _set_value(key, spec, tuple(rest))
-    if wanted is None:
-        raise NotApplicable("what the flag sets cannot be compared with the default")
-    problem = _default_everywhere(option, wanted, low)
-    if problem is not None:
-        raise NotApplicable(problem)
-    edits: list[Edit] = []
-    changes: list[DataChange] = []
-    for index in items:
-        edit, change = split_item(req.doc, req.index, f"{list_pointer}/{index}", ())
-        edits.append(edit)
-        changes.append(change)
-    return f"drop `{' '.join([key, *rest])}` (the default of every release in range)", \
-        edits, changes
-
-
-def min_version(req: FixRequest) -> Version:
-    """The recipe's effective minimum vLLM (the lowest release the fix must keep
-    working); raises ``NotApplicable`` when it is not a release."""
-    found = effective_min_version(req.doc, req.context)
-    try:
-        return Version(format_version(found)) if found is not None else Version("0")
-    except InvalidVersion:
-        raise NotApplicable("the recipe's minimum is not a release (nightly?)") from None
