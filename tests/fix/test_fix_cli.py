@@ -4,6 +4,7 @@ and the real corpus at ``main``."""
 from __future__ import annotations
 
 import collections
+import re
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from tests.fix.test_fixes import PATH, RECIPE, changed_old_lines, make_tree
 from validator.cli import main
 from validator.commands.check import selected_rules
 from validator.context import Settings
+from validator.findings import Finding, Severity
 from validator.fix import FIXES
 from validator.fix.command import fix_targets, write_fixed
 from validator.fix.model import Applicability
@@ -23,6 +25,7 @@ from validator.source.tree import LocalTree
 BROKEN = (RECIPE.replace('      - "--max-model-len"\n', '      - "--max_model_len"  # x\n')
           .replace("    --tool-call-parser hermes\n  ```\n", "    --tool-call-parser hermes ```\n"))
 FIXED = RECIPE.replace('      - "--max-model-len"\n', '      - "--max-model-len"  # x\n')
+VERSION = re.compile(r"\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?")
 SAFE_RULES = {r for r, spec in FIXES.items() if spec.applicability is Applicability.SAFE}
 
 
@@ -134,3 +137,27 @@ def test_fix_on_the_corpus_at_main(corpus_copy: Path,
     assert "fixed 0 finding(s) with 0 fix(es) in 0 file(s)" in capsys.readouterr().err
     assert _snapshot(corpus_copy) == fixed
 
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_unsafe_fixes_on_the_corpus_bring_no_new_error(corpus_copy: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    paths = list(_snapshot(corpus_copy))
+    before = check_tree(corpus_copy, *paths)
+    main(["--fix", "--unsafe-fixes", "--offline", str(corpus_copy / "models")])
+    err = capsys.readouterr().err
+    assert "fixed REF001 (unsafe)" in err and "fixed FLAG002 (unsafe)" in err
+    fixed = _snapshot(corpus_copy)
+    after = check_tree(corpus_copy, *paths)
+
+    def errors(findings: list[Finding]) -> collections.Counter[tuple[str, str, str]]:
+        return collections.Counter((f.path, f.rule, VERSION.sub("#", f.message))
+                                   for f in findings if f.severity is Severity.ERROR)
+
+    assert not errors(after) - errors(before)
+    assert len([f for f in after if f.severity is Severity.ERROR]) < len(
+        [f for f in before if f.severity is Severity.ERROR])
+    main(["--fix", "--unsafe-fixes", "--offline", str(corpus_copy / "models")])
+    assert "fixed 0 finding(s) with 0 fix(es)" in capsys.readouterr().err
+    assert _snapshot(corpus_copy) == fixed

@@ -15,6 +15,7 @@ import bisect
 import codecs
 import difflib
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -90,16 +91,16 @@ class _Document:
         return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes])
 
     def new_errors(self, fix: Fix, findings: Sequence[Finding]) -> str | None:
-        """Why an unsafe ``fix`` is refused: the errors it would bring (more errors of a
-        rule at a pointer than ``findings`` has there) that no fix of their own removes
-        in the next pass (a raised minimum makes an image tag too old: the tag's fix
-        follows); ``None`` when it brings none."""
+        """Why an unsafe ``fix`` is refused: the errors it would bring (an error whose
+        rule, pointer and message, versions aside, ``findings`` does not have) that no fix
+        of their own removes in the next pass (a raised minimum makes an image tag too
+        old: the tag's fix follows); ``None`` when it brings none."""
         edited = self.load(self.encode(apply_edits(self.text, fix.edits)))
         after = document_findings(self.checker, edited)
-        had = Counter((f.rule, f.pointer) for f in findings if f.severity is Severity.ERROR)
+        had = Counter(_error_key(f) for f in findings if f.severity is Severity.ERROR)
         new: list[Finding] = []
         for f in after:
-            key = (f.rule, f.pointer)
+            key = _error_key(f)
             if f.severity is not Severity.ERROR:
                 continue
             if had[key] > 0:
@@ -128,6 +129,15 @@ class _Document:
         self.text = apply_edits(self.text, [e for f in fixes for e in f.edits])
         self.doc = self.load(self.encode(self.text))
         self.index = TextIndex(self.text)
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?")
+
+
+def _error_key(finding: Finding) -> tuple[str, str, str]:
+    """What makes an error "the same" before and after a raised minimum: rule, pointer and
+    the message with its version numbers blanked ("... but the recipe's minimum is #")."""
+    return finding.rule, finding.pointer, _VERSION.sub("#", finding.message)
 
 
 def _lines(index: TextIndex, fix: Fix) -> set[int]:
