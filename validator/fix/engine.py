@@ -5,8 +5,10 @@ Every pass applies at most one fix per file line and only fixes whose edits do n
 overlap. A fix is kept only when the edited text loads (with the loader every check
 uses) to exactly the data the fix intends: the old data with the fix's changes and
 nothing else, keys in the same order, types included; and ruamel.yaml, a second parser,
-must read it so too (:mod:`validator.fix.second_reader`). :func:`suggested_patch` is the same
-loop as a unified diff, for reports that show the patch of some findings.
+must read it so too (:mod:`validator.fix.second_reader`). A safe fix must bring no new
+finding, an unsafe one no new error (checked by running every rule on the edited text).
+:func:`suggested_patch` is the same loop as a unified diff, for reports that show the
+patch of some findings.
 """
 
 from __future__ import annotations
@@ -90,18 +92,24 @@ class _Document:
             return "the edited file would load as other data than intended"
         return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes])
 
-    def new_errors(self, fix: Fix, findings: Sequence[Finding]) -> str | None:
-        """Why an unsafe ``fix`` is refused: the errors it would bring (an error whose
-        rule, pointer and message, versions aside, ``findings`` does not have) that no fix
-        of their own removes in the next pass (a raised minimum makes an image tag too
-        old: the tag's fix follows); ``None`` when it brings none."""
-        edited = self.load(self.encode(apply_edits(self.text, fix.edits)))
+    def new_findings(self, fixes: Sequence[Fix], findings: Sequence[Finding]) -> str | None:
+        """Why ``fixes`` (applied together) are refused: the findings they would bring
+        that no fix of their own removes in the next pass (a raised minimum makes an image
+        tag too old: the tag's fix follows); ``None`` when they bring none. A finding is
+        new when ``findings`` has none of its rule, pointer and message (versions aside).
+        Safe fixes may bring no new finding at all; with an unsafe one no new error (it
+        changes what users get, so a guide stating the old version, say, is a warning it
+        may leave)."""
+        edited = self.load(self.encode(apply_edits(self.text, [e for f in fixes
+                                                                for e in f.edits])))
         after = document_findings(self.checker, edited)
-        had = Counter(_error_key(f) for f in findings if f.severity is Severity.ERROR)
+        unsafe = any(f.applicability is Applicability.UNSAFE for f in fixes)
+        counted = (Severity.ERROR,) if unsafe else tuple(Severity)
+        had = Counter(_finding_key(f) for f in findings if f.severity in counted)
         new: list[Finding] = []
         for f in after:
-            key = _error_key(f)
-            if f.severity is not Severity.ERROR:
+            key = _finding_key(f)
+            if f.severity not in counted:
                 continue
             if had[key] > 0:
                 had[key] -= 1
@@ -109,7 +117,8 @@ class _Document:
                 new.append(f)
         if not new:
             return None
-        return (f"it would bring {len(new)} new error(s), e.g. {new[0].rule} "
+        what = "error" if unsafe else "finding"
+        return (f"it would bring {len(new)} new {what}(s), e.g. {new[0].rule} "
                 f"{new[0].message[:160]}")
 
     def fixable(self, doc: LoadedDocument, finding: Finding,
@@ -134,9 +143,9 @@ class _Document:
 _VERSION = re.compile(r"\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?")
 
 
-def _error_key(finding: Finding) -> tuple[str, str, str]:
-    """What makes an error "the same" before and after a raised minimum: rule, pointer and
-    the message with its version numbers blanked ("... but the recipe's minimum is #")."""
+def _finding_key(finding: Finding) -> tuple[str, str, str]:
+    """What makes a finding "the same" before and after a fix (a raised minimum): rule,
+    pointer and the message with its version numbers blanked ("... minimum is #")."""
     return finding.rule, finding.pointer, _VERSION.sub("#", finding.message)
 
 
@@ -191,7 +200,8 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         result.skipped = skipped  # those of the last pass: the findings left
         if not chosen or passes == MAX_PASSES:  # the last pass only says what is left
             break
-        if work.why_not(chosen) is not None:
+        if len(chosen) > 1 and (work.why_not(chosen) is not None
+                                or work.new_findings(chosen, findings) is not None):
             chosen = chosen[:1]  # verified alone; together they interact: one per pass
         work.apply(chosen)
         result.applied += chosen
@@ -220,8 +230,8 @@ def _choose(work: _Document, wanted: list[Finding], findings: list[Finding],
             if lines & used:
                 continue  # the next pass, on the text this one leaves
             problem = work.why_not([fix])
-            if problem is None and fix.applicability is Applicability.UNSAFE:
-                problem = work.new_errors(fix, findings)
+            if problem is None:
+                problem = work.new_findings([fix], findings)
             if problem is not None:
                 raise NotApplicable(problem)
         except NotApplicable as exc:
