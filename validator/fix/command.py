@@ -39,7 +39,10 @@ def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
             raise UsageError("--fix and --diff edit local files; a pinned source spec "
                              "cannot be fixed")
         if id(tree) not in checkers:
-            ctx: Context = build_context(tree, settings)
+            try:
+                ctx: Context = build_context(tree, settings)
+            except SourceError as exc:
+                raise UsageError(str(exc)) from exc
             checkers[id(tree)] = (Checker(ctx, rules, schema),
                                   {d.path for d in ctx.context_documents()})
         checker, context_paths = checkers[id(tree)]

@@ -237,6 +237,10 @@ def _choose(work: _Document, wanted: list[Finding], findings: list[Finding],
         except NotApplicable as exc:
             skipped.append(Skip(finding.rule, finding.line, str(exc)))
             continue
+        except Exception as exc:  # a bug in one fix must not stop the others
+            skipped.append(Skip(finding.rule, finding.line,
+                                f"internal error in the fix of {finding.rule}: {exc!r}"))
+            continue
         keys.add(fix.key)
         used |= lines
         chosen.append(fix)

@@ -92,7 +92,8 @@ def render_string(value: str, style: str) -> str:
     hold it, else double-quoted (JSON escaping, a subset of YAML's)."""
     if style == "'" and "'" not in value and value.isprintable():
         return f"'{value}'"
-    if style == "plain" and _PLAIN_SAFE.fullmatch(value) and resolve_plain(value) == value:
+    if style == "plain" and _PLAIN_SAFE.fullmatch(value) and resolve_plain(value) == value \
+            and value != "-":
         return value
     return json.dumps(value, ensure_ascii=False)
 
@@ -133,8 +134,7 @@ def split_item(doc: LoadedDocument, index: TextIndex, pointer: str,
     span = scalar_span(doc, index, pointer)
     line_start, line_end = index.line_span(span.line)
     prefix = index.text[line_start:span.start]
-    style = "'" if span.style == "'" else ('"' if span.style == '"' else "plain")
-    rendered = [render_string(p, style) for p in parts]
+    rendered = [render_string(p, span.style) for p in parts]
     change = ReplaceItem(list_pointer, int(item), parts)
     if _BLOCK_ITEM.fullmatch(prefix):
         rest = index.text[span.end:line_end]
