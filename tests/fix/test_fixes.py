@@ -333,3 +333,15 @@ def test_removed_guide_flag_that_restates_its_default_is_dropped(tmp_path: Path)
         "    --max-model-len 32768 \\\n", "    --max-model-len 32768 \\\n    --swap-space 16 \\\n")
     assert [f.rule for f in after] == ["GUIDE005"]
     assert "not to what the recipe sets (16)" in outcome.skipped[0].reason
+
+
+def test_suggested_patch_leaves_other_findings_of_the_same_rule(tmp_path: Path) -> None:
+    broken = (RECIPE.replace('      - "--max-model-len"\n', '      - "--max_model_len"\n')
+              .replace('"--tool-call-parser", hermes]', '"--tool_call_parser", hermes]'))
+    root = make_tree(tmp_path, broken)
+    checker = checker_for(root)
+    raw = broken.encode()
+    found = [f for f in document_findings(checker, load_yaml(raw, PATH)) if f.rule == "FLAG013"]
+    assert len(found) == 2
+    patch = suggested_patch(checker, PATH, raw, found[:1])
+    assert "+      - \"--max-model-len\"\n" in patch and "tool_call_parser" not in patch

@@ -172,7 +172,7 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         checker: the checker of the document's revision (context and rules).
         unsafe: apply unsafe fixes too.
         select: fix only the findings it accepts (of the document as read; later passes
-            fix what those fixes leave of the same rules).
+            fix what those fixes leave of the same rules, never a finding it refused).
 
     Returns:
         The outcome; ``fixed`` is ``raw`` when nothing applied or the file does not load.
@@ -184,6 +184,7 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         result.error = f"not fixed: the file does not load ({problem})"
         return result
     rules: set[str] | None = None
+    left_alone: Counter[tuple[str, str, str]] = Counter()
     findings = document_findings(checker, work.doc)
     initial = Counter((f.rule, f.pointer) for f in findings)
     for passes in range(MAX_PASSES + 1):
@@ -191,10 +192,12 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
             unsafe or FIXES[f.rule].applicability is Applicability.SAFE)]
         if select is not None:
             if rules is None:
+                left_alone = Counter(_finding_key(f) for f in wanted if not select(f))
                 wanted = [f for f in wanted if select(f)]
                 rules = {f.rule for f in wanted}
-            else:
-                wanted = [f for f in wanted if f.rule in rules]
+            else:  # what the selected fixes left (a split item's flag), not the others
+                wanted = [f for f in wanted if f.rule in rules
+                          and not left_alone[_finding_key(f)]]
         skipped: list[Skip] = []
         chosen = _choose(work, wanted, findings, skipped)
         result.skipped = skipped  # those of the last pass: the findings left
