@@ -255,8 +255,10 @@ def unified_diff(path: str, before: bytes, after: bytes) -> str:
     the bytes are equal. Line endings (and a BOM) are kept as they are in the file."""
     if before == after:
         return ""
-    old = before.decode("utf-8").splitlines(keepends=True)
-    new = after.decode("utf-8").splitlines(keepends=True)
+    # lines end at LF only, as patch and git apply read them (not at the other characters
+    # str.splitlines breaks at: a form feed in a guide is not a line break to git)
+    old = [ln for ln in re.split(r"(?<=\n)", before.decode("utf-8")) if ln]
+    new = [ln for ln in re.split(r"(?<=\n)", after.decode("utf-8")) if ln]
     lines = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
     return "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
                    for ln in lines)
