@@ -57,7 +57,7 @@ def raise_minimum(req: FixRequest) -> Result:
                  and (v := needed_version(f.hint)) is not None)
     current = value_at(req.doc, MIN_POINTER)
     if not isinstance(current, str):
-        raise NotApplicable("model.min_vllm_version is not a quoted version string")
+        raise NotApplicable("model.min_vllm_version is not a version string")
     try:
         declared = Version(current)
     except InvalidVersion:
