@@ -251,8 +251,6 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         raise RecordError(f"{where}: cannot make a record: "
                           f"{first.message if first else 'not a YAML mapping'}")
     cite = Citer(repo, commit, doc, prov.sha256)
-    first_line = cite.url(1)
-
     other: tuple[str, ...] = ()
     others = getattr(tree, "other_revisions", None)
     if callable(others):
@@ -372,9 +370,10 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         inputs=_inputs(dvf.min_version if dvf else None),
         findings=rec_findings, summary=counts)
     editorial = build_editorial(EditorialInput(
-        facts=facts.facts, derived=facts, findings=rec_findings, first_line_url=first_line,
-        commit=commit, path=path, sha256=prov.sha256, git_blob=prov.git_blob,
-        checked_on=checked_on, context_note=context_note))
+        facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,
+        sha256=prov.sha256, git_blob=prov.git_blob, checked_on=checked_on,
+        context_note=context_note, rules_run=rules_run, rules_skipped=skipped,
+        variant_key_urls=_key_urls(cite, doc)))
     notes = [
         f"Model-wide minimum vLLM version: {params.minimum_runtime_version or 'not stated'}; "
         f"effective for the default variant: "
@@ -408,6 +407,16 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         source=source, license=_license(tree, repo, commit), notes=notes,
         limitations=limitations, facts=facts.facts, reported_results=results,
         editorial=editorial, validation=validation)
+
+
+def _key_urls(cite: Citer, doc: LoadedDocument) -> dict[str, str]:
+    """Line URL of each ``variants.<name>:`` key."""
+    out = {}
+    for name in as_dict(get(doc.data, "variants")):
+        line = cite.index.key_line("/variants/" + name.replace("~", "~0").replace("/", "~1"))
+        if line:
+            out[name] = cite.url(line)
+    return out
 
 
 def _opt_str(value: Any) -> str | None:
