@@ -106,7 +106,7 @@ def resolve_single_node_tp(recipe: Any, variant: Any, profile: Any,
     return 1 if vram_min <= per_gpu else gpu_count
 
 
-def recommend_strategy(recipe: Any, node_count: float = 1) -> Any:
+def recommend_strategy(recipe: Any, profile: Any = None, node_count: float = 1) -> Any:
     """The site's default strategy: ``default_strategy`` (its multi-node sibling above one
     node), else multi-node tp > dep > tep above one node, else ``single_node_tp``."""
     compatible = effective_compatible_strategies(recipe)

@@ -141,7 +141,7 @@ class Configuration:
 
 def _recommend(data: Any) -> str:
     try:
-        return jsval.js_str(gates.recommend_strategy(data, 1))
+        return jsval.js_str(gates.recommend_strategy(data, None, 1))
     except jsval.JsTypeError:
         return "single_node_tp"
 

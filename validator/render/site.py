@@ -153,7 +153,7 @@ def plan_variant(recipe: Any, variant_key: str, hw_id: str, strategies: Any,
     compatible = compatible_strategies(recipe, profile, hw_id, strategies)
     multi = scalable and any(jsval.js_str(s).startswith("multi_node_") for s in compatible)
     base_nodes = 2 if not gates.fits_single_node(profile, variant) and multi else 1
-    recommended = gates.recommend_strategy(recipe, base_nodes)
+    recommended = gates.recommend_strategy(recipe, profile, base_nodes)
     if not jsval.in_list(compatible, recommended):
         def serving(s: str) -> bool:
             return bool(get(get(strategies, s), "deploy_type") != "kv_store_lb")
@@ -177,7 +177,7 @@ def plan_variant(recipe: Any, variant_key: str, hw_id: str, strategies: Any,
                 return False
             return bool(d == "multi_node" if nc > 1 else d != "multi_node")
 
-        rec = gates.recommend_strategy(recipe, nc)
+        rec = gates.recommend_strategy(recipe, profile, nc)
         if ok(rec):
             return rec
         return next((s for s in gates.effective_compatible_strategies(recipe) if ok(s)), None)

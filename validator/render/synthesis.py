@@ -25,11 +25,44 @@ from typing import Any
 
 from validator.render import gates, jsval
 from validator.render.args import Arg, format_argv, format_command
+from validator.render.docker import (
+    DockerMeta,
+    build_docker_argv,
+    build_docker_run,
+    compute_docker_meta,
+)
 from validator.render.envs import build_env
-from validator.render.jsval import get, or_, truthy
+from validator.render.gates import (
+    MAX_NODES,
+    effective_compatible_strategies,
+    fits_single_node,
+    follower_ranks,
+    is_hardware_scalable,
+    is_kv_store_brand_supported,
+    is_strategy_reachable,
+    is_strategy_supported_on_hardware,
+    list_compatible_hardware,
+    min_gpus_for_strategy,
+    nodes_for_strategy,
+    pd_fits_single_node,
+    pd_pool_modes,
+    pick_default_hardware,
+    pick_fitting_variant,
+    recommend_strategy,
+    resolve_single_node_tp,
+)
+from validator.render.jsval import JsTypeError, get, or_, truthy
 from validator.render.layers import Composer, Documents, ptr, role_nodes
 
-ARGV_KEYS = ("argv", "headArgv", "workerArgv", "workerArgvs")
+__all__ = [  # the JS module's exports, snake_case, in one place
+    "MAX_NODES", "DockerMeta", "JsTypeError", "build_docker_argv", "build_docker_run",
+    "compute_docker_meta", "effective_compatible_strategies", "fits_single_node",
+    "follower_ranks", "is_hardware_scalable", "is_kv_store_brand_supported",
+    "is_strategy_reachable", "is_strategy_supported_on_hardware", "list_compatible_hardware",
+    "min_gpus_for_strategy", "nodes_for_strategy", "pd_fits_single_node", "pd_pool_modes",
+    "pick_default_hardware", "pick_fitting_variant", "plain", "recommend_strategy",
+    "resolve_command", "resolve_command_traced", "resolve_single_node_tp",
+]
 
 
 def resolve_command(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
@@ -256,8 +289,11 @@ def _store(kv: Any) -> dict[str, Any] | None:
     store = get(kv, "mooncake_store_config")
     if not truthy(store):
         return None
-    return {"command": get(store, "command"), "description": or_(get(store, "description"), ""),
-            "config": or_(get(store, "config"), None), "note": or_(get(store, "note"), "")}
+    out = {"command": get(store, "command"), "description": or_(get(store, "description"), ""),
+           "config": or_(get(store, "config"), None), "note": or_(get(store, "note"), "")}
+    if out["command"] is None:  # JS `undefined`: absent from the JSON
+        del out["command"]
+    return out
 
 
 def _brand_install(c: Composer, raw: Any) -> Any:
