@@ -27,7 +27,8 @@ class RenderProblem:
 
     Attributes:
         code: ``unknown-hardware``, ``unknown-variant``, ``unknown-strategy``,
-            ``unknown-kv-offload``, ``unknown-feature``, ``synthesis-error`` (the site's
+            ``unknown-kv-offload``, ``unknown-feature``, ``not-offered`` (a strategy the
+            site does not offer on that hardware), ``synthesis-error`` (the site's
             renderer throws: its build skips the configuration), ``no-model-id``
             (``vllm serve unknown``), ``broken-value`` (a token or env value such as
             ``NaN``, ``undefined``, ``[object Object]``), ``no-docker-image``,
@@ -65,8 +66,8 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
         yield RenderProblem(
             "unknown-hardware", "error",
             f"hardware {config.hardware!r} is not a profile of {docs.taxonomy}; the site "
-            "renders it as a profile with no brand, generation or GPU count (1 GPU)",
-            recipe, where)
+            "renders it as a profile with no brand, generation or GPU count (1 GPU); "
+            f"known: {_names(profiles)}", recipe, where)
     variants = or_(get(data, "variants"), {})
     if not isinstance(get(variants, config.variant), dict):
         fallback = "variant 'default'" if isinstance(get(variants, "default"), dict) else \
@@ -74,7 +75,7 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
         yield RenderProblem(
             "unknown-variant", "error",
             f"variant {config.variant!r} is not declared under variants; the site renders "
-            f"{fallback} instead", recipe, "/variants")
+            f"{fallback} instead; declared: {_names(variants)}", recipe, "/variants")
     for name in (config.strategy,):
         if not isinstance(get(strategies, name), dict):
             where = _find_in_list(data, "compatible_strategies", name)
@@ -83,7 +84,9 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
             yield RenderProblem(
                 "unknown-strategy", "error",
                 f"strategy {name!r} has no file under strategies/ (by its name field); the "
-                "site renders it as a single-node strategy with no arguments", recipe, where)
+                "site renders it as a single-node strategy with no arguments; known: "
+                f"{_names(strategies)}", recipe, where)
+    yield from _not_offered(data, profiles, strategies, config, recipe)
     kv = config.kv_offload
     if kv is not None and get(get(strategies, kv), "deploy_type") != "kv_store_lb" and \
             not isinstance(get(get(tax, "kv_offload"), kv), dict):
@@ -98,6 +101,29 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
                 "unknown-feature", "warning",
                 f"feature {name!r} is not declared under features; the site skips it",
                 recipe, "/features")
+
+
+def _names(mapping: Any) -> str:
+    return ", ".join(jsval.keys(mapping)) or "none"
+
+
+def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuration,
+                 recipe: str) -> Iterator[RenderProblem]:
+    from validator.render.site import compatible_strategies
+
+    profile = get(profiles, config.hardware)
+    if not isinstance(profile, dict) or not isinstance(get(strategies, config.strategy), dict):
+        return
+    try:
+        offered = compatible_strategies(data, profile, config.hardware, strategies)
+    except jsval.JsTypeError:
+        return
+    if not jsval.in_list(offered, config.key):
+        yield RenderProblem(
+            "not-offered", "warning",
+            f"the site does not offer {config.key!r} on {config.hardware} for this recipe "
+            f"(offered: {', '.join(map(jsval.js_str, offered)) or 'none'}); rendered anyway",
+            recipe, "/compatible_strategies")
 
 
 def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Documents,
