@@ -266,6 +266,8 @@ class _Build:
             out = site.site_rendering(recipe, plan.variant, planned.strategy, hw, planned.nodes,
                                       list(planned.features), self.strategies, self.taxonomy,
                                       planned.pd_nodes, planned.kv_offload)
+            if out is not None:
+                out = _json_rendering(out)
             if out is None:
                 self.summary.warnings.append(
                     f"{path}: the site's command synthesis fails for {plan.variant} / "
@@ -284,6 +286,18 @@ class _Build:
         return (recommended, alternatives) if recommended is not None else None
 
 
+_UNDEFINED_AS_NONE = ("docker_image", "vllm_docker_command", "vllm_docker_argv")
+"""Rendering keys where :func:`validator.render.site.site_rendering` gives ``None`` for a
+JavaScript ``undefined``, a key ``JSON.stringify`` leaves out."""
+
+
+def _json_rendering(out: dict[str, Any]) -> dict[str, Any]:
+    for key in _UNDEFINED_AS_NONE:
+        if key in out and out[key] is None:
+            del out[key]
+    return out
+
+
 def _defined(obj: Any, *names: str) -> dict[str, Any]:
     """``{name: obj.name}`` for the names ``obj`` has (JSON drops undefined properties)."""
     return {name: obj[name] for name in names if has_key(obj, name)}
@@ -292,15 +306,18 @@ def _defined(obj: Any, *names: str) -> dict[str, Any]:
 def build_api(tree: RecipeTree, out_dir: Path, recipe_paths: list[str] | None = None
               ) -> ApiSummary:
     """Build the API of ``tree`` into ``out_dir`` (replaced whole; see
-    :mod:`validator.render.api_out`). ``recipe_paths``: only these recipes (default: all).
+    :mod:`validator.render.api_out`). ``recipe_paths``: only the recipes among these paths
+    (``models/...``; when none is a recipe, as for the tree's root: every recipe). The
+    index files are always written; ``models.json`` then lists the recipes written.
 
     Raises:
         ApiBuildError: the site's build would fail on this tree; nothing is written.
         ApiOutputError: ``out_dir`` cannot be replaced or written; nothing is written.
     """
     start = time.perf_counter()
+    recipes = {p for p in recipe_paths or () if p.startswith("models/")}
     with StagedApiFolder(out_dir) as out:
-        summary = _Build(tree, out, set(recipe_paths) if recipe_paths else None).run()
+        summary = _Build(tree, out, recipes or None).run()
         summary.files = out.file_count()
         out.commit()
     summary.seconds = time.perf_counter() - start
