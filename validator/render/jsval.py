@@ -46,6 +46,11 @@ def truthy(value: Any) -> bool:
         return False
     if value is True:
         return True
+    kind = type(value)
+    if kind is dict or kind is list:
+        return True
+    if kind is str:
+        return bool(value != "")
     if is_number(value):
         return value != 0 and not math.isnan(value)
     if isinstance(value, str):
@@ -71,8 +76,10 @@ def nullish(*values: Any) -> Any:
 
 def get(obj: Any, key: Any) -> Any:
     """``obj?.[key]`` for JSON data: a mapping's value, an array element by index."""
-    if isinstance(obj, dict):
-        return obj.get(key if isinstance(key, str) else js_str(key))
+    if type(obj) is dict:
+        return obj.get(key if type(key) is str else js_str(key))
+    if obj is None:
+        return None
     if isinstance(obj, list):
         text = key if isinstance(key, str) else js_str(key)
         if _ARRAY_INDEX.match(text) and int(text) < len(obj):
@@ -93,6 +100,8 @@ def has_key(obj: Any, key: str) -> bool:
 def keys(obj: Any) -> list[str]:
     """``Object.keys(obj)`` in JS order: integer-like keys ascending, then insertion order."""
     if isinstance(obj, dict):
+        if not any(k[:1].isdigit() for k in obj):
+            return list(obj)
         index = sorted((k for k in obj if _is_index(k)), key=int)
         return index + [k for k in obj if not _is_index(k)]
     if isinstance(obj, list):

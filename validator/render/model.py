@@ -24,6 +24,7 @@ from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
 from validator.render.site import plan_variant, site_rendering_traced
+from validator.render.synthesis import ENV_SOURCES
 
 __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "render",
            "render_all", "site_strategies"]
@@ -228,8 +229,13 @@ def _token(arg: Arg) -> Token:
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
-           strategies: Mapping[str, LoadedDocument], config: Configuration) -> Rendered:
-    """Render ``config`` of ``recipe`` as the site does (never raises)."""
+           strategies: Mapping[str, LoadedDocument], config: Configuration, *,
+           memo: dict[Any, Any] | None = None) -> Rendered:
+    """Render ``config`` of ``recipe`` as the site does (never raises).
+
+    ``memo``: a dict shared by calls for the same recipe, taxonomy and strategies (as
+    :func:`render_all` does) to compute the per-variant/per-hardware facts once."""
+    memo = {} if memo is None else memo
     data = recipe.data if recipe.ok else None
     if data is None:
         problem = RenderProblem("unloadable", "error", "the recipe could not be loaded",
@@ -238,29 +244,40 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     tax = _data(taxonomy)
     strat = {k: _data(v) for k, v in strategies.items()}
     docs = _documents(recipe, taxonomy, strategies)
-    problems = list(configuration_problems(data, tax, strat, config, docs))
+    problems = list(configuration_problems(data, tax, strat, config, docs, memo))
     profiles = or_(get(tax, "hardware_profiles"), {})
     variant = or_(get(get(data, "variants"), config.variant),
                   get(get(data, "variants"), "default"), {})
     try:
-        compatible = tuple(gates.picker_hardware(profiles, variant, data))
-        default_hw: str | None = gates.pick_default_hardware(profiles, variant, data)
-        install = synthesize_install(data)
+        if ("hardware", config.variant) not in memo:
+            memo["hardware", config.variant] = (
+                tuple(gates.picker_hardware(profiles, variant, data)),
+                gates.pick_default_hardware(profiles, variant, data))
+        compatible, default_hw = memo["hardware", config.variant]
+        if "install" not in memo:
+            memo["install"] = synthesize_install(data)
+        install = memo["install"]
         site, traced = site_rendering_traced(
             data, config.variant, config.strategy, config.hardware, config.nodes,
             list(config.features), strat, tax, dict(config.pd_nodes) if config.pd_nodes
             else None, config.kv_offload, docs, dict(config.feature_modes),
             list(config.advanced_args), config.kv_instances)
-    except (jsval.JsTypeError, TypeError, ValueError, AttributeError, KeyError,
-            IndexError, OverflowError, RecursionError) as exc:
+    except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error",
-            f"the site cannot render {config.label()}: its renderer throws ({exc})",
-            recipe.path, ""))
+            f"the site cannot render {config.label()}: its renderer throws ({exc}), so its "
+            "build skips this configuration", recipe.path, ""))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
+            RecursionError) as exc:  # a gap in the port: reported, never a traceback
+        problems.append(RenderProblem(
+            "internal-error", "error",
+            f"recipe-check cannot render {config.label()} ({type(exc).__name__}: {exc}); "
+            "please report this", recipe.path, ""))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
     processes = _processes(site, traced)
     first = processes[0] if processes else None
-    env_sources = {k: _token(a) for k, a in _env_sources(data, tax, strat, config, docs).items()}
+    env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     problems += output_problems(site, processes, docs, config)
     return Rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
@@ -269,19 +286,6 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         first.docker_command if first else None,
         (first.docker_argv or ()) if first else (), first.tokens if first else (),
         processes, env_sources, install, compatible, default_hw, site, tuple(problems))
-
-
-def _env_sources(data: Any, tax: Any, strat: Any, config: Configuration,
-                 docs: Documents) -> dict[str, Arg]:
-    from validator.render.envs import build_env
-    from validator.render.synthesis import _composer
-
-    c = _composer(data, config.variant, config.strategy, config.hardware,
-                  list(config.features), strat, tax, list(config.advanced_args), config.nodes,
-                  dict(config.pd_nodes) if config.pd_nodes else None,
-                  dict(config.feature_modes), config.kv_offload, config.kv_instances, docs)
-    role = "prefill" if c.deploy_type == "pd_cluster" else None
-    return build_env(c, role).sources
 
 
 def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, ...]:
@@ -293,7 +297,7 @@ def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, .
 
     deploy = site.get("deploy_type")
     env = site.get("env") or {}
-    if deploy == "multi_node":
+    if deploy == "multi_node" and "head_command" in site:
         out = [proc("head", site["head_command"], traced["headArgv"],
                     site["head_docker_command"], site["head_docker_argv"], env)]
         for i, args in enumerate(traced["workerArgvs"]):
@@ -313,6 +317,9 @@ def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, .
                             site["vllm_worker_docker_commands"][i],
                             site["vllm_worker_docker_argvs"][i], env))
         return tuple(out)
+    if deploy == "kv_store_lb":  # a kv-store deployment as the serving strategy: the
+        # site's JSON has no vllm_* commands; the command resolveCommand made is kept
+        return (proc("serve", traced.get("command"), traced.get("argv"), None, None, env),)
     return (proc("serve", site["command"], traced["argv"], site["docker_command"],
                  site["docker_argv"], env),)
 
@@ -331,6 +338,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     profiles = or_(get(tax, "hardware_profiles"), {})
     seen: set[Configuration] = set()
     out: list[Rendered] = []
+    memo: dict[Any, Any] = {}
     for variant_key in jsval.keys(or_(get(data, "variants"), {})):
         try:
             configs = _variant_configurations(data, variant_key, profiles, strat, tax,
@@ -344,7 +352,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         for config in configs:
             if config not in seen:
                 seen.add(config)
-                out.append(render(recipe, taxonomy, strategies, config))
+                out.append(render(recipe, taxonomy, strategies, config, memo=memo))
     return out
 
 

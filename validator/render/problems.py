@@ -27,7 +27,8 @@ class RenderProblem:
 
     Attributes:
         code: ``unknown-hardware``, ``unknown-variant``, ``unknown-strategy``,
-            ``unknown-kv-offload``, ``unknown-feature``, ``not-offered`` (a strategy the
+            ``unknown-kv-offload``, ``unknown-feature``, ``internal-error`` (a gap in this port),
+            ``not-offered`` (a strategy the
             site does not offer on that hardware), ``synthesis-error`` (the site's
             renderer throws: its build skips the configuration), ``no-model-id``
             (``vllm serve unknown``), ``broken-value`` (a token or env value such as
@@ -56,7 +57,8 @@ def _find_in_list(data: Any, key: str, value: str) -> str:
 
 
 def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configuration,
-                           docs: Documents) -> Iterator[RenderProblem]:
+                           docs: Documents, memo: dict[Any, Any] | None = None,
+                           ) -> Iterator[RenderProblem]:
     """Problems of the configuration itself (names the site does not know)."""
     recipe = docs.recipe
     profiles = or_(get(tax, "hardware_profiles"), {})
@@ -86,7 +88,8 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
                 f"strategy {name!r} has no file under strategies/ (by its name field); the "
                 "site renders it as a single-node strategy with no arguments; known: "
                 f"{_names(strategies)}", recipe, where)
-    yield from _not_offered(data, profiles, strategies, config, recipe)
+    yield from _not_offered(data, profiles, strategies, config, recipe,
+                            {} if memo is None else memo)
     kv = config.kv_offload
     if kv is not None and get(get(strategies, kv), "deploy_type") != "kv_store_lb" and \
             not isinstance(get(get(tax, "kv_offload"), kv), dict):
@@ -108,15 +111,20 @@ def _names(mapping: Any) -> str:
 
 
 def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuration,
-                 recipe: str) -> Iterator[RenderProblem]:
+                 recipe: str, memo: dict[Any, Any]) -> Iterator[RenderProblem]:
     from validator.render.site import compatible_strategies
 
     profile = get(profiles, config.hardware)
     if not isinstance(profile, dict) or not isinstance(get(strategies, config.strategy), dict):
         return
-    try:
-        offered = compatible_strategies(data, profile, config.hardware, strategies)
-    except jsval.JsTypeError:
+    if ("offered", config.hardware) not in memo:
+        try:
+            memo["offered", config.hardware] = compatible_strategies(
+                data, profile, config.hardware, strategies)
+        except jsval.JsTypeError:
+            memo["offered", config.hardware] = None
+    offered = memo["offered", config.hardware]
+    if offered is None:
         return
     if not jsval.in_list(offered, config.key):
         yield RenderProblem(
@@ -151,6 +159,12 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                     "broken-value", "error",
                     f"{label}: env {key} renders as {text!r} (`-e {key}={text}`)", docs.recipe,
                     ""))
+    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
+        out.append(RenderProblem(
+            "broken-value", "error",
+            f"{label}: {config.strategy!r} is a kv-store deployment, not a serving strategy; "
+            "the site renders no vLLM command for it (name it as the KV offload instead)",
+            docs.recipe, ""))
     if site.get("docker_image") is None:
         out.append(RenderProblem(
             "no-docker-image", "warning",

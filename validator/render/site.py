@@ -243,7 +243,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     base: dict[str, Any] = {"hardware": hw_id, "strategy": strategy, "variant": variant_key,
                             "node_count": node_count, "deploy_type": deploy, "env": env,
                             "docker_image": meta.image}
-    if deploy == "multi_node":
+    if deploy == "multi_node" and "headCommand" in result:
         head = dockerize(result["headCommand"], result["headArgv"], env)
         workers = [dockerize(c, a, env) for c, a in zip(result["workerCommands"],
                                                          result["workerArgvs"], strict=True)]

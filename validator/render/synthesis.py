@@ -54,6 +54,9 @@ from validator.render.gates import (
 from validator.render.jsval import JsTypeError, get, or_, truthy
 from validator.render.layers import Composer, Documents, ptr, role_nodes
 
+ENV_SOURCES = "__envSources__"
+"""Key of a traced result holding the env key -> :class:`Arg` origin of its (first) process."""
+
 __all__ = [  # the JS module's exports, snake_case, in one place
     "MAX_NODES", "DockerMeta", "JsTypeError", "build_docker_argv", "build_docker_run",
     "compute_docker_meta", "effective_compatible_strategies", "fits_single_node",
@@ -79,11 +82,12 @@ def resolve_command(recipe: Any, variant_key: str, strategy_name: str, hw_id: st
 
 
 def plain(value: Any) -> Any:
-    """A traced result with every :class:`Arg` replaced by its value."""
+    """A traced result with every :class:`Arg` replaced by its value (and without the
+    ``ENV_SOURCES`` entry)."""
     if isinstance(value, Arg):
         return value.value
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items() if k != ENV_SOURCES}
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
@@ -159,6 +163,7 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     if deploy == "multi_node" and nodes > 1:
         head = c.build_args(None, "head")
         workers = _workers(c)
+        env = build_env(c, None)
         return {
             "deployType": "multi_node", "nodeCount": node_count,
             "headCommand": command(head),
@@ -167,11 +172,13 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
             "headArgv": argv(head),
             "workerArgv": argv(workers[0]),
             "workerArgvs": [argv(w) for w in workers],
-            "env": build_env(c, None).ordered(),
+            "env": env.ordered(), ENV_SOURCES: env.sources,
         }
     single = c.build_args(None, None)
+    env = build_env(c, None)
     out: dict[str, Any] = {"deployType": deploy, "command": command(single),
-                           "argv": argv(single), "env": build_env(c, None).ordered()}
+                           "argv": argv(single), "env": env.ordered(),
+                           ENV_SOURCES: env.sources}
     companions = _companions(c)
     if companions:
         out["companions"] = companions
@@ -270,12 +277,14 @@ def _pd_cluster(c: Composer, command: Any, argv: Any) -> dict[str, Any]:
                            "config": or_(get(get(kv, "mooncake_vllm_config"), "template"), {}),
                            "configNote": or_(get(get(kv, "mooncake_vllm_config"), "note"), ""),
                            "install": _brand_install(c, get(get(kv, "vllm"), "install"))}
+    prefill_env = build_env(c, "prefill")
     out["prefill"] = {"command": command(prefill_args), "argv": argv(prefill_args),
-                      "env": build_env(c, "prefill").ordered(), **p_meta}
+                      "env": prefill_env.ordered(), **p_meta}
     out["decode"] = {"command": command(decode_args), "argv": argv(decode_args),
                      "env": build_env(c, "decode").ordered(), **d_meta}
     out["router"] = {"command": "\n".join(lines), "install": "uv pip install vllm-router"}
     out["routerConfig"] = or_(router, {"policy": "round_robin"})
+    out[ENV_SOURCES] = prefill_env.sources
     return out
 
 
@@ -323,7 +332,8 @@ def _kv_store(c: Composer, command: Any, argv: Any) -> dict[str, Any]:
         vllm.update({"workerCommand": command(workers[0]), "workerArgv": argv(workers[0]),
                      "workerCommands": [command(w) for w in workers],
                      "workerArgvs": [argv(w) for w in workers]})
-    vllm["env"] = build_env(c, None).ordered()
+    env = build_env(c, None)
+    vllm["env"] = env.ordered()
     vllm["install"] = _brand_install(c, get(get(kv, "vllm"), "install"))
     config = get(kv, "mooncake_vllm_config")
     return {
@@ -335,5 +345,5 @@ def _kv_store(c: Composer, command: Any, argv: Any) -> dict[str, Any]:
                    "install": or_(get(kv_router, "install"), "uv pip install vllm-router"),
                    "port": or_(get(kv_router, "port"), 30080)} if c.kv_instances > 1 else None,
         "mooncakeConfig": or_(get(config, "template"), {}),
-        "mooncakeConfigNote": or_(get(config, "note"), ""),
+        "mooncakeConfigNote": or_(get(config, "note"), ""), ENV_SOURCES: env.sources,
     }

@@ -41,15 +41,36 @@ for (const c of input.cases) {
     const extra = {};
     if (c.docker) {
       const variant = r.variants?.[c.variant] || r.variants?.default || {};
-      const hw = taxonomy.hardware_profiles?.[c.hardware] || {};
+      const profiles = taxonomy.hardware_profiles || {};
+      const hw = profiles[c.hardware] || {};
       const meta = synth.computeDockerMeta(r, variant, hw, c.hardware);
-      extra.docker_image = meta.image ?? null;
-      if (res.command && res.argv) {
-        extra.docker_command = synth.buildDockerRun({ command: res.command, env: res.env, image: meta.image, gpuFlags: meta.gpuFlags });
-        extra.docker_argv = synth.buildDockerArgv({ argv: res.argv, env: res.env, meta });
+      const wrap = (command, argv, env, port = 8000) => ({
+        docker_command: synth.buildDockerRun({ command, env, image: meta.image, gpuFlags: meta.gpuFlags, port }),
+        docker_argv: synth.buildDockerArgv({ argv, env, meta, port }),
+      });
+      const procs = {};
+      if (res.deployType === "multi_node" && res.headCommand) {
+        procs.head = wrap(res.headCommand, res.headArgv, res.env);
+        res.workerCommands.forEach((cmd, i) => { procs[`worker ${i + 1}`] = wrap(cmd, res.workerArgvs[i], res.env); });
+      } else if (res.deployType === "pd_cluster") {
+        procs.prefill = wrap(res.prefill.command, res.prefill.argv, res.prefill.env, 8001);
+        procs.decode = wrap(res.decode.command, res.decode.argv, res.decode.env, 8002);
+      } else if (res.deployType === "kv_store_lb" && !res.vllm) {
+        // a kv-store deployment picked as the serving strategy: resolveCommand renders a
+        // single command but the build's JSON has no vllm_* commands (nothing to wrap)
+        procs.serve = { docker_command: null, docker_argv: [] };
+      } else if (res.deployType === "kv_store_lb") {
+        procs.vllm = wrap(res.vllm.command, res.vllm.argv, res.vllm.env);
+        (res.vllm.workerCommands || []).forEach((cmd, i) => { procs[`vllm worker ${i + 1}`] = wrap(cmd, res.vllm.workerArgvs[i], res.vllm.env); });
+      } else {
+        procs.serve = wrap(res.command, res.argv, res.env);
       }
-      extra.compatible = synth.listCompatibleHardware(taxonomy.hardware_profiles, variant, r);
-      extra.default_hardware = synth.pickDefaultHardware(taxonomy.hardware_profiles, variant, r);
+      extra.processes = procs;
+      extra.docker_image = meta.image ?? null;
+      const declared = r.meta?.hardware || {};
+      extra.picker = synth.listCompatibleHardware(profiles, variant, r)
+        .filter((id) => !profiles[id]?.restricted || id in declared);
+      extra.default_hardware = synth.pickDefaultHardware(profiles, variant, r);
       extra.recommended = synth.recommendStrategy(r, hw, c.nodes);
     }
     out.push({ ok: JSON.parse(JSON.stringify(res)), extra });
