@@ -18,12 +18,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from validator.checks._data import as_dict, as_list, get, items
+from validator.checks._data import as_dict, get, items
 from validator.checks.hw import fits_single_node, profiles
 from validator.checks.registry import Hit, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.render.gates import picker_hardware
 
 _NEEDS_MULTI_NODE = re.compile(
     r"\b(?:requires?|required|needs?|needed|needing|must\s+(?:run|use|be\s+served)(?:\s+on)?)"
@@ -108,47 +109,6 @@ def multi_node_statements(data: Any) -> list[MultiNodeStatement]:
     return out
 
 
-PRECISION_HARDWARE = {
-    "nvfp4": {"brand": "NVIDIA", "generation": "blackwell"},
-    "fp4": {"brand": "NVIDIA", "generation": "blackwell"},
-}
-"""The site's default precision constraints (``PRECISION_HARDWARE_CONSTRAINTS``)."""
-
-
-def precision_compatible(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
-    """The site's ``isPrecisionCompatible``: the profile meets the variant's precision
-    constraint (``precision_hardware`` or the NVFP4/FP4 default)."""
-    constraint = variant.get("precision_hardware")
-    if not isinstance(constraint, dict):
-        constraint = PRECISION_HARDWARE.get(str(variant.get("precision")))
-    if not constraint:
-        return True
-    if constraint.get("brand") and profile.get("brand") != constraint["brand"]:
-        return False
-    if constraint.get("generation"):
-        gen = profile.get("generation") or profile.get("gpu_generation")
-        gens = gen if isinstance(gen, list) else [gen]
-        if constraint["generation"] not in gens:
-            return False
-    return True
-
-
-def picker_hardware(data: Any, variant: Any, hardware_profiles: dict[str, Any]) -> list[str]:
-    """Profile ids the site's hardware picker shows for ``variant``, in taxonomy order:
-    precision-compatible, not ``meta.hardware: unsupported``, inside
-    ``supported_hardware`` when declared (``listCompatibleHardware``), and not
-    ``restricted`` unless ``meta.hardware`` declares them (the picker's filter, mirrored
-    by ``pickDefaultHardware``)."""
-    declared = as_dict(get(data, "meta", "hardware"))
-    var = as_dict(variant)
-    allow = as_list(var.get("supported_hardware"))
-    return [hw for hw, prof in hardware_profiles.items()
-            if isinstance(prof, dict) and precision_compatible(prof, var)
-            and declared.get(hw) != "unsupported"
-            and (not allow or hw in allow)
-            and (prof.get("restricted") is not True or hw in declared)]
-
-
 @rule("HW020", Severity.WARNING, "The recipe says a variant needs multi-node, but its "
       "vram_minimum_gb fits one node")
 def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
@@ -188,7 +148,7 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         need = get(variant, "vram_minimum_gb")
         if not isinstance(need, int | float) or isinstance(need, bool) or need <= 0:
             continue
-        shown_ids = picker_hardware(doc.data, variant, ctx.hardware_profiles)
+        shown_ids = picker_hardware(ctx.hardware_profiles, variant, doc.data)
         fits = [table[hw] for hw in shown_ids
                 if table[hw].vram_gb and fits_single_node(variant, table[hw])]
         key = (st.variant, st.pointer, st.block_index)

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 
 from validator import __version__
 from validator.evidence.facts import FactSet
-from validator.evidence.model import Editorial, Fact, Paragraph, RecordFinding, Section
+from validator.evidence.model import (
+    Editorial,
+    Fact,
+    Paragraph,
+    RecordFinding,
+    RenderedDefault,
+    Section,
+)
 
 BYLINE = "recipe-check (automated evidence record)"
 CREATION_METHOD = (
@@ -41,6 +48,7 @@ class EditorialInput:
         rules_run: how many check rules ran.
         rules_skipped: ids of the rules not run for lack of context.
         variant_key_urls: line URL of each ``variants.<name>:`` key.
+        rendered: the record's rendered default configurations (``None``: not rendered).
     """
 
     facts: list[Fact]
@@ -55,6 +63,7 @@ class EditorialInput:
     rules_run: int = 0
     rules_skipped: list[str] = field(default_factory=list)
     variant_key_urls: dict[str, str] = field(default_factory=dict)
+    rendered: list[RenderedDefault] | None = None
 
 
 def _join(items: list[str]) -> str:
@@ -204,6 +213,19 @@ class _Writer:
                 f"Serving strategies the recipe declares: "
                 f"{_join([str(v) for v in strat.value])}. Pick one, and a hardware profile, "
                 "before reading a command off the recipe.", strat))
+        landing = next((i for i, r in enumerate(self.src.rendered or []) if r.site_default),
+                       None)
+        if landing is not None and self.src.rendered is not None:
+            r = self.src.rendered[landing]
+            if r.command:
+                command = " ".join(r.command.replace("\\\n", " ").split())
+                feats = _join(r.features) if r.features else "no features"
+                paras.append(self.para(
+                    f"On {r.hardware}, where the recipe's page opens, the site's builder "
+                    f"picks variant '{r.variant}', strategy {r.strategy} on {r.node_count} "
+                    f"node(s) with {feats}, and renders: {command}. The record lists the "
+                    "default configuration of every other hardware profile the picker "
+                    "shows.", refs=(f"/rendered_defaults/{landing}",)))
         return Section(heading="How the settings combine", paragraphs=paras)
 
     def memory(self) -> Section:

@@ -186,6 +186,38 @@ class DeploymentOption(_Strict):
         description="of those, profiles whose one node holds the planning minimum")
 
 
+class RenderedProcess(_Strict):
+    """One process of a rendered configuration (``serve``, ``head``, ``worker 1``,
+    ``prefill``, ``decode``...), as a user pastes it."""
+
+    role: str
+    command: str
+    docker_command: str | None
+    env: dict[str, str]
+
+
+class RenderedDefault(_Strict):
+    """The configuration the site's builder lands on for one compatible hardware profile
+    (its default variant, recommended strategy, node count and default features), rendered
+    by recipe-check's port of the site's command synthesis from the recipe, taxonomy and
+    strategies of the same commit. Nothing was run."""
+
+    hardware: str
+    site_default: bool = Field(description="the profile the recipe's page opens on")
+    variant: str
+    strategy: str
+    features: list[str]
+    node_count: int | None
+    deploy_type: str | None
+    docker_image: str | None
+    command: str | None = Field(description="the vllm serve command (first process)")
+    docker_command: str | None
+    env: dict[str, str]
+    processes: list[RenderedProcess]
+    problems: list[str] = Field(description="where the site cannot render it, or renders "
+                                "something odd, and why")
+
+
 class HardwareClaim(_Strict):
     """A ``meta.hardware`` status."""
 
@@ -324,6 +356,10 @@ class Record(_Strict):
     limitations: list[str]
     facts: list[Fact]
     reported_results: list[ReportedResult]
+    rendered_defaults: list[RenderedDefault] | None = Field(
+        default=None, description="the default configuration per hardware profile the "
+        "site's picker shows (null when the taxonomy or strategies of this commit are "
+        "unavailable)")
     editorial: Editorial
     validation: Validation
 

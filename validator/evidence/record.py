@@ -39,6 +39,7 @@ from validator.evidence.model import (
     Validation,
     validate_record,
 )
+from validator.evidence.rendered import rendered_defaults
 from validator.evidence.reported import reported_results
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
@@ -272,6 +273,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     version_sources = _version_sources(doc, ctx)
     facts = FactBuilder(cite, tax_cite, version_sources).build()
     results = reported_results(cite)
+    rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \
+        else None
 
     context_note = None
     if not status.complete:
@@ -373,7 +376,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,
         sha256=prov.sha256, git_blob=prov.git_blob, checked_on=checked_on,
         context_note=context_note, rules_run=rules_run, rules_skipped=skipped,
-        variant_key_urls=_key_urls(cite, doc)))
+        variant_key_urls=_key_urls(cite, doc), rendered=rendered))
     notes = [
         f"Model-wide minimum vLLM version: {params.minimum_runtime_version or 'not stated'}; "
         f"effective for the default variant: "
@@ -390,6 +393,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         + ("." if any("@sha256:" in i for i in images.values())
            else " or a container image digest."),
         "Planning minimums are declared weights budgets, not measured peak memory.",
+        "Rendered commands are recipe-check's reproduction of the site's command synthesis "
+        "for the default configuration of each hardware profile; none was run.",
     ]
     if context_note:
         limitations.append(context_note)
@@ -406,7 +411,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         hardware_topics=topics, deployment_options=options, recipe_parameters=params,
         source=source, license=_license(tree, repo, commit), notes=notes,
         limitations=limitations, facts=facts.facts, reported_results=results,
-        editorial=editorial, validation=validation)
+        rendered_defaults=rendered, editorial=editorial, validation=validation)
 
 
 def _key_urls(cite: Citer, doc: LoadedDocument) -> dict[str, str]:
