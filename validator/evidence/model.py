@@ -245,6 +245,8 @@ class RecipeParameters(_Strict):
     kv_offload_support: dict[str, str]
     recipe_added_on: str | None
     recipe_updated_on: str | None
+    tasks: list[str] = Field(default_factory=list, description="meta.tasks (a string, list "
+                             "or mapping in the recipe), as a list of task names")
 
 
 class Source(_Strict):

@@ -340,6 +340,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         kv_offload_support={k: str(v) for k, v in as_dict(get(d, "kv_offload_support")).items()},
         recipe_added_on=_opt_str(meta.get("date_added")),
         recipe_updated_on=_opt_str(meta.get("date_updated")),
+        tasks=_tasks(meta.get("tasks")),
     )
     topics = None
     if tax_cite is not None:
@@ -422,6 +423,15 @@ def _key_urls(cite: Citer, doc: LoadedDocument) -> dict[str, str]:
         if line:
             out[name] = cite.url(line)
     return out
+
+
+def _tasks(value: Any) -> list[str]:
+    """``meta.tasks`` as names: a string, a list, or the keys of a mapping."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [str(k) for k in value]
+    return [str(v) for v in as_list(value) if isinstance(v, str | int | float)]
 
 
 def _opt_str(value: Any) -> str | None:
