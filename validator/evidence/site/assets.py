@@ -41,6 +41,9 @@ table { border-collapse: collapse; width: 100%; font-size: .92rem; }
 th, td { text-align: left; vertical-align: top; border-bottom: 1px solid var(--line);
   padding: .35rem .5rem; overflow-wrap: anywhere; }
 th { background: var(--soft); }
+a.evidence { white-space: nowrap; }
+table.fixed { table-layout: fixed; min-width: 36rem; }
+.w14 { width: 14%; } .w26 { width: 26%; } .w34 { width: 34%; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px;
   padding: .75rem; overflow-x: auto; font-size: .85rem; margin: .25rem 0 .75rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }

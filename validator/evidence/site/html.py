@@ -52,12 +52,19 @@ def page(title: str, body: str, root: str, description: str = "") -> str:
         f"<script src=\"{root}assets/site.js\"></script>\n</body>\n</html>\n")
 
 
-def table(head: list[str], rows: list[list[str]], caption: str = "") -> str:
-    """A scrollable table; cells are HTML already (escape before)."""
+def table(head: list[str], rows: list[list[str]], caption: str = "",
+          widths: tuple[int, ...] = ()) -> str:
+    """A scrollable table; cells are HTML already (escape before). ``widths`` fixes the
+    column widths in percent (one of the ``w<N>`` classes of the stylesheet), so that one
+    long value cannot squeeze the others."""
     cap = f"<caption class=\"muted\">{esc(caption)}</caption>" if caption else ""
+    if widths:
+        cap += "<colgroup>" + "".join(f"<col class=\"w{esc(w)}\">" for w in widths) \
+            + "</colgroup>"
     ths = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>\n" for row in rows)
-    return (f"<div class=\"scroll\"><table>{cap}<thead><tr>{ths}</tr></thead>"
+    fixed = " class=\"fixed\"" if widths else ""
+    return (f"<div class=\"scroll\"><table{fixed}>{cap}<thead><tr>{ths}</tr></thead>"
             f"<tbody>\n{trs}</tbody></table></div>")
 
 

@@ -153,7 +153,8 @@ def facts(rec: dict[str, Any]) -> str:
             if f.get("derivation") else ""
         rows.append([esc(f["name"]), esc(value_text(f["value"])),
                      esc(f["classification"]) + how, _evidence(f["evidence_url"]) + inputs])
-    return "<h2 id=\"facts\">Facts</h2>" + table(["Fact", "Value", "Class", "Evidence"], rows)
+    return "<h2 id=\"facts\">Facts</h2>" + table(["Fact", "Value", "Class", "Evidence"], rows,
+                                                 widths=(26, 34, 26, 14))
 
 
 def results(rec: dict[str, Any]) -> str:
