@@ -308,16 +308,15 @@ class FactBuilder:
                                                                         st.block_index)[0])
             else:  # a quoted or folded guide: lines do not map one to one
                 url = None
-            if url is None or any(f.evidence_url == url for f in vf.multi_node_stated):
-                continue
             where = "description" if st.block_index is None else "guide"
-            fact = Fact(name=f"Variant {name}: needs multi-node (as the {where} says)",
-                        value=st.phrase, classification="recipe_declaration",
+            name_of = f"Variant {name}: needs multi-node (as the {where} says)"
+            if url is None or any(f.name == name_of for f in vf.multi_node_stated):
+                continue  # one quote per place: the first statement of the guide
+            fact = Fact(name=name_of, value=st.phrase, classification="recipe_declaration",
                         evidence_url=url, pointer=st.pointer,
                         source_document_sha256=self.cite.sha256)
             self.out.facts.append(fact)
             vf.multi_node_stated.append(fact)
-
 
     def min_version(self, name: str, vf: VariantFacts) -> None:
         """The derived effective minimum vLLM of variant ``name``."""

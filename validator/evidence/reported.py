@@ -122,9 +122,10 @@ def _bound(text: str, start: int, end: int) -> str:
         return ">="
     if re.search(r"(?:up\s+to|at\s+most|<=?|≤)\s*$", before):
         return "<="
-    if re.search(r"(?:at\s+least|over|more\s+than|above|>=?|≥)\s*$", before):
+    if re.search(r"(?:\bat\s+least|\bover|\bmore\s+than|\babove|>=?|≥)\s*$", before):
         return ">="
-    if re.search(r"(?:[~≈]|about|around|roughly|approximately|nearly)\s*$", before):
+    if re.search(r"(?:[~≈]|\babout|\baround|\broughly|\bapproximately|\bnearly)\s*$",
+                 before):
         return "~"
     return "="
 
@@ -247,7 +248,9 @@ class ReportedScanner:
             image = state.image[0]
             inherited.append(self.cite.url(self.file_line(state.image[1])))
         values: dict[str, int] = {}
+        from_command = False
         for source in (sentence, state.command_text):
+            found = dict(values)
             d = _DRAFT.search(source)
             if d and "draft_tokens" not in values:
                 values["draft_tokens"] = int(d.group("n") or d.group("m"))
@@ -255,11 +258,12 @@ class ReportedScanner:
                 f = re.search(flag + r"[=\s]+(\d+)", source)
                 if f and name not in values:
                     values[name] = int(f.group(1))
+            from_command = from_command or (source is state.command_text and
+                                            bool(state.command_text) and values != found)
         g = _GENERATED.search(sentence)
         if g:
             values["generated_tokens"] = int(g.group("n").replace(",", ""))
-        if state.command_text and any(k != "generated_tokens" for k in values) and \
-                state.command_line:
+        if from_command:
             url = self.cite.url(self.file_line(state.command_line))
             if url not in inherited:
                 inherited.append(url)
@@ -298,7 +302,7 @@ class ReportedScanner:
                 hw = _hardware(sentence)
                 if hw:
                     cond["hardware"] = hw
-                begin = text.find(sentence[:20]) if sentence else -1
+                begin = _sentence_left(text, m.start())
                 earlier = re.sub(r"\s+", " ", text[:begin]) if begin > 0 else ""
                 hws = list(_HW.finditer(text, 0, max(begin, 0)))
                 first = paragraph[max(k for k, s in enumerate(starts)
@@ -441,9 +445,14 @@ def _column_unit(head: str, metric: Metric) -> str:
             "max_concurrency": "x"}[metric]
 
 
-def _sentence(text: str, start: int, end: int) -> str:
+def _sentence_left(text: str, start: int) -> int:
+    """Where the sentence holding ``start`` begins."""
     left = max(text.rfind(". ", 0, start), text.rfind(".\n", 0, start))
-    left = 0 if left < 0 else left + 2
+    return 0 if left < 0 else left + 2
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    left = _sentence_left(text, start)
     right_candidates = [i for i in (text.find(". ", end), text.find(".\n", end)) if i >= 0]
     right = min(right_candidates) + 1 if right_candidates else len(text)
     return re.sub(r"\s+", " ", text[left:right]).strip()
