@@ -130,6 +130,15 @@ def test_failed_build_leaves_the_previous_catalogue(published: Path, tmp_path: P
         build_site(published, site)
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "repo", "site"]
+    index["records"].pop()
+    (published / "index.json").write_text(json.dumps(index))
+    (record,) = [p for p in published.rglob("*.yaml.json")]
+    good = record.read_bytes()
+    record.write_text(json.dumps({"source": {"document_path": "<b>"}}))
+    with pytest.raises(SiteError, match="does not match"):
+        build_site(published, site)
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+    record.write_bytes(good)
     (published / "index.json").write_text("{not json")
     with pytest.raises(SiteError, match=r"index\.json"):
         build_site(published, site)

@@ -42,7 +42,6 @@ class SiteResult:
     """What a build wrote."""
 
     pages: int
-    skipped: list[str]
 
 
 def _write(path: Path, text: str | bytes) -> None:
@@ -88,8 +87,9 @@ def build_site(out: Path, site: Path) -> SiteResult:
     """Write the catalogue of the publish folder ``out`` into ``site``.
 
     Raises:
-        SiteError: ``out`` has no readable ``index.json`` or a listed record is unreadable
-            (nothing is written then).
+        SiteError: ``out`` has no readable ``index.json``, or a listed record is unreadable
+            or lacks a field of ``schemas/record.schema.json`` that the pages show (the
+            publisher validates every record before writing it; nothing is written then).
         OSError: ``site`` cannot be written.
     """
     loaded = _load(out)
@@ -116,11 +116,15 @@ def build_site(out: Path, site: Path) -> SiteResult:
                 statement = att.name
             links = Links(root=root, record_json=rel.name, statement=statement,
                           schema=f"{root}schemas/record.schema.json")
-            _write(tmp / page_rel, record_html(record, links))
-            entries.append(Entry.of(record, page_rel.as_posix()))
+            try:
+                _write(tmp / page_rel, record_html(record, links))
+                entries.append(Entry.of(record, page_rel.as_posix()))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise SiteError(f"{out / rel}: does not match the record schema "
+                                f"({type(exc).__name__}: {exc})") from exc
         _write(tmp / "index.html", index_html(entries))
         _swap(tmp, site)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return SiteResult(pages=len(entries), skipped=[])
+    return SiteResult(pages=len(entries))
