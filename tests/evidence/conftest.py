@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -177,3 +178,73 @@ deploy_type: single_node
 parallelism:
   tp: auto
 """
+
+
+_VALUE_TOKENS = (
+    r'"(?P<dq>[^"]+)"',                                   # a quoted phrase
+    r"(?<!\w)'(?P<sq>[^'\s][^']*?)'(?!\w)",                # a quoted name
+    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)*)(?![\w])",     # 893, 0.29.0, 1,477,168
+    r"(?P<flag>--[\w-]+)",                                # --kv-cache-dtype
+    r"(?<![\w./-])(?P<path>[A-Za-z0-9][\w.-]*(?:/[\w.-]+)+)",  # zai-org/GLM-5.2, a/b.yaml
+    r"\b(?P<snake>[a-z0-9]+(?:_[a-z0-9]+)+)\b",           # single_node_tp
+    r"\b(?P<hw>[a-z]+\d+[a-z0-9]*)\b",                    # h200, mi325x, fp8, bf16
+    r"\b(?P<rule>[A-Z]+\d{3})\b",                         # HW020
+    r"\b(?P<hex>[0-9a-f]{12,64})\b",                      # commit, digest
+    r"\b(?P<file>[\w-]+\.(?:yaml|yml|json))\b",           # taxonomy.yaml
+)
+_TOKEN = re.compile("|".join(_VALUE_TOKENS))
+
+
+def named_values(text: str) -> list[str]:
+    """The values a generated sentence names (numbers, ids, flags, quoted phrases),
+    found by their shape and independently of the code that wrote the sentence."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        token = next(v for v in m.groupdict().values() if v is not None)
+        out.append(token.rstrip(".,;:)"))
+    return [t for t in out if t]
+
+
+def resolve_pointer(doc: Any, pointer: str) -> Any:
+    """The value at a JSON Pointer of ``doc``."""
+    node = doc
+    for raw in pointer.split("/")[1:]:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    return node
+
+
+def _holds(token: str, text: str) -> bool:
+    if re.fullmatch(r"\d[\d,]*(?:\.\d+)*", token):
+        plain = token.replace(",", "")
+        return bool(re.search(rf"(?<![\d.]){re.escape(token)}(?![\d])", text) or re.search(
+            rf"(?<![\d.]){re.escape(plain)}(?![\d])", text))
+    return token in text or token.replace('"', '\\"') in text
+
+
+def verify_paragraphs(record: dict[str, Any], read: Reader) -> int:
+    """Every editorial paragraph: each value it names is on one of its cited lines or in
+    the record at one of its references, and each citation or reference holds at least one
+    of those values (no citation that states nothing the text says). Returns the number of
+    values checked."""
+    repo, commit = record["source"]["repository"], record["source"]["revision"]
+    ed = record["editorial"]
+    checked = 0
+    for para in [ed["answer"]] + [p for s in ed["sections"] for p in s["paragraphs"]]:
+        assert para["citations"] or para["record_refs"], para["text"]
+        sources = {url: cited_text(url, read, repo, commit) for url in para["citations"]}
+        for ref in para["record_refs"]:
+            value = resolve_pointer(record, ref)
+            text = json.dumps(value, ensure_ascii=False)
+            if isinstance(value, list):
+                text += f" {len(value)}"
+            sources[ref] = text
+        values = named_values(para["text"])
+        for token in values:
+            assert any(_holds(token, t) for t in sources.values()), (
+                f"{token!r} of {para['text']!r} is on none of {list(sources)}")
+            checked += 1
+        for where, text in sources.items():
+            assert any(_holds(token, text) for token in values), (
+                f"{where} states none of the values of {para['text']!r}:\n{text[:300]}")
+    return checked

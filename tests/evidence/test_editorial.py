@@ -58,7 +58,9 @@ def test_sections_cite_lines_and_say_how_they_were_made(record: dict[str, object
     for section in ed["sections"]:  # type: ignore[index]
         assert section["paragraphs"]
         for para in section["paragraphs"]:
-            assert para["citations"] and all("#L" in c for c in para["citations"])
+            assert para["citations"] or para["record_refs"]
+            assert all("#L" in c for c in para["citations"])
+            assert all(r.startswith("/") for r in para["record_refs"])
     method = ed["creation_method"]  # type: ignore[index]
     assert "No model was downloaded or run" in method and "recipe-check" in ed["byline"]  # type: ignore[index]
     # the opt-in feature is called opt-in, not default
@@ -81,9 +83,12 @@ def test_findings_feed_the_attention_section(tmp_path: Path) -> None:
     attention = rec["editorial"]["sections"][1]["paragraphs"]
     for f in serious:
         para = next(p for p in attention if p["text"].startswith(f"{f['rule']} (error): "))
-        assert f"line {f['line']}: {f['message']}" in para["text"] or "more in" in para["text"]
+        assert (f"line {f['line']}: {f['message']}" in para["text"]
+                or "Further findings" in para["text"])
     ref = next(p for p in attention if p["text"].startswith("REF001"))
     (finding,) = [f for f in serious if f["rule"] == "REF001"]
-    assert ref["citations"] == [finding["evidence_url"]]
+    (pointer,) = ref["record_refs"]
+    assert rec["validation"]["findings"][int(pointer.rsplit("/", 1)[1])] == finding
+    assert ref["citations"] == []
     assert finding["evidence_url"].endswith("#L4")
     assert f"found {len(serious)} error(s)" in rec["editorial"]["answer"]["text"]

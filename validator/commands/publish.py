@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="date the records state (default: today, UTC)")
     parser.add_argument("--attestation", action="store_true",
                         help="also write an in-toto statement beside each record")
+    parser.add_argument("--site", type=Path, metavar="DIR",
+                        help="also build the static catalogue of the published records "
+                             "here (HTML, works from disk)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,4 +95,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"published {len(entries)} record(s) into {args.out}: "
           + ", ".join(f"{v} {k}" for k, v in counts.items())
           + f", {failures} failed; index lists {len(index['records'])} file(s)")
+    if args.site is not None:
+        from validator.evidence.site import SiteError, build_site
+
+        try:
+            site = build_site(args.out, args.site)
+        except (SiteError, OSError) as exc:
+            print(f"recipe-check: --site {args.site}: {exc}", file=sys.stderr)
+            return 2
+        print(f"catalogue: {site.pages} record page(s) in {args.site}")
     return 1 if failures else 0

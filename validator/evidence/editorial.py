@@ -10,11 +10,18 @@ say that the text was generated from the source document, without running the mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from validator import __version__
 from validator.evidence.facts import FactSet
-from validator.evidence.model import Editorial, Fact, Paragraph, RecordFinding, Section
+from validator.evidence.model import (
+    Editorial,
+    Fact,
+    Paragraph,
+    RecordFinding,
+    RenderedDefault,
+    Section,
+)
 
 BYLINE = "recipe-check (automated evidence record)"
 CREATION_METHOD = (
@@ -32,25 +39,31 @@ class EditorialInput:
     Attributes:
         facts: the record's facts (looked up by name).
         derived: per-variant derivations.
-        findings: the checker's findings on the document.
-        first_line_url: URL of line 1 of the document (for document-wide statements).
+        findings: the checker's findings, in the order of ``validation.findings``.
         commit: the pinned commit.
         path: the document path.
         sha256, git_blob: digests of the document.
         checked_on: the record date.
         context_note: why taxonomy-based facts are missing, or ``None``.
+        rules_run: how many check rules ran.
+        rules_skipped: ids of the rules not run for lack of context.
+        variant_key_urls: line URL of each ``variants.<name>:`` key.
+        rendered: the record's rendered default configurations (``None``: not rendered).
     """
 
     facts: list[Fact]
     derived: FactSet
     findings: list[RecordFinding]
-    first_line_url: str
     commit: str
     path: str
     sha256: str
     git_blob: str
     checked_on: str
     context_note: str | None
+    rules_run: int = 0
+    rules_skipped: list[str] = field(default_factory=list)
+    variant_key_urls: dict[str, str] = field(default_factory=dict)
+    rendered: list[RenderedDefault] | None = None
 
 
 def _join(items: list[str]) -> str:
@@ -70,28 +83,50 @@ class _Writer:
         """The fact called ``name`` (``None`` when the record has none)."""
         return self.by_name.get(name)
 
-    def para(self, text: str, *facts: Fact | None, urls: tuple[str, ...] = ()) -> Paragraph:
-        """A paragraph citing the evidence of ``facts`` and ``urls`` (line 1 if none)."""
-        cites = [f.evidence_url for f in facts if f is not None] + list(urls)
-        unique = list(dict.fromkeys(cites)) or [self.src.first_line_url]
-        return Paragraph(text=text, citations=unique)
+    def para(self, text: str, *facts: Fact | None, urls: tuple[str, ...] = (),
+             inputs: tuple[Fact | None, ...] = (), refs: tuple[str, ...] = ()) -> Paragraph:
+        """A paragraph citing the main line of each of ``facts``, the main line and every
+        input line of each of ``inputs`` (derived facts whose inputs the text names), the
+        extra ``urls``, and the record pointers ``refs``."""
+        cites = [f.evidence_url for f in (*facts, *inputs) if f is not None]
+        for f in inputs:
+            if f is not None:
+                cites += [c.url for c in f.derived_from]
+        cites += list(urls)
+        return Paragraph(text=text, citations=list(dict.fromkeys(cites)),
+                         record_refs=list(dict.fromkeys(refs)))
+
+    def key(self, variant: str | None) -> tuple[str, ...]:
+        """The line URL of ``variants.<variant>:`` (empty when unknown)."""
+        url = self.src.variant_key_urls.get(variant or "")
+        return (url,) if url else ()
 
     # -- sections --------------------------------------------------------------------------
     def answer(self) -> Paragraph:
-        """One paragraph: default artifact, effective minimum, finding counts."""
+        """One paragraph: default artifact, effective minimum, what ran and what it found."""
         dv = self.src.derived.default_variant
         model = self.fact(f"Variant {dv}: model id")
         prec = self.fact(f"Variant {dv}: precision")
         mv = self.fact(f"Variant {dv}: effective minimum vLLM version")
-        errors = sum(1 for f in self.src.findings if f.severity == "error")
-        warnings = sum(1 for f in self.src.findings if f.severity == "warning")
+        counts = {s: sum(1 for f in self.src.findings if f.severity == s)
+                  for s in ("error", "warning", "info")}
+        skipped = len(self.src.rules_skipped)
         text = (f"At commit {self.src.commit[:12]}, {self.src.path} makes "
                 f"{model.value if model else 'no model'} "
                 f"({prec.value if prec else 'precision not stated'}) its default variant "
                 f"'{dv}', for which vLLM {mv.value if mv else '(no minimum stated)'} is the "
-                f"effective minimum. recipe-check found {errors} error(s) and {warnings} "
-                "warning(s) in the document; it did not start a server.")
-        return self.para(text, model, prec, mv)
+                f"effective minimum. recipe-check ran {self.src.rules_run} rules and found "
+                f"{counts['error']} error(s), {counts['warning']} warning(s) and "
+                f"{counts['info']} info(s)")
+        refs = ["/source/revision", "/source/document_path", "/validation/rules_run",
+                "/validation/summary"]
+        if skipped:
+            text += (f"; {skipped} rules were skipped because the context files of this "
+                     "commit were unavailable, so these counts cover only the rules that "
+                     "ran")
+            refs.append("/validation/rules_skipped")
+        text += ". It did not start a server."
+        return self.para(text, model, prec, mv, urls=self.key(dv), refs=tuple(refs))
 
     def artifact(self) -> Section:
         """Which checkpoint each variant serves and on which vLLM."""
@@ -102,47 +137,49 @@ class _Writer:
             paras.append(self.para(
                 f"The recipe is filed for {model_id.value} and targets the vLLM engine. Its "
                 f"default variant is '{dv}'. The weights revision is not pinned by the "
-                "recipe, so the record leaves it open.", model_id))
+                "recipe, so the record leaves it open.", model_id, urls=self.key(dv)))
         for name, vf in self.src.derived.variants.items():
             mid = self.fact(f"Variant {name}: model id")
             prec = self.fact(f"Variant {name}: precision")
             gb = self.fact(f"Variant {name}: planning minimum (GB, as declared)")
+            mv = self.fact(f"Variant {name}: effective minimum vLLM version")
             how = " (inherited from model.model_id)" if vf.model_id_inherited else ""
             paras.append(self.para(
                 f"Variant '{name}' serves {vf.model_id or 'an unnamed checkpoint'}{how} in "
                 f"{prec.value if prec else 'an unstated precision'}, with a declared "
                 f"planning minimum of {gb.value if gb else 'an unstated number of'} GB and "
-                f"vLLM {vf.min_version or '(unstated)'} as its effective minimum.",
-                mid, prec, gb, self.fact(f"Variant {name}: effective minimum vLLM version")))
+                f"vLLM {mv.value if mv else '(unstated)'} as its effective minimum.",
+                mid, prec, gb, mv, urls=self.key(name)))
         return Section(heading="Which checkpoint and vLLM version does the recipe pick?",
                        paragraphs=paras)
 
     def attention(self) -> Section:
         """Errors and warnings grouped by rule, opt-in features, missing context."""
         paras = []
+        index = {id(f): i for i, f in enumerate(self.src.findings)}
         serious = [f for f in self.src.findings if f.severity in ("error", "warning")]
         by_rule: dict[str, list[RecordFinding]] = {}
         for f in sorted(serious, key=lambda f: (f.severity != "error", f.rule, f.line)):
             by_rule.setdefault(f.rule, []).append(f)
         for rule, group in list(by_rule.items())[:MAX_FINDING_PARAGRAPHS]:
             shown = group[:MAX_PER_RULE]
-            more = f" ({len(group) - len(shown)} more in the validation block)" if len(
-                group) > len(shown) else ""
+            more = (" Further findings of this rule are listed in the validation block."
+                    if len(group) > len(shown) else "")
             paras.append(self.para(
                 f"{rule} ({group[0].severity}): "
-                + "; ".join(f"line {f.line}: {f.message}" for f in shown) + more + ".",
-                urls=tuple(f.evidence_url for f in shown if f.evidence_url)))
+                + "; ".join(f"line {f.line}: {f.message}" for f in shown) + "." + more,
+                refs=tuple(f"/validation/findings/{index[id(f)]}" for f in shown)))
         if len(by_rule) > MAX_FINDING_PARAGRAPHS:
             rest = list(by_rule)[MAX_FINDING_PARAGRAPHS:]
             paras.append(self.para(
-                f"Findings of {len(rest)} further rule(s) ({', '.join(rest)}) are listed in "
-                "the validation block.",
-                urls=tuple(by_rule[r][0].evidence_url or "" for r in rest
-                           if by_rule[r][0].evidence_url)))
+                f"Findings of further rules ({', '.join(rest)}) are listed in the "
+                "validation block.",
+                refs=tuple(f"/validation/findings/{index[id(by_rule[r][0])]}" for r in rest)))
         if not serious:
+            infos = len(self.src.findings)
             paras.append(self.para(
-                "The checker reported no errors or warnings for this document.",
-                self.fact("Model id")))
+                f"The rules that ran reported 0 errors and 0 warnings for this document "
+                f"({infos} info(s)).", refs=("/validation/summary",)))
         off = self.fact("Features off by default (opt-in)")
         if off is not None and isinstance(off.value, list):
             paras.append(self.para(
@@ -150,7 +187,8 @@ class _Writer:
                 "recipe lists it as opt-in, so a default launch does not include its "
                 "arguments.", off))
         if self.src.context_note:
-            paras.append(self.para(self.src.context_note))
+            paras.append(self.para(self.src.context_note,
+                                   refs=("/source/revision", "/validation/context")))
         return Section(heading="Points to check before use", paragraphs=paras)
 
     def settings(self) -> Section:
@@ -159,14 +197,14 @@ class _Writer:
         base = self.fact("Shared base arguments (one layer of the launch)")
         on = self.fact("Features on by default")
         strat = self.fact("Declared compatible strategies")
-        paras.append(self.para(
-            "A launch command is assembled in layers: the model's base arguments"
-            + (f" ({' '.join(str(a) for a in base.value)})"
-               if base and isinstance(base.value, list) else "")
-            + ", then the chosen variant's and hardware's overrides, the strategy's "
-            "parallelism flags and the arguments of each selected feature. The base "
-            "arguments alone are not a complete command.", base))
-        if on is not None and isinstance(on.value, list):
+        if base is not None and isinstance(base.value, list):
+            paras.append(self.para(
+                "A launch command is assembled in layers: the model's base arguments ("
+                + " ".join(str(a) for a in base.value)
+                + "), then the chosen variant's and hardware's overrides, the strategy's "
+                "parallelism flags and the arguments of each selected feature. The base "
+                "arguments alone are not a complete command.", base))
+        if on is not None and isinstance(on.value, list) and on.value:
             paras.append(self.para(
                 f"Selected by default: {_join([str(v) for v in on.value])}. Each adds its "
                 "own arguments to the command.", on))
@@ -175,12 +213,26 @@ class _Writer:
                 f"Serving strategies the recipe declares: "
                 f"{_join([str(v) for v in strat.value])}. Pick one, and a hardware profile, "
                 "before reading a command off the recipe.", strat))
+        landing = next((i for i, r in enumerate(self.src.rendered or []) if r.site_default),
+                       None)
+        if landing is not None and self.src.rendered is not None:
+            r = self.src.rendered[landing]
+            if r.command:
+                command = " ".join(r.command.replace("\\\n", " ").split())
+                feats = _join(r.features) if r.features else "no features"
+                paras.append(self.para(
+                    f"On {r.hardware}, where the recipe's page opens, the site's builder "
+                    f"picks variant '{r.variant}', strategy {r.strategy} on {r.node_count} "
+                    f"node(s) with {feats}, and renders: {command}. The record lists the "
+                    "default configuration of every other hardware profile the picker "
+                    "shows.", refs=(f"/rendered_defaults/{landing}",)))
         return Section(heading="How the settings combine", paragraphs=paras)
 
     def memory(self) -> Section:
-        """What each declared planning minimum is, and which nodes hold it."""
+        """What each declared planning minimum is, which nodes hold it, and what the
+        recipe's own text says about its size."""
         paras: list[Paragraph] = []
-        for name in self.src.derived.variants:
+        for name, vf in self.src.derived.variants.items():
             gb = self.fact(f"Variant {name}: planning minimum (GB, as declared)")
             if gb is None:
                 continue
@@ -192,15 +244,49 @@ class _Writer:
             text = f"Variant '{name}' declares {gb.value} GB."
             fit = self.fact(f"Variant {name}: hardware whose single node holds the planning "
                             "minimum")
+            sizes = self._node_sizes(fit)
             if fit is not None and isinstance(fit.value, list):
-                text += (" Against the node sizes of the taxonomy at the same commit, "
-                         + (f"one node of {_join([str(v) for v in fit.value])} holds it."
-                            if fit.value else "no single node holds it: it needs several."))
-            paras.append(self.para(text, gb, fit))
+                text += (f" By that figure alone, one node of {_join(sizes)} would hold it "
+                         "(node sizes of the taxonomy at the same commit)." if fit.value else
+                         " No single node of the compatible hardware holds it, so it needs "
+                         "several nodes.")
+            stated = vf.multi_node_stated
+            refs: tuple[str, ...] = ()
+            if stated:
+                said = _join([f'"{f.value}"' for f in stated])
+                contradiction = self._finding("HW020", [f.evidence_url for f in stated])
+                if fit is not None and fit.value and contradiction is not None:
+                    text += (f" The recipe's own text says it {said}; the figure and the "
+                             "text disagree (finding HW020).")
+                    refs = (f"/validation/findings/{contradiction}",)
+                else:
+                    text += f" The recipe's own text says it {said}."
+            paras.append(self.para(text, gb, *stated, inputs=(fit,), urls=self.key(name),
+                                   refs=refs))
         if not paras:
-            paras.append(self.para("The recipe declares no planning minimum for any variant.",
-                                   self.fact("Model id")))
+            model = self.fact("Model id")
+            if model is not None:
+                paras.append(self.para(f"The recipe for {model.value} declares no planning "
+                                       "minimum for any variant.", model))
         return Section(heading="Reading the planning minimum", paragraphs=paras)
+
+    def _node_sizes(self, fit: Fact | None) -> list[str]:
+        """``["b300 (2144 GB)", ...]`` from the inputs of a single-node fact."""
+        if fit is None or not isinstance(fit.value, list):
+            return []
+        sizes: dict[str, str] = {}
+        for c in fit.derived_from:
+            hw = c.pointer.split("/")[2] if c.pointer.startswith("/hardware_profiles/") else ""
+            if hw and c.pointer.endswith("/vram_gb"):
+                sizes[hw] = f"{hw} ({c.value} GB)"
+        return [sizes.get(str(hw), str(hw)) for hw in fit.value]
+
+    def _finding(self, rule: str, urls: list[str]) -> int | None:
+        """Index of the first ``rule`` finding at one of ``urls``."""
+        for i, f in enumerate(self.src.findings):
+            if f.rule == rule and f.evidence_url in urls:
+                return i
+        return None
 
     def reproduce(self) -> Section:
         """Digests, engine and images to pin; maintainer-verified hardware."""
@@ -208,15 +294,17 @@ class _Writer:
         mv = self.fact("Model-wide minimum vLLM version")
         images = [f for f in self.src.facts if f.name.startswith("Docker image")]
         paras.append(self.para(
-            f"Pin the document: {self.src.path} at commit {self.src.commit}, SHA-256 "
+            f"Pin the document: {self.src.path} at commit {self.src.commit}, content digest "
             f"{self.src.sha256}, git blob {self.src.git_blob}.",
-            urls=(self.src.first_line_url,)))
-        text = (f"Pin the engine: vLLM {mv.value} or newer is declared model-wide"
-                if mv else "Pin the engine: the recipe states no model-wide vLLM minimum")
-        if images:
-            text += "; container images named: " + _join([str(f.value) for f in images])
-        paras.append(self.para(text + ". Record the exact image digest or wheel used.",
-                               mv, *images))
+            refs=("/source/document_path", "/source/revision", "/source/document_sha256",
+                  "/source/git_blob")))
+        if mv or images:
+            text = (f"Pin the engine: vLLM {mv.value} or newer is declared model-wide"
+                    if mv else "Pin the engine: the recipe states no model-wide vLLM minimum")
+            if images:
+                text += "; container images named: " + _join([str(f.value) for f in images])
+            paras.append(self.para(text + ". Record the exact image digest or wheel used.",
+                                   mv, *images))
         verified = [f for f in self.src.facts if f.classification == "maintainer_verified"
                     and f.name.startswith("Hardware status:")]
         if verified:

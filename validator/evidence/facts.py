@@ -36,15 +36,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from validator.checks._data import as_dict, as_list, get
+from validator.checks.hw_text import multi_node_statements
 from validator.evidence.cite import Citer
 from validator.evidence.model import Citation, Classification, Fact
+from validator.render.gates import picker_hardware
 from validator.sourcemap import join_pointer
-
-PRECISION_HARDWARE = {
-    "nvfp4": {"brand": "NVIDIA", "generation": "blackwell"},
-    "fp4": {"brand": "NVIDIA", "generation": "blackwell"},
-}
-"""Upstream ``PRECISION_HARDWARE_CONSTRAINTS`` (src/lib/command-synthesis.js)."""
 
 RULE_DEFAULT_FEATURES = (
     "defaultFeaturesFor (vllm-project/recipes scripts/build-recipes-api.mjs): every "
@@ -54,8 +50,10 @@ RULE_INHERITED_MODEL = "a variant without model_id serves model.model_id"
 RULE_MIN_VERSION = ("effective minimum = highest of model.min_vllm_version and the "
                     "variant's min_vllm_version (PEP 440 order)")
 RULE_COMPATIBLE = (
-    "listCompatibleHardware (vllm-project/recipes src/lib/command-synthesis.js): "
-    "precision constraint, meta.hardware not 'unsupported', supported_hardware allowlist")
+    "the site's hardware picker (vllm-project/recipes src/lib/command-synthesis.js "
+    "listCompatibleHardware and pickDefaultHardware): precision constraint, meta.hardware "
+    "not 'unsupported', supported_hardware allowlist, and a restricted profile only when "
+    "meta.hardware declares it")
 RULE_SINGLE_NODE = ("fitsSingleNode (vllm-project/recipes src/lib/command-synthesis.js): "
                     "vram_minimum_gb <= the profile's node vram_gb")
 
@@ -72,6 +70,8 @@ class VariantFacts:
     opt_in: list[str] = field(default_factory=list)
     compatible_hardware: list[str] | None = None
     single_node_hardware: list[str] | None = None
+    multi_node_stated: list[Fact] = field(default_factory=list)
+    """Facts quoting the recipe's text that this variant needs multi-node."""
 
 
 @dataclass
@@ -109,24 +109,6 @@ def default_features(data: Any, variant: str | None, hardware: str | None = None
     return on, off
 
 
-def precision_compatible(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
-    """Upstream ``isPrecisionCompatible``: the profile meets the variant's precision
-    constraint (``precision_hardware`` or the NVFP4/FP4 default)."""
-    constraint = variant.get("precision_hardware")
-    if not isinstance(constraint, dict):
-        constraint = PRECISION_HARDWARE.get(str(variant.get("precision")))
-    if not constraint:
-        return True
-    if constraint.get("brand") and profile.get("brand") != constraint["brand"]:
-        return False
-    if constraint.get("generation"):
-        gen = profile.get("generation") or profile.get("gpu_generation")
-        gens = gen if isinstance(gen, list) else [gen]
-        if constraint["generation"] not in gens:
-            return False
-    return True
-
-
 class FactBuilder:
     """Collects facts about one recipe.
 
@@ -145,6 +127,7 @@ class FactBuilder:
         self.version_sources = version_sources
         self.data = cite.doc.data
         self.out = FactSet()
+        self.multi_node = multi_node_statements(self.data)
 
     # -- helpers ---------------------------------------------------------------------------
     def citation(self, pointer: str, value: Any = None, *, citer: Citer | None = None,
@@ -309,7 +292,31 @@ class FactBuilder:
                              [self.citation("/opt_in_features"),
                               self.citation(base + "/default_modes")], RULE_DEFAULT_FEATURES)
         vf.on_by_default, vf.opt_in = default_features(self.data, name)
+        self.multi_node_text(name, vf)
         self.hardware_fit(name, vf)
+
+    def multi_node_text(self, name: str, vf: VariantFacts) -> None:
+        """Statements of the description or guide that variant ``name`` needs multi-node
+        (:func:`validator.checks.hw_text.multi_node_statements`), quoted and cited."""
+        for st in self.multi_node:
+            if st.variant != name:
+                continue
+            if st.block_index is None:
+                url = self.cite.at(st.pointer)
+            elif "/guide" in self.cite.doc.source_map.blocks:
+                url = self.cite.url(self.cite.doc.source_map.block_line("/guide",
+                                                                        st.block_index)[0])
+            else:  # a quoted or folded guide: lines do not map one to one
+                url = None
+            where = "description" if st.block_index is None else "guide"
+            name_of = f"Variant {name}: needs multi-node (as the {where} says)"
+            if url is None or any(f.name == name_of for f in vf.multi_node_stated):
+                continue  # one quote per place: the first statement of the guide
+            fact = Fact(name=name_of, value=st.phrase, classification="recipe_declaration",
+                        evidence_url=url, pointer=st.pointer,
+                        source_document_sha256=self.cite.sha256)
+            self.out.facts.append(fact)
+            vf.multi_node_stated.append(fact)
 
     def min_version(self, name: str, vf: VariantFacts) -> None:
         """The derived effective minimum vLLM of variant ``name``."""
@@ -329,16 +336,7 @@ class FactBuilder:
         tax = self.taxonomy
         profiles = as_dict(get(tax.doc.data, "hardware_profiles"))
         variant = as_dict(get(self.data, "variants", name))
-        meta_hw = as_dict(get(self.data, "meta", "hardware"))
-        allow = variant.get("supported_hardware")
-        allow_list = allow if isinstance(allow, list) and allow else None
-        compatible: list[str] = []
-        for hw_id, profile in profiles.items():
-            if not isinstance(profile, dict):
-                continue
-            if (precision_compatible(profile, variant) and meta_hw.get(hw_id) != "unsupported"
-                    and (allow_list is None or hw_id in allow_list)):
-                compatible.append(hw_id)
+        compatible = picker_hardware(profiles, variant, self.data)
         vf.compatible_hardware = compatible
         base = join_pointer("/variants", name)
         primary = (self.citation(base + "/precision") or
@@ -347,6 +345,9 @@ class FactBuilder:
             return
         prof_cites = [self.citation(join_pointer("/hardware_profiles", hw), hw, citer=tax,
                                     key_only=True) for hw in compatible]
+        prof_cites += [self.citation(join_pointer("/meta/hardware", hw), hw, key_only=True)
+                       for hw in compatible
+                       if as_dict(profiles.get(hw)).get("restricted") is True]
         inputs: list[Citation | None] = [self.citation(base + "/supported_hardware")]
         self.derived(f"Variant {name}: compatible hardware", compatible, primary,
                      inputs + prof_cites, RULE_COMPATIBLE)

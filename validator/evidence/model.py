@@ -76,6 +76,26 @@ class Fact(_Strict):
     derived_from: list[Citation] = Field(default_factory=list)
 
 
+class ReportedSetup(_Strict):
+    """Conditions of a reported figure, as structured values read from the sentence, its
+    paragraph, the command block above it, or an earlier statement the text points back
+    to ("the same image and settings"); ``inherited_from`` cites the lines a value was
+    taken from when it is not on the figure's own line."""
+
+    hardware: list[str] = Field(default_factory=list,
+                                description="hardware as written (\"8x MI325X\")")
+    image: str | None = Field(default=None, description="container image named")
+    draft_tokens: int | None = Field(default=None,
+                                     description="speculative tokens drafted per step")
+    max_model_len: int | None = None
+    input_tokens: int | None = Field(default=None, description="prompt length of the run")
+    output_tokens: int | None = Field(default=None, description="output length of the run")
+    generated_tokens: int | None = Field(default=None,
+                                         description="length of the generation measured")
+    inherited_from: list[str] = Field(default_factory=list,
+                                      description="line URLs the values were carried from")
+
+
 class ReportedResult(_Strict):
     """A figure the source document reports. Never a measurement of this tool or its
     publisher: ``measured_by_publisher`` is always false."""
@@ -84,10 +104,14 @@ class ReportedResult(_Strict):
                     "acceptance_rate", "throughput", "latency", "accuracy"]
     label: str = Field(description="what the figure is of, in the source's own words")
     quoted: str = Field(description="the figure exactly as written in the source")
-    value: float
+    value: int | float
+    bound: Literal["=", ">=", "<=", "~"] = Field(
+        default="=", description="how the value bounds the figure: '70+' is >= 70, "
+        "'up to 70' is <= 70, '~70' is about 70")
     unit: str
     conditions: dict[str, str] = Field(
         description="conditions stated nearby: heading, command, hardware, table row")
+    setup: ReportedSetup = Field(default_factory=ReportedSetup)
     classification: Literal["source_reported"] = "source_reported"
     evidence_url: str = Field(pattern=EVIDENCE_URL)
     source_document_sha256: str = Field(pattern=SHA256)
@@ -95,10 +119,20 @@ class ReportedResult(_Strict):
 
 
 class Paragraph(_Strict):
-    """One generated paragraph and the lines it rests on."""
+    """One generated paragraph and what it rests on: every value the text names is on a
+    cited line (``citations``: recipe or taxonomy lines of the pinned commit) or in the
+    record itself (``record_refs``: JSON Pointers into this record, for statements about
+    the check, the digests or the rendered commands); every citation and reference holds
+    at least one of those values. A paragraph has at least one of either."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra={
+        "anyOf": [{"properties": {"citations": {"minItems": 1}}},
+                  {"properties": {"record_refs": {"minItems": 1}}}]})
 
     text: str
-    citations: list[str] = Field(min_length=1)
+    citations: list[str] = Field(description="line URLs (recipe or taxonomy at the commit)")
+    record_refs: list[str] = Field(
+        default_factory=list, description="JSON Pointers into this record")
 
 
 class Section(_Strict):
@@ -152,6 +186,38 @@ class DeploymentOption(_Strict):
         description="of those, profiles whose one node holds the planning minimum")
 
 
+class RenderedProcess(_Strict):
+    """One process of a rendered configuration (``serve``, ``head``, ``worker 1``,
+    ``prefill``, ``decode``...), as a user pastes it."""
+
+    role: str
+    command: str
+    docker_command: str | None
+    env: dict[str, str]
+
+
+class RenderedDefault(_Strict):
+    """The configuration the site's builder lands on for one compatible hardware profile
+    (its default variant, recommended strategy, node count and default features), rendered
+    by recipe-check's port of the site's command synthesis from the recipe, taxonomy and
+    strategies of the same commit. Nothing was run."""
+
+    hardware: str
+    site_default: bool = Field(description="the profile the recipe's page opens on")
+    variant: str
+    strategy: str
+    features: list[str]
+    node_count: int | None
+    deploy_type: str | None
+    docker_image: str | None
+    command: str | None = Field(description="the vllm serve command (first process)")
+    docker_command: str | None
+    env: dict[str, str]
+    processes: list[RenderedProcess]
+    problems: list[str] = Field(description="where the site cannot render it, or renders "
+                                "something odd, and why")
+
+
 class HardwareClaim(_Strict):
     """A ``meta.hardware`` status."""
 
@@ -179,6 +245,8 @@ class RecipeParameters(_Strict):
     kv_offload_support: dict[str, str]
     recipe_added_on: str | None
     recipe_updated_on: str | None
+    tasks: list[str] = Field(default_factory=list, description="meta.tasks (a string, list "
+                             "or mapping in the recipe), as a list of task names")
 
 
 class Source(_Strict):
@@ -290,6 +358,10 @@ class Record(_Strict):
     limitations: list[str]
     facts: list[Fact]
     reported_results: list[ReportedResult]
+    rendered_defaults: list[RenderedDefault] | None = Field(
+        default=None, description="the default configuration per hardware profile the "
+        "site's picker shows (null when the taxonomy or strategies of this commit are "
+        "unavailable)")
     editorial: Editorial
     validation: Validation
 

@@ -39,6 +39,7 @@ from validator.evidence.model import (
     Validation,
     validate_record,
 )
+from validator.evidence.rendered import rendered_defaults
 from validator.evidence.reported import reported_results
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
@@ -251,8 +252,6 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         raise RecordError(f"{where}: cannot make a record: "
                           f"{first.message if first else 'not a YAML mapping'}")
     cite = Citer(repo, commit, doc, prov.sha256)
-    first_line = cite.url(1)
-
     other: tuple[str, ...] = ()
     others = getattr(tree, "other_revisions", None)
     if callable(others):
@@ -274,6 +273,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     version_sources = _version_sources(doc, ctx)
     facts = FactBuilder(cite, tax_cite, version_sources).build()
     results = reported_results(cite)
+    rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \
+        else None
 
     context_note = None
     if not status.complete:
@@ -339,6 +340,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         kv_offload_support={k: str(v) for k, v in as_dict(get(d, "kv_offload_support")).items()},
         recipe_added_on=_opt_str(meta.get("date_added")),
         recipe_updated_on=_opt_str(meta.get("date_updated")),
+        tasks=_tasks(meta.get("tasks")),
     )
     topics = None
     if tax_cite is not None:
@@ -372,9 +374,10 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         inputs=_inputs(dvf.min_version if dvf else None),
         findings=rec_findings, summary=counts)
     editorial = build_editorial(EditorialInput(
-        facts=facts.facts, derived=facts, findings=rec_findings, first_line_url=first_line,
-        commit=commit, path=path, sha256=prov.sha256, git_blob=prov.git_blob,
-        checked_on=checked_on, context_note=context_note))
+        facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,
+        sha256=prov.sha256, git_blob=prov.git_blob, checked_on=checked_on,
+        context_note=context_note, rules_run=rules_run, rules_skipped=skipped,
+        variant_key_urls=_key_urls(cite, doc), rendered=rendered))
     notes = [
         f"Model-wide minimum vLLM version: {params.minimum_runtime_version or 'not stated'}; "
         f"effective for the default variant: "
@@ -391,6 +394,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         + ("." if any("@sha256:" in i for i in images.values())
            else " or a container image digest."),
         "Planning minimums are declared weights budgets, not measured peak memory.",
+        "Rendered commands are recipe-check's reproduction of the site's command synthesis "
+        "for the default configuration of each hardware profile; none was run.",
     ]
     if context_note:
         limitations.append(context_note)
@@ -407,7 +412,26 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         hardware_topics=topics, deployment_options=options, recipe_parameters=params,
         source=source, license=_license(tree, repo, commit), notes=notes,
         limitations=limitations, facts=facts.facts, reported_results=results,
-        editorial=editorial, validation=validation)
+        rendered_defaults=rendered, editorial=editorial, validation=validation)
+
+
+def _key_urls(cite: Citer, doc: LoadedDocument) -> dict[str, str]:
+    """Line URL of each ``variants.<name>:`` key."""
+    out = {}
+    for name in as_dict(get(doc.data, "variants")):
+        line = cite.index.key_line("/variants/" + name.replace("~", "~0").replace("/", "~1"))
+        if line:
+            out[name] = cite.url(line)
+    return out
+
+
+def _tasks(value: Any) -> list[str]:
+    """``meta.tasks`` as names: a string, a list, or the keys of a mapping."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [str(k) for k in value]
+    return [str(v) for v in as_list(value) if isinstance(v, str | int | float)]
 
 
 def _opt_str(value: Any) -> str | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from validator.evidence.cite import Citer
-from validator.evidence.model import ReportedResult
+from validator.evidence.model import ReportedResult, ReportedSetup
 
 Metric = Literal["kv_cache_tokens", "max_concurrency", "acceptance_length",
                  "acceptance_rate", "throughput", "latency", "accuracy"]
@@ -93,13 +93,41 @@ class _Scan:
     headings: list[str] = field(default_factory=list)
     command: str = ""
     command_line: int = 0
+    command_text: str = ""
+    image: tuple[str, int] | None = None
 
 
-def _number(text: str, mult: str | None = None) -> float:
+def _number(text: str, mult: str | None = None) -> int | float:
+    """The value of ``1,477,168`` (an int), ``2.77`` (a float), ``1.2M``."""
     value = float(text.replace(",", ""))
     if mult:
         value *= {"k": 1e3, "m": 1e6}[mult.strip().lower()]
-    return value
+    return int(value) if value.is_integer() and ("." not in text or mult) else value
+
+
+_IMAGE = re.compile(r"(?<![\w/.-])(?P<image>[a-z0-9][\w.-]*/[\w.-]+:[\w.-]+)(?![\w/])")
+_SAME_IMAGE = re.compile(r"\bsame\s+(?:image|container|docker image)", re.IGNORECASE)
+_DRAFT = re.compile(r"(?P<n>\d+)\s+(?:speculative\s+)?tokens?\s+drafted|"
+                    r"num_speculative_tokens[\"':=\s]+(?P<m>\d+)", re.IGNORECASE)
+_GENERATED = re.compile(r"[~≈]?(?P<n>\d[\d,]*)[- ]token\s+(?:\w+\s+){0,2}generation",
+                        re.IGNORECASE)
+_LENGTH_FLAGS = {"max_model_len": r"--max-model-len", "input_tokens":
+                 r"--(?:random-)?input-len", "output_tokens": r"--(?:random-)?output-len"}
+
+
+def _bound(text: str, start: int, end: int) -> str:
+    """``>=`` for ``70+`` / "at least 70", ``<=`` for "up to 70", ``~`` for ``~70``."""
+    before = text[max(0, start - 24):start].lower()
+    if text[end:end + 1] == "+":
+        return ">="
+    if re.search(r"(?:up\s+to|at\s+most|<=?|≤)\s*$", before):
+        return "<="
+    if re.search(r"(?:\bat\s+least|\bover|\bmore\s+than|\babove|>=?|≥)\s*$", before):
+        return ">="
+    if re.search(r"(?:[~≈]|\babout|\baround|\broughly|\bapproximately|\bnearly)\s*$",
+                 before):
+        return "~"
+    return "="
 
 
 def _hardware(text: str) -> str:
@@ -159,7 +187,8 @@ class ReportedScanner:
                 title = stripped.lstrip("#").strip()
                 state.headings = [*state.headings[:max(level - 2, 0)], title]
                 state.heading = " > ".join(state.headings)
-                state.command, state.command_line = "", 0
+                state.command, state.command_line, state.command_text = "", 0, ""
+                state.image = None
                 i += 1
                 continue
             if stripped.startswith("|") and i + 1 < len(self.lines) and re.match(
@@ -185,7 +214,8 @@ class ReportedScanner:
 
     # -- pieces ----------------------------------------------------------------------------
     def add(self, metric: Metric, label: str, quoted: str, value: float, unit: str,
-            index: int, conditions: dict[str, str]) -> None:
+            index: int, conditions: dict[str, str], *, bound: str = "=",
+            setup: ReportedSetup | None = None) -> None:
         """Record one figure at 0-based guide line ``index`` (duplicates skipped)."""
         key = (index, int(value * 1000), metric)
         if key in self._seen:
@@ -194,8 +224,52 @@ class ReportedScanner:
         line = self.file_line(index)
         self.results.append(ReportedResult(
             metric=metric, label=label, quoted=quoted, value=value, unit=unit,
+            bound=bound,  # type: ignore[arg-type]
             conditions={k: v for k, v in conditions.items() if v},
+            setup=setup or ReportedSetup(),
             evidence_url=self.cite.url(line), source_document_sha256=self.cite.sha256))
+
+    def setup(self, sentence: str, state: _Scan, *, earlier: str = "",
+              earlier_line: int | None = None, hardware: str = "") -> ReportedSetup:
+        """Structured conditions of a figure: from its ``sentence`` (or ``hardware`` of a
+        table row), else the ``earlier`` sentences of its paragraph (first at guide line
+        ``earlier_line``), else what the text points back to; lengths and draft tokens
+        also from the command block above."""
+        inherited: list[str] = []
+        hw = _hardware(hardware or sentence)
+        if not hw and earlier:
+            hw = _hardware(earlier)
+            if hw and earlier_line is not None:
+                inherited.append(self.cite.url(self.file_line(earlier_line)))
+        m = _IMAGE.search(sentence) or (_IMAGE.search(earlier) if earlier else None)
+        image = m.group("image") if m else None
+        if image is None and state.image and (_SAME_IMAGE.search(sentence)
+                                              or _SAME_IMAGE.search(earlier)):
+            image = state.image[0]
+            inherited.append(self.cite.url(self.file_line(state.image[1])))
+        values: dict[str, int] = {}
+        from_command = False
+        for source in (sentence, state.command_text):
+            found = dict(values)
+            d = _DRAFT.search(source)
+            if d and "draft_tokens" not in values:
+                values["draft_tokens"] = int(d.group("n") or d.group("m"))
+            for name, flag in _LENGTH_FLAGS.items():
+                f = re.search(flag + r"[=\s]+(\d+)", source)
+                if f and name not in values:
+                    values[name] = int(f.group(1))
+            from_command = from_command or (source is state.command_text and
+                                            bool(state.command_text) and values != found)
+        g = _GENERATED.search(sentence)
+        if g:
+            values["generated_tokens"] = int(g.group("n").replace(",", ""))
+        if from_command:
+            url = self.cite.url(self.file_line(state.command_line))
+            if url not in inherited:
+                inherited.append(url)
+        return ReportedSetup(hardware=[h.strip() for h in hw.split(",") if h.strip()],
+                             image=image, inherited_from=inherited,
+                             **values)
 
     def base_conditions(self, state: _Scan) -> dict[str, str]:
         """Heading path and the last command block (with its line URL)."""
@@ -221,15 +295,30 @@ class ReportedScanner:
                 row = max(k for k, s in enumerate(starts) if s <= num_at)
                 quoted = m.group("num")
                 mult = m.groupdict().get("mult")
+                bound = _bound(text, num_at, m.end("num") + len(mult or ""))
                 sentence = _sentence(text, m.start(), m.end())
                 cond = self.base_conditions(state)
                 cond["statement"] = sentence
                 hw = _hardware(sentence)
                 if hw:
                     cond["hardware"] = hw
+                begin = _sentence_left(text, m.start())
+                earlier = re.sub(r"\s+", " ", text[:begin]) if begin > 0 else ""
+                hws = list(_HW.finditer(text, 0, max(begin, 0)))
+                first = paragraph[max(k for k, s in enumerate(starts)
+                                      if s <= hws[-1].start())].index if hws else None
                 got_unit = (m.groupdict().get("unit") or unit).replace("\n", " ")
-                self.add(metric, label, quoted + (mult or ""), _number(quoted, mult),
-                         re.sub(r"\s+", " ", got_unit), paragraph[row].index, cond)
+                plus = "+" if bound == ">=" and text[m.end("num"):m.end("num") + 1] == "+" \
+                    else ""
+                self.add(metric, label, quoted + (mult or "") + plus, _number(quoted, mult),
+                         re.sub(r"\s+", " ", got_unit), paragraph[row].index, cond,
+                         bound=bound, setup=self.setup(sentence, state, earlier=earlier,
+                                                       earlier_line=first))
+        images = list(_IMAGE.finditer(text))
+        if images:
+            last = images[-1]
+            row = max(k for k, s in enumerate(starts) if s <= last.start())
+            state.image = (last.group("image"), paragraph[row].index)
 
     def code_block(self, code: list[_Line], state: _Scan) -> None:
         """Remember a serve/bench command; read bench result, log and lm-eval lines."""
@@ -242,6 +331,7 @@ class ReportedScanner:
                           ln.text), code[0])
             state.command = serve.text.strip().rstrip("\\").strip()
             state.command_line = serve.index
+            state.command_text = "\n".join(ln.text for ln in code)
         for ln in code:
             cond = self.base_conditions(state)
             m = _BENCH_LINE.match(ln.text)
@@ -250,17 +340,19 @@ class ReportedScanner:
                 unit = m.group("unit")
                 metric: Metric = "throughput" if unit.endswith("/s") else "latency"
                 self.add(metric, label, m.group("num"), _number(m.group("num")), unit,
-                         ln.index, cond)
+                         ln.index, cond, setup=self.setup("", state))
                 continue
             m = _LOG_KV.search(ln.text)
             if m:
                 self.add("kv_cache_tokens", "GPU KV cache size", m.group("num"),
-                         _number(m.group("num")), "tokens", ln.index, cond)
+                         _number(m.group("num")), "tokens", ln.index, cond,
+                         setup=self.setup("", state))
             m = _LOG_CONC.search(ln.text)
             if m:
                 cond["statement"] = ln.text.strip()
                 self.add("max_concurrency", "maximum concurrency", m.group("num"),
-                         _number(m.group("num")), "x", ln.index, cond)
+                         _number(m.group("num")), "x", ln.index, cond,
+                         setup=self.setup("", state))
         # lm-eval style tables inside a code block
         table = [ln for ln in code if ln.text.strip().startswith("|")]
         if len(table) >= 3:
@@ -310,8 +402,12 @@ class ReportedScanner:
                     cond["hardware"] = hw
                 quoted = m.group("num") + (m.group("mult") or "")
                 unit = _column_unit(head if value_col is None else header[col], metric)
+                approx = cell.replace("`", "").replace("*", "").lstrip()[:1] in ("~", "≈")
                 self.add(metric, f"{head} ({which})" if which else head, quoted,
-                         _number(m.group("num"), m.group("mult")), unit, line.index, cond)
+                         _number(m.group("num"), m.group("mult")), unit, line.index, cond,
+                         bound="~" if approx else "=",
+                         setup=self.setup("", state, hardware=cond["table_row"] + " "
+                                          + state.heading))
 
 
 def _cells(line: str) -> list[str]:
@@ -349,9 +445,14 @@ def _column_unit(head: str, metric: Metric) -> str:
             "max_concurrency": "x"}[metric]
 
 
-def _sentence(text: str, start: int, end: int) -> str:
+def _sentence_left(text: str, start: int) -> int:
+    """Where the sentence holding ``start`` begins."""
     left = max(text.rfind(". ", 0, start), text.rfind(".\n", 0, start))
-    left = 0 if left < 0 else left + 2
+    return 0 if left < 0 else left + 2
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    left = _sentence_left(text, start)
     right_candidates = [i for i in (text.find(". ", end), text.find(".\n", end)) if i >= 0]
     right = min(right_candidates) + 1 if right_candidates else len(text)
     return re.sub(r"\s+", " ", text[left:right]).strip()

@@ -1,0 +1,213 @@
+"""The catalogue in a real browser: Debian's chromium driven by Playwright.
+
+A publish of real corpus records with ``--site`` (the CLI, as a publisher runs it) is
+opened from ``file://``: search for a model, follow its record link, check that every
+evidence link on the page points at the pinned commit and at lines that exist in that
+commit's file, copy a command, use the filters, and check that no request left the
+machine. Screenshots of the index and a record page (desktop and phone widths) are saved
+under ``test-output/catalogue/`` (git-ignored) for CI to keep.
+
+Without chromium the test is skipped on a developer machine and fails when ``CI`` is set
+(``.ci/install-browser`` installs it there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.evidence.conftest import REPO
+from validator.evidence.cite import parse_anchor
+from validator.source.git import GitTree
+from validator.source.snapshots import LOCK_NAME, SnapshotStore, snapshot_spec
+
+pytestmark = pytest.mark.corpus
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "catalogue"
+RECIPES = ("models/zai-org/GLM-5.2.yaml", "models/zai-org/GLM-5.1.yaml",
+           "models/deepseek-ai/DeepSeek-V4-Flash.yaml", "models/Qwen/Qwen3.6-27B.yaml",
+           "models/mindlab-research/Macaron-V1-Coding-Venti.yaml",
+           "models/moonshotai/Kimi-K3.yaml")
+
+
+def _browser_missing(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI must run the browser test (see .ci/install-browser)",
+                    pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def catalogue(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    import git
+
+    repo = git.Repo(corpus_repo)
+    head = repo.head.commit.hexsha
+    tree = GitTree(REPO, head, None, repo, str(corpus_repo))
+    root = tmp_path_factory.mktemp("catalogue")
+    snapshot_spec(SnapshotStore(root / "store"), tree, REPO, list(RECIPES))
+    out, site = root / "published", root / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "validator", "publish", "--lock",
+         str(root / "store" / LOCK_NAME), "--out", str(out), "--checked-on", "2026-12-01",
+         "--attestation", "--site", str(site)], capture_output=True, text=True, timeout=600,
+        check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"catalogue: {len(RECIPES)} record page(s)" in done.stdout
+    return {"site": site, "out": out, "commit": head, "repo": corpus_repo}
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if not Path(CHROMIUM).is_file():
+        _browser_missing(f"{CHROMIUM} is not installed")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _browser_missing("the playwright Python package is not installed")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport={"width": 1280, "height": 900})
+        yield context
+        context.close()
+
+
+def _lines(repo: Path, commit: str) -> Callable[[str], int]:
+    cache: dict[str, int] = {}
+
+    def count(path: str) -> int:
+        if path not in cache:
+            text = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=repo, check=True,
+                                  capture_output=True).stdout.decode("utf-8")
+            cache[path] = len(text.splitlines())
+        return cache[path]
+
+    return count
+
+
+def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) -> None:
+    site: Path = catalogue["site"]
+    commit: str = catalogue["commit"]
+    outside: list[str] = []
+
+    def guard(route: Any) -> None:
+        url = route.request.url
+        if url.startswith("file://"):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    browser_context.route("**/*", guard)
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto((site / "index.html").as_uri())
+    items = page.locator("ul.records li")
+    assert items.count() == len(RECIPES)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "index.png"), full_page=True)
+
+    # search by model: only GLM-5.2 stays
+    page.fill("#f-q", "glm-5.2")
+    visible = page.locator("ul.records li:not([hidden])")
+    assert visible.count() == 1
+    assert page.locator("#shown").inner_text() == f"1 of {len(RECIPES)} records shown"
+    link = visible.locator("a.record")
+    assert link.inner_text() == "GLM-5.2"
+    link.click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/models/zai-org/GLM-5.2.yaml.html")
+    assert page.locator("h1").inner_text().startswith("GLM-5.2")
+
+    # every evidence link: the pinned commit, a path of it, lines that exist
+    count = _lines(catalogue["repo"], commit)
+    hrefs = page.eval_on_selector_all("a.evidence", "els => els.map(e => e.href)")
+    assert len(hrefs) > 150
+    for href in hrefs:
+        repo, at, path, first, last = parse_anchor(href)
+        assert (repo, at) == (REPO, commit), href
+        assert re.search(r"#L\d+(-L\d+)?$", href), href
+        assert 1 <= first <= last <= count(path), href
+    assert {parse_anchor(h)[2] for h in hrefs} == {"models/zai-org/GLM-5.2.yaml",
+                                                   "taxonomy.yaml"}
+    # provenance links open local files of the site (record, statement, schema)
+    for name in ("record JSON", "statement (unsigned)", "schema"):
+        target = page.get_by_role("link", name=name).get_attribute("href")
+        assert target and not target.startswith(("http:", "https:", "//"))
+    statement = site / page.url.split(site.as_uri() + "/", 1)[1].replace(".html",
+                                                                          ".intoto.json")
+    assert json.loads(statement.read_text())["subject"][0]["name"] == \
+        "models/zai-org/GLM-5.2.yaml"
+
+    # commands: the page default is open, its copy button works from the keyboard
+    opened = page.locator("details[open] summary")
+    assert opened.count() == 1 and "(page default)" in opened.inner_text()
+    button = page.locator("details[open] button.copy").first
+    button.focus()
+    page.keyboard.press("Enter")
+    assert button.inner_text() == "Copied"
+    assert "vllm serve zai-org/GLM-5.2-FP8" in page.locator("details[open] pre").first.inner_text()
+    assert page.get_by_text("disagree (finding HW020)").count() == 1
+    page.screenshot(path=str(OUTPUT / "record.png"), full_page=False)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(OUTPUT / "record-phone.png"), full_page=False)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 400, f"the page scrolls sideways on a phone ({width}px)"
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    # filters on the index
+    page.goto((site / "index.html").as_uri())
+    page.select_option("#f-brand", "amd")
+    shown = page.locator("ul.records li:not([hidden])")
+    n_amd = shown.count()
+    assert 0 < n_amd < len(RECIPES)
+    for i in range(n_amd):
+        assert "amd" in (shown.nth(i).get_attribute("data-brands") or "").split()
+    page.select_option("#f-brand", "")
+    page.select_option("#f-precision", "nvfp4")
+    n_nvfp4 = shown.count()
+    assert 0 < n_nvfp4 <= len(RECIPES)
+    for i in range(n_nvfp4):
+        assert "nvfp4" in (shown.nth(i).get_attribute("data-precisions") or "").split()
+    page.select_option("#f-precision", "")
+    versions = page.eval_on_selector_all("#f-vllm option", "o => o.map(x => x.value)")[1:]
+    page.select_option("#f-vllm", versions[0])
+    assert 0 < shown.count() < len(RECIPES)
+    page.screenshot(path=str(OUTPUT / "index-filtered.png"), full_page=True)
+
+    assert outside == [], f"requests left the machine: {outside}"
+    assert errors == [], errors
+
+
+def test_missing_browser_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the browser test"):
+        _browser_missing("no chromium")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        _browser_missing("no chromium")
+
+
+def test_chromium_is_installed_where_ci_runs() -> None:
+    """The install step CI runs exists and installs Debian's package only when missing."""
+    script = Path(__file__).resolve().parents[2] / ".ci" / "install-browser"
+    text = script.read_text("utf-8")
+    assert "command -v chromium" in text and "apt-get install -y" in text
+    assert "bash .ci/install-browser" in (script.parent / "run").read_text("utf-8")
+    assert shutil.which("bash")

@@ -1,0 +1,130 @@
+"""Build the static catalogue of a publish folder: ``recipe-check publish ... --site DIR``.
+
+Layout of ``DIR`` (relative links only, so it works from ``file://`` and any static host;
+no server code, no external request)::
+
+    index.html                                   all current records, search and filters
+    assets/site.css, assets/site.js
+    records/<owner>/<name>/<commit>/<path>.html  one page per record
+    records/<owner>/<name>/<commit>/<path>.json  the record (copied byte for byte)
+    records/.../<path>.intoto.json               its in-toto Statement, when published
+    schemas/record.schema.json
+
+The whole folder is written into a temporary sibling and swapped in at the end: a build
+that fails (or is killed) leaves the previous catalogue as it was, never a half-written one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from validator.evidence.site.assets import CSS, JS
+from validator.evidence.site.index_page import Entry, index_html
+from validator.evidence.site.record_page import Links, record_html
+
+INDEX = "index.json"
+ATTESTATION_SUFFIX = ".intoto.json"
+
+
+class SiteError(Exception):
+    """The catalogue cannot be built (no index, unreadable record); the message names the
+    file."""
+
+
+@dataclass(frozen=True)
+class SiteResult:
+    """What a build wrote."""
+
+    pages: int
+
+
+def _write(path: Path, text: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+def _load(out: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``(index entry, record)`` of every current record listed in ``out/index.json``."""
+    index_file = out / INDEX
+    try:
+        index = json.loads(index_file.read_text("utf-8"))
+        entries = [e for e in index["records"] if e.get("current")]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SiteError(f"{index_file}: not a readable record index ({exc})") from exc
+    loaded = []
+    for entry in entries:
+        file = out / entry["file"]
+        try:
+            if ".." in Path(entry["file"]).parts:
+                raise ValueError("path leaves the folder")
+            loaded.append((entry, json.loads(file.read_text("utf-8"))))
+        except (OSError, ValueError) as exc:
+            raise SiteError(f"{file}: cannot read the record ({exc})") from exc
+    return loaded
+
+
+def _swap(tmp: Path, site: Path) -> None:
+    """Replace ``site`` by ``tmp`` (the old folder is removed only after the new one is in
+    place)."""
+    old = None
+    if site.exists():
+        old = site.with_name(f".{site.name}.old-{os.getpid()}")
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(site, old)
+    os.replace(tmp, site)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_site(out: Path, site: Path) -> SiteResult:
+    """Write the catalogue of the publish folder ``out`` into ``site``.
+
+    Raises:
+        SiteError: ``out`` has no readable ``index.json``, or a listed record is unreadable
+            or lacks a field of ``schemas/record.schema.json`` that the pages show (the
+            publisher validates every record before writing it; nothing is written then).
+        OSError: ``site`` cannot be written.
+    """
+    loaded = _load(out)
+    site = site.resolve()
+    site.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
+    try:
+        _write(tmp / "assets" / "site.css", CSS)
+        _write(tmp / "assets" / "site.js", JS)
+        schema = out / "schemas" / "record.schema.json"
+        if schema.is_file():
+            _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
+        entries = []
+        for entry, record in loaded:
+            rel = Path(entry["file"])  # records/<owner>/<name>/<commit>/<path>.json
+            page_rel = rel.with_name(rel.name[:-len(".json")] + ".html")
+            depth = len(rel.parts) - 1
+            root = "../" * depth
+            _write(tmp / rel, (out / rel).read_bytes())
+            statement = None
+            if entry.get("attestation"):
+                att = Path(entry["attestation"])
+                _write(tmp / att, (out / att).read_bytes())
+                statement = att.name
+            links = Links(root=root, record_json=rel.name, statement=statement,
+                          schema=f"{root}schemas/record.schema.json")
+            try:
+                _write(tmp / page_rel, record_html(record, links))
+                entries.append(Entry.of(record, page_rel.as_posix()))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise SiteError(f"{out / rel}: does not match the record schema "
+                                f"({type(exc).__name__}: {exc})") from exc
+        _write(tmp / "index.html", index_html(entries))
+        _swap(tmp, site)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return SiteResult(pages=len(entries))

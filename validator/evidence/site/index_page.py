@@ -1,0 +1,120 @@
+"""The catalogue's index: every current record, searchable by model and filterable by
+hardware brand, precision, task, verified hardware and minimum vLLM. The list is plain
+HTML (usable without script); ``site.js`` hides the entries a filter excludes, reading the
+``data-*`` attributes written here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from validator.evidence.site.html import esc, page
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the index shows and filters on for one record."""
+
+    href: str
+    title: str
+    model_id: str
+    provider: str
+    path: str
+    commit: str
+    brands: tuple[str, ...]
+    precisions: tuple[str, ...]
+    tasks: tuple[str, ...]
+    verified: tuple[str, ...]
+    min_vllm: str
+    errors: int
+    warnings: int
+    skipped: int
+
+    @classmethod
+    def of(cls, record: dict[str, Any], href: str) -> Entry:
+        """The entry of one record (parsed JSON)."""
+        params = record.get("recipe_parameters") or {}
+        options = record.get("deployment_options") or []
+        summary = (record.get("validation") or {}).get("summary") or {}
+        return cls(
+            href=href, title=str(record.get("model_label") or record.get("title") or ""),
+            model_id=str(record.get("model_id") or ""),
+            provider=str(record.get("model_provider") or ""),
+            path=str(record["source"]["document_path"]),
+            commit=str(record["source"]["revision"]),
+            brands=tuple(sorted({str(b).lower() for b in record.get("hardware_topics") or []})),
+            precisions=tuple(sorted({str(o["precision"]) for o in options
+                                     if o.get("precision")})),
+            tasks=tuple(sorted({str(t) for t in params.get("tasks") or []})),
+            verified=tuple(sorted({str(c["profile"]) for c in params.get("hardware_claims")
+                                   or [] if c.get("maintainer_status") == "verified"})),
+            min_vllm=str(params.get("effective_default_minimum_runtime_version") or ""),
+            errors=int(summary.get("errors", 0)), warnings=int(summary.get("warnings", 0)),
+            skipped=len((record.get("validation") or {}).get("rules_skipped") or []))
+
+
+def _options(name: str, label: str, values: list[str], any_label: str) -> str:
+    opts = "".join(f"<option value=\"{esc(v)}\">{esc(v)}</option>" for v in values)
+    return (f"<div><label for=\"f-{name}\">{esc(label)}</label>"
+            f"<select id=\"f-{name}\" name=\"{name}\"><option value=\"\">{esc(any_label)}"
+            f"</option>{opts}</select></div>")
+
+
+def _version_order(v: str) -> tuple[int, ...]:
+    if v == "nightly":
+        return (9999,)
+    parts = []
+    for p in v.replace("rc", ".").split("."):
+        parts.append(int(p) if p.isdigit() else 0)
+    return tuple(parts)
+
+
+def _item(e: Entry) -> str:
+    search = " ".join((e.title, e.model_id, e.provider, e.path)).lower()
+    tags = [f"<span class=\"tag\">{esc(p)}</span>" for p in e.precisions]
+    tags += [f"<span class=\"tag\">{esc(b)}</span>" for b in e.brands]
+    tags += [f"<span class=\"tag ok\">verified: {esc(v)}</span>" for v in e.verified]
+    if e.min_vllm:
+        tags.append(f"<span class=\"tag\">vLLM &ge; {esc(e.min_vllm)}</span>")
+    tags.append(f"<span class=\"tag {'err' if e.errors else 'ok'}\">{e.errors} error(s)</span>")
+    if e.warnings:
+        tags.append(f"<span class=\"tag warn\">{e.warnings} warning(s)</span>")
+    if e.skipped:
+        tags.append(f"<span class=\"tag warn\">{e.skipped} rules skipped</span>")
+    attrs = {"search": search, "brands": " ".join(e.brands),
+             "precisions": " ".join(e.precisions), "tasks": " ".join(e.tasks),
+             "verified": " ".join(e.verified), "minv": e.min_vllm}
+    data = " ".join(f"data-{k}=\"{esc(v)}\"" for k, v in attrs.items())
+    return (f"<li {data}><a href=\"{esc(e.href)}\" class=\"record\">{esc(e.title)}</a> "
+            f"<span class=\"muted\"><code>{esc(e.model_id)}</code> &middot; "
+            f"{esc(e.path)} @ <code>{esc(e.commit[:12])}</code></span>"
+            f"<div class=\"tags\">{''.join(tags)}</div></li>")
+
+
+def index_html(entries: list[Entry]) -> str:
+    """The whole index page."""
+    entries = sorted(entries, key=lambda e: (e.title.lower(), e.path, e.commit))
+    brands = sorted({b for e in entries for b in e.brands})
+    precisions = sorted({p for e in entries for p in e.precisions})
+    tasks = sorted({t for e in entries for t in e.tasks})
+    verified = sorted({v for e in entries for v in e.verified})
+    versions = sorted({e.min_vllm for e in entries if e.min_vllm}, key=_version_order)
+    form = (
+        "<form id=\"filters\" class=\"filters\" role=\"search\" aria-label=\"Filter records\">"
+        "<div><label for=\"f-q\">Search by model</label><input id=\"f-q\" name=\"q\" "
+        "type=\"search\" placeholder=\"e.g. GLM-5.2\" autocomplete=\"off\"></div>"
+        + _options("brand", "Hardware brand", brands, "any brand")
+        + _options("precision", "Precision", precisions, "any precision")
+        + _options("task", "Task", tasks, "any task")
+        + _options("verified", "Verified on", verified, "any hardware")
+        + _options("vllm", "I run vLLM", versions, "any version")
+        + "</form>")
+    body = (
+        "<h1>Evidence records of vLLM recipes</h1>"
+        "<p class=\"muted\">Each record states what one pinned recipe declares, with the line "
+        "that states it, and what recipe-check found. No model was run for any of them.</p>"
+        f"{form}<p id=\"shown\" class=\"count\" role=\"status\" aria-live=\"polite\">"
+        f"{len(entries)} records</p>"
+        f"<ul class=\"records\">\n" + "\n".join(_item(e) for e in entries) + "\n</ul>")
+    return page("recipe-check records", body, "",
+                f"{len(entries)} evidence records of vLLM serving recipes")

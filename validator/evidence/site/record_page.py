@@ -1,0 +1,233 @@
+"""One page per record: provenance, findings summary, rendered commands per configuration
+(with copy buttons), deployment options, facts with their evidence links, reported results
+with their conditions, the generated text with its citations, and what was not verified.
+
+Every value comes from the record; every recipe string is escaped; evidence links are the
+record's own pinned ``https://github.com/<repo>/blob/<commit>/<path>#L<n>`` URLs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from validator.evidence.site.html import esc, link, page, table, value_text
+
+_SETUP_LABELS = (("hardware", "hardware"), ("image", "image"),
+                 ("draft_tokens", "draft tokens"), ("max_model_len", "max model len"),
+                 ("input_tokens", "input tokens"), ("output_tokens", "output tokens"),
+                 ("generated_tokens", "generated tokens"))
+
+
+@dataclass(frozen=True)
+class Links:
+    """Relative links of one record page: the site root, the record JSON, the in-toto
+    statement (``None`` when not published) and the schema."""
+
+    root: str
+    record_json: str
+    statement: str | None
+    schema: str
+
+
+def _dl(pairs: list[tuple[str, str]]) -> str:
+    return "<dl class=\"kv\">" + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in pairs) \
+        + "</dl>"
+
+
+def _evidence(url: str | None, label: str = "line") -> str:
+    if not url:
+        return "<span class=\"muted\">no line</span>"
+    anchor = url.rsplit("#", 1)[-1] if "#" in url else ""
+    return link(url, f"{label} {anchor.replace('L', '').replace('-', '–')}".strip(),
+                "evidence")
+
+
+def provenance(rec: dict[str, Any], links: Links) -> str:
+    """Where the document came from and how to check it."""
+    src = rec["source"]
+    pairs = [
+        ("Repository", link(src["url"], src["repository"])),
+        ("Commit", f"<code>{esc(src['revision'])}</code>"),
+        ("Document", link(src["pinned_url"], src["document_path"], "pinned")),
+        ("SHA-256", f"<code>{esc(src['document_sha256'])}</code>"),
+        ("Git blob", f"<code>{esc(src['git_blob'])}</code>"),
+        ("Last commit", esc(f"{src.get('last_commit') or 'unknown'} "
+                            f"({src.get('last_commit_at') or 'no date'})")),
+        ("Checked on", esc(src["checked_on"])),
+        ("Record", link(links.record_json, "record JSON")
+         + " &middot; " + link(links.schema, "schema")),
+        ("in-toto Statement", link(links.statement, "statement (unsigned)")
+         if links.statement else "<span class=\"muted\">not published</span>"),
+    ]
+    tool = rec["validation"]["tool"]
+    pairs.append(("Checked by", esc(f"{tool['name']} {tool['version']}")))
+    return "<h2 id=\"provenance\">Provenance</h2>" + _dl(pairs)
+
+
+def findings(rec: dict[str, Any]) -> str:
+    """Counts, skipped rules, and every finding with its line."""
+    val = rec["validation"]
+    s = val["summary"]
+    skipped = val.get("rules_skipped") or []
+    head = (f"<p><span class=\"count\">{s.get('errors', 0)} error(s), "
+            f"{s.get('warnings', 0)} warning(s), {s.get('infos', 0)} info(s)</span> from "
+            f"{val['rules_run']} rules")
+    head += (f"; <strong>{len(skipped)} rules skipped</strong> for lack of context "
+             f"({esc(', '.join(skipped))}).</p>" if skipped else "; no rule skipped.</p>")
+    rows = [[esc(f["rule"]), esc(f["severity"]), _evidence(f.get("evidence_url")),
+             esc(f["message"]) + (f"<br><span class=\"muted\">{esc(f['hint'])}</span>"
+                                  if f.get("hint") else "")]
+            for f in val["findings"]]
+    body = table(["Rule", "Severity", "Line", "Message"], rows) if rows else \
+        "<p class=\"muted\">No findings.</p>"
+    return "<h2 id=\"findings\">Findings</h2>" + head + body
+
+
+def _command(block_id: str, label: str, text: str | None) -> str:
+    if not text:
+        return ""
+    return (f"<div class=\"cmd\"><p><strong>{esc(label)}</strong> "
+            f"<button type=\"button\" class=\"copy\" data-target=\"{block_id}\" hidden>Copy"
+            f"</button></p><pre><code id=\"{block_id}\">{esc(text)}</code></pre></div>")
+
+
+def commands(rec: dict[str, Any]) -> str:
+    """Rendered default configuration per hardware; the landing one open."""
+    rendered = rec.get("rendered_defaults")
+    out = ["<h2 id=\"commands\">Rendered commands</h2>"]
+    if rendered is None:
+        out.append("<p class=\"muted\">Not rendered: the taxonomy or strategies of this "
+                   "commit were unavailable.</p>")
+        return "".join(out)
+    out.append("<p class=\"muted\">The configuration the site's builder lands on for each "
+               "hardware profile, rendered by recipe-check's port of the site's command "
+               "synthesis. Nothing was run.</p>")
+    for i, r in enumerate(sorted(rendered, key=lambda r: not r["site_default"])):
+        title = (f"{r['hardware']} · {r['variant']} · {r['strategy']}"
+                 + (f" · {r['node_count']} nodes" if (r.get("node_count") or 1) > 1 else "")
+                 + (" (page default)" if r["site_default"] else ""))
+        parts = [_dl([("Features", esc(", ".join(r["features"]) or "none")),
+                      ("Deploy type", esc(r.get("deploy_type") or "")),
+                      ("Docker image", f"<code>{esc(r.get('docker_image') or '')}</code>")])]
+        for j, proc in enumerate(r["processes"] or []):
+            parts.append(_command(f"c{i}-{j}", f"{proc['role']}: vllm serve",
+                                  proc["command"]))
+            parts.append(_command(f"d{i}-{j}", f"{proc['role']}: docker run",
+                                  proc.get("docker_command")))
+        if r["env"]:
+            env = "\n".join(f"export {k}={v}" for k, v in r["env"].items())
+            parts.append(_command(f"e{i}", "environment", env))
+        if r.get("problems"):
+            parts.append("<p class=\"muted\">" + esc("; ".join(r["problems"])) + "</p>")
+        is_open = " open" if r["site_default"] else ""
+        out.append(f"<details{is_open}><summary>{esc(title)}</summary>{''.join(parts)}"
+                   "</details>")
+    return "".join(out)
+
+
+def options(rec: dict[str, Any]) -> str:
+    """Variants: model, precision, planning minimum, minimum vLLM, hardware."""
+    rows = []
+    for o in rec["deployment_options"]:
+        compat = o.get("compatible_hardware")
+        single = o.get("single_node_hardware")
+        rows.append([esc(o["variant"]), f"<code>{esc(o.get('model_id') or '')}</code>",
+                     esc(o.get("precision") or ""),
+                     esc(o.get("declared_planning_minimum_gb") or ""),
+                     esc(o.get("minimum_runtime_version") or ""),
+                     esc(", ".join(compat) if compat is not None else "not derived"),
+                     esc(", ".join(single) if single is not None else "not derived")])
+    return "<h2 id=\"options\">Deployment options</h2>" + table(
+        ["Variant", "Model", "Precision", "Planning minimum (GB)", "Minimum vLLM",
+         "Picker hardware", "One node holds the planning minimum"], rows)
+
+
+def facts(rec: dict[str, Any]) -> str:
+    """Every fact with its class and evidence lines."""
+    rows = []
+    for f in rec["facts"]:
+        inputs = "".join(f"<br>{_evidence(c['url'], 'input')}" for c in f.get("derived_from")
+                         or [])
+        how = f"<br><span class=\"muted\">{esc(f['derivation'])}</span>" \
+            if f.get("derivation") else ""
+        rows.append([esc(f["name"]), esc(value_text(f["value"])),
+                     esc(f["classification"]) + how, _evidence(f["evidence_url"]) + inputs])
+    return "<h2 id=\"facts\">Facts</h2>" + table(["Fact", "Value", "Class", "Evidence"], rows,
+                                                 widths=(26, 34, 26, 14))
+
+
+def results(rec: dict[str, Any]) -> str:
+    """Figures the guide reports, with bounds and conditions; never measurements."""
+    out = ["<h2 id=\"reported\">Reported results</h2>"]
+    res = rec.get("reported_results") or []
+    if not res:
+        out.append("<p class=\"muted\">The guide reports no figures.</p>")
+        return "".join(out)
+    out.append("<p class=\"muted\">What the recipe's guide says its authors observed. Not "
+               "measured by recipe-check or the publisher.</p>")
+    rows = []
+    for r in res:
+        setup = r.get("setup") or {}
+        conds = [f"{label}: {', '.join(setup[k]) if isinstance(setup[k], list) else setup[k]}"
+                 for k, label in _SETUP_LABELS if setup.get(k)]
+        heading = (r.get("conditions") or {}).get("heading")
+        if heading:
+            conds.append(f"section: {heading}")
+        carried = "".join(f" {_evidence(u, 'from')}" for u in setup.get("inherited_from") or [])
+        rows.append([esc(r["label"]), f"<code>{esc(r['quoted'])}</code>",
+                     esc(f"{r.get('bound', '=')} {r['value']} {r['unit']}"),
+                     esc("; ".join(conds)) + carried, _evidence(r["evidence_url"])])
+    out.append(table(["Figure", "As written", "Value", "Conditions", "Evidence"], rows))
+    return "".join(out)
+
+
+def editorial(rec: dict[str, Any]) -> str:
+    """The generated text with its citations and record references."""
+    ed = rec["editorial"]
+
+    def para(p: dict[str, Any]) -> str:
+        cites = " ".join(_evidence(u, "line") for u in p.get("citations") or [])
+        refs = (" <span class=\"muted\">(from the record: "
+                + esc(", ".join(p["record_refs"])) + ")</span>") if p.get("record_refs") else ""
+        return f"<p>{esc(p['text'])} <small>{cites}{refs}</small></p>"
+
+    out = ["<h2 id=\"editorial\">Summary</h2>", para(ed["answer"])]
+    for s in ed["sections"]:
+        out.append(f"<h3>{esc(s['heading'])}</h3>")
+        out += [para(p) for p in s["paragraphs"]]
+    out.append(f"<p class=\"muted\">{esc(ed['byline'])}. {esc(ed['creation_method'])}</p>")
+    return "".join(out)
+
+
+def not_verified(rec: dict[str, Any]) -> str:
+    """What the record does not establish."""
+    items = list(rec.get("limitations") or [])
+    items.append("The site's rendering was reproduced by recipe-check, not by the site "
+                 "(site_reproduced: false); no figure is comparable or ranked.")
+    for c in rec["validation"]["context"]:
+        if c["status"] != "same_revision":
+            items.append(f"{c['name']}: {c.get('note') or 'unavailable'}")
+    for i in rec["validation"]["inputs"]:
+        if i["status"] != "used":
+            items.append(f"{i['name']}: {i.get('note') or 'unavailable'}")
+    skipped = rec["validation"].get("rules_skipped") or []
+    if skipped:
+        items.append(f"{len(skipped)} rules were not run: {', '.join(skipped)}")
+    return ("<h2 id=\"not-verified\">What was not verified</h2><ul>"
+            + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>")
+
+
+def record_html(rec: dict[str, Any], links: Links) -> str:
+    """The whole page of one record."""
+    nav = ("<nav aria-label=\"Sections\"><p class=\"muted\">"
+           + " · ".join(f"<a href=\"#{a}\">{t}</a>" for a, t in (
+               ("commands", "Commands"), ("findings", "Findings"), ("facts", "Facts"),
+               ("reported", "Reported results"), ("provenance", "Provenance"),
+               ("not-verified", "Not verified"))) + "</p></nav>")
+    head = (f"<h1>{esc(rec['title'])}</h1><p><code>{esc(rec.get('model_id') or '')}</code>"
+            f" &middot; {esc(rec.get('model_provider') or '')}</p>"
+            + (f"<p>{esc(rec['summary'])}</p>" if rec.get("summary") else ""))
+    body = "".join((head, nav, commands(rec), findings(rec), options(rec), facts(rec),
+                    results(rec), editorial(rec), provenance(rec, links), not_verified(rec)))
+    return page(rec["title"], body, links.root, rec.get("summary") or "")
