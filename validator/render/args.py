@@ -124,14 +124,26 @@ def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -
     while i < len(filtered):
         cur = filtered[i].value
         nxt = filtered[i + 1].value if i + 1 < len(filtered) else None
-        if (jsval.starts_with(cur, "-", filtered[i].layer) and nxt is not None
-                and not jsval.starts_with(nxt, "-", filtered[i + 1].layer)):
+        _require_string(filtered[i])
+        if cur.startswith("-") and nxt is not None:
+            _require_string(filtered[i + 1])
+        if cur.startswith("-") and nxt is not None and not nxt.startswith("-"):
             lines.append(f"{cur} {jsval.js_str(shell_quote(nxt))}")
             i += 2
         else:
             lines.append(cur)
             i += 1
     return f"{binary} {jsval.js_str(model_id)}{LINE_JOIN}{LINE_JOIN.join(lines)}"
+
+
+def _require_string(arg: Arg) -> None:
+    if not isinstance(arg.value, str):
+        kind = "a list" if isinstance(arg.value, list) else "a mapping" if isinstance(
+            arg.value, dict) else f"the {type(arg.value).__name__} {jsval.js_str(arg.value)}"
+        raise jsval.JsTypeError(
+            f"{arg.layer} holds {kind} where the command needs a string "
+            "(the site's renderer calls .startsWith on it and throws); quote it",
+            arg.document, arg.pointer)
 
 
 def format_argv(args: list[Arg], model: Arg) -> list[Arg]:

@@ -27,7 +27,15 @@ _JS_NUMBER_TEXT = re.compile(
 
 class JsTypeError(Exception):
     """What the JS renderer would throw (a ``TypeError``) at this point; the site's build
-    then skips the configuration ("command synthesis failed")."""
+    then skips the configuration ("command synthesis failed").
+
+    ``document``/``pointer`` name the YAML node holding the value that made it throw, where
+    known ("" otherwise)."""
+
+    def __init__(self, message: str, document: str = "", pointer: str = "") -> None:
+        super().__init__(message)
+        self.document = document
+        self.pointer = pointer
 
 
 def is_number(value: Any) -> bool:

@@ -265,8 +265,8 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error",
-            f"the site cannot render {config.label()}: its renderer throws ({exc}), so its "
-            "build skips this configuration", recipe.path, ""))
+            f"the site cannot render {config.label()}: {exc}; its build skips this "
+            "configuration", exc.document or recipe.path, exc.pointer))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
             RecursionError) as exc:  # a gap in the port: reported, never a traceback
