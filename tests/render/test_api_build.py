@@ -4,7 +4,6 @@ each checked against the site's build, and the output folder's guarantees."""
 from __future__ import annotations
 
 import shutil
-import textwrap
 from pathlib import Path
 
 import orjson
