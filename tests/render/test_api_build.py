@@ -227,3 +227,23 @@ def test_js_date_text(text: str, date: str) -> None:
 def test_js_date_text_leaves_strings(text: str) -> None:
     """Text that js-yaml does not read as a timestamp stays a string."""
     assert js_date_text(text) is None
+
+
+def test_a_renderer_bug_is_reported_without_a_traceback(
+        own_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A Python exception inside our renderer (not a JS throw the site also has) is reported
+    with the recipe it happened on, exit 2, and no folder is left behind."""
+    from validator.render import api, site
+    from validator.source.tree import LocalTree
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("deployType")
+
+    monkeypatch.setattr(site, "site_rendering", broken)
+    code = api.write_api(tmp_path / "api", LocalTree(own_tree), [])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "models/acme/Broken.yaml: internal error" in err and "KeyError" in err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]

@@ -60,6 +60,10 @@ _SYNTHESIS_ONLY = ("strategy_overrides", "compatible_strategies", "default_strat
 """Recipe keys the site drops from the published recipe (their effect is in the renderings)."""
 
 
+class ApiInternalError(Exception):
+    """Our renderer failed where the site's does not (a bug of ours, not of the recipe)."""
+
+
 @dataclass
 class ApiSummary:
     """What one build wrote.
@@ -141,7 +145,14 @@ class _Build:
         promoted_index: list[dict[str, Any]] = []
         for path in inputs.recipe_paths:
             if self.only is None or path in self.only:
-                self.recipe(path, all_ids, index, promoted_index)
+                try:
+                    self.recipe(path, all_ids, index, promoted_index)
+                except (ApiBuildError, ApiOutputError, OSError):
+                    raise
+                except Exception as exc:  # a bug of ours: say where, never a traceback
+                    raise ApiInternalError(f"{path}: internal error while rendering it "
+                                           f"({type(exc).__name__}: {exc}); this is a bug "
+                                           "of recipe-check, please report it") from exc
         self.out.write_json("models.json", index + promoted_index)
         for _, quick in inputs.quickstart:
             self.out.write_json(f"quickstart/{js_str(get(quick, 'hardware_profile'))}.json",
@@ -327,14 +338,14 @@ def build_api(tree: RecipeTree, out_dir: Path, recipe_paths: list[str] | None = 
 def write_api(out_dir: Path, tree: RecipeTree, recipe_paths: list[str]) -> int:
     """The ``--api-out DIR`` step of ``recipe-check render``: build, print a summary (or
     the problem) on stderr, return the exit code (0 written, 1 the site's build would
-    fail on this tree, 2 the folder cannot be written)."""
+    fail on this tree, 2 the folder cannot be written or our renderer failed)."""
     try:
         summary = build_api(tree, out_dir, recipe_paths)
     except ApiBuildError as exc:
         print(f"recipe-check: render --api-out: {exc}; nothing written to {out_dir}",
               file=sys.stderr)
         return 1
-    except (ApiOutputError, OSError) as exc:
+    except (ApiOutputError, ApiInternalError, OSError) as exc:
         print(f"recipe-check: render --api-out: {exc}; nothing written to {out_dir}",
               file=sys.stderr)
         return 2
