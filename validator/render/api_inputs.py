@@ -46,6 +46,10 @@ class ApiBuildError(Exception):
         self.line = line
         self.message = message
 
+    def __reduce__(self) -> tuple[type[ApiBuildError], tuple[str, str, int | None]]:
+        # raised in a worker process, it is pickled back to the parent
+        return (ApiBuildError, (self.path, self.message, self.line))
+
 
 # js-yaml's timestamp type (the YAML 1.1 timestamp, https://yaml.org/type/timestamp.html)
 _DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")

@@ -100,10 +100,13 @@ class StagedApiFolder:
 
     def write_json(self, rel: str, data: Any) -> None:
         """Write ``data`` as the file ``rel`` (replacing an earlier one)."""
+        self.write_bytes(rel, json_bytes(data))
+
+    def write_bytes(self, rel: str, payload: bytes) -> None:
+        """Write ``payload`` as the file ``rel`` (replacing an earlier one)."""
         path = self._resolve(rel)
         if path is None:
             raise ApiOutputError(f"{rel!r} names the API folder itself, not a file")
-        payload = json_bytes(data)
         try:
             if path.parent not in self._made:
                 path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,7 @@ source line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.render import jsval
 from validator.sourcemap import join_pointer
@@ -21,8 +20,7 @@ LINE_JOIN = " \\\n  "
 """Separator between the lines of a rendered command (backslash continuation, 2 spaces)."""
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument and its origin.
 
     Attributes:
@@ -116,7 +114,11 @@ def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -
     Raises:
         jsval.JsTypeError: a non-string argument (the site's renderer throws there).
     """
-    filtered = final_args(args)
+    return command_of(final_args(args), model_id, binary)
+
+
+def command_of(filtered: list[Arg], model_id: Any, binary: str = "vllm serve") -> str:
+    """:func:`format_command` of arguments already through :func:`final_args`."""
     if not filtered:
         return f"{binary} {jsval.js_str(model_id)}"
     lines: list[str] = []
@@ -146,7 +148,9 @@ def _require_string(arg: Arg) -> None:
             arg.document, arg.pointer)
 
 
+LEAD = [Arg("vllm", "vllm", "", ""), Arg("serve", "vllm", "", "")]
+
+
 def format_argv(args: list[Arg], model: Arg) -> list[Arg]:
     """``["vllm", "serve", MODEL, ...deduped args]`` with provenance for every token."""
-    lead = [Arg("vllm", "vllm", "", ""), Arg("serve", "vllm", "", ""), model]
-    return lead + final_args(args)
+    return [*LEAD, model, *final_args(args)]

@@ -39,8 +39,8 @@ class JsTypeError(Exception):
 
 
 def is_number(value: Any) -> bool:
-    """``typeof value === "number"``."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """``typeof value === "number"`` (YAML data: exactly ``int`` or ``float``, not bool)."""
+    return type(value) is int or type(value) is float
 
 
 def is_object(value: Any) -> bool:
@@ -180,6 +180,8 @@ def in_list(container: Iterable[Any], item: Any) -> bool:
 
 def js_str(value: Any) -> str:
     """``String(value)`` / template-literal conversion."""
+    if type(value) is str:
+        return value
     if value is None:
         return "null"
     if value is True:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
@@ -30,8 +30,7 @@ __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "re
            "render_all", "site_strategies"]
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One argv token and the YAML node it came from.
 
     ``layer`` names the source (``model.base_args``, ``variants.fp8.extra_args``,
@@ -225,7 +224,9 @@ def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
 
 
 def _token(arg: Arg) -> Token:
-    return Token(jsval.js_str(arg.value), arg.layer, arg.pointer, arg.document)
+    value = arg.value
+    return Token(value if type(value) is str else jsval.js_str(value), arg.layer, arg.pointer,
+                 arg.document)
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
