@@ -247,3 +247,29 @@ def test_a_renderer_bug_is_reported_without_a_traceback(
     assert "models/acme/Broken.yaml: internal error" in err and "KeyError" in err
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_worker_processes_write_the_same_api_and_report_the_same_problem(
+        own_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], parallel: bool) -> None:
+    """Rendering in worker processes (as for a large tree) gives the same files as one
+    process, and a recipe the site rejects stops the build with the same message."""
+    from validator.render import api
+    from validator.source.tree import LocalTree
+
+    monkeypatch.setattr(api, "_PARALLEL_MIN_RECIPES", 1 if parallel else 10**9)
+    assert api.write_api(tmp_path / "api", LocalTree(own_tree), []) == 0
+    reference = tmp_path / "reference"
+    monkeypatch.setattr(api, "_PARALLEL_MIN_RECIPES", 10**9)
+    assert api.write_api(reference, LocalTree(own_tree), []) == 0
+    assert read_api(tmp_path / "api") == read_api(reference)
+    recipe = own_tree / "models/acme/Other-Model.yaml"
+    recipe.write_text(recipe.read_text("utf-8").replace("  tasks: [text]\n",
+                                                        "  tasks: [text]\n  tasks: [x]\n"))
+    monkeypatch.setattr(api, "_PARALLEL_MIN_RECIPES", 1 if parallel else 10**9)
+    capsys.readouterr()
+    assert api.write_api(tmp_path / "api", LocalTree(own_tree), []) == 1
+    err = capsys.readouterr().err
+    assert "models/acme/Other-Model.yaml:5: YAML002" in err and "nothing written" in err
+    assert read_api(tmp_path / "api") == read_api(reference)
