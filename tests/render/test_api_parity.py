@@ -100,6 +100,22 @@ def pull_request_heads(repo: Path, count: int = PULL_REQUESTS) -> list[int]:
     return chosen
 
 
+def heads_without_inputs(repo: Path, exclude: list[int], count: int = 3) -> list[int]:
+    """The ``count`` highest pull-request numbers not in ``exclude`` whose head has no
+    ``taxonomy.yaml`` or no ``kv_store/`` (older trees): the site's build fails on them."""
+    refs = _git(repo, "for-each-ref", "--format=%(refname)", "refs/pull/*/head").split()
+    numbers = sorted((int(m.group(1)) for r in refs
+                      if (m := re.fullmatch(r"refs/pull/(\d+)/head", r))), reverse=True)
+    chosen: list[int] = []
+    for number in (n for n in numbers if n not in exclude):
+        names = set(_git(repo, "ls-tree", "--name-only", f"refs/pull/{number}/head").split())
+        if not {"taxonomy.yaml", "kv_store"} <= names:
+            chosen.append(number)
+            if len(chosen) == count:
+                break
+    return chosen
+
+
 @dataclass(frozen=True)
 class HeadResult:
     number: int
@@ -127,11 +143,16 @@ def test_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Pa
     """The 30 highest-numbered pull requests of the bundle whose head changes a file under
     ``models/`` (against ``git merge-base main <head>``), at their head: where the site's
     build succeeds, our API equals it (same files, every configuration field equal);
-    where it fails, our render exits 1 naming the problem and writes no API.
+    where it fails, our render exits 1 naming the problem and writes no API. Plus the 3
+    highest-numbered other heads without ``taxonomy.yaml`` or ``kv_store/``, which the
+    site's build rejects: ours must reject them too.
 
     Two heads are checked at a time (each runs the site's build, then ours)."""
     numbers = pull_request_heads(corpus_repo)
     assert len(numbers) == PULL_REQUESTS
+    rejected = heads_without_inputs(corpus_repo, numbers)
+    assert len(rejected) == 3
+    numbers += rejected
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda n: _check_head(site_dir, corpus_repo, n, tmp_path),
                                 numbers))
@@ -150,7 +171,8 @@ def test_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Pa
         elif not r.comparison.equal:
             failures.append(f"PR {r.number}: {r.comparison.report(5)}")
     compared = [r for r in results if r.comparison is not None]
-    print(f"\n{len(results)} pull-request heads ({numbers[-1]}..{numbers[0]}): "
+    assert not [r.number for r in results if r.number in rejected and r.site.ok]
+    print(f"\n{len(results)} pull-request heads ({', '.join(map(str, numbers))}): "
           f"{len(compared)} built by the site and compared, "
           f"{sum(not r.site.ok for r in results)} rejected by the site; "
           f"{sum(c.comparison.configuration_files for c in compared if c.comparison)} "
