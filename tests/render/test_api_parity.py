@@ -82,12 +82,17 @@ def _git(repo: Path, *args: str) -> str:
                           check=True).stdout.strip()
 
 
+def _pull_numbers(repo: Path) -> list[int]:
+    """Numbers of the ``refs/pull/<N>/head`` refs, highest first."""
+    refs = _git(repo, "for-each-ref", "--format=%(refname)", "refs/pull/*/head").split()
+    return sorted((int(m.group(1)) for r in refs
+                   if (m := re.fullmatch(r"refs/pull/(\d+)/head", r))), reverse=True)
+
+
 def pull_request_heads(repo: Path, count: int = PULL_REQUESTS) -> list[int]:
     """The ``count`` highest pull-request numbers of the bundle whose head changes at
     least one file under ``models/`` against its merge base with ``main``."""
-    refs = _git(repo, "for-each-ref", "--format=%(refname)", "refs/pull/*/head").split()
-    numbers = sorted((int(m.group(1)) for r in refs
-                      if (m := re.fullmatch(r"refs/pull/(\d+)/head", r))), reverse=True)
+    numbers = _pull_numbers(repo)
     chosen: list[int] = []
     for number in numbers:
         head = f"refs/pull/{number}/head"
@@ -103,9 +108,7 @@ def pull_request_heads(repo: Path, count: int = PULL_REQUESTS) -> list[int]:
 def heads_without_inputs(repo: Path, exclude: list[int], count: int = 3) -> list[int]:
     """The ``count`` highest pull-request numbers not in ``exclude`` whose head has no
     ``taxonomy.yaml`` or no ``kv_store/`` (older trees): the site's build fails on them."""
-    refs = _git(repo, "for-each-ref", "--format=%(refname)", "refs/pull/*/head").split()
-    numbers = sorted((int(m.group(1)) for r in refs
-                      if (m := re.fullmatch(r"refs/pull/(\d+)/head", r))), reverse=True)
+    numbers = _pull_numbers(repo)
     chosen: list[int] = []
     for number in (n for n in numbers if n not in exclude):
         names = set(_git(repo, "ls-tree", "--name-only", f"refs/pull/{number}/head").split())
