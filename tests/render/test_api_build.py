@@ -273,3 +273,17 @@ def test_worker_processes_write_the_same_api_and_report_the_same_problem(
     err = capsys.readouterr().err
     assert "models/acme/Other-Model.yaml:5: YAML002" in err and "nothing written" in err
     assert read_api(tmp_path / "api") == read_api(reference)
+
+
+def test_missing_node_fails_on_ci_and_skips_elsewhere(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without node on PATH the oracle tests fail when ``CI`` is set, else skip."""
+    from .conftest import require_node_tools
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="node not found"):
+        require_node_tools()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="node not found"):
+        require_node_tools()
