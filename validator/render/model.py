@@ -279,7 +279,7 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     processes = _processes(site, traced)
     first = processes[0] if processes else None
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
-    problems += output_problems(site, processes, docs, config)
+    problems += output_problems(site, processes, docs, config, env_sources)
     return Rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
         site.get("env") or {}, site.get("docker_image"),
