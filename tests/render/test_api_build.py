@@ -207,6 +207,11 @@ def test_an_unrelated_folder_is_not_replaced(own_tree: Path, tmp_path: Path) -> 
     assert ours.code == 2
     assert "holds no API" in ours.stderr
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_our_build(own_tree, empty).code == 0  # an empty folder is filled
+    assert (empty / "models.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["documents", "empty", "tree"]
 
 
 @pytest.mark.parametrize(("text", "date"), [
