@@ -240,3 +240,24 @@ def test_the_grid_renders_as_the_site_renders_it(site_dir: Path, tree: Path,
             failures.append(f"{config.label()}: {diffs}")
     assert "error" in oracle[-1]  # the site throws on Broken-1B's numeric argument
     assert not failures, "\n".join(failures[:10])
+
+
+def test_configuration_defaults_follow_the_site(tree: Path, ctx: Context) -> None:
+    strategies = site_strategies(ctx)
+    tiny = doc(tree)
+
+    def defaults(**given: object) -> Configuration:
+        return Configuration.defaults(tiny, ctx.taxonomy, strategies, **given)  # type: ignore[arg-type]
+
+    plain = defaults(hardware="hx8")
+    assert (plain.variant, plain.strategy, plain.nodes, plain.features) == (
+        "default", "single_node_tp", 1, ("tool_calling", "tuning"))  # opt-in features off
+    # 700 GB does not fit one 640 GB node: the site recommends multi-node at 2 nodes
+    big = defaults(hardware="hx8", variant="fp8")
+    assert (big.strategy, big.nodes) == ("multi_node_tp", 2)
+    assert defaults(hardware="hx8", nodes=3).strategy == "multi_node_tp"
+    kv = defaults(hardware="amx8", strategy="kv_mooncake_test")
+    assert (kv.kv_offload, kv.strategy, kv.key) == ("kv_mooncake_test", "single_node_tp",
+                                                    "kv_mooncake_test")
+    # the landing hardware: no h200 here, so NVIDIA first, then by name (box1 is declared)
+    assert defaults().hardware == "box1"

@@ -120,6 +120,15 @@ class Configuration:
             if variant is None:
                 variant_key = plan.variant
             wanted = strategy or plan.configurations[0].key
+            if strategy is None and nodes is not None and nodes != plan.configurations[0].nodes:
+                # picking a node count re-runs the site's recommendation for it
+                profile = get(get(tax, "hardware_profiles"), hw)
+                try:
+                    again = gates.recommend_strategy(data, profile, nodes)
+                except jsval.JsTypeError:
+                    again = None
+                if jsval.in_list(plan.compatible, again):
+                    wanted = again
             chosen = next((p for p in plan.configurations if p.key == wanted), None)
         try:
             default_feats = tuple(site_features(data, hw, variant_key))
