@@ -58,8 +58,6 @@ class StagedApiFolder:
 
     def __init__(self, target: Path) -> None:
         self.target = target
-        self.files = 0
-        self.bytes = 0
         self._stage: Path | None = None
         self._made: set[Path] = set()  # folders known to exist in the stage
 
@@ -117,8 +115,6 @@ class StagedApiFolder:
         except (NotADirectoryError, FileExistsError):
             raise ApiOutputError(f"{rel}: a parent of it was written earlier as a file") \
                 from None
-        self.files += 1
-        self.bytes += len(payload)
 
     def remove(self, rel: str) -> None:
         """``rm -rf`` of ``rel`` inside the stage (the site clears a variant's subtree
