@@ -99,3 +99,18 @@ def test_glm_on_b300_prints_the_sites_commands(corpus_main_tree: Path,
                               "b300", "--format", "json").stdout)[0]
     for key in ("argv", "docker_argv", "env", "docker_image", "node_count", "deploy_type"):
         assert rendered[key] == site[key], key
+
+
+@pytest.mark.corpus
+def test_a_pinned_spec_renders_like_the_checkout(corpus_repo: Path, corpus_main_tree: Path,
+                                                 tmp_path: Path) -> None:
+    rev = subprocess.run(["git", "rev-parse", "main"], cwd=corpus_repo, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    spec = cli(f"vllm-project/recipes@{rev}:models/zai-org/GLM-5.2.yaml", "--git-url",
+               corpus_repo, "--cache-dir", tmp_path / "cache", "--hardware", "mi355x",
+               "--strategy", "pd_cluster")
+    local = cli(corpus_main_tree / "models/zai-org/GLM-5.2.yaml", "--hardware", "mi355x",
+                "--strategy", "pd_cluster")
+    assert spec.returncode == 0, spec.stderr
+    assert spec.stdout == local.stdout
+    assert "# --- prefill: vllm serve ---" in spec.stdout and "vllm-router" in spec.stdout
