@@ -162,13 +162,15 @@ def test_own_recipes_equal_the_site_build(site_dir: Path, own_tree: Path,
     ('    args: ["--enable-auto-tool-choice"]\n',
      '    args: ["--enable-auto-tool-choice"]\n    modes: {on: {args: []}}\n',
      "models/acme/Edge-Model.yaml:"),
+    ("meta:\n", "about:\n", "models/acme/Edge-Model.yaml: no `meta`"),
 ])
 def test_a_tree_the_site_rejects_is_rejected_and_nothing_is_written(
         site_dir: Path, own_tree: Path, tmp_path: Path, old: str, new: str,
         where: str) -> None:
-    """A duplicate key (js-yaml throws) or a feature with both ``args`` and ``modes`` (the
-    build throws): the site's build fails; ours exits 1 naming the file and line, and an
-    API written before is left as it was."""
+    """A duplicate key (js-yaml throws), a feature with both ``args`` and ``modes`` (the
+    build throws) or a recipe without ``meta`` (the build throws listing it): the site's
+    build fails; ours exits 1 naming the file (and line), and an API written before is
+    left as it was."""
     out = tmp_path / "api"
     assert run_our_build(own_tree, out).code == 0
     before = read_api(out)

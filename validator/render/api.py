@@ -129,6 +129,7 @@ class RecipeOutput:
     recipes: int = 0
     promoted: int = 0
     with_command: int = 0
+    missing_meta: str | None = None
 
     def write_json(self, rel: str, data: Any) -> None:
         """Serialise now (later changes to ``data`` must not reach the file)."""
@@ -192,6 +193,7 @@ class _Build:
         paths = [p for p in inputs.recipe_paths if self.only is None or p in self.only]
         index: list[dict[str, Any]] = []
         promoted_index: list[dict[str, Any]] = []
+        missing_meta: list[str] = []
         for output in self._outputs(renderer, paths):
             for op, rel, data in output.ops:
                 if op == "remove":
@@ -204,6 +206,10 @@ class _Build:
             self.summary.recipes += output.recipes
             self.summary.promoted += output.promoted
             self.summary.with_command += output.with_command
+            missing_meta += filter(None, [output.missing_meta])
+        if missing_meta:
+            raise ApiBuildError(missing_meta[0], "no `meta`: the site's build stops when it "
+                                "lists the recipe in models.json")
         self.out.write_json("models.json", index + promoted_index)
         for _, quick in inputs.quickstart:
             self.out.write_json(f"quickstart/{js_str(get(quick, 'hardware_profile'))}.json",
@@ -302,9 +308,8 @@ class _RecipeRenderer:
         self.out.recipes += 1
         self.out.with_command += "recommended_command" in document
         meta = recipe.get("meta")
-        if meta is None:
-            raise ApiBuildError(path, "no `meta`: the site's build stops when it lists the "
-                                "recipe in models.json")
+        if meta is None:  # the site fails on it when it writes models.json, after the loop
+            self.out.missing_meta = path
         entry = {"hf_id": recipe.get("hf_id"), **_defined(meta, "title", "provider"),
                  "url": f"/{js_str(recipe.get('hf_id', 'undefined'))}",
                  "json": f"/{js_str(recipe.get('hf_id', 'undefined'))}.json"}
