@@ -94,15 +94,28 @@ def get(obj: Any, key: Any) -> Any:
             return obj[int(text)]
         if text == "length":
             return len(obj)
-    if isinstance(obj, str) and key == "length":
-        return len(obj)
+    if isinstance(obj, str):
+        text = key if isinstance(key, str) else js_str(key)
+        if text == "length":
+            return len(obj)
+        if _ARRAY_INDEX.match(text) and int(text) < len(obj):
+            return obj[int(text)]
     return None
 
 
 def has_key(obj: Any, key: str) -> bool:
-    """``key in obj`` for a mapping (``false`` for anything else, as the site tests only
-    mappings this way)."""
+    """``key in obj`` for a mapping (``false`` for anything else: for tests the site guards
+    with ``typeof obj === "object"``)."""
     return isinstance(obj, dict) and key in obj
+
+
+def js_in(key: str, obj: Any, what: str) -> bool:
+    """The ``in`` operator: a mapping's key, an array's index; throws on a primitive."""
+    if isinstance(obj, dict):
+        return key in obj
+    if isinstance(obj, list):
+        return bool(_ARRAY_INDEX.match(key)) and int(key) < len(obj)
+    raise JsTypeError(f"Cannot use 'in' operator to search for '{key}' in {what}")
 
 
 def keys(obj: Any) -> list[str]:

@@ -258,12 +258,22 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     profiles = or_(get(tax, "hardware_profiles"), {})
     variant = or_(get(get(data, "variants"), config.variant),
                   get(get(data, "variants"), "default"), {})
-    try:
-        if ("hardware", config.variant) not in memo:
+    if ("hardware", config.variant) not in memo:
+        try:
             memo["hardware", config.variant] = (
                 tuple(gates.picker_hardware(profiles, variant, data)),
-                gates.pick_default_hardware(profiles, variant, data))
-        compatible, default_hw = memo["hardware", config.variant]
+                gates.pick_default_hardware(profiles, variant, data), None)
+        except jsval.JsTypeError as exc:  # the page cannot show its hardware picker
+            memo["hardware", config.variant] = ((), None, RenderProblem(
+                "synthesis-error", "error",
+                f"the site cannot list the hardware of variant {config.variant}: {exc}",
+                exc.document or recipe.path, exc.pointer or "/meta/hardware"))
+    compatible: tuple[str, ...]
+    default_hw: str | None
+    compatible, default_hw, picker_problem = memo["hardware", config.variant]
+    if picker_problem is not None:
+        problems.append(picker_problem)
+    try:
         if "install" not in memo:
             memo["install"] = synthesize_install(data)
         install = memo["install"]

@@ -67,11 +67,13 @@ for (const c of input.cases) {
       }
       extra.processes = procs;
       extra.docker_image = meta.image ?? null;
+      // the pickers throw on their own (on odd recipes): each is {ok} or {error}
+      const attempt = (f) => { try { return { ok: f() }; } catch (e) { return { error: String(e.message || e) }; } };
       const declared = r.meta?.hardware || {};
-      extra.picker = synth.listCompatibleHardware(profiles, variant, r)
-        .filter((id) => !profiles[id]?.restricted || id in declared);
-      extra.default_hardware = synth.pickDefaultHardware(profiles, variant, r);
-      extra.recommended = synth.recommendStrategy(r, hw, c.nodes);
+      extra.picker = attempt(() => synth.listCompatibleHardware(profiles, variant, r)
+        .filter((id) => !profiles[id]?.restricted || id in declared));
+      extra.default_hardware = attempt(() => synth.pickDefaultHardware(profiles, variant, r));
+      extra.recommended = attempt(() => synth.recommendStrategy(r, hw, c.nodes));
     }
     out.push({ ok: JSON.parse(JSON.stringify(res)), extra });
   } catch (e) {
