@@ -30,7 +30,8 @@ from validator.context import Context, local_context
 from validator.load import LoadedDocument, load_yaml
 from validator.render import jsval
 from validator.render.gates import recommend_strategy
-from validator.render.model import Configuration, Rendered, render, site_strategies
+from validator.render.model import Configuration, Rendered, omni_task, render, site_strategies
+from validator.render.omni import is_omni, resolve_omni_command
 from validator.render.synthesis import resolve_command
 from validator.sourcemap import split_pointer
 
@@ -91,8 +92,17 @@ def random_case(rng: random.Random, path: str, data: dict[str, Any], ctx: Contex
                                   "parallelism": rng.choice(["tp", "tep", "dep", None])}
     kv_instances: Any = rng.choice([None, None, 1, 3, {"count": 3, "current": rng.randint(0, 4)}])
     advanced = rng.choice([[], [], [], *ADVANCED])
-    return {"path": path, "variant": variant, "strategy": strategy, "hardware": hardware,
-            "features": chosen, "nodes": nodes, "pd_nodes": pd_nodes, "feature_modes": modes,
+    omni: dict[str, Any] = {}
+    if is_omni(data):
+        listed = (data.get("omni") or {}).get("tasks") if isinstance(data.get("omni"),
+                                                                       dict) else None
+        ids = [t.get("id") for t in listed if isinstance(t, dict)] if isinstance(
+            listed, list) else []
+        task_id = rng.choice([None, *ids])
+        omni = {"omni": True, "task_id": task_id, "task": omni_task(data, task_id)[0]}
+    return {**omni, "path": path, "variant": variant, "strategy": strategy,
+            "hardware": hardware, "features": chosen, "nodes": nodes, "pd_nodes": pd_nodes,
+            "feature_modes": modes,
             "kv_offload": kv_offload, "kv_instances": kv_instances, "advanced": advanced,
             "docker": True}
 
@@ -153,7 +163,7 @@ def _config(case: dict[str, Any]) -> Configuration:
                          tuple(case["features"]), case["nodes"],
                          tuple(pd.items()) if isinstance(pd, dict) else None,
                          tuple(case["feature_modes"].items()), case["kv_offload"],
-                         case["kv_instances"], tuple(case["advanced"]))
+                         case["kv_instances"], tuple(case["advanced"]), case.get("task_id"))
 
 
 def _at(data: Any, pointer: str) -> Any:
@@ -200,6 +210,15 @@ def compare(case: dict[str, Any], want: dict[str, Any], data: Any, ctx: Context,
     if not rendered.ok:
         return [f"we fail ({rendered.problems}) but the site renders"]
     tax = ctx.taxonomy.data if ctx.taxonomy else {}
+    if case.get("omni"):
+        profile = (tax.get("hardware_profiles") or {}).get(case["hardware"]) or {}
+        ours = jsval.to_json_value(resolve_omni_command(data, case["variant"], case["task"],
+                                                        profile, case["hardware"]))
+        seen = {"command": rendered.command, "env": jsval.to_json_value(dict(rendered.env)),
+                "modelId": jsval.to_json_value(rendered.argv[2])}
+        return [f"omni {name} differs: {value!r} != {want['ok'].get(name)!r}"
+                for name, value in [*ours.items(), *seen.items()]
+                if value != want["ok"].get(name)]
     plain = {k: v.data for k, v in strategies.items()}
     ours = jsval.to_json_value(resolve_command(
         data, case["variant"], case["strategy"], case["hardware"], case["features"], plain, tax,
@@ -240,7 +259,7 @@ def compare(case: dict[str, Any], want: dict[str, Any], data: Any, ctx: Context,
 
 
 def _differential(site: Path, root: Path, wanted: int, seed: int,
-                  recipe_filter: str = "") -> tuple[int, int, int, list[str], float, float]:
+                  recipe_filter: str = "") -> tuple[str, int, list[str], float, float]:
     rng = random.Random(seed)
     ctx = local_context(root)
     strategies = site_strategies(ctx)
@@ -273,8 +292,10 @@ def _differential(site: Path, root: Path, wanted: int, seed: int,
         else:
             equal += 1
             errors_both += "error" in want
-    return (len(cases), equal, errors_both, failures, node_seconds,
-            time.perf_counter() - start)
+    omni = sum(1 for c in cases if c.get("omni"))
+    summary = (f"configurations={len(cases)} equal={equal} (site throws, we match: "
+               f"{errors_both}; vLLM-Omni commands: {omni})")
+    return summary, errors_both, failures, node_seconds, time.perf_counter() - start
 
 
 @pytest.mark.corpus
@@ -295,11 +316,11 @@ def test_mutated_recipes_render_as_the_site_does(
         original = load_yaml(rng.choice(sources).read_bytes(), "x").data
         mutated = mutate(rng, original, rng.randint(1, 3))
         (root / "models" / "fuzz" / f"m{index:03}.yaml").write_text(json.dumps(mutated))
-    total, equal, both, failures, node_s, py_s = _differential(
-        site_dir, root, int(os.environ.get("RC_RENDER_MUTATED_CASES", 1000)), seed, "fuzz/")
+    total = int(os.environ.get("RC_RENDER_MUTATED_CASES", 1000))
+    summary, both, failures, node_s, py_s = _differential(site_dir, root, total, seed,
+                                                          "fuzz/")
     with capsys.disabled():
-        print(f"\n[differential, mutated recipes] seed={seed} configurations={total} "
-              f"equal={equal} (site throws, we match: {both}) node={node_s:.2f}s "
+        print(f"\n[differential, mutated recipes] seed={seed} {summary} node={node_s:.2f}s "
               f"python={py_s:.2f}s")
     assert not failures, (f"seed {seed}: {len(failures)} of {total} configurations "
                           "differ:\n" + "\n".join(failures[:10]))
@@ -311,12 +332,11 @@ def test_mutated_recipes_render_as_the_site_does(
 def test_random_configurations_render_as_the_site_does(
         site_dir: Path, corpus_main_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seed, wanted = _seed(), _cases_wanted()
-    total, equal, errors_both, failures, node_seconds, python_seconds = _differential(
+    summary, _, failures, node_seconds, python_seconds = _differential(
         site_dir, corpus_main_tree, wanted, seed)
     with capsys.disabled():
-        print(f"\n[differential] seed={seed} (RC_RENDER_SEED) configurations={total} "
-              f"equal={equal} (site throws, we match: {errors_both}) node={node_seconds:.2f}s "
-              f"python={python_seconds:.2f}s")
-    assert not failures, (f"seed {seed}: {len(failures)} of {total} configurations "
+        print(f"\n[differential] seed={seed} (RC_RENDER_SEED) {summary} "
+              f"node={node_seconds:.2f}s python={python_seconds:.2f}s")
+    assert not failures, (f"seed {seed}: {len(failures)} of {wanted} configurations "
                           "differ:\n" + "\n".join(failures[:10]))
-    assert total >= 2000 or "RC_RENDER_CASES" in os.environ
+    assert wanted >= 2000 or "RC_RENDER_CASES" in os.environ

@@ -22,6 +22,7 @@ from validator.render.args import Arg
 from validator.render.docker import synthesize_install
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents
+from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
 from validator.render.site import plan_variant, site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES
@@ -79,6 +80,10 @@ class Configuration:
     kv_offload: str | None = None
     kv_instances: int | None = None
     advanced_args: tuple[str, ...] = ()
+    omni_task: str | None = None
+    """vLLM-Omni recipes: the ``omni.tasks`` entry (by ``id``) whose ``model_id`` /
+    ``extra_args`` apply (the site maps tasks with code outside the oracle: this mapping is
+    ours and unverified); ``None``: no task."""
 
     @property
     def key(self) -> str:
@@ -105,6 +110,14 @@ class Configuration:
         strategy the build picks."""
         data = recipe.data if recipe.ok else {}
         tax = _data(taxonomy)
+        if is_omni(data):
+            v = or_(get(get(data, "variants"), variant or "default"), {})
+            try:
+                hw = hardware or gates.pick_default_hardware(
+                    or_(get(tax, "hardware_profiles"), {}), v, data)
+            except jsval.JsTypeError:
+                hw = hardware or "h200"
+            return cls(hw, variant or "default", strategy or "omni")
         strat = {k: _data(v) for k, v in strategies.items()}
         variant_key = variant or "default"
         v = or_(get(get(data, "variants"), variant_key), get(get(data, "variants"), "default"),
@@ -254,6 +267,8 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     tax = _data(taxonomy)
     strat = {k: _data(v) for k, v in strategies.items()}
     docs = _documents(recipe, taxonomy, strategies)
+    if is_omni(data):
+        return _render_omni(recipe, data, tax, config, docs)
     problems = list(configuration_problems(data, tax, strat, config, docs, memo))
     profiles = or_(get(tax, "hardware_profiles"), {})
     variant = or_(get(get(data, "variants"), config.variant),
@@ -308,6 +323,51 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         processes, env_sources, install, compatible, default_hw, site, tuple(problems))
 
 
+def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
+    """The task object ``{modelId, extraArgs}`` of ``omni.tasks`` entry ``task_id`` and its
+    pointer (``(None, "")`` for no task or an unknown id)."""
+    if task_id is None:
+        return None, ""
+    for index, entry in enumerate(jsval.spread(or_(get(get(data, "omni"), "tasks"), []),
+                                               "omni.tasks")):
+        if isinstance(entry, dict) and entry.get("id") == task_id:
+            return ({"modelId": entry.get("model_id"), "extraArgs": entry.get("extra_args")},
+                    f"/omni/tasks/{index}")
+    return None, ""
+
+
+def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
+                 docs: Documents) -> Rendered:
+    profiles = or_(get(tax, "hardware_profiles"), {})
+    variant = or_(get(get(data, "variants"), config.variant),
+                  get(get(data, "variants"), "default"), {})
+    problems = [p for p in configuration_problems(data, tax, {config.strategy: {}}, config,
+                                                  docs) if p.code != "not-offered"]
+    try:
+        task, task_ptr = omni_task(data, config.omni_task)
+        if config.omni_task is not None and task is None:
+            problems.append(RenderProblem(
+                "unknown-omni-task", "warning", f"omni task {config.omni_task!r} is not an "
+                "entry of omni.tasks; rendered without a task", recipe.path, "/omni/tasks"))
+        traced = resolve_omni_traced(data, config.variant, task, get(profiles, config.hardware)
+                                     or {}, config.hardware, docs, task_ptr)
+        compatible = tuple(gates.picker_hardware(profiles, variant, data))
+        default_hw = gates.pick_default_hardware(profiles, variant, data)
+    except jsval.JsTypeError as exc:
+        problems.append(RenderProblem(
+            "synthesis-error", "error", f"the site cannot render {config.label()}: {exc}",
+            exc.document or recipe.path, exc.pointer))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
+    tokens = tuple(_token(a) for a in traced["argv"])
+    argv = tuple(a.value for a in traced["argv"])
+    proc = Process("serve", traced["command"], argv, None, None, traced["env"], tokens)
+    env_sources = {k: _token(a) for k, a in traced["envSources"].items()}
+    problems += output_problems({"docker_image": ""}, (proc,), docs, config, env_sources)
+    return Rendered(config, recipe.path, True, 1, "omni", traced["env"], None,
+                    traced["command"], argv, None, (), tokens, (proc,), env_sources,
+                    synthesize_install(data), compatible, default_hw, None, tuple(problems))
+
+
 def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, ...]:
     def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any) -> Process:
         tokens = tuple(_token(a) for a in args) if isinstance(args, list) else ()
@@ -359,6 +419,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     seen: set[Configuration] = set()
     out: list[Rendered] = []
     memo: dict[Any, Any] = {}
+    if is_omni(data):
+        return _render_all_omni(recipe, taxonomy, strategies, data, profiles)
     for variant_key in jsval.keys(or_(get(data, "variants"), {})):
         try:
             configs = _variant_configurations(data, variant_key, profiles, strat, tax,
@@ -373,6 +435,32 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             if config not in seen:
                 seen.add(config)
                 out.append(render(recipe, taxonomy, strategies, config, memo=memo))
+    return out
+
+
+def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+                     strategies: Mapping[str, LoadedDocument], data: Any,
+                     profiles: Any) -> list[Rendered]:
+    """Omni recipes: every variant on every picker hardware, with no task and with each
+    task that names its own model or arguments."""
+    tasks: list[str | None] = [None]
+    listed = get(get(data, "omni"), "tasks")
+    for entry in listed if isinstance(listed, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and (
+                entry.get("model_id") or entry.get("extra_args")):
+            tasks.append(entry["id"])
+    out: list[Rendered] = []
+    for variant_key in jsval.keys(or_(get(data, "variants"), {})):
+        variant = get(get(data, "variants"), variant_key)
+        try:
+            hw_ids = list(dict.fromkeys([gates.pick_default_hardware(profiles, variant, data),
+                                         *gates.picker_hardware(profiles, variant, data)]))
+        except jsval.JsTypeError:
+            hw_ids = []
+        for hw in hw_ids:
+            for task in tasks:
+                config = Configuration(hw, variant_key, "omni", omni_task=task)
+                out.append(render(recipe, taxonomy, strategies, config))
     return out
 
 

@@ -34,6 +34,12 @@ for (const c of input.cases) {
   try {
     if (!recipes.has(c.path)) recipes.set(c.path, read(c.path));
     const r = recipes.get(c.path);
+    if (c.omni) {
+      const hw = taxonomy.hardware_profiles?.[c.hardware] || {};
+      out.push({ ok: JSON.parse(JSON.stringify(
+        synth.resolveOmniCommand(r, c.variant, c.task, hw, c.hardware))), extra: {} });
+      continue;
+    }
     const res = synth.resolveCommand(
       r, c.variant, c.strategy, c.hardware, c.features, strategies, taxonomy,
       c.advanced || [], c.nodes, c.pd_nodes ?? null, c.feature_modes || {},
