@@ -261,3 +261,34 @@ def test_configuration_defaults_follow_the_site(tree: Path, ctx: Context) -> Non
                                                     "kv_mooncake_test")
     # the landing hardware: no h200 here, so NVIDIA first, then by name (box1 is declared)
     assert defaults().hardware == "box1"
+
+
+def test_omni_recipe_renders_the_omni_command_as_the_site(site_dir: Path, tree: Path,
+                                                          ctx: Context) -> None:
+    voice = "models/acme/Voice-1B.yaml"
+    plain = go(tree, ctx, Configuration("hx8"), voice)
+    # default variant's own extra_args are not used; nvidia override; omni.port beats
+    # base_args' --port (last wins); --omni last
+    assert plain.command == ("vllm serve acme/Voice-1B \\\n  --trust-remote-code \\\n"
+                             "  --enforce-eager \\\n  --port 8091 \\\n  --omni")
+    assert plain.deploy_type == "omni" and plain.site is None
+    clone = go(tree, ctx, Configuration("amx8", "large", omni_task="clone"), voice)
+    assert flags(clone) == ["--trust-remote-code", "--max-num-seqs", "4",
+                            "--stage-configs-path", "clone.yaml", "--port", "8091", "--omni"]
+    assert clone.argv[2] == "acme/Voice-Clone-1B" and clone.env == {"VOICE": "1", "LARGE": "yes"}
+    assert clone.tokens[2].pointer == "/omni/tasks/1/model_id"
+    # 2 variants x 4 picker profiles (no restricted one declared) x (no task, clone)
+    assert len(render_all(doc(tree, voice), ctx.taxonomy, site_strategies(ctx))) == 2 * 4 * 2
+    cases = [{"path": voice, "omni": True, "variant": v, "hardware": hw,
+              "task": {"modelId": "acme/Voice-Clone-1B",
+                       "extraArgs": ["--stage-configs-path", "clone.yaml"]} if t else None}
+             for v in ("default", "large") for hw in ("hx8", "amx8", "tpux4") for t in (0, 1)]
+    done = subprocess.run(["node", str(ORACLE)], input=json.dumps(
+        {"site": str(site_dir), "root": str(tree), "cases": cases}), capture_output=True,
+        text=True, timeout=300, check=True)
+    for case, want in zip(cases, json.loads(done.stdout), strict=True):
+        config = Configuration(str(case["hardware"]), str(case["variant"]), "omni",
+                               omni_task="clone" if case["task"] else None)
+        rendered = go(tree, ctx, config, voice)
+        assert (rendered.command, dict(rendered.env)) == (want["ok"]["command"],
+                                                          want["ok"]["env"]), case

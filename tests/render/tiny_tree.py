@@ -213,6 +213,39 @@ default_strategy: multi_node_nope
 """
 
 
+OMNI = """\
+meta:
+  title: Voice
+  provider: Acme
+  tasks: [omni]
+model:
+  model_id: acme/Voice-1B
+  base_args: ["--trust-remote-code", "--port", "9000"]
+  base_env:
+    VOICE: "1"
+variants:
+  default:
+    precision: bf16
+    extra_args: ["--never-on-default"]
+  large:
+    model_id: acme/Voice-7B
+    extra_args: ["--max-num-seqs", "4"]
+    extra_env:
+      LARGE: "yes"
+hardware_overrides:
+  nvidia:
+    extra_args: ["--enforce-eager"]
+omni:
+  port: 8091
+  tasks:
+    - id: t2s
+      label: Speech
+    - id: clone
+      model_id: acme/Voice-Clone-1B
+      extra_args: ["--stage-configs-path", "clone.yaml"]
+"""
+
+
 def write_tree(root: Path) -> Path:
     """Write the tree under ``root`` (which must not exist) and return it."""
     (root / "strategies").mkdir(parents=True)
@@ -224,4 +257,5 @@ def write_tree(root: Path) -> Path:
     (root / "kv_store" / "kv_mooncake_test.yaml").write_text(KV_STORE, "utf-8")
     (root / "models" / "acme" / "Tiny-1B.yaml").write_text(TINY, "utf-8")
     (root / "models" / "acme" / "Broken-1B.yaml").write_text(BROKEN, "utf-8")
+    (root / "models" / "acme" / "Voice-1B.yaml").write_text(OMNI, "utf-8")
     return root
