@@ -78,6 +78,8 @@ def test_what_the_site_cannot_render_is_a_message_with_a_line(tree: Path) -> Non
     assert "hardware 'h999' is not a profile of taxonomy.yaml" in unknown.stderr
     assert "models/acme/Tiny-1B.yaml:" in unknown.stderr and "[render:unknown-variant]" in \
         unknown.stderr
+    not_recipe = cli(tree / "taxonomy.yaml")
+    assert not_recipe.returncode == 2 and "taxonomy.yaml: not a recipe" in not_recipe.stderr
     missing = cli(tree / "models/acme/Nope.yaml")
     assert missing.returncode == 2 and "no such file" in missing.stderr
     bad_yaml = tree / "models/acme/Bad.yaml"

@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     results: list[Rendered] = []
     failed = False
     for target in targets:
+        if not target.path.startswith("models/"):
+            raise UsageError(f"{target.path}: not a recipe (recipes are models/ORG/NAME.yaml)")
         key = id(target.tree)
         try:
             if key not in contexts:
