@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "default: every feature not opt-in)")
     parser.add_argument("--mode", action="append", default=[], metavar="FEATURE=MODE",
                         help="mode of a modal feature (repeatable)")
+    parser.add_argument("--task", metavar="ID",
+                        help="vLLM-Omni recipes: the omni.tasks entry whose model/args apply")
     parser.add_argument("--nodes", type=positive_int, metavar="N",
                         help="node count (default: the site's for the strategy)")
     parser.add_argument("--all", action="store_true",
@@ -98,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     results: list[Rendered] = []
     failed = False
     for target in targets:
+        if not target.path.startswith("models/"):
+            raise UsageError(f"{target.path}: not a recipe (recipes are models/ORG/NAME.yaml)")
         key = id(target.tree)
         try:
             if key not in contexts:
@@ -122,13 +127,13 @@ def run(args: argparse.Namespace) -> int:
             config = Configuration.defaults(
                 doc, ctx.taxonomy, strategies, hardware=args.hardware, variant=args.variant,
                 strategy=args.strategy, features=_features(args.features), nodes=args.nodes)
-            if args.mode:
-                config = Configuration(**{**config.__dict__, "feature_modes": _modes(args.mode)})
+            if args.mode or args.task:
+                config = replace(config, feature_modes=_modes(args.mode), omni_task=args.task)
             batch = [render(doc, ctx.taxonomy, strategies, config)]
         failed |= _report_problems(batch, doc, ctx)
         results += batch
     if args.format == "json":
-        json.dump([_json(r, contexts) for r in results], sys.stdout, indent=2)
+        json.dump([_json(r) for r in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write("\n\n".join(text_block(r) for r in results if r.ok))
@@ -178,8 +183,7 @@ def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context
 
 
 def _env_lines(env: Any) -> list[str]:
-    return [f"export {k}={shell_quote(str(v) if not isinstance(v, str) else v)}"
-            for k, v in env.items()]
+    return [f"export {k}={shell_quote(js_str(v))}" for k, v in env.items()]
 
 
 def _process_block(proc: Process, title: str) -> list[str]:
@@ -197,9 +201,13 @@ def text_block(r: Rendered) -> str:
     c = r.config
     site = r.site or {}
     features = ", ".join(c.features) or "none"
-    head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · {c.key}"
-            f"{f' (serving {c.strategy})' if c.kv_offload else ''} · "
-            f"{r.node_count} node{'s' if r.node_count != 1 else ''} · features: {features}")
+    if r.deploy_type == "omni":
+        head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · vLLM-Omni"
+                f"{f' · task {c.omni_task}' if c.omni_task else ''}")
+    else:
+        head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · {c.key}"
+                f"{f' (serving {c.strategy})' if c.kv_offload else ''} · "
+                f"{r.node_count} node{'s' if r.node_count != 1 else ''} · features: {features}")
     lines = [head]
     install = r.install or {}
     if "pip" in install:
@@ -210,7 +218,8 @@ def text_block(r: Rendered) -> str:
         lines += ["", "# --- install (docker) ---", _docker_install(r, install["docker"])]
     for extra in install.get("extras") or []:
         if isinstance(extra, dict) and extra.get("command"):
-            lines += ["", f"# --- dependency: {extra.get('name', '')} ---",
+            note = str(extra.get("note") or extra.get("name") or "").splitlines()
+            lines += ["", f"# --- dependency{': ' + note[0] if note else ''} ---",
                       str(extra["command"]).rstrip()]
     for comp in site.get("companions") or []:
         lines += ["", f"# --- {comp['label']} (separate terminal) ---", comp["command"]]
@@ -237,8 +246,7 @@ def _docker_install(r: Rendered, docker: dict[str, Any]) -> str:
     return command
 
 
-def _json(r: Rendered, contexts: dict[int, tuple[Context, dict[str, LoadedDocument]]]) -> Any:
-    from dataclasses import asdict
+def _json(r: Rendered) -> Any:
 
     from validator.render.jsval import to_json_value
 
@@ -253,8 +261,8 @@ def _json(r: Rendered, contexts: dict[int, tuple[Context, dict[str, LoadedDocume
         "processes": [{"role": p.role, "command": p.command, "argv": list(p.argv),
                        "docker_command": p.docker_command,
                        "docker_argv": list(p.docker_argv or ()), "env": dict(p.env),
-                       "tokens": [asdict(t) for t in p.tokens]} for p in r.processes],
-        "env_sources": {k: asdict(t) for k, t in r.env_sources.items()},
+                       "tokens": [t._asdict() for t in p.tokens]} for p in r.processes],
+        "env_sources": {k: t._asdict() for k, t in r.env_sources.items()},
         "site": r.site,
         "problems": [asdict(p) for p in r.problems],
     })

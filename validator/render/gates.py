@@ -70,9 +70,10 @@ def is_strategy_supported_on_hardware(recipe: Any, name: str, profile: Any,
                           "compatible_strategies")
 
 
-def effective_compatible_strategies(recipe: Any) -> list[Any]:
+def effective_compatible_strategies(recipe: Any) -> Any:
     """``compatible_strategies`` plus strategies granted ``supported`` in
-    ``strategy_hardware``."""
+    ``strategy_hardware`` (a list; whatever ``compatible_strategies`` holds when there is
+    no grant, as the site returns it -- callers go through :mod:`jsval`)."""
     listed = or_(get(recipe, "compatible_strategies"), [])
     opt_ins = [
         s for s, mapping in jsval.entries(or_(get(recipe, "strategy_hardware"), {}))
@@ -81,7 +82,20 @@ def effective_compatible_strategies(recipe: Any) -> list[Any]:
     ]
     if opt_ins:
         return [*jsval.spread(listed, "compatible_strategies"), *opt_ins]
-    return listed if isinstance(listed, list) else jsval.spread(listed, "compatible_strategies")
+    return listed
+
+
+def compatible_list(recipe: Any, what: str) -> list[Any]:
+    """:func:`effective_compatible_strategies` where the site iterates or spreads it."""
+    return jsval.spread(effective_compatible_strategies(recipe), what)
+
+
+def find_compatible(recipe: Any, predicate: Any) -> Any:
+    """``effectiveCompatibleStrategies(recipe).find(predicate)`` (only arrays have find)."""
+    listed = effective_compatible_strategies(recipe)
+    if not isinstance(listed, list):
+        raise jsval.JsTypeError("effectiveCompatibleStrategies(...).find is not a function")
+    return next((s for s in listed if predicate(s)), None)
 
 
 def resolve_single_node_tp(recipe: Any, variant: Any, profile: Any,
@@ -100,10 +114,10 @@ def resolve_single_node_tp(recipe: Any, variant: Any, profile: Any,
     vram = get(profile, "vram_gb")
     per_gpu = jsval.div(jsval.to_number(vram), gpu_count) if truthy(vram) and truthy(
         gpu_count) else 0
-    vram_min = jsval.to_number(or_(get(variant, "vram_minimum_gb"), 0))
+    vram_min = or_(get(variant, "vram_minimum_gb"), 0)  # truthiness of the raw value ...
     if not truthy(vram_min) or not truthy(per_gpu) or per_gpu <= 0:
         return gpu_count
-    return 1 if vram_min <= per_gpu else gpu_count
+    return 1 if jsval.to_number(vram_min) <= per_gpu else gpu_count  # ... compared as a number
 
 
 def recommend_strategy(recipe: Any, profile: Any = None, node_count: float = 1) -> Any:
@@ -111,20 +125,20 @@ def recommend_strategy(recipe: Any, profile: Any = None, node_count: float = 1) 
     node), else multi-node tp > dep > tep above one node, else ``single_node_tp``."""
     compatible = effective_compatible_strategies(recipe)
     explicit = get(recipe, "default_strategy")
-    if truthy(explicit) and jsval.in_list(compatible, explicit):
+    if truthy(explicit) and jsval.includes(compatible, explicit, "compatible"):
         if node_count > 1 and jsval.starts_with(explicit, "single_node_", "default_strategy"):
             sibling = re.sub(r"^single_node_", "multi_node_", explicit)
-            if jsval.in_list(compatible, sibling):
+            if jsval.includes(compatible, sibling, "compatible"):
                 return sibling
         else:
             return explicit
     if node_count > 1:
         for name in ("multi_node_tp", "multi_node_dep", "multi_node_tep"):
-            if jsval.in_list(compatible, name):
+            if jsval.includes(compatible, name, "compatible"):
                 return name
-    if jsval.in_list(compatible, "single_node_tp"):
+    if jsval.includes(compatible, "single_node_tp", "compatible"):
         return "single_node_tp"
-    return or_(compatible[0] if compatible else None, "single_node_tp")
+    return or_(get(compatible, 0), "single_node_tp")
 
 
 def follower_ranks(nodes: Any) -> list[int]:
@@ -171,7 +185,7 @@ def is_strategy_reachable(recipe: Any, key: str, deploy_type: Any, gpus_per_node
 def pd_pool_modes(recipe: Any) -> list[str]:
     """PD pool parallelism modes (subset of tp/tep/dep, never empty)."""
     modes: set[str] = set()
-    for s in effective_compatible_strategies(recipe):
+    for s in compatible_list(recipe, "compatible_strategies"):
         if s == "pd_cluster":
             continue
         text = jsval.js_str(s)
@@ -243,7 +257,8 @@ def picker_hardware(profiles: Any, variant: Any, recipe: Any) -> list[str]:
     where the recipe declares them in ``meta.hardware``."""
     declared = or_(get(get(recipe, "meta"), "hardware"), {})
     return [hw for hw in list_compatible_hardware(profiles, variant, recipe)
-            if not truthy(get(get(profiles, hw), "restricted")) or jsval.has_key(declared, hw)]
+            if not truthy(get(get(profiles, hw), "restricted"))
+            or jsval.js_in(hw, declared, jsval.js_str(declared))]
 
 
 def pick_default_hardware(profiles: Any, variant: Any, recipe: Any) -> str:
@@ -255,7 +270,7 @@ def pick_default_hardware(profiles: Any, variant: Any, recipe: Any) -> str:
         (hw, p) for hw, p in jsval.entries(profiles)
         if matches_constraint(p, constraint) and is_hardware_supported(recipe, hw)
         and is_variant_hardware_supported(variant, hw)
-        and (not truthy(get(p, "restricted")) or jsval.has_key(declared, hw))
+        and (not truthy(get(p, "restricted")) or jsval.js_in(hw, declared, jsval.js_str(declared)))
     ]
     ids = [hw for hw, _ in compatible]
     authored = get(get(recipe, "meta"), "default_hardware")

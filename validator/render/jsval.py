@@ -27,12 +27,20 @@ _JS_NUMBER_TEXT = re.compile(
 
 class JsTypeError(Exception):
     """What the JS renderer would throw (a ``TypeError``) at this point; the site's build
-    then skips the configuration ("command synthesis failed")."""
+    then skips the configuration ("command synthesis failed").
+
+    ``document``/``pointer`` name the YAML node holding the value that made it throw, where
+    known ("" otherwise)."""
+
+    def __init__(self, message: str, document: str = "", pointer: str = "") -> None:
+        super().__init__(message)
+        self.document = document
+        self.pointer = pointer
 
 
 def is_number(value: Any) -> bool:
-    """``typeof value === "number"``."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """``typeof value === "number"`` (YAML data: exactly ``int`` or ``float``, not bool)."""
+    return type(value) is int or type(value) is float
 
 
 def is_object(value: Any) -> bool:
@@ -86,15 +94,28 @@ def get(obj: Any, key: Any) -> Any:
             return obj[int(text)]
         if text == "length":
             return len(obj)
-    if isinstance(obj, str) and key == "length":
-        return len(obj)
+    if isinstance(obj, str):
+        text = key if isinstance(key, str) else js_str(key)
+        if text == "length":
+            return len(obj)
+        if _ARRAY_INDEX.match(text) and int(text) < len(obj):
+            return obj[int(text)]
     return None
 
 
 def has_key(obj: Any, key: str) -> bool:
-    """``key in obj`` for a mapping (``false`` for anything else, as the site tests only
-    mappings this way)."""
+    """``key in obj`` for a mapping (``false`` for anything else: for tests the site guards
+    with ``typeof obj === "object"``)."""
     return isinstance(obj, dict) and key in obj
+
+
+def js_in(key: str, obj: Any, what: str) -> bool:
+    """The ``in`` operator: a mapping's key, an array's index; throws on a primitive."""
+    if isinstance(obj, dict):
+        return key in obj
+    if isinstance(obj, list):
+        return bool(_ARRAY_INDEX.match(key)) and int(key) < len(obj)
+    raise JsTypeError(f"Cannot use 'in' operator to search for '{key}' in {what}")
 
 
 def keys(obj: Any) -> list[str]:
@@ -172,6 +193,8 @@ def in_list(container: Iterable[Any], item: Any) -> bool:
 
 def js_str(value: Any) -> str:
     """``String(value)`` / template-literal conversion."""
+    if type(value) is str:
+        return value
     if value is None:
         return "null"
     if value is True:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
@@ -22,6 +22,7 @@ from validator.render.args import Arg
 from validator.render.docker import synthesize_install
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents
+from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
 from validator.render.site import plan_variant, site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES
@@ -30,8 +31,7 @@ __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "re
            "render_all", "site_strategies"]
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One argv token and the YAML node it came from.
 
     ``layer`` names the source (``model.base_args``, ``variants.fp8.extra_args``,
@@ -80,6 +80,10 @@ class Configuration:
     kv_offload: str | None = None
     kv_instances: int | None = None
     advanced_args: tuple[str, ...] = ()
+    omni_task: str | None = None
+    """vLLM-Omni recipes: the ``omni.tasks`` entry (by ``id``) whose ``model_id`` /
+    ``extra_args`` apply (the site maps tasks with code outside the oracle: this mapping is
+    ours and unverified); ``None``: no task."""
 
     @property
     def key(self) -> str:
@@ -106,6 +110,14 @@ class Configuration:
         strategy the build picks."""
         data = recipe.data if recipe.ok else {}
         tax = _data(taxonomy)
+        if is_omni(data):
+            v = or_(get(get(data, "variants"), variant or "default"), {})
+            try:
+                hw = hardware or gates.pick_default_hardware(
+                    or_(get(tax, "hardware_profiles"), {}), v, data)
+            except jsval.JsTypeError:
+                hw = hardware or "h200"
+            return cls(hw, variant or "default", strategy or "omni")
         strat = {k: _data(v) for k, v in strategies.items()}
         variant_key = variant or "default"
         v = or_(get(get(data, "variants"), variant_key), get(get(data, "variants"), "default"),
@@ -121,6 +133,15 @@ class Configuration:
             if variant is None:
                 variant_key = plan.variant
             wanted = strategy or plan.configurations[0].key
+            if strategy is None and nodes is not None and nodes != plan.configurations[0].nodes:
+                # picking a node count re-runs the site's recommendation for it
+                profile = get(get(tax, "hardware_profiles"), hw)
+                try:
+                    again = gates.recommend_strategy(data, profile, nodes)
+                except jsval.JsTypeError:
+                    again = None
+                if jsval.in_list(plan.compatible, again):
+                    wanted = again
             chosen = next((p for p in plan.configurations if p.key == wanted), None)
         try:
             default_feats = tuple(site_features(data, hw, variant_key))
@@ -225,7 +246,9 @@ def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
 
 
 def _token(arg: Arg) -> Token:
-    return Token(jsval.js_str(arg.value), arg.layer, arg.pointer, arg.document)
+    value = arg.value
+    return Token(value if type(value) is str else jsval.js_str(value), arg.layer, arg.pointer,
+                 arg.document)
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
@@ -244,16 +267,28 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     tax = _data(taxonomy)
     strat = {k: _data(v) for k, v in strategies.items()}
     docs = _documents(recipe, taxonomy, strategies)
+    if is_omni(data):
+        return _render_omni(recipe, data, tax, config, docs)
     problems = list(configuration_problems(data, tax, strat, config, docs, memo))
     profiles = or_(get(tax, "hardware_profiles"), {})
     variant = or_(get(get(data, "variants"), config.variant),
                   get(get(data, "variants"), "default"), {})
-    try:
-        if ("hardware", config.variant) not in memo:
+    if ("hardware", config.variant) not in memo:
+        try:
             memo["hardware", config.variant] = (
                 tuple(gates.picker_hardware(profiles, variant, data)),
-                gates.pick_default_hardware(profiles, variant, data))
-        compatible, default_hw = memo["hardware", config.variant]
+                gates.pick_default_hardware(profiles, variant, data), None)
+        except jsval.JsTypeError as exc:  # the page cannot show its hardware picker
+            memo["hardware", config.variant] = ((), None, RenderProblem(
+                "synthesis-error", "error",
+                f"the site cannot list the hardware of variant {config.variant}: {exc}",
+                exc.document or recipe.path, exc.pointer or "/meta/hardware"))
+    compatible: tuple[str, ...]
+    default_hw: str | None
+    compatible, default_hw, picker_problem = memo["hardware", config.variant]
+    if picker_problem is not None:
+        problems.append(picker_problem)
+    try:
         if "install" not in memo:
             memo["install"] = synthesize_install(data)
         install = memo["install"]
@@ -265,8 +300,8 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error",
-            f"the site cannot render {config.label()}: its renderer throws ({exc}), so its "
-            "build skips this configuration", recipe.path, ""))
+            f"the site cannot render {config.label()}: {exc}; its build skips this "
+            "configuration", exc.document or recipe.path, exc.pointer))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
             RecursionError) as exc:  # a gap in the port: reported, never a traceback
@@ -278,7 +313,7 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     processes = _processes(site, traced)
     first = processes[0] if processes else None
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
-    problems += output_problems(site, processes, docs, config)
+    problems += output_problems(site, processes, docs, config, env_sources)
     return Rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
         site.get("env") or {}, site.get("docker_image"),
@@ -286,6 +321,51 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         first.docker_command if first else None,
         (first.docker_argv or ()) if first else (), first.tokens if first else (),
         processes, env_sources, install, compatible, default_hw, site, tuple(problems))
+
+
+def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
+    """The task object ``{modelId, extraArgs}`` of ``omni.tasks`` entry ``task_id`` and its
+    pointer (``(None, "")`` for no task or an unknown id)."""
+    if task_id is None:
+        return None, ""
+    for index, entry in enumerate(jsval.spread(or_(get(get(data, "omni"), "tasks"), []),
+                                               "omni.tasks")):
+        if isinstance(entry, dict) and entry.get("id") == task_id:
+            return ({"modelId": entry.get("model_id"), "extraArgs": entry.get("extra_args")},
+                    f"/omni/tasks/{index}")
+    return None, ""
+
+
+def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
+                 docs: Documents) -> Rendered:
+    profiles = or_(get(tax, "hardware_profiles"), {})
+    variant = or_(get(get(data, "variants"), config.variant),
+                  get(get(data, "variants"), "default"), {})
+    problems = [p for p in configuration_problems(data, tax, {config.strategy: {}}, config,
+                                                  docs) if p.code != "not-offered"]
+    try:
+        task, task_ptr = omni_task(data, config.omni_task)
+        if config.omni_task is not None and task is None:
+            problems.append(RenderProblem(
+                "unknown-omni-task", "warning", f"omni task {config.omni_task!r} is not an "
+                "entry of omni.tasks; rendered without a task", recipe.path, "/omni/tasks"))
+        traced = resolve_omni_traced(data, config.variant, task, get(profiles, config.hardware)
+                                     or {}, config.hardware, docs, task_ptr)
+        compatible = tuple(gates.picker_hardware(profiles, variant, data))
+        default_hw = gates.pick_default_hardware(profiles, variant, data)
+    except jsval.JsTypeError as exc:
+        problems.append(RenderProblem(
+            "synthesis-error", "error", f"the site cannot render {config.label()}: {exc}",
+            exc.document or recipe.path, exc.pointer))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
+    tokens = tuple(_token(a) for a in traced["argv"])
+    argv = tuple(a.value for a in traced["argv"])
+    proc = Process("serve", traced["command"], argv, None, None, traced["env"], tokens)
+    env_sources = {k: _token(a) for k, a in traced["envSources"].items()}
+    problems += output_problems({"docker_image": ""}, (proc,), docs, config, env_sources)
+    return Rendered(config, recipe.path, True, 1, "omni", traced["env"], None,
+                    traced["command"], argv, None, (), tokens, (proc,), env_sources,
+                    synthesize_install(data), compatible, default_hw, None, tuple(problems))
 
 
 def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, ...]:
@@ -339,6 +419,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     seen: set[Configuration] = set()
     out: list[Rendered] = []
     memo: dict[Any, Any] = {}
+    if is_omni(data):
+        return _render_all_omni(recipe, taxonomy, strategies, data, profiles)
     for variant_key in jsval.keys(or_(get(data, "variants"), {})):
         try:
             configs = _variant_configurations(data, variant_key, profiles, strat, tax,
@@ -353,6 +435,32 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             if config not in seen:
                 seen.add(config)
                 out.append(render(recipe, taxonomy, strategies, config, memo=memo))
+    return out
+
+
+def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+                     strategies: Mapping[str, LoadedDocument], data: Any,
+                     profiles: Any) -> list[Rendered]:
+    """Omni recipes: every variant on every picker hardware, with no task and with each
+    task that names its own model or arguments."""
+    tasks: list[str | None] = [None]
+    listed = get(get(data, "omni"), "tasks")
+    for entry in listed if isinstance(listed, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and (
+                entry.get("model_id") or entry.get("extra_args")):
+            tasks.append(entry["id"])
+    out: list[Rendered] = []
+    for variant_key in jsval.keys(or_(get(data, "variants"), {})):
+        variant = get(get(data, "variants"), variant_key)
+        try:
+            hw_ids = list(dict.fromkeys([gates.pick_default_hardware(profiles, variant, data),
+                                         *gates.picker_hardware(profiles, variant, data)]))
+        except jsval.JsTypeError:
+            hw_ids = []
+        for hw in hw_ids:
+            for task in tasks:
+                config = Configuration(hw, variant_key, "omni", omni_task=task)
+                out.append(render(recipe, taxonomy, strategies, config))
     return out
 
 

@@ -105,7 +105,8 @@ def compatible_strategies(recipe: Any, profile: Any, hw_id: str, strategies: Any
     scalable = gates.is_hardware_scalable(profile)
     gpus = get(profile, "gpu_count")
     names: list[Any] = []
-    for s in [*gates.effective_compatible_strategies(recipe), *kv_store_ids(strategies)]:
+    for s in [*gates.compatible_list(recipe, "compatible_strategies"),
+              *kv_store_ids(strategies)]:
         if not jsval.in_list(names, s):
             names.append(s)
     out: list[str] = []
@@ -180,7 +181,7 @@ def plan_variant(recipe: Any, variant_key: str, hw_id: str, strategies: Any,
         rec = gates.recommend_strategy(recipe, profile, nc)
         if ok(rec):
             return rec
-        return next((s for s in gates.effective_compatible_strategies(recipe) if ok(s)), None)
+        return gates.find_compatible(recipe, ok)
 
     for s in compatible:
         if s == recommended:

@@ -34,6 +34,12 @@ for (const c of input.cases) {
   try {
     if (!recipes.has(c.path)) recipes.set(c.path, read(c.path));
     const r = recipes.get(c.path);
+    if (c.omni) {
+      const hw = taxonomy.hardware_profiles?.[c.hardware] || {};
+      out.push({ ok: JSON.parse(JSON.stringify(
+        synth.resolveOmniCommand(r, c.variant, c.task, hw, c.hardware))), extra: {} });
+      continue;
+    }
     const res = synth.resolveCommand(
       r, c.variant, c.strategy, c.hardware, c.features, strategies, taxonomy,
       c.advanced || [], c.nodes, c.pd_nodes ?? null, c.feature_modes || {},
@@ -67,11 +73,13 @@ for (const c of input.cases) {
       }
       extra.processes = procs;
       extra.docker_image = meta.image ?? null;
+      // the pickers throw on their own (on odd recipes): each is {ok} or {error}
+      const attempt = (f) => { try { return { ok: f() }; } catch (e) { return { error: String(e.message || e) }; } };
       const declared = r.meta?.hardware || {};
-      extra.picker = synth.listCompatibleHardware(profiles, variant, r)
-        .filter((id) => !profiles[id]?.restricted || id in declared);
-      extra.default_hardware = synth.pickDefaultHardware(profiles, variant, r);
-      extra.recommended = synth.recommendStrategy(r, hw, c.nodes);
+      extra.picker = attempt(() => synth.listCompatibleHardware(profiles, variant, r)
+        .filter((id) => !profiles[id]?.restricted || id in declared));
+      extra.default_hardware = attempt(() => synth.pickDefaultHardware(profiles, variant, r));
+      extra.recommended = attempt(() => synth.recommendStrategy(r, hw, c.nodes));
     }
     out.push({ ok: JSON.parse(JSON.stringify(res)), extra });
   } catch (e) {

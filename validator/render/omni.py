@@ -1,0 +1,104 @@
+"""``resolve_omni_command``: the ``vllm serve MODEL ... --omni`` command of a vLLM-Omni
+recipe (``meta.tasks`` contains ``omni``), as the site's ``resolveOmniCommand`` renders it.
+
+No strategy, no nodes: ``model.base_args``, the variant's ``extra_args`` (not for the
+``default`` variant), the task's extra args, generation / brand hardware overrides of the
+recipe and the variant, the variant's exact-hardware override, ``--port`` from
+``omni.port``, and ``--omni`` last. The site's build writes no API file for these recipes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from validator.render import gates, jsval
+from validator.render.args import LEAD, Arg, command_of, final_args, push_layer
+from validator.render.jsval import get, or_, truthy
+from validator.render.layers import Documents, Env, ptr
+
+
+def is_omni(recipe: Any) -> bool:
+    """Whether the site renders the recipe with its omni command."""
+    tasks = or_(get(get(recipe, "meta"), "tasks"), [])
+    return isinstance(tasks, list) and jsval.in_list(tasks, "omni")
+
+
+def resolve_omni_command(recipe: Any, variant_key: str, task: Any, profile: Any,
+                         hw_id: str | None = None) -> dict[str, Any]:
+    """``{command, env, modelId}`` as the site's ``resolveOmniCommand`` returns it; ``task``
+    is ``{modelId?, extraArgs?}`` (or ``None``)."""
+    traced = resolve_omni_traced(recipe, variant_key, task, profile, hw_id)
+    return {"command": traced["command"], "env": traced["env"], "modelId": traced["modelId"]}
+
+
+def resolve_omni_traced(recipe: Any, variant_key: str, task: Any, profile: Any,
+                        hw_id: str | None = None, docs: Documents | None = None,
+                        task_pointer: str = "") -> dict[str, Any]:
+    """:func:`resolve_omni_command` plus ``argv`` (``Arg`` tokens: the binary's words, the
+    model, the de-duplicated arguments) and ``envSources``."""
+    docs = docs or Documents()
+    doc = docs.recipe
+    variants = get(recipe, "variants")
+    variant, vptr = get(variants, variant_key), ptr("variants", variant_key)
+    if not truthy(variant):
+        variant, vptr = get(variants, "default"), "/variants/default"
+        if not truthy(variant):
+            variant, vptr = {}, ""
+    model_id: Any = or_(get(task, "modelId"), get(variant, "model_id"),
+                        get(get(recipe, "model"), "model_id"), "unknown")
+    model_ptr = (f"{task_pointer}/model_id" if truthy(get(task, "modelId")) else
+                 f"{vptr}/model_id" if truthy(get(variant, "model_id")) else "/model/model_id")
+    gen = gates.profile_generation(profile)
+    nvidia = get(profile, "brand") == "NVIDIA"
+
+    def gen_block(mapping: Any, pointer: str) -> tuple[Any, str]:
+        value = get(mapping, gen)
+        if truthy(value):
+            return value, ptr(*pointer.lstrip("/").split("/"), jsval.js_str(gen))
+        return (get(mapping, "nvidia"), f"{pointer}/nvidia") if nvidia else (None, pointer)
+
+    recipe_ho, rp = gen_block(get(recipe, "hardware_overrides"), "/hardware_overrides")
+    variant_ho, vp = gen_block(get(variant, "hardware_overrides"), f"{vptr}/hardware_overrides")
+    exact = get(get(variant, "hardware_overrides"), hw_id) if truthy(hw_id) else None
+    ep = f"{vptr}/hardware_overrides/{jsval.js_str(hw_id)}"
+    not_default = variant_key != "default"
+    env = Env()
+    layers_env = [(or_(get(get(recipe, "model"), "base_env"), {}), "/model/base_env")]
+    if not_default and truthy(get(variant, "extra_env")):
+        layers_env.append((get(variant, "extra_env"), f"{vptr}/extra_env"))
+    layers_env += [(get(recipe_ho, "extra_env"), f"{rp}/extra_env"),
+                   (get(variant_ho, "extra_env"), f"{vp}/extra_env"),
+                   (get(exact, "extra_env"), f"{ep}/extra_env")]
+    for source, pointer in layers_env:
+        if truthy(source):
+            env.assign(source, pointer.lstrip("/").replace("/", "."), doc, pointer)
+    args: list[Arg] = []
+
+    def layer(value: Any, pointer: str) -> None:
+        push_layer(args, value, pointer.lstrip("/").replace("/", "."), doc, pointer)
+
+    layer(get(get(recipe, "model"), "base_args"), "/model/base_args")
+    if not_default:
+        layer(get(variant, "extra_args"), f"{vptr}/extra_args")
+    extra = get(task, "extraArgs")
+    if truthy(get(extra, "length")):
+        layer(extra, f"{task_pointer}/extra_args")
+    layer(get(recipe_ho, "extra_args"), f"{rp}/extra_args")
+    layer(get(variant_ho, "extra_args"), f"{vp}/extra_args")
+    layer(get(exact, "extra_args"), f"{ep}/extra_args")
+    port = get(get(recipe, "omni"), "port")
+    if truthy(port):
+        args += [Arg("--port", "omni.port", doc, "/omni/port"),
+                 Arg(jsval.js_str(port), "omni.port", doc, "/omni/port")]
+    args.append(Arg("--omni", "omni", "", ""))
+    binary = or_(get(get(recipe, "omni"), "serve_binary"), "vllm serve")
+    final = final_args(args)
+    binary_text = jsval.js_str(binary)
+    words = [Arg(w, "omni.serve_binary" if binary_text != "vllm serve" else "vllm", doc if
+                 binary_text != "vllm serve" else "", "/omni/serve_binary" if binary_text !=
+                 "vllm serve" else "") for w in binary_text.split()]
+    model = Arg(model_id, model_ptr.lstrip("/").replace("/", "."), doc, model_ptr)
+    return {"command": command_of(final, model_id, binary_text), "env": env.ordered(),
+            "modelId": model_id,
+            "argv": [*(words if binary_text != "vllm serve" else LEAD), model, *final],
+            "envSources": env.sources}
