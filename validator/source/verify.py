@@ -73,6 +73,23 @@ REFUSED = declare(
 )
 
 
+UNHANDLED_PATH = declare(
+    "PROV006",
+    Severity.ERROR,
+    "Changed file cannot be handled: the change is not checked",
+    """A pull request changes a file whose name or change recorded by git cannot be
+    handled (a name that is not valid UTF-8, a change type git reports that PR mode does
+    not know). PR mode lists changed files from git's NUL-separated output, so every name
+    is seen; one it cannot interpret fails the run instead of being skipped.
+
+    How to fix: rename the file to a UTF-8 name (recipes live at
+    ``models/<org>/<model>.yaml``).
+
+    Failing: a pull request adding ``models/a/\\xff.yaml`` (byte 0xFF in the name).
+    Passing: the same file named ``models/a/model.yaml``.""",
+)
+
+
 class VerificationError(SourceError):
     """Bytes failed verification; carries the ``PROV`` rule that says why.
 
