@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,15 @@ def default_cache_dir() -> Path:
     return root / "recipe-check"
 
 
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""Largest HTTP response body, after decompression: 32 MiB (GitHub caps a recursive tree
+listing at 7 MB; recipes are tens of KiB)."""
+REQUEST_DEADLINE = 120.0
+"""Seconds one HTTP request may take in all (connection, retries, backoff, body)."""
+COMMAND_DEADLINE = 1800.0
+"""Seconds all HTTP requests of one command may take together."""
+
+
 @dataclass(frozen=True)
 class FetchOptions:
     """Settings of the git and HTTP backends and the snapshot store.
@@ -56,6 +66,13 @@ class FetchOptions:
         retries: HTTP retries on connection errors, timeouts and 5xx answers.
         backoff: urllib3 backoff factor in seconds (sleep ``backoff * 2**(n-1)``).
         expect_sha256: the SHA-256 the (single) fetched document must have, or ``None``.
+        max_response_bytes: most bytes one HTTP response body may have, counted after
+            decompression while it streams (:data:`MAX_RESPONSE_BYTES`).
+        request_deadline: seconds one HTTP request may take in all, retries and body
+            included (:data:`REQUEST_DEADLINE`).
+        command_deadline: seconds all HTTP requests of one command may take, counted from
+            ``started`` (:data:`COMMAND_DEADLINE`).
+        started: :func:`time.monotonic` when the options were made (the command's start).
     """
 
     backend: str = "git"
@@ -70,6 +87,10 @@ class FetchOptions:
     retries: int = 4
     backoff: float = 0.5
     expect_sha256: str | None = None
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    request_deadline: float = REQUEST_DEADLINE
+    command_deadline: float = COMMAND_DEADLINE
+    started: float = field(default_factory=time.monotonic, compare=False)
 
     def clone_url(self, repository: str) -> str:
         """URL or folder to clone ``repository`` (``owner/name``) from."""
