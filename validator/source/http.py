@@ -296,8 +296,9 @@ def _tree_sort_key(entry: TreeEntry) -> bytes:
     return name + b"/" if entry.type == "tree" else name
 
 
-def verify_listing(entries: list[TreeEntry], root_tree: str) -> bool:
-    """Whether the recursive ``entries`` hash, tree by tree, to ``root_tree``.
+def tree_objects(entries: list[TreeEntry], root_tree: str) -> dict[str, bytes] | None:
+    """Raw tree objects (folder -> ``tree <size>\\0`` + body, ``""`` the root) of the
+    recursive ``entries``, or ``None`` unless they hash, tree by tree, to ``root_tree``.
 
     Each tree object is ``"<mode> <name>\\0<20-byte id>"`` per entry in git's order
     (names compared bytewise, a sub-tree as if its name ended in ``/``); its id is
@@ -308,30 +309,38 @@ def verify_listing(entries: list[TreeEntry], root_tree: str) -> bool:
     children: dict[str, list[TreeEntry]] = {"": []}
     folders = {""} | {e.path for e in entries if e.type == "tree"}
     if len({e.path for e in entries}) != len(entries):
-        return False  # one path listed twice: which entry is the commit's?
+        return None  # one path listed twice: which entry is the commit's?
     for e in entries:
         parent = e.path.rsplit("/", 1)[0] if "/" in e.path else ""
         if parent not in folders or not e.path.rsplit("/", 1)[-1]:
-            return False  # an entry under a folder no tree object lists is not hashed
+            return None  # an entry under a folder no tree object lists is not hashed
         children.setdefault(parent, []).append(e)
         if e.type == "tree":
             children.setdefault(e.path, [])
     computed: dict[str, str] = {}
+    objects: dict[str, bytes] = {}
     for folder in sorted(children, key=lambda p: -p.count("/") - (1 if p else 0)):
         body = b""
         for e in sorted(children[folder], key=_tree_sort_key):
             sha = computed.get(e.path, e.sha) if e.type == "tree" else e.sha
             if e.type == "tree" and sha != e.sha:
-                return False
+                return None
             mode = "40000" if e.type == "tree" else e.mode
             try:
                 oid = bytes.fromhex(sha)
             except ValueError:
-                return False
+                return None
             body += f"{mode} {e.path.rsplit('/', 1)[-1]}".encode() + b"\0" + oid
         obj = f"tree {len(body)}".encode() + b"\0" + body
         computed[folder] = hashlib.sha1(obj, usedforsecurity=False).hexdigest()
-    return computed[""] == root_tree
+        objects[folder] = obj
+    return objects if computed[""] == root_tree else None
+
+
+def verify_listing(entries: list[TreeEntry], root_tree: str) -> bool:
+    """Whether the recursive ``entries`` hash, tree by tree, to ``root_tree`` (see
+    :func:`tree_objects`)."""
+    return tree_objects(entries, root_tree) is not None
 
 
 def _offsets(date: str) -> tuple[int, list[int]]:
@@ -365,10 +374,10 @@ def _with_signature(payload: bytes, signature: str) -> bytes:
     return head + b"\ngpgsig " + sig.encode() + sep + message if sep else payload
 
 
-def verify_commit(info: Any, commit: str, tree: str) -> None:
-    """Check that the commit object GitHub's ``git/commits/{commit}`` answer describes
-    hashes to ``commit`` (git's object format, ``sha1("commit <size>\\0" + body)``) and
-    names ``tree`` as its root tree.
+def verify_commit(info: Any, commit: str, tree: str | None) -> bytes:
+    """The raw commit object (``commit <size>\\0`` + body) that GitHub's
+    ``git/commits/{commit}`` answer describes, checked to hash to ``commit`` (git's
+    object format) and, unless ``tree`` is ``None``, to name ``tree`` as its root tree.
 
     The object is rebuilt from the answer: the exact ``verification.payload`` for a
     signed commit (with its signature put back), else ``tree``, ``parent`` lines,
@@ -387,23 +396,23 @@ def verify_commit(info: Any, commit: str, tree: str) -> None:
         verification = info.get("verification") or {}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SourceError(f"commit {commit}: malformed git/commits answer from the API") from exc
-    if named_tree != tree:
+    if tree is not None and named_tree != tree:
         raise SourceError(f"commit {commit}: the API names tree {tree} for it, but the commit "
                           f"object names tree {named_tree}; refusing both")
     payload, signature = verification.get("payload"), verification.get("signature")
+    candidates: list[bytes] = []
     if isinstance(payload, str) and payload:
         body = payload.encode()
-        bodies = [_with_signature(body, signature) if isinstance(signature, str) else body]
-        if any(_git_object_id("commit", b) == commit for b in bodies) and \
-                body.startswith(f"tree {tree}\n".encode()):
-            return
+        if body.startswith(f"tree {named_tree}\n".encode()):
+            candidates = [_with_signature(body, signature) if isinstance(signature, str)
+                          else body]
     else:
         try:
             (a_stamp, a_zones), (c_stamp, c_zones) = (_offsets(p[2]) for p in people)
         except ValueError as exc:
             raise SourceError(f"commit {commit}: the API gave a date that is not ISO "
                               "8601") from exc
-        head = f"tree {tree}\n" + "".join(f"parent {p}\n" for p in parents)
+        head = f"tree {named_tree}\n" + "".join(f"parent {p}\n" for p in parents)
         a_name = f"author {people[0][0]} <{people[0][1]}> {a_stamp} "
         c_name = f"committer {people[1][0]} <{people[1][1]}> {c_stamp} "
         texts = [message] if message.endswith("\n") else [message + "\n", message]
@@ -411,8 +420,10 @@ def verify_commit(info: Any, commit: str, tree: str) -> None:
         pairs += [(a, c) for a in a_zones for c in c_zones if a != c]
         for a, c in pairs:
             start = f"{head}{a_name}{_zone(a)}\n{c_name}{_zone(c)}\n\n".encode()
-            if any(_git_object_id("commit", start + t.encode()) == commit for t in texts):
-                return
+            candidates += [start + t.encode() for t in texts]
+    for body in candidates:
+        if _git_object_id("commit", body) == commit:
+            return f"commit {len(body)}".encode() + b"\0" + body
     raise SourceError(f"commit {commit}: the commit object the API describes does not hash "
                       "to that id (git's object format); refusing its tree. A commit with "
                       "extra headers (encoding, mergetag) cannot be rebuilt from the API: "
@@ -438,6 +449,7 @@ class HttpTree(PinnedTree):
         self.resolved_from = resolved_from
         self.client = client
         self.entries = {e.path: e for e in entries}
+        self.objects: dict[str, bytes] = {}
         self._last: dict[str, tuple[str, str] | None] = {}
 
     @classmethod
@@ -463,8 +475,9 @@ class HttpTree(PinnedTree):
             raise SourceError(f"{repository}@{rev}: malformed commit answer from the API") from exc
         if not FULL_COMMIT.match(commit) or (FULL_COMMIT.match(rev) and commit != rev):
             raise SourceError(f"{repository}@{rev}: the API answered with commit {commit!r}")
-        verify_commit(client.json(f"{api}/git/commits/{commit}", f"{repository}@{commit} object"),
-                      commit, tree_sha)
+        raw_commit = verify_commit(client.json(f"{api}/git/commits/{commit}",
+                                               f"{repository}@{commit} object"),
+                                   commit, tree_sha)
         listing = client.json(f"{api}/git/trees/{tree_sha}?recursive=1",
                               f"{repository}@{commit} tree")
         if listing is None:
@@ -477,11 +490,28 @@ class HttpTree(PinnedTree):
                        for e in listing["tree"]]
         except (KeyError, TypeError) as exc:
             raise SourceError(f"{repository}@{commit}: malformed tree listing") from exc
-        if not verify_listing(entries, tree_sha):
+        trees = tree_objects(entries, tree_sha)
+        if trees is None:
             raise SourceError(f"{repository}@{commit}: the tree listing does not hash to the "
                               f"commit's tree {tree_sha}; refusing it")
-        return cls(repository, commit, None if FULL_COMMIT.match(rev) else rev, entries,
+        made = cls(repository, commit, None if FULL_COMMIT.match(rev) else rev, entries,
                    client)
+        made.objects = {"": raw_commit} | {f"{k}/": v for k, v in trees.items()}
+        return made
+
+    def object_chain(self, path: str) -> list[bytes]:
+        """Raw git objects that tie ``path`` to the commit id: the commit, every tree from
+        the root down to the file's folder, and the last commit touching the path."""
+        parts = path.split("/")[:-1]
+        chain = [self.objects[""], self.objects["/"]]
+        chain += [self.objects["/".join(parts[:i + 1]) + "/"] for i in range(len(parts))]
+        last = self.last_commit(path)
+        if last is not None:
+            api = f"{self.client.options.api_base_url}/repos/{self.repository}"
+            chain.append(verify_commit(self.client.json(f"{api}/git/commits/{last[0]}",
+                                                        f"{self.label}:{path} last commit"),
+                                       last[0], None))
+        return chain
 
     def _blob(self, path: str) -> TreeEntry:
         check_path(path)
