@@ -157,3 +157,33 @@ def test_publisher_killed_at_random_points_leaves_whole_records(tmp_path: Path) 
         for record in records:
             json.loads(record.read_bytes())  # every visible file is complete JSON
     assert killed >= 3
+
+
+def test_partial_files_of_killed_writers_are_cleaned(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """Issue 16.7: temporary files a killed fetch left in ``objects/`` (and beside the
+    lock) are removed under the store lock, by the next write and by ``snapshot verify``,
+    which names each one."""
+    from validator.cli import main
+    from validator.source.snapshots import SnapshotStore
+
+    store = SnapshotStore(tmp_path / "store")
+    data = b"model:\n  model_id: org/name\n"
+    commit, objects = one_file_commit("models/org/name.yaml", data)
+    prov = Provenance.of_bytes("models/org/name.yaml", data, repository="org/recipes",
+                               commit=commit)
+    (entry,) = store.add([(prov, data)], objects=objects)
+    obj = store.object_path(entry.sha256)
+    partial = [obj.parent / f".{obj.name}.k{i}x.tmp" for i in range(43)]
+    partial.append(store.lock_path.parent / f".{store.lock_path.name}.zz.tmp")
+    for p in partial:
+        p.write_bytes(b"half")
+    assert main(["snapshot", "verify", "--snapshot-dir", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("partial file left by an interrupted fetch; removed") == 44
+    assert not [p for p in partial if p.exists()]
+    partial[0].write_bytes(b"half")
+    store.add([(prov, data)], objects=objects)
+    assert not partial[0].exists()
+    assert store.verify() == (1, [])

@@ -128,6 +128,7 @@ class Problem:
 
     entry: LockEntry
     message: str
+    rule: str = SNAPSHOT_MISMATCH.id
 
 
 class SnapshotStore:
@@ -295,6 +296,7 @@ class SnapshotStore:
                 raise VerificationError(SHA256_MISMATCH.id, entry.path,
                                         "bytes do not hash to the digests of their provenance")
         with self._mutex:
+            self._remove_partial()
             self._cache = None
             lock = self.load()
             current = {e.key: e for e in lock.files}
@@ -326,6 +328,24 @@ class SnapshotStore:
             self._cache = None
         return [e for e, _ in items]
 
+    def _remove_partial(self) -> list[Path]:
+        """Delete the temporary files (``.<name>.<random>.tmp``) that writers killed
+        mid-write left; call with the store lock held (every writer holds it while a
+        temporary file exists, so any one found then is a killed writer's)."""
+        found = [p for p in self.root.glob(".*.tmp") if p.is_file()]
+        objects = self.root / "objects"
+        if objects.is_dir():
+            found += [p for p in objects.rglob(".*.tmp") if p.is_file()]
+        for p in found:
+            p.unlink(missing_ok=True)
+        return found
+
+    def clean(self) -> list[Path]:
+        """Take the store lock and delete partial files left by killed writers; the
+        paths deleted."""
+        with self._mutex:
+            return self._remove_partial()
+
     def verify(self) -> tuple[int, list[Problem]]:
         """Re-hash every stored file: ``(number of entries checked, problems)``."""
         lock = self.load()
@@ -334,7 +354,7 @@ class SnapshotStore:
             try:
                 self.read_verified(entry)
             except VerificationError as exc:
-                problems.append(Problem(entry, exc.detail))
+                problems.append(Problem(entry, exc.detail, exc.rule_id))
             except SourceError as exc:
                 problems.append(Problem(entry, str(exc)))
         return len(lock.files), problems
