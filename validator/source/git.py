@@ -102,6 +102,8 @@ def open_mirror(repository: str, url: str, cache_dir: Path) -> git.Repo:
                 git.Repo.clone_from(url, tmp / "repo.git", mirror=True, env=_GIT_ENV)
             except git.GitCommandError as exc:
                 raise _git_error("clone", url, exc) from exc
+            except git.exc.UnsafeProtocolError as exc:
+                raise SourceError(f"git clone {redact_url(url)}: refused: {exc}") from exc
             finally:
                 if (tmp / "repo.git").is_dir() and not dest.exists():
                     os.replace(tmp / "repo.git", dest)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from validator.paths import default_store_dir
+from validator.source.tree import SourceError
 
 GIT_URL_ENV = "RECIPE_CHECK_GIT_URL"
 """Environment variable: where to clone ``OWNER/REPO`` from (same as ``--git-url``)."""
@@ -44,6 +46,35 @@ REQUEST_DEADLINE = 120.0
 """Seconds one HTTP request may take in all (connection, retries, backoff, body)."""
 COMMAND_DEADLINE = 1800.0
 """Seconds all HTTP requests of one command may take together."""
+
+
+GIT_SCHEMES = ("https", "http", "ssh", "git", "file")
+"""URL schemes ``--git-url`` may use; git's remote-helper transports (``ext::``, ``fd::``,
+any ``<name>::``) run programs and are refused."""
+_HELPER = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)::")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def check_git_url(url: str) -> str:
+    """``url`` if git may clone from it: an ``https``/``http``/``ssh``/``git``/``file`` URL,
+    ``user@host:path``, or a folder.
+
+    Raises:
+        SourceError: a remote-helper transport (``ext::``, ``fd::`` ...), another scheme,
+            or an option-like value (leading ``-``).
+    """
+    helper = _HELPER.match(url)
+    if helper:
+        raise SourceError(f"--git-url {url!r}: git's '{helper.group(1)}::' transport runs "
+                          "programs and is refused; give an https, ssh or file:// URL or a "
+                          "folder")
+    scheme = _SCHEME.match(url)
+    if scheme and scheme.group(1).lower() not in GIT_SCHEMES:
+        raise SourceError(f"--git-url {url!r}: scheme '{scheme.group(1)}' is not one of "
+                          f"{', '.join(GIT_SCHEMES)}")
+    if url.startswith("-"):
+        raise SourceError(f"--git-url {url!r}: must not start with '-'")
+    return url
 
 
 @dataclass(frozen=True)
@@ -96,7 +127,7 @@ class FetchOptions:
         """URL or folder to clone ``repository`` (``owner/name``) from."""
         owner, _, name = repository.partition("/")
         if self.git_url:
-            url = self.git_url.replace("{owner}", owner).replace("{repo}", name)
+            url = check_git_url(self.git_url.replace("{owner}", owner).replace("{repo}", name))
             if "://" not in url and not url.startswith("git@"):
                 return str(Path(url).expanduser().resolve())
             return url
