@@ -7,6 +7,7 @@ released; see :mod:`validator.checks.registry` for the catalogue.
 from __future__ import annotations
 
 import enum
+import json
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -71,15 +72,28 @@ class Finding:
 
 
 def printable(text: str, keep: str = "") -> str:
-    """``text`` with control and invisible format characters (Unicode categories Cc and
-    Cf: newlines, escapes, bidi overrides, zero-width spaces) written as ``\\uXXXX``, so
+    """``text`` with control and invisible format characters (Unicode categories Cc, Cf,
+    Zl and Zp: newlines, escapes, NEL, bidi overrides, zero-width spaces, U+2028 and
+    U+2029 line and paragraph separators) written as ``\\uXXXX``, so
     that a file name or value quoted in a message cannot fake output lines or hide text
     (Trojan Source, CVE-2021-42574). Characters in ``keep`` (``"\\n"`` for a format
     that escapes line breaks itself) are left as they are."""
     return "".join(
-        f"\\u{ord(ch):04x}" if ch not in keep and unicodedata.category(ch) in ("Cc", "Cf")
+        f"\\u{ord(ch):04x}" if ch not in keep
+        and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
         else ch for ch in text
     )
+
+
+def json_text(value: object) -> str:
+    """``value`` as indented JSON, non-ASCII kept readable, but every control, format and
+    line/paragraph-separator character (bidi overrides, U+2028, NEL) written as a
+    ``\\uXXXX`` escape: the same JSON value, with nothing in the text that a terminal or
+    log viewer would act on (they can only occur inside JSON strings, where the escape
+    means the same character)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in
+                   ("Cc", "Cf", "Zl", "Zp") and ch != "\n" else ch for ch in text)
 
 
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:

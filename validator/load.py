@@ -390,7 +390,10 @@ def resolve_plain(text: str) -> Any:
     if _BOOL_FALSE.match(text):
         return False
     if _INT10.match(text):
-        return int(text, 10)
+        try:
+            return int(text, 10)
+        except ValueError:  # over Python's 4,300-digit limit: a float, as js-yaml reads it
+            return float(text)
     if _INT8.match(text):
         return int(text[2:], 8)
     if _INT16.match(text):

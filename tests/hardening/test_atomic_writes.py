@@ -17,6 +17,9 @@ import pytest
 
 from validator.source.provenance import Provenance
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "source"))
+from _util import one_file_commit  # type: ignore[import-not-found]  # tests/source/_util.py
+
 COMMIT = "c" * 40
 
 # Each writer adds files 0, 1, 2, ... (one add per file, so the lock file is rewritten
@@ -24,6 +27,8 @@ COMMIT = "c" * 40
 SNAPSHOT_WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
+    sys.path.insert(0, "TESTS_SOURCE")
+    from _util import one_file_commit
     from validator.source.provenance import Provenance
     from validator.source.snapshots import SnapshotStore
 
@@ -32,11 +37,12 @@ SNAPSHOT_WRITER = textwrap.dedent("""
     print("ready", flush=True)
     for i in range(int(sys.argv[3])):
         data = (f"# writer {tag} file {i}\\n" + "x: " + "y" * 200_000 + "\\n").encode()
+        commit, objects = one_file_commit(f"models/{tag}/r{i}.yaml", data)
         prov = Provenance.of_bytes(f"models/{tag}/r{i}.yaml", data,
-                                   repository="org/recipes", commit="COMMIT")
-        store.add([(prov, data)])
+                                   repository="org/recipes", commit=commit)
+        store.add([(prov, data)], objects=objects)
     print("done", flush=True)
-""").replace("COMMIT", COMMIT)
+""").replace("TESTS_SOURCE", str(Path(__file__).resolve().parents[1] / "source"))
 
 
 def _spawn(code: str, *args: str) -> subprocess.Popen[bytes]:
@@ -107,9 +113,10 @@ def test_damaged_snapshot_object_is_detected(tmp_path: Path) -> None:
 
     store = SnapshotStore(tmp_path / "store")
     data = b"model:\n  model_id: org/name\n"
+    commit, objects = one_file_commit("models/org/name.yaml", data)
     prov = Provenance.of_bytes("models/org/name.yaml", data, repository="org/recipes",
-                               commit=COMMIT)
-    (entry,) = store.add([(prov, data)])
+                               commit=commit)
+    (entry,) = store.add([(prov, data)], objects=objects)
     store.object_path(entry.sha256).write_bytes(data.replace(b"org/name", b"org/evil"))
     checked, problems = store.verify()
     assert checked == 1 and len(problems) == 1
@@ -150,3 +157,33 @@ def test_publisher_killed_at_random_points_leaves_whole_records(tmp_path: Path) 
         for record in records:
             json.loads(record.read_bytes())  # every visible file is complete JSON
     assert killed >= 3
+
+
+def test_partial_files_of_killed_writers_are_cleaned(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """Issue 16.7: temporary files a killed fetch left in ``objects/`` (and beside the
+    lock) are removed under the store lock, by the next write and by ``snapshot verify``,
+    which names each one."""
+    from validator.cli import main
+    from validator.source.snapshots import SnapshotStore
+
+    store = SnapshotStore(tmp_path / "store")
+    data = b"model:\n  model_id: org/name\n"
+    commit, objects = one_file_commit("models/org/name.yaml", data)
+    prov = Provenance.of_bytes("models/org/name.yaml", data, repository="org/recipes",
+                               commit=commit)
+    (entry,) = store.add([(prov, data)], objects=objects)
+    obj = store.object_path(entry.sha256)
+    partial = [obj.parent / f".{obj.name}.k{i}x.tmp" for i in range(43)]
+    partial.append(store.lock_path.parent / f".{store.lock_path.name}.zz.tmp")
+    for p in partial:
+        p.write_bytes(b"half")
+    assert main(["snapshot", "verify", "--snapshot-dir", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("partial file left by an interrupted fetch; removed") == 44
+    assert not [p for p in partial if p.exists()]
+    partial[0].write_bytes(b"half")
+    store.add([(prov, data)], objects=objects)
+    assert not partial[0].exists()
+    assert store.verify() == (1, [])

@@ -41,3 +41,27 @@ def assert_findings_schema(report: object) -> None:
     schema_path = Path(__file__).resolve().parents[2] / "schemas" / "findings.schema.json"
     schema = json.loads(schema_path.read_text())
     jsonschema.Draft202012Validator(schema).validate(report)
+
+
+def one_file_commit(path: str, data: bytes, message: str = "one file\n"
+                    ) -> tuple[str, list[bytes]]:
+    """``(commit id, raw git objects)`` of a commit whose tree holds only ``path`` with
+    ``data``, built in git's object format (no repository needed): what a snapshot
+    store needs beside a lock entry to tie it to its commit."""
+    import hashlib
+
+    def obj(kind: str, body: bytes) -> tuple[str, bytes]:
+        raw = f"{kind} {len(body)}".encode() + b"\0" + body
+        return hashlib.sha1(raw).hexdigest(), raw
+
+    objects: list[bytes] = []
+    oid, raw = obj("blob", data)
+    mode, parts = b"100644", path.split("/")
+    for name in reversed(parts):
+        oid, raw = obj("tree", mode + b" " + name.encode() + b"\0" + bytes.fromhex(oid))
+        objects.append(raw)
+        mode = b"40000"
+    commit, raw = obj("commit", (f"tree {oid}\nauthor t <t@example.invalid> 1700000000 +0000\n"
+                                 f"committer t <t@example.invalid> 1700000000 +0000\n\n"
+                                 f"{message}").encode())
+    return commit, [raw, *reversed(objects)]

@@ -12,10 +12,12 @@ Faults are queued with :meth:`GitHubServer.fail` and consumed by matching reques
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +36,8 @@ class Fault:
     kind: str
     times: int
     delay: float = 0.0
+    old: bytes = b""
+    new: bytes = b""
 
 
 class GitHubServer:
@@ -66,10 +70,19 @@ class GitHubServer:
         """API base URL."""
         return self.base + "/api"
 
-    def fail(self, prefix: str, kind: str, times: int = 1, delay: float = 0.0) -> None:
-        """Queue a fault for requests under ``prefix`` (``/raw``, ``/api/...``)."""
+    def fail(self, prefix: str, kind: str, times: int = 1, delay: float = 0.0,
+             old: bytes = b"", new: bytes = b"") -> None:
+        """Queue a fault for requests under ``prefix`` (``/raw``, ``/api/...``).
+
+        Hostile kinds: ``replace`` (``old`` -> ``new`` in the body), ``extra-entry`` (a
+        tree listing gains ``new`` as a blob path under a folder it does not list),
+        ``redirect`` (302 to ``new`` + the path), ``huge`` (an endless body of zeros,
+        announced as 1 GiB, or chunked when ``old == b"chunked"``), ``gzip-bomb``
+        (256 MiB of zeros gzip-compressed), ``trickle`` (one byte per ``delay`` s),
+        ``silent`` (no answer for ``delay`` s, then the connection closes).
+        """
         with self._lock:
-            self.faults.append(Fault(prefix, kind, times, delay))
+            self.faults.append(Fault(prefix, kind, times, delay, old, new))
 
     def take_fault(self, path: str) -> Fault | None:
         """The first queued fault matching ``path`` (consumed), or ``None``."""
@@ -120,6 +133,11 @@ class GitHubServer:
             body = {"sha": sha, "commit": {"tree": {"sha": tree},
                                            "committer": {"date": _utc(date)}}}
             return 200, json.dumps(body).encode(), "application/json"
+        if rest.startswith("git/commits/"):
+            raw = self.git("cat-file", "commit", rest[len("git/commits/"):])
+            if raw is None:
+                return 404, b'{"message": "Not Found"}', "application/json"
+            return 200, json.dumps(commit_answer(raw)).encode(), "application/json"
         if rest.startswith("git/trees/"):
             tree = rest[len("git/trees/"):]
             out = self.git("ls-tree", "-r", "-t", "-z", tree)
@@ -192,6 +210,8 @@ class GitHubServer:
                     return
                 if kind == "timeout" and fault is not None:
                     time.sleep(fault.delay)
+                if fault is not None and self.hostile(fault, url.path):
+                    return
                 status, body, ctype = server.answer(url.path, parse_qs(url.query))
                 if kind == "truncate":
                     self.send(status, body[: len(body) // 2], ctype, length=len(body))
@@ -203,10 +223,111 @@ class GitHubServer:
                     body = body.replace(b"a", b"4", 1)
                 elif kind == "rename":
                     body = body.replace(b'"taxonomy.yaml"', b'"taxonomy.yml"', 1)
+                elif kind == "replace" and fault is not None:
+                    body = body.replace(fault.old, fault.new)
+                elif kind == "extra-entry" and fault is not None:
+                    listing = json.loads(body)
+                    listing["tree"].append({"path": fault.new.decode(), "mode": "100644",
+                                            "type": "blob", "sha": "1" * 40})
+                    body = json.dumps(listing).encode()
                 self.send(status, body, ctype)
+
+            def hostile(self, fault: Fault, path: str) -> bool:
+                """Answer with a hostile behaviour; ``False`` for the body-editing kinds."""
+                if fault.kind == "redirect":
+                    self.send(302, b"", "text/plain",
+                              {"Location": fault.new.decode() + path})
+                elif fault.kind == "huge":
+                    chunked = fault.old == b"chunked"
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    if chunked:
+                        self.send_header("Transfer-Encoding", "chunked")
+                    else:
+                        self.send_header("Content-Length", str(1 << 30))
+                    self.end_headers()
+                    block = b"0" * 65536
+                    frame = b"%x\r\n%s\r\n" % (len(block), block) if chunked else block
+                    try:
+                        for _ in range((1 << 30) // len(block)):
+                            self.wfile.write(frame)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    self.close_connection = True
+                elif fault.kind == "gzip-bomb":
+                    self.send(200, gzip_bomb(), "application/json",
+                              {"Content-Encoding": "gzip"})
+                elif fault.kind == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    self.send_header("Content-Length", "15000")
+                    self.end_headers()
+                    try:
+                        for _ in range(15000):
+                            self.wfile.write(b"a")
+                            self.wfile.flush()
+                            time.sleep(fault.delay)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    self.close_connection = True
+                elif fault.kind == "silent":
+                    time.sleep(fault.delay)
+                    self.close_connection = True
+                else:
+                    return False
+                return True
 
         return Handler
 
 
 def _utc(date: str) -> str:
     return datetime.fromisoformat(date).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _person(value: bytes) -> dict[str, str]:
+    """``{"name", "email", "date"}`` of an author/committer header, date in UTC with ``Z``
+    (as GitHub's git data API writes it)."""
+    text = value.decode()
+    name, _, rest = text.partition(" <")
+    email, _, stamp_zone = rest.partition("> ")
+    stamp = stamp_zone.split()[0]
+    date = datetime.fromtimestamp(int(stamp), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"name": name, "email": email, "date": date}
+
+
+def commit_answer(raw: bytes) -> dict[str, object]:
+    """GitHub's ``git/commits/{sha}`` answer for a raw commit object."""
+    head, _, message = raw.partition(b"\n\n")
+    headers: list[tuple[bytes, bytes]] = []
+    for line in head.split(b"\n"):
+        if line.startswith(b" ") and headers:
+            headers[-1] = (headers[-1][0], headers[-1][1] + b"\n" + line[1:])
+        else:
+            key, _, value = line.partition(b" ")
+            headers.append((key, value))
+    fields = dict(headers)
+    verification: dict[str, object] = {"verified": False, "reason": "unsigned",
+                                        "signature": None, "payload": None}
+    if b"gpgsig" in fields:
+        unsigned = b"\n".join(k + b" " + v.replace(b"\n", b"\n ") for k, v in headers
+                               if k != b"gpgsig") + b"\n\n" + message
+        verification = {"verified": False, "reason": "unknown_key",
+                        "signature": fields[b"gpgsig"].decode() + "\n",
+                        "payload": unsigned.decode()}
+    return {"sha": hashlib.sha1(f"commit {len(raw)}".encode() + b"\0" + raw).hexdigest(),
+            "tree": {"sha": fields[b"tree"].decode()},
+            "parents": [{"sha": v.decode()} for k, v in headers if k == b"parent"],
+            "author": _person(fields[b"author"]), "committer": _person(fields[b"committer"]),
+            "message": message.decode(), "verification": verification}
+
+
+_BOMB: list[bytes] = []
+
+
+def gzip_bomb() -> bytes:
+    """256 MiB of zeros as 16 gzip members of 16 MiB each (about 250 KB), made once."""
+    if not _BOMB:
+        comp = zlib.compressobj(1, zlib.DEFLATED, 31)
+        member = comp.compress(bytes(16 << 20)) + comp.flush()
+        _BOMB.append(member * 16)
+    return _BOMB[0]

@@ -17,7 +17,14 @@ from validator.source.snapshots import LOCK_NAME, SnapshotStore, SnapshotTree
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
 
-from ._util import GLM, REPO, UPSTREAM_PINS, assert_findings_schema, git_out
+from ._util import (
+    GLM,
+    REPO,
+    UPSTREAM_PINS,
+    assert_findings_schema,
+    git_out,
+    one_file_commit,
+)
 
 pytestmark = pytest.mark.corpus
 
@@ -205,7 +212,9 @@ def test_concurrent_writers_keep_every_entry(tmp_path: Path) -> None:
     def write(n: int) -> None:
         try:
             data = f"n: {n}\n".encode()
-            SnapshotStore(tmp_path).add([(_prov(f"f{n}.yaml", data, f"{n:040x}"), data)])
+            commit, objects = one_file_commit(f"f{n}.yaml", data)
+            SnapshotStore(tmp_path).add([(_prov(f"f{n}.yaml", data, commit), data)],
+                                        objects=objects)
         except BaseException as exc:
             errors.append(exc)
 

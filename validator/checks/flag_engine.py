@@ -288,11 +288,14 @@ def parse_int(text: str | None) -> int | None:
     number, suffix = m.groups()
     dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
     binary = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    if not suffix:
-        return int(float(number)) if "." not in number else None
-    if suffix in dec:
-        return int(float(number) * dec[suffix])
-    return int(number) * binary[suffix] if "." not in number else None
+    try:
+        if not suffix:
+            return int(number) if "." not in number else None
+        if suffix in dec:
+            return int(float(number) * dec[suffix])
+        return int(number) * binary[suffix] if "." not in number else None
+    except (OverflowError, ValueError):  # beyond a float, or over 4,300 digits
+        return None
 
 
 def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:

@@ -112,7 +112,8 @@ def _model_ids(data: Any) -> dict[str, str | None]:
         mid = get(variant, "model_id")
         if isinstance(mid, str):
             ids.setdefault(mid.lower(), vname)
-    for task in get(data, "omni", "tasks") or []:
+    tasks = get(data, "omni", "tasks")
+    for task in tasks if isinstance(tasks, list) else []:  # the schema reports other types
         mid = get(task, "model_id")
         if isinstance(mid, str):
             ids.setdefault(mid.lower(), None)

@@ -124,7 +124,10 @@ class Profile:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond any float: not a usable amount
+        return None
 
 
 def profiles(ctx: Context) -> dict[str, Profile]:
@@ -637,7 +640,10 @@ def parameters_billions(text: Any) -> float | None:
 def formula_vram_gb(params_b: float, precision: str) -> int | None:
     """``ceil(params × bytes_per_param × 1.2)`` in GB, ``None`` for unknown precisions."""
     per = BYTES_PER_PARAM.get(precision)
-    return math.ceil(round(params_b * per * 1.2, 6)) if per is not None else None
+    try:
+        return math.ceil(round(params_b * per * 1.2, 6)) if per is not None else None
+    except (OverflowError, ValueError):  # infinite or NaN parameter count
+        return None
 
 
 _SIZE_IN_NAME = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)B(?![A-Za-z0-9])", re.IGNORECASE)

@@ -52,7 +52,7 @@ def parse_min_version(value: Any) -> MinVersion | None:
         return NIGHTLY
     try:
         return Version(text)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError, OverflowError):  # ValueError: over 4,300 digits
         return None
 
 

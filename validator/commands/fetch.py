@@ -24,6 +24,7 @@ from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.provenance import Provenance
 from validator.source.snapshots import (
     SnapshotStore,
+    chain_objects,
     context_paths,
     tree_listing,
     verified_files,
@@ -40,6 +41,7 @@ class _Commit:
     resolved_from: str | None
     files: list[tuple[Provenance, bytes]] = field(default_factory=list)
     documents: int = 0
+    objects: list[bytes] = field(default_factory=list)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
                 commits[id(tree)] = _Commit(tree, spec.repository,
                                             None if spec.pinned else spec.rev, context)
             commits[id(tree)].files += verified_files(tree, paths)
+            commits[id(tree)].objects += chain_objects(
+                tree, [*paths, *(p.path for p, _ in commits[id(tree)].files)])
             commits[id(tree)].documents += len(paths)
         except VerificationError as exc:
             _report(text, exc)
@@ -96,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         label = f"{group.repository}@{group.tree.revision}"
         try:
-            entries = store.add(group.files, tree_listing(group.tree, group.repository))
+            entries = store.add(group.files, tree_listing(group.tree, group.repository),
+                                group.objects)
         except VerificationError as exc:
             _report(label, exc)
             code = max(code, 1)

@@ -26,6 +26,7 @@ from validator.checker import RunResult
 from validator.cli import UsageError
 from validator.commands.check import release_list_context
 from validator.context import Settings
+from validator.findings import printable
 from validator.pr.event import EventError, read_event
 from validator.pr.run import PrError, run_pr
 from validator.report import REPORTERS, get_reporter
@@ -87,6 +88,8 @@ def _checked_lines(result: RunResult) -> list[str]:
         lines.append(f"checked {entry['path']} because: {'; '.join(entry['reasons'])}")
     for entry in pr.get("skipped", []):
         lines.append(f"skipped {entry['path']}: {entry['why']}")
+    for entry in pr.get("unhandled", []):
+        lines.append(f"not checked {entry['path']}: {entry['why']} (error PROV006)")
     if not pr.get("files"):
         lines.append("no recipe, taxonomy, strategy or kv-store file to check")
     return lines
@@ -99,8 +102,8 @@ def _write_preamble(fmt: str, result: RunResult, stream: TextIO) -> None:
              f"{str(pr.get('merge_base'))[:12]}" if pr.get("base") else f"head {head}")
     lines = _checked_lines(result)
     if fmt == "text":
-        stream.write(f"recipe-check pr: {where} ({pr.get('origin')})\n")
-        stream.write("".join(line + "\n" for line in lines))
+        stream.write(f"recipe-check pr: {where} ({printable(str(pr.get('origin')))})\n")
+        stream.write("".join(printable(line) + "\n" for line in lines))
     elif fmt == "github":
         stream.write(f"::group::recipe-check pr: {escape_data(where)}: files checked and why\n")
         stream.write("".join(escape_data(line) + "\n" for line in lines))

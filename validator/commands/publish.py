@@ -11,8 +11,15 @@ strategies) are context, not records.
 The environment variable ``RECIPE_CHECK_PUBLISH_PAUSE`` (seconds) makes the command pause
 after each record; tests use it to kill a publisher mid-run.
 
+Publishing re-derives and compares (:func:`validator.evidence.publish.record_problem`): a
+stored record that is damaged, off-schema, about another document, or states a fact
+other than the one derived now is replaced and not kept as an older tool's record; an
+edited ``.intoto.json`` is rewritten; the index lists only records this run made or
+confirmed. Every file publish did not make is printed.
+
 Exit codes: 0 every record published or unchanged, 1 a record could not be made or
-conflicts with a published one (the others are still published), 2 usage or I/O failure.
+conflicts with a published one (the others are still published), or a file in ``DIR``
+was not made by publish (each reported), 2 usage or I/O failure.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from pathlib import Path
 from validator.cli import UsageError
 from validator.commands.record import checked_on
 from validator.context import Settings
+from validator.findings import printable
 from validator.source.tree import SourceError
 
 PAUSE_ENV = "RECIPE_CHECK_PUBLISH_PAUSE"
@@ -49,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
     from validator.evidence.attest import statement_bytes
-    from validator.evidence.publish import PublishConflict, Publisher
+    from validator.evidence.model import Record
+    from validator.evidence.publish import PublishConflict, Publisher, record_problem
     from validator.evidence.record import RecordError, build_record, record_bytes
     from validator.source.snapshots import SnapshotStore, SnapshotTree
 
@@ -72,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     failures = 0
     counts = {"written": 0, "unchanged": 0, "replaced": 0}
     trees: dict[tuple[str, str], SnapshotTree] = {}
-    with Publisher(args.out) as pub:
+    def attestation_of(stored: bytes) -> bytes:
+        return statement_bytes(Record.model_validate_json(stored))
+
+    with Publisher(args.out, attestation_of=attestation_of, strict_index=True) as pub:
         pub.copy_schemas()
         for entry in entries:
             key = (entry.repository, entry.commit)
@@ -83,8 +95,11 @@ def run(args: argparse.Namespace) -> int:
                 record = build_record(tree, entry.path, checked_on=date,
                                       settings=Settings(offline=True))
                 attestation = statement_bytes(record) if args.attestation else None
-                outcome = pub.put(entry.repository, entry.commit, entry.path,
-                                  record_bytes(record), attestation)
+                made = record_bytes(record)
+                pub.check_old = lambda old, made=made, key=entry.key: record_problem(
+                    old, made, key)
+                outcome = pub.put(entry.repository, entry.commit, entry.path, made,
+                                  attestation)
                 counts[outcome] += 1
             except (RecordError, SourceError, PublishConflict, ValueError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
@@ -92,9 +107,13 @@ def run(args: argparse.Namespace) -> int:
             if pause > 0:
                 time.sleep(pause)
         index = pub.rebuild_index()
+    for line in pub.reports:
+        print(f"recipe-check: {printable(line)}", file=sys.stderr)
     print(f"published {len(entries)} record(s) into {args.out}: "
           + ", ".join(f"{v} {k}" for k, v in counts.items())
-          + f", {failures} failed; index lists {len(index['records'])} file(s)")
+          + f", {failures} failed; index lists {len(index['records'])} file(s)"
+          + (f"; {len(pub.reports)} file(s) publish did not make (see above)"
+             if pub.reports else ""))
     if args.site is not None:
         from validator.evidence.site import SiteError, build_site
 
@@ -104,4 +123,4 @@ def run(args: argparse.Namespace) -> int:
             print(f"recipe-check: --site {args.site}: {exc}", file=sys.stderr)
             return 2
         print(f"catalogue: {site.pages} record page(s) in {args.site}")
-    return 1 if failures else 0
+    return 1 if failures or pub.reports else 0

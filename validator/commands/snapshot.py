@@ -1,8 +1,10 @@
 """``recipe-check snapshot verify|list``: inspect the verified snapshot store.
 
-``verify`` re-hashes every stored file against its lock entry (SHA-256 and git blob id)
-and exits 1 on any mismatch or missing file (PROV003), 0 when all match, 2 when the
-store or its lock file cannot be read. ``list`` prints the lock entries.
+``verify`` first deletes, under the store lock, the partial ``.tmp`` files killed fetches
+left (each is printed), then re-hashes every stored file against its lock entry (SHA-256
+and git blob id, PROV003) and checks that the entry belongs to its commit (PROV007); it
+exits 1 on any problem, 0 when all match, 2 when the store or its lock file cannot be
+read. ``list`` prints the lock entries.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from pathlib import Path
 from validator.source.options import DEFAULT_SNAPSHOT_DIR
 from validator.source.snapshots import SnapshotStore
 from validator.source.tree import SourceError
-from validator.source.verify import SNAPSHOT_MISMATCH
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,12 +39,15 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{e.repository}@{e.commit}:{e.path}  sha256:{e.sha256}  "
                       f"gitBlob:{e.git_blob}  last:{e.last_commit} {e.last_commit_date}")
             return 0
+        removed = store.clean()
         checked, problems = store.verify()
     except SourceError as exc:
         print(f"recipe-check: {exc}", file=sys.stderr)
         return 2
+    for partial in removed:
+        print(f"{partial}: partial file left by an interrupted fetch; removed")
     for p in problems:
         print(f"{p.entry.repository}@{p.entry.commit}:{p.entry.path}: error "
-              f"{SNAPSHOT_MISMATCH.id} {p.message}")
+              f"{p.rule} {p.message}")
     print(f"{checked} stored file(s) verified in {store.root}: {len(problems)} mismatch(es)")
     return 1 if problems else 0

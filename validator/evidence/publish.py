@@ -22,6 +22,16 @@ Rules, per key ``(repository, commit, path)``:
 * ``index.json`` is rebuilt from the files on disk after every run (never patched), so it
   cannot disagree with them after a crash and a re-run.
 
+Re-derivation (when the caller gives ``check_old``/``attestation_of``, as ``recipe-check
+publish`` does): a stored record that differs from the one made now is kept as an older
+tool's record only if ``check_old`` finds nothing wrong with it (it parses, follows the
+record schema, names the same document and every fact's value is what the document
+states at its pointer); otherwise it is replaced, not kept, and reported. An
+``.intoto.json`` that is not the statement of the record beside it is rewritten and
+reported. With ``strict_index`` the index lists as current only the records this run
+made or confirmed; every other file under ``records/`` is listed under ``not_verified``
+and reported (:attr:`Publisher.reports`).
+
 A :mod:`filelock` lock (``OUT/.publish.lock``) serialises concurrent publishers.
 """
 
@@ -30,7 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -106,10 +116,17 @@ class Publisher:
 
     out: Path
     timeout: float = 600.0
+    check_old: Callable[[bytes], str | None] | None = None
+    attestation_of: Callable[[bytes], bytes] | None = None
+    strict_index: bool = False
 
     def __post_init__(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(str(self.out / LOCK), timeout=self.timeout)
+        self.reports: list[str] = []
+        """Files this run found but did not make, with what was done about each."""
+        self.made: set[Path] = set()
+        """Record and statement files this run wrote or confirmed."""
 
     def __enter__(self) -> Publisher:
         self._lock.acquire()
@@ -133,8 +150,23 @@ class Publisher:
         """
         target = record_path(self.out, repository, commit, path)
         outcome: Outcome = "written"
+        self.made.add(target)
+        att = target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX)
+        if attestation is not None:
+            self.made.add(att)
+        if target.is_dir() or (target.exists() and not target.is_file()):
+            raise ValueError(f"{target}: not a file; remove it to publish this record")
+        problem = None
         if target.exists():
             old = target.read_bytes()
+            if old != data and self.check_old is not None:
+                problem = self.check_old(old)
+        if problem is not None:
+            atomic_write(target, data)
+            self.reports.append(f"{target}: {problem}; not a record publish made: replaced "
+                                "and not kept")
+            outcome = "replaced"
+        elif target.exists():
             if old == data:
                 outcome = "unchanged"
             else:
@@ -163,9 +195,15 @@ class Publisher:
             atomic_write(target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX),
                          attestation)
         elif attestation is not None:
-            att = target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX)
+            expected = attestation
+            if self.attestation_of is not None:  # the statement of the record kept
+                expected = self.attestation_of(target.read_bytes())
             if not att.exists():
-                atomic_write(att, attestation)
+                atomic_write(att, expected)
+            elif self.attestation_of is not None and att.read_bytes() != expected:
+                atomic_write(att, expected)
+                self.reports.append(f"{att}: not the statement of the record beside it; "
+                                    "rewritten")
         return outcome
 
     def copy_schemas(self, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> None:
@@ -176,6 +214,24 @@ class Publisher:
             if not target.exists() or target.read_bytes() != data:
                 atomic_write(target, data)
 
+    def _not_current(self, file: Path, entry: dict[str, Any]) -> str | None:
+        """Why a record file must not be indexed, or ``None``: it must sit where its own
+        key puts it (or beside it as a kept older record) and, with ``strict_index``, be
+        made or confirmed by this run when current."""
+        try:
+            home = record_path(self.out, str(entry["repository"]), str(entry["commit"]),
+                               str(entry["path"]))
+        except ValueError as exc:
+            return f"names an impossible key ({exc})"
+        stem = home.name[:-len(".json")]
+        if file.parent != home.parent or not (
+                file.name == home.name or file.name.startswith(stem + KEPT_MARK)):
+            return (f"sits at {file.relative_to(self.out).as_posix()} but is the record of "
+                    f"{entry['repository']}@{entry['commit']}:{entry['path']}")
+        if self.strict_index and entry["current"] and file not in self.made:
+            return "not made by this publish run (its key is not in the lock file)"
+        return None
+
     def rebuild_index(self) -> dict[str, Any]:
         """Rebuild ``index.json`` from the record files on disk and write it atomically.
 
@@ -184,11 +240,18 @@ class Publisher:
         """
         entries: list[dict[str, Any]] = []
         unreadable: list[str] = []
+        not_verified: list[dict[str, str]] = []
         root = self.out / RECORDS
-        for file in sorted(root.rglob("*.json")) if root.is_dir() else []:
-            if file.name.startswith(".") or file.name.endswith(ATTESTATION_SUFFIX):
+        for file in sorted(root.rglob("*")) if root.is_dir() else []:
+            if file.name.startswith(".") or file.is_dir():
                 continue
             rel = file.relative_to(self.out).as_posix()
+            if file.name.endswith(ATTESTATION_SUFFIX) or not file.name.endswith(".json") \
+                    or not file.is_file():
+                if self.strict_index and file not in self.made:
+                    not_verified.append({"file": rel, "why": "not made by this run"})
+                    self.reports.append(f"{file}: not made by this publish run; not indexed")
+                continue
             data = file.read_bytes()
             try:
                 doc = json.loads(data)
@@ -206,6 +269,12 @@ class Publisher:
                 }
             except (ValueError, KeyError, TypeError):
                 unreadable.append(rel)
+                self.reports.append(f"{file}: not a readable record; not indexed")
+                continue
+            why = self._not_current(file, entry)
+            if why is not None:
+                not_verified.append({"file": rel, "why": why})
+                self.reports.append(f"{file}: {why}; not indexed")
                 continue
             att = file.with_name(file.name[:-len(".json")] + ATTESTATION_SUFFIX)
             if entry["current"] and att.exists():
@@ -213,10 +282,43 @@ class Publisher:
             entries.append(entry)
         entries.sort(key=lambda e: (e["repository"], e["commit"], e["path"], e["file"]))
         index = {"format": "recipe-check/record-index/v1", "records": entries,
-                 "unreadable": unreadable,
+                 "unreadable": unreadable, "not_verified": not_verified,
                  "schemas": sorted(p.relative_to(self.out).as_posix()
                                    for p in (self.out / "schemas").glob("*.json"))
                  if (self.out / "schemas").is_dir() else []}
         atomic_write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
                      .encode())
         return index
+
+
+def record_problem(old: bytes, new: bytes, key: tuple[str, str, str]) -> str | None:
+    """What is wrong with a stored record ``old`` of ``key`` (repository, commit, path),
+    compared with ``new``, the record re-derived now from the same verified document;
+    ``None`` when ``old`` could be an older tool's record of that document: valid JSON
+    following the record schema, naming the same document (repository, revision, path,
+    SHA-256 and git blob id), and every fact that both derive (same name and pointer)
+    holding the same value."""
+    from validator.evidence.model import RecordInvalid, validate_record
+
+    try:
+        data, fresh = json.loads(old), json.loads(new)
+    except ValueError:
+        return "not valid JSON (truncated or damaged)"
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    try:
+        validate_record(data)
+    except RecordInvalid as exc:
+        return f"does not follow the record schema ({str(exc).splitlines()[0]})"
+    src, now = data["source"], fresh["source"]
+    named = (src["repository"], src["revision"], src["document_path"])
+    same = ("document_sha256", "git_blob")
+    if named != key or any(src.get(k) != now.get(k) for k in same):
+        return f"names {named[0]}@{named[1]}:{named[2]}, not the document of its key"
+    derived = {(f["name"], f["pointer"]): f["value"] for f in fresh["facts"]}
+    for fact in data["facts"]:
+        want = derived.get((fact["name"], fact["pointer"]), fact["value"])
+        if fact["value"] != want:
+            return (f"fact {fact['name']!r} at {fact['pointer']} states {fact['value']!r}, "
+                    f"but the document gives {want!r}")
+    return None

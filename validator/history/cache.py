@@ -5,8 +5,14 @@ file's path and bytes under one tool digest, see :func:`blob_key`). Each file ma
 *context labels* (see :mod:`validator.history.audit`) to JSON values (the findings of
 that blob checked against that context)::
 
-    {"format": 2, "key": "<k>", "results": {"<label>": <value>, ...},
-     "checksum": "<sha256 of the canonical results>"}
+    {"format": 3, "key": "<k>", "results": {"<label>": <value>, ...},
+     "checksum": "<HMAC-SHA256 of the key and canonical results>"}
+
+The checksum is keyed with the cache's own secret, ``<cache_dir>/.secret`` (32 random
+bytes made on first use, mode 0600, published with a hard link so concurrent first runs
+agree on one): an entry whose findings were edited and whose checksum was recomputed
+without the secret fails, so a forged entry is never trusted. An entry replaced by a
+folder (or anything but a regular file) is counted as damaged and skipped, never fatal.
 
 Writes are atomic (a temporary file in the same folder, ``fsync``, then ``os.replace``),
 so a process killed at any point leaves the old file or the new one. Read-merge-write of
@@ -18,9 +24,13 @@ names another key, or fails its checksum is treated as missing (counted in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import json
 import os
+import secrets
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +38,9 @@ from filelock import FileLock
 
 from validator.atomic import atomic_write
 
-FORMAT = 2
+FORMAT = 3
+SECRET_NAME = ".secret"
+SECRET_BYTES = 32
 
 FindingRow = tuple[str, str, str, int, int, str]
 """One finding as cached: ``(rule, severity, pointer, line, column, message)``."""
@@ -47,9 +59,36 @@ def blob_key(tool_digest: str, path: str, sha256: str) -> str:
     return hashlib.sha256(f"{tool_digest}\0{path}\0{sha256}".encode()).hexdigest()
 
 
-def _checksum(results: dict[str, Any]) -> str:
+def _checksum(secret: bytes, key: str, results: dict[str, Any]) -> str:
     text = json.dumps(results, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hmac.new(secret, f"{key}\0{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def cache_secret(root: Path) -> bytes:
+    """The cache's secret (made on first use; see the module docstring).
+
+    Raises:
+        OSError: the secret cannot be read or made (a folder in its place, no access).
+    """
+    path = root / SECRET_NAME
+    try:
+        secret = path.read_bytes()
+    except FileNotFoundError:
+        root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".secret.", suffix=".tmp", dir=root)
+        try:
+            with os.fdopen(fd, "wb") as stream:
+                stream.write(secrets.token_bytes(SECRET_BYTES))
+                stream.flush()
+                os.fsync(stream.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, path)  # atomic; the first of concurrent runs wins
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        secret = path.read_bytes()
+    if len(secret) != SECRET_BYTES:
+        raise OSError(f"{path}: not a cache secret ({len(secret)} bytes)")
+    return secret
 
 
 class ResultCache:
@@ -65,25 +104,49 @@ class ResultCache:
     def __init__(self, root: Path | None) -> None:
         self.root = root
         self.corrupt = 0
+        self._secret: bytes | None = None
+
+    def _key_secret(self) -> bytes | None:
+        """The secret, or ``None`` (caching off for this run) when something that is not
+        a secret is in its place.
+
+        Raises:
+            OSError: the cache folder cannot be made or written.
+        """
+        if self._secret is None and self.root is not None:
+            try:
+                self._secret = cache_secret(self.root)
+            except OSError:
+                if not os.path.lexists(self.root / SECRET_NAME):
+                    raise
+                self.corrupt += 1
+                self.root = None
+        return self._secret
 
     def _path(self, key: str) -> Path:
         assert self.root is not None
         return self.root / key[:2] / f"{key}.json"
 
     def _read(self, key: str) -> dict[str, Any] | None:
+        secret = self._key_secret()
+        if secret is None:
+            return None
         path = self._path(key)
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
             return None
-        except OSError:
+        except OSError:  # a folder in its place, no access
             self.corrupt += 1
             return None
         try:
             entry = json.loads(raw)
             results = entry["results"]
-            ok = (entry.get("format") == FORMAT and entry.get("key") == key
-                  and isinstance(results, dict) and entry.get("checksum") == _checksum(results))
+            if isinstance(entry, dict) and entry.get("format") != FORMAT:
+                return None  # written by another version of the cache: recomputed
+            ok = (entry.get("key") == key and isinstance(results, dict)
+                  and hmac.compare_digest(str(entry.get("checksum")),
+                                          _checksum(secret, key, results)))
             if not ok:
                 raise ValueError("entry does not verify")
             return dict(results)
@@ -105,18 +168,25 @@ class ResultCache:
         Raises:
             OSError: the cache folder is not writable.
         """
-        if self.root is None or not results:
+        secret = self._key_secret() if self.root is not None else None
+        if self.root is None or secret is None or not results:
             return
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(path) + ".lock"):
-            merged: dict[str, Any] = dict(self._read(key) or {})
-            merged.update(results)
-            plain = json.loads(json.dumps(dict(sorted(merged.items()))))
-            entry = {"format": FORMAT, "key": key, "results": plain,
-                     "checksum": _checksum(plain)}
-            atomic_write(path, json.dumps(entry, separators=(",", ":"),
-                                          ensure_ascii=False).encode("utf-8"))
+        if (os.path.lexists(path) and not path.is_file()) or path.is_symlink():
+            self.corrupt += 1  # a folder or link in the entry's place: left alone, skipped
+            return
+        try:
+            with FileLock(str(path) + ".lock"):
+                merged: dict[str, Any] = dict(self._read(key) or {})
+                merged.update(results)
+                plain = json.loads(json.dumps(dict(sorted(merged.items()))))
+                entry = {"format": FORMAT, "key": key, "results": plain,
+                         "checksum": _checksum(secret, key, plain)}
+                atomic_write(path, json.dumps(entry, separators=(",", ":"),
+                                              ensure_ascii=False).encode("utf-8"))
+        except IsADirectoryError:
+            self.corrupt += 1  # replaced by a folder while we computed
 
 
 def as_row(value: Any) -> FindingRow:

@@ -31,8 +31,9 @@ from validator.pr.select import (
 from validator.rules import Rule, check_rules
 from validator.schema import SchemaValidator
 from validator.source.git import GitTree
+from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
-from validator.source.verify import VerificationError
+from validator.source.verify import UNHANDLED_PATH, VerificationError, prov_finding
 
 _GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
@@ -147,6 +148,11 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
     schema = SchemaValidator(strict=settings.strict)
     checker = Checker(ctx, list(check_rules() if rules is None else rules), schema)
     result = RunResult()
+    for path, why in sel.unhandled:
+        result.documents.append(DocumentResult(
+            path, Provenance(path, "", "", commit=tree.commit),
+            [prov_finding(UNHANDLED_PATH.id, path, f"changed file not checked: {why}",
+                          "rename the file to a UTF-8 name under models/<org>/")]))
     for path in sel.context_files:
         kind = context_kind(path) or "taxonomy"
         try:
@@ -226,6 +232,7 @@ def pr_context(revs: Revisions, sel: Selection, repository: str | None,
         "head_given": revs.head_given,
         "files": [f for f in files if f["path"] not in skipped_paths],
         "skipped": [{"path": p, "why": w} for p, w in sel.skipped],
+        "unhandled": [{"path": p, "why": w} for p, w in sel.unhandled],
         "changed_entries": [{"kind": e.kind, "name": e.name, "change": e.change,
                              "source": e.source, "fields": list(e.fields)}
                             for e in sel.entries],

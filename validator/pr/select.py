@@ -53,14 +53,17 @@ class Change:
     """One file the change touches.
 
     Attributes:
-        status: ``added``, ``modified``, ``renamed`` or ``deleted``.
+        status: ``added``, ``modified``, ``renamed``, ``deleted`` or ``unhandled`` (a
+            change that cannot be handled, see ``problem``).
         path: path at the head (the old path for ``deleted``).
         old_path: path at the base for ``renamed``, else ``None``.
+        problem: why an ``unhandled`` change cannot be handled.
     """
 
     status: str
     path: str
     old_path: str | None = None
+    problem: str | None = None
 
     def describe(self) -> str:
         """``"modified"``, ``"renamed from models/a.yaml"`` ..."""
@@ -100,6 +103,8 @@ class Selection:
         recipes: recipe path at the head -> reasons, in path order.
         context_files: changed context file at the head -> reasons.
         skipped: ``(path, why)`` of changed files not checked.
+        unhandled: ``(path, why)`` of changed files that cannot be handled; each is an
+            error finding (PROV006), so the run fails closed.
         entries: the changed/removed context entries that selected recipes.
         changes: every changed file.
     """
@@ -107,6 +112,7 @@ class Selection:
     recipes: dict[str, list[str]] = field(default_factory=dict)
     context_files: dict[str, list[str]] = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    unhandled: list[tuple[str, str]] = field(default_factory=list)
     entries: list[EntryChange] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
 
@@ -127,21 +133,59 @@ def context_kind(path: str) -> str | None:
     return None
 
 
+def _decode_path(raw: bytes) -> tuple[str, str | None]:
+    """``(path, why it cannot be handled or None)`` for a path from git's ``-z`` output."""
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return (raw.decode("utf-8", "backslashreplace"),
+                "the file name is not valid UTF-8")
+
+
 def diff_changes(repo: git.Repo, base: str, head: str) -> list[Change]:
     """Files changed from commit ``base`` to commit ``head`` (renames detected), by path.
+
+    The list comes from ``git diff-tree -r -z -M --name-status``: NUL-separated, so any
+    byte a file name may hold (newline, tab, quotes, escapes) is read as part of the name
+    and no later file is lost. A change git reports that cannot be handled (a name that is
+    not UTF-8, an unknown status letter) is a :class:`Change` of status ``unhandled``;
+    :func:`select` turns it into an error, never a silent skip.
 
     Raises:
         git.GitCommandError, ValueError: a revision is not in ``repo``.
     """
+    base_sha = str(repo.commit(base).hexsha)
+    head_sha = str(repo.commit(head).hexsha)
+    raw = repo.git.execute(["git", "diff-tree", "-r", "-z", "-M", "--name-status",
+                            "--no-color", base_sha, head_sha], stdout_as_string=False,
+                           strip_newline_in_stdout=False)
+    fields = bytes(raw).split(b"\0")
+    if fields and fields[-1] == b"":
+        fields.pop()
     out: list[Change] = []
-    for d in repo.commit(base).diff(repo.commit(head)):
-        status = _STATUS.get((d.change_type or "M")[0], "modified")
-        if status == "deleted":
-            out.append(Change(status, str(d.a_path)))
+    i = 0
+    while i < len(fields):
+        letter = fields[i].decode("ascii", "replace")[:1]
+        count = 2 if letter in ("R", "C") else 1
+        names = [_decode_path(f) for f in fields[i + 1:i + 1 + count]]
+        i += 1 + count
+        problems = [why for _, why in names if why]
+        status = _STATUS.get(letter)
+        if status is None:
+            problems.append(f"git reports change status {letter!r}")
+        if len(names) < count:
+            problems.append("git's change list ended early")
+        if not names:
+            out.append(Change("unhandled", "<unknown path>", None, "; ".join(problems)))
+            continue
+        path = names[-1][0]
+        old_path = names[0][0] if count == 2 else None
+        if problems or status is None:
+            out.append(Change("unhandled", path, old_path, "; ".join(problems)))
         elif status == "renamed":
-            out.append(Change(status, str(d.b_path), str(d.a_path)))
+            out.append(Change(status, path, old_path))
         else:
-            out.append(Change(status, str(d.b_path or d.a_path)))
+            out.append(Change(status, path))
     return sorted(out, key=lambda c: c.path)
 
 
@@ -298,7 +342,9 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     context_changed = False
     for ch in changes:
         kind = context_kind(ch.path) or (context_kind(ch.old_path) if ch.old_path else None)
-        if is_recipe_path(ch.path):
+        if ch.status == "unhandled":
+            sel.unhandled.append((ch.path, ch.problem or "cannot be handled"))
+        elif is_recipe_path(ch.path):
             if ch.status == "deleted":
                 sel.skipped.append((ch.path, "deleted"))
             elif not matches(ch.path, patterns):

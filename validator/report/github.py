@@ -98,8 +98,10 @@ def finding_text(finding: Finding) -> str:
 
 def plain_text(text: str) -> str:
     """``text`` on one log line: line breaks become ``"; "``, so that text quoted from a
-    recipe can never begin a line (and so never a workflow command)."""
-    return "; ".join(part for part in text.replace("\r", "\n").split("\n"))
+    recipe can never begin a line (and so never a workflow command), and every other
+    control or invisible character (ESC, BEL, BS, NEL, U+2028, bidi overrides) is written
+    as ``\\uXXXX`` (:func:`validator.findings.printable`)."""
+    return printable("; ".join(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
 
 
 class GithubReporter:

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from validator import __version__
 from validator.checker import RunResult
-from validator.findings import Finding
+from validator.findings import Finding, json_text
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -62,5 +61,5 @@ class JsonReporter:
 
     def write(self, result: RunResult, stream: TextIO) -> None:
         """Write :func:`result_dict` as JSON."""
-        json.dump(result_dict(result), stream, indent=2, ensure_ascii=False)
+        stream.write(json_text(result_dict(result)))
         stream.write("\n")

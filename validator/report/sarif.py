@@ -21,15 +21,15 @@ The output is valid against the official schema, vendored in
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import quote
 
 from validator import __version__
 from validator.checker import RunResult
-from validator.findings import Finding, Severity
+from validator.findings import Finding, Severity, json_text
 from validator.report.github import finding_text
 from validator.report.markdown import project_url, rule_doc_url
 
@@ -105,6 +105,19 @@ def _region(f: Finding) -> dict[str, int] | None:
     return region
 
 
+URI_SAFE = "/-._~!$&'()*+,;=@"
+"""Characters an ``artifactLocation.uri`` keeps as they are: RFC 3986 ``pchar`` (unreserved
+and sub-delims, ``@``) and ``/``; ``:`` is encoded too, since the first segment of a
+relative reference may not hold one (``path-noscheme``)."""
+
+
+def artifact_uri(path: str) -> str:
+    """``path`` as a relative URI reference (RFC 3986): every other character, ``%``,
+    ``#``, ``?``, spaces, control and bidi characters and non-ASCII included, written as
+    ``%XX`` of its UTF-8 bytes."""
+    return quote(path, safe=URI_SAFE)
+
+
 def _physical(uri: str, index: int | None, region: dict[str, int] | None) -> dict[str, Any]:
     loc: dict[str, Any] = {"uri": uri, "uriBaseId": SRCROOT}
     if index is not None:
@@ -168,7 +181,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
     results: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for doc in sorted(result.documents, key=lambda d: d.path):
-        uri = prefix + doc.path
+        uri = artifact_uri(prefix + doc.path)
         artifact_index[uri] = len(artifacts)
         artifact: dict[str, Any] = {
             "location": {"uri": uri, "uriBaseId": SRCROOT},
@@ -182,7 +195,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
             artifact["properties"]["gitBlob"] = doc.provenance.git_blob
         artifacts.append(artifact)
         for f in sorted(doc.findings, key=Finding.sort_key):
-            fp = fingerprint(f, uri)
+            fp = fingerprint(f, prefix + doc.path)
             seen[fp] = seen.get(fp, 0) + 1
             if seen[fp] > 1:
                 fp = f"{fp}:{seen[fp]}"
@@ -200,7 +213,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
                 res["properties"]["hint"] = f.hint
             related = []
             for n, rel in enumerate(f.related, start=1):
-                rel_uri = prefix + rel.path if rel.path else uri
+                rel_uri = artifact_uri(prefix + rel.path) if rel.path else uri
                 related.append({
                     "id": n,
                     "physicalLocation": _physical(rel_uri, artifact_index.get(rel_uri),
@@ -258,6 +271,5 @@ class SarifReporter:
 
     def write(self, result: RunResult, stream: TextIO) -> None:
         """Write :func:`sarif_log` of ``result`` as JSON."""
-        json.dump(sarif_log(result, path_prefix=self.path_prefix), stream, indent=2,
-                  ensure_ascii=False)
+        stream.write(json_text(sarif_log(result, path_prefix=self.path_prefix)))
         stream.write("\n")

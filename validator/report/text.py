@@ -32,7 +32,7 @@ class TextReporter:
             rev = doc.provenance.commit
             header = printable(doc.path) + (f" @ {rev}" if rev else "")
             if doc.provenance.resolved_from:
-                header += f" (resolved from {doc.provenance.resolved_from})"
+                header += f" (resolved from {printable(doc.provenance.resolved_from)})"
             stream.write(header + "\n")
             for f in doc.findings:
                 sev = f.severity.value
@@ -52,4 +52,4 @@ class TextReporter:
             f"{s['warnings']} warning(s), {s['infos']} info(s)\n"
         )
         for msg in result.internal_errors:
-            stream.write(f"internal error: {msg}\n")
+            stream.write(f"internal error: {printable(msg)}\n")

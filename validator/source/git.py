@@ -102,6 +102,8 @@ def open_mirror(repository: str, url: str, cache_dir: Path) -> git.Repo:
                 git.Repo.clone_from(url, tmp / "repo.git", mirror=True, env=_GIT_ENV)
             except git.GitCommandError as exc:
                 raise _git_error("clone", url, exc) from exc
+            except git.exc.UnsafeProtocolError as exc:
+                raise SourceError(f"git clone {redact_url(url)}: refused: {exc}") from exc
             finally:
                 if (tmp / "repo.git").is_dir() and not dest.exists():
                     os.replace(tmp / "repo.git", dest)
@@ -211,6 +213,24 @@ class GitTree(PinnedTree):
         if entry.mode == _SYMLINK_MODE:
             raise SourceError(f"{path}: is a symbolic link in commit {self.commit}; not followed")
         return entry
+
+    def _raw_object(self, obj: Any) -> bytes:
+        stream = self.repo.odb.stream(obj.binsha)
+        body: bytes = stream.read()
+        return f"{stream.type.decode()} {stream.size}".encode() + b"\0" + body
+
+    def object_chain(self, path: str) -> list[bytes]:
+        """Raw git objects that tie ``path`` to the commit id: the commit, every tree from
+        the root down to the file's folder, and the last commit touching the path."""
+        tree = self._commit.tree
+        chain = [self._raw_object(self._commit), self._raw_object(tree)]
+        for part in path.split("/")[:-1]:
+            tree = tree / part
+            chain.append(self._raw_object(tree))
+        last = self.last_commit(path)
+        if last is not None:
+            chain.append(self._raw_object(self.repo.commit(last[0])))
+        return chain
 
     def tree_blob_id(self, path: str) -> str:
         """Blob id the commit's tree records for ``path``.

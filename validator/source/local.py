@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,26 @@ def _is_yaml(p: Path) -> bool:
     return p.suffix in (".yaml", ".yml")
 
 
+def unreadable_folders(folder: Path, root: Path, tree: LocalTree) -> list[str]:
+    """Folders below ``folder`` that cannot be listed (``os.walk`` errors), as paths
+    relative to ``root``, recorded in ``tree.unreadable``: each becomes a target whose
+    read fails (PROV005), so no folder is skipped in silence."""
+    found: list[str] = []
+
+    def note(exc: OSError) -> None:
+        where = Path(exc.filename or folder)
+        try:
+            rel = where.resolve().relative_to(root).as_posix()
+        except (ValueError, OSError, RuntimeError):
+            return
+        tree.unreadable[rel] = exc.strerror or str(exc)
+        found.append(rel)
+
+    for _ in os.walk(folder, onerror=note):
+        pass
+    return sorted(set(found))
+
+
 def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> list[Target]:
     """Targets for a file or folder given on the command line.
 
@@ -33,6 +54,9 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
     """
     p = Path(arg)
     if not p.exists():
+        if p.is_symlink():
+            raise SourceError(f"{arg}: symbolic link to a missing target, or a link loop; "
+                              "not followed")
         raise SourceError(f"{arg}: no such file or folder")
     # a symbolic link's root is found from where the link is, not from its target
     found = root.resolve() if root else find_root(p.parent if p.is_symlink() else p)
@@ -40,7 +64,10 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
         raise SourceError(f"{arg}: no recipes root above it (a folder holding taxonomy.yaml "
                           "and strategies/); pass --root")
     tree = trees.setdefault(found, LocalTree(found))
-    real = p.resolve()
+    try:
+        real = p.resolve()
+    except RuntimeError as exc:  # a symbolic link loop
+        raise SourceError(f"{arg}: symbolic link loop; not followed") from exc
     if p.is_symlink() and not real.is_relative_to(found):
         raise SourceError(f"{arg}: symbolic link leaving the recipes root; not followed")
     if not real.is_relative_to(found):
@@ -52,6 +79,7 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
         # becomes a PROV005 finding, instead of the walk passing them over in silence
         listed |= {q.relative_to(found).as_posix() for q in real.rglob("*")
                    if q.is_symlink() or not (q.is_dir() or q.is_file())}
-        return [Target(tree, rel) for rel in sorted(listed) if _is_yaml(Path(rel))]
+        targets = [Target(tree, rel) for rel in sorted(listed) if _is_yaml(Path(rel))]
+        return targets + [Target(tree, rel) for rel in unreadable_folders(real, found, tree)]
     rel = (p.parent.resolve() / p.name).relative_to(found).as_posix()
     return [Target(tree, rel)]

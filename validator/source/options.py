@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from validator.paths import default_store_dir
+from validator.source.tree import SourceError
 
 GIT_URL_ENV = "RECIPE_CHECK_GIT_URL"
 """Environment variable: where to clone ``OWNER/REPO`` from (same as ``--git-url``)."""
@@ -36,6 +39,44 @@ def default_cache_dir() -> Path:
     return root / "recipe-check"
 
 
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""Largest HTTP response body, after decompression: 32 MiB (GitHub caps a recursive tree
+listing at 7 MB; recipes are tens of KiB)."""
+REQUEST_DEADLINE = 120.0
+"""Seconds one HTTP request may take in all (connection, retries, backoff, body)."""
+COMMAND_DEADLINE = 1800.0
+"""Seconds all HTTP requests of one command may take together."""
+
+
+GIT_SCHEMES = ("https", "http", "ssh", "git", "file")
+"""URL schemes ``--git-url`` may use; git's remote-helper transports (``ext::``, ``fd::``,
+any ``<name>::``) run programs and are refused."""
+_HELPER = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)::")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def check_git_url(url: str) -> str:
+    """``url`` if git may clone from it: an ``https``/``http``/``ssh``/``git``/``file`` URL,
+    ``user@host:path``, or a folder.
+
+    Raises:
+        SourceError: a remote-helper transport (``ext::``, ``fd::`` ...), another scheme,
+            or an option-like value (leading ``-``).
+    """
+    helper = _HELPER.match(url)
+    if helper:
+        raise SourceError(f"--git-url {url!r}: git's '{helper.group(1)}::' transport runs "
+                          "programs and is refused; give an https, ssh or file:// URL or a "
+                          "folder")
+    scheme = _SCHEME.match(url)
+    if scheme and scheme.group(1).lower() not in GIT_SCHEMES:
+        raise SourceError(f"--git-url {url!r}: scheme '{scheme.group(1)}' is not one of "
+                          f"{', '.join(GIT_SCHEMES)}")
+    if url.startswith("-"):
+        raise SourceError(f"--git-url {url!r}: must not start with '-'")
+    return url
+
+
 @dataclass(frozen=True)
 class FetchOptions:
     """Settings of the git and HTTP backends and the snapshot store.
@@ -56,6 +97,13 @@ class FetchOptions:
         retries: HTTP retries on connection errors, timeouts and 5xx answers.
         backoff: urllib3 backoff factor in seconds (sleep ``backoff * 2**(n-1)``).
         expect_sha256: the SHA-256 the (single) fetched document must have, or ``None``.
+        max_response_bytes: most bytes one HTTP response body may have, counted after
+            decompression while it streams (:data:`MAX_RESPONSE_BYTES`).
+        request_deadline: seconds one HTTP request may take in all, retries and body
+            included (:data:`REQUEST_DEADLINE`).
+        command_deadline: seconds all HTTP requests of one command may take, counted from
+            ``started`` (:data:`COMMAND_DEADLINE`).
+        started: :func:`time.monotonic` when the options were made (the command's start).
     """
 
     backend: str = "git"
@@ -70,12 +118,16 @@ class FetchOptions:
     retries: int = 4
     backoff: float = 0.5
     expect_sha256: str | None = None
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    request_deadline: float = REQUEST_DEADLINE
+    command_deadline: float = COMMAND_DEADLINE
+    started: float = field(default_factory=time.monotonic, compare=False)
 
     def clone_url(self, repository: str) -> str:
         """URL or folder to clone ``repository`` (``owner/name``) from."""
         owner, _, name = repository.partition("/")
         if self.git_url:
-            url = self.git_url.replace("{owner}", owner).replace("{repo}", name)
+            url = check_git_url(self.git_url.replace("{owner}", owner).replace("{repo}", name))
             if "://" not in url and not url.startswith("git@"):
                 return str(Path(url).expanduser().resolve())
             return url

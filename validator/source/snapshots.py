@@ -19,14 +19,18 @@ file. Reads re-hash the stored bytes every time and raise PROV003 on any mismatc
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from filelock import FileLock
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from validator.atomic import atomic_write
 from validator.source.provenance import Provenance, git_blob_id, sha256_hex
@@ -35,6 +39,7 @@ from validator.source.tree import SourceError
 from validator.source.verify import (
     SHA256_MISMATCH,
     SNAPSHOT_MISMATCH,
+    UNBOUND_ENTRY,
     PinnedTree,
     VerificationError,
 )
@@ -96,13 +101,25 @@ class TreeListing(BaseModel):
 
 
 class LockFile(BaseModel):
-    """The whole lock file."""
+    """The whole lock file: one entry per ``(repository, commit, path)`` and one listing
+    per ``(repository, commit)`` (a second one is refused: which would be the commit's?)."""
 
     model_config = ConfigDict(extra="forbid")
 
     version: int = LOCK_VERSION
     files: list[LockEntry] = Field(default_factory=list)
     trees: list[TreeListing] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_per_key(self) -> LockFile:
+        keys = [e.key for e in self.files]
+        if len(set(keys)) != len(keys):
+            dup = next(k for k in keys if keys.count(k) > 1)
+            raise ValueError(f"two entries for {dup[0]}@{dup[1]}:{dup[2]}")
+        commits = [(t.repository, t.commit) for t in self.trees]
+        if len(set(commits)) != len(commits):
+            raise ValueError("two file listings for one commit")
+        return self
 
 
 @dataclass(frozen=True)
@@ -111,6 +128,7 @@ class Problem:
 
     entry: LockEntry
     message: str
+    rule: str = SNAPSHOT_MISMATCH.id
 
 
 class SnapshotStore:
@@ -129,6 +147,63 @@ class SnapshotStore:
     def object_path(self, sha256: str) -> Path:
         """Where the bytes with this SHA-256 are stored."""
         return self.root / "objects" / "sha256" / sha256[:2] / sha256[2:]
+
+    def git_object_path(self, oid: str) -> Path:
+        """Where the raw git object (``<type> <size>\\0`` + body) with this id is stored."""
+        return self.root / "objects" / "git" / oid[:2] / oid[2:]
+
+    def _git_object(self, oid: str) -> tuple[str, bytes]:
+        """``(type, body)`` of a stored git object, re-hashed now.
+
+        Raises:
+            LookupError: the object is missing or does not hash to ``oid``.
+        """
+        try:
+            raw = self.git_object_path(oid).read_bytes()
+        except OSError as exc:
+            raise LookupError(f"git object {oid} is not stored") from exc
+        if git_object_hash(raw) != oid:
+            raise LookupError(f"stored git object {oid} does not hash to its id")
+        head, _, body = raw.partition(b"\0")
+        return head.split(b" ")[0].decode("ascii", "replace"), body
+
+    def binding_problem(self, entry: LockEntry) -> str | None:
+        """Why ``entry`` is not tied to its commit by the stored git objects (see
+        PROV007), or ``None`` when the commit's tree records its ``gitBlob`` at its path
+        and the last commit's id and date are the entry's."""
+        try:
+            kind, body = self._git_object(entry.commit)
+            if kind != "commit":
+                return f"object {entry.commit} is a {kind}, not a commit"
+            oid, mode = _commit_headers(body).get("tree", ""), "40000"
+            for part in entry.path.split("/"):
+                if mode != "40000":
+                    return f"{entry.path}: a parent folder is not a tree in {entry.commit}"
+                kind, body = self._git_object(oid)
+                found = _tree_entries(body).get(part)
+                if kind != "tree" or found is None:
+                    return f"{entry.path} is not in the tree of commit {entry.commit}"
+                mode, oid = found
+            if oid != entry.git_blob or mode not in ("100644", "100755"):
+                return (f"the tree of commit {entry.commit} records blob {oid} (mode {mode}) "
+                        f"for {entry.path}, but the lock entry records gitBlob "
+                        f"{entry.git_blob}")
+            if entry.last_commit is not None:
+                kind, body = self._git_object(entry.last_commit)
+                date = _committer_date(_commit_headers(body).get("committer", ""))
+                if kind != "commit" or date != entry.last_commit_date:
+                    return (f"last commit {entry.last_commit} has committer date {date}, "
+                            f"but the lock entry records {entry.last_commit_date}")
+            elif entry.last_commit_date is not None:
+                return "the lock entry has a last_commit_date but no last_commit"
+        except LookupError as exc:
+            return f"{exc}: the objects tying the entry to its commit are missing or damaged"
+        raw_url = re.search(r"/([0-9a-f]{40})/(.+)$", entry.fetched_from or "")
+        if raw_url and (raw_url.group(1) != entry.commit
+                        or unquote(raw_url.group(2)) != entry.path):
+            return (f"fetched_from {entry.fetched_from} names another commit or path than "
+                    "the entry")
+        return None
 
     def load(self) -> LockFile:
         """The lock file (empty when the store has none).
@@ -191,16 +266,26 @@ class SnapshotStore:
                 f"{entry.sha256} / gitBlob {entry.git_blob}",
                 "the snapshot was altered on disk; delete it and run 'recipe-check fetch' again",
                 actual=replace(entry.provenance(), sha256=got_sha, git_blob=got_blob))
+        problem = self.binding_problem(entry)
+        if problem is not None:
+            raise VerificationError(
+                UNBOUND_ENTRY.id, entry.path,
+                f"lock entry for {entry.repository}@{entry.commit} does not belong to that "
+                f"commit: {problem}",
+                "the lock file was edited or damaged; delete the store and run "
+                "'recipe-check fetch' again", actual=entry.provenance())
         return data
 
     def add(self, files: Iterable[tuple[Provenance, bytes]],
-            listing: TreeListing | None = None) -> list[LockEntry]:
+            listing: TreeListing | None = None,
+            objects: Iterable[bytes] = ()) -> list[LockEntry]:
         """Store verified bytes and record them in the lock file, atomically.
 
         Each ``(prov, data)`` must already be verified against its commit; the digests are
         recomputed here and must equal ``prov``'s. An existing entry for the same
         ``(repository, commit, path)`` with another SHA-256 is a PROV002 error, and then
-        nothing at all is written.
+        nothing at all is written. ``objects`` are the raw git objects tying the files to
+        their commit (each backend's ``object_chain``), stored under ``objects/git/``.
 
         Raises:
             VerificationError: PROV002 on a conflicting entry or digests that do not match.
@@ -211,6 +296,7 @@ class SnapshotStore:
                 raise VerificationError(SHA256_MISMATCH.id, entry.path,
                                         "bytes do not hash to the digests of their provenance")
         with self._mutex:
+            self._remove_partial()
             self._cache = None
             lock = self.load()
             current = {e.key: e for e in lock.files}
@@ -222,6 +308,10 @@ class SnapshotStore:
                         f"fetched SHA-256 {entry.sha256} differs from lock entry "
                         f"{old.sha256} for {entry.repository}@{entry.commit}",
                         f"inspect {self.lock_path}; a commit's file never changes")
+            for raw in objects:
+                target = self.git_object_path(git_object_hash(raw))
+                if not target.is_file() or target.read_bytes() != raw:
+                    atomic_write(target, raw)
             for entry, data in items:
                 obj = self.object_path(entry.sha256)
                 if not obj.is_file() or sha256_hex(obj.read_bytes()) != entry.sha256:
@@ -238,6 +328,24 @@ class SnapshotStore:
             self._cache = None
         return [e for e, _ in items]
 
+    def _remove_partial(self) -> list[Path]:
+        """Delete the temporary files (``.<name>.<random>.tmp``) that writers killed
+        mid-write left; call with the store lock held (every writer holds it while a
+        temporary file exists, so any one found then is a killed writer's)."""
+        found = [p for p in self.root.glob(".*.tmp") if p.is_file()]
+        objects = self.root / "objects"
+        if objects.is_dir():
+            found += [p for p in objects.rglob(".*.tmp") if p.is_file()]
+        for p in found:
+            p.unlink(missing_ok=True)
+        return found
+
+    def clean(self) -> list[Path]:
+        """Take the store lock and delete partial files left by killed writers; the
+        paths deleted."""
+        with self._mutex:
+            return self._remove_partial()
+
     def verify(self) -> tuple[int, list[Problem]]:
         """Re-hash every stored file: ``(number of entries checked, problems)``."""
         lock = self.load()
@@ -246,7 +354,7 @@ class SnapshotStore:
             try:
                 self.read_verified(entry)
             except VerificationError as exc:
-                problems.append(Problem(entry, exc.detail))
+                problems.append(Problem(entry, exc.detail, exc.rule_id))
             except SourceError as exc:
                 problems.append(Problem(entry, str(exc)))
         return len(lock.files), problems
@@ -276,6 +384,49 @@ class SnapshotStore:
                               f"snapshot store {self.root}; give the full commit id")
         raise SourceError(f"{repository}@{rev}: not in the snapshot store {self.root} "
                           "(run 'recipe-check fetch' for it first, or drop --offline)")
+
+
+def git_object_hash(raw: bytes) -> str:
+    """Git's id of a raw object (``<type> <size>\\0`` + body): its SHA-1."""
+    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+
+
+def _commit_headers(body: bytes) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in body.partition(b"\n\n")[0].split(b"\n"):
+        key, _, value = line.decode("utf-8", "replace").partition(" ")
+        out.setdefault(key, value)
+    return out
+
+
+def _tree_entries(body: bytes) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    while body:
+        head, _, rest = body.partition(b"\0")
+        mode, _, name = head.partition(b" ")
+        out[name.decode("utf-8", "surrogateescape")] = (mode.decode("ascii", "replace"),
+                                                        rest[:20].hex())
+        body = rest[20:]
+    return out
+
+
+def _committer_date(value: str) -> str | None:
+    parts = value.rsplit(" ", 2)
+    if len(parts) != 3 or not parts[1].lstrip("-").isdigit():
+        return None
+    return datetime.fromtimestamp(int(parts[1]), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def chain_objects(tree: RecipeTree, paths: Iterable[str]) -> list[bytes]:
+    """The raw git objects tying ``paths`` to ``tree``'s commit (its ``object_chain``;
+    none for a tree without one)."""
+    chain = getattr(tree, "object_chain", None)
+    if chain is None:
+        return []
+    out: dict[bytes, None] = {}
+    for path in paths:
+        out.update(dict.fromkeys(chain(path)))
+    return list(out)
 
 
 class SnapshotTree(PinnedTree):
@@ -437,4 +588,4 @@ def snapshot_spec(store: SnapshotStore, tree: RecipeTree, repository: str,
     """
     listing = tree_listing(tree, repository)
     wanted = list(dict.fromkeys([*paths, *context_paths(tree)]))
-    return store.add(verified_files(tree, wanted), listing)
+    return store.add(verified_files(tree, wanted), listing, chain_objects(tree, wanted))

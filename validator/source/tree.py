@@ -64,6 +64,8 @@ class LocalTree:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self.unreadable: dict[str, str] = {}
+        """Folders (relative paths) a walk could not list -> why."""
 
     @property
     def revision(self) -> str | None:
@@ -77,7 +79,11 @@ class LocalTree:
 
     def _resolve(self, path: str) -> Path:
         candidate = self.root / path
-        real = candidate.resolve()
+        try:
+            real = candidate.resolve()
+        except (RuntimeError, OSError) as exc:  # RuntimeError: a symbolic link loop
+            raise SourceError(f"{path}: symbolic link loop or unresolvable path ({exc}); "
+                              "not followed") from exc
         if not real.is_relative_to(self.root):
             raise SourceError(f"{path}: resolves outside the recipes root {self.root} "
                               "(symbolic link or '..'); not followed")
@@ -92,8 +98,15 @@ class LocalTree:
         applies below it).
         """
         target = self._resolve(path)
+        if target.is_symlink() and not target.exists():
+            raise SourceError(f"{path}: dangling symbolic link (its target does not exist); "
+                              "not read")
         try:
             if target.is_dir():
+                if not os.access(target, os.R_OK | os.X_OK) or path in self.unreadable:
+                    raise SourceError(f"{path}: folder cannot be read "
+                                      f"({self.unreadable.get(path, 'permission denied')}); "
+                                      "the recipes in it were not checked")
                 raise SourceError(f"{path}: is a directory")
             # O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked
             # on the open descriptor, so the file cannot be swapped after the check

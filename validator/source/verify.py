@@ -73,6 +73,44 @@ REFUSED = declare(
 )
 
 
+UNHANDLED_PATH = declare(
+    "PROV006",
+    Severity.ERROR,
+    "Changed file cannot be handled: the change is not checked",
+    """A pull request changes a file whose name or change recorded by git cannot be
+    handled (a name that is not valid UTF-8, a change type git reports that PR mode does
+    not know). PR mode lists changed files from git's NUL-separated output, so every name
+    is seen; one it cannot interpret fails the run instead of being skipped.
+
+    How to fix: rename the file to a UTF-8 name (recipes live at
+    ``models/<org>/<model>.yaml``).
+
+    Failing: a pull request adding ``models/a/\\xff.yaml`` (byte 0xFF in the name).
+    Passing: the same file named ``models/a/model.yaml``.""",
+)
+
+
+UNBOUND_ENTRY = declare(
+    "PROV007",
+    Severity.ERROR,
+    "Snapshot lock entry does not belong to its commit",
+    """A snapshot lock entry is tied to its commit by the git objects stored beside it
+    (``objects/git/``): the commit object, which must hash to the entry's commit id, the
+    tree objects from its root tree down to the file, whose entry must record the entry's
+    ``gitBlob``, and the last commit's object, whose id and committer date must be the
+    entry's ``last_commit`` and ``last_commit_date``. An entry whose ``sha256``,
+    ``gitBlob``, ``path``, ``last_commit`` or date was edited or swapped with another
+    entry, or whose objects are missing, fails: its bytes are not that commit's file.
+
+    How to fix: delete the store's entry (or the whole store) and run
+    ``recipe-check fetch`` again for the commit.
+
+    Failing: a lock whose entry for ``taxonomy.yaml`` carries the ``sha256`` and
+    ``gitBlob`` of ``strategies/single_node_tp.yaml``.
+    Passing: the lock as ``recipe-check fetch`` wrote it.""",
+)
+
+
 class VerificationError(SourceError):
     """Bytes failed verification; carries the ``PROV`` rule that says why.
 
