@@ -432,6 +432,21 @@ def _is_json_action(action: argparse.Action) -> bool:
     return _code_mentions_json(t)
 
 
+def _json_takes_string(action: argparse.Action) -> bool | None:
+    """For a JSON-valued option: whether its ``type`` also takes a plain string (vLLM's
+    ``union_dict_and_str`` returns non-JSON text unchanged; ``json.loads`` and typed
+    config parsers raise). ``None`` for options that are not JSON-valued."""
+    if not _is_json_action(action):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = action.type("image=4,audio=1")  # type: ignore[misc]
+    except Exception:
+        return False
+    return isinstance(out, str)
+
+
 def _is_deprecated(action: argparse.Action) -> bool:
     if getattr(action, "deprecated", False):
         return True
@@ -491,6 +506,7 @@ def describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
             "deprecated": _is_deprecated(a),
             "help": _first_sentence(a.help),
             "is_json": _is_json_action(a),
+            "json_takes_string": _json_takes_string(a),
             "negatable": negatable,
             "group": groups.get(id(a), ""),
         })
