@@ -44,6 +44,8 @@ from validator.checks.cli_plan import (
     plan_for,
     versions,
 )
+from validator.checks.install_range import install_range
+from validator.checks.install_range import record as record_ranges
 from validator.checks.flag_engine import (
     FlagIssue,
     check_tokens,
@@ -100,7 +102,8 @@ _CODE_RULE = {"unknown": "FLAG001", "newer": "FLAG002", "removed": "FLAG003",
               "missing_value": "FLAG004", "switch_value": "FLAG005", "choice": "FLAG006",
               "json": "FLAG007", "spec_tokens": "FLAG008", "dotted": "FLAG009",
               "duplicate": "FLAG011", "underscore": "FLAG013", "abbreviation": "FLAG014",
-              "config_key_ignored": "FLAG021", "config_key_rejected": "FLAG022"}
+              "config_key_ignored": "FLAG021", "config_key_rejected": "FLAG022",
+              "range_rejected": "FLAG023", "unreleased_only": "FLAG024"}
 
 _CACHE: dict[int, tuple[Any, Any, Analysis]] = {}
 
@@ -136,6 +139,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
     data = doc.data
     if not isinstance(data, dict) or not versions():
         return out
+    record_ranges(doc, ctx)
     model_min = recipe_minimum(doc, ctx)
     model_plan = plan_for(model_min)
     if model_plan.predates_serve:
@@ -164,10 +168,13 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
     noted: set[str] = set()
     for layer in layers:
         family = served_by or layer_plugin(layer, ascend, is_npu)
+        reach = install_range(doc, ctx, layer.variant, layer.strategy)
         if family is None:
-            plan: VersionPlan | None = plan_for(_layer_minimum(doc, ctx, layer))
+            plan: VersionPlan | None = plan_for(_layer_minimum(doc, ctx, layer), VLLM,
+                                                reach.top, reach.unreleased)
         elif family == served_by:
-            plan = plan_for(_layer_minimum(doc, ctx, layer), family)
+            plan = plan_for(_layer_minimum(doc, ctx, layer), family, reach.top,
+                            reach.unreleased)
         else:
             plan = _layer_plugin_plan(doc, ctx, layer, family, out, noted)
         if plan is None or plan.predates_serve or plan.minimum is None:
@@ -548,3 +555,53 @@ def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> Iterator[H
     the context is extended (``--hf-overrides`` rope scaling, which skips this check) or
     ``VLLM_ALLOW_LONG_MAX_MODEL_LEN`` is set."""
     return _hits("FLAG015", doc, ctx)
+
+
+@rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range")
+def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A flag or value is accepted by the recipe's minimum vLLM but rejected by a release
+    the recipe also claims: every vendored release from the minimum up to the newest one
+    an install path pulls (``uv pip install -U vllm`` and ``vllm/vllm-openai:latest``
+    pull the newest; ``vllm==X`` or a ``vX`` image tag pull X). Anyone on such a release
+    gets "unrecognized arguments" (or "ambiguous option" for an abbreviation that a later
+    release made ambiguous, or a value the release's parser refuses). The message names
+    the releases (``0.17.0–0.32.0 (16 releases)``) and where the flag is accepted again.
+
+    Failing (``--disable-log-requests`` is absent from 0.17.0 to 0.32.0)::
+
+        model:
+          min_vllm_version: "0.12.0"
+          base_args: ["--disable-log-requests"]
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+          base_args: ["--disable-log-stats"]
+
+    How to fix: drop or replace the flag, or raise ``min_vllm_version`` to the release
+    that accepts it again; ``--vllm VERSION`` checks every recipe against one release."""
+    return _hits("FLAG023", doc, ctx)
+
+
+@rule("FLAG024", Severity.INFO, "Flag only unreleased code may have")
+def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A flag is in no vendored release, and an install path of the recipe pulls
+    unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
+    ``git clone`` source install, a model launch image). The flag may well exist there, so
+    it is not judged (elsewhere it is ``FLAG001``). The hint names the nearest released
+    flag in case it is a typo.
+
+    Failing (reported as info)::
+
+        model:
+          min_vllm_version: "0.40.0"
+          nightly_required: true
+          base_args: ["--brand-new-flag"]
+
+    Passing: the same flag once a vendored release has it, or a recipe without a nightly
+    or source install (then ``FLAG001``).
+
+    How to fix: nothing while the flag is unreleased; re-check with ``recipe-check data
+    vllm-cli VERSION`` once the release ships."""
+    return _hits("FLAG024", doc, ctx)

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
@@ -24,6 +25,7 @@ from validator.checks.cli_plan import (
     VLLM,
     VersionPlan,
     all_options,
+    registry,
     allowed_values,
     first_version,
     first_without,
@@ -62,7 +64,10 @@ class FlagIssue:
 
     ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
     ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
-    ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``;
+    ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``,
+    ``range_rejected`` (accepted at the minimum, rejected by a release of the install
+    range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
+    code);
     ``index`` the token it is about.
     """
 
@@ -102,10 +107,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
                 " — the recipes site de-duplicates flags by their literal spelling, so an "
                 "override spelled the canonical way does not replace this one"
                 if p.kind is Problem.UNDERSCORE else ""), hint))
-    plugged = {dest for dest, plugin in _PLUGIN_OPTIONS.items()
-               if any(o.dest == plugin or ("parser-plugin" in o.normalised
-                                           and dest.split("_")[0] in o.normalised)
-                      for o in parsed.options)}
+    plugged = _plugged(parsed)
     for opt in parsed.options:
         if opt.dest not in plugged:
             issues.extend(_value_issues(opt, reg, plan))
@@ -117,10 +119,19 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
                                         "; the dotted keys replace the whole JSON value"
                                         if bool(first.keys) != bool(second.keys) else ""),
                                     "keep one occurrence", related_index=first.index))
+    issues.extend(_range_issues(tokens, parsed, plan, allow_positionals))
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
     issues.extend(additional_config_issues(parsed, plan))
     issues.sort(key=lambda x: x.index)
     return parsed, issues
+
+
+def _plugged(parsed: ParsedArgs) -> set[str]:
+    """Parser options whose names a parser plugin file of the same list registers."""
+    return {dest for dest, plugin in _PLUGIN_OPTIONS.items()
+            if any(o.dest == plugin or ("parser-plugin" in o.normalised
+                                        and dest.split("_")[0] in o.normalised)
+                   for o in parsed.options)}
 
 
 def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
@@ -151,6 +162,11 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
                          nearest_hint(name, all_options(plan.minimum.version, fam)))
     top = plan.newest or plan.minimum
+    if plan.unreleased:
+        return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
+                         f"vendored {prod} release up to {top.version}; the recipe installs "
+                         "unreleased code (a nightly or source install), which may have it",
+                         nearest_hint(name, all_options(top.version, fam)))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
                      nearest_hint(name, all_options(top.version, fam)))
@@ -159,8 +175,13 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
 _SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
 
 
-def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
-    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007)."""
+def _json_shape_ok(option: str, value: str,
+                   takes_string: bool | None = None) -> tuple[bool, str]:
+    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007).
+
+    ``takes_string`` is the release's own answer (``CliOption.json_takes_string``): a
+    plain string is accepted only where the option's type is a dict-or-string union;
+    ``None`` (not recorded) falls back to the option's name."""
     text = value.strip()
     if text in ("", "None") or text.startswith("$"):
         return True, ""
@@ -169,7 +190,12 @@ def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
     try:
         parsed = argv.parse_json(text)
     except json.JSONDecodeError as exc:
-        if text.startswith(("{", "[")) or option.endswith(("-config", "-kwargs", "overrides")):
+        looks_json = text.startswith(("{", "["))
+        if takes_string is False and not looks_json:
+            return False, ("is not JSON, and this release parses the value with a JSON "
+                           "type that takes no plain string")
+        if looks_json or (takes_string is None
+                          and option.endswith(("-config", "-kwargs", "overrides"))):
             return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
         return True, ""  # dict-or-str options (union_dict_and_str) take plain strings
     if option.endswith("-config") and not isinstance(parsed, dict):
@@ -186,7 +212,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
     name = opt.option or opt.normalised
     if argv.json_valued(spec) or name in reg.json_flags:
         for value in opt.values:
-            ok, why = _json_shape_ok(name, value)
+            ok, why = _json_shape_ok(name, value, getattr(spec, "json_takes_string", None))
             if not ok:
                 yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
@@ -225,7 +251,9 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
     top, low = plan.newest, plan.minimum
     if top is None or low is None or top.version == low.version:
         return
-    later = argv.parse_args(tokens, top, allow_positionals=allow_positionals)
+    if top.version in plan.checked:
+        return  # the newest is inside the install range: _range_issues judges it
+    later = parse_at(tokens, top, allow_positionals)
     by_index = {o.index: o for o in later.options}
     for opt in parsed.options:
         if opt.spec is None:
@@ -251,6 +279,104 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
                                 nearest_hint(value, sorted(new_allowed)))
 
 
+
+
+@lru_cache(maxsize=65536)
+def _parse_cached(tokens: tuple[str, ...], version: str, family: str,
+                  allow_positionals: int) -> ParsedArgs:
+    return argv.parse_args(tokens, registry(version, family),
+                           allow_positionals=allow_positionals)
+
+
+def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0) -> ParsedArgs:
+    """:func:`validator.vllm_cli.argv.parse_args` of ``tokens`` at ``reg``, memoised per
+    (tokens, release): many configurations and revisions share one argument list."""
+    family = reg.plugin.name if reg.plugin is not None else VLLM
+    return _parse_cached(tuple(tokens), reg.version, family, allow_positionals)
+
+
+def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
+    """``"0.17.0–0.32.0"`` (runs of consecutive releases of ``checked``), comma-joined."""
+    runs: list[list[str]] = []
+    last = -2
+    for i, v in enumerate(checked):
+        if v in found:
+            if i == last + 1:
+                runs[-1].append(v)
+            else:
+                runs.append([v])
+            last = i
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+
+
+def _rejection(opt: ParsedOption, later: ParsedArgs, reg: CliRegistry,
+               ambiguous: dict[int, str]) -> tuple[str, str] | None:
+    """``(what, why)`` release ``reg`` rejects of ``opt``, or ``None`` when it accepts it."""
+    new = next((o for o in later.options if o.index == opt.index), None)
+    name = opt.option or opt.normalised
+    if opt.index in ambiguous:
+        return f"`{opt.written}`", f"an ambiguous abbreviation there: {ambiguous[opt.index]}"
+    if new is None or new.spec is None:
+        return f"`{name}`", "not an option there"
+    if opt.keys or not new.values:
+        return None
+    spec = new.spec
+    if argv.json_valued(spec) or name in reg.json_flags:
+        for value in new.values:
+            ok, why = _json_shape_ok(name, value, getattr(spec, "json_takes_string", None))
+            if not ok:
+                return f"the value `{value[:60]}` of `{name}`", f"it {why}"
+        return None
+    allowed = allowed_values(reg, spec)
+    if allowed is None or spec.takes_value is False:
+        return None
+    bad = [v for v in new.values if v not in allowed and not v.startswith("$")]
+    return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
+
+
+def _range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
+                  allow_positionals: int) -> Iterator[FlagIssue]:
+    """Tokens accepted at the minimum but rejected by a release of the install range."""
+    if not plan.checked or plan.minimum is None:
+        return
+    low = plan.minimum
+    no_ambiguity: dict[int, str] = {}
+    # judged here: what the minimum accepts (its own rejections are the other issues), and
+    # not the values of a parser that a parser plugin file registers
+    plugged = _plugged(parsed)
+    accepted = [o for o in parsed.options if o.spec is not None and o.dest not in plugged
+                and _rejection(o, parsed, low, no_ambiguity) is None]
+    if not accepted:
+        return
+    rejected: dict[int, dict[str, list[str]]] = {}
+    for version in plan.checked:
+        reg = registry(version, plan.family)
+        later = parse_at(tokens, reg, allow_positionals)
+        ambiguous = {p.index: p.message for p in later.problems
+                     if p.kind is Problem.AMBIGUOUS}
+        for opt in accepted:
+            why = _rejection(opt, later, reg, ambiguous)
+            if why is not None:
+                rejected.setdefault(opt.index, {}).setdefault(why, []).append(version)
+    for opt in accepted:
+        for (what, why), found in rejected.get(opt.index, {}).items():
+            n = len(found)
+            runs = release_runs(found, plan.checked)
+            again = [v for v in plan.checked if Version(v) > Version(found[-1])]
+            hint = (f"accepted again from {plan.product} {again[0]}: raise min_vllm_version "
+                    f"to {required_vllm(again[0], plan.family)}, or drop the flag" if again
+                    else None)
+            if hint is None and why == "not an option there":
+                hint = nearest_hint(opt.option or opt.normalised,
+                                    all_options(found[0], plan.family))
+            if hint is None and "ambiguous" in why:
+                hint = "write the option in full"
+            yield FlagIssue("range_rejected", opt.index,
+                            f"{what} is rejected by {plan.product} {runs}, {n} release"
+                            f"{'s' if n != 1 else ''} ({why}), inside the install range "
+                            f"{plan.range_label} the recipe claims",
+                            hint or "drop the flag, or pin an install path below the first "
+                            "release that rejects it")
 
 
 _JOINED = re.compile(r"^(-{1,2}[A-Za-z][\w.+-]*)\s+(\S.*)$", re.DOTALL)

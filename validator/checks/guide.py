@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get, items
+from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand, find_fences, parse_guide
@@ -67,7 +68,8 @@ _CODE_RULE = {"unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
               "missing_value": "GUIDE006", "switch_value": "GUIDE006", "choice": "GUIDE006",
               "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
               "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
-              "config_key_rejected": "GUIDE016"}
+              "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
+              "unreleased_only": "GUIDE018"}
 
 
 @dataclass
@@ -166,7 +168,9 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
     for cmd in parsed.commands:
         family = command_family(cmd)
         variant = ids.get((cmd.model or "").lower())
-        plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, variant), family)
+        reach = install_range(doc, ctx, variant)
+        plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, variant), family,
+                                 reach.top, reach.unreleased)
         if plan.minimum is None:
             # not checked (no fitting plugin CLI), but one deployment's nodes must agree
             if top is not None and family != cli_plan.VLLM:
@@ -484,3 +488,44 @@ def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> I
     release with a strict ``AscendConfig`` (0.27 on) refuses: the server does not start
     (see ``FLAG022``)."""
     return _hits("GUIDE016", doc, ctx)
+
+
+@rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range")
+def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
+    of its install range rejects (see ``FLAG023``).
+
+    Failing (minimum 0.12.0; vLLM 0.17.0–0.32.0 have no ``--disable-log-requests``)::
+
+        guide: |
+          ```bash
+          vllm serve org/model --disable-log-requests
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve org/model --disable-log-stats
+          ```
+
+    How to fix: drop or replace the flag, or raise the minimum to a release from which
+    every release accepts it."""
+    return _hits("GUIDE017", doc, ctx)
+
+
+@rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have")
+def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command uses a flag no vendored release has, and the recipe installs
+    unreleased code (nightly, source install, a model launch image): not judged (see
+    ``FLAG024``; otherwise ``GUIDE003``).
+
+    Failing (info)::
+
+        model: {min_vllm_version: "0.40.0", nightly_required: true}
+        guide: "vllm serve org/model --brand-new-flag"
+
+    Passing: a flag a vendored release has.
+
+    How to fix: nothing while the flag is unreleased."""
+    return _hits("GUIDE018", doc, ctx)

@@ -42,8 +42,9 @@ CUDA_KEYS = ("cu129", "cu130")
 
 
 def _release_list(ctx: Context) -> ReleaseList:
-    return load_release_list(online=ctx.settings.online_releases,
+    full = load_release_list(online=ctx.settings.online_releases,
                              snapshot_dir=ctx.settings.snapshot_dir)
+    return full if ctx.settings.as_of is None else full.published_by(ctx.settings.as_of)
 
 
 def _line(doc: LoadedDocument, pointer: str) -> int:

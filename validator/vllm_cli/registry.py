@@ -63,6 +63,10 @@ class CliOption:
     ``help``: first sentence of the help text, at most 200 characters.
     ``default``: ``repr`` of the default (``None`` when the default is ``None``).
     ``hidden``: help is ``argparse.SUPPRESS`` (accepted but undocumented alias).
+    ``json_takes_string``: for a JSON-valued option, whether its ``type`` also returns a
+    plain (non-JSON) string unchanged (vLLM's ``union_dict_and_str``); ``False`` for a
+    ``json.loads``/typed-config parser; ``None`` when not recorded (older snapshots) or
+    not JSON-valued.
     """
 
     strings: tuple[str, ...]
@@ -76,6 +80,7 @@ class CliOption:
     help: str
     default: str | None = None
     hidden: bool = False
+    json_takes_string: bool | None = None
 
     @property
     def long(self) -> str | None:
@@ -362,6 +367,7 @@ def _from_doc(doc: dict[str, Any], sha256: str) -> CliRegistry:
             help=str(o["help"]),
             default=o["default"],
             hidden=bool(o["hidden"]),
+            json_takes_string=o.get("json_takes_string"),
         )
         options.append(opt)
         for s in opt.strings:
