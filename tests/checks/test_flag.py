@@ -131,13 +131,27 @@ def test_flag_newer_than_minimum(corpus_copy: Path) -> None:
     assert "exists only from vLLM 0.22.0" in found[3] and "0.19.1" in found[3]
 
 
-def test_flag_removed_by_newest_release(corpus_copy: Path) -> None:
-    assert "FLAG003" not in rules(corpus_copy)
-    # --calculate-kv-scales: 0.7.0 .. 0.27.1 (vendored registries)
+def test_flag_removed_inside_the_install_range_is_an_error(corpus_copy: Path) -> None:
+    assert "FLAG003" not in rules(corpus_copy) and "FLAG023" not in rules(corpus_copy)
+    # --calculate-kv-scales: 0.7.0 .. 0.27.1 (vendored registries); the site's
+    # `uv pip install -U vllm` pulls the newest release, so 0.28.0 on are claimed
     inject(corpus_copy, BASE, BASE + '    - "--calculate-kv-scales"\n')
+    (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG023"]
+    assert found[1] == "/model/base_args/2"
+    assert "rejected by vLLM 0.28.0–0.33.0, 6 releases" in found[3]
+    assert "FLAG003" not in rules(corpus_copy)
+
+
+def test_flag_removed_after_every_pinned_install_path_is_a_warning(corpus_copy: Path) -> None:
+    # every install path pins a release before the removal: a warning about upgrading
+    inject(corpus_copy, BASE, BASE + '    - "--calculate-kv-scales"\n')
+    inject(corpus_copy, "  base_env: {}\n", '  base_env: {}\n  docker_image: '
+           '"vllm/vllm-openai:v0.21.0"\n  install:\n    pip:\n      command: '
+           '"uv pip install vllm==0.21.0"\n')
     (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG003"]
     assert found[1] == "/model/base_args/2"
     assert "was removed in vLLM 0.28.0" in found[3]
+    assert "FLAG023" not in rules(corpus_copy)
 
 
 AUDIO = "models/stabilityai/stable-audio-open-1.0.yaml"  # tasks: omni, min 0.22.0

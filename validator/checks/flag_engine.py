@@ -11,6 +11,7 @@ findings live in :mod:`validator.checks.flag` (structured args) and
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
     from validator.vllm_cli.registry import CliRegistry
+
+#: Similarity (:func:`difflib.get_close_matches`) above which an unknown flag is taken for
+#: a typo of a released one even where the recipe installs unreleased code.
+TYPO_CUTOFF = 0.9
 
 #: A parser plugin file registers its own parser names: their values are not checked.
 _PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
@@ -162,7 +167,8 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
                          nearest_hint(name, all_options(plan.minimum.version, fam)))
     top = plan.newest or plan.minimum
-    if plan.unreleased:
+    if plan.unreleased and not difflib.get_close_matches(
+            name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; the recipe installs "
                          "unreleased code (a nightly or source install), which may have it",
@@ -205,14 +211,28 @@ def _json_shape_ok(option: str, value: str,
     return True, ""
 
 
+def _custom_json(spec: object) -> bool:
+    """A custom type of an old release that decodes JSON (not ``is_json``)."""
+    return getattr(spec, "parses_json", None) is True
+
+
+def _takes_string(spec: object) -> bool | None:
+    """Whether the release's type of a JSON option takes a plain string (``None``: not
+    recorded); a custom JSON type takes none."""
+    if _custom_json(spec) and not argv.json_valued(spec):  # type: ignore[arg-type]
+        return False
+    found = getattr(spec, "json_takes_string", None)
+    return found if isinstance(found, bool) else None
+
+
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
     spec = opt.spec
     if spec is None or not opt.values or opt.keys:
         return
     name = opt.option or opt.normalised
-    if argv.json_valued(spec) or name in reg.json_flags:
+    if argv.json_valued(spec) or name in reg.json_flags or _custom_json(spec):
         for value in opt.values:
-            ok, why = _json_shape_ok(name, value, getattr(spec, "json_takes_string", None))
+            ok, why = _json_shape_ok(name, value, _takes_string(spec))
             if not ok:
                 yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
@@ -321,9 +341,9 @@ def _rejection(opt: ParsedOption, later: ParsedArgs, reg: CliRegistry,
     if opt.keys or not new.values:
         return None
     spec = new.spec
-    if argv.json_valued(spec) or name in reg.json_flags:
+    if argv.json_valued(spec) or name in reg.json_flags or _custom_json(spec):
         for value in new.values:
-            ok, why = _json_shape_ok(name, value, getattr(spec, "json_takes_string", None))
+            ok, why = _json_shape_ok(name, value, _takes_string(spec))
             if not ok:
                 return f"the value `{value[:60]}` of `{name}`", f"it {why}"
         return None

@@ -15,9 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from packaging.version import Version
+
 from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get, items
+from validator.checks.guide_sections import SectionContext, section_context
 from validator.checks.install_range import install_range
+from validator.checks.versions import NIGHTLY, MinVersion
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand, find_fences, parse_guide
@@ -169,8 +173,14 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         family = command_family(cmd)
         variant = ids.get((cmd.model or "").lower())
         reach = install_range(doc, ctx, variant)
-        plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, variant), family,
-                                 reach.top, reach.unreleased)
+        declared = flag_engine.recipe_minimum(doc, ctx, variant)
+        top, unreleased = reach.top, reach.unreleased
+        stated = section_context(text, cmd.line)
+        if stated is not None:
+            declared, top, unreleased = _section_plan(declared, top, unreleased, stated)
+        plan = cli_plan.plan_for(declared, family, top, unreleased)
+        seen = (Related(_file_line(doc, stated.line), f"the section states: {stated.text}"),
+                ) if stated is not None else ()
         if plan.minimum is None:
             # not checked (no fitting plugin CLI), but one deployment's nodes must agree
             if top is not None and family != cli_plan.VLLM:
@@ -183,13 +193,31 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         for found in issues:
             rule_id = _CODE_RULE.get(found.code)
             if rule_id is not None:
-                out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint)
+                out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint, seen)
         _auto_tool(cmd, result, out)
         _served_model(doc, cmd, ids, out)
         _env(doc, cmd, plan, out)
     _disagreements(doc, ctx, results, out)
     _node_sets(doc, results + plugin_results, out)
     return out
+
+
+def _section_plan(declared: MinVersion | None, top: str | None, unreleased: bool,
+                  stated: SectionContext) -> tuple[MinVersion | None, str | None, bool]:
+    """``(minimum, top, unreleased)`` for a command in a section that states its own
+    version: a stated minimum above the recipe's replaces it, a pinned release bounds the
+    range, nightly or source code without a stated release is checked as ``nightly``."""
+    if stated.minimum is not None and (declared is None or (
+            declared != NIGHTLY and stated.minimum > declared)):
+        declared = stated.minimum
+    if stated.top is not None:
+        floor = declared if isinstance(declared, Version) else stated.top
+        top = str(max(stated.top, floor))
+    if stated.unreleased:
+        unreleased = True
+        if stated.minimum is None:
+            declared, top = NIGHTLY, None
+    return declared, top, unreleased
 
 
 def _auto_tool(cmd: ServeCommand, parsed: ParsedArgs, out: GuideAnalysis) -> None:

@@ -447,6 +447,25 @@ def _json_takes_string(action: argparse.Action) -> bool | None:
     return isinstance(out, str)
 
 
+def _accepts(action: argparse.Action, text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            action.type(text)  # type: ignore[misc]
+    except Exception:
+        return False
+    return True
+
+
+def _parses_json(action: argparse.Action) -> bool:
+    """Whether the option's ``type`` decodes JSON: it takes ``{}`` and refuses JSON with a
+    trailing comma. True for the custom types of old releases too (``--compilation-config``
+    of 0.8-0.9 takes a level or a JSON object), which :func:`_is_json_action` misses."""
+    if action.type is None or action.nargs == 0:
+        return False
+    return _accepts(action, "{}") and not _accepts(action, '{"level": 3,}')
+
+
 def _is_deprecated(action: argparse.Action) -> bool:
     if getattr(action, "deprecated", False):
         return True
@@ -507,6 +526,7 @@ def describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
             "help": _first_sentence(a.help),
             "is_json": _is_json_action(a),
             "json_takes_string": _json_takes_string(a),
+            "parses_json": _parses_json(a),
             "negatable": negatable,
             "group": groups.get(id(a), ""),
         })
