@@ -58,12 +58,13 @@ class Window:
     vllm: str | None = None
 
 
-_WINDOW: ContextVar[Window] = ContextVar("recipe_check_release_window", default=Window())
+_WINDOW: ContextVar[Window | None] = ContextVar("recipe_check_release_window", default=None)
+_EVERY = Window()
 
 
 def window() -> Window:
-    """The :class:`Window` of the current run."""
-    return _WINDOW.get()
+    """The :class:`Window` of the current run (every vendored release by default)."""
+    return _WINDOW.get() or _EVERY
 
 
 @contextmanager

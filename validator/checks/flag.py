@@ -44,8 +44,6 @@ from validator.checks.cli_plan import (
     plan_for,
     versions,
 )
-from validator.checks.install_range import install_range
-from validator.checks.install_range import record as record_ranges
 from validator.checks.flag_engine import (
     FlagIssue,
     check_tokens,
@@ -54,6 +52,8 @@ from validator.checks.flag_engine import (
     recipe_minimum,
     split_joined,
 )
+from validator.checks.install_range import install_range
+from validator.checks.install_range import record as record_ranges
 from validator.checks.registry import Hit, rule
 from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related, Severity
@@ -214,17 +214,28 @@ def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
     ctx_len = get(doc.data, "model", "context_length")
     if not isinstance(ctx_len, int) or isinstance(ctx_len, bool) or ctx_len <= 0:
         return
-    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
+    if parsed.has("hf_overrides") or parsed.has("rope_scaling") or _allows_long(doc):
         return
     for opt in parsed.find("max_model_len"):
         n = parse_int(opt.value)
         if n is not None and n > ctx_len:
             out.add("FLAG015", Hit(layer.site(doc, where[opt.index])[0],
                                    f"--max-model-len {opt.value} is above the model's "
-                                   f"context_length {ctx_len}",
-                                   f"use at most {ctx_len}, or correct model.context_length",
+                                   f"context_length {ctx_len}: vLLM refuses to start",
+                                   f"use at most {ctx_len}, correct model.context_length, or "
+                                   "extend the context (rope scaling in --hf-overrides, or "
+                                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in base_env)",
                                    related=(Related(_line(doc, "/model/context_length"),
                                                     "model.context_length"),)))
+
+
+def _allows_long(doc: LoadedDocument) -> bool:
+    """Whether an environment map of the recipe sets ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``."""
+    for pointer, *_ in env_maps(doc.data):
+        env = as_dict(get(doc.data, *split_pointer(pointer)))
+        if str(env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip() not in ("", "0"):
+            return True
+    return False
 
 
 def _default_features(data: Any) -> set[str]:
@@ -549,59 +560,26 @@ def auto_tool_choice_without_parser(doc: LoadedDocument, ctx: Context) -> Iterat
     return _hits("FLAG010", doc, ctx)
 
 
-@rule("FLAG015", Severity.WARNING, "--max-model-len above the model's context_length")
+@rule("FLAG015", Severity.ERROR, "--max-model-len above the model's context_length")
 def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """``--max-model-len`` is larger than ``model.context_length``; vLLM refuses it unless
-    the context is extended (``--hf-overrides`` rope scaling, which skips this check) or
-    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN`` is set."""
-    return _hits("FLAG015", doc, ctx)
+    """``--max-model-len`` is larger than ``model.context_length``: vLLM refuses to start
+    (``_get_and_verify_max_len``) unless the context is extended (rope scaling through
+    ``--hf-overrides``/``--rope-scaling`` in the same list) or an environment map of the
+    recipe sets ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``; both exempt the list.
 
-
-@rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range")
-def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A flag or value is accepted by the recipe's minimum vLLM but rejected by a release
-    the recipe also claims: every vendored release from the minimum up to the newest one
-    an install path pulls (``uv pip install -U vllm`` and ``vllm/vllm-openai:latest``
-    pull the newest; ``vllm==X`` or a ``vX`` image tag pull X). Anyone on such a release
-    gets "unrecognized arguments" (or "ambiguous option" for an abbreviation that a later
-    release made ambiguous, or a value the release's parser refuses). The message names
-    the releases (``0.17.0–0.32.0 (16 releases)``) and where the flag is accepted again.
-
-    Failing (``--disable-log-requests`` is absent from 0.17.0 to 0.32.0)::
+    Failing::
 
         model:
-          min_vllm_version: "0.12.0"
-          base_args: ["--disable-log-requests"]
+          context_length: 131072
+          base_args: ["--max-model-len", "262144"]
 
     Passing::
 
         model:
-          min_vllm_version: "0.12.0"
-          base_args: ["--disable-log-stats"]
+          context_length: 131072
+          base_args: ["--max-model-len", "262144"]
+          base_env: {VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1"}
 
-    How to fix: drop or replace the flag, or raise ``min_vllm_version`` to the release
-    that accepts it again; ``--vllm VERSION`` checks every recipe against one release."""
-    return _hits("FLAG023", doc, ctx)
-
-
-@rule("FLAG024", Severity.INFO, "Flag only unreleased code may have")
-def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A flag is in no vendored release, and an install path of the recipe pulls
-    unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
-    ``git clone`` source install, a model launch image). The flag may well exist there, so
-    it is not judged (elsewhere it is ``FLAG001``). The hint names the nearest released
-    flag in case it is a typo.
-
-    Failing (reported as info)::
-
-        model:
-          min_vllm_version: "0.40.0"
-          nightly_required: true
-          base_args: ["--brand-new-flag"]
-
-    Passing: the same flag once a vendored release has it, or a recipe without a nightly
-    or source install (then ``FLAG001``).
-
-    How to fix: nothing while the flag is unreleased; re-check with ``recipe-check data
-    vllm-cli VERSION`` once the release ships."""
-    return _hits("FLAG024", doc, ctx)
+    How to fix: lower ``--max-model-len``, correct ``context_length``, or extend the
+    context deliberately (rope scaling or the environment variable)."""
+    return _hits("FLAG015", doc, ctx)

@@ -26,12 +26,12 @@ from validator.checks.cli_plan import (
     VLLM,
     VersionPlan,
     all_options,
-    registry,
     allowed_values,
     first_version,
     first_without,
     last_version,
     nearest_hint,
+    registry,
     required_vllm,
 )
 from validator.checks.versions import MinVersion, effective_min_version
@@ -368,16 +368,16 @@ def _range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
                 and _rejection(o, parsed, low, no_ambiguity) is None]
     if not accepted:
         return
-    rejected: dict[int, dict[str, list[str]]] = {}
+    rejected: dict[int, dict[tuple[str, str], list[str]]] = {}
     for version in plan.checked:
         reg = registry(version, plan.family)
         later = parse_at(tokens, reg, allow_positionals)
         ambiguous = {p.index: p.message for p in later.problems
                      if p.kind is Problem.AMBIGUOUS}
         for opt in accepted:
-            why = _rejection(opt, later, reg, ambiguous)
-            if why is not None:
-                rejected.setdefault(opt.index, {}).setdefault(why, []).append(version)
+            rejection = _rejection(opt, later, reg, ambiguous)
+            if rejection is not None:
+                rejected.setdefault(opt.index, {}).setdefault(rejection, []).append(version)
     for opt in accepted:
         for (what, why), found in rejected.get(opt.index, {}).items():
             n = len(found)

@@ -21,8 +21,8 @@ from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get, items
 from validator.checks.guide_sections import SectionContext, section_context
 from validator.checks.install_range import install_range
-from validator.checks.versions import NIGHTLY, MinVersion
 from validator.checks.registry import Hit, rule
+from validator.checks.versions import NIGHTLY, MinVersion
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand, find_fences, parse_guide
 from validator.sourcemap import join_pointer
@@ -73,7 +73,7 @@ _CODE_RULE = {"unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
               "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
               "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
               "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
-              "unreleased_only": "GUIDE018"}
+              "unreleased_only": "GUIDE018", "underscore": "GUIDE019"}
 
 
 @dataclass
@@ -174,11 +174,11 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         variant = ids.get((cmd.model or "").lower())
         reach = install_range(doc, ctx, variant)
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
-        top, unreleased = reach.top, reach.unreleased
+        pulled, unreleased = reach.top, reach.unreleased
         stated = section_context(text, cmd.line)
         if stated is not None:
-            declared, top, unreleased = _section_plan(declared, top, unreleased, stated)
-        plan = cli_plan.plan_for(declared, family, top, unreleased)
+            declared, pulled, unreleased = _section_plan(declared, pulled, unreleased, stated)
+        plan = cli_plan.plan_for(declared, family, pulled, unreleased)
         seen = (Related(_file_line(doc, stated.line), f"the section states: {stated.text}"),
                 ) if stated is not None else ()
         if plan.minimum is None:
@@ -192,6 +192,9 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         results.append((cmd, result))
         for found in issues:
             rule_id = _CODE_RULE.get(found.code)
+            if found.code == "underscore":  # no site de-duplication in a guide command
+                found = flag_engine.FlagIssue(found.code, found.index, found.message.split(
+                    " — ")[0], found.hint)
             if rule_id is not None:
                 out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint, seen)
         _auto_tool(cmd, result, out)
@@ -516,44 +519,3 @@ def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> I
     release with a strict ``AscendConfig`` (0.27 on) refuses: the server does not start
     (see ``FLAG022``)."""
     return _hits("GUIDE016", doc, ctx)
-
-
-@rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range")
-def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
-    of its install range rejects (see ``FLAG023``).
-
-    Failing (minimum 0.12.0; vLLM 0.17.0–0.32.0 have no ``--disable-log-requests``)::
-
-        guide: |
-          ```bash
-          vllm serve org/model --disable-log-requests
-          ```
-
-    Passing::
-
-        guide: |
-          ```bash
-          vllm serve org/model --disable-log-stats
-          ```
-
-    How to fix: drop or replace the flag, or raise the minimum to a release from which
-    every release accepts it."""
-    return _hits("GUIDE017", doc, ctx)
-
-
-@rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have")
-def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A guide command uses a flag no vendored release has, and the recipe installs
-    unreleased code (nightly, source install, a model launch image): not judged (see
-    ``FLAG024``; otherwise ``GUIDE003``).
-
-    Failing (info)::
-
-        model: {min_vllm_version: "0.40.0", nightly_required: true}
-        guide: "vllm serve org/model --brand-new-flag"
-
-    Passing: a flag a vendored release has.
-
-    How to fix: nothing while the flag is unreleased."""
-    return _hits("GUIDE018", doc, ctx)

@@ -252,7 +252,8 @@ def ranges_of(doc: LoadedDocument, ctx: Context) -> list[InstallRange]:
 
 def record(doc: LoadedDocument, ctx: Context) -> None:
     """Keep the install ranges of ``doc`` for the run's report (:func:`recorded`)."""
-    ctx.memoised(_RECORDS, dict)[doc.path] = [r.describe() for r in ranges_of(doc, ctx)]
+    found: dict[str, list[dict[str, Any]]] = ctx.memoised(_RECORDS, dict)
+    found[doc.path] = [r.describe() for r in ranges_of(doc, ctx)]
 
 
 def recorded(ctx: Context) -> dict[str, list[dict[str, Any]]]:

@@ -441,7 +441,7 @@ def _json_takes_string(action: argparse.Action) -> bool | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = action.type("image=4,audio=1")  # type: ignore[misc]
+            out = action.type("image=4,audio=1")  # type: ignore[misc,operator]
     except Exception:
         return False
     return isinstance(out, str)
@@ -451,7 +451,7 @@ def _accepts(action: argparse.Action, text: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            action.type(text)  # type: ignore[misc]
+            action.type(text)  # type: ignore[misc,operator]
     except Exception:
         return False
     return True
