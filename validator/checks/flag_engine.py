@@ -211,6 +211,13 @@ def _json_shape_ok(option: str, value: str,
     return True, ""
 
 
+def _value_at(opt: ParsedOption) -> tuple[int, ...]:
+    """The token index of each value of ``opt`` (a finding about a value points at it)."""
+    if len(opt.value_indexes) == len(opt.values):
+        return opt.value_indexes
+    return (opt.index,) * len(opt.values)
+
+
 def _custom_json(spec: object) -> bool:
     """A custom type of an old release that decodes JSON (not ``is_json``)."""
     return getattr(spec, "parses_json", None) is True
@@ -231,26 +238,26 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         return
     name = opt.option or opt.normalised
     if argv.json_valued(spec) or name in reg.json_flags or _custom_json(spec):
-        for value in opt.values:
+        for at, value in zip(_value_at(opt), opt.values, strict=True):
             ok, why = _json_shape_ok(name, value, _takes_string(spec))
             if not ok:
-                yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
+                yield FlagIssue("json", at, f"value of `{name}` {why}: `{value[:80]}`",
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
         return
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
         return
-    for value in opt.values:
+    for at, value in zip(_value_at(opt), opt.values, strict=True):
         if value in allowed or value.startswith("$"):
             continue
         first = first_version(f"choices:{name}", value, plan.family)
         if first is not None and Version(first) > Version(reg.version):
-            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is accepted only "
+            yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but the recipe's minimum is "
                             f"{plan.label}",
                             f"raise min_vllm_version to {required_vllm(first, plan.family)}")
         else:
-            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is not a value "
+            yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
                             f"{plan.product} {reg.version} accepts",
                             nearest_hint(value, sorted(allowed)) or
                             f"one of: {', '.join(sorted(allowed)[:12])}")
