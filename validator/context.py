@@ -40,6 +40,7 @@ class Settings:
             snapshot (see :mod:`validator.releases`); off by default.
         as_of: judge with the vLLM releases published by that date (``--as-of``).
         vllm: check every install range against this one vendored release (``--vllm``).
+        rendered: also check every command the recipes site renders (``--rendered``).
     """
 
     strict: bool = False
@@ -49,6 +50,7 @@ class Settings:
     online_releases: bool = False
     as_of: date | None = None
     vllm: str | None = None
+    rendered: bool = False
 
 
 @dataclass

@@ -115,6 +115,11 @@ def analysis(doc: LoadedDocument, ctx: Context) -> Analysis:
     if hit is not None and hit[0] is doc and hit[1] is ctx:
         return hit[2]
     result = _analyse(doc, ctx)
+    if ctx.settings.rendered and isinstance(doc.data, dict) and versions():
+        from validator.checks import rendered
+
+        found = rendered.facts(doc, ctx, {**_CODE_RULE, "auto_tool": "FLAG010"})
+        result.hits = rendered.merge(result.hits, found)
     if len(_CACHE) > 16:
         _CACHE.clear()
     _CACHE[key] = (doc, ctx, result)
@@ -332,11 +337,12 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                 # the line goes in ``related``, not the message: messages stay stable
                 # when lines move (history diffs and fingerprints compare messages)
                 where_txt = f" ({erel[0].path})" if erel else ""
-                same = " with the same value" if prev.values == opt.values else ""
+                if prev.values == opt.values:
+                    continue  # the same value: the rendered command does not change
                 lptr, _ = later.site(doc, where[later.pointer][opt.index])
                 out.add("FLAG012", Hit(lptr, f"`{opt.display}` in {later.label} overrides "
                                        f"`{' '.join((prev.display, *prev.values))}` of "
-                                       f"{earlier.label}{where_txt}{same}", None,
+                                       f"{earlier.label}{where_txt}", None,
                                        related=erel or (Related(eline, earlier.label),)))
 
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
@@ -336,10 +336,10 @@ def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
     return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
-def _rejection(opt: ParsedOption, later: ParsedArgs, reg: CliRegistry,
+def _rejection(opt: ParsedOption, new: ParsedOption | None, reg: CliRegistry,
                ambiguous: dict[int, str]) -> tuple[str, str] | None:
-    """``(what, why)`` release ``reg`` rejects of ``opt``, or ``None`` when it accepts it."""
-    new = next((o for o in later.options if o.index == opt.index), None)
+    """``(what, why)`` release ``reg`` rejects of ``opt`` (``new``: the option at the same
+    token in that release's parse), or ``None`` when it accepts it."""
     name = opt.option or opt.normalised
     if opt.index in ambiguous:
         return f"`{opt.written}`", f"an ambiguous abbreviation there: {ambiguous[opt.index]}"
@@ -361,30 +361,82 @@ def _rejection(opt: ParsedOption, later: ParsedArgs, reg: CliRegistry,
     return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
 
 
+def _signature(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
+    """What decides how ``reg`` parses option tokens ``keys``: its parser settings and,
+    per key, the option it selects (with its value rules) or the long options it is a
+    prefix of."""
+    out: list[Any] = [reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o]
+    for key in keys:
+        spec = reg.lookup(key)
+        if spec is None:
+            norm = reg.normalise(key)
+            out.append(tuple(o for o in reg.long_options if o.startswith(norm))
+                       if reg.allow_abbrev else None)
+            continue
+        allowed = allowed_values(reg, spec)
+        out.append((spec.strings, spec.takes_value, spec.nargs, spec.is_json,
+                    spec.json_takes_string, spec.parses_json,
+                    None if allowed is None else tuple(sorted(allowed)),
+                    spec.dest in reg.json_flags or spec.long in reg.json_flags))
+    return tuple(out)
+
+
 def _range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
                   allow_positionals: int) -> Iterator[FlagIssue]:
-    """Tokens accepted at the minimum but rejected by a release of the install range."""
+    """Tokens accepted at the minimum but rejected by a release of the install range
+    (memoised per argument list and range: configurations and recipes share lists)."""
     if not plan.checked or plan.minimum is None:
         return
+    yield from _range_issues_of(tuple(tokens), allow_positionals, plan)
+
+
+def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int,
+                     plan: VersionPlan) -> tuple[FlagIssue, ...]:
+    assert plan.minimum is not None
+    key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
+           plan.range_label)
+    found = _RANGE_MEMO.get(key)
+    if found is None:
+        if len(_RANGE_MEMO) > 65536:
+            _RANGE_MEMO.clear()
+        found = _RANGE_MEMO[key] = tuple(_compute_range_issues(tokens, plan, allow_positionals))
+    return found
+
+
+_RANGE_MEMO: dict[tuple[Any, ...], tuple[FlagIssue, ...]] = {}
+
+
+def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan,
+                          allow_positionals: int) -> Iterator[FlagIssue]:
     low = plan.minimum
+    assert low is not None
+    parsed = parse_at(tokens, low, allow_positionals)
     no_ambiguity: dict[int, str] = {}
     # judged here: what the minimum accepts (its own rejections are the other issues), and
     # not the values of a parser that a parser plugin file registers
     plugged = _plugged(parsed)
     accepted = [o for o in parsed.options if o.spec is not None and o.dest not in plugged
-                and _rejection(o, parsed, low, no_ambiguity) is None]
+                and _rejection(o, o, low, no_ambiguity) is None]
     if not accepted:
         return
     rejected: dict[int, dict[tuple[str, str], list[str]]] = {}
+    keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]
+    seen: dict[tuple[Any, ...], list[tuple[int, tuple[str, str]]]] = {}
     for version in plan.checked:
         reg = registry(version, plan.family)
-        later = parse_at(tokens, reg, allow_positionals)
-        ambiguous = {p.index: p.message for p in later.problems
-                     if p.kind is Problem.AMBIGUOUS}
-        for opt in accepted:
-            rejection = _rejection(opt, later, reg, ambiguous)
-            if rejection is not None:
-                rejected.setdefault(opt.index, {}).setdefault(rejection, []).append(version)
+        # releases that treat every option token alike reject the same: parse once
+        sig = _signature(reg, keys)
+        same = seen.get(sig)
+        if same is None:
+            later = parse_at(tokens, reg, allow_positionals)
+            by_index = {o.index: o for o in later.options}
+            ambiguous = {p.index: p.message for p in later.problems
+                         if p.kind is Problem.AMBIGUOUS}
+            same = seen[sig] = [(opt.index, r) for opt in accepted
+                                if (r := _rejection(opt, by_index.get(opt.index), reg,
+                                                    ambiguous)) is not None]
+        for index, rejection in same:
+            rejected.setdefault(index, {}).setdefault(rejection, []).append(version)
     for opt in accepted:
         for (what, why), found in rejected.get(opt.index, {}).items():
             n = len(found)

@@ -10,6 +10,7 @@ recipe's minimum alone (:func:`section_context`).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -83,11 +84,15 @@ def _contexts(guide: str) -> dict[int, SectionContext]:
     lines = guide.splitlines()
     heads = _headings(guide)
     fences = _fences(guide)
+    by_section: dict[int, list[tuple[int, int]]] = {}
+    for a, b, sec in fences:
+        by_section.setdefault(sec, []).append((a, b))
     owned: dict[int, list[int]] = {}
     for i in range(len(lines)):
-        section = max((h for h in heads if h <= i), default=-1)
+        k = bisect.bisect_right(heads, i)
+        section = heads[k - 1] if k else -1
         near = [(0 if a <= i <= b else min(abs(i - a), abs(i - b)), a)
-                for a, b, sec in fences if sec == section]
+                for a, b in by_section.get(section, ())]
         if near:
             owned.setdefault(min(near)[1], []).append(i)
     out: dict[int, SectionContext] = {}

@@ -49,6 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vllm", default=None, metavar="VERSION",
                         help="check every recipe's install range against this one vendored "
                         "vLLM release (add one with `data vllm-cli VERSION`)")
+    parser.add_argument("--rendered", action="store_true",
+                        help="also check every command the recipes site renders (each "
+                        "variant, hardware, strategy and feature set); findings name the "
+                        "configurations they affect")
     add_fetch_arguments(parser, offline=False)
 
 
@@ -97,7 +101,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes,
                     online_releases=getattr(args, "online_releases", False),
                     as_of=getattr(args, "as_of", None),
-                    vllm=vendored_vllm(getattr(args, "vllm", None)))
+                    vllm=vendored_vllm(getattr(args, "vllm", None)),
+                    rendered=getattr(args, "rendered", False))
 
 
 def collect_targets(args: argparse.Namespace) -> list[Target]:
