@@ -219,3 +219,64 @@ def test_install_commands_are_classified() -> None:
                    InstallPath("pinned", "b", "y", "0.18.0"))) == ("0.18.0", False)
     assert top_of((InstallPath("pinned", "a", "x", "0.16.0"),
                    InstallPath("nightly", "b", "y"))) == (None, True)
+
+
+def test_plain_string_for_a_json_only_flag_is_an_error(corpus_copy: Path) -> None:
+    # --limit-mm-per-prompt parses with json.loads from 0.8.5 on (0.8.0 took key=value)
+    text = recipe('["--limit-mm-per-prompt", "image=4,audio=1"]', minimum="0.12.0")
+    found, _ = run(corpus_copy, text)
+    (hit,) = of(found, "FLAG007")
+    assert hit.pointer == "/model/base_args/1"  # the value, not the flag
+    assert "takes no plain string" in hit.message
+    passing, _ = run(corpus_copy, recipe('["--limit-mm-per-prompt", \'{"image": 4}\']',
+                                         minimum="0.12.0"))
+    assert not of(passing, "FLAG007") and not of(passing, "FLAG023")
+
+
+def test_dict_or_string_flag_takes_a_plain_string(corpus_copy: Path) -> None:
+    # --hf-overrides is a dict-or-string union (a plain string names a function)
+    found, _ = run(corpus_copy, recipe('["--hf-overrides", "my_overrides"]', minimum="0.12.0"))
+    assert not of(found, "FLAG007") and not of(found, "FLAG023")
+
+
+def test_old_custom_json_type_is_checked_as_json(corpus_copy: Path) -> None:
+    # --compilation-config of 0.9.0/0.9.1 takes a level or JSON (its own type, which the
+    # registry's is_json misses; parses_json records it)
+    bad = recipe('["--compilation-config", \'{"level": 3,}\']', minimum="0.9.0")
+    found, _ = run(corpus_copy, bad)
+    assert [f.pointer for f in of(found, "FLAG007")] == ["/model/base_args/1"]
+    level, _ = run(corpus_copy, recipe('["--compilation-config", "3"]', minimum="0.9.0"))
+    assert not of(level, "FLAG007")
+
+
+def test_rendered_commands_name_the_configurations(corpus_copy: Path) -> None:
+    text = recipe('["--disable-log-requests"]')
+    found, _ = run(corpus_copy, text, Settings(rendered=True))
+    (hit,) = of(found, "FLAG023")
+    assert hit.pointer == "/model/base_args/0"
+    # every picker hardware renders it; the site's landing hardware comes first
+    assert "(on h200 · default · single_node_tp and 26 more)" in hit.message
+    plain, _ = run(corpus_copy, text)
+    assert "(on " not in of(plain, "FLAG023")[0].message
+
+
+def test_rendered_command_finds_what_no_single_layer_shows(corpus_copy: Path) -> None:
+    # two spellings of one flag in two layers: the site de-duplicates by literal text, so
+    # the fp8 command carries both; no single list has it twice
+    fp8 = ('  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n    description: "FP8"\n'
+           '    extra_args:\n      - "--max_model_len"\n      - "8192"\n')
+    text = recipe('["--max-model-len", "4096"]').replace(
+        "\ncompatible_strategies:", fp8 + "\ncompatible_strategies:")
+    found, _ = run(corpus_copy, text, Settings(rendered=True))
+    (hit,) = of(found, "FLAG011")
+    assert hit.message.startswith("rendered command: ") and "fp8" in hit.message
+    assert hit.pointer == "/variants/fp8/extra_args/0"
+    assert not of(run(corpus_copy, text)[0], "FLAG011")  # the layers alone do not show it
+
+
+def test_layer_the_site_never_renders_is_said_so(corpus_copy: Path) -> None:
+    extra = ('\nhardware_overrides:\n  h100:\n    extra_args:\n'
+             '      - "--enable-auto-tool-choice"\n')
+    text = recipe().replace("\ncompatible_strategies:", extra + "\ncompatible_strategies:")
+    (hit,) = of(run(corpus_copy, text, Settings(rendered=True))[0], "FLAG010")
+    assert hit.message.endswith("(in no command the site renders)")

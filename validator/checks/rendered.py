@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
 LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
+#: Where a recipe's own argument lists live (a hit elsewhere is anchored, not a token).
+LAYER_ROOTS = ("/model/", "/variants/", "/features/", "/hardware_overrides/",
+               "/strategy_overrides/")
 #: How many configurations a message names before "and N more".
 SHOWN = 1
 
@@ -156,8 +159,11 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
                 continue  # the overriding token reaches no rendered command
             labels = [lab for h, labs in found.hits.get(rule_id, []) if h.pointer == hit.pointer
                       for lab in labs]
-            kept.append(replace(hit, message=f"{hit.message} ({affected(labels)})")
-                        if labels else hit)
+            if labels:
+                hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
+            elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers:
+                hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
+            kept.append(hit)
         out[rule_id] = kept
     for rule_id, pairs in found.hits.items():
         known = {h.pointer for h in layer_hits.get(rule_id, [])}
