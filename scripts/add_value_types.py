@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's validator
 
-from validator.vllm_cli.extract import write_snapshot  # noqa: E402
-from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR, INDEX_NAME  # noqa: E402
+from validator.vllm_cli.extract import write_snapshot
+from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR, INDEX_NAME
 
 FIELDS = ("json_takes_string", "parses_json")
 
