@@ -710,7 +710,8 @@ def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         if expected is None or expected <= 0:
             continue
         deviation = abs(declared - expected) / expected
-        if deviation > DEVIATION and vram_out_of_bounds(declared, params, precision) is None:
+        if deviation > DEVIATION and vram_out_of_bounds(
+                declared, params, precision, low_only=_is_omni(doc)) is None:  # as HW010 judges it
             yield Hit(vptr + "/vram_minimum_gb",
                       f"vram_minimum_gb {declared:g} of variant {vname!r} is "
                       f"{deviation:.0%} off the formula: ceil({params:g}B × "

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks._data import get, items
-from validator.checks.arg_layers import platform_plugin
 from validator.checks.hw import (
+    _is_omni,
     _number,
     parameters_billions,
     profiles,
@@ -51,7 +51,7 @@ def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     model_id = get(doc.data, "model", "model_id")
     if model_params is None:
         return
-    omni = platform_plugin(doc.data) is not None  # diffusion/TTS: activations dominate
+    omni = _is_omni(doc)  # diffusion/TTS pipelines: activations dominate
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         declared = _number(get(variant, "vram_minimum_gb"))
         precision = get(variant, "precision")
