@@ -4,13 +4,15 @@ Every configuration of :func:`validator.render.model.render_all` (each variant o
 picker hardware, recommended strategy and alternatives, feature sets) is rendered; each
 distinct ``vllm serve`` argument list is checked once per install range
 (:mod:`validator.checks.install_range`) with the ``FLAG`` engine. A problem is reported at
-the YAML line of the layer that contributed the token (``Token.pointer``; a token of a
-strategy file or the taxonomy is reported on the recipe line that selects it, with the
-other file's line as related), and names the configurations it affects
+the YAML line of the layer that contributed the token (``Token.pointer``) and names the
+configurations it affects
 (``on h200 · fp8 · multi_node_tp and 11 more``). :func:`merge` folds these into the
 layer-by-layer hits of :mod:`validator.checks.flag`: a hit both find gains the
 configurations; one only the rendered command shows is added; an override (``FLAG012``)
 is kept only where the overriding token reaches a rendered command with another value.
+Tokens of strategy files, the taxonomy or the site's own templates (``--node-rank`` of
+the multi-node commands) are not reported on the recipe: the layer checks judge the
+files' lists, and the site's templates are no recipe's to fix.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from validator.checks._data import as_list, get
+from validator.checks._data import get
 from validator.checks.arg_layers import ASCEND, npu_hardware, platform_plugin
 from validator.checks.cli_plan import VLLM, VersionPlan, plan_for
 from validator.checks.flag_engine import FlagIssue, check_tokens
@@ -30,7 +32,7 @@ from validator.findings import Related
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.model import Process, Rendered, Token
+    from validator.render.model import Process, Rendered
     from validator.vllm_cli.argv import ParsedArgs
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
@@ -91,8 +93,9 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                 rule_id = code_rule.get(issue.code)
                 if rule_id is None or issue.code in LAYER_ONLY or issue.index >= len(tokens):
                     continue
-                pointer, related = _site(doc, ctx, tokens[issue.index])
-                group = (rule_id, pointer, issue.message, issue.hint, related)
+                if tokens[issue.index].document != doc.path:
+                    continue  # a strategy file's or the site's own token: not this recipe's
+                group = (rule_id, tokens[issue.index].pointer, issue.message, issue.hint, ())
                 grouped.setdefault(group, []).append(rendered.config.label())
     for (rule_id, pointer, message, hint, related), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
@@ -129,22 +132,6 @@ def _args_start(process: Process) -> int | None:
     if argv[:2] != ["vllm", "serve"]:
         return None
     return 3 if len(argv) > 2 and not argv[2].startswith("-") else 2
-
-
-def _site(doc: LoadedDocument, ctx: Context, token: Token) -> tuple[str, tuple[Related, ...]]:
-    """Where a finding about ``token`` goes in the recipe, and the other file's line."""
-    if token.document == doc.path or not token.document:
-        return token.pointer, ()
-    other = next((d for d in ctx.context_documents() if d.path == token.document), None)
-    line = other.source_map.position(token.pointer)[0] if other is not None else 1
-    related = (Related(line, token.layer, token.document),)
-    name = token.document.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    for i, s in enumerate(as_list(get(doc.data, "compatible_strategies"))):
-        if s == name:
-            return f"/compatible_strategies/{i}", related
-    if token.document == "taxonomy.yaml":
-        return "/kv_offload_support", related
-    return "/model/model_id", related
 
 
 def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
