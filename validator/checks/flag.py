@@ -405,8 +405,10 @@ def flag_newer_than_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release")
 def flag_removed_since(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The flag (or one of its values) is accepted at the recipe's minimum version but no
-    longer by the newest vendored release; the message names the first release without it.
-    The recipe breaks for anyone on current vLLM."""
+    longer by the newest vendored release, and every install path of the recipe pins a
+    release before that (``vllm==X``, a ``vX`` image): the message names the first release
+    without it. The recipe breaks for anyone who upgrades. When an install path pulls the
+    newest release, the removal is inside the install range: ``FLAG023`` (error)."""
     return _hits("FLAG003", doc, ctx)
 
 
@@ -440,8 +442,22 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """vLLM parses the value of JSON-valued options (``--speculative-config``,
     ``--compilation-config``, ``--hf-overrides``, ...) with ``json.loads``; ``*-config``
     options must hold a JSON object (``--compilation-config`` also takes an integer level).
-    Options that accept "a dict or a string" (``union_dict_and_str``) are only checked
-    when the value looks like JSON."""
+    Whether a plain string is accepted is the release's own answer, recorded per option in
+    the vendored registry (``json_takes_string``): only a dict-or-string union
+    (``union_dict_and_str``) takes one, so ``--limit-mm-per-prompt image=4,audio=1`` is an
+    error where the type is ``json.loads``. Custom JSON types of old releases
+    (``--compilation-config`` of 0.9.0/0.9.1, ``parses_json``) are checked as JSON too.
+    The finding points at the value.
+
+    Failing::
+
+        base_args: ["--limit-mm-per-prompt", "image=4,audio=1"]
+
+    Passing::
+
+        base_args: ["--limit-mm-per-prompt", '{"image": 4, "audio": 1}']
+
+    How to fix: write a JSON object in single quotes."""
     return _hits("FLAG007", doc, ctx)
 
 
@@ -474,7 +490,9 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
     after it in the same command (variant, strategy or hardware override, feature), which
     wins (site ``dedupeArgs`` last-wins, and argparse last-wins). Both lines are named so
-    the override can be confirmed as intended."""
+    the override can be confirmed as intended. Reported only where it changes what a user
+    sees: not when both set the same value, and with ``--rendered`` only when the
+    overriding token reaches a command the site renders."""
     return _hits("FLAG012", doc, ctx)
 
 

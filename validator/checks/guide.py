@@ -416,7 +416,8 @@ def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release")
 def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A guide command uses a flag or value that the newest vendored vLLM release no longer
-    accepts (see ``FLAG003``)."""
+    accepts while every install path pins an older release (see ``FLAG003``; inside the
+    install range it is ``GUIDE017``)."""
     return _hits("GUIDE005", doc, ctx)
 
 
