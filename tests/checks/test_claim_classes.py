@@ -92,3 +92,18 @@ def test_nvfp4_default_on_verified_hopper_is_an_error(corpus_copy: Path) -> None
     assert not of(run(corpus_copy, exempt)[0], "HW011")
     blackwell = variant_block(recipe(), nvfp4).replace("h100: verified", "b200: verified")
     assert not of(run(corpus_copy, blackwell)[0], "HW011")
+
+
+def test_guide_saying_nightly_without_nightly_required_warns(corpus_copy: Path) -> None:
+    note = ("vllm serve example-org/Example-8B\n  ```\n\n  The architecture is not yet in "
+            "any stable release: install the nightly wheel.")
+    text = recipe(guide_cmd=note)
+    (hit,) = of(run(corpus_copy, text)[0], "VER013")
+    assert hit.line == line_of(text, "not yet in any stable release")
+    assert "0.12.0 is released" in hit.message
+    flagged = recipe(minimum="0.40.0", guide_cmd=note,
+                     model_extra="  nightly_required: true\n")
+    assert not of(run(corpus_copy, flagged)[0], "VER013")
+    feature = recipe(guide_cmd="vllm serve example-org/Example-8B\n  ```\n\n  MTP speculative "
+                     "decoding requires the nightly build.")
+    assert not of(run(corpus_copy, feature)[0], "VER013")

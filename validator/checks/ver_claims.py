@@ -3,12 +3,14 @@ a ``nightly`` minimum, launch images, the guide's nightly statements."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from validator.checks._data import get
 from validator.checks.registry import Hit, rule
 from validator.checks.ver import (
     _FLOATING,
@@ -17,6 +19,7 @@ from validator.checks.ver import (
     ImageSite,
     _release_list,
     _required_by,
+    _text_sources,
     image_sites,
     min_version_pointers,
     official_vllm_image,
@@ -169,3 +172,53 @@ def launch_image_before_release(doc: LoadedDocument, ctx: Context) -> Iterator[H
             yield Hit(found.site.pointer, found.message + f"; the recipe needs vLLM "
                       f"{found.needed}, which is not released yet", "pin the release tag "
                       "once it ships")
+
+
+# ---------------------------------------------------------------------------------------
+# the guide says nightly
+
+_NEEDS_NIGHTLY = re.compile(
+    r"not\s+(?:yet\s+)?(?:in|part\s+of|included\s+in)\s+(?:a|any)\s+(?:stable\s+|released\s+)?"
+    r"(?:release|vllm\s+wheel|wheel)|no\s+stable\s+release|requires?\s+(?:a\s+|the\s+)?"
+    r"nightly|nightly\s+(?:build|wheel|image)\s+(?:is\s+)?required|not\s+yet\s+released",
+    re.IGNORECASE)
+#: A statement about one feature (a drafter, a PR's addition), not about the model.
+_FEATURE_NOTE = re.compile(r"speculative|\bMTP\b|drafter|dflash|eagle|\bPR\b|pull/\d+|"
+                           r"tool[- ]call|reasoning", re.IGNORECASE)
+
+
+@rule("VER013", Severity.WARNING, "The guide says nightly is needed but nightly_required is off")
+def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The guide (or a dependency note) says the model is in no stable release yet or needs
+    the nightly wheel, while ``nightly_required`` is not set: the site's Install block then
+    offers the stable ``pip install -U vllm``, and one of the two is wrong — either the
+    note is stale (the minimum has shipped) or the recipe needs ``nightly_required``.
+
+    Failing::
+
+        model: {min_vllm_version: "0.11.0"}
+        dependencies:
+          - note: "requires the nightly vllm wheel"
+
+    Passing: ``nightly_required: true`` while it is so, or the note removed once the
+    release ships. A note about one feature (MTP, a drafter, a pull request) is not judged.
+
+    How to fix: set ``nightly_required: true`` (and a minimum of the coming release), or
+    update the note when the release is out."""
+    if get(doc.data, "model", "nightly_required") is True:
+        return
+    latest = _release_list(ctx).latest
+    minimum = parse_min_version(get(doc.data, "model", "min_vllm_version"))
+    for pointer, index, text in _text_sources(doc):
+        m = _NEEDS_NIGHTLY.search(text)
+        if m is None or _FEATURE_NOTE.search(text):
+            continue
+        released = (isinstance(minimum, Version) and latest is not None
+                    and minimum <= latest.version)
+        state = (f"the minimum {minimum} is released (newest {latest.version}), so the note "
+                 "may be stale" if released and latest is not None else
+                 "nightly_required is not set")
+        yield Hit(pointer, f"the text says `{m.group(0)}` but nightly_required is not set: "
+                  f"{state}", "set nightly_required: true, or update the note",
+                  block_index=index)
+        return
