@@ -280,3 +280,14 @@ def test_layer_the_site_never_renders_is_said_so(corpus_copy: Path) -> None:
     text = recipe().replace("\ncompatible_strategies:", extra + "\ncompatible_strategies:")
     (hit,) = of(run(corpus_copy, text, Settings(rendered=True))[0], "FLAG010")
     assert hit.message.endswith("(in no command the site renders)")
+
+
+def test_as_of_hides_later_releases_from_the_ver_rules(corpus_copy: Path) -> None:
+    from validator.releases import load_vendored
+
+    uploaded = {str(r.version): r.uploaded.date() for r in load_vendored().releases}
+    text = recipe(minimum="0.33.0")
+    assert not of(run(corpus_copy, text)[0], "VER005")  # 0.33.0 is released today
+    before = date.fromordinal(uploaded["0.33.0"].toordinal() - 1)
+    (hit,) = of(run(corpus_copy, text, Settings(as_of=before))[0], "VER005")
+    assert "0.33.0 is not released" in hit.message
