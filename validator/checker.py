@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from validator.checks.cli_plan import Window, release_window
 from validator.context import Context
 from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
@@ -118,7 +119,13 @@ class Checker:
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in
-        ``result.internal_errors`` and the others still run."""
+        ``result.internal_errors`` and the others still run. The rules see the releases
+        of the settings' window (``--as-of``, ``--vllm``)."""
+        settings = self.context.settings
+        with release_window(Window(settings.as_of, settings.vllm)):
+            return self._run_rules(doc, result)
+
+    def _run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         strict = self.context.settings.strict
         out: list[Finding] = []
         for rule in self.rules:

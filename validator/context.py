@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +38,9 @@ class Settings:
         max_bytes: size limit for any YAML file read, in bytes.
         online_releases: fetch the vLLM release list from PyPI instead of the vendored
             snapshot (see :mod:`validator.releases`); off by default.
+        as_of: judge with the vLLM releases published by that date (``--as-of``).
+        vllm: check every install range against this one vendored release (``--vllm``).
+        rendered: also check every command the recipes site renders (``--rendered``).
     """
 
     strict: bool = False
@@ -44,6 +48,9 @@ class Settings:
     snapshot_dir: Path | None = None
     max_bytes: int = 2 * 1024 * 1024
     online_releases: bool = False
+    as_of: date | None = None
+    vllm: str | None = None
+    rendered: bool = False
 
 
 @dataclass

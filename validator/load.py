@@ -69,6 +69,25 @@ YAML_ENCODING = declare(
     """YAML files must be UTF-8 text (a byte-order mark is tolerated). Binary content and
     other encodings are rejected with the offset of the first bad byte.""",
 )
+YAML_BAD_TAG = declare(
+    "YAML008",
+    Severity.ERROR,
+    "Explicit tag on a value it cannot type",
+    """A scalar carries an explicit core tag (``!!int``, ``!!float``, ``!!bool``,
+    ``!!null``) that js-yaml applies to its text even when quoted: ``!!int "42"`` is the
+    number 42 (and is read so here), but ``!!int "4x"`` is refused and the recipes site
+    cannot build the file.
+
+    Failing::
+
+        vram_minimum_gb: !!int "80GB"
+
+    Passing::
+
+        vram_minimum_gb: 80
+
+    How to fix: drop the tag and write the value in its own type.""",
+)
 YAML_LIMIT = declare(
     "YAML007",
     Severity.ERROR,
@@ -305,6 +324,8 @@ class _Builder:
         self, node: yaml.ScalarNode, pointer: str, key: str | None, record: bool = True
     ) -> Any:
         text: str = node.value
+        if node.tag in _CORE_TAGS and node.tag != STR_TAG and self.explicit_tag(node):
+            return self.tagged(node, pointer, text)
         if node.style:  # quoted or block ("" or None is plain): a string in any YAML version
             if record and node.style == "|":
                 self.record_block(node, pointer)
@@ -314,6 +335,20 @@ class _Builder:
         value = resolve_plain(text)
         if record:
             self.flag_ambiguity(node, pointer, text, value, key)
+        return value
+
+    def tagged(self, node: yaml.ScalarNode, pointer: str, text: str) -> Any:
+        """A scalar with an explicit core tag (``!!int "42"``), read as js-yaml reads it:
+        the tag's type applied to the text, quoted or not; text the type cannot take is
+        ``YAML008`` (js-yaml refuses the file) and stays a string."""
+        ok, value = construct_tagged(node.tag, text)
+        if not ok:
+            name = "!!" + node.tag.rsplit(":", 1)[-1]
+            what = _TAG_NOUN[name[2:]]
+            self.report(YAML_BAD_TAG.finding(self.doc, Hit(
+                pointer, f"`{name} {text!r}`: the text is not {what}, so js-yaml (the "
+                "recipes site) refuses the file", f"drop the tag, or write {what}")))
+            return text
         return value
 
     def explicit_tag(self, node: yaml.Node) -> bool:
@@ -375,6 +410,31 @@ class _Builder:
                 break
         count = node.value.count("\n") + (0 if node.value.endswith("\n") else 1)
         self.doc.source_map.blocks[pointer] = BlockLines(first + 1, indent, max(count, 0))
+
+
+_TAG_NOUN = {"int": "an integer", "float": "a number", "bool": "a boolean", "null": "null"}
+_CORE_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
+
+
+def construct_tagged(tag: str, text: str) -> tuple[bool, Any]:
+    """``(ok, value)`` of ``text`` under explicit core tag ``tag`` as js-yaml's default
+    schema constructs it (underscores allowed in numbers, ``0b``/``0o``/``0x`` integers)."""
+    kind = tag.rsplit(":", 1)[-1]
+    bare = text.replace("_", "") if kind in ("int", "float") and not text.endswith("_") \
+        else text
+    value = resolve_plain(bare)
+    if kind == "int":
+        if re.fullmatch(r"[-+]?0b[01]+", bare):
+            return True, int(bare.replace("0b", ""), 2)
+        return (True, value) if isinstance(value, int) and not isinstance(value, bool) \
+            else (False, text)
+    if kind == "float":
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return True, float(value)
+        return False, text
+    if kind == "bool":
+        return (True, value) if isinstance(value, bool) else (False, text)
+    return (True, None) if value is None else (False, text)
 
 
 def resolve_plain(text: str) -> Any:

@@ -25,7 +25,7 @@ import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +115,12 @@ class ReleaseList:
             if rel.version >= version and not rel.version.is_prerelease:
                 return rel
         return None
+
+    def published_by(self, day: date) -> ReleaseList:
+        """The releases uploaded on or before ``day`` (``--as-of``): the list as it was
+        then, so no rule sees a later release."""
+        kept = tuple(r for r in self.releases if r.uploaded.date() <= day)
+        return ReleaseList(kept, self.source, self.sha256, self.origin, self.fetched)
 
     def describe(self) -> dict[str, Any]:
         """``{"source", "sha256", "origin", "fetched", "releases", "latest"}`` for reports

@@ -62,6 +62,31 @@ SCHEMA_CONSTRAINT = declare(
     (versions, dates, ids), a minimum, a length, or a combination of keys.""",
 )
 
+SCHEMA_DISPLAY_ONLY = declare(
+    "SCHEMA006",
+    Severity.WARNING,
+    "Display-only field not in the documented form",
+    """``model.parameter_count`` and ``model.active_parameters`` are documented as a size
+    (``"8B"``, ``"2.4T"``), but the site only prints them as text, so ``"Undisclosed"`` or
+    a phrase renders fine: a warning, not an error (``HW009``/``HW010`` cannot check the
+    VRAM formula without a size).
+
+    Failing (warning)::
+
+        model:
+          parameter_count: "Undisclosed"
+
+    Passing::
+
+        model:
+          parameter_count: "8B"
+
+    How to fix: write the size when it is known; otherwise leave the text.""",
+)
+
+#: Fields the site prints as text only: a pattern violation there is SCHEMA006.
+DISPLAY_ONLY = frozenset({"/model/parameter_count", "/model/active_parameters"})
+
 _BY_KEYWORD = {
     "type": SCHEMA_TYPE,
     "enum": SCHEMA_ENUM,
@@ -156,14 +181,24 @@ class SchemaValidator:
             missing = str(error.message).split("'")[1] if "'" in error.message else "?"
             prop = schema.get("properties", {}).get(missing, {})
             about = prop.get("description") if isinstance(prop, dict) else None
-            yield rule, Hit(pointer, f"required key {missing!r} is missing",
+            yield rule, Hit(pointer, _named(pointer, f"required key {missing!r} is missing"),
                             about if isinstance(about, str) else None, on_key=bool(pointer))
             return
         on_key = False
         if "propertyNames" in error.absolute_schema_path and isinstance(error.instance, str):
             # a key's name is wrong: point at that key, not at the mapping holding it
             pointer, on_key = join_pointer(pointer, error.instance), True
-        yield rule, Hit(pointer, _message(keyword, error), hint, on_key=on_key)
+        if keyword == "pattern" and pointer in DISPLAY_ONLY:
+            rule = SCHEMA_DISPLAY_ONLY
+        yield rule, Hit(pointer, _named(pointer, _message(keyword, error)), hint, on_key=on_key)
+
+
+def _named(pointer: str, message: str) -> str:
+    """``message`` prefixed with the dotted key it judges (``meta.hardware.h200: ...``)."""
+    if not pointer:
+        return message
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    return f"{printable('.'.join(parts))[:80]}: {message}"
 
 
 def _message(keyword: str, error: ValidationError) -> str:

@@ -50,11 +50,11 @@ CASES = [
     ("FLAG005", '    - "--trust-remote-code"\n', '    - "--trust-remote-code=true"\n',
      "/model/base_args/0", '"--trust-remote-code=true"'),
     ("FLAG006", '      - "fp8"\n    extra_env:', '      - "fp9"\n    extra_env:',
-     "/variants/nvfp4/extra_args/0", '      - "--kv-cache-dtype"'),
+     "/variants/nvfp4/extra_args/1", '      - "fp9"'),  # on the value, not the flag
     ("FLAG007", '      - "--speculative-config.method"\n      - "mtp"\n'
      '      - "--speculative-config.num_speculative_tokens"\n      - "3"\n',
      '      - "--speculative-config"\n      - \'{"method": "mtp",}\'\n',
-     "/features/spec_decoding/args/0", '      - "--speculative-config"'),
+     "/features/spec_decoding/args/1", '{"method": "mtp",}'),
     ("FLAG008", '      - "--speculative-config.num_speculative_tokens"\n      - "3"\n',
      '      - "--speculative-config.num_speculative_tokens"\n      - "0"\n',
      "/features/spec_decoding/args/2", "num_speculative_tokens\""),
@@ -111,16 +111,16 @@ def test_hardware_override_shadows_base_args(corpus_copy: Path) -> None:
                   'hardware_overrides:\n  hopper:\n    extra_args: ["--kv-cache-dtype", "fp8"]')
     found = [f for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG012"
              and f.pointer == "/hardware_overrides/hopper/extra_args/0"]
-    # the hopper override comes after both the base args and the nvfp4 variant's args
-    assert sorted(f.related[0].message for f in found) == ["model.base_args",
-                                                          "variants.nvfp4.extra_args"]
+    # the hopper override comes after both the base args and the nvfp4 variant's args; it
+    # changes the base args' value (auto -> fp8), not the variant's (fp8 already)
+    assert sorted(f.related[0].message for f in found) == ["model.base_args"]
     assert {f.line for f in found} == {line_of(text, "  hopper:") + 1}
 
 
 def test_parser_newer_than_minimum_names_its_first_release(corpus_copy: Path) -> None:
     inject(corpus_copy, 'min_vllm_version: "0.19.1"', 'min_vllm_version: "0.10.0"')
     found = [f for f in findings(corpus_copy) if f[0] == "FLAG006"]
-    glm47 = [m for _, p, _, m in found if p == "/features/tool_calling/args/0"]
+    glm47 = [m for _, p, _, m in found if p == "/features/tool_calling/args/1"]
     assert glm47 and "`glm47` is accepted only from vLLM" in glm47[0]
 
 
@@ -131,13 +131,27 @@ def test_flag_newer_than_minimum(corpus_copy: Path) -> None:
     assert "exists only from vLLM 0.22.0" in found[3] and "0.19.1" in found[3]
 
 
-def test_flag_removed_by_newest_release(corpus_copy: Path) -> None:
-    assert "FLAG003" not in rules(corpus_copy)
-    # --calculate-kv-scales: 0.7.0 .. 0.27.1 (vendored registries)
+def test_flag_removed_inside_the_install_range_is_an_error(corpus_copy: Path) -> None:
+    assert "FLAG003" not in rules(corpus_copy) and "FLAG023" not in rules(corpus_copy)
+    # --calculate-kv-scales: 0.7.0 .. 0.27.1 (vendored registries); the site's
+    # `uv pip install -U vllm` pulls the newest release, so 0.28.0 on are claimed
     inject(corpus_copy, BASE, BASE + '    - "--calculate-kv-scales"\n')
+    (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG023"]
+    assert found[1] == "/model/base_args/2"
+    assert "rejected by vLLM 0.28.0–0.33.0, 6 releases" in found[3]
+    assert "FLAG003" not in rules(corpus_copy)
+
+
+def test_flag_removed_after_every_pinned_install_path_is_a_warning(corpus_copy: Path) -> None:
+    # every install path pins a release before the removal: a warning about upgrading
+    inject(corpus_copy, BASE, BASE + '    - "--calculate-kv-scales"\n')
+    inject(corpus_copy, "  base_env: {}\n", '  base_env: {}\n  docker_image: '
+           '"vllm/vllm-openai:v0.21.0"\n  install:\n    pip:\n      command: '
+           '"uv pip install vllm==0.21.0"\n')
     (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG003"]
     assert found[1] == "/model/base_args/2"
     assert "was removed in vLLM 0.28.0" in found[3]
+    assert "FLAG023" not in rules(corpus_copy)
 
 
 AUDIO = "models/stabilityai/stable-audio-open-1.0.yaml"  # tasks: omni, min 0.22.0
@@ -232,82 +246,84 @@ def test_unknown_parser_plugin_flag_in_corpus(corpus_repo: Path) -> None:
 
 # Every FLAG/GUIDE error at corpus main, each verified by hand against the vLLM source of
 # the releases involved (parsers, backends and flags newer than the declared minimum,
-# values the minimum rejects, a misspelt flag, closing fences glued to commands).
+# values the minimum rejects, a misspelt flag, closing fences glued to commands), plus the
+# flags a release inside the install range rejects (FLAG023/GUIDE017: --disable-log-requests
+# is absent from 0.17.0-0.32.0, --swap-space and --guided-decoding-backend were removed).
+# Value findings are on the value's line. Guide blocks whose section states its own version
+# or a nightly image are judged by it (Llama-3.1-8B EAGLE3 >= 0.9.0, Qwen3-32B Ironwood
+# nightly, Muse-Glimmer MI300X PR/nightly). Qwen-Image's --ignored-layers is FLAG024 (info):
+# the recipe installs vLLM-Omni from source.
 MAIN_ERRORS = {
-    # vLLM-Omni (checked against the vllm-omni release built on the recipe's minimum):
-    # --dlo-resident-layers and a free-form --task-type (fl2va) first in 0.27.0rc1,
-    # 0.26.0 still restricts --task-type to CustomVoice/VoiceDesign/Base
     "MiniMaxAI/MiniMax-H3.yaml":
-        "FLAG002:653 FLAG002:676 GUIDE004:873 GUIDE006:859 GUIDE006:1067 GUIDE006:1109 "
+        "FLAG002:653 FLAG002:676 GUIDE006:859 GUIDE004:873 GUIDE006:1067 GUIDE006:1109 "
         "GUIDE006:1194",
-    # `--ignored-layers` belongs to a vllm-omni quantization comparison tool, not `serve`
-    "Qwen/Qwen-Image.yaml": "FLAG001:48",
-    # `--deploy-config` first in vllm-omni 0.20.0; no vllm-omni release is built on 0.19
-    "fishaudio/s2-pro.yaml": "GUIDE004:120",
     "MiniMaxAI/MiniMax-M2.1.yaml":
-        "FLAG006:34 FLAG006:40 FLAG002:70 GUIDE006:115 GUIDE006:116 "
-        "GUIDE006:128 GUIDE006:129 GUIDE006:142 GUIDE006:143 GUIDE006:152 "
-        "GUIDE006:153",
+        "FLAG006:35 FLAG006:41 FLAG002:70 GUIDE006:115 GUIDE006:116 GUIDE006:128 GUIDE006:129 "
+        "GUIDE006:142 GUIDE006:143 GUIDE006:152 GUIDE006:153",
     "MiniMaxAI/MiniMax-M2.yaml":
-        "FLAG006:40 FLAG006:46 FLAG002:88 GUIDE006:153 GUIDE006:154 "
-        "GUIDE006:166 GUIDE006:167 GUIDE006:180 GUIDE006:181 GUIDE006:191 "
-        "GUIDE006:192 GUIDE006:201 GUIDE006:202",
+        "FLAG006:41 FLAG006:47 FLAG002:88 GUIDE006:153 GUIDE006:154 GUIDE006:166 GUIDE006:167 "
+        "GUIDE006:180 GUIDE006:181 GUIDE006:191 GUIDE006:192 GUIDE006:201 GUIDE006:202",
     "OpenGVLab/InternVL3_5-8B.yaml": "FLAG002:34 FLAG002:38",
     "PaddlePaddle/PaddleOCR-VL-1.5.yaml": "FLAG002:42",
     "PaddlePaddle/PaddleOCR-VL-1.6.yaml": "FLAG002:44",
     "PaddlePaddle/PaddleOCR-VL.yaml": "FLAG002:41",
     "Qwen/Qwen2.5-32B.yaml": "FLAG002:41 FLAG002:42",
     "Qwen/Qwen2.5-VL-72B-Instruct.yaml":
-        "FLAG002:34 FLAG002:38 FLAG002:70 FLAG002:75 FLAG002:81 GUIDE004:124 "
-        "GUIDE004:136 GUIDE004:148",
-    "Qwen/Qwen2.5-VL-7B-Instruct.yaml": "FLAG002:32 FLAG002:36 GUIDE004:112 GUIDE004:131",
-    "Qwen/Qwen3-1.7B.yaml": "FLAG006:37",
-    "Qwen/Qwen3-30B-A3B.yaml": "FLAG006:37",
-    "Qwen/Qwen3-32B.yaml": "FLAG006:40 GUIDE006:145 GUIDE004:148",
-    "Qwen/Qwen3-4B.yaml": "FLAG006:38",
-    "Qwen/Qwen3-8B.yaml": "FLAG006:38",
+        "FLAG002:34 FLAG002:38 FLAG002:70 FLAG002:75 FLAG002:81 GUIDE004:124 GUIDE004:136 "
+        "GUIDE004:148",
+    "Qwen/Qwen2.5-VL-7B-Instruct.yaml":
+        "FLAG002:32 FLAG002:36 GUIDE017:111 GUIDE004:112 GUIDE004:131",
+    "Qwen/Qwen3-1.7B.yaml": "FLAG006:38",
+    "Qwen/Qwen3-235B-A22B-Instruct-2507.yaml":
+        "GUIDE017:115 GUIDE017:116 GUIDE017:134 GUIDE017:135",
+    "Qwen/Qwen3-30B-A3B.yaml": "FLAG006:38",
+    "Qwen/Qwen3-32B.yaml": "FLAG006:41 GUIDE017:120",
+    "Qwen/Qwen3-4B.yaml": "FLAG006:39 GUIDE017:103",
+    "Qwen/Qwen3-8B.yaml": "FLAG006:39",
     "Qwen/Qwen3-VL-235B-A22B-Instruct.yaml": "FLAG002:44 GUIDE004:201 GUIDE004:226 GUIDE004:257",
-    "baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": "FLAG002:33",
+    "baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": "FLAG002:33 GUIDE017:148",
     "deepseek-ai/DeepSeek-OCR-2.yaml": "FLAG002:35",
     "deepseek-ai/DeepSeek-OCR.yaml": "FLAG002:40",
-    "deepseek-ai/DeepSeek-V3.2-Exp.yaml": "FLAG006:43",
+    "deepseek-ai/DeepSeek-V3.2-Exp.yaml": "FLAG006:44",
     "deepseek-ai/DeepSeek-V4-Flash.yaml":
-        "FLAG006:134 FLAG006:136 FLAG006:199 FLAG002:201 FLAG006:258 "
-        "FLAG002:260 FLAG006:323 FLAG006:325 FLAG006:487 FLAG002:489 "
-        "GUIDE006:785",
+        "FLAG006:135 FLAG006:137 FLAG006:200 FLAG002:201 FLAG006:259 FLAG002:260 FLAG006:324 "
+        "FLAG006:326 FLAG006:488 FLAG002:489 GUIDE006:785",
+    "fishaudio/s2-pro.yaml": "GUIDE004:120",
     "ibm-granite/granite-3.2-2b-instruct.yaml": "GUIDE013:63",
     "inclusionAI/Ling-3.0-flash.yaml":
-        "FLAG006:39 FLAG006:44 GUIDE006:107 GUIDE006:108 GUIDE006:124 "
-        "GUIDE006:125 GUIDE006:141 GUIDE006:142",
+        "FLAG006:40 FLAG006:45 GUIDE006:107 GUIDE006:108 GUIDE006:124 GUIDE006:125 GUIDE006:141 "
+        "GUIDE006:142",
     "internlm/Intern-S1.yaml": "FLAG002:44 FLAG002:48",
-    "meta-llama/Llama-3.1-8B-Instruct.yaml": "FLAG002:38 FLAG002:84 FLAG002:85 GUIDE004:232",
+    "meta-llama/Llama-3.1-8B-Instruct.yaml": "FLAG002:38 FLAG002:84 FLAG002:85 GUIDE017:139",
+    "meta-llama/Llama-3.3-70B-Instruct.yaml": "GUIDE017:134",
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct.yaml": "GUIDE017:149",
     "meta-models/Muse-Glimmer-30B.yaml":
-        "FLAG006:70 FLAG006:75 GUIDE006:197 GUIDE006:198 GUIDE006:216 "
-        "GUIDE006:217 GUIDE006:239 GUIDE006:240 GUIDE006:276",
+        "FLAG006:71 FLAG006:76 GUIDE006:197 GUIDE006:198 GUIDE006:216 GUIDE006:217 GUIDE006:276",
     "microsoft/Phi-4-mini-instruct.yaml": "FLAG002:30 FLAG002:34",
     "microsoft/Phi-4-multimodal-instruct.yaml": "GUIDE013:66",
     "microsoft/Phi-4-reasoning.yaml": "FLAG018:17 GUIDE013:63",
     "mistralai/Ministral-3-14B-Instruct-2512.yaml": "FLAG002:46",
     "mistralai/Ministral-3-8B-Reasoning-2512.yaml": "FLAG002:50",
     "mistralai/Mistral-Large-3-675B-Instruct-2512.yaml": "FLAG002:43",
+    "moonshotai/Kimi-K2-Instruct.yaml": "FLAG023:92 GUIDE017:143",
     "moonshotai/Kimi-K2.5.yaml": "GUIDE006:241",
     "moonshotai/Kimi-K2.7-Code.yaml": "GUIDE006:175",
     "nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": "FLAG002:38",
     "nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml": "FLAG001:35 GUIDE003:107",
     "openai/gpt-oss-120b.yaml":
-        "FLAG006:35 FLAG002:75 FLAG002:77 FLAG002:78 GUIDE004:180 GUIDE004:181 "
-        "GUIDE004:182 GUIDE004:194 GUIDE006:200",
+        "FLAG006:36 FLAG002:75 FLAG002:77 FLAG002:78 GUIDE004:180 GUIDE004:181 GUIDE004:182 "
+        "GUIDE004:194 GUIDE006:200",
     "openai/gpt-oss-20b.yaml":
-        "FLAG006:39 FLAG002:66 FLAG002:68 FLAG002:69 GUIDE004:191 GUIDE004:192 "
-        "GUIDE004:193 GUIDE004:216 GUIDE006:222",
+        "FLAG006:40 FLAG002:66 FLAG002:68 FLAG002:69 GUIDE004:191 GUIDE004:192 GUIDE004:193 "
+        "GUIDE004:216 GUIDE006:222",
     "openai/whisper-large-v3.yaml": "GUIDE013:63",
     "stepfun-ai/Step-3.5-Flash.yaml":
-        "FLAG006:32 FLAG006:38 GUIDE006:137 GUIDE006:138 GUIDE006:151 "
-        "GUIDE006:152 GUIDE006:162 GUIDE006:163",
+        "FLAG006:33 FLAG006:39 GUIDE006:137 GUIDE006:138 GUIDE006:151 GUIDE006:152 GUIDE006:162 "
+        "GUIDE006:163",
     "tencent/HunyuanOCR.yaml": "FLAG002:31",
     "zai-org/GLM-4.5V.yaml": "FLAG002:57",
     "zai-org/GLM-4.6V.yaml": "FLAG002:57",
-    "zai-org/GLM-4.7.yaml": "FLAG006:40 GUIDE006:139",
+    "zai-org/GLM-4.7.yaml": "FLAG006:41 GUIDE006:139 GUIDE017:151",
     "zai-org/GLM-OCR.yaml": "FLAG002:41",
     "zai-org/Glyph.yaml": "FLAG002:42",
     "zai-org/glm-4-9b-hf.yaml": "GUIDE013:63",
@@ -386,7 +402,7 @@ def test_json_nested_too_deeply_is_a_finding_not_a_crash(corpus_copy: Path) -> N
     text = inject(corpus_copy, BASE, BASE + f"    - \"--compilation-config\"\n    - '{deep}'\n")
     found = [f for f in check_tree(corpus_copy, GLM) if f.rule.startswith("FLAG")]
     assert [(f.rule, f.line) for f in found if f.severity == "error"] == [
-        ("FLAG007", line_of(text, deep[:40]) - 1)]  # at the flag, as FLAG007 always is
+        ("FLAG007", line_of(text, deep[:40]))]  # at the value it judges
     assert "nested too deeply" in next(f.message for f in found if f.rule == "FLAG007")
 
 
@@ -413,3 +429,23 @@ def test_omni_task_written_as_a_string_still_selects_vllm_omni(corpus_copy: Path
            '    - "2"\n', AUDIO)
     assert findings(corpus_copy, AUDIO) == []
     assert "SCHEMA001" in {f.rule for f in check_tree(corpus_copy, AUDIO)}
+
+
+def test_feature_hardware_override_overrides_base_args_not_the_reverse(
+        corpus_copy: Path) -> None:
+    """A feature's ``hardware_overrides`` args render with the feature (after the base
+    args), so the override is the later layer: FLAG012 is reported on the override, naming
+    the base args it overrides — never on the base args."""
+    text = inject(corpus_copy, BASE, BASE + '    - "--max-num-seqs"\n    - "64"\n')
+    text = inject(corpus_copy, '      - "glm45"\n',
+                  '      - "glm45"\n    hardware_overrides:\n      h200:\n        args:\n'
+                  '          - "--reasoning-parser"\n          - "glm45"\n'
+                  '          - "--max-num-seqs"\n          - "32"\n')
+    found = [f for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG012"]
+    override = "/features/reasoning/hardware_overrides/h200/args/2"
+    assert [f.pointer for f in found] == [override], found
+    (hit,) = found
+    assert "features.reasoning.hardware_overrides.h200.args overrides `--max-num-seqs 64` " \
+        "of model.base_args" in hit.message
+    assert hit.line == line_of(text, '"--max-num-seqs"', line_of(text, "      h200:"))
+    assert hit.related[0].line == line_of(text, '"--max-num-seqs"')

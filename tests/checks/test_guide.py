@@ -34,7 +34,7 @@ CASES = [
      "       --tool-call-parser glm47"),
     ("GUIDE003", SERVE, SERVE + "       --enable-turbo-mode \\\n", "--enable-turbo-mode"),
     ("GUIDE004", SERVE, SERVE + "       --linear-backend auto \\\n", "--linear-backend"),
-    ("GUIDE005", SERVE, SERVE + "       --calculate-kv-scales \\\n", "--calculate-kv-scales"),
+    ("GUIDE017", SERVE, SERVE + "       --calculate-kv-scales \\\n", "--calculate-kv-scales"),
     ("GUIDE006", SERVE, SERVE + "       --kv-cache-dtype fp9 \\\n", "--kv-cache-dtype fp9"),
     ("GUIDE007", SERVE + "       --tensor-parallel-size 8",
      SERVE + "       --tensor-parallel 8", "--tensor-parallel 8"),
@@ -229,3 +229,19 @@ def test_ascend_guide_additional_config_key_a_strict_release_rejects(corpus_copy
     assert [(r, ln) for r, ln, _ in found] == [
         ("GUIDE016", line_of(text, "--additional-config '{\"enable_kv_nz\": true}'"))]
     assert "refuses unknown keys and does not start" in found[0][2]
+
+
+def test_guide_flag_removed_after_every_pinned_install_path_is_a_warning(
+        corpus_copy: Path) -> None:
+    # every install path (site blocks, the guide's pip and docker lines) pins a release
+    # before --calculate-kv-scales was removed (0.28.0): GUIDE005 warns about upgrading
+    inject(corpus_copy, SERVE, SERVE + "       --calculate-kv-scales \\\n")
+    inject(corpus_copy, DOCKER, DOCKER.replace(":latest", ":v0.21.0"))
+    text = inject(corpus_copy, "  base_env: {}\n", '  base_env: {}\n  docker_image: '
+           '"vllm/vllm-openai:v0.21.0"\n  install:\n    pip:\n      command: '
+           '"uv pip install vllm==0.21.0"\n')
+    found = guide_findings(corpus_copy)
+    removed = [(r, m) for r, _, m in found if r in ("GUIDE005", "GUIDE017")]
+    assert removed and all(r == "GUIDE005" for r, _ in removed), found
+    assert "was removed in vLLM 0.28.0" in removed[0][1]
+    assert line_of(text, "--calculate-kv-scales") in [ln for r, ln, _ in found if r == "GUIDE005"]

@@ -224,10 +224,11 @@ def test_hw008_restricted_profile_not_declared(corpus_copy: Path) -> None:
 
 def test_hw009_formula_deviation(corpus_copy: Path) -> None:
     assert hw(corpus_copy, GLM51, "HW009") == []  # 744B bf16 -> 1786, as declared
-    text = inject(corpus_copy, GLM51, "vram_minimum_gb: 1786", "vram_minimum_gb: 1000")
-    findings = [f for f in check_tree(corpus_copy, GLM51) if f.rule == "HW009"]
-    assert [(f.pointer, f.line) for f in findings] == [
-        ("/variants/default/vram_minimum_gb", line_of(text, "vram_minimum_gb: 1000"))]
+    # 29 % above the formula, within HW010's bounds (raw weights 1488 GB, 2.5x = 4465 GB)
+    text = inject(corpus_copy, GLM51, "vram_minimum_gb: 1786", "vram_minimum_gb: 2300")
+    findings = [f for f in check_tree(corpus_copy, GLM51) if f.rule in ("HW009", "HW010")]
+    assert [(f.rule, f.pointer, f.line) for f in findings] == [
+        ("HW009", "/variants/default/vram_minimum_gb", line_of(text, "vram_minimum_gb: 2300"))]
     assert "= 1786 GB" in findings[0].message
 
 

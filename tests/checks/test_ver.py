@@ -48,7 +48,10 @@ def test_main_has_only_the_known_ver_errors(corpus_repo: Path) -> None:
     errors = sorted((f.path, f.rule, f.pointer, f.line) for f in findings
                     if f.rule.startswith("VER") and f.severity == "error")
     assert errors == [(M3, "VER004", "/variants/mxfp8/hardware_overrides/mi300x/docker_image",
-                       153)]
+                       153),
+                      # min_vllm_version "nightly" (the site reads 0.0.0)
+                      ("models/Qwen/Qwen3.8-2.4T-A95B.yaml", "VER011", "/model/min_vllm_version",
+                       44)]
 
 
 # --- effective_min_version ----------------------------------------------------------------

@@ -5,7 +5,20 @@ One module per family; each rule is a function decorated with
 here.
 """
 
-from validator.checks import flag, guide, hw, hw_text, ref, render_checks, ver
+from validator.checks import (
+    flag,
+    flag_range,
+    guide,
+    guide_range,
+    hw,
+    hw_claims,
+    hw_text,
+    ref,
+    render_checks,
+    ver,
+    ver_claims,
+)
 from validator.source import verify as _prov  # noqa: F401  (registers PROV stage rules)
 
-__all__ = ["flag", "guide", "hw", "hw_text", "ref", "render_checks", "ver"]
+__all__ = ["flag", "flag_range", "guide", "guide_range", "hw", "hw_claims", "hw_text", "ref",
+           "render_checks", "ver", "ver_claims"]

@@ -152,7 +152,7 @@ def collect_layers(data: Any) -> list[ArgLayer]:
             group=f"{fname}:base")
         for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
             add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
-                7, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
+                70, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
         for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
             mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
             add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 70,

@@ -12,8 +12,11 @@ when the two differ from what the recipe declares. The ``first_version`` /
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +41,51 @@ PARSER_SETS: dict[str, str] = {
 }
 
 
+# --------------------------------------------------------------------------- window
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which vendored releases a run may see.
+
+    ``as_of``: judge with the releases published on or before that date (``--as-of``;
+    dates from the vendored, digest-pinned ``snapshots/vllm-releases.json``, never
+    today's list); ``None`` = every vendored release. ``vllm``: check the install range
+    against that one release only (``--vllm VERSION``).
+    """
+
+    as_of: date | None = None
+    vllm: str | None = None
+
+
+_WINDOW: ContextVar[Window | None] = ContextVar("recipe_check_release_window", default=None)
+_EVERY = Window()
+
+
+def window() -> Window:
+    """The :class:`Window` of the current run (every vendored release by default)."""
+    return _WINDOW.get() or _EVERY
+
+
+@contextmanager
+def release_window(value: Window) -> Iterator[None]:
+    """Run the block with ``value`` as the :func:`window` (the checker wraps the rules)."""
+    token = _WINDOW.set(value)
+    try:
+        yield
+    finally:
+        _WINDOW.reset(token)
+
+
+@lru_cache(maxsize=8)
+def _published(as_of: date) -> frozenset[str]:
+    """vLLM versions published on or before ``as_of`` (vendored release list)."""
+    from validator.releases import load_vendored
+
+    return frozenset(str(r.version) for r in load_vendored().releases
+                     if r.uploaded.date() <= as_of)
+
+
 # --------------------------------------------------------------------------- registries
 
 
@@ -57,16 +105,33 @@ def product(family: str = VLLM) -> str:
     return "vLLM" if family == VLLM else PLUGINS[family].display
 
 
-@lru_cache(maxsize=8)
 def versions(family: str = VLLM) -> tuple[Version, ...]:
-    """Vendored releases of ``family``, ascending; ``()`` when its ``index.json`` is
-    absent (the checks then have nothing to check against)."""
+    """Vendored releases of ``family`` inside the run's :func:`window`, ascending; ``()``
+    when its ``index.json`` is absent (the checks then have nothing to check against).
+    With ``as_of``, a vLLM release counts when it was published by then; a plugin
+    release when the vLLM it is built on was."""
+    return _versions(family, window().as_of)
+
+
+@lru_cache(maxsize=32)
+def _versions(family: str, as_of: date | None) -> tuple[Version, ...]:
     from validator.vllm_cli.registry import available_versions
 
     d = snapshot_dir(family)
     if not (d / "index.json").is_file():
         return ()
-    return tuple(sorted(Version(str(v)) for v in available_versions(d)))
+    found = tuple(sorted(Version(str(v)) for v in available_versions(d)))
+    if as_of is None:
+        return found
+    published = _published(as_of)
+    if family == VLLM:
+        return tuple(v for v in found if str(v) in published)
+    out = []
+    for v in found:
+        info = registry(str(v), family).plugin
+        if info is None or str(Version(info.vllm_version)) in published:
+            out.append(v)
+    return tuple(out)
 
 
 @cache
@@ -88,7 +153,6 @@ def newest(family: str = VLLM) -> CliRegistry | None:
     return registry(str(vs[-1]), family) if vs else None
 
 
-@lru_cache(maxsize=4096)
 def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
     """First vendored release of ``family`` whose registry has ``name`` as ``kind``.
 
@@ -102,9 +166,13 @@ def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
 def last_version(kind: str, name: str, family: str = VLLM) -> str | None:
     """Last vendored release of ``family`` that has ``name`` as ``kind``."""
+    return _last_version(kind, name, family, window())
+
+
+@lru_cache(maxsize=4096)
+def _last_version(kind: str, name: str, family: str, _window: Window) -> str | None:
     for v in reversed(versions(family)):
         if has(registry(str(v), family), kind, name):
             return str(v)
@@ -196,6 +264,12 @@ class VersionPlan:
         note: why ``minimum`` is not the declared version, or ``None``.
         predates_serve: the declared minimum has no ``vllm serve`` at all.
         family: ``"vllm"`` or a plugin's PyPI name (:mod:`validator.vllm_cli.plugins`).
+        checked: the other vendored releases of the install range (above the minimum, up
+            to the newest release an install path pulls), ascending; every token accepted
+            at the minimum is checked at each of them too.
+        unreleased: an install path of the recipe pulls unreleased code (a nightly wheel
+            or image, a source install).
+        range_label: how messages name the install range (``"0.12.0–0.33.0"``).
     """
 
     minimum: CliRegistry | None
@@ -204,6 +278,9 @@ class VersionPlan:
     note: str | None = None
     predates_serve: bool = False
     family: str = VLLM
+    checked: tuple[str, ...] = ()
+    unreleased: bool = False
+    range_label: str | None = None
 
     @property
     def product(self) -> str:
@@ -222,15 +299,51 @@ class VersionPlan:
         return f"{self.declared} (checked against {against})"
 
 
-def plan_for(declared: Any, family: str = VLLM) -> VersionPlan:
+def plan_for(declared: Any, family: str = VLLM, top: str | None = None,
+             unreleased: bool = False) -> VersionPlan:
     """A :class:`VersionPlan` for a minimum as :func:`validator.checks.versions.
-    effective_min_version` returns it (``Version``, ``"nightly"`` or ``None``)."""
+    effective_min_version` returns it (``Version``, ``"nightly"`` or ``None``).
+
+    ``top``: the highest release an install path of the recipe pulls (``None``: the
+    newest release of the window, what ``uv pip install -U vllm`` and ``:latest`` get);
+    ``unreleased``: an install path pulls unreleased code. Together they give
+    :attr:`VersionPlan.checked`.
+    """
     key = None if declared is None else str(declared)
-    return _plan_for(key) if family == VLLM else _plugin_plan(key, family)
+    return _ranged(key, family, top, unreleased, window())
+
+
+@lru_cache(maxsize=1024)
+def _ranged(declared: str | None, family: str, top: str | None, unreleased: bool,
+            win: Window) -> VersionPlan:
+    base = _plan_for(declared, win) if family == VLLM else _plugin_plan(declared, family, win)
+    low = base.minimum
+    if low is None:
+        return base
+    vs = versions(family)
+    here = Version(low.version)
+    if win.vllm is not None and family == VLLM:
+        pin = Version(win.vllm)
+        checked = tuple(str(v) for v in vs if v == pin and v > here)
+        label = f"{low.version} and {win.vllm} (--vllm)"
+        return _replace(base, checked, unreleased, label)
+    if family != VLLM:  # plugin CLIs: the minimum, and the newest for removals
+        return _replace(base, (), unreleased, f"{product(family)} {low.version}")
+    high = Version(top) if top is not None else (vs[-1] if vs else here)
+    checked = tuple(str(v) for v in vs if here < v <= high)
+    label = f"{low.version}–{checked[-1]}" if checked else low.version
+    return _replace(base, checked, unreleased, label)
+
+
+def _replace(plan: VersionPlan, checked: tuple[str, ...], unreleased: bool,
+             label: str) -> VersionPlan:
+    import dataclasses
+
+    return dataclasses.replace(plan, checked=checked, unreleased=unreleased, range_label=label)
 
 
 @lru_cache(maxsize=256)
-def _plan_for(declared: str | None) -> VersionPlan:
+def _plan_for(declared: str | None, _window: Window) -> VersionPlan:
     vs = versions()
     top = newest()
     if not vs or top is None:
@@ -266,7 +379,7 @@ def _plan_for(declared: str | None) -> VersionPlan:
 
 
 @lru_cache(maxsize=256)
-def _plugin_plan(declared: str | None, family: str) -> VersionPlan:
+def _plugin_plan(declared: str | None, family: str, _window: Window) -> VersionPlan:
     """Plan for a plugin: the plugin release built on the recipe's minimum vLLM, else the
     newest one built on an older vLLM. ``minimum`` is ``None`` (and ``note`` says why)
     when no vendored plugin release is old enough."""

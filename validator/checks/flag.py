@@ -52,6 +52,8 @@ from validator.checks.flag_engine import (
     recipe_minimum,
     split_joined,
 )
+from validator.checks.install_range import install_range
+from validator.checks.install_range import record as record_ranges
 from validator.checks.registry import Hit, rule
 from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related, Severity
@@ -100,7 +102,8 @@ _CODE_RULE = {"unknown": "FLAG001", "newer": "FLAG002", "removed": "FLAG003",
               "missing_value": "FLAG004", "switch_value": "FLAG005", "choice": "FLAG006",
               "json": "FLAG007", "spec_tokens": "FLAG008", "dotted": "FLAG009",
               "duplicate": "FLAG011", "underscore": "FLAG013", "abbreviation": "FLAG014",
-              "config_key_ignored": "FLAG021", "config_key_rejected": "FLAG022"}
+              "config_key_ignored": "FLAG021", "config_key_rejected": "FLAG022",
+              "range_rejected": "FLAG023", "unreleased_only": "FLAG024"}
 
 _CACHE: dict[int, tuple[Any, Any, Analysis]] = {}
 
@@ -112,6 +115,11 @@ def analysis(doc: LoadedDocument, ctx: Context) -> Analysis:
     if hit is not None and hit[0] is doc and hit[1] is ctx:
         return hit[2]
     result = _analyse(doc, ctx)
+    if ctx.settings.rendered and isinstance(doc.data, dict) and versions():
+        from validator.checks import rendered
+
+        found = rendered.facts(doc, ctx, {**_CODE_RULE, "auto_tool": "FLAG010"})
+        result.hits = rendered.merge(result.hits, found)
     if len(_CACHE) > 16:
         _CACHE.clear()
     _CACHE[key] = (doc, ctx, result)
@@ -136,6 +144,7 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
     data = doc.data
     if not isinstance(data, dict) or not versions():
         return out
+    record_ranges(doc, ctx)
     model_min = recipe_minimum(doc, ctx)
     model_plan = plan_for(model_min)
     if model_plan.predates_serve:
@@ -164,10 +173,13 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> Analysis:
     noted: set[str] = set()
     for layer in layers:
         family = served_by or layer_plugin(layer, ascend, is_npu)
+        reach = install_range(doc, ctx, layer.variant, layer.strategy)
         if family is None:
-            plan: VersionPlan | None = plan_for(_layer_minimum(doc, ctx, layer))
+            plan: VersionPlan | None = plan_for(_layer_minimum(doc, ctx, layer), VLLM,
+                                                reach.top, reach.unreleased)
         elif family == served_by:
-            plan = plan_for(_layer_minimum(doc, ctx, layer), family)
+            plan = plan_for(_layer_minimum(doc, ctx, layer), family, reach.top,
+                            reach.unreleased)
         else:
             plan = _layer_plugin_plan(doc, ctx, layer, family, out, noted)
         if plan is None or plan.predates_serve or plan.minimum is None:
@@ -207,17 +219,28 @@ def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
     ctx_len = get(doc.data, "model", "context_length")
     if not isinstance(ctx_len, int) or isinstance(ctx_len, bool) or ctx_len <= 0:
         return
-    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
+    if parsed.has("hf_overrides") or parsed.has("rope_scaling") or _allows_long(doc):
         return
     for opt in parsed.find("max_model_len"):
         n = parse_int(opt.value)
         if n is not None and n > ctx_len:
             out.add("FLAG015", Hit(layer.site(doc, where[opt.index])[0],
                                    f"--max-model-len {opt.value} is above the model's "
-                                   f"context_length {ctx_len}",
-                                   f"use at most {ctx_len}, or correct model.context_length",
+                                   f"context_length {ctx_len}: vLLM refuses to start",
+                                   f"use at most {ctx_len}, correct model.context_length, or "
+                                   "extend the context (rope scaling in --hf-overrides, or "
+                                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in base_env)",
                                    related=(Related(_line(doc, "/model/context_length"),
                                                     "model.context_length"),)))
+
+
+def _allows_long(doc: LoadedDocument) -> bool:
+    """Whether an environment map of the recipe sets ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``."""
+    for pointer, *_ in env_maps(doc.data):
+        env = as_dict(get(doc.data, *split_pointer(pointer)))
+        if str(env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip() not in ("", "0"):
+            return True
+    return False
 
 
 def _default_features(data: Any) -> set[str]:
@@ -314,11 +337,12 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
                 # the line goes in ``related``, not the message: messages stay stable
                 # when lines move (history diffs and fingerprints compare messages)
                 where_txt = f" ({erel[0].path})" if erel else ""
-                same = " with the same value" if prev.values == opt.values else ""
+                if prev.values == opt.values:
+                    continue  # the same value: the rendered command does not change
                 lptr, _ = later.site(doc, where[later.pointer][opt.index])
                 out.add("FLAG012", Hit(lptr, f"`{opt.display}` in {later.label} overrides "
                                        f"`{' '.join((prev.display, *prev.values))}` of "
-                                       f"{earlier.label}{where_txt}{same}", None,
+                                       f"{earlier.label}{where_txt}", None,
                                        related=erel or (Related(eline, earlier.label),)))
 
 
@@ -381,8 +405,10 @@ def flag_newer_than_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release")
 def flag_removed_since(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The flag (or one of its values) is accepted at the recipe's minimum version but no
-    longer by the newest vendored release; the message names the first release without it.
-    The recipe breaks for anyone on current vLLM."""
+    longer by the newest vendored release, and every install path of the recipe pins a
+    release before that (``vllm==X``, a ``vX`` image): the message names the first release
+    without it. The recipe breaks for anyone who upgrades. When an install path pulls the
+    newest release, the removal is inside the install range: ``FLAG023`` (error)."""
     return _hits("FLAG003", doc, ctx)
 
 
@@ -416,8 +442,22 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """vLLM parses the value of JSON-valued options (``--speculative-config``,
     ``--compilation-config``, ``--hf-overrides``, ...) with ``json.loads``; ``*-config``
     options must hold a JSON object (``--compilation-config`` also takes an integer level).
-    Options that accept "a dict or a string" (``union_dict_and_str``) are only checked
-    when the value looks like JSON."""
+    Whether a plain string is accepted is the release's own answer, recorded per option in
+    the vendored registry (``json_takes_string``): only a dict-or-string union
+    (``union_dict_and_str``) takes one, so ``--limit-mm-per-prompt image=4,audio=1`` is an
+    error where the type is ``json.loads``. Custom JSON types of old releases
+    (``--compilation-config`` of 0.9.0/0.9.1, ``parses_json``) are checked as JSON too.
+    The finding points at the value.
+
+    Failing::
+
+        base_args: ["--limit-mm-per-prompt", "image=4,audio=1"]
+
+    Passing::
+
+        base_args: ["--limit-mm-per-prompt", '{"image": 4, "audio": 1}']
+
+    How to fix: write a JSON object in single quotes."""
     return _hits("FLAG007", doc, ctx)
 
 
@@ -450,7 +490,9 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
     after it in the same command (variant, strategy or hardware override, feature), which
     wins (site ``dedupeArgs`` last-wins, and argparse last-wins). Both lines are named so
-    the override can be confirmed as intended."""
+    the override can be confirmed as intended. Reported only where it changes what a user
+    sees: not when both set the same value, and with ``--rendered`` only when the
+    overriding token reaches a command the site renders."""
     return _hits("FLAG012", doc, ctx)
 
 
@@ -542,9 +584,26 @@ def auto_tool_choice_without_parser(doc: LoadedDocument, ctx: Context) -> Iterat
     return _hits("FLAG010", doc, ctx)
 
 
-@rule("FLAG015", Severity.WARNING, "--max-model-len above the model's context_length")
+@rule("FLAG015", Severity.ERROR, "--max-model-len above the model's context_length")
 def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """``--max-model-len`` is larger than ``model.context_length``; vLLM refuses it unless
-    the context is extended (``--hf-overrides`` rope scaling, which skips this check) or
-    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN`` is set."""
+    """``--max-model-len`` is larger than ``model.context_length``: vLLM refuses to start
+    (``_get_and_verify_max_len``) unless the context is extended (rope scaling through
+    ``--hf-overrides``/``--rope-scaling`` in the same list) or an environment map of the
+    recipe sets ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``; both exempt the list.
+
+    Failing::
+
+        model:
+          context_length: 131072
+          base_args: ["--max-model-len", "262144"]
+
+    Passing::
+
+        model:
+          context_length: 131072
+          base_args: ["--max-model-len", "262144"]
+          base_env: {VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1"}
+
+    How to fix: lower ``--max-model-len``, correct ``context_length``, or extend the
+    context deliberately (rope scaling or the environment variable)."""
     return _hits("FLAG015", doc, ctx)

@@ -11,10 +11,9 @@ findings live in :mod:`validator.checks.flag` (structured args) and
 
 from __future__ import annotations
 
-import json
+import difflib
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
@@ -31,6 +30,15 @@ from validator.checks.cli_plan import (
     nearest_hint,
     required_vllm,
 )
+from validator.checks.flag_values import FlagIssue as FlagIssue  # re-exported
+from validator.checks.flag_values import (
+    custom_json,
+    json_shape_ok,
+    plugged,
+    takes_string,
+    value_at,
+)
+from validator.checks.release_range import parse_at, range_issues
 from validator.checks.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
@@ -40,9 +48,11 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
     from validator.vllm_cli.registry import CliRegistry
 
-#: A parser plugin file registers its own parser names: their values are not checked.
-_PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
-                   "reasoning_parser": "reasoning_parser_plugin"}
+#: Similarity (:func:`difflib.get_close_matches`) above which an unknown flag is taken for
+#: a typo of a released one even where the recipe installs unreleased code.
+TYPO_CUTOFF = 0.9
+
+
 
 
 def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
@@ -54,23 +64,6 @@ def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None
 
 
 # --------------------------------------------------------------------------- engine
-
-
-@dataclass(frozen=True)
-class FlagIssue:
-    """One problem in one argument list.
-
-    ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
-    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
-    ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``;
-    ``index`` the token it is about.
-    """
-
-    code: str
-    index: int
-    message: str
-    hint: str | None = None
-    related_index: int | None = None
 
 
 _VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
@@ -102,12 +95,9 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
                 " — the recipes site de-duplicates flags by their literal spelling, so an "
                 "override spelled the canonical way does not replace this one"
                 if p.kind is Problem.UNDERSCORE else ""), hint))
-    plugged = {dest for dest, plugin in _PLUGIN_OPTIONS.items()
-               if any(o.dest == plugin or ("parser-plugin" in o.normalised
-                                           and dest.split("_")[0] in o.normalised)
-                      for o in parsed.options)}
+    by_plugin = plugged(parsed)
     for opt in parsed.options:
-        if opt.dest not in plugged:
+        if opt.dest not in by_plugin:
             issues.extend(_value_issues(opt, reg, plan))
     issues.extend(_speculative_issues(parsed))
     if duplicates:
@@ -117,6 +107,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
                                         "; the dotted keys replace the whole JSON value"
                                         if bool(first.keys) != bool(second.keys) else ""),
                                     "keep one occurrence", related_index=first.index))
+    issues.extend(range_issues(tokens, parsed, plan, allow_positionals))
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
     issues.extend(additional_config_issues(parsed, plan))
     issues.sort(key=lambda x: x.index)
@@ -151,32 +142,15 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
                          nearest_hint(name, all_options(plan.minimum.version, fam)))
     top = plan.newest or plan.minimum
+    if plan.unreleased and not difflib.get_close_matches(
+            name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
+        return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
+                         f"vendored {prod} release up to {top.version}; the recipe installs "
+                         "unreleased code (a nightly or source install), which may have it",
+                         nearest_hint(name, all_options(top.version, fam)))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
                      nearest_hint(name, all_options(top.version, fam)))
-
-
-_SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
-
-
-def _json_shape_ok(option: str, value: str) -> tuple[bool, str]:
-    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007)."""
-    text = value.strip()
-    if text in ("", "None") or text.startswith("$"):
-        return True, ""
-    if "$" in text:  # shell variables expand before vLLM sees the value
-        text = _SHELL_VAR.sub("0", text)
-    try:
-        parsed = argv.parse_json(text)
-    except json.JSONDecodeError as exc:
-        if text.startswith(("{", "[")) or option.endswith(("-config", "-kwargs", "overrides")):
-            return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
-        return True, ""  # dict-or-str options (union_dict_and_str) take plain strings
-    if option.endswith("-config") and not isinstance(parsed, dict):
-        if option == "--compilation-config" and isinstance(parsed, int):
-            return True, ""  # an optimisation level (-O3 shorthand)
-        return False, f"is JSON {type(parsed).__name__}, not a JSON object"
-    return True, ""
 
 
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
@@ -184,27 +158,27 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
     if spec is None or not opt.values or opt.keys:
         return
     name = opt.option or opt.normalised
-    if argv.json_valued(spec) or name in reg.json_flags:
-        for value in opt.values:
-            ok, why = _json_shape_ok(name, value)
+    if argv.json_valued(spec) or name in reg.json_flags or custom_json(spec):
+        for at, value in zip(value_at(opt), opt.values, strict=True):
+            ok, why = json_shape_ok(name, value, takes_string(spec))
             if not ok:
-                yield FlagIssue("json", opt.index, f"value of `{name}` {why}: `{value[:80]}`",
+                yield FlagIssue("json", at, f"value of `{name}` {why}: `{value[:80]}`",
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
         return
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
         return
-    for value in opt.values:
+    for at, value in zip(value_at(opt), opt.values, strict=True):
         if value in allowed or value.startswith("$"):
             continue
         first = first_version(f"choices:{name}", value, plan.family)
         if first is not None and Version(first) > Version(reg.version):
-            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is accepted only "
+            yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but the recipe's minimum is "
                             f"{plan.label}",
                             f"raise min_vllm_version to {required_vllm(first, plan.family)}")
         else:
-            yield FlagIssue("choice", opt.index, f"`{name} {value}`: `{value}` is not a value "
+            yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
                             f"{plan.product} {reg.version} accepts",
                             nearest_hint(value, sorted(allowed)) or
                             f"one of: {', '.join(sorted(allowed)[:12])}")
@@ -225,7 +199,9 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
     top, low = plan.newest, plan.minimum
     if top is None or low is None or top.version == low.version:
         return
-    later = argv.parse_args(tokens, top, allow_positionals=allow_positionals)
+    if top.version in plan.checked:
+        return  # the newest is inside the install range: _range_issues judges it
+    later = parse_at(tokens, top, allow_positionals)
     by_index = {o.index: o for o in later.options}
     for opt in parsed.options:
         if opt.spec is None:

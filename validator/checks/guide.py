@@ -15,9 +15,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from packaging.version import Version
+
 from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get, items
+from validator.checks.guide_sections import SectionContext, section_context
+from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, rule
+from validator.checks.versions import NIGHTLY, MinVersion
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand, find_fences, parse_guide
 from validator.sourcemap import join_pointer
@@ -67,7 +72,8 @@ _CODE_RULE = {"unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
               "missing_value": "GUIDE006", "switch_value": "GUIDE006", "choice": "GUIDE006",
               "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
               "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
-              "config_key_rejected": "GUIDE016"}
+              "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
+              "unreleased_only": "GUIDE018", "underscore": "GUIDE019"}
 
 
 @dataclass
@@ -167,7 +173,15 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
     for cmd in parsed.commands:
         family = command_family(cmd)
         variant = ids.get((cmd.model or "").lower())
-        plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, variant), family)
+        reach = install_range(doc, ctx, variant)
+        declared = flag_engine.recipe_minimum(doc, ctx, variant)
+        pulled, unreleased = reach.top, reach.unreleased
+        stated = section_context(text, cmd.line)
+        if stated is not None:
+            declared, pulled, unreleased = _section_plan(declared, pulled, unreleased, stated)
+        plan = cli_plan.plan_for(declared, family, pulled, unreleased)
+        seen = (Related(_file_line(doc, stated.line), f"the section states: {stated.text}"),
+                ) if stated is not None else ()
         if plan.minimum is None:
             # not checked (no fitting plugin CLI), but one deployment's nodes must agree
             if top is not None and family != cli_plan.VLLM:
@@ -179,14 +193,35 @@ def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
         results.append((cmd, result))
         for found in issues:
             rule_id = _CODE_RULE.get(found.code)
+            if found.code == "underscore":  # no site de-duplication in a guide command
+                found = flag_engine.FlagIssue(found.code, found.index, found.message.split(
+                    " — ")[0], found.hint)
             if rule_id is not None:
-                out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint)
+                out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint, seen)
         _auto_tool(cmd, result, out)
         _served_model(doc, cmd, ids, out)
         _env(doc, cmd, plan, out)
     _disagreements(doc, ctx, results, out)
     _node_sets(doc, results + plugin_results, out)
     return out
+
+
+def _section_plan(declared: MinVersion | None, top: str | None, unreleased: bool,
+                  stated: SectionContext) -> tuple[MinVersion | None, str | None, bool]:
+    """``(minimum, top, unreleased)`` for a command in a section that states its own
+    version: a stated minimum above the recipe's replaces it, a pinned release bounds the
+    range, nightly or source code without a stated release is checked as ``nightly``."""
+    if stated.minimum is not None and (declared is None or (
+            declared != NIGHTLY and stated.minimum > declared)):
+        declared = stated.minimum
+    if stated.top is not None:
+        floor = declared if isinstance(declared, Version) else stated.top
+        top = str(max(stated.top, floor))
+    if stated.unreleased:
+        unreleased = True
+        if stated.minimum is None:
+            declared, top = NIGHTLY, None
+    return declared, top, unreleased
 
 
 def _auto_tool(cmd: ServeCommand, parsed: ParsedArgs, out: GuideAnalysis) -> None:
@@ -382,7 +417,8 @@ def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release")
 def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A guide command uses a flag or value that the newest vendored vLLM release no longer
-    accepts (see ``FLAG003``)."""
+    accepts while every install path pins an older release (see ``FLAG003``; inside the
+    install range it is ``GUIDE017``)."""
     return _hits("GUIDE005", doc, ctx)
 
 

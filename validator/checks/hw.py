@@ -669,6 +669,29 @@ def variant_parameters(model_id: object, model_params: float,
     return float(sized.group(1)) if sized else None
 
 
+#: Above this multiple of the formula a ``vram_minimum_gb`` hides hardware that fits.
+VRAM_TOO_HIGH = 2.5
+
+
+def vram_out_of_bounds(declared: float, params_b: float, precision: str, *,
+                       low_only: bool = False) -> str | None:
+    """Why ``declared`` GB cannot be right (below the raw weight size, or — unless
+    ``low_only`` — above :data:`VRAM_TOO_HIGH` × the formula), ``None`` when it is
+    plausible (see HW010)."""
+    per = BYTES_PER_PARAM.get(precision)
+    expected = formula_vram_gb(params_b, precision)
+    if per is None or expected is None or expected <= 0:
+        return None
+    raw = params_b * per
+    if declared < raw:
+        return (f"below the raw weight size ({params_b:g}B × {per:g} B/param ({precision}) = "
+                f"{raw:g} GB): the weights alone do not fit")
+    if declared > VRAM_TOO_HIGH * expected and not low_only:
+        return (f"more than {VRAM_TOO_HIGH:g}× the formula ({expected} GB): the site hides "
+                "hardware the checkpoint fits on")
+    return None
+
+
 @rule("HW009", Severity.INFO, "vram_minimum_gb deviates from the documented formula")
 def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``vram_minimum_gb`` is documented as ``ceil(params × bytes_per_param × 1.2)`` with
@@ -693,7 +716,8 @@ def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         if expected is None or expected <= 0:
             continue
         deviation = abs(declared - expected) / expected
-        if deviation > DEVIATION:
+        if deviation > DEVIATION and vram_out_of_bounds(
+                declared, params, precision, low_only=_is_omni(doc)) is None:  # as HW010 judges it
             yield Hit(vptr + "/vram_minimum_gb",
                       f"vram_minimum_gb {declared:g} of variant {vname!r} is "
                       f"{deviation:.0%} off the formula: ceil({params:g}B × "

@@ -42,8 +42,9 @@ CUDA_KEYS = ("cu129", "cu130")
 
 
 def _release_list(ctx: Context) -> ReleaseList:
-    return load_release_list(online=ctx.settings.online_releases,
+    full = load_release_list(online=ctx.settings.online_releases,
                              snapshot_dir=ctx.settings.snapshot_dir)
+    return full if ctx.settings.as_of is None else full.published_by(ctx.settings.as_of)
 
 
 def _line(doc: LoadedDocument, pointer: str) -> int:
@@ -258,34 +259,6 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 
 
 _NIGHTLY_COMMIT = re.compile(r"(?:[a-z0-9]+-)?nightly-[0-9a-f]{7,40}")
-
-
-@rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release")
-def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A ``docker_image`` should name a release: ``latest``, ``nightly``,
-    ``nightly-<sha>``, ``cu130-nightly``, no tag at all (Docker pulls ``latest``) or a
-    custom build tag (``gemma4-0505-cu129``) change over time or cannot be matched to a
-    vLLM release, so the command a reader copies today is not the one that was tested. A
-    digest (``@sha256:...``) pins an image exactly and is accepted, and so is a third-party
-    image tagged with a release of its own (``vllm-ascend:v0.23.0-a5``)."""
-    for site in image_sites(doc):
-        ref = parse_image(site.value)
-        if ref is None or ref.digest is not None or tag_version(ref) is not None:
-            continue
-        if ref.tag is not None and not official_vllm_image(ref) and _TAG_VERSION.match(ref.tag):
-            continue  # a third-party image pinned to a release of its own (vllm-ascend v0.23.0)
-        if ref.tag is None:
-            msg = f"image {site.value!r} has no tag (Docker pulls the moving 'latest')"
-        elif _NIGHTLY_COMMIT.fullmatch(ref.tag):
-            msg = (f"image tag {ref.tag!r} of {site.value!r} is the nightly build of one vLLM "
-                   "commit: fixed, but no release, so its version cannot be compared")
-        elif _FLOATING.search(ref.tag):
-            msg = f"image tag {ref.tag!r} of {site.value!r} moves with every build"
-        else:
-            msg = (f"image tag {ref.tag!r} of {site.value!r} is a custom build, not a vLLM "
-                   "release")
-        yield Hit(site.pointer, msg, "pin a release tag (e.g. vllm/vllm-openai:v0.23.0) or "
-                  "a digest (@sha256:...)")
 
 
 @rule("VER004", Severity.ERROR, "docker_image is not an image reference")

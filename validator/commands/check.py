@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import date
 from pathlib import Path
 
 from validator.checker import Checker, DocumentResult, RunResult
+from validator.checks.install_range import recorded
 from validator.checks.registry import check_rules
 from validator.cli import UsageError
 from validator.context import Context, Settings, build_context
@@ -48,7 +50,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --fix or --diff: apply the unsafe fixes too")
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff; write nothing")
+    parser.add_argument("--as-of", type=iso_date, default=None, metavar="DATE",
+                        help="judge with the vLLM releases published by DATE (YYYY-MM-DD, "
+                        "from the vendored release list)")
+    parser.add_argument("--vllm", default=None, metavar="VERSION",
+                        help="check every recipe's install range against this one vendored "
+                        "vLLM release (add one with `data vllm-cli VERSION`)")
+    parser.add_argument("--rendered", action="store_true",
+                        help="also check every command the recipes site renders (each "
+                        "variant, hardware, strategy and feature set); findings name the "
+                        "configurations they affect")
     add_fetch_arguments(parser, offline=False)
+
+
+def iso_date(text: str) -> date:
+    """argparse type: a ``YYYY-MM-DD`` date (a usage error otherwise, exit 2)."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def vendored_vllm(text: str | None) -> str | None:
+    """``--vllm``: the vendored release it names (PEP 440 equal), or a usage error."""
+    if text is None:
+        return None
+    from packaging.version import InvalidVersion, Version
+
+    from validator.checks.cli_plan import _versions
+
+    try:
+        want = Version(text)
+    except InvalidVersion:
+        raise UsageError(f"--vllm {text!r} is not a version") from None
+    for v in _versions("vllm", None):
+        if v == want:
+            return str(v)
+    raise UsageError(f"--vllm {text}: no vendored CLI registry of that release; add it with "
+                     f"`recipe-check data vllm-cli {text}`")
 
 
 def positive_int(text: str) -> int:
@@ -67,7 +106,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if getattr(args, "online_releases", False) and args.offline:
         raise UsageError("--online-releases contradicts --offline")
     return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes,
-                    online_releases=getattr(args, "online_releases", False))
+                    online_releases=getattr(args, "online_releases", False),
+                    as_of=getattr(args, "as_of", None),
+                    vllm=vendored_vllm(getattr(args, "vllm", None)),
+                    rendered=getattr(args, "rendered", False))
 
 
 def collect_targets(args: argparse.Namespace) -> list[Target]:
@@ -141,6 +183,9 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
             result.documents.append(DocumentResult.refused(target.path, exc, tree.revision))
             continue
         doc_result = checker.check_recipe(target.path, data, prov, result)
+        ranges = recorded(ctx).get(target.path)
+        if ranges is not None:
+            result.context.setdefault("install_ranges", {})[target.path] = ranges
         doc_result.findings = sorted(
             doc_result.findings + pinning_findings(prov, strict=settings.strict),
             key=Finding.sort_key)
@@ -169,10 +214,13 @@ def release_list_context(settings: Settings) -> dict[str, object]:
     from validator.releases import ReleaseListError, load_release_list
 
     try:
-        return load_release_list(online=settings.online_releases,
-                                 snapshot_dir=settings.snapshot_dir).describe()
+        full = load_release_list(online=settings.online_releases,
+                                 snapshot_dir=settings.snapshot_dir)
     except ReleaseListError as exc:
         raise UsageError(str(exc)) from exc
+    if settings.as_of is None:
+        return full.describe()
+    return {**full.published_by(settings.as_of).describe(), "as_of": settings.as_of.isoformat()}
 
 
 def run(args: argparse.Namespace) -> int:

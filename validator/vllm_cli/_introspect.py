@@ -432,6 +432,40 @@ def _is_json_action(action: argparse.Action) -> bool:
     return _code_mentions_json(t)
 
 
+def _json_takes_string(action: argparse.Action) -> bool | None:
+    """For a JSON-valued option: whether its ``type`` also takes a plain string (vLLM's
+    ``union_dict_and_str`` returns non-JSON text unchanged; ``json.loads`` and typed
+    config parsers raise). ``None`` for options that are not JSON-valued."""
+    if not _is_json_action(action):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = action.type("image=4,audio=1")  # type: ignore[misc,operator]
+    except Exception:
+        return False
+    return isinstance(out, str)
+
+
+def _accepts(action: argparse.Action, text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            action.type(text)  # type: ignore[misc,operator]
+    except Exception:
+        return False
+    return True
+
+
+def _parses_json(action: argparse.Action) -> bool:
+    """Whether the option's ``type`` decodes JSON: it takes ``{}`` and refuses JSON with a
+    trailing comma. True for the custom types of old releases too (``--compilation-config``
+    of 0.8-0.9 takes a level or a JSON object), which :func:`_is_json_action` misses."""
+    if action.type is None or action.nargs == 0:
+        return False
+    return _accepts(action, "{}") and not _accepts(action, '{"level": 3,}')
+
+
 def _is_deprecated(action: argparse.Action) -> bool:
     if getattr(action, "deprecated", False):
         return True
@@ -491,6 +525,8 @@ def describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
             "deprecated": _is_deprecated(a),
             "help": _first_sentence(a.help),
             "is_json": _is_json_action(a),
+            "json_takes_string": _json_takes_string(a),
+            "parses_json": _parses_json(a),
             "negatable": negatable,
             "group": groups.get(id(a), ""),
         })

@@ -63,6 +63,13 @@ class CliOption:
     ``help``: first sentence of the help text, at most 200 characters.
     ``default``: ``repr`` of the default (``None`` when the default is ``None``).
     ``hidden``: help is ``argparse.SUPPRESS`` (accepted but undocumented alias).
+    ``json_takes_string``: for a JSON-valued option, whether its ``type`` also returns a
+    plain (non-JSON) string unchanged (vLLM's ``union_dict_and_str``); ``False`` for a
+    ``json.loads``/typed-config parser; ``None`` when not recorded (older snapshots) or
+    not JSON-valued.
+    ``parses_json``: the option's ``type`` decodes JSON (takes ``{}``, refuses a trailing
+    comma), including custom types of old releases that ``is_json`` misses
+    (``--compilation-config`` of 0.8-0.9); ``None`` when not recorded.
     """
 
     strings: tuple[str, ...]
@@ -76,6 +83,8 @@ class CliOption:
     help: str
     default: str | None = None
     hidden: bool = False
+    json_takes_string: bool | None = None
+    parses_json: bool | None = None
 
     @property
     def long(self) -> str | None:
@@ -362,6 +371,8 @@ def _from_doc(doc: dict[str, Any], sha256: str) -> CliRegistry:
             help=str(o["help"]),
             default=o["default"],
             hidden=bool(o["hidden"]),
+            json_takes_string=o.get("json_takes_string"),
+            parses_json=o.get("parses_json"),
         )
         options.append(opt)
         for s in opt.strings:

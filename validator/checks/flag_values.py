@@ -1,0 +1,98 @@
+"""What the ``FLAG`` engine reports (:class:`FlagIssue`) and how it judges a value:
+JSON values by each release's own type (``json_takes_string``, ``parses_json`` in the
+vendored registry), the token a value finding points at, parser-plugin options."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from validator.vllm_cli import argv
+from validator.vllm_cli.argv import ParsedArgs, ParsedOption
+
+#: A parser plugin file registers its own parser names: their values are not checked.
+PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
+                   "reasoning_parser": "reasoning_parser_plugin"}
+
+
+@dataclass(frozen=True)
+class FlagIssue:
+    """One problem in one argument list.
+
+    ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
+    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
+    ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``,
+    ``range_rejected`` (accepted at the minimum, rejected by a release of the install
+    range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
+    code);
+    ``index`` the token it is about.
+    """
+
+    code: str
+    index: int
+    message: str
+    hint: str | None = None
+    related_index: int | None = None
+
+
+_SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")
+
+
+def json_shape_ok(option: str, value: str,
+                   takes_string: bool | None = None) -> tuple[bool, str]:
+    """Whether ``value`` is acceptable for a JSON-valued option (see FLAG007).
+
+    ``takes_string`` is the release's own answer (``CliOption.json_takes_string``): a
+    plain string is accepted only where the option's type is a dict-or-string union;
+    ``None`` (not recorded) falls back to the option's name."""
+    text = value.strip()
+    if text in ("", "None") or text.startswith("$"):
+        return True, ""
+    if "$" in text:  # shell variables expand before vLLM sees the value
+        text = _SHELL_VAR.sub("0", text)
+    try:
+        parsed = argv.parse_json(text)
+    except json.JSONDecodeError as exc:
+        looks_json = text.startswith(("{", "["))
+        if takes_string is False and not looks_json:
+            return False, ("is not JSON, and this release parses the value with a JSON "
+                           "type that takes no plain string")
+        if looks_json or (takes_string is None
+                          and option.endswith(("-config", "-kwargs", "overrides"))):
+            return False, f"is not valid JSON ({exc.msg} at column {exc.colno})"
+        return True, ""  # dict-or-str options (union_dict_and_str) take plain strings
+    if option.endswith("-config") and not isinstance(parsed, dict):
+        if option == "--compilation-config" and isinstance(parsed, int):
+            return True, ""  # an optimisation level (-O3 shorthand)
+        return False, f"is JSON {type(parsed).__name__}, not a JSON object"
+    return True, ""
+
+
+def value_at(opt: ParsedOption) -> tuple[int, ...]:
+    """The token index of each value of ``opt`` (a finding about a value points at it)."""
+    if len(opt.value_indexes) == len(opt.values):
+        return opt.value_indexes
+    return (opt.index,) * len(opt.values)
+
+
+def custom_json(spec: object) -> bool:
+    """A custom type of an old release that decodes JSON (not ``is_json``)."""
+    return getattr(spec, "parses_json", None) is True
+
+
+def takes_string(spec: object) -> bool | None:
+    """Whether the release's type of a JSON option takes a plain string (``None``: not
+    recorded); a custom JSON type takes none."""
+    if custom_json(spec) and not argv.json_valued(spec):  # type: ignore[arg-type]
+        return False
+    found = getattr(spec, "json_takes_string", None)
+    return found if isinstance(found, bool) else None
+
+
+def plugged(parsed: ParsedArgs) -> set[str]:
+    """Parser options whose names a parser plugin file of the same list registers."""
+    return {dest for dest, plugin in PLUGIN_OPTIONS.items()
+            if any(o.dest == plugin or ("parser-plugin" in o.normalised
+                                        and dest.split("_")[0] in o.normalised)
+                   for o in parsed.options)}

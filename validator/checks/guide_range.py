@@ -1,0 +1,75 @@
+"""``GUIDE`` rules about the install range and spelling of guide commands, found by the
+shared analysis of :mod:`validator.checks.guide`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from validator.checks.guide import _hits
+from validator.checks.registry import Hit, rule
+from validator.findings import Severity
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+
+@rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range")
+def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
+    of its install range rejects (see ``FLAG023``).
+
+    Failing (minimum 0.12.0; vLLM 0.17.0–0.32.0 have no ``--disable-log-requests``)::
+
+        guide: |
+          ```bash
+          vllm serve org/model --disable-log-requests
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve org/model --disable-log-stats
+          ```
+
+    How to fix: drop or replace the flag, or raise the minimum to a release from which
+    every release accepts it."""
+    return _hits("GUIDE017", doc, ctx)
+
+
+@rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have")
+def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command uses a flag no vendored release has, and the recipe installs
+    unreleased code (nightly, source install, a model launch image): not judged (see
+    ``FLAG024``; otherwise ``GUIDE003``).
+
+    Failing (info)::
+
+        model: {min_vllm_version: "0.40.0", nightly_required: true}
+        guide: "vllm serve org/model --brand-new-flag"
+
+    Passing: a flag a vendored release has.
+
+    How to fix: nothing while the flag is unreleased."""
+    return _hits("GUIDE018", doc, ctx)
+
+
+@rule("GUIDE019", Severity.WARNING, "Guide flag spelled with underscores")
+def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A guide command spells a flag with underscores (``--max_model_len``). vLLM rewrites
+    it (``FlexibleArgumentParser``), but the spelling differs from every other command a
+    reader sees, from the structured args and from vLLM's help, and releases before the
+    rewrite reject it (see ``FLAG013``).
+
+    Failing::
+
+        guide: "vllm serve org/model --max_model_len 8192"
+
+    Passing::
+
+        guide: "vllm serve org/model --max-model-len 8192"
+
+    How to fix: write the flag with dashes, as the hint shows."""
+    return _hits("GUIDE019", doc, ctx)

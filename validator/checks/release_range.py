@@ -1,0 +1,187 @@
+"""Every release of an install range: the tokens a minimum accepts, judged again at each
+vendored release up to the newest an install path pulls (``range_rejected`` issues).
+
+Parses are memoised per (argument list, release), and releases that treat every option
+token of a list alike (:func:`_signature`) are judged once, so the whole range costs
+little more than the minimum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from validator.checks.cli_plan import (
+    VLLM,
+    VersionPlan,
+    all_options,
+    allowed_values,
+    nearest_hint,
+    registry,
+    required_vllm,
+)
+from validator.checks.flag_values import (
+    FlagIssue,
+    custom_json,
+    json_shape_ok,
+    plugged,
+    takes_string,
+)
+from validator.vllm_cli import argv
+from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+
+if TYPE_CHECKING:
+    from validator.vllm_cli.registry import CliRegistry
+
+
+@lru_cache(maxsize=65536)
+def _parse_cached(tokens: tuple[str, ...], version: str, family: str,
+                  allow_positionals: int) -> ParsedArgs:
+    return argv.parse_args(tokens, registry(version, family),
+                           allow_positionals=allow_positionals)
+
+
+def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0) -> ParsedArgs:
+    """:func:`validator.vllm_cli.argv.parse_args` of ``tokens`` at ``reg``, memoised per
+    (tokens, release): many configurations and revisions share one argument list."""
+    family = reg.plugin.name if reg.plugin is not None else VLLM
+    return _parse_cached(tuple(tokens), reg.version, family, allow_positionals)
+
+
+def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
+    """``"0.17.0–0.32.0"`` (runs of consecutive releases of ``checked``), comma-joined."""
+    runs: list[list[str]] = []
+    last = -2
+    for i, v in enumerate(checked):
+        if v in found:
+            if i == last + 1:
+                runs[-1].append(v)
+            else:
+                runs.append([v])
+            last = i
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+
+
+def _rejection(opt: ParsedOption, new: ParsedOption | None, reg: CliRegistry,
+               ambiguous: dict[int, str]) -> tuple[str, str] | None:
+    """``(what, why)`` release ``reg`` rejects of ``opt`` (``new``: the option at the same
+    token in that release's parse), or ``None`` when it accepts it."""
+    name = opt.option or opt.normalised
+    if opt.index in ambiguous:
+        return f"`{opt.written}`", f"an ambiguous abbreviation there: {ambiguous[opt.index]}"
+    if new is None or new.spec is None:
+        return f"`{name}`", "not an option there"
+    if opt.keys or not new.values:
+        return None
+    spec = new.spec
+    if argv.json_valued(spec) or name in reg.json_flags or custom_json(spec):
+        for value in new.values:
+            ok, why = json_shape_ok(name, value, takes_string(spec))
+            if not ok:
+                return f"the value `{value[:60]}` of `{name}`", f"it {why}"
+        return None
+    allowed = allowed_values(reg, spec)
+    if allowed is None or spec.takes_value is False:
+        return None
+    bad = [v for v in new.values if v not in allowed and not v.startswith("$")]
+    return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
+
+
+def _signature(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
+    """What decides how ``reg`` parses option tokens ``keys``: its parser settings and,
+    per key, the option it selects (with its value rules) or the long options it is a
+    prefix of."""
+    out: list[Any] = [reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o]
+    for key in keys:
+        spec = reg.lookup(key)
+        if spec is None:
+            norm = reg.normalise(key)
+            out.append(tuple(o for o in reg.long_options if o.startswith(norm))
+                       if reg.allow_abbrev else None)
+            continue
+        allowed = allowed_values(reg, spec)
+        out.append((spec.strings, spec.takes_value, spec.nargs, spec.is_json,
+                    spec.json_takes_string, spec.parses_json,
+                    None if allowed is None else tuple(sorted(allowed)),
+                    spec.dest in reg.json_flags or spec.long in reg.json_flags))
+    return tuple(out)
+
+
+def range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
+                  allow_positionals: int) -> Iterator[FlagIssue]:
+    """Tokens accepted at the minimum but rejected by a release of the install range
+    (memoised per argument list and range: configurations and recipes share lists)."""
+    if not plan.checked or plan.minimum is None:
+        return
+    yield from _range_issues_of(tuple(tokens), allow_positionals, plan)
+
+
+def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int,
+                     plan: VersionPlan) -> tuple[FlagIssue, ...]:
+    assert plan.minimum is not None
+    key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
+           plan.range_label)
+    found = _RANGE_MEMO.get(key)
+    if found is None:
+        if len(_RANGE_MEMO) > 65536:
+            _RANGE_MEMO.clear()
+        found = _RANGE_MEMO[key] = tuple(_compute_range_issues(tokens, plan, allow_positionals))
+    return found
+
+
+_RANGE_MEMO: dict[tuple[Any, ...], tuple[FlagIssue, ...]] = {}
+
+
+def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan,
+                          allow_positionals: int) -> Iterator[FlagIssue]:
+    low = plan.minimum
+    assert low is not None
+    parsed = parse_at(tokens, low, allow_positionals)
+    no_ambiguity: dict[int, str] = {}
+    # judged here: what the minimum accepts (its own rejections are the other issues), and
+    # not the values of a parser that a parser plugin file registers
+    by_plugin = plugged(parsed)
+    accepted = [o for o in parsed.options if o.spec is not None and o.dest not in by_plugin
+                and _rejection(o, o, low, no_ambiguity) is None]
+    if not accepted:
+        return
+    rejected: dict[int, dict[tuple[str, str], list[str]]] = {}
+    keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]
+    seen: dict[tuple[Any, ...], list[tuple[int, tuple[str, str]]]] = {}
+    for version in plan.checked:
+        reg = registry(version, plan.family)
+        # releases that treat every option token alike reject the same: parse once
+        sig = _signature(reg, keys)
+        same = seen.get(sig)
+        if same is None:
+            later = parse_at(tokens, reg, allow_positionals)
+            by_index = {o.index: o for o in later.options}
+            ambiguous = {p.index: p.message for p in later.problems
+                         if p.kind is Problem.AMBIGUOUS}
+            same = seen[sig] = [(opt.index, r) for opt in accepted
+                                if (r := _rejection(opt, by_index.get(opt.index), reg,
+                                                    ambiguous)) is not None]
+        for index, rejection in same:
+            rejected.setdefault(index, {}).setdefault(rejection, []).append(version)
+    for opt in accepted:
+        for (what, why), found in rejected.get(opt.index, {}).items():
+            n = len(found)
+            runs = release_runs(found, plan.checked)
+            again = [v for v in plan.checked if Version(v) > Version(found[-1])]
+            hint = (f"accepted again from {plan.product} {again[0]}: raise min_vllm_version "
+                    f"to {required_vllm(again[0], plan.family)}, or drop the flag" if again
+                    else None)
+            if hint is None and why == "not an option there":
+                hint = nearest_hint(opt.option or opt.normalised,
+                                    all_options(found[0], plan.family))
+            if hint is None and "ambiguous" in why:
+                hint = "write the option in full"
+            yield FlagIssue("range_rejected", opt.index,
+                            f"{what} is rejected by {plan.product} {runs}, {n} release"
+                            f"{'s' if n != 1 else ''} ({why}), inside the install range "
+                            f"{plan.range_label} the recipe claims",
+                            hint or "drop the flag, or pin an install path below the first "
+                            "release that rejects it")

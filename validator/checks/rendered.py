@@ -1,0 +1,161 @@
+"""``FLAG`` checks on the commands the recipes site renders (``--rendered``).
+
+Every configuration of :func:`validator.render.model.render_all` (each variant on each
+picker hardware, recommended strategy and alternatives, feature sets) is rendered; each
+distinct ``vllm serve`` argument list is checked once per install range
+(:mod:`validator.checks.install_range`) with the ``FLAG`` engine. A problem is reported at
+the YAML line of the layer that contributed the token (``Token.pointer``) and names the
+configurations it affects
+(``on h200 · fp8 · multi_node_tp and 11 more``). :func:`merge` folds these into the
+layer-by-layer hits of :mod:`validator.checks.flag`: a hit both find gains the
+configurations; one only the rendered command shows is added; an override (``FLAG012``)
+is kept only where the overriding token reaches a rendered command with another value.
+Tokens of strategy files, the taxonomy or the site's own templates (``--node-rank`` of
+the multi-node commands) are not reported on the recipe: the layer checks judge the
+files' lists, and the site's templates are no recipe's to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from validator.checks._data import get
+from validator.checks.arg_layers import ASCEND, npu_hardware, platform_plugin
+from validator.checks.cli_plan import VLLM, VersionPlan, plan_for
+from validator.checks.flag_engine import FlagIssue, check_tokens
+from validator.checks.install_range import install_range
+from validator.checks.registry import Hit
+from validator.findings import Related
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+    from validator.render.model import Process, Rendered
+    from validator.vllm_cli.argv import ParsedArgs
+
+#: Issue codes judged on the layers alone (spelling is a property of the list as written).
+LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
+#: Where a recipe's own argument lists live (a hit elsewhere is anchored, not a token).
+LAYER_ROOTS = ("/model/", "/variants/", "/features/", "/hardware_overrides/",
+               "/strategy_overrides/")
+#: How many configurations a message names before "and N more".
+SHOWN = 1
+
+
+@dataclass
+class RenderedFacts:
+    """What the rendered commands of one recipe show."""
+
+    hits: dict[str, list[tuple[Hit, list[str]]]] = field(default_factory=dict)
+    pointers: set[str] = field(default_factory=set)
+    configurations: int = 0
+    distinct: int = 0
+
+
+def affected(labels: Sequence[str]) -> str:
+    """``on h200 · fp8 · multi_node_tp and 11 more``."""
+    unique = list(dict.fromkeys(labels))
+    shown = ", ".join(unique[:SHOWN])
+    more = len(unique) - SHOWN
+    return f"on {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> RenderedFacts:
+    """The :class:`RenderedFacts` of ``doc`` (every rendered configuration checked)."""
+    from validator.render.model import render_all, site_strategies
+
+    strategies = ctx.memoised("rendered.site_strategies", lambda: site_strategies(ctx))
+    out = RenderedFacts()
+    grouped: dict[tuple[str, str, str, str | None, tuple[Related, ...]], list[str]] = {}
+    memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
+    for rendered in render_all(doc, ctx.taxonomy, strategies):
+        if not rendered.ok:
+            continue
+        out.configurations += 1
+        plan = _plan(doc, ctx, rendered)
+        if plan is None or plan.minimum is None:
+            continue
+        for process in rendered.processes:
+            start = _args_start(process)
+            if start is None:
+                continue
+            args = tuple(str(a) for a in process.argv[start:])
+            tokens = process.tokens[start:]
+            out.pointers.update(t.pointer for t in tokens if t.document == doc.path)
+            key = (args, plan.minimum.version, plan.family, plan.checked, plan.unreleased)
+            if key not in memo:
+                out.distinct += 1
+                parsed, issues = check_tokens(args, plan)
+                memo[key] = issues + _auto_tool(parsed)
+            for issue in memo[key]:
+                rule_id = code_rule.get(issue.code)
+                if rule_id is None or issue.code in LAYER_ONLY or issue.index >= len(tokens):
+                    continue
+                if tokens[issue.index].document != doc.path:
+                    continue  # a strategy file's or the site's own token: not this recipe's
+                group = (rule_id, tokens[issue.index].pointer, issue.message, issue.hint, ())
+                grouped.setdefault(group, []).append(rendered.config.label())
+    for (rule_id, pointer, message, hint, related), labels in grouped.items():
+        out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
+                                                 labels))
+    return out
+
+
+def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:
+    """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in one command."""
+    if parsed is None or parsed.has("tool_call_parser"):
+        return []
+    return [FlagIssue("auto_tool", opt.index, "--enable-auto-tool-choice without "
+                      "--tool-call-parser in the rendered command: vLLM refuses to start",
+                      "add --tool-call-parser <name> where the flag is set")
+            for opt in parsed.find("enable_auto_tool_choice")
+            if not (opt.option or "").startswith("--no-")]
+
+
+def _plan(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> VersionPlan | None:
+    variants = get(doc.data, "variants")
+    variant = rendered.variant if isinstance(variants, dict) and rendered.variant in variants \
+        else None
+    strategy = rendered.strategy if rendered.strategy in ctx.strategies else None
+    family = platform_plugin(doc.data) or (
+        ASCEND if npu_hardware(ctx)(rendered.hardware) else VLLM)
+    reach = install_range(doc, ctx, variant, strategy)
+    declared = reach.minimum
+    return plan_for(declared, family, reach.top, reach.unreleased)
+
+
+def _args_start(process: Process) -> int | None:
+    """Index of the first ``vllm serve`` argument after the model (``None``: not vLLM)."""
+    argv = [str(a) for a in process.argv]
+    if argv[:2] != ["vllm", "serve"]:
+        return None
+    return 3 if len(argv) > 2 and not argv[2].startswith("-") else 2
+
+
+def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
+    """Layer hits with the configurations the rendered commands name, plus the problems
+    only a rendered command shows; ``FLAG012`` only where the override reaches a command
+    with another value."""
+    out: dict[str, list[Hit]] = {}
+    for rule_id, hits in layer_hits.items():
+        kept = []
+        for hit in hits:
+            if rule_id == "FLAG012" and hit.pointer not in found.pointers:
+                continue  # the overriding token reaches no rendered command
+            labels = [lab for h, labs in found.hits.get(rule_id, []) if h.pointer == hit.pointer
+                      for lab in labs]
+            if labels:
+                hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
+            elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers:
+                hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
+            kept.append(hit)
+        out[rule_id] = kept
+    for rule_id, pairs in found.hits.items():
+        known = {h.pointer for h in layer_hits.get(rule_id, [])}
+        for hit, labels in pairs:
+            if hit.pointer not in known:
+                out.setdefault(rule_id, []).append(replace(
+                    hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
+    return out

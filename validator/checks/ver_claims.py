@@ -1,0 +1,224 @@
+"""``VER`` rules about what a recipe claims of vLLM releases beyond its minimum's shape:
+a ``nightly`` minimum, launch images, the guide's nightly statements."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from validator.checks._data import get
+from validator.checks.registry import Hit, rule
+from validator.checks.ver import (
+    _FLOATING,
+    _NIGHTLY_COMMIT,
+    _TAG_VERSION,
+    ImageSite,
+    _release_list,
+    _required_by,
+    _text_sources,
+    image_sites,
+    min_version_pointers,
+    official_vllm_image,
+    parse_image,
+    tag_version,
+)
+from validator.checks.versions import NIGHTLY, MinVersion, max_version, parse_min_version
+from validator.findings import Severity
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+
+@rule("VER011", Severity.ERROR, "min_vllm_version is \"nightly\"")
+def minimum_is_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``min_vllm_version: "nightly"`` is not a version: the recipes site parses it as
+    0.0.0, so the page tells readers that any vLLM runs the recipe, and no rule can say
+    which release first has what the recipe uses. Upstream replaced these with the
+    release expected to ship support plus ``nightly_required: true``.
+
+    Failing::
+
+        model:
+          min_vllm_version: "nightly"
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.34.0"
+          nightly_required: true
+
+    How to fix: write the first release that will (or did) ship support, and set
+    ``nightly_required: true`` while it is unreleased."""
+    latest = _release_list(ctx).latest
+    nxt = f"{latest.version.major}.{latest.version.minor + 1}.0" if latest else "0.X.0"
+    for pointer, raw, _ in min_version_pointers(doc):
+        if parse_min_version(raw) == NIGHTLY:
+            yield Hit(pointer, "min_vllm_version is \"nightly\": the site reads it as 0.0.0, so "
+                      "the page claims every vLLM release runs this recipe",
+                      f"write the release expected to ship support (e.g. \"{nxt}\") and set "
+                      "nightly_required: true")
+
+
+# ---------------------------------------------------------------------------------------
+# images that name no release
+
+
+@dataclass(frozen=True)
+class UnpinnedImage:
+    """A ``docker_image`` that names no vLLM release, with what the recipe needs.
+
+    ``needed``: the highest minimum of the variants that render it; ``unreleased``: that
+    minimum is ``nightly`` or newer than every release of the run's list, so no release
+    tag can serve the recipe yet; ``release``: the first release that meets it.
+    """
+
+    site: ImageSite
+    message: str
+    needed: MinVersion | None
+    unreleased: bool
+    release: str | None
+
+
+def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage]:
+    """Every image string of ``doc`` that names no vLLM release."""
+    releases = _release_list(ctx)
+    for site in image_sites(doc):
+        ref = parse_image(site.value)
+        if ref is None or ref.digest is not None or tag_version(ref) is not None:
+            continue
+        if ref.tag is not None and not official_vllm_image(ref) and _TAG_VERSION.match(ref.tag):
+            continue  # a third-party image pinned to a release of its own (vllm-ascend v0.23.0)
+        if ref.tag is None:
+            msg = f"image {site.value!r} has no tag (Docker pulls the moving 'latest')"
+        elif _NIGHTLY_COMMIT.fullmatch(ref.tag):
+            msg = (f"image tag {ref.tag!r} of {site.value!r} is the nightly build of one vLLM "
+                   "commit: fixed, but no release, so its version cannot be compared")
+        elif _FLOATING.search(ref.tag):
+            msg = f"image tag {ref.tag!r} of {site.value!r} moves with every build"
+        else:
+            msg = (f"image tag {ref.tag!r} of {site.value!r} is a launch build for this model, "
+                   "not a vLLM release")
+        needs = [n for n, _, _ in _required_by(doc, ctx, site)]
+        needed = max_version(needs)
+        first = None
+        if isinstance(needed, Version):
+            hit = releases.first_at_least(needed)
+            first = str(hit.version) if hit is not None else None
+        unreleased = needed == NIGHTLY or (needed is not None and first is None)
+        yield UnpinnedImage(site, msg, needed, unreleased, first)
+
+
+def _release_tag(image: str, release: str | None) -> str:
+    ref = parse_image(image)
+    repo = ref.repository if ref is not None and official_vllm_image(ref) else "vllm/vllm-openai"
+    return f"{repo}:v{release}" if release else f"{repo}:v0.23.0"
+
+
+@rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release")
+def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A ``docker_image`` should name a release once the recipe's minimum is released:
+    ``latest``, ``nightly``, ``nightly-<sha>``, ``cu130-nightly``, no tag at all (Docker
+    pulls ``latest``) or a model launch build (``vllm/vllm-openai:glm5``) change over time
+    or cannot be matched to a vLLM release, so the command a reader copies today is not
+    the one that was tested. A digest (``@sha256:...``) pins an image exactly and is
+    accepted, and so is a third-party image tagged with a release of its own
+    (``vllm-ascend:v0.23.0-a5``). While the minimum is unreleased this is ``VER012``.
+
+    Failing (0.25.0 is released)::
+
+        model:
+          min_vllm_version: "0.25.0"
+          docker_image: "vllm/vllm-openai:glm5"
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.25.0"
+          docker_image: "vllm/vllm-openai:v0.25.0"
+
+    How to fix: use the release tag the hint names (the first release that meets the
+    minimum), or a digest."""
+    for found in unpinned_images(doc, ctx):
+        if not found.unreleased:
+            tag = _release_tag(found.site.value, found.release)
+            yield Hit(found.site.pointer, found.message, f"pin the release tag {tag} (the first "
+                      "release that meets the minimum) or a digest (@sha256:...)")
+
+
+@rule("VER012", Severity.INFO, "Launch or nightly image while the minimum is unreleased")
+def launch_image_before_release(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The image names no release (a model launch build such as
+    ``vllm/vllm-openai:glm5``, or a nightly), and the recipe's minimum is not released
+    yet: that is how day-0 support ships, so it is reported as information only. Once the
+    minimum is released it becomes ``VER003`` and names the release tag to use.
+
+    Reported (info)::
+
+        model:
+          min_vllm_version: "0.40.0"
+          nightly_required: true
+          docker_image: "vllm/vllm-openai:glm5"
+
+    Passing: a release tag, or (warning ``VER003``) the same image after 0.40.0 ships.
+
+    How to fix: nothing until the release; then pin its tag."""
+    for found in unpinned_images(doc, ctx):
+        if found.unreleased:
+            yield Hit(found.site.pointer, found.message + f"; the recipe needs vLLM "
+                      f"{found.needed}, which is not released yet", "pin the release tag "
+                      "once it ships")
+
+
+# ---------------------------------------------------------------------------------------
+# the guide says nightly
+
+_NEEDS_NIGHTLY = re.compile(
+    r"not\s+(?:yet\s+)?(?:in|part\s+of|included\s+in)\s+(?:a|any)\s+(?:stable\s+|released\s+)?"
+    r"(?:release|vllm\s+wheel|wheel)|no\s+stable\s+release|requires?\s+(?:a\s+|the\s+)?"
+    r"nightly|nightly\s+(?:build|wheel|image)\s+(?:is\s+)?required|not\s+yet\s+released",
+    re.IGNORECASE)
+#: A statement about one feature (a drafter, a PR's addition), not about the model.
+_FEATURE_NOTE = re.compile(r"speculative|\bMTP\b|drafter|dflash|eagle|\bPR\b|pull/\d+|"
+                           r"tool[- ]call|reasoning", re.IGNORECASE)
+
+
+@rule("VER013", Severity.WARNING, "The guide says nightly is needed but nightly_required is off")
+def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The guide (or a dependency note) says the model is in no stable release yet or needs
+    the nightly wheel, while ``nightly_required`` is not set: the site's Install block then
+    offers the stable ``pip install -U vllm``, and one of the two is wrong — either the
+    note is stale (the minimum has shipped) or the recipe needs ``nightly_required``.
+
+    Failing::
+
+        model: {min_vllm_version: "0.11.0"}
+        dependencies:
+          - note: "requires the nightly vllm wheel"
+
+    Passing: ``nightly_required: true`` while it is so, or the note removed once the
+    release ships. A note about one feature (MTP, a drafter, a pull request) is not judged.
+
+    How to fix: set ``nightly_required: true`` (and a minimum of the coming release), or
+    update the note when the release is out."""
+    if get(doc.data, "model", "nightly_required") is True:
+        return
+    latest = _release_list(ctx).latest
+    minimum = parse_min_version(get(doc.data, "model", "min_vllm_version"))
+    for pointer, index, text in _text_sources(doc):
+        m = _NEEDS_NIGHTLY.search(text)
+        if m is None or _FEATURE_NOTE.search(text):
+            continue
+        released = (isinstance(minimum, Version) and latest is not None
+                    and minimum <= latest.version)
+        state = (f"the minimum {minimum} is released (newest {latest.version}), so the note "
+                 "may be stale" if released and latest is not None else
+                 "nightly_required is not set")
+        yield Hit(pointer, f"the text says `{m.group(0)}` but nightly_required is not set: "
+                  f"{state}", "set nightly_required: true, or update the note",
+                  block_index=index)
+        return
