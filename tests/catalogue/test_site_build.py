@@ -146,6 +146,9 @@ def test_failed_build_leaves_the_previous_catalogue(published: Path, tmp_path: P
 
 def test_publish_site_option(published: Path, tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``publish --site`` builds the catalogue of what this run indexed: records it did not
+    make stay out of it (they are reported, and fail the run), and an empty lock into a new
+    folder gives an empty, working catalogue. The browser test publishes real records."""
     from validator.cli import main
 
     lock = tmp_path / "empty" / "recipes.lock.json"
@@ -154,6 +157,12 @@ def test_publish_site_option(published: Path, tmp_path: Path,
     code = main(["publish", "--lock", str(lock), "--out", str(published), "--site",
                  str(tmp_path / "site")])
     out = capsys.readouterr()
+    assert code == 1
+    assert "Hostile.yaml.json: not made by this publish run" in out.err
+    assert "catalogue: 0 record page(s)" in out.out
+    code = main(["publish", "--lock", str(lock), "--out", str(tmp_path / "fresh"), "--site",
+                 str(tmp_path / "site2")])
+    out = capsys.readouterr()
     assert code == 0, out.err
-    assert "catalogue: 1 record page(s)" in out.out
-    assert (tmp_path / "site" / "index.html").is_file()
+    assert "catalogue: 0 record page(s)" in out.out
+    assert (tmp_path / "site2" / "index.html").is_file()
