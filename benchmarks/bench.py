@@ -70,20 +70,21 @@ for p in sorted(Path(sys.argv[1]).rglob("*.yaml")):
 RENDER_ALL = """
 import sys
 from pathlib import Path
-from validator.context import build_context, Settings
+from validator.context import Settings, build_context
 from validator.load import load_yaml
-from validator.render import render_all
+from validator.render.model import render_all, site_strategies
 from validator.source.tree import LocalTree
 tree = LocalTree(Path(sys.argv[1]))
 ctx = build_context(tree, Settings(offline=True))
-n = 0
-for p in sorted(ctx.recipe_paths):
-    doc = load_yaml(tree.read(p), p)
+strategies = site_strategies(ctx)
+rendered = 0
+for path in sorted(ctx.recipe_paths):
+    doc = load_yaml(tree.read(path), path)
     if doc.ok:
-        n += len(render_all(doc.data, ctx.taxonomy.data if ctx.taxonomy else {},
-                            {k: d.data for k, d in ctx.strategies.items()}))
-print(n)
+        rendered += len(render_all(doc, ctx.taxonomy, strategies))
+print(rendered)
 """
+"""Every configuration the site renders, plus the feature sets, of every recipe."""
 
 
 @dataclass
