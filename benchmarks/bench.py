@@ -237,14 +237,14 @@ class Table:
     def __init__(self, labels: Sequence[str]) -> None:
         self.labels = list(labels)
         head = "".join(f"{x:>12}" for x in self.labels)
-        print(f"\n{'case':<52}{head}  goal")
+        print(f"\n{'case':<62}{head}  goal")
 
     def row(self, case: str, values: Sequence[str], goal: str = "", ok: bool | None = None,
             ) -> None:
         """One line; the verdict is about the last column (the code under test)."""
         verdict = "" if ok is None else ("ok" if ok else "MISSED")
         cells = "".join(f"{v:>12}" for v in values)
-        print(f"{case:<52}{cells}  {goal:<10} {verdict}", flush=True)
+        print(f"{case:<62}{cells}  {goal:<10} {verdict}", flush=True)
 
 
 def secs(s: Sample) -> str:
