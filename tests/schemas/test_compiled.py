@@ -104,6 +104,8 @@ FIELDS = [  # (path into the recipe, constraint there)
     (("meta", "slug"), "slug pattern"),
     (("model", "model_id"), "org/name pattern"),
     (("model", "base_args", 0), "--flag pattern"),
+    (("model", "context_length"), "integer, minimum"),
+    (("variants", "default", "vram_minimum_gb"), "number, minimum"),
 ]
 
 TRICKY = st.sampled_from(["0.12.0\n", "2026-02-30", "2026-13-01", "８B", "8B\n", "a\ufeffb/c",
@@ -111,10 +113,14 @@ TRICKY = st.sampled_from(["0.12.0\n", "2026-02-30", "2026-13-01", "８B", "8B\n"
                           "x/\u2028y", "slug-ok", "Slug", "--"])
 
 
+VALUES = st.one_of(st.text(max_size=12), TRICKY, st.integers(), st.floats(), st.booleans(),
+                   st.none(), st.lists(st.integers(), max_size=2))
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(field=st.sampled_from(FIELDS), text=st.one_of(st.text(max_size=12), TRICKY))
+@given(field=st.sampled_from(FIELDS), text=VALUES)
 def test_compiled_check_never_accepts_a_bad_value(field: tuple[tuple[Any, ...], str],
-                                                  text: str) -> None:
+                                                  text: object) -> None:
     data = copy.deepcopy(_EXAMPLE)
     node: Any = data
     *parents, last = field[0]
