@@ -366,6 +366,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                       [secs(rendered[lb]) if rendered[lb].rc >= 0 else "n/a" for lb in codes])
             if rendered[last].rc not in (0,):
                 print(f"  render_all exit {rendered[last].rc}: {rendered[last].err}")
+            elif site_cpu is not None:  # rendering alone must fit the budget of checking
+                table.row("  ratio: render_all / site build",
+                          [f"{rendered[lb].cpu / site_cpu.cpu:.2f}x" if rendered[lb].rc == 0
+                           else "n/a" for lb in codes], "<= 0.35x",
+                          rendered[last].cpu / site_cpu.cpu <= 0.35)
         if not (args.skip_history or args.quick):
             cold, warm = {}, {}
             for lb in codes:
