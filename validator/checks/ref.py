@@ -201,10 +201,11 @@ class RecipeIndex:
     """The recipe ids (``org/name``) of one revision, indexed for ``did you mean``.
 
     A suggestion for a missing ``org/name`` is looked for among the recipes of the same
-    org, of the same name in any org, and of the same id in another letter case (the
-    mistakes seen in related_recipes), all compared case-insensitively; so one look-up
-    costs the size of those groups, not of the whole tree (REF013 on every recipe was
-    quadratic in the number of recipes). Answers are memoised per name.
+    org or of up to three orgs of a similar name, of the same name in any org, and of the
+    same id in another letter case (the mistakes seen in related_recipes), all compared
+    case-insensitively; so one look-up costs the size of those groups and of the org list,
+    not of the whole tree (REF013 on every recipe was quadratic in the number of
+    recipes). Answers are memoised per name.
     """
 
     def __init__(self, recipe_paths: Iterable[str]) -> None:
@@ -216,13 +217,17 @@ class RecipeIndex:
             org, _, name = rid.lower().partition("/")
             for key in (("org", org), ("name", name), ("id", rid.lower())):
                 self._groups.setdefault(key, []).append(rid)
+        self._orgs = sorted({key for kind, key in self._groups if kind == "org"})
         self._hints: dict[str, str | None] = {}
 
     def candidates(self, ref: str) -> list[str]:
-        """Ids that may be what ``ref`` meant: same org, same name or same id, ignoring
-        letter case (sorted, no repeats)."""
+        """Ids that may be what ``ref`` meant: same or similar org, same name or same id,
+        ignoring letter case (sorted, no repeats)."""
+        import difflib
+
         org, _, name = ref.lower().partition("/")
-        keys = [("org", org), ("name", name or org), ("id", ref.lower())]
+        orgs = {org, *difflib.get_close_matches(org, self._orgs, n=3, cutoff=0.6)}
+        keys = [*(("org", o) for o in orgs), ("name", name or org), ("id", ref.lower())]
         return sorted({rid for key in keys for rid in self._groups.get(key, ())})
 
     def hint(self, ref: str) -> str | None:
