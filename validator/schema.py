@@ -104,13 +104,16 @@ def _validator(name: str) -> Draft202012Validator:
 @cache
 def compiled(name: str) -> Callable[[Any], bool] | None:
     """A schema's compiled yes/no check (``jsonschema-rs``, formats checked), built once
-    per process; ``None`` when that library is not installed."""
+    per process; ``None`` when that library is not installed or cannot compile the
+    schema (the general validator then judges every document)."""
+    schema = load_schema(name)
     try:
         import jsonschema_rs
-    except ImportError:  # pragma: no cover - a declared dependency; the general one works
+
+        check: Callable[[Any], bool] = jsonschema_rs.validator_for(
+            schema, validate_formats=True).is_valid
+    except Exception:  # not installed, or a schema feature it lacks: the general one works
         return None
-    check: Callable[[Any], bool] = jsonschema_rs.validator_for(
-        load_schema(name), validate_formats=True).is_valid
     return check
 
 
