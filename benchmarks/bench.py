@@ -1,79 +1,221 @@
 #!/usr/bin/env python3
-"""Benchmark recipe-check on the real recipes history (the corpus bundle).
+"""Benchmark recipe-check on the real recipes history (the corpus bundle), as ratios.
 
-Prints, for a frozen copy of the project's code (so that edits made while it runs do not
-change what is measured):
+Every goal of issue 17 is a ratio of two CPU times measured in the same run, so that the
+verdict holds on a loaded 2-core machine: each case runs as a child process and its CPU
+time is the user + system time ``os.wait4`` reports for it (the child and every
+descendant it waited for); each case runs ``--runs`` times and the minimum is kept. Peak
+RSS is the largest ``ru_maxrss`` seen. The code measured is a frozen copy (edits made
+while the bench runs do not change what it measures): the working tree ("after") and,
+unless ``--no-baseline``, a git revision ("before", default ``main``), measured
+alternately in the same run.
 
-* ``recipe-check models/`` on ``main`` (every recipe, every rule): wall time and peak
-  RSS (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process);
-* one file, cold: interpreter start to exit of ``python -m validator FILE``, median of N;
-  and which heavy modules that run imports (``python -X importtime``);
-* the whole-history audit (``recipe-check history``): ``main`` (first parent) and every
-  commit of every ref (``--all-refs``, 2,915 commits), cold (fresh cache folder) and warm
-  (the same folder again).
+Cases (goal of issue 17 in brackets):
 
-Goals (issue 8): all recipes <= ~1 s; one file < 0.5 s; whole history cold < 60 s on 2
-cores and warm < 5 s; peak memory < 300 MB.
+* ``recipe-check models/`` on corpus ``main`` (every recipe, every rule) vs the site's own
+  build ``node scripts/build-recipes-api.mjs`` (a copy of ``../shared/corpus/site`` after
+  ``npm ci``, on ``/dev/shm`` when it exists) [<= 0.35x] and vs the libyaml floor: one
+  process that reads the same files and ``yaml.compose``-s them with ``CSafeLoader``
+  [<= 8x];
+* one file, interpreter start to exit, vs a process that only imports what that check
+  needs (the check command, every rule family and the text reporter) [<= 1.3x], and
+  which heavy modules the one-file run imports (jsonschema must not be among them);
+* the models tree 8 times (copies under distinct org names) vs once [<= 8.5x];
+* ``publish`` of the 173 records of a snapshot store vs ``check`` of the same pinned
+  files from that store [<= 1.5x], and a warm publish (same inputs, same output folder)
+  [<= 0.3x of the cold one];
+* ``history --all-refs`` cold (fresh cache) and warm [cold <= 8 s CPU];
+* peak RSS of ``recipe-check models/`` [< 80 MB];
+* every rendered configuration rendered (``validator.render.render_all`` over every
+  recipe), when the code measured has ``validator/render``.
 
 Usage::
 
-    python benchmarks/bench.py [--bundle ../shared/corpus/vllm-recipes.bundle] [--runs 7]
-        [--skip-history] [--jobs N]
+    python benchmarks/bench.py [--quick] [--runs N] [--baseline REV | --no-baseline]
+        [--bundle ../shared/corpus/vllm-recipes.bundle] [--skip-history] [--skip-site]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
-BUNDLE = PROJECT.parent / "shared" / "corpus" / "vllm-recipes.bundle"
-HEAVY = ("git", "requests", "jsonschema", "pydantic", "ruamel", "urllib3", "packaging",
-         "filelock", "yaml", "referencing")
+SHARED = PROJECT.parent / "shared" / "corpus"
+CODE_DIRS = ("validator", "schemas", "snapshots")
+HEAVY = ("git", "requests", "jsonschema", "jsonschema_rs", "pydantic", "ruamel", "urllib3",
+         "packaging", "filelock", "yaml", "referencing")
+ONE_FILE = "models/zai-org/GLM-5.2.yaml"
+NEEDED = "import validator.cli, validator.commands.check, validator.checks, validator.report.text"
+"""What checking one file needs imported: the command, every rule family (a full check
+runs them all) and the text reporter; plus the compiled schema check's library where the
+code has one (:func:`needed_imports`)."""
 
-# Runs a command and prints {"wall": s, "maxrss_kb": n, "rc": n}: RUSAGE_CHILDREN covers
-# the command and every descendant it waited for (the history workers).
-_WRAPPER = """
-import json, resource, subprocess, sys, time
-t = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-wall = time.perf_counter() - t
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"wall": wall, "maxrss_kb": ru.ru_maxrss, "rc": proc.returncode,
-                  "cpu": ru.ru_utime + ru.ru_stime, "err": proc.stderr.decode()[-400:]}))
+FLOOR = """
+import sys, yaml
+from pathlib import Path
+for p in sorted(Path(sys.argv[1]).rglob("*.yaml")):
+    yaml.compose(p.read_text("utf-8"), Loader=yaml.CSafeLoader)
 """
 
+RENDER_ALL = """
+import sys
+from pathlib import Path
+from validator.context import Settings, build_context
+from validator.load import load_yaml
+from validator.render.model import render_all, site_strategies
+from validator.source.tree import LocalTree
+tree = LocalTree(Path(sys.argv[1]))
+ctx = build_context(tree, Settings(offline=True))
+strategies = site_strategies(ctx)
+rendered = 0
+for path in sorted(ctx.recipe_paths):
+    doc = load_yaml(tree.read(path), path)
+    if doc.ok:
+        rendered += len(render_all(doc, ctx.taxonomy, strategies))
+print(rendered)
+"""
+"""Every configuration the site renders, plus the feature sets, of every recipe."""
 
-def measure(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, float]:
-    """Wall time, CPU time, peak RSS and exit code of ``cmd`` (run by a fresh wrapper)."""
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], env=env, cwd=cwd,
-                         check=True, capture_output=True, text=True).stdout
-    result: dict[str, float] = json.loads(out)
-    return result
+
+@dataclass
+class Sample:
+    """One case's best run: minimum CPU and wall time, largest peak RSS, last exit code."""
+
+    cpu: float
+    wall: float
+    maxrss_kb: int
+    rc: int
+    err: str = ""
 
 
-def freeze(dest: Path) -> Path:
-    """Copy the code and data the tool reads (validator/, schemas/, snapshots/)."""
-    for name in ("validator", "schemas", "snapshots"):
+def run_once(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> Sample:
+    """Run ``cmd`` as a child; its CPU time (user + sys, descendants included) and peak
+    RSS come from ``os.wait4``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()  # drained before waiting: a full pipe would block the child
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    return Sample(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, proc.returncode,
+                  err.decode("utf-8", "replace")[-400:])
+
+
+def best(cmd: Sequence[str], cwd: Path, env: dict[str, str], runs: int,
+         before_each: Callable[[], None] | None = None) -> Sample:
+    """Minimum CPU (and wall) time of ``runs`` runs, maximum peak RSS."""
+    samples = []
+    for _ in range(max(1, runs)):
+        if before_each:
+            before_each()
+        samples.append(run_once(cmd, cwd, env))
+    return Sample(min(s.cpu for s in samples), min(s.wall for s in samples),
+                  max(s.maxrss_kb for s in samples), samples[-1].rc, samples[-1].err)
+
+
+def freeze_worktree(dest: Path) -> Path:
+    """Copy the code and data the tool reads from the working tree."""
+    for name in CODE_DIRS:
         if (PROJECT / name).exists():
             shutil.copytree(PROJECT / name, dest / name,
                             ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
 
+def freeze_revision(rev: str, dest: Path) -> Path:
+    """Extract the code and data of git revision ``rev``."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(PROJECT), "archive", rev, *CODE_DIRS],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def git(*args: str) -> str:
+    """Output of a git command (failures raise)."""
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+
+
 def clone(bundle: Path, dest: Path) -> Path:
     """Clone the bundle (main) and fetch every ``refs/pull/*`` head."""
-    subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True)
-    subprocess.run(["git", "-C", str(dest), "fetch", "-q", str(bundle),
-                    "refs/pull/*:refs/pull/*"], check=True)
+    git("clone", "-q", str(bundle), str(dest))
+    git("-C", str(dest), "fetch", "-q", str(bundle), "refs/pull/*:refs/pull/*")
     return dest
+
+
+def scaled_tree(repo: Path, dest: Path, copies: int) -> Path:
+    """A recipes tree whose ``models/`` holds ``copies`` copies of ``repo``'s, each copy
+    ``i > 0`` under org names suffixed ``-c<i>`` (``model.model_id`` rewritten to match),
+    with the same taxonomy, strategies and kv-store files."""
+    dest.mkdir()
+    for name in ("taxonomy.yaml", "platforms.yaml"):
+        if (repo / name).exists():
+            shutil.copy2(repo / name, dest / name)
+    for name in ("strategies", "kv_store"):
+        if (repo / name).is_dir():
+            shutil.copytree(repo / name, dest / name)
+    for i in range(copies):
+        for org in sorted(p for p in (repo / "models").iterdir() if p.is_dir()):
+            new_org = org.name if i == 0 else f"{org.name}-c{i}"
+            (dest / "models" / new_org).mkdir(parents=True)
+            pattern = re.compile(rf"^(\s*model_id:\s*[\"']?){re.escape(org.name)}/", re.M)
+            for f in org.iterdir():
+                text = f.read_text("utf-8")
+                if i:
+                    text = pattern.sub(lambda m, o=new_org: f"{m.group(1)}{o}/", text, count=1)
+                (dest / "models" / new_org / f.name).write_text(text, "utf-8")
+    return dest
+
+
+def prepare_site(root: Path, repo: Path) -> tuple[Path | None, str]:
+    """A copy of the site after ``npm ci`` with ``repo``'s data files, on tmpfs when
+    ``/dev/shm`` exists; ``(None, reason)`` when node or npm is missing or fails."""
+    site = SHARED / "site"
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        return None, "node/npm not found on PATH: the site build was NOT measured"
+    if not site.is_dir():
+        return None, f"no site at {site}: the site build was NOT measured"
+    shm = Path("/dev/shm")
+    base = Path(tempfile.mkdtemp(prefix="rc-bench-site-", dir=shm if shm.is_dir() else root))
+    dest = base / "site"
+    shutil.copytree(site, dest)
+    for name in ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml"):
+        src = repo / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name)
+        elif src.exists():
+            shutil.copy2(src, dest / name)
+    proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=dest,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode:
+        return None, f"npm ci failed ({proc.stderr.strip()[-200:]}): site build NOT measured"
+    where = "tmpfs" if str(dest).startswith("/dev/shm") else "disk"
+    return dest, f"node {git_version(node)}, output on {where} ({dest})"
+
+
+def needed_imports(code: Path) -> str:
+    """:data:`NEEDED`, with ``jsonschema_rs`` when the code's schema stage uses it."""
+    schema = code / "validator" / "schema.py"
+    uses_rs = schema.is_file() and "jsonschema_rs" in schema.read_text("utf-8")
+    return NEEDED + (", jsonschema_rs" if uses_rs else "")
+
+
+def git_version(node: str) -> str:
+    """``node --version``."""
+    return subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
 
 
 def heavy_imports(env: dict[str, str], cwd: Path, target: str) -> list[str]:
@@ -82,80 +224,214 @@ def heavy_imports(env: dict[str, str], cwd: Path, target: str) -> list[str]:
                          env=env, cwd=cwd, capture_output=True, text=True).stderr
     seen = set()
     for line in err.splitlines():
-        if "|" in line:
-            name = line.rsplit("|", 1)[1].strip()
-            top = name.split(".")[0]
+        if line.startswith("import time:") and "|" in line:
+            top = line.rsplit("|", 1)[1].strip().split(".")[0]
             if top in HEAVY:
                 seen.add(top)
     return sorted(seen)
 
 
-def row(label: str, m: dict[str, float], goal: str, ok: bool) -> str:
-    """One table line."""
-    return (f"{label:<44} {m['wall']:>7.2f} s {m.get('cpu', 0):>7.2f} s "
-            f"{m['maxrss_kb'] / 1024:>7.0f} MB  {goal:<14} {'ok' if ok else 'MISSED'}")
+class Table:
+    """Rows of ``case | before | after | goal | verdict``, printed as they come."""
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        self.labels = list(labels)
+        head = "".join(f"{x:>12}" for x in self.labels)
+        print(f"\n{'case':<62}{head}  goal")
+
+    def row(self, case: str, values: Sequence[str], goal: str = "", ok: bool | None = None,
+            ) -> None:
+        """One line; the verdict is about the last column (the code under test)."""
+        verdict = "" if ok is None else ("ok" if ok else "MISSED")
+        cells = "".join(f"{v:>12}" for v in values)
+        print(f"{case:<62}{cells}  {goal:<10} {verdict}", flush=True)
 
 
-def main() -> int:
+def secs(s: Sample) -> str:
+    """CPU seconds, with a mark when the run failed."""
+    return f"{s.cpu:.3f} s" + ("" if s.rc in (0, 1) else f" rc{s.rc}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the table."""
-    parser = argparse.ArgumentParser(description="recipe-check benchmark on the corpus")
-    parser.add_argument("--bundle", type=Path, default=BUNDLE)
-    parser.add_argument("--runs", type=int, default=7, help="runs of the one-file case")
-    parser.add_argument("--jobs", type=int, default=None, help="history worker processes")
+    parser = argparse.ArgumentParser(description="recipe-check benchmark (issue 17)")
+    parser.add_argument("--bundle", type=Path, default=SHARED / "vllm-recipes.bundle")
+    parser.add_argument("--runs", type=int, default=None,
+                        help="runs per case, minimum kept (default 5, 1 with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one run per case, 2x instead of 8x, no history, no publish")
+    parser.add_argument("--baseline", default="main", metavar="REV",
+                        help="git revision measured as 'before' (default main)")
+    parser.add_argument("--no-baseline", action="store_true", help="measure the worktree only")
     parser.add_argument("--skip-history", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--skip-site", action="store_true", help="do not run the node build")
+    args = parser.parse_args(argv)
+    runs = args.runs or (1 if args.quick else 5)
+    copies = 2 if args.quick else 8
     if not args.bundle.is_file():
         print(f"bench: no bundle at {args.bundle}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="rc-bench-") as tmp:
         root = Path(tmp)
-        code = freeze(root / "code")
+        codes: dict[str, Path] = {}
+        if not args.no_baseline:
+            codes[f"before({args.baseline[:10]})"] = freeze_revision(args.baseline,
+                                                                     root / "before")
+        codes["after(tree)"] = freeze_worktree(root / "after")
         repo = clone(args.bundle, root / "recipes")
-        env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(root / "xdg")}
-        tool = [sys.executable, "-m", "validator"]
-        one = "models/zai-org/GLM-5.2.yaml"
-        recipes = len(list((repo / "models").rglob("*.yaml")))
-        commits_main = len(subprocess.run(["git", "-C", str(repo), "rev-list", "main"],
-                                          capture_output=True, text=True).stdout.split())
-        commits_all = len(subprocess.run(["git", "-C", str(repo), "rev-list", "--all"],
-                                         capture_output=True, text=True).stdout.split())
-        print(f"corpus: {recipes} recipes at main, {commits_main} commits on main, "
-              f"{commits_all} with PR heads; {os.cpu_count()} CPUs; "
-              f"python {sys.version.split()[0]}")
-        print(f"{'case':<44} {'wall':>9} {'cpu':>9} {'peak RSS':>10}  {'goal':<14}")
-        lines = []
-        measure([*tool, "models/"], env, repo)  # warm the page cache and .pyc files
-        m = measure([*tool, "models/"], env, repo)
-        lines.append(row(f"recipe-check models/ ({recipes} files)", m, "<= ~1 s",
-                         m["wall"] <= 1.0 and m["maxrss_kb"] < 300 * 1024))
-        runs = [measure([*tool, one], env, repo) for _ in range(args.runs)]
-        med = dict(runs[0])
-        med["wall"] = statistics.median(r["wall"] for r in runs)
-        med["cpu"] = statistics.median(r["cpu"] for r in runs)
-        med["maxrss_kb"] = max(r["maxrss_kb"] for r in runs)
-        lines.append(row(f"one file cold (median of {args.runs})", med, "< 0.5 s",
-                         med["wall"] < 0.5))
-        for line in lines:
-            print(line, flush=True)
-        print(f"  heavy modules imported for one file: {', '.join(heavy_imports(env, repo, one))}")
-        if not args.skip_history:
-            jobs = ["--jobs", str(args.jobs)] if args.jobs else []
-            for label, extra, goal_cold in (("main, first parent", [], 60.0),
-                                            (f"all refs ({commits_all} commits)",
-                                             ["--all-refs"], 60.0)):
-                cache = root / f"cache-{len(extra)}"
-                cmd = [*tool, "history", "--cache-dir", str(cache), *extra, *jobs]
-                cold = measure(cmd, env, repo)
-                warm = measure(cmd, env, repo)
-                print(row(f"history {label}, cold", cold, f"< {goal_cold:.0f} s",
-                          cold["wall"] < goal_cold and cold["maxrss_kb"] < 300 * 1024),
-                      flush=True)
-                print(row(f"history {label}, warm", warm, "< 5 s",
-                          warm["wall"] < 5 and warm["maxrss_kb"] < 300 * 1024), flush=True)
-                for m_ in (cold, warm):
-                    if m_["rc"] != 0:
-                        print(f"  exit {m_['rc']}: {m_['err']}")
+        big = scaled_tree(repo, root / f"recipes-x{copies}", copies)
+        recipes = sorted(str(p.relative_to(repo)) for p in (repo / "models").rglob("*.yaml"))
+        commits = len(git("-C", str(repo), "rev-list", "--all").split())
+        envs = {label: {**os.environ, "PYTHONPATH": str(code),
+                        "XDG_CACHE_HOME": str(root / f"xdg-{i}")}
+                for i, (label, code) in enumerate(codes.items())}
+        py = sys.executable
+        print(f"corpus main: {len(recipes)} recipes, {commits} commits with PR heads; "
+              f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
+              f"CPU time = user+sys of the child (os.wait4), min of {runs} run(s)")
+        site, site_note = (None, "--skip-site: site build NOT measured") if args.skip_site \
+            else prepare_site(root, repo)
+        print(f"site build: {site_note}")
+
+        def tool(label: str, *cmd: str, cwd: Path = repo, n: int = runs,
+                 before_each: Callable[[], None] | None = None) -> Sample:
+            return best([py, "-m", "validator", *cmd], cwd, envs[label], n, before_each)
+
+        for label in codes:  # warm the page cache and write the .pyc files
+            tool(label, "models/", n=1)
+            tool(label, ONE_FILE, n=1)
+        floor = best([py, "-c", FLOOR, "models"], repo, dict(os.environ), runs)
+        site_cpu: Sample | None = None
+        if site is not None:
+            site_dir = site
+
+            def clean_public() -> None:
+                shutil.rmtree(site_dir / "public", ignore_errors=True)
+
+            site_cpu = best(["node", "scripts/build-recipes-api.mjs"], site, dict(os.environ),
+                            runs, clean_public)
+        needed = {lb: best([py, "-c", needed_imports(codes[lb])], repo, envs[lb], runs)
+                  for lb in codes}
+        full = {lb: tool(lb, "models/") for lb in codes}
+        one = {lb: tool(lb, ONE_FILE) for lb in codes}
+        scaled = {lb: tool(lb, "models/", cwd=big) for lb in codes}
+
+        table = Table(list(codes))
+        table.row("libyaml floor (compose 173 files, one process)", [secs(floor)] * len(codes))
+        if site_cpu is not None:
+            table.row("site build (node build-recipes-api.mjs)", [secs(site_cpu)] * len(codes))
+            if site_cpu.rc:
+                print(f"  site build exit {site_cpu.rc}: {site_cpu.err}")
+        else:
+            table.row("site build (node build-recipes-api.mjs)", ["absent"] * len(codes))
+        table.row(f"recipe-check models/ ({len(recipes)} files)", [secs(full[lb]) for lb in codes])
+        last = list(codes)[-1]
+        if site_cpu is not None:
+            table.row("  ratio: check / site build",
+                      [f"{full[lb].cpu / site_cpu.cpu:.2f}x" for lb in codes], "<= 0.35x",
+                      full[last].cpu / site_cpu.cpu <= 0.35)
+        else:
+            print("  ratio: check / site build: NOT MEASURED (node absent)")
+        table.row("  ratio: check / libyaml floor",
+                  [f"{full[lb].cpu / floor.cpu:.1f}x" for lb in codes], "<= 8x",
+                  full[last].cpu / floor.cpu <= 8)
+        table.row("  peak RSS of recipe-check models/",
+                  [f"{full[lb].maxrss_kb / 1024:.0f} MB" for lb in codes], "< 80 MB",
+                  full[last].maxrss_kb < 80 * 1024)
+        table.row(f"one file ({ONE_FILE.rsplit('/', 1)[1]}), start to exit",
+                  [secs(one[lb]) for lb in codes])
+        table.row("  imports it needs (command, families, reporter, schema lib)",
+                  [secs(needed[lb]) for lb in codes])
+        table.row("  ratio: one file / its imports",
+                  [f"{one[lb].cpu / needed[lb].cpu:.2f}x" for lb in codes], "<= 1.3x",
+                  one[last].cpu / needed[last].cpu <= 1.3)
+        for lb in codes:
+            heavy = heavy_imports(envs[lb], repo, ONE_FILE)
+            verdict = "ok" if "jsonschema" not in heavy else "MISSED (jsonschema imported)"
+            print(f"  {lb}: heavy modules imported for one file: {', '.join(heavy)}"
+                  + (f"  {verdict}" if lb == last else ""))
+        table.row(f"recipe-check models/ x{copies} ({copies * len(recipes)} files)",
+                  [secs(scaled[lb]) for lb in codes])
+        limit = 8.5 * copies / 8
+        table.row(f"  ratio: x{copies} / x1",
+                  [f"{scaled[lb].cpu / full[lb].cpu:.2f}x" for lb in codes], f"<= {limit:g}x",
+                  scaled[last].cpu / full[last].cpu <= limit)
+        if not args.quick:
+            publish_cases(codes, envs, repo, root, runs, tool, table)
+        if "render" in {p.name for p in (codes[last] / "validator").iterdir()}:
+            rendered = {lb: best([py, "-c", RENDER_ALL, str(repo)], repo, envs[lb], runs)
+                        if (codes[lb] / "validator" / "render").is_dir()
+                        else Sample(0, 0, 0, -1, "no validator/render") for lb in codes}
+            table.row("every rendered configuration rendered (render_all)",
+                      [secs(rendered[lb]) if rendered[lb].rc >= 0 else "n/a" for lb in codes])
+            if rendered[last].rc not in (0,):
+                print(f"  render_all exit {rendered[last].rc}: {rendered[last].err}")
+            elif site_cpu is not None:  # rendering alone must fit the budget of checking
+                table.row("  ratio: render_all / site build",
+                          [f"{rendered[lb].cpu / site_cpu.cpu:.2f}x" if rendered[lb].rc == 0
+                           else "n/a" for lb in codes], "<= 0.35x",
+                          rendered[last].cpu / site_cpu.cpu <= 0.35)
+        if not (args.skip_history or args.quick):
+            cold, warm = {}, {}
+            for lb in codes:
+                cmd = ("history", "--all-refs", "--cache-dir", str(root / f"history-{lb}"))
+                cold[lb] = tool(lb, *cmd, n=1)
+                warm[lb] = tool(lb, *cmd, n=1)
+                for s in (cold[lb], warm[lb]):
+                    if s.rc not in (0, 1):
+                        print(f"  history exit {s.rc} [{lb}]: {s.err}")
+            table.row(f"history --all-refs ({commits} commits), cold",
+                      [secs(cold[lb]) for lb in codes], "<= 8 s", cold[last].cpu <= 8)
+            table.row("history --all-refs, warm", [secs(warm[lb]) for lb in codes])
+        if site is not None:
+            shutil.rmtree(site.parent, ignore_errors=True)
     return 0
+
+
+def publish_cases(codes: dict[str, Path], envs: dict[str, dict[str, str]], repo: Path,
+                  root: Path, runs: int, tool: Callable[..., Sample], table: Table) -> None:
+    """``publish`` (cold and warm) vs ``check`` of the same pinned files of a snapshot
+    store filled by ``fetch`` from the corpus clone."""
+    commit = git("-C", str(repo), "rev-parse", "main").strip()
+    spec = f"vllm-project/recipes@{commit}:models/"
+    cold: dict[str, Sample] = {}
+    warm: dict[str, Sample] = {}
+    check: dict[str, Sample] = {}
+    for i, lb in enumerate(codes):
+        store = root / f"store-{i}"
+        fetched = tool(lb, "fetch", "--git-url", str(repo), "--cache-dir",
+                       str(root / f"fetch-cache-{i}"), "--snapshot-dir", str(store), spec, n=1)
+        if fetched.rc:
+            print(f"  fetch for publish failed [{lb}]: {fetched.err}")
+            continue
+        lock = str(store / "recipes.lock.json")
+        out = root / f"published-{i}"
+
+        def fresh(out: Path = out) -> None:
+            shutil.rmtree(out, ignore_errors=True)
+
+        pub = ("publish", "--lock", lock, "--out", str(out), "--checked-on", "2026-01-01")
+        cold[lb] = tool(lb, *pub, before_each=fresh)
+        warm[lb] = tool(lb, *pub)
+        check[lb] = tool(lb, "--offline", "--snapshot-dir", str(store), spec)
+    labels = [lb for lb in codes if lb in cold]
+    if not labels:
+        return
+    last = labels[-1]
+    table.row("check of the pinned files (offline, snapshot store)",
+              [secs(check[lb]) for lb in labels])
+    table.row("publish of the same 173 records, cold", [secs(cold[lb]) for lb in labels])
+    table.row("  ratio: publish / check", [f"{cold[lb].cpu / check[lb].cpu:.2f}x"
+                                           for lb in labels], "<= 1.5x",
+              cold[last].cpu / check[last].cpu <= 1.5)
+    table.row("publish warm (unchanged inputs)", [secs(warm[lb]) for lb in labels])
+    table.row("  ratio: warm / cold publish", [f"{warm[lb].cpu / cold[lb].cpu:.2f}x"
+                                               for lb in labels], "<= 0.3x",
+              warm[last].cpu / cold[last].cpu <= 0.3)
+    for lb in labels:
+        for name, s in (("publish", cold[lb]), ("check", check[lb])):
+            if s.rc not in (0, 1):
+                print(f"  {name} exit {s.rc} [{lb}]: {s.err}")
 
 
 if __name__ == "__main__":

@@ -4,25 +4,34 @@ Schemas live in ``schemas/`` at the project root. Violations become ``SCHEMA`` f
 the offending node (its JSON Pointer is the error's ``absolute_path``); unknown keys
 (``additionalProperties: false``) are reported per key as warnings, since the format
 evolves, and become errors under ``--strict``.
+
+Each schema is compiled once per process into a fast validator (``jsonschema-rs``) that
+only says valid or not; a document it accepts has no ``SCHEMA`` finding. Only a document
+it rejects goes through the general validator (``jsonschema``), which names every
+violation: so checking valid documents never imports ``jsonschema``. The fast validator
+is never the judge of a violation: where the two could differ (a string format the
+general validator does not check, a regular expression dialect, a value it cannot
+convert), the general validator's verdict is the finding.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any
 
 from validator.findings import Finding, Severity, printable
 from validator.load import LoadedDocument
 from validator.paths import SCHEMAS_DIR
 from validator.rules import Hit, declare
 from validator.sourcemap import join_pointer
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SCHEMA_DIR = SCHEMAS_DIR
 
@@ -109,9 +118,40 @@ def load_schema(name: str, schema_dir: Path = SCHEMA_DIR) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    """The general validator of a schema: every violation, with its path and keyword."""
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(
         load_schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER
     )
+
+
+@cache
+def compiled(name: str) -> Callable[[Any], bool] | None:
+    """A schema's compiled yes/no check (``jsonschema-rs``, formats checked), built once
+    per process; ``None`` when that library is not installed or cannot compile the
+    schema (the general validator then judges every document)."""
+    schema = load_schema(name)
+    try:
+        import jsonschema_rs
+
+        check: Callable[[Any], bool] = jsonschema_rs.validator_for(
+            schema, validate_formats=True).is_valid
+    except Exception:  # not installed, or a schema feature it lacks: the general one works
+        return None
+    return check
+
+
+def surely_valid(data: Any, name: str) -> bool:
+    """True when the compiled check accepts ``data``; False means "ask the general
+    validator" (rejected, not convertible, or no compiled check)."""
+    check = compiled(name)
+    if check is None:
+        return False
+    try:
+        return check(data)
+    except Exception:  # a value it cannot convert: the general validator decides
+        return False
 
 
 def _pointer(path: Any) -> str:
@@ -124,6 +164,8 @@ def _pointer(path: Any) -> str:
 def _leaf(error: ValidationError) -> ValidationError:
     """For ``anyOf``/``oneOf`` failures, the most relevant sub-error."""
     if error.validator in ("anyOf", "oneOf") and error.context:
+        from jsonschema.exceptions import best_match
+
         best = best_match(error.context)
         if best is not None:
             return _leaf(best)
@@ -147,7 +189,7 @@ class SchemaValidator:
 
     def validate(self, doc: LoadedDocument, schema: str) -> list[Finding]:
         """All ``SCHEMA`` findings of ``doc`` against ``schemas/<schema>.schema.json``."""
-        if not doc.ok:
+        if not doc.ok or surely_valid(doc.data, schema):
             return []
         findings: list[Finding] = []
         for error in _validator(schema).iter_errors(doc.data):

@@ -197,6 +197,46 @@ def default_modes_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                           f"add {vname!r} to features.{fname}.modes.{mname}.variants")
 
 
+class RecipeIndex:
+    """The recipe ids (``org/name``) of one revision, indexed for ``did you mean``.
+
+    A suggestion for a missing ``org/name`` is looked for among the recipes of the same
+    org or of up to three orgs of a similar name, of the same name in any org, and of the
+    same id in another letter case (the mistakes seen in related_recipes), all compared
+    case-insensitively; so one look-up costs the size of those groups and of the org list,
+    not of the whole tree (REF013 on every recipe was quadratic in the number of
+    recipes). Answers are memoised per name.
+    """
+
+    def __init__(self, recipe_paths: Iterable[str]) -> None:
+        self._groups: dict[tuple[str, str], list[str]] = {}
+        for path in sorted(recipe_paths):
+            if not path.startswith("models/"):
+                continue
+            rid = path[len("models/"):].rsplit(".", 1)[0]
+            org, _, name = rid.lower().partition("/")
+            for key in (("org", org), ("name", name), ("id", rid.lower())):
+                self._groups.setdefault(key, []).append(rid)
+        self._orgs = sorted({key for kind, key in self._groups if kind == "org"})
+        self._hints: dict[str, str | None] = {}
+
+    def candidates(self, ref: str) -> list[str]:
+        """Ids that may be what ``ref`` meant: same or similar org, same name or same id,
+        ignoring letter case (sorted, no repeats)."""
+        import difflib
+
+        org, _, name = ref.lower().partition("/")
+        orgs = {org, *difflib.get_close_matches(org, self._orgs, n=3, cutoff=0.6)}
+        keys = [*(("org", o) for o in orgs), ("name", name or org), ("id", ref.lower())]
+        return sorted({rid for key in keys for rid in self._groups.get(key, ())})
+
+    def hint(self, ref: str) -> str | None:
+        """``did you mean: ...?`` for a missing ``ref``, or ``None``."""
+        if ref not in self._hints:
+            self._hints[ref] = _nearest_hint(ref, self.candidates(ref))
+        return self._hints[ref]
+
+
 @rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree")
 def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
@@ -206,8 +246,6 @@ def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         if not isinstance(ref, str):
             continue
         if not {f"models/{ref}.yaml", f"models/{ref}.yml"} & ctx.recipe_paths:
-            ids = [p[len("models/"):].rsplit(".", 1)[0] for p in ctx.recipe_paths]
+            index = ctx.memoised("REF013.index", lambda: RecipeIndex(ctx.recipe_paths))
             yield Hit(pointer, f"related recipe {ref!r} does not exist (models/{ref}.yaml)",
-                      _nearest_hint(ref, ids))
-
-
+                      index.hint(ref))

@@ -18,8 +18,8 @@ Rules (ids stable forever):
 
 from __future__ import annotations
 
-from validator.checks.registry import declare
 from validator.findings import Finding, Severity
+from validator.rules import RULES, declare
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 
@@ -139,8 +139,6 @@ class VerificationError(SourceError):
 def prov_finding(rule_id: str, path: str, message: str, hint: str | None = None,
                  *, strict: bool = False) -> Finding:
     """A ``PROV`` finding about a whole document (line 1, column 1, pointer ``""``)."""
-    from validator.checks.registry import RULES
-
     rule = RULES[rule_id]
     return Finding(rule=rule_id, severity=rule.effective_severity(strict), path=path,
                    pointer="", line=1, column=1, message=message, hint=hint)
