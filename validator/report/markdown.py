@@ -126,8 +126,15 @@ class MarkdownReporter:
             verdict = f"❌ {_plural(s['errors'], 'error')}"
         else:
             verdict = "✅ no errors"
-        out = [f"## recipe-check: {verdict}", "",
-               f"{_plural(s['documents'], 'file')} checked: {_plural(s['errors'], 'error')}, "
+        out = [f"## recipe-check: {verdict}", ""]
+        if result.has_baseline():
+            b = result.baseline_counts()
+            failing = len(result.failing())
+            out += [f"**{b['new']} new**, {b['existing']} existing, {b['fixed']} fixed "
+                    f"against the merge base; {_plural(failing, 'error')} "
+                    f"fail{'s' if failing == 1 else ''} this check "
+                    f"(fail-on: {escape_md(result.fail_on)}).", ""]
+        out += [f"{_plural(s['documents'], 'file')} checked: {_plural(s['errors'], 'error')}, "
                f"{_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
                f"(recipe-check {escape_md(__version__)}).", ""]
         pr = result.context.get("pr")
@@ -175,7 +182,8 @@ class MarkdownReporter:
         return out
 
     def _finding_row(self, doc: DocumentResult, f: Finding) -> str:
-        url = self._blob_url(doc, f.line if f.line > 0 else None)
+        # a fixed finding's line is the merge base's, not the head's: no link
+        url = None if f.baseline == "absent" else self._blob_url(doc, f.line or None)
         where = f"[{f.line}]({url})" if url and f.line > 0 else str(f.line or "—")
         rule = f"[{f.rule}]({rule_doc_url(f.rule, self.env)})"
         text = escape_md(f.message)
@@ -183,7 +191,9 @@ class MarkdownReporter:
             text += f"<br>see {escape_md(rel.path or f.path)}:{rel.line}: {escape_md(rel.message)}"
         if f.hint:
             text += f"<br>*hint:* {escape_md(f.hint)}"
-        return f"| {_ICON[f.severity]} {f.severity.value} | {rule} | {where} | {text} |"
+        state = {"new": " · new", "unchanged": " · existing", "absent": " · fixed"}.get(
+            f.baseline or "", "")
+        return f"| {_ICON[f.severity]} {f.severity.value}{state} | {rule} | {where} | {text} |"
 
     # -- output ------------------------------------------------------------------------
 
@@ -210,9 +220,10 @@ class MarkdownReporter:
         files = self._files_table(result)
         if files and not put(files):
             put(["_The list of files was too long for the summary._", ""])
-        total = len(result.all_findings())
+        total = len(result.all_findings()) + sum(len(d.fixed) for d in result.documents)
         shown = 0
-        docs = [d for d in sorted(result.documents, key=lambda d: d.path) if d.findings]
+        docs = [d for d in sorted(result.documents, key=lambda d: d.path)
+                if d.findings or d.fixed]
         if docs and put(["### Findings", ""]):
             for doc in docs:
                 head = [f"#### {self._file_cell(doc)}", "",
@@ -220,7 +231,7 @@ class MarkdownReporter:
                 if not put(head):
                     break
                 ok = True
-                for f in sorted(doc.findings, key=Finding.sort_key):
+                for f in sorted(doc.findings, key=Finding.sort_key) + doc.fixed:
                     if not put([self._finding_row(doc, f)]):
                         ok = False
                         break
