@@ -151,7 +151,11 @@ def test_action_on_pull_request_616(corpus_repo: Path, tmp_path: Path,
     assert runner.output("errors") == outputs["errors"]
     gemma = "models/Google/gemma-4-12B-it.yaml"
     assert f"checked {gemma} because: modified" in log
-    assert f"::error file={gemma},line=21,col=13,endLine=21,endColumn=35,title=REF001" in log
+    # REF001 at line 21 is at the merge base already: logged, not annotated; the
+    # SCHEMA001 the pull request introduces is annotated
+    assert f"::error file={gemma},line=21" not in log
+    assert f"{gemma}:21:13: error REF001 (existing at the base) model_id" in log
+    assert f"::error file={gemma},line=80,endLine=81,title=SCHEMA001" in log
     # recipe-check ran from the action's venv, installed from the action's copy
     assert (temp / "recipe-check-venv" / "bin" / "recipe-check").is_file()
     sarif = json.loads((ws / "results.sarif").read_text(encoding="utf-8"))

@@ -122,8 +122,12 @@ class MarkdownReporter:
         s = result.summary()
         if result.internal_errors:
             verdict = "💥 recipe-check crashed on some checks"
+        elif result.failing():
+            verdict = f"❌ {_plural(len(result.failing()), 'error')}"
+            if result.fail_on == "new" and result.has_baseline():
+                verdict += " introduced by this change"
         elif s["errors"]:
-            verdict = f"❌ {_plural(s['errors'], 'error')}"
+            verdict = f"✅ no new errors ({_plural(s['errors'], 'error')} already at the base)"
         else:
             verdict = "✅ no errors"
         out = [f"## recipe-check: {verdict}", ""]
