@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "record": ("validator.commands.record", "one evidence record for OWNER/REPO@REV:PATH"),
     "publish": ("validator.commands.publish", "publish records for every recipe of a lock file"),
     "history": ("validator.commands.history", "audit every revision of a branch's recipes"),
+    "render": ("validator.commands.render", "the commands the recipes site renders for a recipe"),
 }
 """Subcommand name -> (module, one-line help)."""
 

@@ -1,0 +1,150 @@
+"""The Node oracle: the recipes site's own build (``../shared/corpus/site``) prepared once
+per test session, and helpers to run it over a recipes tree.
+
+Node.js 20 and npm are on every machine of this project. Where they are missing the
+oracle tests are skipped with the reason shown, except on CI (env ``CI`` set), where they
+fail: a parity suite that silently does not run would claim parity it never checked.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import tarfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+SHARED = PROJECT.parent / "shared"
+SITE = SHARED / "corpus" / "site"
+BUILD_SCRIPT = Path("scripts") / "build-recipes-api.mjs"
+TREE_PARTS = ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml")
+"""What the site's build reads from a recipes tree (``quickstart/`` too, when present)."""
+NODE_TIMEOUT = 300
+
+
+def _missing_tool(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}: the Node oracle cannot run on CI (node 20 and npm are "
+                    "required; .ci/run checks for them)", pytrace=False)
+    pytest.skip(f"{reason}: Node oracle tests skipped (install Node.js 20 and npm)")
+
+
+def _make_writable(root: Path) -> None:
+    for path in [root, *root.rglob("*")]:
+        mode = path.stat().st_mode
+        path.chmod(mode | stat.S_IWUSR | (stat.S_IXUSR if path.is_dir() else 0))
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A writable copy of ``../shared/corpus/site`` with its dependency installed
+    (``npm ci``, from npm's local cache when it holds js-yaml already).
+
+    The site's scripts and ``node_modules`` are there; run the build with
+    :func:`run_site_build`, or import ``src/lib/command-synthesis.js`` from a module placed
+    in this folder."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _missing_tool(f"{'node' if node is None else 'npm'} not found on PATH")
+    if not (SITE / BUILD_SCRIPT).is_file():
+        pytest.fail(f"site oracle missing: {SITE} (CI puts ../shared beside the checkout)")
+    dest = tmp_path_factory.mktemp("site") / "site"
+    shutil.copytree(SITE, dest)
+    _make_writable(dest)
+    command = ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
+    done = subprocess.run(command, cwd=dest, capture_output=True, text=True,
+                          timeout=NODE_TIMEOUT, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"`{' '.join(command)}` failed in {dest} (exit {done.returncode}):\n"
+                    f"{done.stdout}\n{done.stderr}", pytrace=False)
+    if not (dest / "node_modules" / "js-yaml").is_dir():
+        pytest.fail(f"npm ci did not install js-yaml into {dest}/node_modules", pytrace=False)
+    return dest
+
+
+@dataclass(frozen=True)
+class SiteBuild:
+    """One run of the site's build over a recipes tree.
+
+    Attributes:
+        ok: the build exited 0.
+        public: its output folder (``<tree>/public``).
+        seconds: wall time of the ``node`` process.
+        stdout: what it printed (its summary line and the API map).
+        stderr: its warnings (``command synthesis failed ...``) or the error it stopped on.
+    """
+
+    ok: bool
+    public: Path
+    seconds: float
+    stdout: str
+    stderr: str
+
+
+def run_site_build(site: Path, tree: Path) -> SiteBuild:
+    """Run ``node scripts/build-recipes-api.mjs`` over the recipes tree ``tree`` (the build
+    reads the tree from its working folder and writes ``tree/public``)."""
+    public = tree / "public"
+    if public.exists():
+        shutil.rmtree(public)
+    start = time.perf_counter()
+    done = subprocess.run(["node", str(site / BUILD_SCRIPT)], cwd=tree, capture_output=True,
+                          text=True, timeout=NODE_TIMEOUT, check=False)
+    return SiteBuild(done.returncode == 0, public, time.perf_counter() - start, done.stdout,
+                     done.stderr)
+
+
+def export_revision(repo: Path, rev: str, dest: Path) -> Path:
+    """The data files of ``rev`` of the git repository ``repo`` as a folder ``dest``
+    (``git archive``; only what the site's build reads)."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=repo,
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        members = [m for m in tar.getmembers()
+                   if m.name.split("/")[0] in (*TREE_PARTS, "quickstart")]
+        tar.extractall(dest, members=members, filter="data")
+    return dest
+
+
+def api_files(public: Path) -> dict[str, bytes]:
+    """Every file of an API folder: POSIX path relative to it -> bytes."""
+    out: dict[str, bytes] = {}
+    for root, _, files in os.walk(public):
+        for name in files:
+            path = Path(root) / name
+            out[path.relative_to(public).as_posix()] = path.read_bytes()
+    return out
+
+
+def load_json(data: bytes) -> Any:
+    """Parse one API file."""
+    return orjson.loads(data)
+
+
+@pytest.fixture(scope="session")
+def corpus_main_tree(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus ``main`` exported once (read-only for tests: copy before changing)."""
+    return export_revision(corpus_repo, "main", tmp_path_factory.mktemp("main") / "tree")
+
+
+@pytest.fixture(scope="session")
+def site_main_build(site_dir: Path, corpus_main_tree: Path,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteBuild]:
+    """The site's build over corpus ``main`` (run once, in a copy of the tree)."""
+    tree = tmp_path_factory.mktemp("site-main") / "tree"
+    shutil.copytree(corpus_main_tree, tree)
+    build = run_site_build(site_dir, tree)
+    if not build.ok:
+        pytest.fail(f"the site's build fails on corpus main:\n{build.stderr}", pytrace=False)
+    yield build

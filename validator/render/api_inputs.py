@@ -1,0 +1,220 @@
+"""The inputs of the site's static API build, read from one recipes tree.
+
+The site's build (``scripts/build-recipes-api.mjs``) reads ``taxonomy.yaml``,
+``platforms.yaml`` (optional), ``strategies/*.yaml``, ``kv_store/*.yaml``,
+``quickstart/*.yaml`` (optional) and every ``models/**/*.yaml|yml`` with js-yaml, then turns
+every date js-yaml parsed into a ``YYYY-MM-DD`` string. This module gives the same data:
+:func:`validator.load.load_yaml` already resolves scalars the way js-yaml does; on top of it
+we put mapping keys in JavaScript property order, make integral floats integers (JavaScript
+has one number type, so ``1.0`` is written ``1``) and convert the plain timestamp scalars
+to the date JavaScript's ``toISOString`` gives them.
+
+Files are visited in the build's order: its directory walk lists each folder sorted by
+name (byte order) and descends into sub-folders where they sort, which is the order of the
+paths' component tuples.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import yaml
+
+from validator.findings import Severity
+from validator.load import load_yaml
+from validator.render.jsval import keys as js_keys
+from validator.source.tree import RecipeTree, SourceError
+from validator.sourcemap import SourceMap
+
+
+class ApiBuildError(Exception):
+    """The site's build would stop here (it throws and writes no complete API).
+
+    Attributes:
+        path: repository-relative file the problem is in (``""`` when it is the tree).
+        line: 1-based line in ``path`` when known, else ``None``.
+    """
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        where = f"{path}:{line}" if path and line else path
+        super().__init__(f"{where}: {message}" if where else message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+# js-yaml's timestamp type (the YAML 1.1 timestamp, https://yaml.org/type/timestamp.html)
+_DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")
+_TIMESTAMP = re.compile(
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?$"
+)
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+def js_date_text(text: str) -> str | None:
+    """The ``YYYY-MM-DD`` the site writes for a plain YAML timestamp ``text``, or ``None``
+    when ``text`` is not one.
+
+    js-yaml builds a UTC ``Date`` with JavaScript's ``Date.UTC`` (out-of-range months and
+    days roll over, years 0-99 mean 1900-1999, a zone offset moves the instant) and the
+    build keeps the date part of its ISO form.
+    """
+    match = _DATE.match(text) or _TIMESTAMP.match(text)
+    if match is None:
+        return None
+    groups = match.groups()
+    year, month, day = int(groups[0]), int(groups[1]) - 1, int(groups[2])
+    if 0 <= year <= 99:
+        year += 1900
+    hour = minute = second = millis = 0
+    offset = timedelta()
+    if len(groups) > 3 and groups[3] is not None:
+        hour, minute, second = int(groups[3]), int(groups[4]), int(groups[5])
+        if groups[6]:
+            millis = int(groups[6][:3].ljust(3, "0"))
+        if groups[8]:
+            offset = timedelta(hours=int(groups[9]), minutes=int(groups[10] or 0))
+            if groups[8] == "-":
+                offset = -offset
+    try:
+        start = datetime(year + month // 12, month % 12 + 1, 1)
+        instant = start + timedelta(days=day - 1, hours=hour, minutes=minute,
+                                    seconds=second, milliseconds=millis) - offset
+    except (OverflowError, ValueError):
+        return None
+    if not 1 <= instant.year <= 9999:
+        return None
+    return instant.strftime("%Y-%m-%d").rjust(10, "0")
+
+
+def _plain_timestamps(text: str) -> set[str]:
+    """Source texts of the plain scalars of ``text`` that js-yaml reads as timestamps."""
+    found: set[str] = set()
+    stack: list[yaml.Node] = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if not node.style and node.tag == _TIMESTAMP_TAG:
+                found.add(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            # keys stay strings in js-yaml's output, only values are converted
+            stack.extend(value for _, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return found
+
+
+def _may_hold_dates(value: Any) -> bool:
+    if isinstance(value, str):
+        converted = js_date_text(value) if value[:1].isdigit() else None
+        return converted is not None and converted != value
+    if isinstance(value, dict):
+        return any(_may_hold_dates(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_may_hold_dates(v) for v in value)
+    return False
+
+
+def js_data(value: Any, dates: frozenset[str] = frozenset()) -> Any:
+    """``value`` as the site's build holds it: JS key order, integral floats as integers,
+    the strings in ``dates`` (plain timestamps of the source) as their ``YYYY-MM-DD``."""
+    if isinstance(value, dict):
+        return {k: js_data(value[k], dates) for k in js_keys(value)}
+    if isinstance(value, list):
+        return [js_data(v, dates) for v in value]
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
+            return int(value)
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
+        return float(value)  # a JavaScript number: large integers lose their low digits
+    if dates and isinstance(value, str) and value in dates:
+        return js_date_text(value) or value
+    return value
+
+
+def read_yaml(tree: RecipeTree, path: str) -> tuple[Any, SourceMap]:
+    """One YAML file of ``tree`` as the site's build holds it, and its source map.
+
+    Raises:
+        ApiBuildError: the file is missing, unreadable, not YAML js-yaml accepts
+            (duplicate keys included), or its root is not a mapping.
+    """
+    try:
+        raw = tree.read(path)
+    except FileNotFoundError:
+        raise ApiBuildError(path, "missing; the site's build cannot run without it") from None
+    except SourceError as exc:
+        raise ApiBuildError(path, str(exc)) from None
+    doc = load_yaml(raw, path)
+    errors = [f for f in doc.findings if f.severity is Severity.ERROR]
+    if errors or not doc.ok:
+        first = errors[0] if errors else None
+        message = (f"{first.rule}: {first.message}" if first
+                   else "the document's root is not a mapping")
+        raise ApiBuildError(path, f"{message} (the site's build stops on this file)",
+                            first.line if first else None)
+    dates = frozenset(_plain_timestamps(doc.text)) if _may_hold_dates(doc.data) else frozenset()
+    return js_data(doc.data, dates), doc.source_map
+
+
+def _walk_order(path: str) -> tuple[str, ...]:
+    return tuple(path.split("/"))
+
+
+def _direct_yaml(tree: RecipeTree, folder: str, suffixes: tuple[str, ...]) -> list[str]:
+    prefix = folder + "/"
+    return sorted((p for p in tree.list(folder)
+                   if "/" not in p[len(prefix):] and p.endswith(suffixes)), key=_walk_order)
+
+
+@dataclass
+class ApiInputs:
+    """The parsed inputs of one build, in the order the build visits them.
+
+    Attributes:
+        taxonomy: ``taxonomy.yaml``.
+        platforms: ``platforms.yaml``, or ``None`` when the tree has none.
+        serving: ``(path, spec)`` of ``strategies/*.yaml``.
+        kv_store: ``(path, spec)`` of ``kv_store/*.yaml``.
+        quickstart: ``(path, data)`` of ``quickstart/*.yaml``.
+        recipe_paths: every ``models/**/*.yaml|yml`` path, in walk order (read lazily by
+            the build, which stops at the first bad one as the site's does).
+    """
+
+    taxonomy: Any
+    platforms: Any
+    serving: list[tuple[str, Any]] = field(default_factory=list)
+    kv_store: list[tuple[str, Any]] = field(default_factory=list)
+    quickstart: list[tuple[str, Any]] = field(default_factory=list)
+    recipe_paths: list[str] = field(default_factory=list)
+
+
+def read_inputs(tree: RecipeTree) -> ApiInputs:
+    """Read everything but the recipes (see :class:`ApiInputs`).
+
+    Raises:
+        ApiBuildError: a file the build needs is missing or invalid.
+    """
+    taxonomy = read_yaml(tree, "taxonomy.yaml")[0]
+    platforms = read_yaml(tree, "platforms.yaml")[0] if tree.exists("platforms.yaml") else None
+    inputs = ApiInputs(taxonomy, platforms)
+    for folder, target in (("strategies", inputs.serving), ("kv_store", inputs.kv_store)):
+        paths = _direct_yaml(tree, folder, (".yaml",))
+        if not paths and not tree.list(folder):
+            raise ApiBuildError(f"{folder}/", "no such folder; the site's build reads it")
+        target.extend((p, read_yaml(tree, p)[0]) for p in paths)
+    inputs.quickstart = [(p, read_yaml(tree, p)[0])
+                         for p in _direct_yaml(tree, "quickstart", (".yaml",))]
+    inputs.recipe_paths = sorted((p for p in tree.list("models") if p.endswith((".yaml", ".yml"))),
+                                 key=_walk_order)
+    return inputs

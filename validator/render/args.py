@@ -1,0 +1,140 @@
+"""Argument lists with provenance: last-wins de-duplication, shell quoting, formatting.
+
+Every argument the renderer emits is an :class:`Arg`: its value plus where it came from
+(the layer, the document and the JSON Pointer of the YAML node), so that after the site's
+"last occurrence of a flag wins" de-duplication each surviving argv token still knows its
+source line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from validator.render import jsval
+from validator.sourcemap import join_pointer
+
+_BARE_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
+LINE_JOIN = " \\\n  "
+"""Separator between the lines of a rendered command (backslash continuation, 2 spaces)."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument and its origin.
+
+    Attributes:
+        value: the value as the YAML holds it (normally a string).
+        layer: the source layer (``model.base_args``, ``strategy:multi_node_tp`` ...).
+        document: path of the document it came from ("" when synthesized from nothing).
+        pointer: JSON Pointer of the YAML node inside ``document``.
+    """
+
+    value: Any
+    layer: str
+    document: str
+    pointer: str
+
+
+def push_layer(out: list[Arg], value: Any, layer: str, document: str, pointer: str) -> None:
+    """``if (value) out.push(...value)``: append a YAML list (or, as JS spreads it, the
+    characters of a string) with per-item provenance.
+
+    Raises:
+        jsval.JsTypeError: ``value`` is truthy but not iterable.
+    """
+    if not jsval.truthy(value):
+        return
+    items = jsval.spread(value, layer)
+    if isinstance(value, list):
+        out.extend(Arg(v, layer, document, join_pointer(pointer, i)) for i, v in enumerate(items))
+    else:
+        out.extend(Arg(v, layer, document, pointer) for v in items)
+
+
+def _is_flag(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("-")
+
+
+def dedupe(args: list[Arg]) -> list[Arg]:
+    """Keep only the last occurrence of each flag (with its value); positionals stay.
+
+    A flag followed by a non-flag is one unit (flag, value); a flag followed by another
+    flag, or last, stands alone.
+    """
+    units: list[tuple[Arg, Arg | None, bool]] = []  # (head, value, positional)
+    i = 0
+    while i < len(args):
+        cur = args[i]
+        if _is_flag(cur.value):
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            if nxt is not None and not _is_flag(nxt.value):
+                units.append((cur, nxt, False))
+                i += 2
+                continue
+            units.append((cur, None, False))
+        else:
+            units.append((cur, None, True))
+        i += 1
+    seen: set[str] = set()
+    keep = [False] * len(units)
+    for index in range(len(units) - 1, -1, -1):
+        head, _, positional = units[index]
+        if positional:
+            keep[index] = True
+        elif head.value not in seen:
+            seen.add(head.value)
+            keep[index] = True
+    out: list[Arg] = []
+    for index, (head, value, _) in enumerate(units):
+        if keep[index]:
+            out.append(head)
+            if value is not None:
+                out.append(value)
+    return out
+
+
+def shell_quote(value: Any) -> Any:
+    """Single-quote a value with shell-special characters; bare ``$VAR`` stays unquoted."""
+    if not isinstance(value, str) or value == "":
+        return value
+    if _BARE_VAR.fullmatch(value) or _SHELL_SAFE.fullmatch(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def final_args(args: list[Arg]) -> list[Arg]:
+    """``dedupe(args.filter(Boolean))``: what both the command and the argv are built from."""
+    return dedupe([a for a in args if jsval.truthy(a.value)])
+
+
+def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -> str:
+    """The paste-ready command: each flag on its own line with its (quoted) value.
+
+    Raises:
+        jsval.JsTypeError: a non-string argument (the site's renderer throws there).
+    """
+    filtered = final_args(args)
+    if not filtered:
+        return f"{binary} {jsval.js_str(model_id)}"
+    lines: list[str] = []
+    i = 0
+    while i < len(filtered):
+        cur = filtered[i].value
+        nxt = filtered[i + 1].value if i + 1 < len(filtered) else None
+        if (jsval.starts_with(cur, "-", filtered[i].layer) and nxt is not None
+                and not jsval.starts_with(nxt, "-", filtered[i + 1].layer)):
+            lines.append(f"{cur} {jsval.js_str(shell_quote(nxt))}")
+            i += 2
+        else:
+            lines.append(cur)
+            i += 1
+    return f"{binary} {jsval.js_str(model_id)}{LINE_JOIN}{LINE_JOIN.join(lines)}"
+
+
+def format_argv(args: list[Arg], model: Arg) -> list[Arg]:
+    """``["vllm", "serve", MODEL, ...deduped args]`` with provenance for every token."""
+    lead = [Arg("vllm", "vllm", "", ""), Arg("serve", "vllm", "", ""), model]
+    return lead + final_args(args)

@@ -1,0 +1,213 @@
+"""Docker image choice, ``docker run`` wrapping (text and argv) and install commands."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from validator.render import jsval
+from validator.render.jsval import get, has_key, or_, truthy
+
+_LATEST = {
+    "nvidia": "vllm/vllm-openai:latest",
+    "amd": "vllm/vllm-openai-rocm:latest",
+    "tpu": "vllm/vllm-tpu:latest",
+    "intel": "vllm/vllm-openai-cpu:latest-x86_64",
+}
+_NIGHTLY = {
+    "nvidia": "vllm/vllm-openai:nightly",
+    "amd": "vllm/vllm-openai-rocm:nightly",
+    "tpu": "vllm/vllm-tpu:nightly",
+}
+_XPU_IMAGE = "vllm/vllm-openai-xpu:latest"
+_HF_CACHE = "~/.cache/huggingface:/root/.cache/huggingface"
+_SERVE_MODEL = re.compile(r"^vllm serve (\S+)")
+_SERVE_PREFIX = re.compile(r"^vllm serve \S+\s*\\?\n?\s*")
+_JOIN = " \\\n  "
+BASE_CUDA = "cu130"
+"""CUDA flavour of the install commands the site's JSON API shows."""
+
+
+@dataclass(frozen=True)
+class DockerMeta:
+    """Image and device flags for one hardware profile.
+
+    ``image`` is ``None`` where the site has no image (Intel CPU with a nightly-only
+    model): its JSON then omits ``docker_image`` and its command reads ``undefined``.
+    """
+
+    image: Any
+    gpu_flags: str
+    gpu_argv: tuple[str, ...]
+    brand_key: str
+    pinned: Any
+    cuda_map: Any
+    nightly_required: bool
+
+
+def _is_cuda_map(value: Any) -> bool:
+    return isinstance(value, dict) and ("cu129" in value or "cu130" in value)
+
+
+def _brand_keyed(value: Any) -> bool:
+    return any(has_key(value, k) for k in ("nvidia", "amd", "tpu", "intel"))
+
+
+def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
+                        hw_id: str | None = None) -> DockerMeta:
+    """Image precedence: variant hardware override > variant > model > brand default."""
+    nightly = get(get(recipe, "model"), "nightly_required") is True
+    defaults = _NIGHTLY if nightly else _LATEST
+    is_amd = get(profile, "brand") == "AMD"
+    is_tpu = get(profile, "generation") == "tpu"
+    is_xpu = get(profile, "generation") == "xpu"
+    is_intel = get(profile, "generation") == "cpu" or is_xpu or get(profile, "brand") == "Intel"
+    brand = "tpu" if is_tpu else "amd" if is_amd else "intel" if is_intel else "nvidia"
+    exact = get(get(get(variant, "hardware_overrides"), hw_id), "docker_image") if truthy(
+        hw_id) else None
+    pinned: Any = exact if isinstance(exact, str) else None
+    cuda_map: Any = None
+    for override in (get(variant, "docker_image"), get(get(recipe, "model"), "docker_image")):
+        if not truthy(override) or truthy(pinned) or truthy(cuda_map):
+            continue
+        if isinstance(override, str):
+            if brand == "nvidia":
+                pinned = override
+        elif jsval.is_object(override):
+            if _brand_keyed(override):
+                value = get(override, brand)
+                if isinstance(value, str):
+                    pinned = value
+                elif brand == "nvidia" and _is_cuda_map(value):
+                    cuda_map = value
+            elif brand == "nvidia" and _is_cuda_map(override):
+                cuda_map = override
+    if is_xpu and not truthy(pinned):
+        image: Any = _XPU_IMAGE
+    else:
+        from_map = or_(get(cuda_map, "cu130"), get(cuda_map, "cu129")) if truthy(
+            cuda_map) else None
+        image = or_(pinned, from_map, defaults.get(brand))
+    if is_tpu:
+        flags = "--privileged --network host \\\n  -v /dev/shm:/dev/shm"
+        argv: tuple[str, ...] = ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm")
+    elif is_amd:
+        flags = ("--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined "
+                 "--group-add video")
+        argv = ("--device=/dev/kfd", "--device=/dev/dri", "--security-opt",
+                "seccomp=unconfined", "--group-add", "video")
+    elif is_xpu:
+        flags = "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g"
+        argv = ("--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path",
+                "--shm-size", "16g")
+    elif is_intel:
+        flags, argv = "--shm-size=16g", ("--shm-size", "16g")
+    else:
+        flags, argv = "--gpus all", ("--gpus", "all")
+    return DockerMeta(image, flags, argv, brand, pinned, cuda_map, nightly)
+
+
+def _config_path_mounts(env: dict[str, Any]) -> list[str]:
+    return [f"{jsval.js_str(v)}:{jsval.js_str(v)}:ro" for k, v in jsval.entries(env)
+            if k.endswith("_CONFIG_PATH")]
+
+
+def _local_model_mount(model_id: Any) -> list[str]:
+    if isinstance(model_id, str) and model_id.startswith("/"):
+        return [f"{model_id}:{model_id}:ro"]
+    return []
+
+
+def build_docker_run(command: str, env: dict[str, Any], image: Any, gpu_flags: str,
+                     port: int = 8000) -> str:
+    """Wrap a ``vllm serve MODEL ...`` command in ``docker run`` (the image's entrypoint is
+    ``vllm serve``; env becomes ``-e``; a local model path is bind-mounted read-only)."""
+    env_flags = _JOIN.join(f"-e {k}={jsval.js_str(v)}" for k, v in jsval.entries(env))
+    match = _SERVE_MODEL.match(command)
+    model_id = match.group(1) if match and match.group(1) else "MODEL"
+    local = _local_model_mount(model_id)
+    mounts = _JOIN.join(f"-v {m}" for m in [*local, *_config_path_mounts(env)])
+    prereq = (f"# {model_id} must already exist on the host — bind-mounted read-only below.\n"
+              if local else "")
+    body = _SERVE_PREFIX.sub("", command, count=1)
+    base = (f"{prereq}docker run {gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} "
+            f"\\\n  -v {_HF_CACHE} \\")
+    if mounts:
+        base += f"\n  {mounts} \\"
+    if env_flags:
+        base += f"\n  {env_flags} \\"
+    tail = f"{_JOIN}{body}" if body else ""
+    image_text = "undefined" if image is None else jsval.js_str(image)
+    return f"{base}\n  {image_text} {model_id}{tail}"
+
+
+def build_docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta,
+                      port: int = 8000) -> list[Any]:
+    """The ``docker run`` argv for a ``vllm serve`` argv (no shell needed)."""
+    env_flags: list[Any] = []
+    for k, v in jsval.entries(env):
+        env_flags += ["-e", f"{k}={jsval.js_str(v)}"]
+    cmd = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
+    mounts: list[Any] = []
+    for m in [*_local_model_mount(cmd[0] if cmd else None), *_config_path_mounts(env)]:
+        mounts += ["-v", m]
+    return ["docker", "run", *meta.gpu_argv, "--privileged", "--ipc=host",
+            "-p", f"{port}:{port}", "-v", _HF_CACHE, *mounts, *env_flags, meta.image, *cmd]
+
+
+def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:
+    """The NVIDIA image the JSON API's install block pulls (``model.docker_image`` only)."""
+    fallback = _LATEST["nvidia"]
+    override = get(get(recipe, "model"), "docker_image")
+    if not truthy(override):
+        return fallback
+    if isinstance(override, str):
+        return override
+    if not jsval.is_object(override):
+        return fallback
+
+    def pick(m: Any) -> Any:
+        return or_(get(m, base_cuda), get(m, "cu129"), get(m, "cu130"), fallback)
+
+    if _brand_keyed(override):
+        nv = get(override, "nvidia")
+        if isinstance(nv, str):
+            return nv
+        return pick(nv) if _is_cuda_map(nv) else fallback
+    return pick(override) if _is_cuda_map(override) else fallback
+
+
+def synthesize_install(recipe: Any) -> dict[str, Any] | None:
+    """The install commands of the JSON API: ``pip`` and ``docker`` (``model.install``
+    overrides; ``false`` omits one) plus ``extras`` (the recipe's ``dependencies``)."""
+    cfg = or_(get(get(recipe, "model"), "install"), {})
+    pip_cfg, docker_cfg = get(cfg, "pip"), get(cfg, "docker")
+    version = jsval.js_str(or_(get(get(recipe, "model"), "min_vllm_version"), ""))
+    nightly = get(get(recipe, "model"), "nightly_required") is True
+    out: dict[str, Any] = {}
+    if pip_cfg is not False:
+        if nightly:
+            default_cmd = (
+                "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
+                f"  --extra-index-url https://wheels.vllm.ai/nightly/{BASE_CUDA} \\\n"
+                f"  --extra-index-url https://download.pytorch.org/whl/{BASE_CUDA} \\\n"
+                "  --index-strategy unsafe-best-match")
+            default_note: Any = f"vLLM {version} isn't released yet — nightly required."
+        else:
+            default_cmd = ("uv venv\nsource .venv/bin/activate\n"
+                           "uv pip install -U vllm --torch-backend auto")
+            default_note = None
+        command = or_(get(pip_cfg, "command") if truthy(pip_cfg) else None, default_cmd)
+        note = or_(get(pip_cfg, "note") if truthy(pip_cfg) else None, default_note)
+        out["pip"] = {"command": command, "note": note} if truthy(note) else {"command": command}
+    if docker_cfg is not False:
+        default_cmd = f"docker pull {jsval.js_str(default_nvidia_image(recipe))}"
+        command = or_(get(docker_cfg, "command") if truthy(docker_cfg) else None, default_cmd)
+        note = get(docker_cfg, "note") if truthy(docker_cfg) else None
+        out["docker"] = {"command": command, "note": note} if truthy(note) else {
+            "command": command}
+    deps = get(recipe, "dependencies")
+    if isinstance(deps, list) and deps:
+        out["extras"] = deps
+    return out or None

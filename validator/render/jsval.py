@@ -1,0 +1,302 @@
+"""JavaScript value semantics the site's renderer relies on, for plain JSON-like data.
+
+The recipes site renders commands in JavaScript over data parsed by js-yaml. Where a recipe
+holds an unexpected type (a number in an argument list, a string where a list belongs, an
+empty mapping) the JS operators behave in ways Python's do not: ``[]`` and ``{}`` are truthy,
+spreading a string yields its characters, ``String(1.0)`` is ``"1"``, integer-like object
+keys enumerate first. These helpers reproduce exactly the operations the renderer uses, so
+the Python port renders what the site renders, odd input included.
+
+Values are what :mod:`validator.load` produces: ``dict``/``list``/``str``/``int``/``float``/
+``bool``/``None`` (``None`` stands for both ``null`` and ``undefined``; the few places where
+the difference matters test key presence instead).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+_ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
+_JS_NUMBER_TEXT = re.compile(
+    r"^[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$")
+
+
+class JsTypeError(Exception):
+    """What the JS renderer would throw (a ``TypeError``) at this point; the site's build
+    then skips the configuration ("command synthesis failed")."""
+
+
+def is_number(value: Any) -> bool:
+    """``typeof value === "number"``."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_object(value: Any) -> bool:
+    """``value && typeof value === "object"`` (a mapping or an array)."""
+    return isinstance(value, dict | list)
+
+
+def truthy(value: Any) -> bool:
+    """JS truthiness: ``""``, ``0``, ``NaN``, ``null``, ``false`` are falsy; ``[]``/``{}`` not."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    kind = type(value)
+    if kind is dict or kind is list:
+        return True
+    if kind is str:
+        return bool(value != "")
+    if is_number(value):
+        return value != 0 and not math.isnan(value)
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def or_(*values: Any) -> Any:
+    """``a || b || c``: the first truthy value, else the last."""
+    for value in values[:-1]:
+        if truthy(value):
+            return value
+    return values[-1]
+
+
+def nullish(*values: Any) -> Any:
+    """``a ?? b ?? c``: the first value that is not null/undefined, else the last."""
+    for value in values[:-1]:
+        if value is not None:
+            return value
+    return values[-1]
+
+
+def get(obj: Any, key: Any) -> Any:
+    """``obj?.[key]`` for JSON data: a mapping's value, an array element by index."""
+    if type(obj) is dict:
+        return obj.get(key if type(key) is str else js_str(key))
+    if obj is None:
+        return None
+    if isinstance(obj, list):
+        text = key if isinstance(key, str) else js_str(key)
+        if _ARRAY_INDEX.match(text) and int(text) < len(obj):
+            return obj[int(text)]
+        if text == "length":
+            return len(obj)
+    if isinstance(obj, str) and key == "length":
+        return len(obj)
+    return None
+
+
+def has_key(obj: Any, key: str) -> bool:
+    """``key in obj`` for a mapping (``false`` for anything else, as the site tests only
+    mappings this way)."""
+    return isinstance(obj, dict) and key in obj
+
+
+def keys(obj: Any) -> list[str]:
+    """``Object.keys(obj)`` in JS order: integer-like keys ascending, then insertion order."""
+    if isinstance(obj, dict):
+        if not any(k[:1].isdigit() for k in obj):
+            return list(obj)
+        index = sorted((k for k in obj if _is_index(k)), key=int)
+        return index + [k for k in obj if not _is_index(k)]
+    if isinstance(obj, list):
+        return [str(i) for i in range(len(obj))]
+    if isinstance(obj, str):
+        return [str(i) for i in range(len(obj))]
+    return []
+
+
+def entries(obj: Any) -> list[tuple[str, Any]]:
+    """``Object.entries(obj)`` in JS order."""
+    return [(k, get(obj, k)) for k in keys(obj)]
+
+
+def values(obj: Any) -> list[Any]:
+    """``Object.values(obj)`` in JS order."""
+    return [v for _, v in entries(obj)]
+
+
+def ordered(obj: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a mapping in JS property order (what ``JSON.stringify`` would emit)."""
+    return {k: obj[k] for k in keys(obj)}
+
+
+def assign(target: dict[str, Any], source: Any) -> None:
+    """``Object.assign(target, source)`` (strings and arrays copy their indices)."""
+    if isinstance(source, dict):
+        for k in keys(source):
+            target[k] = source[k]
+    elif isinstance(source, list | str):
+        for i, v in enumerate(source):
+            target[str(i)] = v
+
+
+def spread(value: Any, what: str) -> list[Any]:
+    """``[...value]``: an array's items, a string's characters; anything else throws."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, str):
+        return list(value)
+    raise JsTypeError(f"{what} is not iterable")
+
+
+def same_value_zero(a: Any, b: Any) -> bool:
+    """``Array.prototype.includes`` equality: strict, no coercion, NaN equals NaN."""
+    if is_number(a) and is_number(b):
+        return bool(a == b or (math.isnan(a) and math.isnan(b)))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict | list):
+        return a is b
+    return bool(a == b)
+
+
+def includes(container: Any, item: Any, what: str) -> bool:
+    """``container.includes(item)`` for an array or a string; anything else throws."""
+    if isinstance(container, list):
+        return any(same_value_zero(x, item) for x in container)
+    if isinstance(container, str):
+        return js_str(item) in container
+    raise JsTypeError(f"{what}.includes is not a function")
+
+
+def in_list(container: Iterable[Any], item: Any) -> bool:
+    """``includes`` over a list built by the renderer itself."""
+    return any(same_value_zero(x, item) for x in container)
+
+
+def js_str(value: Any) -> str:
+    """``String(value)`` / template-literal conversion."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if is_number(value):
+        return number_str(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_str(v) for v in value)
+    return "[object Object]"
+
+
+def number_str(value: float) -> str:
+    """``Number.prototype.toString()`` (ECMAScript Number::toString, radix 10)."""
+    if isinstance(value, int) and abs(value) < 2**53:
+        return str(value)
+    x = float(value)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    _, digit_tuple, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    k = len(digits)
+    n = int(exponent) + k
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    e = n - 1
+    return f"{sign}{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def to_number(value: Any) -> float:
+    """``Number(value)`` (ToNumber) for JSON data; ``None`` reads as ``null`` (0)."""
+    if value is None or value is False:
+        return 0
+    if value is True:
+        return 1
+    if is_number(value):
+        return float(value) if isinstance(value, float) else value
+    if isinstance(value, str):
+        text = value.strip()
+        if text == "":
+            return 0
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
+            return int(text, 16)
+        if re.fullmatch(r"0[oO][0-7]+", text):
+            return int(text, 8)
+        if re.fullmatch(r"0[bB][01]+", text):
+            return int(text, 2)
+        if _JS_NUMBER_TEXT.match(text):
+            return float(text.replace("Infinity", "inf"))
+        return math.nan
+    if isinstance(value, list):
+        return to_number(js_str(value))
+    return math.nan
+
+
+def number_or(value: Any, fallback: float) -> float:
+    """``typeof value === "number" ? value : fallback``."""
+    if is_number(value):
+        number: float = value
+        return number
+    return fallback
+
+
+def div(a: float, b: float) -> float:
+    """``a / b`` with IEEE results for a zero divisor."""
+    if b == 0:
+        if a == 0 or math.isnan(a):
+            return math.nan
+        return math.inf if (a > 0) == (math.copysign(1, b) > 0) else -math.inf
+    return a / b
+
+
+def floor(x: float) -> float:
+    """``Math.floor`` (NaN and infinities pass through)."""
+    return x if math.isnan(x) or math.isinf(x) else math.floor(x)
+
+
+def ceil(x: float) -> float:
+    """``Math.ceil`` (NaN and infinities pass through)."""
+    return x if math.isnan(x) or math.isinf(x) else math.ceil(x)
+
+
+def js_max(*xs: float) -> float:
+    """``Math.max`` (any NaN gives NaN)."""
+    return math.nan if any(math.isnan(x) for x in xs) else max(xs)
+
+
+def js_min(*xs: float) -> float:
+    """``Math.min`` (any NaN gives NaN)."""
+    return math.nan if any(math.isnan(x) for x in xs) else min(xs)
+
+
+def starts_with(value: Any, prefix: str, what: str) -> bool:
+    """``value.startsWith(prefix)`` on a value the JS assumes is a string (throws if not)."""
+    if isinstance(value, str):
+        return value.startswith(prefix)
+    raise JsTypeError(f"{what}.startsWith is not a function")
+
+
+def to_json_value(value: Any) -> Any:
+    """Data as ``JSON.parse(JSON.stringify(value))`` gives it back: integral floats become
+    integers, NaN/Infinity become ``null``, mappings take JS key order."""
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return None
+        return int(value) if value.is_integer() and abs(value) < 2**63 else value
+    if isinstance(value, dict):
+        return {k: to_json_value(value[k]) for k in keys(value)}
+    if isinstance(value, list):
+        return [to_json_value(v) for v in value]
+    return value
+
+
+def _is_index(key: str) -> bool:
+    return bool(_ARRAY_INDEX.match(key)) and int(key) < 2**32 - 1

@@ -1,0 +1,389 @@
+"""Typed rendering API: :class:`Configuration` in, :class:`Rendered` out, never an exception.
+
+``render(recipe, taxonomy, strategies, config)`` renders one configuration exactly as the
+recipes site does; ``render_all`` renders every configuration the site's build renders for
+every variant and compatible hardware, plus every feature switched on. Where the site
+errors or produces something odd, the rendering matches it and carries
+:class:`RenderProblem` values (with the YAML node to blame) for rules to report.
+
+``strategies`` maps names as the site keys them (the ``name`` field, kv-store deployments
+included): build it with :func:`site_strategies`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from validator.load import LoadedDocument
+from validator.render import gates, jsval
+from validator.render.args import Arg
+from validator.render.docker import synthesize_install
+from validator.render.jsval import get, or_, truthy
+from validator.render.layers import Documents
+from validator.render.problems import RenderProblem, configuration_problems, output_problems
+from validator.render.site import plan_variant, site_rendering_traced
+from validator.render.synthesis import ENV_SOURCES
+
+__all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "render",
+           "render_all", "site_strategies"]
+
+
+@dataclass(frozen=True)
+class Token:
+    """One argv token and the YAML node it came from.
+
+    ``layer`` names the source (``model.base_args``, ``variants.fp8.extra_args``,
+    ``features.reasoning.args``, ``strategy:multi_node_tp``, ``taxonomy:kv_offload.simple``,
+    ``kv_store:<id>``, ``taxonomy:hardware_profiles`` for a TP size taken from the GPU
+    count, ``vllm`` for the ``vllm serve`` words); ``pointer`` is the JSON Pointer inside
+    ``document`` (the recipe path, or a taxonomy / strategy file; "" when synthesized).
+    """
+
+    text: str
+    layer: str
+    pointer: str
+    document: str
+
+
+@dataclass(frozen=True)
+class Process:
+    """One process of a deployment: ``serve`` (single node), ``head`` / ``worker N``
+    (multi-node), ``prefill`` / ``decode`` (PD), ``vllm`` / ``vllm worker N`` (KV store)."""
+
+    role: str
+    command: str
+    argv: tuple[Any, ...]
+    docker_command: str | None
+    docker_argv: tuple[Any, ...] | None
+    env: Mapping[str, Any]
+    tokens: tuple[Token, ...]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A configuration as the site's builder selects it.
+
+    ``strategy`` is the serving strategy passed to the site's ``resolveCommand`` (for a
+    Mooncake composition ``kv_offload`` names the kv-store deployment); ``pd_nodes`` the
+    per-role node counts of pd_cluster (``(("prefill", 2), ("decode", 2))``).
+    """
+
+    hardware: str
+    variant: str = "default"
+    strategy: str = "single_node_tp"
+    features: tuple[str, ...] = ()
+    nodes: int = 1
+    pd_nodes: tuple[tuple[str, Any], ...] | None = None
+    feature_modes: tuple[tuple[str, str], ...] = ()
+    kv_offload: str | None = None
+    kv_instances: int | None = None
+    advanced_args: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """The site's name of the choice (the kv-store id for a composition)."""
+        return self.kv_offload or self.strategy
+
+    def label(self) -> str:
+        """``h200 · fp8 · multi_node_tp ×2`` (for messages)."""
+        parts = [self.hardware, self.variant, self.key]
+        if self.nodes != 1:
+            parts[-1] += f" ×{self.nodes}"
+        return " · ".join(parts)
+
+    @classmethod
+    def defaults(cls, recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+                 strategies: Mapping[str, LoadedDocument], *, hardware: str | None = None,
+                 variant: str | None = None, strategy: str | None = None,
+                 features: Sequence[str] | None = None, nodes: int | None = None,
+                 ) -> Configuration:
+        """The site's defaults for every part not given: variant ``default``, the landing
+        hardware, the recommended strategy and node count of the build, the default
+        feature set (``opt_in_features`` off). A given ``strategy`` takes the build's node
+        count and PD sizing for that alternative; a kv-store id composes with the serving
+        strategy the build picks."""
+        data = recipe.data if recipe.ok else {}
+        tax = _data(taxonomy)
+        strat = {k: _data(v) for k, v in strategies.items()}
+        variant_key = variant or "default"
+        v = or_(get(get(data, "variants"), variant_key), get(get(data, "variants"), "default"),
+                {})
+        hw = hardware or gates.pick_default_hardware(
+            or_(get(tax, "hardware_profiles"), {}), v, data)
+        try:
+            plan = plan_variant(data, variant_key, hw, strat, tax)
+        except jsval.JsTypeError:
+            plan = None
+        chosen = None
+        if plan is not None:
+            if variant is None:
+                variant_key = plan.variant
+            wanted = strategy or plan.configurations[0].key
+            chosen = next((p for p in plan.configurations if p.key == wanted), None)
+        try:
+            default_feats = tuple(site_features(data, hw, variant_key))
+        except jsval.JsTypeError:
+            default_feats = ()
+        if chosen is None:
+            serving = strategy or (plan.configurations[0].strategy if plan else
+                                   _recommend(data))
+            kv = None
+            if get(get(strat, serving), "deploy_type") == "kv_store_lb":
+                kv, serving = serving, _recommend(data)
+            return cls(hw, variant_key, serving, tuple(features) if features is not None
+                       else default_feats, nodes or 1, None, (), kv)
+        pd = tuple(chosen.pd_nodes.items()) if chosen.pd_nodes else None
+        return cls(hw, variant_key, chosen.strategy,
+                   tuple(features) if features is not None else chosen.features,
+                   nodes or int(jsval.to_number(chosen.nodes)), pd, (), chosen.kv_offload)
+
+
+def _recommend(data: Any) -> str:
+    try:
+        return jsval.js_str(gates.recommend_strategy(data, None, 1))
+    except jsval.JsTypeError:
+        return "single_node_tp"
+
+
+def site_features(data: Any, hw: str, variant: str) -> list[str]:
+    """The default feature set (see :func:`validator.render.site.default_features_for`)."""
+    from validator.render.site import default_features_for
+
+    return default_features_for(data, hw, variant)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One configuration as the site renders it.
+
+    ``command``/``argv``/``docker_*``/``tokens`` are those of the first process (the
+    single-node command, the multi-node head, the PD prefill, the KV-store instance);
+    ``processes`` holds every process. ``site`` is the JSON the site's build writes for this
+    configuration (``None`` when the site cannot render it: see ``problems``).
+    ``install`` is the JSON API's install block, ``compatible_hardware`` the picker's list
+    for the variant (``restricted`` profiles only where the recipe declares them).
+    """
+
+    config: Configuration
+    recipe_path: str
+    ok: bool
+    node_count: Any = None
+    deploy_type: str | None = None
+    env: Mapping[str, Any] = field(default_factory=dict)
+    docker_image: Any = None
+    command: str | None = None
+    argv: tuple[Any, ...] = ()
+    docker_command: str | None = None
+    docker_argv: tuple[Any, ...] = ()
+    tokens: tuple[Token, ...] = ()
+    processes: tuple[Process, ...] = ()
+    env_sources: Mapping[str, Token] = field(default_factory=dict)
+    install: Mapping[str, Any] | None = None
+    compatible_hardware: tuple[str, ...] = ()
+    default_hardware: str | None = None
+    site: Mapping[str, Any] | None = None
+    problems: tuple[RenderProblem, ...] = ()
+
+    @property
+    def hardware(self) -> str:
+        """The hardware profile id."""
+        return self.config.hardware
+
+    @property
+    def variant(self) -> str:
+        """The variant key."""
+        return self.config.variant
+
+    @property
+    def strategy(self) -> str:
+        """The site's name of the choice (strategy id, or the kv-store id)."""
+        return self.config.key
+
+
+def site_strategies(context: Any) -> dict[str, LoadedDocument]:
+    """Strategies and kv-store deployments of a :class:`~validator.context.Context`, keyed
+    by their ``name`` field as the site's build keys them (a later file with the same name
+    replaces an earlier one; files in byte order, strategies before kv stores)."""
+    out: dict[str, LoadedDocument] = {}
+    for group in (context.strategies, context.kv_stores):
+        for doc in sorted(group.values(), key=lambda d: d.path.encode()):
+            name = get(doc.data, "name") if doc.ok else None
+            out["undefined" if name is None else jsval.js_str(name)] = doc
+    return out
+
+
+def _data(doc: LoadedDocument | None) -> Any:
+    return doc.data if doc is not None and doc.ok else {}
+
+
+def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+               strategies: Mapping[str, LoadedDocument]) -> Documents:
+    return Documents(recipe.path, taxonomy.path if taxonomy else "taxonomy.yaml",
+                     {k: v.path for k, v in strategies.items()})
+
+
+def _token(arg: Arg) -> Token:
+    return Token(jsval.js_str(arg.value), arg.layer, arg.pointer, arg.document)
+
+
+def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+           strategies: Mapping[str, LoadedDocument], config: Configuration, *,
+           memo: dict[Any, Any] | None = None) -> Rendered:
+    """Render ``config`` of ``recipe`` as the site does (never raises).
+
+    ``memo``: a dict shared by calls for the same recipe, taxonomy and strategies (as
+    :func:`render_all` does) to compute the per-variant/per-hardware facts once."""
+    memo = {} if memo is None else memo
+    data = recipe.data if recipe.ok else None
+    if data is None:
+        problem = RenderProblem("unloadable", "error", "the recipe could not be loaded",
+                                recipe.path, "")
+        return Rendered(config, recipe.path, False, problems=(problem,))
+    tax = _data(taxonomy)
+    strat = {k: _data(v) for k, v in strategies.items()}
+    docs = _documents(recipe, taxonomy, strategies)
+    problems = list(configuration_problems(data, tax, strat, config, docs, memo))
+    profiles = or_(get(tax, "hardware_profiles"), {})
+    variant = or_(get(get(data, "variants"), config.variant),
+                  get(get(data, "variants"), "default"), {})
+    try:
+        if ("hardware", config.variant) not in memo:
+            memo["hardware", config.variant] = (
+                tuple(gates.picker_hardware(profiles, variant, data)),
+                gates.pick_default_hardware(profiles, variant, data))
+        compatible, default_hw = memo["hardware", config.variant]
+        if "install" not in memo:
+            memo["install"] = synthesize_install(data)
+        install = memo["install"]
+        site, traced = site_rendering_traced(
+            data, config.variant, config.strategy, config.hardware, config.nodes,
+            list(config.features), strat, tax, dict(config.pd_nodes) if config.pd_nodes
+            else None, config.kv_offload, docs, dict(config.feature_modes),
+            list(config.advanced_args), config.kv_instances)
+    except jsval.JsTypeError as exc:
+        problems.append(RenderProblem(
+            "synthesis-error", "error",
+            f"the site cannot render {config.label()}: its renderer throws ({exc}), so its "
+            "build skips this configuration", recipe.path, ""))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
+            RecursionError) as exc:  # a gap in the port: reported, never a traceback
+        problems.append(RenderProblem(
+            "internal-error", "error",
+            f"recipe-check cannot render {config.label()} ({type(exc).__name__}: {exc}); "
+            "please report this", recipe.path, ""))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
+    processes = _processes(site, traced)
+    first = processes[0] if processes else None
+    env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
+    problems += output_problems(site, processes, docs, config)
+    return Rendered(
+        config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
+        site.get("env") or {}, site.get("docker_image"),
+        first.command if first else None, first.argv if first else (),
+        first.docker_command if first else None,
+        (first.docker_argv or ()) if first else (), first.tokens if first else (),
+        processes, env_sources, install, compatible, default_hw, site, tuple(problems))
+
+
+def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, ...]:
+    def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any) -> Process:
+        tokens = tuple(_token(a) for a in args) if isinstance(args, list) else ()
+        argv = tuple(a.value for a in args) if isinstance(args, list) else ()
+        return Process(role, command, argv, dcmd, tuple(dargv) if dargv else None, env or {},
+                       tokens)
+
+    deploy = site.get("deploy_type")
+    env = site.get("env") or {}
+    if deploy == "multi_node" and "head_command" in site:
+        out = [proc("head", site["head_command"], traced["headArgv"],
+                    site["head_docker_command"], site["head_docker_argv"], env)]
+        for i, args in enumerate(traced["workerArgvs"]):
+            out.append(proc(f"worker {i + 1}", site["worker_commands"][i], args,
+                            site["worker_docker_commands"][i], site["worker_docker_argvs"][i],
+                            env))
+        return tuple(out)
+    if deploy == "pd_cluster":
+        return tuple(proc(r, site[r]["command"], traced[r]["argv"], site[r]["docker_command"],
+                          site[r]["docker_argv"], site[r]["env"]) for r in ("prefill", "decode"))
+    if deploy == "kv_store_lb" and "vllm" in traced:
+        vllm = traced["vllm"]
+        out = [proc("vllm", site["vllm_command"], vllm["argv"], site["vllm_docker_command"],
+                    site["vllm_docker_argv"], env)]
+        for i, args in enumerate(vllm.get("workerArgvs") or []):
+            out.append(proc(f"vllm worker {i + 1}", site["vllm_worker_commands"][i], args,
+                            site["vllm_worker_docker_commands"][i],
+                            site["vllm_worker_docker_argvs"][i], env))
+        return tuple(out)
+    if deploy == "kv_store_lb":  # a kv-store deployment as the serving strategy: the
+        # site's JSON has no vllm_* commands; the command resolveCommand made is kept
+        return (proc("serve", traced.get("command"), traced.get("argv"), None, None, env),)
+    return (proc("serve", site["command"], traced["argv"], site["docker_command"],
+                 site["docker_argv"], env),)
+
+
+def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+               strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
+               ) -> list[Rendered]:
+    """Every configuration the site's build renders for every variant on every picker
+    hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
+    same with every feature switched on, each modal feature in each of its modes."""
+    if not recipe.ok:
+        return [render(recipe, taxonomy, strategies, Configuration("h200"))]
+    data = recipe.data
+    tax = _data(taxonomy)
+    strat = {k: _data(v) for k, v in strategies.items()}
+    profiles = or_(get(tax, "hardware_profiles"), {})
+    seen: set[Configuration] = set()
+    out: list[Rendered] = []
+    memo: dict[Any, Any] = {}
+    for variant_key in jsval.keys(or_(get(data, "variants"), {})):
+        try:
+            configs = _variant_configurations(data, variant_key, profiles, strat, tax,
+                                              feature_sets)
+        except jsval.JsTypeError as exc:
+            out.append(Rendered(Configuration("", variant_key), recipe.path, False, problems=(
+                RenderProblem("synthesis-error", "error",
+                              f"the site cannot plan variant {variant_key}: {exc}",
+                              recipe.path, f"/variants/{variant_key}"),)))
+            continue
+        for config in configs:
+            if config not in seen:
+                seen.add(config)
+                out.append(render(recipe, taxonomy, strategies, config, memo=memo))
+    return out
+
+
+def _variant_configurations(data: Any, variant_key: str, profiles: Any, strat: Any, tax: Any,
+                            feature_sets: bool) -> list[Configuration]:
+    variant = get(get(data, "variants"), variant_key)
+    hw_ids = [gates.pick_default_hardware(profiles, variant, data)]
+    hw_ids += [h for h in gates.picker_hardware(profiles, variant, data) if h not in hw_ids]
+    configs: list[Configuration] = []
+    all_features = tuple(jsval.keys(or_(get(data, "features"), {})))
+    for hw in hw_ids:
+        plan = plan_variant(data, variant_key, hw, strat, tax)
+        if plan is None or plan.variant != variant_key:
+            continue
+        for p in plan.configurations:
+            base = Configuration(hw, variant_key, p.strategy, p.features,
+                                 int(jsval.to_number(p.nodes)),
+                                 tuple(p.pd_nodes.items()) if p.pd_nodes else None, (),
+                                 p.kv_offload)
+            configs.append(base)
+            if feature_sets and all_features:
+                configs += _feature_variants(data, base, all_features)
+    return configs
+
+
+def _feature_variants(data: Any, base: Configuration,
+                      all_features: tuple[str, ...]) -> list[Configuration]:
+    out = [replace(base, features=all_features)]
+    for name in all_features:
+        modes = get(get(get(data, "features"), name), "modes")
+        if jsval.is_object(modes) and truthy(modes):
+            out += [replace(base, features=all_features, feature_modes=((name, m),))
+                    for m in jsval.keys(modes)]
+    return out
