@@ -82,6 +82,8 @@ class RunResult:
     context: dict[str, Any] = field(default_factory=dict)
     internal_errors: list[str] = field(default_factory=list)
     fail_on: str = "all"
+    user_changes: Any = None
+    """PR mode: a :class:`validator.pr.user_changes.UserChanges` for the job summary."""
 
     def all_findings(self) -> list[Finding]:
         """Every finding of every document."""

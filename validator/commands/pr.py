@@ -128,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = _config(args, folder, base)
         result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
-                        config=config, fail_on=config.fail_on or "new")
+                        config=config, fail_on=config.fail_on or "new",
+                        user_diffs=_wants_summary(args, fmt))
     except (PrError, SourceError) as exc:
         raise UsageError(str(exc)) from exc
     result.context["pr"]["origin"] = origin
@@ -143,6 +144,15 @@ def run(args: argparse.Namespace) -> int:
 
     write_outputs(args, write, fmt, summary=lambda path: append_step_summary(result, path))
     return result.exit_code
+
+
+def _wants_summary(args: argparse.Namespace, fmt: str) -> bool:
+    """Whether a Markdown report is written (the diffs of what changes for users are
+    only rendered for it)."""
+    if args.no_summary and fmt != "markdown" and args.markdown_file is None:
+        return False
+    return bool(fmt == "markdown" or args.markdown_file or args.summary
+                or (fmt == "github" and os.environ.get("GITHUB_STEP_SUMMARY")))
 
 
 def _config(args: argparse.Namespace, folder: Path, base: str | None) -> Config:

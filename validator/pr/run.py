@@ -31,6 +31,7 @@ from validator.pr.select import (
     matches,
     select,
 )
+from validator.pr.user_changes import user_changes
 from validator.rules import Rule, check_rules
 from validator.schema import SchemaValidator
 from validator.source.git import GitTree
@@ -141,7 +142,7 @@ def _not_read(path: str, exc: SourceError | FileNotFoundError, tree: GitTree,
 
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                     rules: Sequence[Rule] | None = None,
-                    config: Config | None = None) -> RunResult:
+                    config: Config | None = None, user_diffs: bool = False) -> RunResult:
     """Check the selected files at ``tree`` (the head) against its own context, with the
     run's configuration.
 
@@ -195,10 +196,18 @@ def base_selection(sel: Selection, base_tree: GitTree) -> tuple[Selection, dict[
     return out, paths
 
 
+def _diff_order(sel: Selection, base_paths: dict[str, str]) -> list[tuple[str, str | None]]:
+    """Recipes to compare for the summary: changed files first, then those selected by a
+    changed taxonomy/strategy entry."""
+    changed = {ch.path for ch in sel.changes}
+    order = sorted(sel.recipes, key=lambda p: (p not in changed, p))
+    return [(p, base_paths.get(p)) for p in order]
+
+
 def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | None = None,
            patterns: Sequence[str] = (), env: Mapping[str, str] | None = None,
            rules: Sequence[Rule] | None = None, fail_on: str = "new",
-           config: Config | None = None) -> RunResult:
+           config: Config | None = None, user_diffs: bool = False) -> RunResult:
     """PR mode end to end: resolve, diff against the merge base, select, check at the
     head and at the merge base, and mark each finding new, existing or fixed
     (:mod:`validator.pr.baseline`).
@@ -207,7 +216,8 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
     is then new). The result's ``context["pr"]`` records the revisions, each checked file
     with the reasons it was checked, the files skipped and the changed taxonomy/strategy
     entries; ``context["baseline"]`` the counts. ``fail_on`` is ``"new"`` (only errors
-    the change introduces fail) or ``"all"``.
+    the change introduces fail) or ``"all"``. With ``user_diffs`` the result's
+    ``user_changes`` holds what the change does to the checked recipes' users.
 
     Raises:
         PrError: bad repository or revisions.
@@ -239,6 +249,9 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
                 raise PrError(f"the merge base {revs.merge_base[:12]} cannot be checked "
                               f"as the baseline: {exc}") from exc
             baseline.mark(result, base_result, base_paths)
+            if user_diffs:
+                result.user_changes = user_changes(base_tree, head_tree,
+                                                   _diff_order(sel, base_paths))
             result.internal_errors += [f"at the merge base: {e}"
                                        for e in base_result.internal_errors]
         else:

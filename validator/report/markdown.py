@@ -20,7 +20,7 @@ import html
 import io
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -221,6 +221,7 @@ class MarkdownReporter:
 
         if not put(self._header(result)):
             return _truncation_note(result.summary(), 0, self.budget)
+        self._put_user_changes(result, put)
         files = self._files_table(result)
         if files and not put(files):
             put(["_The list of files was too long for the summary._", ""])
@@ -247,6 +248,27 @@ class MarkdownReporter:
         if shown < total:
             text += _truncation_note(result.summary(), total - shown, self.budget - used)
         return text
+
+    def _put_user_changes(self, result: RunResult, put: Callable[[list[str]], bool]) -> None:
+        """PR mode: the "What changes for users" section, in at most half the budget, line
+        by line; a last line says how many lines did not fit."""
+        if result.user_changes is None:
+            return
+        lines = result.user_changes.markdown()
+        half = self.budget // 2
+        used = 0
+        fence: str | None = None
+        for n, line in enumerate(lines):
+            size = len(line.encode("utf-8")) + 1
+            if used + size > half or not put([line]):
+                closing = [fence, ""] if fence else []
+                put([*closing, f"_… {len(lines) - n} more line(s) of changes not shown "
+                     "(GitHub limits a step summary to 1 MiB); run `recipe-check diff` "
+                     "for all._", ""])
+                return
+            used += size
+            if line.startswith("```"):
+                fence = None if fence else line.removesuffix("text")
 
     def write(self, result: RunResult, stream: TextIO) -> None:
         """Write :meth:`render` of ``result``."""
