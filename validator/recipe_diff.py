@@ -216,6 +216,13 @@ def install_facts(rendered: Iterable[Rendered]) -> dict[str, str]:
 def diff_recipes(old: Side, new: Side, *, feature_sets: bool = True) -> RecipeDiff:
     """What changes for users from ``old`` to ``new`` (see the module docstring)."""
     result = RecipeDiff(old.label, new.label)
+    broken = [side for side in (old, new) if not side.recipe.ok]
+    for side in broken:
+        first = side.recipe.findings[0] if side.recipe.findings else None
+        why = (f" ({first.rule} at line {first.line}: {first.message})" if first else "")
+        result.problems.append(f"{side.label} cannot be loaded{why}; nothing is compared")
+    if broken:
+        return result
     before = render_all(old.recipe, old.taxonomy, old.strategies, feature_sets=feature_sets)
     after = render_all(new.recipe, new.taxonomy, new.strategies, feature_sets=feature_sets)
     result.facts = diff_facts({**facts(old.recipe), **install_facts(before)},
@@ -223,6 +230,4 @@ def diff_recipes(old: Side, new: Side, *, feature_sets: bool = True) -> RecipeDi
     old_keys, new_keys = by_configuration(before), by_configuration(after)
     result.compared = len(set(old_keys) & set(new_keys))
     result.configs = diff_renderings(old_keys, new_keys)
-    if not new.recipe.ok:
-        result.problems.append(f"{new.label} cannot be loaded: nothing is rendered")
     return result
