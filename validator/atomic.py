@@ -9,6 +9,13 @@ import tempfile
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(target: Path, data: bytes) -> None:
     """Write ``data`` to ``target`` atomically: a temporary file in the same folder,
     flushed and fsynced, :func:`os.replace`\\ d over ``target``, then the folder fsynced so
@@ -21,6 +28,9 @@ def atomic_write(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp creates 0600; the file gets the mode open(2) would give it (0666 less
+        # the umask), as any other file the user creates
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
             stream.flush()
