@@ -10,11 +10,11 @@ import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
+from tests.evidence.conftest import tokens
 from validator.atomic import atomic_write
 from validator.cli import main
 from validator.paths import default_store_dir
@@ -68,17 +68,6 @@ def test_snapshot_verify_has_its_own_help(capsys: pytest.CaptureFixture[str]) ->
     assert "re-hash every stored file" in out
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
 def test_reports_carry_no_local_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sarif, report = tmp_path / "r.sarif", tmp_path / "r.json"
     assert main(["check", "--format", "text", "--sarif", str(sarif), "--json", str(report),
@@ -88,7 +77,9 @@ def test_reports_carry_no_local_paths(tmp_path: Path, capsys: pytest.CaptureFixt
     log = json.loads(sarif.read_text(encoding="utf-8"))
     props = log["runs"][0].get("properties", {})
     home = str(Path.home())
-    for text in [*_strings(data["context"]), *_strings(props)]:
+    texts = [t for t in (*tokens(data["context"]), *tokens(props)) if isinstance(t, str)]
+    assert texts
+    for text in texts:
         assert not text.startswith("/") and str(PROJECT) not in text and home not in text, text
     assert data["context"]["release_list"]["origin"] == "vllm-releases.json"
 

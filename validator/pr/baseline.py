@@ -43,22 +43,23 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str]) -> None
 def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list[Finding]]:
     """``(new findings marked "new"/"unchanged", old findings gone, marked "absent")``.
 
-    Findings are matched by key in order, so of three equal findings at the base and two
-    at the head, two are unchanged and one is fixed.
+    Findings are matched by key as a multiset, in order: of three equal findings at the
+    base and two at the head, both at the head are unchanged and the third is fixed.
     """
-    left = Counter(f.key() for f in old)
-    marked = []
-    for f in new:
-        k = f.key()
-        if left[k] > 0:
-            left[k] -= 1
-            marked.append(dataclasses.replace(f, baseline="unchanged"))
-        else:
-            marked.append(dataclasses.replace(f, baseline="new"))
-    fixed = []
-    for f in old:
-        k = f.key()
-        if left[k] > 0:
-            left[k] -= 1
-            fixed.append(dataclasses.replace(f, baseline="absent"))
+    old_keys, new_keys = Counter(f.key() for f in old), Counter(f.key() for f in new)
+    marked = [dataclasses.replace(f, baseline="unchanged" if kept else "new")
+              for f, kept in zip(new, _first(new, old_keys & new_keys), strict=True)]
+    fixed = [dataclasses.replace(f, baseline="absent")
+             for f, gone in zip(old, _first(old, old_keys - new_keys), strict=True) if gone]
     return marked, fixed
+
+
+def _first(findings: list[Finding], counts: Counter[tuple[str, str, str]]) -> list[bool]:
+    """For each finding, whether it is among the first ``counts[key]`` of its key."""
+    left = Counter(counts)
+    out = []
+    for f in findings:
+        k = f.key()
+        out.append(left[k] > 0)
+        left[k] -= 1
+    return out
