@@ -264,7 +264,8 @@ def find_config(read: Any, exists: Any, label: str = "") -> Config:
     """
     for name in CONFIG_FILES:
         if exists(name):
-            where = f"{label.rstrip('/')}/{name}" if label else name
+            where = (f"{label}{name}" if not label or label.endswith((":", "/"))
+                     else f"{label}/{name}")
             found = parse_config(read(name), where)
             if found is not None:
                 return found

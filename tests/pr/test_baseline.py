@@ -150,3 +150,28 @@ def test_new_and_fixed_findings_annotations_and_sarif(
                 and r["ruleId"] == "SCHEMA002"]
     assert fixed["kind"] == "pass" and fixed["level"] == "none"
     assert all(r["level"] != "none" for r in results if r["baselineState"] != "absent")
+
+
+def test_configuration_is_read_at_the_merge_base(scratch_repo: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A pull request that switches every rule off in its own configuration file is still
+    checked with the base's configuration."""
+    (scratch_repo / ".recipe-check.toml").write_text('ignore = ["REF013"]\n', encoding="utf-8")
+    git(scratch_repo, "add", ".recipe-check.toml")
+    git(scratch_repo, "commit", "-qm", "configuration")
+    git(scratch_repo, "branch", "base")
+    (scratch_repo / ".recipe-check.toml").write_text('ignore = ["ALL"]\n', encoding="utf-8")
+    gemma = scratch_repo / "models/Google/gemma-4-12B-it.yaml"
+    gemma.write_text(gemma.read_text(encoding="utf-8").replace(
+        "compatible_strategies:\n", "compatible_strategies:\n  - no_such_strategy\n", 1),
+        encoding="utf-8")
+    git(scratch_repo, "commit", "-qam", "silence everything, add an error")
+    code, data = pr_json(scratch_repo, "base", "work", capsys)
+    assert code == 1
+    assert data["context"]["config"].endswith(":.recipe-check.toml")
+    rules = {f["rule"]: f["baseline"] for d in data["documents"] for f in d["findings"]}
+    assert rules["REF002"] == "new" and "REF013" not in rules
+    # --config names a file explicitly (here: the head's, as a maintainer may choose)
+    code, data = pr_json(scratch_repo, "base", "work", capsys, "--config",
+                         str(scratch_repo / ".recipe-check.toml"))
+    assert code == 0 and data["summary"]["errors"] == 0

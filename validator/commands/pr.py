@@ -15,8 +15,8 @@ existing or fixed (:mod:`validator.pr.baseline`); by default only new errors fai
 (``--fail-on all``: every error at the head). The configuration file is read from the
 merge base (``--config FILE`` to name one).
 
-Exit codes: 0 no errors, 1 errors found (warnings too with ``--strict``), 2 usage,
-repository or revision problems, or a crashed check.
+Exit codes: 0 no failing errors, 1 errors that fail under ``--fail-on`` (warnings too with
+``--strict``), 2 usage, repository or revision problems, or a crashed check.
 """
 
 from __future__ import annotations
@@ -134,8 +134,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     result.context["pr"]["origin"] = origin
     result.context["release_list"] = releases
-    if config.source:
-        result.context["config"] = config.source
+    if config.source:  # which file configured the run (by name only when local)
+        source = Path(config.source)
+        result.context["config"] = source.name if source.is_absolute() else config.source
 
     def write(name: str, stream: TextIO) -> None:
         if stream is sys.stdout:
