@@ -39,6 +39,13 @@ def _missing_tool(reason: str) -> None:
     pytest.skip(f"{reason}: Node oracle tests skipped (install Node.js 20 and npm)")
 
 
+def require_node_tools() -> None:
+    """Skip (fail on CI) unless ``node`` and ``npm`` are on ``PATH``."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _missing_tool(f"{'node' if node is None else 'npm'} not found on PATH")
+
+
 def _make_writable(root: Path) -> None:
     for path in [root, *root.rglob("*")]:
         mode = path.stat().st_mode
@@ -53,9 +60,7 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     The site's scripts and ``node_modules`` are there; run the build with
     :func:`run_site_build`, or import ``src/lib/command-synthesis.js`` from a module placed
     in this folder."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        _missing_tool(f"{'node' if node is None else 'npm'} not found on PATH")
+    require_node_tools()
     if not (SITE / BUILD_SCRIPT).is_file():
         pytest.fail(f"site oracle missing: {SITE} (CI puts ../shared beside the checkout)")
     dest = tmp_path_factory.mktemp("site") / "site"

@@ -5,7 +5,7 @@ One module per family; each rule is a function decorated with
 here.
 """
 
-from validator.checks import flag, guide, hw, ref, ver
+from validator.checks import flag, guide, hw, ref, render_checks, ver
 from validator.source import verify as _prov  # noqa: F401  (registers PROV stage rules)
 
-__all__ = ["flag", "guide", "hw", "ref", "ver"]
+__all__ = ["flag", "guide", "hw", "ref", "render_checks", "ver"]

@@ -253,8 +253,8 @@ def _json(r: Rendered, contexts: dict[int, tuple[Context, dict[str, LoadedDocume
         "processes": [{"role": p.role, "command": p.command, "argv": list(p.argv),
                        "docker_command": p.docker_command,
                        "docker_argv": list(p.docker_argv or ()), "env": dict(p.env),
-                       "tokens": [asdict(t) for t in p.tokens]} for p in r.processes],
-        "env_sources": {k: asdict(t) for k, t in r.env_sources.items()},
+                       "tokens": [t._asdict() for t in p.tokens]} for p in r.processes],
+        "env_sources": {k: t._asdict() for k, t in r.env_sources.items()},
         "site": r.site,
         "problems": [asdict(p) for p in r.problems],
     })

@@ -23,16 +23,20 @@ configuration with a warning, we skip it and keep the warning.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
-from validator.render.api_out import ApiOutputError, StagedApiFolder
+from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
 from validator.render.api_recipe import (
     feature_mode_errors,
     head_ordered,
@@ -53,11 +57,15 @@ from validator.render.jsval import (
     or_,
     truthy,
 )
-from validator.source.tree import RecipeTree
+from validator.source.tree import LocalTree, RecipeTree
 
 _YAML_SUFFIX = re.compile(r"\.(yaml|yml)$")
 _SYNTHESIS_ONLY = ("strategy_overrides", "compatible_strategies", "default_strategy")
 """Recipe keys the site drops from the published recipe (their effect is in the renderings)."""
+
+
+class ApiInternalError(Exception):
+    """Our renderer failed where the site's does not (a bug of ours, not of the recipe)."""
 
 
 @dataclass
@@ -108,48 +116,156 @@ def _js_in(key: Any, container: Any, what: str, path: str) -> bool:
     raise ApiBuildError(path, f"{what} is not a mapping (the site's build stops on it)")
 
 
+@dataclass
+class RecipeOutput:
+    """What one recipe adds to the API, in the order the site's build does it: ``ops``
+    are ``("write", path, bytes)`` and ``("remove", path, b"")`` (a variant's subtree is
+    cleared before it is written)."""
+
+    ops: list[tuple[str, str, bytes]] = field(default_factory=list)
+    index: list[dict[str, Any]] = field(default_factory=list)
+    promoted_index: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    recipes: int = 0
+    promoted: int = 0
+    with_command: int = 0
+    missing_meta: str | None = None
+
+    def write_json(self, rel: str, data: Any) -> None:
+        """Serialise now (later changes to ``data`` must not reach the file)."""
+        self.ops.append(("write", rel, json_bytes(data)))
+
+    def remove(self, rel: str) -> None:
+        """Clear ``rel`` (file or folder) when replayed."""
+        self.ops.append(("remove", rel, b""))
+
+
+_PARALLEL_MIN_RECIPES = 16
+"""Below this many recipes a build renders in one process (start-up would dominate)."""
+_WORKER: _RecipeRenderer | None = None
+"""The renderer a forked worker process inherits."""
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _render_in_worker(path: str) -> RecipeOutput | BaseException:
+    assert _WORKER is not None
+    try:
+        return _WORKER.render(path)
+    except Exception as exc:
+        return exc
+
+
 class _Build:
-    """One build into a staged folder; mirrors the site's order of writes and removals."""
+    """One build into a staged folder; mirrors the site's order of writes and removals.
+
+    Recipes are independent of each other until their files are written, so on a
+    multi-core machine they are rendered in worker processes (forked; for trees on disk)
+    and their files replayed here in the build's order."""
 
     def __init__(self, tree: RecipeTree, out: StagedApiFolder, only: set[str] | None) -> None:
         self.tree = tree
         self.out = out
         self.only = only
         self.summary = ApiSummary()
-        self.strategies: dict[str, Any] = {}
-        self.taxonomy: Any = None
 
     def run(self) -> ApiSummary:
         inputs = read_inputs(self.tree)
-        self.taxonomy = inputs.taxonomy
         self.out.write_json("taxonomy.json", inputs.taxonomy)
         if inputs.platforms is not None:
             self.out.write_json("platforms.json", inputs.platforms)
+        strategies: dict[str, Any] = {}
         for _, spec in inputs.serving:
             name = js_str(spec["name"]) if "name" in spec else "undefined"
-            self.strategies[name] = spec
+            strategies[name] = spec
             self.out.write_json(f"strategies/{name}.json", spec)
-        self.out.write_json("strategies.json", self.strategies)
+        self.out.write_json("strategies.json", strategies)
         kv_store: dict[str, Any] = {}
         for _, spec in inputs.kv_store:
             name = js_str(spec["name"]) if "name" in spec else "undefined"
-            kv_store[name] = self.strategies[name] = spec
+            kv_store[name] = strategies[name] = spec
             self.out.write_json(f"kv_store/{name}.json", spec)
         self.out.write_json("kv_store.json", kv_store)
         all_ids = {f"{o}/{r}" for o, r in filter(None, map(hf_id_of, inputs.recipe_paths))}
+        renderer = _RecipeRenderer(self.tree, strategies, inputs.taxonomy, all_ids)
+        paths = [p for p in inputs.recipe_paths if self.only is None or p in self.only]
         index: list[dict[str, Any]] = []
         promoted_index: list[dict[str, Any]] = []
-        for path in inputs.recipe_paths:
-            if self.only is None or path in self.only:
-                self.recipe(path, all_ids, index, promoted_index)
+        missing_meta: list[str] = []
+        for output in self._outputs(renderer, paths):
+            for op, rel, data in output.ops:
+                if op == "remove":
+                    self.out.remove(rel)
+                else:
+                    self.out.write_bytes(rel, data)
+            index += output.index
+            promoted_index += output.promoted_index
+            self.summary.warnings += output.warnings
+            self.summary.recipes += output.recipes
+            self.summary.promoted += output.promoted
+            self.summary.with_command += output.with_command
+            missing_meta += filter(None, [output.missing_meta])
+        if missing_meta:
+            raise ApiBuildError(missing_meta[0], "no `meta`: the site's build stops when it "
+                                "lists the recipe in models.json")
         self.out.write_json("models.json", index + promoted_index)
         for _, quick in inputs.quickstart:
             self.out.write_json(f"quickstart/{js_str(get(quick, 'hardware_profile'))}.json",
                                 quick)
         return self.summary
 
-    def recipe(self, path: str, all_ids: set[str], index: list[dict[str, Any]],
-               promoted_index: list[dict[str, Any]]) -> None:
+    def _outputs(self, renderer: _RecipeRenderer, paths: list[str]) -> Iterator[RecipeOutput]:
+        """Each recipe's output in the build's order; stops at the first that fails."""
+        jobs = min(os.cpu_count() or 1, 4)
+        if (jobs < 2 or len(paths) < _PARALLEL_MIN_RECIPES
+                or not isinstance(self.tree, LocalTree)
+                or "fork" not in multiprocessing.get_all_start_methods()):
+            yield from map(renderer.render, paths)
+            return
+        global _WORKER
+        _WORKER = renderer
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupts) as pool:
+                for output in pool.imap(_render_in_worker, paths, chunksize=2):
+                    if isinstance(output, BaseException):
+                        raise output
+                    yield output
+        finally:
+            _WORKER = None
+
+
+class _RecipeRenderer:
+    """Renders one recipe's files (see :class:`RecipeOutput`)."""
+
+    def __init__(self, tree: RecipeTree, strategies: dict[str, Any], taxonomy: Any,
+                 all_ids: set[str]) -> None:
+        self.tree = tree
+        self.strategies = strategies
+        self.taxonomy = taxonomy
+        self.all_ids = all_ids
+        self.out = RecipeOutput()
+
+    def render(self, path: str) -> RecipeOutput:
+        """The output of the recipe at ``path``.
+
+        Raises:
+            ApiBuildError: the site's build stops on this recipe.
+            ApiInternalError: our renderer failed on it (a bug).
+        """
+        self.out = RecipeOutput()
+        try:
+            self.recipe(path)
+        except (ApiBuildError, ApiOutputError, OSError):
+            raise
+        except Exception as exc:  # a bug of ours: say where, never a traceback
+            raise ApiInternalError(f"{path}: internal error while rendering it "
+                                   f"({type(exc).__name__}: {exc}); this is a bug "
+                                   "of recipe-check, please report it") from exc
+        return self.out
+
+    def recipe(self, path: str) -> None:
         recipe, source_map = read_yaml(self.tree, path)
         problems = feature_mode_errors(recipe)
         if problems:
@@ -171,8 +287,8 @@ class _Build:
             model_id = get(config, "model_id")
             if not isinstance(model_id, str) or "/" not in model_id:
                 continue
-            if model_id in all_ids:
-                self.summary.warnings.append(
+            if model_id in self.all_ids:
+                self.out.warnings.append(
                     f"{path}: variant {key} is not promoted to {model_id}: a recipe of that "
                     "id exists")
                 continue
@@ -189,24 +305,23 @@ class _Build:
             recipe.pop(key, None)
         document = head_ordered(recipe)
         self.out.write_json(f"{parent_id}.json", document)
-        self.summary.recipes += 1
-        self.summary.with_command += "recommended_command" in document
+        self.out.recipes += 1
+        self.out.with_command += "recommended_command" in document
         meta = recipe.get("meta")
-        if meta is None:
-            raise ApiBuildError(path, "no `meta`: the site's build stops when it lists the "
-                                "recipe in models.json")
+        if meta is None:  # the site fails on it when it writes models.json, after the loop
+            self.out.missing_meta = path
         entry = {"hf_id": recipe.get("hf_id"), **_defined(meta, "title", "provider"),
                  "url": f"/{js_str(recipe.get('hf_id', 'undefined'))}",
                  "json": f"/{js_str(recipe.get('hf_id', 'undefined'))}.json"}
-        index.append(entry if ident else {k: v for k, v in entry.items() if k != "hf_id"})
+        self.out.index.append(entry if ident else {k: v for k, v in entry.items() if k != "hf_id"})
         for key, model_id, rendering in promoted:
             doc = promoted_recipe(recipe, key, model_id, parent_id, rendering)
             self.out.write_json(f"{model_id}.json", doc)
-            promoted_index.append({"hf_id": model_id, **_defined(doc["meta"], "title", "provider"),
-                                   "url": f"/{parent_id}", "json": f"/{model_id}.json",
-                                   "derived_from": parent_id})
-            self.summary.promoted += 1
-            self.summary.with_command += 1
+            self.out.promoted_index.append({
+                "hf_id": model_id, **_defined(doc["meta"], "title", "provider"),
+                "url": f"/{parent_id}", "json": f"/{model_id}.json", "derived_from": parent_id})
+            self.out.promoted += 1
+            self.out.with_command += 1
 
     def variant(self, recipe: dict[str, Any], variant_key: str, base: str,
                 path: str) -> dict[str, Any] | None:
@@ -269,7 +384,7 @@ class _Build:
             if out is not None:
                 out = _json_rendering(out)
             if out is None:
-                self.summary.warnings.append(
+                self.out.warnings.append(
                     f"{path}: the site's command synthesis fails for {plan.variant} / "
                     f"{planned.strategy} on {js_str(hw)}; that configuration is not written")
                 if planned.recommended:
@@ -327,14 +442,14 @@ def build_api(tree: RecipeTree, out_dir: Path, recipe_paths: list[str] | None = 
 def write_api(out_dir: Path, tree: RecipeTree, recipe_paths: list[str]) -> int:
     """The ``--api-out DIR`` step of ``recipe-check render``: build, print a summary (or
     the problem) on stderr, return the exit code (0 written, 1 the site's build would
-    fail on this tree, 2 the folder cannot be written)."""
+    fail on this tree, 2 the folder cannot be written or our renderer failed)."""
     try:
         summary = build_api(tree, out_dir, recipe_paths)
     except ApiBuildError as exc:
         print(f"recipe-check: render --api-out: {exc}; nothing written to {out_dir}",
               file=sys.stderr)
         return 1
-    except (ApiOutputError, OSError) as exc:
+    except (ApiOutputError, ApiInternalError, OSError) as exc:
         print(f"recipe-check: render --api-out: {exc}; nothing written to {out_dir}",
               file=sys.stderr)
         return 2

@@ -25,10 +25,10 @@ from typing import Any
 import yaml
 
 from validator.findings import Severity
-from validator.load import load_yaml
+from validator.load import MERGE_TAG, load_yaml, resolve_plain
 from validator.render.jsval import keys as js_keys
 from validator.source.tree import RecipeTree, SourceError
-from validator.sourcemap import SourceMap
+from validator.sourcemap import SourceMap, join_pointer
 
 
 class ApiBuildError(Exception):
@@ -45,6 +45,10 @@ class ApiBuildError(Exception):
         self.path = path
         self.line = line
         self.message = message
+
+    def __reduce__(self) -> tuple[type[ApiBuildError], tuple[str, str, int | None]]:
+        # raised in a worker process, it is pickled back to the parent
+        return (ApiBuildError, (self.path, self.message, self.line))
 
 
 # js-yaml's timestamp type (the YAML 1.1 timestamp, https://yaml.org/type/timestamp.html)
@@ -92,25 +96,52 @@ def js_date_text(text: str) -> str | None:
     return instant.strftime("%Y-%m-%d").rjust(10, "0")
 
 
+def _key_text(node: yaml.Node) -> str | None:
+    """A mapping key as the loader names it (plain scalars resolved, then ``String()``)."""
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    value = node.value if node.style else resolve_plain(node.value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def _mapping_items(node: yaml.MappingNode) -> dict[str, yaml.Node]:
+    """Key -> value node of a mapping, ``<<`` merges applied (explicit keys win, then the
+    first merged mapping)."""
+    merged: dict[str, yaml.Node] = {}
+    explicit: dict[str, yaml.Node] = {}
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag == MERGE_TAG:
+            sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
+            for source in sources:
+                if isinstance(source, yaml.MappingNode):
+                    for k, v in _mapping_items(source).items():
+                        merged.setdefault(k, v)
+        elif (text := _key_text(key)) is not None:
+            explicit[text] = value
+    return {**merged, **explicit}
+
+
+def _timestamp_pointers(node: yaml.Node, pointer: str, out: set[str]) -> None:
+    """JSON Pointers of the plain scalars js-yaml reads as timestamps."""
+    if isinstance(node, yaml.ScalarNode):
+        if not node.style and node.tag == _TIMESTAMP_TAG:
+            out.add(pointer)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _timestamp_pointers(item, f"{pointer}/{i}", out)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in _mapping_items(node).items():
+            _timestamp_pointers(value, join_pointer(pointer, key), out)
+
+
 def _plain_timestamps(text: str) -> set[str]:
-    """Source texts of the plain scalars of ``text`` that js-yaml reads as timestamps."""
-    found: set[str] = set()
-    stack: list[yaml.Node] = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            if not node.style and node.tag == _TIMESTAMP_TAG:
-                found.add(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            # keys stay strings in js-yaml's output, only values are converted
-            stack.extend(value for _, value in node.value)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    return found
+    """Pointers of the values of ``text`` that js-yaml reads as timestamps."""
+    out: set[str] = set()
+    for node in yaml.compose_all(text, Loader=yaml.CSafeLoader):
+        _timestamp_pointers(node, "", out)
+    return out
 
 
 def _may_hold_dates(value: Any) -> bool:
@@ -124,20 +155,26 @@ def _may_hold_dates(value: Any) -> bool:
     return False
 
 
-def js_data(value: Any, dates: frozenset[str] = frozenset()) -> Any:
+def js_data(value: Any, dates: frozenset[str] = frozenset(), pointer: str = "") -> Any:
     """``value`` as the site's build holds it: JS key order, integral floats as integers,
-    the strings in ``dates`` (plain timestamps of the source) as their ``YYYY-MM-DD``."""
+    the values at the pointers ``dates`` (plain timestamps of the source) as their
+    ``YYYY-MM-DD``."""
     if isinstance(value, dict):
-        return {k: js_data(value[k], dates) for k in js_keys(value)}
+        if dates:
+            return {k: js_data(value[k], dates, join_pointer(pointer, k))
+                    for k in js_keys(value)}
+        return {k: js_data(value[k]) for k in js_keys(value)}
     if isinstance(value, list):
-        return [js_data(v, dates) for v in value]
+        if dates:
+            return [js_data(v, dates, f"{pointer}/{i}") for i, v in enumerate(value)]
+        return [js_data(v) for v in value]
     if isinstance(value, float):
         if math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
             return int(value)
         return value
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
         return float(value)  # a JavaScript number: large integers lose their low digits
-    if dates and isinstance(value, str) and value in dates:
+    if dates and isinstance(value, str) and pointer in dates:
         return js_date_text(value) or value
     return value
 

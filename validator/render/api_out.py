@@ -58,9 +58,8 @@ class StagedApiFolder:
 
     def __init__(self, target: Path) -> None:
         self.target = target
-        self.files = 0
-        self.bytes = 0
         self._stage: Path | None = None
+        self._made: set[Path] = set()  # folders known to exist in the stage
 
     def __enter__(self) -> StagedApiFolder:
         check_target(self.target)
@@ -99,25 +98,29 @@ class StagedApiFolder:
 
     def write_json(self, rel: str, data: Any) -> None:
         """Write ``data`` as the file ``rel`` (replacing an earlier one)."""
+        self.write_bytes(rel, json_bytes(data))
+
+    def write_bytes(self, rel: str, payload: bytes) -> None:
+        """Write ``payload`` as the file ``rel`` (replacing an earlier one)."""
         path = self._resolve(rel)
         if path is None:
             raise ApiOutputError(f"{rel!r} names the API folder itself, not a file")
-        payload = json_bytes(data)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.is_dir():
-                raise ApiOutputError(f"{rel}: a folder of that name was written earlier")
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._made.add(path.parent)
             path.write_bytes(payload)
-        except NotADirectoryError:
+        except IsADirectoryError:
+            raise ApiOutputError(f"{rel}: a folder of that name was written earlier") from None
+        except (NotADirectoryError, FileExistsError):
             raise ApiOutputError(f"{rel}: a parent of it was written earlier as a file") \
                 from None
-        self.files += 1
-        self.bytes += len(payload)
 
     def remove(self, rel: str) -> None:
         """``rm -rf`` of ``rel`` inside the stage (the site clears a variant's subtree
         before writing it); ``rel`` naming the folder itself empties it."""
         path = self._resolve(rel)
+        self._made.clear()
         targets = list(self.stage.iterdir()) if path is None else [path]
         for item in targets:
             if item.is_dir() and not item.is_symlink():

@@ -9,8 +9,7 @@ source line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.render import jsval
 from validator.sourcemap import join_pointer
@@ -21,8 +20,7 @@ LINE_JOIN = " \\\n  "
 """Separator between the lines of a rendered command (backslash continuation, 2 spaces)."""
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument and its origin.
 
     Attributes:
@@ -116,7 +114,11 @@ def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -
     Raises:
         jsval.JsTypeError: a non-string argument (the site's renderer throws there).
     """
-    filtered = final_args(args)
+    return command_of(final_args(args), model_id, binary)
+
+
+def command_of(filtered: list[Arg], model_id: Any, binary: str = "vllm serve") -> str:
+    """:func:`format_command` of arguments already through :func:`final_args`."""
     if not filtered:
         return f"{binary} {jsval.js_str(model_id)}"
     lines: list[str] = []
@@ -124,8 +126,10 @@ def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -
     while i < len(filtered):
         cur = filtered[i].value
         nxt = filtered[i + 1].value if i + 1 < len(filtered) else None
-        if (jsval.starts_with(cur, "-", filtered[i].layer) and nxt is not None
-                and not jsval.starts_with(nxt, "-", filtered[i + 1].layer)):
+        _require_string(filtered[i])
+        if cur.startswith("-") and nxt is not None:
+            _require_string(filtered[i + 1])
+        if cur.startswith("-") and nxt is not None and not nxt.startswith("-"):
             lines.append(f"{cur} {jsval.js_str(shell_quote(nxt))}")
             i += 2
         else:
@@ -134,7 +138,19 @@ def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -
     return f"{binary} {jsval.js_str(model_id)}{LINE_JOIN}{LINE_JOIN.join(lines)}"
 
 
+def _require_string(arg: Arg) -> None:
+    if not isinstance(arg.value, str):
+        kind = "a list" if isinstance(arg.value, list) else "a mapping" if isinstance(
+            arg.value, dict) else f"the {type(arg.value).__name__} {jsval.js_str(arg.value)}"
+        raise jsval.JsTypeError(
+            f"{arg.layer} holds {kind} where the command needs a string "
+            "(the site's renderer calls .startsWith on it and throws); quote it",
+            arg.document, arg.pointer)
+
+
+LEAD = [Arg("vllm", "vllm", "", ""), Arg("serve", "vllm", "", "")]
+
+
 def format_argv(args: list[Arg], model: Arg) -> list[Arg]:
     """``["vllm", "serve", MODEL, ...deduped args]`` with provenance for every token."""
-    lead = [Arg("vllm", "vllm", "", ""), Arg("serve", "vllm", "", ""), model]
-    return lead + final_args(args)
+    return [*LEAD, model, *final_args(args)]

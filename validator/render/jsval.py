@@ -27,12 +27,20 @@ _JS_NUMBER_TEXT = re.compile(
 
 class JsTypeError(Exception):
     """What the JS renderer would throw (a ``TypeError``) at this point; the site's build
-    then skips the configuration ("command synthesis failed")."""
+    then skips the configuration ("command synthesis failed").
+
+    ``document``/``pointer`` name the YAML node holding the value that made it throw, where
+    known ("" otherwise)."""
+
+    def __init__(self, message: str, document: str = "", pointer: str = "") -> None:
+        super().__init__(message)
+        self.document = document
+        self.pointer = pointer
 
 
 def is_number(value: Any) -> bool:
-    """``typeof value === "number"``."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """``typeof value === "number"`` (YAML data: exactly ``int`` or ``float``, not bool)."""
+    return type(value) is int or type(value) is float
 
 
 def is_object(value: Any) -> bool:
@@ -172,6 +180,8 @@ def in_list(container: Iterable[Any], item: Any) -> bool:
 
 def js_str(value: Any) -> str:
     """``String(value)`` / template-literal conversion."""
+    if type(value) is str:
+        return value
     if value is None:
         return "null"
     if value is True:

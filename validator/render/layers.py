@@ -12,6 +12,7 @@ then the composing KV-offload option and the Mooncake KV-store connector.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from validator.render import gates, jsval
@@ -110,27 +111,27 @@ class Composer:
     kv_current: int
     docs: Documents
 
-    @property
+    @cached_property
     def gpu_count(self) -> float:
         """``gpu_count`` of the profile (1 when not a number)."""
         return jsval.number_or(get(self.profile, "gpu_count"), 1)
 
-    @property
+    @cached_property
     def gen(self) -> Any:
         """The profile's (first) generation."""
         return gates.profile_generation(self.profile)
 
-    @property
+    @cached_property
     def is_nvidia(self) -> bool:
         """NVIDIA profiles also read ``nvidia:`` overrides."""
         return bool(get(self.profile, "brand") == "NVIDIA")
 
-    @property
+    @cached_property
     def deploy_type(self) -> Any:
         """The strategy's ``deploy_type``."""
         return get(self.strategy, "deploy_type")
 
-    @property
+    @cached_property
     def overrides(self) -> Any:
         """``strategy_overrides.<strategy>`` of the recipe."""
         return get(get(self.recipe, "strategy_overrides"), self.strategy_name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
@@ -30,8 +30,7 @@ __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "re
            "render_all", "site_strategies"]
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One argv token and the YAML node it came from.
 
     ``layer`` names the source (``model.base_args``, ``variants.fp8.extra_args``,
@@ -121,6 +120,15 @@ class Configuration:
             if variant is None:
                 variant_key = plan.variant
             wanted = strategy or plan.configurations[0].key
+            if strategy is None and nodes is not None and nodes != plan.configurations[0].nodes:
+                # picking a node count re-runs the site's recommendation for it
+                profile = get(get(tax, "hardware_profiles"), hw)
+                try:
+                    again = gates.recommend_strategy(data, profile, nodes)
+                except jsval.JsTypeError:
+                    again = None
+                if jsval.in_list(plan.compatible, again):
+                    wanted = again
             chosen = next((p for p in plan.configurations if p.key == wanted), None)
         try:
             default_feats = tuple(site_features(data, hw, variant_key))
@@ -225,7 +233,9 @@ def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
 
 
 def _token(arg: Arg) -> Token:
-    return Token(jsval.js_str(arg.value), arg.layer, arg.pointer, arg.document)
+    value = arg.value
+    return Token(value if type(value) is str else jsval.js_str(value), arg.layer, arg.pointer,
+                 arg.document)
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
@@ -265,8 +275,8 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error",
-            f"the site cannot render {config.label()}: its renderer throws ({exc}), so its "
-            "build skips this configuration", recipe.path, ""))
+            f"the site cannot render {config.label()}: {exc}; its build skips this "
+            "configuration", exc.document or recipe.path, exc.pointer))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
             RecursionError) as exc:  # a gap in the port: reported, never a traceback
@@ -278,7 +288,7 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     processes = _processes(site, traced)
     first = processes[0] if processes else None
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
-    problems += output_problems(site, processes, docs, config)
+    problems += output_problems(site, processes, docs, config, env_sources)
     return Rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
         site.get("env") or {}, site.get("docker_image"),

@@ -7,7 +7,7 @@ of the YAML node to blame, for rules to turn into findings.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from validator.render.jsval import get, or_
 from validator.render.layers import Documents, ptr
 
 if TYPE_CHECKING:
-    from validator.render.model import Configuration, Process
+    from validator.render.model import Configuration, Process, Token
 
 _BROKEN_TEXT = frozenset({"NaN", "undefined", "null", "Infinity", "-Infinity"})
 
@@ -135,8 +135,11 @@ def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuratio
 
 
 def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Documents,
-                    config: Configuration) -> list[RenderProblem]:
-    """Problems visible in what the site renders (broken commands)."""
+                    config: Configuration, env_sources: Mapping[str, Token] | None = None,
+                    ) -> list[RenderProblem]:
+    """Problems visible in what the site renders (broken commands); ``env_sources`` (env key
+    -> origin) places env problems on their YAML line."""
+    env_sources = env_sources or {}
     out: list[RenderProblem] = []
     label = config.label()
     for proc in processes:
@@ -146,19 +149,25 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                 f"{label}: neither the variant nor model.model_id gives a model id; the site "
                 "renders `vllm serve unknown`", docs.recipe, "/model"))
         for token in proc.tokens[3:]:
-            if token.text in _BROKEN_TEXT or "[object Object]" in token.text:
+            # a YAML string that reads "null" is the author's; a number the renderer
+            # computed (NaN, Infinity) or an object it stringified is broken
+            written = token.pointer.rsplit("/", 1)[-1].isdigit()
+            if "[object Object]" in token.text or (token.text in _BROKEN_TEXT
+                                                    and not written):
                 out.append(RenderProblem(
                     "broken-value", "error",
                     f"{label}: the {proc.role} command contains {token.text!r} (from "
                     f"{token.layer}): the value there cannot be rendered", token.document,
                     token.pointer))
         for key, value in proc.env.items():
-            text = jsval.js_str(value)
-            if isinstance(value, dict | list) or value is None or text in _BROKEN_TEXT:
+            if isinstance(value, dict | list) or value is None:
+                text = jsval.js_str(value)
+                origin = env_sources.get(key)
                 out.append(RenderProblem(
                     "broken-value", "error",
-                    f"{label}: env {key} renders as {text!r} (`-e {key}={text}`)", docs.recipe,
-                    ""))
+                    f"{label}: env {key} holds {_kind(value)}, which the site renders as "
+                    f"`-e {key}={text}`", origin.document if origin else docs.recipe,
+                    origin.pointer if origin else ""))
     if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
         out.append(RenderProblem(
             "broken-value", "error",
@@ -169,8 +178,14 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
         out.append(RenderProblem(
             "no-docker-image", "warning",
             f"{label}: the site has no Docker image for this hardware (it renders "
-            "`undefined`); set model.docker_image", docs.recipe, "/model"))
+            "`undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
     return _unique(out)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return "a mapping" if isinstance(value, dict) else "a list"
 
 
 def _unique(problems: list[RenderProblem]) -> list[RenderProblem]:

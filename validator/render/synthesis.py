@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from validator.render import gates, jsval
-from validator.render.args import Arg, format_argv, format_command
+from validator.render.args import LEAD, Arg, command_of, final_args
 from validator.render.docker import (
     DockerMeta,
     build_docker_argv,
@@ -148,11 +148,20 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     model = Arg(model_id, model_ptr.lstrip("/").replace("/", ".") or "unknown", docs.recipe,
                 model_ptr)
 
+    finals: dict[int, tuple[list[Arg], list[Arg]]] = {}
+
+    def final(args: list[Arg]) -> list[Arg]:
+        # each argument list is finalized once for its command and its argv (the list is
+        # kept alive in `finals`, so its id cannot be reused meanwhile)
+        if id(args) not in finals:
+            finals[id(args)] = (args, final_args(args))
+        return finals[id(args)][1]
+
     def command(args: list[Arg]) -> str:
-        return format_command(args, model_id)
+        return command_of(final(args), model_id)
 
     def argv(args: list[Arg]) -> list[Arg]:
-        return format_argv(args, model)
+        return [*LEAD, model, *final(args)]
 
     deploy = or_(c.deploy_type, "single_node")
     nodes = jsval.to_number(node_count)

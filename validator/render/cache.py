@@ -1,0 +1,34 @@
+"""Renderings memoised on a :class:`~validator.context.Context`, so that every rule (and
+every family) checking one recipe shares one ``render_all`` of it."""
+
+from __future__ import annotations
+
+from validator.context import Context
+from validator.load import LoadedDocument
+from validator.render.model import Rendered, render_all, site_strategies
+from validator.render.problems import RenderProblem
+
+
+def context_strategies(ctx: Context) -> dict[str, LoadedDocument]:
+    """:func:`~validator.render.model.site_strategies` of ``ctx``, computed once."""
+    return ctx.memoised("render:strategies", lambda: site_strategies(ctx))
+
+
+def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
+    """``render_all(doc)`` (with feature sets) against ``ctx``, computed once per document
+    content and context."""
+    return ctx.memoised(f"render:all:{doc.path}:{doc.sha256}",
+                        lambda: render_all(doc, ctx.taxonomy, context_strategies(ctx)))
+
+
+def problems_by_node(doc: LoadedDocument, ctx: Context, codes: frozenset[str],
+                     ) -> dict[tuple[str, str, str], list[tuple[RenderProblem, Rendered]]]:
+    """Problems of the given codes over every rendered configuration, grouped by (document,
+    pointer, code), each with the renderings that show it, in rendering order."""
+    out: dict[tuple[str, str, str], list[tuple[RenderProblem, Rendered]]] = {}
+    for rendered in rendered_configurations(doc, ctx):
+        for problem in rendered.problems:
+            if problem.code in codes:
+                key = (problem.document, problem.pointer, problem.code)
+                out.setdefault(key, []).append((problem, rendered))
+    return out
