@@ -241,3 +241,9 @@ def test_rc_rules_obey_the_configuration(tree: Path, capsys: pytest.CaptureFixtu
     write_config(tree, 'ignore = ["RC001"]\n')
     _, found = run_json(tree, capsys)
     assert "RC001" not in rules_of(found)
+
+
+def test_rc_findings_follow_strict(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(tree, "  difficulty: expert\n", "  difficulty: expert  # recipe-check: ignore[VER010]\n")
+    _, found = run_json(tree, capsys, "--strict")
+    assert {f["rule"]: f["severity"] for f in found}["RC001"] == "error"

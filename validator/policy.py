@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from validator.config import Config, matches, specificity
 from validator.findings import Finding, Severity
-from validator.suppress import UNUSED, Directive, directives
+from validator.suppress import MALFORMED, UNUSED, Directive, directives
 
 
 @lru_cache(maxsize=256)
@@ -105,28 +105,33 @@ class Policy:
         if not comments:
             return out
         kept = [f for f in out if not _suppressed(f, comments)]
-        return kept + [f for f in self._comment_findings(path, comments, kept)
+        return kept + [f for f in self._comment_findings(path, comments)
                        if self.keep(path, f.rule) and not _suppressed(f, comments)]
 
-    def _comment_findings(self, path: str, comments: Sequence[Directive],
-                          kept: Sequence[Finding]) -> list[Finding]:
-        from validator.rules import RULES
-
+    def _comment_findings(self, path: str, comments: Sequence[Directive]) -> list[Finding]:
         out = []
         for d in comments:
             for rule_id, message in d.bad:
-                r = RULES[rule_id]
-                out.append(Finding(rule_id, self.severity(_probe(rule_id, r.severity)), path,
-                                   "", d.line, d.column, message,
-                                   "name the rule the finding shows (recipe-check rules)"))
+                hint = ("write ignore[ID, ...] or ignore-file[ID, ...]" if rule_id == MALFORMED.id
+                        else "name the rule the finding shows (recipe-check rules)")
+                out.append(self._finding(rule_id, path, d, message, hint))
             unused = [s for s in d.selectors if s not in d.used and self._ran(s, path)]
             if unused:
                 where = "in this file" if d.file_wide else f"on line {d.covers}"
-                out.append(Finding(
-                    UNUSED.id, self.severity(_probe(UNUSED.id, UNUSED.severity)), path, "",
-                    d.line, d.column, f"suppression of {', '.join(unused)} suppresses nothing "
-                    f"{where}", "remove it (or the ids that are no longer needed)"))
+                out.append(self._finding(
+                    UNUSED.id, path, d, f"suppression of {', '.join(unused)} suppresses "
+                    f"nothing {where}", "remove it (or the ids that are no longer needed)"))
         return out
+
+    def _finding(self, rule_id: str, path: str, d: Directive, message: str,
+                 hint: str) -> Finding:
+        """An ``RC`` finding at the comment, with its severity (``--strict`` and the
+        configured override applied)."""
+        from validator.rules import RULES
+
+        base = Finding(rule_id, RULES[rule_id].effective_severity(self.strict), path, "",
+                       d.line, d.column, message, hint)
+        return dataclasses.replace(base, severity=self.severity(base))
 
     def _ran(self, selector: str, path: str) -> bool:
         """Whether some rule the selector names ran on ``path`` (otherwise a suppression of
@@ -134,10 +139,6 @@ class Policy:
         from validator.rules import RULES
 
         return any(matches(selector, r) and self.keep(path, r) for r in RULES)
-
-
-def _probe(rule_id: str, severity: Severity) -> Finding:
-    return Finding(rule_id, severity, "", "", 0, 0, "")
 
 
 def _suppressed(finding: Finding, comments: Sequence[Directive]) -> bool:
