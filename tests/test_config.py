@@ -247,3 +247,12 @@ def test_rc_findings_follow_strict(tree: Path, capsys: pytest.CaptureFixture[str
     edit(tree, "  difficulty: expert\n", "  difficulty: expert  # recipe-check: ignore[VER010]\n")
     _, found = run_json(tree, capsys, "--strict")
     assert {f["rule"]: f["severity"] for f in found}["RC001"] == "error"
+
+
+def test_a_partial_family_name_is_no_selector(tree: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``R`` would silence REF and RC alike; only whole families and id prefixes select."""
+    assert main(["check", "--ignore", "R", str(tree / MOE)]) == 2
+    assert "unknown rule or family 'R'" in capsys.readouterr().err
+    _, found = run_json(tree, capsys, "--select", "REF00")
+    assert rules_of(found) == {r for r in rules_of(found) if r.startswith("REF00")} != set()

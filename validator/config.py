@@ -112,12 +112,18 @@ def is_known_selector(selector: str, ids: Iterable[str] | None = None) -> bool:
         return True
     if not _SELECTOR.match(selector):
         return False
-    return any(i.startswith(selector) for i in (known_ids() if ids is None else ids))
+    return any(matches(selector, i) for i in (known_ids() if ids is None else ids))
 
 
 def matches(selector: str, rule_id: str) -> bool:
-    """Whether ``selector`` selects ``rule_id``."""
-    return selector == "ALL" or rule_id.startswith(selector)
+    """Whether ``selector`` selects ``rule_id``: ``ALL``, or the same family and a prefix
+    of the number (``REF`` and ``REF00`` select ``REF004``; ``RE`` selects nothing, so
+    ``R`` cannot silence both ``REF`` and ``RC``)."""
+    if selector == "ALL":
+        return True
+    letters = selector.rstrip("0123456789")
+    return (rule_id.rstrip("0123456789") == letters
+            and rule_id[len(letters):].startswith(selector[len(letters):]))
 
 
 def specificity(selectors: Iterable[str], rule_id: str) -> int | None:
