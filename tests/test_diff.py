@@ -96,7 +96,8 @@ def git(repo: Path, *args: str) -> str:
                           text=True).stdout.strip()
 
 
-def test_two_revisions_of_one_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_revisions_of_one_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     repo = copy_tree(tmp_path / "repo")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
@@ -108,6 +109,12 @@ def test_two_revisions_of_one_recipe(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert out.startswith(f"#### main\\~1:{CHAT} → main:{CHAT}\n\n```text\n")
     assert "minimum vLLM: 0.12.0 → 0.13.0" in out
+    # the same two revisions as pinned specs, fetched over git and verified
+    monkeypatch.setenv("RECIPE_CHECK_GIT_URL", str(repo))
+    old_sha, new_sha = git(repo, "rev-parse", "main~1"), git(repo, "rev-parse", "main")
+    assert main(["diff", "--no-feature-sets", "--cache-dir", str(tmp_path / "cache"),
+                 f"example/recipes@{old_sha}:{CHAT}", f"example/recipes@{new_sha}:{CHAT}"]) == 1
+    assert "  minimum vLLM: 0.12.0 → 0.13.0\n" in capsys.readouterr().out
     assert main(["diff", "--repo", str(repo), "nope", "main", CHAT]) == 2
     assert "'nope' is not a revision" in capsys.readouterr().err
     assert main(["diff", "--repo", str(repo), "main~1", "main", "models/missing.yaml"]) == 2
