@@ -4,6 +4,7 @@ the release-list report of ``check``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import threading
@@ -185,3 +186,27 @@ def test_check_reports_the_release_list(corpus_repo: Path, tmp_path: Path) -> No
     assert context["sha256"] == (SNAPSHOT_DIR / DIGEST_NAME).read_text().split()[0]
     assert main(["check", str(corpus_repo / "models/zai-org/GLM-5.1.yaml"), "--offline",
                  "--online-releases"]) == 2
+
+
+def test_data_refresh_keeps_the_digest_when_the_releases_are_unchanged(
+        index_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", "refresh", "--url", index_url, "--snapshot-dir", str(tmp_path)]) == 0
+    # the same releases, fetched at another time (as a later run would)
+    vendored = load_vendored(tmp_path)
+    write_snapshot(dataclasses.replace(vendored, fetched="2020-01-01T00:00:00Z"), tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    capsys.readouterr()
+    assert main(["data", "refresh", "--url", index_url, "--snapshot-dir", str(tmp_path)]) == 0
+    assert "(unchanged)" in capsys.readouterr().out
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    # a release more is a change: written, digest re-pinned
+    PYPI_LIKE["releases"]["0.4.0"] = [{"filename": "vllm-0.4.0.tar.gz",
+                                      "upload_time_iso_8601": "2024-04-01T00:00:00Z",
+                                      "yanked": False}]
+    try:
+        assert main(["data", "refresh", "--url", index_url, "--snapshot-dir",
+                     str(tmp_path)]) == 0
+        assert "(was " in capsys.readouterr().out
+        assert (tmp_path / "vllm-releases.sha256").read_bytes() != before["vllm-releases.sha256"]
+    finally:
+        del PYPI_LIKE["releases"]["0.4.0"]

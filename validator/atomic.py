@@ -9,6 +9,13 @@ import tempfile
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to ``target`` atomically: a temporary file in the same folder,
     flushed and fsynced, :func:`os.replace`\\ d over ``target``, then the folder fsynced so
@@ -24,8 +31,9 @@ def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        if mode is not None:
-            os.fchmod(fd, mode)
+        # mkstemp creates 0600; the file gets ``mode`` when given (a file being replaced
+        # keeps its own), else the mode open(2) would give it (0666 less the umask)
+        os.fchmod(fd, mode if mode is not None else 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
             stream.flush()

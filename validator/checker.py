@@ -15,8 +15,9 @@ from typing import Any
 
 from validator.checks.cli_plan import Window, release_window
 from validator.context import Context
-from validator.findings import Finding, count_by_severity
+from validator.findings import Finding, Severity, count_by_severity
 from validator.load import LoadedDocument, load_yaml
+from validator.policy import Policy
 from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
@@ -37,6 +38,8 @@ class DocumentResult:
     provenance: Provenance
     findings: list[Finding]
     checked: str = "recipe"
+    fixed: list[Finding] = field(default_factory=list)
+    """PR mode: findings of this document at the merge base that the change removed."""
 
     @property
     def sha256(self) -> str:
@@ -71,11 +74,17 @@ class RunResult:
         documents: per-document results, in the order checked.
         context: run-level facts for reports (revision, data sources and their digests).
         internal_errors: messages of checks that crashed (a bug in recipe-check; exit 2).
+        fail_on: ``"all"``: any error fails the run; ``"new"``: only errors whose
+            ``baseline`` is not ``"unchanged"`` do (PR mode, errors already at the base
+            are reported but do not fail).
     """
 
     documents: list[DocumentResult] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
     internal_errors: list[str] = field(default_factory=list)
+    fail_on: str = "all"
+    user_changes: Any = None
+    """PR mode: a :class:`validator.pr.user_changes.UserChanges` for the job summary."""
 
     def all_findings(self) -> list[Finding]:
         """Every finding of every document."""
@@ -85,12 +94,30 @@ class RunResult:
         """``{"documents": n, "errors": n, "warnings": n, "infos": n}``."""
         return {"documents": len(self.documents), **count_by_severity(self.all_findings())}
 
+    def has_baseline(self) -> bool:
+        """Whether the findings were compared with a base revision (PR mode)."""
+        return "baseline" in self.context
+
+    def baseline_counts(self) -> dict[str, int]:
+        """``{"new": n, "existing": n, "fixed": n}`` over every document."""
+        found = self.all_findings()
+        return {"new": sum(f.baseline == "new" for f in found),
+                "existing": sum(f.baseline == "unchanged" for f in found),
+                "fixed": sum(len(d.fixed) for d in self.documents)}
+
+    def failing(self) -> list[Finding]:
+        """The errors that fail the run under :attr:`fail_on`."""
+        errors = [f for f in self.all_findings() if f.severity is Severity.ERROR]
+        if self.fail_on == "new":
+            return [f for f in errors if f.baseline != "unchanged"]
+        return errors
+
     @property
     def exit_code(self) -> int:
-        """0 no errors, 1 errors found, 2 a check crashed."""
+        """0 no failing errors, 1 errors found (see :attr:`fail_on`), 2 a check crashed."""
         if self.internal_errors:
             return 2
-        return 1 if self.summary()["errors"] else 0
+        return 1 if self.failing() else 0
 
 
 class Checker:
@@ -102,20 +129,23 @@ class Checker:
         schema: the JSON Schema stage.
     """
 
-    def __init__(self, context: Context, rules: Sequence[Rule], schema: SchemaValidator) -> None:
+    def __init__(self, context: Context, rules: Sequence[Rule], schema: SchemaValidator,
+                 policy: Policy | None = None) -> None:
+        self.policy = policy or Policy(strict=context.settings.strict)
         self.context = context
-        self.rules = list(rules)
+        self.rules = [r for r in rules if self.policy.selected(r.id)]
         self.schema = schema
 
     def check_recipe(self, path: str, data: bytes, provenance: Provenance,
-                     result: RunResult) -> DocumentResult:
-        """Load, validate and run every rule on one recipe's bytes; append to ``result``."""
+                     result: RunResult, extra: Sequence[Finding] = ()) -> DocumentResult:
+        """Load, validate and run every rule on one recipe's bytes; append to ``result``
+        (with ``extra`` findings about the document found elsewhere, e.g. pinning)."""
         doc = load_yaml(data, path, max_bytes=self.context.settings.max_bytes)
-        findings = list(doc.findings)
+        findings = list(doc.findings) + list(extra)
         if doc.ok:
             findings += self.schema.validate(doc, "recipe")
             findings += self.run_rules(doc, result)
-        return self._add(result, path, provenance, findings, "recipe")
+        return self._add(result, path, provenance, findings, "recipe", data)
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in
@@ -153,12 +183,18 @@ class Checker:
         findings = list(doc.findings) + self.schema.validate(doc, schema_name)
         if findings:
             tree = self.context.tree
-            prov = tree.provenance(doc.path, tree.read(doc.path))
-            self._add(result, doc.path, prov, findings, schema_name)
+            data = tree.read(doc.path)
+            prov = tree.provenance(doc.path, data)
+            findings = self.policy.apply(doc.path, findings, data)
+            if findings:
+                self._add(result, doc.path, prov, findings, schema_name, None)
 
-    @staticmethod
-    def _add(result: RunResult, path: str, provenance: Provenance, findings: list[Finding],
-             kind: str) -> DocumentResult:
+    def _add(self, result: RunResult, path: str, provenance: Provenance,
+             findings: list[Finding], kind: str, data: bytes | None) -> DocumentResult:
+        """Append the document's findings, after the run's configuration and the
+        document's suppression comments (``data``; ``None`` when already applied)."""
+        if data is not None:
+            findings = self.policy.apply(path, findings, data)
         findings.sort(key=Finding.sort_key)
         doc_result = DocumentResult(path, provenance, findings, kind)
         result.documents.append(doc_result)

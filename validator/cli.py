@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "data": ("validator.commands.data", "refresh vendored data (vLLM release list)"),
     "record": ("validator.commands.record", "one evidence record for OWNER/REPO@REV:PATH"),
     "publish": ("validator.commands.publish", "publish records for every recipe of a lock file"),
+    "diff": ("validator.commands.diff", "what a change to a recipe changes for its users"),
     "history": ("validator.commands.history", "audit every revision of a branch's recipes"),
     "render": ("validator.commands.render", "the commands the recipes site renders for a recipe"),
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -52,6 +53,9 @@ class Finding:
         hint: what would be right, or ``None``.
         end_line, end_column: 1-based end of the node's span, when known.
         related: other locations the message names.
+        baseline: in PR mode, the finding's state against the merge base, in SARIF's
+            ``baselineState`` words: ``"new"``, ``"unchanged"`` (existing at the base) or
+            ``"absent"`` (fixed: at the base only); ``None`` outside PR mode.
     """
 
     rule: str
@@ -65,10 +69,32 @@ class Finding:
     end_line: int | None = None
     end_column: int | None = None
     related: tuple[Related, ...] = field(default=())
+    baseline: str | None = None
+
+    def key(self) -> tuple[str, str, str]:
+        """Identity of the finding across revisions: rule, JSON pointer and message with
+        line references blanked (:func:`finding_key`); independent of the line it is on,
+        so an edit above a finding does not make it new."""
+        return finding_key(self.rule, self.pointer, self.message)
 
     def sort_key(self) -> tuple[str, int, int, str, str, str]:
         """Contract order: path, line, column, rule (then pointer and message for ties)."""
         return (self.path, self.line, self.column, self.rule, self.pointer, self.message)
+
+
+_LINE_REF = re.compile(r"\b(line|lines|L)\s*\d+", re.IGNORECASE)
+
+
+def normalise_message(message: str) -> str:
+    """``message`` with runs of whitespace collapsed and line references (``line 12``)
+    blanked, so that it does not change when lines above what it names move."""
+    return " ".join(_LINE_REF.sub(r"\1 N", message).split())
+
+
+def finding_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:
+    """``(rule, pointer, normalised message)``: what makes two findings at two revisions
+    the same finding (used by PR mode's baseline, ``history`` and SARIF fingerprints)."""
+    return (rule, pointer, normalise_message(message))
 
 
 def printable(text: str, keep: str = "") -> str:

@@ -37,11 +37,17 @@ SNAPSHOTS_DIR = data_dir("snapshots")
 (read-only once installed)."""
 
 
+STORE_ENV = "RECIPE_CHECK_STORE"
+"""Environment variable naming the recipe snapshot store folder."""
+
+
 def default_store_dir() -> Path:
-    """Default folder of the recipe snapshot store: ``snapshots/recipes`` in a checkout,
-    else ``$XDG_DATA_HOME/recipe-check/snapshots/recipes`` (an installed package's folder
-    is not the place to write)."""
-    if in_checkout():
-        return CHECKOUT_DIR / "snapshots" / "recipes"
+    """Default folder of the recipe snapshot store (``fetch`` writes it; ``snapshot``,
+    ``check --offline``, ``record --offline`` and ``publish`` read it): ``$RECIPE_CHECK_STORE``
+    when set, else ``$XDG_DATA_HOME/recipe-check/snapshots/recipes`` (XDG default
+    ``~/.local/share``). The same for an editable install, a wheel and the Action, and
+    independent of the working folder; ``recipe-check snapshot path`` prints it."""
+    if os.environ.get(STORE_ENV):
+        return Path(os.environ[STORE_ENV])
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "recipe-check" / "snapshots" / "recipes"

@@ -126,7 +126,9 @@ class ReleaseList:
         """``{"source", "sha256", "origin", "fetched", "releases", "latest"}`` for reports
         (``RunResult.context["release_list"]``)."""
         latest = self.latest
-        return {"source": self.source, "sha256": self.sha256, "origin": self.origin,
+        # a local file by name only: reports must not carry this machine's paths
+        origin = self.origin if "://" in self.origin else Path(self.origin).name
+        return {"source": self.source, "sha256": self.sha256, "origin": origin,
                 "fetched": self.fetched, "releases": len(self.releases),
                 "latest": str(latest.version) if latest else None}
 
@@ -321,12 +323,22 @@ def write_snapshot(release_list: ReleaseList, snapshot_dir: Path | None = None) 
 
 def refresh_snapshot(snapshot_dir: Path | None = None, url: str = PYPI_JSON_URL,
                      *, timeout: float = DEFAULT_TIMEOUT) -> tuple[ReleaseList, str]:
-    """Fetch the online list and rewrite the vendored copy; ``(list, new digest)``.
+    """Fetch the online list and rewrite the vendored copy; ``(list, new digest)``. When
+    the releases are those of the vendored copy, nothing is written and its digest is
+    returned unchanged.
 
     Raises:
         ReleaseListError: the fetch failed (the vendored copy is left untouched).
     """
     fresh = fetch_online(url, timeout=timeout)
+    try:
+        current = load_vendored(snapshot_dir)
+    except ReleaseListError:
+        current = None  # none yet, or damaged: written anew
+    if current is not None and current.releases == fresh.releases:
+        # the same releases: the vendored copy (and so its pinned digest) stays as it is,
+        # rather than changing with nothing but the fetch time
+        return current, current.sha256
     digest = write_snapshot(fresh, snapshot_dir)
     return fresh, digest
 

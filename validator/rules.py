@@ -30,6 +30,7 @@ FAMILIES: dict[str, str] = {
     "FLAG": "vLLM CLI flags, values, JSON-valued flags, env vars, conflicts",
     "GUIDE": "commands and claims in the markdown guide vs the structured fields",
     "PROV": "pinning, digests, snapshots",
+    "RC": "recipe-check's own configuration: suppression comments",
 }
 
 _ID = re.compile(r"^(?P<family>[A-Z]+)(?P<number>\d{3})$")
@@ -203,6 +204,7 @@ def all_rules() -> list[Rule]:
     import validator.checks
     import validator.fix
     import validator.load
-    import validator.schema  # noqa: F401
+    import validator.schema
+    import validator.suppress  # noqa: F401
 
     return [r for _, r in sorted(RULES.items())]

@@ -346,7 +346,7 @@ def test_no_progress_noise_when_not_a_terminal(corpus_repo: Path,
 @pytest.mark.parametrize(("args", "needle"), [
     (["--since", "no-such-revision"], "no-such-revision"),
     (["--rev", "no-such-branch"], "no-such-branch"),
-    (["/etc/passwd"], "relative to the repository root"),
+    (["/etc/passwd"], "outside the repository"),
     (["--since=--output=x"], "not a revision"),
 ])
 def test_bad_arguments_are_usage_errors(corpus_repo: Path, args: list[str], needle: str,
@@ -410,3 +410,27 @@ def test_all_refs_audits_branch_heads_against_their_parent(own_repo: Path) -> No
     assert {(c.path, c.row[0], c.note) for c in pr.introduced} >= \
         {("models/org/b.yaml", "YAML003", "file added")}
     assert not pr.fixed
+
+
+def test_paths_are_relative_to_the_working_folder_and_config_applies(
+        own_repo: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Inside the repository, PATH is taken from the working folder as ``check`` takes it;
+    --ignore and the repository's configuration file apply to the reported changes."""
+    monkeypatch.chdir(own_repo / "models")
+    data = _cli_json(["--repo", "..", "--no-cache", "--jobs", "1", "org/a.yaml"], capsys)
+    rules = {c["rule"] for r in data["revisions"] for c in r["introduced"]}
+    assert "YAML003" in rules
+    assert {c["path"] for r in data["revisions"] for c in r["introduced"]} == {"models/org/a.yaml"}
+    data = _cli_json(["--repo", "..", "--no-cache", "--jobs", "1", "--ignore", "yaml",
+                      "org/a.yaml"], capsys)
+    assert not {c["rule"] for r in data["revisions"] for c in r["introduced"]
+                if c["rule"].startswith("YAML")}
+    assert "YAML003" not in data["summary"]["tip"]
+    (own_repo / ".recipe-check.toml").write_text('[severity]\nYAML003 = "error"\n')
+    data = _cli_json(["--repo", "..", "--no-cache", "--jobs", "1", "org/a.yaml"], capsys)
+    assert {c["severity"] for r in data["revisions"] for c in r["introduced"]
+            if c["rule"] == "YAML003"} == {"error"}
+    assert main(["history", "--repo", "..", "--no-cache", "--format", "json", "--format",
+                 "text"]) == 2
+    assert "one format goes to stdout" in capsys.readouterr().err

@@ -107,7 +107,7 @@ def test_action_inputs_never_reach_script_text() -> None:
     a ``run:`` body; the install step names only the action's own path."""
     action = load_action()
     assert set(action["inputs"]) >= {"paths", "base", "head", "strict", "sarif",
-                                     "python-version"}
+                                     "python-version", "config", "fail-on"}
     assert action["runs"]["using"] == "composite"
     for step in action["runs"]["steps"]:
         if "run" in step:
@@ -149,9 +149,18 @@ def test_action_on_pull_request_616(corpus_repo: Path, tmp_path: Path,
     outputs = _outputs(temp / "output-check")
     assert int(outputs["errors"]) > 0 and outputs["sarif"] == "results.sarif"
     assert runner.output("errors") == outputs["errors"]
+    # SCHEMA001 at line 80 (and any other finding the head introduces) is new; REF001 and
+    # the others are at the merge base
+    sarif_log = json.loads((ws / "results.sarif").read_text(encoding="utf-8"))
+    assert int(outputs["new"]) == sum(r["baselineState"] == "new"
+                                      for r in sarif_log["runs"][0]["results"]) >= 1
     gemma = "models/Google/gemma-4-12B-it.yaml"
     assert f"checked {gemma} because: modified" in log
-    assert f"::error file={gemma},line=21,col=13,endLine=21,endColumn=35,title=REF001" in log
+    # REF001 at line 21 is at the merge base already: logged, not annotated; the
+    # SCHEMA001 the pull request introduces is annotated
+    assert f"::error file={gemma},line=21" not in log
+    assert f"{gemma}:21:13: error REF001 (existing at the base) model_id" in log
+    assert f"::error file={gemma},line=80,endLine=81,title=SCHEMA001" in log
     # recipe-check ran from the action's venv, installed from the action's copy
     assert (temp / "recipe-check-venv" / "bin" / "recipe-check").is_file()
     sarif = json.loads((ws / "results.sarif").read_text(encoding="utf-8"))
@@ -172,4 +181,15 @@ def test_action_on_pull_request_616(corpus_repo: Path, tmp_path: Path,
     runner = Runner(action_copy, ws, env12, {"strict": "true", "paths": "models/\nmodels/*"},
                     temp)
     assert runner.run() == 0, runner.logs
-    assert _outputs(temp / "output-check") == {"errors": "0", "warnings": "0"}
+    assert _outputs(temp / "output-check") == {"errors": "0", "warnings": "0", "new": "0"}
+
+    # PR 830 has only errors its merge base has: passes by default; fails with fail-on all,
+    # from the input or from a configuration file named by the config input
+    base830, head830 = pr_revisions(corpus_repo, 830)
+    env830 = github_env(tmp_path, ws, base830, head830, 830)
+    assert Runner(action_copy, ws, env830, {}, temp).run() == 0
+    assert Runner(action_copy, ws, env830, {"fail-on": "all"}, temp).run() == 1
+    (tmp_path / "rc.toml").write_text('fail-on = "all"\n', encoding="utf-8")
+    config = {"config": str(tmp_path / "rc.toml")}
+    assert Runner(action_copy, ws, env830, config, temp).run() == 1
+    assert Runner(action_copy, ws, env830, {**config, "fail-on": "new"}, temp).run() == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -15,15 +16,24 @@ from validator.checker import Checker, DocumentResult, RunResult
 from validator.checks.install_range import recorded
 from validator.checks.registry import check_rules
 from validator.cli import UsageError
+from validator.commands.options import (
+    add_output_arguments,
+    add_rule_arguments,
+    chosen_format,
+    rule_config,
+    write_outputs,
+)
+from validator.config import Config
 from validator.context import Context, Settings, build_context
-from validator.findings import Finding
+from validator.policy import Policy
 from validator.report import REPORTERS, get_reporter
+from validator.report.markdown import append_step_summary
 from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.spec import looks_like_spec, open_targets, parse_spec
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import VerificationError, pinning_findings
 
 
@@ -32,15 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="recipe file, folder, or OWNER/REPO@REV:PATH")
     parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
-    parser.add_argument("--format", choices=sorted(REPORTERS), default="text")
-    parser.add_argument("--output", type=Path, help="write the report here instead of stdout")
     parser.add_argument("--strict", action="store_true", help="warnings count as errors")
     parser.add_argument("--offline", action="store_true",
                         help="use only vendored data and snapshots; no network")
     parser.add_argument("--max-bytes", type=positive_int, default=2 * 1024 * 1024,
                         help="refuse YAML files larger than this (default 2 MiB)")
-    parser.add_argument("--rule", action="append", default=[], metavar="ID",
-                        help="run only these check rules (repeatable)")
     parser.add_argument("--online-releases", action="store_true",
                         help="fetch vLLM's release list from PyPI instead of the vendored, "
                         "digest-pinned snapshots/vllm-releases.json (the default)")
@@ -61,6 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "variant, hardware, strategy and feature set); findings name the "
                         "configurations they affect")
     add_fetch_arguments(parser, offline=False)
+    add_rule_arguments(parser)
+    add_output_arguments(parser, sorted(REPORTERS))
 
 
 def iso_date(text: str) -> date:
@@ -134,20 +142,18 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     return targets
 
 
-def selected_rules(rule_ids: list[str]) -> list[Rule]:
-    """The check rules a run uses: those of ``--rule`` (every one when none is given)."""
+def selected_rules(args: argparse.Namespace) -> list[Rule]:
+    """The check rules that ``--select``/``--ignore``/``--config`` leave selected (used by
+    ``--fix``, which must honour the same selection as the check)."""
+    policy = Policy(rule_config(args))
+    return [r for r in check_rules() if policy.selected(r.id)]
+
+
+def check_targets(targets: list[Target], settings: Settings,
+                  config: Callable[[RecipeTree], Config] | None = None) -> RunResult:
+    """Check every target against the context of its own tree, with the configuration
+    ``config`` gives for that tree (default: none)."""
     rules = check_rules()
-    if rule_ids:
-        unknown = set(rule_ids) - {r.id for r in rules}
-        if unknown:
-            raise UsageError(f"unknown check rule(s): {', '.join(sorted(unknown))}")
-        rules = [r for r in rules if r.id in rule_ids]
-    return rules
-
-
-def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]) -> RunResult:
-    """Check every target against the context of its own tree."""
-    rules = selected_rules(rule_ids)
     schema = SchemaValidator(strict=settings.strict)
     result = RunResult()
     contexts: dict[int, tuple[Context, Checker]] = {}
@@ -165,7 +171,8 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
                 continue
             except SourceError as exc:
                 raise UsageError(str(exc)) from exc
-            checker = Checker(ctx, rules, schema)
+            policy = Policy(config(tree) if config else None, strict=settings.strict)
+            checker = Checker(ctx, rules, schema, policy)
             contexts[id(tree)] = (ctx, checker)
             _check_context(ctx, checker, result)
         ctx, checker = contexts[id(tree)]
@@ -182,13 +189,11 @@ def check_targets(targets: list[Target], settings: Settings, rule_ids: list[str]
         except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
             result.documents.append(DocumentResult.refused(target.path, exc, tree.revision))
             continue
-        doc_result = checker.check_recipe(target.path, data, prov, result)
+        checker.check_recipe(target.path, data, prov, result,
+                             extra=pinning_findings(prov, strict=settings.strict))
         ranges = recorded(ctx).get(target.path)
         if ranges is not None:
             result.context.setdefault("install_ranges", {})[target.path] = ranges
-        doc_result.findings = sorted(
-            doc_result.findings + pinning_findings(prov, strict=settings.strict),
-            key=Finding.sort_key)
     return result
 
 
@@ -226,25 +231,29 @@ def release_list_context(settings: Settings) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     """Check, report, and return 0 (no errors), 1 (errors) or 2 (a check crashed)."""
     settings = settings_from(args)
+    fmt = chosen_format(args, "text")
+    rule_config(args)  # a bad --config or --select is a usage error before anything runs
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 
-        diff_code = run_fix(args, collect_targets(args), settings, selected_rules(args.rule))
+        diff_code = run_fix(args, collect_targets(args), settings, selected_rules(args))
         if diff_code is not None:
             return diff_code
-    result = check_targets(collect_targets(args), settings, args.rule)
+    configs: dict[int, Config] = {}
+
+    def config_of(tree: RecipeTree) -> Config:
+        # the file at a local recipes root; a pinned tree is configured by --config only
+        if id(tree) not in configs:
+            local = isinstance(tree, LocalTree)
+            configs[id(tree)] = rule_config(args, tree.read if local else None,
+                                            tree.exists if local else None, tree.label)
+        return configs[id(tree)]
+
+    result = check_targets(collect_targets(args), settings, config_of)
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases
-    reporter = get_reporter(args.format)
-    if args.output:
-        try:
-            args.output.parent.mkdir(parents=True, exist_ok=True)
-            with args.output.open("w", encoding="utf-8") as stream:
-                reporter.write(result, stream)
-        except OSError as exc:
-            raise UsageError(f"{args.output}: {exc.strerror or exc}") from exc
-    else:
-        reporter.write(result, sys.stdout)
+    write_outputs(args, lambda name, stream: get_reporter(name).write(result, stream), fmt,
+                  summary=lambda path: append_step_summary(result, path))
     return result.exit_code

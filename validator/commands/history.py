@@ -12,18 +12,37 @@ Exit codes: 0 audit done, 2 usage or input/output failure or a rule crashed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from validator import __version__
 from validator.cli import UsageError
+from validator.commands.options import (
+    add_output_arguments,
+    add_rule_arguments,
+    chosen_format,
+    rule_config,
+    write_outputs,
+)
 from validator.context import Settings
-from validator.history.audit import AuditOptions, AuditResult, default_jobs, run_audit
+from validator.findings import Finding, Severity
+from validator.history.audit import (
+    AuditOptions,
+    AuditResult,
+    Change,
+    default_jobs,
+    run_audit,
+)
 from validator.history.cache import default_cache_dir
 from validator.history.gitdata import GitError
 from validator.history.progress import Progress
+from validator.policy import Policy
 from validator.source.tree import SourceError
 
 
@@ -67,10 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="result cache folder (default: XDG cache recipe-check/history)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--output", type=Path, help="write the report here instead of stdout")
     parser.add_argument("--max-bytes", type=_positive, default=2 * 1024 * 1024,
                         help="size limit of a YAML file in bytes (default 2 MiB)")
+    add_rule_arguments(parser)
+    add_output_arguments(parser, ("text", "json"), file_formats=("json",), summary=False)
 
 
 def _progress(label: str, total: int) -> Progress:
@@ -79,14 +98,14 @@ def _progress(label: str, total: int) -> Progress:
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit and print the report; see the module docstring for exit codes."""
-    for p in args.paths:
-        if p.startswith("/") or ".." in p.split("/"):
-            raise UsageError(f"{p}: PATH must be relative to the repository root")
     if not args.repo.is_dir():
         raise UsageError(f"{args.repo}: no such folder")
+    fmt = chosen_format(args, "text")
+    policy = Policy(rule_config(args, *_root_reader(args.repo)))
     options = AuditOptions(
         repo=args.repo, rev=args.rev, since=args.since, all_refs=args.all_refs,
-        paths=[p.rstrip("/") for p in args.paths], shard=args.shard,
+        paths=[rel for p in args.paths if (rel := repository_path(p, args.repo))],
+        shard=args.shard,
         jobs=args.jobs or default_jobs(),
         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
         settings=Settings(max_bytes=args.max_bytes))
@@ -109,15 +128,55 @@ def run(args: argparse.Namespace) -> int:
     if args.paths and not result.recipes:
         # a mistyped PATH must not pass as "no findings"
         raise UsageError(f"no recipe in the audited history matches: {', '.join(args.paths)}")
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        with args.output.open("w", encoding="utf-8") as stream:
-            _write(result, args.format, stream)
-    else:
-        _write(result, args.format, sys.stdout)
+    apply_policy(result, policy)
+    write_outputs(args, lambda name, stream: _write(result, name, stream), fmt,
+                  file_formats=("json",))
     for msg in result.internal_errors[:20]:
         print(f"recipe-check: {msg}", file=sys.stderr)
     return 2 if result.internal_errors else 0
+
+
+def repository_path(arg: str, repo: Path) -> str:
+    """A PATH argument as a repository-relative path: relative to the working folder when
+    that is inside the repository (as ``check`` takes paths), else to the repository root.
+
+    Raises:
+        UsageError: the path is outside the repository.
+    """
+    root = repo.resolve()
+    cwd = Path.cwd().resolve()
+    base = cwd if cwd.is_relative_to(root) else root
+    target = Path(os.path.normpath(base / arg))
+    if not target.is_relative_to(root):
+        raise UsageError(f"{arg}: outside the repository {repo}")
+    rel = target.relative_to(root).as_posix()
+    return "" if rel == "." else rel
+
+
+def _root_reader(repo: Path) -> tuple[Callable[[str], bytes], Callable[[str], bool], str]:
+    """``read``/``exists`` of the configuration files in the repository's work tree."""
+    return ((lambda name: (repo / name).read_bytes()), (lambda name: (repo / name).is_file()),
+            str(repo))
+
+
+def apply_policy(result: AuditResult, policy: Policy) -> None:
+    """Drop the changes of rules the configuration deselects or ignores for their path,
+    and apply its severities (inline suppression comments are not applied to history)."""
+    def keep(changes: list[Change]) -> list[Change]:
+        out = []
+        for ch in changes:
+            rule, severity, pointer, line, column, message = ch.row
+            if not policy.keep(ch.path, rule):
+                continue
+            probe = Finding(rule, Severity(severity), ch.path, pointer, line, column, message)
+            sev = policy.severity(probe).value
+            out.append(ch if sev == severity else dataclasses.replace(
+                ch, row=(rule, sev, pointer, line, column, message)))
+        return out
+
+    for rev in result.revisions:
+        rev.introduced, rev.fixed = keep(rev.introduced), keep(rev.fixed)
+    result.tip = Counter({r: n for r, n in result.tip.items() if policy.selected(r)})
 
 
 def _write(result: AuditResult, fmt: str, stream: TextIO) -> None:

@@ -10,8 +10,13 @@ Inside GitHub Actions the revisions default to the event's (``GITHUB_EVENT_PATH`
 to ``GITHUB_WORKSPACE``, the output format to ``github`` annotations and the job summary
 to ``GITHUB_STEP_SUMMARY``. Without any base every recipe at the head is checked.
 
-Exit codes: 0 no errors, 1 errors found (warnings too with ``--strict``), 2 usage,
-repository or revision problems, or a crashed check.
+The same files are checked at the merge base, and each finding is reported as new,
+existing or fixed (:mod:`validator.pr.baseline`); by default only new errors fail
+(``--fail-on all``: every error at the head). The configuration file is read from the
+merge base (``--config FILE`` to name one).
+
+Exit codes: 0 no failing errors, 1 errors that fail under ``--fail-on`` (warnings too with
+``--strict``), 2 usage, repository or revision problems, or a crashed check.
 """
 
 from __future__ import annotations
@@ -25,12 +30,22 @@ from typing import Any, TextIO
 from validator.checker import RunResult
 from validator.cli import UsageError
 from validator.commands.check import release_list_context
+from validator.commands.options import (
+    add_output_arguments,
+    add_rule_arguments,
+    chosen_format,
+    rule_config,
+    write_outputs,
+)
+from validator.config import Config
 from validator.context import Settings
 from validator.findings import printable
 from validator.pr.event import EventError, read_event
-from validator.pr.run import PrError, run_pr
+from validator.pr.run import PrError, open_repository, resolve_revisions, run_pr
 from validator.report import REPORTERS, get_reporter
 from validator.report.github import escape_data
+from validator.report.markdown import append_step_summary
+from validator.source.git import GitTree
 from validator.source.tree import SourceError
 
 
@@ -47,15 +62,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paths", action="append", default=[], metavar="PATTERN",
                         help="only recipes under this folder or matching this glob "
                              "(repeatable; default: every models/ recipe)")
-    parser.add_argument("--format", action="append", choices=sorted(REPORTERS), default=[],
-                        help="report format on stdout (repeatable; default: github inside "
-                             "GitHub Actions, else text)")
-    parser.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF here")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="also write JSON here")
-    parser.add_argument("--summary", type=Path, metavar="FILE",
-                        help="append the Markdown job summary here (default: "
-                             "$GITHUB_STEP_SUMMARY when set)")
-    parser.add_argument("--no-summary", action="store_true", help="write no job summary")
     parser.add_argument("--strict", action="store_true", help="warnings count as errors")
     parser.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024,
                         help="refuse YAML files larger than this (default 2 MiB)")
@@ -64,6 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--online-releases", action="store_true",
                         help="fetch vLLM's release list from PyPI instead of the vendored, "
                         "digest-pinned snapshot (the default)")
+    add_rule_arguments(parser, fail_on=True)
+    add_output_arguments(parser, sorted(REPORTERS), default=None)
 
 
 def _revisions(args: argparse.Namespace) -> tuple[str | None, str, str]:
@@ -119,28 +127,48 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(strict=args.strict, max_bytes=args.max_bytes, offline=args.offline,
                         online_releases=args.online_releases)
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
+    fmt = chosen_format(args, None)
     try:
-        result = run_pr(folder, base, head, settings=settings, patterns=args.paths)
+        config = _config(args, folder, base)
+        result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
+                        config=config, fail_on=config.fail_on or "new",
+                        user_diffs=_wants_summary(args, fmt))
     except (PrError, SourceError) as exc:
         raise UsageError(str(exc)) from exc
     result.context["pr"]["origin"] = origin
     result.context["release_list"] = releases
-    formats = args.format or ["github" if os.environ.get("GITHUB_ACTIONS") == "true"
-                              else "text"]
-    for fmt in formats:
-        _write_preamble(fmt, result, sys.stdout)
-        get_reporter(fmt).write(result, sys.stdout)
-    for path, fmt in ((args.sarif, "sarif"), (args.json, "json")):
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("w", encoding="utf-8") as stream:
-                get_reporter(fmt).write(result, stream)
-    summary = args.summary or (Path(os.environ["GITHUB_STEP_SUMMARY"])
-                               if os.environ.get("GITHUB_STEP_SUMMARY") else None)
-    if summary is not None and not args.no_summary:
-        from validator.report.markdown import append_step_summary
+    if config.source:  # which file configured the run (by name only when local)
+        source = Path(config.source)
+        result.context["config"] = source.name if source.is_absolute() else config.source
 
-        if append_step_summary(result, summary) == 0:
-            print(f"recipe-check: {summary} already holds GitHub's 1 MiB; summary not "
-                  "written", file=sys.stderr)
+    def write(name: str, stream: TextIO) -> None:
+        if stream is sys.stdout:
+            _write_preamble(name, result, stream)
+        get_reporter(name).write(result, stream)
+
+    write_outputs(args, write, fmt, summary=lambda path: append_step_summary(result, path))
     return result.exit_code
+
+
+def _wants_summary(args: argparse.Namespace, fmt: str) -> bool:
+    """Whether a Markdown report is written (the diffs of what changes for users are
+    only rendered for it)."""
+    if args.no_summary and fmt != "markdown" and args.markdown_file is None:
+        return False
+    return bool(fmt == "markdown" or args.markdown_file or args.summary
+                or (fmt == "github" and os.environ.get("GITHUB_STEP_SUMMARY")))
+
+
+def _config(args: argparse.Namespace, folder: Path, base: str | None) -> Config:
+    """``--config``, else the configuration file at the root of the *base* revision (so
+    that a pull request cannot switch checks off for itself), else the head's when there
+    is no base; with the command-line options applied."""
+    if args.config is not None:
+        return rule_config(args)
+    repo = open_repository(folder)
+    try:
+        rev = resolve_revisions(repo, base, args.head or "HEAD")
+        tree = GitTree("", rev.merge_base or rev.head, None, repo, str(folder))
+        return rule_config(args, tree.read, tree.exists, f"{(rev.merge_base or rev.head)[:12]}:")
+    finally:
+        repo.close()

@@ -41,8 +41,13 @@ PAUSE_ENV = "RECIPE_CHECK_PUBLISH_PAUSE"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``publish``."""
-    parser.add_argument("--lock", type=Path, required=True, metavar="FILE",
-                        help="snapshot lock file (recipes.lock.json) listing the documents")
+    parser.add_argument("--lock", type=Path, metavar="FILE",
+                        help="snapshot lock file (recipes.lock.json) listing the documents "
+                             "(default: the store's, see 'recipe-check snapshot path')")
+    parser.add_argument("--snapshot-dir", type=Path, metavar="DIR",
+                        help="snapshot store whose lock file is used (default: "
+                             "$RECIPE_CHECK_STORE, else $XDG_DATA_HOME/recipe-check/"
+                             "snapshots/recipes)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="output folder (records/, schemas/, index.json)")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
@@ -63,8 +68,16 @@ def run(args: argparse.Namespace) -> int:
     from validator.source.snapshots import SnapshotStore, SnapshotTree
 
     date = checked_on(args.checked_on)
+    if args.lock is None:
+        from validator.paths import default_store_dir
+        from validator.source.snapshots import LOCK_NAME
+
+        args.lock = (args.snapshot_dir or default_store_dir()) / LOCK_NAME
+    elif args.snapshot_dir is not None:
+        raise UsageError("--lock names the store itself; give --lock or --snapshot-dir")
     if not args.lock.is_file():
-        raise UsageError(f"{args.lock}: no such lock file")
+        raise UsageError(f"{args.lock}: no such lock file (fetch recipes into the store "
+                         "first: recipe-check fetch)")
     store = SnapshotStore(args.lock.parent)
     store.lock_path = args.lock
     try:

@@ -4,7 +4,8 @@
 left (each is printed), then re-hashes every stored file against its lock entry (SHA-256
 and git blob id, PROV003) and checks that the entry belongs to its commit (PROV007); it
 exits 1 on any problem, 0 when all match, 2 when the store or its lock file cannot be
-read. ``list`` prints the lock entries.
+read. ``list`` prints the lock entries, ``path`` the store folder
+(:func:`validator.paths.default_store_dir` unless ``--snapshot-dir``).
 """
 
 from __future__ import annotations
@@ -13,21 +14,31 @@ import argparse
 import sys
 from pathlib import Path
 
-from validator.source.options import DEFAULT_SNAPSHOT_DIR
+from validator.paths import default_store_dir
 from validator.source.snapshots import SnapshotStore
 from validator.source.tree import SourceError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``snapshot``."""
-    parser.add_argument("action", choices=["verify", "list"])
-    parser.add_argument("--snapshot-dir", type=Path, default=DEFAULT_SNAPSHOT_DIR, metavar="DIR",
-                        help="snapshot store (default snapshots/recipes/ of the project)")
+    """Actions of ``snapshot``, each a sub-command with its own ``--help``."""
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, help_ in (("verify", "re-hash every stored file against the lock file "
+                                   "(exit 1 on a mismatch or a missing file)"),
+                        ("list", "print the lock file's entries"),
+                        ("path", "print the store folder (where fetch writes)")):
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("--snapshot-dir", type=Path, default=None, metavar="DIR",
+                       help="snapshot store (default: $RECIPE_CHECK_STORE, else "
+                            "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the action; see the module docstring for exit codes."""
-    store = SnapshotStore(args.snapshot_dir)
+    folder = args.snapshot_dir or default_store_dir()
+    if args.action == "path":
+        print(folder)
+        return 0
+    store = SnapshotStore(folder)
     if not store.lock_path.is_file():
         # an empty result here would let a mistyped --snapshot-dir pass a CI step
         print(f"recipe-check: {store.lock_path}: no snapshot store here (no lock file); "

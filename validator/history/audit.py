@@ -14,7 +14,7 @@ How it works:
    settings) are reused; the others are checked in worker processes, one task per blob
    (the blob is loaded and schema-validated once, then the rules run once per context).
 3. Per revision, the findings of each recipe are compared with those at its first
-   parent, keyed by ``(rule, pointer, message)`` (not by line, so that an edit above a
+   parent, keyed by ``(rule, pointer, normalised message)`` (not by line, so that an edit above a
    finding does not report it as fixed and introduced again).
 
 ``shard=(k, n)`` keeps the recipe paths whose SHA-256 falls in shard ``k`` of ``n``:
@@ -37,7 +37,7 @@ from typing import Any
 
 from validator import __version__
 from validator.context import Context, Settings, build_context
-from validator.findings import Finding
+from validator.findings import Finding, finding_key
 from validator.history.cache import FindingRow, ResultCache, as_row, blob_key
 from validator.history.gitdata import (
     CommitInfo,
@@ -671,10 +671,11 @@ def _execute(tasks: list[Task], contexts: dict[str, tuple[str, dict[str, str]]],
 
 def _compare(old: list[FindingRow], new: list[FindingRow]
              ) -> tuple[list[FindingRow], list[FindingRow]]:
-    """``(introduced, fixed)`` between two finding lists, keyed by (rule, pointer,
-    message) as a multiset."""
+    """``(introduced, fixed)`` between two finding lists, keyed by
+    :func:`~validator.findings.finding_key` (rule, pointer, normalised message) as a
+    multiset."""
     def key(r: FindingRow) -> tuple[str, str, str]:
-        return (r[0], r[2], r[5])
+        return finding_key(r[0], r[2], r[5])
 
     old_c, new_c = Counter(map(key, old)), Counter(map(key, new))
     gained, lost = new_c - old_c, old_c - new_c

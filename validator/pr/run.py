@@ -17,9 +17,12 @@ from typing import Any
 import git
 
 from validator.checker import Checker, DocumentResult, RunResult
+from validator.config import Config
 from validator.context import MODELS, Context, Settings, build_context
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
+from validator.policy import Policy
+from validator.pr import baseline
 from validator.pr.select import (
     Selection,
     context_kind,
@@ -28,6 +31,7 @@ from validator.pr.select import (
     matches,
     select,
 )
+from validator.pr.user_changes import user_changes
 from validator.rules import Rule, check_rules
 from validator.schema import SchemaValidator
 from validator.source.git import GitTree
@@ -138,15 +142,18 @@ def _not_read(path: str, exc: SourceError | FileNotFoundError, tree: GitTree,
 
 
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
-                    rules: Sequence[Rule] | None = None) -> RunResult:
-    """Check the selected files at ``tree`` (the head) against its own context.
+                    rules: Sequence[Rule] | None = None,
+                    config: Config | None = None, user_diffs: bool = False) -> RunResult:
+    """Check the selected files at ``tree`` (the head) against its own context, with the
+    run's configuration.
 
     A file that is gone at the head is moved to ``sel.skipped`` with the reason; one that
     is refused (symbolic link, too large) gets a ``PROV005`` error, as in ``check``.
     """
     ctx = build_context(tree, settings)
     schema = SchemaValidator(strict=settings.strict)
-    checker = Checker(ctx, list(check_rules() if rules is None else rules), schema)
+    checker = Checker(ctx, list(check_rules() if rules is None else rules), schema,
+                      Policy(config, strict=settings.strict))
     result = RunResult()
     for path, why in sel.unhandled:
         result.documents.append(DocumentResult(
@@ -159,11 +166,14 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
             doc = _context_document(ctx, path)
             if doc is None:
                 continue
-            prov = tree.provenance(path, tree.read(path))
+            data = tree.read(path)
+            prov = tree.provenance(path, data)
         except (SourceError, FileNotFoundError) as exc:
             _not_read(path, exc, tree, sel, result)
             continue
-        findings = sorted(list(doc.findings) + schema.validate(doc, kind), key=Finding.sort_key)
+        findings = checker.policy.apply(path, list(doc.findings) + schema.validate(doc, kind),
+                                        data)
+        findings.sort(key=Finding.sort_key)
         result.documents.append(DocumentResult(path, prov, findings, kind))
     for path in sel.recipes:
         try:
@@ -176,14 +186,44 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
     return result
 
 
+def base_selection(sel: Selection, base_tree: GitTree) -> tuple[Selection, dict[str, str]]:
+    """The files of ``sel`` as they were at the merge base (renamed files under their old
+    name; files the change added are left out), and head path -> base path."""
+    renamed = {ch.path: ch.old_path for ch in sel.changes if ch.old_path}
+    out = Selection()
+    paths: dict[str, str] = {}
+    for table, base_table in ((sel.recipes, out.recipes),
+                              (sel.context_files, out.context_files)):
+        for path in table:
+            old = renamed.get(path) or path
+            if base_tree.exists(old):
+                base_table[old] = ["baseline"]
+                paths[path] = old
+    return out, paths
+
+
+def _diff_order(sel: Selection, base_paths: dict[str, str]) -> list[tuple[str, str | None]]:
+    """Recipes to compare for the summary: changed files first, then those selected by a
+    changed taxonomy/strategy entry."""
+    changed = {ch.path for ch in sel.changes}
+    order = sorted(sel.recipes, key=lambda p: (p not in changed, p))
+    return [(p, base_paths.get(p)) for p in order]
+
+
 def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | None = None,
            patterns: Sequence[str] = (), env: Mapping[str, str] | None = None,
-           rules: Sequence[Rule] | None = None) -> RunResult:
-    """PR mode end to end: resolve, diff against the merge base, select, check.
+           rules: Sequence[Rule] | None = None, fail_on: str = "new",
+           config: Config | None = None, user_diffs: bool = False) -> RunResult:
+    """PR mode end to end: resolve, diff against the merge base, select, check at the
+    head and at the merge base, and mark each finding new, existing or fixed
+    (:mod:`validator.pr.baseline`).
 
-    Without ``base`` every recipe under ``patterns`` at ``head`` is checked. The result's
-    ``context["pr"]`` records the revisions, each checked file with the reasons it was
-    checked, the files skipped and the changed taxonomy/strategy entries.
+    Without ``base`` every recipe under ``patterns`` at ``head`` is checked (every finding
+    is then new). The result's ``context["pr"]`` records the revisions, each checked file
+    with the reasons it was checked, the files skipped and the changed taxonomy/strategy
+    entries; ``context["baseline"]`` the counts. ``fail_on`` is ``"new"`` (only errors
+    the change introduces fail) or ``"all"``. With ``user_diffs`` the result's
+    ``user_changes`` holds what the change does to the checked recipes' users.
 
     Raises:
         PrError: bad repository or revisions.
@@ -206,7 +246,24 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
             for path in head_tree.list(MODELS):
                 if is_recipe_path(path) and matches(path, patterns):
                     sel.recipes[path] = ["no base revision: every recipe is checked"]
-        result = check_selection(sel, head_tree, settings, rules)
+        result = check_selection(sel, head_tree, settings, rules, config)
+        if revs.merge_base is not None:
+            base_sel, base_paths = base_selection(sel, base_tree)
+            try:
+                base_result = check_selection(base_sel, base_tree, settings, rules, config)
+            except (SourceError, VerificationError) as exc:
+                raise PrError(f"the merge base {revs.merge_base[:12]} cannot be checked "
+                              f"as the baseline: {exc}") from exc
+            baseline.mark(result, base_result, base_paths)
+            if user_diffs:
+                result.user_changes = user_changes(base_tree, head_tree,
+                                                   _diff_order(sel, base_paths))
+            result.internal_errors += [f"at the merge base: {e}"
+                                       for e in base_result.internal_errors]
+        else:
+            baseline.mark(result, RunResult(), {})
+            result.context["baseline"]["compared_with"] = "nothing (no base revision)"
+        result.fail_on = fail_on
         result.context["pr"] = pr_context(revs, sel, name, env)
         return result
     finally:

@@ -140,7 +140,11 @@ class GithubReporter:
             stream.write(f"::group::{escape_data(path)}\n")
             for f in sorted(doc.findings, key=Finding.sort_key):
                 command = COMMANDS[f.severity]
-                if shown[command] < self.limit:
+                if f.baseline == "unchanged":  # PR mode: already at the base, not annotated
+                    stream.write(f"{escape_data(path)}:{f.line}:{f.column}: {f.severity.value}"
+                                 f" {f.rule} (existing at the base) "
+                                 f"{plain_text(finding_text(f))}\n")
+                elif shown[command] < self.limit:
                     shown[command] += 1
                     props = annotation_properties(f, path, self._title(f.rule))
                     stream.write(workflow_command(command, props, finding_text(f)) + "\n")
@@ -152,6 +156,10 @@ class GithubReporter:
         s = result.summary()
         stream.write(f"recipe-check: {s['documents']} file(s) checked: {s['errors']} error(s), "
                      f"{s['warnings']} warning(s), {s['infos']} info(s)\n")
+        if result.has_baseline():
+            b = result.baseline_counts()
+            stream.write(f"recipe-check: against the merge base: {b['new']} new, "
+                         f"{b['existing']} existing (not annotated), {b['fixed']} fixed\n")
         more = [f"{n} {kind}(s)" for kind, n in hidden.items() if n]
         if more:
             stream.write(f"recipe-check: {', '.join(more)} more not annotated (GitHub shows "

@@ -24,6 +24,8 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     if f.end_line is not None:
         out["end_line"] = f.end_line
         out["end_column"] = f.end_column
+    if f.baseline:
+        out["baseline"] = f.baseline
     if f.related:
         out["related"] = [
             {"line": r.line, "message": r.message, **({"path": r.path} if r.path else {})}
@@ -46,10 +48,13 @@ def result_dict(result: RunResult) -> dict[str, Any]:
             "repository": prov.repository,
             "findings": [finding_dict(f) for f in sorted(doc.findings, key=Finding.sort_key)],
         })
+        if result.has_baseline():
+            documents[-1]["fixed"] = [finding_dict(f) for f in doc.fixed]
     out: dict[str, Any] = {
         "tool": {"name": "recipe-check", "version": __version__},
         "documents": documents,
-        "summary": result.summary(),
+        "summary": {**result.summary(),
+                    **(result.baseline_counts() if result.has_baseline() else {})},
     }
     if result.context:
         out["context"] = result.context

@@ -20,7 +20,7 @@ import html
 import io
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -122,12 +122,23 @@ class MarkdownReporter:
         s = result.summary()
         if result.internal_errors:
             verdict = "💥 recipe-check crashed on some checks"
+        elif result.failing():
+            verdict = f"❌ {_plural(len(result.failing()), 'error')}"
+            if result.fail_on == "new" and result.has_baseline():
+                verdict += " introduced by this change"
         elif s["errors"]:
-            verdict = f"❌ {_plural(s['errors'], 'error')}"
+            verdict = f"✅ no new errors ({_plural(s['errors'], 'error')} already at the base)"
         else:
             verdict = "✅ no errors"
-        out = [f"## recipe-check: {verdict}", "",
-               f"{_plural(s['documents'], 'file')} checked: {_plural(s['errors'], 'error')}, "
+        out = [f"## recipe-check: {verdict}", ""]
+        if result.has_baseline():
+            b = result.baseline_counts()
+            failing = len(result.failing())
+            out += [f"**{b['new']} new**, {b['existing']} existing, {b['fixed']} fixed "
+                    f"against the merge base; {_plural(failing, 'error')} "
+                    f"fail{'s' if failing == 1 else ''} this check "
+                    f"(fail-on: {escape_md(result.fail_on)}).", ""]
+        out += [f"{_plural(s['documents'], 'file')} checked: {_plural(s['errors'], 'error')}, "
                f"{_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
                f"(recipe-check {escape_md(__version__)}).", ""]
         pr = result.context.get("pr")
@@ -175,7 +186,8 @@ class MarkdownReporter:
         return out
 
     def _finding_row(self, doc: DocumentResult, f: Finding) -> str:
-        url = self._blob_url(doc, f.line if f.line > 0 else None)
+        # a fixed finding's line is the merge base's, not the head's: no link
+        url = None if f.baseline == "absent" else self._blob_url(doc, f.line or None)
         where = f"[{f.line}]({url})" if url and f.line > 0 else str(f.line or "—")
         rule = f"[{f.rule}]({rule_doc_url(f.rule, self.env)})"
         text = escape_md(f.message)
@@ -183,7 +195,9 @@ class MarkdownReporter:
             text += f"<br>see {escape_md(rel.path or f.path)}:{rel.line}: {escape_md(rel.message)}"
         if f.hint:
             text += f"<br>*hint:* {escape_md(f.hint)}"
-        return f"| {_ICON[f.severity]} {f.severity.value} | {rule} | {where} | {text} |"
+        state = {"new": " · new", "unchanged": " · existing", "absent": " · fixed"}.get(
+            f.baseline or "", "")
+        return f"| {_ICON[f.severity]} {f.severity.value}{state} | {rule} | {where} | {text} |"
 
     # -- output ------------------------------------------------------------------------
 
@@ -207,12 +221,14 @@ class MarkdownReporter:
 
         if not put(self._header(result)):
             return _truncation_note(result.summary(), 0, self.budget)
+        self._put_user_changes(result, put)
         files = self._files_table(result)
         if files and not put(files):
             put(["_The list of files was too long for the summary._", ""])
-        total = len(result.all_findings())
+        total = len(result.all_findings()) + sum(len(d.fixed) for d in result.documents)
         shown = 0
-        docs = [d for d in sorted(result.documents, key=lambda d: d.path) if d.findings]
+        docs = [d for d in sorted(result.documents, key=lambda d: d.path)
+                if d.findings or d.fixed]
         if docs and put(["### Findings", ""]):
             for doc in docs:
                 head = [f"#### {self._file_cell(doc)}", "",
@@ -220,7 +236,7 @@ class MarkdownReporter:
                 if not put(head):
                     break
                 ok = True
-                for f in sorted(doc.findings, key=Finding.sort_key):
+                for f in sorted(doc.findings, key=Finding.sort_key) + doc.fixed:
                     if not put([self._finding_row(doc, f)]):
                         ok = False
                         break
@@ -232,6 +248,27 @@ class MarkdownReporter:
         if shown < total:
             text += _truncation_note(result.summary(), total - shown, self.budget - used)
         return text
+
+    def _put_user_changes(self, result: RunResult, put: Callable[[list[str]], bool]) -> None:
+        """PR mode: the "What changes for users" section, in at most half the budget, line
+        by line; a last line says how many lines did not fit."""
+        if result.user_changes is None:
+            return
+        lines = result.user_changes.markdown()
+        half = self.budget // 2
+        used = 0
+        fence: str | None = None
+        for n, line in enumerate(lines):
+            size = len(line.encode("utf-8")) + 1
+            if used + size > half or not put([line]):
+                closing = [fence, ""] if fence else []
+                put([*closing, f"_… {len(lines) - n} more line(s) of changes not shown "
+                     "(GitHub limits a step summary to 1 MiB); run `recipe-check diff` "
+                     "for all._", ""])
+                return
+            used += size
+            if line.startswith("```"):
+                fence = None if fence else line.removesuffix("text")
 
     def write(self, result: RunResult, stream: TextIO) -> None:
         """Write :meth:`render` of ``result``."""

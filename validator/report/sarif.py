@@ -29,7 +29,7 @@ from urllib.parse import quote
 
 from validator import __version__
 from validator.checker import RunResult
-from validator.findings import Finding, Severity, json_text
+from validator.findings import Finding, Severity, json_text, normalise_message
 from validator.report.github import finding_text
 from validator.report.markdown import project_url, rule_doc_url
 
@@ -49,15 +49,6 @@ LEVELS: Mapping[Severity, str] = {
     Severity.INFO: "note",
 }
 """recipe-check severity -> SARIF ``level`` (section 3.27.10)."""
-
-_LINE_REF = re.compile(r"\b(line|lines|L)\s*\d+", re.IGNORECASE)
-
-
-def normalise_message(message: str) -> str:
-    """``message`` with runs of whitespace collapsed and line references (``line 12``)
-    blanked, for fingerprints that survive line shifts."""
-    return " ".join(_LINE_REF.sub(r"\1 N", message).split())
-
 
 def fingerprint(finding: Finding, path: str | None = None) -> str:
     """Hex SHA-256 (first 32 digits) of rule, path, pointer and normalised message."""
@@ -194,7 +185,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
             artifact["hashes"] = {"sha-256": doc.provenance.sha256}
             artifact["properties"]["gitBlob"] = doc.provenance.git_blob
         artifacts.append(artifact)
-        for f in sorted(doc.findings, key=Finding.sort_key):
+        for f in sorted(doc.findings, key=Finding.sort_key) + doc.fixed:
             fp = fingerprint(f, prefix + doc.path)
             seen[fp] = seen.get(fp, 0) + 1
             if seen[fp] > 1:
@@ -209,6 +200,10 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
                 "partialFingerprints": {FINGERPRINT_KEY: fp},
                 "properties": {"pointer": f.pointer},
             }
+            if f.baseline:  # PR mode (section 3.27.24)
+                res["baselineState"] = f.baseline
+                if f.baseline == "absent":  # fixed: the rule passes there at the head
+                    res.update(kind="pass", level="none")
             if f.hint:
                 res["properties"]["hint"] = f.hint
             related = []

@@ -38,8 +38,9 @@ class TextReporter:
                 sev = f.severity.value
                 if colour:
                     sev = f"{_COLOURS[f.severity]}{sev}{_RESET}"
-                stream.write(f"{printable(f.path)}:{f.line}:{f.column}: {sev} {f.rule} "
-                             f"{printable(f.message)}\n")
+                existing = " (existing at the base)" if f.baseline == "unchanged" else ""
+                stream.write(f"{printable(f.path)}:{f.line}:{f.column}: {sev} {f.rule}"
+                             f"{existing} {printable(f.message)}\n")
                 for rel in f.related:
                     where = printable(f"{rel.path or f.path}:{rel.line}")
                     stream.write(f"    see {where}: {printable(rel.message)}\n")
@@ -51,5 +52,9 @@ class TextReporter:
             f"{s['documents']} file(s) checked: {s['errors']} error(s), "
             f"{s['warnings']} warning(s), {s['infos']} info(s)\n"
         )
+        if result.has_baseline():
+            b = result.baseline_counts()
+            stream.write(f"against the merge base: {b['new']} new, {b['existing']} existing, "
+                         f"{b['fixed']} fixed\n")
         for msg in result.internal_errors:
             stream.write(f"internal error: {printable(msg)}\n")

@@ -28,7 +28,8 @@ DEFAULT_RAW_BASE = "https://raw.githubusercontent.com"
 DEFAULT_API_BASE = "https://api.github.com"
 
 DEFAULT_SNAPSHOT_DIR = default_store_dir()
-"""The store of verified recipe snapshots (``snapshots/recipes/`` in a checkout)."""
+"""The store of verified recipe snapshots when the process started
+(:func:`validator.paths.default_store_dir`; the command line reads it again per run)."""
 
 
 def default_cache_dir() -> Path:
@@ -151,7 +152,8 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,
                        help=f"GitHub REST API root for --backend http (default {DEFAULT_API_BASE})")
     group.add_argument("--snapshot-dir", type=Path, metavar="DIR",
-                       help="verified snapshot store (default snapshots/recipes/ of the project)")
+                       help="verified snapshot store (default: $RECIPE_CHECK_STORE, else "
+                            "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
     group.add_argument("--expect-sha256", metavar="HEX",
                        help="fail (PROV002) unless the document's SHA-256 is this")
     group.add_argument("--http-timeout", type=float, default=30.0, metavar="SECONDS",
@@ -175,7 +177,7 @@ def fetch_options_from(args: argparse.Namespace) -> FetchOptions:
         cache_dir=getattr(args, "cache_dir", None) or default_cache_dir(),
         raw_base_url=(getattr(args, "raw_base_url", None) or DEFAULT_RAW_BASE).rstrip("/"),
         api_base_url=(getattr(args, "api_base_url", None) or DEFAULT_API_BASE).rstrip("/"),
-        snapshot_dir=getattr(args, "snapshot_dir", None) or DEFAULT_SNAPSHOT_DIR,
+        snapshot_dir=getattr(args, "snapshot_dir", None) or default_store_dir(),
         offline=bool(getattr(args, "offline", False)),
         token=os.environ.get(TOKEN_ENV) or None,
         timeout=(min(10.0, read_timeout), read_timeout),

@@ -1,6 +1,6 @@
 """The verified snapshot store: content-addressed bytes plus a lock file.
 
-Layout of a store folder (default ``snapshots/recipes/`` of the project)::
+Layout of a store folder (default :func:`validator.paths.default_store_dir`)::
 
     objects/sha256/<2 hex>/<62 hex>   the exact bytes, named by their SHA-256
     recipes.lock.json                 what each stored file is (see LockEntry)

@@ -1,0 +1,177 @@
+"""PR mode's new / existing / fixed split against ``check`` run at the merge base and at
+the head, on real pull requests of the corpus bundle."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import tarfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.cli import main
+from validator.findings import finding_key
+
+from .conftest import git, sarif_errors
+
+pytestmark = pytest.mark.corpus
+
+PR_COUNT = 20
+
+
+def export(repo: Path, rev: str, dest: Path) -> Path:
+    """The tree of ``rev`` written to ``dest`` (``git archive``)."""
+    data = subprocess.run(["git", "archive", rev], cwd=repo, check=True,
+                          capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def check_keys(root: Path, paths: list[str], capsys: pytest.CaptureFixture[str]
+               ) -> dict[str, Counter[tuple[str, str, str]]]:
+    """Finding keys per path of ``recipe-check check`` on a tree on disk."""
+    present = [p for p in paths if (root / p).is_file()]
+    if not present:
+        return {}
+    main(["check", "--format", "json", "--root", str(root), *(str(root / p) for p in present)])
+    data = json.loads(capsys.readouterr().out)
+    return {d["path"]: Counter(finding_key(f["rule"], f["pointer"], f["message"])
+                               for f in d["findings"]) for d in data["documents"]}
+
+
+def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
+            *extra: str) -> tuple[int, dict[str, Any]]:
+    code = main(["pr", "--repo", str(repo), "--base", base, "--head", head,
+                 "--format", "json", "--no-summary", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def candidate_prs(repo: Path) -> list[int]:
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/pull/").split()
+    numbers = sorted({int(r.split("/")[2]) for r in refs if r.endswith("/head")})
+    return numbers[::-1]  # newest first: closest to main, most likely to touch recipes
+
+
+def test_split_equals_check_at_base_and_head(corpus_repo: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    compared = 0
+    with_existing = with_new_or_fixed = 0
+    for number in candidate_prs(corpus_repo):
+        if compared == PR_COUNT:
+            break
+        head = git(corpus_repo, "rev-parse", f"refs/pull/{number}/head")
+        mb = git(corpus_repo, "merge-base", "main", head)
+        _, data = pr_json(corpus_repo, "main", head, capsys)
+        renamed = {c["path"]: c["reasons"][0].removeprefix("renamed from ")
+                   for c in data["context"]["pr"]["files"]
+                   if c["reasons"][0].startswith("renamed from ")}
+        recipes = [d["path"] for d in data["documents"] if d["path"].startswith("models/")]
+        if not recipes:
+            continue
+        compared += 1
+        at_head = check_keys(export(corpus_repo, head, tmp_path / f"{number}-head"), recipes,
+                             capsys)
+        at_base = check_keys(export(corpus_repo, mb, tmp_path / f"{number}-base"),
+                             [renamed.get(p, p) for p in recipes], capsys)
+        for doc in data["documents"]:
+            path = doc["path"]
+            if path not in recipes:
+                continue
+            head_keys = at_head.get(path, Counter())
+            base_keys = at_base.get(renamed.get(path, path), Counter())
+
+            def keys(state: str, items: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
+                return Counter(finding_key(f["rule"], f["pointer"], f["message"])
+                               for f in items if f["baseline"] == state)
+
+            where = f"PR {number} {path}"
+            assert keys("new", doc["findings"]) == head_keys - base_keys, where
+            assert keys("unchanged", doc["findings"]) == head_keys & base_keys, where
+            assert keys("absent", doc["fixed"]) == base_keys - head_keys, where
+            with_existing += bool(head_keys & base_keys)
+            with_new_or_fixed += bool(head_keys - base_keys or base_keys - head_keys)
+        summary = data["summary"]
+        assert summary["new"] + summary["existing"] == sum(len(d["findings"])
+                                                          for d in data["documents"])
+    assert compared == PR_COUNT
+    # the sample exercises all three states
+    assert with_existing and with_new_or_fixed
+
+
+def test_pr_touching_only_a_file_with_old_errors_passes(
+        corpus_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """PR #830 edits DeepSeek-V4-Flash, whose errors (SCHEMA002 ``difficulty: hard`` at
+    line 8 and others) are all at its merge base already."""
+    head = git(corpus_repo, "rev-parse", "refs/pull/830/head")
+    code, data = pr_json(corpus_repo, "main", head, capsys)
+    assert code == 0
+    assert data["summary"]["errors"] > 0 and data["summary"]["new"] == 0
+    (doc,) = data["documents"]
+    schema002 = [f for f in doc["findings"] if f["rule"] == "SCHEMA002"]
+    assert schema002 and schema002[0]["line"] == 8 and schema002[0]["baseline"] == "unchanged"
+    code, _ = pr_json(corpus_repo, "main", head, capsys, "--fail-on", "all")
+    assert code == 1
+
+
+def test_new_and_fixed_findings_annotations_and_sarif(
+        scratch_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A commit that fixes one error of a recipe, adds another and moves every line: the
+    moved findings stay existing, the two changes are fixed and new; only the new one is
+    annotated; the SARIF carries baselineState and is valid."""
+    path = "models/deepseek-ai/DeepSeek-V4-Flash.yaml"
+    file = scratch_repo / path
+    text = file.read_text(encoding="utf-8")
+    assert "  difficulty: hard\n" in text and "\nmodel:\n" in text
+    text = "# two lines added above\n# every finding\n" + text.replace(
+        "  difficulty: hard\n", "  difficulty: advanced\n", 1).replace(
+        "\nmodel:\n", "\nmodel:\n  min_vllm_version: 7\n", 1)
+    file.write_text(text, encoding="utf-8")
+    git(scratch_repo, "commit", "-qam", "fix difficulty, break min_vllm_version")
+    sarif = tmp_path / "out.sarif"
+    code = main(["pr", "--repo", str(scratch_repo), "--base", "main", "--head", "work",
+                 "--format", "github", "--sarif", str(sarif), "--no-summary"])
+    out = capsys.readouterr().out
+    assert code == 1
+    annotations = [ln for ln in out.splitlines() if ln.startswith(("::error ", "::warning "))]
+    assert annotations and all("line=" in a for a in annotations)
+    assert not any("SCHEMA002" in a and "hard" in a for a in annotations)
+    assert "(existing at the base)" in out
+    log = json.loads(sarif.read_text(encoding="utf-8"))
+    assert sarif_errors(log) == []
+    results = log["runs"][0]["results"]
+    states = Counter(r["baselineState"] for r in results)
+    assert states["new"] >= 1 and states["unchanged"] > 10 and states["absent"] >= 1
+    (fixed,) = [r for r in results if r["baselineState"] == "absent"
+                and r["ruleId"] == "SCHEMA002"]
+    assert fixed["kind"] == "pass" and fixed["level"] == "none"
+    assert all(r["level"] != "none" for r in results if r["baselineState"] != "absent")
+
+
+def test_configuration_is_read_at_the_merge_base(scratch_repo: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A pull request that switches every rule off in its own configuration file is still
+    checked with the base's configuration."""
+    (scratch_repo / ".recipe-check.toml").write_text('ignore = ["REF013"]\n', encoding="utf-8")
+    git(scratch_repo, "add", ".recipe-check.toml")
+    git(scratch_repo, "commit", "-qm", "configuration")
+    git(scratch_repo, "branch", "base")
+    (scratch_repo / ".recipe-check.toml").write_text('ignore = ["ALL"]\n', encoding="utf-8")
+    gemma = scratch_repo / "models/Google/gemma-4-12B-it.yaml"
+    gemma.write_text(gemma.read_text(encoding="utf-8").replace(
+        "compatible_strategies:\n", "compatible_strategies:\n  - no_such_strategy\n", 1),
+        encoding="utf-8")
+    git(scratch_repo, "commit", "-qam", "silence everything, add an error")
+    code, data = pr_json(scratch_repo, "base", "work", capsys)
+    assert code == 1
+    assert data["context"]["config"].endswith(":.recipe-check.toml")
+    rules = {f["rule"]: f["baseline"] for d in data["documents"] for f in d["findings"]}
+    assert rules["REF002"] == "new" and "REF013" not in rules
+    # --config names a file explicitly (here: the head's, as a maintainer may choose)
+    code, data = pr_json(scratch_repo, "base", "work", capsys, "--config",
+                         str(scratch_repo / ".recipe-check.toml"))
+    assert code == 0 and data["summary"]["errors"] == 0

@@ -1,0 +1,138 @@
+"""``recipe-check diff OLD NEW``: what a change to a recipe changes for its users.
+
+OLD and NEW are two recipe files (each inside a recipes checkout, the root found as
+``check`` finds it) or two pinned specs ``OWNER/REPO@REV:PATH``; with a third argument,
+``recipe-check diff OLD_REV NEW_REV PATH`` compares two revisions of one recipe of the git
+repository ``--repo`` (default: the current folder). Each side is rendered with the
+taxonomy and strategies of its own revision (:mod:`validator.recipe_diff`).
+
+Exit codes: 0 nothing changes for users, 1 something does, 2 usage or input failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from validator.cli import UsageError
+from validator.commands.check import collect_targets
+from validator.commands.options import add_output_arguments, chosen_format, write_outputs
+from validator.context import build_context
+from validator.findings import printable
+from validator.load import load_yaml
+from validator.recipe_diff import RecipeDiff, Side, diff_recipes
+from validator.render.model import site_strategies
+from validator.source.options import add_fetch_arguments
+from validator.source.tree import RecipeTree, SourceError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``diff``."""
+    parser.add_argument("old", metavar="OLD", help="recipe file or OWNER/REPO@REV:PATH "
+                        "(with PATH: a revision of --repo)")
+    parser.add_argument("new", metavar="NEW", help="recipe file or OWNER/REPO@REV:PATH "
+                        "(with PATH: a revision of --repo)")
+    parser.add_argument("path", nargs="?", metavar="PATH",
+                        help="compare this recipe at revisions OLD and NEW of --repo")
+    parser.add_argument("--repo", type=Path, default=Path("."),
+                        help="git repository for the revision form (default: current folder)")
+    parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
+    parser.add_argument("--no-feature-sets", action="store_true",
+                        help="compare the site's default feature set only (faster)")
+    add_fetch_arguments(parser)
+    add_output_arguments(parser, ("text", "json", "markdown"), file_formats=("json",),
+                         summary=False)
+
+
+def side_of(tree: RecipeTree, path: str, label: str) -> Side:
+    """The recipe ``path`` of ``tree`` with the context of that tree.
+
+    Raises:
+        UsageError: the file or the context cannot be read.
+    """
+    try:
+        ctx = build_context(tree)
+        doc = load_yaml(tree.read(path), path)
+    except FileNotFoundError as exc:
+        raise UsageError(f"{path}: not found in {tree.label}") from exc
+    except SourceError as exc:
+        raise UsageError(str(exc)) from exc
+    return Side(label, doc, ctx.taxonomy, site_strategies(ctx))
+
+
+def _one(args: argparse.Namespace, arg: str) -> Side:
+    namespace = argparse.Namespace(**{**vars(args), "paths": [arg]})
+    targets = collect_targets(namespace)
+    if len(targets) != 1:
+        raise UsageError(f"{arg}: names {len(targets)} files; diff compares one recipe")
+    return side_of(targets[0].tree, targets[0].path, arg)
+
+
+def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
+    from validator.pr.run import PrError, open_repository
+    from validator.source.git import GitTree
+
+    try:
+        repo = open_repository(args.repo)
+    except PrError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        sides = []
+        for rev in (args.old, args.new):
+            try:
+                commit = str(repo.commit(rev).hexsha)
+            except Exception as exc:  # GitPython raises several kinds for a bad name
+                raise UsageError(f"{rev!r} is not a revision of {args.repo}") from exc
+            tree = GitTree(str(args.repo), commit, None, repo, str(args.repo))
+            sides.append(side_of(tree, args.path, f"{rev}:{args.path}"))
+        return sides[0], sides[1]
+    finally:
+        repo.close()
+
+
+def write_text(diff: RecipeDiff, stream: TextIO) -> None:
+    """``OLD → NEW`` then one indented line per change, or that nothing changes."""
+    stream.write(printable(f"{diff.old} → {diff.new}") + "\n")
+    lines = diff.lines()
+    if not lines:
+        stream.write(f"  nothing changes for users ({diff.compared} configurations "
+                     "rendered the same)\n")
+    for line in lines:
+        stream.write("  " + printable(line) + "\n")
+
+
+def markdown_lines(diff: RecipeDiff, title: str) -> list[str]:
+    """The diff as a Markdown block (a heading and a fenced ``diff`` block)."""
+    from validator.report.markdown import escape_md
+
+    body = diff.lines() or [f"nothing changes for users ({diff.compared} configurations "
+                            "rendered the same)"]
+    fence = "````" if any("```" in line for line in body) else "```"
+    return [f"#### {escape_md(title)}", "", fence + "text",
+            *(printable(line) for line in body), fence, ""]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compare, print, and return 0 (no change for users) or 1."""
+    fmt = chosen_format(args, "text")
+    if args.path is not None:
+        old, new = _revision_sides(args)
+    else:
+        old, new = _one(args, args.old), _one(args, args.new)
+    diff = diff_recipes(old, new, feature_sets=not args.no_feature_sets)
+
+    def write(name: str, stream: TextIO) -> None:
+        if name == "json":
+            json.dump(diff.to_dict(), stream, indent=2, ensure_ascii=False)
+            stream.write("\n")
+        elif name == "markdown":
+            stream.write("\n".join(markdown_lines(diff, f"{diff.old} → {diff.new}")) + "\n")
+        else:
+            write_text(diff, stream)
+
+    write_outputs(args, write, fmt, file_formats=("json",))
+    sys.stdout.flush()
+    return 1 if diff.changed else 0

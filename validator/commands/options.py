@@ -1,0 +1,170 @@
+"""Options shared by every command that reports findings (``check``, ``pr``, ``history``),
+written once: rule selection and configuration, and output.
+
+Rule options: ``--select``, ``--extend-select``, ``--ignore`` (ids, id prefixes or family
+prefixes, any case, comma-separated or repeated; ``--rule`` is ``--select``), ``--config
+FILE`` and ``--fail-on`` (see :mod:`validator.config`).
+
+Output options: ``--format F`` is the one format written to stdout (or to ``--output
+FILE``); ``--json FILE``, ``--sarif FILE`` and ``--markdown FILE`` also write that format
+to a file; ``--summary FILE`` appends the Markdown job summary (default
+``$GITHUB_STEP_SUMMARY`` when ``--format github``; ``--no-summary`` writes none). Formats
+are never concatenated on one stream. Paths are relative to the working folder; a folder
+that does not exist is created; a file that cannot be written is a usage error (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from validator.cli import UsageError
+from validator.config import Config, ConfigError, find_config, load_config_file
+
+FILE_FORMATS = ("json", "sarif", "markdown")
+"""Formats that ``--<format> FILE`` writes besides the one on stdout."""
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [part for v in values for part in v.replace(",", " ").split()]
+
+
+def add_rule_arguments(parser: argparse.ArgumentParser, *, fail_on: bool = False) -> None:
+    """``--select/--extend-select/--ignore/--rule/--config`` (and ``--fail-on``)."""
+    group = parser.add_argument_group("rule selection (ruff's vocabulary; see README)")
+    group.add_argument("--select", "--rule", action="append", default=[], metavar="IDS",
+                       help="run only these rules: ids, id prefixes or families, any case "
+                            "(repeatable, comma-separated; replaces the config's select)")
+    group.add_argument("--extend-select", action="append", default=[], metavar="IDS",
+                       help="add these rules to the selection")
+    group.add_argument("--ignore", action="append", default=[], metavar="IDS",
+                       help="do not report these rules (added to the config's ignore)")
+    group.add_argument("--config", type=Path, metavar="FILE",
+                       help="configuration file (.recipe-check.toml or pyproject.toml with "
+                            "[tool.recipe-check]; default: found at the recipes root)")
+    if fail_on:
+        group.add_argument("--fail-on", choices=("new", "all"), default=None,
+                           help="which errors fail the run: those the change introduces "
+                                "(new, the default) or every error at the head (all)")
+
+
+def rule_config(args: argparse.Namespace, read: Callable[[str], bytes] | None = None,
+                exists: Callable[[str], bool] | None = None, label: str = "") -> Config:
+    """The run's :class:`Config`: ``--config``, else the file found through ``read`` and
+    ``exists`` at the recipes root (when given), with the command-line options applied.
+
+    Raises:
+        UsageError: the file or an option is wrong (message ``file:line: ...``).
+    """
+    try:
+        if args.config is not None:
+            config = load_config_file(args.config)
+        elif read is not None and exists is not None:
+            config = find_config(read, exists, label)
+        else:
+            config = Config()
+        return config.with_options(select=_split(args.select),
+                                   extend_select=_split(args.extend_select),
+                                   ignore=_split(args.ignore),
+                                   fail_on=getattr(args, "fail_on", None))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, formats: Sequence[str],
+                         default: str | None = "text", *,
+                         file_formats: Sequence[str] = FILE_FORMATS,
+                         summary: bool = True) -> None:
+    """``--format/--output`` and, per entry of ``file_formats``, ``--<format> FILE``;
+    ``--summary/--no-summary`` when ``summary``."""
+    group = parser.add_argument_group("output")
+    group.add_argument("--format", action="append", choices=sorted(formats), default=[],
+                       help="format written to stdout or --output (default: "
+                            f"{default or 'github inside GitHub Actions, else text'})")
+    group.add_argument("--output", type=Path, metavar="FILE",
+                       help="write the --format report here instead of stdout")
+    for fmt in file_formats:
+        group.add_argument(f"--{fmt}", type=Path, metavar="FILE", dest=f"{fmt}_file",
+                           help=f"also write the {fmt} report to FILE")
+    if summary:
+        group.add_argument("--summary", type=Path, metavar="FILE",
+                           help="append the Markdown job summary to FILE (default: "
+                                "$GITHUB_STEP_SUMMARY with --format github)")
+        group.add_argument("--no-summary", action="store_true", help="write no job summary")
+
+
+def chosen_format(args: argparse.Namespace, default: str | None) -> str:
+    """The one ``--format`` (``default``, or ``github``/``text`` by ``GITHUB_ACTIONS``).
+
+    Raises:
+        UsageError: ``--format`` given more than once with different values.
+    """
+    chosen = list(dict.fromkeys(args.format))
+    if len(chosen) > 1:
+        raise UsageError(f"--format given as {', '.join(chosen)}: one format goes to stdout "
+                         "(or --output); write others with --json/--sarif/--markdown FILE")
+    if chosen:
+        return str(chosen[0])
+    if default is None:
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    return default
+
+
+def open_for_writing(path: Path) -> TextIO:
+    """``path`` opened for writing UTF-8 text, its folder created.
+
+    Raises:
+        UsageError: it cannot be created or written.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from exc
+
+
+Writer = Callable[[str, TextIO], None]
+"""Writes the run's report in a format onto a stream."""
+
+
+def write_outputs(args: argparse.Namespace, write: Writer, fmt: str,
+                  file_formats: Sequence[str] = FILE_FORMATS,
+                  summary: Callable[[Path], int] | None = None,
+                  env: Mapping[str, str] | None = None) -> None:
+    """Write ``fmt`` to stdout or ``--output``, each ``--<format> FILE``, and the job
+    summary (``summary(path)`` appends it, returning the bytes written).
+
+    Raises:
+        UsageError: a file cannot be written.
+    """
+    env = os.environ if env is None else env
+    targets: list[tuple[str, Path | None]] = [(fmt, args.output)]
+    targets += [(f, getattr(args, f"{f}_file")) for f in file_formats
+                if getattr(args, f"{f}_file", None) is not None]
+    for name, path in targets:
+        if path is None:
+            write(name, sys.stdout)
+            continue
+        stream = open_for_writing(path)
+        try:
+            with stream:  # closing flushes: a full disk shows here
+                write(name, stream)
+        except OSError as exc:
+            raise UsageError(f"{path}: {exc.strerror or exc}") from exc
+    if summary is None or getattr(args, "no_summary", False):
+        return
+    target = getattr(args, "summary", None)
+    if target is None and fmt == "github" and env.get("GITHUB_STEP_SUMMARY"):
+        target = Path(env["GITHUB_STEP_SUMMARY"])
+    if target is None:
+        return
+    try:
+        if summary(target) == 0:
+            print(f"recipe-check: {target} already holds GitHub's 1 MiB; summary not "
+                  "written", file=sys.stderr)
+    except OSError as exc:
+        raise UsageError(f"{target}: {exc.strerror or exc}") from exc

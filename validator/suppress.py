@@ -1,0 +1,138 @@
+"""Inline suppression comments in recipes, and the ``RC`` rules about them.
+
+``# recipe-check: ignore[FLAG013]`` at the end of a line suppresses findings of the
+listed rules on that line; on a line of its own it suppresses them on the next line
+(so it can sit above the key it is about). ``# recipe-check: ignore-file[FLAG012, GUIDE]``
+anywhere suppresses them in the whole file. Inside the brackets: rule ids, id prefixes or
+family prefixes, any case, separated by commas or spaces.
+
+A suppression that suppresses nothing is itself a finding (``RC001``, like ruff's
+``RUF100`` for an unused ``noqa``), as is one naming an unknown rule (``RC002``) or a
+directive that is not written as one of the two forms (``RC003``). Only YAML comments
+count: the text is searched for ``#`` preceded by the start of the line or whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from validator.findings import Severity
+from validator.rules import declare
+
+_DIRECTIVE = re.compile(r"(?:^|(?<=\s))#\s*recipe-check\s*:(?P<rest>.*)$", re.IGNORECASE)
+_FORM = re.compile(r"^\s*(?P<kind>ignore-file|ignore)\s*\[(?P<ids>[^\]]*)\]", re.IGNORECASE)
+
+UNUSED = declare("RC001", Severity.WARNING, "suppression comment suppresses nothing", """
+    A ``# recipe-check: ignore[...]`` or ``ignore-file[...]`` comment names a rule that
+    reports nothing where the comment applies: the problem was fixed, or the comment is on
+    the wrong line. Stale suppressions hide the next real problem (ruff's ``RUF100``).
+    Not reported for rules that did not run (deselected by ``select``/``ignore``).
+
+    Failing::
+
+        model:
+          # recipe-check: ignore[FLAG013]
+          model_id: example-org/Example-Chat-8B
+
+    Passing::
+
+        model:
+          model_id: example-org/Example-Chat-8B
+
+    How to fix: delete the comment, or the ids in it that are no longer needed.
+    """)
+
+UNKNOWN = declare("RC002", Severity.WARNING, "suppression comment names an unknown rule", """
+    The brackets of a suppression comment hold something that is no rule id, id prefix or
+    family prefix (a typo, or a rule of another tool), or nothing at all.
+
+    Failing::
+
+        max_model_len: 4096  # recipe-check: ignore[FLAG999]
+
+    Passing::
+
+        max_model_len: 4096  # recipe-check: ignore[FLAG013]
+
+    How to fix: name the rule shown in the finding (``recipe-check rules`` lists them).
+    """)
+
+MALFORMED = declare("RC003", Severity.WARNING, "recipe-check comment is not a known directive",
+                    """
+    A ``# recipe-check:`` comment is neither ``ignore[IDS]`` nor ``ignore-file[IDS]``, so it
+    suppresses nothing (a blanket ``ignore`` without ids is not supported: say which rule).
+
+    Failing::
+
+        max_model_len: 4096  # recipe-check: ignore
+
+    Passing::
+
+        max_model_len: 4096  # recipe-check: ignore[FLAG013]
+
+    How to fix: write ``ignore[ID, ...]`` or ``ignore-file[ID, ...]``.
+    """)
+
+
+@dataclass
+class Directive:
+    """One suppression comment.
+
+    Attributes:
+        line, column: 1-based position of the ``#``.
+        covers: the line it suppresses on (``0`` for the whole file).
+        selectors: normalised ids/prefixes in the brackets, as written order.
+        bad: what is wrong with it (an RC002/RC003 message), if anything.
+        used: selectors that suppressed at least one finding.
+    """
+
+    line: int
+    column: int
+    covers: int
+    selectors: list[str]
+    bad: list[tuple[str, str]] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def file_wide(self) -> bool:
+        """Whether it is ``ignore-file``."""
+        return self.covers == 0
+
+
+def directives(data: bytes) -> list[Directive]:
+    """Every ``# recipe-check:`` comment in a document's bytes."""
+    from validator.config import is_known_selector, known_ids, normalise_selector
+
+    text = data.decode("utf-8", errors="replace")
+    if "recipe-check" not in text.lower():
+        return []
+    ids = known_ids()
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _DIRECTIVE.search(line)
+        if m is None:
+            continue
+        column = m.start() + 1
+        form = _FORM.match(m.group("rest"))
+        if form is None:
+            out.append(Directive(number, column, number, [],
+                                 [(MALFORMED.id, "'# recipe-check:" + m.group("rest").rstrip()
+                                   + "' is not ignore[IDS] or ignore-file[IDS]; it "
+                                   "suppresses nothing")]))
+            continue
+        alone = not line[:m.start()].strip()
+        covers = 0 if form.group("kind").lower() == "ignore-file" else (
+            number + 1 if alone else number)
+        d = Directive(number, column, covers, [])
+        names = [n for n in re.split(r"[\s,]+", form.group("ids")) if n]
+        if not names:
+            d.bad.append((UNKNOWN.id, "the suppression names no rule"))
+        for name in names:
+            sel = normalise_selector(name)
+            if sel == "ALL" or not is_known_selector(sel, ids):
+                d.bad.append((UNKNOWN.id, f"{name!r} is not a rule id or family prefix"))
+            else:
+                d.selectors.append(sel)
+        out.append(d)
+    return out
