@@ -85,6 +85,9 @@ class RunResult:
     fail_on: str = "all"
     user_changes: Any = None
     """PR mode: a :class:`validator.pr.user_changes.UserChanges` for the job summary."""
+    suggested_patches: dict[str, str] = field(default_factory=dict)
+    """PR mode: path -> unified diff of the fixes of that document's new findings (only
+    the safe fixes; see :func:`validator.fix.suggested_patch`), for the job summary."""
 
     def all_findings(self) -> list[Finding]:
         """Every finding of every document."""

@@ -161,6 +161,8 @@ CASES = [
     ("GUIDE007", "    --max-model-len 32768 \\\n",
      "    --max-model-len 32768 --gpu-memory-util 0.9 \\\n",
      "    --max-model-len 32768 --gpu-memory-utilization 0.9 \\\n"),
+    ("GUIDE019", "    --max-model-len 32768 \\\n", "    --max_model_len 32768 \\\n",
+     "    --max-model-len 32768 \\\n"),
     ("GUIDE013", "    --tool-call-parser hermes\n  ```\n", "    --tool-call-parser hermes  ```\n",
      "    --tool-call-parser hermes\n  ```\n"),
 ]
@@ -282,17 +284,18 @@ def test_suggested_patch_fixes_only_the_given_findings(tmp_path: Path) -> None:
 
 
 def test_removed_flag_that_restates_its_default_is_dropped(tmp_path: Path) -> None:
-    # --swap-space (removed in vLLM 0.18) defaulted to 4 in every release that had it
+    # --swap-space (removed in vLLM 0.18) defaulted to 4 in every release that had it; the
+    # site's `pip install -U vllm` pulls the newest release, so it is FLAG023, not FLAG003
     broken = RECIPE.replace("      -   '32768'\n", "      -   '32768'\n      - --swap-space\n"
                             "      - \"4\"\n      # keep me\n      - --swap-space=8\n")
     outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
-    assert [f.rule for f in before].count("FLAG003") == 2
-    assert [f.rule for f in outcome.applied] == ["FLAG003"]
+    assert [f.rule for f in before].count("FLAG023") == 2
+    assert [f.rule for f in outcome.applied] == ["FLAG023"]
     assert outcome.fixed.decode() == RECIPE.replace(
         "      -   '32768'\n", "      -   '32768'\n      # keep me\n      - --swap-space=8\n")
     # the other one sets 8, not the default: it stays, and the report says why
-    assert [f.rule for f in after] == ["FLAG003"]
-    assert [s.rule for s in outcome.skipped] == ["FLAG003"]
+    assert [f.rule for f in after] == ["FLAG023"]
+    assert [s.rule for s in outcome.skipped] == ["FLAG023"]
     assert "defaults `--swap-space` to 4" in outcome.skipped[0].reason
 
 
@@ -327,11 +330,11 @@ def test_removed_guide_flag_that_restates_its_default_is_dropped(tmp_path: Path)
                             "    --max-model-len 32768 \\\n    --swap-space=4 \\\n"
                             "    --swap-space 16 \\\n")
     outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
-    assert [f.rule for f in before].count("GUIDE005") == 2
-    assert [f.rule for f in outcome.applied] == ["GUIDE005"]
+    assert [f.rule for f in before].count("GUIDE017") == 2
+    assert [f.rule for f in outcome.applied] == ["GUIDE017"]
     assert outcome.fixed.decode() == RECIPE.replace(
         "    --max-model-len 32768 \\\n", "    --max-model-len 32768 \\\n    --swap-space 16 \\\n")
-    assert [f.rule for f in after] == ["GUIDE005"]
+    assert [f.rule for f in after] == ["GUIDE017"]
     assert "not to what the recipe sets (16)" in outcome.skipped[0].reason
 
 

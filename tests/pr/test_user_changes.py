@@ -36,7 +36,7 @@ def test_summary_of_a_variant_change_shows_the_rendered_command_diff(
     capsys.readouterr()
     assert code == 0  # the recipe's errors are all at the merge base
     text = summary.read_text(encoding="utf-8")
-    counts = text.index("**0 new**, 5 existing, 0 fixed against the merge base")
+    counts = text.index("**0 new**, 6 existing, 0 fixed against the merge base")
     section = text.index("### What changes for users")
     assert counts < section < text.index("### Files checked")
     block = text[section:text.index("### Files checked")]
@@ -71,3 +71,40 @@ def test_summary_keeps_within_budget_with_a_more_line() -> None:
     assert "#### models/org/recipe-299.yaml" not in small
     assert "more line(s) of changes not shown" in small
     assert small.count("```") % 2 == 0  # a cut block is closed
+
+
+def test_summary_suggests_the_patch_of_new_findings_with_a_safe_fix(
+        scratch_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A change that spells a variant flag with underscores (FLAG013, safe fix) gets the
+    patch in the job summary; the findings already at the base get none."""
+    file = scratch_repo / GEMMA
+    text = file.read_text(encoding="utf-8")
+    old = "    precision: int4\n    vram_minimum_gb: 9\n"
+    assert old in text
+    file.write_text(text.replace(old, old + '    extra_args: ["--max_num_seqs", "32"]\n', 1),
+                    encoding="utf-8")
+    git(scratch_repo, "commit", "-qam", "w4a16: --max_num_seqs 32")
+    summary = tmp_path / "summary.md"
+    main(["pr", "--repo", str(scratch_repo), "--base", "main", "--head", "work",
+          "--summary", str(summary), "--format", "text"])
+    capsys.readouterr()
+    out = summary.read_text(encoding="utf-8")
+    assert "### Suggested fixes" in out
+    patch = out[out.index("### Suggested fixes"):]
+    patch = patch[patch.index("```diff"):]
+    patch = patch[:patch.index("\n```\n")]
+    assert '-    extra_args: ["--max_num_seqs", "32"]' in patch
+    assert '+    extra_args: ["--max-num-seqs", "32"]' in patch
+    changed = [ln for ln in patch.splitlines()[1:]
+               if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert len(changed) == 2  # the new finding's line only, nothing of the old findings
+
+
+def test_no_suggested_fixes_section_without_new_fixable_findings(
+        scratch_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change_variant(scratch_repo)
+    summary = tmp_path / "summary.md"
+    main(["pr", "--repo", str(scratch_repo), "--base", "main", "--head", "work",
+          "--summary", str(summary), "--format", "text"])
+    capsys.readouterr()
+    assert "### Suggested fixes" not in summary.read_text(encoding="utf-8")

@@ -1,5 +1,6 @@
-"""Unsafe fixes that drop a flag a newer vLLM removed (``FLAG003`` in an argument list,
-``GUIDE005`` on a guide line), when the vendored CLI registries show that leaving it out
+"""Unsafe fixes that drop a flag a newer vLLM removed (``FLAG003``, or ``FLAG023`` when a
+release the install range pulls rejects it, in an argument list; ``GUIDE005``/``GUIDE017``
+on a guide line), when the vendored CLI registries show that leaving it out
 changes nothing: every release of the recipe's range that still has the option gives it,
 by default, the value the recipe sets (``--disable-log-requests`` where requests were
 not logged anyway, ``--swap-space 4`` where 4 GiB was the default). Newer releases would
@@ -26,7 +27,11 @@ from validator.vllm_cli.registry import CliOption
 
 Result = tuple[str, Sequence[Edit], Sequence[DataChange]]
 
-_REMOVED = re.compile(r"`(--[^`\s=]+)` was removed in vLLM ")
+_REMOVED = re.compile(r"`(--[^`\s=]+)` (?:was removed in vLLM |is rejected by vLLM [^(]*"
+                      r"\(not an option there\))")
+"""The option a removed-flag finding names: ``FLAG003``/``GUIDE005`` ("was removed in"),
+``FLAG023``/``GUIDE017`` ("is rejected by vLLM 0.17.0–0.32.0, 24 releases (not an option
+there)")."""
 
 
 def _removed_option(req: FixRequest) -> tuple[str, CliOption]:
@@ -93,7 +98,7 @@ def _minimum(req: FixRequest) -> Version:
         raise NotApplicable("the recipe's minimum is not a release (nightly?)") from None
 
 
-@fixer("FLAG003", applicability=Applicability.UNSAFE,
+@fixer("FLAG003", "FLAG023", applicability=Applicability.UNSAFE,
        summary="drop a removed flag that only restates its default")
 def drop_removed_flag(req: FixRequest) -> Result:
     """``- --swap-space`` ``- "4"`` are dropped when 4 is the default of every release in
@@ -127,7 +132,7 @@ def drop_removed_flag(req: FixRequest) -> Result:
         edits, changes
 
 
-@fixer("GUIDE005", applicability=Applicability.UNSAFE,
+@fixer("GUIDE005", "GUIDE017", applicability=Applicability.UNSAFE,
        summary="drop a removed flag that only restates its default (guide line)")
 def drop_removed_guide_flag(req: FixRequest) -> Result:
     """A guide line ``    --swap-space 4 \\\\`` inside a continued command is deleted when

@@ -133,6 +133,20 @@ def expand_guide_flag(req: FixRequest) -> Result:
     return rewrite_guide_token(req, *_expansion(req.finding.message))
 
 
+_UNDERSCORE = re.compile(r"^`([^`\s]+)` is spelled with underscores; vLLM reads it as `([^`\s]+)`")
+
+
+@fixer("GUIDE019", applicability=SAFE, summary="write the flag with dashes in the guide command")
+def dash_guide_flag(req: FixRequest) -> Result:
+    """``  --tokenizer_mode mistral \\`` -> ``  --tokenizer-mode mistral \\`` on the guide
+    line (dotted JSON keys keep their underscores, as vLLM reads them)."""
+    m = _UNDERSCORE.match(req.finding.message)
+    if m is None:
+        raise NotApplicable("the finding does not name the written and the read spelling")
+    written = m.group(1)
+    return rewrite_guide_token(req, written, argv.normalise(written))
+
+
 @fixer("FLAG020", applicability=SAFE, summary="write the flag and its value as two items")
 def split_flag_value(req: FixRequest) -> Result:
     """``- --max-model-len 4096`` -> ``- --max-model-len`` and ``- "4096"`` (the value

@@ -143,9 +143,11 @@ def _not_read(path: str, exc: SourceError | FileNotFoundError, tree: GitTree,
 
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                     rules: Sequence[Rule] | None = None,
-                    config: Config | None = None, user_diffs: bool = False) -> RunResult:
+                    config: Config | None = None, user_diffs: bool = False,
+                    checked: dict[str, tuple[Checker, bytes]] | None = None) -> RunResult:
     """Check the selected files at ``tree`` (the head) against its own context, with the
-    run's configuration.
+    run's configuration. ``checked``, when given, receives path -> (checker, bytes) of
+    every recipe checked (what :func:`suggested_patches` needs).
 
     A file that is gone at the head is moved to ``sel.skipped`` with the reason; one that
     is refused (symbolic link, too large) gets a ``PROV005`` error, as in ``check``.
@@ -183,7 +185,31 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
             _not_read(path, exc, tree, sel, result)
             continue
         checker.check_recipe(path, data, prov, result)
+        if checked is not None:
+            checked[path] = (checker, data)
     return result
+
+
+def suggested_patches(result: RunResult,
+                      checked: Mapping[str, tuple[Checker, bytes]]) -> dict[str, str]:
+    """path -> the unified diff of the safe fixes of that recipe's *new* findings (empty
+    documents left out): what the job summary suggests to the author of the change."""
+    from validator.fix import suggested_patch
+
+    out: dict[str, str] = {}
+    for doc in result.documents:
+        new = [f for f in doc.findings if f.baseline == "new"]
+        if not new or doc.path not in checked:
+            continue
+        checker, data = checked[doc.path]
+        try:
+            patch = suggested_patch(checker, doc.path, data, new)
+        except Exception as exc:  # a bug in a fix must not lose the PR report
+            result.internal_errors.append(f"suggested fixes for {doc.path}: {exc!r}")
+            continue
+        if patch:
+            out[doc.path] = patch
+    return out
 
 
 def base_selection(sel: Selection, base_tree: GitTree) -> tuple[Selection, dict[str, str]]:
@@ -246,7 +272,8 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
             for path in head_tree.list(MODELS):
                 if is_recipe_path(path) and matches(path, patterns):
                     sel.recipes[path] = ["no base revision: every recipe is checked"]
-        result = check_selection(sel, head_tree, settings, rules, config)
+        checked: dict[str, tuple[Checker, bytes]] = {}
+        result = check_selection(sel, head_tree, settings, rules, config, checked=checked)
         if revs.merge_base is not None:
             base_sel, base_paths = base_selection(sel, base_tree)
             try:
@@ -256,6 +283,7 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
                               f"as the baseline: {exc}") from exc
             baseline.mark(result, base_result, base_paths)
             if user_diffs:
+                result.suggested_patches = suggested_patches(result, checked)
                 result.user_changes = user_changes(base_tree, head_tree,
                                                    _diff_order(sel, base_paths))
             result.internal_errors += [f"at the merge base: {e}"

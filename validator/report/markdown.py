@@ -222,6 +222,7 @@ class MarkdownReporter:
         if not put(self._header(result)):
             return _truncation_note(result.summary(), 0, self.budget)
         self._put_user_changes(result, put)
+        self._put_patches(result, put)
         files = self._files_table(result)
         if files and not put(files):
             put(["_The list of files was too long for the summary._", ""])
@@ -269,6 +270,29 @@ class MarkdownReporter:
             used += size
             if line.startswith("```"):
                 fence = None if fence else line.removesuffix("text")
+
+    def _put_patches(self, result: RunResult, put: Callable[[list[str]], bool]) -> None:
+        """PR mode: the "Suggested fixes" section, the safe fixes of the new findings as a
+        patch per recipe (``recipe-check --fix PATH`` applies them); a patch that does not
+        fit in a quarter of the budget is named, not shown."""
+        if not result.suggested_patches:
+            return
+        if not put(["### Suggested fixes", "",
+                    "Safe fixes of the new findings; `recipe-check --fix PATH` applies them.",
+                    ""]):
+            return
+        room = self.budget // 4
+        for path, patch in sorted(result.suggested_patches.items()):
+            longest = max((len(m) for m in re.findall(r"`+", patch)), default=0)
+            fence = "`" * max(3, longest + 1)
+            block = [f"#### `{printable(path)}`", "", f"{fence}diff",
+                     *(printable(line) for line in patch.rstrip("\n").split("\n")), fence, ""]
+            size = sum(len(line.encode("utf-8")) + 1 for line in block)
+            if size > room or not put(block):
+                put([f"_The patch for `{printable(path)}` is too long for the summary; run "
+                     f"`recipe-check --diff {printable(path)}`._", ""])
+            else:
+                room -= size
 
     def write(self, result: RunResult, stream: TextIO) -> None:
         """Write :meth:`render` of ``result``."""
