@@ -17,14 +17,14 @@ pytestmark = pytest.mark.corpus
 GEMMA = "models/Google/gemma-4-12B-it.yaml"
 
 
-def change_variant(repo: Path) -> None:
+def change_variant(repo: Path, flag: str = "--max-num-seqs") -> None:
     file = repo / GEMMA
     text = file.read_text(encoding="utf-8")
     old = "    precision: int4\n    vram_minimum_gb: 9\n"
     assert old in text
-    file.write_text(text.replace(old, old + '    extra_args: ["--max-num-seqs", "32"]\n', 1),
+    file.write_text(text.replace(old, old + f'    extra_args: ["{flag}", "32"]\n', 1),
                     encoding="utf-8")
-    git(repo, "commit", "-qam", "w4a16: --max-num-seqs 32")
+    git(repo, "commit", "-qam", f"w4a16: {flag} 32")
 
 
 def test_summary_of_a_variant_change_shows_the_rendered_command_diff(
@@ -77,13 +77,7 @@ def test_summary_suggests_the_patch_of_new_findings_with_a_safe_fix(
         scratch_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A change that spells a variant flag with underscores (FLAG013, safe fix) gets the
     patch in the job summary; the findings already at the base get none."""
-    file = scratch_repo / GEMMA
-    text = file.read_text(encoding="utf-8")
-    old = "    precision: int4\n    vram_minimum_gb: 9\n"
-    assert old in text
-    file.write_text(text.replace(old, old + '    extra_args: ["--max_num_seqs", "32"]\n', 1),
-                    encoding="utf-8")
-    git(scratch_repo, "commit", "-qam", "w4a16: --max_num_seqs 32")
+    change_variant(scratch_repo, "--max_num_seqs")
     summary = tmp_path / "summary.md"
     main(["pr", "--repo", str(scratch_repo), "--base", "main", "--head", "work",
           "--summary", str(summary), "--format", "text"])
