@@ -13,12 +13,12 @@ import pytest
 from tests.conftest import check_tree, line_of
 from tests.fix.test_fixes import PATH, RECIPE, changed_old_lines, make_tree
 from validator.cli import main
-from validator.commands.check import selected_rules
 from validator.context import Settings
 from validator.findings import Finding, Severity
 from validator.fix import FIXES
 from validator.fix.command import fix_targets, write_fixed
 from validator.fix.model import Applicability
+from validator.rules import check_rules
 from validator.source.local import Target
 from validator.source.tree import LocalTree
 
@@ -77,7 +77,7 @@ def test_unparsable_file_is_never_written(tmp_path: Path,
 def test_file_changed_between_read_and_write_is_not_written(tmp_path: Path) -> None:
     root = make_tree(tmp_path, BROKEN)
     target = Target(LocalTree(root), PATH)
-    [outcome] = fix_targets([target], Settings(), selected_rules([]), unsafe=False)
+    [outcome] = fix_targets([target], Settings(), check_rules(), unsafe=False)
     assert outcome.changed
     edited = BROKEN + "# edited by someone else meanwhile\n"
     (root / PATH).write_text(edited)

@@ -57,9 +57,10 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
             "'google/gemma-4-12B-it' does not match the file path") in out
     assert f"::warning file={GEMMA},line=13" not in out
     assert (f"::error file={GEMMA},line=80,endLine=81,title=SCHEMA001%3A Value has the wrong "
-            "type::{\"tensor_parallel_size\": 2} is not of type array") in out
+            "type::hardware_overrides.xpu.extra_args: {\"tensor_parallel_size\": 2} is not of "
+            "type array") in out
     assert lines[-1].startswith("recipe-check: against the merge base: ")
-    assert lines[-1].endswith(" new, 6 existing (not annotated), 0 fixed")
+    assert lines[-1].endswith(" new, 7 existing (not annotated), 0 fixed")
 
     # SARIF: valid, same findings, provenance of the head
     log: dict[str, Any] = json.loads(sarif_path.read_text(encoding="utf-8"))
