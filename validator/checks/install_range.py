@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from validator.checks._data import as_dict, get
+from validator.checks._data import as_dict, as_list, get
 from validator.checks.cli_plan import VLLM, VersionPlan, plan_for, versions, window
 from validator.checks.ver import image_sites, parse_image, tag_version
 from validator.checks.versions import effective_min_version
@@ -245,7 +245,7 @@ def ranges_of(doc: LoadedDocument, ctx: Context) -> list[InstallRange]:
     """The install range of the recipe's defaults, of every variant, and of every
     (variant, compatible strategy) whose strategy declares its own minimum."""
     names = [None, *(v for v in as_dict(get(doc.data, "variants")) if isinstance(v, str))]
-    raising = [s for s in get(doc.data, "compatible_strategies") or []
+    raising = [s for s in as_list(get(doc.data, "compatible_strategies"))
                if isinstance(s, str) and get(ctx.strategy_data(s), "min_vllm_version")]
     return [install_range(doc, ctx, v, s) for v in names for s in (None, *raising)]
 

@@ -17,8 +17,16 @@ def context_strategies(ctx: Context) -> dict[str, LoadedDocument]:
 def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
     """``render_all(doc)`` (with feature sets) against ``ctx``, computed once per document
     content and context."""
-    return ctx.memoised(f"render:all:{doc.path}:{doc.sha256}",
-                        lambda: render_all(doc, ctx.taxonomy, context_strategies(ctx)))
+    def all_configurations() -> list[Rendered]:
+        try:
+            return render_all(doc, ctx.taxonomy, context_strategies(ctx))
+        except (OverflowError, TypeError, ValueError, KeyError, AttributeError):
+            # a value of a type or size the port does not expect where the schema already
+            # fails (a number no float holds, a mapping where a name belongs): the SCHEMA
+            # and HW rules report it; the render rules have nothing to add
+            return []
+
+    return ctx.memoised(f"render:all:{doc.path}:{doc.sha256}", all_configurations)
 
 
 def problems_by_node(doc: LoadedDocument, ctx: Context, codes: frozenset[str],

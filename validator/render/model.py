@@ -278,11 +278,12 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             memo["hardware", config.variant] = (
                 tuple(gates.picker_hardware(profiles, variant, data)),
                 gates.pick_default_hardware(profiles, variant, data), None)
-        except jsval.JsTypeError as exc:  # the page cannot show its hardware picker
+        except (jsval.JsTypeError, OverflowError) as exc:  # the page cannot show its picker
             memo["hardware", config.variant] = ((), None, RenderProblem(
                 "synthesis-error", "error",
                 f"the site cannot list the hardware of variant {config.variant}: {exc}",
-                exc.document or recipe.path, exc.pointer or "/meta/hardware"))
+                getattr(exc, "document", None) or recipe.path,
+                getattr(exc, "pointer", None) or "/meta/hardware"))
     compatible: tuple[str, ...]
     default_hw: str | None
     compatible, default_hw, picker_problem = memo["hardware", config.variant]
