@@ -692,14 +692,12 @@ def vram_out_of_bounds(declared: float, params_b: float, precision: str, *,
     return None
 
 
-@rule("HW009", Severity.INFO, "vram_minimum_gb deviates from the documented formula")
-def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """``vram_minimum_gb`` is documented as ``ceil(params × bytes_per_param × 1.2)`` with
-    total parameters (``model.parameter_count``) and the precision's bytes per parameter
-    (:data:`BYTES_PER_PARAM`). A value more than 25 % away from it is reported with the
-    computed value — informational, since mixed-precision checkpoints are legitimately
-    sized from their real safetensors (upstream ``CLAUDE.md``) and a variant serving
-    another checkpoint may have another parameter count."""
+def sized_variants(doc: LoadedDocument) -> Iterator[
+        tuple[str, str, float, str, float | None]]:
+    """``(name, pointer, vram_minimum_gb, precision, parameters in billions or None)`` of
+    each variant that declares a numeric ``vram_minimum_gb`` and a string ``precision``,
+    when ``model.parameter_count`` is known (``None`` parameters: the variant serves
+    another checkpoint whose size the recipe does not state). Shared by HW009 and HW010."""
     model_params = parameters_billions(get(doc.data, "model", "parameter_count"))
     model_id = get(doc.data, "model", "model_id")
     if model_params is None:
@@ -709,7 +707,19 @@ def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         precision = get(variant, "precision")
         if declared is None or not isinstance(precision, str):
             continue
-        params = variant_parameters(model_id, model_params, get(variant, "model_id"))
+        yield (vname, vptr, declared,
+               precision, variant_parameters(model_id, model_params, get(variant, "model_id")))
+
+
+@rule("HW009", Severity.INFO, "vram_minimum_gb deviates from the documented formula")
+def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``vram_minimum_gb`` is documented as ``ceil(params × bytes_per_param × 1.2)`` with
+    total parameters (``model.parameter_count``) and the precision's bytes per parameter
+    (:data:`BYTES_PER_PARAM`). A value more than 25 % away from it is reported with the
+    computed value — informational, since mixed-precision checkpoints are legitimately
+    sized from their real safetensors (upstream ``CLAUDE.md``) and a variant serving
+    another checkpoint may have another parameter count."""
+    for vname, vptr, declared, precision, params in sized_variants(doc):
         if params is None:
             continue  # another model whose size the recipe does not state
         expected = formula_vram_gb(params, precision)

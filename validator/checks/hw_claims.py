@@ -10,11 +10,9 @@ from typing import TYPE_CHECKING
 from validator.checks._data import get, items
 from validator.checks.hw import (
     _is_omni,
-    _number,
-    parameters_billions,
     profiles,
     requirement,
-    variant_parameters,
+    sized_variants,
     vram_out_of_bounds,
 )
 from validator.checks.registry import Hit, rule
@@ -47,17 +45,8 @@ def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
           default: {precision: bf16, vram_minimum_gb: 20}
 
     How to fix: use the formula's value, or the real safetensors size plus headroom."""
-    model_params = parameters_billions(get(doc.data, "model", "parameter_count"))
-    model_id = get(doc.data, "model", "model_id")
-    if model_params is None:
-        return
     omni = _is_omni(doc)  # diffusion/TTS pipelines: activations dominate
-    for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
-        declared = _number(get(variant, "vram_minimum_gb"))
-        precision = get(variant, "precision")
-        if declared is None or not isinstance(precision, str):
-            continue
-        params = variant_parameters(model_id, model_params, get(variant, "model_id"))
+    for vname, vptr, declared, precision, params in sized_variants(doc):
         why = vram_out_of_bounds(declared, params, precision, low_only=omni) \
             if params is not None else None
         if why is not None:
