@@ -5,8 +5,11 @@ Every run mutates the recipes of the corpus at ``main`` ``RECIPE_CHECK_FUZZ_CASE
 hostile scalars and YAML syntax), YAML-tree mutations (a node replaced by a huge number,
 another type, control and bidi characters, deep nesting; keys deleted, added, renamed)
 and checks each mutant with :class:`~validator.checker.Checker`: no exception may escape
-and no rule may crash (``internal_errors`` stays empty). The seed is printed and taken
-from ``RECIPE_CHECK_FUZZ_SEED`` when set, so a failure is replayed exactly.
+and no rule may crash (``internal_errors`` stays empty). The seed is printed. It is
+``DEFAULT_SEED`` unless ``RECIPE_CHECK_FUZZ_SEED`` is set (a number replays that run;
+``random`` draws a new seed), so CI judges one fixed set of mutants and exploring new
+ones is a local choice; every crash found that way is fixed as a class, and its mutant
+kept by the seeds of ``test_fuzz_seeds_that_found_crashes``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,14 @@ pytestmark = pytest.mark.corpus
 SEED_ENV = "RECIPE_CHECK_FUZZ_SEED"
 CASES_ENV = "RECIPE_CHECK_FUZZ_CASES"
 MIN_CASES = 2000
+DEFAULT_SEED = 20261201
+
+
+def fuzz_seed(setting: str) -> int:
+    """The seed of this run: ``DEFAULT_SEED`` when unset, a fresh one for ``random``."""
+    if setting.strip().lower() == "random":
+        return random.SystemRandom().randrange(2 ** 32)
+    return int(setting) if setting.strip() else DEFAULT_SEED
 
 HUGE = 10 ** 4000  # what PyYAML can still write; longer ones come from the text below
 OVER_LIMIT = "HUGEINTEGEROVERPYTHONLIMIT"
@@ -195,7 +206,7 @@ def corpus_context(corpus_repo: Path) -> tuple[Context, list[tuple[str, str]]]:
 
 def test_fuzz_mutated_recipes(corpus_context: tuple[Context, list[tuple[str, str]]]) -> None:
     ctx, recipes = corpus_context
-    seed = int(os.environ.get(SEED_ENV) or random.SystemRandom().randrange(2 ** 32))
+    seed = fuzz_seed(os.environ.get(SEED_ENV, ""))
     cases = max(MIN_CASES, int(os.environ.get(CASES_ENV) or MIN_CASES))
     print(f"fuzz seed {seed} ({SEED_ENV}={seed} replays this run), {cases} cases")
     rng = random.Random(seed)
@@ -217,6 +228,26 @@ def test_fuzz_mutated_recipes(corpus_context: tuple[Context, list[tuple[str, str
     print(f"fuzz: {cases} cases {kinds} in {time.process_time() - cpu:.1f} s CPU, "
           f"{time.monotonic() - wall:.1f} s wall")
     assert sum(kinds.values()) >= MIN_CASES
+
+
+# (seed, case) of mutants that once crashed a rule; each crash was fixed as a class
+CRASHED = [(138941318, 650), (3990338786, 1710)]
+
+
+@pytest.mark.parametrize(("seed", "case"), CRASHED)
+def test_fuzz_seeds_that_found_crashes(corpus_context: tuple[Context, list[tuple[str, str]]],
+                                       seed: int, case: int) -> None:
+    ctx, recipes = corpus_context
+    rng = random.Random(seed)
+    for _ in range(case):  # the same draws as the run that found it
+        mutate(rng.choice(recipes)[1], rng)
+    path, text = rng.choice(recipes)
+    kind, data = mutate(text, rng)
+    result = RunResult()
+    Checker(ctx, list(check_rules()), SchemaValidator()).check_recipe(
+        path, data, Provenance.of_bytes(path, data), result)
+    assert not result.internal_errors, f"{kind} mutation of {path}: {result.internal_errors}"
+    assert len(result.documents) == 1
 
 
 def test_mutators_change_the_recipe() -> None:

@@ -92,7 +92,7 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
     new_count = sum(r["baselineState"] == "new" for r in results)
     assert summary.startswith(f"## recipe-check: ❌ {new_errors} error"
                               f"{'' if new_errors == 1 else 's'} introduced by this change\n\n"
-                              f"**{new_count} new**, 6 existing, 0 fixed against the merge base")
+                              f"**{new_count} new**, 7 existing, 0 fixed against the merge base")
     assert (f"Checked head `{head[:12]}` against base `{base[:12]}` (merge base `{mb[:12]}`), "
             "with the head's taxonomy and strategies.") in summary
     link = f"https://github.com/vllm-project/recipes/blob/{head}/{GEMMA}"

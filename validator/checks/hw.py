@@ -121,7 +121,9 @@ class Profile:
         return f"{self.id} ({self.brand} {arch})"
 
 
-def _number(value: Any) -> float | None:
+def amount(value: Any) -> float | None:
+    """A YAML number as a float; ``None`` for booleans, non-numbers and integers beyond
+    any float (a rule then treats the amount as not stated)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
@@ -144,7 +146,7 @@ def _profiles(ctx: Context) -> dict[str, Profile]:
         count = raw.get("gpu_count")
         out[hw_id] = Profile(
             id=hw_id, brand=str(raw.get("brand") or ""), generations=gens,
-            vram_gb=_number(raw.get("vram_gb")),
+            vram_gb=amount(raw.get("vram_gb")),
             gpu_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
             scalable=raw.get("scalable") is not False, restricted=raw.get("restricted") is True,
             compute_arch=str(raw["compute_arch"]) if raw.get("compute_arch") else None,
@@ -449,9 +451,9 @@ def blackwell_only_has_allowlist(doc: LoadedDocument, ctx: Context) -> Iterator[
 def variant_vram(variant: Any, hw_id: str | None = None) -> float | None:
     """``vram_minimum_gb`` of a variant (a ``hardware_overrides.<hw_id>.vram_minimum_gb``
     wins for that hardware); ``None`` when absent or not a positive number."""
-    per_hw = _number(get(variant, "hardware_overrides", hw_id, "vram_minimum_gb")) \
+    per_hw = amount(get(variant, "hardware_overrides", hw_id, "vram_minimum_gb")) \
         if hw_id else None
-    value = per_hw if per_hw is not None else _number(get(variant, "vram_minimum_gb"))
+    value = per_hw if per_hw is not None else amount(get(variant, "vram_minimum_gb"))
     return value if value is not None and value > 0 else None
 
 
@@ -703,7 +705,7 @@ def sized_variants(doc: LoadedDocument) -> Iterator[
     if model_params is None:
         return
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
-        declared = _number(get(variant, "vram_minimum_gb"))
+        declared = amount(get(variant, "vram_minimum_gb"))
         precision = get(variant, "precision")
         if declared is None or not isinstance(precision, str):
             continue

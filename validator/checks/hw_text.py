@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import as_dict, get, items
-from validator.checks.hw import fits_single_node, profiles
+from validator.checks.hw import amount, fits_single_node, profiles
 from validator.checks.registry import Hit, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
-from validator.render.gates import picker_hardware
+from validator.render.gates import picker_hardware_if_shown
 
 _NEEDS_MULTI_NODE = re.compile(
     r"\b(?:requires?|required|needs?|needed|needing|must\s+(?:run|use|be\s+served)(?:\s+on)?)"
@@ -145,10 +145,10 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     seen: set[tuple[str, str, int | None]] = set()
     for st in statements:
         variant = get(doc.data, "variants", st.variant)
-        need = get(variant, "vram_minimum_gb")
-        if not isinstance(need, int | float) or isinstance(need, bool) or need <= 0:
+        need = amount(get(variant, "vram_minimum_gb"))
+        if need is None or need <= 0:
             continue
-        shown_ids = picker_hardware(ctx.hardware_profiles, variant, doc.data)
+        shown_ids = picker_hardware_if_shown(ctx.hardware_profiles, variant, doc.data) or []
         fits = [table[hw] for hw in shown_ids
                 if table[hw].vram_gb and fits_single_node(variant, table[hw])]
         key = (st.variant, st.pointer, st.block_index)

@@ -39,7 +39,7 @@ from validator.checks._data import as_dict, as_list, get
 from validator.checks.hw_text import multi_node_statements
 from validator.evidence.cite import Citer
 from validator.evidence.model import Citation, Classification, Fact
-from validator.render.gates import picker_hardware
+from validator.render.gates import picker_hardware_if_shown
 from validator.sourcemap import join_pointer
 
 RULE_DEFAULT_FEATURES = (
@@ -336,7 +336,7 @@ class FactBuilder:
         tax = self.taxonomy
         profiles = as_dict(get(tax.doc.data, "hardware_profiles"))
         variant = as_dict(get(self.data, "variants", name))
-        compatible = picker_hardware(profiles, variant, self.data)
+        compatible = picker_hardware_if_shown(profiles, variant, self.data) or []
         vf.compatible_hardware = compatible
         base = join_pointer("/variants", name)
         primary = (self.citation(base + "/precision") or

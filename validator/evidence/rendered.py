@@ -33,7 +33,7 @@ def picker_union(doc: LoadedDocument, taxonomy: LoadedDocument) -> list[str]:
     profiles = jsval.or_(jsval.get(taxonomy.data, "hardware_profiles"), {})
     shown: set[str] = set()
     for variant in dict(jsval.or_(jsval.get(doc.data, "variants"), {})).values():
-        shown.update(gates.picker_hardware(profiles, variant, doc.data))
+        shown.update(gates.picker_hardware_if_shown(profiles, variant, doc.data) or ())
     return [hw for hw in jsval.keys(profiles) if hw in shown]
 
 

@@ -261,6 +261,15 @@ def picker_hardware(profiles: Any, variant: Any, recipe: Any) -> list[str]:
             or jsval.js_in(hw, declared, jsval.js_str(declared))]
 
 
+def picker_hardware_if_shown(profiles: Any, variant: Any, recipe: Any) -> list[str] | None:
+    """:func:`picker_hardware`, or ``None`` where the site's code throws on this data (the
+    page cannot render; REF014 reports it), for rules that read the picker alone."""
+    try:
+        return picker_hardware(profiles, variant, recipe)
+    except (jsval.JsTypeError, OverflowError):
+        return None
+
+
 def pick_default_hardware(profiles: Any, variant: Any, recipe: Any) -> str:
     """The landing hardware: ``meta.default_hardware`` if it survives the filters, else
     b200/gb200 for Blackwell-only variants, else h200, else NVIDIA-first alphabetical."""

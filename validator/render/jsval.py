@@ -60,10 +60,22 @@ def truthy(value: Any) -> bool:
     if kind is str:
         return bool(value != "")
     if is_number(value):
-        return value != 0 and not math.isnan(value)
+        return value != 0 and not math.isnan(js_number(value))
     if isinstance(value, str):
         return value != ""
     return True
+
+
+def js_number(value: float) -> float:
+    """The JavaScript number of a YAML number: an integer beyond ±2**53 is the nearest
+    double (``Infinity`` past the largest), as js-yaml reads it; Python's ``math`` would
+    raise on it instead."""
+    if type(value) is int and not -2**53 <= value <= 2**53:
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    return value
 
 
 def or_(*values: Any) -> Any:
@@ -169,6 +181,7 @@ def spread(value: Any, what: str) -> list[Any]:
 def same_value_zero(a: Any, b: Any) -> bool:
     """``Array.prototype.includes`` equality: strict, no coercion, NaN equals NaN."""
     if is_number(a) and is_number(b):
+        a, b = js_number(a), js_number(b)
         return bool(a == b or (math.isnan(a) and math.isnan(b)))
     if type(a) is not type(b):
         return False
@@ -214,7 +227,7 @@ def number_str(value: float) -> str:
     """``Number.prototype.toString()`` (ECMAScript Number::toString, radix 10)."""
     if isinstance(value, int) and abs(value) < 2**53:
         return str(value)
-    x = float(value)
+    x = float(js_number(value))
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
@@ -244,7 +257,7 @@ def to_number(value: Any) -> float:
     if value is True:
         return 1
     if is_number(value):
-        return float(value) if isinstance(value, float) else value
+        return js_number(value)
     if isinstance(value, str):
         text = value.strip()
         if text == "":
@@ -266,13 +279,13 @@ def to_number(value: Any) -> float:
 def number_or(value: Any, fallback: float) -> float:
     """``typeof value === "number" ? value : fallback``."""
     if is_number(value):
-        number: float = value
-        return number
+        return js_number(value)
     return fallback
 
 
 def div(a: float, b: float) -> float:
     """``a / b`` with IEEE results for a zero divisor."""
+    a, b = js_number(a), js_number(b)
     if b == 0:
         if a == 0 or math.isnan(a):
             return math.nan
@@ -282,21 +295,25 @@ def div(a: float, b: float) -> float:
 
 def floor(x: float) -> float:
     """``Math.floor`` (NaN and infinities pass through)."""
+    x = js_number(x)
     return x if math.isnan(x) or math.isinf(x) else math.floor(x)
 
 
 def ceil(x: float) -> float:
     """``Math.ceil`` (NaN and infinities pass through)."""
+    x = js_number(x)
     return x if math.isnan(x) or math.isinf(x) else math.ceil(x)
 
 
 def js_max(*xs: float) -> float:
     """``Math.max`` (any NaN gives NaN)."""
+    xs = tuple(js_number(x) for x in xs)
     return math.nan if any(math.isnan(x) for x in xs) else max(xs)
 
 
 def js_min(*xs: float) -> float:
     """``Math.min`` (any NaN gives NaN)."""
+    xs = tuple(js_number(x) for x in xs)
     return math.nan if any(math.isnan(x) for x in xs) else min(xs)
 
 
