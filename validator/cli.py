@@ -48,6 +48,26 @@ def _top_help() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away (``recipe-check ... | head``)
+        _discard_stdout()
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device so the interpreter's final flush cannot fail
+    again on the closed pipe."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
         print(_top_help())
@@ -71,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("recipe-check: interrupted", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        return 2
+        raise  # handled by main(), quietly
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"recipe-check: {where}{exc.strerror or exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from validator.findings import Finding, Severity
+from validator.findings import Finding, Severity, printable
 from validator.rules import Hit, declare
 from validator.sourcemap import BlockLines, SourceMap, Span, join_pointer
 
@@ -88,6 +88,26 @@ YAML_BAD_TAG = declare(
 
     How to fix: drop the tag and write the value in its own type.""",
 )
+YAML_UNKNOWN_TAG = declare(
+    "YAML009",
+    Severity.ERROR,
+    "Tag that js-yaml does not know",
+    """A node carries a tag outside js-yaml's default schema (the core types plus
+    ``!!timestamp``, ``!!merge``, ``!!binary``, ``!!omap``, ``!!pairs``, ``!!set``): a
+    local tag such as ``!secret`` or a language tag such as ``!!python/object``. js-yaml
+    stops with "unknown tag", so the recipes site cannot build the file; here the value
+    is read as if untagged.
+
+    Failing::
+
+        description: !fixme "Qwen3 served with vLLM"
+
+    Passing::
+
+        description: "Qwen3 served with vLLM"
+
+    How to fix: remove the tag; YAML recipes need no custom types.""",
+)
 YAML_LIMIT = declare(
     "YAML007",
     Severity.ERROR,
@@ -122,6 +142,11 @@ _YAML11_UNDERSCORE = re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?$")
 
 STR_TAG = "tag:yaml.org,2002:str"
 MERGE_TAG = "tag:yaml.org,2002:merge"
+VALUE_TAG = "tag:yaml.org,2002:value"  # PyYAML's implicit tag of a plain ``=``
+JS_YAML_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in (
+    "str", "int", "float", "bool", "null", "seq", "map", "timestamp", "merge", "binary",
+    "omap", "pairs", "set"))
+"""Tags of js-yaml's ``DEFAULT_SCHEMA``; any other tag makes it throw."""
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
@@ -240,6 +265,8 @@ class _Builder:
             raise _LimitExceeded(f"document nests deeper than {self.max_depth} levels", node)
         smap = self.doc.source_map
         smap.values.setdefault(pointer, _span(node))
+        if node.tag not in JS_YAML_TAGS and (node.tag != VALUE_TAG or self.explicit_tag(node)):
+            self.unknown_tag(node, pointer)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, pointer, key)
         if isinstance(node, yaml.SequenceNode):
@@ -350,6 +377,15 @@ class _Builder:
                 "recipes site) refuses the file", f"drop the tag, or write {what}")))
             return text
         return value
+
+    def unknown_tag(self, node: yaml.Node, pointer: str) -> None:
+        tag = node.tag
+        shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") \
+            else tag
+        self.report(YAML_UNKNOWN_TAG.finding_at(
+            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+            f"unknown tag {printable(shown)!r}: js-yaml (the recipes site) refuses the file",
+            "remove the tag"))
 
     def explicit_tag(self, node: yaml.Node) -> bool:
         """True when the node is written with a ``!tag`` (its start mark is the tag/anchor)."""
