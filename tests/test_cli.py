@@ -101,6 +101,26 @@ def test_python_dash_m_entry_point() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["rules", "--format", "json"],
+                                  ["--format", "sarif", str(EXAMPLES / "models")]])
+def test_a_reader_that_went_away_gets_no_traceback(args: list[str]) -> None:
+    """``recipe-check ... | head -0``: the pipe is closed before anything is written
+    (Python's start-up takes longer than closing it)."""
+    proc = subprocess.Popen([sys.executable, "-m", "validator", *args], cwd=PROJECT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 2
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_an_empty_selector_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--select", "", str(CLEAN)]) == 2
+    assert "--select '': names no rule" in capsys.readouterr().err
+    assert main(["check", "--ignore", " , ", str(CLEAN)]) == 2
+
+
 def test_max_bytes_must_be_positive() -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--max-bytes", "-1", str(CLEAN)])

@@ -147,6 +147,7 @@ def test_every_catalogue_id_and_family_is_accepted(tree: Path,
 
 @pytest.mark.parametrize(("text", "line", "words"), [
     ('select = ["REF"\nignore = []\n', 2, "not valid TOML"),
+    ('ignore = []\nselect = ["REF"\n', 2, "Unclosed array at the end of the file"),
     ('select = ["REF"]\n\nignroe = ["FLAG"]\n', 3, "unknown key 'ignroe'"),
     ('select = [\n  "REF",\n  "FLAG999",\n]\n', 3, "unknown rule or family 'FLAG999'"),
     ('[severity]\nREF001 = "fatal"\n', 2, "must be \"error\", \"warning\" or \"info\""),

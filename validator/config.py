@@ -232,7 +232,11 @@ def parse_config(data: bytes, where: str) -> Config | None:
     except tomllib.TOMLDecodeError as exc:
         m = _TOML_POSITION.search(str(exc))
         message = _TOML_POSITION.sub("", str(exc)).strip()
-        raise ConfigError(where, int(m.group(1)) if m else None,
+        line = int(m.group(1)) if m else None
+        if m is None and message.endswith("(at end of document)"):
+            message = message[:-len("(at end of document)")].rstrip() + " at the end of the file"
+            line = max(1, len(text.splitlines()))
+        raise ConfigError(where, line,
                           f"not valid TOML: {message}" + (f" (column {m.group(2)})" if m
                                                           else "")) from exc
     if Path(where).name == "pyproject.toml":

@@ -73,11 +73,6 @@ def test_what_the_site_cannot_render_is_a_message_with_a_line(tree: Path) -> Non
     assert broken.returncode == 1
     assert "models/acme/Broken-1B.yaml:8:7: error: the site cannot render" in broken.stderr
     assert "Traceback" not in broken.stderr
-    unknown = cli(tree / "models/acme/Tiny-1B.yaml", "--hardware", "h999", "--variant", "q")
-    assert unknown.returncode == 1
-    assert "hardware 'h999' is not a profile of taxonomy.yaml" in unknown.stderr
-    assert "models/acme/Tiny-1B.yaml:" in unknown.stderr and "[render:unknown-variant]" in \
-        unknown.stderr
     not_recipe = cli(tree / "taxonomy.yaml")
     assert not_recipe.returncode == 2 and "taxonomy.yaml: not a recipe" in not_recipe.stderr
     missing = cli(tree / "models/acme/Nope.yaml")
@@ -87,6 +82,21 @@ def test_what_the_site_cannot_render_is_a_message_with_a_line(tree: Path) -> Non
     bad = cli(bad_yaml)
     assert bad.returncode == 1 and "models/acme/Bad.yaml:" in bad.stderr
     assert "[YAML001]" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--hardware", "h999", "hardware 'h999' is not a profile of taxonomy.yaml"),
+    ("--variant", "q", "variant 'q' is not declared under variants"),
+    ("--strategy", "nope_tp", "strategy 'nope_tp' has no file under strategies/"),
+    ("--features", "tool_calling,nope", "feature 'nope' is not declared under features"),
+    ("--task", "t2i", "is not a vLLM-Omni recipe"),
+])
+def test_a_name_the_recipe_does_not_know_is_a_usage_error(tree: Path, option: str, value: str,
+                                                        says: str) -> None:
+    done = cli(tree / "models/acme/Tiny-1B.yaml", option, value)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"recipe-check: {option}") and says in done.stderr
+    assert done.stdout == ""
 
 
 @pytest.mark.corpus

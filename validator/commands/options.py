@@ -29,8 +29,20 @@ FILE_FORMATS = ("json", "sarif", "markdown")
 """Formats that ``--<format> FILE`` writes besides the one on stdout."""
 
 
-def _split(values: Sequence[str]) -> list[str]:
-    return [part for v in values for part in v.replace(",", " ").split()]
+def _split(values: Sequence[str], option: str) -> list[str]:
+    """The selectors of each use of ``option`` (comma- or blank-separated).
+
+    Raises:
+        UsageError: one use names no rule at all (``--select ""``).
+    """
+    out: list[str] = []
+    for value in values:
+        parts = value.replace(",", " ").split()
+        if not parts:
+            raise UsageError(f"{option} {value!r}: names no rule (give ids, prefixes or "
+                             "families, e.g. FLAG,REF001)")
+        out += parts
+    return out
 
 
 def add_rule_arguments(parser: argparse.ArgumentParser, *, fail_on: bool = False) -> None:
@@ -67,9 +79,9 @@ def rule_config(args: argparse.Namespace, read: Callable[[str], bytes] | None = 
             config = find_config(read, exists, label)
         else:
             config = Config()
-        return config.with_options(select=_split(args.select),
-                                   extend_select=_split(args.extend_select),
-                                   ignore=_split(args.ignore),
+        return config.with_options(select=_split(args.select, "--select"),
+                                   extend_select=_split(args.extend_select, "--extend-select"),
+                                   ignore=_split(args.ignore, "--ignore"),
                                    fail_on=getattr(args, "fail_on", None))
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc

@@ -29,15 +29,17 @@ from validator.context import Context, build_context
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render.args import shell_quote
-from validator.render.jsval import js_str
+from validator.render.jsval import get, js_str
 from validator.render.model import (
     Configuration,
     Process,
     Rendered,
+    omni_task,
     render,
     render_all,
     site_strategies,
 )
+from validator.render.omni import is_omni
 from validator.source.options import add_fetch_arguments
 from validator.source.tree import SourceError
 
@@ -130,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             if args.mode or args.task:
                 config = replace(config, feature_modes=_modes(args.mode), omni_task=args.task)
             batch = [render(doc, ctx.taxonomy, strategies, config)]
+            _refuse_unknown_selection(args, doc, batch[0])
         failed |= _report_problems(batch, doc, ctx)
         results += batch
     if args.format == "json":
@@ -162,6 +165,31 @@ def _document(path: str, ctx: Context, recipe: LoadedDocument) -> LoadedDocument
         if doc.path == path:
             return doc
     return None
+
+
+_OPTION_OF_PROBLEM = {"unknown-hardware": "hardware", "unknown-variant": "variant",
+                      "unknown-strategy": "strategy", "unknown-feature": "features"}
+
+
+def _refuse_unknown_selection(args: argparse.Namespace, doc: LoadedDocument,
+                              rendered: Rendered) -> None:
+    """A name given on the command line that the recipe or its revision does not know is
+    a usage error (exit 2), not a rendering the site would never offer."""
+    for problem in rendered.problems:
+        option = _OPTION_OF_PROBLEM.get(problem.code)
+        if option is not None and getattr(args, option) not in (None, ""):
+            raise UsageError(f"--{option}: {doc.path}: {problem.message}")
+    if args.task is None:
+        return
+    if not is_omni(doc.data):
+        raise UsageError(f"--task: {doc.path} is not a vLLM-Omni recipe (meta.tasks has no "
+                         "'omni'); it has no omni.tasks")
+    if omni_task(doc.data, args.task)[0] is None:
+        tasks = get(get(doc.data, "omni"), "tasks")
+        known = [str(t.get("id")) for t in tasks if isinstance(t, dict)] \
+            if isinstance(tasks, list) else []
+        raise UsageError(f"--task {args.task!r}: {doc.path} has no omni.tasks entry with "
+                         f"that id; known: {', '.join(known) or 'none'}")
 
 
 def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context) -> bool:
@@ -200,14 +228,19 @@ def text_block(r: Rendered) -> str:
     comments)."""
     c = r.config
     site = r.site or {}
-    features = ", ".join(c.features) or "none"
+    modes = dict(c.feature_modes)
+    features = ", ".join(f"{f} (mode {modes[f]})" if f in modes else f
+                         for f in c.features) or "none"
     if r.deploy_type == "omni":
         head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · vLLM-Omni"
                 f"{f' · task {c.omni_task}' if c.omni_task else ''}")
     else:
         head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · {c.key}"
                 f"{f' (serving {c.strategy})' if c.kv_offload else ''} · "
-                f"{r.node_count} node{'s' if r.node_count != 1 else ''} · features: {features}")
+                f"{r.node_count} node{'s' if r.node_count != 1 else ''}"
+                f"{''.join(f' · {role} ×{n}' for role, n in c.pd_nodes or ())}"
+                f"{f' · {c.kv_instances} kv instances' if c.kv_instances else ''}"
+                f" · features: {features}")
     lines = [head]
     install = r.install or {}
     if "pip" in install:

@@ -448,8 +448,8 @@ def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     listed = get(get(data, "omni"), "tasks")
     for entry in listed if isinstance(listed, list) else []:
         if isinstance(entry, dict) and isinstance(entry.get("id"), str) and (
-                entry.get("model_id") or entry.get("extra_args")):
-            tasks.append(entry["id"])
+                entry.get("model_id") or entry.get("extra_args")) and entry["id"] not in tasks:
+            tasks.append(entry["id"])  # entries sharing an id render as the first of them
     out: list[Rendered] = []
     for variant_key in jsval.keys(or_(get(data, "variants"), {})):
         variant = get(get(data, "variants"), variant_key)
