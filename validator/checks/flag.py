@@ -451,11 +451,13 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     Failing::
 
-        base_args: ["--limit-mm-per-prompt", "image=4,audio=1"]
+        model:
+          base_args: ["--limit-mm-per-prompt", "image=4,audio=1"]
 
     Passing::
 
-        base_args: ["--limit-mm-per-prompt", '{"image": 4, "audio": 1}']
+        model:
+          base_args: ["--limit-mm-per-prompt", '{"image": 4, "audio": 1}']
 
     How to fix: write a JSON object in single quotes."""
     return _hits("FLAG007", doc, ctx)

@@ -65,11 +65,17 @@ def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> Iterator[Hit
 
     Failing::
 
-        guide: "vllm serve org/model --max_model_len 8192"
+        guide: |
+          ```bash
+          vllm serve org/model --max_model_len 8192
+          ```
 
     Passing::
 
-        guide: "vllm serve org/model --max-model-len 8192"
+        guide: |
+          ```bash
+          vllm serve org/model --max-model-len 8192
+          ```
 
     How to fix: write the flag with dashes, as the hint shows."""
     return _hits("GUIDE019", doc, ctx)

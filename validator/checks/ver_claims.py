@@ -200,8 +200,14 @@ def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         dependencies:
           - note: "requires the nightly vllm wheel"
 
-    Passing: ``nightly_required: true`` while it is so, or the note removed once the
-    release ships. A note about one feature (MTP, a drafter, a pull request) is not judged.
+    Passing::
+
+        model: {min_vllm_version: "0.11.0", nightly_required: true}
+        dependencies:
+          - note: "requires the nightly vllm wheel"
+
+    (or the note removed once the release ships). A note about one feature (MTP, a
+    drafter, a pull request) is not judged.
 
     How to fix: set ``nightly_required: true`` (and a minimum of the coming release), or
     update the note when the release is out."""
