@@ -41,7 +41,7 @@ RECIPE = "models/example-org/Example-Chat-8B.yaml"
 # provenance, tests/source).
 OTHER_HARNESS = re.compile(r"^(RC|PROV)\d+$")
 
-NOT_YET = frozenset(
+NOT_YET = frozenset(str.split(
     "FLAG001 FLAG002 FLAG003 FLAG004 FLAG005 FLAG006 FLAG008 FLAG009 FLAG010 FLAG011 FLAG012 "
     "FLAG013 FLAG014 FLAG016 FLAG017 FLAG018 FLAG019 FLAG020 FLAG021 FLAG022 FLAG023 FLAG024 "
     "GUIDE001 GUIDE002 GUIDE003 GUIDE004 GUIDE005 GUIDE006 GUIDE007 GUIDE008 GUIDE009 "
@@ -50,7 +50,7 @@ NOT_YET = frozenset(
     "REF001 REF002 REF003 REF004 REF005 REF006 REF007 REF008 REF009 REF010 REF011 REF012 "
     "REF013 SCHEMA001 SCHEMA002 SCHEMA003 SCHEMA004 SCHEMA005 SCHEMA006 "
     "VER001 VER002 VER003 VER004 VER005 VER006 VER007 VER008 VER009 VER010 VER012 "
-    "YAML001 YAML002 YAML003 YAML004 YAML005 YAML006 YAML007".split())
+    "YAML001 YAML002 YAML003 YAML004 YAML005 YAML006 YAML007"))
 
 
 def snippet(description: str, label: str) -> str | None:
@@ -129,6 +129,6 @@ def test_rules_without_snippets_are_listed_and_the_list_only_shrinks() -> None:
                and (snippet(r.description or "", "Failing") is None
                     or snippet(r.description or "", "Passing") is None)}
     assert lacking <= NOT_YET, f"document these rules with snippets: {sorted(lacking - NOT_YET)}"
-    assert NOT_YET <= set(RULES), f"not rules: {sorted(NOT_YET - set(RULES))}"
+    assert set(RULES) >= NOT_YET, f"not rules: {sorted(NOT_YET - set(RULES))}"
     documented_now = NOT_YET - lacking
     assert not documented_now, f"remove from NOT_YET (they have snippets): {sorted(documented_now)}"
