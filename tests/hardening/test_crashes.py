@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from validator.checks.flag_engine import parse_int
-from validator.checks.hw import _number, formula_vram_gb
+from validator.checks.hw import amount, formula_vram_gb
 from validator.checks.versions import parse_min_version
 from validator.cli import main
 from validator.load import load_yaml
@@ -45,7 +45,7 @@ def test_big_numbers_in_the_helpers() -> None:
     assert parse_int("1" * 400 + "k") is None and parse_int(HUGE) is None
     assert parse_int("128k") == 128000 and parse_int("2K") == 2048
     assert parse_int("12345678901234567891") == 12345678901234567891
-    assert _number(10 ** 400) is None and _number(3) == 3.0
+    assert amount(10 ** 400) is None and amount(3) == 3.0
     assert formula_vram_gb(float("inf"), "bf16") is None
     assert formula_vram_gb(float("nan"), "bf16") is None
     assert formula_vram_gb(8.0, "bf16") == 20
