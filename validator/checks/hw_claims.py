@@ -32,11 +32,11 @@ def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     diffusion and speech pipelines need far more than their weights). Smaller deviations
     are ``HW009`` (info).
 
-    Failing (8B at bf16 is 16 GB of weights)::
+    Failing::
 
         model: {parameter_count: "8B"}
         variants:
-          default: {precision: bf16, vram_minimum_gb: 10}
+          default: {precision: bf16, vram_minimum_gb: 10}   # 16 GB of weights
 
     Passing::
 
