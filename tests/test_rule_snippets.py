@@ -47,7 +47,9 @@ NOT_YET = frozenset(str.split(
     "GUIDE001 GUIDE002 GUIDE003 GUIDE004 GUIDE005 GUIDE006 GUIDE007 GUIDE008 GUIDE009 "
     "GUIDE010 GUIDE011 GUIDE012 GUIDE013 GUIDE014 GUIDE015 GUIDE016 GUIDE017 GUIDE018 "
     "SCHEMA001 SCHEMA002 SCHEMA003 SCHEMA004 SCHEMA005 SCHEMA006 "
-    "YAML001 YAML002 YAML003 YAML004 YAML005 YAML006 YAML007"))
+    # YAML006: a snippet is text, encoded here as UTF-8, so it cannot show a file that is
+    # not UTF-8 (tests/load/test_loader.py feeds such bytes).
+    "YAML006"))
 
 
 def snippet(description: str, label: str) -> str | None:
