@@ -631,19 +631,25 @@ def allowlisted_profile_fits(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 
     Failing::
 
+        model: {parameter_count: "20B", active_parameters: "20B"}
+        meta:
+          hardware: {rtx_5090: verified}
         variants:
-          long_context:
+          default:
             precision: bf16
-            vram_minimum_gb: 48          # the full 128K context
-            supported_hardware: [h100, rtx_5090]
+            vram_minimum_gb: 48          # a 32 GB RTX 5090 cannot hold it
+            supported_hardware: [h100, b200, rtx_5090]
 
     Passing::
 
+        model: {parameter_count: "20B", active_parameters: "20B"}
+        meta:
+          hardware: {rtx_pro_6000: verified}
         variants:
-          long_context:
+          default:
             precision: bf16
             vram_minimum_gb: 48
-            supported_hardware: [h100, rtx_pro_6000]
+            supported_hardware: [h100, b200, rtx_pro_6000]
 
     How to fix: remove the profile it does not fit (or allowlist a larger one), or lower
     ``vram_minimum_gb`` if the footprint is overstated."""
@@ -673,12 +679,14 @@ def oversized_variant_has_multinode(doc: LoadedDocument, ctx: Context) -> Iterat
 
     Failing::
 
+        model: {parameter_count: "290B", active_parameters: "290B"}
         variants:
           default: {precision: bf16, vram_minimum_gb: 700}   # more than one 8x80 GB node
         compatible_strategies: [single_node_tp]
 
     Passing::
 
+        model: {parameter_count: "290B", active_parameters: "290B"}
         variants:
           default: {precision: bf16, vram_minimum_gb: 700}
         compatible_strategies: [single_node_tp, multi_node_tp]

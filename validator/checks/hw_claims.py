@@ -69,13 +69,14 @@ def default_variant_on_verified_hardware(doc: LoadedDocument, ctx: Context) -> I
 
         meta: {hardware: {h200: verified, b200: verified}}
         variants:
-          default: {precision: nvfp4}
+          default: {precision: nvfp4, vram_minimum_gb: 5}
 
     Passing::
 
         variants:
           default:
             precision: nvfp4
+            vram_minimum_gb: 5
             precision_hardware: {brand: NVIDIA}   # W4A16 fallback on Hopper
 
     How to fix: make a variant that runs there the default, add ``precision_hardware``

@@ -207,15 +207,17 @@ def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     Failing::
 
-        model: {min_vllm_version: "0.11.0"}
+        model: {min_vllm_version: "0.34.0"}
         dependencies:
-          - note: "requires the nightly vllm wheel"
+          - command: "pip install -U transformers"
+            note: "requires the nightly vllm wheel"
 
     Passing::
 
-        model: {min_vllm_version: "0.11.0", nightly_required: true}
+        model: {min_vllm_version: "0.34.0", nightly_required: true}
         dependencies:
-          - note: "requires the nightly vllm wheel"
+          - command: "pip install -U transformers"
+            note: "requires the nightly vllm wheel"
 
     (or the note removed once the release ships). A note about one feature (MTP, a
     drafter, a pull request) is not judged.
