@@ -233,7 +233,22 @@ def hardware_keys_known(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     generation, lower-cased brand or ``default``): ``strategy_hardware.*``,
     ``hardware_overrides``, variant/feature/mode/strategy ``hardware_overrides``, variant
     and strategy ``tp`` maps, mode ``hardware``. ``precision_hardware.generation``/``brand``
-    must be a generation/brand the taxonomy uses. (``meta.hardware`` is ``REF004``.)"""
+    must be a generation/brand the taxonomy uses. (``meta.hardware`` is ``REF004``.)
+
+    Failing::
+
+        variants:
+          default:
+            supported_hardware: [h100, b200, mi300]
+
+    Passing::
+
+        variants:
+          default:
+            supported_hardware: [h100, b200, mi300x]
+
+    How to fix: use the exact profile id (or, for layered keys, a generation, a lower-cased
+    brand or ``default``) that ``taxonomy.yaml`` defines; the message names the close ones."""
     if not ctx.hardware_profiles:
         return
     ids = set(ctx.hardware_profiles)
@@ -383,7 +398,26 @@ def precision_matches_claims(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     ``precision_hardware`` (when present) replaces the default, as upstream's
     ``precisionHardwareConstraint`` does. The site filters profiles by precision before it
     looks at the allowlist (``listCompatibleHardware``), so such a claim is never rendered
-    — or the checkpoint would not run there."""
+    — or the checkpoint would not run there.
+
+    Failing::
+
+        variants:
+          nvfp4:
+            precision: nvfp4
+            vram_minimum_gb: 5
+            supported_hardware: [h200, b200]
+
+    Passing::
+
+        variants:
+          nvfp4:
+            precision: nvfp4
+            vram_minimum_gb: 5
+            supported_hardware: [b200, b300]
+
+    How to fix: list only hardware the precision runs on, or add ``precision_hardware`` to
+    the variant when a runtime fallback really serves it there."""
     table = profiles(ctx)
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         req = requirement(variant)
@@ -404,7 +438,26 @@ def mxfp4_on_cdna4(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     MI325X) vLLM can only emulate or dequantise it. A variant of precision ``mxfp4`` that
     allowlists a pre-CDNA 4 GPU should say so deliberately with
     ``precision_hardware: {brand: AMD}`` (as the Inkling recipes do). NVIDIA GPUs are not
-    judged here: vLLM serves MXFP4 checkpoints (gpt-oss) on Hopper and Blackwell."""
+    judged here: vLLM serves MXFP4 checkpoints (gpt-oss) on Hopper and Blackwell.
+
+    Failing::
+
+        variants:
+          mxfp4:
+            precision: mxfp4
+            vram_minimum_gb: 5
+            supported_hardware: [mi300x, mi355x]
+
+    Passing::
+
+        variants:
+          mxfp4:
+            precision: mxfp4
+            vram_minimum_gb: 5
+            supported_hardware: [mi355x]
+
+    How to fix: allowlist CDNA 4 GPUs only, or declare ``precision_hardware: {brand: AMD}``
+    when the emulated path on MI300X/MI325X is intended."""
     table = profiles(ctx)
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         if get(variant, "precision") != "mxfp4" or get(variant, "precision_hardware"):
@@ -429,7 +482,27 @@ def blackwell_only_has_allowlist(doc: LoadedDocument, ctx: Context) -> Iterator[
     """A variant whose description says it runs on Blackwell only ("Blackwell only",
     "requires Blackwell") but whose precision does not already restrict it to Blackwell
     (e.g. ``precision_hardware: {brand: NVIDIA}`` widened it, or it is FP8/BF16) and has
-    no ``supported_hardware`` list is offered on every other GPU by the site."""
+    no ``supported_hardware`` list is offered on every other GPU by the site.
+
+    Failing::
+
+        variants:
+          fp8:
+            precision: fp8
+            vram_minimum_gb: 10
+            description: "FP8 weights, Blackwell only"
+
+    Passing::
+
+        variants:
+          fp8:
+            precision: fp8
+            vram_minimum_gb: 10
+            description: "FP8 weights, Blackwell only"
+            supported_hardware: [b200, b300]
+
+    How to fix: add ``supported_hardware`` with the Blackwell profiles the variant runs on
+    (or correct the description)."""
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         description = get(variant, "description")
         if not isinstance(description, str) or not _BLACKWELL_ONLY.search(description):
@@ -514,7 +587,24 @@ def verified_hardware_runnable(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
     hardware; at least one variant must be able to run there — precision-compatible
     (``isPrecisionCompatible``), allowed by its ``supported_hardware``, and fitting in
     memory (one node, or several when the profile is scalable and a multi-node strategy is
-    offered; ``fitsSingleNode``, ``isHardwareScalable``)."""
+    offered; ``fitsSingleNode``, ``isHardwareScalable``).
+
+    Failing::
+
+        meta:
+          hardware: {mi300x: verified}
+        variants:
+          default: {supported_hardware: [h100, b200]}
+
+    Passing::
+
+        meta:
+          hardware: {mi300x: verified}
+        variants:
+          default: {supported_hardware: [h100, b200, mi300x]}
+
+    How to fix: fix the claim, or correct the variant that really ran there (its
+    ``supported_hardware``, ``precision_hardware`` or ``vram_minimum_gb``)."""
     table = profiles(ctx)
     variants = as_dict(get(doc.data, "variants"))
     if not variants:
@@ -537,7 +627,32 @@ def allowlisted_profile_fits(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     """A ``scalable: false`` profile (single-box workstations: DGX Station, RTX Pro, ...)
     cannot be clustered, so VRAM is a hard limit there (``variantRunsOnHardware``). A
     variant that lists such a profile in ``supported_hardware`` (or is ``verified`` on it)
-    with a ``vram_minimum_gb`` above the profile's ``vram_gb`` can never run there."""
+    with a ``vram_minimum_gb`` above the profile's ``vram_gb`` can never run there.
+
+    Failing::
+
+        model: {parameter_count: "20B", active_parameters: "20B"}
+        meta:
+          hardware: {rtx_5090: verified}
+        variants:
+          default:
+            precision: bf16
+            vram_minimum_gb: 48          # a 32 GB RTX 5090 cannot hold it
+            supported_hardware: [h100, b200, rtx_5090]
+
+    Passing::
+
+        model: {parameter_count: "20B", active_parameters: "20B"}
+        meta:
+          hardware: {rtx_pro_6000: verified}
+        variants:
+          default:
+            precision: bf16
+            vram_minimum_gb: 48
+            supported_hardware: [h100, b200, rtx_pro_6000]
+
+    How to fix: remove the profile it does not fit (or allowlist a larger one), or lower
+    ``vram_minimum_gb`` if the footprint is overstated."""
     if _is_omni(doc):
         return
     table = profiles(ctx)
@@ -560,7 +675,24 @@ def oversized_variant_has_multinode(doc: LoadedDocument, ctx: Context) -> Iterat
     renders a single-node command that cannot load the weights ("VRAM is a display hint,
     never a gate" upstream, so nothing else warns). Checked on the profiles the site shows
     for the variant: precision-compatible, in its allowlist, not ``unsupported``, and not
-    ``restricted`` unless declared in ``meta.hardware``. One finding per variant."""
+    ``restricted`` unless declared in ``meta.hardware``. One finding per variant.
+
+    Failing::
+
+        model: {parameter_count: "290B", active_parameters: "290B"}
+        variants:
+          default: {precision: bf16, vram_minimum_gb: 700}   # more than one 8x80 GB node
+        compatible_strategies: [single_node_tp]
+
+    Passing::
+
+        model: {parameter_count: "290B", active_parameters: "290B"}
+        variants:
+          default: {precision: bf16, vram_minimum_gb: 700}
+        compatible_strategies: [single_node_tp, multi_node_tp]
+
+    How to fix: add a ``multi_node_*`` strategy to ``compatible_strategies``, or restrict
+    ``supported_hardware`` to profiles one node of which holds the variant."""
     if _is_omni(doc):
         return
     declared = as_dict(get(doc.data, "meta", "hardware"))
@@ -591,7 +723,24 @@ def restricted_profile_declared(doc: LoadedDocument, ctx: Context) -> Iterator[H
     that list them in ``meta.hardware`` (``renderAndWriteVariant``,
     ``pickDefaultHardware``). A variant's ``supported_hardware`` entry,
     ``meta.default_hardware`` or a variant ``default_hardware`` naming an undeclared
-    restricted profile is never rendered."""
+    restricted profile is never rendered.
+
+    Failing::
+
+        variants:
+          default:
+            supported_hardware: [h100, b200, rtx_pro_6000]
+
+    Passing::
+
+        meta:
+          hardware: {rtx_pro_6000: verified}
+        variants:
+          default:
+            supported_hardware: [h100, b200, rtx_pro_6000]
+
+    How to fix: declare the profile in ``meta.hardware`` if it was tested, or remove the
+    entry."""
     table = profiles(ctx)
     declared = as_dict(get(doc.data, "meta", "hardware"))
     places: list[tuple[str, str]] = []
@@ -720,7 +869,22 @@ def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     (:data:`BYTES_PER_PARAM`). A value more than 25 % away from it is reported with the
     computed value — informational, since mixed-precision checkpoints are legitimately
     sized from their real safetensors (upstream ``CLAUDE.md``) and a variant serving
-    another checkpoint may have another parameter count."""
+    another checkpoint may have another parameter count.
+
+    Failing::
+
+        model: {parameter_count: "8B"}
+        variants:
+          default: {precision: bf16, vram_minimum_gb: 30}   # the formula gives 20
+
+    Passing::
+
+        model: {parameter_count: "8B"}
+        variants:
+          default: {precision: bf16, vram_minimum_gb: 20}
+
+    How to fix: use the computed value, or keep a value sized from the real checkpoint
+    files (this finding is informational)."""
     for vname, vptr, declared, precision, params in sized_variants(doc):
         if params is None:
             continue  # another model whose size the recipe does not state

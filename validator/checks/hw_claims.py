@@ -32,11 +32,11 @@ def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     diffusion and speech pipelines need far more than their weights). Smaller deviations
     are ``HW009`` (info).
 
-    Failing (8B at bf16 is 16 GB of weights)::
+    Failing::
 
         model: {parameter_count: "8B"}
         variants:
-          default: {precision: bf16, vram_minimum_gb: 10}
+          default: {precision: bf16, vram_minimum_gb: 10}   # 16 GB of weights
 
     Passing::
 
@@ -69,13 +69,14 @@ def default_variant_on_verified_hardware(doc: LoadedDocument, ctx: Context) -> I
 
         meta: {hardware: {h200: verified, b200: verified}}
         variants:
-          default: {precision: nvfp4}
+          default: {precision: nvfp4, vram_minimum_gb: 5}
 
     Passing::
 
         variants:
           default:
             precision: nvfp4
+            vram_minimum_gb: 5
             precision_hardware: {brand: NVIDIA}   # W4A16 fallback on Hopper
 
     How to fix: make a variant that runs there the default, add ``precision_hardware``

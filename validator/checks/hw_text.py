@@ -120,16 +120,20 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     Failing::
 
+        model: {parameter_count: "1000B", active_parameters: "40B"}
+        compatible_strategies: [single_node_tp, multi_node_tp]
         variants:
-          bf16:
+          default:
             precision: bf16
             vram_minimum_gb: 1500          # one 8x288 GB node holds 2304 GB
             description: "BF16 - requires multi-node deployment"
 
     Passing::
 
+        model: {parameter_count: "1000B", active_parameters: "40B"}
+        compatible_strategies: [single_node_tp, multi_node_tp]
         variants:
-          bf16:
+          default:
             precision: bf16
             vram_minimum_gb: 2600          # more than any single node
             description: "BF16 - requires multi-node deployment"

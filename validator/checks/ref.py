@@ -29,7 +29,20 @@ def expected_model_id(path: str) -> str | None:
 def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``,
     case included: the site derives the page URL from the path and links Hugging Face by
-    the id, so a mismatch publishes a page for one model that serves another."""
+    the id, so a mismatch publishes a page for one model that serves another.
+
+    Failing::
+
+        model:
+          model_id: "example-org/example-chat-8b"
+
+    Passing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B"
+
+    How to fix: set ``model_id`` to the file's ``<org>/<repo>`` exactly, or rename the file
+    after the Hugging Face id."""
     expected = expected_model_id(doc.path)
     model_id = get(doc.data, "model", "model_id")
     if expected is None or not isinstance(model_id, str) or model_id == expected:
@@ -43,7 +56,20 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy")
 def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every entry of ``compatible_strategies`` must be a ``strategies/<name>.yaml`` of the
-    same revision."""
+    same revision.
+
+    Failing::
+
+        compatible_strategies:
+          - single_node_tensor_parallel
+
+    Passing::
+
+        compatible_strategies:
+          - single_node_tp
+
+    How to fix: use the name of a file in ``strategies/`` (the hint lists them), or add the
+    strategy there first."""
     known = sorted(ctx.strategies)
     strategies = get(doc.data, "compatible_strategies")
     for _, name, pointer in elements(strategies, "/compatible_strategies"):
@@ -55,7 +81,21 @@ def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
 @rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy")
 def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every key of ``strategy_overrides`` must be a strategy of the same revision; an
-    override for a strategy that does not exist is never applied."""
+    override for a strategy that does not exist is never applied.
+
+    Failing::
+
+        strategy_overrides:
+          single_node_pp:
+            extra_args: ["--max-num-seqs", "64"]
+
+    Passing::
+
+        strategy_overrides:
+          single_node_tp:
+            extra_args: ["--max-num-seqs", "64"]
+
+    How to fix: key the override by an existing strategy name, or drop it."""
     for name, _, pointer in items(get(doc.data, "strategy_overrides"), "/strategy_overrides"):
         if name not in ctx.strategies:
             yield Hit(pointer, f"strategy_overrides names unknown strategy {name!r}",
@@ -66,7 +106,22 @@ def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 def meta_hardware_in_taxonomy(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Keys of ``meta.hardware`` are exact taxonomy ``hardware_profiles`` ids (upstream's
     ``validateHardwareKeys``: lookups are exact string matches, so an unknown id silently
-    never renders its badge)."""
+    never renders its badge).
+
+    Failing::
+
+        meta:
+          hardware:
+            H100: verified
+
+    Passing::
+
+        meta:
+          hardware:
+            h100: verified
+
+    How to fix: use the exact profile id from ``taxonomy.yaml`` (lower case, as the hint
+    suggests)."""
     if ctx.taxonomy is None:
         return
     profiles = ctx.hardware_profiles
@@ -86,7 +141,19 @@ def _nearest_hint(name: str, known: Iterable[str]) -> str | None:
 @rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature")
 def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every ``opt_in_features`` entry must be a key of ``features``; otherwise the opt-in
-    is inert and the feature it meant is on by default."""
+    is inert and the feature it meant is on by default.
+
+    Failing::
+
+        opt_in_features:
+          - tool_call
+
+    Passing::
+
+        opt_in_features:
+          - tool_calling
+
+    How to fix: name a key of ``features`` (check the spelling), or declare the feature."""
     features = as_dict(get(doc.data, "features"))
     for _, name, pointer in elements(get(doc.data, "opt_in_features"), "/opt_in_features"):
         if isinstance(name, str) and name not in features:
@@ -97,7 +164,27 @@ def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF006", Severity.ERROR, "Feature declares both args and modes")
 def feature_args_or_modes(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A feature has flat ``args`` or ``modes``, not both: the site build rejects both,
-    since one would silently shadow the other (``validateFeatureModes``)."""
+    since one would silently shadow the other (``validateFeatureModes``).
+
+    Failing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            args: ["--kv-cache-dtype", "fp8"]
+            modes:
+              fp8_e5m2: {args: ["--kv-cache-dtype", "fp8_e5m2"]}
+
+    Passing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+              fp8_e5m2: {args: ["--kv-cache-dtype", "fp8_e5m2"]}
+
+    How to fix: move the flat ``args`` into a mode of their own, or drop ``modes``."""
     for name, feature, pointer in items(get(doc.data, "features"), "/features"):
         if isinstance(feature, dict) and "modes" in feature and "args" in feature:
             yield Hit(pointer + "/args", f"feature {name!r} declares both args and modes",
@@ -107,7 +194,24 @@ def feature_args_or_modes(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF007", Severity.ERROR, "Feature modes is empty")
 def feature_modes_nonempty(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``features.<f>.modes``, when present, must be a non-empty mapping
-    (``validateFeatureModes``)."""
+    (``validateFeatureModes``).
+
+    Failing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes: {}
+
+    Passing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+
+    How to fix: declare at least one mode, or replace ``modes`` with flat ``args``."""
     for name, feature, pointer in items(get(doc.data, "features"), "/features"):
         if isinstance(feature, dict) and "modes" in feature and not as_dict(feature["modes"]):
             yield Hit(pointer + "/modes", f"feature {name!r} has an empty modes map",
@@ -117,7 +221,29 @@ def feature_modes_nonempty(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF008", Severity.ERROR, "default_mode names an unknown mode")
 def default_mode_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``features.<f>.default_mode`` must be one of that feature's modes
-    (``validateFeatureModes``)."""
+    (``validateFeatureModes``).
+
+    Failing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            default_mode: fp8_e4m3
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+              fp8_e5m2: {args: ["--kv-cache-dtype", "fp8_e5m2"]}
+
+    Passing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            default_mode: fp8
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+              fp8_e5m2: {args: ["--kv-cache-dtype", "fp8_e5m2"]}
+
+    How to fix: set ``default_mode`` to one of the feature's mode keys."""
     for name, feature, pointer in items(get(doc.data, "features"), "/features"):
         modes = as_dict(get(feature, "modes"))
         default = get(feature, "default_mode")
@@ -130,7 +256,26 @@ def default_mode_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF009", Severity.ERROR, "Mode variants names an undeclared variant")
 def mode_variants_exist(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each name in ``features.<f>.modes.<m>.variants`` must be a key of ``variants``
-    (``validateFeatureModes``)."""
+    (``validateFeatureModes``).
+
+    Failing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {variants: [bf16], args: ["--kv-cache-dtype", "fp8"]}
+
+    Passing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {variants: [default], args: ["--kv-cache-dtype", "fp8"]}
+
+    How to fix: list only keys of ``variants`` (or drop ``variants`` to offer the mode to
+    all of them)."""
     variants = as_dict(get(doc.data, "variants"))
     for fname, feature, fptr in items(get(doc.data, "features"), "/features"):
         for mname, mode, mptr in items(get(feature, "modes"), fptr + "/modes"):
@@ -151,7 +296,30 @@ def mode_available(mode: object, variant: str) -> bool:
 @rule("REF010", Severity.ERROR, "A variant has no usable mode of a modal feature")
 def every_variant_has_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """For a feature with modes, every variant must have at least one mode available, so
-    that enabling the feature is never a no-op (``validateFeatureModes``)."""
+    that enabling the feature is never a no-op (``validateFeatureModes``).
+
+    Failing::
+
+        variants:
+          fp8: {precision: fp8, vram_minimum_gb: 12}
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {variants: [default], args: ["--kv-cache-dtype", "fp8"]}
+
+    Passing::
+
+        variants:
+          fp8: {precision: fp8, vram_minimum_gb: 12}
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {variants: [default, fp8], args: ["--kv-cache-dtype", "fp8"]}
+
+    How to fix: add the variant to some mode's ``variants`` list, or give one mode no
+    ``variants`` list so that every variant has it."""
     variants = as_dict(get(doc.data, "variants"))
     for fname, feature, fptr in items(get(doc.data, "features"), "/features"):
         modes = as_dict(get(feature, "modes"))
@@ -167,7 +335,25 @@ def every_variant_has_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF011", Severity.ERROR, "default_modes names an unknown or non-modal feature")
 def default_modes_feature(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Keys of ``variants.<v>.default_modes`` must be features that have ``modes``
-    (``validateFeatureModes``)."""
+    (``validateFeatureModes``).
+
+    Failing::
+
+        variants:
+          default: {default_modes: {tool_calling: hermes}}
+
+    Passing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+        variants:
+          default: {default_modes: {kv_cache_quant: fp8}}
+
+    How to fix: key ``default_modes`` by a feature that has ``modes`` (a feature with flat
+    ``args`` has none to select), or drop the entry."""
     features = as_dict(get(doc.data, "features"))
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         for fname, _, ptr in items(get(variant, "default_modes"), vptr + "/default_modes"):
@@ -182,7 +368,34 @@ def default_modes_feature(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("REF012", Severity.ERROR, "default_modes selects a mode that is missing or unavailable")
 def default_modes_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``variants.<v>.default_modes.<f>`` must name a mode of feature ``f`` that is
-    available to variant ``v`` (``validateFeatureModes``)."""
+    available to variant ``v`` (``validateFeatureModes``).
+
+    Failing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+              fp8_e5m2: {variants: [fp8], args: ["--kv-cache-dtype", "fp8_e5m2"]}
+        variants:
+          fp8: {precision: fp8, vram_minimum_gb: 12}
+          default: {default_modes: {kv_cache_quant: fp8_e5m2}}
+
+    Passing::
+
+        features:
+          kv_cache_quant:
+            description: "FP8 KV cache"
+            modes:
+              fp8: {args: ["--kv-cache-dtype", "fp8"]}
+              fp8_e5m2: {variants: [fp8], args: ["--kv-cache-dtype", "fp8_e5m2"]}
+        variants:
+          fp8: {precision: fp8, vram_minimum_gb: 12}
+          default: {default_modes: {kv_cache_quant: fp8}}
+
+    How to fix: name a mode of that feature that is offered to the variant (its
+    ``variants`` list includes it, or it has none)."""
     features = as_dict(get(doc.data, "features"))
     for vname, variant, vptr in items(get(doc.data, "variants"), "/variants"):
         for fname, mname, ptr in items(get(variant, "default_modes"), vptr + "/default_modes"):
@@ -240,7 +453,20 @@ class RecipeIndex:
 @rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree")
 def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
-    ``models/org/name.yaml`` of the same revision; a missing one renders a dead link."""
+    ``models/org/name.yaml`` of the same revision; a missing one renders a dead link.
+
+    Failing::
+
+        meta:
+          related_recipes: ["example-org/Example-Chat-70B"]
+
+    Passing::
+
+        meta:
+          related_recipes: []
+
+    How to fix: correct the ``org/name`` (the hint names close recipes), or drop the entry
+    until that recipe is merged."""
     for _, ref, pointer in elements(get(doc.data, "meta", "related_recipes"),
                                     "/meta/related_recipes"):
         if not isinstance(ref, str):

@@ -71,7 +71,19 @@ def min_version_valid(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     string holding a PEP 440 version (``"0.23.0"``) or ``"nightly"``. The site prints it
     verbatim ("vLLM X isn't released yet") and compares it as a version; anything else
     cannot be compared. (An unquoted ``0.10`` is a float and is reported by ``YAML004``;
-    a wrong type by ``SCHEMA001``; this rule judges string values.)"""
+    a wrong type by ``SCHEMA001``; this rule judges string values.)
+
+    Failing::
+
+        model:
+          min_vllm_version: ">=0.12.0"
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+
+    How to fix: write the bare release (``"0.12.0"``) as a quoted string."""
     for pointer, raw, _ in min_version_pointers(doc):
         if isinstance(raw, str) and parse_min_version(raw) is None:
             yield Hit(pointer, f"min_vllm_version {raw!r} is neither a version nor 'nightly'",
@@ -239,7 +251,22 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     effective minimum of every variant that renders it (model, variant, see
     :func:`validator.checks.versions.effective_min_version`): an older image cannot run
     the recipe. A ``nightly`` minimum is never met by a release tag. Tags of
-    ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared."""
+    ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.12.0"
+          docker_image: "vllm/vllm-openai:v0.11.0"
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+          docker_image: "vllm/vllm-openai:v0.12.0"
+
+    How to fix: use an image of the minimum release or newer (or lower the minimum if the
+    older image really serves the model)."""
     for site in image_sites(doc):
         ref = parse_image(site.value)
         pinned = tag_version(ref) if ref else None
@@ -265,7 +292,19 @@ _NIGHTLY_COMMIT = re.compile(r"(?:[a-z0-9]+-)?nightly-[0-9a-f]{7,40}")
 def docker_image_is_reference(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``docker_image`` holds an image reference (``vllm/vllm-openai:v0.23.0``); the site
     builds ``docker pull <image>`` and ``docker run ... <image>`` from it, so a command
-    (``docker pull vllm/...``), blanks or other text produce a broken command."""
+    (``docker pull vllm/...``), blanks or other text produce a broken command.
+
+    Failing::
+
+        model:
+          docker_image: "docker pull vllm/vllm-openai:v0.12.0"
+
+    Passing::
+
+        model:
+          docker_image: "vllm/vllm-openai:v0.12.0"
+
+    How to fix: write only the image reference; the site adds the ``docker`` commands."""
     for site in image_sites(doc):
         if parse_image(site.value) is None:
             fixed = site.value.strip().split()[-1] if site.value.strip() else ""
@@ -289,7 +328,21 @@ def unreleased_needs_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     latest release on the package index, ``pip install vllm`` cannot satisfy it:
     ``nightly_required: true`` must be set (model-level for the recipe's own minimum,
     model- or variant-level for a variant's), so that the site renders the nightly wheel
-    and image (upstream ``synthesizeInstall``/``computeDockerMeta``)."""
+    and image (upstream ``synthesizeInstall``/``computeDockerMeta``).
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.40.0"       # newer than any release
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.40.0"
+          nightly_required: true
+
+    How to fix: set ``nightly_required: true`` (on the model, or on the variant whose
+    minimum is unreleased) until the release ships."""
     releases = _release_list(ctx)
     latest = releases.latest
     model = get(doc.data, "model")
@@ -316,7 +369,20 @@ def stale_nightly_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``nightly_required: true`` is for a minimum that "hasn't shipped yet". Once the
     minimum is on the package index the flag is stale: the site keeps sending readers to
     nightly wheels and ``:nightly`` images instead of the release. The message names the
-    release and its date (first upload)."""
+    release and its date (first upload).
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.12.0"       # released
+          nightly_required: true
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+
+    How to fix: remove ``nightly_required`` once its minimum is on the package index."""
     releases = _release_list(ctx)
     targets: list[tuple[str, MinVersion | None]] = []
     if _flag(get(doc.data, "model")):
@@ -338,7 +404,19 @@ def stale_nightly_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 def minimum_was_released(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A minimum older than the newest release must itself be a release: ``0.11.3`` when
     the index went from ``0.11.2`` to ``0.12.0`` cannot be installed, and the site would
-    print it as the version to install."""
+    print it as the version to install.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.11.3"       # 0.11.2 was followed by 0.12.0
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+
+    How to fix: write a release that exists (the hint names the next one)."""
     releases = _release_list(ctx)
     latest = releases.latest
     for pointer, raw, _ in min_version_pointers(doc):
@@ -443,7 +521,32 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     whose guide installs 0.28.0); and a prerequisites-style minimum (a line that opens
     with it) *above* every declared minimum — then the declared floor is too low. Pins
     above the minimum and feature-scoped remarks ("EAGLE3 requires vLLM >= 0.9.0") are
-    not contradictions. Both lines are reported."""
+    not contradictions. Both lines are reported.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.12.0"
+        guide: |
+          ## Installation
+
+          ```bash
+          pip install vllm==0.11.0
+          ```
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+        guide: |
+          ## Installation
+
+          ```bash
+          pip install vllm==0.12.0
+          ```
+
+    How to fix: state the declared minimum in the text, or change ``min_vllm_version`` if
+    the text is right."""
     model_raw = get(doc.data, "model", "min_vllm_version")
     declared = parse_min_version(model_raw)
     if declared is None:
@@ -498,7 +601,19 @@ def parse_date(value: object) -> date | None:
 def dates_are_dates(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``meta.date_added`` ("initial catalog addition; never change") and
     ``meta.date_updated`` ("latest material recipe change") are ``YYYY-MM-DD`` dates; the
-    homepage ranks "Latest recipes" by them."""
+    homepage ranks "Latest recipes" by them.
+
+    Failing::
+
+        meta:
+          date_updated: "10 April 2026"
+
+    Passing::
+
+        meta:
+          date_updated: 2026-04-10
+
+    How to fix: write the date as ``YYYY-MM-DD``."""
     meta = get(doc.data, "meta")
     for key in ("date_added", "date_updated"):
         if isinstance(meta, dict) and key in meta and parse_date(meta[key]) is None:
@@ -509,7 +624,22 @@ def dates_are_dates(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("VER010", Severity.WARNING, "date_updated is earlier than date_added")
 def updated_after_added(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A recipe cannot have been updated before it was added: ``meta.date_updated`` must be
-    on or after ``meta.date_added``."""
+    on or after ``meta.date_added``.
+
+    Failing::
+
+        meta:
+          date_added: 2026-03-02
+          date_updated: 2026-02-03
+
+    Passing::
+
+        meta:
+          date_added: 2026-03-02
+          date_updated: 2026-03-20
+
+    How to fix: correct the swapped or mistyped date; ``date_added`` never changes and
+    ``date_updated`` is the latest change."""
     added = parse_date(get(doc.data, "meta", "date_added"))
     updated = parse_date(get(doc.data, "meta", "date_updated"))
     if added is not None and updated is not None and updated < added:

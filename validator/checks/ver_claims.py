@@ -129,10 +129,10 @@ def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     accepted, and so is a third-party image tagged with a release of its own
     (``vllm-ascend:v0.23.0-a5``). While the minimum is unreleased this is ``VER012``.
 
-    Failing (0.25.0 is released)::
+    Failing::
 
         model:
-          min_vllm_version: "0.25.0"
+          min_vllm_version: "0.25.0"     # released
           docker_image: "vllm/vllm-openai:glm5"
 
     Passing::
@@ -155,18 +155,29 @@ def launch_image_before_release(doc: LoadedDocument, ctx: Context) -> Iterator[H
     """The image names no release (a model launch build such as
     ``vllm/vllm-openai:glm5``, or a nightly), and the recipe's minimum is not released
     yet: that is how day-0 support ships, so it is reported as information only. Once the
-    minimum is released it becomes ``VER003`` and names the release tag to use.
+    minimum is released it becomes ``VER003`` and names the release tag to use. A digest
+    pins the launch build meanwhile.
 
-    Reported (info)::
+    Failing::
+
+        model:
+          min_vllm_version: "0.40.0"     # not released yet
+          nightly_required: true
+          docker_image: "vllm/vllm-openai:glm5"
+
+    Passing::
 
         model:
           min_vllm_version: "0.40.0"
           nightly_required: true
-          docker_image: "vllm/vllm-openai:glm5"
+          docker_image: >-
+            vllm/vllm-openai@sha256:9f2c4e7a1b3d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8
 
-    Passing: a release tag, or (warning ``VER003``) the same image after 0.40.0 ships.
+    After 0.40.0 ships the ``glm5`` image is ``VER003`` (a warning) and the hint names the
+    release tag.
 
-    How to fix: nothing until the release; then pin its tag."""
+    How to fix: nothing until the release (or pin the launch build by its digest); then
+    pin the release tag."""
     for found in unpinned_images(doc, ctx):
         if found.unreleased:
             yield Hit(found.site.pointer, found.message + f"; the recipe needs vLLM "
@@ -196,15 +207,17 @@ def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     Failing::
 
-        model: {min_vllm_version: "0.11.0"}
+        model: {min_vllm_version: "0.34.0"}
         dependencies:
-          - note: "requires the nightly vllm wheel"
+          - command: "pip install -U transformers"
+            note: "requires the nightly vllm wheel"
 
     Passing::
 
-        model: {min_vllm_version: "0.11.0", nightly_required: true}
+        model: {min_vllm_version: "0.34.0", nightly_required: true}
         dependencies:
-          - note: "requires the nightly vllm wheel"
+          - command: "pip install -U transformers"
+            note: "requires the nightly vllm wheel"
 
     (or the note removed once the release ships). A note about one feature (MTP, a
     drafter, a pull request) is not judged.
