@@ -104,11 +104,20 @@ def printable(text: str, keep: str = "") -> str:
     that a file name or value quoted in a message cannot fake output lines or hide text
     (Trojan Source, CVE-2021-42574). Characters in ``keep`` (``"\\n"`` for a format
     that escapes line breaks itself) are left as they are."""
-    return "".join(
-        f"\\u{ord(ch):04x}" if ch not in keep
-        and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
-        else ch for ch in text
-    )
+    if text.isascii() and text.isprintable():  # ASCII has no Cf/Zl/Zp; Cc = non-printable
+        return text
+    return _NOT_PLAIN.sub(lambda m: _escaped(m.group(), keep), text)
+
+
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e]")
+"""Characters that may need escaping: printable ASCII never does (only ASCII controls are
+Cc there, and ASCII has no Cf, Zl or Zp), so only the others are looked up."""
+_HIDDEN = ("Cc", "Cf", "Zl", "Zp")
+
+
+def _escaped(ch: str, keep: str = "") -> str:
+    return f"\\u{ord(ch):04x}" if ch not in keep and unicodedata.category(ch) in _HIDDEN \
+        else ch
 
 
 def json_text(value: object) -> str:
@@ -118,8 +127,7 @@ def json_text(value: object) -> str:
     log viewer would act on (they can only occur inside JSON strings, where the escape
     means the same character)."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in
-                   ("Cc", "Cf", "Zl", "Zp") and ch != "\n" else ch for ch in text)
+    return _NOT_PLAIN.sub(lambda m: _escaped(m.group(), "\n"), text)
 
 
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:

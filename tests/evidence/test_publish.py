@@ -190,3 +190,53 @@ def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list
     index = json.loads((out / "index.json").read_text())
     assert len(index["records"]) == len(paths) + 1
     assert [e["current"] for e in index["records"] if e["file"].endswith(kept.name)] == [False]
+
+
+def _run(lock: Path, out: Path, *extra: str) -> tuple[int, str, str]:
+    proc = subprocess.run([sys.executable, "-m", "validator", "publish", "--lock", str(lock),
+                           "--out", str(out), "--checked-on", "2026-11-29", "--attestation",
+                           *extra], capture_output=True, text=True, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.corpus
+def test_warm_publish_skips_unchanged_inputs_only_when_the_bytes_verify(
+        store: tuple[Path, list[str]], tmp_path: Path) -> None:
+    """A warm run does not re-derive records of unchanged inputs, but an edited record, a
+    deleted statement, a damaged manifest or another checked-on date take the full path."""
+    from validator.evidence.publish_inputs import MANIFEST
+
+    root, paths = store
+    lock, out, n = root / LOCK_NAME, tmp_path / "out", len(paths)
+    rc, stdout, _ = _run(lock, out)
+    assert rc == 0 and f"{n} written" in stdout and "0 unchanged by their inputs" in stdout
+    cold = {p: p.read_bytes() for p in (out / "records").rglob("*.json")}
+    index = (out / "index.json").read_bytes()
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert sorted(manifest["records"]) == sorted(
+        p.relative_to(out).as_posix() for p in _records(out))
+
+    rc, stdout, _ = _run(lock, out)
+    assert rc == 0 and f"{n} unchanged" in stdout and f"{n} unchanged by their inputs" in stdout
+    assert {p: p.read_bytes() for p in (out / "records").rglob("*.json")} == cold
+    assert (out / "index.json").read_bytes() == index
+
+    edited, unstated = sorted(_records(out))[:2]
+    doc = json.loads(edited.read_bytes())
+    doc["notes"].append("edited by hand")
+    edited.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    statement = unstated.with_name(unstated.name[:-len(".json")] + ".intoto.json")
+    statement.unlink()
+    rc, stdout, stderr = _run(lock, out)
+    assert rc == 1 and "same tool version" in stderr and str(edited.name) in stderr
+    assert f"{n - 2} unchanged by their inputs" in stdout
+    assert statement.read_bytes() == cold[statement]  # re-made, not skipped
+    edited.write_bytes(cold[edited])
+
+    (out / MANIFEST).write_text("{ damaged")
+    rc, stdout, _ = _run(lock, out)
+    assert rc == 0 and "0 unchanged by their inputs" in stdout and f"{n} unchanged" in stdout
+    assert json.loads((out / MANIFEST).read_text()) == manifest
+
+    rc, stdout, _ = _run(lock, out, "--checked-on", "2026-11-30")
+    assert rc == 0 and "0 unchanged by their inputs" in stdout

@@ -11,7 +11,6 @@ findings live in :mod:`validator.checks.flag` (structured args) and
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from validator.checks.cli_plan import (
     VersionPlan,
     all_options,
     allowed_values,
+    close_matches,
     first_version,
     first_without,
     last_version,
@@ -142,7 +142,7 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
                          nearest_hint(name, all_options(plan.minimum.version, fam)))
     top = plan.newest or plan.minimum
-    if plan.unreleased and not difflib.get_close_matches(
+    if plan.unreleased and not close_matches(
             name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; the recipe installs "

@@ -17,6 +17,12 @@ other than the one derived now is replaced and not kept as an older tool's recor
 edited ``.intoto.json`` is rewritten; the index lists only records this run made or
 confirmed. Every file publish did not make is printed.
 
+A warm run skips re-deriving a record whose inputs (the commit's lock entries and listing,
+the checked-on date, ``--attestation``, the tool's own files) have the digest noted in
+``DIR/.publish-inputs.json`` when it was made, provided the stored files of that commit
+still verify and the record (and statement) on disk still hash to the bytes noted then
+(:mod:`validator.evidence.publish_inputs`); anything else is re-derived and compared.
+
 Exit codes: 0 every record published or unchanged, 1 a record could not be made or
 conflicts with a published one (the others are still published), or a file in ``DIR``
 was not made by publish (each reported), 2 usage or I/O failure.
@@ -29,12 +35,16 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from validator.cli import UsageError
 from validator.commands.record import checked_on
-from validator.context import Settings
+from validator.context import Context, Settings, build_context
 from validator.findings import printable
 from validator.source.tree import SourceError
+
+if TYPE_CHECKING:
+    from validator.source.snapshots import SnapshotStore, SnapshotTree
 
 PAUSE_ENV = "RECIPE_CHECK_PUBLISH_PAUSE"
 
@@ -63,7 +73,14 @@ def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
     from validator.evidence.attest import statement_bytes
     from validator.evidence.model import Record
-    from validator.evidence.publish import PublishConflict, Publisher, record_problem
+    from validator.evidence.publish import (
+        PublishConflict,
+        Publisher,
+        attestation_path,
+        record_path,
+        record_problem,
+    )
+    from validator.evidence.publish_inputs import InputsManifest, inputs_digest
     from validator.evidence.record import RecordError, build_record, record_bytes
     from validator.source.snapshots import SnapshotStore, SnapshotTree
 
@@ -91,22 +108,41 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"{PAUSE_ENV}: expected seconds, got "
                          f"{os.environ.get(PAUSE_ENV)!r}") from exc
-    failures = 0
+    failures = skipped = 0
     counts = {"written": 0, "unchanged": 0, "replaced": 0}
     trees: dict[tuple[str, str], SnapshotTree] = {}
+    contexts: dict[tuple[str, str], Context] = {}  # one per revision, as one check run
+    revisions: dict[tuple[str, str], dict[str, Any]] = {}
+    settings = Settings(offline=True)
+
     def attestation_of(stored: bytes) -> bytes:
         return statement_bytes(Record.model_validate_json(stored))
 
     with Publisher(args.out, attestation_of=attestation_of, strict_index=True) as pub:
         pub.copy_schemas()
+        manifest = InputsManifest(args.out)
         for entry in entries:
             key = (entry.repository, entry.commit)
             tree = trees.setdefault(key, SnapshotTree(store, entry.repository, entry.commit,
                                                       entry.resolved_from))
             label = f"{entry.repository}@{entry.commit}:{entry.path}"
             try:
-                record = build_record(tree, entry.path, checked_on=date,
-                                      settings=Settings(offline=True))
+                target = record_path(args.out, *entry.key)
+                att = attestation_path(target) if args.attestation else None
+                if key not in revisions:
+                    revisions[key] = _revision_inputs(store, tree)
+                digest = inputs_digest({"revision": revisions[key],
+                                        "entry": entry.model_dump(mode="json"),
+                                        "checked_on": date, "attestation": att is not None})
+                if revisions[key]["verified"] and manifest.unchanged(target, digest, att):
+                    pub.confirm(target, att)
+                    counts["unchanged"] += 1
+                    skipped += 1
+                    continue
+                if key not in contexts:
+                    contexts[key] = build_context(tree, settings)
+                record = build_record(tree, entry.path, checked_on=date, settings=settings,
+                                      context=contexts[key])
                 attestation = statement_bytes(record) if args.attestation else None
                 made = record_bytes(record)
                 pub.check_old = lambda old, made=made, key=entry.key: record_problem(
@@ -114,17 +150,21 @@ def run(args: argparse.Namespace) -> int:
                 outcome = pub.put(entry.repository, entry.commit, entry.path, made,
                                   attestation)
                 counts[outcome] += 1
+                manifest.note(target, digest, made, att)
             except (RecordError, SourceError, PublishConflict, ValueError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
                 failures += 1
-            if pause > 0:
-                time.sleep(pause)
+            finally:
+                if pause > 0:
+                    time.sleep(pause)
         index = pub.rebuild_index()
+        manifest.save()
     for line in pub.reports:
         print(f"recipe-check: {printable(line)}", file=sys.stderr)
     print(f"published {len(entries)} record(s) into {args.out}: "
           + ", ".join(f"{v} {k}" for k, v in counts.items())
-          + f", {failures} failed; index lists {len(index['records'])} file(s)"
+          + f", {failures} failed; {skipped} unchanged by their inputs digest (not "
+            f"re-derived); index lists {len(index['records'])} file(s)"
           + (f"; {len(pub.reports)} file(s) publish did not make (see above)"
              if pub.reports else ""))
     if args.site is not None:
@@ -137,3 +177,23 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"catalogue: {site.pages} record page(s) in {args.site}")
     return 1 if failures or pub.reports else 0
+
+
+def _revision_inputs(store: SnapshotStore, tree: SnapshotTree) -> dict[str, Any]:
+    """What every record of ``tree``'s commit is made from, for the inputs digest: the
+    lock entries and file listing of the commit and what it was resolved from; and
+    ``verified``: whether every stored file of the commit still matches its lock entry
+    (a record is only skipped when it does, as building it would read them)."""
+    key = (tree.repository, tree.commit)
+    entries = sorted((e for e in store.load().files if (e.repository, e.commit) == key),
+                     key=lambda e: e.path)
+    listing = store.listing(*key)
+    try:
+        for e in entries:
+            store.read_verified(e)
+        verified = True
+    except (SourceError, OSError):
+        verified = False
+    return {"entries": [e.model_dump(mode="json") for e in entries],
+            "listing": listing.paths if listing is not None else None,
+            "resolved_from": tree.resolved_from, "verified": verified}

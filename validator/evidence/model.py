@@ -395,6 +395,10 @@ def validate_record(data: dict[str, Any]) -> None:
     Raises:
         RecordInvalid: the first few violations, each with its JSON path.
     """
+    from validator.schema import surely_valid
+
+    if surely_valid(data, "record"):  # compiled check; the general one explains rejections
+        return
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         detail = "; ".join(f"/{'/'.join(str(p) for p in e.absolute_path)}: {e.message}"

@@ -88,6 +88,11 @@ def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
     return out / RECORDS / repository / commit / f"{path}.json"
 
 
+def attestation_path(target: Path) -> Path:
+    """Where the in-toto statement of the record file ``target`` lives (beside it)."""
+    return target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX)
+
+
 def _tool_version(data: bytes) -> str | None:
     try:
         doc = json.loads(data)
@@ -151,7 +156,7 @@ class Publisher:
         target = record_path(self.out, repository, commit, path)
         outcome: Outcome = "written"
         self.made.add(target)
-        att = target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX)
+        att = attestation_path(target)
         if attestation is not None:
             self.made.add(att)
         if target.is_dir() or (target.exists() and not target.is_file()):
@@ -192,8 +197,7 @@ class Publisher:
         else:
             atomic_write(target, data)
         if attestation is not None and outcome != "unchanged":
-            atomic_write(target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX),
-                         attestation)
+            atomic_write(att, attestation)
         elif attestation is not None:
             expected = attestation
             if self.attestation_of is not None:  # the statement of the record kept
@@ -205,6 +209,14 @@ class Publisher:
                 self.reports.append(f"{att}: not the statement of the record beside it; "
                                     "rewritten")
         return outcome
+
+    def confirm(self, target: Path, attestation: Path | None = None) -> None:
+        """Count the record file ``target`` (and its statement) as confirmed by this run
+        without re-deriving it: the caller verified that its bytes are the ones made from
+        the same inputs (:class:`validator.evidence.publish_inputs.InputsManifest`)."""
+        self.made.add(target)
+        if attestation is not None:
+            self.made.add(attestation)
 
     def copy_schemas(self, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> None:
         """Copy the schemas records follow into ``out/schemas/`` (skipped when equal)."""
@@ -276,7 +288,7 @@ class Publisher:
                 not_verified.append({"file": rel, "why": why})
                 self.reports.append(f"{file}: {why}; not indexed")
                 continue
-            att = file.with_name(file.name[:-len(".json")] + ATTESTATION_SUFFIX)
+            att = attestation_path(file)
             if entry["current"] and att.exists():
                 entry["attestation"] = att.relative_to(self.out).as_posix()
             entries.append(entry)

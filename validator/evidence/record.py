@@ -223,7 +223,7 @@ def _str_list(value: Any) -> list[str]:
 
 
 def build_record(tree: RecipeTree, path: str, *, checked_on: str,
-                 settings: Settings | None = None) -> Record:
+                 settings: Settings | None = None, context: Context | None = None) -> Record:
     """The record of ``path`` in ``tree`` (a pinned revision).
 
     Args:
@@ -231,6 +231,9 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         path: repository-relative recipe path.
         checked_on: ``YYYY-MM-DD``, the only date the record carries besides the source's.
         settings: checker settings (offline, strict...).
+        context: the context of ``tree`` built with ``settings``
+            (:func:`~validator.context.build_context`), when the caller already has it:
+            every record of one revision may share one, as one ``check`` run does.
 
     Raises:
         RecordError: unpinned tree, missing file, or a document that is not a YAML mapping.
@@ -259,7 +262,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     status = ContextStatus(taxonomy=tree.exists(TAXONOMY),
                            strategies=bool(tree.list("strategies")),
                            other_taxonomy_revisions=other)
-    ctx = build_context(tree, settings)
+    ctx = context if context is not None else build_context(tree, settings)
     tax_cite: Citer | None = None
     tax_sha: str | None = None
     if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:

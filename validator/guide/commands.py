@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 #: Fence languages treated as shell.
 SHELL_LANGS = frozenset({"bash", "sh", "shell", "console", "zsh", ""})
@@ -146,7 +147,15 @@ class GuideCommands:
 
 
 def find_fences(text: str) -> list[Fence]:
-    """Every fenced block of markdown ``text`` (unterminated fences run to the end)."""
+    """Every fenced block of markdown ``text`` (unterminated fences run to the end).
+
+    Several rules read the fences of one guide: the scan is done once per text (the
+    fences are frozen; each call gets its own list)."""
+    return list(_fences(text))
+
+
+@lru_cache(maxsize=64)
+def _fences(text: str) -> tuple[Fence, ...]:
     lines = text.splitlines()
     out: list[Fence] = []
     section, section_line = "", None
@@ -167,7 +176,7 @@ def find_fences(text: str) -> list[Fence]:
         out.append(Fence(m.group("lang").lower(), i, i + 1, tuple(lines[i + 1:j]), section,
                          section_line, closed=j < len(lines)))
         i = j + 1
-    return out
+    return tuple(out)
 
 
 def _logical_lines(fence: Fence, issues: list[LineIssue]) -> list[list[tuple[str, int]]]:

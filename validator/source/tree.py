@@ -136,11 +136,30 @@ class LocalTree:
         base = self.root / prefix
         if not base.is_dir():
             return []
-        out = []
-        for p in base.rglob("*"):
-            rel = p.relative_to(self.root).as_posix()
-            if self.exists(rel):
-                out.append(rel)
+        try:
+            plain = base.resolve() == base  # no symbolic link or '..' on the way to base
+        except (RuntimeError, OSError):
+            plain = False
+        if not plain:
+            return sorted(rel for rel in (p.relative_to(self.root).as_posix()
+                                          for p in base.rglob("*")) if self.exists(rel))
+        out: list[str] = []
+        folders = [base]
+        while folders:  # what rglob visits (symlinked folders not entered), one scandir each
+            folder = folders.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except PermissionError:
+                continue
+            for entry in entries:
+                rel = Path(entry.path).relative_to(self.root).as_posix()
+                if entry.is_symlink():  # only links need resolving (may leave the root)
+                    if self.exists(rel):
+                        out.append(rel)
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    out.append(rel)
         return sorted(out)
 
     def provenance(self, path: str, data: bytes) -> Provenance:

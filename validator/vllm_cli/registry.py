@@ -328,7 +328,32 @@ def load_registry(version: str | Version, snapshot_dir: Path | None = None) -> C
         known = ", ".join(str(x) for x in sorted(Version(k) for k in pins))
         raise RegistryError(f"vllm {v}: no snapshot pinned in {d / INDEX_NAME} (have: {known})")
     path = d / f"{v}.json"
-    return _load_file(path, pins[v], _stat_key(path))
+    stat = _stat_key(path)
+    if d.is_relative_to(_resolve_dir(None)):  # vendored: from the compact copy when current
+        reg = _from_compact(d, tuple(sorted(pins.items())), v, stat)
+        if reg is not None:
+            return reg
+    return _load_file(path, pins[v], stat)
+
+
+@functools.lru_cache(maxsize=512)
+def _from_compact(folder: Path, pins: tuple[tuple[str, str], ...], version: str,
+                  stat: tuple[int, int]) -> CliRegistry | None:
+    """The registry of ``version`` built from :mod:`validator.vllm_cli.compact` (the same
+    fields as from its file), or ``None`` when the compact data lacks it."""
+    from validator.vllm_cli.compact import release_doc
+
+    found = release_doc(folder, pins, version, stat)
+    if found is None:
+        return None
+    doc, table, made = found
+    for i in doc["options"]:
+        if made[i] is None:
+            made[i] = _option(table[i])
+    try:
+        return _from_doc(doc, dict(pins)[version], [made[i] for i in doc["options"]])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 @functools.lru_cache(maxsize=512)
@@ -352,29 +377,33 @@ def _names(block: Any, key: str) -> frozenset[str]:
     return frozenset(str(x) for x in block[key])
 
 
-def _from_doc(doc: dict[str, Any], sha256: str) -> CliRegistry:
+def _option(o: dict[str, Any]) -> CliOption:
+    ch = o["choices"]
+    return CliOption(
+        strings=tuple(o["strings"]),
+        dest=str(o["dest"]),
+        takes_value=bool(o["takes_value"]),
+        nargs=o["nargs"],
+        choices=None if ch is None else tuple(str(c) for c in ch),
+        is_json=bool(o["is_json"]),
+        negatable=bool(o["negatable"]),
+        deprecated=bool(o["deprecated"]),
+        help=str(o["help"]),
+        default=o["default"],
+        hidden=bool(o["hidden"]),
+        json_takes_string=o.get("json_takes_string"),
+        parses_json=o.get("parses_json"),
+    )
+
+
+def _from_doc(doc: dict[str, Any], sha256: str,
+              made: list[CliOption] | None = None) -> CliRegistry:
+    """The registry of a snapshot document; ``made``: its options, already built."""
     if doc.get("schema") != SUPPORTED_SCHEMA:
         raise ValueError(f"unsupported schema {doc.get('schema')!r}")
-    options: list[CliOption] = []
+    options = made if made is not None else [_option(o) for o in doc["options"]]
     by_string: dict[str, CliOption] = {}
-    for o in doc["options"]:
-        ch = o["choices"]
-        opt = CliOption(
-            strings=tuple(o["strings"]),
-            dest=str(o["dest"]),
-            takes_value=bool(o["takes_value"]),
-            nargs=o["nargs"],
-            choices=None if ch is None else tuple(str(c) for c in ch),
-            is_json=bool(o["is_json"]),
-            negatable=bool(o["negatable"]),
-            deprecated=bool(o["deprecated"]),
-            help=str(o["help"]),
-            default=o["default"],
-            hidden=bool(o["hidden"]),
-            json_takes_string=o.get("json_takes_string"),
-            parses_json=o.get("parses_json"),
-        )
-        options.append(opt)
+    for opt in options:
         for s in opt.strings:
             by_string.setdefault(s, opt)
     parser = doc["parser"]

@@ -1,0 +1,120 @@
+"""What each published record was made from, so a warm ``publish`` skips unchanged inputs.
+
+A record depends only on the bytes of its revision (the lock entries and file listing of
+that commit in the snapshot store), the checked-on date, whether a statement is wanted and
+the tool itself (its code, schemas and vendored data; see :mod:`validator.evidence.record`).
+:func:`inputs_digest` is the SHA-256 of all of them. ``OUT/.publish-inputs.json`` maps each
+current record file (relative to ``OUT``) to the digest of the inputs it was made from and
+the SHA-256 of the record (and statement) bytes as written.
+
+A record is skipped (:meth:`InputsManifest.unchanged`) only when its inputs digest is the
+one noted *and* the files on disk still hash to the noted bytes; anything else -- no
+manifest, a damaged one, an edited or missing record, another tool build -- takes the full
+path (re-derive and compare). The manifest is written atomically after the run's records,
+so a publisher killed at any instant leaves either the previous manifest or the new one,
+and either one only lets through records whose bytes it verifies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from validator.atomic import atomic_write
+from validator.paths import PACKAGE_DIR, SCHEMAS_DIR, SNAPSHOTS_DIR
+
+MANIFEST = ".publish-inputs.json"
+FORMAT = "recipe-check/publish-inputs/v1"
+
+
+@cache
+def tool_digest() -> str:
+    """SHA-256 over the tool's own files: every module and data file of the package, the
+    schemas and the vendored snapshots (CLI registries, release list), by relative path."""
+    digest = hashlib.sha256()
+    for label, base in (("validator", PACKAGE_DIR), ("schemas", SCHEMAS_DIR),
+                        ("snapshots", SNAPSHOTS_DIR)):
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if "__pycache__" in path.parts or path.suffix == ".pyc" or not path.is_file():
+                continue
+            data = path.read_bytes()
+            digest.update(f"{label}/{path.relative_to(base).as_posix()}\0{len(data)}\0"
+                          .encode())
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def inputs_digest(parts: dict[str, Any]) -> str:
+    """SHA-256 of ``parts`` (JSON data: the revision's lock entries and listing, the date,
+    options) together with :func:`tool_digest`."""
+    text = json.dumps({"tool": tool_digest(), **parts}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _sha256_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+class InputsManifest:
+    """The inputs manifest of one output folder: read once, noted per record, saved once.
+
+    Args:
+        out: the publish output folder.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / MANIFEST
+        self.out = out
+        self.old: dict[str, dict[str, Any]] = {}
+        self.new: dict[str, dict[str, Any]] = {}
+        try:
+            doc = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return  # none yet, or damaged: every record takes the full path
+        records = doc.get("records") if isinstance(doc, dict) and \
+            doc.get("format") == FORMAT else None
+        if isinstance(records, dict):
+            self.old = {k: v for k, v in records.items() if isinstance(v, dict)}
+
+    def unchanged(self, target: Path, digest: str, attestation: Path | None) -> bool:
+        """True when ``target`` (and ``attestation``, when one is wanted) were made from
+        inputs with ``digest`` and still hold exactly the bytes noted then."""
+        rel = target.relative_to(self.out).as_posix()
+        noted = self.old.get(rel)
+        if noted is None or noted.get("inputs") != digest:
+            return False
+        if not target.is_file() or _sha256_of(target) != noted.get("sha256"):
+            return False
+        if attestation is not None:
+            want = noted.get("attestation")
+            if not isinstance(want, str) or _sha256_of(attestation) != want:
+                return False
+        self.new[rel] = noted
+        return True
+
+    def note(self, target: Path, digest: str, made: bytes, attestation: Path | None) -> None:
+        """Note that ``target`` was just published from inputs with ``digest`` (with its
+        statement ``attestation``, when one is wanted). Only a record whose file holds
+        exactly ``made`` is noted (not one whose stored copy differs in its dates)."""
+        try:
+            if target.read_bytes() != made:
+                return
+            att = attestation.read_bytes() if attestation is not None else None
+        except OSError:
+            return
+        self.new[target.relative_to(self.out).as_posix()] = {
+            "inputs": digest, "sha256": hashlib.sha256(made).hexdigest(),
+            "attestation": hashlib.sha256(att).hexdigest() if att is not None else None}
+
+    def save(self) -> None:
+        """Write the records noted by this run (atomically), replacing the old manifest."""
+        doc = {"format": FORMAT, "records": dict(sorted(self.new.items()))}
+        atomic_write(self.path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
