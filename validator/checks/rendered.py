@@ -64,13 +64,12 @@ def affected(labels: Sequence[str]) -> str:
 
 def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> RenderedFacts:
     """The :class:`RenderedFacts` of ``doc`` (every rendered configuration checked)."""
-    from validator.render.model import render_all, site_strategies
+    from validator.render.cache import rendered_configurations
 
-    strategies = ctx.memoised("rendered.site_strategies", lambda: site_strategies(ctx))
     out = RenderedFacts()
     grouped: dict[tuple[str, str, str, str | None, tuple[Related, ...]], list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    for rendered in render_all(doc, ctx.taxonomy, strategies):
+    for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
         out.configurations += 1

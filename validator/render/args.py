@@ -12,7 +12,6 @@ import re
 from typing import Any, NamedTuple
 
 from validator.render import jsval
-from validator.sourcemap import join_pointer
 
 _BARE_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
@@ -47,7 +46,8 @@ def push_layer(out: list[Arg], value: Any, layer: str, document: str, pointer: s
         return
     items = jsval.spread(value, layer)
     if isinstance(value, list):
-        out.extend(Arg(v, layer, document, join_pointer(pointer, i)) for i, v in enumerate(items))
+        # an index needs no RFC 6901 escaping: "{pointer}/{i}" is join_pointer(pointer, i)
+        out.extend([Arg(v, layer, document, f"{pointer}/{i}") for i, v in enumerate(items)])
     else:
         out.extend(Arg(v, layer, document, pointer) for v in items)
 

@@ -245,10 +245,13 @@ def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                      {k: v.path for k, v in strategies.items()})
 
 
+_NEW_TUPLE = tuple.__new__
+
+
 def _token(arg: Arg) -> Token:
-    value = arg.value
-    return Token(value if type(value) is str else jsval.js_str(value), arg.layer, arg.pointer,
-                 arg.document)
+    value, layer, document, pointer = arg
+    return _NEW_TUPLE(Token, (value if type(value) is str else jsval.js_str(value), layer,
+                              pointer, document))
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
@@ -264,9 +267,10 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         problem = RenderProblem("unloadable", "error", "the recipe could not be loaded",
                                 recipe.path, "")
         return Rendered(config, recipe.path, False, problems=(problem,))
-    tax = _data(taxonomy)
-    strat = {k: _data(v) for k, v in strategies.items()}
-    docs = _documents(recipe, taxonomy, strategies)
+    if "inputs" not in memo:  # the same for every configuration of one render_all
+        memo["inputs"] = (_data(taxonomy), {k: _data(v) for k, v in strategies.items()},
+                          _documents(recipe, taxonomy, strategies))
+    tax, strat, docs = memo["inputs"]
     if is_omni(data):
         return _render_omni(recipe, data, tax, config, docs)
     problems = list(configuration_problems(data, tax, strat, config, docs, memo))

@@ -84,6 +84,11 @@ def resolve_command(recipe: Any, variant_key: str, strategy_name: str, hw_id: st
 def plain(value: Any) -> Any:
     """A traced result with every :class:`Arg` replaced by its value (and without the
     ``ENV_SOURCES`` entry)."""
+    kind = type(value)
+    if kind is Arg:
+        return value.value
+    if kind is list:
+        return [v.value if type(v) is Arg else plain(v) for v in value]
     if isinstance(value, Arg):
         return value.value
     if isinstance(value, dict):
@@ -148,17 +153,38 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     model = Arg(model_id, model_ptr.lstrip("/").replace("/", ".") or "unknown", docs.recipe,
                 model_ptr)
 
-    finals: dict[int, tuple[list[Arg], list[Arg]]] = {}
+    finals: dict[int, tuple[list[Arg], list[Arg], Any]] = {}
+    shared = docs.cache  # finalized lists and commands shared by a recipe's renderings
+
+    def finalize(args: list[Arg]) -> tuple[list[Arg], Any]:
+        # each argument list is finalized once for its command and its argv (the list is
+        # kept alive in `finals`, so its id cannot be reused meanwhile); equal lists of
+        # hashable arguments (with their provenance) share one result across renderings
+        if id(args) not in finals:
+            # only all-string lists: 1 == 1.0 == True would make unequal lists one key
+            key: Any = ("final", tuple(args)) if all(type(a.value) is str for a in args) \
+                else None
+            hit = shared.get(key) if key is not None else None
+            if hit is None:
+                hit = tuple(final_args(args))
+                if key is not None:
+                    shared[key] = hit
+            finals[id(args)] = (args, list(hit), key)
+        _, filtered, key = finals[id(args)]
+        return filtered, key
 
     def final(args: list[Arg]) -> list[Arg]:
-        # each argument list is finalized once for its command and its argv (the list is
-        # kept alive in `finals`, so its id cannot be reused meanwhile)
-        if id(args) not in finals:
-            finals[id(args)] = (args, final_args(args))
-        return finals[id(args)][1]
+        return finalize(args)[0]
 
     def command(args: list[Arg]) -> str:
-        return command_of(final(args), model_id)
+        filtered, key = finalize(args)
+        if key is None or type(model_id) is not str:
+            return command_of(filtered, model_id)
+        ckey = ("command", key, model_id)
+        text = shared.get(ckey)
+        if text is None:
+            text = shared[ckey] = command_of(filtered, model_id)
+        return text
 
     def argv(args: list[Arg]) -> list[Arg]:
         return [*LEAD, model, *final(args)]
