@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -126,3 +127,35 @@ def test_a_pinned_spec_renders_like_the_checkout(corpus_repo: Path, corpus_main_
     assert spec.returncode == 0, spec.stderr
     assert spec.stdout == local.stdout
     assert "# --- prefill: vllm serve ---" in spec.stdout and "vllm-router" in spec.stdout
+
+
+def _check(root: Path, *options: str) -> list[dict[str, object]]:
+    done = subprocess.run([sys.executable, "-m", "validator", "check", "--format", "json",
+                           *options, "models/example-org/Example-8B.yaml"], cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT)},
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    (document,) = json.loads(done.stdout)["documents"]
+    findings: list[dict[str, object]] = document["findings"]
+    return findings
+
+
+@pytest.mark.corpus
+def test_check_judges_every_rendered_command_unless_layers_only(corpus_copy: Path) -> None:
+    # two spellings of one flag in two layers: only the fp8 command holds both, so only
+    # the rendered check (the default now) sees the duplicate and names the configuration
+    from tests.checks.test_install_range import recipe
+
+    fp8 = ('  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n    description: "FP8"\n'
+           '    extra_args:\n      - "--max_model_len"\n      - "8192"\n')
+    text = recipe('["--max-model-len", "4096"]').replace(
+        "\ncompatible_strategies:", fp8 + "\ncompatible_strategies:")
+    target = corpus_copy / "models/example-org/Example-8B.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    rendered = [f for f in _check(corpus_copy) if f["rule"] == "FLAG011"]
+    assert len(rendered) == 1 and "fp8" in str(rendered[0]["message"])
+    assert rendered[0]["pointer"] == "/variants/fp8/extra_args/0"
+    assert rendered == [f for f in _check(corpus_copy, "--rendered") if f["rule"] == "FLAG011"]
+    for escape in ("--layers-only", "--no-rendered"):
+        assert not [f for f in _check(corpus_copy, escape) if f["rule"] == "FLAG011"]

@@ -96,18 +96,31 @@ def _signature(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
     prefix of."""
     out: list[Any] = [reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o]
     for key in keys:
-        spec = reg.lookup(key)
-        if spec is None:
-            norm = reg.normalise(key)
-            out.append(tuple(o for o in reg.long_options if o.startswith(norm))
-                       if reg.allow_abbrev else None)
-            continue
-        allowed = allowed_values(reg, spec)
-        out.append((spec.strings, spec.takes_value, spec.nargs, spec.is_json,
-                    spec.json_takes_string, spec.parses_json,
-                    None if allowed is None else tuple(sorted(allowed)),
-                    spec.dest in reg.json_flags or spec.long in reg.json_flags))
+        hit = _KEY_SIGNATURES.get((id(reg), key))
+        if hit is None or hit[0] is not reg:
+            if len(_KEY_SIGNATURES) > 262144:
+                _KEY_SIGNATURES.clear()
+            hit = _KEY_SIGNATURES[id(reg), key] = (reg, _key_signature(reg, key))
+        out.append(hit[1])
     return tuple(out)
+
+
+#: ``(id(registry), key) -> (registry, signature)``: a key's part of :func:`_signature`
+#: is computed once per release (the registry is kept, so its id is not reused).
+_KEY_SIGNATURES: dict[tuple[int, str], tuple[CliRegistry, Any]] = {}
+
+
+def _key_signature(reg: CliRegistry, key: str) -> Any:
+    spec = reg.lookup(key)
+    if spec is None:
+        norm = reg.normalise(key)
+        return tuple(o for o in reg.long_options if o.startswith(norm)) \
+            if reg.allow_abbrev else None
+    allowed = allowed_values(reg, spec)
+    return (spec.strings, spec.takes_value, spec.nargs, spec.is_json,
+            spec.json_takes_string, spec.parses_json,
+            None if allowed is None else tuple(sorted(allowed)),
+            spec.dest in reg.json_flags or spec.long in reg.json_flags)
 
 
 def range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,

@@ -9,7 +9,9 @@ configurations it affects
 (``on h200 · fp8 · multi_node_tp and 11 more``). :func:`merge` folds these into the
 layer-by-layer hits of :mod:`validator.checks.flag`: a hit both find gains the
 configurations; one only the rendered command shows is added; an override (``FLAG012``)
-is kept only where the overriding token reaches a rendered command with another value.
+comes from the renderer's own last-wins de-duplication (a flag of one recipe layer dropped
+for another value of a later layer, in the order the site renders them), not from the
+layer analysis's render-order numbers.
 Tokens of strategy files, the taxonomy or the site's own templates (``--node-rank`` of
 the multi-node commands) are not reported on the recipe: the layer checks judge the
 files' lists, and the site's templates are no recipe's to fix.
@@ -28,6 +30,7 @@ from validator.checks.flag_engine import FlagIssue, check_tokens
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit
 from validator.findings import Related
+from validator.render import jsval
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -52,6 +55,8 @@ class RenderedFacts:
     pointers: set[str] = field(default_factory=set)
     configurations: int = 0
     distinct: int = 0
+    overrides_traced: bool = False
+    """The renderer traced the de-duplication (not for vLLM-Omni commands)."""
 
 
 def affected(labels: Sequence[str]) -> str:
@@ -64,16 +69,16 @@ def affected(labels: Sequence[str]) -> str:
 
 def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> RenderedFacts:
     """The :class:`RenderedFacts` of ``doc`` (every rendered configuration checked)."""
-    from validator.render.model import render_all, site_strategies
+    from validator.render.cache import rendered_configurations
 
-    strategies = ctx.memoised("rendered.site_strategies", lambda: site_strategies(ctx))
     out = RenderedFacts()
-    grouped: dict[tuple[str, str, str, str | None, tuple[Related, ...]], list[str]] = {}
+    grouped: dict[Group, list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    for rendered in render_all(doc, ctx.taxonomy, strategies):
+    for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
         out.configurations += 1
+        out.overrides_traced |= rendered.deploy_type != "omni"
         plan = _plan(doc, ctx, rendered)
         if plan is None or plan.minimum is None:
             continue
@@ -95,11 +100,40 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                     continue
                 if tokens[issue.index].document != doc.path:
                     continue  # a strategy file's or the site's own token: not this recipe's
-                group = (rule_id, tokens[issue.index].pointer, issue.message, issue.hint, ())
+                group: Group = (rule_id, tokens[issue.index].pointer, issue.message,
+                                issue.hint, ())
                 grouped.setdefault(group, []).append(rendered.config.label())
+        for group in _overrides(doc, rendered):
+            grouped.setdefault(group, []).append(rendered.config.label())
     for (rule_id, pointer, message, hint, related), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
                                                  labels))
+    return out
+
+
+Group = tuple[str, str, str, str | None, tuple[Related, ...]]
+"""(rule id, pointer, message, hint, related) of findings gathered over configurations."""
+
+
+def _overrides(doc: LoadedDocument, rendered: Rendered) -> list[Group]:
+    """``FLAG012`` groups: a flag of one layer of the recipe that the site's last-wins
+    de-duplication drops for another value of a later layer, in the renderer's own order
+    (a repeat inside one list is ``FLAG011``'s)."""
+    out: list[Group] = []
+    for ov in rendered.overrides:
+        if ov.dropped.document != doc.path or ov.winner.document != doc.path or \
+                ov.dropped.layer == ov.winner.layer:
+            continue
+        old = ov.dropped_value.value if ov.dropped_value is not None else None
+        new = ov.winner_value.value if ov.winner_value is not None else None
+        if type(old) is type(new) and old == new:
+            continue  # the same value: the rendered command does not change
+        shown = " ".join(jsval.js_str(v) for v in (ov.dropped.value, old) if v is not None)
+        line = doc.source_map.position(ov.dropped.pointer)[0]
+        out.append(("FLAG012", ov.winner.pointer,
+                    f"`{jsval.js_str(ov.winner.value)}` in {ov.winner.layer} overrides "
+                    f"`{shown}` of {ov.dropped.layer}", None,
+                    (Related(line, ov.dropped.layer),)))
     return out
 
 
@@ -141,9 +175,9 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
     out: dict[str, list[Hit]] = {}
     for rule_id, hits in layer_hits.items():
         kept = []
+        if rule_id == "FLAG012" and found.overrides_traced:
+            continue  # the renderer's own de-duplication says what overrides what
         for hit in hits:
-            if rule_id == "FLAG012" and hit.pointer not in found.pointers:
-                continue  # the overriding token reaches no rendered command
             labels = [lab for h, labs in found.hits.get(rule_id, []) if h.pointer == hit.pointer
                       for lab in labs]
             if labels:
@@ -155,7 +189,10 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
     for rule_id, pairs in found.hits.items():
         known = {h.pointer for h in layer_hits.get(rule_id, [])}
         for hit, labels in pairs:
-            if hit.pointer not in known:
+            if rule_id == "FLAG012":
+                out.setdefault(rule_id, []).append(replace(
+                    hit, message=f"{hit.message} ({affected(labels)})"))
+            elif hit.pointer not in known:
                 out.setdefault(rule_id, []).append(replace(
                     hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
     return out

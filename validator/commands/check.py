@@ -62,10 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vllm", default=None, metavar="VERSION",
                         help="check every recipe's install range against this one vendored "
                         "vLLM release (add one with `data vllm-cli VERSION`)")
-    parser.add_argument("--rendered", action="store_true",
+    parser.add_argument("--rendered", dest="rendered", action="store_true", default=True,
                         help="also check every command the recipes site renders (each "
                         "variant, hardware, strategy and feature set); findings name the "
-                        "configurations they affect")
+                        "configurations they affect (the default)")
+    parser.add_argument("--layers-only", "--no-rendered", dest="rendered",
+                        action="store_false",
+                        help="check each recipe's argument layers only, not every rendered "
+                        "command (faster; findings name no configurations)")
     add_fetch_arguments(parser, offline=False)
     add_rule_arguments(parser)
     add_output_arguments(parser, sorted(REPORTERS))

@@ -12,7 +12,6 @@ import re
 from typing import Any, NamedTuple
 
 from validator.render import jsval
-from validator.sourcemap import join_pointer
 
 _BARE_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
@@ -47,7 +46,8 @@ def push_layer(out: list[Arg], value: Any, layer: str, document: str, pointer: s
         return
     items = jsval.spread(value, layer)
     if isinstance(value, list):
-        out.extend(Arg(v, layer, document, join_pointer(pointer, i)) for i, v in enumerate(items))
+        # an index needs no RFC 6901 escaping: "{pointer}/{i}" is join_pointer(pointer, i)
+        out.extend([Arg(v, layer, document, f"{pointer}/{i}") for i, v in enumerate(items)])
     else:
         out.extend(Arg(v, layer, document, pointer) for v in items)
 
@@ -56,12 +56,26 @@ def _is_flag(value: Any) -> bool:
     return isinstance(value, str) and value.startswith("-")
 
 
+class Override(NamedTuple):
+    """A flag unit the last-wins de-duplication drops, and the later unit that wins."""
+
+    dropped: Arg
+    dropped_value: Arg | None
+    winner: Arg
+    winner_value: Arg | None
+
+
 def dedupe(args: list[Arg]) -> list[Arg]:
     """Keep only the last occurrence of each flag (with its value); positionals stay.
 
     A flag followed by a non-flag is one unit (flag, value); a flag followed by another
     flag, or last, stands alone.
     """
+    return dedupe_traced(args)[0]
+
+
+def dedupe_traced(args: list[Arg]) -> tuple[list[Arg], list[Override]]:
+    """:func:`dedupe` and the :class:`Override` of every unit it drops."""
     units: list[tuple[Arg, Arg | None, bool]] = []  # (head, value, positional)
     i = 0
     while i < len(args):
@@ -76,22 +90,27 @@ def dedupe(args: list[Arg]) -> list[Arg]:
         else:
             units.append((cur, None, True))
         i += 1
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     keep = [False] * len(units)
+    overrides: list[Override] = []
     for index in range(len(units) - 1, -1, -1):
-        head, _, positional = units[index]
+        head, value, positional = units[index]
         if positional:
             keep[index] = True
         elif head.value not in seen:
-            seen.add(head.value)
+            seen[head.value] = index
             keep[index] = True
+        else:
+            winner, winner_value, _ = units[seen[head.value]]
+            overrides.append(Override(head, value, winner, winner_value))
     out: list[Arg] = []
     for index, (head, value, _) in enumerate(units):
         if keep[index]:
             out.append(head)
             if value is not None:
                 out.append(value)
-    return out
+    overrides.reverse()
+    return out, overrides
 
 
 def shell_quote(value: Any) -> Any:
@@ -106,6 +125,11 @@ def shell_quote(value: Any) -> Any:
 def final_args(args: list[Arg]) -> list[Arg]:
     """``dedupe(args.filter(Boolean))``: what both the command and the argv are built from."""
     return dedupe([a for a in args if jsval.truthy(a.value)])
+
+
+def final_args_traced(args: list[Arg]) -> tuple[list[Arg], list[Override]]:
+    """:func:`final_args` and the overrides its de-duplication resolves."""
+    return dedupe_traced([a for a in args if jsval.truthy(a.value)])
 
 
 def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -> str:

@@ -32,6 +32,10 @@ class Documents:
     recipe: str = "recipe.yaml"
     taxonomy: str = "taxonomy.yaml"
     strategies: dict[str, str] = field(default_factory=dict)
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Argument layers already built from the recipe's data (pointer -> (value, args)):
+    shared by the renderings of one recipe (see :func:`validator.render.model.render_all`);
+    a layer is reused only while the YAML node is the very same object."""
 
     def strategy(self, name: Any) -> str:
         """Path of strategy (or kv-store deployment) ``name``."""
@@ -42,7 +46,8 @@ def ptr(*tokens: Any) -> str:
     """JSON Pointer from raw tokens."""
     out = ""
     for token in tokens:
-        out = join_pointer(out, jsval.js_str(token))
+        text = token if type(token) is str else jsval.js_str(token)
+        out = join_pointer(out, text) if "~" in text or "/" in text else f"{out}/{text}"
     return out
 
 
@@ -149,7 +154,16 @@ class Composer:
     # ---- arguments -------------------------------------------------------------------
 
     def recipe_layer(self, out: list[Arg], value: Any, pointer: str) -> None:
+        if value is None:
+            return
+        cache = self.docs.cache
+        hit = cache.get(pointer)
+        if hit is not None and hit[0] is value:
+            out.extend(hit[1])
+            return
+        start = len(out)
         push_layer(out, value, dotted(pointer), self.docs.recipe, pointer)
+        cache[pointer] = (value, tuple(out[start:]))
 
     def synth(self, out: list[Arg], pairs: list[tuple[Any, Any]], pointer: str,
               document: str | None = None, layer: str | None = None) -> None:

@@ -18,14 +18,14 @@ from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
-from validator.render.args import Arg
+from validator.render.args import Arg, Override
 from validator.render.docker import synthesize_install
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
 from validator.render.site import plan_variant, site_rendering_traced
-from validator.render.synthesis import ENV_SOURCES
+from validator.render.synthesis import ENV_SOURCES, OVERRIDES
 
 __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "render",
            "render_all", "site_strategies"]
@@ -206,6 +206,9 @@ class Rendered:
     default_hardware: str | None = None
     site: Mapping[str, Any] | None = None
     problems: tuple[RenderProblem, ...] = ()
+    overrides: tuple[Override, ...] = ()
+    """Every flag the site's last-wins de-duplication drops from a process's arguments,
+    with the later unit that wins (the renderer's own order, not a guess)."""
 
     @property
     def hardware(self) -> str:
@@ -245,10 +248,13 @@ def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                      {k: v.path for k, v in strategies.items()})
 
 
+_NEW_TUPLE = tuple.__new__
+
+
 def _token(arg: Arg) -> Token:
-    value = arg.value
-    return Token(value if type(value) is str else jsval.js_str(value), arg.layer, arg.pointer,
-                 arg.document)
+    value, layer, document, pointer = arg
+    return _NEW_TUPLE(Token, (value if type(value) is str else jsval.js_str(value), layer,
+                              pointer, document))
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
@@ -264,9 +270,10 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         problem = RenderProblem("unloadable", "error", "the recipe could not be loaded",
                                 recipe.path, "")
         return Rendered(config, recipe.path, False, problems=(problem,))
-    tax = _data(taxonomy)
-    strat = {k: _data(v) for k, v in strategies.items()}
-    docs = _documents(recipe, taxonomy, strategies)
+    if "inputs" not in memo:  # the same for every configuration of one render_all
+        memo["inputs"] = (_data(taxonomy), {k: _data(v) for k, v in strategies.items()},
+                          _documents(recipe, taxonomy, strategies))
+    tax, strat, docs = memo["inputs"]
     if is_omni(data):
         return _render_omni(recipe, data, tax, config, docs)
     problems = list(configuration_problems(data, tax, strat, config, docs, memo))
@@ -321,7 +328,8 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         first.command if first else None, first.argv if first else (),
         first.docker_command if first else None,
         (first.docker_argv or ()) if first else (), first.tokens if first else (),
-        processes, env_sources, install, compatible, default_hw, site, tuple(problems))
+        processes, env_sources, install, compatible, default_hw, site, tuple(problems),
+        tuple(traced.get(OVERRIDES, ())))
 
 
 def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:

@@ -232,7 +232,13 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     variant = or_(get(get(recipe, "variants"), variant_key),
                   get(get(recipe, "variants"), "default"), {})
     profile = or_(get(get(taxonomy, "hardware_profiles"), hw_id), {})
-    meta = compute_docker_meta(recipe, variant, profile, hw_id)
+    shared = docs.cache if docs is not None else {}
+    hit = shared.get(("docker", variant_key, hw_id))
+    if hit is not None and hit[0] is variant and hit[1] is profile:
+        meta = hit[2]
+    else:
+        meta = compute_docker_meta(recipe, variant, profile, hw_id)
+        shared["docker", variant_key, hw_id] = (variant, profile, meta)
     env = or_(result.get("env"), {})
 
     def dockerize(command: Any, argv: Any, env: Any, port: int = 8000) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from validator.render import gates, jsval
-from validator.render.args import LEAD, Arg, command_of, final_args
+from validator.render.args import LEAD, Arg, Override, command_of, final_args_traced
 from validator.render.docker import (
     DockerMeta,
     build_docker_argv,
@@ -55,6 +55,9 @@ from validator.render.jsval import JsTypeError, get, or_, truthy
 from validator.render.layers import Composer, Documents, ptr, role_nodes
 
 ENV_SOURCES = "__envSources__"
+OVERRIDES = "__overrides__"
+"""Key of the traced result holding every :class:`Override` the de-duplication resolved
+(over all processes, in finalization order)."""
 """Key of a traced result holding the env key -> :class:`Arg` origin of its (first) process."""
 
 __all__ = [  # the JS module's exports, snake_case, in one place
@@ -84,13 +87,21 @@ def resolve_command(recipe: Any, variant_key: str, strategy_name: str, hw_id: st
 def plain(value: Any) -> Any:
     """A traced result with every :class:`Arg` replaced by its value (and without the
     ``ENV_SOURCES`` entry)."""
+    kind = type(value)
+    if kind is Arg:
+        return value.value
+    if kind is list:
+        return [v.value if type(v) is Arg else plain(v) for v in value]
     if isinstance(value, Arg):
         return value.value
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items() if k != ENV_SOURCES}
+        return {k: plain(v) for k, v in value.items() if k not in _TRACE_KEYS}
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
+
+
+_TRACE_KEYS = frozenset({ENV_SOURCES, OVERRIDES})
 
 
 def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
@@ -148,50 +159,79 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     model = Arg(model_id, model_ptr.lstrip("/").replace("/", ".") or "unknown", docs.recipe,
                 model_ptr)
 
-    finals: dict[int, tuple[list[Arg], list[Arg]]] = {}
+    finals: dict[int, tuple[list[Arg], list[Arg], Any]] = {}
+    shared = docs.cache  # finalized lists and commands shared by a recipe's renderings
+    overrides: list[Override] = []
+
+    def finalize(args: list[Arg]) -> tuple[list[Arg], Any]:
+        # each argument list is finalized once for its command and its argv (the list is
+        # kept alive in `finals`, so its id cannot be reused meanwhile); equal lists of
+        # hashable arguments (with their provenance) share one result across renderings
+        if id(args) not in finals:
+            # only all-string lists: 1 == 1.0 == True would make unequal lists one key
+            key: Any = ("final", tuple(args)) if all(type(a.value) is str for a in args) \
+                else None
+            hit = shared.get(key) if key is not None else None
+            if hit is None:
+                kept, dropped = final_args_traced(args)
+                hit = (tuple(kept), tuple(dropped))
+                if key is not None:
+                    shared[key] = hit
+            finals[id(args)] = (args, list(hit[0]), key)
+            overrides.extend(hit[1])
+        _, filtered, key = finals[id(args)]
+        return filtered, key
 
     def final(args: list[Arg]) -> list[Arg]:
-        # each argument list is finalized once for its command and its argv (the list is
-        # kept alive in `finals`, so its id cannot be reused meanwhile)
-        if id(args) not in finals:
-            finals[id(args)] = (args, final_args(args))
-        return finals[id(args)][1]
+        return finalize(args)[0]
 
     def command(args: list[Arg]) -> str:
-        return command_of(final(args), model_id)
+        filtered, key = finalize(args)
+        if key is None or type(model_id) is not str:
+            return command_of(filtered, model_id)
+        ckey = ("command", key, model_id)
+        text = shared.get(ckey)
+        if text is None:
+            text = shared[ckey] = command_of(filtered, model_id)
+        return text
 
     def argv(args: list[Arg]) -> list[Arg]:
         return [*LEAD, model, *final(args)]
 
-    deploy = or_(c.deploy_type, "single_node")
-    nodes = jsval.to_number(node_count)
-    if deploy == "pd_cluster":
-        return _pd_cluster(c, command, argv)
-    if c.kv_composing:
-        return _kv_store(c, command, argv)
-    if deploy == "multi_node" and nodes > 1:
-        head = c.build_args(None, "head")
-        workers = _workers(c)
+    def build() -> dict[str, Any]:
+        deploy = or_(c.deploy_type, "single_node")
+        nodes = jsval.to_number(node_count)
+        if deploy == "pd_cluster":
+            return _pd_cluster(c, command, argv)
+        if c.kv_composing:
+            return _kv_store(c, command, argv)
+        if deploy == "multi_node" and nodes > 1:
+            head = c.build_args(None, "head")
+            workers = _workers(c)
+            env = build_env(c, None)
+            return {
+                "deployType": "multi_node", "nodeCount": node_count,
+                "headCommand": command(head),
+                "workerCommand": command(workers[0]),
+                "workerCommands": [command(w) for w in workers],
+                "headArgv": argv(head),
+                "workerArgv": argv(workers[0]),
+                "workerArgvs": [argv(w) for w in workers],
+                "env": env.ordered(), ENV_SOURCES: env.sources,
+            }
+        single = c.build_args(None, None)
         env = build_env(c, None)
-        return {
-            "deployType": "multi_node", "nodeCount": node_count,
-            "headCommand": command(head),
-            "workerCommand": command(workers[0]),
-            "workerCommands": [command(w) for w in workers],
-            "headArgv": argv(head),
-            "workerArgv": argv(workers[0]),
-            "workerArgvs": [argv(w) for w in workers],
-            "env": env.ordered(), ENV_SOURCES: env.sources,
-        }
-    single = c.build_args(None, None)
-    env = build_env(c, None)
-    out: dict[str, Any] = {"deployType": deploy, "command": command(single),
-                           "argv": argv(single), "env": env.ordered(),
-                           ENV_SOURCES: env.sources}
-    companions = _companions(c)
-    if companions:
-        out["companions"] = companions
-    return out
+        out: dict[str, Any] = {"deployType": deploy, "command": command(single),
+                               "argv": argv(single), "env": env.ordered(),
+                               ENV_SOURCES: env.sources}
+        companions = _companions(c)
+        if companions:
+            out["companions"] = companions
+        return out
+
+    result = build()
+    result[OVERRIDES] = overrides
+    return result
 
 
 def _workers(c: Composer) -> list[list[Arg]]:
