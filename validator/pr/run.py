@@ -19,6 +19,7 @@ import git
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import MODELS, Context, Settings, build_context
+from validator.errors import RecipeCheckError
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
@@ -42,7 +43,7 @@ from validator.source.verify import UNHANDLED_PATH, VerificationError, prov_find
 _GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
 
-class PrError(Exception):
+class PrError(RecipeCheckError):
     """The repository or a revision cannot be used (message names which, and why)."""
 
 

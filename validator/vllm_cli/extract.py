@@ -39,6 +39,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from validator.errors import RecipeCheckError
 from validator.vllm_cli.fetch import (
     Artifact,
     FetchError,
@@ -59,7 +60,7 @@ DEFAULT_CACHE_DIR = Path(
 SUBPROCESS_TIMEOUT_S = 600
 
 
-class ExtractionError(RuntimeError):
+class ExtractionError(RecipeCheckError, RuntimeError):
     """Raised when a release's parser cannot be built or its dump is unusable."""
 
 
