@@ -96,7 +96,7 @@ class Config:
 
 def known_ids() -> list[str]:
     """Every registered rule id."""
-    from validator.rules import all_rules
+    from validator.catalogue import all_rules
 
     return [r.id for r in all_rules()]
 

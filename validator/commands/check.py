@@ -12,9 +12,9 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+from validator.catalogue import check_rules
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.checks.install_range import recorded
-from validator.checks.registry import check_rules
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -32,7 +32,8 @@ from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
-from validator.source.spec import looks_like_spec, open_targets, parse_spec
+from validator.source.spec import looks_like_spec, parse_spec
+from validator.source.targets import open_targets
 from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import VerificationError, pinning_findings
 

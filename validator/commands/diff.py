@@ -25,6 +25,7 @@ from validator.findings import printable
 from validator.load import load_yaml
 from validator.recipe_diff import RecipeDiff, Side, diff_recipes
 from validator.render.model import site_strategies
+from validator.report.markdown import recipe_diff_lines
 from validator.source.options import add_fetch_arguments
 from validator.source.tree import RecipeTree
 
@@ -100,17 +101,6 @@ def write_text(diff: RecipeDiff, stream: TextIO) -> None:
         stream.write("  " + printable(line) + "\n")
 
 
-def markdown_lines(diff: RecipeDiff, title: str) -> list[str]:
-    """The diff as a Markdown block (a heading and a fenced ``diff`` block)."""
-    from validator.report.markdown import escape_md
-
-    body = diff.lines() or [f"nothing changes for users ({diff.compared} configurations "
-                            "rendered the same)"]
-    fence = "````" if any("```" in line for line in body) else "```"
-    return [f"#### {escape_md(title)}", "", fence + "text",
-            *(printable(line) for line in body), fence, ""]
-
-
 def run(args: argparse.Namespace) -> int:
     """Compare, print, and return 0 (no change for users) or 1."""
     fmt = chosen_format(args, "text")
@@ -125,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             json.dump(diff.to_dict(), stream, indent=2, ensure_ascii=False)
             stream.write("\n")
         elif name == "markdown":
-            stream.write("\n".join(markdown_lines(diff, f"{diff.old} → {diff.new}")) + "\n")
+            stream.write("\n".join(recipe_diff_lines(diff, f"{diff.old} → {diff.new}")) + "\n")
         else:
             write_text(diff, stream)
 

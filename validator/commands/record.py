@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         tree = ManifestTree(args.manifest, spec.repository, spec.rev)
         path = spec.path
     else:
-        from validator.source.spec import open_spec
+        from validator.source.targets import open_spec
 
         options = fetch_options_from(args)
         tree, path = open_spec(spec, options)

@@ -105,7 +105,7 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
     Raises:
         RecordError: a rule crashed (a bug in recipe-check).
     """
-    from validator.checks.registry import check_rules
+    from validator.catalogue import check_rules
 
     rules = check_rules()
     schema = SchemaValidator(strict=ctx.settings.strict)

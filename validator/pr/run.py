@@ -16,6 +16,7 @@ from typing import Any
 
 import git
 
+from validator.catalogue import check_rules
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import MODELS, Context, Settings, build_context
@@ -33,7 +34,7 @@ from validator.pr.select import (
     select,
 )
 from validator.pr.user_changes import user_changes
-from validator.rules import Rule, check_rules
+from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.git import GitTree
 from validator.source.provenance import Provenance
@@ -195,7 +196,7 @@ def suggested_patches(result: RunResult,
                       checked: Mapping[str, tuple[Checker, bytes]]) -> dict[str, str]:
     """path -> the unified diff of the safe fixes of that recipe's *new* findings (empty
     documents left out): what the job summary suggests to the author of the change."""
-    from validator.fix import suggested_patch
+    from validator.fix.engine import suggested_patch
 
     out: dict[str, str] = {}
     for doc in result.documents:
