@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -467,11 +466,6 @@ def _cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_SNAPSHOT_DIR)
     ns = ap.parse_args(argv)
     return main_vllm_cli(list(ns.versions), Path(ns.out))
-
-
-def clean_cache(cache_dir: Path = DEFAULT_CACHE_DIR) -> None:
-    """Delete the downloaded-artifact cache directory."""
-    shutil.rmtree(cache_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
