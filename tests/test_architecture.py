@@ -292,3 +292,22 @@ def test_every_module_declaring_rules_is_in_the_catalogue() -> None:
                  if name != "validator.rules" and _declares_rules(file)}
     assert declaring - listed == set(), "add these modules to validator.catalogue.RULE_MODULES"
     assert listed - declaring == set(), "these modules of RULE_MODULES declare no rule"
+
+
+def _rewraps(file: Path) -> list[int]:
+    """Lines of ``raise UsageError(str(exc))``: a stage error re-raised as a usage error,
+    which the command line converts by itself (the error already says what failed)."""
+    lines = []
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                and isinstance(node.exc.func, ast.Name) and node.exc.func.id == "UsageError"
+                and len(node.exc.args) == 1 and isinstance(node.exc.args[0], ast.Call)
+                and isinstance(node.exc.args[0].func, ast.Name)
+                and node.exc.args[0].func.id == "str"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_stage_errors_are_converted_in_one_place() -> None:
+    found = {name: lines for name, file in MODULES.items() if (lines := _rewraps(file))}
+    assert found == {}, "let the RecipeCheckError propagate to validator.cli"
