@@ -35,7 +35,7 @@ ERRORS: list[type[Exception]] = [
 @pytest.mark.parametrize("error", ERRORS, ids=lambda e: e.__name__)
 def test_every_stage_error_is_a_recipe_check_error(error: type[Exception]) -> None:
     assert issubclass(error, RecipeCheckError)
-    assert error.exit_code == 2  # type: ignore[attr-defined]
+    assert error.exit_code == 2
 
 
 def test_runtime_errors_stay_runtime_errors() -> None:
