@@ -129,8 +129,8 @@ def line_of(text: str, needle: str, start: int = 1) -> int:
 def check_tree(root: Path, *paths: str, strict: bool = False) -> list:  # type: ignore[type-arg]
     """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
     tree on disk; returns every finding, sorted."""
+    from validator.catalogue import check_rules
     from validator.checker import Checker, RunResult
-    from validator.checks.registry import check_rules
     from validator.context import Settings, local_context
     from validator.schema import SchemaValidator
 

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from validator.catalogue import all_rules
 from validator.cli import main
 from validator.config import ConfigError, parse_config
 from validator.policy import glob_regex
-from validator.rules import FAMILIES, all_rules
+from validator.rules import FAMILIES
 
 PROJECT = Path(__file__).resolve().parents[1]
 EXAMPLES = PROJECT / "examples" / "recipes"

@@ -4,7 +4,9 @@
 ``validator/commands/<name>.py`` with ``add_arguments(parser)`` and ``run(args) -> int``
 and is imported only when used, so that start-up stays fast.
 
-Exit codes: 0 no errors, 1 errors found, 2 usage or input/output failure.
+Exit codes: 0 no errors, 1 errors found, 2 usage or input/output failure. Every stage
+raises :class:`validator.errors.RecipeCheckError` (or a subclass) for bad input; it is
+printed and converted to its exit code here, in one place.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import sys
 from collections.abc import Sequence
 
 from validator import __version__
+from validator.errors import RecipeCheckError, UsageError
+
+__all__ = ["COMMANDS", "UsageError", "main"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("validator.commands.check", "check recipe files or folders (the default)"),
@@ -30,10 +35,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("validator.commands.render", "the commands the recipes site renders for a recipe"),
 }
 """Subcommand name -> (module, one-line help)."""
-
-
-class UsageError(Exception):
-    """The command line or its inputs are wrong; printed without a traceback, exit 2."""
 
 
 def _top_help() -> str:
@@ -84,9 +85,9 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         code: int = module.run(options)
         return code
-    except UsageError as exc:
+    except RecipeCheckError as exc:  # every stage's error, converted here and nowhere else
         print(f"recipe-check: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     except KeyboardInterrupt:
         print("recipe-check: interrupted", file=sys.stderr)
         return 2

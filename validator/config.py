@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from validator.errors import RecipeCheckError
 from validator.findings import Severity
 
 CONFIG_FILES = (".recipe-check.toml", "pyproject.toml")
@@ -47,7 +48,7 @@ _SELECTOR = re.compile(r"^[A-Z]+[0-9]{0,3}$")
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
-class ConfigError(Exception):
+class ConfigError(RecipeCheckError):
     """A configuration file or option is wrong: ``file:line: message``."""
 
     def __init__(self, where: str, line: int | None, message: str) -> None:
@@ -95,7 +96,7 @@ class Config:
 
 def known_ids() -> list[str]:
     """Every registered rule id."""
-    from validator.rules import all_rules
+    from validator.catalogue import all_rules
 
     return [r.id for r in all_rules()]
 

@@ -15,14 +15,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
+from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree
 
 T = TypeVar("T")
 
-TAXONOMY = "taxonomy.yaml"
-STRATEGIES = "strategies"
+__all__ = ["KV_STORE", "MODELS", "STRATEGIES", "TAXONOMY", "Context", "Settings", "build_context",
+           "find_root", "local_context"]
+
 KV_STORE = "kv_store"
 MODELS = "models"
 
@@ -123,10 +124,6 @@ class Context:
         docs = [self.taxonomy] if self.taxonomy else []
         return docs + list(self.strategies.values()) + list(self.kv_stores.values())
 
-    def context_findings(self) -> list[Finding]:
-        """Loader findings of the context files."""
-        return [f for d in self.context_documents() for f in d.findings]
-
 
 def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, LoadedDocument]:
     out: dict[str, LoadedDocument] = {}
@@ -156,18 +153,6 @@ def build_context(tree: RecipeTree, settings: Settings | None = None) -> Context
         recipe_paths=recipes,
         settings=settings,
     )
-
-
-def find_root(start: Path) -> Path | None:
-    """Walk up from ``start`` to the recipes root: the first folder holding both
-    ``taxonomy.yaml`` and ``strategies/``. ``None`` when there is none."""
-    here = start.resolve()
-    if here.is_file():
-        here = here.parent
-    for folder in (here, *here.parents):
-        if (folder / TAXONOMY).is_file() and (folder / STRATEGIES).is_dir():
-            return folder
-    return None
 
 
 def local_context(root: Path, settings: Settings | None = None) -> Context:

@@ -21,11 +21,6 @@ class Severity(enum.StrEnum):
     WARNING = "warning"
     INFO = "info"
 
-    @property
-    def rank(self) -> int:
-        """0 for error, 1 for warning, 2 for info (sort order, most severe first)."""
-        return {"error": 0, "warning": 1, "info": 2}[self.value]
-
 
 @dataclass(frozen=True)
 class Related:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
+from validator.errors import RecipeCheckError
 from validator.paths import SNAPSHOTS_DIR
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ SOURCE_VENDORED = "vendored"
 SOURCE_ONLINE = "online"
 
 
-class ReleaseListError(Exception):
+class ReleaseListError(RecipeCheckError):
     """The release list could not be loaded: a network failure, a malformed answer, a
     missing vendored file, or a vendored file whose digest does not match the pin."""
 

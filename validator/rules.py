@@ -5,6 +5,11 @@ registered with :func:`rule`) or a *stage rule* emitted by a pipeline stage (the
 the schema validator, provenance), registered with :func:`declare`. Ids are stable
 forever once released (the conda-smithy message-catalogue model); ``recipe-check rules``
 and ``docs/rules.md`` are generated from this registry.
+
+This module imports nothing above :mod:`validator.findings`: every stage may declare
+rules with it. The complete list (every module that declares rules, imported) is
+:mod:`validator.catalogue`, which is where :func:`~validator.catalogue.all_rules` and
+:func:`~validator.catalogue.check_rules` live.
 """
 
 from __future__ import annotations
@@ -190,21 +195,3 @@ def rule(rule_id: str, severity: Severity, summary: str) -> Callable[[CheckFn], 
         return fn
 
     return wrap
-
-
-def check_rules() -> list[Rule]:
-    """All check rules (those with a function), in id order."""
-    import validator.checks  # noqa: F401  (registers every family)
-
-    return [r for _, r in sorted(RULES.items()) if r.check is not None]
-
-
-def all_rules() -> list[Rule]:
-    """Every registered rule, in id order."""
-    import validator.checks
-    import validator.fix
-    import validator.load
-    import validator.schema
-    import validator.suppress  # noqa: F401
-
-    return [r for _, r in sorted(RULES.items())]

@@ -17,62 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from validator.findings import Severity
-from validator.rules import declare
+from validator.stage_rules import MALFORMED, UNKNOWN, UNUSED
 
 _DIRECTIVE = re.compile(r"(?:^|(?<=\s))#\s*recipe-check\s*:(?P<rest>.*)$", re.IGNORECASE)
 _FORM = re.compile(r"^\s*(?P<kind>ignore-file|ignore)\s*\[(?P<ids>[^\]]*)\]", re.IGNORECASE)
 
-UNUSED = declare("RC001", Severity.WARNING, "suppression comment suppresses nothing", """
-    A ``# recipe-check: ignore[...]`` or ``ignore-file[...]`` comment names a rule that
-    reports nothing where the comment applies: the problem was fixed, or the comment is on
-    the wrong line. Stale suppressions hide the next real problem (ruff's ``RUF100``).
-    Not reported for rules that did not run (deselected by ``select``/``ignore``).
-
-    Failing::
-
-        model:
-          # recipe-check: ignore[FLAG013]
-          model_id: example-org/Example-Chat-8B
-
-    Passing::
-
-        model:
-          model_id: example-org/Example-Chat-8B
-
-    How to fix: delete the comment, or the ids in it that are no longer needed.
-    """)
-
-UNKNOWN = declare("RC002", Severity.WARNING, "suppression comment names an unknown rule", """
-    The brackets of a suppression comment hold something that is no rule id, id prefix or
-    family prefix (a typo, or a rule of another tool), or nothing at all.
-
-    Failing::
-
-        max_model_len: 4096  # recipe-check: ignore[FLAG999]
-
-    Passing::
-
-        max_model_len: 4096  # recipe-check: ignore[FLAG013]
-
-    How to fix: name the rule shown in the finding (``recipe-check rules`` lists them).
-    """)
-
-MALFORMED = declare("RC003", Severity.WARNING, "recipe-check comment is not a known directive",
-                    """
-    A ``# recipe-check:`` comment is neither ``ignore[IDS]`` nor ``ignore-file[IDS]``, so it
-    suppresses nothing (a blanket ``ignore`` without ids is not supported: say which rule).
-
-    Failing::
-
-        max_model_len: 4096  # recipe-check: ignore
-
-    Passing::
-
-        max_model_len: 4096  # recipe-check: ignore[FLAG013]
-
-    How to fix: write ``ignore[ID, ...]`` or ``ignore-file[ID, ...]``.
-    """)
+__all__ = ["MALFORMED", "UNKNOWN", "UNUSED", "Directive", "directives"]
 
 
 @dataclass

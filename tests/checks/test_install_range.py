@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 
 from tests.conftest import PROJECT, line_of
+from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.checks.cli_plan import Window, release_window, versions
 from validator.checks.install_range import (
@@ -22,7 +23,6 @@ from validator.checks.install_range import (
     install_range,
     top_of,
 )
-from validator.checks.registry import check_rules
 from validator.context import Settings, local_context
 from validator.findings import Finding
 from validator.load import load_yaml

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from validator.catalogue import check_rules
 from validator.checker import Checker
-from validator.checks.registry import check_rules
 from validator.context import Settings, local_context
 from validator.findings import Finding
-from validator.fix import fix_document, suggested_patch
-from validator.fix.engine import document_findings
+from validator.fix.engine import document_findings, fix_document, suggested_patch
 from validator.fix.model import DocumentFixes
 from validator.load import load_yaml
 from validator.schema import SchemaValidator

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
+from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
-from validator.checks.registry import check_rules
 from validator.context import Context, Settings, build_context
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance

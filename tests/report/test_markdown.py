@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from validator.catalogue import all_rules
 from validator.docs import rules_markdown
 from validator.findings import Severity
 from validator.report.markdown import (
@@ -15,7 +16,6 @@ from validator.report.markdown import (
     project_url,
     rule_doc_url,
 )
-from validator.rules import all_rules
 
 from ._build import COMMIT, finding, result
 

@@ -13,10 +13,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from validator.catalogue import all_rules
 from validator.cli import main
 from validator.findings import Severity
 from validator.report.sarif import FINGERPRINT_KEY, fingerprint, sarif_log
-from validator.rules import all_rules
 
 from ._build import COMMIT, TEXT, finding, result
 

@@ -1,24 +1,8 @@
-"""Rule families. Importing this package registers every check rule.
+"""Rule families: one module per family (or part of one); each rule is a function
+decorated with :func:`validator.checks.registry.rule`.
 
-One module per family; each rule is a function decorated with
-:func:`validator.checks.registry.rule`. Add a family by adding a module and importing it
-here.
+This package's ``__init__`` imports nothing, so that importing one family (or a helper
+such as :mod:`validator.checks.versions`) imports only what that module needs. The
+complete list of rule modules is :data:`validator.catalogue.RULE_MODULES`: a new module of
+rules is added there.
 """
-
-from validator.checks import (
-    flag,
-    flag_range,
-    guide,
-    guide_range,
-    hw,
-    hw_claims,
-    hw_text,
-    ref,
-    render_checks,
-    ver,
-    ver_claims,
-)
-from validator.source import verify as _prov  # noqa: F401  (registers PROV stage rules)
-
-__all__ = ["flag", "flag_range", "guide", "guide_range", "hw", "hw_claims", "hw_text", "ref",
-           "render_checks", "ver", "ver_claims"]

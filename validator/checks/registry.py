@@ -2,20 +2,10 @@
 
 The catalogue itself lives in :mod:`validator.rules` (outside this package, so that the
 loader and schema stages can declare their rules without importing every family); this
-module re-exports it for rule authors.
+module re-exports it for rule authors. The complete list of rules is
+:mod:`validator.catalogue`.
 """
 
-from validator.rules import (
-           FAMILIES,
-           RULES,
-           CheckFn,
-           Hit,
-           Rule,
-           all_rules,
-           check_rules,
-           declare,
-           rule,
-)
+from validator.rules import FAMILIES, RULES, CheckFn, Hit, Rule, declare, rule
 
-__all__ = ["FAMILIES", "RULES", "CheckFn", "Hit", "Rule", "all_rules", "check_rules", "declare",
-           "rule"]
+__all__ = ["FAMILIES", "RULES", "CheckFn", "Hit", "Rule", "declare", "rule"]

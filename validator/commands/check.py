@@ -12,10 +12,9 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+from validator.catalogue import check_rules
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.checks.install_range import recorded
-from validator.checks.registry import check_rules
-from validator.cli import UsageError
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -25,6 +24,7 @@ from validator.commands.options import (
 )
 from validator.config import Config
 from validator.context import Context, Settings, build_context
+from validator.errors import UsageError
 from validator.policy import Policy
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
@@ -32,7 +32,8 @@ from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
-from validator.source.spec import looks_like_spec, open_targets, parse_spec
+from validator.source.spec import looks_like_spec, parse_spec
+from validator.source.targets import open_targets
 from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import VerificationError, pinning_findings
 
@@ -132,15 +133,12 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     options = fetch_options_from(args)
     if options.expect_sha256 and len(args.paths) != 1:
         raise UsageError("--expect-sha256 needs exactly one OWNER/REPO@REV:PATH")
-    for arg in args.paths:
-        try:
-            if looks_like_spec(arg) and not Path(arg).exists():
-                tree, paths = open_targets(parse_spec(arg), options, pinned)
-                targets += [Target(tree, path) for path in paths]
-            else:
-                targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
-        except SourceError as exc:
-            raise UsageError(str(exc)) from exc
+    for arg in args.paths:  # a SourceError (bad spec, unreadable path) is a usage error
+        if looks_like_spec(arg) and not Path(arg).exists():
+            tree, paths = open_targets(parse_spec(arg), options, pinned)
+            targets += [Target(tree, path) for path in paths]
+        else:
+            targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
     if not targets:
         raise UsageError("no YAML files found in " + ", ".join(args.paths))
     return targets
@@ -173,8 +171,6 @@ def check_targets(targets: list[Target], settings: Settings,
                 unverified.add(id(tree))
                 result.documents.append(DocumentResult.unverified(exc, tree.revision))
                 continue
-            except SourceError as exc:
-                raise UsageError(str(exc)) from exc
             policy = Policy(config(tree) if config else None, strict=settings.strict)
             checker = Checker(ctx, rules, schema, policy)
             contexts[id(tree)] = (ctx, checker)
@@ -218,15 +214,11 @@ def release_list_context(settings: Settings) -> dict[str, object]:
     it now so that a bad list fails the run (exit 2) before any check runs.
 
     Raises:
-        UsageError: the list cannot be read or fails its digest.
+        ReleaseListError: the list cannot be read or fails its digest.
     """
-    from validator.releases import ReleaseListError, load_release_list
+    from validator.releases import load_release_list
 
-    try:
-        full = load_release_list(online=settings.online_releases,
-                                 snapshot_dir=settings.snapshot_dir)
-    except ReleaseListError as exc:
-        raise UsageError(str(exc)) from exc
+    full = load_release_list(online=settings.online_releases, snapshot_dir=settings.snapshot_dir)
     if settings.as_of is None:
         return full.describe()
     return {**full.published_by(settings.as_of).describe(), "as_of": settings.as_of.isoformat()}

@@ -17,7 +17,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from validator.cli import UsageError
+from validator.errors import UsageError
 from validator.releases import (
     PYPI_JSON_URL,
     ReleaseListError,
@@ -46,10 +46,7 @@ def _refresh(args: argparse.Namespace) -> int:
         old = read_pinned_digest((folder or _default_dir()) / "vllm-releases.sha256")
     except ReleaseListError:
         old = None
-    try:
-        fresh, digest = refresh_snapshot(folder, args.url, timeout=args.timeout)
-    except ReleaseListError as exc:
-        raise UsageError(str(exc)) from exc
+    fresh, digest = refresh_snapshot(folder, args.url, timeout=args.timeout)
     clear_cache()
     latest = fresh.latest
     state = "unchanged" if old == digest else f"was {old}" if old else "new"
@@ -66,10 +63,7 @@ def _add_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    try:
-        rl = load_vendored(args.snapshot_dir)
-    except ReleaseListError as exc:
-        raise UsageError(str(exc)) from exc
+    rl = load_vendored(args.snapshot_dir)
     latest = rl.latest
     print(f"vllm releases: {len(rl.releases)} ({rl.source}, {rl.origin}), fetched "
           f"{rl.fetched or '-'}, latest {latest.version if latest else '-'} "

@@ -17,16 +17,17 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from validator.cli import UsageError
 from validator.commands.check import collect_targets
 from validator.commands.options import add_output_arguments, chosen_format, write_outputs
 from validator.context import build_context
+from validator.errors import UsageError
 from validator.findings import printable
 from validator.load import load_yaml
 from validator.recipe_diff import RecipeDiff, Side, diff_recipes
 from validator.render.model import site_strategies
+from validator.report.markdown import recipe_diff_lines
 from validator.source.options import add_fetch_arguments
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import RecipeTree
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,15 +52,14 @@ def side_of(tree: RecipeTree, path: str, label: str) -> Side:
     """The recipe ``path`` of ``tree`` with the context of that tree.
 
     Raises:
-        UsageError: the file or the context cannot be read.
+        UsageError: the file is not in the tree.
+        SourceError: the file or the context cannot be read.
     """
     try:
         ctx = build_context(tree)
         doc = load_yaml(tree.read(path), path)
     except FileNotFoundError as exc:
         raise UsageError(f"{path}: not found in {tree.label}") from exc
-    except SourceError as exc:
-        raise UsageError(str(exc)) from exc
     return Side(label, doc, ctx.taxonomy, site_strategies(ctx))
 
 
@@ -72,13 +72,10 @@ def _one(args: argparse.Namespace, arg: str) -> Side:
 
 
 def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
-    from validator.pr.run import PrError, open_repository
+    from validator.pr.run import open_repository
     from validator.source.git import GitTree
 
-    try:
-        repo = open_repository(args.repo)
-    except PrError as exc:
-        raise UsageError(str(exc)) from exc
+    repo = open_repository(args.repo)
     try:
         sides = []
         for rev in (args.old, args.new):
@@ -104,17 +101,6 @@ def write_text(diff: RecipeDiff, stream: TextIO) -> None:
         stream.write("  " + printable(line) + "\n")
 
 
-def markdown_lines(diff: RecipeDiff, title: str) -> list[str]:
-    """The diff as a Markdown block (a heading and a fenced ``diff`` block)."""
-    from validator.report.markdown import escape_md
-
-    body = diff.lines() or [f"nothing changes for users ({diff.compared} configurations "
-                            "rendered the same)"]
-    fence = "````" if any("```" in line for line in body) else "```"
-    return [f"#### {escape_md(title)}", "", fence + "text",
-            *(printable(line) for line in body), fence, ""]
-
-
 def run(args: argparse.Namespace) -> int:
     """Compare, print, and return 0 (no change for users) or 1."""
     fmt = chosen_format(args, "text")
@@ -129,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             json.dump(diff.to_dict(), stream, indent=2, ensure_ascii=False)
             stream.write("\n")
         elif name == "markdown":
-            stream.write("\n".join(markdown_lines(diff, f"{diff.old} → {diff.new}")) + "\n")
+            stream.write("\n".join(recipe_diff_lines(diff, f"{diff.old} → {diff.new}")) + "\n")
         else:
             write_text(diff, stream)
 

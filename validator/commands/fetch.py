@@ -29,7 +29,8 @@ from validator.source.snapshots import (
     tree_listing,
     verified_files,
 )
-from validator.source.spec import TreeKey, open_targets, parse_spec
+from validator.source.spec import parse_spec
+from validator.source.targets import TreeKey, open_targets
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError
 

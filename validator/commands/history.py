@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TextIO
 
 from validator import __version__
-from validator.cli import UsageError
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -31,6 +30,7 @@ from validator.commands.options import (
     write_outputs,
 )
 from validator.context import Settings
+from validator.errors import UsageError
 from validator.findings import Finding, Severity
 from validator.history.audit import (
     AuditOptions,
@@ -40,10 +40,8 @@ from validator.history.audit import (
     run_audit,
 )
 from validator.history.cache import default_cache_dir
-from validator.history.gitdata import GitError
 from validator.history.progress import Progress
 from validator.policy import Policy
-from validator.source.tree import SourceError
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -120,8 +118,6 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = run_audit(options, factory)  # type: ignore[arg-type]
-    except (GitError, SourceError) as exc:
-        raise UsageError(str(exc)) from exc
     finally:
         for bar in bars:
             bar.close()

@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from validator.cli import UsageError
-from validator.config import Config, ConfigError, find_config, load_config_file
+from validator.config import Config, find_config, load_config_file
+from validator.errors import UsageError
 
 FILE_FORMATS = ("json", "sarif", "markdown")
 """Formats that ``--<format> FILE`` writes besides the one on stdout."""
@@ -70,21 +70,19 @@ def rule_config(args: argparse.Namespace, read: Callable[[str], bytes] | None = 
     ``exists`` at the recipes root (when given), with the command-line options applied.
 
     Raises:
-        UsageError: the file or an option is wrong (message ``file:line: ...``).
+        ConfigError: the file or an option is wrong (message ``file:line: ...``).
     """
-    try:
-        if args.config is not None:
-            config = load_config_file(args.config)
-        elif read is not None and exists is not None:
-            config = find_config(read, exists, label)
-        else:
-            config = Config()
-        return config.with_options(select=_split(args.select, "--select"),
-                                   extend_select=_split(args.extend_select, "--extend-select"),
-                                   ignore=_split(args.ignore, "--ignore"),
-                                   fail_on=getattr(args, "fail_on", None))
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
+    if args.config is not None:
+        config = load_config_file(args.config)
+    elif read is not None and exists is not None:
+        config = find_config(read, exists, label)
+    else:
+        config = Config()
+    return config.with_options(select=_split(args.select, "--select"),
+                               extend_select=_split(args.extend_select,
+                                                    "--extend-select"),
+                               ignore=_split(args.ignore, "--ignore"),
+                               fail_on=getattr(args, "fail_on", None))
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, formats: Sequence[str],

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from validator.checker import RunResult
-from validator.cli import UsageError
 from validator.commands.check import release_list_context
 from validator.commands.options import (
     add_output_arguments,
@@ -39,14 +38,14 @@ from validator.commands.options import (
 )
 from validator.config import Config
 from validator.context import Settings
+from validator.errors import UsageError
 from validator.findings import printable
-from validator.pr.event import EventError, read_event
-from validator.pr.run import PrError, open_repository, resolve_revisions, run_pr
+from validator.pr.event import read_event
+from validator.pr.run import open_repository, resolve_revisions, run_pr
 from validator.report import REPORTERS, get_reporter
 from validator.report.github import escape_data
 from validator.report.markdown import append_step_summary
 from validator.source.git import GitTree
-from validator.source.tree import SourceError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,10 +77,7 @@ def _revisions(args: argparse.Namespace) -> tuple[str | None, str, str]:
     """``(base, head, origin)``; origin says where they came from."""
     if args.base or args.head:
         return args.base, args.head or "HEAD", "command line"
-    try:
-        event = read_event(os.environ)
-    except EventError as exc:
-        raise UsageError(str(exc)) from exc
+    event = read_event(os.environ)
     if event is None:
         return None, "HEAD", "no base given"
     origin = f"{event.event} event" + (f" (pull request #{event.number})" if event.number
@@ -128,13 +124,10 @@ def run(args: argparse.Namespace) -> int:
                         online_releases=args.online_releases)
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     fmt = chosen_format(args, None)
-    try:
-        config = _config(args, folder, base)
-        result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
-                        config=config, fail_on=config.fail_on or "new",
-                        user_diffs=_wants_summary(args, fmt))
-    except (PrError, SourceError) as exc:
-        raise UsageError(str(exc)) from exc
+    config = _config(args, folder, base)
+    result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
+                    config=config, fail_on=config.fail_on or "new",
+                    user_diffs=_wants_summary(args, fmt))
     result.context["pr"]["origin"] = origin
     result.context["release_list"] = releases
     if config.source:  # which file configured the run (by name only when local)

@@ -37,9 +37,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from validator.cli import UsageError
 from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
+from validator.errors import UsageError
 from validator.findings import printable
 from validator.source.tree import SourceError
 
@@ -97,11 +97,8 @@ def run(args: argparse.Namespace) -> int:
                          "first: recipe-check fetch)")
     store = SnapshotStore(args.lock.parent)
     store.lock_path = args.lock
-    try:
-        entries = [e for e in store.load().files
-                   if e.path.startswith("models/") and e.path.endswith((".yaml", ".yml"))]
-    except SourceError as exc:
-        raise UsageError(str(exc)) from exc
+    entries = [e for e in store.load().files
+               if e.path.startswith("models/") and e.path.endswith((".yaml", ".yml"))]
     entries.sort(key=lambda e: e.key)
     try:
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)

@@ -19,10 +19,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from validator.cli import UsageError
 from validator.context import Settings
+from validator.errors import UsageError
 from validator.source.options import add_fetch_arguments, fetch_options_from
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import RecipeTree
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -69,29 +69,26 @@ def run(args: argparse.Namespace) -> int:
     if not args.spec:
         raise UsageError("record needs SPEC (OWNER/REPO@REV:PATH)")
     from validator.evidence.attest import statement_bytes
-    from validator.evidence.record import RecordError, build_record, record_bytes
+    from validator.evidence.record import build_record, record_bytes
     from validator.source.spec import parse_spec
 
     date = checked_on(args.checked_on)
-    try:
-        spec = parse_spec(args.spec)
-        tree: RecipeTree
-        if args.manifest is not None:
-            from validator.evidence.sources import ManifestTree
+    spec = parse_spec(args.spec)
+    tree: RecipeTree
+    if args.manifest is not None:
+        from validator.evidence.sources import ManifestTree
 
-            if not spec.pinned:
-                raise UsageError(f"{args.spec}: a manifest names full commit ids only")
-            tree = ManifestTree(args.manifest, spec.repository, spec.rev)
-            path = spec.path
-        else:
-            from validator.source.spec import open_spec
+        if not spec.pinned:
+            raise UsageError(f"{args.spec}: a manifest names full commit ids only")
+        tree = ManifestTree(args.manifest, spec.repository, spec.rev)
+        path = spec.path
+    else:
+        from validator.source.targets import open_spec
 
-            options = fetch_options_from(args)
-            tree, path = open_spec(spec, options)
-        record = build_record(tree, path, checked_on=date,
-                              settings=Settings(offline=True))
-    except (SourceError, RecordError) as exc:
-        raise UsageError(str(exc)) from exc
+        options = fetch_options_from(args)
+        tree, path = open_spec(spec, options)
+    record = build_record(tree, path, checked_on=date,
+                          settings=Settings(offline=True))
     data = statement_bytes(record) if args.attestation else record_bytes(record)
     if args.output:
         from validator.atomic import atomic_write

@@ -23,9 +23,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from validator.cli import UsageError
 from validator.commands.check import collect_targets, positive_int
 from validator.context import Context, build_context
+from validator.errors import UsageError
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render.args import shell_quote
@@ -41,7 +41,6 @@ from validator.render.model import (
 )
 from validator.render.omni import is_omni
 from validator.source.options import add_fetch_arguments
-from validator.source.tree import SourceError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,8 +113,6 @@ def run(args: argparse.Namespace) -> int:
             doc = load_yaml(target.tree.read(target.path), target.path)
         except FileNotFoundError as exc:
             raise UsageError(f"{target.path}: not found in {target.tree.label}") from exc
-        except SourceError as exc:
-            raise UsageError(str(exc)) from exc
         if not doc.ok:
             for finding in doc.findings:
                 print(f"{finding.path}:{finding.line}:{finding.column}: "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from validator.checks.registry import all_rules
+from validator.catalogue import all_rules
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from validator.paths import default_store_dir
 from validator.source.snapshots import SnapshotStore
-from validator.source.tree import SourceError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,17 +43,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"recipe-check: {store.lock_path}: no snapshot store here (no lock file); "
               "create one with 'recipe-check fetch'", file=sys.stderr)
         return 2
-    try:
-        if args.action == "list":
-            for e in store.load().files:
-                print(f"{e.repository}@{e.commit}:{e.path}  sha256:{e.sha256}  "
-                      f"gitBlob:{e.git_blob}  last:{e.last_commit} {e.last_commit_date}")
-            return 0
-        removed = store.clean()
-        checked, problems = store.verify()
-    except SourceError as exc:
-        print(f"recipe-check: {exc}", file=sys.stderr)
-        return 2
+    if args.action == "list":
+        for e in store.load().files:
+            print(f"{e.repository}@{e.commit}:{e.path}  sha256:{e.sha256}  "
+                  f"gitBlob:{e.git_blob}  last:{e.last_commit} {e.last_commit_date}")
+        return 0
+    removed = store.clean()
+    checked, problems = store.verify()
     for partial in removed:
         print(f"{partial}: partial file left by an interrupted fetch; removed")
     for p in problems:

@@ -21,6 +21,7 @@ from validator import __version__
 from validator.checker import Checker, RunResult
 from validator.checks._data import as_dict, as_list, get
 from validator.context import Context, Settings, build_context
+from validator.errors import RecipeCheckError
 from validator.evidence.cite import Citer, blob_url
 from validator.evidence.editorial import EditorialInput, build_editorial
 from validator.evidence.facts import FactBuilder
@@ -54,7 +55,7 @@ LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
 _SPDX_HINTS = (("Apache License", "Version 2.0", "Apache-2.0"), ("MIT License", "", "MIT"))
 
 
-class RecordError(Exception):
+class RecordError(RecipeCheckError):
     """No record can be made (unpinned source, unreadable or unparseable document). The
     message names the file (and line, for YAML errors)."""
 
@@ -104,7 +105,7 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
     Raises:
         RecordError: a rule crashed (a bug in recipe-check).
     """
-    from validator.checks.registry import check_rules
+    from validator.catalogue import check_rules
 
     rules = check_rules()
     schema = SchemaValidator(strict=ctx.settings.strict)

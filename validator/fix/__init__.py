@@ -7,10 +7,7 @@
 :mod:`validator.fix.second_reader` (ruamel.yaml's reading of an edited file),
 :mod:`validator.fix.engine` (check, fix, verify, repeat) and
 :mod:`validator.fix.command` (the ``--fix``/``--diff`` options).
+
+This ``__init__`` imports nothing: import what you use from its module
+(:func:`validator.fix.engine.fix_document`, :data:`validator.fix.registry.FIXES`).
 """
-
-from validator.fix import removed, safe, unsafe  # noqa: F401  (registers every fix)
-from validator.fix.engine import fix_document, suggested_patch, unified_diff
-from validator.fix.registry import FIXES
-
-__all__ = ["FIXES", "fix_document", "suggested_patch", "unified_diff"]

@@ -16,8 +16,8 @@ from typing import TextIO
 
 from validator.atomic import atomic_write
 from validator.checker import Checker, RunResult
-from validator.cli import UsageError
 from validator.context import Context, Settings, build_context
+from validator.errors import UsageError
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
@@ -39,10 +39,7 @@ def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
             raise UsageError("--fix and --diff edit local files; a pinned source spec "
                              "cannot be fixed")
         if id(tree) not in checkers:
-            try:
-                ctx: Context = build_context(tree, settings)
-            except SourceError as exc:
-                raise UsageError(str(exc)) from exc
+            ctx: Context = build_context(tree, settings)
             checkers[id(tree)] = (Checker(ctx, rules, schema),
                                   {d.path for d in ctx.context_documents()})
         checker, context_paths = checkers[id(tree)]

@@ -144,7 +144,7 @@ def tool_digest(settings: Settings) -> str:
     (``schemas/``, ``snapshots/``), and the settings that change findings (``strict``,
     ``offline``, ``max_bytes``). Any edit to a rule, even without a version bump,
     invalidates cached results; edits to reporters or publishing do not."""
-    from validator.rules import all_rules
+    from validator.catalogue import all_rules
     from validator.schema import SCHEMA_DIR
 
     h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
@@ -308,7 +308,7 @@ class _Worker:
 
     def __init__(self, repo: Path, contexts: dict[str, tuple[str, dict[str, str]]],
                  settings: Settings, cache_dir: Path | None) -> None:
-        from validator.checks.registry import check_rules
+        from validator.catalogue import check_rules
         from validator.schema import SchemaValidator
 
         self.objects = GitObjects(repo)

@@ -184,18 +184,6 @@ class GitObjects:
                 out[path] = oid
         return out
 
-    def subtree(self, tree: str, folder: str) -> str | None:
-        """Id of the sub-tree at ``folder`` (``a/b``) of ``tree``, ``None`` if absent."""
-        current = tree
-        for part in folder.split("/"):
-            for mode, name, oid in self.tree_entries(current):
-                if name == part and mode == _TREE_MODE:
-                    current = oid
-                    break
-            else:
-                return None
-        return current
-
 
 def _git_date(line: bytes) -> str:
     """ISO 8601 date of a ``committer Name <mail> <epoch> <+hhmm>`` header line."""

@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.errors import RecipeCheckError
+
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _ZERO = "0" * 40
 
 
-class EventError(Exception):
+class EventError(RecipeCheckError):
     """The event file is missing, not JSON, or lacks the revisions (message says which)."""
 
 

@@ -16,9 +16,11 @@ from typing import Any
 
 import git
 
+from validator.catalogue import check_rules
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import MODELS, Context, Settings, build_context
+from validator.errors import RecipeCheckError
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
@@ -32,7 +34,7 @@ from validator.pr.select import (
     select,
 )
 from validator.pr.user_changes import user_changes
-from validator.rules import Rule, check_rules
+from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.git import GitTree
 from validator.source.provenance import Provenance
@@ -42,7 +44,7 @@ from validator.source.verify import UNHANDLED_PATH, VerificationError, prov_find
 _GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
 
-class PrError(Exception):
+class PrError(RecipeCheckError):
     """The repository or a revision cannot be used (message names which, and why)."""
 
 
@@ -194,7 +196,7 @@ def suggested_patches(result: RunResult,
                       checked: Mapping[str, tuple[Checker, bytes]]) -> dict[str, str]:
     """path -> the unified diff of the safe fixes of that recipe's *new* findings (empty
     documents left out): what the job summary suggests to the author of the change."""
-    from validator.fix import suggested_patch
+    from validator.fix.engine import suggested_patch
 
     out: dict[str, str] = {}
     for doc in result.documents:

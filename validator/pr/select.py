@@ -32,9 +32,6 @@ from validator.load import load_yaml
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import join_pointer
 
-CONTEXT_DIRS = (STRATEGIES, KV_STORE)
-"""Folders whose ``<name>.yaml`` files recipes reference by name."""
-
 SECTION_KINDS = {
     "hardware_profiles": "hardware profile",
     "tasks": "task",

@@ -35,15 +35,14 @@ class UserChanges:
 
     def markdown(self) -> list[str]:
         """The summary section (empty when nothing changes for users)."""
-        from validator.commands.diff import markdown_lines
-        from validator.report.markdown import escape_md
+        from validator.report.markdown import escape_md, recipe_diff_lines
 
         blocks: list[str] = []
         for path, diff in self.diffs:
             if diff is None:
                 blocks += [f"#### {escape_md(path)}", "", "A new recipe.", ""]
             elif diff.changed:
-                blocks += markdown_lines(diff, path)
+                blocks += recipe_diff_lines(diff, path)
         if not blocks and not self.not_compared:
             return []
         out = ["### What changes for users", ""] + (blocks or [

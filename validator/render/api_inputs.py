@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from validator.errors import RecipeCheckError
 from validator.findings import Severity
 from validator.load import MERGE_TAG, load_yaml, resolve_plain
 from validator.render.jsval import keys as js_keys
@@ -31,7 +32,7 @@ from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import SourceMap, join_pointer
 
 
-class ApiBuildError(Exception):
+class ApiBuildError(RecipeCheckError):
     """The site's build would stop here (it throws and writes no complete API).
 
     Attributes:

@@ -24,10 +24,12 @@ from typing import Any
 
 import orjson
 
+from validator.errors import RecipeCheckError
+
 _MARKERS = ("models.json", "taxonomy.json")
 
 
-class ApiOutputError(Exception):
+class ApiOutputError(RecipeCheckError):
     """The output folder cannot be used or written (the message says why)."""
 
 

@@ -123,7 +123,7 @@ class GithubReporter:
 
     def _title(self, rule_id: str) -> str:
         if self._titles is None:
-            from validator.rules import all_rules
+            from validator.catalogue import all_rules
 
             self._titles = {r.id: r.summary for r in all_rules()}
         summary = self._titles.get(rule_id)

@@ -22,11 +22,14 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from validator import __version__
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding, Severity, count_by_severity, printable
+
+if TYPE_CHECKING:
+    from validator.recipe_diff import RecipeDiff
 
 SUMMARY_LIMIT = 1024 * 1024
 """GitHub's size limit of one step's summary, in bytes."""
@@ -326,3 +329,13 @@ def append_step_summary(result: RunResult, path: Path, *, path_prefix: str = "",
     with path.open("ab") as stream:
         stream.write(data)
     return len(data)
+
+
+def recipe_diff_lines(diff: RecipeDiff, title: str) -> list[str]:
+    """What a change to a recipe changes for its users (``recipe-check diff``, the PR
+    summary) as a Markdown block: a heading and a fenced block, one line per change."""
+    body = diff.lines() or [f"nothing changes for users ({diff.compared} configurations "
+                            "rendered the same)"]
+    fence = "````" if any("```" in line for line in body) else "```"
+    return [f"#### {escape_md(title)}", "", fence + "text",
+            *(printable(line) for line in body), fence, ""]

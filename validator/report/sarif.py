@@ -3,7 +3,7 @@ https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the input of GitHub code scann
 (``github/codeql-action/upload-sarif``).
 
 One run; ``tool.driver.rules`` is the whole rule catalogue
-(:func:`validator.checks.registry.all_rules`) and every result names its rule by
+(:func:`validator.catalogue.all_rules`) and every result names its rule by
 ``ruleId`` and ``ruleIndex``. Regions are 1-based with exclusive ends, as libyaml and
 SARIF (section 3.30) both count them; columns count Unicode code points
 (``run.columnKind = "unicodeCodePoints"``, section 3.14.18).
@@ -153,7 +153,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
         rules: the catalogue for ``tool.driver.rules`` (default: every registered rule).
         env: environment for links and repository (default ``os.environ``).
     """
-    from validator.rules import all_rules
+    from validator.catalogue import all_rules
 
     env = os.environ if env is None else env
     prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""

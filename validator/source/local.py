@@ -6,8 +6,24 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from validator.context import find_root
 from validator.source.tree import LocalTree, RecipeTree, SourceError
+
+TAXONOMY = "taxonomy.yaml"
+"""The taxonomy file at the recipes root."""
+STRATEGIES = "strategies"
+"""The folder of strategy files at the recipes root."""
+
+
+def find_root(start: Path) -> Path | None:
+    """Walk up from ``start`` to the recipes root: the first folder holding both
+    ``taxonomy.yaml`` and ``strategies/``. ``None`` when there is none."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if (folder / TAXONOMY).is_file() and (folder / STRATEGIES).is_dir():
+            return folder
+    return None
 
 
 @dataclass(frozen=True)
@@ -46,7 +62,7 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
     """Targets for a file or folder given on the command line.
 
     The recipes root is ``root`` when given, else found by walking up from ``arg``
-    (:func:`validator.context.find_root`). A folder expands to the ``.yaml`` files below
+    (:func:`find_root`). A folder expands to the ``.yaml`` files below
     it. ``trees`` caches one :class:`LocalTree` per root.
 
     Raises:

@@ -1,7 +1,7 @@
 """How pinned sources are fetched: backend, URLs, cache and snapshot folders, token.
 
 One :class:`FetchOptions` is built per run from the command line and the environment
-(:func:`fetch_options_from`) and handed to :func:`validator.source.spec.open_spec`.
+(:func:`fetch_options_from`) and handed to :func:`validator.source.targets.open_spec`.
 ``add_fetch_arguments`` adds the shared options to any subcommand that takes specs
 (``check``, ``fetch``).
 """

@@ -1,4 +1,4 @@
-"""Source specs ``OWNER/REPO@REV:PATH``: parsing, path safety, and opening a tree.
+"""Source specs ``OWNER/REPO@REV:PATH``: parsing and path safety.
 
 ``vllm-project/recipes@d5fc1f55cee70f4e1944f2dd4f7569cb8276ad94:models/zai-org/GLM-5.3.yaml``
 names one file at one revision of one GitHub repository. A full 40-hex ``REV`` is
@@ -10,20 +10,17 @@ from (``resolved_from``).
 ``..`` and ``.`` segments, empty segments, backslashes, control characters and
 percent-encoded bytes (``%2e%2e``, ``%2f``) are refused, so that a spec can never name a
 file outside the tree however a backend later joins it into a URL or a filesystem path.
+
+Opening the tree a spec names is :mod:`validator.source.targets` (it imports the
+backends; the backends import this module for :data:`FULL_COMMIT` and the path checks).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from validator.source.options import FetchOptions
 from validator.source.tree import SourceError
-
-if TYPE_CHECKING:
-    from validator.source.snapshots import SnapshotStore
-    from validator.source.tree import RecipeTree
 
 FULL_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 """A full SHA-1 commit id (lower case)."""
@@ -133,83 +130,3 @@ def parse_spec(text: str) -> Spec:
     if path.endswith("/") and not path.endswith("//"):
         path = path[:-1]  # one trailing slash names the same folder (``…:models/``)
     return Spec(owner, name, rev, check_path(path))
-
-
-TreeKey = tuple[str, str, str, str]
-
-
-def open_spec(spec: Spec, options: FetchOptions,
-              trees: dict[TreeKey, RecipeTree] | None = None) -> tuple[RecipeTree, str]:
-    """Open the tree ``spec`` names with the backend ``options`` choose.
-
-    ``--offline`` reads the snapshot store only; otherwise ``options.backend`` is ``git``
-    (:class:`~validator.source.git.GitTree`) or ``http``
-    (:class:`~validator.source.http.HttpTree`). ``trees`` caches one tree per
-    (backend, repository, revision), so that several specs of one revision share one tree
-    and one context. Expected digests (``--expect-sha256``, and the snapshot lock file's
-    entry for the same repository, commit and path) are registered on the tree, which
-    then raises a PROV002 :class:`~validator.source.verify.VerificationError` from
-    ``provenance`` when the bytes differ.
-
-    Returns:
-        ``(tree, path)``; ``path`` is ``spec.path``.
-
-    Raises:
-        SourceError: the repository, revision or store cannot be opened.
-    """
-    from validator.source.snapshots import SnapshotStore, SnapshotTree
-
-    backend = "offline" if options.offline else options.backend
-    key = (backend, spec.repository, spec.rev, str(options.snapshot_dir))
-    tree = trees.get(key) if trees is not None else None
-    store = SnapshotStore(options.snapshot_dir)
-    if tree is None:
-        if options.offline:
-            tree = SnapshotTree.open(store, spec.repository, spec.rev)
-        elif options.backend == "http":
-            from validator.source.http import HttpTree
-
-            tree = HttpTree.open(spec.repository, spec.rev, options)
-        elif options.backend == "git":
-            from validator.source.git import GitTree
-
-            tree = GitTree.open(spec.repository, spec.rev, options)
-        else:
-            raise SourceError(f"unknown backend {options.backend!r} (git or http)")
-        if trees is not None:
-            trees[key] = tree
-    _register_expectations(tree, spec.repository, spec.path, options, store)
-    return tree, spec.path
-
-
-def _register_expectations(tree: RecipeTree, repository: str, path: str,
-                           options: FetchOptions, store: SnapshotStore) -> None:
-    expect = getattr(tree, "expect", None)
-    if callable(expect) and tree.revision is not None:
-        locked = store.entry(repository, tree.revision, path)
-        if locked is not None:
-            expect(path, locked.sha256, f"lock file {store.lock_path}")
-        if options.expect_sha256:
-            expect(path, options.expect_sha256, "--expect-sha256")
-
-
-def open_targets(spec: Spec, options: FetchOptions,
-                 trees: dict[TreeKey, RecipeTree] | None = None
-                 ) -> tuple[RecipeTree, list[str]]:
-    """:func:`open_spec`, with a folder ``PATH`` expanded to the ``.yaml`` files below it
-    at that revision (as local folders are); expected digests are registered per file.
-
-    Returns:
-        ``(tree, paths)``; ``[spec.path]`` when it is a file or does not exist (reading it
-        then reports the missing path).
-    """
-    from validator.source.snapshots import SnapshotStore
-
-    tree, path = open_spec(spec, options, trees)
-    if tree.exists(path):
-        return tree, [path]
-    listed = [p for p in tree.list(path) if p.endswith((".yaml", ".yml"))]
-    store = SnapshotStore(options.snapshot_dir)
-    for p in listed:
-        _register_expectations(tree, spec.repository, p, options, store)
-    return tree, listed or [path]

@@ -7,13 +7,14 @@ import stat
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from validator.errors import RecipeCheckError
 from validator.source.provenance import Provenance
 
 READ_LIMIT = 64 * 1024 * 1024
 """Largest file a :class:`LocalTree` reads, in bytes (recipes are tens of KiB)."""
 
 
-class SourceError(Exception):
+class SourceError(RecipeCheckError):
     """Bytes could not be obtained (missing path, I/O failure, refused path).
 
     The message names the file and the reason; the CLI prints it and exits 2.

@@ -6,7 +6,7 @@ the commit's tree. A source that cannot prove the bytes are the commit's raises
 :class:`VerificationError`; the ``check`` command reports it as a finding on the document
 (nothing else is checked in untrusted bytes) and ``fetch`` stores nothing.
 
-Rules (ids stable forever):
+Rules (ids stable forever; declared in :mod:`validator.stage_rules`):
 
 * ``PROV001`` error — blob id of the bytes differs from the tree entry.
 * ``PROV002`` error — SHA-256 differs from an expected digest (``--expect-sha256`` or the
@@ -18,97 +18,22 @@ Rules (ids stable forever):
 
 from __future__ import annotations
 
-from validator.findings import Finding, Severity
-from validator.rules import RULES, declare
+from validator.findings import Finding
+from validator.rules import RULES
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
-
-BLOB_MISMATCH = declare(
-    "PROV001",
-    Severity.ERROR,
-    "Fetched bytes do not match the git blob id of the commit's tree",
-    """The git blob id computed from the fetched bytes (``sha1("blob <size>\\0" + bytes)``,
-    git's object format) differs from the blob id the commit's tree records for the path.
-    The bytes are not the file at that commit: a truncated or altered download, a proxy
-    rewriting content, or a corrupted clone. Nothing is stored and nothing else is
-    checked in those bytes.""",
-)
-SHA256_MISMATCH = declare(
-    "PROV002",
-    Severity.ERROR,
-    "Document SHA-256 differs from the expected digest",
-    """The SHA-256 of the document's bytes differs from the digest it was expected to have:
-    the one given with ``--expect-sha256``, or the one the snapshot lock file records for
-    the same repository, commit and path. A pinned commit's file cannot change, so the
-    pin, the lock file or the source is wrong.""",
-)
-SNAPSHOT_MISMATCH = declare(
-    "PROV003",
-    Severity.ERROR,
-    "Stored snapshot file does not match its lock entry",
-    """A file in the snapshot store no longer hashes to the SHA-256 (or git blob id) its
-    lock file entry records: it was altered or damaged on disk after it was verified and
-    stored. ``recipe-check snapshot verify`` reports every such file; ``--offline``
-    re-verifies each file on every read and refuses to check altered bytes.""",
-)
-NOT_PINNED = declare(
-    "PROV004",
-    Severity.WARNING,
-    "Revision is a branch, tag or short id rather than a full commit",
-    """The document was fetched at a revision given by name (a branch or tag) or by a short
-    commit id, resolved once to a full commit for this run. The findings name that
-    commit, but the same command can fetch other bytes later. Pin the full 40-hex commit
-    id for reproducible results and records.""",
+from validator.stage_rules import (
+    BLOB_MISMATCH,
+    NOT_PINNED,
+    REFUSED,
+    SHA256_MISMATCH,
+    SNAPSHOT_MISMATCH,
+    UNBOUND_ENTRY,
+    UNHANDLED_PATH,
 )
 
-
-REFUSED = declare(
-    "PROV005",
-    Severity.ERROR,
-    "File refused: not read",
-    """A file selected for checking was not read: a symbolic link that leaves the recipes
-    root, something other than a regular file (FIFO, device, socket, directory), or a file
-    too large to read. Nothing in it was checked, so the run fails rather than passing it
-    by in silence.""",
-)
-
-
-UNHANDLED_PATH = declare(
-    "PROV006",
-    Severity.ERROR,
-    "Changed file cannot be handled: the change is not checked",
-    """A pull request changes a file whose name or change recorded by git cannot be
-    handled (a name that is not valid UTF-8, a change type git reports that PR mode does
-    not know). PR mode lists changed files from git's NUL-separated output, so every name
-    is seen; one it cannot interpret fails the run instead of being skipped.
-
-    How to fix: rename the file to a UTF-8 name (recipes live at
-    ``models/<org>/<model>.yaml``).
-
-    Failing: a pull request adding ``models/a/\\xff.yaml`` (byte 0xFF in the name).
-    Passing: the same file named ``models/a/model.yaml``.""",
-)
-
-
-UNBOUND_ENTRY = declare(
-    "PROV007",
-    Severity.ERROR,
-    "Snapshot lock entry does not belong to its commit",
-    """A snapshot lock entry is tied to its commit by the git objects stored beside it
-    (``objects/git/``): the commit object, which must hash to the entry's commit id, the
-    tree objects from its root tree down to the file, whose entry must record the entry's
-    ``gitBlob``, and the last commit's object, whose id and committer date must be the
-    entry's ``last_commit`` and ``last_commit_date``. An entry whose ``sha256``,
-    ``gitBlob``, ``path``, ``last_commit`` or date was edited or swapped with another
-    entry, or whose objects are missing, fails: its bytes are not that commit's file.
-
-    How to fix: delete the store's entry (or the whole store) and run
-    ``recipe-check fetch`` again for the commit.
-
-    Failing: a lock whose entry for ``taxonomy.yaml`` carries the ``sha256`` and
-    ``gitBlob`` of ``strategies/single_node_tp.yaml``.
-    Passing: the lock as ``recipe-check fetch`` wrote it.""",
-)
+__all__ = ["BLOB_MISMATCH", "NOT_PINNED", "REFUSED", "SHA256_MISMATCH", "SNAPSHOT_MISMATCH",
+           "UNBOUND_ENTRY", "UNHANDLED_PATH", "VerificationError", "prov_finding"]
 
 
 class VerificationError(SourceError):

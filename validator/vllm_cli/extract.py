@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -39,6 +38,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from validator.errors import RecipeCheckError
 from validator.vllm_cli.fetch import (
     Artifact,
     FetchError,
@@ -59,7 +59,7 @@ DEFAULT_CACHE_DIR = Path(
 SUBPROCESS_TIMEOUT_S = 600
 
 
-class ExtractionError(RuntimeError):
+class ExtractionError(RecipeCheckError, RuntimeError):
     """Raised when a release's parser cannot be built or its dump is unusable."""
 
 
@@ -466,11 +466,6 @@ def _cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_SNAPSHOT_DIR)
     ns = ap.parse_args(argv)
     return main_vllm_cli(list(ns.versions), Path(ns.out))
-
-
-def clean_cache(cache_dir: Path = DEFAULT_CACHE_DIR) -> None:
-    """Delete the downloaded-artifact cache directory."""
-    shutil.rmtree(cache_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

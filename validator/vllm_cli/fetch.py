@@ -30,14 +30,15 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from validator.errors import RecipeCheckError
+
 #: PEP 691 endpoint of a project on PyPI (what ``pip download`` resolves against).
 SIMPLE_URL_TEMPLATE = "https://pypi.org/simple/{project}/"
-SIMPLE_URL = SIMPLE_URL_TEMPLATE.format(project="vllm")
 _SIMPLE_ACCEPT = "application/vnd.pypi.simple.v1+json"
 _TIMEOUT_S = 180
 
 
-class FetchError(RuntimeError):
+class FetchError(RecipeCheckError, RuntimeError):
     """Raised when a release cannot be found on the index or its bytes do not verify."""
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -126,10 +125,3 @@ def base_vllm(plugin_version: str, vllm_versions: list[str]) -> str | None:
     finals = [v for q, v in same_minor if not q.is_prerelease]
     return finals[-1] if finals else None
 
-
-def plugin_of(doc: dict[str, Any]) -> Plugin | None:
-    """The :class:`Plugin` a snapshot document was built for (its ``plugin.name``)."""
-    block = doc.get("plugin")
-    if not isinstance(block, dict):
-        return None
-    return PLUGINS.get(str(block.get("name")))

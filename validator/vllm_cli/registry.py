@@ -26,6 +26,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from validator.errors import RecipeCheckError
 from validator.paths import SNAPSHOTS_DIR
 
 #: Default location of the vendored snapshots: ``<repo>/snapshots/vllm-cli``.
@@ -37,7 +38,7 @@ INDEX_NAME = "index.json"
 SUPPORTED_SCHEMA = 1
 
 
-class RegistryError(Exception):
+class RegistryError(RecipeCheckError):
     """A snapshot or its index is missing, unreadable, malformed or fails its digest pin.
 
     The message always names the file concerned and, for digest failures, both the

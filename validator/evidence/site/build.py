@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validator.errors import RecipeCheckError
 from validator.evidence.site.assets import CSS, JS
 from validator.evidence.site.index_page import Entry, index_html
 from validator.evidence.site.record_page import Links, record_html
@@ -32,7 +33,7 @@ INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
 
 
-class SiteError(Exception):
+class SiteError(RecipeCheckError):
     """The catalogue cannot be built (no index, unreadable record); the message names the
     file."""
 

@@ -1,0 +1,313 @@
+"""The import graph of ``validator`` has no cycle, and each layer imports only the layers
+below it (the table in ``docs/architecture.md``).
+
+The graph is built from the source with :mod:`ast`, without importing anything: an edge
+``a -> b`` for every ``import validator.b`` / ``from validator.b import x`` in module
+``a``, at module level and inside functions (lazy imports count: they run too). ``from
+validator.x import y`` is an import of ``validator.x`` (its ``__init__``), and also of
+``validator.x.y`` when that is a module. Imports under ``if TYPE_CHECKING:`` do not run
+and are not edges. A package's ``__init__`` is not counted as imported by its submodules
+(Python runs it, but an ``__init__`` that imports nothing of its own package, as
+``validator.checks`` and ``validator.fix`` do, cannot close a cycle that way).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "validator"
+
+ALLOWED_CYCLES: list[frozenset[str]] = []
+"""Cycles still to break (each a set of modules); empty, and it must stay so: a new cycle
+fails the test instead of being added here."""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``source`` imports ``target`` at ``line``."""
+
+    source: str
+    target: str
+    line: int
+
+
+def _module_names() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for file in sorted(PACKAGE.rglob("*.py")):
+        parts = list(file.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = file
+    return out
+
+
+MODULES = _module_names()
+
+
+def _resolve(name: str) -> str | None:
+    """The module ``name`` names, or its nearest enclosing module (an attribute import)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _imports(module: str, file: Path) -> Iterator[Edge]:
+    is_package = file.name == "__init__.py"
+    tree = ast.parse(file.read_text(encoding="utf-8"), str(file))
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            pending.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                target = _resolve(alias.name) if alias.name.startswith("validator") else None
+                if target:
+                    yield Edge(module, target, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module if is_package else module.rpartition(".")[0]
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                name = base + ("." + node.module if node.module else "")
+            else:
+                name = node.module or ""
+            if name == "validator" or name.startswith("validator."):
+                target = _resolve(name)
+                if target:
+                    yield Edge(module, target, node.lineno)
+                for alias in node.names:
+                    if f"{name}.{alias.name}" in MODULES:
+                        yield Edge(module, f"{name}.{alias.name}", node.lineno)
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    """Module -> {imported module: first line importing it}."""
+    graph: dict[str, dict[str, int]] = {}
+    for module, file in MODULES.items():
+        targets: dict[str, int] = {}
+        for edge in _imports(module, file):
+            if edge.target != module:
+                targets[edge.target] = min(edge.line, targets.get(edge.target, edge.line))
+        graph[module] = targets
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each as one
+    cycle through them, in a stable order."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(start: str) -> None:  # iterative, so that depth is no concern
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(component)
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return [_one_cycle(graph, component) for component in found]
+
+
+def _one_cycle(graph: dict[str, dict[str, int]], component: set[str]) -> list[str]:
+    """A shortest cycle through the smallest module of ``component`` (breadth first)."""
+    start = min(component)
+    parents: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for child in sorted(graph[node]):
+                if child == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(parents[path[-1]])
+                    return [*reversed(path), start]
+                if child in component and child not in parents:
+                    parents[child] = node
+                    following.append(child)
+        frontier = following
+    raise AssertionError(f"no cycle in {component}")
+
+
+def _describe(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
+    steps = [f"{a} (line {graph[a][b]}) -> {b}" for a, b in itertools.pairwise(cycle)]
+    return "\n    ".join(steps)
+
+
+GRAPH = import_graph()
+
+
+def test_the_graph_sees_lazy_and_from_imports() -> None:
+    # a function-level import (the catalogue, read by validator.config when it runs)
+    assert "validator.catalogue" in GRAPH["validator.config"]
+    # ``from validator.checks import arg_layers`` imports the package and the module
+    guide = set(GRAPH["validator.checks.guide"])
+    assert {"validator.checks", "validator.checks.arg_layers"} <= guide
+    # a TYPE_CHECKING import is not an edge
+    assert "validator.recipe_diff" not in GRAPH["validator.report.markdown"]
+    assert len(GRAPH) > 100
+
+
+def test_cycles_are_found() -> None:
+    graph = {"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3, "d": 4}, "d": {}, "e": {"e": 1}}
+    assert cycles(graph) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+def test_no_import_cycle() -> None:
+    remaining = [c for c in cycles(GRAPH) if frozenset(c[:-1]) not in ALLOWED_CYCLES]
+    assert not remaining, "import cycles:\n  " + "\n  ".join(
+        _describe(GRAPH, c) for c in remaining)
+
+
+def test_no_allowed_cycle_is_gone_unnoticed() -> None:
+    present = {frozenset(c[:-1]) for c in cycles(GRAPH)}
+    assert [sorted(c) for c in ALLOWED_CYCLES if c not in present] == [], (
+        "a cycle of ALLOWED_CYCLES was broken: remove it from the list")
+
+
+def _package(module: str) -> str:
+    """The layer a module belongs to: ``validator.X`` for a subpackage, else the module."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else module
+
+
+LAYERS: dict[str, set[str]] = {
+    # package -> the project packages/modules it may import (besides itself)
+    "validator.errors": set(),
+    "validator.findings": set(),
+    "validator.rules": {"validator.findings"},
+    "validator.stage_rules": {"validator.findings", "validator.rules"},
+    "validator.source": {"validator", "validator.atomic", "validator.errors", "validator.paths",
+                         "validator.findings", "validator.rules", "validator.stage_rules"},
+    "validator.load": {"validator.findings", "validator.rules", "validator.sourcemap"},
+    "validator.schema": {"validator.findings", "validator.load", "validator.paths",
+                         "validator.rules", "validator.sourcemap"},
+    "validator.context": {"validator.load", "validator.source", "validator.findings",
+                          "validator.paths"},
+    "validator.render": {"validator.context", "validator.errors", "validator.findings",
+                         "validator.load", "validator.source", "validator.sourcemap"},
+    "validator.vllm_cli": {"validator.errors", "validator.paths"},
+    "validator.guide": {"validator.errors", "validator.paths"},
+    "validator.releases": {"validator.errors", "validator.paths"},
+    "validator.checks": {"validator.context", "validator.findings", "validator.guide",
+                         "validator.load", "validator.releases", "validator.render",
+                         "validator.rules", "validator.sourcemap", "validator.vllm_cli"},
+}
+"""The strict lower layers: each may import only what is listed (the rest of the graph
+is kept one-way by :func:`test_no_import_cycle` and :data:`NEVER_BELOW`)."""
+
+NEVER_BELOW: dict[str, set[str]] = {
+    # these modules are imported by nothing of the pipeline below the drivers
+    "validator.commands": {"validator.cli"},
+    "validator.catalogue": {"validator.config", "validator.report", "validator.commands",
+                            "validator.pr", "validator.history", "validator.evidence"},
+}
+"""Module/package -> the only packages that may import it (besides itself)."""
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_lower_layers_import_only_what_is_below_them(layer: str) -> None:
+    allowed = LAYERS[layer] | {layer}
+    wrong = sorted(f"{module} (line {line}) imports {target}"
+                   for module, targets in GRAPH.items() if _package(module) == layer
+                   for target, line in targets.items()
+                   if target not in allowed and _package(target) not in allowed)
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("imported", sorted(NEVER_BELOW))
+def test_upper_layers_are_imported_only_from_above(imported: str) -> None:
+    allowed = NEVER_BELOW[imported] | {imported}
+    wrong = sorted(f"{module} (line {line}) imports {target}"
+                   for module, targets in GRAPH.items()
+                   for target, line in targets.items()
+                   if _package(target) == imported and _package(module) not in allowed
+                   and module not in allowed)
+    assert not wrong, "\n".join(wrong)
+
+
+def _declares_rules(file: Path) -> bool:
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else "")
+            if name in ("rule", "declare") and node.args and isinstance(
+                    node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                return True
+    return False
+
+
+def test_every_module_declaring_rules_is_in_the_catalogue() -> None:
+    from validator.catalogue import RULE_MODULES
+
+    listed = {m.__name__ for m in RULE_MODULES}
+    declaring = {name for name, file in MODULES.items()
+                 if name != "validator.rules" and _declares_rules(file)}
+    assert declaring - listed == set(), "add these modules to validator.catalogue.RULE_MODULES"
+    assert listed - declaring == set(), "these modules of RULE_MODULES declare no rule"
+
+
+def _rewraps(file: Path) -> list[int]:
+    """Lines of ``raise UsageError(str(exc))``: a stage error re-raised as a usage error,
+    which the command line converts by itself (the error already says what failed)."""
+    lines = []
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                and isinstance(node.exc.func, ast.Name) and node.exc.func.id == "UsageError"
+                and len(node.exc.args) == 1 and isinstance(node.exc.args[0], ast.Call)
+                and isinstance(node.exc.args[0].func, ast.Name)
+                and node.exc.args[0].func.id == "str"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_stage_errors_are_converted_in_one_place() -> None:
+    found = {name: lines for name, file in MODULES.items() if (lines := _rewraps(file))}
+    assert found == {}, "let the RecipeCheckError propagate to validator.cli"

@@ -1,0 +1,77 @@
+"""The complete rule list: every module that declares rules, imported here and only here.
+
+A rule is declared where its logic is (a check family in :mod:`validator.checks`, a stage
+such as :mod:`validator.load` or :mod:`validator.schema`, or :mod:`validator.stage_rules`)
+with :func:`validator.rules.rule` or :func:`validator.rules.declare`; this module lists
+those modules statically, so that the catalogue is complete whatever else was imported,
+and looks rules up by id. Nothing below this module imports it (``validator.config`` and
+the reporters read it lazily, at run time); ``tests/test_architecture.py`` checks that
+every module declaring a rule is in :data:`RULE_MODULES`.
+
+Adding a rule to an existing family module needs nothing here; adding a new module of
+rules means adding it to :data:`RULE_MODULES`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import validator.checks.flag
+import validator.checks.flag_range
+import validator.checks.guide
+import validator.checks.guide_range
+import validator.checks.hw
+import validator.checks.hw_claims
+import validator.checks.hw_text
+import validator.checks.ref
+import validator.checks.render_checks
+import validator.checks.ver
+import validator.checks.ver_claims
+import validator.fix.removed
+import validator.fix.safe
+import validator.fix.unsafe
+import validator.load
+import validator.schema
+import validator.stage_rules
+from validator.rules import RULES, Rule
+
+RULE_MODULES: tuple[ModuleType, ...] = (
+    validator.load,
+    validator.schema,
+    validator.stage_rules,
+    validator.checks.flag,
+    validator.checks.flag_range,
+    validator.checks.guide,
+    validator.checks.guide_range,
+    validator.checks.hw,
+    validator.checks.hw_claims,
+    validator.checks.hw_text,
+    validator.checks.ref,
+    validator.checks.render_checks,
+    validator.checks.ver,
+    validator.checks.ver_claims,
+)
+"""Every module that declares rules (with :func:`~validator.rules.rule` or
+:func:`~validator.rules.declare`)."""
+
+FIX_MODULES: tuple[ModuleType, ...] = (
+    validator.fix.removed,
+    validator.fix.safe,
+    validator.fix.unsafe,
+)
+"""Every module that declares fixes (:attr:`Rule.fix` is read from them)."""
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, in id order."""
+    return [r for _, r in sorted(RULES.items())]
+
+
+def check_rules() -> list[Rule]:
+    """The check rules (those with a function), in id order."""
+    return [r for r in all_rules() if r.check is not None]
+
+
+def rule_by_id(rule_id: str) -> Rule:
+    """The rule ``rule_id`` (``KeyError`` when there is none)."""
+    return RULES[rule_id]
