@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.checks.test_flag import BASE, GLM, inject
 from tests.conftest import line_of
+from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
-from validator.checks.registry import check_rules
 from validator.context import Settings, local_context
 from validator.findings import Finding
 from validator.schema import SchemaValidator
