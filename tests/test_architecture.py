@@ -232,7 +232,7 @@ LAYERS: dict[str, set[str]] = {
                           "validator.paths"},
     "validator.render": {"validator.context", "validator.errors", "validator.findings",
                          "validator.load", "validator.source", "validator.sourcemap"},
-    "validator.vllm_cli": {"validator.errors", "validator.paths"},
+    "validator.vllm_cli": {"validator.atomic", "validator.errors", "validator.paths"},
     "validator.guide": {"validator.errors", "validator.paths"},
     "validator.releases": {"validator.errors", "validator.paths"},
     "validator.checks": {"validator.context", "validator.findings", "validator.guide",
