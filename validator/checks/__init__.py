@@ -6,6 +6,7 @@ here.
 """
 
 from validator.checks import (
+    env_vars,
     flag,
     flag_range,
     guide,
@@ -20,5 +21,5 @@ from validator.checks import (
 )
 from validator.source import verify as _prov  # noqa: F401  (registers PROV stage rules)
 
-__all__ = ["flag", "flag_range", "guide", "guide_range", "hw", "hw_claims", "hw_text", "ref",
-           "render_checks", "ver", "ver_claims"]
+__all__ = ["env_vars", "flag", "flag_range", "guide", "guide_range", "hw", "hw_claims",
+           "hw_text", "ref", "render_checks", "ver", "ver_claims"]
