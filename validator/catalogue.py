@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+import validator.checks.env_vars
 import validator.checks.flag
 import validator.checks.flag_range
 import validator.checks.guide
@@ -39,6 +40,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.load,
     validator.schema,
     validator.stage_rules,
+    validator.checks.env_vars,
     validator.checks.flag,
     validator.checks.flag_range,
     validator.checks.guide,

@@ -33,6 +33,7 @@ FAMILIES: dict[str, str] = {
     "HW": "hardware allowlists, precision x generation, VRAM fit",
     "VER": "minimum versions, nightly flag, docker tags, guide vs declared version",
     "FLAG": "vLLM CLI flags, values, JSON-valued flags, env vars, conflicts",
+    "ENV": "vendor environment variables (NCCL, HIP/ROCr, CUDA, OpenMP, PyTorch, CANN)",
     "GUIDE": "commands and claims in the markdown guide vs the structured fields",
     "PROV": "pinning, digests, snapshots",
     "RC": "recipe-check's own configuration: suppression comments",

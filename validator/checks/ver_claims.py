@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from validator.checks._data import get
+from validator.checks._data import get, items
+from validator.checks.hw_text import _mentions as variants_named
 from validator.checks.registry import Hit, rule
 from validator.checks.ver import (
     _FLOATING,
@@ -25,8 +26,15 @@ from validator.checks.ver import (
     official_vllm_image,
     parse_image,
     tag_version,
+    version_statements,
 )
-from validator.checks.versions import NIGHTLY, MinVersion, max_version, parse_min_version
+from validator.checks.versions import (
+    NIGHTLY,
+    MinVersion,
+    effective_min_version,
+    max_version,
+    parse_min_version,
+)
 from validator.findings import Severity
 
 if TYPE_CHECKING:
@@ -241,3 +249,76 @@ def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                   f"{state}", "set nightly_required: true, or update the note",
                   block_index=index)
         return
+
+
+# ---------------------------------------------------------------------------------------
+# the text says a variant needs a newer vLLM
+
+
+def _variant_texts(doc: LoadedDocument) -> Iterator[tuple[str, int | None, str, list[str]]]:
+    """``(pointer, block_index, line, variants it is about)``: each variant's own
+    ``description``, then guide and install lines naming exactly one variant."""
+    data = doc.data
+    for name, variant, vptr in items(get(data, "variants"), "/variants"):
+        desc = get(variant, "description")
+        if isinstance(desc, str):
+            yield vptr + "/description", None, desc, [name]
+    for pointer, index, text in _text_sources(doc):
+        named = variants_named(text, data)
+        if len(named) == 1:
+            yield pointer, index, text, named
+
+
+@rule("VER014", Severity.WARNING, "The text says a variant needs a newer vLLM than it declares")
+def variant_needs_newer(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A variant's ``description``, or a guide or install line that names exactly one
+    variant (by key, model id or a precision only it has), states a minimum vLLM
+    (``vLLM >= 0.24.0``, "requires vLLM 0.24.0 or later", "NVFP4 vLLM version: >= 0.24.0")
+    above that variant's effective minimum (the highest of ``model.min_vllm_version`` and
+    its own ``min_vllm_version``): the site shows the lower minimum for the variant, and
+    readers on the releases in between get a command that does not serve it. Pins
+    (``vllm==X``) and notes about one feature (MTP, a drafter, a pull request) are not
+    judged; a statement above the whole recipe's minimum that names no variant is
+    ``VER008``'s.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.17.0"
+        variants:
+          nvfp4:
+            precision: nvfp4
+        guide: |
+          - **NVFP4 vLLM version:** >= 0.24.0
+
+    Passing::
+
+        variants:
+          nvfp4:
+            precision: nvfp4
+            min_vllm_version: "0.24.0"
+
+    How to fix: set the variant's ``min_vllm_version`` to the stated release, or correct
+    the text if an older release serves it."""
+    seen: set[tuple[str, Version]] = set()
+    for pointer, index, text, named in _variant_texts(doc):
+        if _FEATURE_NOTE.search(text):
+            continue
+        variant = named[0]
+        effective = effective_min_version(doc, ctx, variant)
+        if not isinstance(effective, Version):
+            continue
+        for st in version_statements(text):
+            if st.kind != "minimum" or st.version <= effective or (variant, st.version) in seen:
+                continue
+            seen.add((variant, st.version))
+            own = get(doc.data, "variants", variant, "min_vllm_version")
+            declared = (f"variants.{variant}.min_vllm_version is {own}" if own is not None
+                        else f"variant {variant!r} declares none, so model.min_vllm_version "
+                        f"{effective} applies")
+            where = "its description" if pointer.endswith("/description") else (
+                "the guide" if pointer == "/guide" else pointer)
+            yield Hit(pointer, f"{where} says variant {variant!r} needs vLLM {st.version} "
+                      f"(`{st.text}`), but its effective minimum is {effective} ({declared})",
+                      f"set variants.{variant}.min_vllm_version: \"{st.version}\", or correct "
+                      "the text", block_index=index)

@@ -84,6 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="result cache folder (default: XDG cache recipe-check/history)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
+    parser.add_argument("--all-releases", action="store_true",
+                        help="judge every revision with every vendored vLLM release (default: "
+                             "with the releases published by its commit date)")
     parser.add_argument("--max-bytes", type=_positive, default=2 * 1024 * 1024,
                         help="size limit of a YAML file in bytes (default 2 MiB)")
     add_rule_arguments(parser)
@@ -106,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         shard=args.shard,
         jobs=args.jobs or default_jobs(),
         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
-        settings=Settings(max_bytes=args.max_bytes))
+        settings=Settings(max_bytes=args.max_bytes),
+        at_commit_date=not args.all_releases)
     bars: list[Progress] = []
 
     def factory(label: str, total: int) -> object:

@@ -32,6 +32,8 @@ import signal
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +232,8 @@ class Change:
 
     ``row`` is the finding (at the new revision for introduced findings, at the parent for
     fixed ones); ``note`` is ``"file added"``/``"file removed"`` when the change comes
-    from the file appearing or disappearing.
+    from the file appearing or disappearing, ``"vLLM release"`` (:data:`RELEASED`) when
+    neither the recipe nor the context files changed but a vLLM release was published.
     """
 
     path: str
@@ -252,6 +255,8 @@ class RevisionReport:
     parent: str | None
     introduced: list[Change] = field(default_factory=list)
     fixed: list[Change] = field(default_factory=list)
+    window: str = ""
+    """Date of the newest vLLM release it was judged with (``""``: every release)."""
 
 
 @dataclass
@@ -333,7 +338,10 @@ class _Worker:
             self.contexts.move_to_end(data_digest)
             return entry
         commit, files = self.context_specs[full]
-        ctx = build_context(CommitTree(self.objects, commit, files), self.settings)
+        window = data_digest.partition("@")[2]
+        settings = (dataclasses.replace(self.settings, as_of=date.fromisoformat(window))
+                    if window else self.settings)
+        ctx = build_context(CommitTree(self.objects, commit, files), settings)
         entry = (full, ctx, {fam: _TrackedContext(ctx) for fam in self.families})
         self.contexts[data_digest] = entry
         if len(self.contexts) > self.MAX_CONTEXTS:
@@ -526,6 +534,39 @@ class AuditOptions:
     jobs: int = 1
     cache_dir: Path | None = None
     settings: Settings = field(default_factory=Settings)
+    at_commit_date: bool = True
+
+
+def release_window_of(commit_date: str, options: AuditOptions) -> str:
+    """The release window a revision is judged in: the ISO date of the newest vendored
+    vLLM release published by ``commit_date`` (every commit between two releases sees
+    the same releases, so they share results), or ``""`` for the settings' own window
+    (``at_commit_date`` off, or ``settings.as_of`` given)."""
+    if not options.at_commit_date or options.settings.as_of is not None:
+        return ""
+    return _release_date_by(datetime.fromisoformat(commit_date).astimezone(UTC))
+
+
+@lru_cache(maxsize=4096)
+def _release_date_by(moment: datetime) -> str:
+    from validator.releases import load_vendored
+
+    found = [r.uploaded for r in load_vendored().releases if r.uploaded <= moment]
+    return (max(found) if found else moment).date().isoformat()
+
+
+def _windowed(digest: str, window: str) -> str:
+    """``digest`` tagged with the release window (the worker reads it back)."""
+    return f"{digest}@{window}" if window else digest
+
+
+def _unwindowed(digest: str) -> str:
+    return digest.partition("@")[0]
+
+
+RELEASED = "vLLM release"
+""":attr:`Change.note` of a change with the same recipe bytes and context files as the
+parent, judged in a later release window: the recipe rotted (or healed) under it."""
 
 
 def _selected(path: str, options: AuditOptions) -> bool:
@@ -601,7 +642,8 @@ def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool
     contexts: dict[str, tuple[str, dict[str, str]]] = {}
     blobs: dict[str, tuple[str, str]] = {}
     sha_of: dict[str, str] = {}
-    key_of: dict[tuple[str, str], str] = {}
+    key_of: dict[tuple[str, str, str], str] = {}
+    window_of: dict[str, str] = {}
     commits = [objects.commit(r) for r in revisions]
     listed = set(revisions)
     baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
@@ -613,28 +655,35 @@ def _walk(objects: GitObjects, revisions: list[str], options: AuditOptions, tool
     for info in walk:
         advance(1)
         top = {name: oid for _mode, name, oid in objects.tree_entries(info.tree)}
-        state = tuple(top.get(n) for n in ("taxonomy.yaml", "platforms.yaml", "strategies",
-                                           "kv_store", "models"))
+        # a revision is judged no earlier than its first parent (committer dates can go
+        # backwards along the history; the window must not)
+        window = max(release_window_of(info.date, options),
+                     window_of.get(info.parents[0], "") if info.parents else "")
+        window_of[info.id] = window
+        state = (*(top.get(n) for n in ("taxonomy.yaml", "platforms.yaml", "strategies",
+                                        "kv_store", "models")), window)
         known = memo.get(state)
         if known is None:
             files = objects.files(info.tree)
-            digest = context_digest(files)
+            digest = _windowed(context_digest(files), window)
             if digest not in contexts:
                 contexts[digest] = (info.id, {p: o for p, o in files.items()
                                               if is_context_file(p) or is_recipe(p)})
             recipes: dict[str, str] = {}
             for path, oid in files.items():
-                key = key_of.get((path, oid))
+                key = key_of.get((path, oid, window))
                 if key is None:
                     if not _selected(path, options):
                         continue
                     sha = sha_of.get(oid)
                     if sha is None:
                         sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
-                    key = key_of[(path, oid)] = blob_key(tool, path, sha)
+                    key = key_of[(path, oid, window)] = _windowed(blob_key(tool, path, sha),
+                                                                  window)
                     blobs.setdefault(key, (path, oid))
                 recipes[path] = key
-            known = memo[state] = (digest, context_digest(files, with_recipes=False), recipes)
+            known = memo[state] = (digest, _windowed(context_digest(files, with_recipes=False),
+                                                     window), recipes)
         snapshots[info.id] = Snapshot(info, known[0], known[1], known[2])
     return snapshots, contexts, blobs
 
@@ -709,7 +758,7 @@ def _report(result: AuditResult, revisions: list[str], snapshots: dict[str, Snap
         snap = snapshots[rev]
         parent_id = snap.commit.parents[0] if snap.commit.parents else None
         parent = snapshots.get(parent_id) if parent_id else None
-        report = RevisionReport(snap.commit, parent_id)
+        report = RevisionReport(snap.commit, parent_id, window=snap.context.partition("@")[2])
         old_paths = parent.recipes if parent else {}
         same_context = parent is not None and parent.context == snap.context
         for path in sorted(set(old_paths) | set(snap.recipes)):
@@ -726,8 +775,12 @@ def _report(result: AuditResult, revisions: list[str], snapshots: dict[str, Snap
                 if before is after or before == after:
                     continue
                 gained, lost = _compare(before, after)
-                report.introduced += [Change(path, r) for r in gained]
-                report.fixed += [Change(path, r) for r in lost]
+                # same bytes and context files, another release window: vLLM changed
+                note = RELEASED if (_unwindowed(old_paths[path]) == _unwindowed(
+                    snap.recipes[path]) and _unwindowed(parent.context) == _unwindowed(
+                        snap.context)) else ""
+                report.introduced += [Change(path, r, note) for r in gained]
+                report.fixed += [Change(path, r, note) for r in lost]
         result.revisions.append(report)
     if revisions:
         last = snapshots[revisions[-1]]
