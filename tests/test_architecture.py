@@ -236,8 +236,9 @@ LAYERS: dict[str, set[str]] = {
     "validator.guide": {"validator.errors", "validator.paths"},
     "validator.releases": {"validator.errors", "validator.paths"},
     "validator.checks": {"validator.context", "validator.findings", "validator.guide",
-                         "validator.load", "validator.releases", "validator.render",
-                         "validator.rules", "validator.sourcemap", "validator.vllm_cli"},
+                         "validator.load", "validator.paths", "validator.releases",
+                         "validator.render", "validator.rules", "validator.sourcemap",
+                         "validator.vllm_cli"},
 }
 """The strict lower layers: each may import only what is listed (the rest of the graph
 is kept one-way by :func:`test_no_import_cycle` and :data:`NEVER_BELOW`)."""
