@@ -114,11 +114,15 @@ def test_fix_on_the_corpus_at_main(corpus_copy: Path,
     before = check_tree(corpus_copy, *paths)
     assert {f.rule for f in before} & SAFE_RULES  # there is something to fix
     main(["--fix", "--offline", str(corpus_copy / "models")])
-    capsys.readouterr()
+    err = capsys.readouterr().err
     fixed = _snapshot(corpus_copy)
     after = check_tree(corpus_copy, *paths)
-    # no finding of a rule with a safe fix remains
-    assert [f for f in after if f.rule in SAFE_RULES] == []
+    # a finding of a rule with a safe fix remains only where its fix was refused because
+    # it would change what the site renders (e.g. a flag then set twice in a command)
+    refused = set(re.findall(r"^(\S+?):(\d+): (\w+) not fixed: it would bring", err, re.M))
+    left = [f for f in after if f.rule in SAFE_RULES]
+    assert [f for f in left if (f.path, str(f.line), f.rule) not in refused] == []
+    assert len(left) < len([f for f in before if f.rule in SAFE_RULES]) / 2
     # no new finding appears (same rule and message in the same file, counted)
     count = collections.Counter((f.path, f.rule, f.message) for f in before)
     new = collections.Counter((f.path, f.rule, f.message) for f in after) - count
