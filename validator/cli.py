@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -59,8 +60,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _discard_stdout() -> None:
     """Point stdout at the null device so the interpreter's final flush cannot fail
     again on the closed pipe."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
