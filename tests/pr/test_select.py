@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from validator.pr.run import PrError, run_pr
-from validator.pr.select import EntryChange, diff_changes, matches, references, select
+from validator.pr.select import EntryChange, Selection, diff_changes, matches, references, select
 from validator.source.git import GitTree
 
 from .conftest import git as run_git
@@ -19,7 +19,7 @@ from .conftest import git as run_git
 pytestmark = pytest.mark.corpus
 
 
-def _select(repo_dir: Path, number: int) -> object:
+def _select(repo_dir: Path, number: int) -> Selection:
     repo = git.Repo(repo_dir)
     head = repo.commit(f"refs/pull/{number}/head").hexsha
     mb = repo.merge_base("main", head)[0].hexsha
