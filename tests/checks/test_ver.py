@@ -35,8 +35,8 @@ def inject(root: Path, path: str, old: str, new: str) -> str:
 def run_ver(text: str, path: str, ctx: Context) -> list[Finding]:
     """VER findings of recipe ``text`` (not on disk) against ``ctx``."""
     doc = load_yaml(text.encode("utf-8"), path)
-    return [r.finding(doc, hit) for r in check_rules() if r.id.startswith("VER")
-            for hit in r.check(doc, ctx)]
+    return [r.finding(doc, hit) for r in check_rules()
+            if r.id.startswith("VER") and r.check is not None for hit in r.check(doc, ctx)]
 
 
 def all_recipes(root: Path) -> list[str]:
@@ -67,10 +67,12 @@ def test_effective_min_version(corpus_repo: Path) -> None:
     assert effective_min_version(doc, ctx, "fp8",
                                  kv_store="kv_store_centralized_mooncake") == Version("0.22.0")
     old = load_yaml((corpus_repo / "models/Qwen/Qwen3-8B.yaml").read_bytes(), "x.yaml")
-    assert effective_min_version(old, ctx) < Version("0.21.0")
+    floor = effective_min_version(old, ctx)
+    assert isinstance(floor, Version) and floor < Version("0.21.0")
     assert effective_min_version(old, ctx, kv_store="kv_store_distributed_mooncake") == \
         Version("0.21.0")
-    assert effective_min_version(old, ctx, strategy="no_such_strategy") < Version("0.21.0")
+    floor = effective_min_version(old, ctx, strategy="no_such_strategy")
+    assert isinstance(floor, Version) and floor < Version("0.21.0")
 
 
 def test_effective_min_version_nightly_and_invalid(corpus_repo: Path) -> None:
