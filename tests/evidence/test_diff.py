@@ -29,8 +29,9 @@ def _record(root: Path, **fmt: Any) -> dict[str, Any]:
     tree = make_repo(root, {"models/acme/R.yaml": BASE.format(**fmt),
                             "taxonomy.yaml": MINI_TAXONOMY,
                             "strategies/single_node_tp.yaml": MINI_STRATEGY})
-    return json.loads(record_bytes(build_record(tree, "models/acme/R.yaml",
-                                                checked_on="2026-12-01")))
+    record: dict[str, Any] = json.loads(record_bytes(build_record(
+        tree, "models/acme/R.yaml", checked_on="2026-12-01")))
+    return record
 
 
 def test_identical_records_have_no_changes(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,23 +28,24 @@ def _shingles(text: str, n: int = 7) -> set[tuple[str, ...]]:
 
 
 @pytest.fixture(scope="module")
-def record() -> dict[str, object]:
+def record() -> dict[str, Any]:
     tree = ManifestTree(EXTRA / "MANIFEST.json", REPO, EXTRA_GLM53[0][0])
-    return json.loads(record_bytes(build_record(tree, EXTRA_GLM53[0][1],
-                                                checked_on="2026-11-29")))
+    rec: dict[str, Any] = json.loads(record_bytes(build_record(
+        tree, EXTRA_GLM53[0][1], checked_on="2026-11-29")))
+    return rec
 
 
-def _our_text(rec: dict[str, object]) -> str:
+def _our_text(rec: dict[str, Any]) -> str:
     ed = rec["editorial"]
-    parts = [ed["byline"], ed["creation_method"], ed["answer"]["text"]]  # type: ignore[index]
-    parts += [s["heading"] for s in ed["sections"]]  # type: ignore[index]
-    parts += [p["text"] for s in ed["sections"] for p in s["paragraphs"]]  # type: ignore[index]
-    parts += rec["notes"] + rec["limitations"]  # type: ignore[operator]
-    parts.append(rec["license"]["scope"])  # type: ignore[index]
+    parts = [ed["byline"], ed["creation_method"], ed["answer"]["text"]]
+    parts += [s["heading"] for s in ed["sections"]]
+    parts += [p["text"] for s in ed["sections"] for p in s["paragraphs"]]
+    parts += rec["notes"] + rec["limitations"]
+    parts.append(rec["license"]["scope"])
     return "\n".join(str(p) for p in parts)
 
 
-def test_no_sentence_from_the_seeds(record: dict[str, object]) -> None:
+def test_no_sentence_from_the_seeds(record: dict[str, Any]) -> None:
     ours = _shingles(_our_text(record))
     assert len(ours) > 200
     for seed in sorted(SEEDS.glob("*.txt")):
@@ -51,20 +53,20 @@ def test_no_sentence_from_the_seeds(record: dict[str, object]) -> None:
         assert not shared, f"{seed.name}: shares {sorted(shared)[:3]}"
 
 
-def test_sections_cite_lines_and_say_how_they_were_made(record: dict[str, object]) -> None:
+def test_sections_cite_lines_and_say_how_they_were_made(record: dict[str, Any]) -> None:
     ed = record["editorial"]
-    headings = [s["heading"] for s in ed["sections"]]  # type: ignore[index]
+    headings = [s["heading"] for s in ed["sections"]]
     assert len(headings) == 5
-    for section in ed["sections"]:  # type: ignore[index]
+    for section in ed["sections"]:
         assert section["paragraphs"]
         for para in section["paragraphs"]:
             assert para["citations"] or para["record_refs"]
             assert all("#L" in c for c in para["citations"])
             assert all(r.startswith("/") for r in para["record_refs"])
-    method = ed["creation_method"]  # type: ignore[index]
-    assert "No model was downloaded or run" in method and "recipe-check" in ed["byline"]  # type: ignore[index]
+    method = ed["creation_method"]
+    assert "No model was downloaded or run" in method and "recipe-check" in ed["byline"]
     # the opt-in feature is called opt-in, not default
-    attention = ed["sections"][1]["paragraphs"]  # type: ignore[index]
+    attention = ed["sections"][1]["paragraphs"]
     assert any("spec_decoding stays off" in p["text"] for p in attention)
 
 

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo, verify_record
+from tests.evidence.conftest import (
+    MINI_STRATEGY,
+    MINI_TAXONOMY,
+    Reader,
+    make_repo,
+    verify_record,
+)
 from validator.evidence.facts import default_features
 from validator.evidence.record import build_record, record_bytes
 
@@ -59,15 +66,16 @@ guide: |
 """
 
 
-def _record(tmp_path: Path, recipe: str = RECIPE) -> dict[str, object]:
+def _record(tmp_path: Path, recipe: str = RECIPE) -> dict[str, Any]:
     tree = make_repo(tmp_path / "repo", {"models/acme/Tiny.yaml": recipe,
                                          "taxonomy.yaml": MINI_TAXONOMY,
                                          "strategies/single_node_tp.yaml": MINI_STRATEGY})
-    return json.loads(record_bytes(build_record(tree, "models/acme/Tiny.yaml",
-                                                checked_on="2026-01-02")))
+    record: dict[str, Any] = json.loads(record_bytes(build_record(
+        tree, "models/acme/Tiny.yaml", checked_on="2026-01-02")))
+    return record
 
 
-def _reader(tmp_path: Path):  # type: ignore[no-untyped-def]
+def _reader(tmp_path: Path) -> Reader:
     root = tmp_path / "repo"
     return lambda commit, path: (root / path).read_text("utf-8").splitlines()
 
@@ -85,7 +93,7 @@ def test_default_features_rule() -> None:
 
 def test_derived_facts_cite_their_inputs(tmp_path: Path) -> None:
     rec = _record(tmp_path)
-    facts = {f["name"]: f for f in rec["facts"]}  # type: ignore[attr-defined]
+    facts = {f["name"]: f for f in rec["facts"]}
     assert verify_record(rec, _reader(tmp_path)) > 20
     on = facts["Features on by default"]
     assert on["value"] == ["parsing", "caching"] and on["classification"] == "derived"
@@ -108,11 +116,11 @@ def test_derived_facts_cite_their_inputs(tmp_path: Path) -> None:
                  "minimum"]["value"] == ["big8"]
     assert facts["Hardware status: big8"]["classification"] == "maintainer_verified"
     assert facts["Hardware status: red8"]["classification"] == "recipe_declaration"
-    opts = {o["variant"]: o for o in rec["deployment_options"]}  # type: ignore[attr-defined]
+    opts = {o["variant"]: o for o in rec["deployment_options"]}
     assert opts["fp4"]["minimum_runtime_version"] == "0.22.1"
     assert opts["default"]["model_id_inherited"] is True
     assert rec["hardware_topics"] == ["nvidia"]
-    (result,) = rec["reported_results"]  # type: ignore[misc]
+    (result,) = rec["reported_results"]
     assert (result["metric"], result["value"], result["unit"]) == ("throughput", 1234.0, "tok/s")
 
 

@@ -36,7 +36,9 @@ from validator.source.git import GitTree
 
 
 def _record(tree: Any, path: str) -> dict[str, Any]:
-    return json.loads(record_bytes(build_record(tree, path, checked_on="2026-12-01")))
+    record: dict[str, Any] = json.loads(record_bytes(build_record(tree, path,
+                                                                  checked_on="2026-12-01")))
+    return record
 
 
 @pytest.fixture(scope="module")

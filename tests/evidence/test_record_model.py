@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,20 +50,21 @@ def test_print_schema_command_matches_file() -> None:
 
 
 @pytest.fixture(scope="module")
-def glm53() -> dict[str, object]:
+def glm53() -> dict[str, Any]:
     tree = ManifestTree(EXTRA / "MANIFEST.json", REPO, EXTRA_GLM53[0][0])
-    return json.loads(record_bytes(build_record(tree, EXTRA_GLM53[0][1],
-                                                checked_on="2026-11-29")))
+    record: dict[str, Any] = json.loads(record_bytes(build_record(
+        tree, EXTRA_GLM53[0][1], checked_on="2026-11-29")))
+    return record
 
 
-def test_schema_rejects_bad_records(glm53: dict[str, object]) -> None:
+def test_schema_rejects_bad_records(glm53: dict[str, Any]) -> None:
     validate_record(glm53)
     bad = copy.deepcopy(glm53)
-    bad["facts"][0]["classification"] = "measured"  # type: ignore[index]
+    bad["facts"][0]["classification"] = "measured"
     with pytest.raises(RecordInvalid, match="classification"):
         validate_record(bad)
     bad = copy.deepcopy(glm53)
-    bad["facts"][0]["evidence_url"] = "https://example.com/x"  # type: ignore[index]
+    bad["facts"][0]["evidence_url"] = "https://example.com/x"
     with pytest.raises(RecordInvalid, match="evidence_url"):
         validate_record(bad)
     bad = copy.deepcopy(glm53)
@@ -71,10 +73,10 @@ def test_schema_rejects_bad_records(glm53: dict[str, object]) -> None:
         validate_record(bad)
 
 
-def test_verifier_catches_a_wrong_line(glm53: dict[str, object]) -> None:
+def test_verifier_catches_a_wrong_line(glm53: dict[str, Any]) -> None:
     """The citation check of test_citations can fail: shift one fact's anchor."""
     bad = copy.deepcopy(glm53)
-    fact = bad["facts"][2]  # type: ignore[index]
+    fact = bad["facts"][2]
     line = int(fact["evidence_url"].rsplit("#L", 1)[1].split("-")[0])
     fact["evidence_url"] = fact["evidence_url"].rsplit("#", 1)[0] + f"#L{line + 3}"
     with pytest.raises(AssertionError, match="not at"):
@@ -104,19 +106,19 @@ def test_records_are_byte_identical_across_runs(
     assert verify_record(json.loads(cli), git_reader(corpus_repo)) > 60
 
 
-def test_attestation_statement(glm53: dict[str, object]) -> None:
+def test_attestation_statement(glm53: dict[str, Any]) -> None:
     tree = ManifestTree(EXTRA / "MANIFEST.json", REPO, EXTRA_GLM53[0][0])
     st = statement(build_record(tree, EXTRA_GLM53[0][1], checked_on="2026-11-29"))
     assert st["_type"] == STATEMENT_TYPE
     assert st["predicateType"] == PREDICATE_TYPE
     src = glm53["source"]
     assert st["subject"] == [{"name": "models/zai-org/GLM-5.3.yaml",
-                              "digest": {"sha256": src["document_sha256"],  # type: ignore[index]
-                                         "gitBlob": src["git_blob"]}}]  # type: ignore[index]
+                              "digest": {"sha256": src["document_sha256"],
+                                         "gitBlob": src["git_blob"]}}]
     commit = EXTRA_GLM53[0][0]
     assert st["predicate"]["resolvedDependencies"] == [
         {"uri": f"git+https://github.com/{REPO}@{commit}", "digest": {"gitCommit": commit}}]
-    assert src["document_sha256"] == (  # type: ignore[index]
+    assert src["document_sha256"] == (
         "816e8447c13fe1539b8e09851d37595cd4e1e6b4b0fa1fcc7bd6598d94a4b7e7")
     predicate = dict(st["predicate"])
     predicate.pop("resolvedDependencies")

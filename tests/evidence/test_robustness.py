@@ -77,7 +77,7 @@ def test_wrong_shapes_give_valid_records(pointer: tuple[Any, ...], junk: Any) ->
                           width=120)
     tree = _MemoryTree(PATH, text.encode())
     try:
-        record = build_record(tree, PATH, checked_on="2026-11-29")  # type: ignore[arg-type]
+        record = build_record(tree, PATH, checked_on="2026-11-29")
     except RecordError:
         return
     data = json.loads(record_bytes(record))
