@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ def detail(error: ValidationError) -> str:
     if error.validator == "required":
         return error.message.split("'")[1]
     if error.validator == "additionalProperties":
+        assert isinstance(error.schema, Mapping) and isinstance(error.instance, Mapping)
         known = set(error.schema.get("properties", {}))
         return ",".join(sorted(k for k in error.instance if k not in known))
     return error.instance if isinstance(error.instance, str) else json.dumps(error.instance)
@@ -128,7 +130,7 @@ def test_every_property_is_described(name: str) -> None:
 
 
 def _corpus_errors(root: Path, name: str, files: list[Path]) -> set[tuple[str, ...]]:
-    found = set()
+    found: set[tuple[str, ...]] = set()
     for path in files:
         rel = path.relative_to(root).as_posix()
         doc = load_yaml(path.read_bytes(), rel)
