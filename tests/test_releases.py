@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.version import Version
@@ -30,7 +31,7 @@ from validator.releases import (
     write_snapshot,
 )
 
-PYPI_LIKE = {
+PYPI_LIKE: dict[str, Any] = {
     "info": {"name": "vllm", "version": "0.3.0"},
     "releases": {
         "0.1.0": [
