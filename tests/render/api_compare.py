@@ -36,7 +36,8 @@ def rendering_of(rel: str, doc: Any) -> dict[str, Any] | None:
     if "/hw/" in rel or ("/strategies/" in rel and not rel.startswith("strategies/")):
         return doc if isinstance(doc, dict) else None
     if isinstance(doc, dict) and isinstance(doc.get("recommended_command"), dict):
-        return doc["recommended_command"]
+        rendering: dict[str, Any] = doc["recommended_command"]
+        return rendering
     return None
 
 
