@@ -38,6 +38,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -155,6 +156,11 @@ def clone(bundle: Path, dest: Path) -> Path:
     return dest
 
 
+def _moved_org(org: str, match: re.Match[str]) -> str:
+    """The ``model_id:`` prefix ``match`` found, followed by ``org/``."""
+    return f"{match.group(1)}{org}/"
+
+
 def scaled_tree(repo: Path, dest: Path, copies: int) -> Path:
     """A recipes tree whose ``models/`` holds ``copies`` copies of ``repo``'s, each copy
     ``i > 0`` under org names suffixed ``-c<i>`` (``model.model_id`` rewritten to match),
@@ -174,7 +180,7 @@ def scaled_tree(repo: Path, dest: Path, copies: int) -> Path:
             for f in org.iterdir():
                 text = f.read_text("utf-8")
                 if i:
-                    text = pattern.sub(lambda m, o=new_org: f"{m.group(1)}{o}/", text, count=1)
+                    text = pattern.sub(functools.partial(_moved_org, new_org), text, count=1)
                 (dest / "models" / new_org / f.name).write_text(text, "utf-8")
     return dest
 
