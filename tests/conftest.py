@@ -7,9 +7,12 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from validator.findings import Finding
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
@@ -126,7 +129,7 @@ def line_of(text: str, needle: str, start: int = 1) -> int:
     raise AssertionError(f"{needle!r} not found in text")
 
 
-def check_tree(root: Path, *paths: str, strict: bool = False) -> list:  # type: ignore[type-arg]
+def check_tree(root: Path, *paths: str, strict: bool = False) -> list[Finding]:
     """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
     tree on disk; returns every finding, sorted."""
     from validator.catalogue import check_rules

@@ -100,7 +100,8 @@ def test_fetch_online_from_a_local_index(index_url: str) -> None:
     assert rl.source == "online" and rl.origin == index_url
     assert rl.latest is not None and rl.latest.version == Version("0.3.0")
     assert rl.is_released(Version("0.1")) and not rl.is_released(Version("0.2.5"))
-    assert rl.first_at_least(Version("0.2.1")).version == Version("0.3.0")  # type: ignore[union-attr]
+    first = rl.first_at_least(Version("0.2.1"))
+    assert first is not None and first.version == Version("0.3.0")
     assert len(rl.sha256) == 64
 
 
@@ -127,7 +128,8 @@ def test_vendored_snapshot_is_verified_and_current() -> None:
     assert len(rl.releases) == 101
     assert rl.latest is not None and str(rl.latest.version) == "0.33.0"
     assert rl.latest.date == "2026-11-02"
-    assert rl.get(Version("0.28.0")).date == "2026-08-26"  # type: ignore[union-attr]
+    release = rl.get(Version("0.28.0"))
+    assert release is not None and release.date == "2026-08-26"
     assert rl.is_released(Version("0.10.1.1"))
 
 
