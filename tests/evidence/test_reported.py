@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ guide: |
 """
 
 
-def _scan(text: str, path: str = "models/acme/Tiny.yaml") -> list[dict[str, object]]:
+def _scan(text: str, path: str = "models/acme/Tiny.yaml") -> list[dict[str, Any]]:
     raw = text.encode()
     doc = load_yaml(raw, path)
     cite = Citer("owner/mini", "a" * 40, doc, hashlib.sha256(raw).hexdigest())
@@ -64,9 +65,9 @@ def test_figures_units_conditions_and_lines() -> None:
     kv = got[("kv_cache_tokens", 2345678.0)]
     assert kv["quoted"] == "2,345,678" and kv["unit"] == "tokens"
     assert "2,345,678" in line_of(kv)
-    assert kv["conditions"]["heading"] == "Serving on four cards"  # type: ignore[index]
-    assert kv["conditions"]["command"] == "vllm serve acme/Tiny"  # type: ignore[index]
-    assert kv["conditions"]["hardware"] == "4x H100"  # type: ignore[index]
+    assert kv["conditions"]["heading"] == "Serving on four cards"
+    assert kv["conditions"]["command"] == "vllm serve acme/Tiny"
+    assert kv["conditions"]["hardware"] == "4x H100"
     conc = got[("max_concurrency", 7.5)]
     assert conc["unit"] == "x" and "7.5x" in line_of(conc)
     acc_len = got[("acceptance_length", 2.6)]
@@ -191,7 +192,7 @@ def test_the_glm53_guide_figures_the_curated_record_left_out() -> None:
         r = got[key]
         assert r["quoted"] == quoted
         assert quoted in lines[int(str(r["evidence_url"]).rsplit("#L", 1)[1]) - 1]
-        assert "MI325X/MI350X" in r["conditions"]["heading"]  # type: ignore[index]
-        assert r["conditions"]["command"] == "vllm serve zai-org/GLM-5.3"  # type: ignore[index]
+        assert "MI325X/MI350X" in r["conditions"]["heading"]
+        assert r["conditions"]["command"] == "vllm serve zai-org/GLM-5.3"
         if hardware:
-            assert hardware in r["conditions"]["hardware"]  # type: ignore[index]
+            assert hardware in r["conditions"]["hardware"]
