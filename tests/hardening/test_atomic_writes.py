@@ -18,7 +18,7 @@ import pytest
 from validator.source.provenance import Provenance
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "source"))
-from _util import one_file_commit  # type: ignore[import-not-found]  # tests/source/_util.py
+from _util import one_file_commit  # type: ignore[import-not-found]  # found on sys.path above
 
 COMMIT = "c" * 40
 
