@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from validator.load import load_yaml, resolve_plain
+from validator.load import LoadedDocument, load_yaml, resolve_plain
 from validator.sourcemap import join_pointer, split_pointer
 
 
-def rules(doc: object) -> list[tuple[str, int, int, str]]:
-    return [(f.rule, f.line, f.column, f.pointer) for f in doc.findings]  # type: ignore[attr-defined]
+def rules(doc: LoadedDocument) -> list[tuple[str, int, int, str]]:
+    return [(f.rule, f.line, f.column, f.pointer) for f in doc.findings]
 
 
 def test_core_schema_resolution() -> None:
