@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -246,8 +247,8 @@ def test_configuration_defaults_follow_the_site(tree: Path, ctx: Context) -> Non
     strategies = site_strategies(ctx)
     tiny = doc(tree)
 
-    def defaults(**given: object) -> Configuration:
-        return Configuration.defaults(tiny, ctx.taxonomy, strategies, **given)  # type: ignore[arg-type]
+    def defaults(**given: Any) -> Configuration:
+        return Configuration.defaults(tiny, ctx.taxonomy, strategies, **given)
 
     plain = defaults(hardware="hx8")
     assert (plain.variant, plain.strategy, plain.nodes, plain.features) == (
