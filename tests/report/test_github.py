@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from validator.checker import RunResult
 from validator.findings import Related, Severity, printable
 from validator.report import get_reporter
 from validator.report.github import (
@@ -20,9 +22,9 @@ from validator.report.github import (
 from ._build import finding, result
 
 
-def render(run: object, **kwargs: object) -> str:
+def render(run: RunResult, **kwargs: Any) -> str:
     out = io.StringIO()
-    GithubReporter(**kwargs).write(run, out)  # type: ignore[arg-type]
+    GithubReporter(**kwargs).write(run, out)
     return out.getvalue()
 
 
