@@ -173,7 +173,7 @@ def test_helpers() -> None:
     assert redact_url("/local/path") == "/local/path"
     assert utc_iso("2026-08-10T10:34:36+08:00") == "2026-08-10T02:34:36Z"
     with pytest.raises(SourceError, match="full 40-hex"):
-        GitTree("o/r", "main", None, None, "x")  # type: ignore[arg-type]
+        GitTree("o/r", "main", None, None, "x")  # type: ignore[arg-type]  # no repo needed: refused first
 
 
 def test_bom_file_digests_are_those_of_the_stored_bytes(tmp_path: Path) -> None:

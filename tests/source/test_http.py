@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,13 +40,13 @@ def server(corpus_repo: Path) -> Iterator[GitHubServer]:
         yield srv
 
 
-def http_options(srv: GitHubServer, **kw: object) -> FetchOptions:
+def http_options(srv: GitHubServer, **kw: Any) -> FetchOptions:
     """Options pointing at ``srv`` with fast retries."""
-    base: dict[str, object] = {"backend": "http", "raw_base_url": srv.raw_base,
+    base: dict[str, Any] = {"backend": "http", "raw_base_url": srv.raw_base,
                                "api_base_url": srv.api_base, "backoff": 0.01,
                                "retries": 3, "timeout": (2.0, 2.0)}
     base.update(kw)
-    return FetchOptions(**base)  # type: ignore[arg-type]
+    return FetchOptions(**base)
 
 
 @pytest.mark.parametrize("upstream", UPSTREAM_PINS)
