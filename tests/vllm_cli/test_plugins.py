@@ -105,8 +105,9 @@ def test_ascend_additional_config_keys_and_env_vars() -> None:
     assert reg.plugin.env_vars <= reg.env_vars
     base = load_registry(reg.plugin.vllm_version)
     assert base.env_vars <= reg.env_vars
-    assert "torchair_graph_config" in load_registry(
-        "0.9.1", ASCEND.snapshot_dir).plugin.additional_config_keys  # type: ignore[union-attr]
+    old_ascend = load_registry("0.9.1", ASCEND.snapshot_dir).plugin
+    assert old_ascend is not None
+    assert "torchair_graph_config" in old_ascend.additional_config_keys
 
 
 def test_omni_env_vars_are_read_where_used() -> None:
