@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from validator.history.audit import check_each_blob, default_jobs
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
                              all_refs=args.rev is None)
         bars: list[Progress] = []
 
-        def factory(label: str, total: int) -> object:
+        def factory(label: str, total: int) -> Callable[[int], None]:
             bars.append(Progress(f"blobs: {label}", total))
             return bars[-1].advance
 
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         blobs = with_findings = with_errors = 0
         crashed: list[str] = []
         for oid, path, _rev, rows, errors in check_each_blob(
-                args.repo, revisions, jobs=args.jobs, progress=factory):  # type: ignore[arg-type]
+                args.repo, revisions, jobs=args.jobs, progress=factory):
             blobs += 1
             with_findings += bool(rows)
             with_errors += any(r[1] == "error" for r in rows)
