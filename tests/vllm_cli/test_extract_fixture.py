@@ -27,19 +27,25 @@ from validator.vllm_cli.extract import (
     unpack_sources,
     write_snapshot,
 )
+from validator.vllm_cli.extract_plugin import build_plugin_snapshot, unpack_plugin
 from validator.vllm_cli.fetch import Artifact
+from validator.vllm_cli.plugins import Plugin
 from validator.vllm_cli.registry import INDEX_NAME, load_registry
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "fake_vllm"
+PLUGIN_FIXTURE = FIXTURE.parent / "fake_plugin"
+FAKE_PLUGIN = Plugin("fake-plugin", "Fake-Plugin", "fake_plugin", None, (),
+                     "fake_plugin.platform:FakePlatform", "0.0.1", "FakeConfig",
+                     env_prefix="FAKE_PLUGIN_")
 VERSION = "0.0.1"
 ARTIFACT = Artifact(VERSION, f"vllm-{VERSION}.tar.gz", "https://example.invalid/vllm.tar.gz",
                     "0" * 64, "sdist", 0)
 
 
-def _sdist(tree: Path, out: Path) -> Path:
-    archive = out / f"vllm-{VERSION}.tar.gz"
+def _sdist(tree: Path, out: Path, name: str = "vllm") -> Path:
+    archive = out / f"{name}-{VERSION}.tar.gz"
     with tarfile.open(archive, "w:gz") as tf:
-        tf.add(tree, arcname=f"vllm-{VERSION}")
+        tf.add(tree, arcname=f"{name}-{VERSION}")
     return archive
 
 
@@ -180,6 +186,37 @@ def test_release_without_vllm_serve_uses_the_api_server(tmp_path: Path) -> None:
     assert doc["probes"]["baseline"]["argv"] == ["--model", "facebook/opt-125m"]
     assert doc["probes"]["baseline"]["ok"] is True
     assert _option(doc, "--model")["takes_value"] is True
+
+
+# ------------------------------------------------------------------- plugin path
+
+
+def test_platform_plugin_extraction(tmp_path: Path) -> None:
+    src = unpack_sources(_sdist(FIXTURE, tmp_path), VERSION, tmp_path / "src")
+    unpack_plugin(_sdist(PLUGIN_FIXTURE, tmp_path, "fake-plugin"), FAKE_PLUGIN, VERSION, src)
+    assert json.loads((src / "plugin.json").read_text())["platform_hook"] == (
+        "fake_plugin.platform:FakePlatform")
+    raw = run_introspection(src, timeout_s=120)
+    doc = build_plugin_snapshot(raw, build_snapshot(copy.deepcopy(raw), ARTIFACT, src),
+                                FAKE_PLUGIN, VERSION, ARTIFACT, VERSION)
+    assert raw["method"] == ("console-script vllm.entrypoints.cli.main:main"
+                             " + FakePlatform.pre_register_and_update")
+    # the hook changed the parser before it failed on device set-up (recorded, not fatal)
+    assert _option(doc, "--quantization")["choices"] == ["awq", "fp8", "fake"]
+    assert {"module": "fake_plugin.platform:FakePlatform.pre_register_and_update",
+            "error": "RuntimeError: no fake device on this host"} in doc["extraction"][
+                "soft_failed_modules"]
+    assert "torch_npu" in doc["extraction"]["stubbed_modules"]
+    plugin = doc["plugin"]
+    # envs.py registry, os.getenv read, a whole prefixed name kept in a constant
+    assert plugin["env_vars"] == ["FAKE_PLUGIN_DEBUG", "FAKE_PLUGIN_LEVEL", "FAKE_PLUGIN_MODE"]
+    # .get / "in" / subscript reads, FakeConfig's public field, the *_KEYS set's public name
+    assert plugin["additional_config_keys"] == ["chunk_size", "enable_fast_path",
+                                                "legacy_mode", "torchair_graph_config"]
+    assert plugin["additional_config_strict"] is True
+    assert set(doc["env_vars"]["names"]) == {"VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+                                             "VLLM_FAKE_LOGGING_LEVEL", *plugin["env_vars"]}
+    assert doc["provenance"]["vllm_artifact"] == ARTIFACT.filename
 
 
 # --------------------------------------------------------------- broken contracts
