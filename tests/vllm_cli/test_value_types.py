@@ -85,8 +85,8 @@ def test_merge_copies_only_the_two_facts_and_repins(tmp_path: Path) -> None:
     vendored, fresh = tmp_path / "vendored", tmp_path / "fresh"
     vendored.mkdir()
     fresh.mkdir()
-    old = {"strings": ["--x-config"], "dest": "x_config", "help": "vendored help"}
-    gone = {"strings": ["--gone"], "dest": "gone", "help": ""}
+    old: dict[str, object] = {"strings": ["--x-config"], "dest": "x_config", "help": "vendored help"}
+    gone: dict[str, object] = {"strings": ["--gone"], "dest": "gone", "help": ""}
     (vendored / "9.9.9.json").write_text(json.dumps(_snapshot([old, gone])))
     (vendored / INDEX_NAME).write_text('{"9.9.9": "stale"}\n')
     new = {**old, "help": "fresh help", "json_takes_string": False, "parses_json": True}
