@@ -11,7 +11,9 @@ For each requested version:
 3. ``_introspect.py`` runs in a fresh ``python -I`` subprocess with that directory on
    ``sys.path``: it runs the release's own CLI entry point with stubbed heavy modules,
    captures the real ``argparse`` parsers and probes them (see its docstring).
-4. :func:`build_snapshot` normalises the raw dump into the snapshot document and
+4. :func:`build_snapshot` holds the raw dump to its contract
+   (``schemas/introspection.schema.json``, :mod:`validator.vllm_cli.contract`),
+   normalises it into the snapshot document and
    :func:`write_snapshot` writes ``<out_dir>/<version>.json`` (sorted keys, indent 1,
    trailing newline: same input, same bytes) and updates ``<out_dir>/index.json``
    (a flat JSON object ``{version: sha256-of-file}``).
