@@ -20,6 +20,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.conftest import check_tree, line_of, replace_once
 from validator.vllm_cli.registry import (
     DEFAULT_SNAPSHOT_DIR,
     INDEX_NAME,
@@ -85,7 +86,8 @@ def test_merge_copies_only_the_two_facts_and_repins(tmp_path: Path) -> None:
     vendored, fresh = tmp_path / "vendored", tmp_path / "fresh"
     vendored.mkdir()
     fresh.mkdir()
-    old: dict[str, object] = {"strings": ["--x-config"], "dest": "x_config", "help": "vendored help"}
+    old: dict[str, object] = {"strings": ["--x-config"], "dest": "x_config",
+                              "help": "vendored help"}
     gone: dict[str, object] = {"strings": ["--gone"], "dest": "gone", "help": ""}
     (vendored / "9.9.9.json").write_text(json.dumps(_snapshot([old, gone])))
     (vendored / INDEX_NAME).write_text('{"9.9.9": "stale"}\n')
@@ -107,3 +109,23 @@ def test_merge_leaves_releases_without_a_fresh_snapshot(tmp_path: Path) -> None:
     before = {p.name: p.read_bytes() for p in vendored.iterdir()}
     assert _script().merge(tmp_path / "empty", vendored) == []
     assert {p.name: p.read_bytes() for p in vendored.iterdir()} == before
+
+
+PHI = "models/microsoft/Phi-4-mini-instruct.yaml"  # min_vllm_version 0.7.0 at corpus main
+EXTRA = '    extra_args:\n      - "--trust-remote-code"\n'
+
+
+@pytest.mark.parametrize(("value", "fails"), [
+    ('{"kv_connector": "PyNcclConnector", "kv_role": "kv_both",}', True),
+    ('{"kv_connector": "PyNcclConnector", "kv_role": "kv_both"}', False),
+])
+def test_old_custom_json_value_is_judged_at_the_minimum(corpus_copy: Path, value: str,
+                                                        fails: bool) -> None:
+    """0.7.0 types ``--kv-transfer-config`` with ``KVTransferConfig.from_cli``
+    (``model_validate_json``): a trailing comma fails at the recipe's minimum itself, and
+    the finding points at the value's line."""
+    text = replace_once(corpus_copy / PHI, EXTRA,
+                        EXTRA + f'      - "--kv-transfer-config"\n      - \'{value}\'\n')
+    found = [(f.rule, f.line) for f in check_tree(corpus_copy, PHI)
+             if "kv-transfer-config" in f.message]
+    assert found == ([("FLAG007", line_of(text, "kv_connector"))] if fails else [])
