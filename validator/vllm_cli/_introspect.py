@@ -28,7 +28,10 @@ parser, as vLLM does on that platform. The plugin's environment variables and th
 top-level ``--additional-config`` keys it reads are added to the dump.
 
 The output JSON (written to ``OUT_JSON``) is the raw material ``extract.py`` turns into
-the vendored snapshot.
+the vendored snapshot. Its shape is the contract ``schemas/introspection.schema.json``
+(checked by :mod:`validator.vllm_cli.contract`): a field added or renamed here must be
+added there, and ``tests/vllm_cli/test_extract_fixture.py`` runs this script on a fake
+source tree to hold both sides to it.
 """
 
 from __future__ import annotations

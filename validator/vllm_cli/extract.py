@@ -11,7 +11,9 @@ For each requested version:
 3. ``_introspect.py`` runs in a fresh ``python -I`` subprocess with that directory on
    ``sys.path``: it runs the release's own CLI entry point with stubbed heavy modules,
    captures the real ``argparse`` parsers and probes them (see its docstring).
-4. :func:`build_snapshot` normalises the raw dump into the snapshot document and
+4. :func:`build_snapshot` holds the raw dump to its contract
+   (``schemas/introspection.schema.json``, :mod:`validator.vllm_cli.contract`),
+   normalises it into the snapshot document and
    :func:`write_snapshot` writes ``<out_dir>/<version>.json`` (sorted keys, indent 1,
    trailing newline: same input, same bytes) and updates ``<out_dir>/index.json``
    (a flat JSON object ``{version: sha256-of-file}``).
@@ -39,6 +41,7 @@ from typing import Any
 from packaging.version import Version
 
 from validator.errors import RecipeCheckError
+from validator.vllm_cli.contract import ContractError, check_dump
 from validator.vllm_cli.fetch import (
     Artifact,
     FetchError,
@@ -185,10 +188,13 @@ def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
 # --------------------------------------------------------------------- introspect
 
 
-def run_introspection(src_root: Path, timeout_s: int = SUBPROCESS_TIMEOUT_S) -> dict[str, Any]:
-    """Run ``_introspect.py`` on ``src_root`` in an isolated subprocess; return its dump.
+def run_introspection(src_root: Path, timeout_s: int = SUBPROCESS_TIMEOUT_S,
+                      script: Path = INTROSPECT) -> dict[str, Any]:
+    """Run ``script`` (``_introspect.py``) on ``src_root`` in an isolated subprocess; return
+    its dump (:func:`build_snapshot` checks it against the contract).
 
-    Raises :class:`ExtractionError` with the subprocess's stderr tail on failure.
+    Raises :class:`ExtractionError` with the subprocess's stderr tail on failure, and when
+    the dump is not a JSON object.
     """
     out = src_root / "_dump.json"
     env = {
@@ -197,7 +203,7 @@ def run_introspection(src_root: Path, timeout_s: int = SUBPROCESS_TIMEOUT_S) -> 
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONWARNINGS"] = "ignore"
     proc = subprocess.run(
-        [sys.executable, "-I", str(INTROSPECT), str(src_root), str(out)],
+        [sys.executable, "-I", str(script), str(src_root), str(out)],
         cwd=src_root,
         env=env,
         capture_output=True,
@@ -210,7 +216,12 @@ def run_introspection(src_root: Path, timeout_s: int = SUBPROCESS_TIMEOUT_S) -> 
             f"introspection of {src_root} failed (exit {proc.returncode}):\n"
             + proc.stderr[-4000:]
         )
-    data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(out.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ExtractionError(f"introspection of {src_root}: output is not JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ExtractionError(f"introspection of {src_root}: output is not a JSON object")
     return data
 
 
@@ -253,6 +264,10 @@ def build_snapshot(
 ) -> dict[str, Any]:
     """Turn one raw introspection dump into the vendored snapshot document.
 
+    ``raw`` is first held to the extraction contract
+    (:data:`~validator.vllm_cli.contract.DUMP_SCHEMA`): a dump that breaks it raises
+    :class:`ExtractionError` naming each violation by JSON Pointer.
+
     Shape (all keys sorted on write)::
 
         {"schema": 1, "version": str, "serve_available": bool,
@@ -271,6 +286,10 @@ def build_snapshot(
     ``0.6.1.dev238+ge2c6e0a82``, 0.6.3 ships no ``_version.py`` and says ``dev``), so
     the artifact's version is authoritative and the difference is only recorded.
     """
+    try:
+        check_dump(raw, f"introspection of {artifact.filename}")
+    except ContractError as exc:
+        raise ExtractionError(str(exc)) from exc
     options = raw["actions"]
     probes: dict[str, Any] = {}
     keep = {

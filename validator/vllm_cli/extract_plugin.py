@@ -132,8 +132,10 @@ def build_plugin_snapshot(raw: dict[str, Any], doc: dict[str, Any], plugin: Plug
 
 def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict[str, Any]],
                            vllm_files: list[dict[str, Any]],
-                           cache_dir: Path = DEFAULT_CACHE_DIR) -> dict[str, float]:
-    """Fetch, unpack, introspect and write one plugin release; return timings in seconds.
+                           cache_dir: Path = DEFAULT_CACHE_DIR,
+                           out_dir: Path | None = None) -> dict[str, float]:
+    """Fetch, unpack, introspect and write one plugin release into ``out_dir`` (default
+    :attr:`~validator.vllm_cli.plugins.Plugin.snapshot_dir`); return timings in seconds.
 
     Raises :class:`FetchError` or :class:`ExtractionError` (also when the vLLM release
     the plugin is built on is not vendored).
@@ -161,7 +163,7 @@ def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict
         doc = build_plugin_snapshot(raw, build_snapshot(raw, v_art, src), plugin, version,
                                     p_art, base)
     t2 = time.monotonic()
-    write_snapshot(doc, plugin.snapshot_dir)
+    write_snapshot(doc, plugin.snapshot_dir if out_dir is None else out_dir)
     return {"download_s": t1 - t0, "extract_s": t2 - t1}
 
 
