@@ -18,6 +18,7 @@ from types import ModuleType
 
 import validator.checks.env_vars
 import validator.checks.flag
+import validator.checks.flag_combined
 import validator.checks.flag_range
 import validator.checks.guide
 import validator.checks.guide_range
@@ -42,6 +43,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.stage_rules,
     validator.checks.env_vars,
     validator.checks.flag,
+    validator.checks.flag_combined,
     validator.checks.flag_range,
     validator.checks.guide,
     validator.checks.guide_range,

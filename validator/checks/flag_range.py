@@ -4,7 +4,6 @@ claims (:mod:`validator.checks.install_range`), found by the shared analysis of
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks.flag import _hits
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range")
-def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag or value is accepted by the recipe's minimum vLLM but rejected by a release
     the recipe also claims: every vendored release from the minimum up to the newest one
     an install path pulls (``uv pip install -U vllm`` and ``vllm/vllm-openai:latest``
@@ -44,7 +43,7 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator
 
 
 @rule("FLAG024", Severity.INFO, "Flag only unreleased code may have")
-def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag is in no vendored release, and an install path of the recipe pulls
     unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
     ``git clone`` source install, a model launch image). The flag may well exist there, so
