@@ -3,7 +3,6 @@ shared analysis of :mod:`validator.checks.guide`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks.guide import _hits
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
 
 
 @rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range")
-def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
     of its install range rejects (see ``FLAG023``).
 
@@ -40,7 +39,7 @@ def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> It
 
 
 @rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have")
-def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag no vendored release has, and the recipe installs
     unreleased code (nightly, source install, a model launch image): not judged (see
     ``FLAG024``; otherwise ``GUIDE003``).
@@ -57,7 +56,7 @@ def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
 
 
 @rule("GUIDE019", Severity.WARNING, "Guide flag spelled with underscores")
-def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command spells a flag with underscores (``--max_model_len``). vLLM rewrites
     it (``FlexibleArgumentParser``), but the spelling differs from every other command a
     reader sees, from the structured args and from vLLM's help, and releases before the
