@@ -44,7 +44,19 @@ def unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     version, nor of any later vendored release (or is an ambiguous abbreviation). argparse
     exits with "unrecognized arguments". The hint names the nearest real flag
     (:func:`difflib.get_close_matches`). Source: the vendored CLI registry, built from the
-    release's own ``make_arg_parser``."""
+    release's own ``make_arg_parser``.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-lenn", "32768"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+
+    How to fix: correct the spelling (the hint names the nearest real flag) or drop the flag."""
     return _hits("FLAG001", doc, ctx)
 
 
@@ -52,7 +64,21 @@ def unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def flag_newer_than_minimum(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The flag (or its dotted-key form) exists only from a later release than the recipe's
     effective minimum ``min_vllm_version``: on the declared minimum, ``vllm serve`` rejects
-    it. The message names the first release that has it."""
+    it. The message names the first release that has it.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.12.0"
+          base_args: ["--linear-backend", "auto"]
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.22.0"
+          base_args: ["--linear-backend", "auto"]
+
+    How to fix: raise ``min_vllm_version`` to the release the message names, or drop the flag."""
     return _hits("FLAG002", doc, ctx)
 
 
@@ -62,14 +88,47 @@ def flag_removed_since(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     longer by the newest vendored release, and every install path of the recipe pins a
     release before that (``vllm==X``, a ``vX`` image): the message names the first release
     without it. The recipe breaks for anyone who upgrades. When an install path pulls the
-    newest release, the removal is inside the install range: ``FLAG023`` (error)."""
+    newest release, the removal is inside the install range: ``FLAG023`` (error).
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.12.0"
+          base_args: ["--calculate-kv-scales"]
+          docker_image: "vllm/vllm-openai:v0.21.0"
+          install:
+            pip: {command: "uv pip install vllm==0.21.0"}
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+          base_args: ["--max-model-len", "32768"]
+          docker_image: "vllm/vllm-openai:v0.21.0"
+          install:
+            pip: {command: "uv pip install vllm==0.21.0"}
+
+    How to fix: drop or replace the flag before the pinned release is upgraded past the one
+    the message names."""
     return _hits("FLAG003", doc, ctx)
 
 
 @rule("FLAG004", Severity.ERROR, "Flag is missing its value")
 def missing_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A value-taking option is followed by another option or ends the list (argparse:
-    "expected one argument"), or a dotted key ends the list."""
+    "expected one argument"), or a dotted key ends the list.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-len"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+
+    How to fix: give the option its value as the next list item."""
     return _hits("FLAG004", doc, ctx)
 
 
@@ -78,7 +137,20 @@ def value_given_to_switch(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A switch (an option taking no value, e.g. ``--trust-remote-code``) is given
     ``=value`` (argparse: "ignored explicit argument") or is followed by a bare token,
     or a bare token follows a complete option: argparse rejects it as an unrecognized
-    positional argument."""
+    positional argument.
+
+    Failing::
+
+        model:
+          base_args: ["--trust-remote-code=true"]
+
+    Passing::
+
+        model:
+          base_args: ["--trust-remote-code"]
+
+    How to fix: write the switch alone (its ``--no-`` form turns it off), or remove the
+    stray token."""
     return _hits("FLAG005", doc, ctx)
 
 
@@ -87,7 +159,20 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The value is not among the flag's choices at the recipe's minimum version: argparse
     ``choices``, the registered tool-call and reasoning parser names, the
     ``--kv-cache-dtype`` values (vLLM validates these after argparse). A value that only
-    appears in a later release is reported with that release."""
+    appears in a later release is reported with that release.
+
+    Failing::
+
+        model:
+          base_args: ["--kv-cache-dtype", "fp9"]
+
+    Passing::
+
+        model:
+          base_args: ["--kv-cache-dtype", "fp8"]
+
+    How to fix: use a value the flag accepts at the minimum version, or raise
+    ``min_vllm_version`` to the release that accepts it."""
     return _hits("FLAG006", doc, ctx)
 
 
@@ -120,7 +205,19 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 @rule("FLAG008", Severity.ERROR, "num_speculative_tokens is not a positive integer")
 def speculative_tokens_not_positive(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``num_speculative_tokens`` of ``--speculative-config`` (whole JSON or dotted key) must
-    be an integer >= 1 (``SpeculativeConfig`` validation)."""
+    be an integer >= 1 (``SpeculativeConfig`` validation).
+
+    Failing::
+
+        model:
+          base_args: ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 0}']
+
+    Passing::
+
+        model:
+          base_args: ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 3}']
+
+    How to fix: set ``num_speculative_tokens`` to an integer of at least 1."""
     return _hits("FLAG008", doc, ctx)
 
 
@@ -129,7 +226,20 @@ def dotted_key_misused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``FlexibleArgumentParser`` takes the token after a dotted key
     (``--speculative-config.enforce_eager``) as its value unconditionally, so a dotted
     boolean written without a value swallows the next flag; or a dotted key is used on an
-    option that is not JSON-valued."""
+    option that is not JSON-valued.
+
+    Failing::
+
+        model:
+          base_args: ["--speculative-config.enforce_eager", "--max-model-len", "32768"]
+
+    Passing::
+
+        model:
+          base_args: ["--speculative-config.enforce_eager", "true", "--max-model-len", "32768"]
+
+    How to fix: give the dotted key its value as the next item, or use dotted keys only on
+    JSON-valued options."""
     return _hits("FLAG009", doc, ctx)
 
 
@@ -137,7 +247,19 @@ def dotted_key_misused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def flag_twice_in_one_list(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """One argument list sets the same option twice (or a whole JSON value and dotted keys of
     the same option). The site's ``dedupeArgs`` silently drops the earlier one, and vLLM's
-    dotted keys replace the whole JSON value, so one of them is dead."""
+    dotted keys replace the whole JSON value, so one of them is dead.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-len", "32768", "--max-model-len", "16384"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "16384"]
+
+    How to fix: keep one occurrence."""
     return _hits("FLAG011", doc, ctx)
 
 
@@ -146,7 +268,19 @@ def underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """vLLM accepts ``--max_model_len`` (``FlexibleArgumentParser`` turns underscores into
     dashes before the first ``.``), but the recipes site de-duplicates flags by their
     literal spelling: an override written the canonical way does not replace the
-    underscore copy and both are rendered."""
+    underscore copy and both are rendered.
+
+    Failing::
+
+        model:
+          base_args: ["--max_model_len", "32768"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+
+    How to fix: spell the flag with dashes, as vLLM's help does."""
     return _hits("FLAG013", doc, ctx)
 
 
@@ -154,7 +288,19 @@ def underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """argparse accepts a unique prefix of a long option (``--max-model`` for
     ``--max-model-len``); the abbreviation breaks as soon as vLLM adds another option
-    with the same prefix."""
+    with the same prefix.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model", "32768"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+
+    How to fix: write the option in full."""
     return _hits("FLAG014", doc, ctx)
 
 
@@ -165,7 +311,24 @@ def not_checked_plugin(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     ``--additional-config``) and no vendored release of that plugin's CLI fits the
     recipe's minimum (the oldest on the package index is built on a newer vLLM), so they
     are reported as not checked rather than risk a false error. When one fits, the
-    arguments are checked against it like vLLM's own (``snapshots/vllm-cli/<plugin>/``)."""
+    arguments are checked against it like vLLM's own (``snapshots/vllm-cli/<plugin>/``).
+
+    Failing::
+
+        meta:
+          tasks: [omni]
+        model:
+          min_vllm_version: "0.10.0"
+
+    Passing::
+
+        meta:
+          tasks: [omni]
+        model:
+          min_vllm_version: "0.22.0"
+
+    How to fix: raise ``min_vllm_version`` to a release the plugin has (the message names
+    the oldest) to have the arguments checked."""
     return _hits("FLAG017", doc, ctx)
 
 
@@ -176,7 +339,26 @@ def additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit
     (``additional_config.get("key")`` in ``vllm_ascend/ascend_config.py`` and elsewhere in
     the package, collected from the release's source). Releases up to 0.26 ignore keys
     they do not read, so the setting silently has no effect. A key that only later
-    releases read names the first one."""
+    releases read names the first one.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.17.0"
+        variants:
+          default:
+            extra_args: ["--additional-config", '{"enable_cpu_bindings": true}']
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.17.0"
+        variants:
+          default:
+            extra_args: ["--additional-config", '{"enable_cpu_binding": true}']
+
+    How to fix: correct the key's spelling, or drop it (the message names the first release
+    that reads it, if any)."""
     return _hits("FLAG021", doc, ctx)
 
 
@@ -184,14 +366,44 @@ def additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit
 def additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """As FLAG021, for a vLLM-Ascend release that types the whole object (``AscendConfig``,
     a pydantic config with ``extra="forbid"``, from 0.27): an unknown key is a
-    validation error and the server does not start."""
+    validation error and the server does not start.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.28.0"
+        variants:
+          default:
+            extra_args: ["--additional-config", '{"enable_cpu_bindings": true}']
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.28.0"
+        variants:
+          default:
+            extra_args: ["--additional-config", '{"enable_cpu_binding": true}']
+
+    How to fix: correct the key's spelling, or drop it: the server does not start with it."""
     return _hits("FLAG022", doc, ctx)
 
 
 @rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve")
 def predates_vllm_serve(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``vllm serve`` first shipped in vLLM 0.5.2; on 0.5.1 and older only ``python -m
-    vllm.entrypoints.openai.api_server`` exists, so the rendered command cannot run."""
+    vllm.entrypoints.openai.api_server`` exists, so the rendered command cannot run.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.4.2"
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+
+    How to fix: raise ``min_vllm_version`` to 0.5.2 or later."""
     return _hits("FLAG018", doc, ctx)
 
 
@@ -200,7 +412,19 @@ def flag_and_value_in_one_item(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A list item holds ``"--flag value"`` in one string. The site's shell rendering happens
     to split it, but every consumer that passes the items as separate argv entries (not
     through a shell) hands vLLM one argument it does not know. The flag and value are
-    still checked as two tokens."""
+    still checked as two tokens.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-len 32768"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+
+    How to fix: write the flag and its value as two list items."""
     return _hits("FLAG020", doc, ctx)
 
 
@@ -208,7 +432,20 @@ def flag_and_value_in_one_item(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def checked_against_other_release(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``min_vllm_version`` is ``nightly`` (or not a vendored release), so the flags are
     checked against the newest vendored release (or the nearest older one) instead; the
-    message says which."""
+    message says which.
+
+    Failing::
+
+        model:
+          min_vllm_version: "nightly"
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+
+    How to fix: declare a released ``min_vllm_version`` where the recipe runs on one;
+    otherwise nothing (the info says what was checked)."""
     return _hits("FLAG019", doc, ctx)
 
 

@@ -42,7 +42,21 @@ def auto_tool_choice_without_parser(doc: LoadedDocument, ctx: Context) -> list[H
     """vLLM refuses to start when ``--enable-auto-tool-choice`` is set without
     ``--tool-call-parser`` (``validate_parsed_serve_args``). Checked over the arguments
     rendered together: base args, the feature's own args, default-on features and the
-    variant's args."""
+    variant's args.
+
+    Failing::
+
+        features:
+          tool_calling:
+            args: ["--enable-auto-tool-choice"]
+
+    Passing::
+
+        features:
+          tool_calling:
+            args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+
+    How to fix: add ``--tool-call-parser <name>`` to a list rendered with the flag."""
     model = layer_model(doc, ctx)
     out: list[Hit] = []
     _auto_tool_choice(doc, model.layers, model.parsed, model.where, out)
@@ -93,7 +107,26 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     wins (site ``dedupeArgs`` last-wins, and argparse last-wins). Both lines are named so
     the override can be confirmed as intended. Reported only where it changes what a user
     sees: not when both set the same value, and with ``--rendered`` only when the
-    overriding token reaches a command the site renders."""
+    overriding token reaches a command the site renders.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+        variants:
+          default:
+            extra_args: ["--max-model-len", "16384"]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+        variants:
+          default:
+            extra_args: ["--max-model-len", "32768"]
+
+    How to fix: nothing when the override is intended; otherwise remove the flag from one of
+    the two layers."""
     model = layer_model(doc, ctx)
     out: list[Hit] = []
     _shadowing(doc, ctx, model.layers, model.parsed, model.where, out)
@@ -239,7 +272,19 @@ def _allows_long(doc: LoadedDocument) -> bool:
 def env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``VLLM_*`` variable in ``base_env``, ``extra_env`` or a strategy ``env`` is not read
     by the recipe's minimum vLLM (it is newer, older, or unknown), or is no longer read by
-    the newest release. Names come from ``vllm/envs.py`` of each release."""
+    the newest release. Names come from ``vllm/envs.py`` of each release.
+
+    Failing::
+
+        model:
+          base_env: {VLLM_NOT_A_REAL_VARIABLE: "1"}
+
+    Passing::
+
+        model:
+          base_env: {VLLM_LOGGING_LEVEL: "INFO"}
+
+    How to fix: drop the variable, or use the name the release reads."""
     out: list[Hit] = []
     if not gate(doc, ctx).stop:
         is_npu = npu_hardware(ctx)

@@ -24,8 +24,9 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit
     gets "unrecognized arguments" (or "ambiguous option" for an abbreviation that a later
     release made ambiguous, or a value the release's parser refuses). The message names
     the releases (``0.17.0–0.32.0 (16 releases)``) and where the flag is accepted again.
+    Below, ``--disable-log-requests`` is absent from 0.17.0 to 0.32.0.
 
-    Failing (``--disable-log-requests`` is absent from 0.17.0 to 0.32.0)::
+    Failing::
 
         model:
           min_vllm_version: "0.12.0"
@@ -50,15 +51,19 @@ def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     it is not judged (elsewhere it is ``FLAG001``). The hint names the nearest released
     flag in case it is a typo.
 
-    Failing (reported as info)::
+    Failing::
 
         model:
           min_vllm_version: "0.40.0"
           nightly_required: true
           base_args: ["--brand-new-flag"]
 
-    Passing: the same flag once a vendored release has it, or a recipe without a nightly
-    or source install (then ``FLAG001``).
+    Passing::
+
+        model:
+          min_vllm_version: "0.40.0"
+          nightly_required: true
+          base_args: ["--max-model-len", "32768"]
 
     How to fix: nothing while the flag is unreleased; re-check with ``recipe-check data
     vllm-cli VERSION`` once the release ships."""

@@ -250,7 +250,25 @@ def broken_continuation(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 def lost_backslash(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A line starting with ``--flag`` follows a command line that does not end with a
     backslash: the shell runs the command without it and then fails on the flag line.
-    The flags are still checked as if the continuation were there."""
+    The flags are still checked as if the continuation were there.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+            --max-model-len 32768
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --max-model-len 32768
+          ```
+
+    How to fix: end the previous line with `` \\``."""
     for line, text in _line_issues("lost_backslash", doc):
         yield Hit(GUIDE, f"`{text[:60]}` starts a new command: the line before it does not "
                   "end with `\\`, so this flag is never passed", "end the previous line "
@@ -261,14 +279,47 @@ def lost_backslash(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 def guide_unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``vllm serve`` (or ``docker run`` vLLM image, or API server module) command in the
     guide passes an option that no vendored vLLM release has, or one the recipe's
-    minimum version does not have (see ``FLAG001``)."""
+    minimum version does not have (see ``FLAG001``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-lenn 32768
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+    How to fix: correct the flag (the hint names the nearest real one) or drop it."""
     return _hits("GUIDE003", doc, ctx)
 
 
 @rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM")
 def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag that exists only from a release later than the recipe's
-    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``)."""
+    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --linear-backend auto
+          ```
+
+    Passing::
+
+        model: {min_vllm_version: "0.22.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --linear-backend auto
+          ```
+
+    How to fix: raise ``min_vllm_version`` to the release the message names, or drop the flag."""
     return _hits("GUIDE004", doc, ctx)
 
 
@@ -276,7 +327,32 @@ def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value that the newest vendored vLLM release no longer
     accepts while every install path pins an older release (see ``FLAG003``; inside the
-    install range it is ``GUIDE017``)."""
+    install range it is ``GUIDE017``).
+
+    Failing::
+
+        model:
+          docker_image: "vllm/vllm-openai:v0.21.0"
+          install:
+            pip: {command: "uv pip install vllm==0.21.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --calculate-kv-scales
+          ```
+
+    Passing::
+
+        model:
+          docker_image: "vllm/vllm-openai:v0.21.0"
+          install:
+            pip: {command: "uv pip install vllm==0.21.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+    How to fix: replace the flag before the pinned release is upgraded past the one the
+    message names."""
     return _hits("GUIDE005", doc, ctx)
 
 
@@ -286,14 +362,46 @@ def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     value, a value given to a switch, a value outside the flag's choices or the
     registered parser names, JSON that does not parse, a non-positive
     ``num_speculative_tokens``, or a dotted key that swallows the next flag (see
-    ``FLAG004``-``FLAG009``)."""
+    ``FLAG004``-``FLAG009``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --kv-cache-dtype fp9
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --kv-cache-dtype fp8
+          ```
+
+    How to fix: give the flag a value vLLM accepts at the minimum version."""
     return _hits("GUIDE006", doc, ctx)
 
 
 @rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command")
 def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """argparse accepts a unique prefix of a long option; the abbreviation breaks when vLLM
-    adds an option with the same prefix (see ``FLAG014``)."""
+    adds an option with the same prefix (see ``FLAG014``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model 32768
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+    How to fix: write the option in full."""
     return _hits("GUIDE007", doc, ctx)
 
 
@@ -301,7 +409,23 @@ def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
       "Guide command enables auto tool choice without a tool-call parser")
 def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in the same guide
-    command: vLLM refuses to start (``validate_parsed_serve_args``)."""
+    command: vLLM refuses to start (``validate_parsed_serve_args``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --enable-auto-tool-choice
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --enable-auto-tool-choice --tool-call-parser hermes
+          ```
+
+    How to fix: add ``--tool-call-parser <name>`` to the command."""
     out = GuideAnalysis()
     for c in guide_model(doc, ctx).checked:
         _auto_tool(c.cmd, c.parsed, out)
@@ -312,7 +436,23 @@ def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> list[Hi
 def guide_other_model(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The model a guide command serves is neither ``model.model_id`` nor a variant's (or an
     omni task's) ``model_id``; local paths and placeholders are not reported. Hugging
-    Face ids are compared case-insensitively, as the Hub resolves them."""
+    Face ids are compared case-insensitively, as the Hub resolves them.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve other-org/Other-Model-8B
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+          ```
+
+    How to fix: serve the recipe's ``model_id`` (or a variant's), or write a placeholder."""
     out = GuideAnalysis()
     model = guide_model(doc, ctx)
     for c in model.checked:
@@ -324,7 +464,23 @@ def guide_other_model(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``VLLM_*`` variable set for a guide command (prefix assignment, ``export`` earlier
     in the same block, ``docker -e``) is not read by the recipe's minimum vLLM, or no
-    longer by the newest release (see ``FLAG016``)."""
+    longer by the newest release (see ``FLAG016``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          VLLM_NOT_A_REAL_VARIABLE=1 vllm serve example-org/Example-Chat-8B
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          VLLM_LOGGING_LEVEL=INFO vllm serve example-org/Example-Chat-8B
+          ```
+
+    How to fix: drop the variable, or use the name the release reads."""
     out = GuideAnalysis()
     for c in guide_model(doc, ctx).checked:
         _env(doc, c.cmd, c.plan, out)
@@ -336,7 +492,23 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
     """A guide command sets ``--tool-call-parser``, ``--reasoning-parser`` or
     ``--tokenizer-mode`` to a value the structured args (``model.base_args`` and the
     features) never use: the page's command builder and its prose serve differently.
-    Both lines are named."""
+    Both lines are named.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --tool-call-parser mistral
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --tool-call-parser hermes
+          ```
+
+    How to fix: make the guide and the structured args use the same value."""
     out = GuideAnalysis()
     _disagreements(doc, ctx, [(c.cmd, c.parsed) for c in guide_model(doc, ctx).checked], out)
     return out.hits.get("GUIDE011", [])
@@ -350,7 +522,29 @@ def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     between them (e.g. ``--gpu-memory-utilization``, or a flag present on one node only).
     Per-node flags (ranks, ``--headless``, ``--host``, local DP size, API server count)
     are expected to differ, and API-server (frontend) flags may be absent on a
-    ``--headless`` node, which runs no API server."""
+    ``--headless`` node, which runs no API server.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --data-parallel-address 10.0.0.1 \\
+            --data-parallel-start-rank 0 --gpu-memory-utilization 0.9
+          vllm serve example-org/Example-Chat-8B --data-parallel-address 10.0.0.1 \\
+            --data-parallel-start-rank 1 --headless --gpu-memory-utilization 0.8
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --data-parallel-address 10.0.0.1 \\
+            --data-parallel-start-rank 0 --gpu-memory-utilization 0.9
+          vllm serve example-org/Example-Chat-8B --data-parallel-address 10.0.0.1 \\
+            --data-parallel-start-rank 1 --headless --gpu-memory-utilization 0.9
+          ```
+
+    How to fix: use the same value on every node unless the difference is intended."""
     out = GuideAnalysis()
     model = guide_model(doc, ctx)
     _node_sets(doc, [(c.cmd, c.parsed) for c in model.checked] + model.unchecked, out)
@@ -361,7 +555,26 @@ def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A closing code fence (```` ``` ````) ends a command line instead of standing on a line
     of its own. CommonMark only closes a fence on its own line, so the block swallows the
-    text after it, and the copied command hands bash a backtick command substitution."""
+    text after it, and the copied command hands bash a backtick command substitution.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768 ```
+
+          Then send a request.
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+          Then send a request.
+
+    How to fix: put the closing ``` on a line of its own."""
     for line, _ in _line_issues("glued_fence", doc):
         yield Hit(GUIDE, "the closing ``` is written at the end of this command line: "
                   "markdown does not close the code block there (the following prose renders "
@@ -373,7 +586,22 @@ def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A fenced code block of the guide has no closing fence. CommonMark then runs the
     block to the end of the document (spec 0.31, section 4.5), so every heading and
-    paragraph after it renders as code, and the commands inside it may include prose."""
+    paragraph after it renders as code, and the commands inside it may include prose.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+          ```
+
+    How to fix: add a closing ``` line after the block's last line."""
     text = get(doc.data, "guide")
     if not isinstance(text, str):
         return
@@ -388,7 +616,28 @@ def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 @rule("GUIDE015", Severity.WARNING, "--additional-config key vLLM-Ascend ignores (guide)")
 def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A vLLM-Ascend command in the guide passes an ``--additional-config`` key the
-    release the recipe needs does not read, so it has no effect (see ``FLAG021``)."""
+    release the recipe needs does not read, so it has no effect (see ``FLAG021``).
+
+    Failing::
+
+        model: {min_vllm_version: "0.17.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_bindings": true}'
+          ```
+
+    Passing::
+
+        model: {min_vllm_version: "0.17.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_binding": true}'
+          ```
+
+    How to fix: correct the key's spelling, or drop it (the message names the first release
+    that reads it, if any)."""
     return _hits("GUIDE015", doc, ctx)
 
 
@@ -396,5 +645,25 @@ def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> li
 def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A vLLM-Ascend command in the guide passes an ``--additional-config`` key that a
     release with a strict ``AscendConfig`` (0.27 on) refuses: the server does not start
-    (see ``FLAG022``)."""
+    (see ``FLAG022``).
+
+    Failing::
+
+        model: {min_vllm_version: "0.28.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_bindings": true}'
+          ```
+
+    Passing::
+
+        model: {min_vllm_version: "0.28.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_binding": true}'
+          ```
+
+    How to fix: correct the key's spelling, or drop it: the server does not start with it."""
     return _hits("GUIDE016", doc, ctx)

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 @rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range")
 def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
-    of its install range rejects (see ``FLAG023``).
+    of its install range rejects (see ``FLAG023``). Below, the minimum is 0.12.0 and vLLM
+    0.17.0–0.32.0 have no ``--disable-log-requests``.
 
-    Failing (minimum 0.12.0; vLLM 0.17.0–0.32.0 have no ``--disable-log-requests``)::
+    Failing::
 
         guide: |
           ```bash
@@ -44,12 +45,21 @@ def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     unreleased code (nightly, source install, a model launch image): not judged (see
     ``FLAG024``; otherwise ``GUIDE003``).
 
-    Failing (info)::
+    Failing::
 
         model: {min_vllm_version: "0.40.0", nightly_required: true}
-        guide: "vllm serve org/model --brand-new-flag"
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --brand-new-flag
+          ```
 
-    Passing: a flag a vendored release has.
+    Passing::
+
+        model: {min_vllm_version: "0.40.0", nightly_required: true}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
 
     How to fix: nothing while the flag is unreleased."""
     return _hits("GUIDE018", doc, ctx)
