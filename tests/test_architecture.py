@@ -229,7 +229,7 @@ LAYERS: dict[str, set[str]] = {
     "validator.schema": {"validator.findings", "validator.load", "validator.paths",
                          "validator.rules", "validator.sourcemap"},
     "validator.context": {"validator.load", "validator.source", "validator.findings",
-                          "validator.paths"},
+                          "validator.paths", "validator.rules"},
     "validator.render": {"validator.context", "validator.errors", "validator.findings",
                          "validator.load", "validator.source", "validator.sourcemap"},
     "validator.vllm_cli": {"validator.atomic", "validator.errors", "validator.paths"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from validator.checks.flag import _hits
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import Hit, Reads, rule
 from validator.findings import Severity
 
 if TYPE_CHECKING:
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
 
 
-@rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range")
+@rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range",
+      reads=frozenset({Reads.CLI_REGISTRY, Reads.STRATEGIES, Reads.TAXONOMY, Reads.KV_STORES}))
 def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag or value is accepted by the recipe's minimum vLLM but rejected by a release
     the recipe also claims: every vendored release from the minimum up to the newest one
@@ -43,7 +44,8 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit
     return _hits("FLAG023", doc, ctx)
 
 
-@rule("FLAG024", Severity.INFO, "Flag only unreleased code may have")
+@rule("FLAG024", Severity.INFO, "Flag only unreleased code may have",
+      reads=frozenset({Reads.CLI_REGISTRY, Reads.STRATEGIES, Reads.TAXONOMY, Reads.KV_STORES}))
 def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag is in no vendored release, and an install path of the recipe pulls
     unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
