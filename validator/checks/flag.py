@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from validator.checks.flag_model import issue_hits
+from validator.checks.flag_model import FLAG_READS, issue_hits
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
 
@@ -38,7 +38,8 @@ def _hits(rule_id: str, doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return issue_hits(rule_id)(doc, ctx)
 
 
-@rule("FLAG001", Severity.ERROR, "Unknown vLLM flag")
+@rule("FLAG001", Severity.ERROR, "Unknown vLLM flag",
+      reads=FLAG_READS)
 def unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """An argument is not an option of ``vllm serve`` at the recipe's effective minimum vLLM
     version, nor of any later vendored release (or is an ambiguous abbreviation). argparse
@@ -60,7 +61,8 @@ def unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG001", doc, ctx)
 
 
-@rule("FLAG002", Severity.ERROR, "Flag newer than the declared minimum vLLM")
+@rule("FLAG002", Severity.ERROR, "Flag newer than the declared minimum vLLM",
+      reads=FLAG_READS)
 def flag_newer_than_minimum(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The flag (or its dotted-key form) exists only from a later release than the recipe's
     effective minimum ``min_vllm_version``: on the declared minimum, ``vllm serve`` rejects
@@ -82,7 +84,8 @@ def flag_newer_than_minimum(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG002", doc, ctx)
 
 
-@rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release")
+@rule("FLAG003", Severity.WARNING, "Flag or value removed by a newer vLLM release",
+      reads=FLAG_READS)
 def flag_removed_since(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The flag (or one of its values) is accepted at the recipe's minimum version but no
     longer by the newest vendored release, and every install path of the recipe pins a
@@ -113,7 +116,8 @@ def flag_removed_since(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG003", doc, ctx)
 
 
-@rule("FLAG004", Severity.ERROR, "Flag is missing its value")
+@rule("FLAG004", Severity.ERROR, "Flag is missing its value",
+      reads=FLAG_READS)
 def missing_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A value-taking option is followed by another option or ends the list (argparse:
     "expected one argument"), or a dotted key ends the list.
@@ -132,7 +136,8 @@ def missing_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG004", doc, ctx)
 
 
-@rule("FLAG005", Severity.ERROR, "Value given to a switch, or a stray token")
+@rule("FLAG005", Severity.ERROR, "Value given to a switch, or a stray token",
+      reads=FLAG_READS)
 def value_given_to_switch(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A switch (an option taking no value, e.g. ``--trust-remote-code``) is given
     ``=value`` (argparse: "ignored explicit argument") or is followed by a bare token,
@@ -154,7 +159,8 @@ def value_given_to_switch(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG005", doc, ctx)
 
 
-@rule("FLAG006", Severity.ERROR, "Value not accepted by the flag")
+@rule("FLAG006", Severity.ERROR, "Value not accepted by the flag",
+      reads=FLAG_READS)
 def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The value is not among the flag's choices at the recipe's minimum version: argparse
     ``choices``, the registered tool-call and reasoning parser names, the
@@ -176,7 +182,8 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG006", doc, ctx)
 
 
-@rule("FLAG007", Severity.ERROR, "JSON-valued flag does not hold valid JSON")
+@rule("FLAG007", Severity.ERROR, "JSON-valued flag does not hold valid JSON",
+      reads=FLAG_READS)
 def json_value_invalid(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """vLLM parses the value of JSON-valued options (``--speculative-config``,
     ``--compilation-config``, ``--hf-overrides``, ...) with ``json.loads``; ``*-config``
@@ -202,7 +209,8 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG007", doc, ctx)
 
 
-@rule("FLAG008", Severity.ERROR, "num_speculative_tokens is not a positive integer")
+@rule("FLAG008", Severity.ERROR, "num_speculative_tokens is not a positive integer",
+      reads=FLAG_READS)
 def speculative_tokens_not_positive(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``num_speculative_tokens`` of ``--speculative-config`` (whole JSON or dotted key) must
     be an integer >= 1 (``SpeculativeConfig`` validation).
@@ -221,7 +229,8 @@ def speculative_tokens_not_positive(doc: LoadedDocument, ctx: Context) -> list[H
     return _hits("FLAG008", doc, ctx)
 
 
-@rule("FLAG009", Severity.ERROR, "Dotted JSON key misused")
+@rule("FLAG009", Severity.ERROR, "Dotted JSON key misused",
+      reads=FLAG_READS)
 def dotted_key_misused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``FlexibleArgumentParser`` takes the token after a dotted key
     (``--speculative-config.enforce_eager``) as its value unconditionally, so a dotted
@@ -243,7 +252,8 @@ def dotted_key_misused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG009", doc, ctx)
 
 
-@rule("FLAG011", Severity.ERROR, "Same flag twice in one list")
+@rule("FLAG011", Severity.ERROR, "Same flag twice in one list",
+      reads=FLAG_READS)
 def flag_twice_in_one_list(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """One argument list sets the same option twice (or a whole JSON value and dotted keys of
     the same option). The site's ``dedupeArgs`` silently drops the earlier one, and vLLM's
@@ -263,7 +273,8 @@ def flag_twice_in_one_list(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG011", doc, ctx)
 
 
-@rule("FLAG013", Severity.WARNING, "Flag spelled with underscores")
+@rule("FLAG013", Severity.WARNING, "Flag spelled with underscores",
+      reads=FLAG_READS)
 def underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """vLLM accepts ``--max_model_len`` (``FlexibleArgumentParser`` turns underscores into
     dashes before the first ``.``), but the recipes site de-duplicates flags by their
@@ -284,7 +295,8 @@ def underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG013", doc, ctx)
 
 
-@rule("FLAG014", Severity.WARNING, "Flag abbreviated")
+@rule("FLAG014", Severity.WARNING, "Flag abbreviated",
+      reads=FLAG_READS)
 def abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """argparse accepts a unique prefix of a long option (``--max-model`` for
     ``--max-model-len``); the abbreviation breaks as soon as vLLM adds another option
@@ -304,7 +316,8 @@ def abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG014", doc, ctx)
 
 
-@rule("FLAG017", Severity.INFO, "Arguments not checked (platform plugin)")
+@rule("FLAG017", Severity.INFO, "Arguments not checked (platform plugin)",
+      reads=FLAG_READS)
 def not_checked_plugin(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The arguments are for a platform plugin or a separate server (vLLM-Omni for ``tasks:
     omni``; vLLM-Ascend for NPU variants and overrides, ``--quantization ascend`` or
@@ -332,7 +345,8 @@ def not_checked_plugin(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG017", doc, ctx)
 
 
-@rule("FLAG021", Severity.WARNING, "--additional-config key vLLM-Ascend ignores")
+@rule("FLAG021", Severity.WARNING, "--additional-config key vLLM-Ascend ignores",
+      reads=FLAG_READS)
 def additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A top-level key of ``--additional-config`` (vLLM hands the object to the platform
     plugin unchanged) is not one the vLLM-Ascend release the recipe needs reads
@@ -362,7 +376,8 @@ def additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit
     return _hits("FLAG021", doc, ctx)
 
 
-@rule("FLAG022", Severity.ERROR, "--additional-config key vLLM-Ascend rejects")
+@rule("FLAG022", Severity.ERROR, "--additional-config key vLLM-Ascend rejects",
+      reads=FLAG_READS)
 def additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """As FLAG021, for a vLLM-Ascend release that types the whole object (``AscendConfig``,
     a pydantic config with ``extra="forbid"``, from 0.27): an unknown key is a
@@ -388,7 +403,8 @@ def additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> list[Hi
     return _hits("FLAG022", doc, ctx)
 
 
-@rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve")
+@rule("FLAG018", Severity.ERROR, "min_vllm_version predates vllm serve",
+      reads=FLAG_READS)
 def predates_vllm_serve(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``vllm serve`` first shipped in vLLM 0.5.2; on 0.5.1 and older only ``python -m
     vllm.entrypoints.openai.api_server`` exists, so the rendered command cannot run.
@@ -407,7 +423,8 @@ def predates_vllm_serve(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG018", doc, ctx)
 
 
-@rule("FLAG020", Severity.WARNING, "Flag and value in one list item")
+@rule("FLAG020", Severity.WARNING, "Flag and value in one list item",
+      reads=FLAG_READS)
 def flag_and_value_in_one_item(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A list item holds ``"--flag value"`` in one string. The site's shell rendering happens
     to split it, but every consumer that passes the items as separate argv entries (not
@@ -428,7 +445,8 @@ def flag_and_value_in_one_item(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("FLAG020", doc, ctx)
 
 
-@rule("FLAG019", Severity.INFO, "Flags checked against another release")
+@rule("FLAG019", Severity.INFO, "Flags checked against another release",
+      reads=FLAG_READS)
 def checked_against_other_release(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``min_vllm_version`` is ``nightly`` (or not a vendored release), so the flags are
     checked against the newest vendored release (or the nearest older one) instead; the

@@ -23,7 +23,7 @@ from validator.checks.arg_layers import (
 )
 from validator.checks.cli_plan import VLLM, plan_for
 from validator.checks.flag_engine import env_issue, parse_int, recipe_minimum
-from validator.checks.flag_model import gate, layer_model, line_of, reported
+from validator.checks.flag_model import FLAG_READS, gate, layer_model, line_of, reported
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
 from validator.sourcemap import join_pointer, split_pointer
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- FLAG010
 
 
-@rule("FLAG010", Severity.ERROR, "--enable-auto-tool-choice without --tool-call-parser")
+@rule("FLAG010", Severity.ERROR, "--enable-auto-tool-choice without --tool-call-parser",
+      reads=FLAG_READS)
 def auto_tool_choice_without_parser(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """vLLM refuses to start when ``--enable-auto-tool-choice`` is set without
     ``--tool-call-parser`` (``validate_parsed_serve_args``). Checked over the arguments
@@ -100,7 +101,8 @@ def _auto_tool_choice(doc: LoadedDocument, layers: list[ArgLayer],
 # --------------------------------------------------------------------------- FLAG012
 
 
-@rule("FLAG012", Severity.INFO, "A later layer overrides an earlier flag")
+@rule("FLAG012", Severity.INFO, "A later layer overrides an earlier flag",
+      reads=FLAG_READS)
 def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
     after it in the same command (variant, strategy or hardware override, feature), which
@@ -205,7 +207,8 @@ def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
 # --------------------------------------------------------------------------- FLAG015
 
 
-@rule("FLAG015", Severity.ERROR, "--max-model-len above the model's context_length")
+@rule("FLAG015", Severity.ERROR, "--max-model-len above the model's context_length",
+      reads=FLAG_READS)
 def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``--max-model-len`` is larger than ``model.context_length``: vLLM refuses to start
     (``_get_and_verify_max_len``) unless the context is extended (rope scaling through
@@ -268,7 +271,8 @@ def _allows_long(doc: LoadedDocument) -> bool:
 # --------------------------------------------------------------------------- FLAG016
 
 
-@rule("FLAG016", Severity.WARNING, "VLLM_* environment variable not read")
+@rule("FLAG016", Severity.WARNING, "VLLM_* environment variable not read",
+      reads=FLAG_READS)
 def env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``VLLM_*`` variable in ``base_env``, ``extra_env`` or a strategy ``env`` is not read
     by the recipe's minimum vLLM (it is newer, older, or unknown), or is no longer read by

@@ -44,7 +44,7 @@ from validator.checks.flag_engine import FlagIssue, check_tokens, recipe_minimum
 from validator.checks.flag_values import ISSUE_CODES
 from validator.checks.install_range import install_range
 from validator.checks.install_range import record as record_ranges
-from validator.checks.registry import Hit
+from validator.checks.registry import Hit, Reads
 from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related
 from validator.sourcemap import join_pointer
@@ -67,6 +67,11 @@ ISSUE_RULE: dict[str, str] = {
     "unreleased_only": "FLAG024"}
 if set(ISSUE_RULE) != ISSUE_CODES:  # pragma: no cover - a programming error
     raise AssertionError(f"FLAG rules of issue codes: {sorted(ISSUE_CODES ^ set(ISSUE_RULE))}")
+
+#: What the ``FLAG`` rules read besides the recipe: the CLI registries, the strategies a
+#: recipe names (their argument lists and minimums), the taxonomy (which hardware is
+#: served by vLLM-Ascend, the render's picker) and the kv-store options (rendered commands).
+FLAG_READS = frozenset({Reads.CLI_REGISTRY, Reads.STRATEGIES, Reads.TAXONOMY, Reads.KV_STORES})
 
 #: Issue codes that belong to the list where it is written: a list of another file (a
 #: strategy's, the taxonomy's) is judged on that file, not on the recipe that uses it.

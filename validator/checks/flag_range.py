@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from validator.checks.flag import _hits
-from validator.checks.registry import Hit, Reads, rule
+from validator.checks.flag_model import FLAG_READS
+from validator.checks.registry import Hit, rule
 from validator.findings import Severity
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 @rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range",
-      reads=frozenset({Reads.CLI_REGISTRY, Reads.STRATEGIES, Reads.TAXONOMY, Reads.KV_STORES}))
+      reads=FLAG_READS)
 def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag or value is accepted by the recipe's minimum vLLM but rejected by a release
     the recipe also claims: every vendored release from the minimum up to the newest one
@@ -45,7 +46,7 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit
 
 
 @rule("FLAG024", Severity.INFO, "Flag only unreleased code may have",
-      reads=frozenset({Reads.CLI_REGISTRY, Reads.STRATEGIES, Reads.TAXONOMY, Reads.KV_STORES}))
+      reads=FLAG_READS)
 def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag is in no vendored release, and an install path of the recipe pulls
     unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a

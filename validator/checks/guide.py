@@ -17,13 +17,14 @@ from validator.checks import cli_plan, flag_engine
 from validator.checks._data import as_dict, get
 from validator.checks.guide_model import (
     GUIDE,
+    GUIDE_READS,
     GuideAnalysis,
     file_line,
     guide_commands,
     guide_model,
     placeholder,
 )
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import RECIPE_ONLY, Hit, rule
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand, find_fences
 from validator.vllm_cli.argv import ParsedArgs
@@ -78,7 +79,8 @@ def _line_issues(kind: str, doc: LoadedDocument) -> Iterator[tuple[int, str]]:
             yield issue.line, issue.text
 
 
-@rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command")
+@rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command",
+      reads=RECIPE_ONLY)
 def broken_continuation(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A guide shell line ends with a backslash followed by blanks. bash reads ``\\ `` as an
     escaped blank, so the command ends on that line and the following lines run as
@@ -89,7 +91,8 @@ def broken_continuation(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                   "separate command", "delete the blanks after the `\\`", block_index=line)
 
 
-@rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash")
+@rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash",
+      reads=RECIPE_ONLY)
 def lost_backslash(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A line starting with ``--flag`` follows a command line that does not end with a
     backslash: the shell runs the command without it and then fails on the flag line.
@@ -118,7 +121,8 @@ def lost_backslash(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                   "with ` \\`", block_index=line)
 
 
-@rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command")
+@rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command",
+      reads=GUIDE_READS)
 def guide_unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``vllm serve`` (or ``docker run`` vLLM image, or API server module) command in the
     guide passes an option that no vendored vLLM release has, or one the recipe's
@@ -142,7 +146,8 @@ def guide_unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("GUIDE003", doc, ctx)
 
 
-@rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM")
+@rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM",
+      reads=GUIDE_READS)
 def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag that exists only from a release later than the recipe's
     (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``).
@@ -166,7 +171,8 @@ def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("GUIDE004", doc, ctx)
 
 
-@rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release")
+@rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release",
+      reads=GUIDE_READS)
 def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value that the newest vendored vLLM release no longer
     accepts while every install path pins an older release (see ``FLAG003``; inside the
@@ -199,7 +205,8 @@ def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("GUIDE005", doc, ctx)
 
 
-@rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command")
+@rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command",
+      reads=GUIDE_READS)
 def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command gives a flag a value vLLM rejects at the declared minimum: a missing
     value, a value given to a switch, a value outside the flag's choices or the
@@ -225,7 +232,8 @@ def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return _hits("GUIDE006", doc, ctx)
 
 
-@rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command")
+@rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command",
+      reads=GUIDE_READS)
 def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """argparse accepts a unique prefix of a long option; the abbreviation breaks when vLLM
     adds an option with the same prefix (see ``FLAG014``).
@@ -249,7 +257,8 @@ def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
 
 @rule("GUIDE008", Severity.ERROR,
-      "Guide command enables auto tool choice without a tool-call parser")
+      "Guide command enables auto tool choice without a tool-call parser",
+      reads=GUIDE_READS)
 def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in the same guide
     command: vLLM refuses to start (``validate_parsed_serve_args``).
@@ -275,7 +284,8 @@ def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> list[Hi
     return out.hits.get("GUIDE008", [])
 
 
-@rule("GUIDE009", Severity.WARNING, "Guide command serves another model")
+@rule("GUIDE009", Severity.WARNING, "Guide command serves another model",
+      reads=GUIDE_READS)
 def guide_other_model(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The model a guide command serves is neither ``model.model_id`` nor a variant's (or an
     omni task's) ``model_id``; local paths and placeholders are not reported. Hugging
@@ -303,7 +313,8 @@ def guide_other_model(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return out.hits.get("GUIDE009", [])
 
 
-@rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read")
+@rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read",
+      reads=GUIDE_READS)
 def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``VLLM_*`` variable set for a guide command (prefix assignment, ``export`` earlier
     in the same block, ``docker -e``) is not read by the recipe's minimum vLLM, or no
@@ -330,7 +341,8 @@ def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     return out.hits.get("GUIDE010", [])
 
 
-@rule("GUIDE013", Severity.ERROR, "Closing fence glued to a guide command line")
+@rule("GUIDE013", Severity.ERROR, "Closing fence glued to a guide command line",
+      reads=RECIPE_ONLY)
 def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A closing code fence (```` ``` ````) ends a command line instead of standing on a line
     of its own. CommonMark only closes a fence on its own line, so the block swallows the
@@ -361,7 +373,8 @@ def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                   "put the closing ``` on a line of its own", block_index=line)
 
 
-@rule("GUIDE014", Severity.WARNING, "Code fence in the guide is never closed")
+@rule("GUIDE014", Severity.WARNING, "Code fence in the guide is never closed",
+      reads=RECIPE_ONLY)
 def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A fenced code block of the guide has no closing fence. CommonMark then runs the
     block to the end of the document (spec 0.31, section 4.5), so every heading and
@@ -392,7 +405,8 @@ def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       block_index=fence.start)
 
 
-@rule("GUIDE015", Severity.WARNING, "--additional-config key vLLM-Ascend ignores (guide)")
+@rule("GUIDE015", Severity.WARNING, "--additional-config key vLLM-Ascend ignores (guide)",
+      reads=GUIDE_READS)
 def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A vLLM-Ascend command in the guide passes an ``--additional-config`` key the
     release the recipe needs does not read, so it has no effect (see ``FLAG021``).
@@ -420,7 +434,8 @@ def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> li
     return _hits("GUIDE015", doc, ctx)
 
 
-@rule("GUIDE016", Severity.ERROR, "--additional-config key vLLM-Ascend rejects (guide)")
+@rule("GUIDE016", Severity.ERROR, "--additional-config key vLLM-Ascend rejects (guide)",
+      reads=GUIDE_READS)
 def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A vLLM-Ascend command in the guide passes an ``--additional-config`` key that a
     release with a strict ``AscendConfig`` (0.27 on) refuses: the server does not start

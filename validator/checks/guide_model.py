@@ -23,7 +23,7 @@ from validator.checks.cli_plan import per_document
 from validator.checks.flag_values import ISSUE_CODES
 from validator.checks.guide_sections import SectionContext, section_context
 from validator.checks.install_range import install_range
-from validator.checks.registry import Hit
+from validator.checks.registry import Hit, Reads
 from validator.checks.versions import NIGHTLY, MinVersion
 from validator.findings import Related
 from validator.guide.commands import GuideCommands, ServeCommand, parse_guide
@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
 
 GUIDE = "/guide"
+
+#: What the ``GUIDE`` rules that check commands read besides the recipe: the CLI
+#: registries (the plans of the commands' minimums).
+GUIDE_READS = frozenset({Reads.CLI_REGISTRY})
 
 #: The ``GUIDE`` rule of every issue code a guide command can show.
 ISSUE_RULE: dict[str, str] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from validator.checks.guide_model import GuideAnalysis, file_line, guide_model
+from validator.checks.guide_model import GUIDE_READS, GuideAnalysis, file_line, guide_model
 from validator.checks.registry import Hit, rule
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand
@@ -48,7 +48,8 @@ FRONTEND_DESTS = frozenset({
     "disable_log_requests", "enable_log_requests", "disable_log_stats", "api_server_count",
 })
 
-@rule("GUIDE012", Severity.WARNING, "Per-node guide commands disagree")
+@rule("GUIDE012", Severity.WARNING, "Per-node guide commands disagree",
+      reads=GUIDE_READS)
 def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The guide gives one command per node of a multi-node deployment (same section and
     model, with ``--data-parallel-address``/``--headless``/``--node-rank``/

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from validator.checks.guide import _hits
-from validator.checks.registry import Hit, Reads, rule
+from validator.checks.guide_model import GUIDE_READS
+from validator.checks.registry import Hit, rule
 from validator.findings import Severity
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range",
-      reads=frozenset({Reads.CLI_REGISTRY}))
+      reads=GUIDE_READS)
 def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
     of its install range rejects (see ``FLAG023``). Below, the minimum is 0.12.0 and vLLM
@@ -41,7 +42,7 @@ def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> li
 
 
 @rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have",
-      reads=frozenset({Reads.CLI_REGISTRY}))
+      reads=GUIDE_READS)
 def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag no vendored release has, and the recipe installs
     unreleased code (nightly, source install, a model launch image): not judged (see
@@ -68,7 +69,7 @@ def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
 
 @rule("GUIDE019", Severity.WARNING, "Guide flag spelled with underscores",
-      reads=frozenset({Reads.CLI_REGISTRY}))
+      reads=GUIDE_READS)
 def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command spells a flag with underscores (``--max_model_len``). vLLM rewrites
     it (``FlexibleArgumentParser``), but the spelling differs from every other command a
