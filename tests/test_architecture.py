@@ -186,7 +186,7 @@ def test_the_graph_sees_lazy_and_from_imports() -> None:
     # a function-level import (the catalogue, read by validator.config when it runs)
     assert "validator.catalogue" in GRAPH["validator.config"]
     # ``from validator.checks import arg_layers`` imports the package and the module
-    guide = set(GRAPH["validator.checks.guide"])
+    guide = set(GRAPH["validator.checks.guide_model"])
     assert {"validator.checks", "validator.checks.arg_layers"} <= guide
     # a TYPE_CHECKING import is not an edge
     assert "validator.recipe_diff" not in GRAPH["validator.report.markdown"]
@@ -229,7 +229,7 @@ LAYERS: dict[str, set[str]] = {
     "validator.schema": {"validator.findings", "validator.load", "validator.paths",
                          "validator.rules", "validator.sourcemap"},
     "validator.context": {"validator.load", "validator.source", "validator.findings",
-                          "validator.paths"},
+                          "validator.paths", "validator.rules"},
     "validator.render": {"validator.context", "validator.errors", "validator.findings",
                          "validator.load", "validator.source", "validator.sourcemap"},
     "validator.vllm_cli": {"validator.atomic", "validator.errors", "validator.paths"},

@@ -41,10 +41,10 @@ RECIPE = "models/example-org/Example-Chat-8B.yaml"
 OTHER_HARNESS = re.compile(r"^(RC|PROV)\d+$")
 
 NOT_YET = frozenset(str.split(
-    "FLAG001 FLAG002 FLAG003 FLAG004 FLAG005 FLAG006 FLAG008 FLAG009 FLAG010 FLAG011 FLAG012 "
-    "FLAG013 FLAG014 FLAG016 FLAG017 FLAG018 FLAG019 FLAG020 FLAG021 FLAG022 FLAG023 FLAG024 "
-    "GUIDE001 GUIDE002 GUIDE003 GUIDE004 GUIDE005 GUIDE006 GUIDE007 GUIDE008 GUIDE009 "
-    "GUIDE010 GUIDE011 GUIDE012 GUIDE013 GUIDE014 GUIDE015 GUIDE016 GUIDE017 GUIDE018 "
+    # GUIDE001: its failing snippet is a backslash followed by a blank at the end of a
+    # line, which a docstring cannot keep (trailing whitespace is stripped and linted);
+    # tests/checks/test_guide.py covers it.
+    "GUIDE001 "
     # YAML006: a snippet is text, encoded here as UTF-8, so it cannot show a file that is
     # not UTF-8 (tests/load/test_loader.py feeds such bytes).
     "YAML006"))

@@ -18,9 +18,12 @@ from types import ModuleType
 
 import validator.checks.env_vars
 import validator.checks.flag
+import validator.checks.flag_combined
 import validator.checks.flag_range
 import validator.checks.guide
+import validator.checks.guide_nodes
 import validator.checks.guide_range
+import validator.checks.guide_structured
 import validator.checks.hw
 import validator.checks.hw_claims
 import validator.checks.hw_text
@@ -42,9 +45,12 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.stage_rules,
     validator.checks.env_vars,
     validator.checks.flag,
+    validator.checks.flag_combined,
     validator.checks.flag_range,
     validator.checks.guide,
+    validator.checks.guide_nodes,
     validator.checks.guide_range,
+    validator.checks.guide_structured,
     validator.checks.hw,
     validator.checks.hw_claims,
     validator.checks.hw_text,

@@ -8,21 +8,22 @@ from one :class:`~validator.source.tree.RecipeTree`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
+from validator.rules import Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree
 
 T = TypeVar("T")
 
-__all__ = ["KV_STORE", "MODELS", "STRATEGIES", "TAXONOMY", "Context", "Settings", "build_context",
-           "find_root", "local_context"]
+__all__ = ["KV_STORE", "MODELS", "STRATEGIES", "TAXONOMY", "Context", "Settings",
+           "UndeclaredRead", "build_context", "find_root", "local_context"]
 
 KV_STORE = "kv_store"
 MODELS = "models"
@@ -52,6 +53,40 @@ class Settings:
     as_of: date | None = None
     vllm: str | None = None
     rendered: bool = False
+
+
+class UndeclaredRead(Exception):
+    """A rule used a part of the context it did not declare in ``reads`` (a bug in the
+    rule's declaration: its cached results would not be keyed on what it read)."""
+
+
+class Unreadable:
+    """Stands in for a context part a rule did not declare: any use of it (an attribute,
+    truth value, iteration, membership, indexing, length, set operators, comparison)
+    raises :class:`UndeclaredRead` naming the part."""
+
+    def __init__(self, part: Reads) -> None:
+        self._part = part
+
+    def _refuse(self, *_args: object) -> NoReturn:
+        raise UndeclaredRead(f"read {self._part.name} ({self._part.value}) without declaring "
+                             f"Reads.{self._part.name} in @rule(..., reads=...)")
+
+    def __getattr__(self, name: str) -> NoReturn:
+        self._refuse()
+
+    __bool__ = __iter__ = __len__ = __contains__ = __getitem__ = _refuse
+    __and__ = __rand__ = __or__ = __ror__ = __sub__ = __rsub__ = __xor__ = __rxor__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+    def __repr__(self) -> str:
+        return f"Unreadable({self._part.name})"
+
+
+_PARTS: dict[Reads, str] = {Reads.TAXONOMY: "taxonomy", Reads.STRATEGIES: "strategies",
+                            Reads.KV_STORES: "kv_stores", Reads.RECIPE_LIST: "recipe_paths",
+                            Reads.TREE: "tree"}
+"""The :class:`Context` field each context part is read through."""
 
 
 @dataclass
@@ -118,6 +153,16 @@ class Context:
         """Data of strategy ``name`` or ``None`` when there is no such strategy."""
         doc = self.strategies.get(name)
         return doc.data if doc is not None and doc.ok else None
+
+    def limited_to(self, reads: Iterable[Reads]) -> Context:
+        """A copy of this context (same settings, its own memo) whose parts outside
+        ``reads`` are :class:`Unreadable`: a rule run on it that uses one raises
+        :class:`UndeclaredRead`. ``reads`` holding every part gives an unrestricted
+        copy."""
+        allowed = frozenset(reads)
+        parts = {name: (getattr(self, name) if part in allowed else cast(Any, Unreadable(part)))
+                 for part, name in _PARTS.items()}
+        return Context(settings=self.settings, **parts)
 
     def context_documents(self) -> list[LoadedDocument]:
         """Taxonomy, strategies and kv-store documents, for checking them in turn."""

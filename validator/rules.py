@@ -14,6 +14,7 @@ rules with it. The complete list (every module that declares rules, imported) is
 
 from __future__ import annotations
 
+import enum
 import inspect
 import re
 from collections.abc import Callable, Iterable
@@ -38,6 +39,46 @@ FAMILIES: dict[str, str] = {
     "PROV": "pinning, digests, snapshots",
     "RC": "recipe-check's own configuration: suppression comments",
 }
+
+
+
+class Reads(enum.Enum):
+    """A part of a rule's input besides the recipe document itself (its YAML data, source
+    map and guide text are always available), declared with ``@rule(..., reads=...)``.
+
+    The history audit keys cached results on the digests of exactly the declared parts of
+    a revision (:mod:`validator.history.keys`); ``tests/test_rule_reads.py`` runs every
+    rule with the undeclared parts made unreadable (:meth:`validator.context.Context.
+    limited_to`) and fails when a rule reads one.
+    """
+
+    TAXONOMY = "taxonomy"
+    """``taxonomy.yaml``: ``Context.taxonomy`` and what is derived from it
+    (``hardware_profiles``, ``hardware_groups``)."""
+    STRATEGIES = "strategies"
+    """``strategies/*.yaml``: ``Context.strategies``, ``Context.strategy_data``."""
+    KV_STORES = "kv_stores"
+    """``kv_store/*.yaml``: ``Context.kv_stores``."""
+    RECIPE_LIST = "recipe_list"
+    """The paths of every recipe of the revision: ``Context.recipe_paths``."""
+    TREE = "tree"
+    """Any other file of the revision (sibling recipes' contents): ``Context.tree``."""
+    CLI_REGISTRY = "cli_registry"
+    """The vendored vLLM (and plugin) CLI registries of the run's release window
+    (:mod:`validator.checks.cli_plan`)."""
+    RELEASES = "releases"
+    """The vLLM release list and its publication dates (:mod:`validator.releases`)."""
+
+
+READS_EVERYTHING: frozenset[Reads] = frozenset(Reads)
+"""What an undeclared rule is assumed to read (every part)."""
+RECIPE_ONLY: frozenset[Reads] = frozenset()
+"""The declaration of a rule that reads the recipe and nothing else."""
+CONTEXT_FILES: frozenset[Reads] = frozenset({Reads.TAXONOMY, Reads.STRATEGIES,
+                                             Reads.KV_STORES})
+"""The data files of a revision's context (taxonomy, strategies, kv-store options)."""
+RELEASE_DATA: frozenset[Reads] = frozenset({Reads.CLI_REGISTRY, Reads.RELEASES})
+"""What depends on the release window rather than on the revision."""
 
 _ID = re.compile(r"^(?P<family>[A-Z]+)(?P<number>\d{3})$")
 
@@ -77,6 +118,9 @@ class Rule:
         description: the full text (the check's docstring), with the upstream source of
             the rule where there is one.
         check: the function for check rules, ``None`` for stage rules.
+        declared_reads: what the check reads besides the recipe (see :class:`Reads`);
+            ``None`` when it did not declare it (then :attr:`reads` is every part).
+            Stage rules read the document only.
     """
 
     id: str
@@ -84,6 +128,13 @@ class Rule:
     summary: str
     description: str
     check: CheckFn | None = field(default=None, compare=False)
+    declared_reads: frozenset[Reads] | None = field(default=RECIPE_ONLY, compare=False)
+
+    @property
+    def reads(self) -> frozenset[Reads]:
+        """The parts of the input the rule may read: its declaration, or every part when
+        it has none."""
+        return READS_EVERYTHING if self.declared_reads is None else self.declared_reads
 
     @property
     def fix(self) -> str | None:
@@ -188,11 +239,21 @@ def declare(rule_id: str, severity: Severity, summary: str, description: str) ->
     return _register(Rule(rule_id, severity, summary, inspect.cleandoc(description)))
 
 
-def rule(rule_id: str, severity: Severity, summary: str) -> Callable[[CheckFn], CheckFn]:
-    """Decorator registering a check function; its docstring is the rule's description."""
+def rule(rule_id: str, severity: Severity, summary: str, *,
+         reads: frozenset[Reads] | None = None) -> Callable[[CheckFn], CheckFn]:
+    """Decorator registering a check function; its docstring is the rule's description.
+
+    ``reads``: what the check reads besides the recipe (:data:`RECIPE_ONLY` for nothing).
+    Every rule declares it (``tests/test_rule_reads.py`` refuses a rule that does not,
+    and proves the declarations true); an undeclared rule is treated as reading every
+    part.
+    """
+    if reads is not None and not isinstance(reads, frozenset):
+        raise TypeError(f"rule {rule_id}: reads must be a frozenset of Reads")
 
     def wrap(fn: CheckFn) -> CheckFn:
-        _register(Rule(rule_id, severity, summary, inspect.cleandoc(fn.__doc__ or ""), fn))
+        _register(Rule(rule_id, severity, summary, inspect.cleandoc(fn.__doc__ or ""), fn,
+                       reads))
         return fn
 
     return wrap

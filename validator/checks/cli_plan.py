@@ -13,21 +13,25 @@ from __future__ import annotations
 
 import difflib
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
 from validator.vllm_cli import argv
 
 if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
     from validator.vllm_cli.registry import CliRegistry
+
+T = TypeVar("T")
 
 #: ``vllm serve`` first shipped in 0.5.2; 0.5.1 and older only had the API server module.
 SERVE_FIRST = Version("0.5.2")
@@ -76,6 +80,16 @@ def release_window(value: Window) -> Iterator[None]:
         yield
     finally:
         _WINDOW.reset(token)
+
+
+def per_document(doc: LoadedDocument, ctx: Context, name: str,
+                 compute: Callable[[], T]) -> T:
+    """``compute()`` once per document content, context and release :func:`window`: the
+    per-document state of a run, held by the context (:meth:`Context.memoised`), not by a
+    module global. ``name`` says what it is (``"flag:layers"``, ``"guide:commands"``)."""
+    if not doc.sha256:  # a document built by hand, not read: nothing identifies it
+        return compute()
+    return ctx.memoised(f"{name}:{doc.path}:{doc.sha256}:{window()!r}", compute)
 
 
 @lru_cache(maxsize=8)

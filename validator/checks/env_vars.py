@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from validator.checks._data import as_dict, as_list, get
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.guide.commands import parse_guide
@@ -165,7 +165,8 @@ def _message(miss: NearMiss, where: str) -> tuple[str, str]:
             f"{src.url})")
 
 
-@rule("ENV001", Severity.WARNING, "Vendor environment variable misspelled")
+@rule("ENV001", Severity.WARNING, "Vendor environment variable misspelled",
+      reads=frozenset({Reads.STRATEGIES}))
 def vendor_env_typo(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """An environment variable of a recipe (``model.base_env``, a variant's, hardware
     override's, feature's, mode's or strategy override's ``env``/``extra_env``, the

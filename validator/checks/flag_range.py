@@ -4,10 +4,10 @@ claims (:mod:`validator.checks.install_range`), found by the shared analysis of
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks.flag import _hits
+from validator.checks.flag_model import FLAG_READS
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
 
@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
 
 
-@rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range")
-def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("FLAG023", Severity.ERROR, "Flag rejected by a release inside the install range",
+      reads=FLAG_READS)
+def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag or value is accepted by the recipe's minimum vLLM but rejected by a release
     the recipe also claims: every vendored release from the minimum up to the newest one
     an install path pulls (``uv pip install -U vllm`` and ``vllm/vllm-openai:latest``
@@ -25,8 +26,9 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator
     gets "unrecognized arguments" (or "ambiguous option" for an abbreviation that a later
     release made ambiguous, or a value the release's parser refuses). The message names
     the releases (``0.17.0–0.32.0 (16 releases)``) and where the flag is accepted again.
+    Below, ``--disable-log-requests`` is absent from 0.17.0 to 0.32.0.
 
-    Failing (``--disable-log-requests`` is absent from 0.17.0 to 0.32.0)::
+    Failing::
 
         model:
           min_vllm_version: "0.12.0"
@@ -43,23 +45,28 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator
     return _hits("FLAG023", doc, ctx)
 
 
-@rule("FLAG024", Severity.INFO, "Flag only unreleased code may have")
-def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("FLAG024", Severity.INFO, "Flag only unreleased code may have",
+      reads=FLAG_READS)
+def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A flag is in no vendored release, and an install path of the recipe pulls
     unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
     ``git clone`` source install, a model launch image). The flag may well exist there, so
     it is not judged (elsewhere it is ``FLAG001``). The hint names the nearest released
     flag in case it is a typo.
 
-    Failing (reported as info)::
+    Failing::
 
         model:
           min_vllm_version: "0.40.0"
           nightly_required: true
           base_args: ["--brand-new-flag"]
 
-    Passing: the same flag once a vendored release has it, or a recipe without a nightly
-    or source install (then ``FLAG001``).
+    Passing::
+
+        model:
+          min_vllm_version: "0.40.0"
+          nightly_required: true
+          base_args: ["--max-model-len", "32768"]
 
     How to fix: nothing while the flag is unreleased; re-check with ``recipe-check data
     vllm-cli VERSION`` once the release ships."""

@@ -16,6 +16,15 @@ PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
                    "reasoning_parser": "reasoning_parser_plugin"}
 
 
+#: Every :attr:`FlagIssue.code`: the engine's (:func:`~validator.checks.flag_engine.check_tokens`)
+#: and ``auto_tool`` of a rendered command (:mod:`validator.checks.rendered`). The rule
+#: maps of the ``FLAG`` and ``GUIDE`` families are checked against it.
+ISSUE_CODES = frozenset({
+    "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
+    "spec_tokens", "dotted", "duplicate", "underscore", "abbreviation", "config_key_ignored",
+    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool"})
+
+
 @dataclass(frozen=True)
 class FlagIssue:
     """One problem in one argument list.
@@ -34,6 +43,11 @@ class FlagIssue:
     message: str
     hint: str | None = None
     related_index: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.code not in ISSUE_CODES:
+            raise ValueError(f"unknown issue code {self.code!r}: add it to ISSUE_CODES "
+                             "and to the FLAG and GUIDE rule maps")
 
 
 _SHELL_VAR = re.compile(r"\$(?:\{\w+\}|\w+)")

@@ -1,228 +1,37 @@
 """``GUIDE``: the ``vllm serve`` commands written in the markdown ``guide``.
 
-Commands are found by :func:`validator.guide.commands.parse_guide` (fenced shell blocks,
-line continuations, environment prefixes, ``docker run``, ``vllm serve``, the API server
-module) and their flags are checked with the ``FLAG`` engine
-(:func:`validator.checks.flag_engine.check_tokens`) against the vLLM CLI registry of the recipe's
-effective minimum version (of the variant whose ``model_id`` the command serves). Every
-finding points at the guide line (``Hit(block_index=...)`` -> ``SourceMap.block_line``).
+Each rule is a unit over the shared model of :mod:`validator.checks.guide_model` (the
+guide's commands, found and checked once per document): the continuation and fence rules
+read the parse alone; the flag rules read the issues
+:data:`~validator.checks.guide_model.ISSUE_RULE` maps to them; ``GUIDE008``-``GUIDE012`` keep
+their own logic here. Every finding points at
+the guide line (``Hit(block_index=...)`` -> ``SourceMap.block_line``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from packaging.version import Version
-
-from validator.checks import arg_layers, cli_plan, flag_engine
-from validator.checks._data import as_dict, get, items
-from validator.checks.guide_sections import SectionContext, section_context
-from validator.checks.install_range import install_range
-from validator.checks.registry import Hit, rule
-from validator.checks.versions import NIGHTLY, MinVersion
+from validator.checks import cli_plan, flag_engine
+from validator.checks._data import as_dict, get
+from validator.checks.guide_model import (
+    GUIDE,
+    GUIDE_READS,
+    GuideAnalysis,
+    file_line,
+    guide_commands,
+    guide_model,
+    placeholder,
+)
+from validator.checks.registry import RECIPE_ONLY, Hit, rule
 from validator.findings import Related, Severity
-from validator.guide.commands import ServeCommand, find_fences, parse_guide
-from validator.sourcemap import join_pointer
-from validator.vllm_cli import argv
+from validator.guide.commands import ServeCommand, find_fences
 from validator.vllm_cli.argv import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-
-GUIDE = "/guide"
-
-#: Flags whose value differs per node of one multi-node deployment by design.
-PER_NODE_DESTS = frozenset({
-    "data_parallel_start_rank", "data_parallel_rank", "node_rank", "headless", "host",
-    "data_parallel_size_local", "api_server_count",
-})
-#: Flags that mark a command as one node of a multi-node deployment.
-MULTI_NODE_DESTS = frozenset({
-    "data_parallel_start_rank", "data_parallel_rank", "node_rank", "headless",
-    "data_parallel_address", "master_addr", "nnodes",
-})
-#: API-server (frontend) options: a ``--headless`` node runs no API server, so their
-#: absence there is expected. The ``Frontend`` group of ``make_arg_parser``
-#: (``FrontendArgs`` in ``vllm/entrypoints/openai/cli_args.py``, 0.10-0.33), plus the
-#: reasoning parser, served name, request logging and API server count.
-FRONTEND_DESTS = frozenset({
-    "allow_credentials", "allowed_headers", "allowed_methods", "allowed_origins",
-    "api_key", "chat_template", "chat_template_content_format", "default_chat_template_kwargs",
-    "disable_access_log_for_endpoints", "disable_fastapi_docs",
-    "disable_frontend_multiprocessing", "disable_uvicorn_access_log",
-    "enable_auto_tool_choice", "enable_force_include_usage", "enable_log_deltas",
-    "enable_log_outputs", "enable_prompt_tokens_details", "enable_request_id_headers",
-    "enable_server_load_tracking", "enable_ssl_refresh", "enable_tokenizer_info_endpoint",
-    "exclude_tools_when_tool_choice_none", "grpc_port", "host", "log_config_file",
-    "log_error_stack", "lora_modules", "max_log_len", "middleware", "port",
-    "reasoning_effort_map", "response_role", "return_tokens_as_token_ids", "root_path",
-    "ssl_ca_certs", "ssl_cert_reqs", "ssl_certfile", "ssl_ciphers", "ssl_keyfile",
-    "tool_call_parser", "tool_parser_plugin", "tool_server", "trust_request_chat_template",
-    "uds", "uvicorn_log_level", "reasoning_parser", "served_model_name",
-    "disable_log_requests", "enable_log_requests", "disable_log_stats", "api_server_count",
-})
-#: Flags whose value the guide should state the same way as the structured features.
-KEY_DESTS = ("tool_call_parser", "reasoning_parser", "tokenizer_mode")
-
-_CODE_RULE = {"unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
-              "missing_value": "GUIDE006", "switch_value": "GUIDE006", "choice": "GUIDE006",
-              "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
-              "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
-              "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
-              "unreleased_only": "GUIDE018", "underscore": "GUIDE019"}
-
-
-@dataclass
-class GuideAnalysis:
-    """Every ``GUIDE`` hit of one recipe, computed once and shared by the rules."""
-
-    hits: dict[str, list[Hit]] = field(default_factory=dict)
-
-    def add(self, rule_id: str, line: int, message: str, hint: str | None = None,
-            related: tuple[Related, ...] = ()) -> None:
-        """Record a hit at 0-based guide line ``line`` for rule ``rule_id``."""
-        self.hits.setdefault(rule_id, []).append(
-            Hit(GUIDE, message, hint, block_index=line, related=related))
-
-
-_CACHE: dict[int, tuple[Any, Any, GuideAnalysis]] = {}
-
-
-def analysis(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
-    """The (cached) :class:`GuideAnalysis` of ``doc`` in ``ctx``."""
-    cached = _CACHE.get(id(doc))
-    if cached is not None and cached[0] is doc and cached[1] is ctx:
-        return cached[2]
-    result = _analyse(doc, ctx)
-    if len(_CACHE) > 16:
-        _CACHE.clear()
-    _CACHE[id(doc)] = (doc, ctx, result)
-    return result
-
-
-def _file_line(doc: LoadedDocument, index: int) -> int:
-    return doc.source_map.block_line(GUIDE, index)[0]
-
-
-def _model_ids(data: Any) -> dict[str, str | None]:
-    """Served model ids of the recipe -> variant key (``None`` for the base model)."""
-    ids: dict[str, str | None] = {}
-    base = get(data, "model", "model_id")
-    if isinstance(base, str):
-        ids[base.lower()] = None
-    for vname, variant, _ in items(get(data, "variants"), "/variants"):
-        mid = get(variant, "model_id")
-        if isinstance(mid, str):
-            ids.setdefault(mid.lower(), vname)
-    tasks = get(data, "omni", "tasks")
-    for task in tasks if isinstance(tasks, list) else []:  # the schema reports other types
-        mid = get(task, "model_id")
-        if isinstance(mid, str):
-            ids.setdefault(mid.lower(), None)
-    return ids
-
-
-def _placeholder(model: str) -> bool:
-    return (model.startswith(("/", ".", "~", "$", "<", "{")) or "path/to" in model
-            or "${" in model or model.isupper() or "/" not in model)
-
-
-def command_family(cmd: ServeCommand) -> str:
-    """Which CLI runs ``cmd``: ``"vllm-omni"`` (``--omni`` in the arguments, or a
-    vLLM-Omni image), ``"vllm-ascend"`` (a vLLM-Ascend image, ``--quantization ascend``
-    or ``--additional-config``) or ``"vllm"``; see :mod:`validator.vllm_cli.plugins`."""
-    image = (cmd.image or "").lower()
-    if "--omni" in cmd.args or "omni" in image:
-        return arg_layers.OMNI
-    if "ascend" in image or arg_layers.is_ascend_tokens(cmd.args):
-        return arg_layers.ASCEND
-    return cli_plan.VLLM
-
-
-def _analyse(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
-    out = GuideAnalysis()
-    data = doc.data
-    text = get(data, "guide")
-    if not isinstance(text, str) or not text:
-        return out
-    parsed = parse_guide(text)
-    for issue in parsed.issues:
-        if issue.kind == "trailing_blank":
-            out.add("GUIDE001", issue.line, "a backslash followed by blanks does not continue "
-                    "the line: bash escapes the blank, ends the command here and runs the "
-                    "next line as a separate command", "delete the blanks after the `\\`")
-        elif issue.kind == "glued_fence":
-            out.add("GUIDE013", issue.line, "the closing ``` is written at the end of this "
-                    "command line: markdown does not close the code block there (the "
-                    "following prose renders as code) and a copied command passes backticks "
-                    "to the shell", "put the closing ``` on a line of its own")
-        else:
-            out.add("GUIDE002", issue.line, f"`{issue.text[:60]}` starts a new command: the "
-                    "line before it does not end with `\\`, so this flag is never passed",
-                    "end the previous line with ` \\`")
-    if not cli_plan.versions():
-        return out
-    ids = _model_ids(data)
-    results: list[tuple[ServeCommand, ParsedArgs]] = []
-    plugin_results: list[tuple[ServeCommand, ParsedArgs]] = []
-    top = cli_plan.newest()
-    for cmd in parsed.commands:
-        family = command_family(cmd)
-        variant = ids.get((cmd.model or "").lower())
-        reach = install_range(doc, ctx, variant)
-        declared = flag_engine.recipe_minimum(doc, ctx, variant)
-        pulled, unreleased = reach.top, reach.unreleased
-        stated = section_context(text, cmd.line)
-        if stated is not None:
-            declared, pulled, unreleased = _section_plan(declared, pulled, unreleased, stated)
-        plan = cli_plan.plan_for(declared, family, pulled, unreleased)
-        seen = (Related(_file_line(doc, stated.line), f"the section states: {stated.text}"),
-                ) if stated is not None else ()
-        if plan.minimum is None:
-            # not checked (no fitting plugin CLI), but one deployment's nodes must agree
-            if top is not None and family != cli_plan.VLLM:
-                plugin_results.append((cmd, argv.parse_args(cmd.args, top)))
-            continue
-        result, issues = flag_engine.check_tokens(cmd.args, plan, duplicates=False)
-        if result is None:
-            continue
-        results.append((cmd, result))
-        for found in issues:
-            rule_id = _CODE_RULE.get(found.code)
-            if found.code == "underscore":  # no site de-duplication in a guide command
-                found = flag_engine.FlagIssue(found.code, found.index, found.message.split(
-                    " — ")[0], found.hint)
-            if rule_id is not None:
-                out.add(rule_id, cmd.arg_lines[found.index], found.message, found.hint, seen)
-        _auto_tool(cmd, result, out)
-        _served_model(doc, cmd, ids, out)
-        _env(doc, cmd, plan, out)
-    _disagreements(doc, ctx, results, out)
-    _node_sets(doc, results + plugin_results, out)
-    return out
-
-
-def _section_plan(declared: MinVersion | None, top: str | None, unreleased: bool,
-                  stated: SectionContext) -> tuple[MinVersion | None, str | None, bool]:
-    """``(minimum, top, unreleased)`` for a command in a section that states its own
-    version: a stated minimum above the recipe's replaces it, a pinned release bounds the
-    range, nightly or source code without a stated release is checked as ``nightly``."""
-    if stated.minimum is not None and (declared is None or (
-            declared != NIGHTLY and stated.minimum > declared)):
-        declared = stated.minimum
-    if stated.top is not None:
-        floor = declared if isinstance(declared, Version) else stated.top
-        top = str(max(stated.top, floor))
-    if stated.unreleased:
-        unreleased = True
-        if stated.minimum is None:
-            declared, top = NIGHTLY, None
-    return declared, top, unreleased
-
 
 def _auto_tool(cmd: ServeCommand, parsed: ParsedArgs, out: GuideAnalysis) -> None:
     for opt in parsed.find("enable_auto_tool_choice"):
@@ -235,7 +44,7 @@ def _auto_tool(cmd: ServeCommand, parsed: ParsedArgs, out: GuideAnalysis) -> Non
 def _served_model(doc: LoadedDocument, cmd: ServeCommand, ids: dict[str, str | None],
                   out: GuideAnalysis) -> None:
     model = cmd.model
-    if model is None or _placeholder(model) or model.lower() in ids:
+    if model is None or placeholder(model) or model.lower() in ids:
         return
     known = ", ".join(sorted({str(get(doc.data, "model", "model_id"))} | {
         str(get(v, "model_id")) for v in as_dict(get(doc.data, "variants")).values()
@@ -254,249 +63,337 @@ def _env(doc: LoadedDocument, cmd: ServeCommand, plan: cli_plan.VersionPlan,
         why = flag_engine.env_issue(name, plan)
         if why is not None:
             out.add("GUIDE010", line, f"environment of a `vllm serve` command: {why[0]}",
-                    why[1], related=(Related(_file_line(doc, cmd.line), "the command"),))
+                    why[1], related=(Related(file_line(doc, cmd.line), "the command"),))
 
 
-def _structured_values(doc: LoadedDocument, ctx: Context) -> dict[str, list[tuple[str, int]]]:
-    """dest -> [(value, file line)] over the structured argument lists."""
-    out: dict[str, list[tuple[str, int]]] = {}
-    plan_cache: dict[str, cli_plan.VersionPlan] = {}
-    for layer in arg_layers.collect_layers(doc.data):
-        if layer.feature is None and layer.pointer != "/model/base_args":
-            continue
-        key = str(layer.variant)
-        plan = plan_cache.get(key)
-        if plan is None:
-            family = arg_layers.platform_plugin(doc.data) or cli_plan.VLLM
-            plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, layer.variant), family)
-            plan_cache[key] = plan
-        if plan.minimum is None:
-            continue
-        parsed = argv.parse_args(layer.tokens, plan.minimum)
-        for opt in parsed.options:
-            if opt.dest in KEY_DESTS and opt.value is not None:
-                line = doc.source_map.position(join_pointer(layer.pointer, opt.index))[0]
-                out.setdefault(opt.dest, []).append((opt.value, line))
-    return out
+def _hits(rule_id: str, doc: LoadedDocument, ctx: Context) -> list[Hit]:
+    """The hits of the engine's issue codes that :data:`ISSUE_RULE` maps to ``rule_id``."""
+    return guide_model(doc, ctx).issues.hits.get(rule_id, [])
 
 
-def _disagreements(doc: LoadedDocument, ctx: Context,
-                   results: list[tuple[ServeCommand, ParsedArgs]], out: GuideAnalysis) -> None:
-    if not results:
-        return
-    structured = _structured_values(doc, ctx)
-    for cmd, parsed in results:
-        for dest in KEY_DESTS:
-            declared = structured.get(dest)
-            if not declared:
-                continue
-            values = {v for v, _ in declared}
-            for opt in parsed.find(dest):
-                if opt.value is None or opt.value in values or opt.value.startswith("$"):
-                    continue
-                flag_name = opt.option or opt.normalised
-                related = tuple(Related(line, f"structured {flag_name} {v}")
-                                for v, line in declared[:3])
-                out.add("GUIDE011", cmd.arg_lines[opt.index], f"the guide uses `{flag_name} "
-                        f"{opt.value}` but the recipe's structured args use "
-                        + ", ".join(f"`{v}`" for v, _ in declared[:3]),
-                        "make the guide and the structured args agree", related)
+def _line_issues(kind: str, doc: LoadedDocument) -> Iterator[tuple[int, str]]:
+    """(guide line, text) of the continuation issues of ``kind`` in the guide."""
+    found = guide_commands(doc)
+    for issue in found.issues if found is not None else ():
+        if issue.kind == kind:
+            yield issue.line, issue.text
 
 
-def _kv_role(parsed: ParsedArgs) -> str | None:
-    value, _ = parsed.json_value("kv_transfer_config")
-    role = value.get("kv_role") if isinstance(value, dict) else None
-    return role if isinstance(role, str) else None
-
-
-def _node_sets(doc: LoadedDocument, results: list[tuple[ServeCommand, ParsedArgs]],
-               out: GuideAnalysis) -> None:
-    groups: dict[tuple[str, str, str | None], list[tuple[ServeCommand, ParsedArgs]]] = {}
-    for cmd, parsed in results:
-        if not any(parsed.has(d) for d in MULTI_NODE_DESTS):
-            continue
-        key = (cmd.section, (cmd.model or "").lower(), _kv_role(parsed))
-        groups.setdefault(key, []).append((cmd, parsed))
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        ranks = {_rank_signature(p) for _, p in members}
-        if len(ranks) < 2:
-            continue  # the same command repeated (alternatives), not per-node commands
-        ref_cmd, ref = members[0]
-        ref_values = _shared_values(ref_cmd, ref)
-        ref_headless = ref.has("headless")
-        for cmd, parsed in members[1:]:
-            values = _shared_values(cmd, parsed)
-            headless = parsed.has("headless")
-            for dest in sorted(set(ref_values) | set(values)):
-                a, b = ref_values.get(dest), values.get(dest)
-                if (a and a[0]) == (b and b[0]):
-                    continue
-                missing_on_headless = (b is None and headless) or (a is None and ref_headless)
-                if missing_on_headless and dest.split(".")[0] in FRONTEND_DESTS:
-                    continue  # a headless node runs no API server
-                line = b[1] if b is not None else cmd.line
-                shown_a = "absent" if a is None else f"`{a[0]}`"
-                shown_b = "absent" if b is None else f"`{b[0]}`"
-                name = "--" + dest.replace("_", "-")
-                out.add("GUIDE012", line, f"{name} is {shown_b} in this node's command but "
-                        f"{shown_a} in the command for another node of the same deployment",
-                        "use the same value on every node unless the difference is intended",
-                        (Related(_file_line(doc, a[1] if a else ref_cmd.line),
-                                 "the other node's command"),))
-
-
-def _rank_signature(parsed: ParsedArgs) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((o.dest, o.value or "") for o in parsed.options
-                        if o.dest in PER_NODE_DESTS - {"host", "data_parallel_size_local",
-                                                       "api_server_count"}))
-
-
-def _shared_values(cmd: ServeCommand, parsed: ParsedArgs) -> dict[str, tuple[str, int]]:
-    """ident -> (value, guide line) of the options every node should share."""
-    out: dict[str, tuple[str, int]] = {}
-    for o in parsed.options:
-        if o.dest in PER_NODE_DESTS:
-            continue  # flags vLLM does not know (a plugin's) are compared as written
-        value = " ".join(o.values) if o.values else (o.option or o.normalised)
-        if o.keys:
-            value = f"{'.'.join(o.keys)}={value}"
-        out[o.ident] = (_canonical_json(value), cmd.arg_lines[o.index])
-    return out
-
-
-def _canonical_json(value: str) -> str:
-    if not value.lstrip().startswith(("{", "[")):
-        return value
-    try:
-        return json.dumps(argv.parse_json(value), sort_keys=True)
-    except ValueError:
-        return value
-
-
-# --------------------------------------------------------------------------- rules
-
-
-def _hits(rule_id: str, doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """The hits of ``rule_id`` in the cached analysis of ``doc``."""
-    return iter(analysis(doc, ctx).hits.get(rule_id, []))
-
-
-@rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command")
+@rule("GUIDE001", Severity.ERROR, "Broken line continuation in a guide command",
+      reads=RECIPE_ONLY)
 def broken_continuation(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A guide shell line ends with a backslash followed by blanks. bash reads ``\\ `` as an
     escaped blank, so the command ends on that line and the following lines run as
     separate commands (their flags are never passed)."""
-    return _hits("GUIDE001", doc, ctx)
+    for line, _ in _line_issues("trailing_blank", doc):
+        yield Hit(GUIDE, "a backslash followed by blanks does not continue the line: bash "
+                  "escapes the blank, ends the command here and runs the next line as a "
+                  "separate command", "delete the blanks after the `\\`", block_index=line)
 
 
-@rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash")
+@rule("GUIDE002", Severity.ERROR, "Guide flag line lost its backslash",
+      reads=RECIPE_ONLY)
 def lost_backslash(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A line starting with ``--flag`` follows a command line that does not end with a
     backslash: the shell runs the command without it and then fails on the flag line.
-    The flags are still checked as if the continuation were there."""
-    return _hits("GUIDE002", doc, ctx)
+    The flags are still checked as if the continuation were there.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+            --max-model-len 32768
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --max-model-len 32768
+          ```
+
+    How to fix: end the previous line with `` \\``."""
+    for line, text in _line_issues("lost_backslash", doc):
+        yield Hit(GUIDE, f"`{text[:60]}` starts a new command: the line before it does not "
+                  "end with `\\`, so this flag is never passed", "end the previous line "
+                  "with ` \\`", block_index=line)
 
 
-@rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command")
-def guide_unknown_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE003", Severity.ERROR, "Unknown vLLM flag in a guide command",
+      reads=GUIDE_READS)
+def guide_unknown_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``vllm serve`` (or ``docker run`` vLLM image, or API server module) command in the
     guide passes an option that no vendored vLLM release has, or one the recipe's
-    minimum version does not have (see ``FLAG001``)."""
+    minimum version does not have (see ``FLAG001``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-lenn 32768
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+    How to fix: correct the flag (the hint names the nearest real one) or drop it."""
     return _hits("GUIDE003", doc, ctx)
 
 
-@rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM")
-def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE004", Severity.ERROR, "Guide flag newer than the declared minimum vLLM",
+      reads=GUIDE_READS)
+def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag that exists only from a release later than the recipe's
-    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``)."""
+    (or the served variant's) effective ``min_vllm_version`` (see ``FLAG002``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --linear-backend auto
+          ```
+
+    Passing::
+
+        model: {min_vllm_version: "0.22.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --linear-backend auto
+          ```
+
+    How to fix: raise ``min_vllm_version`` to the release the message names, or drop the flag."""
     return _hits("GUIDE004", doc, ctx)
 
 
-@rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release")
-def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE005", Severity.WARNING, "Guide flag or value removed by a newer release",
+      reads=GUIDE_READS)
+def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value that the newest vendored vLLM release no longer
     accepts while every install path pins an older release (see ``FLAG003``; inside the
-    install range it is ``GUIDE017``)."""
+    install range it is ``GUIDE017``).
+
+    Failing::
+
+        model:
+          docker_image: "vllm/vllm-openai:v0.21.0"
+          install:
+            pip: {command: "uv pip install vllm==0.21.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --calculate-kv-scales
+          ```
+
+    Passing::
+
+        model:
+          docker_image: "vllm/vllm-openai:v0.21.0"
+          install:
+            pip: {command: "uv pip install vllm==0.21.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+    How to fix: replace the flag before the pinned release is upgraded past the one the
+    message names."""
     return _hits("GUIDE005", doc, ctx)
 
 
-@rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command")
-def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE006", Severity.ERROR, "Invalid flag value in a guide command",
+      reads=GUIDE_READS)
+def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command gives a flag a value vLLM rejects at the declared minimum: a missing
     value, a value given to a switch, a value outside the flag's choices or the
     registered parser names, JSON that does not parse, a non-positive
     ``num_speculative_tokens``, or a dotted key that swallows the next flag (see
-    ``FLAG004``-``FLAG009``)."""
+    ``FLAG004``-``FLAG009``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --kv-cache-dtype fp9
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --kv-cache-dtype fp8
+          ```
+
+    How to fix: give the flag a value vLLM accepts at the minimum version."""
     return _hits("GUIDE006", doc, ctx)
 
 
-@rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command")
-def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE007", Severity.WARNING, "Abbreviated flag in a guide command",
+      reads=GUIDE_READS)
+def guide_abbreviated_flag(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """argparse accepts a unique prefix of a long option; the abbreviation breaks when vLLM
-    adds an option with the same prefix (see ``FLAG014``)."""
+    adds an option with the same prefix (see ``FLAG014``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model 32768
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+    How to fix: write the option in full."""
     return _hits("GUIDE007", doc, ctx)
 
 
 @rule("GUIDE008", Severity.ERROR,
-      "Guide command enables auto tool choice without a tool-call parser")
-def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+      "Guide command enables auto tool choice without a tool-call parser",
+      reads=GUIDE_READS)
+def guide_auto_tool_without_parser(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in the same guide
-    command: vLLM refuses to start (``validate_parsed_serve_args``)."""
-    return _hits("GUIDE008", doc, ctx)
+    command: vLLM refuses to start (``validate_parsed_serve_args``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --enable-auto-tool-choice
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --enable-auto-tool-choice --tool-call-parser hermes
+          ```
+
+    How to fix: add ``--tool-call-parser <name>`` to the command."""
+    out = GuideAnalysis()
+    for c in guide_model(doc, ctx).checked:
+        _auto_tool(c.cmd, c.parsed, out)
+    return out.hits.get("GUIDE008", [])
 
 
-@rule("GUIDE009", Severity.WARNING, "Guide command serves another model")
-def guide_other_model(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE009", Severity.WARNING, "Guide command serves another model",
+      reads=GUIDE_READS)
+def guide_other_model(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The model a guide command serves is neither ``model.model_id`` nor a variant's (or an
     omni task's) ``model_id``; local paths and placeholders are not reported. Hugging
-    Face ids are compared case-insensitively, as the Hub resolves them."""
-    return _hits("GUIDE009", doc, ctx)
+    Face ids are compared case-insensitively, as the Hub resolves them.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve other-org/Other-Model-8B
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+          ```
+
+    How to fix: serve the recipe's ``model_id`` (or a variant's), or write a placeholder."""
+    out = GuideAnalysis()
+    model = guide_model(doc, ctx)
+    for c in model.checked:
+        _served_model(doc, c.cmd, model.ids, out)
+    return out.hits.get("GUIDE009", [])
 
 
-@rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read")
-def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read",
+      reads=GUIDE_READS)
+def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A ``VLLM_*`` variable set for a guide command (prefix assignment, ``export`` earlier
     in the same block, ``docker -e``) is not read by the recipe's minimum vLLM, or no
-    longer by the newest release (see ``FLAG016``)."""
-    return _hits("GUIDE010", doc, ctx)
+    longer by the newest release (see ``FLAG016``).
+
+    Failing::
+
+        guide: |
+          ```bash
+          VLLM_NOT_A_REAL_VARIABLE=1 vllm serve example-org/Example-Chat-8B
+          ```
+
+    Passing::
+
+        guide: |
+          ```bash
+          VLLM_LOGGING_LEVEL=INFO vllm serve example-org/Example-Chat-8B
+          ```
+
+    How to fix: drop the variable, or use the name the release reads."""
+    out = GuideAnalysis()
+    for c in guide_model(doc, ctx).checked:
+        _env(doc, c.cmd, c.plan, out)
+    return out.hits.get("GUIDE010", [])
 
 
-@rule("GUIDE011", Severity.WARNING, "Guide and structured args disagree")
-def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """A guide command sets ``--tool-call-parser``, ``--reasoning-parser`` or
-    ``--tokenizer-mode`` to a value the structured args (``model.base_args`` and the
-    features) never use: the page's command builder and its prose serve differently.
-    Both lines are named."""
-    return _hits("GUIDE011", doc, ctx)
-
-
-@rule("GUIDE012", Severity.WARNING, "Per-node guide commands disagree")
-def per_node_commands_differ(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """The guide gives one command per node of a multi-node deployment (same section and
-    model, with ``--data-parallel-address``/``--headless``/``--node-rank``/
-    ``--data-parallel-start-rank``...) and a flag that every node should share differs
-    between them (e.g. ``--gpu-memory-utilization``, or a flag present on one node only).
-    Per-node flags (ranks, ``--headless``, ``--host``, local DP size, API server count)
-    are expected to differ, and API-server (frontend) flags may be absent on a
-    ``--headless`` node, which runs no API server."""
-    return _hits("GUIDE012", doc, ctx)
-
-
-@rule("GUIDE013", Severity.ERROR, "Closing fence glued to a guide command line")
+@rule("GUIDE013", Severity.ERROR, "Closing fence glued to a guide command line",
+      reads=RECIPE_ONLY)
 def fence_glued_to_command(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A closing code fence (```` ``` ````) ends a command line instead of standing on a line
     of its own. CommonMark only closes a fence on its own line, so the block swallows the
-    text after it, and the copied command hands bash a backtick command substitution."""
-    return _hits("GUIDE013", doc, ctx)
+    text after it, and the copied command hands bash a backtick command substitution.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768 ```
+
+          Then send a request.
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
+
+          Then send a request.
+
+    How to fix: put the closing ``` on a line of its own."""
+    for line, _ in _line_issues("glued_fence", doc):
+        yield Hit(GUIDE, "the closing ``` is written at the end of this command line: "
+                  "markdown does not close the code block there (the following prose renders "
+                  "as code) and a copied command passes backticks to the shell",
+                  "put the closing ``` on a line of its own", block_index=line)
 
 
-@rule("GUIDE014", Severity.WARNING, "Code fence in the guide is never closed")
+@rule("GUIDE014", Severity.WARNING, "Code fence in the guide is never closed",
+      reads=RECIPE_ONLY)
 def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A fenced code block of the guide has no closing fence. CommonMark then runs the
     block to the end of the document (spec 0.31, section 4.5), so every heading and
-    paragraph after it renders as code, and the commands inside it may include prose."""
+    paragraph after it renders as code, and the commands inside it may include prose.
+
+    Failing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+
+    Passing::
+
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B
+          ```
+
+    How to fix: add a closing ``` line after the block's last line."""
     text = get(doc.data, "guide")
     if not isinstance(text, str):
         return
@@ -508,16 +405,59 @@ def fence_never_closed(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       block_index=fence.start)
 
 
-@rule("GUIDE015", Severity.WARNING, "--additional-config key vLLM-Ascend ignores (guide)")
-def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE015", Severity.WARNING, "--additional-config key vLLM-Ascend ignores (guide)",
+      reads=GUIDE_READS)
+def guide_additional_config_key_ignored(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A vLLM-Ascend command in the guide passes an ``--additional-config`` key the
-    release the recipe needs does not read, so it has no effect (see ``FLAG021``)."""
+    release the recipe needs does not read, so it has no effect (see ``FLAG021``).
+
+    Failing::
+
+        model: {min_vllm_version: "0.17.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_bindings": true}'
+          ```
+
+    Passing::
+
+        model: {min_vllm_version: "0.17.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_binding": true}'
+          ```
+
+    How to fix: correct the key's spelling, or drop it (the message names the first release
+    that reads it, if any)."""
     return _hits("GUIDE015", doc, ctx)
 
 
-@rule("GUIDE016", Severity.ERROR, "--additional-config key vLLM-Ascend rejects (guide)")
-def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE016", Severity.ERROR, "--additional-config key vLLM-Ascend rejects (guide)",
+      reads=GUIDE_READS)
+def guide_additional_config_key_rejected(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A vLLM-Ascend command in the guide passes an ``--additional-config`` key that a
     release with a strict ``AscendConfig`` (0.27 on) refuses: the server does not start
-    (see ``FLAG022``)."""
+    (see ``FLAG022``).
+
+    Failing::
+
+        model: {min_vllm_version: "0.28.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_bindings": true}'
+          ```
+
+    Passing::
+
+        model: {min_vllm_version: "0.28.0"}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B \\
+            --additional-config '{"enable_cpu_binding": true}'
+          ```
+
+    How to fix: correct the key's spelling, or drop it: the server does not start with it."""
     return _hits("GUIDE016", doc, ctx)

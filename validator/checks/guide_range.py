@@ -3,10 +3,10 @@ shared analysis of :mod:`validator.checks.guide`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks.guide import _hits
+from validator.checks.guide_model import GUIDE_READS
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
 
@@ -15,12 +15,14 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
 
 
-@rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range")
-def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE017", Severity.ERROR, "Guide flag rejected by a release inside the install range",
+      reads=GUIDE_READS)
+def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value the recipe's minimum vLLM accepts but a release
-    of its install range rejects (see ``FLAG023``).
+    of its install range rejects (see ``FLAG023``). Below, the minimum is 0.12.0 and vLLM
+    0.17.0–0.32.0 have no ``--disable-log-requests``.
 
-    Failing (minimum 0.12.0; vLLM 0.17.0–0.32.0 have no ``--disable-log-requests``)::
+    Failing::
 
         guide: |
           ```bash
@@ -39,25 +41,36 @@ def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> It
     return _hits("GUIDE017", doc, ctx)
 
 
-@rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have")
-def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have",
+      reads=GUIDE_READS)
+def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag no vendored release has, and the recipe installs
     unreleased code (nightly, source install, a model launch image): not judged (see
     ``FLAG024``; otherwise ``GUIDE003``).
 
-    Failing (info)::
+    Failing::
 
         model: {min_vllm_version: "0.40.0", nightly_required: true}
-        guide: "vllm serve org/model --brand-new-flag"
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --brand-new-flag
+          ```
 
-    Passing: a flag a vendored release has.
+    Passing::
+
+        model: {min_vllm_version: "0.40.0", nightly_required: true}
+        guide: |
+          ```bash
+          vllm serve example-org/Example-Chat-8B --max-model-len 32768
+          ```
 
     How to fix: nothing while the flag is unreleased."""
     return _hits("GUIDE018", doc, ctx)
 
 
-@rule("GUIDE019", Severity.WARNING, "Guide flag spelled with underscores")
-def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+@rule("GUIDE019", Severity.WARNING, "Guide flag spelled with underscores",
+      reads=GUIDE_READS)
+def guide_underscore_spelling(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command spells a flag with underscores (``--max_model_len``). vLLM rewrites
     it (``FlexibleArgumentParser``), but the spelling differs from every other command a
     reader sees, from the structured args and from vLLM's help, and releases before the

@@ -52,6 +52,23 @@ def section_context(guide: str, line: int) -> SectionContext | None:
     return _contexts(guide).get(_fence_of(guide, line))
 
 
+def section_headings(guide: str, line: int) -> tuple[list[str], list[str]]:
+    """``(headings, prose)`` of the section holding 0-based guide ``line``: the heading
+    chain above it (outermost first: ``## AMD MI300X``, ``### Docker``) and the lines of
+    the innermost section before ``line``."""
+    lines = guide.splitlines()
+    heads = [h for h in _headings(guide) if h < line]
+    chain: list[str] = []
+    level = 7
+    for h in reversed(heads):
+        depth = len(lines[h].lstrip()) - len(lines[h].lstrip().lstrip("#"))
+        if depth < level:
+            chain.insert(0, lines[h].strip())
+            level = depth
+    start = heads[-1] + 1 if heads else 0
+    return chain, lines[start:line]
+
+
 def _fence_of(guide: str, line: int) -> int:
     for start, end, _ in _fences(guide):
         if start <= line <= end:

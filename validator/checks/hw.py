@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import as_dict, as_list, elements, get, items
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import CONTEXT_FILES, RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
@@ -221,7 +221,8 @@ def _unknown(key: str, known: set[str], what: str) -> str:
     return hint
 
 
-@rule("HW001", Severity.ERROR, "A hardware key or id is not in the taxonomy")
+@rule("HW001", Severity.ERROR, "A hardware key or id is not in the taxonomy",
+      reads=CONTEXT_FILES)
 def hardware_keys_known(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every hardware key names something in ``taxonomy.yaml`` of the same revision
     (upstream ``validateHardwareKeys``; lookups are exact string matches, so an unknown key
@@ -390,7 +391,8 @@ def _claims(variant: Any, vptr: str) -> Iterator[tuple[str, str, str]]:
             yield hw, ptr, "is verified on"
 
 
-@rule("HW002", Severity.ERROR, "A variant claims hardware its precision cannot run on")
+@rule("HW002", Severity.ERROR, "A variant claims hardware its precision cannot run on",
+      reads=frozenset({Reads.TAXONOMY}))
 def precision_matches_claims(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A variant's ``supported_hardware`` entries and its ``hardware.<id>: verified``
     claims must satisfy its precision's hardware requirement: ``nvfp4``/``fp4`` need
@@ -432,7 +434,8 @@ def precision_matches_claims(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                           on_key=how.startswith("is verified"))
 
 
-@rule("HW003", Severity.WARNING, "An MXFP4 variant allowlists an AMD GPU without native MXFP4")
+@rule("HW003", Severity.WARNING, "An MXFP4 variant allowlists an AMD GPU without native MXFP4",
+      reads=frozenset({Reads.TAXONOMY}))
 def mxfp4_on_cdna4(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """MXFP4 arithmetic is native on AMD CDNA 4 (MI350X/MI355X) only; on CDNA 3 (MI300X,
     MI325X) vLLM can only emulate or dequantise it. A variant of precision ``mxfp4`` that
@@ -477,7 +480,8 @@ _BLACKWELL_ONLY = re.compile(
     re.IGNORECASE)
 
 
-@rule("HW004", Severity.WARNING, "A variant described as Blackwell-only has no allowlist")
+@rule("HW004", Severity.WARNING, "A variant described as Blackwell-only has no allowlist",
+      reads=RECIPE_ONLY)
 def blackwell_only_has_allowlist(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A variant whose description says it runs on Blackwell only ("Blackwell only",
     "requires Blackwell") but whose precision does not already restrict it to Blackwell
@@ -581,7 +585,8 @@ def runs_on(doc: LoadedDocument, ctx: Context, variant: Any, prof: Profile) -> s
     return None
 
 
-@rule("HW005", Severity.ERROR, "Hardware is verified but no variant can run on it")
+@rule("HW005", Severity.ERROR, "Hardware is verified but no variant can run on it",
+      reads=frozenset({Reads.STRATEGIES, Reads.TAXONOMY}))
 def verified_hardware_runnable(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``meta.hardware.<id>: verified`` says the recipe was run end-to-end on that
     hardware; at least one variant must be able to run there — precision-compatible
@@ -622,7 +627,8 @@ def verified_hardware_runnable(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
                       on_key=True)
 
 
-@rule("HW006", Severity.ERROR, "A variant allowlists a non-scalable profile it does not fit")
+@rule("HW006", Severity.ERROR, "A variant allowlists a non-scalable profile it does not fit",
+      reads=frozenset({Reads.TAXONOMY}))
 def allowlisted_profile_fits(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``scalable: false`` profile (single-box workstations: DGX Station, RTX Pro, ...)
     cannot be clustered, so VRAM is a hard limit there (``variantRunsOnHardware``). A
@@ -668,7 +674,8 @@ def allowlisted_profile_fits(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 
 
 @rule("HW007", Severity.WARNING, "A variant does not fit one node and no multi-node "
-      "strategy is offered")
+      "strategy is offered",
+      reads=frozenset({Reads.STRATEGIES, Reads.TAXONOMY}))
 def oversized_variant_has_multinode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """On a scalable profile a variant larger than one node needs a multi-node strategy
     (``multi_node_*`` or ``pd_cluster`` offered on that hardware); without one the site
@@ -717,7 +724,8 @@ def oversized_variant_has_multinode(doc: LoadedDocument, ctx: Context) -> Iterat
                       "supported_hardware to profiles it fits")
 
 
-@rule("HW008", Severity.ERROR, "A restricted profile is claimed but not declared in meta.hardware")
+@rule("HW008", Severity.ERROR, "A restricted profile is claimed but not declared in meta.hardware",
+      reads=frozenset({Reads.TAXONOMY}))
 def restricted_profile_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``restricted: true`` profiles (TPUs, CPUs, workstations) are shown only for recipes
     that list them in ``meta.hardware`` (``renderAndWriteVariant``,
@@ -862,7 +870,8 @@ def sized_variants(doc: LoadedDocument) -> Iterator[
                precision, variant_parameters(model_id, model_params, get(variant, "model_id")))
 
 
-@rule("HW009", Severity.INFO, "vram_minimum_gb deviates from the documented formula")
+@rule("HW009", Severity.INFO, "vram_minimum_gb deviates from the documented formula",
+      reads=RECIPE_ONLY)
 def vram_matches_formula(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``vram_minimum_gb`` is documented as ``ceil(params × bytes_per_param × 1.2)`` with
     total parameters (``model.parameter_count``) and the precision's bytes per parameter

@@ -15,7 +15,7 @@ from validator.checks.hw import (
     sized_variants,
     vram_out_of_bounds,
 )
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.findings import Related, Severity
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
 
 
-@rule("HW010", Severity.WARNING, "vram_minimum_gb is implausible for the checkpoint")
+@rule("HW010", Severity.WARNING, "vram_minimum_gb is implausible for the checkpoint",
+      reads=RECIPE_ONLY)
 def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A variant's ``vram_minimum_gb`` is below the raw size of its weights (total
     parameters × bytes per parameter of its precision: the weights alone do not fit), or
@@ -55,7 +56,8 @@ def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       "real size plus headroom (and its real precision if it is mixed)")
 
 
-@rule("HW011", Severity.ERROR, "The default variant cannot run on verified hardware")
+@rule("HW011", Severity.ERROR, "The default variant cannot run on verified hardware",
+      reads=frozenset({Reads.TAXONOMY}))
 def default_variant_on_verified_hardware(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The ``default`` variant (the one the page and the site's API render first) is
     NVFP4/FP4 (NVIDIA Blackwell only, upstream ``PRECISION_HARDWARE_CONSTRAINTS``) without

@@ -20,7 +20,7 @@ from typing import Any
 
 from validator.checks._data import as_dict, get, items
 from validator.checks.hw import amount, fits_single_node, profiles
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
@@ -110,7 +110,8 @@ def multi_node_statements(data: Any) -> list[MultiNodeStatement]:
 
 
 @rule("HW020", Severity.WARNING, "The recipe says a variant needs multi-node, but its "
-      "vram_minimum_gb fits one node")
+      "vram_minimum_gb fits one node",
+      reads=frozenset({Reads.TAXONOMY}))
 def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A variant's ``description`` or the guide says it needs multi-node deployment, yet
     its ``vram_minimum_gb`` is at most the ``vram_gb`` of one node of a profile the picker

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import InvalidVersion, Version
 
 from validator.checks._data import as_dict, as_list, get
-from validator.checks.cli_plan import VLLM, VersionPlan, plan_for, versions, window
+from validator.checks.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions, window
 from validator.checks.ver import image_sites, parse_image, tag_version
 from validator.checks.versions import effective_min_version
 
@@ -215,20 +215,12 @@ def top_of(paths: tuple[InstallPath, ...]) -> tuple[str | None, bool]:
 def install_range(doc: LoadedDocument, ctx: Context, variant: str | None = None,
                   strategy: str | None = None, family: str = VLLM) -> InstallRange:
     """The :class:`InstallRange` of one configuration (memoised per document)."""
-    key = (variant, strategy, family, window())
-    held = _CACHE.get(id(doc))
-    if held is None or held[0] is not doc or held[1] is not ctx:
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        held = (doc, ctx, {})
-        _CACHE[id(doc)] = held
-    found = held[2].get(key)
+    held: dict[tuple[Any, ...], InstallRange] = per_document(doc, ctx, "install_range", dict)
+    key = (variant, strategy, family)
+    found = held.get(key)
     if found is None:
-        found = held[2][key] = _compute(doc, ctx, variant, strategy, family)
+        found = held[key] = _compute(doc, ctx, variant, strategy, family)
     return found
-
-
-_CACHE: dict[int, tuple[Any, Any, dict[tuple[Any, ...], InstallRange]]] = {}
 
 
 def _compute(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,

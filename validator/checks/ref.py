@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
 from validator.checks._data import as_dict, elements, get, items
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
@@ -25,7 +25,8 @@ def expected_model_id(path: str) -> str | None:
     return None
 
 
-@rule("REF001", Severity.ERROR, "model.model_id does not match the file path")
+@rule("REF001", Severity.ERROR, "model.model_id does not match the file path",
+      reads=RECIPE_ONLY)
 def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``,
     case included: the site derives the page URL from the path and links Hugging Face by
@@ -53,7 +54,8 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
               f"model_id to {expected!r}")
 
 
-@rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy")
+@rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",
+      reads=frozenset({Reads.STRATEGIES}))
 def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every entry of ``compatible_strategies`` must be a ``strategies/<name>.yaml`` of the
     same revision.
@@ -78,7 +80,8 @@ def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
                       f"known strategies: {', '.join(known)}")
 
 
-@rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy")
+@rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy",
+      reads=frozenset({Reads.STRATEGIES}))
 def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every key of ``strategy_overrides`` must be a strategy of the same revision; an
     override for a strategy that does not exist is never applied.
@@ -102,7 +105,8 @@ def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                       f"known strategies: {', '.join(sorted(ctx.strategies))}", on_key=True)
 
 
-@rule("REF004", Severity.ERROR, "meta.hardware names a hardware id missing from the taxonomy")
+@rule("REF004", Severity.ERROR, "meta.hardware names a hardware id missing from the taxonomy",
+      reads=frozenset({Reads.TAXONOMY}))
 def meta_hardware_in_taxonomy(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Keys of ``meta.hardware`` are exact taxonomy ``hardware_profiles`` ids (upstream's
     ``validateHardwareKeys``: lookups are exact string matches, so an unknown id silently
@@ -138,7 +142,8 @@ def _nearest_hint(name: str, known: Iterable[str]) -> str | None:
     return f"did you mean: {', '.join(close)}?" if close else None
 
 
-@rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature")
+@rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature",
+      reads=RECIPE_ONLY)
 def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every ``opt_in_features`` entry must be a key of ``features``; otherwise the opt-in
     is inert and the feature it meant is on by default.
@@ -161,7 +166,8 @@ def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       _nearest_hint(name, features))
 
 
-@rule("REF006", Severity.ERROR, "Feature declares both args and modes")
+@rule("REF006", Severity.ERROR, "Feature declares both args and modes",
+      reads=RECIPE_ONLY)
 def feature_args_or_modes(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A feature has flat ``args`` or ``modes``, not both: the site build rejects both,
     since one would silently shadow the other (``validateFeatureModes``).
@@ -191,7 +197,8 @@ def feature_args_or_modes(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       "move the args into a mode, or drop the modes", on_key=True)
 
 
-@rule("REF007", Severity.ERROR, "Feature modes is empty")
+@rule("REF007", Severity.ERROR, "Feature modes is empty",
+      reads=RECIPE_ONLY)
 def feature_modes_nonempty(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``features.<f>.modes``, when present, must be a non-empty mapping
     (``validateFeatureModes``).
@@ -218,7 +225,8 @@ def feature_modes_nonempty(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       "declare at least one mode or remove modes")
 
 
-@rule("REF008", Severity.ERROR, "default_mode names an unknown mode")
+@rule("REF008", Severity.ERROR, "default_mode names an unknown mode",
+      reads=RECIPE_ONLY)
 def default_mode_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``features.<f>.default_mode`` must be one of that feature's modes
     (``validateFeatureModes``).
@@ -253,7 +261,8 @@ def default_mode_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       f"modes: {', '.join(modes)}")
 
 
-@rule("REF009", Severity.ERROR, "Mode variants names an undeclared variant")
+@rule("REF009", Severity.ERROR, "Mode variants names an undeclared variant",
+      reads=RECIPE_ONLY)
 def mode_variants_exist(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each name in ``features.<f>.modes.<m>.variants`` must be a key of ``variants``
     (``validateFeatureModes``).
@@ -293,7 +302,8 @@ def mode_available(mode: object, variant: str) -> bool:
     return not isinstance(allow, list) or not allow or variant in allow
 
 
-@rule("REF010", Severity.ERROR, "A variant has no usable mode of a modal feature")
+@rule("REF010", Severity.ERROR, "A variant has no usable mode of a modal feature",
+      reads=RECIPE_ONLY)
 def every_variant_has_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """For a feature with modes, every variant must have at least one mode available, so
     that enabling the feature is never a no-op (``validateFeatureModes``).
@@ -332,7 +342,8 @@ def every_variant_has_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                           on_key=True)
 
 
-@rule("REF011", Severity.ERROR, "default_modes names an unknown or non-modal feature")
+@rule("REF011", Severity.ERROR, "default_modes names an unknown or non-modal feature",
+      reads=RECIPE_ONLY)
 def default_modes_feature(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Keys of ``variants.<v>.default_modes`` must be features that have ``modes``
     (``validateFeatureModes``).
@@ -365,7 +376,8 @@ def default_modes_feature(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                           "which has no modes", None, on_key=True)
 
 
-@rule("REF012", Severity.ERROR, "default_modes selects a mode that is missing or unavailable")
+@rule("REF012", Severity.ERROR, "default_modes selects a mode that is missing or unavailable",
+      reads=RECIPE_ONLY)
 def default_modes_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``variants.<v>.default_modes.<f>`` must name a mode of feature ``f`` that is
     available to variant ``v`` (``validateFeatureModes``).
@@ -450,7 +462,8 @@ class RecipeIndex:
         return self._hints[ref]
 
 
-@rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree")
+@rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree",
+      reads=frozenset({Reads.RECIPE_LIST}))
 def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
     ``models/org/name.yaml`` of the same revision; a missing one renders a dead link.

@@ -6,6 +6,18 @@ module re-exports it for rule authors. The complete list of rules is
 :mod:`validator.catalogue`.
 """
 
-from validator.rules import FAMILIES, RULES, CheckFn, Hit, Rule, declare, rule
+from validator.rules import (
+    CONTEXT_FILES,
+    FAMILIES,
+    RECIPE_ONLY,
+    RULES,
+    CheckFn,
+    Hit,
+    Reads,
+    Rule,
+    declare,
+    rule,
+)
 
-__all__ = ["FAMILIES", "RULES", "CheckFn", "Hit", "Rule", "declare", "rule"]
+__all__ = ["CONTEXT_FILES", "FAMILIES", "RECIPE_ONLY", "RULES", "CheckFn", "Hit", "Reads",
+           "Rule", "declare", "rule"]

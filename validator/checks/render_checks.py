@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
@@ -52,7 +52,8 @@ def _first_sentence(problem: RenderProblem, rendered: Rendered) -> str:
                            "; the site's build skips the configuration")
 
 
-@rule("REF014", Severity.ERROR, "The recipes site cannot render a configuration")
+@rule("REF014", Severity.ERROR, "The recipes site cannot render a configuration",
+      reads=CONTEXT_FILES)
 def site_cannot_render(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The site's renderer throws on a configuration it offers, so its build skips it (a
     warning in its log) and the page shows no command: typically an argument that is not a
@@ -75,7 +76,8 @@ def site_cannot_render(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                      "quote the value: every argument of a command is a string")
 
 
-@rule("REF015", Severity.ERROR, "A rendered command holds a value that cannot be rendered")
+@rule("REF015", Severity.ERROR, "A rendered command holds a value that cannot be rendered",
+      reads=CONTEXT_FILES)
 def rendered_value_broken(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The site renders the command, but a part of it is not what the author wrote: an env
     value that is empty (``null``) or a mapping/list renders as ``-e KEY=null`` or
@@ -101,7 +103,8 @@ def rendered_value_broken(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                      "write the value as the string the command should contain")
 
 
-@rule("REF016", Severity.WARNING, "The site has no Docker image for a hardware profile")
+@rule("REF016", Severity.WARNING, "The site has no Docker image for a hardware profile",
+      reads=CONTEXT_FILES)
 def no_docker_image(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """For some hardware the site has no default image (Intel CPU with
     ``nightly_required: true``: there is no nightly CPU image), so its ``docker run`` reads

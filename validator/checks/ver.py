@@ -22,7 +22,7 @@ from datetime import date
 from packaging.version import InvalidVersion, Version
 
 from validator.checks._data import as_dict, elements, get, items
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.checks.versions import (
     NIGHTLY,
     MinVersion,
@@ -65,7 +65,8 @@ def min_version_pointers(doc: LoadedDocument) -> Iterator[tuple[str, object, str
             yield vptr + "/min_vllm_version", variant["min_vllm_version"], vname
 
 
-@rule("VER001", Severity.ERROR, "min_vllm_version is not a version or 'nightly'")
+@rule("VER001", Severity.ERROR, "min_vllm_version is not a version or 'nightly'",
+      reads=RECIPE_ONLY)
 def min_version_valid(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``model.min_vllm_version`` and ``variants.<v>.min_vllm_version`` must be a quoted
     string holding a PEP 440 version (``"0.23.0"``) or ``"nightly"``. The site prints it
@@ -244,7 +245,8 @@ def _min_pointer(doc: LoadedDocument, variant: str) -> str:
     return "/model/min_vllm_version"
 
 
-@rule("VER002", Severity.ERROR, "Docker image tag is older than the minimum vLLM version")
+@rule("VER002", Severity.ERROR, "Docker image tag is older than the minimum vLLM version",
+      reads=RECIPE_ONLY)
 def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``docker_image`` whose tag is a vLLM version (``v0.23.0``, ``0.23.0``,
     ``v0.23.0-cu129``, or ``vllm-0.23.1-...`` on third-party images) must be at least the
@@ -288,7 +290,8 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 _NIGHTLY_COMMIT = re.compile(r"(?:[a-z0-9]+-)?nightly-[0-9a-f]{7,40}")
 
 
-@rule("VER004", Severity.ERROR, "docker_image is not an image reference")
+@rule("VER004", Severity.ERROR, "docker_image is not an image reference",
+      reads=RECIPE_ONLY)
 def docker_image_is_reference(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``docker_image`` holds an image reference (``vllm/vllm-openai:v0.23.0``); the site
     builds ``docker pull <image>`` and ``docker run ... <image>`` from it, so a command
@@ -322,7 +325,8 @@ def _flag(node: object) -> bool:
     return get(node, "nightly_required") is True
 
 
-@rule("VER005", Severity.ERROR, "Minimum vLLM is not released but nightly_required is not set")
+@rule("VER005", Severity.ERROR, "Minimum vLLM is not released but nightly_required is not set",
+      reads=frozenset({Reads.RELEASES}))
 def unreleased_needs_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """When the (effective) minimum vLLM is ``nightly`` or a version newer than the
     latest release on the package index, ``pip install vllm`` cannot satisfy it:
@@ -364,7 +368,8 @@ def unreleased_needs_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                       f"set nightly_required: true under {where}")
 
 
-@rule("VER006", Severity.WARNING, "nightly_required is set but the minimum vLLM is released")
+@rule("VER006", Severity.WARNING, "nightly_required is set but the minimum vLLM is released",
+      reads=frozenset({Reads.RELEASES}))
 def stale_nightly_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``nightly_required: true`` is for a minimum that "hasn't shipped yet". Once the
     minimum is on the package index the flag is stale: the site keeps sending readers to
@@ -400,7 +405,8 @@ def stale_nightly_flag(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       f"remove nightly_required (pip install vllm>={needed} works)")
 
 
-@rule("VER007", Severity.ERROR, "min_vllm_version names a vLLM version that was never released")
+@rule("VER007", Severity.ERROR, "min_vllm_version names a vLLM version that was never released",
+      reads=frozenset({Reads.RELEASES}))
 def minimum_was_released(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A minimum older than the newest release must itself be a release: ``0.11.3`` when
     the index went from ``0.11.2`` to ``0.12.0`` cannot be installed, and the site would
@@ -512,7 +518,8 @@ def _text_sources(doc: LoadedDocument) -> Iterator[tuple[str, int | None, str]]:
                 yield f"/model/install/{mode}/{key}", None, value
 
 
-@rule("VER008", Severity.WARNING, "The guide states another vLLM version than min_vllm_version")
+@rule("VER008", Severity.WARNING, "The guide states another vLLM version than min_vllm_version",
+      reads=RECIPE_ONLY)
 def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The guide (and the install commands and notes) should not contradict
     ``min_vllm_version``. Reported: a pin (``vllm==X``) or a stated minimum (``vllm>=X``,
@@ -597,7 +604,8 @@ def parse_date(value: object) -> date | None:
         return None
 
 
-@rule("VER009", Severity.WARNING, "date_added or date_updated is not a date")
+@rule("VER009", Severity.WARNING, "date_added or date_updated is not a date",
+      reads=RECIPE_ONLY)
 def dates_are_dates(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``meta.date_added`` ("initial catalog addition; never change") and
     ``meta.date_updated`` ("latest material recipe change") are ``YYYY-MM-DD`` dates; the
@@ -621,7 +629,8 @@ def dates_are_dates(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       "write the date as YYYY-MM-DD, e.g. 2026-04-20")
 
 
-@rule("VER010", Severity.WARNING, "date_updated is earlier than date_added")
+@rule("VER010", Severity.WARNING, "date_updated is earlier than date_added",
+      reads=RECIPE_ONLY)
 def updated_after_added(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A recipe cannot have been updated before it was added: ``meta.date_updated`` must be
     on or after ``meta.date_added``.

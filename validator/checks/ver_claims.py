@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from validator.checks._data import get, items
 from validator.checks.hw_text import _mentions as variants_named
-from validator.checks.registry import Hit, rule
+from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.checks.ver import (
     _FLOATING,
     _NIGHTLY_COMMIT,
@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
 
 
-@rule("VER011", Severity.ERROR, "min_vllm_version is \"nightly\"")
+@rule("VER011", Severity.ERROR, "min_vllm_version is \"nightly\"",
+      reads=frozenset({Reads.RELEASES}))
 def minimum_is_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``min_vllm_version: "nightly"`` is not a version: the recipes site parses it as
     0.0.0, so the page tells readers that any vLLM runs the recipe, and no rule can say
@@ -127,7 +128,8 @@ def _release_tag(image: str, release: str | None) -> str:
     return f"{repo}:v{release}" if release else f"{repo}:v0.23.0"
 
 
-@rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release")
+@rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release",
+      reads=frozenset({Reads.RELEASES}))
 def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``docker_image`` should name a release once the recipe's minimum is released:
     ``latest``, ``nightly``, ``nightly-<sha>``, ``cu130-nightly``, no tag at all (Docker
@@ -158,7 +160,8 @@ def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                       "release that meets the minimum) or a digest (@sha256:...)")
 
 
-@rule("VER012", Severity.INFO, "Launch or nightly image while the minimum is unreleased")
+@rule("VER012", Severity.INFO, "Launch or nightly image while the minimum is unreleased",
+      reads=frozenset({Reads.RELEASES}))
 def launch_image_before_release(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The image names no release (a model launch build such as
     ``vllm/vllm-openai:glm5``, or a nightly), and the recipe's minimum is not released
@@ -206,7 +209,8 @@ _FEATURE_NOTE = re.compile(r"speculative|\bMTP\b|drafter|dflash|eagle|\bPR\b|pul
                            r"tool[- ]call|reasoning", re.IGNORECASE)
 
 
-@rule("VER013", Severity.WARNING, "The guide says nightly is needed but nightly_required is off")
+@rule("VER013", Severity.WARNING, "The guide says nightly is needed but nightly_required is off",
+      reads=frozenset({Reads.RELEASES}))
 def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """The guide (or a dependency note) says the model is in no stable release yet or needs
     the nightly wheel, while ``nightly_required`` is not set: the site's Install block then
@@ -269,7 +273,8 @@ def _variant_texts(doc: LoadedDocument) -> Iterator[tuple[str, int | None, str, 
             yield pointer, index, text, named
 
 
-@rule("VER014", Severity.WARNING, "The text says a variant needs a newer vLLM than it declares")
+@rule("VER014", Severity.WARNING, "The text says a variant needs a newer vLLM than it declares",
+      reads=RECIPE_ONLY)
 def variant_needs_newer(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A variant's ``description``, or a guide or install line that names exactly one
     variant (by key, model id or a precision only it has), states a minimum vLLM

@@ -14,7 +14,7 @@ sorted, and :func:`record_bytes` serialises with sorted keys. No clock is read.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from validator import __version__
@@ -45,6 +45,7 @@ from validator.evidence.reported import reported_results
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.paths import CHECKOUT_DIR
+from validator.rules import READS_EVERYTHING, Reads
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
@@ -73,34 +74,23 @@ class ContextStatus:
         """Both taxonomy and strategies are available at the same revision."""
         return self.taxonomy and self.strategies
 
-
-CONTEXT_ATTRIBUTES = frozenset({"taxonomy", "strategies", "kv_stores", "recipe_paths",
-                                "hardware_profiles", "hardware_groups", "strategy_data",
-                                "memoised"})
-"""Attributes of :class:`Context` that come from the revision's context files
-(``memoised`` values are views of them)."""
+    def missing(self) -> frozenset[Reads]:
+        """The context parts a rule could not read at this revision."""
+        return frozenset(({Reads.TAXONOMY} if not self.taxonomy else set())
+                         | ({Reads.STRATEGIES} if not self.strategies else set()))
 
 
-class _TrackingContext(Context):
-    """A :class:`Context` that notes whether a check read any context-file attribute."""
-
-    touched: bool = False
-
-    def __getattribute__(self, name: str) -> Any:
-        if name in CONTEXT_ATTRIBUTES:
-            object.__setattr__(self, "touched", True)
-        return super().__getattribute__(name)
-
-
-def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provenance,
+def _check(ctx: Context, path: str, data: bytes, prov: Provenance,
            status: ContextStatus) -> tuple[list[Finding], int, list[str]]:
     """Findings of the full checker on the document: ``(findings, rules run, skipped)``.
 
     With complete context every rule runs once through :class:`Checker`. Without it (no
-    taxonomy or strategies at this revision), each rule runs on its own freshly loaded
-    document against a context that records access to the missing files; a rule that
-    read them is reported as skipped and its findings dropped, since they would describe
-    the missing files rather than the document.
+    taxonomy or strategies at this revision), a rule that declares it reads a missing part
+    (``@rule(..., reads=...)``, see :class:`~validator.rules.Reads`) is reported as
+    skipped, since its findings would describe the missing files rather than the
+    document; the others run on a context whose missing parts are unreadable
+    (:meth:`~validator.context.Context.limited_to`), so a rule that reads one undeclared
+    is an internal error, not a silent verdict.
 
     Raises:
         RecordError: a rule crashed (a bug in recipe-check).
@@ -110,28 +100,14 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
     rules = check_rules()
     schema = SchemaValidator(strict=ctx.settings.strict)
     result = RunResult()
-    if status.complete:
-        doc_result = Checker(ctx, rules, schema).check_recipe(path, data, prov, result)
-        if result.internal_errors:
-            raise RecordError("; ".join(result.internal_errors))
-        return doc_result.findings, len(rules), []
-    tracking = _TrackingContext(**{f.name: getattr(ctx, f.name) for f in fields(Context)
-                                   if f.name != "_memo"})
-    doc = load_yaml(data, path, max_bytes=ctx.settings.max_bytes)
-    findings = list(doc.findings) + schema.validate(doc, "recipe")
-    skipped: list[str] = []
-    for rule in rules:
-        fresh = load_yaml(data, path, max_bytes=ctx.settings.max_bytes)
-        object.__setattr__(tracking, "touched", False)
-        hits = Checker(tracking, [rule], schema).run_rules(fresh, result)
-        if tracking.touched:
-            skipped.append(rule.id)
-        else:
-            findings += hits
+    missing = status.missing()
+    kept = [r for r in rules if not r.reads & missing]
+    skipped = sorted(r.id for r in rules if r.reads & missing)
+    checked = ctx if not missing else ctx.limited_to(READS_EVERYTHING - missing)
+    doc_result = Checker(checked, kept, schema).check_recipe(path, data, prov, result)
     if result.internal_errors:
         raise RecordError("; ".join(result.internal_errors))
-    findings.sort(key=Finding.sort_key)
-    return findings, len(rules) - len(skipped), sorted(skipped)
+    return doc_result.findings, len(kept), skipped
 
 
 def _portable(text: str) -> str:
@@ -271,7 +247,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         tax_sha = Provenance.of_bytes(TAXONOMY, tax_bytes).sha256
         tax_cite = Citer(repo, commit, ctx.taxonomy, tax_sha)
 
-    findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
+    findings, rules_run, skipped = _check(ctx, path, data, prov, status)
     rec_findings = [_finding(f, cite) for f in findings]
 
     version_sources = _version_sources(doc, ctx)

@@ -1,0 +1,272 @@
+"""The shared model the ``FLAG`` rules read: built once per document, held by the context.
+
+Three parts, each computed only when a rule asks for it (``--select FLAG016`` does not
+parse a single argument list):
+
+- :func:`gate`: the recipe-wide version plan (``FLAG017``/``FLAG018``/``FLAG019`` of the
+  recipe as a whole) and whether the arguments can be checked at all;
+- :func:`layer_model`: every structured argument list (:mod:`validator.checks.arg_layers`)
+  parsed against the CLI registry of its install range, with the issues of the list
+  itself (unknown flags, bad values, spelling, duplicates ...) mapped to their rules;
+- :func:`rendered_facts`: what the commands the recipes site renders show
+  (:mod:`validator.checks.rendered`), folded into every rule's hits by :func:`reported`.
+
+Each part is per-document state of the run (:func:`validator.checks.cli_plan.per_document`,
+kept in :meth:`validator.context.Context.memoised`), never a module global. The rules that
+combine lists (``FLAG010``, ``FLAG012``, ``FLAG015``, ``FLAG016``) keep their own logic
+beside their documentation in :mod:`validator.checks.flag`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from validator.checks.arg_layers import (
+    ArgLayer,
+    ascend_variants,
+    collect_layers,
+    external_layers,
+    layer_plugin,
+    npu_hardware,
+    platform_plugin,
+)
+from validator.checks.cli_plan import (
+    SERVE_FIRST,
+    VLLM,
+    VersionPlan,
+    per_document,
+    plan_for,
+    versions,
+)
+from validator.checks.flag_engine import FlagIssue, check_tokens, recipe_minimum, split_joined
+from validator.checks.flag_values import ISSUE_CODES
+from validator.checks.install_range import install_range
+from validator.checks.install_range import record as record_ranges
+from validator.checks.registry import Hit, Reads
+from validator.checks.versions import MinVersion, version_key
+from validator.findings import Related
+from validator.sourcemap import join_pointer
+from validator.vllm_cli.argv import ParsedArgs
+
+if TYPE_CHECKING:
+    from validator.checks.rendered import RenderedFacts
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+#: The rule of every issue code of the engine (:data:`~validator.checks.flag_values.ISSUE_CODES`);
+#: total: a code without a rule is an error at import, not a silently dropped finding.
+ISSUE_RULE: dict[str, str] = {
+    "unknown": "FLAG001", "newer": "FLAG002", "removed": "FLAG003",
+    "missing_value": "FLAG004", "switch_value": "FLAG005", "choice": "FLAG006",
+    "json": "FLAG007", "spec_tokens": "FLAG008", "dotted": "FLAG009",
+    "auto_tool": "FLAG010", "duplicate": "FLAG011", "underscore": "FLAG013",
+    "abbreviation": "FLAG014", "config_key_ignored": "FLAG021",
+    "config_key_rejected": "FLAG022", "range_rejected": "FLAG023",
+    "unreleased_only": "FLAG024"}
+if set(ISSUE_RULE) != ISSUE_CODES:  # pragma: no cover - a programming error
+    raise AssertionError(f"FLAG rules of issue codes: {sorted(ISSUE_CODES ^ set(ISSUE_RULE))}")
+
+#: What the ``FLAG`` rules read besides the recipe: the CLI registries, the strategies a
+#: recipe names (their argument lists and minimums), the taxonomy (which hardware is
+#: served by vLLM-Ascend, the render's picker) and the kv-store options (rendered commands).
+FLAG_READS = frozenset({Reads.CLI_REGISTRY, Reads.STRATEGIES, Reads.TAXONOMY, Reads.KV_STORES})
+
+#: Issue codes that belong to the list where it is written: a list of another file (a
+#: strategy's, the taxonomy's) is judged on that file, not on the recipe that uses it.
+OWN_LIST_CODES = frozenset({"underscore", "abbreviation", "removed", "duplicate"})
+
+
+def _add(hits: dict[str, list[Hit]], rule_id: str, hit: Hit) -> None:
+    hits.setdefault(rule_id, []).append(hit)
+
+
+def line_of(doc: LoadedDocument, pointer: str) -> int:
+    """The 1-based line of ``pointer`` in ``doc``."""
+    return doc.source_map.position(pointer)[0]
+
+
+# --------------------------------------------------------------------------- gate
+
+
+@dataclass
+class Gate:
+    """The recipe-wide plan: its hits, the plugin serving the recipe, and ``stop`` when
+    nothing else can be checked (no vendored CLI, ``vllm serve`` predates the minimum, no
+    plugin release fits)."""
+
+    hits: dict[str, list[Hit]] = field(default_factory=dict)
+    served_by: str | None = None
+    stop: bool = True
+
+
+def gate(doc: LoadedDocument, ctx: Context) -> Gate:
+    """The :class:`Gate` of ``doc`` (once per document)."""
+    return per_document(doc, ctx, "flag:gate", lambda: _gate(doc, ctx))
+
+
+def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
+    out = Gate()
+    data = doc.data
+    if not isinstance(data, dict) or not versions():
+        return out
+    record_ranges(doc, ctx)
+    model_min = recipe_minimum(doc, ctx)
+    model_plan = plan_for(model_min)
+    if model_plan.predates_serve:
+        _add(out.hits, "FLAG018", Hit(
+            "/model/min_vllm_version", f"min_vllm_version {model_plan.declared} predates "
+            f"`vllm serve` (first in {SERVE_FIRST}); that release only has the "
+            "`python -m vllm.entrypoints.openai.api_server` module",
+            f"raise min_vllm_version to {SERVE_FIRST} or later"))
+        return out
+    out.served_by = platform_plugin(data)
+    if out.served_by is not None:
+        plugin_plan = plan_for(model_min, out.served_by)
+        if plugin_plan.minimum is None:
+            _add(out.hits, "FLAG017", Hit(
+                "/meta/tasks", f"arguments not checked: this recipe is served by "
+                f"{plugin_plan.product}; {plugin_plan.note}"))
+            return out
+        if plugin_plan.note:
+            _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", plugin_plan.note))
+    elif model_plan.note:
+        _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", model_plan.note))
+    out.stop = False
+    return out
+
+
+# --------------------------------------------------------------------------- layers
+
+
+@dataclass
+class LayerModel:
+    """Every structured argument list of one recipe, parsed once.
+
+    Attributes:
+        layers: the lists, in :func:`~validator.checks.arg_layers.collect_layers` order.
+        parsed: layer pointer -> the parse at the layer's minimum registry.
+        where: layer pointer -> list item of each parsed token (``split_joined``).
+        hits: rule id -> the hits of the lists themselves (issue codes, ``FLAG017``/
+            ``FLAG019`` of plugin-served lists, ``FLAG020``).
+    """
+
+    layers: list[ArgLayer] = field(default_factory=list)
+    parsed: dict[str, ParsedArgs] = field(default_factory=dict)
+    where: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    hits: dict[str, list[Hit]] = field(default_factory=dict)
+
+
+def layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
+    """The :class:`LayerModel` of ``doc`` (once per document; empty when the gate stops)."""
+    return per_document(doc, ctx, "flag:layers", lambda: _layer_model(doc, ctx))
+
+
+def layer_minimum(doc: LoadedDocument, ctx: Context, layer: ArgLayer) -> MinVersion | None:
+    """The effective minimum of the configurations that render ``layer``."""
+    if layer.mode_variants:
+        mins = [m for v in layer.mode_variants
+                if (m := recipe_minimum(doc, ctx, v)) is not None]
+        if mins:
+            return min(mins, key=version_key)
+    return recipe_minimum(doc, ctx, layer.variant, layer.strategy)
+
+
+def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
+    out = LayerModel()
+    start = gate(doc, ctx)
+    if start.stop:
+        return out
+    is_npu = npu_hardware(ctx)
+    ascend = ascend_variants(doc.data, is_npu)
+    out.layers = collect_layers(doc.data) + external_layers(doc, ctx)
+    noted: set[str] = set()
+    for layer in out.layers:
+        plan = _layer_plan(doc, ctx, layer, start.served_by or layer_plugin(layer, ascend, is_npu),
+                           start.served_by, out, noted)
+        if plan is None or plan.predates_serve or plan.minimum is None:
+            continue
+        tokens, where, joined = split_joined(layer.tokens)
+        for item in joined:
+            ptr, rel = layer.site(doc, item)
+            _add(out.hits, "FLAG020", Hit(ptr, f"list item `{layer.tokens[item]}` holds a "
+                                          "flag and its value", "write the flag and its value "
+                                          "as two list items", related=rel))
+        result, issues = check_tokens(tokens, plan)
+        if result is not None:
+            out.parsed[layer.pointer] = result
+            out.where[layer.pointer] = where
+        for issue in issues:
+            ptr, related = layer.site(doc, where[issue.index])
+            if layer.origin is not None:
+                if issue.code in OWN_LIST_CODES:
+                    continue  # a property of the other file, reported when it is checked
+                issue = FlagIssue(issue.code, issue.index, f"{layer.label}: {issue.message}",
+                                  issue.hint)
+            elif issue.related_index is not None:
+                rptr = join_pointer(layer.pointer, where[issue.related_index])
+                related = (Related(line_of(doc, rptr), "first occurrence"),)
+            _add(out.hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
+                                                       related=related))
+    return out
+
+
+def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str | None,
+                served_by: str | None, out: LayerModel, noted: set[str]) -> VersionPlan | None:
+    """The plan ``layer`` is checked with. A list served by a plugin other than the
+    recipe's gets ``None`` (with a ``FLAG017`` hit saying why) when no vendored release of
+    the plugin fits, and one ``FLAG019`` hit per distinct note."""
+    if family is None or family == served_by:
+        reach = install_range(doc, ctx, layer.variant, layer.strategy)
+        return plan_for(layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
+                        reach.unreleased)
+    plan = plan_for(layer_minimum(doc, ctx, layer), family)
+    if plan.minimum is None:
+        _add(out.hits, "FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
+                                      f"{plan.product}; {plan.note}"))
+        return None
+    if plan.note and plan.note not in noted:
+        noted.add(plan.note)
+        _add(out.hits, "FLAG019", Hit(layer.pointer, f"{layer.label}: served by "
+                                      f"{plan.product}; {plan.note}"))
+    return plan
+
+
+# --------------------------------------------------------------------------- rendered
+
+
+def rendered_facts(doc: LoadedDocument, ctx: Context) -> RenderedFacts | None:
+    """What the rendered commands show (``None`` unless the run checks them)."""
+    if not (ctx.settings.rendered and isinstance(doc.data, dict) and versions()):
+        return None
+
+    def compute() -> RenderedFacts:
+        from validator.checks import rendered
+
+        return rendered.facts(doc, ctx, ISSUE_RULE)
+
+    return per_document(doc, ctx, "flag:rendered", compute)
+
+
+def reported(rule_id: str, doc: LoadedDocument, ctx: Context,
+             layer_hits: list[Hit]) -> list[Hit]:
+    """``layer_hits`` of ``rule_id`` with what the rendered commands add
+    (:func:`validator.checks.rendered.merge`, one rule at a time)."""
+    found = rendered_facts(doc, ctx)
+    if found is None:
+        return layer_hits
+    from validator.checks import rendered
+
+    merged = rendered.merge({rule_id: layer_hits} if layer_hits else {}, found)
+    return merged.get(rule_id, [])
+
+
+def issue_hits(rule_id: str) -> Callable[[LoadedDocument, Context], list[Hit]]:
+    """The check of a rule that reports issues of the lists themselves: the gate's hits,
+    the layer model's, then the rendered commands'."""
+    def check(doc: LoadedDocument, ctx: Context) -> list[Hit]:
+        own = gate(doc, ctx).hits.get(rule_id, []) + layer_model(doc, ctx).hits.get(rule_id, [])
+        return reported(rule_id, doc, ctx, own)
+
+    return check
