@@ -13,8 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from validator.catalogue import check_rules
-from validator.checker import Checker, DocumentResult, RunResult
-from validator.checks.install_range import recorded
+from validator.checker import RunResult
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -23,19 +22,18 @@ from validator.commands.options import (
     write_outputs,
 )
 from validator.config import Config
-from validator.context import Context, Settings, build_context
+from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
 from validator.rules import Rule
-from validator.schema import SchemaValidator
+from validator.session import Session
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
-from validator.source.tree import LocalTree, RecipeTree, SourceError
-from validator.source.verify import VerificationError, pinning_findings
+from validator.source.tree import LocalTree, RecipeTree
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -154,59 +152,10 @@ def selected_rules(args: argparse.Namespace) -> list[Rule]:
 def check_targets(targets: list[Target], settings: Settings,
                   config: Callable[[RecipeTree], Config] | None = None) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
-    ``config`` gives for that tree (default: none)."""
-    rules = check_rules()
-    schema = SchemaValidator(strict=settings.strict)
-    result = RunResult()
-    contexts: dict[int, tuple[Context, Checker]] = {}
-    unverified: set[int] = set()
-    for target in targets:
-        tree: RecipeTree = target.tree
-        if id(tree) in unverified:
-            continue
-        if id(tree) not in contexts:
-            try:
-                ctx = build_context(tree, settings)
-            except VerificationError as exc:  # untrusted context: check nothing of the tree
-                unverified.add(id(tree))
-                result.documents.append(DocumentResult.unverified(exc, tree.revision))
-                continue
-            policy = Policy(config(tree) if config else None, strict=settings.strict)
-            checker = Checker(ctx, rules, schema, policy)
-            contexts[id(tree)] = (ctx, checker)
-            _check_context(ctx, checker, result)
-        ctx, checker = contexts[id(tree)]
-        if target.path in {d.path for d in ctx.context_documents()}:
-            continue
-        try:
-            data = tree.read(target.path)
-            prov = tree.provenance(target.path, data)
-        except FileNotFoundError as exc:
-            raise UsageError(f"{target.path}: not found in {tree.label}") from exc
-        except VerificationError as exc:  # untrusted bytes: report, check nothing else
-            result.documents.append(DocumentResult.unverified(exc, tree.revision))
-            continue
-        except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
-            result.documents.append(DocumentResult.refused(target.path, exc, tree.revision))
-            continue
-        checker.check_recipe(target.path, data, prov, result,
-                             extra=pinning_findings(prov, strict=settings.strict))
-        ranges = recorded(ctx).get(target.path)
-        if ranges is not None:
-            result.context.setdefault("install_ranges", {})[target.path] = ranges
-    return result
-
-
-def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:
-    if ctx.taxonomy is None:
-        print(f"recipe-check: warning: {ctx.tree.label} has no taxonomy.yaml; hardware ids "
-              "are not checked", file=sys.stderr)
-    else:
-        checker.check_context_document(ctx.taxonomy, "taxonomy", result)
-    for doc in ctx.strategies.values():
-        checker.check_context_document(doc, "strategy", result)
-    for doc in ctx.kv_stores.values():
-        checker.check_context_document(doc, "kv_store", result)
+    ``config`` gives for that tree (default: none), through the one driver
+    (:class:`validator.session.Session`)."""
+    session = Session(settings, config=config or None)
+    return session.check_targets((t.tree, t.path) for t in targets)
 
 
 def release_list_context(settings: Settings) -> dict[str, object]:
