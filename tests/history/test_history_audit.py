@@ -79,7 +79,7 @@ def _direct(tree: Path, folder: str, window: str) -> Counter[tuple[str, str, str
     if not (tree / folder).is_dir():  # the folder does not exist at this revision
         return Counter()
     targets = local_targets(str(tree / folder), tree, {})
-    result = check_targets(targets, Settings(as_of=date.fromisoformat(window)), [])
+    result = check_targets(targets, Settings(as_of=date.fromisoformat(window)))
     return Counter((d.path, f.rule, f.pointer, f.message) for d in result.documents
                    if d.path.startswith(folder) for f in d.findings)
 

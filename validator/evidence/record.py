@@ -13,12 +13,12 @@ sorted, and :func:`record_bytes` serialises with sorted keys. No clock is read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from validator import __version__
-from validator.checker import Checker, RunResult
 from validator.checks._data import as_dict, as_list, get
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
@@ -46,7 +46,6 @@ from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
 from validator.paths import CHECKOUT_DIR
 from validator.rules import READS_EVERYTHING, RELEASE_DATA, Reads
-from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
 
@@ -82,34 +81,39 @@ class ContextStatus:
         return frozenset() if self.complete else READS_EVERYTHING - RELEASE_DATA
 
 
-def _check(ctx: Context, path: str, data: bytes, prov: Provenance,
+def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provenance,
            status: ContextStatus) -> tuple[list[Finding], int, list[str]]:
-    """Findings of the full checker on the document: ``(findings, rules run, skipped)``.
+    """Findings of the full checker on the document: ``(findings, rules run, skipped)``,
+    through the run driver (:class:`~validator.session.Session`).
 
-    With complete context every rule runs once through :class:`Checker`. Without it (no
-    taxonomy or strategies at this revision), a rule that declares it reads a part of the
-    revision besides the recipe (``@rule(..., reads=...)``, see
-    :class:`~validator.rules.Reads`; :meth:`ContextStatus.missing`) is reported as
-    skipped, since its findings would describe the missing files rather than the
-    document; the others run on a context whose missing parts are unreadable
-    (:meth:`~validator.context.Context.limited_to`), so a rule that reads one undeclared
-    is an internal error, not a silent verdict.
+    With complete context every rule runs. Without it (no taxonomy or strategies at this
+    revision), a rule that declares it reads a part of the revision besides the recipe
+    (``@rule(..., reads=...)``, see :class:`~validator.rules.Reads`;
+    :meth:`ContextStatus.missing`) is reported as skipped, since its findings would
+    describe the missing files rather than the document; the others run on a context
+    whose missing parts are unreadable (:meth:`~validator.context.Context.limited_to`),
+    so a rule that reads one undeclared is an internal error, not a silent verdict. The
+    record is pinned to the full commit, so the pinning finding (``PROV004``: "pin the
+    full commit") does not apply to it.
 
     Raises:
         RecordError: a rule crashed (a bug in recipe-check).
     """
     from validator.catalogue import check_rules
+    from validator.session import Session
 
     rules = check_rules()
-    schema = SchemaValidator(strict=ctx.settings.strict)
-    result = RunResult()
     missing = status.missing()
     kept = [r for r in rules if not r.reads & missing]
     skipped = sorted(r.id for r in rules if r.reads & missing)
-    checked = ctx if not missing else ctx.limited_to(READS_EVERYTHING - missing)
-    doc_result = Checker(checked, kept, schema).check_recipe(path, data, prov, result)
-    if result.internal_errors:
-        raise RecordError("; ".join(result.internal_errors))
+    session = Session(ctx.settings, kept)
+    limited = ctx if not missing else ctx.limited_to(READS_EVERYTHING - missing)
+    opened = session.open(tree, limited)
+    assert opened is not None  # the context is given: nothing to verify
+    doc_result = session.check_bytes(opened, path, data,
+                                     dataclasses.replace(prov, resolved_from=None))
+    if session.result.internal_errors:
+        raise RecordError("; ".join(session.result.internal_errors))
     return doc_result.findings, len(kept), skipped
 
 
@@ -230,7 +234,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         tax_sha = Provenance.of_bytes(TAXONOMY, tree.read(TAXONOMY)).sha256
         tax_cite = Citer(repo, commit, ctx.taxonomy, tax_sha)
 
-    findings, rules_run, skipped = _check(ctx, path, data, prov, status)
+    findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
     rec_findings = [_finding(f, cite) for f in findings]
     facts = FactBuilder(cite, tax_cite, _version_sources(doc, ctx)).build()
     rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \

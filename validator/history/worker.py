@@ -53,12 +53,14 @@ class Worker:
                  cache_dir: Path | None) -> None:
         from validator.catalogue import check_rules
         from validator.schema import SchemaValidator
+        from validator.session import Session
 
         self.objects = GitObjects(repo)
         self.states = states
         self.settings = settings
         self.groups = {g.name: g for g in rule_groups(check_rules())}
         self.schema = SchemaValidator(strict=settings.strict)
+        self.session = Session(settings, schema=self.schema)
         self.cache = ResultCache(cache_dir)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
         self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
@@ -93,9 +95,9 @@ class Worker:
         return found
 
     def run(self, task: Task) -> TaskResult:
-        """Check one blob: load and schema once, then the needed groups per state;
-        mirrors :meth:`validator.checker.Checker.check_recipe`."""
-        from validator.checker import Checker, RunResult
+        """Check one blob: load and schema once, then the needed groups per state through
+        the run driver (:meth:`validator.session.Session.run_rules`); mirrors
+        :meth:`validator.checker.Checker.check_recipe`."""
         from validator.load import load_yaml
 
         path, oid, key, stage_cached, needs = task
@@ -106,25 +108,23 @@ class Worker:
             if doc.ok:
                 staged += self.schema.validate(doc, "recipe")
             results[STAGE] = {"rows": rows_of(staged), "ok": doc.ok}
-        errors: list[str] = []
+        crashes = self.session.result.internal_errors
         if doc.ok:
             for state_id, names in needs:
                 state = self.states[state_id]
                 groups: list[RuleGroup] = [self.groups[n] for n in names]
                 reads = frozenset().union(*(g.reads for g in groups))
-                run = RunResult()
-                checker = Checker(self.context(state, reads),
-                                  [r for g in groups for r in g.rules], self.schema)
-                findings = checker.run_rules(doc, run)
-                if run.internal_errors:
-                    errors += run.internal_errors
-                    return key, results, errors
+                before = len(crashes)
+                findings = self.session.run_rules(self.context(state, reads), doc,
+                                                  [r for g in groups for r in g.rules])
+                if len(crashes) > before:
+                    return key, results, crashes[before:]
                 for g in groups:
                     ids = {r.id for r in g.rules}
                     results[state.labels[g.name]] = {
                         "rows": rows_of(f for f in findings if f.rule in ids)}
         self.cache.put(key, results)
-        return key, results, errors
+        return key, results, []
 
 
 def _trim(table: OrderedDict[Any, Any], size: int) -> None:
