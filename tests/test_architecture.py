@@ -247,7 +247,8 @@ NEVER_BELOW: dict[str, set[str]] = {
     # these modules are imported by nothing of the pipeline below the drivers
     "validator.commands": {"validator.cli"},
     "validator.catalogue": {"validator.config", "validator.report", "validator.commands",
-                            "validator.pr", "validator.history", "validator.evidence"},
+                            "validator.pr", "validator.history", "validator.evidence",
+                            "validator.session"},
 }
 """Module/package -> the only packages that may import it (besides itself)."""
 

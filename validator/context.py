@@ -165,9 +165,14 @@ class Context:
         return Context(settings=self.settings, **parts)
 
     def context_documents(self) -> list[LoadedDocument]:
-        """Taxonomy, strategies and kv-store documents, for checking them in turn."""
-        docs = [self.taxonomy] if self.taxonomy else []
-        return docs + list(self.strategies.values()) + list(self.kv_stores.values())
+        """Taxonomy, strategies and kv-store documents, for checking them in turn (on a
+        :meth:`limited_to` copy, those of its readable parts)."""
+        docs = [self.taxonomy] if not isinstance(self.taxonomy, Unreadable) and self.taxonomy \
+            else []
+        for part in (self.strategies, self.kv_stores):
+            if not isinstance(part, Unreadable):
+                docs += part.values()
+        return docs
 
 
 def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, LoadedDocument]:

@@ -71,7 +71,13 @@ class Reads(enum.Enum):
 
 
 READS_EVERYTHING: frozenset[Reads] = frozenset(Reads)
-"""What an undeclared rule is assumed to read (every part)."""
+"""Every part."""
+UNDECLARED_READS: frozenset[Reads] = READS_EVERYTHING - {Reads.TREE}
+"""What a rule without a declaration is taken to read: every part of the context and the
+release data, but not the other files of the tree (no rule reads ``Context.tree``;
+``tests/test_rule_reads.py`` runs undeclared rules with this set too, so one that starts
+to is caught). Keeping the tree out keeps the history audit from re-running undeclared
+rules at every commit."""
 RECIPE_ONLY: frozenset[Reads] = frozenset()
 """The declaration of a rule that reads the recipe and nothing else."""
 CONTEXT_FILES: frozenset[Reads] = frozenset({Reads.TAXONOMY, Reads.STRATEGIES,
@@ -119,7 +125,8 @@ class Rule:
             the rule where there is one.
         check: the function for check rules, ``None`` for stage rules.
         declared_reads: what the check reads besides the recipe (see :class:`Reads`);
-            ``None`` when it did not declare it (then :attr:`reads` is every part).
+            ``None`` when it did not declare it (then :attr:`reads` is
+            :data:`UNDECLARED_READS`).
             Stage rules read the document only.
     """
 
@@ -132,9 +139,9 @@ class Rule:
 
     @property
     def reads(self) -> frozenset[Reads]:
-        """The parts of the input the rule may read: its declaration, or every part when
-        it has none."""
-        return READS_EVERYTHING if self.declared_reads is None else self.declared_reads
+        """The parts of the input the rule may read: its declaration, or
+        :data:`UNDECLARED_READS` when it has none."""
+        return UNDECLARED_READS if self.declared_reads is None else self.declared_reads
 
     @property
     def fix(self) -> str | None:
@@ -245,8 +252,8 @@ def rule(rule_id: str, severity: Severity, summary: str, *,
 
     ``reads``: what the check reads besides the recipe (:data:`RECIPE_ONLY` for nothing).
     Every rule declares it (``tests/test_rule_reads.py`` refuses a rule that does not,
-    and proves the declarations true); an undeclared rule is treated as reading every
-    part.
+    and proves the declarations true); an undeclared rule is treated as reading
+    :data:`UNDECLARED_READS`.
     """
     if reads is not None and not isinstance(reads, frozenset):
         raise TypeError(f"rule {rule_id}: reads must be a frozenset of Reads")

@@ -387,18 +387,6 @@ def test_unwritable_cache_is_an_io_error(corpus_repo: Path, tmp_path: Path,
         assert code == 2 and "a-file" in err and "Traceback" not in err
 
 
-def test_tracked_context_levels(corpus_repo: Path) -> None:
-    from validator.context import local_context
-    from validator.history.audit import _TrackedContext
-
-    ctx = _TrackedContext(local_context(corpus_repo))
-    assert ctx.level() == "B" and ctx.level() == "B"  # asking is not reading
-    assert ctx.settings.max_bytes > 0 and ctx.level() == "B"
-    assert ctx.hardware_profiles and ctx.level() == "D"
-    ctx.__dict__["accessed"] = set()
-    assert ctx.recipe_paths and ctx.level() == "F"
-
-
 def test_all_refs_audits_branch_heads_against_their_parent(own_repo: Path) -> None:
     _git(own_repo, "checkout", "-q", "-b", "pr", "HEAD~1")  # from "shift"
     (own_repo / "models" / "org" / "b.yaml").write_text("model:\n  model_id: org/b\n  x: 0777\n")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from validator.cli import main
-from validator.findings import finding_key
+from validator.pr.baseline import baseline_key
 
 from .conftest import git, sarif_errors
 
@@ -34,15 +34,16 @@ def export(repo: Path, rev: str, dest: Path) -> Path:
 
 def check_keys(root: Path, paths: list[str], capsys: pytest.CaptureFixture[str]
                ) -> dict[str, Counter[tuple[str, str, str]]]:
-    """Finding keys per path of ``recipe-check check`` on a tree on disk, checked as
-    ``pr`` checks (argument layers; ``pr`` does not check rendered commands yet)."""
+    """Finding keys per path of plain ``recipe-check check`` on a tree on disk (every
+    rendered command checked, as ``pr`` checks both revisions), compared as ``pr``
+    compares them (:func:`baseline_key`: without the configurations a finding names)."""
     present = [p for p in paths if (root / p).is_file()]
     if not present:
         return {}
-    main(["check", "--layers-only", "--format", "json", "--root", str(root),
+    main(["check", "--format", "json", "--root", str(root),
           *(str(root / p) for p in present)])
     data = json.loads(capsys.readouterr().out)
-    return {d["path"]: Counter(finding_key(f["rule"], f["pointer"], f["message"])
+    return {d["path"]: Counter(baseline_key(f["rule"], f["pointer"], f["message"])
                                for f in d["findings"]) for d in data["documents"]}
 
 
@@ -88,7 +89,7 @@ def test_split_equals_check_at_base_and_head(corpus_repo: Path, tmp_path: Path,
             base_keys = at_base.get(renamed.get(path, path), Counter())
 
             def keys(state: str, items: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
-                return Counter(finding_key(f["rule"], f["pointer"], f["message"])
+                return Counter(baseline_key(f["rule"], f["pointer"], f["message"])
                                for f in items if f["baseline"] == state)
 
             where = f"PR {number} {path}"

@@ -9,33 +9,35 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 
 from validator.catalogue import check_rules
-from validator.checker import Checker, DocumentResult, RunResult
-from validator.checks.install_range import recorded
+from validator.checker import RunResult
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
+    add_run_arguments,
     chosen_format,
     rule_config,
+    settings_from,
     write_outputs,
 )
+from validator.commands.options import (
+    positive_int as positive_int,  # re-exported: `render --nodes` uses it from here
+)
 from validator.config import Config
-from validator.context import Context, Settings, build_context
+from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
 from validator.rules import Rule
-from validator.schema import SchemaValidator
+from validator.session import Session
 from validator.source.local import Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
-from validator.source.tree import LocalTree, RecipeTree, SourceError
-from validator.source.verify import VerificationError, pinning_findings
+from validator.source.tree import LocalTree, RecipeTree
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,86 +45,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="recipe file, folder, or OWNER/REPO@REV:PATH")
     parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
-    parser.add_argument("--strict", action="store_true", help="warnings count as errors")
-    parser.add_argument("--offline", action="store_true",
-                        help="use only vendored data and snapshots; no network")
-    parser.add_argument("--max-bytes", type=positive_int, default=2 * 1024 * 1024,
-                        help="refuse YAML files larger than this (default 2 MiB)")
-    parser.add_argument("--online-releases", action="store_true",
-                        help="fetch vLLM's release list from PyPI instead of the vendored, "
-                        "digest-pinned snapshots/vllm-releases.json (the default)")
+    add_run_arguments(parser)
     parser.add_argument("--fix", action="store_true",
                         help="apply the safe fixes, write the files, then check again")
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="with --fix or --diff: apply the unsafe fixes too")
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff; write nothing")
-    parser.add_argument("--as-of", type=iso_date, default=None, metavar="DATE",
-                        help="judge with the vLLM releases published by DATE (YYYY-MM-DD, "
-                        "from the vendored release list)")
-    parser.add_argument("--vllm", default=None, metavar="VERSION",
-                        help="check every recipe's install range against this one vendored "
-                        "vLLM release (add one with `data vllm-cli VERSION`)")
-    parser.add_argument("--rendered", dest="rendered", action="store_true", default=True,
-                        help="also check every command the recipes site renders (each "
-                        "variant, hardware, strategy and feature set); findings name the "
-                        "configurations they affect (the default)")
-    parser.add_argument("--layers-only", "--no-rendered", dest="rendered",
-                        action="store_false",
-                        help="check each recipe's argument layers only, not every rendered "
-                        "command (faster; findings name no configurations)")
     add_fetch_arguments(parser, offline=False)
     add_rule_arguments(parser)
     add_output_arguments(parser, sorted(REPORTERS))
-
-
-def iso_date(text: str) -> date:
-    """argparse type: a ``YYYY-MM-DD`` date (a usage error otherwise, exit 2)."""
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
-
-
-def vendored_vllm(text: str | None) -> str | None:
-    """``--vllm``: the vendored release it names (PEP 440 equal), or a usage error."""
-    if text is None:
-        return None
-    from packaging.version import InvalidVersion, Version
-
-    from validator.checks.cli_plan import _versions
-
-    try:
-        want = Version(text)
-    except InvalidVersion:
-        raise UsageError(f"--vllm {text!r} is not a version") from None
-    for v in _versions("vllm", None):
-        if v == want:
-            return str(v)
-    raise UsageError(f"--vllm {text}: no vendored CLI registry of that release; add it with "
-                     f"`recipe-check data vllm-cli {text}`")
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (a usage error otherwise, exit 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def settings_from(args: argparse.Namespace) -> Settings:
-    """The run-wide :class:`Settings` an argument namespace describes."""
-    if getattr(args, "online_releases", False) and args.offline:
-        raise UsageError("--online-releases contradicts --offline")
-    return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes,
-                    online_releases=getattr(args, "online_releases", False),
-                    as_of=getattr(args, "as_of", None),
-                    vllm=vendored_vllm(getattr(args, "vllm", None)),
-                    rendered=getattr(args, "rendered", False))
 
 
 def collect_targets(args: argparse.Namespace) -> list[Target]:
@@ -154,59 +86,10 @@ def selected_rules(args: argparse.Namespace) -> list[Rule]:
 def check_targets(targets: list[Target], settings: Settings,
                   config: Callable[[RecipeTree], Config] | None = None) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
-    ``config`` gives for that tree (default: none)."""
-    rules = check_rules()
-    schema = SchemaValidator(strict=settings.strict)
-    result = RunResult()
-    contexts: dict[int, tuple[Context, Checker]] = {}
-    unverified: set[int] = set()
-    for target in targets:
-        tree: RecipeTree = target.tree
-        if id(tree) in unverified:
-            continue
-        if id(tree) not in contexts:
-            try:
-                ctx = build_context(tree, settings)
-            except VerificationError as exc:  # untrusted context: check nothing of the tree
-                unverified.add(id(tree))
-                result.documents.append(DocumentResult.unverified(exc, tree.revision))
-                continue
-            policy = Policy(config(tree) if config else None, strict=settings.strict)
-            checker = Checker(ctx, rules, schema, policy)
-            contexts[id(tree)] = (ctx, checker)
-            _check_context(ctx, checker, result)
-        ctx, checker = contexts[id(tree)]
-        if target.path in {d.path for d in ctx.context_documents()}:
-            continue
-        try:
-            data = tree.read(target.path)
-            prov = tree.provenance(target.path, data)
-        except FileNotFoundError as exc:
-            raise UsageError(f"{target.path}: not found in {tree.label}") from exc
-        except VerificationError as exc:  # untrusted bytes: report, check nothing else
-            result.documents.append(DocumentResult.unverified(exc, tree.revision))
-            continue
-        except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
-            result.documents.append(DocumentResult.refused(target.path, exc, tree.revision))
-            continue
-        checker.check_recipe(target.path, data, prov, result,
-                             extra=pinning_findings(prov, strict=settings.strict))
-        ranges = recorded(ctx).get(target.path)
-        if ranges is not None:
-            result.context.setdefault("install_ranges", {})[target.path] = ranges
-    return result
-
-
-def _check_context(ctx: Context, checker: Checker, result: RunResult) -> None:
-    if ctx.taxonomy is None:
-        print(f"recipe-check: warning: {ctx.tree.label} has no taxonomy.yaml; hardware ids "
-              "are not checked", file=sys.stderr)
-    else:
-        checker.check_context_document(ctx.taxonomy, "taxonomy", result)
-    for doc in ctx.strategies.values():
-        checker.check_context_document(doc, "strategy", result)
-    for doc in ctx.kv_stores.values():
-        checker.check_context_document(doc, "kv_store", result)
+    ``config`` gives for that tree (default: none), through the one driver
+    (:class:`validator.session.Session`)."""
+    session = Session(settings, config=config or None)
+    return session.check_targets((t.tree, t.path) for t in targets)
 
 
 def release_list_context(settings: Settings) -> dict[str, object]:

@@ -208,14 +208,16 @@ def _write(result: AuditResult, fmt: str, stream: TextIO) -> None:
 
 def to_json(result: AuditResult) -> dict[str, object]:
     """The JSON report: ``tool``, ``mode``, ``revisions`` (each ``commit``, ``parent``,
-    ``date``, ``subject``, ``introduced`` and ``fixed`` lists of changes, see
-    :meth:`validator.history.audit.Change.to_dict`) and ``summary``."""
+    ``date``, ``subject``, ``window``: the date of the newest vLLM release it was judged
+    with, ``""`` for every release or the settings' ``--as-of``; ``introduced`` and
+    ``fixed`` lists of changes, see :meth:`validator.history.audit.Change.to_dict`) and
+    ``summary``."""
     return {
         "tool": {"name": "recipe-check", "version": __version__},
         "mode": result.mode,
         "revisions": [
             {"commit": r.commit.id, "parent": r.parent, "date": r.commit.date,
-             "subject": r.commit.subject,
+             "subject": r.commit.subject, "window": r.window,
              "introduced": [c.to_dict() for c in r.introduced],
              "fixed": [c.to_dict() for c in r.fixed]}
             for r in result.revisions],

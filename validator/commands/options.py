@@ -1,5 +1,11 @@
 """Options shared by every command that reports findings (``check``, ``pr``, ``history``),
-written once: rule selection and configuration, and output.
+written once: how the run judges, rule selection and configuration, and output.
+
+Run options (``check`` and ``pr``, :func:`add_run_arguments`, read back into one
+:class:`~validator.context.Settings` by :func:`settings_from`): ``--strict``,
+``--offline``, ``--online-releases`` (contradicts ``--offline``), ``--max-bytes N`` (a
+positive integer), ``--as-of DATE``, ``--vllm VERSION`` (a vendored release) and
+``--rendered`` (the default) / ``--layers-only`` (``--no-rendered``).
 
 Rule options: ``--select``, ``--extend-select``, ``--ignore`` (ids, id prefixes or family
 prefixes, any case, comma-separated or repeated; ``--rule`` is ``--select``), ``--config
@@ -19,14 +25,101 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date
 from pathlib import Path
 from typing import TextIO
 
 from validator.config import Config, find_config, load_config_file
+from validator.context import Settings
 from validator.errors import UsageError
 
 FILE_FORMATS = ("json", "sarif", "markdown")
 """Formats that ``--<format> FILE`` writes besides the one on stdout."""
+
+
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+"""``--max-bytes`` default: YAML files larger than 2 MiB are refused."""
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--strict --offline --online-releases --max-bytes --as-of --vllm`` and
+    ``--rendered/--layers-only``: how a run judges (``check`` and ``pr`` alike)."""
+    group = parser.add_argument_group("how the run judges")
+    group.add_argument("--strict", action="store_true", help="warnings count as errors")
+    group.add_argument("--offline", action="store_true",
+                       help="use only vendored data and snapshots; no network")
+    group.add_argument("--online-releases", action="store_true",
+                       help="fetch vLLM's release list from PyPI instead of the vendored, "
+                       "digest-pinned snapshots/vllm-releases.json (the default)")
+    group.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
+                       metavar="N", help="refuse YAML files larger than N bytes (a positive "
+                       "integer; default 2 MiB)")
+    group.add_argument("--as-of", type=iso_date, default=None, metavar="DATE",
+                       help="judge with the vLLM releases published by DATE (YYYY-MM-DD, "
+                       "from the vendored release list)")
+    group.add_argument("--vllm", default=None, metavar="VERSION",
+                       help="check every recipe's install range against this one vendored "
+                       "vLLM release (add one with `data vllm-cli VERSION`)")
+    group.add_argument("--rendered", dest="rendered", action="store_true", default=True,
+                       help="also check every command the recipes site renders (each "
+                       "variant, hardware, strategy and feature set); findings name the "
+                       "configurations they affect (the default)")
+    group.add_argument("--layers-only", "--no-rendered", dest="rendered",
+                       action="store_false",
+                       help="check each recipe's argument layers only, not every rendered "
+                       "command (faster; findings name no configurations)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The run-wide :class:`Settings` the options of :func:`add_run_arguments` describe.
+
+    Raises:
+        UsageError: ``--online-releases`` with ``--offline``, or ``--vllm`` names no
+            vendored release.
+    """
+    if args.online_releases and args.offline:
+        raise UsageError("--online-releases contradicts --offline")
+    return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes,
+                    online_releases=args.online_releases, as_of=args.as_of,
+                    vllm=vendored_vllm(args.vllm), rendered=args.rendered)
+
+
+def iso_date(text: str) -> date:
+    """argparse type: a ``YYYY-MM-DD`` date (a usage error otherwise, exit 2)."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (a usage error otherwise, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def vendored_vllm(text: str | None) -> str | None:
+    """``--vllm``: the vendored release it names (PEP 440 equal), or a usage error."""
+    if text is None:
+        return None
+    from packaging.version import InvalidVersion, Version
+
+    from validator.checks.cli_plan import _versions
+
+    try:
+        want = Version(text)
+    except InvalidVersion:
+        raise UsageError(f"--vllm {text!r} is not a version") from None
+    for v in _versions("vllm", None):
+        if v == want:
+            return str(v)
+    raise UsageError(f"--vllm {text}: no vendored CLI registry of that release; add it with "
+                     f"`recipe-check data vllm-cli {text}`")
 
 
 def _split(values: Sequence[str], option: str) -> list[str]:

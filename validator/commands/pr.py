@@ -10,6 +10,8 @@ Inside GitHub Actions the revisions default to the event's (``GITHUB_EVENT_PATH`
 to ``GITHUB_WORKSPACE``, the output format to ``github`` annotations and the job summary
 to ``GITHUB_STEP_SUMMARY``. Without any base every recipe at the head is checked.
 
+Both revisions are judged as ``check`` judges (the same options and defaults, every
+rendered command included; ``--layers-only`` checks argument layers only).
 The same files are checked at the merge base, and each finding is reported as new,
 existing or fixed (:mod:`validator.pr.baseline`); by default only new errors fail
 (``--fail-on all``: every error at the head). The configuration file is read from the
@@ -32,13 +34,13 @@ from validator.commands.check import release_list_context
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
+    add_run_arguments,
     chosen_format,
     rule_config,
+    settings_from,
     write_outputs,
 )
 from validator.config import Config
-from validator.context import Settings
-from validator.errors import UsageError
 from validator.findings import printable
 from validator.pr.event import read_event
 from validator.pr.run import open_repository, resolve_revisions, run_pr
@@ -61,14 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paths", action="append", default=[], metavar="PATTERN",
                         help="only recipes under this folder or matching this glob "
                              "(repeatable; default: every models/ recipe)")
-    parser.add_argument("--strict", action="store_true", help="warnings count as errors")
-    parser.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024,
-                        help="refuse YAML files larger than this (default 2 MiB)")
-    parser.add_argument("--offline", action="store_true",
-                        help="use only vendored data and snapshots; no network")
-    parser.add_argument("--online-releases", action="store_true",
-                        help="fetch vLLM's release list from PyPI instead of the vendored, "
-                        "digest-pinned snapshot (the default)")
+    add_run_arguments(parser)
     add_rule_arguments(parser, fail_on=True)
     add_output_arguments(parser, sorted(REPORTERS), default=None)
 
@@ -118,10 +113,7 @@ def run(args: argparse.Namespace) -> int:
     """Run PR mode, write every requested report; 0/1/2 as the module says."""
     base, head, origin = _revisions(args)
     folder = args.repo or Path(os.environ.get("GITHUB_WORKSPACE") or ".")
-    if args.online_releases and args.offline:
-        raise UsageError("--online-releases contradicts --offline")
-    settings = Settings(strict=args.strict, max_bytes=args.max_bytes, offline=args.offline,
-                        online_releases=args.online_releases)
+    settings = settings_from(args)  # the same options and defaults as `check`
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     fmt = chosen_format(args, None)
     config = _config(args, folder, base)

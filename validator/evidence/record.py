@@ -13,18 +13,18 @@ sorted, and :func:`record_bytes` serialises with sorted keys. No clock is read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from validator import __version__
-from validator.checker import Checker, RunResult
 from validator.checks._data import as_dict, as_list, get
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.evidence.cite import Citer, blob_url
 from validator.evidence.editorial import EditorialInput, build_editorial
-from validator.evidence.facts import FactBuilder
+from validator.evidence.facts import FactBuilder, FactSet
 from validator.evidence.model import (
     ContextFile,
     DataInput,
@@ -42,11 +42,10 @@ from validator.evidence.model import (
 )
 from validator.evidence.rendered import rendered_defaults
 from validator.evidence.reported import reported_results
-from validator.findings import Finding
+from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
 from validator.paths import CHECKOUT_DIR
-from validator.rules import READS_EVERYTHING, Reads
-from validator.schema import SchemaValidator
+from validator.rules import READS_EVERYTHING, RELEASE_DATA, Reads
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
 
@@ -75,38 +74,46 @@ class ContextStatus:
         return self.taxonomy and self.strategies
 
     def missing(self) -> frozenset[Reads]:
-        """The context parts a rule could not read at this revision."""
-        return frozenset(({Reads.TAXONOMY} if not self.taxonomy else set())
-                         | ({Reads.STRATEGIES} if not self.strategies else set()))
+        """The parts of the revision a rule cannot rely on: none with complete context;
+        without it every part read from the tree (the taxonomy, strategies, kv-store
+        options, recipe list, other files: a tree without its context files may well hold
+        only some of the recipes), the release data (the tool's own) excepted."""
+        return frozenset() if self.complete else READS_EVERYTHING - RELEASE_DATA
 
 
-def _check(ctx: Context, path: str, data: bytes, prov: Provenance,
+def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provenance,
            status: ContextStatus) -> tuple[list[Finding], int, list[str]]:
-    """Findings of the full checker on the document: ``(findings, rules run, skipped)``.
+    """Findings of the full checker on the document: ``(findings, rules run, skipped)``,
+    through the run driver (:class:`~validator.session.Session`).
 
-    With complete context every rule runs once through :class:`Checker`. Without it (no
-    taxonomy or strategies at this revision), a rule that declares it reads a missing part
-    (``@rule(..., reads=...)``, see :class:`~validator.rules.Reads`) is reported as
-    skipped, since its findings would describe the missing files rather than the
-    document; the others run on a context whose missing parts are unreadable
-    (:meth:`~validator.context.Context.limited_to`), so a rule that reads one undeclared
-    is an internal error, not a silent verdict.
+    With complete context every rule runs. Without it (no taxonomy or strategies at this
+    revision), a rule that declares it reads a part of the revision besides the recipe
+    (``@rule(..., reads=...)``, see :class:`~validator.rules.Reads`;
+    :meth:`ContextStatus.missing`) is reported as skipped, since its findings would
+    describe the missing files rather than the document; the others run on a context
+    whose missing parts are unreadable (:meth:`~validator.context.Context.limited_to`),
+    so a rule that reads one undeclared is an internal error, not a silent verdict. The
+    record is pinned to the full commit, so the pinning finding (``PROV004``: "pin the
+    full commit") does not apply to it.
 
     Raises:
         RecordError: a rule crashed (a bug in recipe-check).
     """
     from validator.catalogue import check_rules
+    from validator.session import Session
 
     rules = check_rules()
-    schema = SchemaValidator(strict=ctx.settings.strict)
-    result = RunResult()
     missing = status.missing()
     kept = [r for r in rules if not r.reads & missing]
     skipped = sorted(r.id for r in rules if r.reads & missing)
-    checked = ctx if not missing else ctx.limited_to(READS_EVERYTHING - missing)
-    doc_result = Checker(checked, kept, schema).check_recipe(path, data, prov, result)
-    if result.internal_errors:
-        raise RecordError("; ".join(result.internal_errors))
+    session = Session(ctx.settings, kept)
+    limited = ctx if not missing else ctx.limited_to(READS_EVERYTHING - missing)
+    opened = session.open(tree, limited)
+    assert opened is not None  # the context is given: nothing to verify
+    doc_result = session.check_bytes(opened, path, data,
+                                     dataclasses.replace(prov, resolved_from=None))
+    if session.result.internal_errors:
+        raise RecordError("; ".join(session.result.internal_errors))
     return doc_result.findings, len(kept), skipped
 
 
@@ -216,6 +223,65 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         RecordError: unpinned tree, missing file, or a document that is not a YAML mapping.
     """
     settings = settings or Settings(offline=True)
+    data, prov, doc = _read(tree, path, settings)
+    repo, commit = prov.repository or "", prov.commit or ""
+    cite = Citer(repo, commit, doc, prov.sha256)
+    status = _context_status(tree)
+    ctx = context if context is not None else build_context(tree, settings)
+    tax_cite: Citer | None = None
+    tax_sha: str | None = None
+    if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:
+        tax_sha = Provenance.of_bytes(TAXONOMY, tree.read(TAXONOMY)).sha256
+        tax_cite = Citer(repo, commit, ctx.taxonomy, tax_sha)
+
+    findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
+    rec_findings = [_finding(f, cite) for f in findings]
+    facts = FactBuilder(cite, tax_cite, _version_sources(doc, ctx)).build()
+    rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \
+        else None
+    context_note = _context_note(status, commit)
+    dv = facts.default_variant
+    dvf = facts.variants.get(dv) if dv else None
+    options = _deployment_options(doc, facts)
+    params = _parameters(doc, facts)
+    model = as_dict(get(doc.data, "model"))
+    meta = as_dict(get(doc.data, "meta"))
+    validation = Validation(
+        tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
+        rules_skipped=skipped, context=_context_files(status, commit, tax_sha),
+        inputs=_inputs(dvf.min_version if dvf else None),
+        findings=rec_findings, summary=count_by_severity(findings))
+    editorial = build_editorial(EditorialInput(
+        facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,
+        sha256=prov.sha256, git_blob=prov.git_blob, checked_on=checked_on,
+        context_note=context_note, rules_run=rules_run, rules_skipped=skipped,
+        variant_key_urls=_key_urls(cite, doc), rendered=rendered))
+    title = meta.get("title") if isinstance(meta.get("title"), str) else path
+    return Record(
+        id=f"{repo}@{commit}:{path}", title=f"{title}: vLLM recipe at {commit[:12]}",
+        summary=_opt_str(meta.get("description")),
+        model_label=_opt_str(meta.get("title")), model_provider=_opt_str(meta.get("provider")),
+        model_id=_opt_str(model.get("model_id")),
+        model_artifact=ModelArtifact(id=dvf.model_id if dvf else None, revision=None,
+                                     format=options[0].precision if options and dv ==
+                                     options[0].variant else _opt_str(
+                                         get(doc.data, "variants", dv or "", "precision"))),
+        hardware_topics=_topics(ctx, meta) if tax_cite is not None else None,
+        deployment_options=options, recipe_parameters=params,
+        source=_source(prov, cite, path, checked_on),
+        license=_license(tree, repo, commit), notes=_notes(params, facts),
+        limitations=_limitations(params, context_note), facts=facts.facts,
+        reported_results=reported_results(cite), rendered_defaults=rendered,
+        editorial=editorial, validation=validation)
+
+
+def _read(tree: RecipeTree, path: str, settings: Settings
+          ) -> tuple[bytes, Provenance, LoadedDocument]:
+    """The bytes, provenance and loaded document of ``path``.
+
+    Raises:
+        RecordError: missing file, unpinned tree, or a document that is not a mapping.
+    """
     try:
         data = tree.read(path)
     except FileNotFoundError as exc:
@@ -224,59 +290,64 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     if prov.repository is None or prov.commit is None:
         raise RecordError(f"{path}: records need a pinned repository and commit "
                           f"(use OWNER/REPO@COMMIT:PATH); {tree.label} has none")
-    repo, commit = prov.repository, prov.commit
     doc = load_yaml(data, path, max_bytes=settings.max_bytes)
     if not doc.ok:
         first = doc.findings[0] if doc.findings else None
         where = f"{path}:{first.line}" if first else path
         raise RecordError(f"{where}: cannot make a record: "
                           f"{first.message if first else 'not a YAML mapping'}")
-    cite = Citer(repo, commit, doc, prov.sha256)
+    return data, prov, doc
+
+
+def _context_status(tree: RecipeTree) -> ContextStatus:
     other: tuple[str, ...] = ()
     others = getattr(tree, "other_revisions", None)
     if callable(others):
         other = tuple(others(TAXONOMY))
-    status = ContextStatus(taxonomy=tree.exists(TAXONOMY),
-                           strategies=bool(tree.list("strategies")),
-                           other_taxonomy_revisions=other)
-    ctx = context if context is not None else build_context(tree, settings)
-    tax_cite: Citer | None = None
-    tax_sha: str | None = None
-    if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:
-        tax_bytes = tree.read(TAXONOMY)
-        tax_sha = Provenance.of_bytes(TAXONOMY, tax_bytes).sha256
-        tax_cite = Citer(repo, commit, ctx.taxonomy, tax_sha)
+    return ContextStatus(taxonomy=tree.exists(TAXONOMY),
+                         strategies=bool(tree.list("strategies")),
+                         other_taxonomy_revisions=other)
 
-    findings, rules_run, skipped = _check(ctx, path, data, prov, status)
-    rec_findings = [_finding(f, cite) for f in findings]
 
-    version_sources = _version_sources(doc, ctx)
-    facts = FactBuilder(cite, tax_cite, version_sources).build()
-    results = reported_results(cite)
-    rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \
-        else None
+def _context_note(status: ContextStatus, commit: str) -> str | None:
+    """What the record says about missing context files (``None``: none missing)."""
+    if status.complete:
+        return None
+    parts = []
+    if not status.taxonomy:
+        parts.append("taxonomy.yaml")
+    if not status.strategies:
+        parts.append("strategies/")
+    note = (f"The context files ({' and '.join(parts)}) of commit {commit[:12]} "
+            "were not available, so compatible-hardware and single-node facts "
+            "are left out and rules that read them were not run")
+    other = status.other_taxonomy_revisions
+    if other:
+        note += (f"; a taxonomy exists only at other commits "
+                 f"({', '.join(c[:12] for c in other)}) and was not used")
+    return note + "."
 
-    context_note = None
-    if not status.complete:
-        parts = []
-        if not status.taxonomy:
-            parts.append("taxonomy.yaml")
-        if not status.strategies:
-            parts.append("strategies/")
-        context_note = (f"The context files ({' and '.join(parts)}) of commit {commit[:12]} "
-                        "were not available, so compatible-hardware and single-node facts "
-                        "are left out and rules that read them were not run")
-        if other:
-            context_note += (f"; a taxonomy exists only at other commits "
-                             f"({', '.join(c[:12] for c in other)}) and was not used")
-        context_note += "."
 
-    d = doc.data
-    dv = facts.default_variant
-    dvf = facts.variants.get(dv) if dv else None
+def _context_files(status: ContextStatus, commit: str, tax_sha: str | None
+                   ) -> list[ContextFile]:
+    other = status.other_taxonomy_revisions
+    return [
+        ContextFile(name=TAXONOMY, status="same_revision", revision=commit, sha256=tax_sha)
+        if tax_sha is not None else
+        ContextFile(name=TAXONOMY, status="unavailable", revision=None,
+                    note=(f"taxonomy.yaml exists only at other commits "
+                          f"({', '.join(other)}); not used") if other else
+                    "no taxonomy.yaml at this revision"),
+        ContextFile(name="strategies/", status="same_revision" if status.strategies
+                    else "unavailable", revision=commit if status.strategies else None,
+                    note=None if status.strategies else "no strategies at this revision"),
+    ]
+
+
+def _deployment_options(doc: LoadedDocument, facts: FactSet) -> list[DeploymentOption]:
     options = []
     for name, vf in facts.variants.items():
-        v = as_dict(get(d, "variants", name))
+        v = as_dict(get(doc.data, "variants", name))
         gb = v.get("vram_minimum_gb")
         options.append(DeploymentOption(
             variant=name, model_id=vf.model_id, model_id_inherited=vf.model_id_inherited,
@@ -294,14 +365,20 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
             features_on_by_default=vf.on_by_default, features_opt_in=vf.opt_in,
             compatible_hardware=vf.compatible_hardware,
             single_node_hardware=vf.single_node_hardware))
+    return options
 
+
+def _parameters(doc: LoadedDocument, facts: FactSet) -> RecipeParameters:
+    d = doc.data
+    dv = facts.default_variant
+    dvf = facts.variants.get(dv) if dv else None
     model = as_dict(get(d, "model"))
     meta = as_dict(get(d, "meta"))
     image = model.get("docker_image")
     images = ({"default": image} if isinstance(image, str) else
               {k: str(v) for k, v in as_dict(image).items() if isinstance(v, str)})
     ctx_len = model.get("context_length")
-    params = RecipeParameters(
+    return RecipeParameters(
         minimum_runtime_version=_opt_str(model.get("min_vllm_version")),
         effective_default_minimum_runtime_version=dvf.min_version if dvf else None,
         nightly_required=model.get("nightly_required") is True,
@@ -322,43 +399,30 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         recipe_updated_on=_opt_str(meta.get("date_updated")),
         tasks=_tasks(meta.get("tasks")),
     )
-    topics = None
-    if tax_cite is not None:
-        profiles = ctx.hardware_profiles
-        topics = sorted({str(profiles[h].get("brand")).lower()
-                         for h, st in as_dict(meta.get("hardware")).items()
-                         if st != "unsupported" and h in profiles and profiles[h].get("brand")})
-    source = Source(
+
+
+def _topics(ctx: Context, meta: dict[str, Any]) -> list[str]:
+    """Brands of the hardware the recipe claims (not ``unsupported``), from the taxonomy."""
+    profiles = ctx.hardware_profiles
+    return sorted({str(profiles[h].get("brand")).lower()
+                   for h, st in as_dict(meta.get("hardware")).items()
+                   if st != "unsupported" and h in profiles and profiles[h].get("brand")})
+
+
+def _source(prov: Provenance, cite: Citer, path: str, checked_on: str) -> Source:
+    repo, commit = prov.repository or "", prov.commit or ""
+    return Source(
         publisher=repo.split("/")[0], url=f"https://github.com/{repo}", repository=repo,
         revision=commit, resolved_from=prov.resolved_from, document_path=path,
         pinned_url=cite.pinned_url(), document_sha256=prov.sha256, git_blob=prov.git_blob,
         last_commit=prov.last_commit, last_commit_at=prov.last_commit_date,
         checked_on=checked_on)
-    context_files = [
-        ContextFile(name=TAXONOMY, status="same_revision", revision=commit, sha256=tax_sha)
-        if tax_cite is not None else
-        ContextFile(name=TAXONOMY, status="unavailable", revision=None,
-                    note=(f"taxonomy.yaml exists only at other commits "
-                          f"({', '.join(other)}); not used") if other else
-                    "no taxonomy.yaml at this revision"),
-        ContextFile(name="strategies/", status="same_revision" if status.strategies
-                    else "unavailable", revision=commit if status.strategies else None,
-                    note=None if status.strategies else "no strategies at this revision"),
-    ]
-    counts = {"errors": 0, "warnings": 0, "infos": 0}
-    for f in rec_findings:
-        counts[f.severity + "s"] += 1
-    validation = Validation(
-        tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
-        rules_skipped=skipped, context=context_files,
-        inputs=_inputs(dvf.min_version if dvf else None),
-        findings=rec_findings, summary=counts)
-    editorial = build_editorial(EditorialInput(
-        facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,
-        sha256=prov.sha256, git_blob=prov.git_blob, checked_on=checked_on,
-        context_note=context_note, rules_run=rules_run, rules_skipped=skipped,
-        variant_key_urls=_key_urls(cite, doc), rendered=rendered))
-    notes = [
+
+
+def _notes(params: RecipeParameters, facts: FactSet) -> list[str]:
+    dv = facts.default_variant
+    dvf = facts.variants.get(dv) if dv else None
+    return [
         f"Model-wide minimum vLLM version: {params.minimum_runtime_version or 'not stated'}; "
         f"effective for the default variant: "
         f"{params.effective_default_minimum_runtime_version or 'not stated'}.",
@@ -368,7 +432,11 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         "Variant, hardware and feature settings are the recipe's declarations; combine the "
         "layers for one selection before using them as a launch command.",
     ]
-    limitations = [
+
+
+def _limitations(params: RecipeParameters, context_note: str | None) -> list[str]:
+    images = params.docker_images
+    out = [
         "No model was run for this record; reported_results are the guide's own figures.",
         "The recipe does not pin a weights revision"
         + ("." if any("@sha256:" in i for i in images.values())
@@ -378,21 +446,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         "for the default configuration of each hardware profile; none was run.",
     ]
     if context_note:
-        limitations.append(context_note)
-    title = meta.get("title") if isinstance(meta.get("title"), str) else path
-    return Record(
-        id=f"{repo}@{commit}:{path}", title=f"{title}: vLLM recipe at {commit[:12]}",
-        summary=_opt_str(meta.get("description")),
-        model_label=_opt_str(meta.get("title")), model_provider=_opt_str(meta.get("provider")),
-        model_id=_opt_str(model.get("model_id")),
-        model_artifact=ModelArtifact(id=dvf.model_id if dvf else None, revision=None,
-                                     format=options[0].precision if options and dv ==
-                                     options[0].variant else _opt_str(
-                                         get(d, "variants", dv or "", "precision"))),
-        hardware_topics=topics, deployment_options=options, recipe_parameters=params,
-        source=source, license=_license(tree, repo, commit), notes=notes,
-        limitations=limitations, facts=facts.facts, reported_results=results,
-        rendered_defaults=rendered, editorial=editorial, validation=validation)
+        out.append(context_note)
+    return out
 
 
 def _key_urls(cite: Citer, doc: LoadedDocument) -> dict[str, str]:

@@ -10,16 +10,35 @@ above a finding moves its line but does not make it new.
 Each head finding gets ``baseline`` ``"new"`` or ``"unchanged"``; findings of the base
 that the head no longer has are kept in :attr:`DocumentResult.fixed` with ``"absent"``
 (the three words are SARIF 2.1.0's ``baselineState`` values, section 3.27.24).
+
+The rendered configurations a finding names (``(on h200 · fp8 · multi_node_tp and 11
+more)``, ``(in no command the site renders)``) are left out of the comparison: a change
+that adds a hardware profile or a variant changes which configurations an existing
+problem reaches, not whether the problem is new (:func:`baseline_key`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Mapping
 
 from validator.checker import DocumentResult, RunResult
-from validator.findings import Finding
+from validator.findings import Finding, finding_key
+
+_CONFIGURATIONS = re.compile(r" \((?:on .+|in no command the site renders)\)$")
+"""The configurations suffix the rendered-command checks append to a message."""
+
+
+def baseline_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:
+    """:func:`~validator.findings.finding_key` of a finding without the rendered
+    configurations its message names: what is compared between base and head."""
+    return finding_key(rule, pointer, _CONFIGURATIONS.sub("", message.rstrip()))
+
+
+def _key(finding: Finding) -> tuple[str, str, str]:
+    return baseline_key(finding.rule, finding.pointer, finding.message)
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str]) -> None:
@@ -46,7 +65,8 @@ def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list
     Findings are matched by key as a multiset, in order: of three equal findings at the
     base and two at the head, both at the head are unchanged and the third is fixed.
     """
-    old_keys, new_keys = Counter(f.key() for f in old), Counter(f.key() for f in new)
+    old_keys = Counter(_key(f) for f in old)
+    new_keys = Counter(_key(f) for f in new)
     marked = [dataclasses.replace(f, baseline="unchanged" if kept else "new")
               for f, kept in zip(new, _first(new, old_keys & new_keys), strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
@@ -59,7 +79,7 @@ def _first(findings: list[Finding], counts: Counter[tuple[str, str, str]]) -> li
     left = Counter(counts)
     out = []
     for f in findings:
-        k = f.key()
+        k = _key(f)
         out.append(left[k] > 0)
         left[k] -= 1
     return out

@@ -16,14 +16,10 @@ from typing import Any
 
 import git
 
-from validator.catalogue import check_rules
-from validator.checker import Checker, DocumentResult, RunResult
+from validator.checker import Checker, RunResult
 from validator.config import Config
-from validator.context import MODELS, Context, Settings, build_context
+from validator.context import MODELS, Settings
 from validator.errors import RecipeCheckError
-from validator.findings import Finding
-from validator.load import LoadedDocument, load_yaml
-from validator.policy import Policy
 from validator.pr import baseline
 from validator.pr.select import (
     Selection,
@@ -35,11 +31,10 @@ from validator.pr.select import (
 )
 from validator.pr.user_changes import user_changes
 from validator.rules import Rule
-from validator.schema import SchemaValidator
+from validator.session import Session
 from validator.source.git import GitTree
-from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
-from validator.source.verify import UNHANDLED_PATH, VerificationError, prov_finding
+from validator.source.verify import VerificationError
 
 _GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
@@ -118,78 +113,21 @@ def repository_name(repo: git.Repo, env: Mapping[str, str]) -> str | None:
     return m.group(1) if m else None
 
 
-def _context_document(ctx: Context, path: str) -> LoadedDocument | None:
-    kind = context_kind(path)
-    if kind == "taxonomy":
-        return ctx.taxonomy
-    stem = Path(path).stem
-    table = ctx.strategies if kind == "strategy" else ctx.kv_stores
-    doc = table.get(stem)
-    if doc is not None and doc.path == path:
-        return doc
-    return load_yaml(ctx.tree.read(path), path, max_bytes=ctx.settings.max_bytes)
-
-
-def _not_read(path: str, exc: SourceError | FileNotFoundError, tree: GitTree,
-              sel: Selection, result: RunResult) -> None:
-    """Record why ``path`` was not read at the head: failed verification is its ``PROV``
-    finding, a refused file (symbolic link, too large) ``PROV005`` as in ``check``, and a
-    file gone at the head goes to ``sel.skipped``."""
-    if isinstance(exc, VerificationError):
-        result.documents.append(DocumentResult.unverified(exc, tree.commit))
-    elif isinstance(exc, SourceError):
-        result.documents.append(DocumentResult.refused(path, exc, tree.commit))
-    else:
-        sel.skipped.append((path, f"not readable at the head: {exc}"))
-
-
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
-                    rules: Sequence[Rule] | None = None,
-                    config: Config | None = None, user_diffs: bool = False,
-                    checked: dict[str, tuple[Checker, bytes]] | None = None) -> RunResult:
-    """Check the selected files at ``tree`` (the head) against its own context, with the
-    run's configuration. ``checked``, when given, receives path -> (checker, bytes) of
-    every recipe checked (what :func:`suggested_patches` needs).
+                    rules: Sequence[Rule] | None = None, config: Config | None = None,
+                    where: str = "the head") -> Session:
+    """Check the selected files at ``tree`` against its own context, with the run's
+    configuration, through the one driver (:class:`validator.session.Session`; the head
+    and the merge base are checked the same way). The session's ``result`` holds the
+    findings, its ``checked`` the bytes :func:`suggested_patches` needs.
 
-    A file that is gone at the head is moved to ``sel.skipped`` with the reason; one that
+    A file that is gone at ``tree`` is moved to ``sel.skipped`` with the reason; one that
     is refused (symbolic link, too large) gets a ``PROV005`` error, as in ``check``.
     """
-    ctx = build_context(tree, settings)
-    schema = SchemaValidator(strict=settings.strict)
-    checker = Checker(ctx, list(check_rules() if rules is None else rules), schema,
-                      Policy(config, strict=settings.strict))
-    result = RunResult()
-    for path, why in sel.unhandled:
-        result.documents.append(DocumentResult(
-            path, Provenance(path, "", "", commit=tree.commit),
-            [prov_finding(UNHANDLED_PATH.id, path, f"changed file not checked: {why}",
-                          "rename the file to a UTF-8 name under models/<org>/")]))
-    for path in sel.context_files:
-        kind = context_kind(path) or "taxonomy"
-        try:
-            doc = _context_document(ctx, path)
-            if doc is None:
-                continue
-            data = tree.read(path)
-            prov = tree.provenance(path, data)
-        except (SourceError, FileNotFoundError) as exc:
-            _not_read(path, exc, tree, sel, result)
-            continue
-        findings = checker.policy.apply(path, list(doc.findings) + schema.validate(doc, kind),
-                                        data)
-        findings.sort(key=Finding.sort_key)
-        result.documents.append(DocumentResult(path, prov, findings, kind))
-    for path in sel.recipes:
-        try:
-            data = tree.read(path)
-            prov = tree.provenance(path, data)
-        except (SourceError, FileNotFoundError) as exc:
-            _not_read(path, exc, tree, sel, result)
-            continue
-        checker.check_recipe(path, data, prov, result)
-        if checked is not None:
-            checked[path] = (checker, data)
-    return result
+    session = Session(settings, rules, config=config)
+    contexts = [(p, context_kind(p) or "taxonomy") for p in sel.context_files]
+    sel.skipped += session.check_files(tree, sel.recipes, contexts, sel.unhandled, where)
+    return session
 
 
 def suggested_patches(result: RunResult,
@@ -258,7 +196,7 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
         SourceError: a context file of the head cannot be read.
     """
     env = os.environ if env is None else env
-    settings = settings or Settings()
+    settings = settings or Settings(rendered=True)  # the defaults of `recipe-check pr`
     repo = open_repository(folder)
     try:
         revs = resolve_revisions(repo, base, head)
@@ -274,18 +212,19 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
             for path in head_tree.list(MODELS):
                 if is_recipe_path(path) and matches(path, patterns):
                     sel.recipes[path] = ["no base revision: every recipe is checked"]
-        checked: dict[str, tuple[Checker, bytes]] = {}
-        result = check_selection(sel, head_tree, settings, rules, config, checked=checked)
+        head_run = check_selection(sel, head_tree, settings, rules, config)
+        result = head_run.result
         if revs.merge_base is not None:
             base_sel, base_paths = base_selection(sel, base_tree)
             try:
-                base_result = check_selection(base_sel, base_tree, settings, rules, config)
+                base_result = check_selection(base_sel, base_tree, settings, rules, config,
+                                              where="the merge base").result
             except (SourceError, VerificationError) as exc:
                 raise PrError(f"the merge base {revs.merge_base[:12]} cannot be checked "
                               f"as the baseline: {exc}") from exc
             baseline.mark(result, base_result, base_paths)
             if user_diffs:
-                result.suggested_patches = suggested_patches(result, checked)
+                result.suggested_patches = suggested_patches(result, head_run.checked)
                 result.user_changes = user_changes(base_tree, head_tree,
                                                    _diff_order(sel, base_paths))
             result.internal_errors += [f"at the merge base: {e}"

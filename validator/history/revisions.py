@@ -1,0 +1,193 @@
+"""The revisions an audit walks: each commit's recipes, the digests of the parts of its
+context the rules read (:mod:`validator.history.keys`), and its release window."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from validator.context import Settings
+from validator.history.cache import blob_key
+from validator.history.gitdata import CommitInfo, GitObjects
+from validator.history.keys import RuleGroup, is_context_file, is_recipe, part_digests, window_label
+from validator.rules import Reads
+from validator.source.provenance import Provenance
+
+Progress = Callable[[str, int], Callable[[int], None]]
+"""``(label, total) -> advance(steps)``: a progress display factory."""
+
+
+class CommitTree:
+    """One commit of a git repository as a :class:`~validator.source.tree.RecipeTree`,
+    reading blobs through a :class:`GitObjects` reader.
+
+    Args:
+        objects: the reader.
+        commit: the commit id (the tree's ``revision``).
+        files: ``{path: blob id}`` of the files this tree serves.
+    """
+
+    def __init__(self, objects: GitObjects, commit: str, files: dict[str, str]) -> None:
+        self.objects = objects
+        self.commit = commit
+        self.files = files
+
+    @property
+    def revision(self) -> str:
+        """The commit id."""
+        return self.commit
+
+    @property
+    def label(self) -> str:
+        """``<repo>@<commit>``."""
+        return f"{self.objects.repo}@{self.commit}"
+
+    def read(self, path: str) -> bytes:
+        """Bytes of ``path``; :class:`FileNotFoundError` when the commit has no such file."""
+        oid = self.files.get(path)
+        if oid is None:
+            raise FileNotFoundError(path)
+        return self.objects.blob(oid)
+
+    def exists(self, path: str) -> bool:
+        """Whether the commit has file ``path``."""
+        return path in self.files
+
+    def list(self, prefix: str) -> list[str]:
+        """Sorted files under folder ``prefix``."""
+        base = prefix.rstrip("/") + "/" if prefix else ""
+        return sorted(p for p in self.files if p.startswith(base))
+
+    def provenance(self, path: str, data: bytes) -> Provenance:
+        """Digests and the commit id."""
+        return Provenance.of_bytes(path, data, commit=self.commit,
+                                   fetched_from=str(self.objects.repo))
+
+
+@dataclass(frozen=True)
+class State:
+    """What the rules may read at a revision, besides the recipe: the part digests, the
+    cache label of each rule group, and the first commit seen in this state (whose tree
+    a context is built from).
+
+    Attributes:
+        id: digest of :attr:`parts`.
+        commit: the commit id the state's context is built from.
+        files: ``{path: blob id}`` the context's tree serves.
+        window: the release window (ISO date, ``""`` for the settings' own).
+        parts: part digests (:func:`~validator.history.keys.part_digests`).
+        labels: group name -> cache label.
+    """
+
+    id: str
+    commit: str
+    files: dict[str, str]
+    window: str
+    parts: dict[Reads, str]
+    labels: dict[str, str]
+
+
+@dataclass
+class Snapshot:
+    """One revision: its commit, :class:`State` id, and selected recipes as
+    ``{path: blob key}``."""
+
+    commit: CommitInfo
+    state: str
+    recipes: dict[str, str]
+
+
+def release_window_of(commit_date: str, at_commit_date: bool, settings: Settings) -> str:
+    """The release window a revision is judged in: the ISO date of the newest vendored
+    vLLM release published by ``commit_date`` (every commit between two releases sees
+    the same releases, so they share results), or ``""`` for the settings' own window
+    (``at_commit_date`` off, or ``settings.as_of`` given)."""
+    if not at_commit_date or settings.as_of is not None:
+        return ""
+    return _release_date_by(datetime.fromisoformat(commit_date).astimezone(UTC))
+
+
+@lru_cache(maxsize=4096)
+def _release_date_by(moment: datetime) -> str:
+    from validator.releases import load_vendored
+
+    found = [r.uploaded for r in load_vendored().releases if r.uploaded <= moment]
+    return (max(found) if found else moment).date().isoformat()
+
+
+@dataclass
+class Walk:
+    """What :func:`walk` found: ``snapshots`` by commit id (the revisions and their first
+    parents), ``states`` by id, and ``blobs``: blob key -> ``(path, blob id)``."""
+
+    snapshots: dict[str, Snapshot]
+    states: dict[str, State]
+    blobs: dict[str, tuple[str, str]]
+
+
+def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...],
+         selected: Callable[[str], bool], tool: str, settings: Settings, *,
+         at_commit_date: bool = True, progress: Progress | None = None) -> Walk:
+    """Snapshots of ``revisions`` and of their first parents (the baselines), with the
+    recipes ``selected`` keeps."""
+    found = Walk({}, {}, {})
+    sha_of: dict[str, str] = {}
+    key_of: dict[tuple[str, str], str] = {}
+    window_of: dict[str, str] = {}
+    commits = [objects.commit(r) for r in revisions]
+    listed = set(revisions)
+    baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
+    whole_tree = any(Reads.TREE in g.reads for g in groups)
+    # Consecutive revisions mostly share sub-trees: memoise per (read sub-trees, window)
+    # so that an unchanged state is not flattened and hashed again.
+    memo: dict[tuple[str | None, ...], tuple[str, dict[str, str]]] = {}
+    order = [objects.commit(b) for b in dict.fromkeys(baselines)] + commits
+    advance = progress("reading revisions", len(order)) if progress else (lambda _n: None)
+    for info in order:
+        advance(1)
+        # a revision is judged no earlier than its first parent (committer dates can go
+        # backwards along the history; the window must not)
+        window = max(release_window_of(info.date, at_commit_date, settings),
+                     window_of.get(info.parents[0], "") if info.parents else "")
+        window_of[info.id] = window
+        if whole_tree:
+            memo_key: tuple[str | None, ...] = (info.tree, window)
+        else:
+            top = {name: oid for _mode, name, oid in objects.tree_entries(info.tree)}
+            memo_key = (*(top.get(n) for n in ("taxonomy.yaml", "strategies", "kv_store",
+                                                "models")), window)
+        known = memo.get(memo_key)
+        if known is None:
+            files = objects.files(info.tree)
+            state = _state(found, info.id, files, window, groups, whole_tree, settings)
+            recipes: dict[str, str] = {}
+            for path, oid in files.items():
+                key = key_of.get((path, oid))
+                if key is None:
+                    if not selected(path):
+                        continue
+                    sha = sha_of.get(oid)
+                    if sha is None:
+                        sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
+                    key = key_of[(path, oid)] = blob_key(tool, path, sha)
+                    found.blobs.setdefault(key, (path, oid))
+                recipes[path] = key
+            known = memo[memo_key] = (state, recipes)
+        found.snapshots[info.id] = Snapshot(info, known[0], known[1])
+    return found
+
+
+def _state(found: Walk, commit: str, files: Mapping[str, str], window: str,
+           groups: tuple[RuleGroup, ...], whole_tree: bool, settings: Settings) -> str:
+    parts = part_digests(files, window_label(window, settings))
+    state_id = hashlib.sha256("".join(f"{p.value}={d}\n" for p, d in sorted(
+        parts.items(), key=lambda kv: kv[0].value)).encode()).hexdigest()
+    if state_id not in found.states:
+        served = dict(files) if whole_tree else {p: o for p, o in files.items()
+                                                 if is_context_file(p) or is_recipe(p)}
+        found.states[state_id] = State(state_id, commit, served, window, parts,
+                                       {g.name: g.label(parts) for g in groups})
+    return state_id

@@ -1,0 +1,178 @@
+"""Checking blobs for the audit, in this process or in worker processes.
+
+A :data:`Task` is one recipe blob and the rule groups (:class:`~validator.history.keys.
+RuleGroup`) it still needs at some :class:`~validator.history.revisions.State`\\ s. The
+blob is loaded and schema-validated once; then, per state, the needed groups run on the
+state's context limited to what they declare (:meth:`~validator.context.Context.
+limited_to`: a rule reading an undeclared part is an internal error, not a wrongly keyed
+result), and each group's findings are stored under its label.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import signal
+from collections import OrderedDict
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from validator.context import Context, Settings, build_context
+from validator.findings import Finding
+from validator.history.cache import ResultCache
+from validator.history.gitdata import GitObjects
+from validator.history.keys import STAGE, RuleGroup, is_recipe, rows_of, rule_groups
+from validator.history.revisions import CommitTree, Progress, State
+from validator.rules import Reads
+
+Task = tuple[str, str, str, bool, tuple[tuple[str, tuple[str, ...]], ...]]
+"""``(path, blob id, blob key, stage cached, ((state id, group names needed there), ...))``."""
+TaskResult = tuple[str, dict[str, Any], list[str]]
+"""``(blob key, new cache labels -> values, internal errors)``."""
+
+
+def default_jobs() -> int:
+    """Worker processes to use by default: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Worker:
+    """Per-process state: a git reader, the rule groups, the schema stage, and the
+    contexts of recent states (LRU), so rules' per-context caches keep working across
+    blobs."""
+
+    MAX_CONTEXTS = 128
+
+    def __init__(self, repo: Path, states: dict[str, State], settings: Settings,
+                 cache_dir: Path | None) -> None:
+        from validator.catalogue import check_rules
+        from validator.schema import SchemaValidator
+        from validator.session import Session
+
+        self.objects = GitObjects(repo)
+        self.states = states
+        self.settings = settings
+        self.groups = {g.name: g for g in rule_groups(check_rules())}
+        self.schema = SchemaValidator(strict=settings.strict)
+        self.session = Session(settings, schema=self.schema)
+        self.cache = ResultCache(cache_dir)
+        self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
+        self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
+
+    def context(self, state: State, reads: frozenset[Reads]) -> Context:
+        """The context of ``state`` limited to ``reads``. The context files are loaded
+        once per (taxonomy, strategies, kv-store, window) and shared by the states that
+        only differ in their recipes."""
+        key = (state.id, reads)
+        found = self._limited.get(key)
+        if found is not None:
+            self._limited.move_to_end(key)
+            return found
+        data_key = (state.parts[Reads.TAXONOMY], state.parts[Reads.STRATEGIES],
+                    state.parts[Reads.KV_STORES], state.window)
+        tree = CommitTree(self.objects, state.commit, state.files)
+        base = self._data.get(data_key)
+        if base is None:
+            settings = (dataclasses.replace(self.settings,
+                                            as_of=date.fromisoformat(state.window))
+                        if state.window else self.settings)
+            base = self._data[data_key] = build_context(tree, settings)
+            _trim(self._data, self.MAX_CONTEXTS)
+        else:
+            self._data.move_to_end(data_key)
+        full = Context(tree=tree, taxonomy=base.taxonomy, strategies=base.strategies,
+                       kv_stores=base.kv_stores,
+                       recipe_paths=frozenset(p for p in state.files if is_recipe(p)),
+                       settings=base.settings)
+        found = self._limited[key] = full.limited_to(reads)
+        _trim(self._limited, self.MAX_CONTEXTS)
+        return found
+
+    def run(self, task: Task) -> TaskResult:
+        """Check one blob: load and schema once, then the needed groups per state through
+        the run driver (:meth:`validator.session.Session.run_rules`); mirrors
+        :meth:`validator.checker.Checker.check_recipe`."""
+        from validator.load import load_yaml
+
+        path, oid, key, stage_cached, needs = task
+        doc = load_yaml(self.objects.blob(oid), path, max_bytes=self.settings.max_bytes)
+        results: dict[str, Any] = {}
+        if not stage_cached:
+            staged: list[Finding] = list(doc.findings)
+            if doc.ok:
+                staged += self.schema.validate(doc, "recipe")
+            results[STAGE] = {"rows": rows_of(staged), "ok": doc.ok}
+        crashes = self.session.result.internal_errors
+        if doc.ok:
+            for state_id, names in needs:
+                state = self.states[state_id]
+                groups: list[RuleGroup] = [self.groups[n] for n in names]
+                reads = frozenset().union(*(g.reads for g in groups))
+                before = len(crashes)
+                findings = self.session.run_rules(self.context(state, reads), doc,
+                                                  [r for g in groups for r in g.rules])
+                if len(crashes) > before:
+                    return key, results, crashes[before:]
+                for g in groups:
+                    ids = {r.id for r in g.rules}
+                    results[state.labels[g.name]] = {
+                        "rows": rows_of(f for f in findings if f.rule in ids)}
+        self.cache.put(key, results)
+        return key, results, []
+
+
+def _trim(table: OrderedDict[Any, Any], size: int) -> None:
+    while len(table) > size:
+        table.popitem(last=False)
+
+
+_STATE: Worker | None = None
+
+
+def _init_worker(repo: Path, states: dict[str, State], settings: Settings,
+                 cache_dir: Path | None) -> None:
+    global _STATE
+    # Ctrl-C is the parent's to handle (it terminates the pool); a worker that also
+    # raised KeyboardInterrupt would print its own traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STATE = Worker(repo, states, settings, cache_dir)
+
+
+def _run_task(task: Task) -> TaskResult:
+    assert _STATE is not None
+    return _STATE.run(task)
+
+
+def execute(tasks: list[Task], repo: Path, states: dict[str, State], settings: Settings,
+            cache_dir: Path | None, jobs: int, progress: Progress | None = None
+            ) -> Iterator[TaskResult]:
+    """Run ``tasks`` in ``jobs`` processes (1: in this one); results in completion order."""
+    if not tasks:
+        return
+    advance = progress("checking", len(tasks)) if progress else (lambda _n: None)
+    init = (repo, states, settings, cache_dir)
+    # biggest tasks first, so that the last ones to finish are short
+    tasks = sorted(tasks, key=lambda t: -sum(len(names) for _s, names in t[4]))
+    jobs = max(1, min(jobs, len(tasks)))
+    if jobs == 1:
+        _init_worker(*init)
+        try:
+            for task in tasks:
+                yield _run_task(task)
+                advance(1)
+        finally:
+            assert _STATE is not None
+            _STATE.objects.close()
+        return
+    # one task at a time: tasks are sorted biggest first, so chunks would hand the
+    # biggest ones to the same worker
+    with multiprocessing.get_context().Pool(jobs, _init_worker, init) as pool:
+        for item in pool.imap_unordered(_run_task, tasks, chunksize=1):
+            yield item
+            advance(1)

@@ -1,0 +1,276 @@
+"""The one driver of a run: every command that checks recipes goes through a :class:`Session`.
+
+A session holds what one run shares — the settings, the rules, the JSON Schema stage, the
+configuration of each tree and the context builder — and fills one :class:`RunResult`, in
+the pipeline's order: per tree its context (taxonomy, strategies, kv stores) and their
+loader/schema findings, then each recipe (read and verify -> load -> schema -> rules), with
+the pinning findings of its provenance, a ``PROV`` finding for bytes that failed
+verification or a file that was refused, and the install ranges the rules recorded.
+
+``check`` (:meth:`Session.check_targets`), ``pr`` at the head and at the merge base
+(:meth:`Session.check_files`) use it; :meth:`Session.check_bytes` and
+:meth:`Session.run_rules` serve commands that already hold the bytes or a context of
+their own (``record``, ``history``). :class:`~validator.checker.Checker` stays the
+per-document core the session drives.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from validator.catalogue import check_rules
+from validator.checker import Checker, DocumentResult, RunResult
+from validator.checks.install_range import recorded
+from validator.config import Config
+from validator.context import Context, Settings, build_context
+from validator.errors import UsageError
+from validator.findings import Finding
+from validator.load import LoadedDocument, load_yaml
+from validator.policy import Policy
+from validator.rules import Rule
+from validator.schema import SchemaValidator
+from validator.source.provenance import Provenance
+from validator.source.tree import RecipeTree, SourceError
+from validator.source.verify import (
+    UNHANDLED_PATH,
+    VerificationError,
+    pinning_findings,
+    prov_finding,
+)
+
+ContextBuilder = Callable[[RecipeTree, Settings], Context]
+"""Builds the context of a tree (default :func:`validator.context.build_context`)."""
+
+ConfigOf = Callable[[RecipeTree], Config | None]
+"""The configuration that applies to a tree (``check`` reads each local root's file)."""
+
+@dataclass
+class Opened:
+    """A tree the session has built the context of: the context, the checker over it,
+    and the paths of its context documents (never checked as recipes)."""
+
+    context: Context
+    checker: Checker
+    context_paths: frozenset[str]
+
+
+class Session:
+    """One run over one or more trees.
+
+    Args:
+        settings: run-wide options (strict, offline, max bytes, window, rendered ...).
+        rules: the rules to run before selection (default: every check rule).
+        config: the configuration (select/ignore/per-file-ignores), or a function giving
+            it per tree; ``None``: no configuration.
+        schema: the JSON Schema stage (default: one for ``settings.strict``).
+        build: the context builder (default :func:`~validator.context.build_context`).
+
+    Attributes:
+        result: what the run found so far.
+        checked: path -> (checker, bytes) of every recipe checked (what suggested fixes
+            and ``--fix`` need); later trees overwrite equal paths.
+    """
+
+    def __init__(self, settings: Settings, rules: Sequence[Rule] | None = None, *,
+                 config: Config | ConfigOf | None = None,
+                 schema: SchemaValidator | None = None,
+                 build: ContextBuilder = build_context) -> None:
+        self.settings = settings
+        self.rules = list(check_rules() if rules is None else rules)
+        self.schema = schema or SchemaValidator(strict=settings.strict)
+        self._config = config
+        self._build = build
+        self._opened: dict[int, Opened | None] = {}
+        self.result = RunResult()
+        self.checked: dict[str, tuple[Checker, bytes]] = {}
+
+    # -- trees and their context -------------------------------------------------------
+
+    def policy(self, tree: RecipeTree) -> Policy:
+        """The rule selection and suppressions that apply to ``tree``."""
+        config = self._config(tree) if callable(self._config) else self._config
+        return Policy(config, strict=self.settings.strict)
+
+    def open(self, tree: RecipeTree, context: Context | None = None) -> Opened | None:
+        """The context and checker of ``tree``, built once per tree (``context``: use this
+        one instead of building it). ``None`` when the tree's context failed
+        verification: its ``PROV`` finding is then the tree's only document, and nothing
+        of the tree is checked."""
+        key = id(tree)
+        if key in self._opened:
+            return self._opened[key]
+        if context is None:
+            try:
+                context = self._build(tree, self.settings)
+            except VerificationError as exc:  # untrusted context: check nothing of the tree
+                self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
+                self._opened[key] = None
+                return None
+        checker = Checker(context, self.rules, self.schema, self.policy(tree))
+        opened = Opened(context, checker,
+                        frozenset(d.path for d in context.context_documents()))
+        self._opened[key] = opened
+        return opened
+
+    def check_context(self, tree: RecipeTree,
+                      files: Iterable[tuple[str, str]] | None = None) -> None:
+        """Loader and schema findings of the context documents of ``tree``.
+
+        ``files=None`` (``check``): every taxonomy, strategy and kv-store document, each
+        reported only when it has findings (a warning on stderr when there is no
+        taxonomy). Given ``files``, (path, schema name) pairs (``pr``: the changed
+        context files, ``"taxonomy"``, ``"strategy"`` or ``"kv_store"``), each one is
+        reported, with or without findings; one that is unreadable or refused is
+        reported as :meth:`check_recipe` does, one that is gone raises
+        ``FileNotFoundError``.
+        """
+        opened = self.open(tree)
+        if opened is None:
+            return
+        ctx, checker = opened.context, opened.checker
+        if files is None:
+            if ctx.taxonomy is None:
+                print(f"recipe-check: warning: {tree.label} has no taxonomy.yaml; hardware "
+                      "ids are not checked", file=sys.stderr)
+            else:
+                checker.check_context_document(ctx.taxonomy, "taxonomy", self.result)
+            for doc in ctx.strategies.values():
+                checker.check_context_document(doc, "strategy", self.result)
+            for doc in ctx.kv_stores.values():
+                checker.check_context_document(doc, "kv_store", self.result)
+            return
+        for path, kind in files:
+            read = self._read(tree, path)
+            if read is None:
+                continue
+            data, prov = read
+            doc = self._context_document(ctx, path, data)
+            findings = list(doc.findings) + self.schema.validate(doc, kind)
+            findings = checker.policy.apply(path, findings, data)
+            findings.sort(key=Finding.sort_key)
+            self.result.documents.append(DocumentResult(path, prov, findings, kind))
+
+    def _context_document(self, ctx: Context, path: str, data: bytes) -> LoadedDocument:
+        """The loaded context document of ``path`` (the context's own copy when it
+        loaded that file, else loaded now from ``data``)."""
+        loaded = {d.path: d for d in ctx.context_documents()}
+        return loaded.get(path) or load_yaml(data, path, max_bytes=self.settings.max_bytes)
+
+    # -- recipes -----------------------------------------------------------------------
+
+    def check_recipe(self, tree: RecipeTree, path: str) -> DocumentResult | None:
+        """Read, verify and check one recipe of ``tree``; append its result.
+
+        Returns ``None`` when nothing was checked: the tree's context is untrusted, or the
+        bytes failed verification (its ``PROV`` finding is recorded) or were refused (a
+        symbolic link leaving the root, a FIFO, too large: ``PROV005``).
+
+        Raises:
+            FileNotFoundError: the file is not in the tree (the command says what that
+                means: a usage error in ``check``, a skipped file in ``pr``).
+        """
+        opened = self.open(tree)
+        if opened is None:
+            return None
+        read = self._read(tree, path)
+        if read is None:
+            return None
+        data, prov = read
+        return self.check_bytes(opened, path, data, prov)
+
+    def check_bytes(self, opened: Opened, path: str, data: bytes,
+                    prov: Provenance) -> DocumentResult:
+        """Check a recipe whose bytes and provenance are already read and verified: load ->
+        schema -> rules, with the pinning findings of ``prov``; records the install
+        ranges the rules found (``result.context["install_ranges"]``)."""
+        doc_result = opened.checker.check_recipe(
+            path, data, prov, self.result,
+            extra=pinning_findings(prov, strict=self.settings.strict))
+        self.checked[path] = (opened.checker, data)
+        ranges = recorded(opened.context).get(path)
+        if ranges is not None:
+            self.result.context.setdefault("install_ranges", {})[path] = ranges
+        return doc_result
+
+    def run_rules(self, context: Context, doc: LoadedDocument,
+                  rules: Sequence[Rule] | None = None) -> list[Finding]:
+        """Findings of ``rules`` (default: the session's, after its policy's selection)
+        on an already loaded document against ``context`` (no schema, no suppression
+        comments); a crashing rule goes to ``result.internal_errors``."""
+        checker = Checker(context, self.rules if rules is None else rules, self.schema,
+                          self.policy(context.tree))
+        return checker.run_rules(doc, self.result)
+
+    def unhandled(self, tree: RecipeTree, path: str, why: str) -> DocumentResult:
+        """A changed file that cannot be checked (``PROV006``: not a UTF-8 path under
+        ``models/<org>/`` ...): one error, so the run fails rather than passing it by."""
+        doc_result = DocumentResult(
+            path, Provenance(path, "", "", commit=tree.revision),
+            [prov_finding(UNHANDLED_PATH.id, path, f"changed file not checked: {why}",
+                          "rename the file to a UTF-8 name under models/<org>/")])
+        self.result.documents.append(doc_result)
+        return doc_result
+
+    def _read(self, tree: RecipeTree, path: str) -> tuple[bytes, Provenance] | None:
+        """The bytes and provenance of ``path``, or ``None`` with the reason recorded
+        (failed verification: its ``PROV`` finding; refused: ``PROV005``)."""
+        try:
+            data = tree.read(path)
+            return data, tree.provenance(path, data)
+        except VerificationError as exc:  # untrusted bytes: report, check nothing else
+            self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
+        except SourceError as exc:  # refused (link leaving the root, FIFO, too large)
+            self.result.documents.append(DocumentResult.refused(path, exc, tree.revision))
+        return None
+
+    # -- the two command loops -----------------------------------------------------------
+
+    def check_targets(self, targets: Iterable[tuple[RecipeTree, str]]) -> RunResult:
+        """``check``: each (tree, path) against the context of its own tree, the tree's
+        context documents reported before its first recipe; a path that is one of the
+        tree's context documents is not checked again as a recipe.
+
+        Raises:
+            UsageError: a path is not in its tree.
+        """
+        for tree, path in targets:
+            first = id(tree) not in self._opened
+            opened = self.open(tree)
+            if opened is None:
+                continue
+            if first:
+                self.check_context(tree)
+            if path in opened.context_paths:
+                continue
+            try:
+                self.check_recipe(tree, path)
+            except FileNotFoundError as exc:
+                raise UsageError(f"{path}: not found in {tree.label}") from exc
+        return self.result
+
+    def check_files(self, tree: RecipeTree, recipes: Iterable[str],
+                    context_files: Iterable[tuple[str, str]] = (),
+                    unhandled: Iterable[tuple[str, str]] = (),
+                    where: str = "the head") -> list[tuple[str, str]]:
+        """``pr`` (head and merge base alike): the ``unhandled`` changed files (path, why)
+        as ``PROV006``, each of ``context_files`` ((path, schema name), see
+        :meth:`check_context`) and each of ``recipes``, in that order. Returns (path, why)
+        of the files that are gone from ``tree`` (``where`` names it in the reason)."""
+        gone: list[tuple[str, str]] = []
+        for path, why in unhandled:
+            self.unhandled(tree, path, why)
+        for path, kind in context_files:
+            try:
+                self.check_context(tree, [(path, kind)])
+            except FileNotFoundError as exc:
+                gone.append((path, f"not readable at {where}: {exc}"))
+        for path in recipes:
+            try:
+                self.check_recipe(tree, path)
+            except FileNotFoundError as exc:
+                gone.append((path, f"not readable at {where}: {exc}"))
+        return gone
+
+
