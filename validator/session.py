@@ -83,6 +83,7 @@ class Session:
         self._config = config
         self._build = build
         self._opened: dict[int, Opened | None] = {}
+        self._trees: list[RecipeTree] = []  # kept alive: an id is only unique while it lives
         self.result = RunResult()
         self.checked: dict[str, tuple[Checker, bytes]] = {}
 
@@ -101,6 +102,7 @@ class Session:
         key = id(tree)
         if key in self._opened:
             return self._opened[key]
+        self._trees.append(tree)
         if context is None:
             try:
                 context = self._build(tree, self.settings)
