@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from validator.catalogue import check_rules
 from validator.commands.check import check_targets
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
@@ -26,6 +27,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "recipes"
 CLEAN = "models/example-org/Example-Chat-8B.yaml"
 BROKEN = "models/example-org/Example-MoE-120B.yaml"
 SETTINGS = Settings(offline=True)
+RULES = check_rules()
 
 
 @pytest.fixture()
@@ -49,7 +51,7 @@ def test_check_targets_context_first_then_recipes_and_context_built_once(tree: P
     (tree / "strategies" / "single_node_tp.yaml").write_text("name: [unclosed\n",
                                                              encoding="utf-8")
     local = LocalTree(tree)
-    session = Session(SETTINGS, build=build)
+    session = Session(SETTINGS, RULES, build=build)
     result = session.check_targets([(local, CLEAN), (local, BROKEN),
                                     (local, "strategies/single_node_tp.yaml")])
     assert built == [local]
@@ -67,14 +69,14 @@ def test_check_targets_is_what_check_reports(tree: Path) -> None:
     """``commands.check.check_targets`` is the session's loop, finding for finding."""
     local = LocalTree(tree)
     via_command = check_targets([Target(local, CLEAN), Target(local, BROKEN)], SETTINGS)
-    via_session = Session(SETTINGS).check_targets([(local, CLEAN), (local, BROKEN)])
+    via_session = Session(SETTINGS, RULES).check_targets([(local, CLEAN), (local, BROKEN)])
     assert via_command.all_findings() == via_session.all_findings()
     assert via_command.all_findings()  # the broken recipe has findings
 
 
 def test_missing_target_is_a_usage_error(tree: Path) -> None:
     with pytest.raises(UsageError, match=r"Gone\.yaml: not found"):
-        Session(SETTINGS).check_targets([(LocalTree(tree), "models/example-org/Gone.yaml")])
+        Session(SETTINGS, RULES).check_targets([(LocalTree(tree), "models/example-org/Gone.yaml")])
 
 
 def test_refused_file_is_prov005_and_the_rest_is_checked(tree: Path, tmp_path: Path) -> None:
@@ -83,7 +85,7 @@ def test_refused_file_is_prov005_and_the_rest_is_checked(tree: Path, tmp_path: P
     link = tree / "models/example-org/Linked.yaml"
     link.symlink_to(outside)
     local = LocalTree(tree)
-    session = Session(SETTINGS)
+    session = Session(SETTINGS, RULES)
     session.check_targets([(local, "models/example-org/Linked.yaml"), (local, CLEAN)])
     assert rules_of(session, "models/example-org/Linked.yaml") == ["PROV005"]
     assert [d.path for d in session.result.documents][-1] == CLEAN
@@ -94,7 +96,7 @@ def test_untrusted_context_checks_nothing_of_its_tree(tree: Path) -> None:
         raise VerificationError("PROV001", "taxonomy.yaml", "digest differs from the lock")
 
     local = LocalTree(tree)
-    session = Session(SETTINGS, build=untrusted)
+    session = Session(SETTINGS, RULES, build=untrusted)
     result = session.check_targets([(local, CLEAN), (local, BROKEN)])
     (doc,) = result.documents
     assert doc.path == "taxonomy.yaml" and [f.rule for f in doc.findings] == ["PROV001"]
@@ -105,8 +107,8 @@ def test_config_applies_per_tree(tree: Path) -> None:
     from validator.config import Config
 
     local = LocalTree(tree)
-    everything = Session(SETTINGS).check_targets([(local, BROKEN)])
-    ignored = Session(SETTINGS, config=lambda t: Config().with_options(
+    everything = Session(SETTINGS, RULES).check_targets([(local, BROKEN)])
+    ignored = Session(SETTINGS, RULES, config=lambda t: Config().with_options(
         select=[], extend_select=[], ignore=["REF"], fail_on=None)).check_targets(
         [(local, BROKEN)])
     before = {f.rule for f in everything.all_findings()}
@@ -118,7 +120,7 @@ def test_config_applies_per_tree(tree: Path) -> None:
 def test_run_rules_on_a_loaded_document(tree: Path) -> None:
     """What ``history`` uses: chosen rules on a loaded document and any context."""
     local = LocalTree(tree)
-    session = Session(SETTINGS)
+    session = Session(SETTINGS, RULES)
     ctx = build_context(local, SETTINGS)
     doc = load_yaml((tree / BROKEN).read_bytes(), BROKEN)
     ref = [r for r in session.rules if r.id == "REF002"]

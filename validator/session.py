@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from validator.catalogue import check_rules
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.checks.install_range import recorded
 from validator.config import Config
@@ -61,7 +60,8 @@ class Session:
 
     Args:
         settings: run-wide options (strict, offline, max bytes, window, rendered ...).
-        rules: the rules to run before selection (default: every check rule).
+        rules: the rules to run before the configuration's selection (normally
+            :func:`validator.catalogue.check_rules`; the session sits below the catalogue).
         config: the configuration (select/ignore/per-file-ignores), or a function giving
             it per tree; ``None``: no configuration.
         schema: the JSON Schema stage (default: one for ``settings.strict``).
@@ -73,16 +73,17 @@ class Session:
             and ``--fix`` need); later trees overwrite equal paths.
     """
 
-    def __init__(self, settings: Settings, rules: Sequence[Rule] | None = None, *,
+    def __init__(self, settings: Settings, rules: Sequence[Rule], *,
                  config: Config | ConfigOf | None = None,
                  schema: SchemaValidator | None = None,
                  build: ContextBuilder = build_context) -> None:
         self.settings = settings
-        self.rules = list(check_rules() if rules is None else rules)
+        self.rules = list(rules)
         self.schema = schema or SchemaValidator(strict=settings.strict)
         self._config = config
         self._build = build
         self._opened: dict[int, Opened | None] = {}
+        self._trees: list[RecipeTree] = []  # kept alive: an id is only unique while it lives
         self.result = RunResult()
         self.checked: dict[str, tuple[Checker, bytes]] = {}
 
@@ -101,6 +102,7 @@ class Session:
         key = id(tree)
         if key in self._opened:
             return self._opened[key]
+        self._trees.append(tree)
         if context is None:
             try:
                 context = self._build(tree, self.settings)

@@ -109,11 +109,20 @@ def test_split_equals_check_at_base_and_head(corpus_repo: Path, tmp_path: Path,
 def test_pr_touching_only_a_file_with_old_errors_passes(
         corpus_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """PR #830 edits DeepSeek-V4-Flash, whose errors (SCHEMA002 ``difficulty: hard`` at
-    line 8 and others) are all at its merge base already."""
+    line 8 and others) are all at its merge base already.
+
+    Its only new findings are 3 FLAG012 infos: the PR adds ``mi300x`` overrides of
+    ``--gpu-memory-utilization`` to three strategies, and the rendered commands (checked by
+    default since ``pr`` judges as ``check`` does) show they replace the ``amd`` value on
+    MI300X. Checked by argument layers only, that override was not reported (0 new)."""
     head = git(corpus_repo, "rev-parse", "refs/pull/830/head")
     code, data = pr_json(corpus_repo, "main", head, capsys)
     assert code == 0
-    assert data["summary"]["errors"] > 0 and data["summary"]["new"] == 0
+    new = [f for d in data["documents"] for f in d["findings"] if f["baseline"] == "new"]
+    assert data["summary"]["errors"] > 0 and data["summary"]["new"] == len(new) == 3
+    assert {(f["rule"], f["severity"]) for f in new} == {("FLAG012", "info")}
+    assert all(".hardware_overrides.mi300x.extra_args overrides `--gpu-memory-utilization"
+               in f["message"] and "(on mi300x" in f["message"] for f in new)
     (doc,) = data["documents"]
     schema002 = [f for f in doc["findings"] if f["rule"] == "SCHEMA002"]
     assert schema002 and schema002[0]["line"] == 8 and schema002[0]["baseline"] == "unchanged"

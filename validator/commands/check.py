@@ -88,7 +88,7 @@ def check_targets(targets: list[Target], settings: Settings,
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
     (:class:`validator.session.Session`)."""
-    session = Session(settings, config=config or None)
+    session = Session(settings, check_rules(), config=config or None)
     return session.check_targets((t.tree, t.path) for t in targets)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import git
 
+from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.config import Config
 from validator.context import MODELS, Settings
@@ -124,7 +125,7 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
     A file that is gone at ``tree`` is moved to ``sel.skipped`` with the reason; one that
     is refused (symbolic link, too large) gets a ``PROV005`` error, as in ``check``.
     """
-    session = Session(settings, rules, config=config)
+    session = Session(settings, check_rules() if rules is None else rules, config=config)
     contexts = [(p, context_kind(p) or "taxonomy") for p in sel.context_files]
     sel.skipped += session.check_files(tree, sel.recipes, contexts, sel.unhandled, where)
     return session
