@@ -60,7 +60,7 @@ class Worker:
         self.settings = settings
         self.groups = {g.name: g for g in rule_groups(check_rules())}
         self.schema = SchemaValidator(strict=settings.strict)
-        self.session = Session(settings, schema=self.schema)
+        self.session = Session(settings, check_rules(), schema=self.schema)
         self.cache = ResultCache(cache_dir)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
         self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
