@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from validator.vllm_cli.registry import CliRegistry
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def _parse_cached(tokens: tuple[str, ...], version: str, family: str,
                   allow_positionals: int) -> ParsedArgs:
     return argv.parse_args(tokens, registry(version, family),
