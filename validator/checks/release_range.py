@@ -2,8 +2,11 @@
 vendored release up to the newest an install path pulls (``range_rejected`` issues).
 
 Parses are memoised per (argument list, release), and releases that treat every option
-token of a list alike (:func:`_signature`) are judged once, so the whole range costs
-little more than the minimum.
+token of a list alike (:func:`_signature`) are judged once. Releases that only differ in
+the value rules of the options (choices, JSON) but read the tokens alike
+(:func:`_structure`: same resolved option strings, arities and parser settings) share one
+parse, re-bound to each release's option entries, so the whole range costs little more
+than the minimum.
 """
 
 from __future__ import annotations
@@ -31,13 +34,13 @@ from validator.checks.flag_values import (
     takes_string,
 )
 from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+from validator.vllm_cli.argv import OptionSpec, ParsedArgs, ParsedOption, Problem
 
 if TYPE_CHECKING:
     from validator.vllm_cli.registry import CliRegistry
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def _parse_cached(tokens: tuple[str, ...], version: str, family: str,
                   allow_positionals: int) -> ParsedArgs:
     return argv.parse_args(tokens, registry(version, family),
@@ -65,20 +68,21 @@ def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
     return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
-def _rejection(opt: ParsedOption, new: ParsedOption | None, reg: CliRegistry,
-               ambiguous: dict[int, str]) -> tuple[str, str] | None:
-    """``(what, why)`` release ``reg`` rejects of ``opt`` (``new``: the option at the same
-    token in that release's parse), or ``None`` when it accepts it."""
+def _rejection(opt: ParsedOption, new: tuple[tuple[str, ...], OptionSpec | None] | None,
+               reg: CliRegistry, ambiguous: dict[int, str]) -> tuple[str, str] | None:
+    """``(what, why)`` release ``reg`` rejects of ``opt`` (``new``: the values and the
+    entry of the option at the same token in that release's parse), or ``None`` when it
+    accepts it."""
     name = opt.option or opt.normalised
     if opt.index in ambiguous:
         return f"`{opt.written}`", f"an ambiguous abbreviation there: {ambiguous[opt.index]}"
-    if new is None or new.spec is None:
+    values, spec = new if new is not None else ((), None)
+    if spec is None:
         return f"`{name}`", "not an option there"
-    if opt.keys or not new.values:
+    if opt.keys or not values:
         return None
-    spec = new.spec
     if argv.json_valued(spec) or name in reg.json_flags or custom_json(spec):
-        for value in new.values:
+        for value in values:
             ok, why = json_shape_ok(name, value, takes_string(spec))
             if not ok:
                 return f"the value `{value[:60]}` of `{name}`", f"it {why}"
@@ -86,41 +90,79 @@ def _rejection(opt: ParsedOption, new: ParsedOption | None, reg: CliRegistry,
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
         return None
-    bad = [v for v in new.values if v not in allowed and not v.startswith("$")]
+    bad = [v for v in values if v not in allowed and not v.startswith("$")]
     return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
 
 
-def _signature(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
-    """What decides how ``reg`` parses option tokens ``keys``: its parser settings and,
-    per key, the option it selects (with its value rules) or the long options it is a
-    prefix of."""
-    out: list[Any] = [reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o]
-    for key in keys:
-        hit = _KEY_SIGNATURES.get((id(reg), key))
-        if hit is None or hit[0] is not reg:
-            if len(_KEY_SIGNATURES) > 262144:
-                _KEY_SIGNATURES.clear()
-            hit = _KEY_SIGNATURES[id(reg), key] = (reg, _key_signature(reg, key))
-        out.append(hit[1])
-    return tuple(out)
+def _signature(reg: CliRegistry, keys: Sequence[str], names: Sequence[str]) -> tuple[Any, ...]:
+    """What decides what ``reg`` rejects of a list with option tokens ``keys`` whose
+    options are called ``names`` at the minimum: its :func:`_structure` and, per key, the
+    value rules of the option it resolves to (choices, JSON), and which of ``names`` it
+    reads as JSON."""
+    return (_structure(reg, keys), tuple(_key_facts(reg, key)[1] for key in keys),
+            tuple(name in reg.json_flags for name in names))
 
 
-#: ``(id(registry), key) -> (registry, signature)``: a key's part of :func:`_signature`
-#: is computed once per release (the registry is kept, so its id is not reused).
-_KEY_SIGNATURES: dict[tuple[int, str], tuple[CliRegistry, Any]] = {}
+def _structure(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
+    """What decides how :func:`validator.vllm_cli.argv.parse_args` splits a list with
+    option tokens ``keys`` at ``reg``, up to the option entries it binds: its parser
+    settings and, per key, the option string it resolves to, the abbreviation candidates
+    and the value arity. Two releases with the same structure parse a list into the same
+    options and values; each option's entry is then ``reg.lookup`` of its option string."""
+    return (reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o,
+            *(_key_facts(reg, key)[0] for key in keys))
 
 
-def _key_signature(reg: CliRegistry, key: str) -> Any:
-    spec = reg.lookup(key)
-    if spec is None:
+def _key_facts(reg: CliRegistry, key: str) -> tuple[Any, Any]:
+    """``(structure, value rules)`` of option token ``key`` at ``reg``, computed once per
+    release and key (the registry is kept, so its id is not reused)."""
+    hit = _KEY_FACTS.get((id(reg), key))
+    if hit is None or hit[0] is not reg:
+        if len(_KEY_FACTS) > 262144:
+            _KEY_FACTS.clear()
+        hit = _KEY_FACTS[id(reg), key] = (reg, _key_structure(reg, key))
+    return hit[1]
+
+
+_KEY_FACTS: dict[tuple[int, str], tuple[CliRegistry, tuple[Any, Any]]] = {}
+
+
+def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, Any]:
+    # the structure mirrors the branches of argv._parse_one / argv._parse_dotted
+    if (key.startswith("-O") and not key.startswith("--") and key != "-O"
+            and key[2:3] != "." and reg.short_o):
+        option: str | None = "-O" if reg.lookup("-O") is not None else None
+        structure: Any = (option, "-O")
+    else:
         norm = reg.normalise(key)
-        return tuple(o for o in reg.long_options if o.startswith(norm)) \
-            if reg.allow_abbrev else None
+        head, dot, _ = norm.partition(".")
+        option, spec, candidates = argv._resolve(reg, head if dot else norm)
+        arity = None if spec is None else argv._arity(spec)
+        json_valued = bool(dot) and spec is not None and argv.json_valued(spec)
+        structure = (option, norm, tuple(candidates), arity, json_valued)
+    spec = reg.lookup(option) if option is not None else None
+    if spec is None:
+        return structure, None
     allowed = allowed_values(reg, spec)
-    return (spec.strings, spec.takes_value, spec.nargs, spec.is_json,
-            spec.json_takes_string, spec.parses_json,
-            None if allowed is None else tuple(sorted(allowed)),
-            spec.dest in reg.json_flags or spec.long in reg.json_flags)
+    return structure, (spec.strings, spec.takes_value, spec.nargs, spec.is_json,
+                       spec.json_takes_string, spec.parses_json,
+                       None if allowed is None else tuple(sorted(allowed)),
+                       spec.dest in reg.json_flags or spec.long in reg.json_flags)
+
+
+def _split(parsed: ParsedArgs) -> tuple[dict[int, ParsedOption], dict[int, str]]:
+    """The options of ``parsed`` by token index, and its ambiguous abbreviations."""
+    return ({o.index: o for o in parsed.options},
+            {p.index: p.message for p in parsed.problems if p.kind is Problem.AMBIGUOUS})
+
+
+def _bound(option: ParsedOption | None,
+           reg: CliRegistry) -> tuple[tuple[str, ...], OptionSpec | None] | None:
+    """The values of ``option`` (from a parse at a release of the same :func:`_structure`
+    as ``reg``) and ``reg``'s entry for its option string."""
+    if option is None:
+        return None
+    return option.values, reg.lookup(option.option) if option.option is not None else None
 
 
 def range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
@@ -129,11 +171,11 @@ def range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
     (memoised per argument list and range: configurations and recipes share lists)."""
     if not plan.checked or plan.minimum is None:
         return
-    yield from _range_issues_of(tuple(tokens), allow_positionals, plan)
+    yield from _range_issues_of(tuple(tokens), allow_positionals, plan, parsed)
 
 
-def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int,
-                     plan: VersionPlan) -> tuple[FlagIssue, ...]:
+def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int, plan: VersionPlan,
+                     parsed: ParsedArgs | None = None) -> tuple[FlagIssue, ...]:
     assert plan.minimum is not None
     key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
            plan.range_label)
@@ -141,42 +183,49 @@ def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int,
     if found is None:
         if len(_RANGE_MEMO) > 65536:
             _RANGE_MEMO.clear()
-        found = _RANGE_MEMO[key] = tuple(_compute_range_issues(tokens, plan, allow_positionals))
+        found = _RANGE_MEMO[key] = tuple(_compute_range_issues(tokens, plan, allow_positionals,
+                                                               parsed))
     return found
 
 
 _RANGE_MEMO: dict[tuple[Any, ...], tuple[FlagIssue, ...]] = {}
 
 
-def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan,
-                          allow_positionals: int) -> Iterator[FlagIssue]:
+def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_positionals: int,
+                          parsed: ParsedArgs | None = None) -> Iterator[FlagIssue]:
+    """``parsed``: the parse of ``tokens`` at ``plan.minimum`` when the caller has it."""
     low = plan.minimum
     assert low is not None
-    parsed = parse_at(tokens, low, allow_positionals)
+    if parsed is None or parsed.tokens != tokens:
+        parsed = parse_at(tokens, low, allow_positionals)
     no_ambiguity: dict[int, str] = {}
     # judged here: what the minimum accepts (its own rejections are the other issues), and
     # not the values of a parser that a parser plugin file registers
     by_plugin = plugged(parsed)
     accepted = [o for o in parsed.options if o.spec is not None and o.dest not in by_plugin
-                and _rejection(o, o, low, no_ambiguity) is None]
+                and _rejection(o, (o.values, o.spec), low, no_ambiguity) is None]
     if not accepted:
         return
     rejected: dict[int, dict[tuple[str, str], list[str]]] = {}
     keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]
+    names = [o.option or o.normalised for o in accepted]
     seen: dict[tuple[Any, ...], list[tuple[int, tuple[str, str]]]] = {}
+    parses: dict[tuple[Any, ...], tuple[dict[int, ParsedOption], dict[int, str]]] = {}
     for version in plan.checked:
         reg = registry(version, plan.family)
-        # releases that treat every option token alike reject the same: parse once
-        sig = _signature(reg, keys)
+        # releases that treat every option token alike reject the same: judge once
+        sig = _signature(reg, keys, names)
         same = seen.get(sig)
         if same is None:
-            later = parse_at(tokens, reg, allow_positionals)
-            by_index = {o.index: o for o in later.options}
-            ambiguous = {p.index: p.message for p in later.problems
-                         if p.kind is Problem.AMBIGUOUS}
+            # releases that read the tokens alike split them alike: parse once
+            structure = sig[0]
+            split = parses.get(structure)
+            if split is None:
+                split = parses[structure] = _split(parse_at(tokens, reg, allow_positionals))
+            by_index, ambiguous = split
             same = seen[sig] = [(opt.index, r) for opt in accepted
-                                if (r := _rejection(opt, by_index.get(opt.index), reg,
-                                                    ambiguous)) is not None]
+                                if (r := _rejection(opt, _bound(by_index.get(opt.index), reg),
+                                                    reg, ambiguous)) is not None]
         for index, rejection in same:
             rejected.setdefault(index, {}).setdefault(rejection, []).append(version)
     for opt in accepted:

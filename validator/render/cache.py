@@ -1,7 +1,14 @@
 """Renderings memoised on a :class:`~validator.context.Context`, so that every rule (and
-every family) checking one recipe shares one ``render_all`` of it."""
+every family) checking one recipe shares one ``render_all`` of it.
+
+Only the renderings of the last :data:`KEPT` documents are kept: the rules of one recipe
+run together, and a run over the whole corpus would otherwise hold every configuration of
+every recipe (most of its memory) until it ends.
+"""
 
 from __future__ import annotations
+
+from collections import OrderedDict
 
 from validator.context import Context
 from validator.load import LoadedDocument
@@ -26,7 +33,21 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
             # and HW rules report it; the render rules have nothing to add
             return []
 
-    return ctx.memoised(f"render:all:{doc.path}:{doc.sha256}", all_configurations)
+    recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
+    key = f"{doc.path}:{doc.sha256}"
+    found = recent.get(key)
+    if found is None:
+        found = recent[key] = all_configurations()
+        while len(recent) > KEPT:
+            recent.popitem(last=False)
+    else:
+        recent.move_to_end(key)
+    return found
+
+
+#: How many documents' renderings a context keeps (a recipe's base and head in ``pr``, and
+#: the one being checked).
+KEPT = 4
 
 
 def problems_by_node(doc: LoadedDocument, ctx: Context, codes: frozenset[str],
