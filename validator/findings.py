@@ -80,10 +80,18 @@ class Finding:
 _LINE_REF = re.compile(r"\b(line|lines|L)\s*\d+", re.IGNORECASE)
 
 
+_CONFIGURATIONS = re.compile(r" \((?:on .+|in no command the site renders)\)$")
+"""The suffix a rendered-command check appends to its message: the configurations the
+problem reaches (``(on h200 ... and 191 more)``)."""
+
+
 def normalise_message(message: str) -> str:
-    """``message`` with runs of whitespace collapsed and line references (``line 12``)
-    blanked, so that it does not change when lines above what it names move."""
-    return " ".join(_LINE_REF.sub(r"\1 N", message).split())
+    """``message`` with runs of whitespace collapsed, line references (``line 12``)
+    blanked and the rendered configurations it names dropped, so that it does not change
+    when lines above what it names move, or when a change adds configurations that the
+    same problem reaches (that is not a new problem)."""
+    text = _CONFIGURATIONS.sub("", message.rstrip())
+    return " ".join(_LINE_REF.sub(r"\1 N", text).split())
 
 
 def finding_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:

@@ -103,6 +103,14 @@ def test_fingerprints_ignore_lines_and_stay_unique() -> None:
     assert prints[1] == prints[0] + ":2"
 
 
+def test_fingerprint_ignores_the_configurations_a_rendered_finding_reaches() -> None:
+    # a change that adds configurations reached by the same problem is not a new result
+    few = finding(message="--foo is not a vLLM flag (on h200 / default and 3 more)")
+    many = finding(message="--foo is not a vLLM flag (on h200 / default and 191 more)")
+    assert fingerprint(few) == fingerprint(many)
+    assert fingerprint(few) != fingerprint(finding(message="--bar is not a vLLM flag"))
+
+
 def _check_sarif(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     main(["check", "--format", "sarif", "--root", str(root), str(root / RECIPE)])
     log: dict[str, Any] = json.loads(capsys.readouterr().out)

@@ -20,21 +20,17 @@ problem reaches, not whether the problem is new (:func:`baseline_key`).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import Counter
 from collections.abc import Mapping
 
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding, finding_key
 
-_CONFIGURATIONS = re.compile(r" \((?:on .+|in no command the site renders)\)$")
-"""The configurations suffix the rendered-command checks append to a message."""
-
 
 def baseline_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:
-    """:func:`~validator.findings.finding_key` of a finding without the rendered
-    configurations its message names: what is compared between base and head."""
-    return finding_key(rule, pointer, _CONFIGURATIONS.sub("", message.rstrip()))
+    """What is compared between base and head: :func:`~validator.findings.finding_key`,
+    which leaves out the rendered configurations a message names."""
+    return finding_key(rule, pointer, message)
 
 
 def _key(finding: Finding) -> tuple[str, str, str]:
