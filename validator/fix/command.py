@@ -15,42 +15,43 @@ from collections import Counter
 from typing import TextIO
 
 from validator.atomic import atomic_write
-from validator.checker import Checker, RunResult
-from validator.context import Context, Settings, build_context
+from validator.checker import RunResult
+from validator.context import Settings
 from validator.errors import UsageError
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
 from validator.rules import Rule
 from validator.schema import SchemaValidator
+from validator.session import Session
 from validator.source.local import Target
 from validator.source.tree import LocalTree, SourceError
 
 
 def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
                 unsafe: bool) -> list[DocumentFixes]:
-    """Fix every target in memory (nothing is written here)."""
-    schema = SchemaValidator(strict=settings.strict)
-    checkers: dict[int, tuple[Checker, set[str]]] = {}
+    """Fix every target in memory (nothing is written here); the contexts come from the
+    same :class:`~validator.session.Session` as a check's."""
+    session = Session(settings, rules, schema=SchemaValidator(strict=settings.strict))
     out: list[DocumentFixes] = []
     for target in targets:
         tree = target.tree
         if not isinstance(tree, LocalTree):
             raise UsageError("--fix and --diff edit local files; a pinned source spec "
                              "cannot be fixed")
-        if id(tree) not in checkers:
-            ctx: Context = build_context(tree, settings)
-            checkers[id(tree)] = (Checker(ctx, rules, schema),
-                                  {d.path for d in ctx.context_documents()})
-        checker, context_paths = checkers[id(tree)]
-        if target.path in context_paths:
+        opened = session.open(tree)
+        if opened is None:
+            print(f"recipe-check: {target.path}: not fixed: the context of {tree.label} "
+                  "failed verification", file=sys.stderr)
+            continue
+        if target.path in opened.context_paths:
             continue
         try:
             raw = tree.read(target.path)
         except (SourceError, FileNotFoundError) as exc:
             print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
             continue
-        out.append(fix_document(raw, target.path, checker, unsafe=unsafe))
+        out.append(fix_document(raw, target.path, opened.checker, unsafe=unsafe))
     return out
 
 
