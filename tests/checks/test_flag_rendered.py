@@ -66,3 +66,12 @@ def test_hardware_override_names_only_the_value_it_changes(corpus_copy: Path) ->
     assert found and {f.related[0].message for f in found} == {"model.base_args"}
     assert {f.line for f in found} == {line_of(text, "  hopper:") + 1}
     assert all("(on h" in f.message for f in found)
+
+
+def test_an_env_var_names_the_configurations_that_export_it(corpus_copy: Path) -> None:
+    # the rendered env is not argv: a variable the site exports is in the commands of
+    # every configuration of its layer, never "in no command the site renders"
+    (env,) = [f for f in rendered_findings(corpus_copy, "FLAG016")
+              if f.pointer == "/variants/nvfp4/extra_env/VLLM_USE_FLASHINFER_MOE_FP4"]
+    assert "in no command" not in env.message, env.message
+    assert "(on " in env.message and "nvfp4" in env.message, env.message

@@ -53,6 +53,9 @@ class RenderedFacts:
 
     hits: dict[str, list[tuple[Hit, list[str]]]] = field(default_factory=dict)
     pointers: set[str] = field(default_factory=set)
+    env_reach: dict[str, list[str]] = field(default_factory=dict)
+    """Pointer of an environment variable of the recipe -> the configurations that
+    export it (the rendered env is not argv: its variables are traced apart)."""
     configurations: int = 0
     distinct: int = 0
     overrides_traced: bool = False
@@ -79,6 +82,9 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
             continue
         out.configurations += 1
         out.overrides_traced |= rendered.deploy_type != "omni"
+        for token in rendered.env_sources.values():
+            if token.document == doc.path:
+                out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
         plan = _plan(doc, ctx, rendered)
         if plan is None or plan.minimum is None:
             continue
@@ -179,7 +185,7 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
             continue  # the renderer's own de-duplication says what overrides what
         for hit in hits:
             labels = [lab for h, labs in found.hits.get(rule_id, []) if h.pointer == hit.pointer
-                      for lab in labs]
+                      for lab in labs] or found.env_reach.get(hit.pointer, [])
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
             elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers:
