@@ -75,3 +75,15 @@ def test_an_env_var_names_the_configurations_that_export_it(corpus_copy: Path) -
               if f.pointer == "/variants/nvfp4/extra_env/VLLM_USE_FLASHINFER_MOE_FP4"]
     assert "in no command" not in env.message, env.message
     assert "(on " in env.message and "nvfp4" in env.message, env.message
+
+
+def test_a_flag_given_three_times_is_paired_with_its_first_occurrence(
+        corpus_copy: Path) -> None:
+    repeats = "".join(f'    - "--max-num-seqs"\n    - "{n}"\n' for n in (8, 16, 32))
+    text = inject(corpus_copy, BASE, BASE + repeats)
+    found = sorted(rendered_findings(corpus_copy, "FLAG011"), key=lambda f: f.line)
+    first = line_of(text, '"--max-num-seqs"')
+    assert [f.related[0].line for f in found] == [first, first], found
+    assert [f.line for f in found] == [first + 2, first + 4]
+    # the site drops the earlier copies by design: that is the problem, not "no command"
+    assert all("in no command" not in f.message for f in found), found

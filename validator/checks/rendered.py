@@ -43,6 +43,9 @@ LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
 #: Where a recipe's own argument lists live (a hit elsewhere is anchored, not a token).
 LAYER_ROOTS = ("/model/", "/variants/", "/features/", "/hardware_overrides/",
                "/strategy_overrides/")
+#: Rules about a token the site's de-duplication drops by design (a flag repeated in one
+#: list): that it reaches no command is the problem, not a sign that it does not matter.
+DROPPED_BY_THE_SITE = frozenset({"FLAG011"})
 #: How many configurations a message names before "and N more".
 SHOWN = 1
 
@@ -188,7 +191,8 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
                       for lab in labs] or found.env_reach.get(hit.pointer, [])
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
-            elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers:
+            elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
+                    and rule_id not in DROPPED_BY_THE_SITE:
                 hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
             kept.append(hit)
         out[rule_id] = kept

@@ -475,7 +475,8 @@ def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpe
 
 
 def duplicates(parsed: ParsedArgs) -> list[tuple[ParsedOption, ParsedOption]]:
-    """Pairs ``(earlier, later)`` of occurrences that set the same thing in one list.
+    """Pairs ``(first, later)`` of occurrences that set the same thing in one list (a
+    third occurrence is paired with the first, as the second is).
 
     Same destination and dotted path, or a whole JSON value together with dotted keys of
     the same option (vLLM appends the merged dotted keys last, so they replace the whole
@@ -491,7 +492,7 @@ def duplicates(parsed: ParsedArgs) -> list[tuple[ParsedOption, ParsedOption]]:
             continue
         if opt.ident in seen:
             out.append((seen[opt.ident], opt))
-        seen[opt.ident] = opt
+        seen.setdefault(opt.ident, opt)
         if opt.keys:
             if opt.dest in whole and opt.dest not in dotted:
                 out.append((whole[opt.dest], opt))
