@@ -177,6 +177,16 @@ def _args_start(process: Process) -> int | None:
     return 3 if len(argv) > 2 and not argv[2].startswith("-") else 2
 
 
+_ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
+
+
+def _is_env(pointer: str) -> bool:
+    """Whether ``pointer`` is inside an environment mapping. The site's env of a role of
+    disaggregated serving is traced by variable name only, so a variable that no traced
+    env names may still be exported (by another role): never say "in no command" of it."""
+    return not _ENV_KEYS.isdisjoint(pointer.split("/"))
+
+
 def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
     """Layer hits with the configurations the rendered commands name, plus the problems
     only a rendered command shows; ``FLAG012`` only where the override reaches a command
@@ -192,7 +202,7 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
             elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
-                    and rule_id not in DROPPED_BY_THE_SITE:
+                    and rule_id not in DROPPED_BY_THE_SITE and not _is_env(hit.pointer):
                 hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
             kept.append(hit)
         out[rule_id] = kept
