@@ -87,3 +87,14 @@ def test_a_flag_given_three_times_is_paired_with_its_first_occurrence(
     assert [f.line for f in found] == [first + 2, first + 4]
     # the site drops the earlier copies by design: that is the problem, not "no command"
     assert all("in no command" not in f.message for f in found), found
+
+
+def test_a_recipe_wide_field_is_never_said_to_reach_no_command(corpus_copy: Path) -> None:
+    # min_vllm_version is not an argv token: "(in no command the site renders)" would be
+    # a false claim about a finding that concerns every command
+    text = (corpus_copy / GLM).read_text()
+    line = next(ln for ln in text.splitlines() if "min_vllm_version:" in ln)
+    inject(corpus_copy, line, line.split(":")[0] + ': "nightly"')
+    found = rendered_findings(corpus_copy, "FLAG019")
+    assert found and all(f.pointer.endswith("/min_vllm_version") for f in found), found
+    assert all("in no command" not in f.message for f in found), found

@@ -177,14 +177,15 @@ def _args_start(process: Process) -> int | None:
     return 3 if len(argv) > 2 and not argv[2].startswith("-") else 2
 
 
-_ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
+_ARG_LISTS = frozenset({"args", "base_args", "extra_args"})
 
 
-def _is_env(pointer: str) -> bool:
-    """Whether ``pointer`` is inside an environment mapping. The site's env of a role of
-    disaggregated serving is traced by variable name only, so a variable that no traced
-    env names may still be exported (by another role): never say "in no command" of it."""
-    return not _ENV_KEYS.isdisjoint(pointer.split("/"))
+def _in_arg_list(pointer: str) -> bool:
+    """Whether ``pointer`` is inside a ``vllm serve`` argument list: only such a token can
+    be said to reach no rendered command. An environment variable (the env of a role of
+    disaggregated serving is traced by name only) or a recipe-wide field such as
+    ``min_vllm_version`` is not an argv token, so that is never said of it."""
+    return not _ARG_LISTS.isdisjoint(pointer.split("/"))
 
 
 def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
@@ -202,7 +203,7 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
             elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
-                    and rule_id not in DROPPED_BY_THE_SITE and not _is_env(hit.pointer):
+                    and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
                 hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
             kept.append(hit)
         out[rule_id] = kept
