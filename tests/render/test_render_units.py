@@ -7,6 +7,7 @@ own JavaScript and requires equality."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -293,3 +294,26 @@ def test_omni_recipe_renders_the_omni_command_as_the_site(site_dir: Path, tree: 
         rendered = go(tree, ctx, config, voice)
         assert (rendered.command, dict(rendered.env)) == (want["ok"]["command"],
                                                           want["ok"]["env"]), case
+
+
+def test_omni_command_renders_when_only_the_picker_fails(site_dir: Path, tree: Path,
+                                                         tmp_path: Path) -> None:
+    """``resolveOmniCommand`` never reads ``meta.hardware``: a value the picker cannot
+    search (a number) costs the page its hardware list, not the command."""
+
+    root = tmp_path / "tree"
+    shutil.copytree(tree, root)
+    voice = root / "models" / "acme" / "Voice-1B.yaml"
+    voice.write_text(voice.read_text().replace("meta:\n", "meta:\n  hardware: 1e+21\n", 1))
+    local = local_context(root)
+    rendered = go(root, local, Configuration("hx8"), "models/acme/Voice-1B.yaml")
+    assert rendered.ok and rendered.command and rendered.command.endswith("--omni")
+    assert rendered.compatible_hardware == ()
+    [problem] = [p for p in rendered.problems if p.code == "synthesis-error"]
+    assert "cannot list the hardware" in problem.message and problem.pointer == "/meta/hardware"
+    case = {"path": "models/acme/Voice-1B.yaml", "omni": True, "variant": "default",
+            "hardware": "hx8", "task": None}
+    done = subprocess.run(["node", str(ORACLE)], input=json.dumps(
+        {"site": str(site_dir), "root": str(root), "cases": [case]}), capture_output=True,
+        text=True, timeout=300, check=True)
+    assert json.loads(done.stdout)[0]["ok"]["command"] == rendered.command

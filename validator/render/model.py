@@ -275,25 +275,13 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                           _documents(recipe, taxonomy, strategies))
     tax, strat, docs = memo["inputs"]
     if is_omni(data):
-        return _render_omni(recipe, data, tax, config, docs)
+        return _render_omni(recipe, data, tax, config, docs, memo)
     problems = list(configuration_problems(data, tax, strat, config, docs, memo))
     profiles = or_(get(tax, "hardware_profiles"), {})
     variant = or_(get(get(data, "variants"), config.variant),
                   get(get(data, "variants"), "default"), {})
-    if ("hardware", config.variant) not in memo:
-        try:
-            memo["hardware", config.variant] = (
-                tuple(gates.picker_hardware(profiles, variant, data)),
-                gates.pick_default_hardware(profiles, variant, data), None)
-        except (jsval.JsTypeError, OverflowError) as exc:  # the page cannot show its picker
-            memo["hardware", config.variant] = ((), None, RenderProblem(
-                "synthesis-error", "error",
-                f"the site cannot list the hardware of variant {config.variant}: {exc}",
-                getattr(exc, "document", None) or recipe.path,
-                getattr(exc, "pointer", None) or "/meta/hardware"))
-    compatible: tuple[str, ...]
-    default_hw: str | None
-    compatible, default_hw, picker_problem = memo["hardware", config.variant]
+    compatible, default_hw, picker_problem = _picker(recipe, data, profiles, variant, config,
+                                                     memo)
     if picker_problem is not None:
         problems.append(picker_problem)
     try:
@@ -345,8 +333,29 @@ def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
     return None, ""
 
 
+def _picker(recipe: LoadedDocument, data: Any, profiles: Any, variant: Any,
+            config: Configuration, memo: dict[Any, Any]
+            ) -> tuple[tuple[str, ...], str | None, RenderProblem | None]:
+    """The picker's hardware list and landing hardware of ``config.variant``, or the
+    problem that keeps the page from showing its picker (the command still renders)."""
+    if ("hardware", config.variant) not in memo:
+        try:
+            memo["hardware", config.variant] = (
+                tuple(gates.picker_hardware(profiles, variant, data)),
+                gates.pick_default_hardware(profiles, variant, data), None)
+        except (jsval.JsTypeError, OverflowError) as exc:  # the page cannot show its picker
+            memo["hardware", config.variant] = ((), None, RenderProblem(
+                "synthesis-error", "error",
+                f"the site cannot list the hardware of variant {config.variant}: {exc}",
+                getattr(exc, "document", None) or recipe.path,
+                getattr(exc, "pointer", None) or "/meta/hardware"))
+    picked: tuple[tuple[str, ...], str | None, RenderProblem | None] = memo[
+        "hardware", config.variant]
+    return picked
+
+
 def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
-                 docs: Documents) -> Rendered:
+                 docs: Documents, memo: dict[Any, Any]) -> Rendered:
     profiles = or_(get(tax, "hardware_profiles"), {})
     variant = or_(get(get(data, "variants"), config.variant),
                   get(get(data, "variants"), "default"), {})
@@ -360,13 +369,15 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
                 "entry of omni.tasks; rendered without a task", recipe.path, "/omni/tasks"))
         traced = resolve_omni_traced(data, config.variant, task, get(profiles, config.hardware)
                                      or {}, config.hardware, docs, task_ptr)
-        compatible = tuple(gates.picker_hardware(profiles, variant, data))
-        default_hw = gates.pick_default_hardware(profiles, variant, data)
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error", f"the site cannot render {config.label()}: {exc}",
             exc.document or recipe.path, exc.pointer))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
+    compatible, default_hw, picker_problem = _picker(recipe, data, profiles, variant, config,
+                                                     memo)
+    if picker_problem is not None:
+        problems.append(picker_problem)
     tokens = tuple(_token(a) for a in traced["argv"])
     argv = tuple(a.value for a in traced["argv"])
     proc = Process("serve", traced["command"], argv, None, None, traced["env"], tokens)
