@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 import pytest
 
 from validator.catalogue import check_rules
-from validator.checks import cli_plan, ver
+from validator.checks import cli_plan, ver_model
 from validator.context import Context, Settings, UndeclaredRead, build_context
 from validator.findings import Severity
 from validator.load import LoadedDocument, load_yaml
@@ -49,7 +49,7 @@ def only(reads: frozenset[Reads], monkeypatch: pytest.MonkeyPatch) -> Iterator[N
         if Reads.RELEASES not in reads:
             import validator.releases as releases
 
-            for module, name in ((ver, "load_release_list"), (releases, "load_release_list"),
+            for module, name in ((ver_model, "load_release_list"), (releases, "load_release_list"),
                                  (releases, "load_vendored")):
                 patch.setattr(module, name, _no_release_list)
         if Reads.CLI_REGISTRY in reads:

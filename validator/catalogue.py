@@ -24,13 +24,19 @@ import validator.checks.guide
 import validator.checks.guide_nodes
 import validator.checks.guide_range
 import validator.checks.guide_structured
-import validator.checks.hw
 import validator.checks.hw_claims
+import validator.checks.hw_fit
+import validator.checks.hw_keys
+import validator.checks.hw_precision
 import validator.checks.hw_text
+import validator.checks.hw_vram
 import validator.checks.ref
 import validator.checks.render_checks
-import validator.checks.ver
 import validator.checks.ver_claims
+import validator.checks.ver_dates
+import validator.checks.ver_guide
+import validator.checks.ver_images
+import validator.checks.ver_minimum
 import validator.fix.removed
 import validator.fix.safe
 import validator.fix.unsafe
@@ -51,13 +57,19 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.guide_nodes,
     validator.checks.guide_range,
     validator.checks.guide_structured,
-    validator.checks.hw,
     validator.checks.hw_claims,
+    validator.checks.hw_fit,
+    validator.checks.hw_keys,
+    validator.checks.hw_precision,
     validator.checks.hw_text,
+    validator.checks.hw_vram,
     validator.checks.ref,
     validator.checks.render_checks,
-    validator.checks.ver,
     validator.checks.ver_claims,
+    validator.checks.ver_dates,
+    validator.checks.ver_guide,
+    validator.checks.ver_images,
+    validator.checks.ver_minimum,
 )
 """Every module that declares rules (with :func:`~validator.rules.rule` or
 :func:`~validator.rules.declare`)."""

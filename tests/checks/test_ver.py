@@ -11,7 +11,8 @@ from packaging.version import Version
 
 from tests.conftest import EXTRA, check_tree, line_of, replace_once
 from validator.catalogue import check_rules
-from validator.checks.ver import parse_image, tag_version, version_statements
+from validator.checks.ver_guide import version_statements
+from validator.checks.ver_model import parse_image, tag_version
 from validator.checks.versions import effective_min_version, parse_min_version
 from validator.context import Context, local_context
 from validator.findings import Finding

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from validator.checks.flag_engine import parse_int
-from validator.checks.hw import amount, formula_vram_gb
+from validator.checks.hw_model import amount
+from validator.checks.hw_vram import formula_vram_gb
 from validator.checks.versions import parse_min_version
 from validator.cli import main
 from validator.load import load_yaml

@@ -18,7 +18,7 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 from validator.checks.install_range import UNRELEASED_KINDS, classify_command
-from validator.checks.ver import version_statements
+from validator.checks.ver_guide import version_statements
 from validator.guide.commands import find_fences
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")

@@ -1,6 +1,7 @@
 """``HW`` rules about what a recipe claims its variants need: an implausible
 ``vram_minimum_gb`` (HW010) and a default variant the page cannot show on verified
-hardware (HW011). Shared tables and the formula live in :mod:`validator.checks.hw`."""
+hardware (HW011). The profiles are :mod:`validator.checks.hw_model`, the formula
+:mod:`validator.checks.hw_vram`."""
 
 from __future__ import annotations
 
@@ -8,13 +9,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks._data import get, items
-from validator.checks.hw import (
-    _is_omni,
-    profiles,
-    requirement,
-    sized_variants,
-    vram_out_of_bounds,
-)
+from validator.checks.hw_model import is_omni, profiles, requirement
+from validator.checks.hw_vram import sized_variants, vram_out_of_bounds
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.findings import Related, Severity
 
@@ -46,7 +42,7 @@ def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
           default: {precision: bf16, vram_minimum_gb: 20}
 
     How to fix: use the formula's value, or the real safetensors size plus headroom."""
-    omni = _is_omni(doc)  # diffusion/TTS pipelines: activations dominate
+    omni = is_omni(doc)  # diffusion/TTS pipelines: activations dominate
     for vname, vptr, declared, precision, params in sized_variants(doc):
         why = vram_out_of_bounds(declared, params, precision, low_only=omni) \
             if params is not None else None

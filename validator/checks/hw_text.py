@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import as_dict, get, items
-from validator.checks.hw import amount, fits_single_node, profiles
+from validator.checks.hw_model import amount, fits_single_node, profiles
 from validator.checks.registry import Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity

@@ -33,7 +33,7 @@ from packaging.version import InvalidVersion, Version
 
 from validator.checks._data import as_dict, as_list, get
 from validator.checks.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions, window
-from validator.checks.ver import image_sites, parse_image, tag_version
+from validator.checks.ver_model import image_sites, parse_image, tag_version
 from validator.checks.versions import effective_min_version
 
 if TYPE_CHECKING:

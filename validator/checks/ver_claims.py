@@ -13,20 +13,20 @@ from packaging.version import Version
 from validator.checks._data import get, items
 from validator.checks.hw_text import _mentions as variants_named
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
-from validator.checks.ver import (
-    _FLOATING,
-    _NIGHTLY_COMMIT,
-    _TAG_VERSION,
+from validator.checks.ver_guide import version_statements
+from validator.checks.ver_model import (
+    FLOATING_TAG,
+    NIGHTLY_COMMIT,
+    TAG_VERSION,
     ImageSite,
-    _release_list,
-    _required_by,
-    _text_sources,
     image_sites,
     min_version_pointers,
     official_vllm_image,
     parse_image,
+    release_list,
+    required_by,
     tag_version,
-    version_statements,
+    text_sources,
 )
 from validator.checks.versions import (
     NIGHTLY,
@@ -63,7 +63,7 @@ def minimum_is_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: write the first release that will (or did) ship support, and set
     ``nightly_required: true`` while it is unreleased."""
-    latest = _release_list(ctx).latest
+    latest = release_list(ctx).latest
     nxt = f"{latest.version.major}.{latest.version.minor + 1}.0" if latest else "0.X.0"
     for pointer, raw, _ in min_version_pointers(doc):
         if parse_min_version(raw) == NIGHTLY:
@@ -95,24 +95,24 @@ class UnpinnedImage:
 
 def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage]:
     """Every image string of ``doc`` that names no vLLM release."""
-    releases = _release_list(ctx)
+    releases = release_list(ctx)
     for site in image_sites(doc):
         ref = parse_image(site.value)
         if ref is None or ref.digest is not None or tag_version(ref) is not None:
             continue
-        if ref.tag is not None and not official_vllm_image(ref) and _TAG_VERSION.match(ref.tag):
+        if ref.tag is not None and not official_vllm_image(ref) and TAG_VERSION.match(ref.tag):
             continue  # a third-party image pinned to a release of its own (vllm-ascend v0.23.0)
         if ref.tag is None:
             msg = f"image {site.value!r} has no tag (Docker pulls the moving 'latest')"
-        elif _NIGHTLY_COMMIT.fullmatch(ref.tag):
+        elif NIGHTLY_COMMIT.fullmatch(ref.tag):
             msg = (f"image tag {ref.tag!r} of {site.value!r} is the nightly build of one vLLM "
                    "commit: fixed, but no release, so its version cannot be compared")
-        elif _FLOATING.search(ref.tag):
+        elif FLOATING_TAG.search(ref.tag):
             msg = f"image tag {ref.tag!r} of {site.value!r} moves with every build"
         else:
             msg = (f"image tag {ref.tag!r} of {site.value!r} is a launch build for this model, "
                    "not a vLLM release")
-        needs = [n for n, _, _ in _required_by(doc, ctx, site)]
+        needs = [n for n, _, _ in required_by(doc, ctx, site)]
         needed = max_version(needs)
         first = None
         if isinstance(needed, Version):
@@ -238,9 +238,9 @@ def guide_says_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     update the note when the release is out."""
     if get(doc.data, "model", "nightly_required") is True:
         return
-    latest = _release_list(ctx).latest
+    latest = release_list(ctx).latest
     minimum = parse_min_version(get(doc.data, "model", "min_vllm_version"))
-    for pointer, index, text in _text_sources(doc):
+    for pointer, index, text in text_sources(doc):
         m = _NEEDS_NIGHTLY.search(text)
         if m is None or _FEATURE_NOTE.search(text):
             continue
@@ -267,7 +267,7 @@ def _variant_texts(doc: LoadedDocument) -> Iterator[tuple[str, int | None, str, 
         desc = get(variant, "description")
         if isinstance(desc, str):
             yield vptr + "/description", None, desc, [name]
-    for pointer, index, text in _text_sources(doc):
+    for pointer, index, text in text_sources(doc):
         named = variants_named(text, data)
         if len(named) == 1:
             yield pointer, index, text, named

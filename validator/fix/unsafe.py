@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from packaging.version import InvalidVersion, Version
 
-from validator.checks.ver import official_vllm_image, parse_image
+from validator.checks.ver_model import official_vllm_image, parse_image
 from validator.fix.model import Applicability, DataChange, Edit
 from validator.fix.registry import FixRequest, fixer
 from validator.fix.spans import NotApplicable, replace_in_scalar, replace_scalar, value_at
