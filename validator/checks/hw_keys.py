@@ -8,10 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import elements, get, items
-from validator.checks.hw_model import (
-    layered_keys,
-    profiles,
-)
+from validator.checks.hw_model import layered_keys, profiles
 from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.context import Context
 from validator.findings import Severity

@@ -8,11 +8,7 @@ import re
 from collections.abc import Iterator
 
 from validator.checks._data import as_list, get, items
-from validator.checks.hw_model import (
-    claims,
-    profiles,
-    requirement,
-)
+from validator.checks.hw_model import claims, profiles, requirement
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity

@@ -11,10 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import get, items
-from validator.checks.hw_model import (
-    amount,
-    is_omni,
-)
+from validator.checks.hw_model import amount, is_omni
 from validator.checks.registry import RECIPE_ONLY, Hit, rule
 from validator.context import Context
 from validator.findings import Severity

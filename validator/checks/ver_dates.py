@@ -9,9 +9,7 @@ from datetime import date
 
 from validator.checks._data import get
 from validator.checks.registry import RECIPE_ONLY, Hit, rule
-from validator.checks.ver_model import (
-    line_of,
-)
+from validator.checks.ver_model import line_of
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument

@@ -12,16 +12,8 @@ from packaging.version import InvalidVersion, Version
 
 from validator.checks._data import get
 from validator.checks.registry import RECIPE_ONLY, Hit, rule
-from validator.checks.ver_model import (
-    line_of,
-    min_version_pointers,
-    text_sources,
-)
-from validator.checks.versions import (
-    NIGHTLY,
-    format_version,
-    parse_min_version,
-)
+from validator.checks.ver_model import line_of, min_version_pointers, text_sources
+from validator.checks.versions import NIGHTLY, format_version, parse_min_version
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument

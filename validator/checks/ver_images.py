@@ -8,17 +8,8 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from validator.checks.registry import RECIPE_ONLY, Hit, rule
-from validator.checks.ver_model import (
-    image_sites,
-    line_of,
-    parse_image,
-    required_by,
-    tag_version,
-)
-from validator.checks.versions import (
-    NIGHTLY,
-    format_version,
-)
+from validator.checks.ver_model import image_sites, line_of, parse_image, required_by, tag_version
+from validator.checks.versions import NIGHTLY, format_version
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument

@@ -10,10 +10,7 @@ from packaging.version import Version
 
 from validator.checks._data import get, items
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
-from validator.checks.ver_model import (
-    min_version_pointers,
-    release_list,
-)
+from validator.checks.ver_model import min_version_pointers, release_list
 from validator.checks.versions import (
     NIGHTLY,
     MinVersion,
