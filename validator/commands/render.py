@@ -30,7 +30,7 @@ from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render import gates, jsval
 from validator.render.args import shell_quote
-from validator.render.jsval import get, js_str
+from validator.render.jsval import get, js_str, truthy
 from validator.render.model import (
     Configuration,
     Process,
@@ -164,12 +164,15 @@ def _data(doc: LoadedDocument | None) -> Any:
 
 
 def _reasons(inputs: _Inputs, r: Rendered) -> list[str]:
-    """Why the site's page would not offer this configuration (empty: it does)."""
+    """Why the site's page would not offer this configuration (empty: it does), a mode
+    it does not offer on this variant and hardware included."""
     picker_shown = not any(p.code == "synthesis-error" and "list the hardware" in p.message
                            for p in r.problems)
+    modes = selection_problems(inputs.recipe, inputs.taxonomy,
+                               replace(r.config, omni_task=None), r.recipe_path)
     return not_offered_reasons(inputs.recipe, inputs.taxonomy, inputs.strategies, r.config,
                                r.compatible_hardware if picker_shown else None, r.problems,
-                               inputs.memo)
+                               inputs.memo) + [p.message for p in modes]
 
 
 def _feature_labels(inputs: _Inputs, c: Configuration) -> list[str]:
@@ -179,6 +182,9 @@ def _feature_labels(inputs: _Inputs, c: Configuration) -> list[str]:
     variant = get(get(inputs.recipe, "variants"), c.variant)
     profile = get(get(inputs.taxonomy, "hardware_profiles"), c.hardware)
     modes = dict(c.feature_modes)
+    kv_composing = c.kv_offload is not None and get(get(inputs.strategies, c.kv_offload),
+                                                    "deploy_type") == "kv_store_lb" and \
+        get(get(inputs.strategies, c.strategy), "deploy_type") != "pd_cluster"
     out = []
     for name in c.features:
         feature = get(features, name)
@@ -186,6 +192,8 @@ def _feature_labels(inputs: _Inputs, c: Configuration) -> list[str]:
         try:
             if not gates.is_feature_allowed_for_strategy(feature, c.strategy):
                 label += f" (left out: not for {c.strategy})"
+            elif kv_composing and truthy(get(get(feature, "companion"), "command")):
+                label += f" (left out: its companion does not run under {c.kv_offload})"
             elif jsval.is_object(get(feature, "modes")):
                 mode = gates.resolve_mode_key(feature, name, variant, c.variant, profile,
                                               c.hardware, modes.get(name))

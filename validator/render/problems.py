@@ -134,7 +134,7 @@ def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuratio
         yield RenderProblem(
             "not-offered", "warning",
             f"the site does not offer {config.key!r} on {config.hardware} for this recipe"
-            f"{f' ({why})' if why else ''}; offered: "
+            f"{f': {why}' if why else ''}; offered: "
             f"{', '.join(map(jsval.js_str, offered)) or 'none'}; rendered anyway",
             recipe, "/compatible_strategies")
 
