@@ -295,3 +295,13 @@ def test_all_lists_only_what_the_site_offers(tree: Path) -> None:
     assert {i["config"]["hardware"] for i in items} <= {"hx8", "bx8", "gbx4", "amx8", "box1"}
     text = cli(_gated(tree), "--all")
     assert text.returncode == 0 and "# note:" not in text.stdout
+
+
+def test_an_omni_task_the_recipe_does_not_list_is_a_usage_error(tree: Path) -> None:
+    done = cli(tree / "models/acme/Voice-1B.yaml", "--task", "nope")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("recipe-check: --task: models/acme/Voice-1B.yaml: no "
+                                  "omni.tasks entry has the id 'nope'; known: t2s, clone")
+    known = cli(tree / "models/acme/Voice-1B.yaml", "--task", "clone")
+    assert known.returncode == 0, known.stderr
+    assert "· vLLM-Omni · task clone\n" in known.stdout

@@ -11,7 +11,14 @@ with the token provenance; ``--all`` renders every compatible configuration.
 
 A configuration the site cannot render, or renders broken (unknown hardware, missing
 strategy, a value that cannot be rendered) is reported as ``path:line:col: severity:
-message`` on stderr and the exit code is 1; usage and input errors exit 2.
+message`` on stderr and the exit code is 1. Usage and input errors exit 2, among them a
+choice the recipe does not know or the page would not let a user make (an unknown
+``--mode``, a mode of a feature that is off or not offered on the variant and hardware).
+A configuration the page does not offer (hardware outside the variant's picker, a
+strategy or node count it does not offer there) is still rendered, as the site's builder
+would render it if forced, with one ``# note:`` line per reason under the text header
+and ``"offered": false`` with ``"reasons"`` in JSON; ``--all`` leaves such configurations
+out (it lists what the site renders).
 """
 
 from __future__ import annotations
@@ -166,12 +173,10 @@ def _data(doc: LoadedDocument | None) -> Any:
 def _reasons(inputs: _Inputs, r: Rendered) -> list[str]:
     """Why the site's page would not offer this configuration (empty: it does), a mode
     it does not offer on this variant and hardware included."""
-    picker_shown = not any(p.code == "synthesis-error" and "list the hardware" in p.message
-                           for p in r.problems)
     modes = selection_problems(inputs.recipe, inputs.taxonomy,
                                replace(r.config, omni_task=None), r.recipe_path)
     return not_offered_reasons(inputs.recipe, inputs.taxonomy, inputs.strategies, r.config,
-                               r.compatible_hardware if picker_shown else None, r.problems,
+                               r.compatible_hardware, r.problems,
                                inputs.memo) + [p.message for p in modes]
 
 

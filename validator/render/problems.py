@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from validator.render import gates, jsval
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents, ptr
+from validator.render.omni import is_omni
 
 if TYPE_CHECKING:
     from validator.render.model import Configuration, Process, Token
@@ -202,7 +203,7 @@ def selection_problems(data: Any, tax: Any, config: Configuration, recipe: str
         tasks = get(get(data, "omni"), "tasks")
         known = [jsval.js_str(t.get("id")) for t in tasks if isinstance(t, dict)] \
             if isinstance(tasks, list) else []
-        if "omni" not in (get(get(data, "meta"), "tasks") or []):
+        if not is_omni(data):
             out.append(RenderProblem(
                 "unknown-omni-task", "error", "the recipe is not a vLLM-Omni recipe "
                 "(meta.tasks has no 'omni'); it has no omni.tasks", recipe, "/meta"))
@@ -248,8 +249,8 @@ def not_offered_reasons(data: Any, tax: Any, strategies: Any, config: Configurat
     (empty: it offers it): hardware outside the variant's picker, a strategy not offered on
     that hardware (the ``not-offered`` problems of the rendering), a node count the Nodes
     row does not offer for the strategy. ``picker`` is the picker's hardware list of the
-    variant (``None``: the page cannot show it); ``memo`` a dict shared by the calls for
-    one recipe."""
+    variant (empty or ``None``: the page cannot show it, no hardware reason); ``memo`` a
+    dict shared by the calls for one recipe."""
     reasons = []
     try:
         profile = get(get(tax, "hardware_profiles"), config.hardware)
