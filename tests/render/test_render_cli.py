@@ -247,6 +247,9 @@ def test_the_header_names_the_mode_the_command_uses(tree: Path) -> None:
     ("Tiny-1B", ["--hardware", "box1", "--strategy", "multi_node_tp", "--nodes", "2"],
      "the site does not offer 'multi_node_tp' on box1 for this recipe: box1 does not scale "
      "out (scalable: false); offered: single_node_tp, single_node_dep; rendered anyway"),
+    ("Tiny-1B", ["--hardware", "box1", "--variant", "fp8"],
+     "variant fp8 needs 700 GB, more than one box1 (96 GB), which does not scale out "
+     "(scalable: false); the site shows variant default instead"),
     ("Gated-1B", ["--hardware", "hx8", "--strategy", "multi_node_tp_pp", "--nodes", "2"],
      "the site does not offer 'multi_node_tp_pp' on hx8 for this recipe: it is not in "
      "compatible_strategies"),

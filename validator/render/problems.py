@@ -246,7 +246,8 @@ def not_offered_reasons(data: Any, tax: Any, strategies: Any, config: Configurat
                         picker: Sequence[str] | None, problems: Sequence[RenderProblem],
                         memo: dict[Any, Any] | None = None) -> list[str]:
     """Why the site's page would not offer this configuration, one sentence per reason
-    (empty: it offers it): hardware outside the variant's picker, a strategy not offered on
+    (empty: it offers it): hardware outside the variant's picker, a variant too large for
+    hardware that does not scale out, a strategy not offered on
     that hardware (the ``not-offered`` problems of the rendering), a node count the Nodes
     row does not offer for the strategy. ``picker`` is the picker's hardware list of the
     variant (empty or ``None``: the page cannot show it, no hardware reason); ``memo`` a
@@ -257,12 +258,28 @@ def not_offered_reasons(data: Any, tax: Any, strategies: Any, config: Configurat
         if picker and isinstance(profile, dict) and config.hardware not in picker:
             reasons.append(_hardware_reason(data, profile, config, picker))
         reasons += [p.message for p in problems if p.code == "not-offered"]
-        if isinstance(profile, dict) and config.strategy != "omni":
+        if isinstance(profile, dict) and not is_omni(data):  # no variant swap, no nodes
+            reasons += _variant_reason(data, profile, config)
             reasons += _nodes_reasons(data, tax, profile, strategies, config,
                                       {} if memo is None else memo)
     except (jsval.JsTypeError, OverflowError):  # the site throws here: problems report it
         pass
     return reasons
+
+
+def _variant_reason(data: Any, profile: Any, config: Configuration) -> list[str]:
+    """A variant too large for hardware that does not scale out: the site shows the largest
+    variant that fits instead (or no command at all)."""
+    variant = get(get(data, "variants"), config.variant)
+    if not isinstance(profile, dict) or not isinstance(variant, dict) or \
+            gates.is_hardware_scalable(profile) or gates.fits_single_node(profile, variant):
+        return []
+    fitting = gates.pick_fitting_variant(data, profile, config.hardware)
+    instead = f"shows variant {fitting} instead" if fitting else "renders no variant there"
+    return [f"variant {config.variant} needs "
+            f"{jsval.js_str(get(variant, 'vram_minimum_gb'))} GB, more than one "
+            f"{config.hardware} ({jsval.js_str(get(profile, 'vram_gb'))} GB), which does not "
+            f"scale out (scalable: false); the site {instead}"]
 
 
 def _hardware_reason(data: Any, profile: Any, config: Configuration,
