@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.render.conftest import SiteBuild
-from tests.render.tiny_tree import write_tree
+from tests.render.tiny_tree import TINY, write_tree
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -159,3 +159,152 @@ def test_check_judges_every_rendered_command_unless_layers_only(corpus_copy: Pat
     assert rendered == [f for f in _check(corpus_copy, "--rendered") if f["rule"] == "FLAG011"]
     for escape in ("--layers-only", "--no-rendered"):
         assert not [f for f in _check(corpus_copy, escape) if f["rule"] == "FLAG011"]
+
+
+def _gated(tree: Path) -> Path:
+    """Tiny with gates the site's page honours: the ``draft`` mode on fp8 only, ``tuning``
+    under single_node_tp only, no multi_node_tp_pp, a 24-GPU floor for multi_node_dep."""
+    text = (TINY.replace("      draft:\n        args:", "      draft:\n        variants: [fp8]\n"
+                         "        args:")
+            .replace("  tuning:\n", "  tuning:\n    strategies: [single_node_tp]\n")
+            .replace("  - multi_node_tp_pp\n", "")
+            .replace("strategy_overrides:\n", "strategy_min_gpus:\n  multi_node_dep: 24\n"
+                     "strategy_overrides:\n"))
+    assert text.count("variants: [fp8]") == 1 and "strategy_min_gpus" in text
+    path = tree / "models/acme/Gated-1B.yaml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("recipe", "options", "says"), [
+    ("Tiny-1B", ["--features", "spec", "--mode", "nope=mtp"],
+     "--mode nope=mtp: models/acme/Tiny-1B.yaml: feature 'nope' is not declared under "
+     "features; features with modes: spec"),
+    ("Tiny-1B", ["--mode", "tool_calling=x"],
+     "--mode tool_calling=x: models/acme/Tiny-1B.yaml: feature 'tool_calling' has no modes "
+     "(it is only on or off); features with modes: spec"),
+    ("Tiny-1B", ["--features", "spec", "--mode", "spec=bogus"],
+     "feature 'spec' has no mode 'bogus'; its modes: mtp, draft"),
+    ("Tiny-1B", ["--mode", "spec=draft"],  # spec is opt-in: off by default
+     "--mode spec=draft: models/acme/Tiny-1B.yaml: feature 'spec' is off in this "
+     "configuration, and the site applies a mode only to a feature that is on (on: "
+     "tool_calling, tuning); add it to --features"),
+    ("Gated-1B", ["--features", "spec", "--mode", "spec=draft"],
+     "mode 'draft' of feature 'spec' is not offered on default · hx8 (its variants: fp8); "
+     "the site renders mode 'mtp' instead; modes offered here: mtp"),
+    ("Tiny-1B", ["--features", "spec", "--mode", "spec=mtp", "--mode", "spec=draft"],
+     "--mode spec=draft: feature 'spec' already has mode 'mtp'"),
+])
+def test_a_mode_the_site_would_not_apply_is_a_usage_error(tree: Path, recipe: str,
+                                                          options: list[str],
+                                                          says: str) -> None:
+    path = _gated(tree) if recipe == "Gated-1B" else tree / f"models/acme/{recipe}.yaml"
+    done = cli(path, "--hardware", "hx8", *options)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("recipe-check: --mode ") and says in done.stderr
+    assert done.stdout == ""
+
+
+def test_the_header_names_the_mode_the_command_uses(tree: Path) -> None:
+    default = cli(tree / "models/acme/Tiny-1B.yaml", "--hardware", "hx8", "--features", "spec")
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.startswith("# models/acme/Tiny-1B.yaml · hx8 · default · "
+                                     "single_node_tp · 1 node · features: spec (mode mtp)\n")
+    assert """--speculative-config '{"method":"mtp"}'""" in default.stdout
+    draft = cli(tree / "models/acme/Tiny-1B.yaml", "--hardware", "hx8", "--features", "spec",
+                "--mode", "spec=draft")
+    assert draft.returncode == 0, draft.stderr
+    assert "· features: spec (mode draft)\n" in draft.stdout
+    assert """--speculative-config '{"method":"draft","n":2}'""" in draft.stdout
+    gated = _gated(tree)
+    left_out = cli(gated, "--hardware", "hx8", "--strategy", "single_node_dep",
+                   "--features", "tool_calling,tuning")
+    assert left_out.returncode == 0, left_out.stderr
+    assert "features: tool_calling, tuning (left out: not for single_node_dep)\n" in \
+        left_out.stdout
+    assert "--max-num-seqs 128" not in left_out.stdout
+
+
+@pytest.mark.parametrize(("recipe", "options", "note"), [
+    ("Tiny-1B", ["--hardware", "tpux4"],
+     "tpux4 is not in the site's hardware picker for variant default (it is a restricted "
+     "profile and meta.hardware does not declare it); the picker offers: hx8, bx8, gbx4, "
+     "amx8, box1"),
+    ("Tiny-1B", ["--hardware", "hx8", "--variant", "nvfp4"],
+     "hx8 is not in the site's hardware picker for variant nvfp4 (variant nvfp4's precision "
+     "nvfp4 needs NVIDIA blackwell hardware); the picker offers: bx8, gbx4, box1"),
+    ("Voice-1B", ["--hardware", "tpux4"],
+     "tpux4 is not in the site's hardware picker for variant default (it is a restricted "
+     "profile"),
+    ("Tiny-1B", ["--hardware", "hx8", "--strategy", "multi_node_tp", "--nodes", "1"],
+     "multi_node_tp at 1 node: the site offers a multi-node strategy at 2 nodes or more (at "
+     "1 node it renders a single-node command); pass --nodes 2"),
+    ("Tiny-1B", ["--hardware", "hx8", "--strategy", "single_node_tp", "--nodes", "2"],
+     "single_node_tp is a single-node strategy: the site renders it at 1 node only (at 2 "
+     "nodes it picks a multi-node strategy)"),
+    ("Tiny-1B", ["--hardware", "hx8", "--strategy", "multi_node_tp", "--nodes", "17"],
+     "17 nodes: the site's Nodes row stops at 16"),
+    ("Tiny-1B", ["--hardware", "box1", "--strategy", "multi_node_tp", "--nodes", "2"],
+     "the site does not offer 'multi_node_tp' on box1 for this recipe: box1 does not scale "
+     "out (scalable: false); offered: single_node_tp, single_node_dep; rendered anyway"),
+    ("Tiny-1B", ["--hardware", "box1", "--variant", "fp8"],
+     "variant fp8 needs 700 GB, more than one box1 (96 GB), which does not scale out "
+     "(scalable: false); the site shows variant default instead"),
+    ("Gated-1B", ["--hardware", "hx8", "--strategy", "multi_node_tp_pp", "--nodes", "2"],
+     "the site does not offer 'multi_node_tp_pp' on hx8 for this recipe: it is not in "
+     "compatible_strategies"),
+    ("Gated-1B", ["--hardware", "hx8", "--strategy", "multi_node_dep", "--nodes", "2"],
+     "multi_node_dep at 2 nodes: its strategy_min_gpus floor needs 3 nodes of hx8; pass "
+     "--nodes 3"),
+])
+def test_a_configuration_the_site_does_not_offer_renders_with_a_note(
+        tree: Path, recipe: str, options: list[str], note: str) -> None:
+    path = _gated(tree) if recipe == "Gated-1B" else tree / f"models/acme/{recipe}.yaml"
+    text = cli(path, *options)
+    assert text.returncode == 0, text.stderr
+    header, first_note = text.stdout.splitlines()[:2]
+    assert header.startswith(f"# models/acme/{recipe}.yaml · ")
+    assert first_note.startswith("# note: ")
+    assert f"# note: {note}" in text.stdout
+    assert "\nvllm serve " in text.stdout  # still the command the builder would produce
+    assert "not-offered" not in text.stderr  # said once, in the block a user pastes
+    done = cli(path, *options, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    [item] = json.loads(done.stdout)
+    assert item["offered"] is False
+    assert any(reason.startswith(note) for reason in item["reasons"]), item["reasons"]
+
+
+def test_what_the_site_offers_has_no_note(tree: Path) -> None:
+    for options in (["--hardware", "hx8"], ["--hardware", "box1"],
+                    ["--hardware", "hx8", "--strategy", "multi_node_tp", "--nodes", "3"],
+                    ["--hardware", "hx8", "--strategy", "kv_mooncake_test"]):
+        done = cli(tree / "models/acme/Tiny-1B.yaml", *options, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        [item] = json.loads(done.stdout)
+        assert (item["offered"], item["reasons"]) == (True, []), options
+        text = cli(tree / "models/acme/Tiny-1B.yaml", *options)
+        assert "# note:" not in text.stdout, options
+
+
+def test_all_lists_only_what_the_site_offers(tree: Path) -> None:
+    done = cli(_gated(tree), "--all", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    items = json.loads(done.stdout)
+    assert items and all(i["offered"] and i["reasons"] == [] for i in items)
+    drafts = {i["config"]["variant"] for i in items
+              if ["spec", "draft"] in i["config"]["feature_modes"]}
+    assert drafts == {"fp8"}  # the page offers the draft mode on fp8 only
+    assert {i["config"]["hardware"] for i in items} <= {"hx8", "bx8", "gbx4", "amx8", "box1"}
+    text = cli(_gated(tree), "--all")
+    assert text.returncode == 0 and "# note:" not in text.stdout
+
+
+def test_an_omni_task_the_recipe_does_not_list_is_a_usage_error(tree: Path) -> None:
+    done = cli(tree / "models/acme/Voice-1B.yaml", "--task", "nope")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("recipe-check: --task: models/acme/Voice-1B.yaml: no "
+                                  "omni.tasks entry has the id 'nope'; known: t2s, clone")
+    known = cli(tree / "models/acme/Voice-1B.yaml", "--task", "clone")
+    assert known.returncode == 0, known.stderr
+    assert "· vLLM-Omni · task clone\n" in known.stdout

@@ -11,7 +11,14 @@ with the token provenance; ``--all`` renders every compatible configuration.
 
 A configuration the site cannot render, or renders broken (unknown hardware, missing
 strategy, a value that cannot be rendered) is reported as ``path:line:col: severity:
-message`` on stderr and the exit code is 1; usage and input errors exit 2.
+message`` on stderr and the exit code is 1. Usage and input errors exit 2, among them a
+choice the recipe does not know or the page would not let a user make (an unknown
+``--mode``, a mode of a feature that is off or not offered on the variant and hardware).
+A configuration the page does not offer (hardware outside the variant's picker, a
+strategy or node count it does not offer there) is still rendered, as the site's builder
+would render it if forced, with one ``# note:`` line per reason under the text header
+and ``"offered": false`` with ``"reasons"`` in JSON; ``--all`` leaves such configurations
+out (it lists what the site renders).
 """
 
 from __future__ import annotations
@@ -21,25 +28,25 @@ import json
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.commands.check import collect_targets, positive_int
 from validator.context import Context, build_context
 from validator.errors import UsageError
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
+from validator.render import gates, jsval
 from validator.render.args import shell_quote
-from validator.render.jsval import get, js_str
+from validator.render.jsval import get, js_str, truthy
 from validator.render.model import (
     Configuration,
     Process,
     Rendered,
-    omni_task,
     render,
     render_all,
     site_strategies,
 )
-from validator.render.omni import is_omni
+from validator.render.problems import RenderProblem, not_offered_reasons, selection_problems
 from validator.source.options import add_fetch_arguments
 
 
@@ -80,13 +87,16 @@ def _features(text: str | None) -> tuple[str, ...] | None:
 
 
 def _modes(items: list[str]) -> tuple[tuple[str, str], ...]:
-    out = []
+    out: dict[str, str] = {}
     for item in items:
         feature, sep, mode = item.partition("=")
         if not sep or not feature or not mode:
             raise UsageError(f"--mode {item!r}: expected FEATURE=MODE")
-        out.append((feature, mode))
-    return tuple(out)
+        if feature in out and out[feature] != mode:
+            raise UsageError(f"--mode {item}: feature {feature!r} already has mode "
+                             f"{out[feature]!r} (a feature renders one mode)")
+        out[feature] = mode
+    return tuple(out.items())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--all renders every configuration; it takes no --hardware, "
                          "--variant, --strategy, --features, --mode or --nodes")
     contexts: dict[int, tuple[Context, dict[str, LoadedDocument]]] = {}
-    results: list[Rendered] = []
+    results: list[tuple[Rendered, list[str], list[str]]] = []
     failed = False
     for target in targets:
         if not target.path.startswith("models/"):
@@ -129,16 +139,74 @@ def run(args: argparse.Namespace) -> int:
             if args.mode or args.task:
                 config = replace(config, feature_modes=_modes(args.mode), omni_task=args.task)
             batch = [render(doc, ctx.taxonomy, strategies, config)]
-            _refuse_unknown_selection(args, doc, batch[0])
-        failed |= _report_problems(batch, doc, ctx)
-        results += batch
+            _refuse_unknown_selection(args, doc, ctx, batch[0])
+        inputs = _Inputs(doc.data, _data(ctx.taxonomy),
+                         {k: _data(v) for k, v in strategies.items()}, {})
+        offers = [(r, _reasons(inputs, r)) for r in batch]
+        if args.all:  # what the site renders, never what it would not offer
+            offers = [(r, reasons) for r, reasons in offers if not reasons]
+        failed |= _report_problems([r for r, _ in offers], doc, ctx)
+        results += [(r, reasons, _feature_labels(inputs, r.config)) for r, reasons in offers]
     if args.format == "json":
-        json.dump([_json(r) for r in results], sys.stdout, indent=2)
+        json.dump([_json(r, reasons) for r, reasons, _ in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write("\n\n".join(text_block(r) for r in results if r.ok))
+        sys.stdout.write("\n\n".join(text_block(r, reasons, labels)
+                                      for r, reasons, labels in results if r.ok))
         sys.stdout.write("\n")
     return 1 if failed else 0
+
+
+class _Inputs(NamedTuple):
+    """The data a rendering was made from: recipe, taxonomy, strategies by site name."""
+
+    recipe: Any
+    taxonomy: Any
+    strategies: dict[str, Any]
+    memo: dict[Any, Any]
+
+
+def _data(doc: LoadedDocument | None) -> Any:
+    return doc.data if doc is not None and doc.ok else {}
+
+
+def _reasons(inputs: _Inputs, r: Rendered) -> list[str]:
+    """Why the site's page would not offer this configuration (empty: it does), a mode
+    it does not offer on this variant and hardware included."""
+    modes = selection_problems(inputs.recipe, inputs.taxonomy,
+                               replace(r.config, omni_task=None), r.recipe_path)
+    return not_offered_reasons(inputs.recipe, inputs.taxonomy, inputs.strategies, r.config,
+                               r.compatible_hardware, r.problems,
+                               inputs.memo) + [p.message for p in modes]
+
+
+def _feature_labels(inputs: _Inputs, c: Configuration) -> list[str]:
+    """Each enabled feature as the command renders it: a modal feature with the mode the
+    site applies here, a feature the site leaves out of this command marked so."""
+    features = get(inputs.recipe, "features")
+    variant = get(get(inputs.recipe, "variants"), c.variant)
+    profile = get(get(inputs.taxonomy, "hardware_profiles"), c.hardware)
+    modes = dict(c.feature_modes)
+    kv_composing = c.kv_offload is not None and get(get(inputs.strategies, c.kv_offload),
+                                                    "deploy_type") == "kv_store_lb" and \
+        get(get(inputs.strategies, c.strategy), "deploy_type") != "pd_cluster"
+    out = []
+    for name in c.features:
+        feature = get(features, name)
+        label = name
+        try:
+            if not gates.is_feature_allowed_for_strategy(feature, c.strategy):
+                label += f" (left out: not for {c.strategy})"
+            elif kv_composing and truthy(get(get(feature, "companion"), "command")):
+                label += f" (left out: its companion does not run under {c.kv_offload})"
+            elif jsval.is_object(get(feature, "modes")):
+                mode = gates.resolve_mode_key(feature, name, variant, c.variant, profile,
+                                              c.hardware, modes.get(name))
+                label += f" (mode {mode})" if mode else " (left out: no mode offered here)"
+        except jsval.JsTypeError:
+            pass
+        out.append(label)
+    return out
 
 
 def _write_api(args: argparse.Namespace, targets: list[Any]) -> int:
@@ -165,28 +233,30 @@ def _document(path: str, ctx: Context, recipe: LoadedDocument) -> LoadedDocument
 
 
 _OPTION_OF_PROBLEM = {"unknown-hardware": "hardware", "unknown-variant": "variant",
-                      "unknown-strategy": "strategy", "unknown-feature": "features"}
+                      "unknown-strategy": "strategy", "unknown-feature": "features",
+                      "unknown-mode": "mode", "unknown-omni-task": "task"}
 
 
-def _refuse_unknown_selection(args: argparse.Namespace, doc: LoadedDocument,
+def _refuse_unknown_selection(args: argparse.Namespace, doc: LoadedDocument, ctx: Context,
                               rendered: Rendered) -> None:
-    """A name given on the command line that the recipe or its revision does not know is
-    a usage error (exit 2), not a rendering the site would never offer."""
-    for problem in rendered.problems:
+    """A choice given on the command line that the recipe or its revision does not know,
+    or that the site's page does not let a user make (a mode of a feature that is off, a
+    mode not available here), is a usage error (exit 2) naming the valid choices: one path
+    for --hardware, --variant, --strategy, --features, --mode and --task."""
+    config, tax = rendered.config, _data(ctx.taxonomy)
+    checked: list[tuple[RenderProblem, str]] = [
+        (p, "") for p in rendered.problems if p.code != "unknown-omni-task"]
+    for feature, mode in config.feature_modes:  # one --mode item at a time
+        one = replace(config, feature_modes=((feature, mode),), omni_task=None)
+        checked += [(p, f" {feature}={mode}") for p in selection_problems(doc.data, tax, one,
+                                                                           doc.path)]
+    checked += [(p, "") for p in selection_problems(doc.data, tax,
+                                                    replace(config, feature_modes=()),
+                                                    doc.path)]
+    for problem, item in checked:
         option = _OPTION_OF_PROBLEM.get(problem.code)
-        if option is not None and getattr(args, option) not in (None, ""):
-            raise UsageError(f"--{option}: {doc.path}: {problem.message}")
-    if args.task is None:
-        return
-    if not is_omni(doc.data):
-        raise UsageError(f"--task: {doc.path} is not a vLLM-Omni recipe (meta.tasks has no "
-                         "'omni'); it has no omni.tasks")
-    if omni_task(doc.data, args.task)[0] is None:
-        tasks = get(get(doc.data, "omni"), "tasks")
-        known = [str(t.get("id")) for t in tasks if isinstance(t, dict)] \
-            if isinstance(tasks, list) else []
-        raise UsageError(f"--task {args.task!r}: {doc.path} has no omni.tasks entry with "
-                         f"that id; known: {', '.join(known) or 'none'}")
+        if option is not None and getattr(args, option) not in (None, "", []):
+            raise UsageError(f"--{option}{item}: {doc.path}: {problem.message}")
 
 
 def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context) -> bool:
@@ -197,7 +267,7 @@ def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context
             doc = _document(problem.document, ctx, recipe)
             line, column = doc.source_map.position(problem.pointer) if doc else (1, 1)
             key = (problem.document, problem.pointer, problem.message)
-            if key in seen:
+            if key in seen or problem.code == "not-offered":  # a note of the text block
                 continue
             seen.add(key)
             print(f"{problem.document}:{line}:{column}: {problem.severity}: "
@@ -220,14 +290,15 @@ def _process_block(proc: Process, title: str) -> list[str]:
     return out
 
 
-def text_block(r: Rendered) -> str:
+def text_block(r: Rendered, reasons: list[str] | None = None,
+               feature_labels: list[str] | None = None) -> str:
     """The commands of one rendering, as a user pastes them (section titles are shell
-    comments)."""
+    comments); ``reasons`` why the site would not offer it become ``# note:`` lines under
+    the header, ``feature_labels`` (see :func:`_feature_labels`) name the features."""
     c = r.config
     site = r.site or {}
-    modes = dict(c.feature_modes)
-    features = ", ".join(f"{f} (mode {modes[f]})" if f in modes else f
-                         for f in c.features) or "none"
+    features = ", ".join(feature_labels if feature_labels is not None else c.features) \
+        or "none"
     if r.deploy_type == "omni":
         head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · vLLM-Omni"
                 f"{f' · task {c.omni_task}' if c.omni_task else ''}")
@@ -239,6 +310,8 @@ def text_block(r: Rendered) -> str:
                 f"{f' · {c.kv_instances} kv instances' if c.kv_instances else ''}"
                 f" · features: {features}")
     lines = [head]
+    lines += [f"# note: {printable(reason)}"
+              for reason in reasons or ()]
     install = r.install or {}
     if "pip" in install:
         lines += ["", "# --- install (pip) ---", str(install["pip"]["command"])]
@@ -276,12 +349,10 @@ def _docker_install(r: Rendered, docker: dict[str, Any]) -> str:
     return command
 
 
-def _json(r: Rendered) -> Any:
-
-    from validator.render.jsval import to_json_value
-
-    return to_json_value({
+def _json(r: Rendered, reasons: list[str]) -> Any:
+    return jsval.to_json_value({
         "recipe": r.recipe_path, "ok": r.ok, "config": asdict(r.config),
+        "offered": not reasons, "reasons": reasons,
         "hardware": r.hardware, "variant": r.variant, "strategy": r.strategy,
         "node_count": r.node_count, "deploy_type": r.deploy_type, "env": dict(r.env),
         "docker_image": r.docker_image, "command": r.command, "argv": list(r.argv),

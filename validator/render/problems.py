@@ -11,9 +11,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from validator.render import jsval
-from validator.render.jsval import get, or_
+from validator.render import gates, jsval
+from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents, ptr
+from validator.render.omni import is_omni
 
 if TYPE_CHECKING:
     from validator.render.model import Configuration, Process, Token
@@ -102,8 +103,8 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
         if not isinstance(get(features, name), dict):
             yield RenderProblem(
                 "unknown-feature", "warning",
-                f"feature {name!r} is not declared under features; the site skips it",
-                recipe, "/features")
+                f"feature {name!r} is not declared under features; the site skips it; "
+                f"declared: {_names(features)}", recipe, "/features")
 
 
 def _names(mapping: Any) -> str:
@@ -127,11 +128,213 @@ def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuratio
     if offered is None:
         return
     if not jsval.in_list(offered, config.key):
+        try:
+            why = _strategy_why(data, profile, config.hardware, strategies, config.key)
+        except jsval.JsTypeError:
+            why = ""
         yield RenderProblem(
             "not-offered", "warning",
-            f"the site does not offer {config.key!r} on {config.hardware} for this recipe "
-            f"(offered: {', '.join(map(jsval.js_str, offered)) or 'none'}); rendered anyway",
+            f"the site does not offer {config.key!r} on {config.hardware} for this recipe"
+            f"{f': {why}' if why else ''}; offered: "
+            f"{', '.join(map(jsval.js_str, offered)) or 'none'}; rendered anyway",
             recipe, "/compatible_strategies")
+
+
+def _strategy_why(data: Any, profile: Any, hw: str, strategies: Any, key: str) -> str:
+    """Which gate of the site's strategy list drops ``key`` on ``hw``."""
+    deploy = get(get(strategies, key), "deploy_type")
+    scalable = gates.is_hardware_scalable(profile)
+    if deploy == "kv_store_lb":
+        if not scalable:
+            return f"{hw} does not scale out (scalable: false)"
+        if not gates.is_kv_store_brand_supported(profile):
+            return "Mooncake kv-store deployments run on NVIDIA and AMD hardware only"
+        return f"kv_cache_strategy_hardware marks {hw} unsupported"
+    gate = gates.hardware_keyed_value(get(get(data, "strategy_hardware"), key), profile, hw)
+    if gate == "unsupported":
+        return f"strategy_hardware marks it unsupported on {hw}"
+    if gate is None and not jsval.includes(or_(get(data, "compatible_strategies"), []), key,
+                                           "compatible_strategies"):
+        return "it is not in compatible_strategies"
+    if not gates.is_strategy_reachable(data, key, deploy, get(profile, "gpu_count"), hw):
+        return (f"its strategy_min_gpus floor is more GPUs than {hw} reaches "
+                f"(up to {gates.MAX_NODES} nodes)" if deploy in ("multi_node", "pd_cluster")
+                else "its strategy_min_gpus floor is more GPUs than one node of "
+                f"{hw} has")
+    return f"{hw} does not scale out (scalable: false)"
+
+
+def selection_problems(data: Any, tax: Any, config: Configuration, recipe: str
+                       ) -> list[RenderProblem]:
+    """Choices the site's page would not let a user make beyond the names of
+    :func:`configuration_problems`: a mode (``feature_modes``) of a feature that is not
+    declared, has no ``modes``, is off in this configuration (the site applies a mode to an
+    enabled feature only), a mode the feature does not declare, or one not available on
+    this variant and hardware (the site falls back to another mode there); and an
+    ``omni_task`` the recipe has no entry for. Codes ``unknown-mode`` and
+    ``unknown-omni-task``."""
+    out: list[RenderProblem] = []
+    features = or_(get(data, "features"), {})
+    modal = ", ".join(k for k in jsval.keys(features)
+                      if jsval.is_object(get(get(features, k), "modes"))) or "none"
+    for name, mode in config.feature_modes:
+        feature = get(features, name)
+        modes = get(feature, "modes")
+        where = ptr("features", name, "modes")
+        if not isinstance(feature, dict):
+            message = (f"feature {name!r} is not declared under features; features with "
+                       f"modes: {modal}")
+            where = "/features"
+        elif not jsval.is_object(modes):
+            message = (f"feature {name!r} has no modes (it is only on or off); features "
+                       f"with modes: {modal}")
+            where = ptr("features", name)
+        elif mode not in jsval.keys(modes):
+            message = f"feature {name!r} has no mode {mode!r}; its modes: {_names(modes)}"
+        elif name not in config.features:
+            message = (f"feature {name!r} is off in this configuration, and the site applies "
+                       f"a mode only to a feature that is on (on: "
+                       f"{', '.join(config.features) or 'none'}); add it to --features")
+        else:
+            message = _mode_unavailable(data, tax, config, name, mode) or ""
+        if message:
+            out.append(RenderProblem("unknown-mode", "error", message, recipe, where))
+    if config.omni_task is not None:
+        tasks = get(get(data, "omni"), "tasks")
+        known = [jsval.js_str(t.get("id")) for t in tasks if isinstance(t, dict)] \
+            if isinstance(tasks, list) else []
+        if not is_omni(data):
+            out.append(RenderProblem(
+                "unknown-omni-task", "error", "the recipe is not a vLLM-Omni recipe "
+                "(meta.tasks has no 'omni'); it has no omni.tasks", recipe, "/meta"))
+        elif config.omni_task not in known:
+            out.append(RenderProblem(
+                "unknown-omni-task", "error", f"no omni.tasks entry has the id "
+                f"{config.omni_task!r}; known: {', '.join(known) or 'none'}", recipe,
+                "/omni/tasks" if known else ""))
+    return out
+
+
+def _mode_unavailable(data: Any, tax: Any, config: Configuration, name: str,
+                      mode: str) -> str | None:
+    """Why the page offers no ``mode`` of feature ``name`` on this variant and hardware
+    (``None`` when it does)."""
+    feature = get(get(data, "features"), name)
+    modes = get(feature, "modes")
+    variant = or_(get(get(data, "variants"), config.variant), {})
+    profile = get(get(tax, "hardware_profiles"), config.hardware)
+    offered = [k for k in jsval.keys(modes)
+               if gates.is_mode_allowed_for_variant(get(modes, k), config.variant)
+               and gates.is_mode_supported(get(modes, k), profile, config.hardware)]
+    if mode in offered:
+        return None
+    spec = get(modes, mode)
+    if not gates.is_mode_allowed_for_variant(spec, config.variant):
+        why = (f"its variants: {', '.join(map(jsval.js_str, get(spec, 'variants')))}")
+    else:
+        why = f"its hardware map marks {config.hardware} unsupported"
+    used = gates.resolve_mode_key(feature, name, variant, config.variant, profile,
+                                  config.hardware, mode)
+    instead = f"the site renders mode {used!r} instead" if used else \
+        "the site renders none of its modes here"
+    return (f"mode {mode!r} of feature {name!r} is not offered on {config.variant} · "
+            f"{config.hardware} ({why}); {instead}; modes offered here: "
+            f"{', '.join(offered) or 'none'}")
+
+
+def not_offered_reasons(data: Any, tax: Any, strategies: Any, config: Configuration,
+                        picker: Sequence[str] | None, problems: Sequence[RenderProblem],
+                        memo: dict[Any, Any] | None = None) -> list[str]:
+    """Why the site's page would not offer this configuration, one sentence per reason
+    (empty: it offers it): hardware outside the variant's picker, a variant too large for
+    hardware that does not scale out, a strategy not offered on
+    that hardware (the ``not-offered`` problems of the rendering), a node count the Nodes
+    row does not offer for the strategy. ``picker`` is the picker's hardware list of the
+    variant (empty or ``None``: the page cannot show it, no hardware reason); ``memo`` a
+    dict shared by the calls for one recipe."""
+    reasons = []
+    try:
+        profile = get(get(tax, "hardware_profiles"), config.hardware)
+        if picker and isinstance(profile, dict) and config.hardware not in picker:
+            reasons.append(_hardware_reason(data, profile, config, picker))
+        reasons += [p.message for p in problems if p.code == "not-offered"]
+        if isinstance(profile, dict) and not is_omni(data):  # no variant swap, no nodes
+            reasons += _variant_reason(data, profile, config)
+            reasons += _nodes_reasons(data, tax, profile, strategies, config,
+                                      {} if memo is None else memo)
+    except (jsval.JsTypeError, OverflowError):  # the site throws here: problems report it
+        pass
+    return reasons
+
+
+def _variant_reason(data: Any, profile: Any, config: Configuration) -> list[str]:
+    """A variant too large for hardware that does not scale out: the site shows the largest
+    variant that fits instead (or no command at all)."""
+    variant = get(get(data, "variants"), config.variant)
+    if not isinstance(profile, dict) or not isinstance(variant, dict) or \
+            gates.is_hardware_scalable(profile) or gates.fits_single_node(profile, variant):
+        return []
+    fitting = gates.pick_fitting_variant(data, profile, config.hardware)
+    instead = f"shows variant {fitting} instead" if fitting else "renders no variant there"
+    return [f"variant {config.variant} needs "
+            f"{jsval.js_str(get(variant, 'vram_minimum_gb'))} GB, more than one "
+            f"{config.hardware} ({jsval.js_str(get(profile, 'vram_gb'))} GB), which does not "
+            f"scale out (scalable: false); the site {instead}"]
+
+
+def _hardware_reason(data: Any, profile: Any, config: Configuration,
+                     picker: Sequence[str]) -> str:
+    hw, key = config.hardware, config.variant
+    variant = or_(get(get(data, "variants"), key), get(get(data, "variants"), "default"), {})
+    why = []
+    if not gates.is_hardware_supported(data, hw):
+        why.append("the recipe marks it unsupported in meta.hardware")
+    if not gates.is_variant_hardware_supported(variant, hw):
+        why.append(f"variant {key}'s supported_hardware does not list it")
+    if not gates.is_precision_compatible(profile, variant):
+        constraint = gates.precision_constraint(variant)
+        needs = " ".join(jsval.js_str(get(constraint, k)) for k in ("brand", "generation")
+                         if truthy(get(constraint, k)))
+        why.append(f"variant {key}'s precision {jsval.js_str(get(variant, 'precision'))} "
+                   f"needs {needs} hardware")
+    declared = or_(get(get(data, "meta"), "hardware"), {})
+    if truthy(get(profile, "restricted")) and not jsval.js_in(hw, declared,
+                                                              jsval.js_str(declared)):
+        why.append("it is a restricted profile and meta.hardware does not declare it")
+    return (f"{hw} is not in the site's hardware picker for variant {key} "
+            f"({'; '.join(why) or 'filtered out'}); the picker offers: {', '.join(picker)}")
+
+
+def _nodes_reasons(data: Any, tax: Any, profile: Any, strategies: Any,
+                   config: Configuration, memo: dict[Any, Any]) -> list[str]:
+    from validator.render.site import plan_variant
+
+    deploy = get(get(strategies, config.strategy), "deploy_type")
+    nodes, name = config.nodes, config.strategy
+    key = ("plan", config.variant, config.hardware)
+    if key not in memo:
+        memo[key] = plan_variant(data, config.variant, config.hardware, strategies, tax)
+    plan = memo[key]
+    if plan is not None and any(p.key == config.key and jsval.to_number(p.nodes) == nodes
+                                for p in plan.configurations):
+        return []  # the node count the site's build renders this strategy at
+    out = []
+    if nodes > gates.MAX_NODES:
+        out.append(f"{nodes} nodes: the site's Nodes row stops at {gates.MAX_NODES}")
+    if deploy == "multi_node":
+        need = max(2, int(jsval.to_number(gates.nodes_for_strategy(
+            data, name, get(profile, "gpu_count"), config.hardware))))
+        if nodes < 2:
+            out.append(f"{name} at 1 node: the site offers a multi-node strategy at 2 nodes "
+                       f"or more (at 1 node it renders a single-node command); pass --nodes "
+                       f"{need}")
+        elif nodes < need:
+            out.append(f"{name} at {nodes} nodes: its strategy_min_gpus floor needs {need} "
+                       f"nodes of {config.hardware}; pass --nodes {need}")
+    elif deploy == "single_node" and nodes > 1:
+        out.append(f"{name} is a single-node strategy: the site renders it at 1 node only "
+                   f"(at {nodes} nodes it picks a multi-node strategy)")
+    return out
 
 
 def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Documents,

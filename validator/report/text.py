@@ -8,7 +8,7 @@ import os
 from typing import TextIO
 
 from validator.checker import RunResult
-from validator.findings import Severity, printable
+from validator.findings import Finding, Severity, printable
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"
@@ -27,7 +27,7 @@ class TextReporter:
         if colour is None:
             colour = stream.isatty() and "NO_COLOR" not in os.environ
         for doc in result.documents:
-            if not doc.findings:
+            if not doc.findings and not doc.fixed:
                 continue
             rev = doc.provenance.commit
             header = printable(doc.path) + (f" @ {rev}" if rev else "")
@@ -47,6 +47,7 @@ class TextReporter:
                 if f.hint:
                     hint = f"    hint: {printable(f.hint)}"
                     stream.write((f"{_DIM}{hint}{_RESET}" if colour else hint) + "\n")
+            self._write_fixed(doc.fixed, stream)
         s = result.summary()
         stream.write(
             f"{s['documents']} file(s) checked: {s['errors']} error(s), "
@@ -58,3 +59,14 @@ class TextReporter:
                          f"{b['fixed']} fixed\n")
         for msg in result.internal_errors:
             stream.write(f"internal error: {printable(msg)}\n")
+
+    @staticmethod
+    def _write_fixed(fixed: list[Finding], stream: TextIO) -> None:
+        """PR mode: the findings of the merge base the head no longer has, at their line
+        in the base's file, each with the severity it had there."""
+        if not fixed:
+            return
+        stream.write(f"fixed since the merge base ({len(fixed)}; lines as at the base):\n")
+        for f in fixed:
+            stream.write(f"{printable(f.path)}:{f.line}:{f.column}: fixed {f.rule} "
+                         f"(was {f.severity.value}) {printable(f.message)}\n")
