@@ -13,22 +13,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from validator.checks import cli_plan
 from validator.checks.arg_layers import ASCEND
 from validator.checks.cli_plan import (
     VLLM,
     VersionPlan,
+    Window,
     all_options,
     allowed_values,
     close_matches,
-    first_version,
     first_without,
     last_version,
     nearest_hint,
     required_vllm,
+    window,
 )
 from validator.checks.flag_values import FlagIssue as FlagIssue  # re-exported
 from validator.checks.flag_values import (
@@ -51,6 +54,18 @@ if TYPE_CHECKING:
 #: Similarity (:func:`difflib.get_close_matches`) above which an unknown flag is taken for
 #: a typo of a released one even where the recipe installs unreleased code.
 TYPO_CUTOFF = 0.9
+
+
+def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
+    """:func:`validator.checks.cli_plan.first_version`, memoised per run window: every
+    configuration of a recipe (and every recipe) asks it again of the same names, and
+    each answer walks every vendored release."""
+    return _first_version(kind, name, family, window())
+
+
+@lru_cache(maxsize=16384)
+def _first_version(kind: str, name: str, family: str, _window: Window) -> str | None:
+    return cli_plan.first_version(kind, name, family)
 
 
 
