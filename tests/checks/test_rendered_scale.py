@@ -1,0 +1,93 @@
+"""The rendered ``FLAG`` path scales with the size of a recipe's argument lists: counts of
+work (comparisons, release walks), never wall time (speed belongs to the bench)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.render.tiny_tree import TINY, write_tree
+from validator.catalogue import check_rules
+from validator.checker import Checker, RunResult
+from validator.checks import cli_plan
+from validator.checks.flag_engine import _first_version
+from validator.checks.rendered import RenderedFacts, merge
+from validator.context import Settings, local_context
+from validator.findings import Finding
+from validator.rules import Hit
+from validator.schema import SchemaValidator
+
+
+class CountingPointer(str):
+    """A JSON Pointer that counts how often it is compared for equality."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountingPointer.comparisons += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def _pointer(i: int) -> CountingPointer:
+    return CountingPointer(f"/model/base_args/{i}")
+
+
+@pytest.mark.parametrize("n", [50, 2000])
+def test_merge_pairs_layer_and_rendered_hits_in_linear_work(n: int) -> None:
+    layer = {"FLAG001": [Hit(_pointer(i), f"`--opt-{i}` is unknown") for i in range(n)]}
+    found = RenderedFacts()
+    found.hits["FLAG001"] = [(Hit(_pointer(i), f"`--opt-{i}` is unknown"), [f"hw{i} · default"])
+                             for i in range(n)]
+    CountingPointer.comparisons = 0
+    out = merge(layer, found)
+    # one lookup per layer hit and one membership test per rendered hit (was n x n)
+    assert CountingPointer.comparisons <= 2 * n
+    assert [h.message for h in out["FLAG001"]] == [
+        f"`--opt-{i}` is unknown (on hw{i} · default)" for i in range(n)]
+
+
+def _recipe_with_unknown_flags(root: Path, n: int) -> str:
+    extra = "".join(f'    - "--no-such-option-{i}={i}"\n' for i in range(n))
+    text = TINY.replace('    - "64"\n  base_env:', '    - "64"\n' + extra + "  base_env:", 1)
+    assert text != TINY
+    path = "models/acme/Tiny-1B.yaml"
+    (root / path).write_text(text, "utf-8")
+    return path
+
+
+def _check(root: Path, path: str) -> list[Finding]:
+    ctx = local_context(root, Settings(rendered=True))
+    result = RunResult()
+    data = (root / path).read_bytes()
+    Checker(ctx, check_rules(), SchemaValidator()).check_recipe(
+        path, data, ctx.tree.provenance(path, data), result)
+    assert not result.internal_errors, result.internal_errors
+    return result.all_findings()
+
+
+def test_each_unknown_name_walks_the_releases_once_over_every_configuration(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_tree(tmp_path / "tree")
+    n = 40
+    path = _recipe_with_unknown_flags(root, n)
+    walks: list[tuple[str, str]] = []
+    real = cli_plan.first_version
+
+    def counted(kind: str, name: str, family: str = cli_plan.VLLM) -> str | None:
+        walks.append((kind, name))
+        return real(kind, name, family)
+
+    monkeypatch.setattr(cli_plan, "first_version", counted)
+    _first_version.cache_clear()
+    findings = _check(root, path)
+    unknown = [f for f in findings if f.rule == "FLAG001" and "--no-such-option-" in f.message]
+    assert len(unknown) == n
+    # every variant x hardware x strategy x feature set renders these n tokens, yet each
+    # name is looked up in the vendored releases once
+    asked = [name for kind, name in walks if name.startswith("--no-such-option-")]
+    assert sorted(asked) == sorted(f"--no-such-option-{i}" for i in range(n))
+    configurations = [f for f in unknown if " more)" in f.message]
+    assert configurations, "the tokens reach several rendered configurations"
