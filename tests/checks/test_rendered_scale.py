@@ -7,16 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
-from validator.catalogue import check_rules
-from validator.checker import Checker, RunResult
 from validator.checks import cli_plan
 from validator.checks.flag_engine import _first_version
 from validator.checks.rendered import RenderedFacts, merge
-from validator.context import Settings, local_context
-from validator.findings import Finding
 from validator.rules import Hit
-from validator.schema import SchemaValidator
 
 
 class CountingPointer(str):
@@ -58,16 +54,6 @@ def _recipe_with_unknown_flags(root: Path, n: int) -> str:
     return path
 
 
-def _check(root: Path, path: str) -> list[Finding]:
-    ctx = local_context(root, Settings(rendered=True))
-    result = RunResult()
-    data = (root / path).read_bytes()
-    Checker(ctx, check_rules(), SchemaValidator()).check_recipe(
-        path, data, ctx.tree.provenance(path, data), result)
-    assert not result.internal_errors, result.internal_errors
-    return result.all_findings()
-
-
 def test_each_unknown_name_walks_the_releases_once_over_every_configuration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_tree(tmp_path / "tree")
@@ -82,8 +68,8 @@ def test_each_unknown_name_walks_the_releases_once_over_every_configuration(
 
     monkeypatch.setattr(cli_plan, "first_version", counted)
     _first_version.cache_clear()
-    findings = _check(root, path)
-    unknown = [f for f in findings if f.rule == "FLAG001" and "--no-such-option-" in f.message]
+    unknown = [f for f in rendered_findings(root, "FLAG001", path)
+               if "--no-such-option-" in f.message]
     assert len(unknown) == n
     # every variant x hardware x strategy x feature set renders these n tokens, yet each
     # name is looked up in the vendored releases once
