@@ -3,14 +3,15 @@ work (comparisons, release walks), never wall time (speed belongs to the bench).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
-from validator.checks import cli_plan
-from validator.checks.flag_engine import _first_version
+from validator.checks import cli_plan, flag_engine
+from validator.checks.flag_engine import _first_version, _option_hint
 from validator.checks.rendered import RenderedFacts, merge
 from validator.rules import Hit
 
@@ -54,7 +55,7 @@ def _recipe_with_unknown_flags(root: Path, n: int) -> str:
     return path
 
 
-def test_each_unknown_name_walks_the_releases_once_over_every_configuration(
+def test_each_unknown_name_is_judged_once_over_every_configuration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_tree(tmp_path / "tree")
     n = 40
@@ -66,8 +67,17 @@ def test_each_unknown_name_walks_the_releases_once_over_every_configuration(
         walks.append((kind, name))
         return real(kind, name, family)
 
+    hinted: list[str] = []
+    real_hint = cli_plan.nearest_hint
+
+    def counted_hint(name: str, known: Sequence[str]) -> str | None:
+        hinted.append(name)
+        return real_hint(name, known)
+
     monkeypatch.setattr(cli_plan, "first_version", counted)
+    monkeypatch.setattr(flag_engine, "nearest_hint", counted_hint)
     _first_version.cache_clear()
+    _option_hint.cache_clear()
     unknown = [f for f in rendered_findings(root, "FLAG001", path)
                if "--no-such-option-" in f.message]
     assert len(unknown) == n
@@ -75,5 +85,7 @@ def test_each_unknown_name_walks_the_releases_once_over_every_configuration(
     # name is looked up in the vendored releases once
     asked = [name for kind, name in walks if name.startswith("--no-such-option-")]
     assert sorted(asked) == sorted(f"--no-such-option-{i}" for i in range(n))
+    # and its "did you mean" is searched once (not once per configuration)
+    assert sorted(h for h in hinted if h.startswith("--no-such-option-")) == sorted(asked)
     configurations = [f for f in unknown if " more)" in f.message]
     assert configurations, "the tokens reach several rendered configurations"

@@ -68,6 +68,15 @@ def _first_version(kind: str, name: str, family: str, _window: Window) -> str | 
     return cli_plan.first_version(kind, name, family)
 
 
+@lru_cache(maxsize=1 << 18)
+def _option_hint(name: str, version: str, family: str) -> str | None:
+    """"did you mean" among the long options of ``version``: memoised per name and
+    release, with room for every item of the largest list the loader admits (each
+    configuration of a recipe asks again; the general hint memo holds 2,048 answers, so
+    a list of more distinct unknown names than that missed it every time)."""
+    return nearest_hint(name, all_options(version, family))
+
+
 
 
 def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
@@ -155,17 +164,17 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
         last = last_version(kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
-                         nearest_hint(name, all_options(plan.minimum.version, fam)))
+                         _option_hint(name, plan.minimum.version, fam))
     top = plan.newest or plan.minimum
     if plan.unreleased and not close_matches(
             name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; the recipe installs "
                          "unreleased code (a nightly or source install), which may have it",
-                         nearest_hint(name, all_options(top.version, fam)))
+                         _option_hint(name, top.version, fam))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
-                     nearest_hint(name, all_options(top.version, fam)))
+                     _option_hint(name, top.version, fam))
 
 
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
