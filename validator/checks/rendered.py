@@ -193,13 +193,13 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
     only a rendered command shows; ``FLAG012`` only where the override reaches a command
     with another value."""
     out: dict[str, list[Hit]] = {}
+    reach = _labels_by_pointer(found)
     for rule_id, hits in layer_hits.items():
         kept = []
         if rule_id == "FLAG012" and found.overrides_traced:
             continue  # the renderer's own de-duplication says what overrides what
         for hit in hits:
-            labels = [lab for h, labs in found.hits.get(rule_id, []) if h.pointer == hit.pointer
-                      for lab in labs] or found.env_reach.get(hit.pointer, [])
+            labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
             elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
@@ -216,4 +216,15 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
             elif hit.pointer not in known:
                 out.setdefault(rule_id, []).append(replace(
                     hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
+    return out
+
+
+def _labels_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[str]]:
+    """(rule id, pointer) -> the configuration labels of every rendered hit there, in
+    order (one pass: a recipe with thousands of hits must not pair every layer hit with
+    every rendered one)."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for rule_id, pairs in found.hits.items():
+        for hit, labels in pairs:
+            out.setdefault((rule_id, hit.pointer), []).extend(labels)
     return out

@@ -1,0 +1,91 @@
+"""The rendered ``FLAG`` path scales with the size of a recipe's argument lists: counts of
+work (comparisons, release walks), never wall time (speed belongs to the bench)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.checks.test_flag_rendered import rendered_findings
+from tests.render.tiny_tree import TINY, write_tree
+from validator.checks import cli_plan, flag_engine
+from validator.checks.flag_engine import _first_version, _option_hint
+from validator.checks.rendered import RenderedFacts, merge
+from validator.rules import Hit
+
+
+class CountingPointer(str):
+    """A JSON Pointer that counts how often it is compared for equality."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountingPointer.comparisons += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def _pointer(i: int) -> CountingPointer:
+    return CountingPointer(f"/model/base_args/{i}")
+
+
+@pytest.mark.parametrize("n", [50, 2000])
+def test_merge_pairs_layer_and_rendered_hits_in_linear_work(n: int) -> None:
+    layer = {"FLAG001": [Hit(_pointer(i), f"`--opt-{i}` is unknown") for i in range(n)]}
+    found = RenderedFacts()
+    found.hits["FLAG001"] = [(Hit(_pointer(i), f"`--opt-{i}` is unknown"), [f"hw{i} · default"])
+                             for i in range(n)]
+    CountingPointer.comparisons = 0
+    out = merge(layer, found)
+    # one lookup per layer hit and one membership test per rendered hit (was n x n)
+    assert CountingPointer.comparisons <= 2 * n
+    assert [h.message for h in out["FLAG001"]] == [
+        f"`--opt-{i}` is unknown (on hw{i} · default)" for i in range(n)]
+
+
+def _recipe_with_unknown_flags(root: Path, n: int) -> str:
+    extra = "".join(f'    - "--no-such-option-{i}={i}"\n' for i in range(n))
+    text = TINY.replace('    - "64"\n  base_env:', '    - "64"\n' + extra + "  base_env:", 1)
+    assert text != TINY
+    path = "models/acme/Tiny-1B.yaml"
+    (root / path).write_text(text, "utf-8")
+    return path
+
+
+def test_each_unknown_name_is_judged_once_over_every_configuration(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_tree(tmp_path / "tree")
+    n = 40
+    path = _recipe_with_unknown_flags(root, n)
+    walks: list[tuple[str, str]] = []
+    real = cli_plan.first_version
+
+    def counted(kind: str, name: str, family: str = cli_plan.VLLM) -> str | None:
+        walks.append((kind, name))
+        return real(kind, name, family)
+
+    hinted: list[str] = []
+    real_hint = cli_plan.nearest_hint
+
+    def counted_hint(name: str, known: Sequence[str]) -> str | None:
+        hinted.append(name)
+        return real_hint(name, known)
+
+    monkeypatch.setattr(cli_plan, "first_version", counted)
+    monkeypatch.setattr(flag_engine, "nearest_hint", counted_hint)
+    _first_version.cache_clear()
+    _option_hint.cache_clear()
+    unknown = [f for f in rendered_findings(root, "FLAG001", path)
+               if "--no-such-option-" in f.message]
+    assert len(unknown) == n
+    # every variant x hardware x strategy x feature set renders these n tokens, yet each
+    # name is looked up in the vendored releases once
+    asked = [name for kind, name in walks if name.startswith("--no-such-option-")]
+    assert sorted(asked) == sorted(f"--no-such-option-{i}" for i in range(n))
+    # and its "did you mean" is searched once (not once per configuration)
+    assert sorted(h for h in hinted if h.startswith("--no-such-option-")) == sorted(asked)
+    configurations = [f for f in unknown if " more)" in f.message]
+    assert configurations, "the tokens reach several rendered configurations"
