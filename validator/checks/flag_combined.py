@@ -271,7 +271,7 @@ def _related(doc: LoadedDocument, ctx: Context, winner: Arg,
     if origin.document == doc.path:
         return (Related(line_of(doc, origin.pointer), f"{origin.layer} sets the rendered value"),)
     other = next((d for d in ctx.context_documents() if d.path == origin.document), None)
-    if other is None or "args" not in origin.pointer.split("/"):
+    if other is None or not any(part.endswith("args") for part in origin.pointer.split("/")):
         return ()
     return (Related(other.source_map.position(origin.pointer)[0],
                     f"the rendered value ({origin.pointer[1:].replace('/', '.')})", other.path),)
