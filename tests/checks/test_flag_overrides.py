@@ -21,21 +21,9 @@ from validator.schema import SchemaValidator
 
 TAXONOMY = """\
 hardware_profiles:
-  hx8:
-    brand: NVIDIA
-    generation: hopper
-    gpu_count: 8
-    vram_gb: 640
-  bx8:
-    brand: NVIDIA
-    generation: blackwell
-    gpu_count: 8
-    vram_gb: 1440
-  gbx4:
-    brand: NVIDIA
-    generation: blackwell
-    gpu_count: 4
-    vram_gb: 768
+  hx8: {brand: NVIDIA, generation: hopper, gpu_count: 8, vram_gb: 640}
+  bx8: {brand: NVIDIA, generation: blackwell, gpu_count: 8, vram_gb: 1440}
+  gbx4: {brand: NVIDIA, generation: blackwell, gpu_count: 4, vram_gb: 768}
 """
 
 STRATEGIES = {
