@@ -16,7 +16,7 @@ from tests.conftest import line_of
 from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Settings, local_context
-from validator.findings import Finding
+from validator.findings import Finding, normalise_message
 from validator.schema import SchemaValidator
 
 TAXONOMY = """\
@@ -100,17 +100,17 @@ def test_a_tp_size_in_base_args_is_replaced_by_the_synthesized_one(
     assert hit.severity.value == "warning"
     assert (hit.pointer, hit.line) == ("/model/base_args/2",
                                        line_of(TP_IN_BASE, '"--tensor-parallel-size"'))
-    assert hit.message.startswith(
+    # the value the site renders instead, with the configurations that get it (most
+    # first), in the one "(on ...)" suffix that PR mode leaves out of its comparison: 8 on
+    # one 8-GPU node and on two 4-GPU nodes, 16 on two 8-GPU nodes; one 4-GPU node
+    # renders 4, the recipe's own value: no change there
+    assert hit.message == (
         "`--tensor-parallel-size 4` of model.base_args is dropped from the command: the site "
-        "renders "), hit.message
-    # each value the site renders instead, with the configurations that get it (most
-    # first): 8 on one 8-GPU node and on two 4-GPU nodes, 16 on two 8-GPU nodes; one
-    # 4-GPU node renders 4, the recipe's own value: no change there
-    assert "renders `--tensor-parallel-size 8` (on bx8 · default · single_node_tp and 2 more), "\
-        "`--tensor-parallel-size 16` (on bx8 · default · multi_node_tp ×2 and 1 more) " \
-        "after it" in hit.message, hit.message
-    assert hit.message.endswith("after it, from the parallelism it derives from the strategy "
-                                "and the hardware's gpu_count"), hit.message
+        "renders its own `--tensor-parallel-size` after it, from the parallelism it derives "
+        "from the strategy and the hardware's gpu_count (on bx8 · default · single_node_tp "
+        "and 2 more: `--tensor-parallel-size 8`; on bx8 · default · multi_node_tp ×2 and 1 "
+        "more: `--tensor-parallel-size 16`)"), hit.message
+    assert normalise_message(hit.message).endswith("hardware's gpu_count")
     assert hit.hint is not None and "variants.<name>.tp" in hit.hint
     assert not found(root, "FLAG012", rendered)  # not the recipe's own later layer
 
@@ -130,10 +130,8 @@ def test_only_configurations_where_the_size_changes_are_named(tmp_path: Path,
     # the 8-GPU profiles, as the recipe says; only the 4-GPU profile renders another size
     same = edit(TP_IN_BASE, '    - "4"\n', '    - "8"\n')
     (hit,) = found(tree(tmp_path, same), "FLAG025", rendered)
-    assert hit.message.startswith(
-        "`--tensor-parallel-size 8` of model.base_args is dropped from the command: the site "
-        "renders `--tensor-parallel-size 4` (on gbx4 · default · single_node_tp) after it"), \
-        hit.message
+    assert hit.message.endswith(
+        "(on gbx4 · default · single_node_tp: `--tensor-parallel-size 4`)"), hit.message
 
 
 @MODES
@@ -146,8 +144,9 @@ def test_a_strategy_value_that_replaces_the_recipes_names_its_line(
     (hit,) = found(root, "FLAG025", rendered)
     assert hit.line == line_of(text, '"--max-num-batched-tokens"')
     assert "`--max-num-batched-tokens 4096` of model.base_args is dropped" in hit.message
-    assert "renders `--max-num-batched-tokens 8192` (on bx8 · default · single_node_tep and " \
-        "2 more) after it, from strategies/single_node_tep.yaml vllm_args" in hit.message
+    assert "renders its own `--max-num-batched-tokens` after it, from strategies/"\
+        "single_node_tep.yaml vllm_args (on bx8 · default · single_node_tep and 2 more: " \
+        "`--max-num-batched-tokens 8192`)" in hit.message, hit.message
     (rel,) = hit.related  # the strategy's value, line 6 of its file
     assert (rel.path, rel.line) == ("strategies/single_node_tep.yaml", 6)
     assert hit.hint is not None and "strategy_overrides.single_node_tep" in hit.hint

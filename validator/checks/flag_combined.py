@@ -195,14 +195,17 @@ def replaced_by_the_site(doc: LoadedDocument, ctx: Context) -> list[Hit]:
         pointer, unit, layer, source = key
         flag = unit.split(" ", 1)[0]
         ranked = sorted(values.items(), key=lambda kv: -len(set(kv[1])))
-        shown = ", ".join(f"`{flag} {v}`".replace(" `", "`") + f" ({affected(labels)})"
-                          for v, labels in ranked[:SHOWN_VALUES])
+        # the configurations and values last, in the one ``(on ...)`` suffix that PR mode
+        # and history leave out when they compare findings (a change that adds
+        # configurations is not a new finding)
+        shown = "; ".join(f"{affected(labels)}: `{flag} {v}`" if v else
+                          f"{affected(labels)}: `{flag}`" for v, labels in ranked[:SHOWN_VALUES])
         more = len(ranked) - SHOWN_VALUES
-        rest = f" and {more} other value{'s' if more > 1 else ''}" if more > 0 else ""
+        rest = f"; and {more} other value{'s' if more > 1 else ''}" if more > 0 else ""
         hint, related = first[key]
-        out.append(Hit(pointer, f"`{unit}` of {layer} is dropped from the command: the "
-                                f"site renders {shown}{rest} after it, from {source}", hint,
-                       related=related))
+        out.append(Hit(pointer, f"`{unit}` of {layer} is dropped from the command: the site "
+                                f"renders its own `{flag}` after it, from {source} "
+                                f"({shown}{rest})", hint, related=related))
     return out
 
 
