@@ -36,21 +36,18 @@ OMNI, ASCEND = _OMNI_PLUGIN.name, _ASCEND_PLUGIN.name
 
 @dataclass(frozen=True)
 class ArgLayer:
-    """One argument list of a recipe, with what selects it: ``variant``, ``strategy``,
-    ``role`` (``prefill``/``decode``), ``hardware`` (the hardware key), ``feature`` and
-    ``group`` (a mutual-exclusion key: feature modes, feature hardware overrides replace
-    the feature's own args). It carries no render position: what overrides what in a
-    command comes from the renderer's trace (``Rendered.overrides``)."""
+    """One argument list of a recipe, with what selects it (``variant``, ``strategy``,
+    ``hardware`` key, ``feature``, the variants of a feature mode) and which CLI checks
+    it. It carries no render position: which lists meet in one command, and what
+    overrides what there, is the renderer's (``Rendered.overrides``)."""
 
     pointer: str
     tokens: tuple[str, ...]
     label: str
     variant: str | None = None
     strategy: str | None = None
-    role: str | None = None
     hardware: str | None = None
     feature: str | None = None
-    group: str | None = None
     mode_variants: tuple[str, ...] = ()
     anchor: str | None = None
     origin: LoadedDocument | None = None
@@ -77,12 +74,11 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
         if sdoc is None or not sdoc.ok:
             continue
         anchor = f"/compatible_strategies/{i}"
-        for ptr, role in (("/vllm_args", None), ("/prefill/vllm_args", "prefill"),
-                          ("/decode/vllm_args", "decode")):
+        for ptr in ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args"):
             toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
             if toks is not None:
                 out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}",
-                                    strategy=name, role=role, anchor=anchor, origin=sdoc))
+                                    strategy=name, anchor=anchor, origin=sdoc))
     tax = ctx.taxonomy
     options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
     for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
@@ -91,7 +87,7 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
         toks = _tokens(get(options[key], "args"))
         if toks is not None:
             out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
-                                f"taxonomy.yaml kv_offload.{key}.args", group=f"kv:{key}",
+                                f"taxonomy.yaml kv_offload.{key}.args",
                                 anchor=ptr, origin=tax))
     return out
 
@@ -134,31 +130,29 @@ def collect_layers(data: Any) -> list[ArgLayer]:
             rcfg = get(so, role)
             for key in ("extra_args", "vllm_args"):
                 add(f"{sptr}/{role}/{key}", get(rcfg, key),
-                    f"strategy_overrides.{sname}.{role}.{key}", strategy=sname, role=role)
+                    f"strategy_overrides.{sname}.{role}.{key}", strategy=sname)
             for hw, ho, hptr in items(get(rcfg, "hardware_overrides"),
                                       f"{sptr}/{role}/hardware_overrides"):
                 add(hptr + "/extra_args", get(ho, "extra_args"),
                     f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args",
-                    strategy=sname, role=role, hardware=hw)
+                    strategy=sname, hardware=hw)
     for hw, ho, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
         add(hptr + "/extra_args", get(ho, "extra_args"), f"hardware_overrides.{hw}.extra_args",
             hardware=hw)
     for fname, feat, fptr in items(get(data, "features"), "/features"):
-        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", feature=fname,
-            group=f"{fname}:base")
+        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", feature=fname)
         for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
             add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
-                feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
+                feature=fname, hardware=hw)
         for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
             mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
             add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args",
-                feature=fname, group=f"{fname}:mode:{mname}", mode_variants=mv)
+                feature=fname, mode_variants=mv)
             for hw, ho, hptr in items(get(mode, "hardware_overrides"),
                                       mptr + "/hardware_overrides"):
                 add(hptr + "/args", get(ho, "args"),
                     f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args",
-                    feature=fname, hardware=hw, group=f"{fname}:mode:{mname}:hw:{hw}",
-                    mode_variants=mv)
+                    feature=fname, hardware=hw, mode_variants=mv)
     return out
 
 
