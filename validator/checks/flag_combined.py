@@ -155,7 +155,7 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 @rule("FLAG025", Severity.WARNING, "The site replaces a flag of the recipe with its own value",
       reads=FLAG_READS)
 def replaced_by_the_site(doc: LoadedDocument, ctx: Context) -> list[Hit]:
-    """A flag of the recipe never reaches the command: the site renders the same flag with
+    """A flag of the recipe is dropped from the command: the site renders the same flag with
     another value after it, taken from outside the recipe's argument lists (the parallel
     size it derives from the strategy and the hardware's ``gpu_count``, a strategy file's
     ``vllm_args``, a kv-offload or kv-store option), and its last-wins de-duplication drops
@@ -271,13 +271,14 @@ def _related(doc: LoadedDocument, ctx: Context, winner: Arg,
     argument list of a strategy / taxonomy file; none for a size the site derives from
     each hardware's GPU count."""
     origin = value if value is not None and value.pointer else winner
+    shown = _unit(winner, value)
     if origin.document == doc.path:
-        return (Related(line_of(doc, origin.pointer), f"{origin.layer} sets the rendered value"),)
+        return (Related(line_of(doc, origin.pointer), f"{origin.layer} makes it `{shown}`"),)
     other = next((d for d in ctx.context_documents() if d.path == origin.document), None)
     if other is None or not any(part.endswith("args") for part in origin.pointer.split("/")):
         return ()
     return (Related(other.source_map.position(origin.pointer)[0],
-                    f"the rendered value ({origin.pointer[1:].replace('/', '.')})", other.path),)
+                    f"`{shown}` ({origin.pointer[1:].replace('/', '.')})", other.path),)
 
 
 # --------------------------------------------------------------------------- FLAG015
