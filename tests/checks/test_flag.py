@@ -435,17 +435,19 @@ def test_feature_hardware_override_overrides_base_args_not_the_reverse(
         corpus_copy: Path) -> None:
     """A feature's ``hardware_overrides`` args render with the feature (after the base
     args), so the override is the later layer: FLAG012 is reported on the override, naming
-    the base args it overrides — never on the base args."""
+    the base args it overrides — never on the base args. Checked by argument layers only
+    (``check_tree``), the override is still the renderer's: the site reads a feature's
+    override by generation (``hopper``), so it names the configurations."""
     text = inject(corpus_copy, BASE, BASE + '    - "--max-num-seqs"\n    - "64"\n')
     text = inject(corpus_copy, '      - "glm45"\n',
-                  '      - "glm45"\n    hardware_overrides:\n      h200:\n        args:\n'
+                  '      - "glm45"\n    hardware_overrides:\n      hopper:\n        args:\n'
                   '          - "--reasoning-parser"\n          - "glm45"\n'
                   '          - "--max-num-seqs"\n          - "32"\n')
     found = [f for f in check_tree(corpus_copy, GLM) if f.rule == "FLAG012"]
-    override = "/features/reasoning/hardware_overrides/h200/args/2"
+    override = "/features/reasoning/hardware_overrides/hopper/args/2"
     assert [f.pointer for f in found] == [override], found
     (hit,) = found
-    assert "features.reasoning.hardware_overrides.h200.args overrides `--max-num-seqs 64` " \
-        "of model.base_args" in hit.message
-    assert hit.line == line_of(text, '"--max-num-seqs"', line_of(text, "      h200:"))
+    assert "features.reasoning.hardware_overrides.hopper.args overrides `--max-num-seqs 64` " \
+        "of model.base_args (on h200 · " in hit.message
+    assert hit.line == line_of(text, '"--max-num-seqs"', line_of(text, "      hopper:"))
     assert hit.related[0].line == line_of(text, '"--max-num-seqs"')

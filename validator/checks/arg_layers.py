@@ -2,8 +2,9 @@
 CLI serves each list (vLLM, vLLM-Omni or vLLM-Ascend).
 
 :func:`collect_layers` lists every argument list of a recipe as an :class:`ArgLayer`
-in the site's render order (``buildArgs`` in ``src/lib/command-synthesis.js`` of
-vllm-project/recipes); :func:`external_layers` adds the strategy files' lists;
+(in the order the recipe's schema lists them; which lists meet in one command and in
+what order is the renderer's business, :mod:`validator.render`); :func:`external_layers`
+adds the strategy files' lists;
 :func:`env_maps` lists the environment maps. :func:`platform_plugin` /
 :func:`layer_plugin` say which plugin serves a recipe or a layer.
 """
@@ -35,27 +36,18 @@ OMNI, ASCEND = _OMNI_PLUGIN.name, _ASCEND_PLUGIN.name
 
 @dataclass(frozen=True)
 class ArgLayer:
-    """One argument list of a recipe, with what selects it.
-
-    ``order`` is its place in the rendered command (site ``buildArgs``: 10 base args,
-    20 variant, 21 variant exact-GPU override, 30 strategy, 40 strategy override, 50 recipe
-    hardware override, 51 variant generation override, 52 strategy hardware override
-    (replaces 50 and 51), 53 exact-GPU strategy/role override, 70 features, 80 kv
-    offload; see :data:`ORDER`); ``hardware`` the
-    hardware key, ``group`` a mutual-exclusion key (feature modes, feature hardware
-    overrides replace the feature's own args).
-    """
+    """One argument list of a recipe, with what selects it (``variant``, ``strategy``,
+    ``hardware`` key, ``feature``, the variants of a feature mode) and which CLI checks
+    it. It carries no render position: which lists meet in one command, and what
+    overrides what there, is the renderer's (``Rendered.overrides``)."""
 
     pointer: str
     tokens: tuple[str, ...]
     label: str
-    order: int
     variant: str | None = None
     strategy: str | None = None
-    role: str | None = None
     hardware: str | None = None
     feature: str | None = None
-    group: str | None = None
     mode_variants: tuple[str, ...] = ()
     anchor: str | None = None
     origin: LoadedDocument | None = None
@@ -82,12 +74,11 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
         if sdoc is None or not sdoc.ok:
             continue
         anchor = f"/compatible_strategies/{i}"
-        for ptr, role in (("/vllm_args", None), ("/prefill/vllm_args", "prefill"),
-                          ("/decode/vllm_args", "decode")):
+        for ptr in ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args"):
             toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
             if toks is not None:
-                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}", 30,
-                                    strategy=name, role=role, anchor=anchor, origin=sdoc))
+                out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}",
+                                    strategy=name, anchor=anchor, origin=sdoc))
     tax = ctx.taxonomy
     options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
     for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
@@ -96,7 +87,7 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
         toks = _tokens(get(options[key], "args"))
         if toks is not None:
             out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
-                                f"taxonomy.yaml kv_offload.{key}.args", 80, group=f"kv:{key}",
+                                f"taxonomy.yaml kv_offload.{key}.args",
                                 anchor=ptr, origin=tax))
     return out
 
@@ -110,59 +101,58 @@ def _tokens(value: Any) -> tuple[str, ...] | None:
 
 
 def collect_layers(data: Any) -> list[ArgLayer]:
-    """Every structured ``vllm serve`` argument list of a recipe, in render order."""
+    """Every structured ``vllm serve`` argument list of a recipe (base args, variants,
+    strategy overrides, hardware overrides, features)."""
     out: list[ArgLayer] = []
 
-    def add(pointer: str, value: Any, label: str, order: int, **kw: Any) -> None:
+    def add(pointer: str, value: Any, label: str, **kw: Any) -> None:
         toks = _tokens(value)
         if toks is not None:
-            out.append(ArgLayer(pointer, toks, label, order, **kw))
+            out.append(ArgLayer(pointer, toks, label, **kw))
 
-    add("/model/base_args", get(data, "model", "base_args"), "model.base_args", 10)
+    add("/model/base_args", get(data, "model", "base_args"), "model.base_args")
     for vname, variant, vptr in items(get(data, "variants"), "/variants"):
-        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args", 20,
+        add(vptr + "/extra_args", get(variant, "extra_args"), f"variants.{vname}.extra_args",
             variant=vname)
         for hw, ho, hptr in items(get(variant, "hardware_overrides"), vptr + "/hardware_overrides"):
             add(hptr + "/extra_args", get(ho, "extra_args"),
-                f"variants.{vname}.hardware_overrides.{hw}.extra_args", 51, variant=vname,
+                f"variants.{vname}.hardware_overrides.{hw}.extra_args", variant=vname,
                 hardware=hw)
     for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
         for key in ("extra_args", "vllm_args"):
-            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}", 40,
+            add(f"{sptr}/{key}", get(so, key), f"strategy_overrides.{sname}.{key}",
                 strategy=sname)
         for hw, ho, hptr in items(get(so, "hardware_overrides"), sptr + "/hardware_overrides"):
             add(hptr + "/extra_args", get(ho, "extra_args"),
-                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args", 52,
+                f"strategy_overrides.{sname}.hardware_overrides.{hw}.extra_args",
                 strategy=sname, hardware=hw)
         for role in ("prefill", "decode"):
             rcfg = get(so, role)
             for key in ("extra_args", "vllm_args"):
                 add(f"{sptr}/{role}/{key}", get(rcfg, key),
-                    f"strategy_overrides.{sname}.{role}.{key}", 40, strategy=sname, role=role)
+                    f"strategy_overrides.{sname}.{role}.{key}", strategy=sname)
             for hw, ho, hptr in items(get(rcfg, "hardware_overrides"),
                                       f"{sptr}/{role}/hardware_overrides"):
                 add(hptr + "/extra_args", get(ho, "extra_args"),
-                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args", 53,
-                    strategy=sname, role=role, hardware=hw)
+                    f"strategy_overrides.{sname}.{role}.hardware_overrides.{hw}.extra_args",
+                    strategy=sname, hardware=hw)
     for hw, ho, hptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
         add(hptr + "/extra_args", get(ho, "extra_args"), f"hardware_overrides.{hw}.extra_args",
-            50, hardware=hw)
+            hardware=hw)
     for fname, feat, fptr in items(get(data, "features"), "/features"):
-        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", 70, feature=fname,
-            group=f"{fname}:base")
+        add(fptr + "/args", get(feat, "args"), f"features.{fname}.args", feature=fname)
         for hw, ho, hptr in items(get(feat, "hardware_overrides"), fptr + "/hardware_overrides"):
             add(hptr + "/args", get(ho, "args"), f"features.{fname}.hardware_overrides.{hw}.args",
-                70, feature=fname, hardware=hw, group=f"{fname}:hw:{hw}")
+                feature=fname, hardware=hw)
         for mname, mode, mptr in items(get(feat, "modes"), fptr + "/modes"):
             mv = tuple(v for v in as_list(get(mode, "variants")) if isinstance(v, str))
-            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args", 70,
-                feature=fname, group=f"{fname}:mode:{mname}", mode_variants=mv)
+            add(mptr + "/args", get(mode, "args"), f"features.{fname}.modes.{mname}.args",
+                feature=fname, mode_variants=mv)
             for hw, ho, hptr in items(get(mode, "hardware_overrides"),
                                       mptr + "/hardware_overrides"):
                 add(hptr + "/args", get(ho, "args"),
-                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args", 70,
-                    feature=fname, hardware=hw, group=f"{fname}:mode:{mname}:hw:{hw}",
-                    mode_variants=mv)
+                    f"features.{fname}.modes.{mname}.hardware_overrides.{hw}.args",
+                    feature=fname, hardware=hw, mode_variants=mv)
     return out
 
 

@@ -1,15 +1,17 @@
 """``FLAG`` rules that combine argument lists: what one list alone cannot show.
 
 ``FLAG010`` (auto tool choice and its parser in one command), ``FLAG012`` (a later layer
-overrides an earlier one), ``FLAG015`` (``--max-model-len`` against ``context_length``)
-and ``FLAG016`` (``VLLM_*`` variables). Each reads the shared model of
-:mod:`validator.checks.flag_model` and keeps its own logic next to its documentation;
-running one of them computes nothing the others need alone.
+of the recipe overrides an earlier one), ``FLAG025`` (the site replaces a flag of the
+recipe with its own value), ``FLAG015`` (``--max-model-len`` against ``context_length``)
+and ``FLAG016`` (``VLLM_*`` variables). ``FLAG012`` and ``FLAG025`` read the renderer's
+trace of its last-wins de-duplication (``Rendered.overrides``); the others read the
+shared model of :mod:`validator.checks.flag_model`. Each keeps its own logic next to its
+documentation; running one of them computes nothing the others need alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from validator.checks._data import as_dict, as_list, get
@@ -25,13 +27,16 @@ from validator.checks.cli_plan import VLLM, plan_for
 from validator.checks.flag_engine import env_issue, parse_int, recipe_minimum
 from validator.checks.flag_model import FLAG_READS, gate, layer_model, line_of, reported
 from validator.checks.registry import Hit, rule
+from validator.checks.rendered import affected
 from validator.findings import Related, Severity
+from validator.render import jsval
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
+    from validator.render.args import Arg, Override
 
 
 # --------------------------------------------------------------------------- FLAG010
@@ -104,12 +109,14 @@ def _auto_tool_choice(doc: LoadedDocument, layers: list[ArgLayer],
 @rule("FLAG012", Severity.INFO, "A later layer overrides an earlier flag",
       reads=FLAG_READS)
 def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
-    """A flag set in one layer (e.g. ``model.base_args``) is set again by a layer rendered
-    after it in the same command (variant, strategy or hardware override, feature), which
-    wins (site ``dedupeArgs`` last-wins, and argparse last-wins). Both lines are named so
-    the override can be confirmed as intended. Reported only where it changes what a user
-    sees: not when both set the same value, and with ``--rendered`` only when the
-    overriding token reaches a command the site renders.
+    """A flag set in one layer of the recipe (e.g. ``model.base_args``) is set again with
+    another value by a layer the site renders after it in the same command (variant,
+    strategy or hardware override, feature), which wins: the site's last-wins
+    de-duplication drops the earlier one. Both lines are named so the override can be
+    confirmed as intended, with the configurations where it happens. What overrides what
+    is the renderer's own trace of every configuration it renders, in ``check`` and ``pr``
+    alike (``--layers-only`` too: it changes how the argument lists are checked, not
+    which overrides exist); the same value twice is no finding.
 
     Failing::
 
@@ -129,79 +136,149 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
     How to fix: nothing when the override is intended; otherwise remove the flag from one of
     the two layers."""
-    model = layer_model(doc, ctx)
+    grouped: dict[tuple[str, str, tuple[Related, ...]], list[str]] = {}
+    for ov, label in _recipe_overrides(doc, ctx):
+        if ov.winner.document != doc.path or ov.dropped.layer == ov.winner.layer:
+            continue  # another file's value wins (FLAG025), or a repeat in one list (FLAG011)
+        line = line_of(doc, ov.dropped.pointer)
+        key = (ov.winner.pointer, f"`{jsval.js_str(ov.winner.value)}` in {ov.winner.layer} "
+               f"overrides `{_unit(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
+               (Related(line, ov.dropped.layer),))
+        grouped.setdefault(key, []).append(label)
+    return [Hit(pointer, f"{message} ({affected(labels)})", None, related=related)
+            for (pointer, message, related), labels in grouped.items()]
+
+
+# --------------------------------------------------------------------------- FLAG025
+
+
+@rule("FLAG025", Severity.WARNING, "The site replaces a flag of the recipe with its own value",
+      reads=FLAG_READS)
+def replaced_by_the_site(doc: LoadedDocument, ctx: Context) -> list[Hit]:
+    """A flag of the recipe is dropped from the command: the site renders the same flag with
+    another value after it, taken from outside the recipe's argument lists (the parallel
+    size it derives from the strategy and the hardware's ``gpu_count``, a strategy file's
+    ``vllm_args``, a kv-offload or kv-store option), and its last-wins de-duplication drops
+    the recipe's. Reported at the recipe's flag, naming the value the site renders instead
+    and the configurations where it does.
+
+    Failing::
+
+        model:
+          base_args: ["--tensor-parallel-size", "4"]
+
+    Passing::
+
+        variants:
+          default:
+            tp: 4
+
+    How to fix: remove the flag from the recipe's list; pin a single-node TP size with
+    ``variants.<name>.tp`` or ``strategy_overrides.single_node_tp.tp``, and set another
+    strategy value in ``strategy_overrides.<strategy>`` (rendered after the strategy's
+    args)."""
+    # one finding per recipe flag and source; the values the site renders instead, each
+    # with the configurations that get it (most first)
+    grouped: dict[tuple[str, str, str, str], dict[str, list[str]]] = {}
+    first: dict[tuple[str, str, str, str], tuple[str, tuple[Related, ...]]] = {}
+    for ov, label in _recipe_overrides(doc, ctx):
+        if ov.winner.document == doc.path:
+            continue  # the recipe's own later layer (FLAG012)
+        key = (ov.dropped.pointer, _unit(ov.dropped, ov.dropped_value), ov.dropped.layer,
+               _source(ov.winner))
+        value = jsval.js_str(ov.winner_value.value) if ov.winner_value is not None else ""
+        grouped.setdefault(key, {}).setdefault(value, []).append(label)
+        first.setdefault(key, (_fix(ov.dropped, ov.winner),
+                               _related(doc, ctx, ov.winner, ov.winner_value)))
     out: list[Hit] = []
-    _shadowing(doc, ctx, model.layers, model.parsed, model.where, out)
-    return reported("FLAG012", doc, ctx, out)
+    for key, values in grouped.items():
+        pointer, unit, layer, source = key
+        flag = unit.split(" ", 1)[0]
+        ranked = sorted(values.items(), key=lambda kv: -len(set(kv[1])))
+        # the configurations and values last, in the one ``(on ...)`` suffix that PR mode
+        # and history leave out when they compare findings (a change that adds
+        # configurations is not a new finding)
+        shown = "; ".join(f"{affected(labels)}: `{flag} {v}`" if v else
+                          f"{affected(labels)}: `{flag}`" for v, labels in ranked[:SHOWN_VALUES])
+        more = len(ranked) - SHOWN_VALUES
+        rest = f"; and {more} other value{'s' if more > 1 else ''}" if more > 0 else ""
+        hint, related = first[key]
+        out.append(Hit(pointer, f"`{unit}` of {layer} is dropped from the command: the site "
+                                f"renders its own `{flag}` after it, from {source} "
+                                f"({shown}{rest})", hint, related=related))
+    return out
 
 
-def _order(layer: ArgLayer, profiles: dict[str, Any]) -> int:
-    """Render position; a variant override keyed by an exact profile id is emitted right
-    after the variant's own args (site ``buildArgs`` step 2), a generation key later."""
-    if layer.order == 51 and layer.hardware in profiles:
-        return 21
-    return layer.order
+#: How many of the values the site renders instead a ``FLAG025`` message names.
+SHOWN_VALUES = 3
 
 
-def _co_render(a: ArgLayer, b: ArgLayer, groups: dict[str, set[str]],
-               profiles: dict[str, Any]) -> bool:
-    """Whether layers ``a`` and ``b`` can end up in one rendered command."""
-    for x, y in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
-        if x is not None and y is not None and x != y:
-            return False
-    if a.role is not None and b.strategy is not None and b.role is None and b.order == 40:
-        return False
-    if b.role is not None and a.strategy is not None and a.role is None and a.order == 40:
-        return False
-    if a.feature is not None and a.feature == b.feature and a.group != b.group:
-        return False
-    if a.hardware is not None and b.hardware is not None and a.hardware != b.hardware:
-        # keys are profile ids, generations or brands: they meet on a common profile
-        ga = groups.get(a.hardware.lower(), {a.hardware})
-        gb = groups.get(b.hardware.lower(), {b.hardware})
-        if not ga & gb:
-            return False
-    # a strategy hardware override replaces the recipe's and the variant's for its key
-    orders = {_order(a, profiles), _order(b, profiles)}
-    return orders not in ({50, 52}, {51, 52})
+def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Override, str]]:
+    """Every override of a flag of ``doc`` with another value in a configuration the site
+    renders (the renderer's trace of its de-duplication), with the configuration's label."""
+    from validator.render.cache import rendered_configurations
 
-
-def _shadowing(doc: LoadedDocument, ctx: Context, layers: list[ArgLayer],
-               parsed: dict[str, ParsedArgs], where: dict[str, tuple[int, ...]],
-               out: list[Hit]) -> None:
-    groups = ctx.hardware_groups
-    profiles = ctx.hardware_profiles
-    ordered = sorted(layers, key=lambda x: _order(x, profiles))
-    for j, later in enumerate(ordered):
-        lp = parsed.get(later.pointer)
-        if lp is None:
+    if not isinstance(doc.data, dict):
+        return
+    for rendered in rendered_configurations(doc, ctx):  # shared with the REF render rules
+        if not rendered.ok:
             continue
-        for earlier in ordered[:j]:
-            ep = parsed.get(earlier.pointer)
-            if ep is None or (_order(earlier, profiles) == _order(later, profiles)
-                              and earlier.order != 70):
-                continue
-            if not _co_render(earlier, later, groups, profiles):
-                continue
-            first = {o.ident: o for o in ep.options if o.spec is not None}
-            for opt in lp.options:
-                prev = first.get(opt.ident)
-                if prev is None or opt.spec is None:
-                    continue
-                if later.origin is not None:
-                    continue
-                eptr, erel = earlier.site(doc, where[earlier.pointer][prev.index])
-                eline = erel[0].line if erel else line_of(doc, eptr)
-                # the line goes in ``related``, not the message: messages stay stable
-                # when lines move (history diffs and fingerprints compare messages)
-                where_txt = f" ({erel[0].path})" if erel else ""
-                if prev.values == opt.values:
-                    continue  # the same value: the rendered command does not change
-                lptr, _ = later.site(doc, where[later.pointer][opt.index])
-                out.append(Hit(lptr, f"`{opt.display}` in {later.label} overrides "
-                                       f"`{' '.join((prev.display, *prev.values))}` of "
-                                       f"{earlier.label}{where_txt}", None,
-                                       related=erel or (Related(eline, earlier.label),)))
+        for ov in rendered.overrides:
+            if ov.dropped.document != doc.path:
+                continue  # a strategy's or the taxonomy's flag: that file's to judge
+            old = ov.dropped_value.value if ov.dropped_value is not None else None
+            new = ov.winner_value.value if ov.winner_value is not None else None
+            if type(old) is type(new) and old == new:
+                continue  # the same value: the rendered command does not change
+            yield ov, rendered.config.label()
+
+
+def _unit(head: Arg, value: Arg | None) -> str:
+    """``--flag value`` as the command shows it."""
+    return " ".join(jsval.js_str(a.value) for a in (head, value) if a is not None)
+
+
+def _source(winner: Arg) -> str:
+    """Where the site's winning flag comes from, for the message."""
+    kind, _, name = winner.layer.partition(":")
+    if kind == "strategy":
+        if winner.pointer.endswith("/vllm_args") or "/vllm_args/" in winner.pointer:
+            return f"{winner.document} {winner.pointer[1:].rsplit('/', 1)[0].replace('/', '.')}"
+        return "the parallelism it derives from the strategy and the hardware's gpu_count"
+    if kind == "taxonomy":
+        return f"{winner.document} {name}"
+    if kind == "kv_store":
+        return f"kv store {name} ({winner.document})"
+    return f"its own {winner.layer} arguments"
+
+
+def _fix(dropped: Arg, winner: Arg) -> str:
+    if winner.layer.startswith("strategy:") and "/vllm_args" not in winner.pointer:
+        return (f"remove it from {dropped.layer}: the site sets the parallel size from the "
+                "strategy and the hardware's gpu_count (pin a single-node TP size with "
+                "variants.<name>.tp or strategy_overrides.single_node_tp.tp)")
+    if winner.layer.startswith("strategy:"):
+        return (f"remove it from {dropped.layer}, or set it in "
+                f"strategy_overrides.{winner.layer.partition(':')[2].split('.')[0]} "
+                "(rendered after the strategy's args)")
+    return f"remove it from {dropped.layer}: the site's value wins"
+
+
+def _related(doc: LoadedDocument, ctx: Context, winner: Arg,
+             value: Arg | None) -> tuple[Related, ...]:
+    """The line of the site's value where it is written: in the recipe (a TP size of
+    ``variants.<name>.tp``, or the ``vram_minimum_gb`` that makes it 1), or in the
+    argument list of a strategy / taxonomy file; none for a size the site derives from
+    each hardware's GPU count."""
+    origin = value if value is not None and value.pointer else winner
+    shown = _unit(winner, value)
+    if origin.document == doc.path:
+        return (Related(line_of(doc, origin.pointer), f"{origin.layer} makes it `{shown}`"),)
+    other = next((d for d in ctx.context_documents() if d.path == origin.document), None)
+    if other is None or not any(part.endswith("args") for part in origin.pointer.split("/")):
+        return ()
+    return (Related(other.source_map.position(origin.pointer)[0],
+                    f"`{shown}` ({origin.pointer[1:].replace('/', '.')})", other.path),)
 
 
 # --------------------------------------------------------------------------- FLAG015

@@ -8,10 +8,9 @@ the YAML line of the layer that contributed the token (``Token.pointer``) and na
 configurations it affects
 (``on h200 · fp8 · multi_node_tp and 11 more``). :func:`merge` folds these into the
 layer-by-layer hits of :mod:`validator.checks.flag`: a hit both find gains the
-configurations; one only the rendered command shows is added; an override (``FLAG012``)
-comes from the renderer's own last-wins de-duplication (a flag of one recipe layer dropped
-for another value of a later layer, in the order the site renders them), not from the
-layer analysis's render-order numbers.
+configurations; one only the rendered command shows is added. Overrides (``FLAG012``,
+``FLAG025``) are not merged here: they come from the renderer's trace of its last-wins
+de-duplication in every mode (:mod:`validator.checks.flag_combined`).
 Tokens of strategy files, the taxonomy or the site's own templates (``--node-rank`` of
 the multi-node commands) are not reported on the recipe: the layer checks judge the
 files' lists, and the site's templates are no recipe's to fix.
@@ -30,7 +29,6 @@ from validator.checks.flag_engine import FlagIssue, check_tokens
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit
 from validator.findings import Related
-from validator.render import jsval
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -61,8 +59,6 @@ class RenderedFacts:
     export it (the rendered env is not argv: its variables are traced apart)."""
     configurations: int = 0
     distinct: int = 0
-    overrides_traced: bool = False
-    """The renderer traced the de-duplication (not for vLLM-Omni commands)."""
 
 
 def affected(labels: Sequence[str]) -> str:
@@ -84,7 +80,6 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         if not rendered.ok:
             continue
         out.configurations += 1
-        out.overrides_traced |= rendered.deploy_type != "omni"
         for token in rendered.env_sources.values():
             if token.document == doc.path:
                 out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
@@ -112,8 +107,6 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                 group: Group = (rule_id, tokens[issue.index].pointer, issue.message,
                                 issue.hint, ())
                 grouped.setdefault(group, []).append(rendered.config.label())
-        for group in _overrides(doc, rendered):
-            grouped.setdefault(group, []).append(rendered.config.label())
     for (rule_id, pointer, message, hint, related), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
                                                  labels))
@@ -122,28 +115,6 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
 
 Group = tuple[str, str, str, str | None, tuple[Related, ...]]
 """(rule id, pointer, message, hint, related) of findings gathered over configurations."""
-
-
-def _overrides(doc: LoadedDocument, rendered: Rendered) -> list[Group]:
-    """``FLAG012`` groups: a flag of one layer of the recipe that the site's last-wins
-    de-duplication drops for another value of a later layer, in the renderer's own order
-    (a repeat inside one list is ``FLAG011``'s)."""
-    out: list[Group] = []
-    for ov in rendered.overrides:
-        if ov.dropped.document != doc.path or ov.winner.document != doc.path or \
-                ov.dropped.layer == ov.winner.layer:
-            continue
-        old = ov.dropped_value.value if ov.dropped_value is not None else None
-        new = ov.winner_value.value if ov.winner_value is not None else None
-        if type(old) is type(new) and old == new:
-            continue  # the same value: the rendered command does not change
-        shown = " ".join(jsval.js_str(v) for v in (ov.dropped.value, old) if v is not None)
-        line = doc.source_map.position(ov.dropped.pointer)[0]
-        out.append(("FLAG012", ov.winner.pointer,
-                    f"`{jsval.js_str(ov.winner.value)}` in {ov.winner.layer} overrides "
-                    f"`{shown}` of {ov.dropped.layer}", None,
-                    (Related(line, ov.dropped.layer),)))
-    return out
 
 
 def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:
@@ -190,14 +161,11 @@ def _in_arg_list(pointer: str) -> bool:
 
 def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
     """Layer hits with the configurations the rendered commands name, plus the problems
-    only a rendered command shows; ``FLAG012`` only where the override reaches a command
-    with another value."""
+    only a rendered command shows."""
     out: dict[str, list[Hit]] = {}
     reach = _labels_by_pointer(found)
     for rule_id, hits in layer_hits.items():
         kept = []
-        if rule_id == "FLAG012" and found.overrides_traced:
-            continue  # the renderer's own de-duplication says what overrides what
         for hit in hits:
             labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
             if labels:
@@ -210,10 +178,7 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
     for rule_id, pairs in found.hits.items():
         known = {h.pointer for h in layer_hits.get(rule_id, [])}
         for hit, labels in pairs:
-            if rule_id == "FLAG012":
-                out.setdefault(rule_id, []).append(replace(
-                    hit, message=f"{hit.message} ({affected(labels)})"))
-            elif hit.pointer not in known:
+            if hit.pointer not in known:
                 out.setdefault(rule_id, []).append(replace(
                     hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
     return out

@@ -66,8 +66,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        "configurations they affect (the default)")
     group.add_argument("--layers-only", "--no-rendered", dest="rendered",
                        action="store_false",
-                       help="check each recipe's argument layers only, not every rendered "
-                       "command (faster; findings name no configurations)")
+                       help="check each recipe's argument lists as written, not every "
+                       "rendered command (faster; their findings name no configurations). "
+                       "Overrides (FLAG012, FLAG025) and the rules on what the site renders "
+                       "(REF014-REF016, GUIDE011) still read the rendered commands")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -385,7 +385,8 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
     problems += output_problems({"docker_image": ""}, (proc,), docs, config, env_sources)
     return Rendered(config, recipe.path, True, 1, "omni", traced["env"], None,
                     traced["command"], argv, None, (), tokens, (proc,), env_sources,
-                    synthesize_install(data), compatible, default_hw, None, tuple(problems))
+                    synthesize_install(data), compatible, default_hw, None, tuple(problems),
+                    tuple(traced["overrides"]))
 
 
 def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from validator.render import gates, jsval
-from validator.render.args import LEAD, Arg, command_of, final_args, push_layer
+from validator.render.args import LEAD, Arg, command_of, final_args_traced, push_layer
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents, Env, ptr
 
@@ -35,7 +35,8 @@ def resolve_omni_traced(recipe: Any, variant_key: str, task: Any, profile: Any,
                         hw_id: str | None = None, docs: Documents | None = None,
                         task_pointer: str = "") -> dict[str, Any]:
     """:func:`resolve_omni_command` plus ``argv`` (``Arg`` tokens: the binary's words, the
-    model, the de-duplicated arguments) and ``envSources``."""
+    model, the de-duplicated arguments), ``envSources`` and ``overrides`` (what the
+    last-wins de-duplication drops, :class:`~validator.render.args.Override`)."""
     docs = docs or Documents()
     doc = docs.recipe
     variants = get(recipe, "variants")
@@ -92,7 +93,7 @@ def resolve_omni_traced(recipe: Any, variant_key: str, task: Any, profile: Any,
                  Arg(jsval.js_str(port), "omni.port", doc, "/omni/port")]
     args.append(Arg("--omni", "omni", "", ""))
     binary = or_(get(get(recipe, "omni"), "serve_binary"), "vllm serve")
-    final = final_args(args)
+    final, overrides = final_args_traced(args)
     binary_text = jsval.js_str(binary)
     words = [Arg(w, "omni.serve_binary" if binary_text != "vllm serve" else "vllm", doc if
                  binary_text != "vllm serve" else "", "/omni/serve_binary" if binary_text !=
@@ -101,4 +102,4 @@ def resolve_omni_traced(recipe: Any, variant_key: str, task: Any, profile: Any,
     return {"command": command_of(final, model_id, binary_text), "env": env.ordered(),
             "modelId": model_id,
             "argv": [*(words if binary_text != "vllm serve" else LEAD), model, *final],
-            "envSources": env.sources}
+            "envSources": env.sources, "overrides": overrides}
