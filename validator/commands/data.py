@@ -95,7 +95,7 @@ def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _vllm_cli(args: argparse.Namespace) -> int:
     from validator.vllm_cli.extract import main_vllm_cli
-    from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
+    from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR
 
     if args.plugin is not None:
         if args.out_dir is not None:
@@ -103,7 +103,7 @@ def _vllm_cli(args: argparse.Namespace) -> int:
         from validator.vllm_cli.extract_plugin import main_plugin_cli
 
         return main_plugin_cli(args.plugin, list(args.versions))
-    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_SNAPSHOT_DIR)
+    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_REGISTRY_DIR)
 
 
 ACTIONS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
