@@ -91,10 +91,12 @@ def test_caches_are_state_of_each_data_source(tmp_path: Path) -> None:
     other = CliRegistries.from_settings(
         Settings(vendored_dir=_vendored_folder(tmp_path / "b", ("0.10.1",))))
     with using(small):
-        assert cli_plan.newest() is not None and cli_plan.newest().version == "0.10.0"
+        top = cli_plan.newest()
+        assert top is not None and top.version == "0.10.0"
         assert active() is small
     with using(other):
-        assert cli_plan.newest() is not None and cli_plan.newest().version == "0.10.1"
+        top = cli_plan.newest()
+        assert top is not None and top.version == "0.10.1"
     assert small.versions() == small.versions("vllm", None)
     assert CliRegistries.from_settings(Settings()).folder == DEFAULT_REGISTRY_DIR
 
@@ -129,3 +131,22 @@ def test_the_history_cache_key_follows_the_settings_registries(tmp_path: Path) -
     index = vendored / "vllm-cli" / INDEX_NAME
     index.write_text(index.read_text() + "\n")
     assert tool_digest(settings) != before
+
+
+@pytest.mark.parametrize("command", [["fetch"], ["snapshot", "verify"], ["publish"]])
+def test_the_store_option_has_one_name_and_keeps_its_old_spelling(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from validator.source.options import add_store_dir
+
+    parser = argparse.ArgumentParser()
+    add_store_dir(parser, "store")
+    assert parser.parse_args(["--snapshot-dir", "x"]).store_dir == Path("x")
+    assert parser.parse_args(["--store-dir", "y"]).store_dir == Path("y")
+    from validator.cli import main
+
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    shown = capsys.readouterr().out
+    assert "--store-dir" in shown and "--snapshot-dir" not in shown
