@@ -1,12 +1,14 @@
 """Which vendored CLI registry a list of ``vllm serve`` arguments is checked against.
 
-A *family* is ``"vllm"`` (vLLM's own CLI, ``snapshots/vllm-cli/``) or the PyPI name of a
-vendored platform plugin (``"vllm-omni"``, ``"vllm-ascend"``; ``snapshots/vllm-cli/<name>/``,
-see :mod:`validator.vllm_cli.plugins`). :func:`plan_for` turns a recipe's effective
-minimum vLLM version into a :class:`VersionPlan`: the registry used for errors (the
-minimum), the newest release of the same family (warnings about removals) and a note
-when the two differ from what the recipe declares. The ``first_version`` /
-``last_version`` look-ups answer "since when" within one family.
+A *family* is ``"vllm"`` (vLLM's own CLI, by default ``snapshots/vllm-cli/``) or the PyPI
+name of a vendored platform plugin (``"vllm-omni"``, ``"vllm-ascend"``; ``<that
+folder>/<name>/``, see :mod:`validator.vllm_cli.plugins`); the registries are those of the
+run's data source (:class:`validator.checks.cli_data.CliRegistries`, from the settings).
+:func:`plan_for` turns a recipe's effective minimum vLLM version into a
+:class:`VersionPlan`: the registry used for errors (the minimum), the newest release of
+the same family (warnings about removals) and a note when the two differ from what the
+recipe declares. The ``first_version`` / ``last_version`` look-ups answer "since when"
+within one family.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
@@ -96,11 +97,6 @@ def per_document(doc: LoadedDocument, ctx: Context, name: str,
 # Each look-up reads the run's data source (:func:`validator.checks.cli_data.active`, the
 # :class:`~validator.checks.cli_data.CliRegistries` the driver built from the settings);
 # what is derived from it is memoised on that object, never in this module.
-
-
-def registry_dir(family: str = VLLM) -> Path:
-    """The registry folder of ``family`` in the run's data source."""
-    return active().registry_dir(family)
 
 
 def product(family: str = VLLM) -> str:
