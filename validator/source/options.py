@@ -14,7 +14,6 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from validator.paths import default_store_dir
 from validator.source.tree import SourceError
@@ -33,14 +32,14 @@ DEFAULT_STORE_DIR = default_store_dir()
 (:func:`validator.paths.default_store_dir`; the command line reads it again per run)."""
 
 
-
-def add_store_dir(parser: Any, what: str) -> None:
+def add_store_dir(parser: argparse._ActionsContainer, what: str) -> None:
     """``--store-dir DIR`` (the snapshot store) on ``parser`` (a parser or an argument
     group), and its old spelling ``--snapshot-dir``, accepted but not shown in --help."""
     parser.add_argument("--store-dir", type=Path, default=None, metavar="DIR",
                         help=f"{what} (default: $RECIPE_CHECK_STORE, else "
                              "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
     parser.add_argument("--snapshot-dir", dest="store_dir", type=Path, help=argparse.SUPPRESS)
+
 
 def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
