@@ -267,6 +267,10 @@ class CliRegistry:
 
 
 # ---------------------------------------------------------------------- loading
+# The process-wide caches below are keyed on a file's path, modification time and size (and
+# its pinned digest): file-content caches, shared safely by every data source that reads
+# the same file. What a run derives from the registries is held by its data source
+# (:class:`validator.checks.cli_data.CliRegistries`).
 
 
 def _resolve_dir(folder: Path | None) -> Path:
