@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's validator
 
 from validator.vllm_cli.extract import write_snapshot
-from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR, INDEX_NAME
+from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR, INDEX_NAME
 
 FIELDS = ("json_takes_string", "parses_json")
 
@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
     if not 1 <= len(argv) <= 2:
         print(__doc__, file=sys.stderr)
         return 2
-    snapshot_dir = Path(argv[1]) if len(argv) == 2 else DEFAULT_SNAPSHOT_DIR
+    snapshot_dir = Path(argv[1]) if len(argv) == 2 else DEFAULT_REGISTRY_DIR
     done = merge(Path(argv[0]), snapshot_dir)
     print(f"value types added to {len(done)} snapshot(s): {', '.join(done)}")
     return 0

@@ -18,14 +18,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from validator.vllm_cli.extract import main_vllm_cli
-from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
+from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run :func:`validator.vllm_cli.extract.main_vllm_cli`."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("versions", nargs="+", help="release versions, 'all' or 'missing'")
-    ap.add_argument("--out", type=Path, default=DEFAULT_SNAPSHOT_DIR, help="snapshot dir")
+    ap.add_argument("--out", type=Path, default=DEFAULT_REGISTRY_DIR, help="snapshot dir")
     ns = ap.parse_args(argv)
     return main_vllm_cli(list(ns.versions), ns.out)
 

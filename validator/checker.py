@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from validator.checks.cli_data import CliRegistries, using
 from validator.checks.cli_plan import Window, release_window
 from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
@@ -135,7 +136,10 @@ class Checker:
     def __init__(self, context: Context, rules: Sequence[Rule], schema: SchemaValidator,
                  policy: Policy | None = None) -> None:
         self.policy = policy or Policy(strict=context.settings.strict)
+        if context.cli is None:  # a context built outside a session: its settings' data
+            context.cli = CliRegistries.from_settings(context.settings)
         self.context = context
+        self.cli: CliRegistries = context.cli
         self.rules = [r for r in rules if self.policy.selected(r.id)]
         self.schema = schema
 
@@ -153,9 +157,10 @@ class Checker:
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in
         ``result.internal_errors`` and the others still run. The rules see the releases
-        of the settings' window (``--as-of``, ``--vllm``)."""
+        of the settings' window (``--as-of``, ``--vllm``) in the context's CLI registries
+        (``context.cli``)."""
         settings = self.context.settings
-        with release_window(Window(settings.as_of, settings.vllm)):
+        with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
             return self._run_rules(doc, result)
 
     def _run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:

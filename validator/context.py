@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
 from validator.rules import Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree
+
+if TYPE_CHECKING:
+    from validator.checks.cli_data import CliRegistries
 
 T = TypeVar("T")
 
@@ -36,7 +39,9 @@ class Settings:
     Attributes:
         strict: warnings count as errors.
         offline: never touch the network (release list, fetches come from snapshots).
-        snapshot_dir: folder of vendored, digest-pinned data (default: the project's).
+        vendored_dir: folder of vendored, digest-pinned data (default: the project's
+            ``snapshots/``): the vLLM release list and, in its ``vllm-cli/``, the CLI
+            registries the rules read (:class:`validator.checks.cli_data.CliRegistries`).
         max_bytes: size limit for any YAML file read, in bytes.
         online_releases: fetch the vLLM release list from PyPI instead of the vendored
             snapshot (see :mod:`validator.releases`); off by default.
@@ -47,7 +52,7 @@ class Settings:
 
     strict: bool = False
     offline: bool = False
-    snapshot_dir: Path | None = None
+    vendored_dir: Path | None = None
     max_bytes: int = 2 * 1024 * 1024
     online_releases: bool = False
     as_of: date | None = None
@@ -100,7 +105,9 @@ class Context:
         kv_stores: kv-store option name (file stem) -> loaded document.
         recipe_paths: every ``models/**.yaml`` path in the tree.
         settings: run-wide options.
-        documents: the context files as loaded, for reporting their own findings.
+        cli: the vendored CLI registries the rules read (a data source built once per
+            run from ``settings`` by the driver, :class:`validator.session.Session`, and
+            shared by every context of the run); ``None`` until the driver sets it.
     """
 
     tree: RecipeTree
@@ -109,6 +116,7 @@ class Context:
     kv_stores: dict[str, LoadedDocument]
     recipe_paths: frozenset[str]
     settings: Settings = field(default_factory=Settings)
+    cli: CliRegistries | None = field(default=None, repr=False, compare=False)
 
     _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -162,7 +170,7 @@ class Context:
         allowed = frozenset(reads)
         parts = {name: (getattr(self, name) if part in allowed else cast(Any, Unreadable(part)))
                  for part, name in _PARTS.items()}
-        return Context(settings=self.settings, **parts)
+        return Context(settings=self.settings, cli=self.cli, **parts)
 
     def context_documents(self) -> list[LoadedDocument]:
         """Taxonomy, strategies and kv-store documents, for checking them in turn (on a

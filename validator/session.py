@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from validator.checker import Checker, DocumentResult, RunResult
+from validator.checks.cli_data import CliRegistries
 from validator.checks.install_range import recorded
 from validator.config import Config
 from validator.context import Context, Settings, build_context
@@ -82,6 +83,9 @@ class Session:
         self.schema = schema or SchemaValidator(strict=settings.strict)
         self._config = config
         self._build = build
+        #: The vendored CLI registries of the run (one data source, from the settings),
+        #: given to every context the session checks against.
+        self.cli = CliRegistries.from_settings(settings)
         self._opened: dict[int, Opened | None] = {}
         self._trees: list[RecipeTree] = []  # kept alive: an id is only unique while it lives
         self.result = RunResult()
@@ -110,6 +114,8 @@ class Session:
                 self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
                 self._opened[key] = None
                 return None
+        if context.cli is None:
+            context.cli = self.cli
         checker = Checker(context, self.rules, self.schema, self.policy(tree))
         opened = Opened(context, checker,
                         frozenset(d.path for d in context.context_documents()))
@@ -201,6 +207,8 @@ class Session:
         """Findings of ``rules`` (default: the session's, after its policy's selection)
         on an already loaded document against ``context`` (no schema, no suppression
         comments); a crashing rule goes to ``result.internal_errors``."""
+        if context.cli is None:
+            context.cli = self.cli
         checker = Checker(context, self.rules if rules is None else rules, self.schema,
                           self.policy(context.tree))
         return checker.run_rules(doc, self.result)

@@ -21,4 +21,4 @@ def git_options(corpus_repo: Path, git_cache: Path, tmp_path_factory: pytest.Tem
                 ) -> FetchOptions:
     """Fetch options cloning ``OWNER/REPO`` from the local corpus clone."""
     return FetchOptions(git_url=str(corpus_repo), cache_dir=git_cache,
-                        snapshot_dir=tmp_path_factory.mktemp("unused-snapshots"))
+                        store_dir=tmp_path_factory.mktemp("unused-snapshots"))

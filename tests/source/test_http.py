@@ -187,7 +187,7 @@ def test_cli_fetch_and_check_over_http(server: GitHubServer, commit_map: dict[st
     commit = commit_map[UPSTREAM_PINS[2]]
     spec = f"{REPO}@{commit}:{GLM}"
     urls = ["--backend", "http", "--raw-base-url", server.raw_base, "--api-base-url",
-            server.api_base, "--snapshot-dir", str(tmp_path / "snap")]
+            server.api_base, "--store-dir", str(tmp_path / "snap")]
     assert main(["fetch", spec, *urls]) == 0
     lock = json.loads((tmp_path / "snap" / LOCK_NAME).read_text())
     entry = next(e for e in lock["files"] if e["path"] == GLM)

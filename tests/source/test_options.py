@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from validator.source.options import (
-    DEFAULT_SNAPSHOT_DIR,
+    DEFAULT_STORE_DIR,
     FetchOptions,
     add_fetch_arguments,
     default_cache_dir,
@@ -29,7 +29,7 @@ def test_defaults_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     opts = fetch_options_from(_parse())
     assert opts.backend == "git" and not opts.offline
     assert opts.cache_dir == tmp_path / "recipe-check" == default_cache_dir()
-    assert opts.snapshot_dir == DEFAULT_SNAPSHOT_DIR
+    assert opts.store_dir == DEFAULT_STORE_DIR
     assert opts.clone_url("vllm-project/recipes") == "file:///srv/mirror.git"
     assert opts.token == "tok-123" and "tok-123" not in repr(opts)
 
@@ -40,11 +40,11 @@ def test_flags_win_over_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     opts = fetch_options_from(_parse(
         "--backend", "http", "--git-url", "https://mirror.example/{owner}/{repo}.git",
         "--raw-base-url", "http://h/raw/", "--api-base-url", "http://h/api",
-        "--snapshot-dir", str(tmp_path), "--offline", "--expect-sha256", "AB" * 32,
+        "--store-dir", str(tmp_path), "--offline", "--expect-sha256", "AB" * 32,
         "--http-timeout", "3"))
     assert opts.clone_url("o/r") == "https://mirror.example/o/r.git"
     assert (opts.raw_base_url, opts.api_base_url) == ("http://h/raw", "http://h/api")
-    assert opts.offline and opts.snapshot_dir == tmp_path and opts.token is None
+    assert opts.offline and opts.store_dir == tmp_path and opts.token is None
     assert opts.expect_sha256 == "ab" * 32 and opts.timeout == (3.0, 3.0)
 
 

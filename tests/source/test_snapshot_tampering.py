@@ -79,13 +79,13 @@ def clean_store(corpus_repo: Path, commit_map: dict[str, str],
     store = tmp_path_factory.mktemp("clean") / "snap"
     cache = tmp_path_factory.mktemp("cache")
     assert main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
-                 "--cache-dir", str(cache), "--snapshot-dir", str(store)]) == 0
+                 "--cache-dir", str(cache), "--store-dir", str(store)]) == 0
     return store, commit
 
 
 def _verify(store: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     capsys.readouterr()
-    code = main(["snapshot", "verify", "--snapshot-dir", str(store)])
+    code = main(["snapshot", "verify", "--store-dir", str(store)])
     out = capsys.readouterr()
     return code, out.out + out.err
 
@@ -111,7 +111,7 @@ def test_tampered_lock_fails_verify_and_offline(name: str, clean_store: tuple[Pa
     assert "PROV007" in out or "PROV003" in out or "two entries" in out, out
     commit = clean_store[1]
     for spec in (f"{REPO}@{commit}:{GLM}", f"{REPO}@{commit[:12]}:models/"):
-        code = main([spec, "--offline", "--snapshot-dir", str(store), "--format", "json"])
+        code = main([spec, "--offline", "--store-dir", str(store), "--format", "json"])
         res = capsys.readouterr()
         assert code != 0, (name, res.out[-400:])
         if code == 1:  # findings: the tampered entry is reported, nothing passes unseen
@@ -142,7 +142,7 @@ def test_http_fetch_stores_the_same_binding(corpus_repo: Path, commit_map: dict[
         store = tmp_path / "snap"
         assert main(["fetch", f"{REPO}@{commit}:{GLM}", "--backend", "http",
                      "--raw-base-url", opts.raw_base_url, "--api-base-url",
-                     opts.api_base_url, "--snapshot-dir", str(store)]) == 0
+                     opts.api_base_url, "--store-dir", str(store)]) == 0
     code, out = _verify(store, capsys)
     assert code == 0, out
     git_objects = {p.relative_to(clean_store[0]) for p in

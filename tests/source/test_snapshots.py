@@ -36,7 +36,7 @@ def fetched(commit_map: dict[str, str], corpus_repo: Path, git_cache: Path,
     commit = commit_map[UPSTREAM_PINS[2]]
     store = tmp_path / "snap"
     code = main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
-                 "--cache-dir", str(git_cache), "--snapshot-dir", str(store)])
+                 "--cache-dir", str(git_cache), "--store-dir", str(store)])
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"{REPO}@{commit}: " in out
@@ -45,7 +45,7 @@ def fetched(commit_map: dict[str, str], corpus_repo: Path, git_cache: Path,
 
 def _offline(store: Path, spec: str, capsys: pytest.CaptureFixture[str],
              *extra: str) -> tuple[int, dict[str, Any]]:
-    code = main([spec, "--offline", "--snapshot-dir", str(store), "--format", "json", *extra])
+    code = main([spec, "--offline", "--store-dir", str(store), "--format", "json", *extra])
     return code, json.loads(capsys.readouterr().out)
 
 
@@ -79,14 +79,14 @@ def test_offline_check_matches_online(fetched: tuple[Path, str], corpus_repo: Pa
     spec = f"{REPO}@{commit}:{GLM}"
     code_off, off = _offline(store, spec, capsys)
     code_on = main([spec, "--git-url", str(corpus_repo), "--cache-dir", str(git_cache),
-                    "--format", "json", "--snapshot-dir", str(store)])
+                    "--format", "json", "--store-dir", str(store)])
     on = json.loads(capsys.readouterr().out)
     assert code_off == code_on
     assert off["documents"] == on["documents"]
     doc = off["documents"][0]
     assert doc["revision"] == commit and doc["gitBlob"] == git_out(
         corpus_repo, "rev-parse", f"{commit}:{GLM}")
-    assert main(["snapshot", "verify", "--snapshot-dir", str(store)]) == 0
+    assert main(["snapshot", "verify", "--store-dir", str(store)]) == 0
     assert "0 mismatch(es)" in capsys.readouterr().out
 
 
@@ -98,7 +98,7 @@ def test_altered_recipe_detected(fetched: tuple[Path, str],
     assert entry is not None
     obj = store.object_path(entry.sha256)
     obj.write_bytes(obj.read_bytes().replace(b"GLM", b"GLN", 1))
-    assert main(["snapshot", "verify", "--snapshot-dir", str(store_dir)]) == 1
+    assert main(["snapshot", "verify", "--store-dir", str(store_dir)]) == 1
     out = capsys.readouterr().out
     assert f"{REPO}@{commit}:{GLM}: error PROV003" in out
     assert "1 mismatch(es)" in out
@@ -135,14 +135,14 @@ def test_refetch_repairs_and_missing_object(fetched: tuple[Path, str], corpus_re
     entry = store.entry(REPO, commit, GLM)
     assert entry is not None
     store.object_path(entry.sha256).unlink()
-    assert main(["snapshot", "verify", "--snapshot-dir", str(store_dir)]) == 1
+    assert main(["snapshot", "verify", "--store-dir", str(store_dir)]) == 1
     assert "is missing" in capsys.readouterr().out
     code, report = _offline(store_dir, f"{REPO}@{commit}:{GLM}", capsys)
     assert code == 1
     assert_findings_schema(report)
     assert main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
-                 "--cache-dir", str(git_cache), "--snapshot-dir", str(store_dir)]) == 0
-    assert main(["snapshot", "verify", "--snapshot-dir", str(store_dir)]) == 0
+                 "--cache-dir", str(git_cache), "--store-dir", str(store_dir)]) == 0
+    assert main(["snapshot", "verify", "--store-dir", str(store_dir)]) == 0
 
 
 def test_lock_entry_disagreeing_is_prov002(fetched: tuple[Path, str], corpus_repo: Path,
@@ -156,13 +156,13 @@ def test_lock_entry_disagreeing_is_prov002(fetched: tuple[Path, str], corpus_rep
             e["sha256"] = "cd" * 32
     lock_path.write_text(json.dumps(lock))
     code = main([f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo), "--cache-dir",
-                 str(git_cache), "--snapshot-dir", str(store_dir), "--format", "json"])
+                 str(git_cache), "--store-dir", str(store_dir), "--format", "json"])
     doc = json.loads(capsys.readouterr().out)["documents"][0]
     assert code == 1
     assert [f["rule"] for f in doc["findings"]] == ["PROV002"]
     assert "lock file" in doc["findings"][0]["message"]
     assert main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
-                 "--cache-dir", str(git_cache), "--snapshot-dir", str(store_dir)]) == 1
+                 "--cache-dir", str(git_cache), "--store-dir", str(store_dir)]) == 1
     assert "nothing stored" in capsys.readouterr().err
 
 
@@ -172,7 +172,7 @@ def test_fetch_expect_sha256_stores_nothing(commit_map: dict[str, str], corpus_r
     commit = commit_map[UPSTREAM_PINS[0]]
     store = tmp_path / "snap"
     code = main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
-                 "--cache-dir", str(git_cache), "--snapshot-dir", str(store),
+                 "--cache-dir", str(git_cache), "--store-dir", str(store),
                  "--expect-sha256", "00" * 32])
     err = capsys.readouterr().err
     assert code == 1
@@ -181,23 +181,23 @@ def test_fetch_expect_sha256_stores_nothing(commit_map: dict[str, str], corpus_r
     good = hashlib.sha256(git_out(corpus_repo, "show", f"{commit}:{GLM}").encode()
                           + b"\n").hexdigest()
     assert main(["fetch", f"{REPO}@{commit}:{GLM}", "--git-url", str(corpus_repo),
-                 "--cache-dir", str(git_cache), "--snapshot-dir", str(store),
+                 "--cache-dir", str(git_cache), "--store-dir", str(store),
                  "--expect-sha256", good]) == 0
 
 
 def test_offline_unknown_commit_and_branch(fetched: tuple[Path, str], tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     store, commit = fetched
-    assert main([f"{REPO}@{'1' * 40}:{GLM}", "--offline", "--snapshot-dir", str(store)]) == 2
+    assert main([f"{REPO}@{'1' * 40}:{GLM}", "--offline", "--store-dir", str(store)]) == 2
     assert "not in the snapshot store" in capsys.readouterr().err
-    assert main([f"{REPO}@main:{GLM}", "--offline", "--snapshot-dir", str(store)]) == 2
+    assert main([f"{REPO}@main:{GLM}", "--offline", "--store-dir", str(store)]) == 2
     capsys.readouterr()
     # a unique short id of a stored commit is accepted (and reported as not pinned)
     _, report = _offline(store, f"{REPO}@{commit[:8]}:{GLM}", capsys)
     doc = report["documents"][0]
     assert doc["revision"] == commit and doc["resolved_from"] == commit[:8]
     assert "PROV004" in [f["rule"] for f in doc["findings"]]
-    assert main([f"{REPO}@{commit}:models/none.yaml", "--offline", "--snapshot-dir",
+    assert main([f"{REPO}@{commit}:models/none.yaml", "--offline", "--store-dir",
                  str(store)]) == 2
 
 
@@ -254,7 +254,7 @@ def test_fetch_many_specs_one_lock_update(commit_map: dict[str, str], corpus_rep
     specs = [f"{REPO}@{a}:{GLM}", f"{REPO}@{a}:models/zai-org/GLM-5.yaml",
              f"{REPO}@{b}:{GLM}", f"{REPO}@{b}:models/zai-org/none.yaml"]
     code = main(["fetch", *specs, "--git-url", str(corpus_repo), "--cache-dir",
-                 str(git_cache), "--snapshot-dir", str(store)])
+                 str(git_cache), "--store-dir", str(store)])
     captured = capsys.readouterr()
     assert code == 2
     assert "none.yaml: not in vllm-project/recipes at commit" in captured.err
@@ -262,5 +262,5 @@ def test_fetch_many_specs_one_lock_update(commit_map: dict[str, str], corpus_rep
     assert {(e.commit, e.path) for e in entries} >= {(a, GLM), (a, "models/zai-org/GLM-5.yaml"),
                                                      (b, GLM)}
     assert not [e for e in entries if e.path.endswith("none.yaml")]
-    assert main(["snapshot", "list", "--snapshot-dir", str(store)]) == 0
+    assert main(["snapshot", "list", "--store-dir", str(store)]) == 0
     assert f"{REPO}@{b}:{GLM}" in capsys.readouterr().out

@@ -32,7 +32,7 @@ def _from_files(folder: Path, version: str) -> reg.CliRegistry:
 
 
 def test_every_vendored_registry_equals_the_one_from_its_file(cache: Path) -> None:
-    folders = [reg.DEFAULT_SNAPSHOT_DIR, *(p.snapshot_dir for p in PLUGINS.values())]
+    folders = [reg.DEFAULT_REGISTRY_DIR, *(p.registry_dir for p in PLUGINS.values())]
     count = 0
     for folder in (f.resolve() for f in folders):
         for version in reg.available_versions(folder):
@@ -46,7 +46,7 @@ def test_every_vendored_registry_equals_the_one_from_its_file(cache: Path) -> No
 
 
 def test_a_damaged_or_stale_copy_is_derived_again(cache: Path) -> None:
-    folder = reg.DEFAULT_SNAPSHOT_DIR.resolve()
+    folder = reg.DEFAULT_REGISTRY_DIR.resolve()
     pins = tuple(sorted(reg._index(folder).items()))
     compact.compact(folder, pins)
     (file,) = cache.glob("*.json")
@@ -64,7 +64,7 @@ def test_a_damaged_or_stale_copy_is_derived_again(cache: Path) -> None:
 
 
 def test_a_file_failing_its_pin_is_left_out(tmp_path: Path) -> None:
-    source = reg.DEFAULT_SNAPSHOT_DIR
+    source = reg.DEFAULT_REGISTRY_DIR
     versions = [str(v) for v in reg.available_versions()[:3]]
     pins = {v: reg._index(source.resolve())[v] for v in versions}
     for v in versions:

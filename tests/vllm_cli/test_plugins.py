@@ -44,14 +44,14 @@ def test_each_plugin_release_is_built_on_the_vllm_release_of_its_number() -> Non
 
 
 def test_vendored_plugin_releases_and_their_base() -> None:
-    omni = [str(v) for v in available_versions(OMNI.snapshot_dir)]
+    omni = [str(v) for v in available_versions(OMNI.registry_dir)]
     assert omni[0] == "0.11.0rc1" and "0.14.0" in omni and "0.21.0rc1" in omni
-    ascend = [str(v) for v in available_versions(ASCEND.snapshot_dir)]
+    ascend = [str(v) for v in available_versions(ASCEND.registry_dir)]
     assert ascend[0] == "0.7.3" and "0.17.0rc1" in ascend and "0.23.0.post1" in ascend
     vllm = [str(v) for v in available_versions()]
     for plugin, versions in ((OMNI, omni), (ASCEND, ascend)):
         for v in versions:
-            reg = load_registry(v, plugin.snapshot_dir)
+            reg = load_registry(v, plugin.registry_dir)
             assert reg.plugin is not None and reg.plugin.name == plugin.name
             assert reg.plugin.vllm_version == base_vllm(v, vllm)
             assert reg.provenance["artifact"].startswith(plugin.package + "-" + v)
@@ -62,7 +62,7 @@ def test_vendored_plugin_releases_and_their_base() -> None:
 
 @pytest.mark.parametrize("version", ["0.14.0", "0.20.0", "0.26.0", "0.30.0"])
 def test_omni_serve_parser_is_vllms_plus_the_omni_group(version: str) -> None:
-    omni = load_registry(version, OMNI.snapshot_dir)
+    omni = load_registry(version, OMNI.registry_dir)
     assert omni.plugin is not None
     base = load_registry(omni.plugin.vllm_version)
     assert omni.provenance["method"] == (
@@ -85,19 +85,19 @@ def test_omni_first_versions() -> None:
 def test_ascend_quantization_choice_comes_from_the_plugins_own_hook() -> None:
     # 0.9.1's NPUPlatform.pre_register_and_update appends "ascend" to the choices;
     # 0.7.3's hook only imports the quantization config, after argparse built them.
-    new = load_registry("0.9.1", ASCEND.snapshot_dir)
+    new = load_registry("0.9.1", ASCEND.registry_dir)
     assert new.provenance["method"].endswith("NPUPlatform.pre_register_and_update")
     quant = new.lookup("--quantization")
     assert quant is not None and quant.choices is not None and "ascend" in quant.choices
-    old = load_registry("0.7.3", ASCEND.snapshot_dir).lookup("--quantization")
+    old = load_registry("0.7.3", ASCEND.registry_dir).lookup("--quantization")
     assert old is not None and old.choices is not None and "ascend" not in old.choices
     # vLLM >= 0.11 validates --quantization after argparse: no choices to extend
-    q18 = load_registry("0.18.0", ASCEND.snapshot_dir).lookup("--quantization")
+    q18 = load_registry("0.18.0", ASCEND.registry_dir).lookup("--quantization")
     assert q18 is not None and q18.choices is None
 
 
 def test_ascend_additional_config_keys_and_env_vars() -> None:
-    reg = load_registry("0.17.0rc1", ASCEND.snapshot_dir)
+    reg = load_registry("0.17.0rc1", ASCEND.registry_dir)
     assert reg.plugin is not None
     assert {"enable_cpu_binding", "ascend_compilation_config", "eplb_config"} <= (
         reg.plugin.additional_config_keys)
@@ -105,20 +105,20 @@ def test_ascend_additional_config_keys_and_env_vars() -> None:
     assert reg.plugin.env_vars <= reg.env_vars
     base = load_registry(reg.plugin.vllm_version)
     assert base.env_vars <= reg.env_vars
-    old_ascend = load_registry("0.9.1", ASCEND.snapshot_dir).plugin
+    old_ascend = load_registry("0.9.1", ASCEND.registry_dir).plugin
     assert old_ascend is not None
     assert "torchair_graph_config" in old_ascend.additional_config_keys
 
 
 def test_omni_env_vars_are_read_where_used() -> None:
-    reg = load_registry("0.30.0", OMNI.snapshot_dir)
+    reg = load_registry("0.30.0", OMNI.registry_dir)
     assert reg.plugin is not None
     assert "VLLM_OMNI_VIDEO_SYNC_TIMEOUT" in reg.plugin.env_vars
 
 
 def test_plugin_snapshots_are_canonical_and_pinned() -> None:
     for plugin in PLUGINS.values():
-        d = plugin.snapshot_dir
+        d = plugin.registry_dir
         pins = json.loads((d / INDEX_NAME).read_text(encoding="utf-8"))
         files = sorted(p.name for p in d.glob("*.json") if p.name != INDEX_NAME)
         assert files == sorted(f"{v}.json" for v in pins)
@@ -134,7 +134,7 @@ def test_tampered_plugin_snapshot_is_refused(tmp_path: object) -> None:
     from pathlib import Path
 
     d = Path(str(tmp_path))
-    src = OMNI.snapshot_dir
+    src = OMNI.registry_dir
     (d / INDEX_NAME).write_text((src / INDEX_NAME).read_text(), encoding="utf-8")
     data = (src / "0.22.0.json").read_text().replace('"--omni"', '"--omnx"')
     (d / "0.22.0.json").write_text(data, encoding="utf-8")
@@ -172,7 +172,7 @@ def test_plugin_extraction_reproduces_the_vendored_bytes(tmp_path: object) -> No
     from validator.vllm_cli.extract_plugin import build_plugin_snapshot, unpack_plugin
     from validator.vllm_cli.fetch import Artifact, sha256_file
 
-    vendored = load_registry("0.17.0rc1", ASCEND.snapshot_dir)
+    vendored = load_registry("0.17.0rc1", ASCEND.registry_dir)
     prov = vendored.provenance
     paths = [DEFAULT_CACHE_DIR / prov["artifact"], DEFAULT_CACHE_DIR / prov["vllm_artifact"]]
     if not all(p.is_file() for p in paths):
@@ -187,14 +187,14 @@ def test_plugin_extraction_reproduces_the_vendored_bytes(tmp_path: object) -> No
     raw = run_introspection(src)
     doc = build_plugin_snapshot(raw, build_snapshot(raw, vllm_art, src), ASCEND, "0.17.0rc1",
                                 plugin_art, "0.17.0")
-    assert dumps_snapshot(doc) == (ASCEND.snapshot_dir / "0.17.0rc1.json").read_bytes()
+    assert dumps_snapshot(doc) == (ASCEND.registry_dir / "0.17.0rc1.json").read_bytes()
 
 
 def test_ascend_legacy_top_level_keys_accepted_by_the_strict_config() -> None:
     """vllm-ascend 0.27.1rc1 types the whole object (``AscendConfig``, extra keys
     forbidden) but strips and accepts the legacy scheduler keys listed in
     ``_NON_USER_INPUT_KEYS`` (read through ``SchedulerConfig.from_additional_config``)."""
-    info = load_registry("0.27.1rc1", ASCEND.snapshot_dir).plugin
+    info = load_registry("0.27.1rc1", ASCEND.registry_dir).plugin
     assert info is not None
     assert {"recompute_scheduler_enable", "short_request_first_config",
             "profiling_chunk_config", "batch_job_sched_config",  # legacy, stripped

@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from validator.vllm_cli import registry
 from validator.vllm_cli.registry import (
-    DEFAULT_SNAPSHOT_DIR,
+    DEFAULT_REGISTRY_DIR,
     INDEX_NAME,
     CliRegistry,
     RegistryError,
@@ -216,10 +216,10 @@ def test_unknown_and_invalid_versions() -> None:
 def _copy_snapshots(tmp_path: Path, versions: list[str]) -> Path:
     d = tmp_path / "vllm-cli"
     d.mkdir()
-    index = json.loads((DEFAULT_SNAPSHOT_DIR / INDEX_NAME).read_text())
+    index = json.loads((DEFAULT_REGISTRY_DIR / INDEX_NAME).read_text())
     (d / INDEX_NAME).write_text(json.dumps({v: index[v] for v in versions}))
     for v in versions:
-        shutil.copy(DEFAULT_SNAPSHOT_DIR / f"{v}.json", d / f"{v}.json")
+        shutil.copy(DEFAULT_REGISTRY_DIR / f"{v}.json", d / f"{v}.json")
     return d
 
 
@@ -252,11 +252,11 @@ def test_snapshots_are_canonical_and_pinned() -> None:
     """Every vendored file is in canonical form (sorted keys, indent 1) and pinned."""
     from validator.vllm_cli.extract import dumps_snapshot
 
-    index = json.loads((DEFAULT_SNAPSHOT_DIR / INDEX_NAME).read_text())
-    files = sorted(p.name for p in DEFAULT_SNAPSHOT_DIR.glob("*.json") if p.name != INDEX_NAME)
+    index = json.loads((DEFAULT_REGISTRY_DIR / INDEX_NAME).read_text())
+    files = sorted(p.name for p in DEFAULT_REGISTRY_DIR.glob("*.json") if p.name != INDEX_NAME)
     assert files == sorted(f"{v}.json" for v in index)
     for v in index:
-        data = (DEFAULT_SNAPSHOT_DIR / f"{v}.json").read_bytes()
+        data = (DEFAULT_REGISTRY_DIR / f"{v}.json").read_bytes()
         assert dumps_snapshot(json.loads(data)) == data, v
         assert b" at 0x" not in data, v  # no memory addresses: stable bytes
         assert b"/tmp/" not in data, v
@@ -332,4 +332,4 @@ def test_end_to_end_extraction_reproduces_the_vendored_bytes(tmp_path: Path) -> 
                    sha256=vendored.provenance["sha256"], kind="sdist", size=0)
     src = unpack_sources(path, "0.4.2", tmp_path / "src")
     doc = build_snapshot(run_introspection(src), art, src)
-    assert dumps_snapshot(doc) == (DEFAULT_SNAPSHOT_DIR / "0.4.2.json").read_bytes()
+    assert dumps_snapshot(doc) == (DEFAULT_REGISTRY_DIR / "0.4.2.json").read_bytes()

@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
 from validator.vllm_cli.registry import (
-    DEFAULT_SNAPSHOT_DIR,
+    DEFAULT_REGISTRY_DIR,
     INDEX_NAME,
     available_versions,
     load_registry,
@@ -105,7 +105,7 @@ def test_merge_leaves_releases_without_a_fresh_snapshot(tmp_path: Path) -> None:
     vendored = tmp_path / "vendored"
     vendored.mkdir()
     for name in ("0.9.2.json", INDEX_NAME):
-        shutil.copy(DEFAULT_SNAPSHOT_DIR / name, vendored / name)
+        shutil.copy(DEFAULT_REGISTRY_DIR / name, vendored / name)
     before = {p.name: p.read_bytes() for p in vendored.iterdir()}
     assert _script().merge(tmp_path / "empty", vendored) == []
     assert {p.name: p.read_bytes() for p in vendored.iterdir()} == before

@@ -1,12 +1,14 @@
 """Which vendored CLI registry a list of ``vllm serve`` arguments is checked against.
 
-A *family* is ``"vllm"`` (vLLM's own CLI, ``snapshots/vllm-cli/``) or the PyPI name of a
-vendored platform plugin (``"vllm-omni"``, ``"vllm-ascend"``; ``snapshots/vllm-cli/<name>/``,
-see :mod:`validator.vllm_cli.plugins`). :func:`plan_for` turns a recipe's effective
-minimum vLLM version into a :class:`VersionPlan`: the registry used for errors (the
-minimum), the newest release of the same family (warnings about removals) and a note
-when the two differ from what the recipe declares. The ``first_version`` /
-``last_version`` look-ups answer "since when" within one family.
+A *family* is ``"vllm"`` (vLLM's own CLI, by default ``snapshots/vllm-cli/``) or the PyPI
+name of a vendored platform plugin (``"vllm-omni"``, ``"vllm-ascend"``; ``<that
+folder>/<name>/``, see :mod:`validator.vllm_cli.plugins`); the registries are those of the
+run's data source (:class:`validator.checks.cli_data.CliRegistries`, from the settings).
+:func:`plan_for` turns a recipe's effective minimum vLLM version into a
+:class:`VersionPlan`: the registry used for errors (the minimum), the newest release of
+the same family (warnings about removals) and a note when the two differ from what the
+recipe declares. The ``first_version`` / ``last_version`` look-ups answer "since when"
+within one family.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
-from functools import cache, lru_cache
-from pathlib import Path
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
+from validator.checks.cli_data import VLLM as VLLM  # re-exported: the family of vLLM itself
+from validator.checks.cli_data import active
 from validator.vllm_cli import argv
 
 if TYPE_CHECKING:
@@ -35,8 +38,6 @@ T = TypeVar("T")
 
 #: ``vllm serve`` first shipped in 0.5.2; 0.5.1 and older only had the API server module.
 SERVE_FIRST = Version("0.5.2")
-#: The family of vLLM's own CLI.
-VLLM = "vllm"
 
 #: Options whose value names a registered parser, and the registry set that lists them.
 PARSER_SETS: dict[str, str] = {
@@ -92,25 +93,10 @@ def per_document(doc: LoadedDocument, ctx: Context, name: str,
     return ctx.memoised(f"{name}:{doc.path}:{doc.sha256}:{window()!r}", compute)
 
 
-@lru_cache(maxsize=8)
-def _published(as_of: date) -> frozenset[str]:
-    """vLLM versions published on or before ``as_of`` (vendored release list)."""
-    from validator.releases import load_vendored
-
-    return frozenset(str(r.version) for r in load_vendored().releases
-                     if r.uploaded.date() <= as_of)
-
-
 # --------------------------------------------------------------------------- registries
-
-
-def snapshot_dir(family: str = VLLM) -> Path:
-    """The snapshot folder of ``family``."""
-    from validator.vllm_cli import registry as reg_module
-    from validator.vllm_cli.plugins import PLUGINS
-
-    base = Path(reg_module.DEFAULT_SNAPSHOT_DIR)
-    return base if family == VLLM else PLUGINS[family].snapshot_dir
+# Each look-up reads the run's data source (:func:`validator.checks.cli_data.active`, the
+# :class:`~validator.checks.cli_data.CliRegistries` the driver built from the settings);
+# what is derived from it is memoised on that object, never in this module.
 
 
 def product(family: str = VLLM) -> str:
@@ -125,31 +111,9 @@ def versions(family: str = VLLM) -> tuple[Version, ...]:
     when its ``index.json`` is absent (the checks then have nothing to check against).
     With ``as_of``, a vLLM release counts when it was published by then; a plugin
     release when the vLLM it is built on was."""
-    return _versions(family, window().as_of)
+    return active().versions(family, window().as_of)
 
 
-@lru_cache(maxsize=32)
-def _versions(family: str, as_of: date | None) -> tuple[Version, ...]:
-    from validator.vllm_cli.registry import available_versions
-
-    d = snapshot_dir(family)
-    if not (d / "index.json").is_file():
-        return ()
-    found = tuple(sorted(Version(str(v)) for v in available_versions(d)))
-    if as_of is None:
-        return found
-    published = _published(as_of)
-    if family == VLLM:
-        return tuple(v for v in found if str(v) in published)
-    out = []
-    for v in found:
-        info = registry(str(v), family).plugin
-        if info is None or str(Version(info.vllm_version)) in published:
-            out.append(v)
-    return tuple(out)
-
-
-@cache
 def registry(version: str, family: str = VLLM) -> CliRegistry:
     """The vendored registry of ``version`` (one of :func:`versions`) of ``family``.
 
@@ -157,9 +121,7 @@ def registry(version: str, family: str = VLLM) -> CliRegistry:
         validator.vllm_cli.registry.RegistryError: the snapshot is missing or fails its
             digest pin (reported by the checker as an internal error naming the file).
     """
-    from validator.vllm_cli.registry import load_registry
-
-    return load_registry(version, snapshot_dir(family))
+    return active().registry(version, family)
 
 
 def newest(family: str = VLLM) -> CliRegistry | None:
@@ -183,15 +145,13 @@ def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
 
 def last_version(kind: str, name: str, family: str = VLLM) -> str | None:
     """Last vendored release of ``family`` that has ``name`` as ``kind``."""
-    return _last_version(kind, name, family, window())
+    def compute() -> str | None:
+        for v in reversed(versions(family)):
+            if has(registry(str(v), family), kind, name):
+                return str(v)
+        return None
 
-
-@lru_cache(maxsize=4096)
-def _last_version(kind: str, name: str, family: str, _window: Window) -> str | None:
-    for v in reversed(versions(family)):
-        if has(registry(str(v), family), kind, name):
-            return str(v)
-    return None
+    return active().memoised(("last_version", kind, name, family, window()), compute)
 
 
 def first_without(kind: str, name: str, after: str, family: str = VLLM) -> str | None:
@@ -247,7 +207,6 @@ def allowed_values(reg: CliRegistry, spec: Any) -> frozenset[str] | None:
     return None
 
 
-@lru_cache(maxsize=64)
 def all_options(version: str, family: str = VLLM) -> tuple[str, ...]:
     """Every long option of one registry (for "did you mean" hints)."""
     return registry(version, family).long_options
@@ -258,6 +217,8 @@ def nearest_hint(name: str, known: Sequence[str]) -> str | None:
     return _nearest_hint(name, tuple(known))
 
 
+# Pure functions of immutable inputs (strings, tuples of strings): their process-wide
+# caches hold no data of a data source.
 @lru_cache(maxsize=2048)
 def _nearest_hint(name: str, known: tuple[str, ...]) -> str | None:
     close = close_matches(name, known, n=3, cutoff=0.6)
@@ -368,10 +329,11 @@ def plan_for(declared: Any, family: str = VLLM, top: str | None = None,
     :attr:`VersionPlan.checked`.
     """
     key = None if declared is None else str(declared)
-    return _ranged(key, family, top, unreleased, window())
+    win = window()
+    return active().memoised(("plan", key, family, top, unreleased, win),
+                             lambda: _ranged(key, family, top, unreleased, win))
 
 
-@lru_cache(maxsize=1024)
 def _ranged(declared: str | None, family: str, top: str | None, unreleased: bool,
             win: Window) -> VersionPlan:
     base = _plan_for(declared, win) if family == VLLM else _plugin_plan(declared, family, win)
@@ -400,7 +362,6 @@ def _replace(plan: VersionPlan, checked: tuple[str, ...], unreleased: bool,
     return dataclasses.replace(plan, checked=checked, unreleased=unreleased, range_label=label)
 
 
-@lru_cache(maxsize=256)
 def _plan_for(declared: str | None, _window: Window) -> VersionPlan:
     vs = versions()
     top = newest()
@@ -436,7 +397,6 @@ def _plan_for(declared: str | None, _window: Window) -> VersionPlan:
     return VersionPlan(reg, top, declared, note)
 
 
-@lru_cache(maxsize=256)
 def _plugin_plan(declared: str | None, family: str, _window: Window) -> VersionPlan:
     """Plan for a plugin: the plugin release built on the recipe's minimum vLLM, else the
     newest one built on an older vLLM. ``minimum`` is ``None`` (and ``note`` says why)

@@ -12,11 +12,11 @@ than the minimum.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
+from validator.checks.cli_data import active
 from validator.checks.cli_plan import (
     VLLM,
     VersionPlan,
@@ -40,18 +40,15 @@ if TYPE_CHECKING:
     from validator.vllm_cli.registry import CliRegistry
 
 
-@lru_cache(maxsize=4096)
-def _parse_cached(tokens: tuple[str, ...], version: str, family: str,
-                  allow_positionals: int) -> ParsedArgs:
-    return argv.parse_args(tokens, registry(version, family),
-                           allow_positionals=allow_positionals)
-
-
 def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0) -> ParsedArgs:
     """:func:`validator.vllm_cli.argv.parse_args` of ``tokens`` at ``reg``, memoised per
-    (tokens, release): many configurations and revisions share one argument list."""
+    (tokens, release file) on the run's data source
+    (:func:`validator.checks.cli_data.active`): many configurations and revisions share
+    one argument list."""
     family = reg.plugin.name if reg.plugin is not None else VLLM
-    return _parse_cached(tuple(tokens), reg.version, family, allow_positionals)
+    key = ("parse_at", tuple(tokens), reg.version, family, reg.sha256, allow_positionals)
+    return active().memoised(key, lambda: argv.parse_args(
+        tokens, reg, allow_positionals=allow_positionals))
 
 
 def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:

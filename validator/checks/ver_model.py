@@ -46,7 +46,7 @@ CUDA_KEYS = ("cu129", "cu130")
 def release_list(ctx: Context) -> ReleaseList:
     """The vLLM release list of the run (vendored or online, cut at ``--as-of``)."""
     full = load_release_list(online=ctx.settings.online_releases,
-                             snapshot_dir=ctx.settings.snapshot_dir)
+                             snapshot_dir=ctx.settings.vendored_dir)
     return full if ctx.settings.as_of is None else full.published_by(ctx.settings.as_of)
 
 

@@ -101,7 +101,7 @@ def release_list_context(settings: Settings) -> dict[str, object]:
     """
     from validator.releases import load_release_list
 
-    full = load_release_list(online=settings.online_releases, snapshot_dir=settings.snapshot_dir)
+    full = load_release_list(online=settings.online_releases, snapshot_dir=settings.vendored_dir)
     if settings.as_of is None:
         return full.describe()
     return {**full.published_by(settings.as_of).describe(), "as_of": settings.as_of.isoformat()}

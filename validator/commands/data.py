@@ -28,19 +28,25 @@ from validator.releases import (
 )
 
 
+def _add_vendored_dir(p: argparse.ArgumentParser, help_: str) -> None:
+    """``--vendored-dir DIR`` (the vendored data folder), and its old spelling
+    ``--snapshot-dir``, accepted but not shown in --help."""
+    p.add_argument("--vendored-dir", type=Path, default=None, metavar="DIR", help=help_)
+    p.add_argument("--snapshot-dir", dest="vendored_dir", type=Path, help=argparse.SUPPRESS)
+
+
 def _add_refresh(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("refresh", help="re-fetch the vLLM release list and re-pin its digest",
                        description="Fetch vLLM's releases (versions and first upload dates) "
                        "from PyPI's JSON API and rewrite the vendored copy and its digest.")
-    p.add_argument("--snapshot-dir", type=Path, default=None,
-                   help="folder to write (default: the project's snapshots/)")
+    _add_vendored_dir(p, "folder to write (default: the project's snapshots/)")
     p.add_argument("--url", default=PYPI_JSON_URL, help=f"JSON API URL (default {PYPI_JSON_URL})")
     p.add_argument("--timeout", type=float, default=15.0, help="seconds per request")
     p.set_defaults(action=_refresh)
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    folder: Path | None = args.snapshot_dir
+    folder: Path | None = args.vendored_dir
     old: str | None
     try:
         old = read_pinned_digest((folder or _default_dir()) / "vllm-releases.sha256")
@@ -58,12 +64,12 @@ def _refresh(args: argparse.Namespace) -> int:
 
 def _add_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("show", help="verify and describe the vendored release list")
-    p.add_argument("--snapshot-dir", type=Path, default=None)
+    _add_vendored_dir(p, "folder to read (default: the project's snapshots/)")
     p.set_defaults(action=_show)
 
 
 def _show(args: argparse.Namespace) -> int:
-    rl = load_vendored(args.snapshot_dir)
+    rl = load_vendored(args.vendored_dir)
     latest = rl.latest
     print(f"vllm releases: {len(rl.releases)} ({rl.source}, {rl.origin}), fetched "
           f"{rl.fetched or '-'}, latest {latest.version if latest else '-'} "
@@ -95,7 +101,7 @@ def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _vllm_cli(args: argparse.Namespace) -> int:
     from validator.vllm_cli.extract import main_vllm_cli
-    from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
+    from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR
 
     if args.plugin is not None:
         if args.out_dir is not None:
@@ -103,7 +109,7 @@ def _vllm_cli(args: argparse.Namespace) -> int:
         from validator.vllm_cli.extract_plugin import main_plugin_cli
 
         return main_plugin_cli(args.plugin, list(args.versions))
-    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_SNAPSHOT_DIR)
+    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_REGISTRY_DIR)
 
 
 ACTIONS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if options.expect_sha256 and len(args.specs) > 1:
         print("recipe-check: --expect-sha256 needs exactly one SPEC", file=sys.stderr)
         return 2
-    store = SnapshotStore(options.snapshot_dir)
+    store = SnapshotStore(options.store_dir)
     trees: dict[TreeKey, RecipeTree] = {}
     commits: dict[int, _Commit] = {}
     failed: set[int] = set()

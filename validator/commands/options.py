@@ -111,13 +111,13 @@ def vendored_vllm(text: str | None) -> str | None:
         return None
     from packaging.version import InvalidVersion, Version
 
-    from validator.checks.cli_plan import _versions
+    from validator.checks.cli_data import VLLM, CliRegistries
 
     try:
         want = Version(text)
     except InvalidVersion:
         raise UsageError(f"--vllm {text!r} is not a version") from None
-    for v in _versions("vllm", None):
+    for v in CliRegistries().versions(VLLM):  # the project's: no settings exist yet
         if v == want:
             return str(v)
     raise UsageError(f"--vllm {text}: no vendored CLI registry of that release; add it with "

@@ -41,6 +41,7 @@ from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
 from validator.findings import printable
+from validator.source.options import add_store_dir
 from validator.source.tree import SourceError
 
 if TYPE_CHECKING:
@@ -54,10 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lock", type=Path, metavar="FILE",
                         help="snapshot lock file (recipes.lock.json) listing the documents "
                              "(default: the store's, see 'recipe-check snapshot path')")
-    parser.add_argument("--snapshot-dir", type=Path, metavar="DIR",
-                        help="snapshot store whose lock file is used (default: "
-                             "$RECIPE_CHECK_STORE, else $XDG_DATA_HOME/recipe-check/"
-                             "snapshots/recipes)")
+    add_store_dir(parser, "snapshot store whose lock file is used")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="output folder (records/, schemas/, index.json)")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
@@ -89,9 +87,9 @@ def run(args: argparse.Namespace) -> int:
         from validator.paths import default_store_dir
         from validator.source.snapshots import LOCK_NAME
 
-        args.lock = (args.snapshot_dir or default_store_dir()) / LOCK_NAME
-    elif args.snapshot_dir is not None:
-        raise UsageError("--lock names the store itself; give --lock or --snapshot-dir")
+        args.lock = (args.store_dir or default_store_dir()) / LOCK_NAME
+    elif args.store_dir is not None:
+        raise UsageError("--lock names the store itself; give --lock or --store-dir")
     if not args.lock.is_file():
         raise UsageError(f"{args.lock}: no such lock file (fetch recipes into the store "
                          "first: recipe-check fetch)")

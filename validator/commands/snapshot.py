@@ -5,16 +5,16 @@ left (each is printed), then re-hashes every stored file against its lock entry 
 and git blob id, PROV003) and checks that the entry belongs to its commit (PROV007); it
 exits 1 on any problem, 0 when all match, 2 when the store or its lock file cannot be
 read. ``list`` prints the lock entries, ``path`` the store folder
-(:func:`validator.paths.default_store_dir` unless ``--snapshot-dir``).
+(:func:`validator.paths.default_store_dir` unless ``--store-dir``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from validator.paths import default_store_dir
+from validator.source.options import add_store_dir
 from validator.source.snapshots import SnapshotStore
 
 
@@ -26,20 +26,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         ("list", "print the lock file's entries"),
                         ("path", "print the store folder (where fetch writes)")):
         p = sub.add_parser(name, help=help_, description=help_)
-        p.add_argument("--snapshot-dir", type=Path, default=None, metavar="DIR",
-                       help="snapshot store (default: $RECIPE_CHECK_STORE, else "
-                            "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
+        add_store_dir(p, "snapshot store")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the action; see the module docstring for exit codes."""
-    folder = args.snapshot_dir or default_store_dir()
+    folder = args.store_dir or default_store_dir()
     if args.action == "path":
         print(folder)
         return 0
     store = SnapshotStore(folder)
     if not store.lock_path.is_file():
-        # an empty result here would let a mistyped --snapshot-dir pass a CI step
+        # an empty result here would let a mistyped --store-dir pass a CI step
         print(f"recipe-check: {store.lock_path}: no snapshot store here (no lock file); "
               "create one with 'recipe-check fetch'", file=sys.stderr)
         return 2

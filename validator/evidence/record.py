@@ -140,7 +140,7 @@ def _inputs(min_version: str | None) -> list[DataInput]:
                              note=_portable(str(exc))))
     from validator.vllm_cli import registry as cli
 
-    index = cli.DEFAULT_SNAPSHOT_DIR / cli.INDEX_NAME
+    index = cli.DEFAULT_REGISTRY_DIR / cli.INDEX_NAME
     if not index.is_file():
         out.append(DataInput(name="vllm-cli-registry", status="unavailable",
                              path=_portable(str(index)),
@@ -166,7 +166,7 @@ def _inputs(min_version: str | None) -> list[DataInput]:
         reg = cli.load_registry(min_version)
         out.append(DataInput(name="vllm-cli-registry", status="used", version=reg.version,
                              sha256=reg.sha256,
-                             path=_portable(str(cli.DEFAULT_SNAPSHOT_DIR / f"{reg.version}.json")),
+                             path=_portable(str(cli.DEFAULT_REGISTRY_DIR / f"{reg.version}.json")),
                              note=f"registry of the default variant's minimum vLLM "
                                   f"{min_version}"))
     except (cli.RegistryError, ValueError) as exc:

@@ -176,7 +176,8 @@ def tool_digest(settings: Settings) -> str:
     """Hex SHA-256 identifying what produced a result: the version, the registered rules
     (id, severity and declared reads), the source of every ``validator`` module that can
     decide findings (all but the parts in ``_NOT_CHECKS``), every schema and vendored
-    data file (``schemas/``, ``snapshots/``), and the settings that change findings
+    data file (``schemas/``, the settings' vendored folder, default ``snapshots/``: the
+    CLI registries and the release list), and the settings that change findings
     (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even without a version
     bump, invalidates cached results; edits to reporters or publishing do not."""
     from validator.catalogue import all_rules
@@ -189,7 +190,8 @@ def tool_digest(settings: Settings) -> str:
         h.update(f"{r.id}:{r.severity.value}:{reads}\n".encode())
     package = Path(__file__).resolve().parents[1]
     project = Path(SCHEMA_DIR).parent
-    data = [f for folder in (Path(SCHEMA_DIR), project / "snapshots") if folder.is_dir()
+    vendored = settings.vendored_dir or project / "snapshots"  # the CLI registries the run reads
+    data = [f for folder in (Path(SCHEMA_DIR), Path(vendored)) if folder.is_dir()
             for f in folder.rglob("*") if f.is_file()]
     for f in _check_sources(package) + sorted(data):
         h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())

@@ -27,9 +27,18 @@ TOKEN_ENV = "GITHUB_TOKEN"
 DEFAULT_RAW_BASE = "https://raw.githubusercontent.com"
 DEFAULT_API_BASE = "https://api.github.com"
 
-DEFAULT_SNAPSHOT_DIR = default_store_dir()
+DEFAULT_STORE_DIR = default_store_dir()
 """The store of verified recipe snapshots when the process started
 (:func:`validator.paths.default_store_dir`; the command line reads it again per run)."""
+
+
+def add_store_dir(parser: argparse._ActionsContainer, what: str) -> None:
+    """``--store-dir DIR`` (the snapshot store) on ``parser`` (a parser or an argument
+    group), and its old spelling ``--snapshot-dir``, accepted but not shown in --help."""
+    parser.add_argument("--store-dir", type=Path, default=None, metavar="DIR",
+                        help=f"{what} (default: $RECIPE_CHECK_STORE, else "
+                             "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
+    parser.add_argument("--snapshot-dir", dest="store_dir", type=Path, help=argparse.SUPPRESS)
 
 
 def default_cache_dir() -> Path:
@@ -90,7 +99,7 @@ class FetchOptions:
         cache_dir: folder for git clones (default :func:`default_cache_dir`).
         raw_base_url: raw-content server (``{raw}/{owner}/{repo}/{commit}/{path}``).
         api_base_url: GitHub-shaped REST API root.
-        snapshot_dir: the verified snapshot store (objects + lock file).
+        store_dir: the verified snapshot store (objects + lock file).
         offline: read only from the snapshot store, never clone or download.
         token: GitHub token for the HTTP backend, from ``GITHUB_TOKEN``; excluded from
             ``repr`` so that it is never printed.
@@ -112,7 +121,7 @@ class FetchOptions:
     cache_dir: Path = field(default_factory=default_cache_dir)
     raw_base_url: str = DEFAULT_RAW_BASE
     api_base_url: str = DEFAULT_API_BASE
-    snapshot_dir: Path = DEFAULT_SNAPSHOT_DIR
+    store_dir: Path = DEFAULT_STORE_DIR
     offline: bool = False
     token: str | None = field(default=None, repr=False)
     timeout: tuple[float, float] = (10.0, 30.0)
@@ -151,9 +160,7 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
                        help=f"raw content server for --backend http (default {DEFAULT_RAW_BASE})")
     group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,
                        help=f"GitHub REST API root for --backend http (default {DEFAULT_API_BASE})")
-    group.add_argument("--snapshot-dir", type=Path, metavar="DIR",
-                       help="verified snapshot store (default: $RECIPE_CHECK_STORE, else "
-                            "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
+    add_store_dir(group, "verified snapshot store")
     group.add_argument("--expect-sha256", metavar="HEX",
                        help="fail (PROV002) unless the document's SHA-256 is this")
     group.add_argument("--http-timeout", type=float, default=30.0, metavar="SECONDS",
@@ -177,7 +184,7 @@ def fetch_options_from(args: argparse.Namespace) -> FetchOptions:
         cache_dir=getattr(args, "cache_dir", None) or default_cache_dir(),
         raw_base_url=(getattr(args, "raw_base_url", None) or DEFAULT_RAW_BASE).rstrip("/"),
         api_base_url=(getattr(args, "api_base_url", None) or DEFAULT_API_BASE).rstrip("/"),
-        snapshot_dir=getattr(args, "snapshot_dir", None) or default_store_dir(),
+        store_dir=getattr(args, "store_dir", None) or default_store_dir(),
         offline=bool(getattr(args, "offline", False)),
         token=os.environ.get(TOKEN_ENV) or None,
         timeout=(min(10.0, read_timeout), read_timeout),

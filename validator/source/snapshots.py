@@ -19,20 +19,26 @@ file. Reads re-hash the stored bytes every time and raise PROV003 on any mismatc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from filelock import FileLock
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from validator.atomic import atomic_write
+from validator.source.git_objects import (
+    chain_objects,
+    commit_headers,
+    committer_date,
+    git_object_hash,
+    tree_entries,
+)
+from validator.source.lockfile import LOCK_NAME, LOCK_VERSION, LockEntry, LockFile, TreeListing
 from validator.source.provenance import Provenance, git_blob_id, sha256_hex
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
@@ -47,80 +53,10 @@ from validator.source.verify import (
 if TYPE_CHECKING:
     from validator.source.tree import RecipeTree
 
-LOCK_NAME = "recipes.lock.json"
-LOCK_VERSION = 1
-
-
-class LockEntry(BaseModel):
-    """One stored file (JSON keys as shown; ``gitBlob`` in camel case like in-toto)."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="forbid", frozen=True)
-
-    repository: str
-    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
-    resolved_from: str | None = None
-    path: str
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    git_blob: str = Field(alias="gitBlob", pattern=r"^[0-9a-f]{40}$")
-    last_commit: str | None = None
-    last_commit_date: str | None = None
-    fetched_from: str | None = None
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """``(repository, commit, path)``."""
-        return (self.repository, self.commit, self.path)
-
-    @classmethod
-    def of(cls, prov: Provenance) -> LockEntry:
-        """The entry for verified bytes described by ``prov``."""
-        if prov.repository is None or prov.commit is None:
-            raise SourceError(f"{prov.path}: only files of a pinned commit can be stored")
-        return cls(repository=prov.repository, commit=prov.commit,
-                   resolved_from=prov.resolved_from, path=prov.path, sha256=prov.sha256,
-                   gitBlob=prov.git_blob, last_commit=prov.last_commit,
-                   last_commit_date=prov.last_commit_date, fetched_from=prov.fetched_from)
-
-    def provenance(self) -> Provenance:
-        """The entry as a :class:`Provenance`."""
-        return Provenance(path=self.path, sha256=self.sha256, git_blob=self.git_blob,
-                          repository=self.repository, commit=self.commit,
-                          resolved_from=self.resolved_from, last_commit=self.last_commit,
-                          last_commit_date=self.last_commit_date,
-                          fetched_from=self.fetched_from)
-
-
-class TreeListing(BaseModel):
-    """The data files of one commit (sorted repository-relative paths)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    repository: str
-    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
-    paths: list[str]
-
-
-class LockFile(BaseModel):
-    """The whole lock file: one entry per ``(repository, commit, path)`` and one listing
-    per ``(repository, commit)`` (a second one is refused: which would be the commit's?)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    version: int = LOCK_VERSION
-    files: list[LockEntry] = Field(default_factory=list)
-    trees: list[TreeListing] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _one_per_key(self) -> LockFile:
-        keys = [e.key for e in self.files]
-        if len(set(keys)) != len(keys):
-            dup = next(k for k in keys if keys.count(k) > 1)
-            raise ValueError(f"two entries for {dup[0]}@{dup[1]}:{dup[2]}")
-        commits = [(t.repository, t.commit) for t in self.trees]
-        if len(set(commits)) != len(commits):
-            raise ValueError("two file listings for one commit")
-        return self
-
+__all__ = ["CONTEXT_FILES", "CONTEXT_FOLDERS", "DATA_FOLDERS", "LOCK_NAME", "LOCK_VERSION",
+           "LockEntry", "LockFile", "Problem", "SnapshotStore", "SnapshotTree", "TreeListing",
+           "chain_objects", "context_paths", "data_listing", "git_object_hash",
+           "snapshot_spec", "tree_listing", "verified_files"]
 
 @dataclass(frozen=True)
 class Problem:
@@ -175,12 +111,12 @@ class SnapshotStore:
             kind, body = self._git_object(entry.commit)
             if kind != "commit":
                 return f"object {entry.commit} is a {kind}, not a commit"
-            oid, mode = _commit_headers(body).get("tree", ""), "40000"
+            oid, mode = commit_headers(body).get("tree", ""), "40000"
             for part in entry.path.split("/"):
                 if mode != "40000":
                     return f"{entry.path}: a parent folder is not a tree in {entry.commit}"
                 kind, body = self._git_object(oid)
-                found = _tree_entries(body).get(part)
+                found = tree_entries(body).get(part)
                 if kind != "tree" or found is None:
                     return f"{entry.path} is not in the tree of commit {entry.commit}"
                 mode, oid = found
@@ -190,7 +126,7 @@ class SnapshotStore:
                         f"{entry.git_blob}")
             if entry.last_commit is not None:
                 kind, body = self._git_object(entry.last_commit)
-                date = _committer_date(_commit_headers(body).get("committer", ""))
+                date = committer_date(commit_headers(body).get("committer", ""))
                 if kind != "commit" or date != entry.last_commit_date:
                     return (f"last commit {entry.last_commit} has committer date {date}, "
                             f"but the lock entry records {entry.last_commit_date}")
@@ -384,49 +320,6 @@ class SnapshotStore:
                               f"snapshot store {self.root}; give the full commit id")
         raise SourceError(f"{repository}@{rev}: not in the snapshot store {self.root} "
                           "(run 'recipe-check fetch' for it first, or drop --offline)")
-
-
-def git_object_hash(raw: bytes) -> str:
-    """Git's id of a raw object (``<type> <size>\\0`` + body): its SHA-1."""
-    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
-
-
-def _commit_headers(body: bytes) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in body.partition(b"\n\n")[0].split(b"\n"):
-        key, _, value = line.decode("utf-8", "replace").partition(" ")
-        out.setdefault(key, value)
-    return out
-
-
-def _tree_entries(body: bytes) -> dict[str, tuple[str, str]]:
-    out: dict[str, tuple[str, str]] = {}
-    while body:
-        head, _, rest = body.partition(b"\0")
-        mode, _, name = head.partition(b" ")
-        out[name.decode("utf-8", "surrogateescape")] = (mode.decode("ascii", "replace"),
-                                                        rest[:20].hex())
-        body = rest[20:]
-    return out
-
-
-def _committer_date(value: str) -> str | None:
-    parts = value.rsplit(" ", 2)
-    if len(parts) != 3 or not parts[1].lstrip("-").isdigit():
-        return None
-    return datetime.fromtimestamp(int(parts[1]), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def chain_objects(tree: RecipeTree, paths: Iterable[str]) -> list[bytes]:
-    """The raw git objects tying ``paths`` to ``tree``'s commit (its ``object_chain``;
-    none for a tree without one)."""
-    chain = getattr(tree, "object_chain", None)
-    if chain is None:
-        return []
-    out: dict[bytes, None] = {}
-    for path in paths:
-        out.update(dict.fromkeys(chain(path)))
-    return list(out)
 
 
 class SnapshotTree(PinnedTree):

@@ -42,9 +42,9 @@ def open_spec(spec: Spec, options: FetchOptions,
     from validator.source.snapshots import SnapshotStore, SnapshotTree
 
     backend = "offline" if options.offline else options.backend
-    key = (backend, spec.repository, spec.rev, str(options.snapshot_dir))
+    key = (backend, spec.repository, spec.rev, str(options.store_dir))
     tree = trees.get(key) if trees is not None else None
-    store = SnapshotStore(options.snapshot_dir)
+    store = SnapshotStore(options.store_dir)
     if tree is None:
         if options.offline:
             tree = SnapshotTree.open(store, spec.repository, spec.rev)
@@ -91,7 +91,7 @@ def open_targets(spec: Spec, options: FetchOptions,
     if tree.exists(path):
         return tree, [path]
     listed = [p for p in tree.list(path) if p.endswith((".yaml", ".yml"))]
-    store = SnapshotStore(options.snapshot_dir)
+    store = SnapshotStore(options.store_dir)
     for p in listed:
         _register_expectations(tree, spec.repository, p, options, store)
     return tree, listed or [path]

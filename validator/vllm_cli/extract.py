@@ -50,7 +50,7 @@ from validator.vllm_cli.fetch import (
     index_files,
     released_versions,
 )
-from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR, INDEX_NAME, RegistryError
+from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR, INDEX_NAME, RegistryError
 
 SCHEMA_VERSION = 1
 INTROSPECT = Path(__file__).resolve().parent / "_introspect.py"
@@ -482,7 +482,7 @@ def extract_each(label: str, versions: list[str],
 def _cli(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=main_vllm_cli.__doc__)
     ap.add_argument("versions", nargs="+", help="versions, or 'all' / 'missing'")
-    ap.add_argument("--out", type=Path, default=DEFAULT_SNAPSHOT_DIR)
+    ap.add_argument("--out", type=Path, default=DEFAULT_REGISTRY_DIR)
     ns = ap.parse_args(argv)
     return main_vllm_cli(list(ns.versions), Path(ns.out))
 

@@ -135,7 +135,7 @@ def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict
                            cache_dir: Path = DEFAULT_CACHE_DIR,
                            out_dir: Path | None = None) -> dict[str, float]:
     """Fetch, unpack, introspect and write one plugin release into ``out_dir`` (default
-    :attr:`~validator.vllm_cli.plugins.Plugin.snapshot_dir`); return timings in seconds.
+    :attr:`~validator.vllm_cli.plugins.Plugin.registry_dir`); return timings in seconds.
 
     Raises :class:`FetchError` or :class:`ExtractionError` (also when the vLLM release
     the plugin is built on is not vendored).
@@ -163,7 +163,7 @@ def extract_plugin_version(plugin: Plugin, version: str, plugin_files: list[dict
         doc = build_plugin_snapshot(raw, build_snapshot(raw, v_art, src), plugin, version,
                                     p_art, base)
     t2 = time.monotonic()
-    write_snapshot(doc, plugin.snapshot_dir if out_dir is None else out_dir)
+    write_snapshot(doc, plugin.registry_dir if out_dir is None else out_dir)
     return {"download_s": t1 - t0, "extract_s": t2 - t1}
 
 
@@ -191,6 +191,6 @@ def main_plugin_cli(name: str, versions: list[str]) -> int:
         print(f"vllm-cli: cannot read the package index: {exc}", file=sys.stderr)
         return 2
     known = select_releases(plugin, released_versions(p_files, pre=True))
-    wanted = expand_versions(versions, known, plugin.snapshot_dir / INDEX_NAME)
+    wanted = expand_versions(versions, known, plugin.registry_dir / INDEX_NAME)
     return extract_each(plugin.name, wanted,
                         lambda v: extract_plugin_version(plugin, v, p_files, v_files))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from validator.vllm_cli.registry import DEFAULT_SNAPSHOT_DIR
+from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ class Plugin:
     env_prefix: str | None = None
 
     @property
-    def snapshot_dir(self) -> Path:
+    def registry_dir(self) -> Path:
         """``snapshots/vllm-cli/<name>`` (checkout or installed package data)."""
-        return DEFAULT_SNAPSHOT_DIR / self.name
+        return DEFAULT_REGISTRY_DIR / self.name
 
 
 OMNI = Plugin("vllm-omni", "vLLM-Omni", "vllm_omni", "vllm_omni.entrypoints.cli.main:main",

@@ -29,9 +29,11 @@ from packaging.version import InvalidVersion, Version
 from validator.errors import RecipeCheckError
 from validator.paths import SNAPSHOTS_DIR
 
-#: Default location of the vendored snapshots: ``<repo>/snapshots/vllm-cli``.
-DEFAULT_SNAPSHOT_DIR = SNAPSHOTS_DIR / "vllm-cli"
-#: Name of the digest-pin file inside a snapshot directory: a flat JSON object
+#: The vendored vLLM CLI registries (the project's ``snapshots/vllm-cli``; a plugin's are in
+#: ``<that folder>/<PyPI name>``). A run reads the folder its settings name, see
+#: :class:`validator.checks.cli_data.CliRegistries`.
+DEFAULT_REGISTRY_DIR = SNAPSHOTS_DIR / "vllm-cli"
+#: Name of the digest-pin file inside a registry folder: a flat JSON object
 #: ``{"0.11.0": "<sha256 hex of 0.11.0.json>", ...}``.
 INDEX_NAME = "index.json"
 #: Snapshot document schema understood by this module.
@@ -265,10 +267,14 @@ class CliRegistry:
 
 
 # ---------------------------------------------------------------------- loading
+# The process-wide caches below are keyed on a file's path, modification time and size (and
+# its pinned digest): file-content caches, shared safely by every data source that reads
+# the same file. What a run derives from the registries is held by its data source
+# (:class:`validator.checks.cli_data.CliRegistries`).
 
 
-def _resolve_dir(snapshot_dir: Path | None) -> Path:
-    return (snapshot_dir or DEFAULT_SNAPSHOT_DIR).resolve()
+def _resolve_dir(folder: Path | None) -> Path:
+    return (folder or DEFAULT_REGISTRY_DIR).resolve()
 
 
 def _stat_key(path: Path) -> tuple[int, int]:
@@ -292,17 +298,17 @@ def _read_index(path: Path, _stat: tuple[int, int]) -> Mapping[str, str]:
     return dict(versions)
 
 
-def _index(snapshot_dir: Path) -> Mapping[str, str]:
-    path = snapshot_dir / INDEX_NAME
+def _index(folder: Path) -> Mapping[str, str]:
+    path = folder / INDEX_NAME
     return _read_index(path, _stat_key(path))
 
 
-def available_versions(snapshot_dir: Path | None = None) -> list[Version]:
-    """Versions pinned in ``<snapshot_dir>/index.json``, ascending.
+def available_versions(folder: Path | None = None) -> list[Version]:
+    """Versions pinned in ``<folder>/index.json``, ascending.
 
     Raises :class:`RegistryError` if the index is missing or malformed.
     """
-    return sorted(Version(v) for v in _index(_resolve_dir(snapshot_dir)))
+    return sorted(Version(v) for v in _index(_resolve_dir(folder)))
 
 
 def _canonical(version: str | Version) -> str:
@@ -312,17 +318,17 @@ def _canonical(version: str | Version) -> str:
         raise RegistryError(f"not a version: {version!r}") from exc
 
 
-def load_registry(version: str | Version, snapshot_dir: Path | None = None) -> CliRegistry:
+def load_registry(version: str | Version, folder: Path | None = None) -> CliRegistry:
     """Load and digest-verify the snapshot of ``version`` (e.g. ``"0.8.5.post1"``).
 
-    The file ``<snapshot_dir>/<version>.json`` must hash (sha256 of its bytes) to the
+    The file ``<folder>/<version>.json`` must hash (sha256 of its bytes) to the
     value pinned for that version in ``index.json``.  Results are cached per process
     (keyed by path, modification time and size).
 
     Raises :class:`RegistryError` when the version is not pinned, the file is missing,
     its digest differs from the pin, or its content is malformed.
     """
-    d = _resolve_dir(snapshot_dir)
+    d = _resolve_dir(folder)
     v = _canonical(version)
     pins = _index(d)
     if v not in pins:
@@ -437,33 +443,33 @@ def _from_doc(doc: dict[str, Any], sha256: str,
 # ---------------------------------------------------------------------- queries
 
 
-def all_registries(snapshot_dir: Path | None = None) -> list[CliRegistry]:
+def all_registries(folder: Path | None = None) -> list[CliRegistry]:
     """Every vendored registry, ascending by version (cached; see :func:`load_registry`)."""
-    return [load_registry(v, snapshot_dir) for v in available_versions(snapshot_dir)]
+    return [load_registry(v, folder) for v in available_versions(folder)]
 
 
 def first_version_with(
-    predicate: Callable[[CliRegistry], bool], snapshot_dir: Path | None = None
+    predicate: Callable[[CliRegistry], bool], folder: Path | None = None
 ) -> str | None:
     """The lowest vendored version whose registry satisfies ``predicate``, else ``None``.
 
     Example: ``first_version_with(lambda r: "glm47" in r.tool_call_parsers)``.
     Raises :class:`RegistryError` if any snapshot visited fails to load.
     """
-    for reg in all_registries(snapshot_dir):
+    for reg in all_registries(folder):
         if predicate(reg):
             return reg.version
     return None
 
 
-def nearest(version: str | Version, snapshot_dir: Path | None = None) -> CliRegistry:
+def nearest(version: str | Version, folder: Path | None = None) -> CliRegistry:
     """The registry of the highest vendored version ``<= version``.
 
     Used for versions that are not vendored (a dev build, a release newer than the
     snapshots).  Raises :class:`RegistryError` if ``version`` is below every vendored one.
     """
     want = Version(_canonical(version))
-    below = [v for v in available_versions(snapshot_dir) if v <= want]
+    below = [v for v in available_versions(folder) if v <= want]
     if not below:
         raise RegistryError(f"no vendored vllm CLI snapshot at or below {want}")
-    return load_registry(below[-1], snapshot_dir)
+    return load_registry(below[-1], folder)
