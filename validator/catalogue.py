@@ -34,13 +34,13 @@ import validator.checks.ver_claims
 import validator.fix.removed
 import validator.fix.safe
 import validator.fix.unsafe
-import validator.load
+import validator.load.rules
 import validator.schema
 import validator.stage_rules
 from validator.rules import RULES, Rule
 
 RULE_MODULES: tuple[ModuleType, ...] = (
-    validator.load,
+    validator.load.rules,
     validator.schema,
     validator.stage_rules,
     validator.checks.env_vars,
