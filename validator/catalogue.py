@@ -34,6 +34,7 @@ import validator.checks.ver_claims
 import validator.fix.removed
 import validator.fix.safe
 import validator.fix.unsafe
+import validator.load.hidden
 import validator.load.rules
 import validator.schema
 import validator.stage_rules
@@ -41,6 +42,7 @@ from validator.rules import RULES, Rule
 
 RULE_MODULES: tuple[ModuleType, ...] = (
     validator.load.rules,
+    validator.load.hidden,
     validator.schema,
     validator.stage_rules,
     validator.checks.env_vars,

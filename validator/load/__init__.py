@@ -19,6 +19,7 @@ import yaml
 
 from validator.findings import Finding
 from validator.load.builder import Builder, LimitExceeded
+from validator.load.hidden import hidden_character_findings
 from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
@@ -266,4 +267,5 @@ def load_yaml(
         doc.data = None
         return doc
     builder.summarise()
+    doc.findings += hidden_character_findings(doc)
     return doc
