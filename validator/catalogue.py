@@ -28,6 +28,7 @@ import validator.checks.hw
 import validator.checks.hw_claims
 import validator.checks.hw_text
 import validator.checks.ref
+import validator.checks.ref_api
 import validator.checks.render_checks
 import validator.checks.ver
 import validator.checks.ver_claims
@@ -57,6 +58,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.hw_claims,
     validator.checks.hw_text,
     validator.checks.ref,
+    validator.checks.ref_api,
     validator.checks.render_checks,
     validator.checks.ver,
     validator.checks.ver_claims,
