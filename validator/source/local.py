@@ -74,8 +74,12 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
     it. ``trees`` caches one :class:`LocalTree` per root.
 
     Raises:
-        SourceError: the path does not exist, is outside the root, or no root is found.
+        SourceError: the path or ``root`` does not exist, the path is outside the root,
+            or no root is found.
     """
+    if root is not None and not root.is_dir():
+        raise SourceError(f"--root {root}: no such folder" if not root.exists() else
+                          f"--root {root}: not a folder")
     p = Path(arg)
     if not p.exists() and not p.is_symlink():
         raise SourceError(f"{arg}: no such file or folder")
