@@ -63,6 +63,8 @@ PROSE_KEYS = frozenset({"description", "title", "notes", "note", "summary", "gui
 """Keys whose strings are read, not run or copied (``guide`` outside its code blocks)."""
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_ESCAPE = re.compile(r"\\[xuU]")
+"""A YAML double-quoted escape that can write a hidden character (``\\u202e``)."""
 
 
 def code_point(char: str) -> str:
@@ -80,7 +82,8 @@ def escape_hidden(text: str) -> str:
 def hidden_character_findings(doc: LoadedDocument) -> list[Finding]:
     """``YAML010`` findings of ``doc`` (loaded, ``doc.ok``): every hidden character of
     its text, then every one in a loaded string that its text writes as an escape."""
-    if HIDDEN.search(doc.text) is None and not _has_hidden(doc.data):
+    escapes = _ESCAPE.search(doc.text) is not None  # only these can write one unseen
+    if HIDDEN.search(doc.text) is None and not (escapes and _has_hidden(doc.data)):
         return []
     lines = doc.text.splitlines()
     scalars = {p for p, _ in _scalars(doc.data, "")}
@@ -98,7 +101,7 @@ def hidden_character_findings(doc: LoadedDocument) -> list[Finding]:
             if pointer is not None:
                 found_in.add(pointer)
             findings.append(_finding(doc, lines, pointer, is_key, pos, match[0], ""))
-    for pointer, value in _scalars(doc.data, ""):
+    for pointer, value in _scalars(doc.data, "") if escapes else ():
         if pointer in found_in or not isinstance(value, str) or not HIDDEN.search(value):
             continue
         span = doc.source_map.span(pointer)
