@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from validator.cli import main
+from validator.cli import EXIT_BROKEN_PIPE, main
 
 PROJECT = Path(__file__).resolve().parents[1]
 EXAMPLES = PROJECT / "examples" / "recipes"
@@ -111,8 +111,22 @@ def test_a_reader_that_went_away_gets_no_traceback(args: list[str]) -> None:
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     err = proc.stderr.read().decode()
-    assert proc.wait(timeout=120) == 2
+    assert proc.wait(timeout=120) == EXIT_BROKEN_PIPE == 141
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_a_reader_that_leaves_after_one_line_gets_141() -> None:
+    """``recipe-check ... | head -1``: the first line is read, then the pipe closes while
+    output is still being written."""
+    # the JSON catalogue (~90 KB) is more than a pipe holds, so the writer is still writing
+    proc = subprocess.Popen([sys.executable, "-m", "validator", "rules", "--format", "json"],
+                            cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == EXIT_BROKEN_PIPE
+    assert err == "", err
 
 
 def test_an_empty_selector_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,6 +31,7 @@ import validator.checks.hw_precision
 import validator.checks.hw_text
 import validator.checks.hw_vram
 import validator.checks.ref
+import validator.checks.ref_api
 import validator.checks.render_checks
 import validator.checks.ver_claims
 import validator.checks.ver_dates
@@ -40,13 +41,15 @@ import validator.checks.ver_minimum
 import validator.fix.removed
 import validator.fix.safe
 import validator.fix.unsafe
-import validator.load
+import validator.load.hidden
+import validator.load.rules
 import validator.schema
 import validator.stage_rules
 from validator.rules import RULES, Rule
 
 RULE_MODULES: tuple[ModuleType, ...] = (
-    validator.load,
+    validator.load.rules,
+    validator.load.hidden,
     validator.schema,
     validator.stage_rules,
     validator.checks.env_vars,
@@ -64,6 +67,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.hw_text,
     validator.checks.hw_vram,
     validator.checks.ref,
+    validator.checks.ref_api,
     validator.checks.render_checks,
     validator.checks.ver_claims,
     validator.checks.ver_dates,

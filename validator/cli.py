@@ -48,13 +48,20 @@ def _top_help() -> str:
     return "\n".join(lines)
 
 
+EXIT_BROKEN_PIPE = 141
+"""Exit code when stdout's reader went away: 128 + SIGPIPE, what a shell reports for a
+program the signal ended (``head``, ``grep`` and ``yes`` under ``set -o pipefail``); the
+output was cut short, so it is neither success nor a usage error. The handling follows
+the Python documentation's "Note on SIGPIPE" (stdout redirected to the null device)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader went away (``recipe-check ... | head``)
         _discard_stdout()
-        return 2
+        return EXIT_BROKEN_PIPE
 
 
 def _discard_stdout() -> None:

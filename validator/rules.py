@@ -136,6 +136,9 @@ class Rule:
     description: str
     check: CheckFn | None = field(default=None, compare=False)
     declared_reads: frozenset[Reads] | None = field(default=RECIPE_ONLY, compare=False)
+    needs_root: bool = field(default=False, compare=False)
+    """The check looks names up in the recipes root (its taxonomy, strategies, recipe
+    list): it cannot judge a tree without ``taxonomy.yaml`` and is skipped there."""
 
     @property
     def reads(self) -> frozenset[Reads]:
@@ -247,20 +250,21 @@ def declare(rule_id: str, severity: Severity, summary: str, description: str) ->
 
 
 def rule(rule_id: str, severity: Severity, summary: str, *,
-         reads: frozenset[Reads] | None = None) -> Callable[[CheckFn], CheckFn]:
+         reads: frozenset[Reads] | None = None,
+         needs_root: bool = False) -> Callable[[CheckFn], CheckFn]:
     """Decorator registering a check function; its docstring is the rule's description.
 
     ``reads``: what the check reads besides the recipe (:data:`RECIPE_ONLY` for nothing).
     Every rule declares it (``tests/test_rule_reads.py`` refuses a rule that does not,
     and proves the declarations true); an undeclared rule is treated as reading
-    :data:`UNDECLARED_READS`.
+    :data:`UNDECLARED_READS`. ``needs_root``: see :attr:`Rule.needs_root`.
     """
     if reads is not None and not isinstance(reads, frozenset):
         raise TypeError(f"rule {rule_id}: reads must be a frozenset of Reads")
 
     def wrap(fn: CheckFn) -> CheckFn:
         _register(Rule(rule_id, severity, summary, inspect.cleandoc(fn.__doc__ or ""), fn,
-                       reads))
+                       reads, needs_root))
         return fn
 
     return wrap

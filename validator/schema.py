@@ -292,7 +292,26 @@ class SchemaValidator:
             pointer, on_key = join_pointer(pointer, error.instance), True
         if keyword == "pattern" and pointer in DISPLAY_ONLY:
             rule = SCHEMA_DISPLAY_ONLY
-        yield rule, Hit(pointer, _named(pointer, _message(keyword, error)), hint, on_key=on_key)
+        message = _named(pointer, _message(keyword, error))
+        yield rule, Hit(pointer, message, _unrepeated(hint, message), on_key=on_key)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[\w.+-]*\w")
+
+
+def _unrepeated(hint: str | None, message: str) -> str | None:
+    """``hint`` (the schema's description) without what ``message`` already says: a
+    sentence the message contains, or one that names three or more of the values the
+    message lists (an enum's members); ``None`` when nothing is left."""
+    if hint is None:
+        return None
+    listed = set(message.split(" is not one of: ", 1)[1].split(", ")) \
+        if " is not one of: " in message else set()
+    kept = [sentence for sentence in _SENTENCE.split(hint.strip())
+            if sentence.rstrip(".") not in message
+            and len(listed & set(_WORD.findall(sentence))) < 3]
+    return " ".join(kept) or None
 
 
 def _named(pointer: str, message: str) -> str:

@@ -116,11 +116,20 @@ class Session:
                 return None
         if context.cli is None:
             context.cli = self.cli
-        checker = Checker(context, self.rules, self.schema, self.policy(tree))
+        checker = Checker(context, self.judgeable(context), self.schema, self.policy(tree))
         opened = Opened(context, checker,
                         frozenset(d.path for d in context.context_documents()))
         self._opened[key] = opened
         return opened
+
+    def judgeable(self, context: Context, rules: Sequence[Rule] | None = None) -> list[Rule]:
+        """``rules`` (default: the session's) that can judge ``context``: without a
+        taxonomy the tree is no recipes root, and the rules that look names up in the root
+        (:attr:`~validator.rules.Rule.needs_root`) are left out."""
+        chosen = self.rules if rules is None else rules
+        if context.taxonomy is not None:
+            return list(chosen)
+        return [r for r in chosen if not r.needs_root]
 
     def check_context(self, tree: RecipeTree,
                       files: Iterable[tuple[str, str]] | None = None) -> None:
@@ -140,8 +149,12 @@ class Session:
         ctx, checker = opened.context, opened.checker
         if files is None:
             if ctx.taxonomy is None:
-                print(f"recipe-check: warning: {tree.label} has no taxonomy.yaml; hardware "
-                      "ids are not checked", file=sys.stderr)
+                skipped = sorted(r.id for r in self.rules if r.needs_root
+                                 and checker.policy.selected(r.id))
+                print(f"recipe-check: warning: {tree.label} has no taxonomy.yaml, so it is "
+                      "not a recipes root: the rules that look names up in the root's "
+                      f"taxonomy, strategies/ and models/ were skipped "
+                      f"({', '.join(skipped) or 'none selected'})", file=sys.stderr)
             else:
                 checker.check_context_document(ctx.taxonomy, "taxonomy", self.result)
             for doc in ctx.strategies.values():
@@ -209,7 +222,7 @@ class Session:
         comments); a crashing rule goes to ``result.internal_errors``."""
         if context.cli is None:
             context.cli = self.cli
-        checker = Checker(context, self.rules if rules is None else rules, self.schema,
+        checker = Checker(context, self.judgeable(context, rules), self.schema,
                           self.policy(context.tree))
         return checker.run_rules(doc, self.result)
 

@@ -235,10 +235,14 @@ def test_symlinks_leaving_the_tree_are_not_followed(
     link = next(d for d in report["documents"] if d["path"] == "models/org/link.yaml")
     assert [f["rule"] for f in link["findings"]] == ["PROV005"]  # refused, not skipped
     assert "leaked" not in json.dumps(report)
-    code = main([str(tree / "models" / "org" / "link.yaml")])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert "link.yaml" in err and "not followed" in err and "Traceback" not in err
+    # named explicitly, the link is refused the same way: a PROV005 error, exit code 1
+    code, report, err = run_json([str(tree / "models" / "org" / "link.yaml")], capsys)
+    assert code == 1 and "Traceback" not in err
+    [only] = [d for d in report["documents"] if d["path"].startswith("models/")]
+    assert only["path"] == "models/org/link.yaml"
+    assert [f["rule"] for f in only["findings"]] == ["PROV005"]
+    assert "not followed" in only["findings"][0]["message"]
+    assert "leaked" not in json.dumps(report)
 
 
 def test_symlink_inside_the_tree_is_read(tree: Path,

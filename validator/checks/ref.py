@@ -55,7 +55,7 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
 
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",
-      reads=frozenset({Reads.STRATEGIES}))
+      reads=frozenset({Reads.STRATEGIES}), needs_root=True)
 def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every entry of ``compatible_strategies`` must be a ``strategies/<name>.yaml`` of the
     same revision.
@@ -81,7 +81,7 @@ def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
 
 
 @rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy",
-      reads=frozenset({Reads.STRATEGIES}))
+      reads=frozenset({Reads.STRATEGIES}), needs_root=True)
 def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Every key of ``strategy_overrides`` must be a strategy of the same revision; an
     override for a strategy that does not exist is never applied.
@@ -106,7 +106,7 @@ def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 
 
 @rule("REF004", Severity.ERROR, "meta.hardware names a hardware id missing from the taxonomy",
-      reads=frozenset({Reads.TAXONOMY}))
+      reads=frozenset({Reads.TAXONOMY}), needs_root=True)
 def meta_hardware_in_taxonomy(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Keys of ``meta.hardware`` are exact taxonomy ``hardware_profiles`` ids (upstream's
     ``validateHardwareKeys``: lookups are exact string matches, so an unknown id silently
@@ -463,7 +463,7 @@ class RecipeIndex:
 
 
 @rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree",
-      reads=frozenset({Reads.RECIPE_LIST}))
+      reads=frozenset({Reads.RECIPE_LIST}), needs_root=True)
 def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
     ``models/org/name.yaml`` of the same revision; a missing one renders a dead link.

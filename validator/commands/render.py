@@ -151,9 +151,16 @@ def run(args: argparse.Namespace) -> int:
         json.dump([_json(r, reasons) for r, reasons, _ in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write("\n\n".join(text_block(r, reasons, labels)
-                                      for r, reasons, labels in results if r.ok))
-        sys.stdout.write("\n")
+        text = "\n\n".join(text_block(r, reasons, labels)
+                           for r, reasons, labels in results if r.ok)
+        shown = printable(text, keep="\n\t")
+        sys.stdout.write(shown + "\n")
+        if shown != text:
+            print("recipe-check: note: the commands above hold control or invisible "
+                  "characters (bidi controls, zero-width spaces ...: YAML010 of `recipe-check "
+                  "check`), printed escaped as \\uXXXX so that none is hidden; copied as "
+                  "printed they are not what the recipe says (--format json keeps the true "
+                  "strings)", file=sys.stderr)
     return 1 if failed else 0
 
 

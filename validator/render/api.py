@@ -37,6 +37,7 @@ from typing import Any
 from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
+from validator.render.api_paths import promoted_id
 from validator.render.api_recipe import (
     feature_mode_errors,
     head_ordered,
@@ -284,8 +285,8 @@ class _RecipeRenderer:
             recipe["recommended_command"] = default
         promoted: list[tuple[str, str, dict[str, Any]]] = []
         for key, config in entries(or_(recipe.get("variants"), {})):
-            model_id = get(config, "model_id")
-            if not isinstance(model_id, str) or "/" not in model_id:
+            model_id = promoted_id(get(config, "model_id"))
+            if model_id is None:
                 continue
             if model_id in self.all_ids:
                 self.out.warnings.append(

@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from validator.errors import RecipeCheckError
+from validator.render.api_paths import PUBLIC, api_path_problem
 
 _MARKERS = ("models.json", "taxonomy.json")
 
@@ -89,14 +90,17 @@ class StagedApiFolder:
         """``path.join(public, rel)`` inside the stage; ``None`` for the stage itself.
 
         Raises:
-            ApiOutputError: ``rel`` leaves the folder (``..`` in an id).
+            ApiOutputError: ``rel`` is no path inside the folder
+                (:func:`~validator.render.api_paths.api_path_problem`).
         """
-        joined = posixpath.normpath("public/" + rel)
-        if joined == "public":
+        problem = api_path_problem(rel)
+        if problem is not None:
+            raise ApiOutputError(f"{rel!r} {problem}: it would be written outside the API "
+                                 "folder or over it; refused")
+        joined = posixpath.normpath(f"{PUBLIC}/{rel}")
+        if joined == PUBLIC:
             return None
-        if not joined.startswith("public/"):
-            raise ApiOutputError(f"{rel!r} would be written outside the API folder; refused")
-        return self.stage / joined[len("public/"):]
+        return self.stage / joined[len(PUBLIC) + 1:]
 
     def write_json(self, rel: str, data: Any) -> None:
         """Write ``data`` as the file ``rel`` (replacing an earlier one)."""

@@ -58,6 +58,14 @@ def unreadable_folders(folder: Path, root: Path, tree: LocalTree) -> list[str]:
     return sorted(set(found))
 
 
+def _inside(p: Path, root: Path) -> bool:
+    """Whether ``p`` resolves inside ``root`` (``False`` for a link loop)."""
+    try:
+        return p.resolve().is_relative_to(root)
+    except (RuntimeError, OSError):
+        return False
+
+
 def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> list[Target]:
     """Targets for a file or folder given on the command line.
 
@@ -66,13 +74,14 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
     it. ``trees`` caches one :class:`LocalTree` per root.
 
     Raises:
-        SourceError: the path does not exist, is outside the root, or no root is found.
+        SourceError: the path or ``root`` does not exist, the path is outside the root,
+            or no root is found.
     """
+    if root is not None and not root.is_dir():
+        raise SourceError(f"--root {root}: no such folder" if not root.exists() else
+                          f"--root {root}: not a folder")
     p = Path(arg)
-    if not p.exists():
-        if p.is_symlink():
-            raise SourceError(f"{arg}: symbolic link to a missing target, or a link loop; "
-                              "not followed")
+    if not p.exists() and not p.is_symlink():
         raise SourceError(f"{arg}: no such file or folder")
     # a symbolic link's root is found from where the link is, not from its target
     found = root.resolve() if root else find_root(p.parent if p.is_symlink() else p)
@@ -80,12 +89,15 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
         raise SourceError(f"{arg}: no recipes root above it (a folder holding taxonomy.yaml "
                           "and strategies/); pass --root")
     tree = trees.setdefault(found, LocalTree(found))
-    try:
-        real = p.resolve()
-    except RuntimeError as exc:  # a symbolic link loop
-        raise SourceError(f"{arg}: symbolic link loop; not followed") from exc
-    if p.is_symlink() and not real.is_relative_to(found):
-        raise SourceError(f"{arg}: symbolic link leaving the recipes root; not followed")
+    if p.is_symlink() and not (p.is_dir() and _inside(p, found)):
+        # the link itself is the target, as in a folder walk: one that leaves the root,
+        # dangles or loops is refused when read (a PROV005 finding), one inside is read;
+        # a link to a folder inside the root is walked as that folder
+        where = p.parent.resolve() / p.name
+        if not where.is_relative_to(found):
+            raise SourceError(f"{arg}: is outside the recipes root {found}")
+        return [Target(tree, where.relative_to(found).as_posix())]
+    real = p.resolve()
     if not real.is_relative_to(found):
         raise SourceError(f"{arg}: is outside the recipes root {found}")
     if p.is_dir():

@@ -1,0 +1,271 @@
+"""YAML -> plain data + :class:`SourceMap`, with YAML 1.2 (js-yaml) semantics.
+
+The recipes site reads recipes with js-yaml, a YAML 1.2 parser. PyYAML resolves plain
+scalars with YAML 1.1 rules (``yes`` -> ``True``, ``0777`` -> 511) and silently keeps the
+last of duplicate keys, so we do not use its constructor. Instead we let libyaml compose
+the node graph (``yaml.compose(..., Loader=CSafeLoader)``: fast, every node carries its
+marks, duplicate keys still visible) and build the data ourselves with the YAML 1.2 core
+schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), plus js-yaml's default-schema
+extras: timestamps (kept as their source text so data stays JSON) and ``<<`` merge keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from validator.findings import Finding
+from validator.load.builder import Builder, LimitExceeded
+from validator.load.hidden import hidden_character_findings
+from validator.load.rules import (
+    YAML_AMBIGUOUS_SCALAR,
+    YAML_BAD_TAG,
+    YAML_DUPLICATE_KEY,
+    YAML_ENCODING,
+    YAML_INVALID,
+    YAML_LIMIT,
+    YAML_SHAPE,
+    YAML_UNKNOWN_TAG,
+    YAML_VERSION_FLOAT,
+)
+from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
+from validator.sourcemap import SourceMap
+
+__all__ = [
+    "DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_NODES", "MERGE_TAG",
+    "YAML_AMBIGUOUS_SCALAR", "YAML_BAD_TAG", "YAML_DUPLICATE_KEY", "YAML_ENCODING",
+    "YAML_INVALID", "YAML_LIMIT", "YAML_SHAPE", "YAML_UNKNOWN_TAG", "YAML_VERSION_FLOAT",
+    "LoadedDocument", "construct_tagged", "decode_text", "load_yaml", "resolve_plain",
+]
+
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+DEFAULT_MAX_DEPTH = 64
+DEFAULT_MAX_NODES = 200_000
+
+# libyaml's Cython composer (``yaml.compose`` with ``CSafeLoader``) recurses in C once per
+# nesting level and crashes the interpreter (SIGSEGV, not RecursionError) somewhere past
+# ~20,000 levels on an 8 MiB stack; composing also allocates every node of the file before
+# our node limit can act (~350 MB for 1M nodes). So before composing, a file that *might*
+# be deep or large is pre-scanned with the event API (flat, no recursion, constant memory),
+# which enforces the depth and node limits. The cheap test below is an upper bound of the
+# nesting depth: flow nesting needs a ``[``/``{`` per level, and block nesting needs more
+# indentation or a ``- ``/``? `` indicator per level, so it is at most ~3 x the longest line.
+_PRESCAN_DEPTH_BOUND = 4000
+"""Files whose nesting bound exceeds this are pre-scanned (corpus maximum: ~2,200)."""
+_PRESCAN_BYTES = 256 * 1024
+"""Files larger than this are pre-scanned (largest recipe in the corpus history: 58 KiB)."""
+
+
+@dataclass
+class LoadedDocument:
+    """A YAML file turned into data.
+
+    Attributes:
+        path: display path (repository-relative where known).
+        text: the decoded text (BOM removed, line endings as in the file).
+        data: plain JSON-compatible data (dict/list/str/int/float/bool/None), or ``None``
+            when the file could not be loaded (see ``findings``).
+        source_map: JSON Pointer -> positions.
+        findings: ``YAML`` findings raised while loading.
+        sha256: hex SHA-256 of the exact bytes read.
+    """
+
+    path: str
+    text: str
+    data: Any
+    source_map: SourceMap
+    findings: list[Finding] = field(default_factory=list)
+    sha256: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the file parsed into a mapping (checks can run)."""
+        return isinstance(self.data, dict)
+
+    def lines(self) -> list[str]:
+        """The file's lines without line terminators (index 0 is line 1)."""
+        return self.text.splitlines()
+
+
+def _nesting_bound(text: str, lines: list[str]) -> int:
+    """An upper bound of the nesting depth of ``text`` (see ``_PRESCAN_DEPTH_BOUND``)."""
+    longest = max(map(len, lines), default=0)
+    return text.count("[") + text.count("{") + 3 * longest + 2
+
+
+def _prescan(text: str, max_depth: int, max_nodes: int) -> None:
+    """Walk the parser events of ``text`` enforcing ``max_depth`` and ``max_nodes``
+    (nodes as written: aliases count once here; the builder counts their expansion).
+
+    Raises:
+        LimitExceeded: a limit is exceeded (the mark is where).
+        yaml.YAMLError: the text is not YAML (reported as ``YAML001`` by the caller).
+    """
+    depth = 0
+    nodes = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            nodes += 1
+            if depth > max_depth + 1:
+                raise LimitExceeded(f"document nests deeper than {max_depth} levels", None,
+                                     event.start_mark)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+            nodes += 1
+        if nodes > max_nodes:
+            raise LimitExceeded(f"document has more than {max_nodes} nodes", None,
+                                 event.start_mark)
+
+
+
+def decode_text(raw: bytes) -> tuple[str | None, str | None, tuple[int, int]]:
+    """Decode ``raw`` as UTF-8 (a leading BOM is dropped).
+
+    Returns ``(text, None, (1, 1))`` or ``(None, reason, (line, column))`` where ``reason``
+    names the first NUL or undecodable byte and its offset, and ``(line, column)`` is its
+    position (1-based; the column counts the characters before it on its line, as an
+    editor does, the BOM not counted).
+    """
+    nul = raw.find(b"\x00")
+    bad: int | None = nul if nul != -1 else None
+    reason = f"binary content (NUL byte at offset {nul})"
+    if bad is None:
+        try:
+            return raw.decode("utf-8-sig"), None, (1, 1)
+        except UnicodeDecodeError as exc:
+            bad = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+            reason = f"not UTF-8 (byte 0x{raw[bad]:02x} at offset {bad})"
+    return None, reason, byte_position(raw, bad)
+
+
+def byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based ``(line, column)`` of byte ``offset`` of ``raw``; the column counts the
+    characters before it on its line (undecodable bytes one each, a leading BOM none)."""
+    start = raw.rfind(b"\n", 0, offset) + 1
+    line = raw.count(b"\n", 0, offset) + 1
+    before = raw[start:offset]
+    if start == 0 and before.startswith(b"\xef\xbb\xbf"):
+        before = before[3:]
+    return line, len(before.decode("utf-8", errors="replace")) + 1
+
+
+def _syntax_finding(doc: LoadedDocument, exc: yaml.MarkedYAMLError,
+                    lines: list[str]) -> Finding:
+    """The finding of a libyaml syntax error: ``YAML001`` at its mark, naming a tab when
+    one is the cause; ``YAML007`` for libyaml's own nesting limit."""
+    mark = exc.problem_mark or exc.context_mark
+    pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    what = " ".join(x for x in (exc.context, exc.problem) if x)
+    if "maximum nesting depth" in what:
+        # libyaml >= 0.2.6 (bundled with PyYAML 6.0.4 wheels) has its own nesting limit
+        # (1000 levels) that can fire before ours: the same limit, so the same rule
+        return YAML_LIMIT.finding_at(doc, "", pos, f"document nests deeper than libyaml's "
+                                     f"limit ({what})", "simplify the document")
+    tab = _tab_at(lines, pos)
+    if tab is not None:
+        pos = tab
+        return YAML_INVALID.finding_at(
+            doc, "", pos, f"invalid YAML: tab character at line {pos[0]}, column {pos[1]}: "
+            f"YAML indents with spaces only, never tabs (libyaml: {what})",
+            "replace the tab with spaces")
+    return YAML_INVALID.finding_at(doc, "", pos, f"invalid YAML: {what}")
+
+
+def _tab_at(lines: list[str], pos: tuple[int, int]) -> tuple[int, int] | None:
+    """The 1-based position of the tab that caused an error at ``pos``: the character at
+    ``pos`` itself, or a tab in the indentation of that line."""
+    line, column = pos
+    if not 0 < line <= len(lines):
+        return None
+    text = lines[line - 1]
+    if column <= len(text) and text[column - 1] == "\t":
+        return pos
+    indent = text[:len(text) - len(text.lstrip(" \t"))]
+    return (line, indent.index("\t") + 1) if "\t" in indent else None
+
+
+def load_yaml(
+    raw: bytes,
+    path: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_nodes: int = DEFAULT_MAX_NODES,
+) -> LoadedDocument:
+    """Load one YAML document from ``raw`` bytes.
+
+    Never raises for bad input: every problem becomes a ``YAML`` finding on the returned
+    document, whose ``data`` is then ``None`` (or the partial data for non-fatal ones).
+
+    Args:
+        raw: the exact file bytes.
+        path: display path used in findings.
+        max_bytes: size limit in bytes (``YAML007`` beyond it).
+        max_depth: nesting limit in levels.
+        max_nodes: limit on built nodes, counting each alias expansion.
+    """
+    doc = LoadedDocument(path, "", None, SourceMap(), sha256=hashlib.sha256(raw).hexdigest())
+    if len(raw) > max_bytes:
+        doc.findings.append(
+            YAML_LIMIT.finding_at(doc, "", (1, 1),
+                                  f"file is {len(raw)} bytes, over the {max_bytes}-byte limit",
+                                  "raise --max-bytes if this file is legitimate")
+        )
+        return doc
+    text, problem, where = decode_text(raw)
+    if text is None:
+        doc.findings.append(YAML_ENCODING.finding_at(doc, "", where, f"file is {problem}",
+                                                     "save the file as UTF-8 text"))
+        return doc
+    doc.text = text
+    lines = text.splitlines()
+    try:
+        if len(text) > _PRESCAN_BYTES or _nesting_bound(text, lines) > _PRESCAN_DEPTH_BOUND:
+            _prescan(text, max_depth, max_nodes)
+        nodes = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+    except LimitExceeded as exc:
+        mark = exc.mark
+        pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        doc.findings.append(YAML_LIMIT.finding_at(doc, "", pos, str(exc),
+                                                  "simplify the document"))
+        return doc
+    except yaml.MarkedYAMLError as exc:
+        doc.findings.append(_syntax_finding(doc, exc, lines))
+        return doc
+    except (yaml.YAMLError, RecursionError) as exc:
+        doc.findings.append(YAML_INVALID.finding_at(doc, "", (1, 1), f"invalid YAML: {exc}"))
+        return doc
+    if len(nodes) != 1 or not isinstance(nodes[0], yaml.MappingNode):
+        if not nodes:
+            msg = "file holds no YAML document (it is empty or only comments)"
+            pos = (1, 1)
+        elif len(nodes) > 1:
+            msg = f"file holds {len(nodes)} YAML documents; a recipe file holds exactly one"
+            pos = (nodes[1].start_mark.line + 1, nodes[1].start_mark.column + 1)
+        else:
+            kind = "a sequence" if isinstance(nodes[0], yaml.SequenceNode) else "a scalar"
+            msg = f"the document's root is {kind}, not a mapping"
+            pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
+        doc.findings.append(YAML_SHAPE.finding_at(doc, "", pos, msg))
+        return doc
+    builder = Builder(doc, lines, max_depth, max_nodes)
+    try:
+        doc.data = builder.build(nodes[0], "", 0)
+    except (LimitExceeded, RecursionError) as exc:
+        node = exc.node if isinstance(exc, LimitExceeded) and exc.node else nodes[0]
+        doc.source_map = SourceMap()
+        doc.findings = [f for f in doc.findings if f.rule not in ("YAML003", "YAML004")]
+        doc.findings.append(
+            YAML_LIMIT.finding_at(doc, "", (node.start_mark.line + 1, node.start_mark.column + 1),
+                                  str(exc), "simplify the document")
+        )
+        doc.data = None
+        return doc
+    builder.summarise()
+    doc.findings += hidden_character_findings(doc)
+    return doc

@@ -1,0 +1,263 @@
+"""Plain data and the source map from a composed libyaml node graph (the second half of
+:func:`validator.load.load_yaml`): duplicate keys, merge keys, explicit and unknown tags,
+YAML 1.1/1.2 ambiguities and the alias-expansion limit are found here."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from validator.findings import Finding, printable
+from validator.load.rules import (
+    YAML_AMBIGUOUS_SCALAR,
+    YAML_BAD_TAG,
+    YAML_DUPLICATE_KEY,
+    YAML_UNKNOWN_TAG,
+    YAML_VERSION_FLOAT,
+)
+from validator.load.scalars import (
+    CORE_TAGS,
+    JS_YAML_TAGS,
+    MERGE_TAG,
+    STR_TAG,
+    TAG_NOUN,
+    VALUE_TAG,
+    YAML11_BINARY,
+    YAML11_BOOL,
+    YAML11_OCTAL,
+    YAML11_SEXAGESIMAL,
+    YAML11_UNDERSCORE,
+    construct_tagged,
+    resolve_plain,
+)
+from validator.rules import Hit
+from validator.sourcemap import BlockLines, Span, join_pointer
+
+if TYPE_CHECKING:
+    from validator.load import LoadedDocument
+
+_MAX_FINDINGS_PER_RULE = 100
+"""At most this many findings of one loader rule per file; the rest are summarised."""
+_TAG_AFTER_ANCHOR = re.compile(r"(?:&[^\s]*[ \t]+)?!")
+
+
+class LimitExceeded(Exception):
+    def __init__(self, message: str, node: yaml.Node | None, mark: Any = None) -> None:
+        super().__init__(message)
+        self.node = node
+        self.mark = mark if mark is not None else (node.start_mark if node else None)
+
+
+
+def _span(node: yaml.Node) -> Span:
+    s, e = node.start_mark, node.end_mark
+    return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+
+class Builder:
+    """Builds plain data from a composed node graph, recording the source map."""
+
+    def __init__(self, doc: LoadedDocument, lines: list[str], max_depth: int, max_nodes: int):
+        self.doc = doc
+        self.lines = lines
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.per_rule: dict[str, int] = {}
+
+    def build(self, node: yaml.Node, pointer: str, depth: int, key: str | None = None) -> Any:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise LimitExceeded(
+                f"document expands to more than {self.max_nodes} nodes (alias expansion?)", node
+            )
+        if depth > self.max_depth:
+            raise LimitExceeded(f"document nests deeper than {self.max_depth} levels", node)
+        smap = self.doc.source_map
+        smap.values.setdefault(pointer, _span(node))
+        if node.tag not in JS_YAML_TAGS and (node.tag != VALUE_TAG or self.explicit_tag(node)):
+            self.unknown_tag(node, pointer)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, pointer, key)
+        if isinstance(node, yaml.SequenceNode):
+            return [
+                self.build(item, join_pointer(pointer, i), depth + 1)
+                for i, item in enumerate(node.value)
+            ]
+        assert isinstance(node, yaml.MappingNode)
+        return self.mapping(node, pointer, depth)
+
+    def mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        seen: dict[str, yaml.Node] = {}
+        merges: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag == MERGE_TAG:
+                merges.append(value_node)  # built after the explicit keys (see below)
+                continue
+            key = self.key_text(key_node, pointer, depth)
+            child = join_pointer(pointer, key)
+            if key in seen:
+                first = seen[key].start_mark.line + 1
+                self.report(
+                    YAML_DUPLICATE_KEY.finding_at(
+                        self.doc,
+                        child,
+                        (key_node.start_mark.line + 1, key_node.start_mark.column + 1),
+                        f"duplicate key {key!r} (first defined on line {first}); js-yaml "
+                        "rejects the file and PyYAML silently keeps the last value",
+                        "remove or rename one of the two entries",
+                    )
+                )
+                continue
+            seen[key] = key_node
+            self.doc.source_map.keys[child] = _span(key_node)
+            result[key] = self.build(value_node, child, depth + 1, key)
+        # Explicit keys override merged ones; building them first also gives their
+        # pointers the explicit node's position in the source map.
+        for merge_node in merges:
+            for k, v in self.merge(merge_node, pointer, depth).items():
+                result.setdefault(k, v)
+        return result
+
+    def merge(self, node: yaml.Node, pointer: str, depth: int) -> dict[str, Any]:
+        sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        out: dict[str, Any] = {}
+        for src in sources:
+            if isinstance(src, yaml.MappingNode):
+                for k, v in self.mapping(src, pointer, depth + 1).items():
+                    out.setdefault(k, v)
+        return out
+
+    def report(self, finding: Finding) -> None:
+        """Append a loader finding, at most ``_MAX_FINDINGS_PER_RULE`` per rule."""
+        count = self.per_rule.get(finding.rule, 0) + 1
+        self.per_rule[finding.rule] = count
+        if count <= _MAX_FINDINGS_PER_RULE:
+            self.doc.findings.append(finding)
+
+    def summarise(self) -> None:
+        """Add one finding per rule whose findings were capped, saying how many were not
+        shown (at the position of the last one shown)."""
+        for rule_id, count in sorted(self.per_rule.items()):
+            if count > _MAX_FINDINGS_PER_RULE:
+                last = [f for f in self.doc.findings if f.rule == rule_id][-1]
+                self.doc.findings.append(dataclasses.replace(
+                    last, message=f"{count - _MAX_FINDINGS_PER_RULE} more {rule_id} findings "
+                    "in this file are not shown", hint=None, end_line=None, end_column=None))
+
+    def key_text(self, node: yaml.Node, pointer: str, depth: int) -> str:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise LimitExceeded(f"document expands to more than {self.max_nodes} nodes", node)
+        if isinstance(node, yaml.ScalarNode):
+            value = self.scalar(node, pointer, None, record=False)
+            if isinstance(value, bool):
+                return "true" if value else "false"
+            return "null" if value is None else str(value)
+        return str(self.build(node, pointer + "/~key", depth + 1))
+
+    def scalar(
+        self, node: yaml.ScalarNode, pointer: str, key: str | None, record: bool = True
+    ) -> Any:
+        text: str = node.value
+        if node.tag in CORE_TAGS and node.tag != STR_TAG and self.explicit_tag(node):
+            return self.tagged(node, pointer, text)
+        if node.style:  # quoted or block ("" or None is plain): a string in any YAML version
+            if record and node.style == "|":
+                self.record_block(node, pointer)
+            return text
+        if self.explicit_tag(node):
+            return text if node.tag == STR_TAG else resolve_plain(text)
+        value = resolve_plain(text)
+        if record:
+            self.flag_ambiguity(node, pointer, text, value, key)
+        return value
+
+    def tagged(self, node: yaml.ScalarNode, pointer: str, text: str) -> Any:
+        """A scalar with an explicit core tag (``!!int "42"``), read as js-yaml reads it:
+        the tag's type applied to the text, quoted or not; text the type cannot take is
+        ``YAML008`` (js-yaml refuses the file) and stays a string."""
+        ok, value = construct_tagged(node.tag, text)
+        if not ok:
+            name = "!!" + node.tag.rsplit(":", 1)[-1]
+            what = TAG_NOUN[name[2:]]
+            self.report(YAML_BAD_TAG.finding(self.doc, Hit(
+                pointer, f"`{name} {text!r}`: the text is not {what}, so js-yaml (the "
+                "recipes site) refuses the file", f"drop the tag, or write {what}")))
+            return text
+        return value
+
+    def unknown_tag(self, node: yaml.Node, pointer: str) -> None:
+        tag = node.tag
+        shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") \
+            else tag
+        self.report(YAML_UNKNOWN_TAG.finding_at(
+            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+            f"unknown tag {printable(shown)!r}: js-yaml (the recipes site) refuses the file",
+            "remove the tag"))
+
+    def explicit_tag(self, node: yaml.Node) -> bool:
+        """True when the node is written with a ``!tag`` (its start mark is the tag/anchor)."""
+        mark = node.start_mark
+        if mark.line >= len(self.lines):
+            return False
+        # match in place: slicing the line would copy it per node (quadratic on a 2 MiB
+        # single-line flow sequence)
+        return _TAG_AFTER_ANCHOR.match(self.lines[mark.line], mark.column) is not None
+
+    def flag_ambiguity(self, node: yaml.ScalarNode, pointer: str, text: str, value: Any,
+                       key: str | None) -> None:
+        yaml11: str | None = None
+        if YAML11_BOOL.match(text):
+            yaml11 = "a boolean"
+        elif isinstance(value, str) and YAML11_SEXAGESIMAL.match(text):
+            yaml11 = "a base-60 number"
+        elif isinstance(value, str) and YAML11_BINARY.match(text):
+            yaml11 = "a binary integer"
+        elif YAML11_OCTAL.match(text) and text.strip("+-") not in ("0",) and "_" not in text:
+            yaml11 = "an octal integer"
+        elif "_" in text and YAML11_UNDERSCORE.match(text):
+            yaml11 = "a number"
+        if yaml11 is not None:
+            shown = f"{value!r}" if not isinstance(value, str) else "a string"
+            self.report(
+                YAML_AMBIGUOUS_SCALAR.finding(
+                    self.doc,
+                    Hit(pointer,
+                        f"plain scalar `{text}` is {shown} in YAML 1.2 (js-yaml) but {yaml11} "
+                        "in YAML 1.1",
+                        f'quote it: "{text}"'),
+                )
+            )
+            return
+        if isinstance(value, float) and math.isfinite(value) and re.match(r"^\d+\.\d+$", text):
+            versionish = key is not None and "version" in key.lower()
+            if versionish or repr(value) != text:
+                self.report(
+                    YAML_VERSION_FLOAT.finding(
+                        self.doc,
+                        Hit(pointer,
+                            f"`{text}` is read as the float {value!r}"
+                            + (" and loses its trailing zero" if repr(value) != text else ""),
+                            f'quote it: "{text}"'),
+                    )
+                )
+
+    def record_block(self, node: yaml.ScalarNode, pointer: str) -> None:
+        if node.style != "|":
+            return
+        start = node.start_mark.line  # 0-based line of the indicator
+        first = start + 1
+        indent = 0
+        for ln in self.lines[first:node.end_mark.line + 1]:
+            if ln.strip():
+                indent = len(ln) - len(ln.lstrip(" "))
+                break
+        count = node.value.count("\n") + (0 if node.value.endswith("\n") else 1)
+        self.doc.source_map.blocks[pointer] = BlockLines(first + 1, indent, max(count, 0))
+

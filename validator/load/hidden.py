@@ -1,0 +1,198 @@
+"""``YAML010``: Unicode bidirectional controls and invisible characters ("Trojan Source",
+CVE-2021-42574) in a recipe, found in the text and in the loaded strings.
+
+A bidi control reorders what an editor or a terminal shows, and an invisible character
+shows nothing at all, so a reviewer reads one command and a user who copies it runs
+another. Each character is reported at its exact line and column with its code point
+and Unicode name: an error where it lands in something executed or copied (an argument,
+an environment variable, a model id, a command in the guide), a warning in prose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from validator.findings import Finding, Severity
+from validator.rules import declare
+from validator.sourcemap import Span, join_pointer, split_pointer
+
+if TYPE_CHECKING:
+    from validator.load import LoadedDocument
+
+HIDDEN_CHARACTER = declare(
+    "YAML010",
+    Severity.ERROR,
+    "Bidirectional control or invisible character",
+    """The file holds a Unicode bidirectional control (U+202A-U+202E, U+2066-U+2069, the
+    marks U+200E, U+200F, U+061C) or an invisible character (U+200B-U+200D, U+2060-U+2064,
+    U+FEFF after the start, U+00AD soft hyphen, U+180E, the tag characters
+    U+E0000-U+E007F), written as itself or as a YAML escape such as ``"\\u202e"``. Such a
+    character changes what a reader sees ("Trojan Source", CVE-2021-42574) without
+    changing what runs: the site prints it into the command a user copies. The finding
+    names the code point and its position. Error where it lands in something executed or
+    copied (arguments, environment, model ids, image names, commands of the guide, keys);
+    warning in prose (descriptions, titles, notes, the guide's text outside its code
+    blocks, comments).
+
+    Failing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B"
+          base_args: ["--served-model-name", "chat\\u202e8b"]
+
+    Passing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B"
+          base_args: ["--served-model-name", "chat-8b"]
+
+    How to fix: delete the character (in an editor that shows it, or retype the value);
+    write direction-neutral text instead of bidi controls.""",
+)
+
+_HIDDEN_CLASS = ("\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+                 "\ufeff\U000e0000-\U000e007f")
+HIDDEN = re.compile(f"[{_HIDDEN_CLASS}]")
+"""One bidi control or invisible character."""
+
+PROSE_KEYS = frozenset({"description", "title", "notes", "note", "summary", "guide"})
+"""Keys whose strings are read, not run or copied (``guide`` outside its code blocks)."""
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_ESCAPE = re.compile(r"\\[xuU]")
+"""A YAML double-quoted escape that can write a hidden character (``\\u202e``)."""
+
+
+def code_point(char: str) -> str:
+    """``U+202E RIGHT-TO-LEFT OVERRIDE`` (the name as Unicode gives it)."""
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'UNNAMED CHARACTER')}"
+
+
+def escape_hidden(text: str) -> str:
+    """``text`` with each hidden character written as a visible ``\\u202e`` escape
+    (``\\U000e0041`` beyond the BMP)."""
+    return HIDDEN.sub(lambda m: f"\\u{ord(m[0]):04x}" if ord(m[0]) <= 0xFFFF
+                      else f"\\U{ord(m[0]):08x}", text)
+
+
+def hidden_character_findings(doc: LoadedDocument) -> list[Finding]:
+    """``YAML010`` findings of ``doc`` (loaded, ``doc.ok``): every hidden character of
+    its text, then every one in a loaded string that its text writes as an escape."""
+    escapes = _ESCAPE.search(doc.text) is not None  # only these can write one unseen
+    if HIDDEN.search(doc.text) is None and not (escapes and _has_hidden(doc.data)):
+        return []
+    lines = doc.text.splitlines()
+    scalars = {p for p, _ in _scalars(doc.data, "")}
+    spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
+                   key=lambda sp: (sp[0].line, sp[0].column))
+    keys = {p: s for p, s in doc.source_map.keys.items()}
+    findings: list[Finding] = []
+    found_in: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        for match in HIDDEN.finditer(line):
+            if number == 1 and match.start() == 0 and match[0] == "\ufeff":
+                continue  # a byte-order mark is dropped by the decoder; never here
+            pos = (number, match.start() + 1)
+            pointer, is_key = _innermost(spans, keys, pos)
+            if pointer is not None:
+                found_in.add(pointer)
+            findings.append(_finding(doc, lines, pointer, is_key, pos, match[0], ""))
+    for pointer, value in _scalars(doc.data, "") if escapes else ():
+        if pointer in found_in or not isinstance(value, str) or not HIDDEN.search(value):
+            continue
+        span = doc.source_map.span(pointer)
+        pos = (span.line, span.column) if span else (1, 1)
+        for char in dict.fromkeys(HIDDEN.findall(value)):
+            findings.append(_finding(doc, lines, pointer, False, pos, char,
+                                     " (written as an escape sequence)"))
+    return findings
+
+
+def _finding(doc: LoadedDocument, lines: list[str], pointer: str | None, is_key: bool,
+             pos: tuple[int, int], char: str, how: str) -> Finding:
+    where, prose = _where(doc, lines, pointer, is_key, pos[0])
+    kind = "bidirectional control" if unicodedata.bidirectional(char) in (
+        "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI", "LRM", "RLM", "AL",
+        "ALM") or char in "\u200e\u200f\u061c" else "invisible character"
+    effect = ("reorders what is shown" if kind.startswith("bidi") else "shows nothing")
+    tail = ("it is read, not run, but hides what the text says" if prose else
+            "a user who copies the command runs other text than they see")
+    finding = HIDDEN_CHARACTER.finding_at(
+        doc, pointer or "", pos,
+        f"{kind} {code_point(char)} at line {pos[0]}, column {pos[1]} in {where}{how}: it "
+        f"{effect}; {tail}",
+        f"remove the escape sequence {escape_hidden(char)} from the value" if how else
+        f"delete the character at line {pos[0]}, column {pos[1]} (shown escaped: "
+        f"{escape_hidden(char)})")
+    return dataclasses.replace(finding, severity=Severity.WARNING) if prose else finding
+
+
+def _where(doc: LoadedDocument, lines: list[str], pointer: str | None, is_key: bool,
+           line: int) -> tuple[str, bool]:
+    """What the character lands in (for the message) and whether that is prose."""
+    if pointer is None:
+        return "a comment", True
+    shown = pointer or "/"
+    if is_key:
+        return f"the key {shown}", False
+    names = [t for t in split_pointer(pointer) if not t.isdigit()]
+    last = names[-1] if names else ""
+    if last == "guide":
+        if _in_code_block(doc, lines, pointer, line):
+            return f"a command in a code block of {shown}", False
+        return f"the prose of {shown}", True
+    return shown, last in PROSE_KEYS
+
+
+def _in_code_block(doc: LoadedDocument, lines: list[str], pointer: str, line: int) -> bool:
+    """Whether file ``line`` of the block scalar at ``pointer`` is inside a fenced code
+    block of its markdown."""
+    block = doc.source_map.blocks.get(pointer)
+    first = block.first_line if block else line
+    inside = False
+    for text in lines[first - 1:line - 1]:
+        if _FENCE.match(text):
+            inside = not inside
+    return inside
+
+
+def _innermost(spans: list[tuple[Span, str]], keys: dict[str, Span],
+               pos: tuple[int, int]) -> tuple[str | None, bool]:
+    """The pointer of the innermost key or scalar value whose span holds ``pos``
+    (``None``: none does, e.g. a comment), and whether it is a key."""
+    for pointer, span in keys.items():
+        if _holds(span, pos):
+            return pointer, True
+    best: tuple[Span, str] | None = None
+    for span, pointer in spans:
+        if (span.line, span.column) > pos:
+            break
+        if _holds(span, pos) and (best is None or len(pointer) > len(best[1])):
+            best = (span, pointer)
+    if best is None:
+        return None, False
+    return best[1], False
+
+
+def _holds(span: Span, pos: tuple[int, int]) -> bool:
+    return (span.line, span.column) <= pos < (span.end_line, span.end_column)
+
+
+def _scalars(data: Any, pointer: str) -> Iterator[tuple[str, Any]]:
+    """(pointer, value) of every scalar value below ``data``."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _scalars(value, join_pointer(pointer, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _scalars(value, join_pointer(pointer, i))
+    else:
+        yield pointer, data
+
+
+def _has_hidden(data: Any) -> bool:
+    return any(isinstance(v, str) and HIDDEN.search(v) for _, v in _scalars(data, ""))

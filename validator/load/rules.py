@@ -1,0 +1,191 @@
+"""The ``YAML`` loader rules (YAML001-YAML009): declared here, emitted by
+:mod:`validator.load` and :mod:`validator.load.builder`."""
+
+from __future__ import annotations
+
+from validator.findings import Severity
+from validator.rules import declare
+
+YAML_INVALID = declare(
+    "YAML001",
+    Severity.ERROR,
+    "File is not valid YAML",
+    """The file could not be parsed as YAML. The finding gives libyaml's problem and the
+    line and column where it was detected; nothing else is checked in that file.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-len", "32768"
+        variants: {}
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+        variants: {}
+
+    How to fix: correct the syntax at the line and column given (an unclosed bracket or
+    quote, a tab, a misaligned key).""",
+)
+YAML_DUPLICATE_KEY = declare(
+    "YAML002",
+    Severity.ERROR,
+    "Duplicate mapping key",
+    """A mapping repeats a key. YAML 1.2 forbids it and js-yaml (the recipes site) rejects
+    the file, while PyYAML silently keeps the last value, so the two readers disagree.
+
+    Failing::
+
+        meta:
+          hardware:
+            h100: verified
+            b200: verified
+            h100: supported
+
+    Passing::
+
+        meta:
+          hardware:
+            h100: verified
+            b200: verified
+
+    How to fix: keep one of the entries (the site would refuse the file; PyYAML keeps the
+    last).""",
+)
+YAML_AMBIGUOUS_SCALAR = declare(
+    "YAML003",
+    Severity.WARNING,
+    "Plain scalar typed differently by YAML 1.1 and 1.2",
+    """An unquoted scalar such as ``yes``, ``off``, ``0777``, ``1:20`` or ``1_000`` is a
+    string or a decimal in YAML 1.2 (js-yaml) but a boolean, octal, sexagesimal or
+    underscored number in YAML 1.1 (PyYAML and other 1.1 readers). Quote it.
+
+    Failing::
+
+        model:
+          nightly_required: yes
+
+    Passing::
+
+        model:
+          nightly_required: true
+
+    How to fix: write ``true``/``false`` for booleans and quote strings that look like
+    something else (``"yes"``, ``"0777"``).""",
+)
+YAML_VERSION_FLOAT = declare(
+    "YAML004",
+    Severity.WARNING,
+    "Version-looking number parsed as a float",
+    """An unquoted ``0.10`` is the float 0.1: the trailing zero, which matters in a version,
+    is lost. Version fields and any number whose text does not survive a float round trip
+    should be quoted strings.
+
+    Failing::
+
+        model:
+          min_vllm_version: 0.10
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.10"
+
+    How to fix: quote the value so that its text is kept.""",
+)
+YAML_SHAPE = declare(
+    "YAML005",
+    Severity.ERROR,
+    "Document is not a single YAML mapping",
+    """A recipe, taxonomy or strategy file must hold exactly one YAML document whose root is
+    a mapping. Empty files, several ``---`` documents, or a root list or scalar are
+    rejected.
+
+    Failing::
+
+        meta: {title: "Example-Chat-8B"}
+        ---
+        model: {model_id: "example-org/Example-Chat-8B"}
+
+    Passing::
+
+        meta: {title: "Example-Chat-8B"}
+        model: {model_id: "example-org/Example-Chat-8B"}
+
+    How to fix: keep one document per file whose root is a mapping (drop the ``---``
+    separators, or split the recipes into files).""",
+)
+YAML_ENCODING = declare(
+    "YAML006",
+    Severity.ERROR,
+    "File is not UTF-8 text",
+    """YAML files must be UTF-8 text (a byte-order mark is tolerated). Binary content and
+    other encodings are rejected with the offset of the first bad byte.""",
+)
+YAML_BAD_TAG = declare(
+    "YAML008",
+    Severity.ERROR,
+    "Explicit tag on a value it cannot type",
+    """A scalar carries an explicit core tag (``!!int``, ``!!float``, ``!!bool``,
+    ``!!null``) that js-yaml applies to its text even when quoted: ``!!int "42"`` is the
+    number 42 (and is read so here), but ``!!int "4x"`` is refused and the recipes site
+    cannot build the file.
+
+    Failing::
+
+        vram_minimum_gb: !!int "80GB"
+
+    Passing::
+
+        vram_minimum_gb: 80
+
+    How to fix: drop the tag and write the value in its own type.""",
+)
+YAML_UNKNOWN_TAG = declare(
+    "YAML009",
+    Severity.ERROR,
+    "Tag that js-yaml does not know",
+    """A node carries a tag outside js-yaml's default schema (the core types plus
+    ``!!timestamp``, ``!!merge``, ``!!binary``, ``!!omap``, ``!!pairs``, ``!!set``): a
+    local tag such as ``!secret`` or a language tag such as ``!!python/object``. js-yaml
+    stops with "unknown tag", so the recipes site cannot build the file; here the value
+    is read as if untagged.
+
+    Failing::
+
+        description: !fixme "Qwen3 served with vLLM"
+
+    Passing::
+
+        description: "Qwen3 served with vLLM"
+
+    How to fix: remove the tag; YAML recipes need no custom types.""",
+)
+YAML_LIMIT = declare(
+    "YAML007",
+    Severity.ERROR,
+    "Document exceeds a safety limit",
+    """The file is larger than the size limit, nests deeper than the depth limit, or expands
+    (through aliases) to more nodes than the node limit. Such input is refused rather than
+    processed ("billion laughs" alias bombs, pathological nesting).
+
+    Failing::
+
+        a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+        b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+        c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+        d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+        e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+        f: [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+
+    Passing::
+
+        model:
+          base_args: &args ["--max-model-len", "32768"]
+        variants:
+          fp8: {precision: fp8, vram_minimum_gb: 10, extra_args: *args}
+
+    How to fix: write the values out, or use aliases only for small shared fragments; split
+    deep nesting.""",
+)

@@ -1,0 +1,46 @@
+"""Which relative paths ``render --api-out`` may write: one predicate, used by the output
+folder (:mod:`validator.render.api_out`) before every write and removal and by ``REF017``
+on every variant ``model_id`` the site promotes to its own files, so ``check`` and
+``render --api-out`` never disagree about an id.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+PUBLIC = "public"
+"""The site's output folder; every path of the API is joined to it (``path.join``)."""
+
+
+def api_path_problem(rel: str) -> str | None:
+    """Why ``rel`` cannot be a path inside the API folder, or ``None`` when it can.
+
+    ``rel`` is refused when it holds a backslash (a folder separator on Windows), starts
+    with ``/``, or, joined to the folder as the site joins it and normalised, leaves the
+    folder or names the folder itself (``org/..``: the site would clear the whole API
+    before writing the variant's files). ``""`` names the folder on purpose and passes.
+    """
+    if rel == "":
+        return None
+    if "\\" in rel:
+        return "holds a backslash (a folder separator on Windows)"
+    if rel.startswith("/"):
+        return "is an absolute path"
+    joined = posixpath.normpath(f"{PUBLIC}/{rel}")
+    if joined == PUBLIC:
+        return "names the API folder itself ('..' segments)"
+    if not joined.startswith(f"{PUBLIC}/"):
+        return "leaves the API folder ('..' segments)"
+    return None
+
+
+def promoted_id(model_id: object) -> str | None:
+    """``model_id`` when the site promotes the variant to its own files (a string with a
+    ``/``), else ``None``."""
+    return model_id if isinstance(model_id, str) and "/" in model_id else None
+
+
+def promoted_id_problem(model_id: str) -> str | None:
+    """Why a promoted variant's ``model_id`` cannot be written: the folder the site clears
+    for it (the id itself) or its document (``<id>.json``) is no API path."""
+    return api_path_problem(model_id) or api_path_problem(f"{model_id}.json")
