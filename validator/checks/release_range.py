@@ -112,16 +112,18 @@ def _structure(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
 
 def _key_facts(reg: CliRegistry, key: str) -> tuple[Any, Any]:
     """``(structure, value rules)`` of option token ``key`` at ``reg``, computed once per
-    release and key (the registry is kept, so its id is not reused)."""
-    hit = _KEY_FACTS.get((id(reg), key))
-    if hit is None or hit[0] is not reg:
+    release file and key: keyed on the registry file's SHA-256 (what its facts are made
+    of), so two loads of one file share it and no two different files do."""
+    hit = _KEY_FACTS.get((reg.sha256, key))
+    if hit is None:
         if len(_KEY_FACTS) > 262144:
             _KEY_FACTS.clear()
-        hit = _KEY_FACTS[id(reg), key] = (reg, _key_structure(reg, key))
-    return hit[1]
+        hit = _KEY_FACTS[reg.sha256, key] = _key_structure(reg, key)
+    return hit
 
 
-_KEY_FACTS: dict[tuple[int, str], tuple[CliRegistry, tuple[Any, Any]]] = {}
+_KEY_FACTS: dict[tuple[str, str], tuple[Any, Any]] = {}
+"""A pure-function cache: the facts of an option token in a release file's content."""
 
 
 def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, Any]:
