@@ -221,7 +221,7 @@ class Builder:
             yaml11 = "a binary integer"
         elif YAML11_OCTAL.match(text) and text.strip("+-") not in ("0",) and "_" not in text:
             yaml11 = "an octal integer"
-        elif "_" in text and YAML11_UNDERSCORE.match(text):
+        elif isinstance(value, str) and "_" in text and YAML11_UNDERSCORE.match(text):
             yaml11 = "a number"
         if yaml11 is not None:
             shown = f"{value!r}" if not isinstance(value, str) else "a string"

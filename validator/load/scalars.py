@@ -1,7 +1,8 @@
 """Scalar typing with YAML 1.2 (js-yaml) semantics: the core schema's plain-scalar
-resolution (https://yaml.org/spec/1.2.2/#1032-tag-resolution), js-yaml's default-schema
-timestamps, explicit core tags as js-yaml constructs them, and the YAML 1.1 forms that a
-1.1 reader types differently (for ``YAML003``)."""
+resolution (https://yaml.org/spec/1.2.2/#1032-tag-resolution) with js-yaml's numbers
+(``_`` separators, ``0b`` integers), js-yaml's default-schema timestamps, explicit core
+tags as js-yaml constructs them, and the YAML 1.1 forms that a 1.1 reader types
+differently (for ``YAML003``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,16 @@ from typing import Any
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")
 _BOOL_FALSE = re.compile(r"^(?:false|False|FALSE)$")
-_INT10 = re.compile(r"^[-+]?[0-9]+$")
-_INT8 = re.compile(r"^0o[0-7]+$")
-_INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
-_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
-_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+# js-yaml's int and float resolvers (lib/type/int.js, float.js of js-yaml 4): YAML 1.2
+# core numbers plus ``_`` separators and ``0b`` binary integers; a sign never precedes
+# a leading-dot float (``-.5`` is a string)
+_JS_FLOAT = re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?"
+                       r"|\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
+                       r"|[-+]?\.(?:inf|Inf|INF)"
+                       r"|\.(?:nan|NaN|NAN))$")
+_PARSE_FLOAT = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?")
+"""The prefix JavaScript's ``parseFloat`` reads."""
+_RADIX_DIGITS = {"b": ("01", 2), "o": ("01234567", 8), "x": ("0123456789abcdefABCDEF", 16)}
 # js-yaml default schema timestamp (YAML 1.1 timestamp type)
 _TIMESTAMP = re.compile(
     r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
@@ -64,8 +69,46 @@ def construct_tagged(tag: str, text: str) -> tuple[bool, Any]:
     return (True, None) if value is None else (False, text)
 
 
+def js_int(text: str) -> int | float | None:
+    """The integer js-yaml reads from plain scalar ``text`` (``2_0``, ``0b101``, ``0x1F``,
+    ``0o17``, ``010`` = 10), or ``None`` when its int resolver does not take the text.
+    Beyond Python's 4,300-digit limit the value is a float, as in JavaScript."""
+    sign, body = (-1 if text[:1] == "-" else 1), text[1:] if text[:1] in "+-" else text
+    if body[:1] == "0" and len(body) > 1 and body[1] in _RADIX_DIGITS:
+        allowed, radix = _RADIX_DIGITS[body[1]]
+        digits = body[2:].replace("_", "")
+        if not digits or body.endswith("_") or any(c not in allowed for c in digits):
+            return None
+        return sign * int(digits, radix)
+    digits = body.replace("_", "")
+    if (not digits or body[:1] == "_" or body.endswith("_") or not digits.isascii()
+            or not digits.isdigit()):
+        return None
+    try:
+        return sign * int(digits, 10)
+    except ValueError:  # over Python's 4,300-digit limit: a float, as js-yaml reads it
+        return sign * float(digits)
+
+
+def js_float(text: str) -> float | None:
+    """The number js-yaml's float resolver reads from ``text`` (underscores dropped, then
+    JavaScript's ``parseFloat``), or ``None`` when the resolver does not take it."""
+    if not _JS_FLOAT.match(text) or text.endswith("_"):
+        return None
+    value = text.replace("_", "").lower()
+    sign = -1.0 if value.startswith("-") else 1.0
+    value = value.lstrip("+-")
+    if value == ".inf":
+        return sign * math.inf
+    if value == ".nan":
+        return math.nan
+    head = _PARSE_FLOAT.match(value)
+    return sign * float(head[0]) if head else math.nan
+
+
 def resolve_plain(text: str) -> Any:
-    """Resolve a plain scalar with the YAML 1.2 core schema (plus js-yaml timestamps).
+    """Resolve a plain scalar as js-yaml's default schema does: the YAML 1.2 core schema's
+    null and booleans, js-yaml's numbers (:func:`js_int`, :func:`js_float`).
 
     Returns ``None``, ``bool``, ``int``, ``float`` or ``str``. Timestamps stay strings
     (their source text) so that loaded data is JSON-compatible.
@@ -76,20 +119,10 @@ def resolve_plain(text: str) -> Any:
         return True
     if _BOOL_FALSE.match(text):
         return False
-    if _INT10.match(text):
-        try:
-            return int(text, 10)
-        except ValueError:  # over Python's 4,300-digit limit: a float, as js-yaml reads it
-            return float(text)
-    if _INT8.match(text):
-        return int(text[2:], 8)
-    if _INT16.match(text):
-        return int(text[2:], 16)
-    if _FLOAT.match(text):
-        return float(text)
-    if _INF.match(text):
-        return -math.inf if text.startswith("-") else math.inf
-    if _NAN.match(text):
-        return math.nan
+    number = js_int(text)
+    if number is None:
+        number = js_float(text)
+    if number is not None:
+        return number
     return text
 
