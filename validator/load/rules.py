@@ -57,9 +57,10 @@ YAML_AMBIGUOUS_SCALAR = declare(
     "YAML003",
     Severity.WARNING,
     "Plain scalar typed differently by YAML 1.1 and 1.2",
-    """An unquoted scalar such as ``yes``, ``off``, ``0777``, ``1:20`` or ``1_000`` is a
-    string or a decimal in YAML 1.2 (js-yaml) but a boolean, octal, sexagesimal or
-    underscored number in YAML 1.1 (PyYAML and other 1.1 readers). Quote it.
+    """An unquoted scalar such as ``yes``, ``off``, ``0777`` or ``1:20`` is a string or a
+    decimal in YAML 1.2 (js-yaml) but a boolean, octal or sexagesimal number in YAML 1.1
+    (PyYAML and other 1.1 readers). Quote it. (``1_000`` and ``0b101`` are numbers in
+    both: js-yaml reads ``_`` separators and ``0b`` integers.)
 
     Failing::
 
