@@ -10,8 +10,7 @@ import pytest
 
 from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
-from validator.checks import cli_plan, flag_engine
-from validator.checks.flag_engine import _first_version, _option_hint
+from validator.checks import cli_plan
 from validator.checks.rendered import RenderedFacts, merge
 from validator.rules import Hit
 
@@ -61,7 +60,7 @@ def test_each_unknown_name_is_judged_once_over_every_configuration(
     n = 40
     path = _recipe_with_unknown_flags(root, n)
     walks: list[tuple[str, str]] = []
-    real = cli_plan.first_version
+    real = cli_plan._first_release_with
 
     def counted(kind: str, name: str, family: str = cli_plan.VLLM) -> str | None:
         walks.append((kind, name))
@@ -74,10 +73,8 @@ def test_each_unknown_name_is_judged_once_over_every_configuration(
         hinted.append(name)
         return real_hint(name, known)
 
-    monkeypatch.setattr(cli_plan, "first_version", counted)
-    monkeypatch.setattr(flag_engine, "nearest_hint", counted_hint)
-    _first_version.cache_clear()
-    _option_hint.cache_clear()
+    monkeypatch.setattr(cli_plan, "_first_release_with", counted)
+    monkeypatch.setattr(cli_plan, "nearest_hint", counted_hint)
     unknown = [f for f in rendered_findings(root, "FLAG001", path)
                if "--no-such-option-" in f.message]
     assert len(unknown) == n

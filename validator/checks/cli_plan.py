@@ -135,8 +135,15 @@ def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
 
     ``kind`` is ``"option"`` (an option string), ``"dotted"`` (an option that accepts
     dotted keys), ``"env"``, ``"additional_config"`` (a top-level key a plugin reads) or
-    a :data:`PARSER_SETS` / ``choices:<option>`` value set.
+    a :data:`PARSER_SETS` / ``choices:<option>`` value set. Memoised on the run's data
+    source per window: every rendered configuration asks again of the same names.
     """
+    return active().memoised(("first_version", kind, name, family, window()),
+                             lambda: _first_release_with(kind, name, family))
+
+
+def _first_release_with(kind: str, name: str, family: str) -> str | None:
+    """The walk behind :func:`first_version` (every vendored release, oldest first)."""
     for v in versions(family):
         if has(registry(str(v), family), kind, name):
             return str(v)
@@ -210,6 +217,15 @@ def allowed_values(reg: CliRegistry, spec: Any) -> frozenset[str] | None:
 def all_options(version: str, family: str = VLLM) -> tuple[str, ...]:
     """Every long option of one registry (for "did you mean" hints)."""
     return registry(version, family).long_options
+
+
+def option_hint(name: str, version: str, family: str = VLLM) -> str | None:
+    """"did you mean" among the long options of ``version`` of ``family``, memoised on
+    the run's data source per name and release (each configuration of a recipe asks
+    again, and a list can hold more distinct unknown names than :func:`nearest_hint`'s
+    own cache)."""
+    return active().memoised(("option_hint", name, version, family),
+                             lambda: nearest_hint(name, all_options(version, family)))
 
 
 def nearest_hint(name: str, known: Sequence[str]) -> str | None:

@@ -13,25 +13,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from validator.checks import cli_plan
 from validator.checks.arg_layers import ASCEND
 from validator.checks.cli_plan import (
     VLLM,
     VersionPlan,
-    Window,
     all_options,
     allowed_values,
     close_matches,
+    first_version,
     first_without,
     last_version,
     nearest_hint,
+    option_hint,
     required_vllm,
-    window,
 )
 from validator.checks.flag_values import FlagIssue as FlagIssue  # re-exported
 from validator.checks.flag_values import (
@@ -54,29 +52,6 @@ if TYPE_CHECKING:
 #: Similarity (:func:`difflib.get_close_matches`) above which an unknown flag is taken for
 #: a typo of a released one even where the recipe installs unreleased code.
 TYPO_CUTOFF = 0.9
-
-
-def first_version(kind: str, name: str, family: str = VLLM) -> str | None:
-    """:func:`validator.checks.cli_plan.first_version`, memoised per run window: every
-    configuration of a recipe (and every recipe) asks it again of the same names, and
-    each answer walks every vendored release."""
-    return _first_version(kind, name, family, window())
-
-
-@lru_cache(maxsize=16384)
-def _first_version(kind: str, name: str, family: str, _window: Window) -> str | None:
-    return cli_plan.first_version(kind, name, family)
-
-
-@lru_cache(maxsize=1 << 18)
-def _option_hint(name: str, version: str, family: str) -> str | None:
-    """"did you mean" among the long options of ``version``: memoised per name and
-    release, with room for every item of the largest list the loader admits (each
-    configuration of a recipe asks again; the general hint memo holds 2,048 answers, so
-    a list of more distinct unknown names than that missed it every time)."""
-    return nearest_hint(name, all_options(version, family))
-
-
 
 
 def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
@@ -164,17 +139,17 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
         last = last_version(kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
-                         _option_hint(name, plan.minimum.version, fam))
+                         option_hint(name, plan.minimum.version, fam))
     top = plan.newest or plan.minimum
     if plan.unreleased and not close_matches(
             name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; the recipe installs "
                          "unreleased code (a nightly or source install), which may have it",
-                         _option_hint(name, top.version, fam))
+                         option_hint(name, top.version, fam))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
-                     _option_hint(name, top.version, fam))
+                     option_hint(name, top.version, fam))
 
 
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
@@ -237,7 +212,7 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
             yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
                             f"{plan.product} {gone or top.version} (absent from "
                             f"{top.version})",
-                            nearest_hint(name, all_options(top.version, plan.family)))
+                            option_hint(name, top.version, plan.family))
             continue
         old_allowed = allowed_values(low, opt.spec)
         new_allowed = allowed_values(top, new.spec)
