@@ -42,6 +42,7 @@ from validator.render.model import (
     Configuration,
     Process,
     Rendered,
+    document_data,
     render,
     render_all,
     site_strategies,
@@ -140,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
                 config = replace(config, feature_modes=_modes(args.mode), omni_task=args.task)
             batch = [render(doc, ctx.taxonomy, strategies, config)]
             _refuse_unknown_selection(args, doc, ctx, batch[0])
-        inputs = _Inputs(doc.data, _data(ctx.taxonomy),
-                         {k: _data(v) for k, v in strategies.items()}, {})
+        inputs = _Inputs(doc.data, document_data(ctx.taxonomy),
+                         {k: document_data(v) for k, v in strategies.items()}, {})
         offers = [(r, _reasons(inputs, r)) for r in batch]
         if args.all:  # what the site renders, never what it would not offer
             offers = [(r, reasons) for r, reasons in offers if not reasons]
@@ -171,10 +172,6 @@ class _Inputs(NamedTuple):
     taxonomy: Any
     strategies: dict[str, Any]
     memo: dict[Any, Any]
-
-
-def _data(doc: LoadedDocument | None) -> Any:
-    return doc.data if doc is not None and doc.ok else {}
 
 
 def _reasons(inputs: _Inputs, r: Rendered) -> list[str]:
@@ -250,7 +247,7 @@ def _refuse_unknown_selection(args: argparse.Namespace, doc: LoadedDocument, ctx
     or that the site's page does not let a user make (a mode of a feature that is off, a
     mode not available here), is a usage error (exit 2) naming the valid choices: one path
     for --hardware, --variant, --strategy, --features, --mode and --task."""
-    config, tax = rendered.config, _data(ctx.taxonomy)
+    config, tax = rendered.config, document_data(ctx.taxonomy)
     checked: list[tuple[RenderProblem, str]] = [
         (p, "") for p in rendered.problems if p.code != "unknown-omni-task"]
     for feature, mode in config.feature_modes:  # one --mode item at a time

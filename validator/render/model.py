@@ -109,7 +109,7 @@ class Configuration:
         count and PD sizing for that alternative; a kv-store id composes with the serving
         strategy the build picks."""
         data = recipe.data if recipe.ok else {}
-        tax = _data(taxonomy)
+        tax = document_data(taxonomy)
         if is_omni(data):
             v = or_(get(get(data, "variants"), variant or "default"), {})
             try:
@@ -118,7 +118,7 @@ class Configuration:
             except jsval.JsTypeError:
                 hw = hardware or "h200"
             return cls(hw, variant or "default", strategy or "omni")
-        strat = {k: _data(v) for k, v in strategies.items()}
+        strat = {k: document_data(v) for k, v in strategies.items()}
         variant_key = variant or "default"
         v = or_(get(get(data, "variants"), variant_key), get(get(data, "variants"), "default"),
                 {})
@@ -238,7 +238,9 @@ def site_strategies(context: Any) -> dict[str, LoadedDocument]:
     return out
 
 
-def _data(doc: LoadedDocument | None) -> Any:
+def document_data(doc: LoadedDocument | None) -> Any:
+    """The loaded data of a context document as the renderer reads it: ``{}`` for an
+    absent or unloadable one."""
     return doc.data if doc is not None and doc.ok else {}
 
 
@@ -271,7 +273,8 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                                 recipe.path, "")
         return Rendered(config, recipe.path, False, problems=(problem,))
     if "inputs" not in memo:  # the same for every configuration of one render_all
-        memo["inputs"] = (_data(taxonomy), {k: _data(v) for k, v in strategies.items()},
+        memo["inputs"] = (document_data(taxonomy),
+                          {k: document_data(v) for k, v in strategies.items()},
                           _documents(recipe, taxonomy, strategies))
     tax, strat, docs = memo["inputs"]
     if is_omni(data):
@@ -434,8 +437,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
-    tax = _data(taxonomy)
-    strat = {k: _data(v) for k, v in strategies.items()}
+    tax = document_data(taxonomy)
+    strat = {k: document_data(v) for k, v in strategies.items()}
     profiles = or_(get(tax, "hardware_profiles"), {})
     seen: set[Configuration] = set()
     out: list[Rendered] = []
