@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -16,15 +17,18 @@ from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
     YAML_DUPLICATE_KEY,
+    YAML_SITE_TYPE,
     YAML_UNKNOWN_TAG,
     YAML_VERSION_FLOAT,
 )
 from validator.load.scalars import (
+    BINARY_TAG,
     CORE_TAGS,
     JS_YAML_TAGS,
     MERGE_TAG,
     STR_TAG,
     TAG_NOUN,
+    TIMESTAMP_TAG,
     VALUE_TAG,
     YAML11_BINARY,
     YAML11_BOOL,
@@ -32,6 +36,8 @@ from validator.load.scalars import (
     YAML11_SEXAGESIMAL,
     YAML11_UNDERSCORE,
     construct_tagged,
+    js_binary_bytes,
+    js_timestamp_iso,
     resolve_plain,
 )
 from validator.rules import Hit
@@ -43,6 +49,10 @@ if TYPE_CHECKING:
 _MAX_FINDINGS_PER_RULE = 100
 """At most this many findings of one loader rule per file; the rest are summarised."""
 _TAG_AFTER_ANCHOR = re.compile(r"(?:&[^\s]*[ \t]+)?!")
+_CLI_ARG = re.compile(r"/(?:base_|extra_)?args/[0-9]+$")
+_CLI_ENV = re.compile(r"/(?:base_|extra_)?env/[^/]+$")
+"""Pointers of the values the site renders into a command: argument list items and
+environment values (model, variants, features, overrides, strategies)."""
 
 
 class LimitExceeded(Exception):
@@ -56,6 +66,13 @@ class LimitExceeded(Exception):
 def _span(node: yaml.Node) -> Span:
     s, e = node.start_mark, node.end_mark
     return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+
+def _date_text(iso: str) -> str:
+    """JavaScript's ``String(date)`` of the UTC instant ``iso`` as a build machine on UTC
+    prints it (``Mon Jan 01 2024 00:00:00 GMT+0000 (Coordinated Universal Time)``)."""
+    when = datetime.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S")
+    return when.strftime("%a %b %d %Y %H:%M:%S") + " GMT+0000 (Coordinated Universal Time)"
 
 
 class Builder:
@@ -165,6 +182,9 @@ class Builder:
         self, node: yaml.ScalarNode, pointer: str, key: str | None, record: bool = True
     ) -> Any:
         text: str = node.value
+        if record and node.tag in (TIMESTAMP_TAG, BINARY_TAG) and (
+                node.tag == BINARY_TAG or not node.style or self.explicit_tag(node)):
+            self.site_type(node, pointer, text)
         if node.tag in CORE_TAGS and node.tag != STR_TAG and self.explicit_tag(node):
             return self.tagged(node, pointer, text)
         if node.style:  # quoted or block ("" or None is plain): a string in any YAML version
@@ -191,6 +211,40 @@ class Builder:
                 "recipes site) refuses the file", f"drop the tag, or write {what}")))
             return text
         return value
+
+    def site_type(self, node: yaml.ScalarNode, pointer: str, text: str) -> None:
+        """``YAML011``: a timestamp or ``!!binary`` scalar that js-yaml reads as a
+        ``Date`` or a byte array where the site renders text (the data keeps the text)."""
+        arg, env = _CLI_ARG.search(pointer), _CLI_ENV.search(pointer)
+        if node.tag == TIMESTAMP_TAG:
+            iso = js_timestamp_iso(text)
+            if iso is None or not (arg or env):
+                return  # dates elsewhere are the site's (meta dates); a bad one: YAML009
+            what = f"a timestamp: js-yaml (the recipes site) reads it as the Date " \
+                   f"{iso}, not the text"
+            shown = "the Date's text (`" + _date_text(iso) + "`)"
+        else:
+            data = js_binary_bytes(text)
+            if data is None:
+                self.report(YAML_BAD_TAG.finding(self.doc, Hit(
+                    pointer, f"`!!binary {printable(text)!r}` is not base64, so js-yaml (the "
+                    "recipes site) refuses the file", "drop the tag and write the text")))
+                return
+            what = f"a !!binary value: js-yaml (the recipes site) reads it as {len(data)} " \
+                   "bytes (a Uint8Array), not text"
+            shown = "the bytes' numbers (`" + ",".join(map(str, data[:8])) + \
+                ("…" if len(data) > 8 else "") + "`)"
+        if arg:
+            effect = "; its command renderer calls .startsWith on it and throws, so the " \
+                     "site builds no command for the configurations using this list"
+        elif env:
+            effect = f"; the site's command sets the variable to {shown}"
+        else:
+            effect = ""
+        self.report(YAML_SITE_TYPE.finding(self.doc, Hit(
+            pointer, f"`{printable(text)}` is {what}{effect}",
+            f'quote it: "{text}"' if node.tag == TIMESTAMP_TAG
+            else "drop the tag and write the value as a quoted string")))
 
     def unknown_tag(self, node: yaml.Node, pointer: str) -> None:
         tag = node.tag

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime, timedelta
 from typing import Any
 
 # YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution)
@@ -126,3 +127,73 @@ def resolve_plain(text: str) -> Any:
         return number
     return text
 
+
+
+TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+BINARY_TAG = "tag:yaml.org,2002:binary"
+# js-yaml's timestamp type (lib/type/timestamp.js): a date alone needs two-digit month
+# and day; with a time both may be one digit
+_JS_DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")
+_JS_TIMESTAMP = re.compile(
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?$")
+_BASE64_MAP = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r"
+
+
+def js_timestamp_iso(text: str) -> str | None:
+    """``Date.prototype.toISOString()`` of the ``Date`` js-yaml builds from ``text``
+    (``2024-01-01`` -> ``2024-01-01T00:00:00.000Z``), or ``None`` when js-yaml's timestamp
+    type does not take the text. js-yaml uses ``Date.UTC`` (months and days past their
+    range roll over) and moves the instant by a zone offset."""
+    match = _JS_DATE.match(text) or _JS_TIMESTAMP.match(text)
+    if match is None:
+        return None
+    groups = list(match.groups()) + [None] * (11 - len(match.groups()))
+    year, month, day = int(groups[0]), int(groups[1]) - 1, int(groups[2])
+    if year <= 99:  # Date.UTC reads years 0-99 as 1900-1999
+        year += 1900
+    hour = int(groups[3] or 0)
+    minute, second = int(groups[4] or 0), int(groups[5] or 0)
+    millis = int(groups[6][:3].ljust(3, "0")) if groups[6] else 0
+    offset = 0
+    if groups[8]:
+        offset = (int(groups[9]) * 60 + int(groups[10] or 0)) * (-1 if groups[8] == "-" else 1)
+    try:
+        start = datetime(year + month // 12, month % 12 + 1, 1)
+        instant = start + timedelta(days=day - 1, hours=hour, minutes=minute - offset,
+                                    seconds=second, milliseconds=millis)
+    except (OverflowError, ValueError):
+        return None
+    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis:03d}Z"
+
+
+def js_binary_bytes(text: str) -> bytes | None:
+    """The bytes js-yaml's ``!!binary`` type decodes from ``text`` (lib/type/binary.js:
+    base64 with line breaks ignored and ``=`` anywhere, no other whitespace; the text
+    must make whole bytes; an empty text gives three zero bytes), or ``None`` when it
+    refuses the text."""
+    bits = 0
+    for char in text:
+        code = _BASE64_MAP.find(char)
+        if code > 64:
+            continue
+        if code < 0:
+            return None
+        bits += 6
+    if bits % 8:
+        return None
+    data = re.sub(r"[\r\n=]", "", text)
+    out = bytearray()
+    acc = 0
+    for index, char in enumerate(data):
+        if index and index % 4 == 0:
+            out += bytes(((acc >> 16) & 255, (acc >> 8) & 255, acc & 255))
+        acc = ((acc << 6) | _BASE64_MAP.find(char)) & 0xFFFFFFFF
+    tail = len(data) % 4 * 6
+    if tail == 0:
+        out += bytes(((acc >> 16) & 255, (acc >> 8) & 255, acc & 255))
+    elif tail == 18:
+        out += bytes(((acc >> 10) & 255, (acc >> 2) & 255))
+    elif tail == 12:
+        out += bytes(((acc >> 4) & 255,))
+    return bytes(out)
