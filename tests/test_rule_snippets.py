@@ -47,7 +47,10 @@ NOT_YET = frozenset(str.split(
     "GUIDE001 "
     # YAML006: a snippet is text, encoded here as UTF-8, so it cannot show a file that is
     # not UTF-8 (tests/load/test_loader.py feeds such bytes).
-    "YAML006"))
+    "YAML006 "
+    # YAML012: its failing snippet holds a tab, which a rule description loses (the
+    # catalogue expands tabs); tests/render/test_yaml_tabs.py covers it.
+    "YAML012"))
 
 
 def snippet(description: str, label: str) -> str | None:

@@ -12,6 +12,7 @@ extras: timestamps (kept as their source text so data stays JSON) and ``<<`` mer
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from validator.load.rules import (
     YAML_INVALID,
     YAML_LIMIT,
     YAML_SHAPE,
+    YAML_TAB_COMMENT,
     YAML_UNKNOWN_TAG,
     YAML_VERSION_FLOAT,
 )
@@ -189,6 +191,46 @@ def _tab_at(lines: list[str], pos: tuple[int, int]) -> tuple[int, int] | None:
     return (line, indent.index("\t") + 1) if "\t" in indent else None
 
 
+_TAB_COMMENT_LINE = re.compile(r"^[ \t]*\t[ \t]*(?:#.*)?$")
+"""A comment or blank line whose indentation holds a tab."""
+
+
+def _compose(text: str, lines: list[str], tabbed: list[tuple[int, int]]) -> list[yaml.Node]:
+    """``yaml.compose_all`` of ``text``; where libyaml stops at a tab that indents a
+    comment line (js-yaml, the site's reader, skips such a line), that line's indentation
+    is read as spaces (same columns) and composing is retried. The 1-based position of
+    each such tab is appended to ``tabbed`` (``YAML012``)."""
+    while True:
+        try:
+            return list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            if (mark is None or not 0 <= mark.line < len(lines)
+                    or not _TAB_COMMENT_LINE.match(lines[mark.line])
+                    or "\t" not in lines[mark.line][:mark.column + 1]):
+                raise
+            line = lines[mark.line]
+            tab = line.index("\t")
+            tabbed.append((mark.line + 1, tab + 1))
+            if "block scalar" in str(exc.context):
+                # js-yaml ends the block scalar at the tab (its indentation is the spaces
+                # before it) and skips the line: a comment there does the same in libyaml
+                fixed = line[:tab] + "#" + line[tab:].lstrip(" \t").lstrip("#")
+            else:  # between nodes or in a plain scalar: the tab is separation space
+                indent = len(line) - len(line.lstrip(" \t"))
+                fixed = line[:indent].replace("\t", " ") + line[indent:]
+            lines = [*lines[:mark.line], fixed, *lines[mark.line + 1:]]
+            text = _replace_line(text, mark.line, fixed)
+
+
+def _replace_line(text: str, index: int, new: str) -> str:
+    """``text`` with its 0-based line ``index`` (without its terminator) replaced."""
+    parts = text.splitlines(keepends=True)
+    body = parts[index].rstrip("\r\n")
+    parts[index] = new + parts[index][len(body):]
+    return "".join(parts)
+
+
 def load_yaml(
     raw: bytes,
     path: str,
@@ -224,10 +266,11 @@ def load_yaml(
         return doc
     doc.text = text
     lines = text.splitlines()
+    tabbed: list[tuple[int, int]] = []
     try:
         if len(text) > _PRESCAN_BYTES or _nesting_bound(text, lines) > _PRESCAN_DEPTH_BOUND:
             _prescan(text, max_depth, max_nodes)
-        nodes = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+        nodes = _compose(text, lines, tabbed)
     except LimitExceeded as exc:
         mark = exc.mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -253,6 +296,11 @@ def load_yaml(
             pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
         doc.findings.append(YAML_SHAPE.finding_at(doc, "", pos, msg))
         return doc
+    doc.findings += [YAML_TAB_COMMENT.finding_at(
+        doc, "", pos, f"tab character at line {pos[0]}, column {pos[1]} indents a comment or "
+        "blank line: js-yaml (the recipes site) reads the file, but libyaml (PyYAML and "
+        "other YAML 1.1 readers) refuses it (\"found a tab character that violates indentation\")",
+        "replace the tab with spaces") for pos in tabbed]
     builder = Builder(doc, lines, max_depth, max_nodes)
     try:
         doc.data = builder.build(nodes[0], "", 0)

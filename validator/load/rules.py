@@ -216,3 +216,33 @@ YAML_SITE_TYPE = declare(
 
     How to fix: quote the value (and drop a ``!!binary`` tag: write the text itself).""",
 )
+YAML_TAB_COMMENT = declare(
+    "YAML012",
+    Severity.WARNING,
+    "Tab before a comment that only js-yaml accepts",
+    """A comment line is indented with a tab. js-yaml (the recipes site) skips the line
+    and reads the file, so the site is unaffected; libyaml, and so PyYAML and other YAML 1.1
+    tools, stops there ("found a tab character that violates indentation"). The file is
+    checked as the site reads it. (A tab that indents a key or a value is still
+    ``YAML001``: js-yaml refuses it too.)
+
+    Failing (``→`` is the tab; a rule description cannot hold one)::
+
+        model:
+          base_args:
+            - "--trust-remote-code"
+        →   # more args later
+            - "--max-model-len"
+            - "32768"
+
+    Passing::
+
+        model:
+          base_args:
+            - "--trust-remote-code"
+            # more args later
+            - "--max-model-len"
+            - "32768"
+
+    How to fix: indent the comment with spaces.""",
+)
