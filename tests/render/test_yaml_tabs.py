@@ -5,11 +5,9 @@ files, give the same data, and say YAML012 (warning) instead of a false YAML001.
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
 from pathlib import Path
-from typing import Any
 
+from tests.render.js_yaml_oracle import js_yaml_load
 from validator.load import load_yaml
 
 BEFORE = ["a: 1\n", 'a: "1"\n', "a: [1]\n", "a:\n", "a:\n  - x\n", "a:\n  b: 1\n",
@@ -24,24 +22,10 @@ def _cases() -> list[str]:
     return [b + t + a for b, t, a in itertools.product(BEFORE, TABBED, AFTER)]
 
 
-def _js_yaml(site_dir: Path, tmp_path: Path, docs: list[str]) -> list[Any]:
-    script = tmp_path / "load.cjs"
-    script.write_text(
-        f"const y = require({json.dumps(str(site_dir / 'node_modules' / 'js-yaml'))});\n"
-        "const docs = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-        "process.stdout.write(JSON.stringify(docs.map((d) => {\n"
-        "  try { return {data: y.load(d)}; } catch (e) { return {error: e.message}; }\n"
-        "})));\n")
-    done = subprocess.run(["node", str(script)], input=json.dumps(docs), capture_output=True,
-                          text=True, timeout=120, check=True)
-    result: list[Any] = json.loads(done.stdout)
-    return result
-
-
 def test_tabbed_comment_lines_are_read_as_js_yaml_reads_them(site_dir: Path,
                                                              tmp_path: Path) -> None:
     cases = _cases()
-    theirs = _js_yaml(site_dir, tmp_path, cases)
+    theirs = js_yaml_load(site_dir, tmp_path, cases)
     differ = []
     tolerated = 0
     for case, their in zip(cases, theirs, strict=True):
