@@ -56,7 +56,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        "integer; default 2 MiB)")
     group.add_argument("--as-of", type=iso_date, default=None, metavar="DATE",
                        help="judge with the vLLM releases published by DATE (YYYY-MM-DD, "
-                       "from the vendored release list)")
+                       "from the vendored release list; not before the first release, "
+                       "a later date than the newest means all releases)")
     group.add_argument("--vllm", default=None, metavar="VERSION",
                        help="check every recipe's install range against this one vendored "
                        "vLLM release (add one with `data vllm-cli VERSION`)")
@@ -82,7 +83,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if args.online_releases and args.offline:
         raise UsageError("--online-releases contradicts --offline")
     return Settings(strict=args.strict, offline=args.offline, max_bytes=args.max_bytes,
-                    online_releases=args.online_releases, as_of=args.as_of,
+                    online_releases=args.online_releases, as_of=released_by(args.as_of),
                     vllm=vendored_vllm(args.vllm), rendered=args.rendered)
 
 
@@ -92,6 +93,27 @@ def iso_date(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def released_by(when: date | None) -> date | None:
+    """``--as-of``: ``when`` unchanged when some vLLM release was published by it; a date
+    after the newest release means every release. A date before the first vendored
+    release is a usage error: no release exists to judge with.
+
+    Raises:
+        UsageError: ``when`` is before the first release's upload day (UTC).
+    """
+    if when is None:
+        return None
+    from validator.releases import load_vendored
+
+    first = min(load_vendored().releases, key=lambda r: r.uploaded)
+    if when < first.uploaded.date():
+        raise UsageError(f"--as-of {when.isoformat()}: no vLLM release was published by "
+                         f"then; the first, {first.version}, was published on "
+                         f"{first.uploaded.date().isoformat()} (give that date or a later "
+                         "one)")
+    return when
 
 
 def positive_int(text: str) -> int:
