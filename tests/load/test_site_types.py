@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import check_tree, line_of
+from tests.tiny_recipe import PATH, write_tiny
 from validator.load import load_yaml
 
 
@@ -42,44 +43,9 @@ def test_binary_outside_a_command_is_reported_and_bad_base64_refused() -> None:
     assert "throws" not in doc.findings[0].message
 
 
-RECIPE = """meta:
-  title: "Tiny-1B"
-  slug: "tiny-1b"
-  provider: "org"
-  description: "A small model of our own."
-  date_added: 2025-10-15
-  date_updated: "2025-10-16"
-  difficulty: beginner
-  tasks: [text]
-  hardware:
-    h100: verified
-model:
-  model_id: "org/Tiny-1B"
-  min_vllm_version: "0.12.0"
-  architecture: dense
-  parameter_count: "1B"
-  active_parameters: "1B"
-  context_length: 40960
-  base_args:
-    - "--served-model-name"
-    - VALUE
-  base_env: {}
-variants:
-  default:
-    precision: bf16
-    vram_minimum_gb: 3
-compatible_strategies: [single_node_tp]
-guide: |
-  Serve it.
-"""
-
-
 def test_the_whole_pipeline_reports_an_unquoted_date_in_the_args(corpus_copy: Path) -> None:
-    path = "models/org/Tiny-1B.yaml"
-    target = corpus_copy / path
-    target.parent.mkdir(parents=True)
-    target.write_text(RECIPE.replace("VALUE", "2026-01-01"))
-    found = [(f.rule, f.line) for f in check_tree(corpus_copy, path) if f.severity == "error"]
-    assert found == [("YAML011", line_of(RECIPE, "VALUE"))]
-    target.write_text(RECIPE.replace("VALUE", '"2026-01-01"'))
-    assert [f for f in check_tree(corpus_copy, path) if f.severity == "error"] == []
+    text = write_tiny(corpus_copy, '    - "--served-model-name"\n    - 2026-01-01\n')
+    found = [(f.rule, f.line) for f in check_tree(corpus_copy, PATH) if f.severity == "error"]
+    assert found == [("YAML011", line_of(text, "2026-01-01"))]
+    write_tiny(corpus_copy, '    - "--served-model-name"\n    - "2026-01-01"\n')
+    assert [f for f in check_tree(corpus_copy, PATH) if f.severity == "error"] == []

@@ -21,11 +21,14 @@ with the ``GUIDE`` family).
 
 from __future__ import annotations
 
+import json
+import shlex
 from typing import TYPE_CHECKING
 
-from validator.checks.flag_model import FLAG_READS, issue_hits
+from validator.checks.flag_model import FLAG_READS, issue_hits, string_arg_lists
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
+from validator.sourcemap import split_pointer
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -467,3 +470,38 @@ def checked_against_other_release(doc: LoadedDocument, ctx: Context) -> list[Hit
     return _hits("FLAG019", doc, ctx)
 
 
+
+
+@rule("FLAG026", Severity.ERROR, "Argument list written as one string",
+      reads=FLAG_READS)
+def argument_list_is_a_string(doc: LoadedDocument, ctx: Context) -> list[Hit]:
+    """An argument list (``base_args``, ``extra_args``, a feature's ``args``) is one string
+    instead of a list. The site spreads it into the command character by character
+    (``--max-model-len 4096`` becomes the tokens ``-``, ``-``, ``m``, ...), so every
+    command rendered from it is broken. Reported once per list, with the list to write
+    (the per-character tokens are not reported one by one).
+
+    Failing::
+
+        model:
+          base_args: "--max-model-len 32768"
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "32768"]
+
+    How to fix: write a YAML list with one item per token."""
+    out = []
+    for pointer, text in string_arg_lists(doc).items():
+        try:
+            tokens = shlex.split(text)
+        except ValueError:  # an unbalanced quote: the blanks still separate the tokens
+            tokens = text.split()
+        shown = ", ".join(f"`{c}`" for c in list(text)[:4])
+        out.append(Hit(
+            pointer, f"{'.'.join(split_pointer(pointer))} is a string, not a list: the site "
+            f"spreads it into its {len(text)} characters ({shown}, ...), so every command "
+            "rendered from it is broken",
+            f"write a list: {json.dumps(tokens, ensure_ascii=False)}"))
+    return out

@@ -25,7 +25,14 @@ from validator.checks.arg_layers import (
 )
 from validator.checks.cli_plan import VLLM, plan_for
 from validator.checks.flag_engine import env_issue, parse_int, recipe_minimum
-from validator.checks.flag_model import FLAG_READS, gate, layer_model, line_of, reported
+from validator.checks.flag_model import (
+    FLAG_READS,
+    gate,
+    layer_model,
+    line_of,
+    reported,
+    string_arg_lists,
+)
 from validator.checks.registry import Hit, rule
 from validator.checks.rendered import affected
 from validator.findings import Related, Severity
@@ -137,9 +144,12 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     How to fix: nothing when the override is intended; otherwise remove the flag from one of
     the two layers."""
     grouped: dict[tuple[str, str, tuple[Related, ...]], list[str]] = {}
+    strings = string_arg_lists(doc)  # FLAG026's: their characters are no flags
     for ov, label in _recipe_overrides(doc, ctx):
         if ov.winner.document != doc.path or ov.dropped.layer == ov.winner.layer:
             continue  # another file's value wins (FLAG025), or a repeat in one list (FLAG011)
+        if ov.winner.pointer in strings or ov.dropped.pointer in strings:
+            continue
         line = line_of(doc, ov.dropped.pointer)
         key = (ov.winner.pointer, f"`{jsval.js_str(ov.winner.value)}` in {ov.winner.layer} "
                f"overrides `{_unit(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",

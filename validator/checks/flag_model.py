@@ -264,9 +264,37 @@ def reported(rule_id: str, doc: LoadedDocument, ctx: Context,
 
 def issue_hits(rule_id: str) -> Callable[[LoadedDocument, Context], list[Hit]]:
     """The check of a rule that reports issues of the lists themselves: the gate's hits,
-    the layer model's, then the rendered commands'."""
+    the layer model's, then the rendered commands'. An argument list written as a string
+    is ``FLAG026``'s alone: the per-character tokens the site spreads it into are not
+    reported one by one."""
     def check(doc: LoadedDocument, ctx: Context) -> list[Hit]:
         own = gate(doc, ctx).hits.get(rule_id, []) + layer_model(doc, ctx).hits.get(rule_id, [])
-        return reported(rule_id, doc, ctx, own)
+        strings = string_arg_lists(doc)
+        return [h for h in reported(rule_id, doc, ctx, own) if h.pointer not in strings]
 
     return check
+
+
+ARG_LIST_KEYS = frozenset({"args", "base_args", "extra_args"})
+"""Keys whose value the site spreads into a command (``args.push(...list)``)."""
+
+
+def string_arg_lists(doc: LoadedDocument) -> dict[str, str]:
+    """JSON Pointer -> text of every argument list of ``doc`` written as a non-empty
+    string (``base_args: "--a --b"``), which the site's spread turns into characters."""
+    return _string_lists(doc.data, "")
+
+
+def _string_lists(node: object, pointer: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if isinstance(node, dict):
+        for key, value in node.items():
+            child = join_pointer(pointer, key)
+            if key in ARG_LIST_KEYS and isinstance(value, str) and value:
+                out[child] = value
+            else:
+                out.update(_string_lists(value, child))
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            out.update(_string_lists(item, join_pointer(pointer, index)))
+    return out
