@@ -190,6 +190,8 @@ class Builder:
         if node.style:  # quoted or block ("" or None is plain): a string in any YAML version
             if record and node.style == "|":
                 self.record_block(node, pointer)
+            if record and node.style in "|>" and _CLI_ARG.search(pointer):
+                self.at_block_content(node, pointer)
             return text
         if self.explicit_tag(node):
             return text if node.tag == STR_TAG else resolve_plain(text)
@@ -301,6 +303,19 @@ class Builder:
                             f'quote it: "{text}"'),
                     )
                 )
+
+    def at_block_content(self, node: yaml.ScalarNode, pointer: str) -> None:
+        """An argument written as a block scalar (``- >-`` then the value on the next
+        line) is positioned at its first content line, where the value is, not at the
+        ``>``/``|`` indicator: findings on the value point at the value token."""
+        for number in range(node.start_mark.line + 1, node.end_mark.line + 1):
+            if number < len(self.lines) and self.lines[number].strip():
+                line = self.lines[number]
+                column = len(line) - len(line.lstrip(" ")) + 1
+                end = self.doc.source_map.values[pointer]
+                self.doc.source_map.values[pointer] = Span(number + 1, column, end.end_line,
+                                                           end.end_column)
+                return
 
     def record_block(self, node: yaml.ScalarNode, pointer: str) -> None:
         if node.style != "|":
