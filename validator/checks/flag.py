@@ -470,8 +470,6 @@ def checked_against_other_release(doc: LoadedDocument, ctx: Context) -> list[Hit
     return _hits("FLAG019", doc, ctx)
 
 
-
-
 @rule("FLAG026", Severity.ERROR, "Argument list written as one string",
       reads=FLAG_READS)
 def argument_list_is_a_string(doc: LoadedDocument, ctx: Context) -> list[Hit]:

@@ -197,8 +197,9 @@ _TAB_COMMENT_LINE = re.compile(r"^[ \t]*\t[ \t]*(?:#.*)?$")
 
 def _compose(text: str, lines: list[str], tabbed: list[tuple[int, int]]) -> list[yaml.Node]:
     """``yaml.compose_all`` of ``text``; where libyaml stops at a tab that indents a
-    comment line (js-yaml, the site's reader, skips such a line), that line's indentation
-    is read as spaces (same columns) and composing is retried. The 1-based position of
+    comment or blank line (js-yaml, the site's reader, skips such a line), the line is
+    rewritten as js-yaml reads it (the tab as a space; in a block scalar, a comment that
+    ends the scalar) and composing is retried. The 1-based position of
     each such tab is appended to ``tabbed`` (``YAML012``)."""
     while True:
         try:
@@ -299,7 +300,7 @@ def load_yaml(
     doc.findings += [YAML_TAB_COMMENT.finding_at(
         doc, "", pos, f"tab character at line {pos[0]}, column {pos[1]} indents a comment or "
         "blank line: js-yaml (the recipes site) reads the file, but libyaml (PyYAML and "
-        "other YAML 1.1 readers) refuses it (\"found a tab character that violates indentation\")",
+        "other YAML 1.1 readers) refuses it",
         "replace the tab with spaces") for pos in tabbed]
     builder = Builder(doc, lines, max_depth, max_nodes)
     try:

@@ -221,7 +221,7 @@ class Builder:
         if node.tag == TIMESTAMP_TAG:
             iso = js_timestamp_iso(text)
             if iso is None or not (arg or env):
-                return  # dates elsewhere are the site's (meta dates); a bad one: YAML009
+                return  # dates elsewhere are the site's (meta dates); other text: not judged here
             what = f"a timestamp: js-yaml (the recipes site) reads it as the Date " \
                    f"{iso}, not the text"
             shown = "the Date's text (`" + _date_text(iso) + "`)"
