@@ -12,6 +12,7 @@ from validator.checks.flag_model import FLAG_READS
 from validator.checks.guide_model import GUIDE, GuideAnalysis, guide_model, guide_text
 from validator.checks.guide_sections import section_headings
 from validator.checks.registry import Hit, rule
+from validator.checks.release_range import parse_at
 from validator.checks.rendered import affected
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand
@@ -116,7 +117,7 @@ class _RenderedValues:
             start = 3 if len(args) > 2 and not args[2].startswith("-") else 2
             key = (tuple(args), registry.version)
             if key not in self.memo:
-                parsed = argv.parse_args(args[start:], registry)
+                parsed = parse_at(args[start:], registry)  # shared with the FLAG checks
                 self.memo[key] = {}
                 for opt in parsed.options:
                     if opt.dest in KEY_DESTS and opt.value is not None \
