@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get
 from validator.checks.flag_model import FLAG_READS
 from validator.checks.guide_model import GUIDE, GuideAnalysis, guide_model, guide_text
-from validator.checks.guide_sections import section_headings
+from validator.checks.guide_sections import SectionSearch
 from validator.checks.registry import Hit, rule
 from validator.checks.release_range import parse_at
 from validator.checks.rendered import affected
@@ -73,12 +74,14 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
         return out.hits.get("GUIDE011", [])
     hits: list[Hit] = []
     values = _RenderedValues(doc)
+    search = SectionSearch(text)
     for c in model.checked:
         wanted = [(opt, opt.dest) for opt in c.parsed.options if opt.dest in KEY_DESTS
                   and opt.value is not None and not opt.value.startswith("$")]
         if not wanted or c.plan.minimum is None:
             continue
-        targets = target_configurations(doc, ctx, text, c.cmd, model.ids, renderings)
+        targets = target_configurations(doc, ctx, text, c.cmd, model.ids, renderings,
+                                         search)
         for opt, dest in wanted:
             used = [u for r in targets for u in values.of(r, c.plan.minimum).get(dest, [])]
             if not used or any(v == opt.value for v, _, _ in used):
@@ -133,11 +136,13 @@ class _RenderedValues:
 
 
 def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: ServeCommand,
-                          ids: dict[str, str | None],
-                          renderings: list[Rendered]) -> list[Rendered]:
+                          ids: dict[str, str | None], renderings: list[Rendered],
+                          search: SectionSearch | None = None) -> list[Rendered]:
     """The renderings a guide command's section targets: the variant whose ``model_id`` it
     serves, the hardware and the strategy the section names (each narrowed only when it
-    leaves a rendering)."""
+    leaves a rendering). ``search``: the :class:`SectionSearch` of ``text`` when the
+    caller asks about several commands of it (each section is then searched once)."""
+    search = search if search is not None else SectionSearch(text)
     picked = renderings
     model = (cmd.model or "").lower()
     if model in ids:
@@ -148,37 +153,35 @@ def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: Ser
                                                             ).lower()}
         picked = _narrow(picked, lambda r: r.config.variant == variant if variant is not None
                          else r.config.variant not in own)
-    headings, prose = section_headings(text, cmd.line)
-    hardware = named_hardware(ctx, headings, prose)
+    hardware = named_hardware(ctx, search, cmd.line)
     if hardware:
         picked = _narrow(picked, lambda r: r.config.hardware in hardware)
     strategies = {r.config.key for r in renderings}
-    said = " ".join(headings + prose)
-    named = {s for s in strategies if _word(s.replace("_", "[ _-]")).search(said)}
+    named = {s for s in strategies if search.says(_word(s.replace("_", "[ _-]")), cmd.line)}
     if named:
         picked = _narrow(picked, lambda r: r.config.key in named)
     return picked
 
 
-def named_hardware(ctx: Context, headings: list[str], prose: list[str]) -> set[str]:
-    """Profile ids the section names: an id or display name anywhere in it, a brand or
-    generation key (``AMD``, ``Hopper``) in its headings."""
-    said = " ".join(headings + prose)
+def named_hardware(ctx: Context, search: SectionSearch, line: int) -> set[str]:
+    """Profile ids the section of guide ``line`` names before it: an id or display name
+    anywhere in it, a brand or generation key (``AMD``, ``Hopper``) in its headings."""
     out: set[str] = set()
     for hw_id, profile in ctx.hardware_profiles.items():
         names = {hw_id, str(profile.get("display_name") or hw_id)}
-        if any(_word(re.escape(n)).search(said) for n in names if n):
+        if any(search.says(_word(re.escape(n)), line) for n in names if n):
             out.add(hw_id)
     if out:
         return out  # a profile named is narrower than its brand or generation
-    titles = " ".join(headings)
     for key, members in ctx.hardware_groups.items():
-        if _word(re.escape(key)).search(titles):
+        if search.says(_word(re.escape(key)), line, headings_only=True):
             out |= members
     return out
 
 
+@lru_cache(maxsize=1024)
 def _word(pattern: str) -> re.Pattern[str]:
+    """``pattern`` as a whole word (fixed-length patterns only: see :class:`SectionSearch`)."""
     return re.compile(rf"(?<![\w-]){pattern}(?![\w-])", re.IGNORECASE)
 
 
