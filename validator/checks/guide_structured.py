@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -83,19 +84,17 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
         targets = target_configurations(doc, ctx, text, c.cmd, model.ids, renderings,
                                          search)
         for opt, dest in wanted:
-            used = [u for r in targets for u in values.of(r, c.plan.minimum).get(dest, [])]
-            if not used or any(v == opt.value for v, _, _ in used):
+            found = values.over(targets, c.plan.minimum, dest)
+            if found is None or opt.value in found.values:
                 continue
-            shown = list(dict.fromkeys(v for v, _, _ in used))[:3]
             flag_name = opt.option or opt.normalised
-            lines = list(dict.fromkeys((v, ln) for v, ln, _ in used if ln is not None))[:3]
             hits.append(Hit(GUIDE, f"the guide uses `{flag_name} {opt.value}` but the "
-                            f"rendered command uses " + ", ".join(f"`{v}`" for v in shown)
-                            + f" ({affected([label for _, _, label in used])})",
+                            f"rendered command uses " + ", ".join(f"`{v}`" for v in found.shown)
+                            + f" ({found.affected})",
                             "make the guide and the structured args agree",
                             block_index=c.cmd.arg_lines[opt.index],
                             related=tuple(Related(ln, f"rendered {flag_name} {v}")
-                                          for v, ln in lines)))
+                                          for v, ln in found.lines)))
     return hits
 
 
@@ -103,12 +102,40 @@ Used = tuple[str, int | None, str]
 """(value, YAML line of the flag in the recipe or ``None``, configuration label)."""
 
 
+@dataclass(frozen=True)
+class _Used:
+    """What the renderings a guide section targets use for one flag."""
+
+    values: frozenset[str]
+    shown: list[str]
+    """The first three distinct values."""
+    lines: list[tuple[str, int]]
+    """The first three distinct (value, YAML line) pairs."""
+    affected: str
+    """The configurations, as :func:`validator.checks.rendered.affected` names them."""
+
+
 class _RenderedValues:
-    """The values of :data:`KEY_DESTS` in each rendered command, parsed once per argv."""
+    """The values of :data:`KEY_DESTS` in each rendered command, parsed once per argv,
+    and gathered once per set of target renderings (the commands of one section, or of
+    sections naming the same hardware, share their targets)."""
 
     def __init__(self, doc: LoadedDocument) -> None:
         self.doc = doc
         self.memo: dict[tuple[Any, ...], dict[str, list[tuple[str, Token]]]] = {}
+        self.gathered: dict[tuple[Any, ...], _Used | None] = {}
+
+    def over(self, targets: list[Rendered], registry: CliRegistry, dest: str) -> _Used | None:
+        """What ``targets`` use for ``dest`` (``None``: none of them sets it). The key
+        holds the renderings' ids: they are alive in ``targets`` for the whole rule."""
+        key = (tuple(id(r) for r in targets), registry.version, dest)
+        if key not in self.gathered:
+            used = [u for r in targets for u in self.of(r, registry).get(dest, [])]
+            self.gathered[key] = _Used(
+                frozenset(v for v, _, _ in used), list(dict.fromkeys(v for v, _, _ in used))[:3],
+                list(dict.fromkeys((v, ln) for v, ln, _ in used if ln is not None))[:3],
+                affected([label for _, _, label in used])) if used else None
+        return self.gathered[key]
 
     def of(self, rendered: Rendered, registry: CliRegistry) -> dict[str, list[Used]]:
         out: dict[str, list[Used]] = {}

@@ -92,14 +92,15 @@ def _rejection(opt: ParsedOption, new: tuple[tuple[str, ...], OptionSpec | None]
     return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
 
 
-def _structure_runs(keys: Sequence[str],
-                    plan: VersionPlan) -> tuple[bool, list[tuple[int, ...]]]:
+def _structure_runs(keys: Sequence[str], plan: VersionPlan,
+                    ranged: object) -> tuple[bool, list[tuple[int, ...]]]:
     """Releases of ``plan.checked`` that read option tokens ``keys`` alike, as groups of
     positions in ``plan.checked`` (each group ascending, the groups by their first
     position), first the group that reads them as ``plan.minimum`` does, if any (then
     ``True``): two releases of one group parse a list with these tokens into the same
-    options and values (:func:`_key_run`)."""
-    runs = [_key_run(key, plan) for key in dict.fromkeys(keys)]
+    options and values (:func:`_key_run`). ``ranged``: :func:`_range_token` of the
+    minimum and the range."""
+    runs = [_key_run(key, plan, ranged) for key in dict.fromkeys(keys)]
     signatures = zip(*runs, strict=True)
     at_minimum = next(signatures)
     groups: dict[tuple[int, ...], list[int]] = {at_minimum: []}
@@ -110,7 +111,7 @@ def _structure_runs(keys: Sequence[str],
                                 + list(groups.values())]
 
 
-def _key_run(key: str, plan: VersionPlan) -> tuple[int, ...]:
+def _key_run(key: str, plan: VersionPlan, ranged: object) -> tuple[int, ...]:
     """For ``plan.minimum`` and then each release of ``plan.checked``, a class number of
     how it reads option token ``key`` (:func:`_key_structure`; equal numbers: read
     alike), memoised on the run's data source per key and range: argument lists of every
@@ -124,8 +125,14 @@ def _key_run(key: str, plan: VersionPlan) -> tuple[int, ...]:
         return tuple(classes.setdefault(_key_structure(reg, key), len(classes))
                      for reg in regs)
 
-    return active().bounded("range:key_run", (key, plan.family, low.version, low.sha256,
-                                              plan.checked), compute, limit=16384)
+    return active().bounded("range:key_run", (key, ranged), compute, limit=16384)
+
+
+def _range_token(*what: Any) -> object:
+    """One object per distinct ``what`` (a family, releases, ...) on the run's data
+    source: memo keys hold it instead of a tuple of every release name, which would be
+    hashed again at each look-up."""
+    return active().memoised(("range:token", *what), object)
 
 
 def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, ...]:
@@ -158,7 +165,7 @@ Verdicts = tuple[tuple[int, tuple[str, str]], ...]
 
 
 def _verdicts(opt: ParsedOption, bound: ParsedOption | None, ambiguity: str | None,
-              plan: VersionPlan) -> Verdicts:
+              plan: VersionPlan, ranged: object) -> Verdicts:
     """What each release of ``plan.checked`` rejects of option ``opt`` (accepted at the
     minimum) when a parse there binds it as ``bound`` (``None``: no option at its token)
     with ``ambiguity`` (the message of an ambiguous abbreviation there, or ``None``).
@@ -166,10 +173,10 @@ def _verdicts(opt: ParsedOption, bound: ParsedOption | None, ambiguity: str | No
     Memoised on the run's data source per token judgement (what :func:`_rejection` reads
     of ``opt`` and ``bound``) and range: the same option with the same value recurs in
     the argument lists of many configurations and recipes. A caller uses the verdicts of
-    the releases whose parse binds the token as ``bound``."""
+    the releases whose parse binds the token as ``bound``. ``ranged``:
+    :func:`_range_token` of the family and the releases."""
     key = (opt.option, opt.normalised, opt.written, bool(opt.keys),
-           None if bound is None else (bound.values, bound.option), ambiguity,
-           plan.family, plan.checked)
+           None if bound is None else (bound.values, bound.option), ambiguity, ranged)
 
     def compute() -> Verdicts:
         ambiguous = {opt.index: ambiguity} if ambiguity is not None else {}
@@ -229,7 +236,9 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
         return
     keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]
     found_at: dict[int, list[tuple[int, tuple[str, str]]]] = {}
-    like_minimum, groups = _structure_runs(keys, plan)
+    releases = _range_token(plan.family, plan.checked)
+    like_minimum, groups = _structure_runs(keys, plan, _range_token(
+        plan.family, plan.checked, low.version, low.sha256))
     for number, group in enumerate(groups):
         # the releases of a group read the tokens alike: one parse binds every option
         members = frozenset(group)
@@ -238,7 +247,7 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
         by_index, ambiguous = _split(at)
         for opt in accepted:
             for position, rejection in _verdicts(opt, by_index.get(opt.index),
-                                                 ambiguous.get(opt.index), plan):
+                                                 ambiguous.get(opt.index), plan, releases):
                 if position in members:
                     found_at.setdefault(opt.index, []).append((position, rejection))
     for opt in accepted:
