@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 from tests.checks.test_install_range import of, recipe, run
 from tests.conftest import line_of
-from validator.checks.guide_sections import section_context
+from validator.checks.guide_sections import SectionSearch, section_context, section_headings
 
 SPEC = "vllm serve example-org/Example-8B --speculative-config '{\"method\": \"eagle3\"}'"
 
@@ -47,3 +49,67 @@ def test_validated_and_pinned_versions_are_read() -> None:
     found = section_context(guide, 6)
     assert found is not None and str(found.minimum) == "0.25.0" and str(found.top) == "0.25.0"
     assert not found.unreleased and found.line == 2
+
+
+def naive_section_headings(guide: str, line: int) -> tuple[list[str], list[str]]:
+    """The heading chain above ``line`` and the prose of its innermost section, walking
+    back over every heading (outside fences) for each line."""
+    lines = guide.splitlines()
+    fenced: set[int] = set()
+    opened: int | None = None
+    for i, text in enumerate(lines):
+        if text.strip().startswith("```"):
+            if opened is None:
+                opened = i
+            else:
+                fenced.update(range(opened, i + 1))
+                opened = None
+    if opened is not None:
+        fenced.update(range(opened, len(lines)))
+    heads = [i for i in range(line) if i not in fenced and re.match(r"^\s{0,3}#{1,6}\s+\S",
+                                                                    lines[i])]
+    chain: list[str] = []
+    level = 7
+    for h in reversed(heads):
+        depth = len(lines[h].lstrip()) - len(lines[h].lstrip().lstrip("#"))
+        if depth < level:
+            chain.insert(0, lines[h].strip())
+            level = depth
+    return chain, lines[heads[-1] + 1 if heads else 0:line]
+
+
+WORDS = ("H200", "AMD", "MI300X", "single node tp", "single_node-tp", "x", "text", "b200")
+
+
+def random_guide(rng: random.Random) -> str:
+    out: list[str] = []
+    for _ in range(rng.randint(0, 30)):
+        kind = rng.random()
+        if kind < 0.25:
+            out.append("#" * rng.randint(1, 4) + " " + " ".join(rng.sample(WORDS, 2)))
+        elif kind < 0.45:
+            out += ["```bash", f"vllm serve a/b --{rng.choice(WORDS)}", "```"]
+        else:
+            out.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 3))))
+    return "\n".join(out) + "\n"
+
+
+def test_a_section_search_finds_what_a_search_of_each_prefix_finds() -> None:
+    rng = random.Random("section-search")
+    patterns = [re.compile(rf"(?<![\w-]){p}(?![\w-])", re.IGNORECASE)
+                for p in ("h200", "amd", "mi300x", "single[ _-]node[ _-]tp", "x", "b200 h200")]
+    compared = hits = 0
+    for _ in range(150):
+        guide = random_guide(rng)
+        search = SectionSearch(guide)
+        for line in range(len(guide.splitlines()) + 1):
+            headings, prose = naive_section_headings(guide, line)
+            assert section_headings(guide, line) == (headings, prose), (guide, line)
+            for pattern in patterns:
+                want = bool(pattern.search(" ".join(headings + prose)))
+                assert search.says(pattern, line) is want, (guide, line, pattern)
+                titles = bool(pattern.search(" ".join(headings)))
+                assert search.says(pattern, line, headings_only=True) is titles
+                compared += 1
+                hits += want
+    assert compared > 1000 and hits > 100, (compared, hits)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -63,6 +64,7 @@ class CliRegistries:
         self._versions: dict[tuple[str, date | None], tuple[Version, ...]] = {}
         self._registries: dict[tuple[str, str], CliRegistry] = {}
         self._memo: dict[Any, Any] = {}
+        self._bounded: dict[str, dict[Any, Any]] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CliRegistries:
@@ -86,6 +88,24 @@ class CliRegistries:
         if key not in self._memo:
             self._memo[key] = compute()
         value: T = self._memo[key]
+        return value
+
+    def bounded(self, space: str, key: Any, compute: Callable[[], T], limit: int) -> T:
+        """``compute()`` once per data source under ``key`` in the memo ``space``, which
+        holds at most ``limit`` entries: past that the oldest quarter is dropped (first
+        in, first out), so a run over many argument lists keeps a bounded, recent set.
+        ``key`` names every input the value depends on besides these registries."""
+        memo = self._bounded.get(space)
+        if memo is None:
+            memo = self._bounded[space] = {}
+        elif key in memo:
+            found: T = memo[key]
+            return found
+        value = compute()
+        if len(memo) >= limit:
+            for old in list(islice(memo, max(1, limit // 4))):
+                del memo[old]
+        memo[key] = value
         return value
 
     def _published(self, as_of: date) -> frozenset[str]:

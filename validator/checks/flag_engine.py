@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from validator.checks.arg_layers import ASCEND
+from validator.checks.cli_data import active
 from validator.checks.cli_plan import (
     VLLM,
     VersionPlan,
@@ -30,6 +31,7 @@ from validator.checks.cli_plan import (
     nearest_hint,
     option_hint,
     required_vllm,
+    window,
 )
 from validator.checks.flag_values import FlagIssue as FlagIssue  # re-exported
 from validator.checks.flag_values import (
@@ -76,12 +78,27 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     """Parse ``tokens`` at ``plan.minimum`` and report every problem.
 
     Returns the parse at the minimum (``None`` when the plan has no registry) and the
-    issues, in token order. Never raises.
+    issues, in token order. Never raises. Each distinct list is checked once per plan and
+    release :func:`~validator.checks.cli_plan.window` on the run's data source
+    (:func:`validator.checks.cli_data.active`): many configurations and recipes render the
+    same arguments. The parse is shared: callers read it, never change it.
     """
     reg = plan.minimum
     if reg is None:
         return None, []
-    parsed = argv.parse_args(tokens, reg, allow_positionals=allow_positionals)
+    top = plan.newest
+    key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
+           None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
+           plan.unreleased, plan.range_label, window())
+    parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
+        key[0], plan, reg, allow_positionals, duplicates), limit=16384)
+    return parsed, list(issues)
+
+
+def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
+             allow_positionals: int, duplicates: bool) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+    """What :func:`check_tokens` returns, computed."""
+    parsed = parse_at(tokens, reg, allow_positionals)
     issues: list[FlagIssue] = []
     for p in parsed.problems:
         if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
@@ -110,7 +127,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
     issues.extend(additional_config_issues(parsed, plan))
     issues.sort(key=lambda x: x.index)
-    return parsed, issues
+    return parsed, tuple(issues)
 
 
 def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:

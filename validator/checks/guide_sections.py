@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -56,24 +57,81 @@ def section_headings(guide: str, line: int) -> tuple[list[str], list[str]]:
     """``(headings, prose)`` of the section holding 0-based guide ``line``: the heading
     chain above it (outermost first: ``## AMD MI300X``, ``### Docker``) and the lines of
     the innermost section before ``line``."""
-    lines = guide.splitlines()
-    heads = [h for h in _headings(guide) if h < line]
-    chain: list[str] = []
-    level = 7
-    for h in reversed(heads):
-        depth = len(lines[h].lstrip()) - len(lines[h].lstrip().lstrip("#"))
-        if depth < level:
-            chain.insert(0, lines[h].strip())
-            level = depth
-    start = heads[-1] + 1 if heads else 0
-    return chain, lines[start:line]
+    chain, start, _ = section_span(guide, line)
+    return list(chain), list(_lines(guide)[start:line])
+
+
+def section_span(guide: str, line: int) -> tuple[tuple[str, ...], int, int]:
+    """``(heading chain, first line, end)`` of the section holding 0-based guide
+    ``line``: the chain of :func:`section_headings`, the first line after its innermost
+    heading (0 before the first heading) and the line of the next heading (or the line
+    count); a bisection over headings read once per guide."""
+    heads = _headings(guide)
+    k = bisect.bisect_left(heads, line)  # the headings above ``line``: heads[:k]
+    chain = _chains(guide)[k - 1] if k else ()
+    start = heads[k - 1] + 1 if k else 0
+    end = next((h for h in heads[k:k + 2] if h > line), len(_lines(guide)))
+    return chain, start, end
+
+
+class SectionSearch:
+    """Whether the text of a guide section up to a line matches a pattern: the text is
+    ``" ".join(headings + prose)`` of :func:`section_headings`, and each pattern is
+    searched once per section, not once per line asked about (a guide with many blocks
+    in one section would otherwise search ever longer prefixes of it).
+
+    A pattern must match a fixed number of characters (literal names, character
+    classes): then the text up to a line has a match exactly when the section's first
+    match ends within it (a match at the end of that text is followed by the separating
+    space in the whole section, which the patterns' look-arounds accept alike)."""
+
+    def __init__(self, guide: str) -> None:
+        self.guide = guide
+        self._texts: dict[int, tuple[str, tuple[int, ...]]] = {}
+        self._first: dict[tuple[int, re.Pattern[str]], int | None] = {}
+
+    def says(self, pattern: re.Pattern[str], line: int, headings_only: bool = False) -> bool:
+        """Whether the section text before 0-based guide ``line`` (with
+        ``headings_only``: its heading chain alone) matches ``pattern``."""
+        chain, start, end = section_span(self.guide, line)
+        text, ends = self._text(chain, start, end)
+        used = len(chain) + (0 if headings_only else line - start)
+        first = self._first.get((start, pattern), -1)
+        if first == -1:
+            m = pattern.search(text)
+            first = self._first[start, pattern] = None if m is None else m.end()
+        return first is not None and first <= ends[used]
+
+    def _text(self, chain: tuple[str, ...], start: int,
+              end: int) -> tuple[str, tuple[int, ...]]:
+        """The section's whole text and, per count of its leading items (headings, then
+        prose lines), the length of their join."""
+        found = self._texts.get(start)
+        if found is None:
+            items = [*chain, *_lines(self.guide)[start:end]]
+            ends = [0]
+            for i, item in enumerate(items):
+                ends.append(ends[-1] + len(item) + (1 if i else 0))
+            found = self._texts[start] = (" ".join(items), tuple(ends))
+        return found
 
 
 def _fence_of(guide: str, line: int) -> int:
-    for start, end, _ in _fences(guide):
-        if start <= line <= end:
-            return start
+    fences = _fences(guide)
+    k = bisect.bisect_right(_fence_starts(guide), line)
+    if k and fences[k - 1][0] <= line <= fences[k - 1][1]:
+        return fences[k - 1][0]
     return -1
+
+
+@lru_cache(maxsize=64)
+def _fence_starts(guide: str) -> tuple[int, ...]:
+    return tuple(f[0] for f in _fences(guide))
+
+
+@lru_cache(maxsize=64)
+def _lines(guide: str) -> tuple[str, ...]:
+    return tuple(guide.splitlines())
 
 
 @lru_cache(maxsize=64)
@@ -82,8 +140,8 @@ def _fences(guide: str) -> tuple[tuple[int, int, int], ...]:
     heads = _headings(guide)
     out = []
     for fence in find_fences(guide):
-        section = max((h for h in heads if h < fence.start), default=-1)
-        out.append((fence.start, fence.first + len(fence.lines), section))
+        k = bisect.bisect_left(heads, fence.start)  # the headings above the fence
+        out.append((fence.start, fence.first + len(fence.lines), heads[k - 1] if k else -1))
     return tuple(out)
 
 
@@ -92,26 +150,49 @@ def _headings(guide: str) -> tuple[int, ...]:
     in_fence: set[int] = set()
     for fence in find_fences(guide):
         in_fence.update(range(fence.start, fence.first + len(fence.lines) + 1))
-    return tuple(i for i, text in enumerate(guide.splitlines())
+    return tuple(i for i, text in enumerate(_lines(guide))
                  if i not in in_fence and _HEADING.match(text))
 
 
 @lru_cache(maxsize=64)
+def _chains(guide: str) -> tuple[tuple[str, ...], ...]:
+    """Per heading (in order), the chain of :func:`section_headings` below it: that
+    heading and each nearest earlier heading of a smaller depth (a stack of one pass)."""
+    lines = _lines(guide)
+    stack: list[tuple[int, str]] = []
+    out = []
+    for h in _headings(guide):
+        text = lines[h].lstrip()
+        depth = len(text) - len(text.lstrip("#"))
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        stack.append((depth, lines[h].strip()))
+        out.append(tuple(t for _, t in stack))
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
 def _contexts(guide: str) -> dict[int, SectionContext]:
-    lines = guide.splitlines()
+    lines = _lines(guide)
     heads = _headings(guide)
-    fences = _fences(guide)
     by_section: dict[int, list[tuple[int, int]]] = {}
-    for a, b, sec in fences:
+    for a, b, sec in _fences(guide):
         by_section.setdefault(sec, []).append((a, b))
+    starts = {sec: [a for a, _ in spans] for sec, spans in by_section.items()}
     owned: dict[int, list[int]] = {}
     for i in range(len(lines)):
         k = bisect.bisect_right(heads, i)
         section = heads[k - 1] if k else -1
+        spans = by_section.get(section)
+        if not spans:
+            continue
+        # the nearest block of the section: the last one starting at or above the line
+        # (the line is in it, or below its end) or the first one below it; a tie goes to
+        # the upper one (the blocks are disjoint and in order)
+        j = bisect.bisect_right(starts[section], i)
         near = [(0 if a <= i <= b else min(abs(i - a), abs(i - b)), a)
-                for a, b in by_section.get(section, ())]
-        if near:
-            owned.setdefault(min(near)[1], []).append(i)
+                for a, b in spans[max(0, j - 1):j + 1]]
+        owned.setdefault(min(near)[1], []).append(i)
     out: dict[int, SectionContext] = {}
     for fence_start, where in owned.items():
         found = _scan(lines, where)
@@ -120,7 +201,7 @@ def _contexts(guide: str) -> dict[int, SectionContext]:
     return out
 
 
-def _scan(lines: list[str], where: list[int]) -> SectionContext | None:
+def _scan(lines: Sequence[str], where: list[int]) -> SectionContext | None:
     minimum: Version | None = None
     top: Version | None = None
     unreleased = False

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import as_dict, get
 from validator.checks.flag_model import FLAG_READS
 from validator.checks.guide_model import GUIDE, GuideAnalysis, guide_model, guide_text
-from validator.checks.guide_sections import section_headings
+from validator.checks.guide_sections import SectionSearch
 from validator.checks.registry import Hit, rule
+from validator.checks.release_range import parse_at
 from validator.checks.rendered import affected
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand
@@ -72,26 +75,26 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
         return out.hits.get("GUIDE011", [])
     hits: list[Hit] = []
     values = _RenderedValues(doc)
+    search = SectionSearch(text)
     for c in model.checked:
         wanted = [(opt, opt.dest) for opt in c.parsed.options if opt.dest in KEY_DESTS
                   and opt.value is not None and not opt.value.startswith("$")]
         if not wanted or c.plan.minimum is None:
             continue
-        targets = target_configurations(doc, ctx, text, c.cmd, model.ids, renderings)
+        targets = target_configurations(doc, ctx, text, c.cmd, model.ids, renderings,
+                                         search)
         for opt, dest in wanted:
-            used = [u for r in targets for u in values.of(r, c.plan.minimum).get(dest, [])]
-            if not used or any(v == opt.value for v, _, _ in used):
+            found = values.over(targets, c.plan.minimum, dest)
+            if found is None or opt.value in found.values:
                 continue
-            shown = list(dict.fromkeys(v for v, _, _ in used))[:3]
             flag_name = opt.option or opt.normalised
-            lines = list(dict.fromkeys((v, ln) for v, ln, _ in used if ln is not None))[:3]
             hits.append(Hit(GUIDE, f"the guide uses `{flag_name} {opt.value}` but the "
-                            f"rendered command uses " + ", ".join(f"`{v}`" for v in shown)
-                            + f" ({affected([label for _, _, label in used])})",
+                            f"rendered command uses " + ", ".join(f"`{v}`" for v in found.shown)
+                            + f" ({found.affected})",
                             "make the guide and the structured args agree",
                             block_index=c.cmd.arg_lines[opt.index],
                             related=tuple(Related(ln, f"rendered {flag_name} {v}")
-                                          for v, ln in lines)))
+                                          for v, ln in found.lines)))
     return hits
 
 
@@ -99,12 +102,40 @@ Used = tuple[str, int | None, str]
 """(value, YAML line of the flag in the recipe or ``None``, configuration label)."""
 
 
+@dataclass(frozen=True)
+class _Used:
+    """What the renderings a guide section targets use for one flag."""
+
+    values: frozenset[str]
+    shown: list[str]
+    """The first three distinct values."""
+    lines: list[tuple[str, int]]
+    """The first three distinct (value, YAML line) pairs."""
+    affected: str
+    """The configurations, as :func:`validator.checks.rendered.affected` names them."""
+
+
 class _RenderedValues:
-    """The values of :data:`KEY_DESTS` in each rendered command, parsed once per argv."""
+    """The values of :data:`KEY_DESTS` in each rendered command, parsed once per argv,
+    and gathered once per set of target renderings (the commands of one section, or of
+    sections naming the same hardware, share their targets)."""
 
     def __init__(self, doc: LoadedDocument) -> None:
         self.doc = doc
         self.memo: dict[tuple[Any, ...], dict[str, list[tuple[str, Token]]]] = {}
+        self.gathered: dict[tuple[Any, ...], _Used | None] = {}
+
+    def over(self, targets: list[Rendered], registry: CliRegistry, dest: str) -> _Used | None:
+        """What ``targets`` use for ``dest`` (``None``: none of them sets it). The key
+        holds the renderings' ids: they are alive in ``targets`` for the whole rule."""
+        key = (tuple(id(r) for r in targets), registry.version, dest)
+        if key not in self.gathered:
+            used = [u for r in targets for u in self.of(r, registry).get(dest, [])]
+            self.gathered[key] = _Used(
+                frozenset(v for v, _, _ in used), list(dict.fromkeys(v for v, _, _ in used))[:3],
+                list(dict.fromkeys((v, ln) for v, ln, _ in used if ln is not None))[:3],
+                affected([label for _, _, label in used])) if used else None
+        return self.gathered[key]
 
     def of(self, rendered: Rendered, registry: CliRegistry) -> dict[str, list[Used]]:
         out: dict[str, list[Used]] = {}
@@ -116,7 +147,7 @@ class _RenderedValues:
             start = 3 if len(args) > 2 and not args[2].startswith("-") else 2
             key = (tuple(args), registry.version)
             if key not in self.memo:
-                parsed = argv.parse_args(args[start:], registry)
+                parsed = parse_at(args[start:], registry)  # shared with the FLAG checks
                 self.memo[key] = {}
                 for opt in parsed.options:
                     if opt.dest in KEY_DESTS and opt.value is not None \
@@ -132,11 +163,13 @@ class _RenderedValues:
 
 
 def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: ServeCommand,
-                          ids: dict[str, str | None],
-                          renderings: list[Rendered]) -> list[Rendered]:
+                          ids: dict[str, str | None], renderings: list[Rendered],
+                          search: SectionSearch | None = None) -> list[Rendered]:
     """The renderings a guide command's section targets: the variant whose ``model_id`` it
     serves, the hardware and the strategy the section names (each narrowed only when it
-    leaves a rendering)."""
+    leaves a rendering). ``search``: the :class:`SectionSearch` of ``text`` when the
+    caller asks about several commands of it (each section is then searched once)."""
+    search = search if search is not None else SectionSearch(text)
     picked = renderings
     model = (cmd.model or "").lower()
     if model in ids:
@@ -147,37 +180,35 @@ def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: Ser
                                                             ).lower()}
         picked = _narrow(picked, lambda r: r.config.variant == variant if variant is not None
                          else r.config.variant not in own)
-    headings, prose = section_headings(text, cmd.line)
-    hardware = named_hardware(ctx, headings, prose)
+    hardware = named_hardware(ctx, search, cmd.line)
     if hardware:
         picked = _narrow(picked, lambda r: r.config.hardware in hardware)
     strategies = {r.config.key for r in renderings}
-    said = " ".join(headings + prose)
-    named = {s for s in strategies if _word(s.replace("_", "[ _-]")).search(said)}
+    named = {s for s in strategies if search.says(_word(s.replace("_", "[ _-]")), cmd.line)}
     if named:
         picked = _narrow(picked, lambda r: r.config.key in named)
     return picked
 
 
-def named_hardware(ctx: Context, headings: list[str], prose: list[str]) -> set[str]:
-    """Profile ids the section names: an id or display name anywhere in it, a brand or
-    generation key (``AMD``, ``Hopper``) in its headings."""
-    said = " ".join(headings + prose)
+def named_hardware(ctx: Context, search: SectionSearch, line: int) -> set[str]:
+    """Profile ids the section of guide ``line`` names before it: an id or display name
+    anywhere in it, a brand or generation key (``AMD``, ``Hopper``) in its headings."""
     out: set[str] = set()
     for hw_id, profile in ctx.hardware_profiles.items():
         names = {hw_id, str(profile.get("display_name") or hw_id)}
-        if any(_word(re.escape(n)).search(said) for n in names if n):
+        if any(search.says(_word(re.escape(n)), line) for n in names if n):
             out.add(hw_id)
     if out:
         return out  # a profile named is narrower than its brand or generation
-    titles = " ".join(headings)
     for key, members in ctx.hardware_groups.items():
-        if _word(re.escape(key)).search(titles):
+        if search.says(_word(re.escape(key)), line, headings_only=True):
             out |= members
     return out
 
 
+@lru_cache(maxsize=1024)
 def _word(pattern: str) -> re.Pattern[str]:
+    """``pattern`` as a whole word (fixed-length patterns only: see :class:`SectionSearch`)."""
     return re.compile(rf"(?<![\w-]){pattern}(?![\w-])", re.IGNORECASE)
 
 

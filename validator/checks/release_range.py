@@ -1,12 +1,13 @@
 """Every release of an install range: the tokens a minimum accepts, judged again at each
 vendored release up to the newest an install path pulls (``range_rejected`` issues).
 
-Parses are memoised per (argument list, release), and releases that treat every option
-token of a list alike (:func:`_signature`) are judged once. Releases that only differ in
-the value rules of the options (choices, JSON) but read the tokens alike
-(:func:`_structure`: same resolved option strings, arities and parser settings) share one
-parse, re-bound to each release's option entries, so the whole range costs little more
-than the minimum.
+Parses are memoised per (argument list, release). Releases that read every option token
+of a list alike (:func:`_structure_runs`: same resolved option strings, abbreviation
+candidates, arities and parser settings, computed once per token and range) share one
+parse, re-bound to each release's option entries. What each release rejects of one
+option token, bound with its values, is judged once per run and range
+(:func:`_verdicts`), whichever list and recipe it comes from, so the whole range costs
+about one parse per group and one look-up per option.
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0
     (:func:`validator.checks.cli_data.active`): many configurations and revisions share
     one argument list."""
     family = reg.plugin.name if reg.plugin is not None else VLLM
-    key = ("parse_at", tuple(tokens), reg.version, family, reg.sha256, allow_positionals)
-    return active().memoised(key, lambda: argv.parse_args(
-        tokens, reg, allow_positionals=allow_positionals))
+    key = (tuple(tokens), reg.version, family, reg.sha256, allow_positionals)
+    return active().bounded("range:parse_at", key, lambda: argv.parse_args(
+        tokens, reg, allow_positionals=allow_positionals), limit=8192)
 
 
 def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
@@ -91,62 +92,66 @@ def _rejection(opt: ParsedOption, new: tuple[tuple[str, ...], OptionSpec | None]
     return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
 
 
-def _signature(reg: CliRegistry, keys: Sequence[str], names: Sequence[str]) -> tuple[Any, ...]:
-    """What decides what ``reg`` rejects of a list with option tokens ``keys`` whose
-    options are called ``names`` at the minimum: its :func:`_structure` and, per key, the
-    value rules of the option it resolves to (choices, JSON), and which of ``names`` it
-    reads as JSON."""
-    return (_structure(reg, keys), tuple(_key_facts(reg, key)[1] for key in keys),
-            tuple(name in reg.json_flags for name in names))
+def _structure_runs(keys: Sequence[str], plan: VersionPlan,
+                    ranged: object) -> tuple[bool, list[tuple[int, ...]]]:
+    """Releases of ``plan.checked`` that read option tokens ``keys`` alike, as groups of
+    positions in ``plan.checked`` (each group ascending, the groups by their first
+    position), first the group that reads them as ``plan.minimum`` does, if any (then
+    ``True``): two releases of one group parse a list with these tokens into the same
+    options and values (:func:`_key_run`). ``ranged``: :func:`_range_token` of the
+    minimum and the range."""
+    runs = [_key_run(key, plan, ranged) for key in dict.fromkeys(keys)]
+    signatures = zip(*runs, strict=True)
+    at_minimum = next(signatures)
+    groups: dict[tuple[int, ...], list[int]] = {at_minimum: []}
+    for position, signature in enumerate(signatures):
+        groups.setdefault(signature, []).append(position)
+    like_minimum = groups.pop(at_minimum)
+    return bool(like_minimum), [tuple(g) for g in ([like_minimum] if like_minimum else [])
+                                + list(groups.values())]
 
 
-def _structure(reg: CliRegistry, keys: Sequence[str]) -> tuple[Any, ...]:
-    """What decides how :func:`validator.vllm_cli.argv.parse_args` splits a list with
-    option tokens ``keys`` at ``reg``, up to the option entries it binds: its parser
-    settings and, per key, the option string it resolves to, the abbreviation candidates
-    and the value arity. Two releases with the same structure parse a list into the same
-    options and values; each option's entry is then ``reg.lookup`` of its option string."""
-    return (reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o,
-            *(_key_facts(reg, key)[0] for key in keys))
+def _key_run(key: str, plan: VersionPlan, ranged: object) -> tuple[int, ...]:
+    """For ``plan.minimum`` and then each release of ``plan.checked``, a class number of
+    how it reads option token ``key`` (:func:`_key_structure`; equal numbers: read
+    alike), memoised on the run's data source per key and range: argument lists of every
+    recipe share their tokens."""
+    low = plan.minimum
+    assert low is not None
+
+    def compute() -> tuple[int, ...]:
+        classes: dict[tuple[Any, ...], int] = {}
+        regs = [low, *(registry(v, plan.family) for v in plan.checked)]
+        return tuple(classes.setdefault(_key_structure(reg, key), len(classes))
+                     for reg in regs)
+
+    return active().bounded("range:key_run", (key, ranged), compute, limit=16384)
 
 
-def _key_facts(reg: CliRegistry, key: str) -> tuple[Any, Any]:
-    """``(structure, value rules)`` of option token ``key`` at ``reg``, computed once per
-    release file and key: keyed on the registry file's SHA-256 (what its facts are made
-    of), so two loads of one file share it and no two different files do."""
-    hit = _KEY_FACTS.get((reg.sha256, key))
-    if hit is None:
-        if len(_KEY_FACTS) > 262144:
-            _KEY_FACTS.clear()
-        hit = _KEY_FACTS[reg.sha256, key] = _key_structure(reg, key)
-    return hit
+def _range_token(*what: Any) -> object:
+    """One object per distinct ``what`` (a family, releases, ...) on the run's data
+    source: memo keys hold it instead of a tuple of every release name, which would be
+    hashed again at each look-up."""
+    return active().memoised(("range:token", *what), object)
 
 
-_KEY_FACTS: dict[tuple[str, str], tuple[Any, Any]] = {}
-"""A pure-function cache: the facts of an option token in a release file's content."""
-
-
-def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, Any]:
-    # the structure mirrors the branches of argv._parse_one / argv._parse_dotted
+def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, ...]:
+    """What decides how :func:`validator.vllm_cli.argv.parse_args` splits option token
+    ``key`` at ``reg``, up to the option entry it binds: the parser settings, the option
+    string it resolves to, the abbreviation candidates and the value arity. Two releases
+    that read every token of a list alike parse it into the same options and values;
+    each option's entry is then ``reg.lookup`` of its option string."""
+    settings = (reg.normalisation, reg.allow_abbrev, reg.dotted_keys, reg.short_o)
+    # mirrors the branches of argv._parse_one / argv._parse_dotted
     if (key.startswith("-O") and not key.startswith("--") and key != "-O"
             and key[2:3] != "." and reg.short_o):
-        option: str | None = "-O" if reg.lookup("-O") is not None else None
-        structure: Any = (option, "-O")
-    else:
-        norm = reg.normalise(key)
-        head, dot, _ = norm.partition(".")
-        option, spec, candidates = argv._resolve(reg, head if dot else norm)
-        arity = None if spec is None else argv._arity(spec)
-        json_valued = bool(dot) and spec is not None and argv.json_valued(spec)
-        structure = (option, norm, tuple(candidates), arity, json_valued)
-    spec = reg.lookup(option) if option is not None else None
-    if spec is None:
-        return structure, None
-    allowed = allowed_values(reg, spec)
-    return structure, (spec.strings, spec.takes_value, spec.nargs, spec.is_json,
-                       spec.json_takes_string, spec.parses_json,
-                       None if allowed is None else tuple(sorted(allowed)),
-                       spec.dest in reg.json_flags or spec.long in reg.json_flags)
+        return (*settings, "-O" if reg.lookup("-O") is not None else None, "-O")
+    norm = reg.normalise(key)
+    head, dot, _ = norm.partition(".")
+    option, spec, candidates = argv._resolve(reg, head if dot else norm)
+    arity = None if spec is None else argv._arity(spec)
+    json_valued = bool(dot) and spec is not None and argv.json_valued(spec)
+    return (*settings, option, norm, tuple(candidates), arity, json_valued)
 
 
 def _split(parsed: ParsedArgs) -> tuple[dict[int, ParsedOption], dict[int, str]]:
@@ -155,10 +160,41 @@ def _split(parsed: ParsedArgs) -> tuple[dict[int, ParsedOption], dict[int, str]]
             {p.index: p.message for p in parsed.problems if p.kind is Problem.AMBIGUOUS})
 
 
+Verdicts = tuple[tuple[int, tuple[str, str]], ...]
+"""``(position in plan.checked, (what, why))`` of every release that rejects a token."""
+
+
+def _verdicts(opt: ParsedOption, bound: ParsedOption | None, ambiguity: str | None,
+              plan: VersionPlan, ranged: object) -> Verdicts:
+    """What each release of ``plan.checked`` rejects of option ``opt`` (accepted at the
+    minimum) when a parse there binds it as ``bound`` (``None``: no option at its token)
+    with ``ambiguity`` (the message of an ambiguous abbreviation there, or ``None``).
+
+    Memoised on the run's data source per token judgement (what :func:`_rejection` reads
+    of ``opt`` and ``bound``) and range: the same option with the same value recurs in
+    the argument lists of many configurations and recipes. A caller uses the verdicts of
+    the releases whose parse binds the token as ``bound``. ``ranged``:
+    :func:`_range_token` of the family and the releases."""
+    key = (opt.option, opt.normalised, opt.written, bool(opt.keys),
+           None if bound is None else (bound.values, bound.option), ambiguity, ranged)
+
+    def compute() -> Verdicts:
+        ambiguous = {opt.index: ambiguity} if ambiguity is not None else {}
+        out = []
+        for position, version in enumerate(plan.checked):
+            reg = registry(version, plan.family)
+            found = _rejection(opt, _bound(bound, reg), reg, ambiguous)
+            if found is not None:
+                out.append((position, found))
+        return tuple(out)
+
+    return active().bounded("range:verdicts", key, compute, limit=65536)
+
+
 def _bound(option: ParsedOption | None,
            reg: CliRegistry) -> tuple[tuple[str, ...], OptionSpec | None] | None:
-    """The values of ``option`` (from a parse at a release of the same :func:`_structure`
-    as ``reg``) and ``reg``'s entry for its option string."""
+    """The values of ``option`` (from a parse at a release that reads the tokens as
+    ``reg`` does, :func:`_structure_runs`) and ``reg``'s entry for its option string."""
     if option is None:
         return None
     return option.values, reg.lookup(option.option) if option.option is not None else None
@@ -175,19 +211,12 @@ def range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
 
 def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int, plan: VersionPlan,
                      parsed: ParsedArgs | None = None) -> tuple[FlagIssue, ...]:
+    """The issues of one argument list and range, memoised on the run's data source."""
     assert plan.minimum is not None
     key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
            plan.range_label)
-    found = _RANGE_MEMO.get(key)
-    if found is None:
-        if len(_RANGE_MEMO) > 65536:
-            _RANGE_MEMO.clear()
-        found = _RANGE_MEMO[key] = tuple(_compute_range_issues(tokens, plan, allow_positionals,
-                                                               parsed))
-    return found
-
-
-_RANGE_MEMO: dict[tuple[Any, ...], tuple[FlagIssue, ...]] = {}
+    return active().bounded("range:issues", key, lambda: tuple(_compute_range_issues(
+        tokens, plan, allow_positionals, parsed)), limit=16384)
 
 
 def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_positionals: int,
@@ -205,30 +234,27 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
                 and _rejection(o, (o.values, o.spec), low, no_ambiguity) is None]
     if not accepted:
         return
-    rejected: dict[int, dict[tuple[str, str], list[str]]] = {}
     keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]
-    names = [o.option or o.normalised for o in accepted]
-    seen: dict[tuple[Any, ...], list[tuple[int, tuple[str, str]]]] = {}
-    parses: dict[tuple[Any, ...], tuple[dict[int, ParsedOption], dict[int, str]]] = {}
-    for version in plan.checked:
-        reg = registry(version, plan.family)
-        # releases that treat every option token alike reject the same: judge once
-        sig = _signature(reg, keys, names)
-        same = seen.get(sig)
-        if same is None:
-            # releases that read the tokens alike split them alike: parse once
-            structure = sig[0]
-            split = parses.get(structure)
-            if split is None:
-                split = parses[structure] = _split(parse_at(tokens, reg, allow_positionals))
-            by_index, ambiguous = split
-            same = seen[sig] = [(opt.index, r) for opt in accepted
-                                if (r := _rejection(opt, _bound(by_index.get(opt.index), reg),
-                                                    reg, ambiguous)) is not None]
-        for index, rejection in same:
-            rejected.setdefault(index, {}).setdefault(rejection, []).append(version)
+    found_at: dict[int, list[tuple[int, tuple[str, str]]]] = {}
+    releases = _range_token(plan.family, plan.checked)
+    like_minimum, groups = _structure_runs(keys, plan, _range_token(
+        plan.family, plan.checked, low.version, low.sha256))
+    for number, group in enumerate(groups):
+        # the releases of a group read the tokens alike: one parse binds every option
+        members = frozenset(group)
+        at = parsed if like_minimum and number == 0 else parse_at(
+            tokens, registry(plan.checked[group[0]], plan.family), allow_positionals)
+        by_index, ambiguous = _split(at)
+        for opt in accepted:
+            for position, rejection in _verdicts(opt, by_index.get(opt.index),
+                                                 ambiguous.get(opt.index), plan, releases):
+                if position in members:
+                    found_at.setdefault(opt.index, []).append((position, rejection))
     for opt in accepted:
-        for (what, why), found in rejected.get(opt.index, {}).items():
+        rejected: dict[tuple[str, str], list[str]] = {}
+        for position, rejection in sorted(found_at.get(opt.index, ()), key=lambda f: f[0]):
+            rejected.setdefault(rejection, []).append(plan.checked[position])
+        for (what, why), found in rejected.items():
             n = len(found)
             runs = release_runs(found, plan.checked)
             again = [v for v in plan.checked if Version(v) > Version(found[-1])]

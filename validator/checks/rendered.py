@@ -76,6 +76,9 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
     out = RenderedFacts()
     grouped: dict[Group, list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
+    # the plan of each (variant, strategy, hardware), and a number per distinct plan key
+    plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
+    numbers: dict[tuple[Any, ...], int] = {}
     for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
@@ -83,7 +86,13 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         for token in rendered.env_sources.values():
             if token.document == doc.path:
                 out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
-        plan = _plan(doc, ctx, rendered)
+        where = (rendered.variant, rendered.strategy, rendered.hardware)
+        if where not in plans:
+            found = _plan(doc, ctx, rendered)
+            plans[where] = (found, numbers.setdefault(
+                (found.minimum.version, found.family, found.checked, found.unreleased)
+                if found is not None and found.minimum is not None else (), len(numbers)))
+        plan, number = plans[where]
         if plan is None or plan.minimum is None:
             continue
         for process in rendered.processes:
@@ -93,7 +102,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
             args = tuple(str(a) for a in process.argv[start:])
             tokens = process.tokens[start:]
             out.pointers.update(t.pointer for t in tokens if t.document == doc.path)
-            key = (args, plan.minimum.version, plan.family, plan.checked, plan.unreleased)
+            key = (args, number)
             if key not in memo:
                 out.distinct += 1
                 parsed, issues = check_tokens(args, plan)
