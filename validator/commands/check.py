@@ -14,6 +14,7 @@ from pathlib import Path
 from validator.catalogue import check_rules
 from validator.checker import RunResult
 from validator.commands.options import (
+    FILE_FORMATS,
     add_output_arguments,
     add_rule_arguments,
     add_run_arguments,
@@ -25,7 +26,7 @@ from validator.commands.options import (
 from validator.commands.options import (
     positive_int as positive_int,  # re-exported: `render --nodes` uses it from here
 )
-from validator.config import Config
+from validator.config import CONFIG_FILES, Config
 from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
@@ -33,7 +34,7 @@ from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
 from validator.rules import Rule
 from validator.session import Session
-from validator.source.local import Target, local_targets
+from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
@@ -76,6 +77,49 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
     return targets
 
 
+CONTEXT_FOLDERS = (STRATEGIES, "kv_store")
+"""Folders of context documents at a recipes root (strategies, kv-store deployments)."""
+
+
+def _inputs_of(targets: list[Target], config: Path | None) -> list[Path]:
+    """The files on disk a check of ``targets`` reads: each local target, the taxonomy,
+    strategy, kv-store and configuration files at its recipes root, and ``--config``."""
+    files = [config] if config is not None else []
+    for root in dict.fromkeys(t.tree.root for t in targets if isinstance(t.tree, LocalTree)):
+        files += [root / TAXONOMY, *(root / name for name in CONFIG_FILES)]
+        files += [f for folder in CONTEXT_FOLDERS if (root / folder).is_dir()
+                  for f in (root / folder).iterdir()]
+    files += [t.tree.root / t.path for t in targets if isinstance(t.tree, LocalTree)]
+    return files
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and a.samefile(b)  # links and hard links too
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace, targets: list[Target]) -> None:
+    """A report file (``--output``, ``--json/--sarif/--markdown FILE``, ``--summary``)
+    that is a file the run reads would replace a recipe or its context by a report.
+
+    Raises:
+        UsageError: naming the option and the file (exit 2), before anything is written.
+    """
+    outputs = [("--output", getattr(args, "output", None)),
+               *((f"--{fmt}", getattr(args, f"{fmt}_file", None)) for fmt in FILE_FORMATS),
+               ("--summary", getattr(args, "summary", None))]
+    inputs = _inputs_of(targets, getattr(args, "config", None))
+    for option, path in outputs:
+        if path is None:
+            continue
+        clash = next((f for f in inputs if _same_file(path, f)), None)
+        if clash is not None:
+            raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
+                             "the report there would overwrite it (choose another file)")
+
+
 def selected_rules(args: argparse.Namespace) -> list[Rule]:
     """The check rules that ``--select``/``--ignore``/``--config`` leave selected (used by
     ``--fix``, which must honour the same selection as the check)."""
@@ -113,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = chosen_format(args, "text")
     rule_config(args)  # a bad --config or --select is a usage error before anything runs
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
+    refuse_overwriting_inputs(args, collect_targets(args))
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 
