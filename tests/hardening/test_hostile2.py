@@ -86,3 +86,55 @@ def test_ref001_hint_for_a_plain_id_still_offers_the_rename(
     finding = _ref001(tree, "other-org/Other-8B", capsys)
     assert finding["hint"] == ("rename the file to models/other-org/Other-8B.yaml or set "
                                "model_id to 'example-org/Example-Chat-8B'")
+
+
+def test_a_folder_link_inside_the_root_is_named_not_passed_in_silence(
+        tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree / "models/alias-org").symlink_to("example-org")
+    code = main(["check", str(tree / "models"), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1)
+    assert ("recipe-check: warning: models/alias-org: symbolic link to the folder "
+            "models/example-org, not walked") in err
+    paths = [d["path"] for d in json.loads(out)["documents"]]
+    assert not any(p.startswith("models/alias-org") for p in paths)
+    assert RECIPE in paths
+
+
+def test_a_folder_link_leaving_the_root_is_a_prov005_error(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(tree / RECIPE, outside / "Stray.yaml")
+    (tree / "models/stray-org").symlink_to(outside)
+    assert main(["check", str(tree / "models"), "--format", "json"]) == 1
+    docs = {d["path"]: d for d in json.loads(capsys.readouterr().out)["documents"]}
+    [finding] = docs["models/stray-org"]["findings"]
+    assert finding["rule"] == "PROV005" and finding["line"] == 1
+    assert "resolves outside the recipes root" in finding["message"]
+
+
+def test_yaml_the_site_does_not_read_as_a_recipe_is_left_out_and_named(
+        tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree / "platforms.yaml").write_text("platforms:\n  - id: somewhere\n", "utf-8")
+    (tree / "quickstart").mkdir()
+    (tree / "quickstart/h100.yaml").write_text("hardware_profile: h100\n", "utf-8")
+    code = main(["check", str(tree), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1)
+    assert "recipe-check: note: not checked, not recipes: platforms.yaml, " \
+        "quickstart/h100.yaml (the recipes site reads recipes from models/ only" in err
+    paths = {d["path"] for d in json.loads(out)["documents"]}
+    assert RECIPE in paths and not paths & {"platforms.yaml", "quickstart/h100.yaml"}
+    assert main(["check", str(tree / "platforms.yaml")]) == 2
+    assert "no recipes in" in capsys.readouterr().err
+
+
+def test_any_yaml_below_models_is_a_recipe_as_the_site_walks_it(
+        tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The site's build renders every .yaml below models/, so one that is no recipe
+    there is reported, not left out."""
+    (tree / "models/platforms.yaml").write_text("platforms: []\n", "utf-8")
+    assert main(["check", str(tree / "models/platforms.yaml"), "--format", "json"]) == 1
+    [doc] = json.loads(capsys.readouterr().out)["documents"]
+    assert {f["rule"] for f in doc["findings"]} >= {"SCHEMA003"}
