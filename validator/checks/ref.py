@@ -49,9 +49,38 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     if expected is None or not isinstance(model_id, str) or model_id == expected:
         return
     case = " (differs only in letter case)" if model_id.lower() == expected.lower() else ""
+    not_a_name = _not_a_file_name(model_id)
+    hint = (f"set model_id to {expected!r}; no file can be renamed after {model_id!r}: it "
+            f"{not_a_name}" if not_a_name else
+            f"rename the file to models/{model_id}.yaml or set model_id to {expected!r}")
     yield Hit("/model/model_id", f"model_id {model_id!r} does not match the file path "
-              f"{doc.path!r}{case}", f"rename the file to models/{model_id}.yaml or set "
-              f"model_id to {expected!r}")
+              f"{doc.path!r}{case}", hint)
+
+
+def _not_a_file_name(model_id: str) -> str | None:
+    """Why ``models/<model_id>.yaml`` is no recipe path of the repository (``None``: it
+    is one): a Hugging Face id is ``org/name``, two plain path segments."""
+    parts = model_id.split("/")
+    if "\\" in model_id:
+        return "holds a backslash (a folder separator on Windows)"
+    if model_id.startswith("/"):
+        return "is an absolute path, outside the repository"
+    if ".." in parts:
+        return ("leaves the models/ folder ('..' segments)"
+                + (" and the repository" if _depth(parts) < -1 else ""))
+    if len(parts) != 2 or not all(parts) or "." in parts:
+        return "is not of the form org/name (a Hugging Face id has one '/')"
+    return None
+
+
+def _depth(parts: list[str]) -> int:
+    """Lowest folder depth below models/ that walking ``parts`` reaches (-1: the
+    repository root)."""
+    depth = lowest = 0
+    for part in parts:
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        lowest = min(lowest, depth)
+    return lowest
 
 
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",

@@ -14,6 +14,7 @@ from pathlib import Path
 from validator.catalogue import check_rules
 from validator.checker import RunResult
 from validator.commands.options import (
+    FILE_FORMATS,
     add_output_arguments,
     add_rule_arguments,
     add_run_arguments,
@@ -25,7 +26,7 @@ from validator.commands.options import (
 from validator.commands.options import (
     positive_int as positive_int,  # re-exported: `render --nodes` uses it from here
 )
-from validator.config import Config
+from validator.config import CONFIG_FILES, Config
 from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
@@ -33,7 +34,7 @@ from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
 from validator.rules import Rule
 from validator.session import Session
-from validator.source.local import Target, local_targets
+from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
@@ -57,8 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output_arguments(parser, sorted(REPORTERS))
 
 
-def collect_targets(args: argparse.Namespace) -> list[Target]:
-    """Resolve every PATH argument to targets; raises :class:`UsageError` on bad ones."""
+def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Target]:
+    """Resolve every PATH argument to targets; raises :class:`UsageError` on bad ones.
+    ``notes``: say on stderr what a folder's walk left out (:func:`recipes_and_context`,
+    :func:`note_folder_links`)."""
     targets: list[Target] = []
     trees: dict[Path, object] = {}
     pinned: dict[tuple[str, str, str, str], RecipeTree] = {}
@@ -73,7 +76,99 @@ def collect_targets(args: argparse.Namespace) -> list[Target]:
             targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
     if not targets:
         raise UsageError("no YAML files found in " + ", ".join(args.paths))
+    targets = recipes_and_context(targets, ", ".join(args.paths), notes)
+    if notes:
+        note_folder_links(targets)
     return targets
+
+
+def is_recipe_or_context(path: str) -> bool:
+    """Whether the site reads ``path`` of a recipes root: a recipe (any ``.yaml``/``.yml``
+    below ``models/``, as its build walks that folder), the taxonomy, or a strategy or
+    kv-store document (``strategies/<name>.yaml``, ``kv_store/<name>.yaml``)."""
+    parts = path.split("/")
+    return path.startswith("models/") or path == TAXONOMY or \
+        (len(parts) == 2 and parts[0] in CONTEXT_FOLDERS)
+
+
+def recipes_and_context(targets: list[Target], where: str, notes: bool = True
+                        ) -> list[Target]:
+    """``targets`` without the YAML files of a recipes root (a tree with a taxonomy) that
+    the site does not read as a recipe or context (``platforms.yaml``, ``quickstart/``,
+    workflow files): checked against the recipe schema, each would be all false errors.
+    With ``notes``, says on stderr which were left out.
+
+    Raises:
+        UsageError: none is left.
+    """
+    roots = {id(t.tree) for t in targets if t.tree.exists(TAXONOMY)}
+    kept = [t for t in targets if id(t.tree) not in roots or is_recipe_or_context(t.path)
+            or not t.path.endswith((".yaml", ".yml"))]
+    if not kept:
+        raise UsageError(f"no recipes in {where}: recipes are the .yaml files below models/ "
+                         "of a recipes root (the site reads no other file as one)")
+    left = [t.path for t in targets if t not in kept]
+    if left and notes:
+        print(f"recipe-check: note: not checked, not recipes: {', '.join(left)} (the "
+              "recipes site reads recipes from models/ only, and the taxonomy, strategies/ "
+              "and kv_store/ as their context)", file=sys.stderr)
+    return kept
+
+
+def note_folder_links(targets: list[Target]) -> None:
+    """Say, on stderr, which links to folders inside the recipes root the walk of a
+    checked folder passed: the site's build does not enter them either, so what is in
+    one is checked (and published) only at the folder it points to. (A link leaving the
+    root is a target of its own, refused when read: PROV005.)"""
+    for tree in dict.fromkeys(t.tree for t in targets if isinstance(t.tree, LocalTree)):
+        for link, folder in sorted(tree.folder_links.items()):
+            print(f"recipe-check: warning: {link}: symbolic link to the folder {folder}, not "
+                  "walked (the recipes site's build does not enter folder links either): "
+                  f"its files are checked only as {folder}/..., where a checked path "
+                  "holds them", file=sys.stderr)
+
+
+CONTEXT_FOLDERS = (STRATEGIES, "kv_store")
+"""Folders of context documents at a recipes root (strategies, kv-store deployments)."""
+
+
+def _inputs_of(targets: list[Target], config: Path | None) -> list[Path]:
+    """The files on disk a check of ``targets`` reads: each local target, the taxonomy,
+    strategy, kv-store and configuration files at its recipes root, and ``--config``."""
+    files = [config] if config is not None else []
+    for root in dict.fromkeys(t.tree.root for t in targets if isinstance(t.tree, LocalTree)):
+        files += [root / TAXONOMY, *(root / name for name in CONFIG_FILES)]
+        files += [f for folder in CONTEXT_FOLDERS if (root / folder).is_dir()
+                  for f in (root / folder).iterdir()]
+    files += [t.tree.root / t.path for t in targets if isinstance(t.tree, LocalTree)]
+    return files
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and a.samefile(b)  # links and hard links too
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace, targets: list[Target]) -> None:
+    """A report file (``--output``, ``--json/--sarif/--markdown FILE``, ``--summary``)
+    that is a file the run reads would replace a recipe or its context by a report.
+
+    Raises:
+        UsageError: naming the option and the file (exit 2), before anything is written.
+    """
+    outputs = [("--output", getattr(args, "output", None)),
+               *((f"--{fmt}", getattr(args, f"{fmt}_file", None)) for fmt in FILE_FORMATS),
+               ("--summary", getattr(args, "summary", None))]
+    inputs = _inputs_of(targets, getattr(args, "config", None))
+    for option, path in outputs:
+        if path is None:
+            continue
+        clash = next((f for f in inputs if _same_file(path, f)), None)
+        if clash is not None:
+            raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
+                             "the report there would overwrite it (choose another file)")
 
 
 def selected_rules(args: argparse.Namespace) -> list[Rule]:
@@ -113,10 +208,12 @@ def run(args: argparse.Namespace) -> int:
     fmt = chosen_format(args, "text")
     rule_config(args)  # a bad --config or --select is a usage error before anything runs
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
+    targets = collect_targets(args, notes=False)
+    refuse_overwriting_inputs(args, targets)
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 
-        diff_code = run_fix(args, collect_targets(args), settings, selected_rules(args))
+        diff_code = run_fix(args, targets, settings, selected_rules(args))
         if diff_code is not None:
             return diff_code
     configs: dict[int, Config] = {}
@@ -129,7 +226,8 @@ def run(args: argparse.Namespace) -> int:
                                             tree.exists if local else None, tree.label)
         return configs[id(tree)]
 
-    result = check_targets(collect_targets(args), settings, config_of)
+    targets = collect_targets(args)  # again: --fix may have changed what is there
+    result = check_targets(targets, settings, config_of)
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

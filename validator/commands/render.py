@@ -32,10 +32,11 @@ from typing import Any, NamedTuple
 
 from validator.commands.check import collect_targets, positive_int
 from validator.context import Context, build_context
-from validator.errors import UsageError
+from validator.errors import RecipeCheckError, UsageError
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render import gates, jsval
+from validator.render.api_paths import promoted_id, promoted_id_problem
 from validator.render.args import shell_quote
 from validator.render.jsval import get, js_str, truthy
 from validator.render.model import (
@@ -47,8 +48,11 @@ from validator.render.model import (
     render_all,
     site_strategies,
 )
+from validator.render.omni import is_omni
 from validator.render.problems import RenderProblem, not_offered_reasons, selection_problems
 from validator.source.options import add_fetch_arguments
+from validator.source.tree import RecipeTree
+from validator.sourcemap import join_pointer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -119,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             if key not in contexts:
                 ctx = build_context(target.tree)
+                _refuse_without_taxonomy(ctx, target.tree.label)
                 contexts[key] = (ctx, site_strategies(ctx))
             ctx, strategies = contexts[key]
             doc = load_yaml(target.tree.read(target.path), target.path)
@@ -132,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             continue
         if args.all:
-            batch = render_all(doc, ctx.taxonomy, strategies)
+            batch = _distinct(render_all(doc, ctx.taxonomy, strategies), doc.data,
+                              document_data(ctx.taxonomy))
         else:
             config = Configuration.defaults(
                 doc, ctx.taxonomy, strategies, hardware=args.hardware, variant=args.variant,
@@ -155,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         text = "\n\n".join(text_block(r, reasons, labels)
                            for r, reasons, labels in results if r.ok)
         shown = printable(text, keep="\n\t")
-        sys.stdout.write(shown + "\n")
+        _write_out(shown + "\n")
         if shown != text:
             print("recipe-check: note: the commands above hold control or invisible "
                   "characters (bidi controls, zero-width spaces ...: YAML010 of `recipe-check "
@@ -163,6 +169,61 @@ def run(args: argparse.Namespace) -> int:
                   "printed they are not what the recipe says (--format json keeps the true "
                   "strings)", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _refuse_without_taxonomy(ctx: Context, label: str) -> None:
+    """The site's build reads the hardware profiles from the root's ``taxonomy.yaml`` and
+    does not run without it: without one nothing renders as the site would, and the
+    recipe is not to blame for an "unknown" hardware.
+
+    Raises:
+        UsageError: naming the tree (exit 2).
+    """
+    if ctx.taxonomy is None:
+        raise UsageError(f"{label}: no taxonomy.yaml at the recipes root; the site's build "
+                         "reads the hardware profiles from it and renders nothing without "
+                         "it (pass --root with the recipes checkout)")
+
+
+_CHUNK = 8192
+"""Characters per write to stdout: one write of megabytes to a pipe whose reader leaves
+(``render --all | head -1``) ends as a partial write that Python does not report, so the
+run would exit 0 on cut output; written in pieces, the next piece raises
+:class:`BrokenPipeError` and the command line exits 141 as every other command does."""
+
+
+def _write_out(text: str) -> None:
+    for start in range(0, len(text), _CHUNK):
+        sys.stdout.write(text[start:start + _CHUNK])
+    sys.stdout.flush()
+
+
+def _distinct(batch: list[Rendered], recipe: Any, taxonomy: Any) -> list[Rendered]:
+    """``batch`` with each configuration once: a ``--mode`` pick that is the mode the site
+    applies anyway (the variant's ``default_modes``, the feature's ``default_mode``, the
+    first allowed) selects the same page state as no pick, so that rendering is dropped
+    when the one without the pick is in the batch (the site's page offers it once)."""
+    out: list[Rendered] = []
+    seen: set[Configuration] = set()
+    for r in batch:
+        key = replace(r.config, feature_modes=tuple(
+            (name, mode) for name, mode in r.config.feature_modes
+            if mode != _default_mode(recipe, taxonomy, r.config, name)))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def _default_mode(recipe: Any, taxonomy: Any, c: Configuration, name: str) -> str | None:
+    """The mode of feature ``name`` the site applies to ``c`` when none is picked."""
+    try:
+        mode = gates.resolve_mode_key(
+            get(get(recipe, "features"), name), name, get(get(recipe, "variants"), c.variant),
+            c.variant, get(get(taxonomy, "hardware_profiles"), c.hardware), c.hardware, None)
+    except jsval.JsTypeError:
+        return None
+    return mode if isinstance(mode, str) else None
 
 
 class _Inputs(NamedTuple):
@@ -221,8 +282,44 @@ def _write_api(args: argparse.Namespace, targets: list[Any]) -> int:
     trees = {id(t.tree): t.tree for t in targets}
     if len(trees) != 1:
         raise UsageError("--api-out takes recipes of one recipes tree")
-    code: int = write_api(args.api_out, targets[0].tree, [t.path for t in targets])
+    tree, paths = targets[0].tree, [t.path for t in targets]
+    code: int = write_api(args.api_out, tree, paths)
+    if code == 2:  # a refused path: say which recipe line holds the id behind it
+        for line in _refused_id_lines(tree, paths):
+            print(line, file=sys.stderr)
     return code
+
+
+def _refused_id_lines(tree: RecipeTree, paths: list[str]) -> list[str]:
+    """``path:line:col: error: ...`` for every variant ``model_id`` of the recipes the
+    API build renders (``paths`` under ``models/``, else every recipe of ``tree``) that
+    ``--api-out`` refuses to write (the one predicate of REF017,
+    :func:`~validator.render.api_paths.promoted_id_problem`)."""
+    chosen = [p for p in paths if p.startswith("models/")] or \
+        [p for p in tree.list("models") if p.endswith((".yaml", ".yml"))]
+    out: list[str] = []
+    for path in chosen:
+        try:
+            doc = load_yaml(tree.read(path), path)
+        except (OSError, RecipeCheckError):
+            continue  # the build itself reported what it could not read
+        if not doc.ok or is_omni(doc.data):  # the site promotes no omni variant
+            continue
+        variants = get(doc.data, "variants")
+        entries = list(variants.items()) if isinstance(variants, dict) else \
+            list(enumerate(variants)) if isinstance(variants, list) else []
+        for key, variant in entries:
+            model_id = promoted_id(get(variant, "model_id"))
+            problem = promoted_id_problem(model_id) if model_id is not None else None
+            if model_id is not None and problem is not None:
+                pointer = join_pointer(join_pointer("/variants", key), "model_id")
+                line, column = doc.source_map.position(pointer)
+                out.append(f"{path}:{line}:{column}: error: model_id "
+                           f"{printable(model_id)!r} of variant {printable(str(key))!r} "
+                           f"{problem}: the site writes the variant's files under it, "
+                           "so --api-out refused the build; set it to the checkpoint's "
+                           "Hugging Face id <org>/<repo> [REF017]")
+    return out
 
 
 def _document(path: str, ctx: Context, recipe: LoadedDocument) -> LoadedDocument | None:

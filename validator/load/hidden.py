@@ -1,5 +1,7 @@
 """``YAML010``: Unicode bidirectional controls and invisible characters ("Trojan Source",
-CVE-2021-42574) in a recipe, found in the text and in the loaded strings.
+CVE-2021-42574) in a recipe, found in the text and in the loaded strings; ``YAML013``:
+look-alike characters (no-break spaces, Unicode dashes, Cyrillic, Greek or full-width
+letters) in a command-line flag or a key, where they make another name than the one shown.
 
 A bidi control reorders what an editor or a terminal shows, and an invisible character
 shows nothing at all, so a reviewer reads one command and a user who copies it runs
@@ -17,6 +19,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from validator.findings import Finding, Severity
+from validator.load.lookalike import LOOKALIKE as _LOOKALIKE_CHAR
+from validator.load.lookalike import Lookalike, ascii_name, in_flag, in_key
 from validator.rules import declare
 from validator.sourcemap import Span, join_pointer, split_pointer
 
@@ -54,6 +58,40 @@ HIDDEN_CHARACTER = declare(
     write direction-neutral text instead of bidi controls.""",
 )
 
+LOOKALIKE = declare(
+    "YAML013",
+    Severity.ERROR,
+    "Look-alike character in a flag or a key",
+    """A command-line flag or a mapping key holds a character that looks like an ASCII one
+    but is not: a no-break or other Unicode space (U+00A0, U+2000-U+200A, U+202F, U+205F,
+    U+3000) that looks like a space, a Unicode dash (U+2010-U+2015, U+2212 minus, the
+    small and full-width hyphen-minus) that looks like ``-``, or a Cyrillic, Greek or
+    full-width letter that looks like a Latin one. Pasted from a document or a chat, an
+    en dash before ``max-model-len`` is no option to vLLM (``vllm serve`` takes it for a
+    positional argument), a Cyrillic ``а`` makes an unknown flag, and a no-break space
+    joins a flag and its value into one argument; in a key it names another feature,
+    variant or variable than the one it looks like. A flag is a token that starts with
+    ``-`` (or a look-alike of it) and a letter, in an argument list, an environment value
+    or a command of the guide's code blocks; prose (descriptions, titles, notes, the
+    guide's text outside code blocks, comments) is not checked, where typographic dashes
+    and spaces are at home. The finding names the character, its line and column, and
+    the ASCII character it looks like.
+
+    Failing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B"
+          base_args: ["\u2013max-model-len", "4096"]
+
+    Passing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B"
+          base_args: ["--max-model-len", "4096"]
+
+    How to fix: retype the flag or key in ASCII (the hint shows it).""",
+)
+
 _HIDDEN_CLASS = ("\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
                  "\ufeff\U000e0000-\U000e007f")
 HIDDEN = re.compile(f"[{_HIDDEN_CLASS}]")
@@ -81,7 +119,12 @@ def escape_hidden(text: str) -> str:
 
 def hidden_character_findings(doc: LoadedDocument) -> list[Finding]:
     """``YAML010`` findings of ``doc`` (loaded, ``doc.ok``): every hidden character of
-    its text, then every one in a loaded string that its text writes as an escape."""
+    its text, then every one in a loaded string that its text writes as an escape; then
+    the ``YAML013`` findings (:func:`lookalike_findings`)."""
+    return _hidden_findings(doc) + lookalike_findings(doc)
+
+
+def _hidden_findings(doc: LoadedDocument) -> list[Finding]:
     escapes = _ESCAPE.search(doc.text) is not None  # only these can write one unseen
     if HIDDEN.search(doc.text) is None and not (escapes and _has_hidden(doc.data)):
         return []
@@ -110,6 +153,59 @@ def hidden_character_findings(doc: LoadedDocument) -> list[Finding]:
             findings.append(_finding(doc, lines, pointer, False, pos, char,
                                      " (written as an escape sequence)"))
     return findings
+
+
+def lookalike_findings(doc: LoadedDocument) -> list[Finding]:
+    """``YAML013`` findings of ``doc``: each look-alike character of its text that lands
+    in a key, or in a flag of a string that is not prose (:func:`_where`), then each one
+    that a string's escape sequence writes into a flag."""
+    escapes = _ESCAPE.search(doc.text) is not None
+    if _LOOKALIKE_CHAR.search(doc.text) is None and not escapes:
+        return []
+    lines = doc.text.splitlines()
+    scalars = dict(_scalars(doc.data, ""))
+    spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
+                   key=lambda sp: (sp[0].line, sp[0].column))
+    findings: list[Finding] = []
+    found_in: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        for match in _LOOKALIKE_CHAR.finditer(line):
+            pos = (number, match.start() + 1)
+            pointer, is_key = _innermost(spans, doc.source_map.keys, pos)
+            if pointer is None:
+                continue  # a comment
+            where, prose = _where(doc, lines, pointer, is_key, number)
+            names = split_pointer(pointer)
+            found = in_key(names[-1] if names else "", match[0]) if is_key else \
+                None if prose else in_flag(line, match.start())
+            if found is not None:
+                found_in.add(pointer)
+                findings.append(_lookalike(doc, pointer, pos, where, match[0], found, is_key))
+    for pointer, value in scalars.items() if escapes else ():
+        if pointer in found_in or not isinstance(value, str) or \
+                _LOOKALIKE_CHAR.search(value) is None:
+            continue
+        span = doc.source_map.span(pointer)
+        pos = (span.line, span.column) if span else (1, 1)
+        where, prose = _where(doc, lines, pointer, False, pos[0])
+        for match in [] if prose else _LOOKALIKE_CHAR.finditer(value):
+            found = in_flag(value, match.start())
+            if found is not None:
+                findings.append(_lookalike(doc, pointer, pos, where + " (written as an "
+                                           "escape sequence)", match[0], found, False))
+    return findings
+
+
+def _lookalike(doc: LoadedDocument, pointer: str, pos: tuple[int, int], where: str,
+               char: str, found: Lookalike, is_key: bool) -> Finding:
+    what = f"the key '{found.shown}'" if is_key else f"the flag '{found.shown}'"
+    return LOOKALIKE.finding_at(
+        doc, pointer, pos,
+        f"look-alike character {code_point(char)} at line {pos[0]}, column {pos[1]} in "
+        f"{where}: it looks like {ascii_name(char)} but is not ASCII, so {what} is not "
+        f"'{found.fixed}' as it reads" + ("" if is_key else "; vLLM does not take it for "
+                                          "that flag"),
+        f"replace it with {found.ascii!r}: {found.fixed}{found.note}")
 
 
 def _finding(doc: LoadedDocument, lines: list[str], pointer: str | None, is_key: bool,

@@ -38,6 +38,10 @@ def _is_yaml(p: Path) -> bool:
     return p.suffix in (".yaml", ".yml")
 
 
+def _is_yaml_name(rel: str) -> bool:
+    return _is_yaml(Path(rel))
+
+
 def unreadable_folders(folder: Path, root: Path, tree: LocalTree) -> list[str]:
     """Folders below ``folder`` that cannot be listed (``os.walk`` errors), as paths
     relative to ``root``, recorded in ``tree.unreadable``: each becomes a target whose
@@ -105,9 +109,21 @@ def local_targets(arg: str, root: Path | None, trees: dict[Path, LocalTree]) -> 
         listed = set(tree.list("" if rel_dir == "." else rel_dir))
         # links and special files are targets too: reading them fails with a reason that
         # becomes a PROV005 finding, instead of the walk passing them over in silence
-        listed |= {q.relative_to(found).as_posix() for q in real.rglob("*")
+        entries = list(real.rglob("*"))  # rglob does not enter links to folders
+        listed |= {q.relative_to(found).as_posix() for q in entries
                    if q.is_symlink() or not (q.is_dir() or q.is_file())}
-        targets = [Target(tree, rel) for rel in sorted(listed) if _is_yaml(Path(rel))]
+        # nor does the site's build: a link to a folder that leaves the root is a target
+        # refused when read (PROV005), as a file link is; one inside the root is noted in
+        # tree.folder_links for the command to say that it was not walked
+        refused: list[str] = []
+        for link in (q for q in entries if q.is_symlink() and q.is_dir()):
+            rel = link.relative_to(found).as_posix()
+            if _inside(link, found):
+                tree.folder_links[rel] = link.resolve().relative_to(found).as_posix() or "."
+            else:
+                refused.append(rel)
+        targets = [Target(tree, rel) for rel in sorted({*filter(_is_yaml_name, listed),
+                                                        *refused})]
         return targets + [Target(tree, rel) for rel in unreadable_folders(real, found, tree)]
     rel = (p.parent.resolve() / p.name).relative_to(found).as_posix()
     return [Target(tree, rel)]

@@ -67,6 +67,9 @@ class LocalTree:
         self.root = root.resolve()
         self.unreadable: dict[str, str] = {}
         """Folders (relative paths) a walk could not list -> why."""
+        self.folder_links: dict[str, str] = {}
+        """Links to folders inside the root that a walk passed (relative paths) -> the
+        folder each resolves to."""
 
     @property
     def revision(self) -> str | None:
