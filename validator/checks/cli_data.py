@@ -19,6 +19,7 @@ folder.
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -45,6 +46,11 @@ T = TypeVar("T")
 #: The family of vLLM's own CLI.
 VLLM = "vllm"
 
+MEMO_SIZE = 4096
+"""How many derived values (:meth:`CliRegistries.memoised`) a data source keeps, least
+recently used dropped first: a corpus run derives ~20,000 (most of them parsed argument
+lists, ~1.5 KB each) and would otherwise hold every one until it ends."""
+
 
 class CliRegistries:
     """The vendored CLI registries under ``folder``.
@@ -62,7 +68,7 @@ class CliRegistries:
         self.vendored_dir = vendored_dir
         self._versions: dict[tuple[str, date | None], tuple[Version, ...]] = {}
         self._registries: dict[tuple[str, str], CliRegistry] = {}
-        self._memo: dict[Any, Any] = {}
+        self._memo: OrderedDict[Any, Any] = OrderedDict()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CliRegistries:
@@ -81,11 +87,18 @@ class CliRegistries:
         return self.folder if family == VLLM else self.folder / family
 
     def memoised(self, key: Any, compute: Callable[[], T]) -> T:
-        """``compute()`` once per data source under ``key`` (a hashable that names what
-        it is and every input it depends on besides these registries)."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        value: T = self._memo[key]
+        """``compute()`` under ``key`` (a hashable that names what it is and every input
+        it depends on besides these registries), kept for the next :data:`MEMO_SIZE`
+        distinct keys asked after its last use: a value dropped is computed again, so
+        ``compute`` must be deterministic and its value not mutated by the caller."""
+        memo = self._memo
+        if key in memo:
+            memo.move_to_end(key)
+            found: T = memo[key]
+            return found
+        value = memo[key] = compute()
+        if len(memo) > MEMO_SIZE:
+            memo.popitem(last=False)
         return value
 
     def _published(self, as_of: date) -> frozenset[str]:
