@@ -46,10 +46,11 @@ T = TypeVar("T")
 #: The family of vLLM's own CLI.
 VLLM = "vllm"
 
-MEMO_SIZE = 4096
+MEMO_SIZE = 1024
 """How many derived values (:meth:`CliRegistries.memoised`) a data source keeps, least
 recently used dropped first: a corpus run derives ~20,000 (most of them parsed argument
-lists, ~1.5 KB each) and would otherwise hold every one until it ends."""
+lists, ~2.5 KB each) and would otherwise hold every one until it ends (peak RSS of
+``check models/``: 137 MB unbounded, 109 MB at 4096, 97 MB at 1024, CPU time alike)."""
 
 
 class CliRegistries:
