@@ -152,6 +152,7 @@ class Checker:
         if doc.ok:
             findings += self.schema.validate(doc, "recipe")
             findings += self.run_rules(doc, result)
+            self.context.forget_document(doc.path, doc.sha256)  # its rules are done
         return self._add(result, path, provenance, findings, "recipe", data)
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:

@@ -133,6 +133,21 @@ class Context:
         value: T = self._memo[key]
         return value
 
+    def forget_document(self, path: str, sha256: str) -> int:
+        """Drop the per-document state of one document content, once its rules have run
+        (:meth:`validator.checker.Checker.check_recipe`): the memo entries that
+        :func:`validator.checks.cli_plan.per_document` keys ``<name>:<path>:<sha256>:
+        <window>``. A corpus run would otherwise hold the layer models, rendered facts and
+        install ranges of every recipe until it ends; one asked for again is recomputed.
+        Returns how many entries were dropped."""
+        if not sha256:  # never memoised (a document built by hand)
+            return 0
+        mark = f":{path}:{sha256}:"
+        gone = [k for k in self._memo if isinstance(k, str) and mark in k]
+        for key in gone:
+            del self._memo[key]
+        return len(gone)
+
     @cached_property
     def hardware_profiles(self) -> dict[str, dict[str, Any]]:
         """Taxonomy ``hardware_profiles``: id -> profile mapping (empty when unknown)."""

@@ -19,6 +19,7 @@ folder.
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,6 +47,12 @@ T = TypeVar("T")
 #: The family of vLLM's own CLI.
 VLLM = "vllm"
 
+MEMO_SIZE = 1024
+"""How many derived values (:meth:`CliRegistries.memoised`) a data source keeps, least
+recently used dropped first: a corpus run derives tens of thousands (release plans, first
+and last releases of names, suggestions) and would otherwise hold every one until it ends.
+Parsed argument lists have their own bounded spaces (:meth:`CliRegistries.bounded`)."""
+
 
 class CliRegistries:
     """The vendored CLI registries under ``folder``.
@@ -63,7 +70,7 @@ class CliRegistries:
         self.vendored_dir = vendored_dir
         self._versions: dict[tuple[str, date | None], tuple[Version, ...]] = {}
         self._registries: dict[tuple[str, str], CliRegistry] = {}
-        self._memo: dict[Any, Any] = {}
+        self._memo: OrderedDict[Any, Any] = OrderedDict()
         self._bounded: dict[str, dict[Any, Any]] = {}
 
     @classmethod
@@ -83,11 +90,18 @@ class CliRegistries:
         return self.folder if family == VLLM else self.folder / family
 
     def memoised(self, key: Any, compute: Callable[[], T]) -> T:
-        """``compute()`` once per data source under ``key`` (a hashable that names what
-        it is and every input it depends on besides these registries)."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        value: T = self._memo[key]
+        """``compute()`` under ``key`` (a hashable that names what it is and every input
+        it depends on besides these registries), kept for the next :data:`MEMO_SIZE`
+        distinct keys asked after its last use: a value dropped is computed again, so
+        ``compute`` must be deterministic and its value not mutated by the caller."""
+        memo = self._memo
+        if key in memo:
+            memo.move_to_end(key)
+            found: T = memo[key]
+            return found
+        value = memo[key] = compute()
+        if len(memo) > MEMO_SIZE:
+            memo.popitem(last=False)
         return value
 
     def bounded(self, space: str, key: Any, compute: Callable[[], T], limit: int) -> T:
