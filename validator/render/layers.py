@@ -201,7 +201,7 @@ class Composer:
         head_key = ("head", role, node_role, repr(node_rank))
         head = shared.get(head_key)
         if head is None:
-            head = shared[head_key] = self._head_args(role, node_role, node_rank)
+            head = shared[head_key] = self._shared_head(role, node_role, node_rank)
         out = list(head)
         out += self.feature_args()
         tail_key = ("tail", role)
@@ -210,6 +210,28 @@ class Composer:
             tail = shared[tail_key] = self._tail_args(role)
         out += tail
         return out
+
+    def _shared_head(self, role: str | None, node_role: str | None, node_rank: Any,
+                     ) -> tuple[Arg, ...]:
+        """:meth:`_head_args`, shared in ``docs.cache`` by the composers that differ only in
+        what it does not read: the KV-offload choice enters only through the
+        ``--data-parallel-address`` / ``--master-addr`` value (:meth:`_address`)."""
+        key = ("head", self.variant_ptr, self.strategy_name, self.hw_id,
+               repr((self.node_count, self.pd_nodes, self.advanced, node_rank)), role,
+               node_role, self._address())
+        hit = self.docs.cache.get(key)
+        if hit is not None and hit[0] is self.recipe and hit[1] is self.strategy \
+                and hit[2] is self.profile and hit[3] is self.variant:
+            found: tuple[Arg, ...] = hit[4]
+            return found
+        head = self._head_args(role, node_role, node_rank)
+        self.docs.cache[key] = (self.recipe, self.strategy, self.profile, self.variant, head)
+        return head
+
+    def _address(self) -> str:
+        """The address multi-node parallelism flags point the followers at."""
+        return (f"$VLLM_INSTANCE_{self.kv_current + 1}"
+                if self.kv_composing and self.kv_instances > 1 else "$HEAD_IP")
 
     def _head_args(self, role: str | None, node_role: str | None, node_rank: Any,
                    ) -> tuple[Arg, ...]:
@@ -277,8 +299,7 @@ class Composer:
         is_multi = self.deploy_type == "multi_node" and nodes > 1
         gpus = self.gpu_count
         total = gpus * jsval.js_max(1, nodes)
-        addr = (f"$VLLM_INSTANCE_{self.kv_current + 1}"
-                if self.kv_composing and self.kv_instances > 1 else "$HEAD_IP")
+        addr = self._address()
         num = jsval.js_str
         parallelism = get(s, "parallelism")
         if is_multi and flag == "--data-parallel-size":

@@ -155,12 +155,17 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
         instances = int(jsval.to_number(or_(get(kv_store, "default_instances"), 2)))
     current = jsval.to_number(jsval.nullish(get(inst, "current"), 0))
     current_i = int(jsval.js_max(0, jsval.js_min(instances - 1, current)))
-    return Composer(
+    composer = Composer(
         recipe=recipe, variant=variant, variant_key=variant_key, variant_ptr=variant_ptr,
         strategy=strategy, strategy_name=strategy_name, hw_id=hw_id, profile=profile,
-        features=[], feature_modes={}, advanced=list(advanced or []), node_count=node_count, pd_nodes=pd_nodes,
-        kv_store=kv_store, kv_store_name=key, kv_composing=composing, kv_option=option,
-        kv_option_key=key, kv_instances=instances, kv_current=current_i, docs=docs)
+        features=[], feature_modes={}, advanced=list(advanced or []), node_count=node_count,
+        pd_nodes=pd_nodes, kv_store=kv_store, kv_store_name=key, kv_composing=composing,
+        kv_option=option, kv_option_key=key, kv_instances=instances, kv_current=current_i,
+        docs=docs)
+    # computed once here (none can throw), so that every copy inherits them
+    _ = (composer.gpu_count, composer.gen, composer.is_nvidia, composer.deploy_type,
+         composer.overrides)
+    return composer
 
 
 def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
