@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator.render import jsval
 from validator.render.jsval import get, has_key, or_, truthy
@@ -108,26 +108,40 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
     return DockerMeta(image, flags, argv, brand, pinned, cuda_map, nightly)
 
 
-def _config_path_mounts(env: dict[str, Any]) -> list[str]:
-    return [f"{jsval.js_str(v)}:{jsval.js_str(v)}:ro" for k, v in jsval.entries(env)
-            if k.endswith("_CONFIG_PATH")]
-
-
 def _local_model_mount(model_id: Any) -> list[str]:
     if isinstance(model_id, str) and model_id.startswith("/"):
         return [f"{model_id}:{model_id}:ro"]
     return []
 
 
+class EnvFlags(NamedTuple):
+    """What ``docker run`` takes from an environment: the ``-e KEY=VALUE`` words and the
+    read-only mounts of its ``*_CONFIG_PATH`` values (one environment serves every process
+    of a deployment: computed once by :func:`env_flags`)."""
+
+    pairs: tuple[str, ...]
+    config_mounts: tuple[str, ...]
+
+
+def env_flags(env: dict[str, Any]) -> EnvFlags:
+    """The :class:`EnvFlags` of ``env`` (in JS property order)."""
+    items = jsval.entries(env)
+    return EnvFlags(tuple(f"{k}={jsval.js_str(v)}" for k, v in items),
+                    tuple(f"{jsval.js_str(v)}:{jsval.js_str(v)}:ro" for k, v in items
+                          if k.endswith("_CONFIG_PATH")))
+
+
 def build_docker_run(command: str, env: dict[str, Any], image: Any, gpu_flags: str,
-                     port: int = 8000) -> str:
+                     port: int = 8000, flags: EnvFlags | None = None) -> str:
     """Wrap a ``vllm serve MODEL ...`` command in ``docker run`` (the image's entrypoint is
-    ``vllm serve``; env becomes ``-e``; a local model path is bind-mounted read-only)."""
-    env_flags = _JOIN.join(f"-e {k}={jsval.js_str(v)}" for k, v in jsval.entries(env))
+    ``vllm serve``; env becomes ``-e``; a local model path is bind-mounted read-only).
+    ``flags``: :func:`env_flags` of ``env``, when already computed."""
+    flags = env_flags(env) if flags is None else flags
+    env_text = _JOIN.join(f"-e {pair}" for pair in flags.pairs)
     match = _SERVE_MODEL.match(command)
     model_id = match.group(1) if match and match.group(1) else "MODEL"
     local = _local_model_mount(model_id)
-    mounts = _JOIN.join(f"-v {m}" for m in [*local, *_config_path_mounts(env)])
+    mounts = _JOIN.join(f"-v {m}" for m in [*local, *flags.config_mounts])
     prereq = (f"# {model_id} must already exist on the host — bind-mounted read-only below.\n"
               if local else "")
     body = _SERVE_PREFIX.sub("", command, count=1)
@@ -135,25 +149,27 @@ def build_docker_run(command: str, env: dict[str, Any], image: Any, gpu_flags: s
             f"\\\n  -v {_HF_CACHE} \\")
     if mounts:
         base += f"\n  {mounts} \\"
-    if env_flags:
-        base += f"\n  {env_flags} \\"
+    if env_text:
+        base += f"\n  {env_text} \\"
     tail = f"{_JOIN}{body}" if body else ""
     image_text = "undefined" if image is None else jsval.js_str(image)
     return f"{base}\n  {image_text} {model_id}{tail}"
 
 
 def build_docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta,
-                      port: int = 8000) -> list[Any]:
-    """The ``docker run`` argv for a ``vllm serve`` argv (no shell needed)."""
-    env_flags: list[Any] = []
-    for k, v in jsval.entries(env):
-        env_flags += ["-e", f"{k}={jsval.js_str(v)}"]
+                      port: int = 8000, flags: EnvFlags | None = None) -> list[Any]:
+    """The ``docker run`` argv for a ``vllm serve`` argv (no shell needed); ``flags`` as
+    for :func:`build_docker_run`."""
+    flags = env_flags(env) if flags is None else flags
+    env_words: list[Any] = []
+    for pair in flags.pairs:
+        env_words += ["-e", pair]
     cmd = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
     mounts: list[Any] = []
-    for m in [*_local_model_mount(cmd[0] if cmd else None), *_config_path_mounts(env)]:
+    for m in [*_local_model_mount(cmd[0] if cmd else None), *flags.config_mounts]:
         mounts += ["-v", m]
     return ["docker", "run", *meta.gpu_argv, "--privileged", "--ipc=host",
-            "-p", f"{port}:{port}", "-v", _HF_CACHE, *mounts, *env_flags, meta.image, *cmd]
+            "-p", f"{port}:{port}", "-v", _HF_CACHE, *mounts, *env_words, meta.image, *cmd]
 
 
 def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:

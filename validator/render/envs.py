@@ -20,7 +20,16 @@ from validator.sourcemap import split_pointer
 
 
 def build_env(c: Composer, role: str | None) -> Env:
-    """``buildEnv(role)`` of the site's renderer."""
+    """``buildEnv(role)`` of the site's renderer (a fresh copy of the one built once per
+    composer memo: the environment never reads the feature selection)."""
+    key = ("env", role)
+    built = c.shared.get(key)
+    if built is None:
+        built = c.shared[key] = _build_env(c, role)
+    return Env(dict(built.values), dict(built.sources))
+
+
+def _build_env(c: Composer, role: str | None) -> Env:
     env = Env()
     doc = c.docs.recipe
     env.assign(or_(get(get(c.recipe, "model"), "base_env"), {}), "model.base_env", doc,

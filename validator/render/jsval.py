@@ -81,7 +81,10 @@ def js_number(value: float) -> float:
 def or_(*values: Any) -> Any:
     """``a || b || c``: the first truthy value, else the last."""
     for value in values[:-1]:
-        if truthy(value):
+        if value is None or value is False:
+            continue
+        kind = type(value)  # the common kinds inline, the rest by :func:`truthy`
+        if kind is dict or kind is list or (kind is str and value != "") or truthy(value):
             return value
     return values[-1]
 
@@ -133,7 +136,10 @@ def js_in(key: str, obj: Any, what: str) -> bool:
 def keys(obj: Any) -> list[str]:
     """``Object.keys(obj)`` in JS order: integer-like keys ascending, then insertion order."""
     if isinstance(obj, dict):
-        if not any(k[:1].isdigit() for k in obj):
+        for k in obj:
+            if k[:1].isdigit():
+                break
+        else:
             return list(obj)
         index = sorted((k for k in obj if _is_index(k)), key=int)
         return index + [k for k in obj if not _is_index(k)]

@@ -115,6 +115,19 @@ class Composer:
     kv_instances: int
     kv_current: int
     docs: Documents
+    shared: dict[Any, Any] = field(default_factory=dict)
+    """What this composer built that does not depend on its feature selection (argument
+    layers before and after the features, environments), shared with every composer
+    :meth:`with_features` makes from it."""
+
+    def with_features(self, features: list[Any], feature_modes: Any) -> Composer:
+        """A copy with another feature selection sharing this one's :attr:`shared` memo
+        (and the properties already computed)."""
+        clone = object.__new__(Composer)
+        clone.__dict__.update(self.__dict__)
+        clone.features = features
+        clone.feature_modes = feature_modes
+        return clone
 
     @cached_property
     def gpu_count(self) -> float:
@@ -177,7 +190,52 @@ class Composer:
 
     def build_args(self, role: str | None, node_role: str | None, node_rank: Any = 1) -> list[Arg]:
         """The argument layers of one process (``role`` = PD prefill/decode, ``node_role``
-        = multi-node head/worker, ``node_rank`` = which follower)."""
+        = multi-node head/worker, ``node_rank`` = which follower).
+
+        The layers before the features (they read the composer's fields but never its
+        feature selection) and those after them (``role`` only) are built once per
+        :attr:`shared` memo; the feature layers once per feature selection (see
+        :meth:`feature_args`). Built in the site's order, so the first layer that throws
+        is the one the site's throws at."""
+        shared = self.shared
+        head_key = ("head", role, node_role, repr(node_rank))
+        head = shared.get(head_key)
+        if head is None:
+            head = shared[head_key] = self._shared_head(role, node_role, node_rank)
+        out = list(head)
+        out += self.feature_args()
+        tail_key = ("tail", role)
+        tail = shared.get(tail_key)
+        if tail is None:
+            tail = shared[tail_key] = self._tail_args(role)
+        out += tail
+        return out
+
+    def _shared_head(self, role: str | None, node_role: str | None, node_rank: Any,
+                     ) -> tuple[Arg, ...]:
+        """:meth:`_head_args`, shared in ``docs.cache`` by the composers that differ only in
+        what it does not read: the KV-offload choice enters only through the
+        ``--data-parallel-address`` / ``--master-addr`` value (:meth:`_address`)."""
+        key = ("head", self.variant_ptr, self.strategy_name, self.hw_id,
+               repr((self.node_count, self.pd_nodes, self.advanced, node_rank)), role,
+               node_role, self._address())
+        hit = self.docs.cache.get(key)
+        if hit is not None and hit[0] is self.recipe and hit[1] is self.strategy \
+                and hit[2] is self.profile and hit[3] is self.variant:
+            found: tuple[Arg, ...] = hit[4]
+            return found
+        head = self._head_args(role, node_role, node_rank)
+        self.docs.cache[key] = (self.recipe, self.strategy, self.profile, self.variant, head)
+        return head
+
+    def _address(self) -> str:
+        """The address multi-node parallelism flags point the followers at."""
+        return (f"$VLLM_INSTANCE_{self.kv_current + 1}"
+                if self.kv_composing and self.kv_instances > 1 else "$HEAD_IP")
+
+    def _head_args(self, role: str | None, node_role: str | None, node_rank: Any,
+                   ) -> tuple[Arg, ...]:
+        """Steps 1-6: base, variant, strategy, parallelism, override and advanced args."""
         out: list[Arg] = []
         mp_rank = jsval.js_max(1, jsval.to_number(node_rank)) if node_role == "worker" else 0
         self.recipe_layer(out, get(get(self.recipe, "model"), "base_args"), "/model/base_args")
@@ -197,7 +255,27 @@ class Composer:
         self.override_layers(out, role)
         if self.advanced:
             out.extend(Arg(v, "advanced", "", "") for v in self.advanced)
+        return tuple(out)
+
+    def feature_args(self) -> tuple[Arg, ...]:
+        """Step 7 for this composer's feature selection, built once per selection and
+        (variant, hardware, strategy, KV composition) -- everything
+        :meth:`feature_layers` reads besides the recipe -- in ``docs.cache``."""
+        key = ("features", self.variant_ptr, self.variant_key, self.hw_id, self.strategy_name,
+               self.kv_composing, repr(self.features), repr(self.feature_modes))
+        hit = self.docs.cache.get(key)
+        if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \
+                and hit[2] is self.variant:
+            found: tuple[Arg, ...] = hit[3]
+            return found
+        out: list[Arg] = []
         self.feature_layers(out)
+        self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out))
+        return tuple(out)
+
+    def _tail_args(self, role: str | None) -> tuple[Arg, ...]:
+        """Step 8: the composing KV-offload option and the Mooncake KV-store connector."""
+        out: list[Arg] = []
         if truthy(self.kv_option):
             push_layer(out, or_(get(self.kv_option, "args"), []),
                        f"taxonomy:kv_offload.{self.kv_option_key}", self.docs.taxonomy,
@@ -210,7 +288,7 @@ class Composer:
         if self.deploy_type == "pd_cluster" and role and truthy(pd_args):
             push_layer(out, pd_args, f"kv_store:{self.kv_store_name}.pd.{role}", kdoc,
                        ptr("pd", role, "args"))
-        return out
+        return tuple(out)
 
     def parallelism(self, out: list[Arg], role: str | None, node_role: str | None,
                     mp_rank: float) -> None:
@@ -221,8 +299,7 @@ class Composer:
         is_multi = self.deploy_type == "multi_node" and nodes > 1
         gpus = self.gpu_count
         total = gpus * jsval.js_max(1, nodes)
-        addr = (f"$VLLM_INSTANCE_{self.kv_current + 1}"
-                if self.kv_composing and self.kv_instances > 1 else "$HEAD_IP")
+        addr = self._address()
         num = jsval.js_str
         parallelism = get(s, "parallelism")
         if is_multi and flag == "--data-parallel-size":

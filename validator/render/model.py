@@ -309,7 +309,7 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             f"recipe-check cannot render {config.label()} ({type(exc).__name__}: {exc}); "
             "please report this", recipe.path, ""))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
-    processes = _processes(site, traced)
+    processes = _processes(site, traced, memo.setdefault("tokens", {}))
     first = processes[0] if processes else None
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     problems += output_problems(site, processes, docs, config, env_sources)
@@ -392,9 +392,21 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
                     tuple(traced["overrides"]))
 
 
-def _processes(site: dict[str, Any], traced: dict[str, Any]) -> tuple[Process, ...]:
+def _processes(site: dict[str, Any], traced: dict[str, Any],
+               known: dict[int, tuple[Arg, Token]]) -> tuple[Process, ...]:
+    """The processes of a rendering; ``known`` holds the token of every argument already
+    converted (by identity: most arguments are the same objects in many renderings of a
+    recipe; the argument is kept with its token, so its id cannot be reused meanwhile)."""
+    def token(arg: Arg) -> Token:
+        hit = known.get(id(arg))
+        if hit is not None and hit[0] is arg:
+            return hit[1]
+        made = _token(arg)
+        known[id(arg)] = (arg, made)
+        return made
+
     def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any) -> Process:
-        tokens = tuple(_token(a) for a in args) if isinstance(args, list) else ()
+        tokens = tuple(map(token, args)) if isinstance(args, list) else ()
         argv = tuple(a.value for a in args) if isinstance(args, list) else ()
         return Process(role, command, argv, dcmd, tuple(dargv) if dargv else None, env or {},
                        tokens)

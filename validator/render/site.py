@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from validator.render import gates, jsval
-from validator.render.docker import build_docker_argv, build_docker_run, compute_docker_meta
+from validator.render.docker import (
+    EnvFlags,
+    build_docker_argv,
+    build_docker_run,
+    compute_docker_meta,
+    env_flags,
+)
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Documents
 from validator.render.synthesis import plain, resolve_command_traced
@@ -241,10 +247,16 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
         shared["docker", variant_key, hw_id] = (variant, profile, meta)
     env = or_(result.get("env"), {})
 
+    flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
+
     def dockerize(command: Any, argv: Any, env: Any, port: int = 8000) -> dict[str, Any]:
+        known = flags_of.get(id(env))
+        if known is None or known[0] is not env:
+            known = flags_of[id(env)] = (env, env_flags(env))
+        flags = known[1]
         return {"docker_command": build_docker_run(command, env, meta.image, meta.gpu_flags,
-                                                   port),
-                "docker_argv": build_docker_argv(argv, env, meta, port)}
+                                                   port, flags),
+                "docker_argv": build_docker_argv(argv, env, meta, port, flags)}
 
     deploy = result["deployType"]
     base: dict[str, Any] = {"hardware": hw_id, "strategy": strategy, "variant": variant_key,

@@ -108,6 +108,26 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
               features: Sequence[Any], strategies: Any, taxonomy: Any, advanced: Sequence[Any],
               node_count: Any, pd_nodes: Any, feature_modes: Any, kv_offload: Any,
               kv_instances: Any, docs: Documents) -> Composer:
+    """The composer of one call: made once per distinct choice of everything but the
+    feature selection (kept in ``docs.cache`` with the data it was made from), then copied
+    with this call's features. ``repr`` keys: equal only for equal values of equal types
+    (``1``, ``1.0`` and ``True`` render differently)."""
+    key = ("composer", repr((variant_key, strategy_name, hw_id, list(advanced or []),
+                             node_count, pd_nodes, kv_offload, kv_instances)))
+    hit = docs.cache.get(key)
+    if hit is None or hit[0] is not recipe or hit[1] is not strategies \
+            or hit[2] is not taxonomy:
+        base = _new_composer(recipe, variant_key, strategy_name, hw_id, strategies, taxonomy,
+                             advanced, node_count, pd_nodes, kv_offload, kv_instances, docs)
+        hit = docs.cache[key] = (recipe, strategies, taxonomy, base)
+    composer: Composer = hit[3]
+    return composer.with_features(list(features or []), feature_modes or {})
+
+
+def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
+                  strategies: Any, taxonomy: Any, advanced: Sequence[Any], node_count: Any,
+                  pd_nodes: Any, kv_offload: Any, kv_instances: Any,
+                  docs: Documents) -> Composer:
     variants = get(recipe, "variants")
     variant = get(variants, variant_key)
     variant_ptr = ptr("variants", variant_key)
@@ -135,13 +155,17 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
         instances = int(jsval.to_number(or_(get(kv_store, "default_instances"), 2)))
     current = jsval.to_number(jsval.nullish(get(inst, "current"), 0))
     current_i = int(jsval.js_max(0, jsval.js_min(instances - 1, current)))
-    return Composer(
+    composer = Composer(
         recipe=recipe, variant=variant, variant_key=variant_key, variant_ptr=variant_ptr,
         strategy=strategy, strategy_name=strategy_name, hw_id=hw_id, profile=profile,
-        features=list(features or []), feature_modes=feature_modes or {},
-        advanced=list(advanced or []), node_count=node_count, pd_nodes=pd_nodes,
-        kv_store=kv_store, kv_store_name=key, kv_composing=composing, kv_option=option,
-        kv_option_key=key, kv_instances=instances, kv_current=current_i, docs=docs)
+        features=[], feature_modes={}, advanced=list(advanced or []), node_count=node_count,
+        pd_nodes=pd_nodes, kv_store=kv_store, kv_store_name=key, kv_composing=composing,
+        kv_option=option, kv_option_key=key, kv_instances=instances, kv_current=current_i,
+        docs=docs)
+    # computed once here (none can throw), so that every copy inherits them
+    _ = (composer.gpu_count, composer.gen, composer.is_nvidia, composer.deploy_type,
+         composer.overrides)
+    return composer
 
 
 def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,

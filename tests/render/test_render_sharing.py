@@ -1,0 +1,82 @@
+"""What :func:`render_all` shares between the configurations of one recipe (composers,
+argument layers, environments, tokens) never changes a rendering: every rendering made
+through the shared memo equals the one a fresh :func:`render` makes alone, also where two
+configurations differ only in a value the shared parts must not confuse (the KV offload
+that moves the followers' address, the node count, a feature mode, 1 vs "1")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.render.tiny_tree import write_tree
+from validator.context import Context, local_context
+from validator.load import LoadedDocument, load_yaml
+from validator.render.model import Configuration, Rendered, render, render_all, site_strategies
+
+RECIPES = ("models/acme/Tiny-1B.yaml", "models/acme/Broken-1B.yaml")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("sharing") / "recipes")
+
+
+@pytest.fixture(scope="module")
+def ctx(tree: Path) -> Context:
+    return local_context(tree)
+
+
+def _doc(tree: Path, path: str) -> LoadedDocument:
+    return load_yaml((tree / path).read_bytes(), path)
+
+
+def _fresh(doc: LoadedDocument, ctx: Context, config: Configuration) -> Rendered:
+    return render(doc, ctx.taxonomy, site_strategies(ctx), config)
+
+
+def _shared(doc: LoadedDocument, ctx: Context, configs: list[Configuration]) -> list[Rendered]:
+    memo: dict[Any, Any] = {}
+    return [render(doc, ctx.taxonomy, site_strategies(ctx), c, memo=memo) for c in configs]
+
+
+@pytest.mark.parametrize("path", RECIPES)
+def test_render_all_equals_a_fresh_rendering_of_each_configuration(
+        tree: Path, ctx: Context, path: str) -> None:
+    doc = _doc(tree, path)
+    batch = render_all(doc, ctx.taxonomy, site_strategies(ctx))
+    assert len(batch) >= 10
+    kinds = {r.deploy_type for r in batch}
+    assert {"single_node", "multi_node", "kv_store_lb"} <= kinds or path.endswith("Broken-1B.yaml")
+    for rendered in batch:
+        # repr: 1, 1.0 and True compare equal but render differently
+        assert repr(rendered) == repr(_fresh(doc, ctx, rendered.config)), rendered.config
+
+
+def test_configurations_that_differ_in_one_value_do_not_share_a_rendering(
+        tree: Path, ctx: Context) -> None:
+    doc = _doc(tree, RECIPES[0])
+    batch = render_all(doc, ctx.taxonomy, site_strategies(ctx))
+    multi = next(r.config for r in batch if r.deploy_type == "multi_node")
+    kv = next(r.config for r in batch if r.deploy_type == "kv_store_lb")
+    modal = next(r.config for r in batch if r.config.feature_modes)
+    variants = [
+        multi, replace(multi, nodes=multi.nodes + 1), replace(multi, kv_offload=kv.kv_offload),
+        replace(multi, kv_offload=kv.kv_offload, kv_instances=1),
+        replace(multi, kv_offload=kv.kv_offload, kv_instances=3), kv,
+        replace(kv, kv_instances=1), modal, replace(modal, feature_modes=()),
+        replace(modal, features=()), replace(multi, advanced_args=("--seed", "1")),
+        replace(multi, advanced_args=("--seed", 1)),  # type: ignore[arg-type]
+        replace(multi, nodes=float(multi.nodes)),  # type: ignore[arg-type]
+    ]
+    for order in (variants, variants[::-1]):
+        shared = _shared(doc, ctx, order)
+        for config, rendered in zip(order, shared, strict=True):
+            assert repr(rendered) == repr(_fresh(doc, ctx, config)), config
+    # the address the followers use moves with the KV composition: not one shared head
+    texts = {tuple(p.argv) for r in _shared(doc, ctx, variants[:5]) for p in r.processes}
+    assert any("$VLLM_INSTANCE_1" in argv for argv in texts)
+    assert any("$HEAD_IP" in argv for argv in texts)
