@@ -91,7 +91,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
            plan.unreleased, plan.range_label, window())
     parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
-        key[0], plan, reg, allow_positionals, duplicates), limit=16384)
+        key[0], plan, reg, allow_positionals, duplicates), limit=2048)
     return parsed, list(issues)
 
 

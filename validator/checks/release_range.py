@@ -49,7 +49,7 @@ def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0
     family = reg.plugin.name if reg.plugin is not None else VLLM
     key = (tuple(tokens), reg.version, family, reg.sha256, allow_positionals)
     return active().bounded("range:parse_at", key, lambda: argv.parse_args(
-        tokens, reg, allow_positionals=allow_positionals), limit=8192)
+        tokens, reg, allow_positionals=allow_positionals), limit=2048)
 
 
 def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
@@ -216,7 +216,7 @@ def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int, plan: Vers
     key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
            plan.range_label)
     return active().bounded("range:issues", key, lambda: tuple(_compute_range_issues(
-        tokens, plan, allow_positionals, parsed)), limit=16384)
+        tokens, plan, allow_positionals, parsed)), limit=2048)
 
 
 def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_positionals: int,
