@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,11 +51,32 @@ def test_no_module_global_cache_keyed_on_object_ids() -> None:
     assert offenders == []
 
 
+class _RecordingMemo(dict[str, Any]):
+    """A context memo that remembers every key it was given: the checker drops a
+    document's state once its rules ran (:meth:`Context.forget_document`), so what the
+    run computed is read from here, not from what is left at its end."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[str] = []
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.held.append(key)
+        super().__setitem__(key, value)
+
+
+def held_keys(ctx: Context) -> list[str]:
+    """Every memo key the run of :func:`run_only` computed, once per computation."""
+    assert isinstance(ctx._memo, _RecordingMemo)
+    return ctx._memo.held
+
+
 def run_only(root: Path, rule_ids: set[str], path: str = GLM,
              settings: Settings | None = None) -> tuple[Context, list[str]]:
-    """Check one recipe with only ``rule_ids``; the context (with its per-document state)
-    and the rules reported."""
+    """Check one recipe with only ``rule_ids``; the context (with a record of the
+    per-document state it computed) and the rules reported."""
     ctx = local_context(root, settings or Settings(offline=True, rendered=True))
+    ctx._memo = _RecordingMemo()
     data = (root / path).read_bytes()
     result = RunResult()
     rules = [r for r in check_rules() if r.id in rule_ids]
@@ -66,7 +88,7 @@ def run_only(root: Path, rule_ids: set[str], path: str = GLM,
 
 def parts_computed(ctx: Context) -> set[str]:
     """Names of the per-document state the run computed (``flag:layers``, ...)."""
-    return {key.split(":models/")[0] for key in ctx._memo if ":models/" in key}
+    return {key.split(":models/")[0] for key in held_keys(ctx) if ":models/" in key}
 
 
 def test_one_spelling_rule_does_not_compute_the_guide_or_the_overrides(
@@ -92,7 +114,7 @@ def test_the_model_is_built_once_per_document_and_shared_by_the_rules(
         corpus_repo: Path) -> None:
     ctx, _ = run_only(corpus_repo, {r.id for r in check_rules()
                                     if r.id.startswith(("FLAG", "GUIDE"))})
-    keys = [k for k in ctx._memo if k.startswith(("flag:", "guide:"))]
+    keys = [k for k in held_keys(ctx) if k.startswith(("flag:", "guide:"))]
     assert len(keys) == len(set(keys)) and {"flag:layers", "guide:commands"} <= {
         k.split(":models/")[0] for k in keys}
     # the same recipe in a new context is computed again (the state is the context's)
