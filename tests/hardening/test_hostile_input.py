@@ -231,7 +231,10 @@ def test_symlinks_leaving_the_tree_are_not_followed(
     code, report, err = run_json([str(tree / "models")], capsys)
     paths = [d["path"] for d in report["documents"]]
     assert "models/org/good.yaml" in paths
-    assert not any("evil" in p for p in paths)  # a linked folder is not walked into
+    # a linked folder is not walked into; leaving the tree, the link itself is refused
+    assert not any(p.startswith("models/evil/") for p in paths)
+    evil = next(d for d in report["documents"] if d["path"] == "models/evil")
+    assert [f["rule"] for f in evil["findings"]] == ["PROV005"]
     link = next(d for d in report["documents"] if d["path"] == "models/org/link.yaml")
     assert [f["rule"] for f in link["findings"]] == ["PROV005"]  # refused, not skipped
     assert "leaked" not in json.dumps(report)
