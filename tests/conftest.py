@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
+EXAMPLES = PROJECT / "examples" / "recipes"
+"""The example recipes root the project ships (README's first command checks it)."""
 CORPUS = SHARED / "corpus"
 BUNDLE = CORPUS / "vllm-recipes.bundle"
 COMMIT_MAP = CORPUS / "vllm-recipes.commit-map.tsv"
@@ -145,3 +147,11 @@ def check_tree(root: Path, *paths: str, strict: bool = False) -> list[Finding]:
         checker.check_recipe(path, data, ctx.tree.provenance(path, data), result)
     assert not result.internal_errors, result.internal_errors
     return result.all_findings()
+
+
+@pytest.fixture()
+def examples_tree(tmp_path: Path) -> Path:
+    """A writable copy of the shipped example recipes root, at ``tmp_path/recipes``."""
+    dest = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, dest)
+    return dest

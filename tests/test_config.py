@@ -4,7 +4,6 @@ and inline suppression comments, on a copy of the shipped example tree."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +21,8 @@ MOE = "models/example-org/Example-MoE-120B.yaml"
 
 
 @pytest.fixture()
-def tree(tmp_path: Path) -> Path:
-    dest = tmp_path / "recipes"
-    shutil.copytree(EXAMPLES, dest)
-    return dest
+def tree(examples_tree: Path) -> Path:
+    return examples_tree
 
 
 def run_json(tree: Path, capsys: pytest.CaptureFixture[str], *args: str,

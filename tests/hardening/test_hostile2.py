@@ -17,10 +17,8 @@ RECIPE = "models/example-org/Example-Chat-8B.yaml"
 
 
 @pytest.fixture()
-def tree(tmp_path: Path) -> Path:
-    dest = tmp_path / "recipes"
-    shutil.copytree(EXAMPLES, dest)
-    return dest
+def tree(examples_tree: Path) -> Path:
+    return examples_tree
 
 
 @pytest.mark.parametrize(("option", "victim"), [
