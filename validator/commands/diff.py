@@ -73,16 +73,19 @@ def _one(args: argparse.Namespace, arg: str) -> Side:
 
 def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
     from validator.pr.run import open_repository
-    from validator.source.git import GitTree
+    from validator.source.git import GitTree, present_commit
+    from validator.source.tree import SourceError
 
     repo = open_repository(args.repo)
     try:
         sides = []
         for rev in (args.old, args.new):
             try:
-                commit = str(repo.commit(rev).hexsha)
-            except Exception as exc:  # GitPython raises several kinds for a bad name
-                raise UsageError(f"{rev!r} is not a revision of {args.repo}") from exc
+                commit = present_commit(repo, rev)
+            except SourceError as exc:
+                raise UsageError(str(exc)) from exc
+            if commit is None:
+                raise UsageError(f"{rev!r} is not a revision of {args.repo}")
             tree = GitTree(str(args.repo), commit, None, repo, str(args.repo))
             sides.append(side_of(tree, args.path, f"{rev}:{args.path}"))
         return sides[0], sides[1]

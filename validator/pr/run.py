@@ -33,7 +33,7 @@ from validator.pr.select import (
 from validator.pr.user_changes import user_changes
 from validator.rules import Rule
 from validator.session import Session
-from validator.source.git import GitTree
+from validator.source.git import GitTree, present_commit
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
 
@@ -76,13 +76,16 @@ def open_repository(folder: Path) -> git.Repo:
 
 def _resolve(repo: git.Repo, rev: str, what: str) -> str:
     try:
-        return str(repo.commit(rev).hexsha)
-    except (git.BadName, ValueError, git.GitCommandError) as exc:
+        found = present_commit(repo, rev)
+    except SourceError as exc:
+        raise PrError(f"{what} revision: {exc}") from exc
+    if found is None:
         hint = ""
         if Path(repo.git_dir, "shallow").exists():
             hint = (" (the clone is shallow: check out with 'fetch-depth: 0' so that the "
                     "base and head commits are present)")
-        raise PrError(f"{what} revision {rev!r} is not a commit of {repo.git_dir}{hint}") from exc
+        raise PrError(f"{what} revision {rev!r} is not a commit of {repo.git_dir}{hint}")
+    return found
 
 
 def resolve_revisions(repo: git.Repo, base: str | None, head: str) -> Revisions:

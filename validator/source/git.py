@@ -145,6 +145,21 @@ def resolve(repo: git.Repo, url: str, rev: str) -> tuple[str, str | None]:
     return found, rev
 
 
+def present_commit(repo: git.Repo, rev: str) -> str | None:
+    """Full id of the commit ``rev`` names when that commit object is in ``repo``, else None.
+
+    ``repo.commit(rev)`` takes a 40-hex id on trust, and in a shallow clone follows a
+    commit's parent field to an object the clone does not hold; ``git rev-parse --verify``
+    reads the object, so neither passes here.
+
+    Raises:
+        SourceError: ``rev`` is an ambiguous short commit id.
+    """
+    if rev.startswith("-"):
+        return None
+    return _rev_parse(repo, rev)
+
+
 def _rev_parse(repo: git.Repo, rev: str) -> str | None:
     try:
         out: str = repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")

@@ -1,0 +1,63 @@
+"""Hostile input of the third trial: revisions that name no commit present in the
+repository (a 40-hex id that is not there, a parent a shallow clone does not hold) and
+configurations that switch every rule off or are written where nothing reads them."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from validator.cli import main
+
+RECIPE = "models/example-org/Example-Chat-8B.yaml"
+ABSENT = "0" * 40
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture()
+def repo(examples_tree: Path) -> Path:
+    """The example tree as a git repository of two commits (the second edits a recipe)."""
+    _git(examples_tree, "init", "-q", "-b", "main")
+    for key, value in (("user.name", "t"), ("user.email", "t@example.org")):
+        _git(examples_tree, "config", key, value)
+    _git(examples_tree, "add", "-A")
+    _git(examples_tree, "commit", "-q", "-m", "one")
+    recipe = examples_tree / RECIPE
+    recipe.write_text(recipe.read_text("utf-8").replace('"32768"', '"16384"'), "utf-8")
+    _git(examples_tree, "commit", "-q", "-am", "two")
+    return examples_tree
+
+
+@pytest.mark.parametrize("option", ["--base", "--head"])
+def test_pr_with_a_full_commit_id_the_repository_lacks_is_a_usage_error(
+        repo: Path, option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    other = "--head" if option == "--base" else "--base"
+    assert main(["pr", "--offline", "--repo", str(repo), option, ABSENT, other, "HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert f"revision '{ABSENT}' is not a commit of" in err
+    assert "Traceback" not in err and "GitCommandError" not in err
+
+
+def test_pr_on_a_shallow_clone_names_the_missing_parent_and_the_shallow_clone(
+        repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    assert main(["pr", "--offline", "--repo", str(shallow), "--base", "HEAD~1"]) == 2
+    err = capsys.readouterr().err
+    assert "base revision 'HEAD~1' is not a commit of" in err
+    assert "the clone is shallow" in err and "fetch-depth: 0" in err
+
+
+def test_diff_of_a_full_commit_id_the_repository_lacks_is_a_usage_error(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "--repo", str(repo), ABSENT, "HEAD", RECIPE]) == 2
+    err = capsys.readouterr().err
+    assert f"'{ABSENT}' is not a revision of {repo}" in err and "Traceback" not in err
+    assert main(["diff", "--repo", str(repo), "HEAD~1", "HEAD", RECIPE]) == 1
+    assert "--max-model-len" in capsys.readouterr().out
