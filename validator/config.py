@@ -242,13 +242,31 @@ def parse_config(data: bytes, where: str) -> Config | None:
                                                           else "")) from exc
     if Path(where).name == "pyproject.toml":
         tool = parsed.get("tool", {})
-        if not isinstance(tool, dict) or TABLE not in tool:
+        if not isinstance(tool, dict):
+            return None
+        if TABLE not in tool:
+            _refuse_near_miss(tool, where, text)
             return None
         table = tool[TABLE]
         if not isinstance(table, dict):
             raise ConfigError(where, _line_of(text, TABLE), "tool.recipe-check must be a table")
         return parse_table(table, where, text)
     return parse_table(parsed, where, text)
+
+
+def _refuse_near_miss(tool: Mapping[str, Any], where: str, text: str) -> None:
+    """A ``[tool.*]`` table spelt like ``recipe-check`` but not equal to it (``recipe_check``,
+    ``RecipeCheck``) is read by nothing; rather than run every rule while its author believes
+    them configured, name the table to use.
+
+    Raises:
+        ConfigError: such a table is there.
+    """
+    wanted = re.sub(r"[-_.]", "", TABLE)
+    for name in tool:
+        if re.sub(r"[-_.]", "", str(name)).lower() == wanted:
+            raise ConfigError(where, _line_of(text, str(name)),
+                              f"[tool.{name}] is not read: the table is [tool.{TABLE}]")
 
 
 def load_config_file(path: Path) -> Config:

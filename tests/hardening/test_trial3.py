@@ -61,3 +61,44 @@ def test_diff_of_a_full_commit_id_the_repository_lacks_is_a_usage_error(
     assert f"'{ABSENT}' is not a revision of {repo}" in err and "Traceback" not in err
     assert main(["diff", "--repo", str(repo), "HEAD~1", "HEAD", RECIPE]) == 1
     assert "--max-model-len" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("config", "shown"), [
+    ("select = []\n", "select = []"),
+    ('ignore = ["ALL"]\n', 'ignore = ["ALL"]'),
+])
+def test_a_configuration_that_selects_no_rule_says_so(
+        examples_tree: Path, config: str, shown: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (examples_tree / ".recipe-check.toml").write_text(config, "utf-8")
+    assert main(["check", "--offline", str(examples_tree / "models")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("leaves no rule selected") == 1
+    assert (f"recipe-check: warning: {examples_tree / '.recipe-check.toml'}: {shown} leaves no "
+            "rule selected: nothing is checked and every file passes") in err
+
+
+def test_a_selection_that_keeps_a_rule_gives_no_warning(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (examples_tree / ".recipe-check.toml").write_text('select = ["REF004"]\n', "utf-8")
+    assert main(["check", "--offline", str(examples_tree / "models")]) == 1
+    captured = capsys.readouterr()
+    assert "no rule selected" not in captured.err and "REF004" in captured.out
+
+
+@pytest.mark.parametrize("table", ["recipe_check", "RecipeCheck", "recipe.check"])
+def test_a_misspelt_pyproject_table_is_refused_not_ignored(
+        examples_tree: Path, table: str, capsys: pytest.CaptureFixture[str]) -> None:
+    name = f'"{table}"' if "." in table else table
+    (examples_tree / "pyproject.toml").write_text(
+        f'[project]\nname = "x"\n\n[tool.{name}]\nignore = ["REF"]\n', "utf-8")
+    assert main(["check", "--offline", str(examples_tree / "models")]) == 2
+    assert (f"{examples_tree / 'pyproject.toml'}:4: [tool.{table}] is not read: the table is "
+            "[tool.recipe-check]") in capsys.readouterr().err
+
+
+def test_a_pyproject_with_other_tools_only_is_no_configuration(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (examples_tree / "pyproject.toml").write_text('[tool.ruff]\nselect = ["E"]\n', "utf-8")
+    assert main(["check", "--offline", str(examples_tree / "models")]) == 1
+    assert "REF004" in capsys.readouterr().out

@@ -22,6 +22,7 @@ that does not exist is created; a file that cannot be written is a usage error (
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -29,9 +30,10 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from validator.config import Config, find_config, load_config_file
+from validator.config import Config, find_config, known_ids, load_config_file
 from validator.context import Settings
 from validator.errors import UsageError
+from validator.policy import Policy
 
 FILE_FORMATS = ("json", "sarif", "markdown")
 """Formats that ``--<format> FILE`` writes besides the one on stdout."""
@@ -195,11 +197,29 @@ def rule_config(args: argparse.Namespace, read: Callable[[str], bytes] | None = 
         config = find_config(read, exists, label)
     else:
         config = Config()
-    return config.with_options(select=_split(args.select, "--select"),
-                               extend_select=_split(args.extend_select,
-                                                    "--extend-select"),
-                               ignore=_split(args.ignore, "--ignore"),
-                               fail_on=getattr(args, "fail_on", None))
+    config = config.with_options(select=_split(args.select, "--select"),
+                                 extend_select=_split(args.extend_select,
+                                                      "--extend-select"),
+                                 ignore=_split(args.ignore, "--ignore"),
+                                 fail_on=getattr(args, "fail_on", None))
+    _warn_if_no_rule_runs(args, config)
+    return config
+
+
+def _warn_if_no_rule_runs(args: argparse.Namespace, config: Config) -> None:
+    """A selection that leaves no rule passes every file: say so on stderr, once a run
+    (``args`` is the run's; commands read the configuration more than once)."""
+    policy = Policy(config)
+    warned: set[str] = vars(args).setdefault("_warned_no_rule", set())
+    where = config.source or "the command line"
+    if where in warned or any(policy.selected(rule_id) for rule_id in known_ids()):
+        return
+    warned.add(where)
+    chosen = ", ".join(f"{key} = {json.dumps(list(value))}" for key, value in (
+        ("select", config.select), ("extend-select", config.extend_select),
+        ("ignore", config.ignore)) if value is not None and (value or key == "select"))
+    print(f"recipe-check: warning: {where}: {chosen or 'the selection'} leaves no rule "
+          "selected: nothing is checked and every file passes", file=sys.stderr)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, formats: Sequence[str],
