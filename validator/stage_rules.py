@@ -144,6 +144,8 @@ MALFORMED = declare("RC003", Severity.WARNING, "recipe-check comment is not a kn
                     """
     A ``# recipe-check:`` comment is neither ``ignore[IDS]`` nor ``ignore-file[IDS]``, so it
     suppresses nothing (a blanket ``ignore`` without ids is not supported: say which rule).
+    So is a ruff/flake8 ``# noqa: IDS`` comment whose ids are all recipe-check rules (one
+    naming another tool's codes, ``# noqa: E501`` in a guide's Python, is left alone).
 
     Failing::
 

@@ -102,3 +102,45 @@ def test_a_pyproject_with_other_tools_only_is_no_configuration(
     (examples_tree / "pyproject.toml").write_text('[tool.ruff]\nselect = ["E"]\n', "utf-8")
     assert main(["check", "--offline", str(examples_tree / "models")]) == 1
     assert "REF004" in capsys.readouterr().out
+
+
+def _check_with_comment(tree: Path, comment: str, capsys: pytest.CaptureFixture[str]
+                        ) -> list[str]:
+    """The RC findings of the example's broken recipe with ``comment`` ending the line of
+    its unknown hardware id ``h20`` (REF004)."""
+    recipe = tree / "models/example-org/Example-MoE-120B.yaml"
+    text = recipe.read_text("utf-8")
+    assert text.count("    h20: verified\n") == 1
+    recipe.write_text(text.replace("    h20: verified\n", f"    h20: verified  {comment}\n"),
+                      "utf-8")
+    main(["check", "--offline", str(recipe)])
+    return [line for line in capsys.readouterr().out.splitlines() if " RC00" in line
+            or " REF004 " in line]
+
+
+def test_a_ruff_noqa_naming_recipe_check_rules_is_rc003_with_the_form_to_write(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = _check_with_comment(examples_tree, "# NOQA:ref004, schema", capsys)
+    assert any(" error REF004 " in line for line in lines)
+    (rc,) = [line for line in lines if " RC003 " in line]
+    assert rc.endswith(":18:20: warning RC003 '# NOQA:ref004, schema' is the form ruff and "
+                       "flake8 read, not recipe-check: write '# recipe-check: "
+                       "ignore[REF004, SCHEMA]'; it suppresses nothing")
+
+
+@pytest.mark.parametrize("comment", ["# noqa: E501", "# noqa", "# noqa: REF004, E501"])
+def test_a_noqa_of_another_tool_is_left_alone(
+        examples_tree: Path, comment: str, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = _check_with_comment(examples_tree, comment, capsys)
+    assert not [line for line in lines if " RC00" in line]
+    assert any(" REF004 " in line for line in lines)
+
+
+def test_rc002_quotes_a_long_name_elided_and_explains_all(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = _check_with_comment(examples_tree, f"# recipe-check: ignore[{'A' * 5000}, ALL]",
+                                capsys)
+    long, every = [line for line in lines if " RC002 " in line]
+    assert len(long) < 300 and "'" + "A" * 30 + "…" + "A" * 30 + "' (5000 characters)" in long
+    assert "'ALL' is not a rule id or family prefix: a suppression names the rules it " \
+           "silences (ALL belongs in select/ignore of the configuration)" in every
