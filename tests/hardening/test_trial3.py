@@ -144,3 +144,31 @@ def test_rc002_quotes_a_long_name_elided_and_explains_all(
     assert len(long) < 300 and "'" + "A" * 30 + "…" + "A" * 30 + "' (5000 characters)" in long
     assert "'ALL' is not a rule id or family prefix: a suppression names the rules it " \
            "silences (ALL belongs in select/ignore of the configuration)" in every
+
+
+def test_history_of_a_shallow_clone_says_the_clone_is_shallow(
+        repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    assert main(["history", "--repo", str(shallow), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "not found (the clone is shallow, so older commits are absent" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("encoding", "bom"), [
+    ("utf-16", "0xff 0xfe"), ("utf-16-be", "0xfe 0xff"), ("utf-32", "0xff 0xfe 0x00 0x00")])
+def test_a_recipe_saved_as_utf16_or_utf32_is_named_so(
+        examples_tree: Path, encoding: str, bom: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    recipe = examples_tree / RECIPE
+    text = recipe.read_text("utf-8")
+    data = text.encode(encoding)
+    if not encoding.endswith(("16", "32")):
+        data = "\ufeff".encode(encoding) + data
+    recipe.write_bytes(data)
+    assert main(["check", "--offline", str(recipe)]) == 1
+    out = capsys.readouterr().out
+    name = encoding[:6].upper()
+    assert (f"{RECIPE}:1:1: error YAML006 file is {name} text (byte order mark {bom}), "
+            "not UTF-8") in out

@@ -97,6 +97,15 @@ class GitObjects:
             self._proc.stdin.close()
             self._proc.wait()
 
+    def _shallow_hint(self) -> str:
+        """Why an object named by a commit may be absent: the clone is shallow."""
+        try:
+            shallow = git(self.repo, "rev-parse", "--is-shallow-repository").strip() == "true"
+        except GitError:
+            return ""
+        return (" (the clone is shallow, so older commits are absent: audit a full clone, "
+                "'git fetch --unshallow' or 'fetch-depth: 0')") if shallow else ""
+
     def read(self, oid: str) -> tuple[str, bytes]:
         """``(type, contents)`` of object ``oid`` (``blob``, ``tree``, ``commit``, ``tag``).
 
@@ -113,7 +122,7 @@ class GitObjects:
         header = stdout.readline()
         parts = header.split()
         if len(parts) != 3:
-            raise GitError(f"{self.repo}: object {oid} not found")
+            raise GitError(f"{self.repo}: object {oid} not found{self._shallow_hint()}")
         size = int(parts[2])
         data = stdout.read(size)
         stdout.read(1)  # the LF after the contents

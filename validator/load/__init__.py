@@ -125,6 +125,12 @@ def _prescan(text: str, max_depth: int, max_nodes: int) -> None:
 
 
 
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+              (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+"""Byte order marks of the encodings an editor may save in instead of UTF-8 (the longer
+UTF-32 marks first: the little-endian one starts like UTF-16's)."""
+
+
 def decode_text(raw: bytes) -> tuple[str | None, str | None, tuple[int, int]]:
     """Decode ``raw`` as UTF-8 (a leading BOM is dropped).
 
@@ -133,6 +139,10 @@ def decode_text(raw: bytes) -> tuple[str | None, str | None, tuple[int, int]]:
     position (1-based; the column counts the characters before it on its line, as an
     editor does, the BOM not counted).
     """
+    for bom, name in _WIDE_BOMS:
+        if raw.startswith(bom):
+            marks = " ".join(f"0x{b:02x}" for b in bom)
+            return None, f"{name} text (byte order mark {marks}), not UTF-8", (1, 1)
     nul = raw.find(b"\x00")
     bad: int | None = nul if nul != -1 else None
     reason = f"binary content (NUL byte at offset {nul})"
