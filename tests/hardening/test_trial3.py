@@ -172,3 +172,11 @@ def test_a_recipe_saved_as_utf16_or_utf32_is_named_so(
     name = encoding[:6].upper()
     assert (f"{RECIPE}:1:1: error YAML006 file is {name} text (byte order mark {bom}), "
             "not UTF-8") in out
+
+
+def test_collection_keys_are_named_as_js_yaml_names_them() -> None:
+    from validator.load import load_yaml
+
+    doc = load_yaml(b"features:\n  [a, b, null, 2.0]: 1\n  ? {c: d}\n  : 2\n  [true]: 3\n",
+                    "x.yaml")
+    assert doc.data == {"features": {"a,b,,2": 1, "[object Object]": 2, "true": 3}}
