@@ -40,7 +40,13 @@ from validator.checks.cli_plan import (
     plan_for,
     versions,
 )
-from validator.checks.flag_engine import FlagIssue, check_tokens, recipe_minimum, split_joined
+from validator.checks.flag_engine import (
+    FlagIssue,
+    check_tokens,
+    recipe_minimum,
+    split_joined,
+    value_lead,
+)
 from validator.checks.flag_values import ISSUE_CODES
 from validator.checks.install_range import install_range
 from validator.checks.install_range import record as record_ranges
@@ -199,6 +205,8 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
             out.where[layer.pointer] = where
         for issue in issues:
             ptr, related = layer.site(doc, where[issue.index])
+            lead = value_lead(layer.tokens, tokens, where, issue.index) \
+                if issue.on_value and layer.origin is None else ""
             if layer.origin is not None:
                 if issue.code in OWN_LIST_CODES:
                     continue  # a property of the other file, reported when it is checked
@@ -208,7 +216,7 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
                 rptr = join_pointer(layer.pointer, where[issue.related_index])
                 related = (Related(line_of(doc, rptr), "first occurrence"),)
             _add(out.hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
-                                                       related=related))
+                                                       related=related, value_after=lead))
     return out
 
 
