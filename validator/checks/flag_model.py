@@ -19,6 +19,8 @@ beside their documentation in :mod:`validator.checks.flag`.
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -53,7 +55,7 @@ from validator.checks.install_range import record as record_ranges
 from validator.checks.registry import Hit, Reads
 from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related
-from validator.sourcemap import join_pointer
+from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs
 
 if TYPE_CHECKING:
@@ -291,6 +293,24 @@ def string_arg_lists(doc: LoadedDocument) -> dict[str, str]:
     """JSON Pointer -> text of every argument list of ``doc`` written as a non-empty
     string (``base_args: "--a --b"``), which the site's spread turns into characters."""
     return _string_lists(doc.data, "")
+
+
+def string_list_hits(doc: LoadedDocument) -> list[Hit]:
+    """``FLAG026``'s hits: one per argument list written as a string, naming the
+    characters the site spreads it into, with the list it means as the hint."""
+    out = []
+    for pointer, text in string_arg_lists(doc).items():
+        try:
+            tokens = shlex.split(text)
+        except ValueError:  # an unbalanced quote: the blanks still separate the tokens
+            tokens = text.split()
+        shown = ", ".join(f"`{c}`" for c in list(text)[:4])
+        out.append(Hit(
+            pointer, f"{'.'.join(split_pointer(pointer))} is a string, not a list: the site "
+            f"spreads it into its {len(text)} characters ({shown}, ...), so every command "
+            "rendered from it is broken",
+            f"write a list: {json.dumps(tokens, ensure_ascii=False)}"))
+    return out
 
 
 def _string_lists(node: object, pointer: str) -> dict[str, str]:
