@@ -50,6 +50,12 @@ def test_flow_list_values_are_reported_after_the_equals_sign(corpus_copy: Path) 
         ("FLAG001", line, _col(text, "--max-num-seqz"))])
 
 
+def test_a_block_scalar_item_is_reported_at_the_value_on_its_content_line(
+        corpus_copy: Path) -> None:
+    text = write_tiny(corpus_copy, "    - >-\n      --tool-call-parser=hermess\n")
+    assert _found(corpus_copy) == [("FLAG006", line_of(text, "hermess"), _col(text, "hermess"))]
+
+
 def test_a_valid_flag_equals_value_list_has_no_value_finding(corpus_copy: Path) -> None:
     write_tiny(corpus_copy, BLOCK.replace("hermess", "hermes").replace("3,}", "3}")
                .replace("image=4", '\'{"image": 4}\'').replace("    - --max-num-seqz=8\n", ""))
