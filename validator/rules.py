@@ -100,6 +100,11 @@ class Hit:
         block_index: 0-based line inside a block scalar at ``pointer`` (guide lines).
         related: other lines the message names.
         on_key: point at the mapping key rather than its value.
+        value_after: the text before the judged value inside the scalar at ``pointer``
+            (``"--max-model-len="`` of the item ``--max-model-len=abc``): the finding's
+            column is the first character after it (a quoted scalar's quote and ``''``
+            escapes are skipped); where the file does not spell it literally at the
+            scalar's start, the scalar's own column is kept.
     """
 
     pointer: str
@@ -108,6 +113,7 @@ class Hit:
     block_index: int | None = None
     related: tuple[Related, ...] = ()
     on_key: bool = False
+    value_after: str = ""
 
 
 CheckFn = Callable[["LoadedDocument", "Context"], Iterable[Hit]]
@@ -181,6 +187,8 @@ class Rule:
             else:
                 line, col = span.line, span.column
                 end_line, end_col = span.end_line, span.end_column
+                if hit.value_after:
+                    col = value_column(doc.lines(), line, col, hit.value_after)
         return Finding(
             rule=self.id,
             severity=self.effective_severity(strict),
@@ -216,6 +224,24 @@ class Rule:
             message=message,
             hint=hint,
         )
+
+
+def value_column(lines: list[str], line: int, column: int, before: str) -> int:
+    """The 1-based column of the first character after ``before`` in the scalar that
+    starts at ``(line, column)`` of ``lines``: plain (or a block scalar's content line),
+    single-quoted (``'`` doubled) or double-quoted (``before`` without escapes). When the
+    file does not spell ``before`` there (an escape, a line break), ``column``."""
+    if not before or not 1 <= line <= len(lines) or column < 1:
+        return column
+    raw = lines[line - 1][column - 1:]
+    if raw.startswith(before) and not raw.startswith(("'", '"')):
+        return column + len(before)
+    single = "'" + before.replace("'", "''")
+    if raw.startswith(single):
+        return column + len(single)
+    if raw.startswith('"' + before) and not any(c in before for c in '\\"'):
+        return column + 1 + len(before)
+    return column
 
 
 RULES: dict[str, Rule] = {}

@@ -21,14 +21,11 @@ with the ``GUIDE`` family).
 
 from __future__ import annotations
 
-import json
-import shlex
 from typing import TYPE_CHECKING
 
-from validator.checks.flag_model import FLAG_READS, issue_hits, string_arg_lists
+from validator.checks.flag_model import FLAG_READS, issue_hits, string_list_hits
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
-from validator.sourcemap import split_pointer
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -490,16 +487,4 @@ def argument_list_is_a_string(doc: LoadedDocument, ctx: Context) -> list[Hit]:
           base_args: ["--max-model-len", "32768"]
 
     How to fix: write a YAML list with one item per token."""
-    out = []
-    for pointer, text in string_arg_lists(doc).items():
-        try:
-            tokens = shlex.split(text)
-        except ValueError:  # an unbalanced quote: the blanks still separate the tokens
-            tokens = text.split()
-        shown = ", ".join(f"`{c}`" for c in list(text)[:4])
-        out.append(Hit(
-            pointer, f"{'.'.join(split_pointer(pointer))} is a string, not a list: the site "
-            f"spreads it into its {len(text)} characters ({shown}, ...), so every command "
-            "rendered from it is broken",
-            f"write a list: {json.dumps(tokens, ensure_ascii=False)}"))
-    return out
+    return string_list_hits(doc)

@@ -70,6 +70,8 @@ def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None
 _VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
                    Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "dotted",
                    Problem.DOTTED_NOT_JSON: "dotted"}
+_JUDGED_VALUES = frozenset({Problem.SWITCH_VALUE, Problem.DOTTED_NOT_JSON})
+"""Value problems about a value that is there (its finding points at the value)."""
 _SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviation"}
 
 
@@ -104,7 +106,8 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
         if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
             issues.append(_unknown_issue(p, plan))
         elif p.kind in _VALUE_PROBLEMS:
-            issues.append(FlagIssue(_VALUE_PROBLEMS[p.kind], p.index, p.message))
+            issues.append(FlagIssue(_VALUE_PROBLEMS[p.kind], p.index, p.message,
+                                    on_value=p.kind in _JUDGED_VALUES))
         elif p.kind in _SPELLING:
             hint = (f"write `{p.option.display}`" if p.option is not None else None)
             issues.append(FlagIssue(_SPELLING[p.kind], p.index, p.message + (
@@ -179,7 +182,8 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
             ok, why = json_shape_ok(name, value, takes_string(spec))
             if not ok:
                 yield FlagIssue("json", at, f"value of `{name}` {why}: `{value[:80]}`",
-                                "write a JSON object in single quotes, e.g. '{\"key\": 1}'")
+                                "write a JSON object in single quotes, e.g. '{\"key\": 1}'",
+                                on_value=True)
         return
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
@@ -192,12 +196,13 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but the recipe's minimum is "
                             f"{plan.label}",
-                            f"raise min_vllm_version to {required_vllm(first, plan.family)}")
+                            f"raise min_vllm_version to {required_vllm(first, plan.family)}",
+                            on_value=True)
         else:
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
                             f"{plan.product} {reg.version} accepts",
                             nearest_hint(value, sorted(allowed)) or
-                            f"one of: {', '.join(sorted(allowed)[:12])}")
+                            f"one of: {', '.join(sorted(allowed)[:12])}", on_value=True)
 
 
 def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
@@ -207,7 +212,8 @@ def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
     n = value["num_speculative_tokens"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         yield FlagIssue("spec_tokens", sources[-1].index, f"num_speculative_tokens is {n!r}; "
-                        "it must be a positive integer", "e.g. \"num_speculative_tokens\": 1")
+                        "it must be a positive integer", "e.g. \"num_speculative_tokens\": 1",
+                        on_value=True)
 
 
 def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
@@ -240,7 +246,7 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
                 gone = first_without(f"choices:{name}", value, low.version, plan.family)
                 yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` is no "
                                 f"longer accepted from {plan.product} {gone or top.version}",
-                                nearest_hint(value, sorted(new_allowed)))
+                                nearest_hint(value, sorted(new_allowed)), on_value=True)
 
 
 
@@ -267,6 +273,19 @@ def split_joined(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...
             out.append(tok)
             where.append(i)
     return tuple(out), tuple(where), joined
+
+
+def value_lead(items: Sequence[str], tokens: Sequence[str], where: Sequence[int],
+               index: int) -> str:
+    """The text before the value of token ``index`` (of :func:`split_joined`'s ``tokens``)
+    inside its list item of ``items``: ``"--flag="`` of ``--flag=value``, ``"--flag "`` of
+    a joined ``"--flag value"`` item's value; ``""`` for a token that is its own item."""
+    item, token = items[where[index]], tokens[index]
+    if index > 0 and where[index - 1] == where[index] and item.endswith(token):
+        return item[:len(item) - len(token)]
+    if token.startswith("-") and "=" in token and item == token:
+        return token[:token.index("=") + 1]
+    return ""
 
 
 def parse_int(text: str | None) -> int | None:
@@ -351,4 +370,5 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
             if info.additional_config_strict:
                 why += f"; {plan.product} {reg.version} refuses unknown keys and does not start"
             yield FlagIssue(code, at, f"`--additional-config` key `{key}` {why}",
-                            nearest_hint(key, sorted(info.additional_config_keys)))
+                            nearest_hint(key, sorted(info.additional_config_keys)),
+                            on_value=not opt.keys)  # a dotted key is in the flag's name

@@ -19,6 +19,8 @@ beside their documentation in :mod:`validator.checks.flag`.
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -40,14 +42,20 @@ from validator.checks.cli_plan import (
     plan_for,
     versions,
 )
-from validator.checks.flag_engine import FlagIssue, check_tokens, recipe_minimum, split_joined
+from validator.checks.flag_engine import (
+    FlagIssue,
+    check_tokens,
+    recipe_minimum,
+    split_joined,
+    value_lead,
+)
 from validator.checks.flag_values import ISSUE_CODES
 from validator.checks.install_range import install_range
 from validator.checks.install_range import record as record_ranges
 from validator.checks.registry import Hit, Reads
 from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related
-from validator.sourcemap import join_pointer
+from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs
 
 if TYPE_CHECKING:
@@ -199,6 +207,8 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
             out.where[layer.pointer] = where
         for issue in issues:
             ptr, related = layer.site(doc, where[issue.index])
+            lead = value_lead(layer.tokens, tokens, where, issue.index) \
+                if issue.on_value and layer.origin is None else ""
             if layer.origin is not None:
                 if issue.code in OWN_LIST_CODES:
                     continue  # a property of the other file, reported when it is checked
@@ -208,7 +218,7 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
                 rptr = join_pointer(layer.pointer, where[issue.related_index])
                 related = (Related(line_of(doc, rptr), "first occurrence"),)
             _add(out.hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
-                                                       related=related))
+                                                       related=related, value_after=lead))
     return out
 
 
@@ -283,6 +293,24 @@ def string_arg_lists(doc: LoadedDocument) -> dict[str, str]:
     """JSON Pointer -> text of every argument list of ``doc`` written as a non-empty
     string (``base_args: "--a --b"``), which the site's spread turns into characters."""
     return _string_lists(doc.data, "")
+
+
+def string_list_hits(doc: LoadedDocument) -> list[Hit]:
+    """``FLAG026``'s hits: one per argument list written as a string, naming the
+    characters the site spreads it into, with the list it means as the hint."""
+    out = []
+    for pointer, text in string_arg_lists(doc).items():
+        try:
+            tokens = shlex.split(text)
+        except ValueError:  # an unbalanced quote: the blanks still separate the tokens
+            tokens = text.split()
+        shown = ", ".join(f"`{c}`" for c in list(text)[:4])
+        out.append(Hit(
+            pointer, f"{'.'.join(split_pointer(pointer))} is a string, not a list: the site "
+            f"spreads it into its {len(text)} characters ({shown}, ...), so every command "
+            "rendered from it is broken",
+            f"write a list: {json.dumps(tokens, ensure_ascii=False)}"))
+    return out
 
 
 def _string_lists(node: object, pointer: str) -> dict[str, str]:

@@ -35,7 +35,8 @@ class FlagIssue:
     ``range_rejected`` (accepted at the minimum, rejected by a release of the install
     range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
     code);
-    ``index`` the token it is about.
+    ``index`` the token it is about; ``on_value``: the issue judges the option's value,
+    so a finding about a ``--flag=value`` token points at the value after ``=``.
     """
 
     code: str
@@ -43,6 +44,7 @@ class FlagIssue:
     message: str
     hint: str | None = None
     related_index: int | None = None
+    on_value: bool = False
 
     def __post_init__(self) -> None:
         if self.code not in ISSUE_CODES:
