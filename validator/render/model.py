@@ -20,8 +20,8 @@ from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Arg
 from validator.render.docker import synthesize_install
+from validator.render.documents import Documents
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import Documents
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
 from validator.render.rendered import Configuration, Process, Rendered, Token, document_data
