@@ -41,7 +41,7 @@ from validator.checks.flag_values import (
     takes_string,
     value_at,
 )
-from validator.checks.release_range import parse_at, range_issues
+from validator.checks.release_range import LISTS_KEPT, parse_at, range_issues
 from validator.checks.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
@@ -93,7 +93,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
            plan.unreleased, plan.range_label, window())
     parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
-        key[0], plan, reg, allow_positionals, duplicates), limit=2048)
+        key[0], plan, reg, allow_positionals, duplicates), limit=LISTS_KEPT)
     return parsed, list(issues)
 
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from validator.render import jsval
 from validator.render.args import Arg
+from validator.render.documents import ptr
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import NVL4_HW_IDS, NVL4_ONLY_ENV, Composer, Env, ptr, role_nodes
+from validator.render.layers import NVL4_HW_IDS, NVL4_ONLY_ENV, Composer, Env, role_nodes
 from validator.sourcemap import split_pointer
 
 

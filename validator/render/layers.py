@@ -17,43 +17,13 @@ from typing import Any
 
 from validator.render import gates, jsval
 from validator.render.args import Arg, push_layer
+from validator.render.documents import Documents, dotted, ptr
 from validator.render.jsval import get, or_, truthy
 from validator.sourcemap import join_pointer, split_pointer
 
 NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
                  "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
 NVL4_HW_IDS = frozenset({"gb200", "gb300"})
-
-
-@dataclass(frozen=True)
-class Documents:
-    """Display paths of the documents a rendering reads (for token provenance)."""
-
-    recipe: str = "recipe.yaml"
-    taxonomy: str = "taxonomy.yaml"
-    strategies: dict[str, str] = field(default_factory=dict)
-    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
-    """Argument layers already built from the recipe's data (pointer -> (value, args)):
-    shared by the renderings of one recipe (see :func:`validator.render.model.render_all`);
-    a layer is reused only while the YAML node is the very same object."""
-
-    def strategy(self, name: Any) -> str:
-        """Path of strategy (or kv-store deployment) ``name``."""
-        return self.strategies.get(jsval.js_str(name), f"strategies/{jsval.js_str(name)}.yaml")
-
-
-def ptr(*tokens: Any) -> str:
-    """JSON Pointer from raw tokens."""
-    out = ""
-    for token in tokens:
-        text = token if type(token) is str else jsval.js_str(token)
-        out = join_pointer(out, text) if "~" in text or "/" in text else f"{out}/{text}"
-    return out
-
-
-def dotted(pointer: str) -> str:
-    """Layer name of a pointer: ``/variants/fp8/extra_args`` -> ``variants.fp8.extra_args``."""
-    return pointer.lstrip("/").replace("/", ".")
 
 
 @dataclass
@@ -243,7 +213,7 @@ class Composer:
         self.recipe_layer(out, get(self.variant, "extra_args"), f"{vptr}/extra_args")
         vho = get(get(self.variant, "hardware_overrides"), self.hw_id)
         self.recipe_layer(out, get(vho, "extra_args"),
-                          ptr(*_split(vptr), "hardware_overrides", self.hw_id, "extra_args"))
+                          ptr(*split_pointer(vptr), "hardware_overrides", self.hw_id, "extra_args"))
         sdoc = self.docs.strategy(self.strategy_name)
         slayer = f"strategy:{self.strategy_name}"
         if self.deploy_type != "pd_cluster":
@@ -429,9 +399,9 @@ class Composer:
         if truthy(so):
             if role:
                 self.recipe_layer(out, get(get(so, role), "extra_args"),
-                                  ptr(*_split(base), role, "extra_args"))
+                                  ptr(*split_pointer(base), role, "extra_args"))
                 self.recipe_layer(out, get(get(so, role), "vllm_args"),
-                                  ptr(*_split(base), role, "vllm_args"))
+                                  ptr(*split_pointer(base), role, "vllm_args"))
             else:
                 self.recipe_layer(out, get(so, "extra_args"), f"{base}/extra_args")
                 self.recipe_layer(out, get(so, "vllm_args"), f"{base}/vllm_args")
@@ -448,11 +418,11 @@ class Composer:
             self.recipe_layer(out, get(variant_ho, "extra_args"), f"{vp}/extra_args")
         exact = get(get(so, "hardware_overrides"), self.hw_id)
         self.recipe_layer(out, get(exact, "extra_args"),
-                          ptr(*_split(base), "hardware_overrides", self.hw_id, "extra_args"))
+                          ptr(*split_pointer(base), "hardware_overrides", self.hw_id, "extra_args"))
         if role:
             role_exact = get(get(get(so, role), "hardware_overrides"), self.hw_id)
             self.recipe_layer(out, get(role_exact, "extra_args"),
-                              ptr(*_split(base), role, "hardware_overrides", self.hw_id,
+                              ptr(*split_pointer(base), role, "hardware_overrides", self.hw_id,
                                   "extra_args"))
 
     def feature_layers(self, out: list[Arg]) -> None:
@@ -472,13 +442,13 @@ class Composer:
                                              get(self.feature_modes, name))
                 mode = get(modes, key) if key else None
                 if truthy(mode):
-                    mptr = ptr(*_split(fptr), "modes", key)
+                    mptr = ptr(*split_pointer(fptr), "modes", key)
                     ho_key, ho = gates.hardware_keyed_entry(get(mode, "hardware_overrides"),
                                                             self.profile, self.hw_id)
                     ho_args = get(ho, "args")
                     if ho_args is not None:
-                        self.recipe_layer(out, ho_args,
-                                          ptr(*_split(mptr), "hardware_overrides", ho_key, "args"))
+                        self.recipe_layer(out, ho_args, ptr(
+                            *split_pointer(mptr), "hardware_overrides", ho_key, "args"))
                     else:
                         self.recipe_layer(out, get(mode, "args"), f"{mptr}/args")
                 continue
@@ -488,10 +458,6 @@ class Composer:
                 self.recipe_layer(out, ho_args, f"{hp}/args")
             else:
                 self.recipe_layer(out, get(feat, "args"), f"{fptr}/args")
-
-
-def _split(pointer: str) -> list[str]:
-    return split_pointer(pointer)
 
 
 def _first_truthy_block(mapping: Any, gen: Any, is_nvidia: bool) -> tuple[Any, str]:

@@ -12,218 +12,24 @@ included): build it with :func:`site_strategies`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
-from validator.render.args import Arg, Override
+from validator.render.args import Arg
 from validator.render.docker import synthesize_install
+from validator.render.documents import Documents
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import Documents
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
+from validator.render.rendered import Configuration, Process, Rendered, Token, document_data
 from validator.render.site import plan_variant, site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES, OVERRIDES
 
-__all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "render",
-           "render_all", "site_strategies"]
-
-
-class Token(NamedTuple):
-    """One argv token and the YAML node it came from.
-
-    ``layer`` names the source (``model.base_args``, ``variants.fp8.extra_args``,
-    ``features.reasoning.args``, ``strategy:multi_node_tp``, ``taxonomy:kv_offload.simple``,
-    ``kv_store:<id>``, ``taxonomy:hardware_profiles`` for a TP size taken from the GPU
-    count, ``vllm`` for the ``vllm serve`` words); ``pointer`` is the JSON Pointer inside
-    ``document`` (the recipe path, or a taxonomy / strategy file; "" when synthesized).
-    """
-
-    text: str
-    layer: str
-    pointer: str
-    document: str
-
-
-@dataclass(frozen=True)
-class Process:
-    """One process of a deployment: ``serve`` (single node), ``head`` / ``worker N``
-    (multi-node), ``prefill`` / ``decode`` (PD), ``vllm`` / ``vllm worker N`` (KV store)."""
-
-    role: str
-    command: str
-    argv: tuple[Any, ...]
-    docker_command: str | None
-    docker_argv: tuple[Any, ...] | None
-    env: Mapping[str, Any]
-    tokens: tuple[Token, ...]
-
-
-@dataclass(frozen=True)
-class Configuration:
-    """A configuration as the site's builder selects it.
-
-    ``strategy`` is the serving strategy passed to the site's ``resolveCommand`` (for a
-    Mooncake composition ``kv_offload`` names the kv-store deployment); ``pd_nodes`` the
-    per-role node counts of pd_cluster (``(("prefill", 2), ("decode", 2))``).
-    """
-
-    hardware: str
-    variant: str = "default"
-    strategy: str = "single_node_tp"
-    features: tuple[str, ...] = ()
-    nodes: int = 1
-    pd_nodes: tuple[tuple[str, Any], ...] | None = None
-    feature_modes: tuple[tuple[str, str], ...] = ()
-    kv_offload: str | None = None
-    kv_instances: int | None = None
-    advanced_args: tuple[str, ...] = ()
-    omni_task: str | None = None
-    """vLLM-Omni recipes: the ``omni.tasks`` entry (by ``id``) whose ``model_id`` /
-    ``extra_args`` apply (the site maps tasks with code outside the oracle: this mapping is
-    ours and unverified); ``None``: no task."""
-
-    @property
-    def key(self) -> str:
-        """The site's name of the choice (the kv-store id for a composition)."""
-        return self.kv_offload or self.strategy
-
-    def label(self) -> str:
-        """``h200 · fp8 · multi_node_tp ×2`` (for messages)."""
-        parts = [self.hardware, self.variant, self.key]
-        if self.nodes != 1:
-            parts[-1] += f" ×{self.nodes}"
-        return " · ".join(parts)
-
-    @classmethod
-    def defaults(cls, recipe: LoadedDocument, taxonomy: LoadedDocument | None,
-                 strategies: Mapping[str, LoadedDocument], *, hardware: str | None = None,
-                 variant: str | None = None, strategy: str | None = None,
-                 features: Sequence[str] | None = None, nodes: int | None = None,
-                 ) -> Configuration:
-        """The site's defaults for every part not given: variant ``default``, the landing
-        hardware, the recommended strategy and node count of the build, the default
-        feature set (``opt_in_features`` off). A given ``strategy`` takes the build's node
-        count and PD sizing for that alternative; a kv-store id composes with the serving
-        strategy the build picks."""
-        data = recipe.data if recipe.ok else {}
-        tax = document_data(taxonomy)
-        if is_omni(data):
-            v = or_(get(get(data, "variants"), variant or "default"), {})
-            try:
-                hw = hardware or gates.pick_default_hardware(
-                    or_(get(tax, "hardware_profiles"), {}), v, data)
-            except jsval.JsTypeError:
-                hw = hardware or "h200"
-            return cls(hw, variant or "default", strategy or "omni")
-        strat = {k: document_data(v) for k, v in strategies.items()}
-        variant_key = variant or "default"
-        v = or_(get(get(data, "variants"), variant_key), get(get(data, "variants"), "default"),
-                {})
-        hw = hardware or gates.pick_default_hardware(
-            or_(get(tax, "hardware_profiles"), {}), v, data)
-        try:
-            plan = plan_variant(data, variant_key, hw, strat, tax)
-        except jsval.JsTypeError:
-            plan = None
-        chosen = None
-        if plan is not None:
-            if variant is None:
-                variant_key = plan.variant
-            wanted = strategy or plan.configurations[0].key
-            if strategy is None and nodes is not None and nodes != plan.configurations[0].nodes:
-                # picking a node count re-runs the site's recommendation for it
-                profile = get(get(tax, "hardware_profiles"), hw)
-                try:
-                    again = gates.recommend_strategy(data, profile, nodes)
-                except jsval.JsTypeError:
-                    again = None
-                if jsval.in_list(plan.compatible, again):
-                    wanted = again
-            chosen = next((p for p in plan.configurations if p.key == wanted), None)
-        try:
-            default_feats = tuple(site_features(data, hw, variant_key))
-        except jsval.JsTypeError:
-            default_feats = ()
-        if chosen is None:
-            serving = strategy or (plan.configurations[0].strategy if plan else
-                                   _recommend(data))
-            kv = None
-            if get(get(strat, serving), "deploy_type") == "kv_store_lb":
-                kv, serving = serving, _recommend(data)
-            return cls(hw, variant_key, serving, tuple(features) if features is not None
-                       else default_feats, nodes or 1, None, (), kv)
-        pd = tuple(chosen.pd_nodes.items()) if chosen.pd_nodes else None
-        return cls(hw, variant_key, chosen.strategy,
-                   tuple(features) if features is not None else chosen.features,
-                   nodes or int(jsval.to_number(chosen.nodes)), pd, (), chosen.kv_offload)
-
-
-def _recommend(data: Any) -> str:
-    try:
-        return jsval.js_str(gates.recommend_strategy(data, None, 1))
-    except jsval.JsTypeError:
-        return "single_node_tp"
-
-
-def site_features(data: Any, hw: str, variant: str) -> list[str]:
-    """The default feature set (see :func:`validator.render.site.default_features_for`)."""
-    from validator.render.site import default_features_for
-
-    return default_features_for(data, hw, variant)
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """One configuration as the site renders it.
-
-    ``command``/``argv``/``docker_*``/``tokens`` are those of the first process (the
-    single-node command, the multi-node head, the PD prefill, the KV-store instance);
-    ``processes`` holds every process. ``site`` is the JSON the site's build writes for this
-    configuration (``None`` when the site cannot render it: see ``problems``).
-    ``install`` is the JSON API's install block, ``compatible_hardware`` the picker's list
-    for the variant (``restricted`` profiles only where the recipe declares them).
-    """
-
-    config: Configuration
-    recipe_path: str
-    ok: bool
-    node_count: Any = None
-    deploy_type: str | None = None
-    env: Mapping[str, Any] = field(default_factory=dict)
-    docker_image: Any = None
-    command: str | None = None
-    argv: tuple[Any, ...] = ()
-    docker_command: str | None = None
-    docker_argv: tuple[Any, ...] = ()
-    tokens: tuple[Token, ...] = ()
-    processes: tuple[Process, ...] = ()
-    env_sources: Mapping[str, Token] = field(default_factory=dict)
-    install: Mapping[str, Any] | None = None
-    compatible_hardware: tuple[str, ...] = ()
-    default_hardware: str | None = None
-    site: Mapping[str, Any] | None = None
-    problems: tuple[RenderProblem, ...] = ()
-    overrides: tuple[Override, ...] = ()
-    """Every flag the site's last-wins de-duplication drops from a process's arguments,
-    with the later unit that wins (the renderer's own order, not a guess)."""
-
-    @property
-    def hardware(self) -> str:
-        """The hardware profile id."""
-        return self.config.hardware
-
-    @property
-    def variant(self) -> str:
-        """The variant key."""
-        return self.config.variant
-
-    @property
-    def strategy(self) -> str:
-        """The site's name of the choice (strategy id, or the kv-store id)."""
-        return self.config.key
+__all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "document_data",
+           "render", "render_all", "site_strategies"]
 
 
 def site_strategies(context: Any) -> dict[str, LoadedDocument]:
@@ -236,12 +42,6 @@ def site_strategies(context: Any) -> dict[str, LoadedDocument]:
             name = get(doc.data, "name") if doc.ok else None
             out["undefined" if name is None else jsval.js_str(name)] = doc
     return out
-
-
-def document_data(doc: LoadedDocument | None) -> Any:
-    """The loaded data of a context document as the renderer reads it: ``{}`` for an
-    absent or unloadable one."""
-    return doc.data if doc is not None and doc.ok else {}
 
 
 def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,

@@ -13,8 +13,9 @@ from typing import Any
 
 from validator.render import gates, jsval
 from validator.render.args import LEAD, Arg, command_of, final_args_traced, push_layer
+from validator.render.documents import Documents, ptr
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import Documents, Env, ptr
+from validator.render.layers import Env
 
 
 def is_omni(recipe: Any) -> bool:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from validator.render import gates, jsval
+from validator.render.documents import Documents, ptr
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import Documents, ptr
 from validator.render.omni import is_omni
 
 if TYPE_CHECKING:

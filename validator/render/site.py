@@ -22,8 +22,8 @@ from validator.render.docker import (
     compute_docker_meta,
     env_flags,
 )
+from validator.render.documents import Documents
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import Documents
 from validator.render.synthesis import plain, resolve_command_traced
 
 

@@ -31,6 +31,7 @@ from validator.render.docker import (
     build_docker_run,
     compute_docker_meta,
 )
+from validator.render.documents import Documents, ptr
 from validator.render.envs import build_env
 from validator.render.gates import (
     MAX_NODES,
@@ -52,7 +53,7 @@ from validator.render.gates import (
     resolve_single_node_tp,
 )
 from validator.render.jsval import JsTypeError, get, or_, truthy
-from validator.render.layers import Composer, Documents, ptr, role_nodes
+from validator.render.layers import Composer, role_nodes
 
 ENV_SOURCES = "__envSources__"
 OVERRIDES = "__overrides__"
