@@ -43,6 +43,8 @@ def _depth(parts: list[str]) -> int:
 
 
 def nearest_hint(name: str, known: Iterable[str]) -> str | None:
+    """``did you mean: a, b?`` naming up to three of ``known`` close to ``name``, or
+    ``None``."""
     import difflib
 
     close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
