@@ -23,6 +23,9 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.render.tiny_tree import write_tree
+from validator.context import Context, local_context
+
 PROJECT = Path(__file__).resolve().parents[2]
 SHARED = PROJECT.parent / "shared"
 SITE = SHARED / "corpus" / "site"
@@ -153,3 +156,16 @@ def site_main_build(site_dir: Path, corpus_main_tree: Path,
     if not build.ok:
         pytest.fail(f"the site's build fails on corpus main:\n{build.stderr}", pytrace=False)
     yield build
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny recipes tree of our own (:mod:`tests.render.tiny_tree`), written once per
+    test module (a module with a ``tree`` fixture of its own uses that one)."""
+    return write_tree(tmp_path_factory.mktemp("tiny") / "recipes")
+
+
+@pytest.fixture(scope="module")
+def ctx(tree: Path) -> Context:
+    """The context (taxonomy, strategies) of :func:`tree`."""
+    return local_context(tree)

@@ -12,22 +12,11 @@ from typing import Any
 
 import pytest
 
-from tests.render.tiny_tree import write_tree
-from validator.context import Context, local_context
+from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
 from validator.render.model import Configuration, Rendered, render, render_all, site_strategies
 
 RECIPES = ("models/acme/Tiny-1B.yaml", "models/acme/Broken-1B.yaml")
-
-
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_tree(tmp_path_factory.mktemp("sharing") / "recipes")
-
-
-@pytest.fixture(scope="module")
-def ctx(tree: Path) -> Context:
-    return local_context(tree)
 
 
 def _doc(tree: Path, path: str) -> LoadedDocument:

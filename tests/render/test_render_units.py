@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from tests.render.test_differential import ORACLE, compare
-from tests.render.tiny_tree import write_tree
 from validator.context import Context, local_context
 from validator.load import LoadedDocument, load_yaml
 from validator.render.args import Arg, dedupe, shell_quote
@@ -23,16 +22,6 @@ from validator.render.model import Configuration, Rendered, render, render_all, 
 
 TINY = "models/acme/Tiny-1B.yaml"
 BROKEN = "models/acme/Broken-1B.yaml"
-
-
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_tree(tmp_path_factory.mktemp("tiny") / "recipes")
-
-
-@pytest.fixture(scope="module")
-def ctx(tree: Path) -> Context:
-    return local_context(tree)
 
 
 def doc(tree: Path, path: str = TINY) -> LoadedDocument:

@@ -7,22 +7,19 @@ from a recipe that breaks them; here each becomes its own finding with a line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from pathlib import PurePosixPath
+from collections.abc import Iterator
 
 from validator.checks._data import as_dict, elements, get, items
+from validator.checks.ref_index import (
+    RecipeIndex,
+    expected_model_id,
+    nearest_hint,
+    not_a_file_name,
+)
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
-
-
-def expected_model_id(path: str) -> str | None:
-    """``"org/name"`` for ``models/org/name.yaml`` (``None`` for other layouts)."""
-    parts = PurePosixPath(path).parts
-    if len(parts) == 3 and parts[0] == "models" and parts[2].endswith((".yaml", ".yml")):
-        return f"{parts[1]}/{parts[2].rsplit('.', 1)[0]}"
-    return None
 
 
 @rule("REF001", Severity.ERROR, "model.model_id does not match the file path",
@@ -49,38 +46,12 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     if expected is None or not isinstance(model_id, str) or model_id == expected:
         return
     case = " (differs only in letter case)" if model_id.lower() == expected.lower() else ""
-    not_a_name = _not_a_file_name(model_id)
+    not_a_name = not_a_file_name(model_id)
     hint = (f"set model_id to {expected!r}; no file can be renamed after {model_id!r}: it "
             f"{not_a_name}" if not_a_name else
             f"rename the file to models/{model_id}.yaml or set model_id to {expected!r}")
     yield Hit("/model/model_id", f"model_id {model_id!r} does not match the file path "
               f"{doc.path!r}{case}", hint)
-
-
-def _not_a_file_name(model_id: str) -> str | None:
-    """Why ``models/<model_id>.yaml`` is no recipe path of the repository (``None``: it
-    is one): a Hugging Face id is ``org/name``, two plain path segments."""
-    parts = model_id.split("/")
-    if "\\" in model_id:
-        return "holds a backslash (a folder separator on Windows)"
-    if model_id.startswith("/"):
-        return "is an absolute path, outside the repository"
-    if ".." in parts:
-        return ("leaves the models/ folder ('..' segments)"
-                + (" and the repository" if _depth(parts) < -1 else ""))
-    if len(parts) != 2 or not all(parts) or "." in parts:
-        return "is not of the form org/name (a Hugging Face id has one '/')"
-    return None
-
-
-def _depth(parts: list[str]) -> int:
-    """Lowest folder depth below models/ that walking ``parts`` reaches (-1: the
-    repository root)."""
-    depth = lowest = 0
-    for part in parts:
-        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
-        lowest = min(lowest, depth)
-    return lowest
 
 
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",
@@ -161,14 +132,7 @@ def meta_hardware_in_taxonomy(doc: LoadedDocument, ctx: Context) -> Iterator[Hit
     for hw_id, _, pointer in items(get(doc.data, "meta", "hardware"), "/meta/hardware"):
         if hw_id not in profiles:
             yield Hit(pointer, f"hardware id {hw_id!r} is not a profile in taxonomy.yaml",
-                      _nearest_hint(hw_id, profiles), on_key=True)
-
-
-def _nearest_hint(name: str, known: Iterable[str]) -> str | None:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
-    return f"did you mean: {', '.join(close)}?" if close else None
+                      nearest_hint(hw_id, profiles), on_key=True)
 
 
 @rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature",
@@ -192,7 +156,7 @@ def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     for _, name, pointer in elements(get(doc.data, "opt_in_features"), "/opt_in_features"):
         if isinstance(name, str) and name not in features:
             yield Hit(pointer, f"opt-in feature {name!r} is not declared under features",
-                      _nearest_hint(name, features))
+                      nearest_hint(name, features))
 
 
 @rule("REF006", Severity.ERROR, "Feature declares both args and modes",
@@ -320,7 +284,7 @@ def mode_variants_exist(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
             for _, vname, vptr in elements(get(mode, "variants"), mptr + "/variants"):
                 if isinstance(vname, str) and vname not in variants:
                     yield Hit(vptr, f"mode {fname}.{mname} names unknown variant {vname!r}",
-                              _nearest_hint(vname, variants) or
+                              nearest_hint(vname, variants) or
                               f"variants: {', '.join(variants) or '(none)'}")
 
 
@@ -399,7 +363,7 @@ def default_modes_feature(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         for fname, _, ptr in items(get(variant, "default_modes"), vptr + "/default_modes"):
             if fname not in features:
                 yield Hit(ptr, f"variant {vname!r} default_modes names unknown feature "
-                          f"{fname!r}", _nearest_hint(fname, features), on_key=True)
+                          f"{fname!r}", nearest_hint(fname, features), on_key=True)
             elif not isinstance(get(features[fname], "modes"), dict):
                 yield Hit(ptr, f"variant {vname!r} default_modes names feature {fname!r}, "
                           "which has no modes", None, on_key=True)
@@ -449,46 +413,6 @@ def default_modes_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
             elif not mode_available(modes[mname], vname):
                 yield Hit(ptr, f"mode {fname}.{mname} is not available for variant {vname!r}",
                           f"add {vname!r} to features.{fname}.modes.{mname}.variants")
-
-
-class RecipeIndex:
-    """The recipe ids (``org/name``) of one revision, indexed for ``did you mean``.
-
-    A suggestion for a missing ``org/name`` is looked for among the recipes of the same
-    org or of up to three orgs of a similar name, of the same name in any org, and of the
-    same id in another letter case (the mistakes seen in related_recipes), all compared
-    case-insensitively; so one look-up costs the size of those groups and of the org list,
-    not of the whole tree (REF013 on every recipe was quadratic in the number of
-    recipes). Answers are memoised per name.
-    """
-
-    def __init__(self, recipe_paths: Iterable[str]) -> None:
-        self._groups: dict[tuple[str, str], list[str]] = {}
-        for path in sorted(recipe_paths):
-            if not path.startswith("models/"):
-                continue
-            rid = path[len("models/"):].rsplit(".", 1)[0]
-            org, _, name = rid.lower().partition("/")
-            for key in (("org", org), ("name", name), ("id", rid.lower())):
-                self._groups.setdefault(key, []).append(rid)
-        self._orgs = sorted({key for kind, key in self._groups if kind == "org"})
-        self._hints: dict[str, str | None] = {}
-
-    def candidates(self, ref: str) -> list[str]:
-        """Ids that may be what ``ref`` meant: same or similar org, same name or same id,
-        ignoring letter case (sorted, no repeats)."""
-        import difflib
-
-        org, _, name = ref.lower().partition("/")
-        orgs = {org, *difflib.get_close_matches(org, self._orgs, n=3, cutoff=0.6)}
-        keys = [*(("org", o) for o in orgs), ("name", name or org), ("id", ref.lower())]
-        return sorted({rid for key in keys for rid in self._groups.get(key, ())})
-
-    def hint(self, ref: str) -> str | None:
-        """``did you mean: ...?`` for a missing ``ref``, or ``None``."""
-        if ref not in self._hints:
-            self._hints[ref] = _nearest_hint(ref, self.candidates(ref))
-        return self._hints[ref]
 
 
 @rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree",

@@ -7,8 +7,9 @@ PATH is a recipe file, a folder (every ``.yaml`` below it), or a pinned source s
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from validator.catalogue import check_rules
@@ -132,14 +133,31 @@ CONTEXT_FOLDERS = (STRATEGIES, "kv_store")
 """Folders of context documents at a recipes root (strategies, kv-store deployments)."""
 
 
-def _inputs_of(targets: list[Target], config: Path | None) -> list[Path]:
-    """The files on disk a check of ``targets`` reads: each local target, the taxonomy,
-    strategy, kv-store and configuration files at its recipes root, and ``--config``."""
-    files = [config] if config is not None else []
+def root_inputs(root: Path) -> list[Path]:
+    """The files at a recipes root that a run reads besides the recipes: the taxonomy,
+    the configuration files and every strategy and kv-store document."""
+    files = [root / TAXONOMY, *(root / name for name in CONFIG_FILES)]
+    return files + [f for folder in CONTEXT_FOLDERS if (root / folder).is_dir()
+                    for f in (root / folder).iterdir()]
+
+
+def work_tree_inputs(folder: Path, paths: Iterable[str] = ()) -> list[Path]:
+    """The work-tree files of a git repository of recipes whose revisions a run reads
+    (``pr``, ``history``, ``diff REV REV PATH``): :func:`root_inputs`, every recipe below
+    ``models/`` (folder links not entered, as the site's build does not) and ``paths``."""
+    files = root_inputs(folder) + [folder / path for path in paths]
+    for top, dirs, names in os.walk(folder / "models"):  # followlinks=False
+        dirs.sort()
+        files += [Path(top, n) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
+    return files
+
+
+def target_inputs(targets: list[Target]) -> list[Path]:
+    """The files on disk a check of ``targets`` reads: each local target and the
+    taxonomy, strategy, kv-store and configuration files at its recipes root."""
+    files: list[Path] = []
     for root in dict.fromkeys(t.tree.root for t in targets if isinstance(t.tree, LocalTree)):
-        files += [root / TAXONOMY, *(root / name for name in CONFIG_FILES)]
-        files += [f for folder in CONTEXT_FOLDERS if (root / folder).is_dir()
-                  for f in (root / folder).iterdir()]
+        files += root_inputs(root)
     files += [t.tree.root / t.path for t in targets if isinstance(t.tree, LocalTree)]
     return files
 
@@ -151,21 +169,25 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def refuse_overwriting_inputs(args: argparse.Namespace, targets: list[Target]) -> None:
-    """A report file (``--output``, ``--json/--sarif/--markdown FILE``, ``--summary``)
-    that is a file the run reads would replace a recipe or its context by a report.
+def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None:
+    """The one guard of every command writing reports: a report file (``--output``,
+    ``--json/--sarif/--markdown FILE``, ``--summary``) that is one of ``inputs`` (or
+    ``--config``), through a link or a hard link too, would replace what the run reads
+    by a report.
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
     """
-    outputs = [("--output", getattr(args, "output", None)),
-               *((f"--{fmt}", getattr(args, f"{fmt}_file", None)) for fmt in FILE_FORMATS),
-               ("--summary", getattr(args, "summary", None))]
-    inputs = _inputs_of(targets, getattr(args, "config", None))
+    outputs = [(option, path) for option, path in (
+        ("--output", getattr(args, "output", None)),
+        *((f"--{fmt}", getattr(args, f"{fmt}_file", None)) for fmt in FILE_FORMATS),
+        ("--summary", getattr(args, "summary", None))) if path is not None]
+    if not outputs:
+        return
+    config = getattr(args, "config", None)
+    files = [*inputs, *([config] if config is not None else [])]
     for option, path in outputs:
-        if path is None:
-            continue
-        clash = next((f for f in inputs if _same_file(path, f)), None)
+        clash = next((f for f in files if _same_file(path, f)), None)
         if clash is not None:
             raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
                              "the report there would overwrite it (choose another file)")
@@ -209,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
     rule_config(args)  # a bad --config or --select is a usage error before anything runs
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     targets = collect_targets(args, notes=False)
-    refuse_overwriting_inputs(args, targets)
+    refuse_overwriting(args, target_inputs(targets))
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 

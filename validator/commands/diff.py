@@ -17,7 +17,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from validator.commands.check import collect_targets
+from validator.commands.check import (
+    collect_targets,
+    refuse_overwriting,
+    target_inputs,
+    work_tree_inputs,
+)
 from validator.commands.options import add_output_arguments, chosen_format, write_outputs
 from validator.context import build_context
 from validator.errors import UsageError
@@ -26,6 +31,7 @@ from validator.load import load_yaml
 from validator.recipe_diff import RecipeDiff, Side, diff_recipes
 from validator.render.model import site_strategies
 from validator.report.markdown import recipe_diff_lines
+from validator.source.local import Target
 from validator.source.options import add_fetch_arguments
 from validator.source.tree import RecipeTree
 
@@ -63,12 +69,12 @@ def side_of(tree: RecipeTree, path: str, label: str) -> Side:
     return Side(label, doc, ctx.taxonomy, site_strategies(ctx))
 
 
-def _one(args: argparse.Namespace, arg: str) -> Side:
+def _one(args: argparse.Namespace, arg: str) -> Target:
     namespace = argparse.Namespace(**{**vars(args), "paths": [arg]})
     targets = collect_targets(namespace)
     if len(targets) != 1:
         raise UsageError(f"{arg}: names {len(targets)} files; diff compares one recipe")
-    return side_of(targets[0].tree, targets[0].path, arg)
+    return targets[0]
 
 
 def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
@@ -108,9 +114,13 @@ def run(args: argparse.Namespace) -> int:
     """Compare, print, and return 0 (no change for users) or 1."""
     fmt = chosen_format(args, "text")
     if args.path is not None:
+        refuse_overwriting(args, work_tree_inputs(args.repo, [args.path]))
         old, new = _revision_sides(args)
     else:
-        old, new = _one(args, args.old), _one(args, args.new)
+        targets = [_one(args, args.old), _one(args, args.new)]
+        refuse_overwriting(args, target_inputs(targets))
+        old, new = (side_of(t.tree, t.path, arg)
+                    for t, arg in zip(targets, (args.old, args.new), strict=True))
     diff = diff_recipes(old, new, feature_sets=not args.no_feature_sets)
 
     def write(name: str, stream: TextIO) -> None:

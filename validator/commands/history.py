@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 from validator import __version__
+from validator.commands.check import refuse_overwriting, work_tree_inputs
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -103,9 +104,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.repo}: no such folder")
     fmt = chosen_format(args, "text")
     policy = Policy(rule_config(args, *_root_reader(args.repo)))
+    paths = [rel for p in args.paths if (rel := repository_path(p, args.repo))]
+    refuse_overwriting(args, work_tree_inputs(args.repo, paths))
     options = AuditOptions(
         repo=args.repo, rev=args.rev, since=args.since, all_refs=args.all_refs,
-        paths=[rel for p in args.paths if (rel := repository_path(p, args.repo))],
+        paths=paths,
         shard=args.shard,
         jobs=args.jobs or default_jobs(),
         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),

@@ -30,7 +30,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from validator.checker import RunResult
-from validator.commands.check import release_list_context
+from validator.commands.check import (
+    refuse_overwriting,
+    release_list_context,
+    work_tree_inputs,
+)
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -116,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)  # the same options and defaults as `check`
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     fmt = chosen_format(args, None)
+    event = os.environ.get("GITHUB_EVENT_PATH")  # read when no revision is given
+    refuse_overwriting(args, [*work_tree_inputs(folder), *([Path(event)] if event else [])])
     config = _config(args, folder, base)
     result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
                     config=config, fail_on=config.fail_on or "new",

@@ -16,10 +16,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from validator import __version__
 from validator.checks._data import as_dict, as_list, get
+from validator.checks.cli_data import CliRegistries
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.evidence.cite import Citer, blob_url
@@ -123,24 +125,25 @@ def _portable(text: str) -> str:
     return text.replace(str(PROJECT_ROOT) + "/", "")
 
 
-def _inputs(min_version: str | None) -> list[DataInput]:
-    """The release list and CLI registry the checks use, with their digests."""
+def _inputs(min_version: str | None, settings: Settings, folder: Path) -> list[DataInput]:
+    """The release list and the CLI registry (of ``folder``) the checks read, digested."""
     from validator.releases import ReleaseListError, load_release_list
 
     out: list[DataInput] = []
     try:  # records always use the vendored, digest-pinned list (determinism)
-        rl = load_release_list(online=False)
+        rl = load_release_list(online=False, snapshot_dir=settings.vendored_dir)
         desc = rl.describe()
         out.append(DataInput(name="vllm-release-list", status="used",
                              version=desc.get("latest"), sha256=rl.sha256,
-                             path=f"snapshots/{rl.origin.rsplit('/', 1)[-1]}",
+                             path=_portable(rl.origin) if settings.vendored_dir else
+                             f"snapshots/{rl.origin.rsplit('/', 1)[-1]}",
                              note=f"{desc.get('releases')} releases ({rl.source})"))
     except ReleaseListError as exc:
         out.append(DataInput(name="vllm-release-list", status="unavailable",
                              note=_portable(str(exc))))
     from validator.vllm_cli import registry as cli
 
-    index = cli.DEFAULT_REGISTRY_DIR / cli.INDEX_NAME
+    index = folder / cli.INDEX_NAME
     if not index.is_file():
         out.append(DataInput(name="vllm-cli-registry", status="unavailable",
                              path=_portable(str(index)),
@@ -148,7 +151,7 @@ def _inputs(min_version: str | None) -> list[DataInput]:
                                   "registry to compare with"))
         return out
     try:
-        versions = cli.available_versions()
+        versions = cli.available_versions(folder)
         out.append(DataInput(name="vllm-cli-registry-index", status="used",
                              path=_portable(str(index)),
                              sha256=Provenance.of_bytes("index", index.read_bytes()).sha256,
@@ -163,10 +166,10 @@ def _inputs(min_version: str | None) -> list[DataInput]:
                                   f"({min_version or 'none declared'})"))
         return out
     try:
-        reg = cli.load_registry(min_version)
+        reg = cli.load_registry(min_version, folder)
         out.append(DataInput(name="vllm-cli-registry", status="used", version=reg.version,
                              sha256=reg.sha256,
-                             path=_portable(str(cli.DEFAULT_REGISTRY_DIR / f"{reg.version}.json")),
+                             path=_portable(str(folder / f"{reg.version}.json")),
                              note=f"registry of the default variant's minimum vLLM "
                                   f"{min_version}"))
     except (cli.RegistryError, ValueError) as exc:
@@ -228,6 +231,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     cite = Citer(repo, commit, doc, prov.sha256)
     status = _context_status(tree)
     ctx = context if context is not None else build_context(tree, settings)
+    ctx.cli = ctx.cli or CliRegistries.from_settings(ctx.settings)  # read, then cited
     tax_cite: Citer | None = None
     tax_sha: str | None = None
     if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:
@@ -249,7 +253,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     validation = Validation(
         tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
         rules_skipped=skipped, context=_context_files(status, commit, tax_sha),
-        inputs=_inputs(dvf.min_version if dvf else None),
+        inputs=_inputs(dvf.min_version if dvf else None, ctx.settings, ctx.cli.folder),
         findings=rec_findings, summary=count_by_severity(findings))
     editorial = build_editorial(EditorialInput(
         facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,

@@ -164,7 +164,8 @@ def js_timestamp_iso(text: str) -> str | None:
                                     seconds=second, milliseconds=millis)
     except (OverflowError, ValueError):
         return None
-    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis:03d}Z"
+    # the year by hand: strftime's %Y does not pad years before 1000 to four digits
+    return f"{instant.year:04d}" + instant.strftime("-%m-%dT%H:%M:%S.") + f"{millis:03d}Z"
 
 
 def js_binary_bytes(text: str) -> bytes | None:

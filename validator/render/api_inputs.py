@@ -17,9 +17,7 @@ paths' component tuples.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
 import yaml
@@ -27,6 +25,7 @@ import yaml
 from validator.errors import RecipeCheckError
 from validator.findings import Severity
 from validator.load import MERGE_TAG, load_yaml, resolve_plain
+from validator.load.scalars import js_timestamp_iso
 from validator.render.jsval import keys as js_keys
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import SourceMap, join_pointer
@@ -52,49 +51,16 @@ class ApiBuildError(RecipeCheckError):
         return (ApiBuildError, (self.path, self.message, self.line))
 
 
-# js-yaml's timestamp type (the YAML 1.1 timestamp, https://yaml.org/type/timestamp.html)
-_DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")
-_TIMESTAMP = re.compile(
-    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})"
-    r"(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?$"
-)
+# js-yaml's timestamp tag (the YAML 1.1 timestamp, https://yaml.org/type/timestamp.html)
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
 def js_date_text(text: str) -> str | None:
-    """The ``YYYY-MM-DD`` the site writes for a plain YAML timestamp ``text``, or ``None``
-    when ``text`` is not one.
-
-    js-yaml builds a UTC ``Date`` with JavaScript's ``Date.UTC`` (out-of-range months and
-    days roll over, years 0-99 mean 1900-1999, a zone offset moves the instant) and the
-    build keeps the date part of its ISO form.
-    """
-    match = _DATE.match(text) or _TIMESTAMP.match(text)
-    if match is None:
-        return None
-    groups = match.groups()
-    year, month, day = int(groups[0]), int(groups[1]) - 1, int(groups[2])
-    if 0 <= year <= 99:
-        year += 1900
-    hour = minute = second = millis = 0
-    offset = timedelta()
-    if len(groups) > 3 and groups[3] is not None:
-        hour, minute, second = int(groups[3]), int(groups[4]), int(groups[5])
-        if groups[6]:
-            millis = int(groups[6][:3].ljust(3, "0"))
-        if groups[8]:
-            offset = timedelta(hours=int(groups[9]), minutes=int(groups[10] or 0))
-            if groups[8] == "-":
-                offset = -offset
-    try:
-        start = datetime(year + month // 12, month % 12 + 1, 1)
-        instant = start + timedelta(days=day - 1, hours=hour, minutes=minute,
-                                    seconds=second, milliseconds=millis) - offset
-    except (OverflowError, ValueError):
-        return None
-    if not 1 <= instant.year <= 9999:
-        return None
-    return instant.strftime("%Y-%m-%d").rjust(10, "0")
+    """The ``YYYY-MM-DD`` the site writes for a plain YAML timestamp ``text`` (the date
+    part of the ``Date`` js-yaml builds, :func:`validator.load.scalars.js_timestamp_iso`),
+    or ``None`` when ``text`` is not one."""
+    iso = js_timestamp_iso(text)
+    return None if iso is None else iso[:10]
 
 
 def _key_text(node: yaml.Node) -> str | None:
