@@ -28,6 +28,8 @@ def test_braces_and_quotes_of_a_json_flag_item_give_two_other_words() -> None:
     ("--ids=x{1..3}", ["--ids=x1", "--ids=x2", "--ids=x3"]),
     ("--ids={c..a}", ["--ids=c", "--ids=b", "--ids=a"]),
     ("--a=p{q,r{s,t}}", ["--a=pq", "--a=prs", "--a=prt"]),
+    ("--a=x{y{b,c}", ["--a=x{yb", "--a=x{yc"]),
+    ("--a={y{b,c}}", ["--a={yb}", "--a={yc}"]),
     ('--a="b c"', ["--a=b c"]),
     ("--a=b\\c", ["--a=bc"]),
     ("--a 'x y'", ["--a", "x y"]),

@@ -14,6 +14,7 @@ the rendered-command checks judge (:mod:`validator.checks.rendered`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,10 @@ class ShellReading:
     def changed(self) -> bool:
         """Whether bash passes something else than the item's whitespace-split words."""
         return bool(self.changes) or self.breaks is not None
+
+
+def _substitution(ch: str) -> str:
+    return ("a backquote" if ch == "`" else "`$(`") + " runs a command (command substitution)"
 
 
 def _note(out: ShellReading, change: str) -> None:
@@ -114,7 +119,7 @@ def read_item(item: str) -> ShellReading:
             out.breaks = f"`{ch}` is {_OPERATORS[ch]} to bash: the command ends there"
             break
         elif ch == "`" or item.startswith("$(", i):
-            out.breaks = ("a backquote" if ch == "`" else "`$(`") + " runs a command (command substitution)"
+            out.breaks = _substitution(ch)
             break
         elif ch == "$" and (item.startswith("${", i) or _NAME.match(item, i + 1)):
             out.variables = True
@@ -149,7 +154,7 @@ def _double_quoted(item: str, i: int, out: ShellReading, push: Callable[[str, bo
             j += 2
             continue
         if ch == "`" or item.startswith("$(", j):
-            out.breaks = ("a backquote" if ch == "`" else "`$(`") + " runs a command (command substitution)"
+            out.breaks = _substitution(ch)
             return j
         if ch == "$" and (item.startswith("${", j) or _NAME.match(item, j + 1)):
             out.variables = True
@@ -178,15 +183,16 @@ def _braces(word: list[Char]) -> list[list[Char]]:
             elif c == "," and depth == 1:
                 commas.append(end)
         else:
-            return [word]  # no closing brace: nothing after it expands either
+            continue  # no closing brace: this one is literal
         head, tail = word[:start], word[end + 1:]
         if commas:
             cuts = [start, *commas, end]
-            parts = [word[a + 1:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+            parts: list[list[Char]] | None = [word[a + 1:b]
+                                              for a, b in itertools.pairwise(cuts)]
         else:
             parts = _sequence("".join(c for c, _ in word[start + 1:end]))
-            if parts is None:
-                continue
+        if parts is None:
+            continue
         return [w for part in parts for w in _braces(head + part + tail)]
     return [word]
 
