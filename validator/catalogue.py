@@ -33,6 +33,7 @@ import validator.checks.hw_vram
 import validator.checks.ref
 import validator.checks.ref_api
 import validator.checks.render_checks
+import validator.checks.shell_words
 import validator.checks.ver_claims
 import validator.checks.ver_dates
 import validator.checks.ver_guide
@@ -69,6 +70,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.ref,
     validator.checks.ref_api,
     validator.checks.render_checks,
+    validator.checks.shell_words,
     validator.checks.ver_claims,
     validator.checks.ver_dates,
     validator.checks.ver_guide,

@@ -199,7 +199,9 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
         for item in joined:
             ptr, rel = layer.site(doc, item)
             _add(out.hits, "FLAG020", Hit(ptr, f"list item `{layer.tokens[item]}` holds a "
-                                          "flag and its value", "write the flag and its value "
+                                          "flag and its value (the site's shell command "
+                                          "splits it; its API argv keeps one token, which "
+                                          "vLLM refuses)", "write the flag and its value "
                                           "as two list items", related=rel))
         result, issues = check_tokens(tokens, plan)
         if result is not None:

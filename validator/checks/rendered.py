@@ -28,6 +28,7 @@ from validator.checks.cli_plan import VLLM, VersionPlan, plan_for
 from validator.checks.flag_engine import FlagIssue, check_tokens
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit
+from validator.checks.shell_words import shell_words
 from validator.findings import Related
 
 if TYPE_CHECKING:
@@ -105,8 +106,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
             key = (args, number)
             if key not in memo:
                 out.distinct += 1
-                parsed, issues = check_tokens(args, plan)
-                memo[key] = issues + _auto_tool(parsed)
+                memo[key] = _judge_shell_words(args, plan)
             for issue in memo[key]:
                 rule_id = code_rule.get(issue.code)
                 if rule_id is None or issue.code in LAYER_ONLY or issue.index >= len(tokens):
@@ -124,6 +124,23 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
 
 Group = tuple[str, str, str, str | None, tuple[Related, ...]]
 """(rule id, pointer, message, hint, related) of findings gathered over configurations."""
+
+
+def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
+    """The issues of the words bash gives for the printed command of ``args``
+    (:func:`~validator.checks.shell_words.shell_words`: a ``"--flag value"`` item is two
+    words there), each at the index of the item it comes from."""
+    words, where = shell_words(args)
+    parsed, issues = check_tokens(words, plan)
+    split = {i for i in where if where.count(i) > 1}
+    out = []
+    for issue in issues + _auto_tool(parsed):
+        item = where[issue.index]
+        related = None if issue.related_index is None else where[issue.related_index]
+        if issue.code == "duplicate" and (item in split or related in split):
+            continue  # the site's de-duplication reads the item whole: FLAG020 is the fix
+        out.append(replace(issue, index=item, related_index=related))
+    return out
 
 
 def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:

@@ -1,0 +1,320 @@
+"""What bash makes of the command the site prints (``FLAG027``, the rendered checks' words).
+
+The site's shell command quotes each VALUE item (the item after a flag) with its
+``shellQuote``, but prints every FLAG item (one starting with ``-``) as it is written. So
+bash reads a flag item by its own rules: it splits it at whitespace (``FLAG020``), expands
+braces (``{a,b}``, ``{1..3}``), removes quotes and backslashes, expands globs that match a
+file, a leading ``~`` and command substitutions, and ends the command at ``;``, ``&``,
+``|``, ``<``, ``>``, ``(``, ``)``, a backquote or a ``#`` that starts a word.
+
+:func:`read_item` is a small model of those rules for one item (no shell is ever run on
+recipe text); :func:`shell_words` gives the words of a whole rendered argument list, which
+the rendered-command checks judge (:mod:`validator.checks.rendered`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from validator.checks.arg_layers import collect_layers
+from validator.checks.registry import Hit, rule
+from validator.findings import Severity
+from validator.rules import RECIPE_ONLY
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+
+#: One character of a word and whether it was quoted (quoted braces and globs are literal).
+Char = tuple[str, bool]
+_OPERATORS = {";": "a command separator", "&": "a background operator",
+              "|": "a pipe", "<": "a redirection", ">": "a redirection",
+              "(": "a subshell", ")": "a subshell"}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SEQUENCE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
+
+
+@dataclass
+class ShellReading:
+    """How bash reads one item of the printed command.
+
+    ``words`` are the arguments bash passes (up to where the command ends, see
+    ``breaks``); ``changes`` what it did to the text besides splitting at whitespace;
+    ``variables`` whether the item holds ``$NAME`` / ``${NAME}`` (expanded, usually meant).
+    """
+
+    words: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    breaks: str | None = None
+    variables: bool = False
+
+    @property
+    def changed(self) -> bool:
+        """Whether bash passes something else than the item's whitespace-split words."""
+        return bool(self.changes) or self.breaks is not None
+
+
+def _substitution(ch: str) -> str:
+    return ("a backquote" if ch == "`" else "`$(`") + " runs a command (command substitution)"
+
+
+def _note(out: ShellReading, change: str) -> None:
+    if change not in out.changes:
+        out.changes.append(change)
+
+
+def read_item(item: str) -> ShellReading:
+    """What bash makes of ``item`` printed unquoted in a command line."""
+    out = ShellReading()
+    words: list[list[Char]] = []
+    cur: list[Char] | None = None
+    i, n = 0, len(item)
+
+    def push(ch: str, quoted: bool) -> None:
+        nonlocal cur
+        if cur is None:
+            cur = []
+            words.append(cur)
+        cur.append((ch, quoted))
+
+    while i < n:
+        ch = item[i]
+        if ch in " \t":
+            cur = None
+        elif ch == "\n":
+            out.breaks = "a line break: bash ends the command there"
+            break
+        elif ch == "'":
+            end = item.find("'", i + 1)
+            if end < 0:
+                out.breaks = "an unclosed `'`: bash reads on into the next lines"
+                break
+            if cur is None:
+                cur = []
+                words.append(cur)
+            cur.extend((c, True) for c in item[i + 1:end])
+            _note(out, "quotes removed")
+            i = end
+        elif ch == '"':
+            i = _double_quoted(item, i, out, push)
+            if out.breaks is not None:
+                break
+            if cur is None:  # an empty "" is still a word
+                cur = []
+                words.append(cur)
+            _note(out, "quotes removed")
+        elif ch == "\\":
+            if i + 1 < n:
+                push(item[i + 1], True)
+                i += 1
+            _note(out, "backslashes removed")
+        elif ch == "#" and cur is None:
+            out.breaks = "`#` starts a comment: bash drops the rest of the command"
+            break
+        elif ch in _OPERATORS:
+            out.breaks = f"`{ch}` is {_OPERATORS[ch]} to bash: the command ends there"
+            break
+        elif ch == "`" or item.startswith("$(", i):
+            out.breaks = _substitution(ch)
+            break
+        elif ch == "$" and (item.startswith("${", i) or _NAME.match(item, i + 1)):
+            out.variables = True
+            push(ch, False)
+        elif ch == "~" and cur is None:
+            _note(out, "a leading `~` becomes the home directory")
+            push(ch, False)
+        else:
+            push(ch, False)
+        i += 1
+    for word in words:
+        expanded = _braces(word)
+        if len(expanded) > 1 or expanded[0] != word:
+            _note(out, "braces expanded")
+        for chars in expanded:
+            if _globs(chars):
+                _note(out, "a glob pattern, replaced by file names where files match it")
+            out.words.append("".join(c for c, _ in chars))
+    return out
+
+
+def _double_quoted(item: str, i: int, out: ShellReading, push: Callable[[str, bool], None]) -> int:
+    """Read ``"..."`` from ``item[i]``; returns the index of the closing quote."""
+    j = i + 1
+    while j < len(item):
+        ch = item[j]
+        if ch == '"':
+            return j
+        if ch == "\\" and j + 1 < len(item) and item[j + 1] in '$`"\\\n':
+            push(item[j + 1], True)
+            _note(out, "backslashes removed")
+            j += 2
+            continue
+        if ch == "`" or item.startswith("$(", j):
+            out.breaks = _substitution(ch)
+            return j
+        if ch == "$" and (item.startswith("${", j) or _NAME.match(item, j + 1)):
+            out.variables = True
+        push(ch, True)
+        j += 1
+    out.breaks = "an unclosed `\"`: bash reads on into the next lines"
+    return j
+
+
+def _braces(word: list[Char]) -> list[list[Char]]:
+    """Bash's brace expansion of one word (``a{b,c}d`` -> ``abd``, ``acd``)."""
+    for start, (ch, quoted) in enumerate(word):
+        if ch != "{" or quoted or (start > 0 and word[start - 1] == ("$", False)):
+            continue
+        depth, commas = 0, []
+        for end in range(start, len(word)):
+            c, q = word[end]
+            if q:
+                continue
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif c == "," and depth == 1:
+                commas.append(end)
+        else:
+            continue  # no closing brace: this one is literal
+        head, tail = word[:start], word[end + 1:]
+        if commas:
+            cuts = [start, *commas, end]
+            parts: list[list[Char]] | None = [word[a + 1:b]
+                                              for a, b in itertools.pairwise(cuts)]
+        else:
+            parts = _sequence("".join(c for c, _ in word[start + 1:end]))
+        if parts is None:
+            continue
+        return [w for part in parts for w in _braces(head + part + tail)]
+    return [word]
+
+
+def _sequence(text: str) -> list[list[Char]] | None:
+    """``1..3`` -> ``1``, ``2``, ``3``; ``a..c`` likewise; ``None``: not a sequence."""
+    m = _SEQUENCE.match(text)
+    if m is None:
+        return None
+    a, b, step_text = m.groups()
+    step = abs(int(step_text)) if step_text else 1
+    step = step or 1
+    if a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
+        lo, hi = int(a), int(b)
+        values = [str(v) for v in range(lo, hi + (1 if hi >= lo else -1),
+                                        step if hi >= lo else -step)]
+    elif a.isalpha() and b.isalpha():
+        lo, hi = ord(a), ord(b)
+        values = [chr(v) for v in range(lo, hi + (1 if hi >= lo else -1),
+                                        step if hi >= lo else -step)]
+    else:
+        return None
+    return [[(c, False) for c in v] for v in values]
+
+
+def _globs(chars: list[Char]) -> bool:
+    """Whether an unquoted ``*``, ``?`` or ``[...]`` makes the word a glob pattern."""
+    for k, (c, q) in enumerate(chars):
+        if q:
+            continue
+        if c in "*?":
+            return True
+        if c == "[" and any(d == "]" and not dq for d, dq in chars[k + 2:]):
+            return True
+    return False
+
+
+def _plain(item: str) -> bool:
+    """Whether bash passes ``item``'s whitespace-split words unchanged."""
+    return not read_item(item).changed
+
+
+def printed_raw(args: Sequence[str]) -> list[bool]:
+    """Which items of a ``vllm serve`` argument list (after the model) the site prints as
+    they are: a flag item, and an item no flag takes; a flag's value is quoted."""
+    raw: list[bool] = []
+    i = 0
+    while i < len(args):
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if args[i].startswith("-") and nxt is not None and not nxt.startswith("-"):
+            raw += [True, False]
+            i += 2
+        else:
+            raw.append(True)
+            i += 1
+    return raw
+
+
+def shell_words(args: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The words bash gives vLLM for the printed command of ``args``, and the item each
+    word comes from. A raw item of plain words (``--tool-call-parser hermes``) splits at
+    whitespace; an item bash changes otherwise is kept whole (``FLAG027`` reports it, so
+    one mistake is one finding)."""
+    words: list[str] = []
+    where: list[int] = []
+    for index, (item, raw) in enumerate(zip(args, printed_raw(args), strict=True)):
+        parts = item.split() if raw and _plain(item) else [item]
+        words += parts or [item]
+        where += [index] * len(parts or [item])
+    return tuple(words), tuple(where)
+
+
+def _yaml_single(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _hint(item: str) -> str:
+    m = re.match(r"^(-{1,2}[A-Za-z][\w.+-]*)(?:=|\s+)(.+)$", item, re.DOTALL)
+    if m is None:
+        return ("write the flag without shell-special characters, and its value as the "
+                "next list item (the site quotes a value item)")
+    return (f"write the flag and its value as two list items, `- \"{m.group(1)}\"` then "
+            f"`- {_yaml_single(m.group(2))}`, so the site quotes the value")
+
+
+@rule("FLAG027", Severity.ERROR, "Flag item the shell changes",
+      reads=RECIPE_ONLY)
+def flag_item_the_shell_changes(doc: LoadedDocument, ctx: Context) -> list[Hit]:
+    """A list item starting with ``-`` holds characters bash acts on. The site prints a
+    flag item unquoted (only the value item after a flag is quoted), so the command users
+    copy passes something else: below, bash expands the braces and removes the quotes, and
+    vLLM gets ``--speculative-config=method:ngram`` and
+    ``--speculative-config=num_speculative_tokens:2``. Braces, globs (``*``, ``?``,
+    ``[...]``), quotes, backslashes, ``; & | < > ( )``, a backquote, ``$(``, a leading
+    ``~`` and a ``#`` that starts a word are reported, with the words bash produces; a
+    bare ``$NAME`` / ``${NAME}`` is not (bash expands it, which is usually meant), nor is
+    whitespace alone (``FLAG020``).
+
+    Failing::
+
+        model:
+          base_args: ['--speculative-config={"method":"ngram","num_speculative_tokens":2}']
+
+    Passing::
+
+        model:
+          base_args: ["--speculative-config", '{"method":"ngram","num_speculative_tokens":2}']
+
+    How to fix: write the flag and its value as two list items, so the site quotes the
+    value."""
+    out: list[Hit] = []
+    for layer in collect_layers(doc.data):
+        for index, item in enumerate(layer.tokens):
+            if not item.startswith("-"):
+                continue
+            reading = read_item(item)
+            if not reading.changed:
+                continue
+            what = "; ".join(reading.changes + ([reading.breaks] if reading.breaks else []))
+            words = ", ".join(f"`{w}`" for w in reading.words) or "nothing"
+            out.append(Hit(f"{layer.pointer}/{index}",
+                           f"the site prints the flag item `{item}` unquoted and bash "
+                           f"changes it ({what}): the copied command passes {words}",
+                           _hint(item)))
+    return out
