@@ -4,12 +4,17 @@ the site's API writes (``render --api-out``) agree with js-yaml under Node, year
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.render.conftest import require_node_tools
 from tests.render.js_yaml_oracle import js_yaml_load
 from validator.cli import main
+from validator.load.builder import _date_text
 from validator.load.scalars import js_timestamp_iso
 from validator.render.api_inputs import js_date_text
 
@@ -35,3 +40,17 @@ def test_a_flag_value_dated_before_1000_is_a_finding_not_a_traceback(
     out = capsys.readouterr()
     assert code == 1 and "Traceback" not in out.err
     assert "YAML011" in out.out and "0500-01-01T00:00:00.000Z" in out.out
+
+
+def test_the_date_text_an_env_value_shows_is_javascripts_string_of_the_date() -> None:
+    """YAML011 quotes what the site prints for a Date env value: ``String(date)`` on a UTC
+    build machine; JavaScript writes years before 1000 with four digits (``0500``)."""
+    require_node_tools()
+    isos = [iso for iso in map(js_timestamp_iso, STAMPS) if iso is not None]
+    assert len(isos) == len(STAMPS)
+    script = ("const isos = JSON.parse(process.argv[1]);"
+              "console.log(JSON.stringify(isos.map((s) => String(new Date(s)))));")
+    done = subprocess.run(["node", "-e", script, json.dumps(isos)], capture_output=True,
+                          text=True, check=True, timeout=60, env={**os.environ, "TZ": "UTC"})
+    assert [_date_text(iso) for iso in isos] == json.loads(done.stdout)
+    assert _date_text(isos[0]).startswith("Fri Jan 01 0500 ")

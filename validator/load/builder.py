@@ -88,7 +88,9 @@ def _date_text(iso: str) -> str:
     """JavaScript's ``String(date)`` of the UTC instant ``iso`` as a build machine on UTC
     prints it (``Mon Jan 01 2024 00:00:00 GMT+0000 (Coordinated Universal Time)``)."""
     when = datetime.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S")
-    return when.strftime("%a %b %d %Y %H:%M:%S") + " GMT+0000 (Coordinated Universal Time)"
+    # JavaScript writes the year with at least four digits (``0500``); strftime's %Y may not
+    return (when.strftime("%a %b %d ") + f"{when.year:04d}" + when.strftime(" %H:%M:%S")
+            + " GMT+0000 (Coordinated Universal Time)")
 
 
 class Builder:
