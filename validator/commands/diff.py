@@ -80,16 +80,12 @@ def _one(args: argparse.Namespace, arg: str) -> Target:
 def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
     from validator.pr.run import open_repository
     from validator.source.git import GitTree, present_commit
-    from validator.source.tree import SourceError
 
     repo = open_repository(args.repo)
     try:
         sides = []
         for rev in (args.old, args.new):
-            try:
-                commit = present_commit(repo, rev)
-            except SourceError as exc:
-                raise UsageError(str(exc)) from exc
+            commit = present_commit(repo, rev)  # an ambiguous short id: SourceError, exit 2
             if commit is None:
                 raise UsageError(f"{rev!r} is not a revision of {args.repo}")
             tree = GitTree(str(args.repo), commit, None, repo, str(args.repo))
