@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from validator.findings import Finding, printable
+from validator.load.jsstring import js_str
 from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
@@ -55,20 +56,6 @@ _CLI_ENV = re.compile(r"/(?:base_|extra_)?env/[^/]+$")
 environment values (model, variants, features, overrides, strategies)."""
 
 
-def js_string(value: Any) -> str:
-    """``String(value)`` in JavaScript: the key js-yaml makes of a sequence or mapping used
-    as a mapping key (``[a, b]`` -> ``a,b``, ``{c: d}`` -> ``[object Object]``)."""
-    if isinstance(value, dict):
-        return "[object Object]"
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_string(item) for item in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return str(value)
 
 
 class LimitExceeded(Exception):
@@ -194,7 +181,7 @@ class Builder:
             if isinstance(value, bool):
                 return "true" if value else "false"
             return "null" if value is None else str(value)
-        return js_string(self.build(node, pointer + "/~key", depth + 1))
+        return js_str(self.build(node, pointer + "/~key", depth + 1))
 
     def scalar(
         self, node: yaml.ScalarNode, pointer: str, key: str | None, record: bool = True
