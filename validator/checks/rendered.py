@@ -77,7 +77,8 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
     out = RenderedFacts()
     grouped: dict[Group, list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    # the plan of each (variant, strategy, hardware), and a number per distinct plan key
+    # the plan of each (variant, strategy, family) of _plan_inputs, and a number per
+    # distinct plan key
     plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
     numbers: dict[tuple[Any, ...], int] = {}
     for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
@@ -87,9 +88,9 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         for token in rendered.env_sources.values():
             if token.document == doc.path:
                 out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
-        where = (rendered.variant, rendered.strategy, rendered.hardware)
+        where = _plan_inputs(doc, ctx, rendered)
         if where not in plans:
-            found = _plan(doc, ctx, rendered)
+            found = _plan(doc, ctx, *where)
             plans[where] = (found, numbers.setdefault(
                 (found.minimum.version, found.family, found.checked, found.unreleased)
                 if found is not None and found.minimum is not None else (), len(numbers)))
@@ -154,13 +155,22 @@ def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:
             if not (opt.option or "").startswith("--no-")]
 
 
-def _plan(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> VersionPlan | None:
+def _plan_inputs(doc: LoadedDocument, ctx: Context,
+                 rendered: Rendered) -> tuple[str | None, str | None, str]:
+    """What the plan of a rendered configuration depends on besides the document and the
+    context: the recipe's variant and the strategy file it names (``None``: none of
+    them), and the CLI family its hardware is served by."""
     variants = get(doc.data, "variants")
     variant = rendered.variant if isinstance(variants, dict) and rendered.variant in variants \
         else None
     strategy = rendered.strategy if rendered.strategy in ctx.strategies else None
     family = platform_plugin(doc.data) or (
         ASCEND if npu_hardware(ctx)(rendered.hardware) else VLLM)
+    return variant, strategy, family
+
+
+def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,
+          family: str) -> VersionPlan | None:
     reach = install_range(doc, ctx, variant, strategy)
     declared = reach.minimum
     return plan_for(declared, family, reach.top, reach.unreleased)
