@@ -128,3 +128,18 @@ def test_a_split_item_next_to_the_same_flag_is_no_duplicate(corpus_copy: Path) -
     write_tiny(corpus_copy, '    - "--max-model-len 4096"\n', recipe)
     assert rendered_findings(corpus_copy, "FLAG011", PATH) == []
     assert len(rendered_findings(corpus_copy, "FLAG020", PATH)) == 1
+
+
+def test_an_item_without_shell_special_characters_reads_as_its_words() -> None:
+    """The fast path of ``_plain`` (no character of ``_SHELL_SPECIAL``) agrees with the
+    full reading: every ASCII character, alone and next to another, inside a flag item."""
+    from validator.checks.shell_words import _SHELL_SPECIAL, _plain
+
+    chars = [chr(c) for c in range(128)] + ["é", "\u00a0"]
+    for a in chars:
+        for b in chars:
+            for item in (f"--x{a}{b}", f"-{a} {b}", f"{a}y{b}"):
+                if _SHELL_SPECIAL.isdisjoint(item):
+                    assert _plain(item) and not read_item(item).changed, item
+                else:
+                    assert _plain(item) == (not read_item(item).changed), item

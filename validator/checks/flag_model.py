@@ -281,8 +281,11 @@ def issue_hits(rule_id: str) -> Callable[[LoadedDocument, Context], list[Hit]]:
     reported one by one."""
     def check(doc: LoadedDocument, ctx: Context) -> list[Hit]:
         own = gate(doc, ctx).hits.get(rule_id, []) + layer_model(doc, ctx).hits.get(rule_id, [])
-        strings = string_arg_lists(doc)
-        return [h for h in reported(rule_id, doc, ctx, own) if h.pointer not in strings]
+        hits = reported(rule_id, doc, ctx, own)
+        if not hits:
+            return hits
+        strings = per_document(doc, ctx, "flag:string_lists", lambda: string_arg_lists(doc))
+        return [h for h in hits if h.pointer not in strings]
 
     return check
 

@@ -13,6 +13,7 @@ them).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,6 +52,12 @@ class MultiNodeStatement:
     phrase: str
 
 
+@functools.lru_cache(maxsize=1024)
+def _named(word: str) -> re.Pattern[str]:
+    """The pattern of ``word`` standing alone in a text (case-insensitive)."""
+    return re.compile(rf"(?<![\w./-]){re.escape(word)}(?![\w/-])", re.IGNORECASE)
+
+
 def _mentions(text: str, data: Any) -> list[str]:
     """Variants named in ``text``: by key, by model id, or by a precision only one
     variant has."""
@@ -65,8 +72,7 @@ def _mentions(text: str, data: Any) -> list[str]:
         prec = get(variant, "precision")
         if isinstance(prec, str) and precisions.count(prec) == 1:
             words.append(prec)
-        if any(re.search(rf"(?<![\w./-]){re.escape(w)}(?![\w/-])", text, re.IGNORECASE)
-               for w in words):
+        if any(_named(w).search(text) for w in words):
             out.append(name)
     return out
 

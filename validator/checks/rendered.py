@@ -34,7 +34,7 @@ from validator.findings import Related
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.model import Process, Rendered
+    from validator.render.model import Rendered
     from validator.vllm_cli.argv import ParsedArgs
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
@@ -77,9 +77,11 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
     out = RenderedFacts()
     grouped: dict[Group, list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    # the plan of each (variant, strategy, hardware), and a number per distinct plan key
+    # the plan of each (variant, strategy, family) of _plan_inputs, and a number per
+    # distinct plan key
     plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
     numbers: dict[tuple[Any, ...], int] = {}
+    inputs: dict[tuple[Any, ...], tuple[str | None, str | None, str]] = {}
     for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
@@ -87,9 +89,12 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         for token in rendered.env_sources.values():
             if token.document == doc.path:
                 out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
-        where = (rendered.variant, rendered.strategy, rendered.hardware)
+        at = (rendered.variant, rendered.strategy, rendered.hardware)
+        if at not in inputs:
+            inputs[at] = _plan_inputs(doc, ctx, rendered)
+        where = inputs[at]
         if where not in plans:
-            found = _plan(doc, ctx, rendered)
+            found = _plan(doc, ctx, *where)
             plans[where] = (found, numbers.setdefault(
                 (found.minimum.version, found.family, found.checked, found.unreleased)
                 if found is not None and found.minimum is not None else (), len(numbers)))
@@ -97,10 +102,11 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         if plan is None or plan.minimum is None:
             continue
         for process in rendered.processes:
-            start = _args_start(process)
+            argv = [str(a) for a in process.argv]
+            start = _args_start(argv)
             if start is None:
                 continue
-            args = tuple(str(a) for a in process.argv[start:])
+            args = tuple(argv[start:])
             tokens = process.tokens[start:]
             out.pointers.update(t.pointer for t in tokens if t.document == doc.path)
             key = (args, number)
@@ -154,21 +160,30 @@ def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:
             if not (opt.option or "").startswith("--no-")]
 
 
-def _plan(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> VersionPlan | None:
+def _plan_inputs(doc: LoadedDocument, ctx: Context,
+                 rendered: Rendered) -> tuple[str | None, str | None, str]:
+    """What the plan of a rendered configuration depends on besides the document and the
+    context: the recipe's variant and the strategy file it names (``None``: none of
+    them), and the CLI family its hardware is served by."""
     variants = get(doc.data, "variants")
     variant = rendered.variant if isinstance(variants, dict) and rendered.variant in variants \
         else None
     strategy = rendered.strategy if rendered.strategy in ctx.strategies else None
     family = platform_plugin(doc.data) or (
         ASCEND if npu_hardware(ctx)(rendered.hardware) else VLLM)
+    return variant, strategy, family
+
+
+def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,
+          family: str) -> VersionPlan | None:
     reach = install_range(doc, ctx, variant, strategy)
     declared = reach.minimum
     return plan_for(declared, family, reach.top, reach.unreleased)
 
 
-def _args_start(process: Process) -> int | None:
-    """Index of the first ``vllm serve`` argument after the model (``None``: not vLLM)."""
-    argv = [str(a) for a in process.argv]
+def _args_start(argv: Sequence[str]) -> int | None:
+    """Index of the first ``vllm serve`` argument after the model in a process's argv
+    (``None``: not vLLM)."""
     if argv[:2] != ["vllm", "serve"]:
         return None
     return 3 if len(argv) > 2 and not argv[2].startswith("-") else 2

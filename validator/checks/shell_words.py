@@ -14,6 +14,7 @@ the rendered-command checks judge (:mod:`validator.checks.rendered`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -36,6 +37,14 @@ _OPERATORS = {";": "a command separator", "&": "a background operator",
               "(": "a subshell", ")": "a subshell"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SEQUENCE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
+#: Every character :func:`read_item` may act on besides splitting at blanks (a line break,
+#: quotes, a backslash, ``#``, the operators, a backquote, ``$(`` and ``${`` through their
+#: ``(`` and ``{``, ``~``, braces and globs): an item with none of them is read as its
+#: whitespace-split words, unchanged. ``$NAME`` alone changes nothing.
+_SHELL_SPECIAL = frozenset("\n'\"\\#;&|<>()`~{*?[")
+PLAIN_ITEMS_KEPT = 4096
+"""How many distinct items :func:`_plain` remembers (least recently used dropped first):
+a corpus run prints ~85,000 flag items, a few thousand of them distinct."""
 
 
 @dataclass
@@ -230,8 +239,12 @@ def _globs(chars: list[Char]) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=PLAIN_ITEMS_KEPT)
 def _plain(item: str) -> bool:
-    """Whether bash passes ``item``'s whitespace-split words unchanged."""
+    """Whether bash passes ``item``'s whitespace-split words unchanged (a pure function of
+    the item's text, so the item is the whole cache key)."""
+    if _SHELL_SPECIAL.isdisjoint(item):
+        return True
     return not read_item(item).changed
 
 
