@@ -161,7 +161,10 @@ def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) 
     button = page.locator("details[open] button.copy").first
     button.focus()
     page.keyboard.press("Enter")
-    assert button.inner_text() == "Copied"
+    # the label changes when the clipboard's promise settles, not within the key press:
+    # poll (Playwright's expect) rather than read it once, and before it reverts (1.5 s)
+    from playwright.sync_api import expect
+    expect(button).to_have_text("Copied", timeout=1400)
     assert "vllm serve zai-org/GLM-5.2-FP8" in page.locator("details[open] pre").first.inner_text()
     assert page.get_by_text("disagree (finding HW020)").count() == 1
     page.screenshot(path=str(OUTPUT / "record.png"), full_page=False)
