@@ -25,3 +25,12 @@ def test_close_matches_equals_difflib() -> None:
             for n, cutoff in ((3, 0.6), (1, 0.8), (5, 0.3), (2, 0.0), (3, 1.0)):
                 assert cli_plan.close_matches(word, known, n, cutoff) == \
                     difflib.get_close_matches(word, known, n=n, cutoff=cutoff), (word, n, cutoff)
+
+
+def test_close_matches_with_a_character_counted_more_than_255_times() -> None:
+    # the prepared counts are bytes up to 255 and a tuple beyond: both must match difflib
+    known = ("a" * 300 + "b", "a" * 299, "ab", "b" * 256 + "a")
+    for word in ("a" * 300, "a" * 10, "b" * 256, "ab" * 130, ""):
+        for n, cutoff in ((3, 0.6), (4, 0.0), (1, 0.9)):
+            assert cli_plan.close_matches(word, known, n, cutoff) == \
+                difflib.get_close_matches(word, known, n=n, cutoff=cutoff), (word, n, cutoff)

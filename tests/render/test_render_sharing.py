@@ -69,3 +69,25 @@ def test_configurations_that_differ_in_one_value_do_not_share_a_rendering(
     texts = {tuple(p.argv) for r in _shared(doc, ctx, variants[:5]) for p in r.processes}
     assert any("$VLLM_INSTANCE_1" in argv for argv in texts)
     assert any("$HEAD_IP" in argv for argv in texts)
+
+
+@pytest.mark.parametrize("path", RECIPES)
+def test_render_all_leaves_no_reference_cycle(tree: Path, ctx: Context, path: str) -> None:
+    """What the renderings of a recipe shared is freed with the last of them, not at a
+    later full garbage collection (a models/ run would hold several recipes' worth)."""
+    import gc
+
+    from validator.render.layers import Composer
+
+    doc = _doc(tree, path)
+    strategies = site_strategies(ctx)
+    gc.collect()
+    gc.disable()
+    try:
+        batch = render_all(doc, ctx.taxonomy, strategies)
+        assert batch
+        del batch
+        left = [o for o in gc.get_objects() if type(o) is Composer]
+    finally:
+        gc.enable()
+    assert left == []

@@ -4,6 +4,7 @@ fails its pin."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Iterator
@@ -74,3 +75,16 @@ def test_a_file_failing_its_pin_is_left_out(tmp_path: Path) -> None:
     data = compact.derive(tmp_path, pins)
     assert sorted(data["releases"]) == sorted([versions[0], versions[2]])
     assert data["releases"][versions[0]]["sha256"] == pins[versions[0]]
+
+
+def test_releases_listing_the_same_names_share_one_set(cache: Path) -> None:
+    folder = reg.DEFAULT_REGISTRY_DIR.resolve()
+    made = [reg.load_registry(v, folder) for v in reg.available_versions(folder)]
+    pairs = [(a, b) for a, b in itertools.pairwise(made) if a.env_vars == b.env_vars]
+    assert pairs, "no two consecutive releases list the same environment variables"
+    for a, b in pairs:
+        assert a.env_vars is b.env_vars
+    # names stay strings, and a set equals the one its file gives
+    newest = made[-1]
+    assert all(type(x) is str for x in newest.env_vars | newest.json_flags)
+    assert newest.env_vars == _from_files(folder, newest.version).env_vars

@@ -242,11 +242,17 @@ def _nearest_hint(name: str, known: tuple[str, ...]) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _prepared(known: tuple[str, ...]) -> tuple[str, tuple[tuple[str, int, tuple[int, ...]], ...]]:
+def _prepared(known: tuple[str, ...]) -> tuple[str, tuple[tuple[str, int, Sequence[int]], ...]]:
     """The characters of ``known`` and each candidate with its length and its count of
-    each of those characters (once per candidate list)."""
+    each of those characters (once per candidate list; as ``bytes``, a ninth of a tuple's
+    memory, unless a count exceeds 255)."""
     alphabet = "".join(sorted(set("".join(known))))
-    return alphabet, tuple((x, len(x), tuple(x.count(ch) for ch in alphabet)) for x in known)
+
+    def counts(x: str) -> Sequence[int]:
+        found = [x.count(ch) for ch in alphabet]
+        return bytes(found) if max(found, default=0) < 256 else tuple(found)
+
+    return alphabet, tuple((x, len(x), counts(x)) for x in known)
 
 
 def close_matches(word: str, known: tuple[str, ...], n: int = 3,

@@ -23,6 +23,9 @@ from validator.checks.ver_guide import version_statements
 from validator.guide.commands import find_fences
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+GUIDES_KEPT = 8
+"""Guides whose lines, fences and sections stay cached: the rules of one recipe read its
+guide many times (two revisions of it in a pull request), a later recipe never."""
 _VALIDATED = re.compile(r"\b(?:validated|tested|verified|benchmarked)\s+(?:with|on|against)\s+"
                         r"vllm\s+v?(?P<ver>\d+\.\d+(?:\.\d+)*(?:\.post\d+)?)\b", re.IGNORECASE)
 _NIGHTLY = re.compile(r"\bnightly\b", re.IGNORECASE)
@@ -124,17 +127,17 @@ def _fence_of(guide: str, line: int) -> int:
     return -1
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=GUIDES_KEPT)
 def _fence_starts(guide: str) -> tuple[int, ...]:
     return tuple(f[0] for f in _fences(guide))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=GUIDES_KEPT)
 def _lines(guide: str) -> tuple[str, ...]:
     return tuple(guide.splitlines())
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=GUIDES_KEPT)
 def _fences(guide: str) -> tuple[tuple[int, int, int], ...]:
     """``(first line, last line, section start)`` of every fenced block."""
     heads = _headings(guide)
@@ -145,7 +148,7 @@ def _fences(guide: str) -> tuple[tuple[int, int, int], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=GUIDES_KEPT)
 def _headings(guide: str) -> tuple[int, ...]:
     in_fence: set[int] = set()
     for fence in find_fences(guide):
@@ -154,7 +157,7 @@ def _headings(guide: str) -> tuple[int, ...]:
                  if i not in in_fence and _HEADING.match(text))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=GUIDES_KEPT)
 def _chains(guide: str) -> tuple[tuple[str, ...], ...]:
     """Per heading (in order), the chain of :func:`section_headings` below it: that
     heading and each nearest earlier heading of a smaller depth (a stack of one pass)."""
@@ -171,7 +174,7 @@ def _chains(guide: str) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=GUIDES_KEPT)
 def _contexts(guide: str) -> dict[int, SectionContext]:
     lines = _lines(guide)
     heads = _headings(guide)

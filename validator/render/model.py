@@ -257,21 +257,36 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     memo: dict[Any, Any] = {}
     if is_omni(data):
         return _render_all_omni(recipe, taxonomy, strategies, data, profiles)
-    for variant_key in jsval.keys(or_(get(data, "variants"), {})):
-        try:
-            configs = _variant_configurations(data, variant_key, profiles, strat, tax,
-                                              feature_sets)
-        except jsval.JsTypeError as exc:
-            out.append(Rendered(Configuration("", variant_key), recipe.path, False, problems=(
-                RenderProblem("synthesis-error", "error",
-                              f"the site cannot plan variant {variant_key}: {exc}",
-                              recipe.path, f"/variants/{variant_key}"),)))
-            continue
-        for config in configs:
-            if config not in seen:
-                seen.add(config)
-                out.append(render(recipe, taxonomy, strategies, config, memo=memo))
+    try:
+        for variant_key in jsval.keys(or_(get(data, "variants"), {})):
+            try:
+                configs = _variant_configurations(data, variant_key, profiles, strat, tax,
+                                                  feature_sets)
+            except jsval.JsTypeError as exc:
+                out.append(Rendered(Configuration("", variant_key), recipe.path, False,
+                                    problems=(RenderProblem(
+                                        "synthesis-error", "error",
+                                        f"the site cannot plan variant {variant_key}: {exc}",
+                                        recipe.path, f"/variants/{variant_key}"),)))
+                continue
+            for config in configs:
+                if config not in seen:
+                    seen.add(config)
+                    out.append(render(recipe, taxonomy, strategies, config, memo=memo))
+    finally:
+        _release(memo)
     return out
+
+
+def _release(memo: dict[Any, Any]) -> None:
+    """Drop what the renderings of one recipe shared. The composers kept in
+    :attr:`Documents.cache` point back at those :class:`Documents` (a reference cycle):
+    emptied here, their argument layers are freed when the last rendering goes, not at the
+    next full garbage collection, which may come several recipes later."""
+    inputs = memo.get("inputs")
+    if inputs is not None:
+        inputs[2].cache.clear()
+    memo.clear()
 
 
 def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,

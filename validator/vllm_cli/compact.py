@@ -151,8 +151,50 @@ def compact(folder: Path, pins_items: tuple[tuple[str, str], ...],
             data = derive(folder, pins)
             _write(file, data)
         assert data is not None
-        _LOADED[key] = data
+        _LOADED[key] = _share(data)
     return _LOADED[key]
+
+
+_NAME_SETS = (("json_flags", None), ("tool_call_parsers", "names"),
+              ("reasoning_parsers", "names"), ("kv_cache_dtypes", "values"),
+              ("env_vars", "names"))
+_PLUGIN_SETS = ("env_vars", "additional_config_keys")
+
+
+def _share(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (after it is written, in memory only) with each list of names of a
+    release (``env_vars``, parsers, ``json_flags``, a plugin's names) replaced by a
+    frozenset shared by every release that lists the same names, each name one string
+    object: consecutive releases mostly repeat them, and the registries built from the
+    data keep those sets as they are (:func:`validator.vllm_cli.registry._names`)."""
+    sets: dict[tuple[str, ...], frozenset[str]] = {}
+    names: dict[str, str] = {}
+
+    def frozen(value: Any) -> Any:
+        if not isinstance(value, list) or not all(type(x) is str for x in value):
+            return value  # left as read: building the registry reports what is wrong
+        key = tuple(value)
+        hit = sets.get(key)
+        if hit is None:
+            hit = sets[key] = frozenset(names.setdefault(x, x) for x in key)
+        return hit
+
+    for entry in data["releases"].values():
+        doc = entry.get("doc") if isinstance(entry, dict) else None
+        if not isinstance(doc, dict):
+            continue
+        for field, sub in _NAME_SETS:
+            block = doc.get(field)
+            if sub is None and field in doc:
+                doc[field] = frozen(block)
+            elif isinstance(block, dict) and sub in block:
+                block[sub] = frozen(block[sub])
+        plugin = doc.get("plugin")
+        if isinstance(plugin, dict):
+            for field in _PLUGIN_SETS:
+                if field in plugin:
+                    plugin[field] = frozen(plugin[field])
+    return data
 
 
 def release_doc(folder: Path, pins_items: tuple[tuple[str, str], ...], version: str,

@@ -381,7 +381,10 @@ def _load_file(path: Path, pinned: str, _stat: tuple[int, int]) -> CliRegistry:
 
 
 def _names(block: Any, key: str) -> frozenset[str]:
-    return frozenset(str(x) for x in block[key])
+    """``block[key]`` as a set of names; a frozenset (as the compact data shares them) is
+    kept as it is."""
+    value = block[key]
+    return value if type(value) is frozenset else frozenset(str(x) for x in value)
 
 
 def _option(o: dict[str, Any]) -> CliOption:
@@ -426,7 +429,7 @@ def _from_doc(doc: dict[str, Any], sha256: str,
         provenance={str(k): str(v) for k, v in doc["provenance"].items()},
         sha256=sha256,
         options=tuple(options),
-        json_flags=frozenset(str(s) for s in doc["json_flags"]),
+        json_flags=_names(doc, "json_flags"),
         dotted_keys=bool(doc["dotted_keys"]),
         tool_call_parsers=_names(doc["tool_call_parsers"], "names"),
         reasoning_parsers=_names(doc["reasoning_parsers"], "names"),
