@@ -86,7 +86,9 @@ def test_render_all_leaves_no_reference_cycle(tree: Path, ctx: Context, path: st
     try:
         batch = render_all(doc, ctx.taxonomy, strategies)
         assert batch
-        del batch
+        one = render(doc, ctx.taxonomy, strategies, batch[-1].config)  # its own memo
+        assert repr(one) == repr(batch[-1])
+        del batch, one
         left = [o for o in gc.get_objects() if type(o) is Composer]
     finally:
         gc.enable()

@@ -45,9 +45,9 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
     return found
 
 
-#: How many documents' renderings a context keeps: a recipe's base and head in ``pr``
-#: (each more held the renderings of an earlier recipe of a ``models/`` run: 2.3 MB of
-#: peak RSS on corpus ``main``).
+#: How many documents' renderings a context keeps: a recipe's base and head in ``pr``.
+#: Each one more keeps an earlier recipe's renderings alive in a ``models/`` run (2.3 MB
+#: of peak RSS on corpus ``main``).
 KEPT = 2
 
 

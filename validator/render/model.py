@@ -65,8 +65,21 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     """Render ``config`` of ``recipe`` as the site does (never raises).
 
     ``memo``: a dict shared by calls for the same recipe, taxonomy and strategies (as
-    :func:`render_all` does) to compute the per-variant/per-hardware facts once."""
-    memo = {} if memo is None else memo
+    :func:`render_all` does) to compute the per-variant/per-hardware facts once; its
+    owner empties it with :func:`_release` after the last call. Without one, the call
+    makes its own and releases it."""
+    if memo is not None:
+        return _render(recipe, taxonomy, strategies, config, memo)
+    own: dict[Any, Any] = {}
+    try:
+        return _render(recipe, taxonomy, strategies, config, own)
+    finally:
+        _release(own)
+
+
+def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+            strategies: Mapping[str, LoadedDocument], config: Configuration,
+            memo: dict[Any, Any]) -> Rendered:
     data = recipe.data if recipe.ok else None
     if data is None:
         problem = RenderProblem("unloadable", "error", "the recipe could not be loaded",
