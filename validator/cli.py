@@ -12,6 +12,7 @@ printed and converted to its exit code here, in one place.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -74,6 +75,16 @@ def _discard_stdout() -> None:
         pass
 
 
+def freeze_imports() -> None:
+    """Move every object alive now -- the modules, classes, functions and tables the
+    command imported, which live until the process exits -- out of the cyclic garbage
+    collector's sight (:func:`gc.freeze`). Otherwise each full collection of a run walks
+    them all again: checking one recipe spent about 0.1 s CPU (of some 0.4 s after its
+    imports) walking them. Objects made later are collected as before; a frozen object
+    is still freed when its last reference goes, only a cycle among them never is."""
+    gc.freeze()
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
@@ -84,6 +95,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     name = args.pop(0) if args and args[0] in COMMANDS else "check"
     module = importlib.import_module(COMMANDS[name][0])
+    if argv is None:  # this process's own command line (not a caller's in-process run)
+        freeze_imports()
     parser = argparse.ArgumentParser(prog=f"recipe-check {name}",
                                      description=COMMANDS[name][1])
     module.add_arguments(parser)

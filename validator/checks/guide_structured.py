@@ -124,6 +124,11 @@ class _RenderedValues:
         self.doc = doc
         self.memo: dict[tuple[Any, ...], dict[str, list[tuple[str, Token]]]] = {}
         self.gathered: dict[tuple[Any, ...], _Used | None] = {}
+        # (rendering id, release) -> (the rendering, what it uses): each rendering is
+        # gathered once per release however many target sets hold it (kept with the
+        # rendering, so that its id cannot be reused meanwhile)
+        self.used: dict[tuple[int, str], tuple[Rendered, dict[str, list[Used]]]] = {}
+        self.lines: dict[str, int] = {}
 
     def over(self, targets: list[Rendered], registry: CliRegistry, dest: str) -> _Used | None:
         """What ``targets`` use for ``dest`` (``None``: none of them sets it). The key
@@ -138,6 +143,20 @@ class _RenderedValues:
         return self.gathered[key]
 
     def of(self, rendered: Rendered, registry: CliRegistry) -> dict[str, list[Used]]:
+        """What ``rendered`` uses for each of :data:`KEY_DESTS` under ``registry``."""
+        hit = self.used.get((id(rendered), registry.version))
+        if hit is None or hit[0] is not rendered:
+            hit = self.used[id(rendered), registry.version] = (rendered,
+                                                               self._of(rendered, registry))
+        return hit[1]
+
+    def _line(self, pointer: str) -> int:
+        line = self.lines.get(pointer)
+        if line is None:
+            line = self.lines[pointer] = self.doc.source_map.position(pointer)[0]
+        return line
+
+    def _of(self, rendered: Rendered, registry: CliRegistry) -> dict[str, list[Used]]:
         out: dict[str, list[Used]] = {}
         label = rendered.config.label()
         for process in rendered.processes:
@@ -156,7 +175,7 @@ class _RenderedValues:
                             (opt.value, process.tokens[start + opt.index]))
             for dest, found in self.memo[key].items():
                 for value, token in found:
-                    line = self.doc.source_map.position(token.pointer)[0] \
+                    line = self._line(token.pointer) \
                         if token.document == self.doc.path and token.pointer else None
                     out.setdefault(dest, []).append((value, line, label))
         return out

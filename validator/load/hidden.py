@@ -132,7 +132,7 @@ def _hidden_findings(doc: LoadedDocument) -> list[Finding]:
     scalars = {p for p, _ in _scalars(doc.data, "")}
     spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
                    key=lambda sp: (sp[0].line, sp[0].column))
-    keys = {p: s for p, s in doc.source_map.keys.items()}
+    keys = _keys_by_line(doc.source_map.keys)
     findings: list[Finding] = []
     found_in: set[str] = set()
     for number, line in enumerate(lines, 1):
@@ -166,12 +166,13 @@ def lookalike_findings(doc: LoadedDocument) -> list[Finding]:
     scalars = dict(_scalars(doc.data, ""))
     spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
                    key=lambda sp: (sp[0].line, sp[0].column))
+    keys = _keys_by_line(doc.source_map.keys)
     findings: list[Finding] = []
     found_in: set[str] = set()
     for number, line in enumerate(lines, 1):
         for match in _LOOKALIKE_CHAR.finditer(line):
             pos = (number, match.start() + 1)
-            pointer, is_key = _innermost(spans, doc.source_map.keys, pos)
+            pointer, is_key = _innermost(spans, keys, pos)
             if pointer is None:
                 continue  # a comment
             where, prose = _where(doc, lines, pointer, is_key, number)
@@ -256,11 +257,22 @@ def _in_code_block(doc: LoadedDocument, lines: list[str], pointer: str, line: in
     return inside
 
 
-def _innermost(spans: list[tuple[Span, str]], keys: dict[str, Span],
-               pos: tuple[int, int]) -> tuple[str | None, bool]:
-    """The pointer of the innermost key or scalar value whose span holds ``pos``
-    (``None``: none does, e.g. a comment), and whether it is a key."""
+def _keys_by_line(keys: dict[str, Span]) -> dict[int, list[tuple[str, Span]]]:
+    """File line -> the (pointer, span) of each key whose span meets that line, in the
+    order of ``keys``: a character is looked for only among the keys on its line."""
+    out: dict[int, list[tuple[str, Span]]] = {}
     for pointer, span in keys.items():
+        for number in range(span.line, span.end_line + 1):
+            out.setdefault(number, []).append((pointer, span))
+    return out
+
+
+def _innermost(spans: list[tuple[Span, str]], keys: dict[int, list[tuple[str, Span]]],
+               pos: tuple[int, int]) -> tuple[str | None, bool]:
+    """The pointer of the innermost key (``keys``: :func:`_keys_by_line`) or scalar value
+    whose span holds ``pos`` (``None``: none does, e.g. a comment), and whether it is a
+    key."""
+    for pointer, span in keys.get(pos[0], ()):
         if _holds(span, pos):
             return pointer, True
     best: tuple[Span, str] | None = None

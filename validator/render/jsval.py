@@ -190,7 +190,7 @@ def same_value_zero(a: Any, b: Any) -> bool:
 def includes(container: Any, item: Any, what: str) -> bool:
     """``container.includes(item)`` for an array or a string; anything else throws."""
     if isinstance(container, list):
-        return any(same_value_zero(x, item) for x in container)
+        return in_list(container, item)
     if isinstance(container, str):
         return js_str(item) in container
     raise JsTypeError(f"{what}.includes is not a function")
@@ -198,6 +198,10 @@ def includes(container: Any, item: Any, what: str) -> bool:
 
 def in_list(container: Iterable[Any], item: Any) -> bool:
     """``includes`` over a list built by the renderer itself."""
+    if type(item) is str and type(container) in (list, tuple):
+        # SameValueZero with a string is ``type(x) is str and x == item``: Python's own
+        # ``in`` (equality, in C) rules out a list without an equal item
+        return item in container and any(type(x) is str and x == item for x in container)
     return any(same_value_zero(x, item) for x in container)
 
 

@@ -229,9 +229,15 @@ class Composer:
 
     def feature_args(self) -> tuple[Arg, ...]:
         """Step 7 for this composer's feature selection, built once per selection and
-        (variant, hardware, strategy, KV composition) -- everything
-        :meth:`feature_layers` reads besides the recipe -- in ``docs.cache``."""
-        key = ("features", self.variant_ptr, self.variant_key, self.hw_id, self.strategy_name,
+        (variant, hardware, which selected features the strategy allows, KV composition)
+        -- everything :meth:`feature_layers` reads besides the recipe (the strategy only
+        through its gate) -- in ``docs.cache``: the strategies of one variant on one
+        hardware share it."""
+        features = get(self.recipe, "features")
+        allowed = tuple(gates.is_feature_allowed_for_strategy(get(features, name),
+                                                              self.strategy_name)
+                        for name in self.features)
+        key = ("features", self.variant_ptr, self.variant_key, self.hw_id, allowed,
                self.kv_composing, repr(self.features), repr(self.feature_modes))
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \

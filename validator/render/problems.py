@@ -352,11 +352,12 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                 f"{label}: neither the variant nor model.model_id gives a model id; the site "
                 "renders `vllm serve unknown`", docs.recipe, "/model"))
         for token in proc.tokens[3:]:
-            # a YAML string that reads "null" is the author's; a number the renderer
-            # computed (NaN, Infinity) or an object it stringified is broken
-            written = token.pointer.rsplit("/", 1)[-1].isdigit()
-            if "[object Object]" in token.text or (token.text in _BROKEN_TEXT
-                                                    and not written):
+            # a YAML string that reads "null" is the author's (an item of a list as
+            # written); a number the renderer computed (NaN, Infinity) or an object it
+            # stringified is broken
+            text = token.text
+            if "[object Object]" in text or (text in _BROKEN_TEXT and not token.pointer.rsplit(
+                    "/", 1)[-1].isdigit()):
                 out.append(RenderProblem(
                     "broken-value", "error",
                     f"{label}: the {proc.role} command contains {token.text!r} (from "
