@@ -83,3 +83,17 @@ def test_a_wrong_kind_tag_in_a_recipe_fails_the_check(tree: Path) -> None:
     proc = _cli([RECIPE], tree)
     assert proc.returncode == 1, proc.stdout
     assert f"{RECIPE}:27:13: error YAML008 `!!str` on a mapping" in proc.stdout
+
+
+def test_a_file_named_twice_is_checked_and_counted_once(tree: Path) -> None:
+    moe = "models/example-org/Example-MoE-120B.yaml"
+    once = _cli(["models/"], tree)
+    for args in ([moe, moe], ["models/", moe], ["models/", f"./{moe}", str(tree / moe)]):
+        proc = _cli(args, tree)
+        assert proc.returncode == 1
+        last = proc.stdout.strip().splitlines()[-1]
+        if args[0] == "models/":
+            assert last == once.stdout.strip().splitlines()[-1], args
+        else:
+            assert last.startswith("1 file(s) checked:"), (args, last)
+        assert proc.stdout.count("error REF004 hardware id 'h20'") == 1, args

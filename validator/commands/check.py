@@ -77,6 +77,9 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
             targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
     if not targets:
         raise UsageError("no YAML files found in " + ", ".join(args.paths))
+    # a file named twice (``X X``, ``models/ models/a.yaml``, a relative and an absolute
+    # spelling) is one document: checked, counted and fixed once
+    targets = list(dict.fromkeys(targets))
     targets = recipes_and_context(targets, ", ".join(args.paths), notes)
     if notes:
         note_folder_links(targets)
