@@ -97,3 +97,23 @@ def test_a_file_named_twice_is_checked_and_counted_once(tree: Path) -> None:
         else:
             assert last.startswith("1 file(s) checked:"), (args, last)
         assert proc.stdout.count("error REF004 hardware id 'h20'") == 1, args
+
+
+@pytest.mark.parametrize("options", [
+    ["--format", "json", "--output", "x.out", "--sarif", "x.out"],
+    ["--sarif", "x.out", "--json", "./x.out"],
+    ["--json", "x.json", "--summary", "{tree}/x.json"],
+])
+def test_two_reports_into_one_file_is_a_usage_error(tree: Path, options: list[str]) -> None:
+    proc = _cli([RECIPE, *(o.format(tree=tree) for o in options)], tree)
+    assert proc.returncode == 2 and "are the same file" in proc.stderr, proc.stderr
+    assert not list(tree.glob("x.*"))  # refused before anything is written
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("newdir/", "ends with '/', so it names a folder"), ("", "an empty file name")])
+def test_a_report_file_that_names_a_folder_is_a_usage_error(tree: Path, value: str,
+                                                            says: str) -> None:
+    proc = _cli([RECIPE, "--output", value], tree)
+    assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+    assert not (tree / "newdir").exists()  # was: a file 'newdir' holding the report
