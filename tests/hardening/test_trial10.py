@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from validator.cli import main
 from validator.load import load_yaml
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -117,3 +118,30 @@ def test_a_report_file_that_names_a_folder_is_a_usage_error(tree: Path, value: s
     proc = _cli([RECIPE, "--output", value], tree)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
     assert not (tree / "newdir").exists()  # was: a file 'newdir' holding the report
+
+
+def test_configurations_past_the_limit_are_not_rendered_and_are_yaml007(
+        tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # variants x hardware x strategies x feature modes grows without bound (30 profiles,
+    # 30 variants, 4 features of 10 modes: 83,886 configurations, 44 s, before); the
+    # example recipe renders 3 configurations, so a limit of 2 shows the bound
+    monkeypatch.setattr("validator.render.model.MAX_CONFIGURATIONS", 2)
+    monkeypatch.chdir(tree)
+    assert main([RECIPE]) == 1
+    out = capsys.readouterr().out
+    assert (f"{RECIPE}:1:1: error YAML007 the site renders more than 2 configurations of "
+            "this recipe") in out
+    assert "recipe-check renders and judges the first 2 only" in out
+    assert main(["render", "--all", RECIPE]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count("\n# models/") + captured.out.startswith("# models/") == 2
+    assert "more than 2 configurations" in captured.err and "Traceback" not in captured.err
+    assert main([RECIPE, "--ignore", "YAML007"]) == 0  # governed by ignore like any rule
+
+
+def test_a_recipe_under_the_limit_has_no_yaml007(tree: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("validator.render.model.MAX_CONFIGURATIONS", 3)
+    monkeypatch.chdir(tree)
+    assert main([RECIPE]) == 0 and "YAML007" not in capsys.readouterr().out

@@ -174,7 +174,9 @@ YAML_LIMIT = declare(
     "Document exceeds a safety limit",
     """The file is larger than the size limit, nests deeper than the depth limit, or expands
     (through aliases) to more nodes than the node limit. Such input is refused rather than
-    processed ("billion laughs" alias bombs, pathological nesting).
+    processed ("billion laughs" alias bombs, pathological nesting). A recipe whose
+    configurations (variants × hardware × strategies × feature modes) number more than
+    10,000 is reported too: only the first 10,000 are rendered and judged.
 
     Failing::
 
