@@ -18,8 +18,11 @@ from validator.checks.cli_plan import Window, release_window
 from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
 from validator.load import LoadedDocument, load_yaml
+from validator.load.rules import YAML_LIMIT
 from validator.policy import Policy
-from validator.rules import Rule
+from validator.render.cache import recent_renderings
+from validator.render.model import CONFIGURATION_LIMIT
+from validator.rules import Hit, Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.verify import REFUSED, VerificationError
@@ -152,6 +155,7 @@ class Checker:
         if doc.ok:
             findings += self.schema.validate(doc, "recipe")
             findings += self.run_rules(doc, result)
+            findings += configuration_limit(doc, self.context)  # before it is forgotten
             self.context.forget_document(doc.path, doc.sha256)  # its rules are done
         return self._add(result, path, provenance, findings, "recipe", data)
 
@@ -208,3 +212,15 @@ class Checker:
         doc_result = DocumentResult(path, provenance, findings, kind)
         result.documents.append(doc_result)
         return doc_result
+
+
+def configuration_limit(doc: LoadedDocument, ctx: Context) -> list[Finding]:
+    """``YAML007`` when the renderings of ``doc`` the rules made stopped at
+    :data:`~validator.render.model.MAX_CONFIGURATIONS` (none when no rule rendered it)."""
+    for rendered in recent_renderings(doc, ctx):
+        for problem in rendered.problems:
+            if problem.code == CONFIGURATION_LIMIT:
+                return [YAML_LIMIT.finding(doc, Hit("", problem.message, (
+                    "split the recipe, or drop variants, strategies or feature modes the "
+                    "site need not offer")))]
+    return []

@@ -12,8 +12,10 @@ printed and converted to its exit code here, in one place.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -58,11 +60,35 @@ the Python documentation's "Note on SIGPIPE" (stdout redirected to the null devi
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    if sys.stdout is None:  # started with stdout closed (``recipe-check ... >&-``)
+        sys.stdout = _ClosedStream()
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader went away (``recipe-check ... | head``)
         _discard_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a write to a closed stdout outside the command (help, usage)
+        print(f"recipe-check: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+class _ClosedStream(io.TextIOBase):
+    """Stands for a standard output the process was started without: not a terminal,
+    and a write to it is the ``OSError`` (EBADF) a write to a closed descriptor gives, so
+    it is a usage error naming the stream, while a run writing only to ``--output``
+    files needs no stdout."""
+
+    def isatty(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed; nothing was written to it")
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
 
 
 def _discard_stdout() -> None:

@@ -77,6 +77,9 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
             targets += local_targets(arg, args.root, trees)  # type: ignore[arg-type]
     if not targets:
         raise UsageError("no YAML files found in " + ", ".join(args.paths))
+    # a file named twice (``X X``, ``models/ models/a.yaml``, a relative and an absolute
+    # spelling) is one document: checked, counted and fixed once
+    targets = list(dict.fromkeys(targets))
     targets = recipes_and_context(targets, ", ".join(args.paths), notes)
     if notes:
         note_folder_links(targets)
@@ -173,7 +176,7 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None
     """The one guard of every command writing reports: a report file (``--output``,
     ``--json/--sarif/--markdown FILE``, ``--summary``) that is one of ``inputs`` (or
     ``--config``), through a link or a hard link too, would replace what the run reads
-    by a report.
+    by a report; two report options naming one file would keep only the last report.
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
@@ -184,6 +187,12 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None
         ("--summary", getattr(args, "summary", None))) if path is not None]
     if not outputs:
         return
+    for i, (option, path) in enumerate(outputs):
+        other = next(((o, p) for o, p in outputs[:i] if os.path.abspath(p) == os.path.abspath(
+            path) or _same_file(p, path)), None)
+        if other is not None:
+            raise UsageError(f"{other[0]} {other[1]} and {option} {path} are the same file: "
+                             "one report would overwrite the other (choose two files)")
     config = getattr(args, "config", None)
     files = [*inputs, *([config] if config is not None else [])]
     for option, path in outputs:

@@ -222,6 +222,23 @@ def _warn_if_no_rule_runs(args: argparse.Namespace, config: Config) -> None:
           "selected: nothing is checked and every file passes", file=sys.stderr)
 
 
+def report_file(text: str) -> Path:
+    """The ``FILE`` of a report option. A name ending in ``/`` names a folder, which
+    ``Path`` would drop, writing a file of the folder's name; an empty name is the
+    current folder.
+
+    Raises:
+        argparse.ArgumentTypeError: either (a usage error, exit 2).
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("an empty file name")
+    if text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} ends with '/', so it names a folder: name the report file "
+            f"(e.g. {text}findings.json)")
+    return Path(text)
+
+
 def add_output_arguments(parser: argparse.ArgumentParser, formats: Sequence[str],
                          default: str | None = "text", *,
                          file_formats: Sequence[str] = FILE_FORMATS,
@@ -232,13 +249,13 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: Sequence[str]
     group.add_argument("--format", action="append", choices=sorted(formats), default=[],
                        help="format written to stdout or --output (default: "
                             f"{default or 'github inside GitHub Actions, else text'})")
-    group.add_argument("--output", type=Path, metavar="FILE",
+    group.add_argument("--output", type=report_file, metavar="FILE",
                        help="write the --format report here instead of stdout")
     for fmt in file_formats:
-        group.add_argument(f"--{fmt}", type=Path, metavar="FILE", dest=f"{fmt}_file",
+        group.add_argument(f"--{fmt}", type=report_file, metavar="FILE", dest=f"{fmt}_file",
                            help=f"also write the {fmt} report to FILE")
     if summary:
-        group.add_argument("--summary", type=Path, metavar="FILE",
+        group.add_argument("--summary", type=report_file, metavar="FILE",
                            help="append the Markdown job summary to FILE (default: "
                                 "$GITHUB_STEP_SUMMARY with --format github)")
         group.add_argument("--no-summary", action="store_true", help="write no job summary")

@@ -58,6 +58,17 @@ environment values (model, variants, features, overrides, strategies)."""
 
 
 
+_TAG_KIND: dict[str, type[yaml.Node]] = {
+    **{f"tag:yaml.org,2002:{t}": yaml.ScalarNode for t in (
+        "str", "int", "float", "bool", "null", "timestamp", "merge", "binary")},
+    **{f"tag:yaml.org,2002:{t}": yaml.SequenceNode for t in ("seq", "omap", "pairs")},
+    **{f"tag:yaml.org,2002:{t}": yaml.MappingNode for t in ("map", "set")},
+}
+"""The node kind js-yaml's default schema knows each of its tags for."""
+_KIND_NOUN = {yaml.ScalarNode: "scalars", yaml.SequenceNode: "sequences",
+              yaml.MappingNode: "mappings"}
+
+
 class LimitExceeded(Exception):
     def __init__(self, message: str, node: yaml.Node | None, mark: Any = None) -> None:
         super().__init__(message)
@@ -103,6 +114,12 @@ class Builder:
         smap.values.setdefault(pointer, _span(node))
         if node.tag not in JS_YAML_TAGS and (node.tag != VALUE_TAG or self.explicit_tag(node)):
             self.unknown_tag(node, pointer)
+        elif not isinstance(node, _TAG_KIND.get(node.tag, yaml.Node)):
+            self.wrong_kind(node, pointer)
+        elif node.tag == MERGE_TAG and node.value != "<<":
+            self.refused(node, pointer, f"`!!merge {printable(node.value)!r}`: js-yaml "
+                         "resolves !!merge only for `<<`, so it refuses the file",
+                         "drop the tag")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, pointer, key)
         if isinstance(node, yaml.SequenceNode):
@@ -119,8 +136,13 @@ class Builder:
         merges: list[yaml.Node] = []
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag == MERGE_TAG:
-                merges.append(value_node)  # built after the explicit keys (see below)
-                continue
+                if key_node.value == "<<":
+                    self.merge_sources(value_node, pointer)
+                    merges.append(value_node)  # built after the explicit keys (see below)
+                    continue
+                self.refused(key_node, pointer, f"`!!merge {printable(key_node.value)!r}`: "
+                             "only the key `<<` is a merge key, so js-yaml (the recipes "
+                             "site) refuses the file", "drop the tag")
             key = self.key_text(key_node, pointer, depth)
             child = join_pointer(pointer, key)
             if key in seen:
@@ -154,6 +176,34 @@ class Builder:
                 for k, v in self.mapping(src, pointer, depth + 1).items():
                     out.setdefault(k, v)
         return out
+
+    def merge_sources(self, node: yaml.Node, pointer: str) -> None:
+        """``YAML008``: a ``<<`` merge of a scalar (or a list holding one): js-yaml merges
+        only objects ("cannot merge mappings; the provided source object is
+        unacceptable"); here such a source adds nothing."""
+        for src in node.value if isinstance(node, yaml.SequenceNode) else [node]:
+            if isinstance(src, yaml.ScalarNode) and src.tag not in (TIMESTAMP_TAG, BINARY_TAG):
+                self.refused(src, pointer, f"`<<: {printable(src.value)!r}`: a merge key "
+                             "takes a mapping or a list of mappings, so js-yaml (the recipes "
+                             "site) refuses the file", "merge an anchored mapping (`<<: *name`)"
+                             " or write the keys out")
+
+    def wrong_kind(self, node: yaml.Node, pointer: str) -> None:
+        """``YAML008``: a js-yaml tag on a node of another kind (``!!str {}``,
+        ``!!map []``, ``!!set [a]``): js-yaml knows each tag for one kind only and stops
+        with "unknown tag"; here the node is read as if untagged."""
+        name = "!!" + node.tag.rsplit(":", 1)[-1]
+        have = "a mapping" if isinstance(node, yaml.MappingNode) else \
+            "a sequence" if isinstance(node, yaml.SequenceNode) else "a scalar"
+        want = _KIND_NOUN[_TAG_KIND[node.tag]]
+        self.refused(node, pointer, f"`{name}` on {have}: js-yaml types {name} only for "
+                     f"{want}, so it refuses the file (unknown tag)",
+                     f"drop the tag, or write a {want[:-1]}")
+
+    def refused(self, node: yaml.Node, pointer: str, message: str, hint: str) -> None:
+        self.report(YAML_BAD_TAG.finding_at(
+            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+            message, hint))
 
     def report(self, finding: Finding) -> None:
         """Append a loader finding, at most ``_MAX_FINDINGS_PER_RULE`` per rule."""

@@ -131,7 +131,12 @@ YAML_BAD_TAG = declare(
     """A scalar carries an explicit core tag (``!!int``, ``!!float``, ``!!bool``,
     ``!!null``) that js-yaml applies to its text even when quoted: ``!!int "42"`` is the
     number 42 (and is read so here), but ``!!int "4x"`` is refused and the recipes site
-    cannot build the file.
+    cannot build the file. So is a tag on a node of another kind (js-yaml knows ``!!str``,
+    ``!!int`` ... only for scalars, ``!!seq``, ``!!omap``, ``!!pairs`` only for sequences,
+    ``!!map`` and ``!!set`` only for mappings: ``base_env: !!str {}``), ``!!merge`` on
+    anything but ``<<``, and a ``<<`` merge key whose value is a scalar (``<<: x``) or a
+    list holding one: js-yaml merges only mappings. Here such nodes are read as if
+    untagged, and a scalar merge source adds nothing.
 
     Failing::
 
@@ -169,7 +174,9 @@ YAML_LIMIT = declare(
     "Document exceeds a safety limit",
     """The file is larger than the size limit, nests deeper than the depth limit, or expands
     (through aliases) to more nodes than the node limit. Such input is refused rather than
-    processed ("billion laughs" alias bombs, pathological nesting).
+    processed ("billion laughs" alias bombs, pathological nesting). A recipe whose
+    configurations (variants × hardware × strategies × feature modes) number more than
+    10,000 is reported too: only the first 10,000 are rendered and judged.
 
     Failing::
 

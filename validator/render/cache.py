@@ -45,6 +45,12 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
     return found
 
 
+def recent_renderings(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
+    """The renderings of ``doc`` its rules made, while ``ctx`` keeps them (else none)."""
+    recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
+    return recent.get(f"{doc.path}:{doc.sha256}") or []
+
+
 #: How many documents' renderings a context keeps: a recipe's base and head in ``pr``.
 #: Each one more keeps an earlier recipe's renderings alive in a ``models/`` run (2.3 MB
 #: of peak RSS on corpus ``main``).

@@ -253,12 +253,21 @@ def _processes(site: dict[str, Any], traced: dict[str, Any],
                  site["docker_argv"], env),)
 
 
+MAX_CONFIGURATIONS = 10_000
+"""At most this many configurations of one recipe are rendered (corpus ``main``: at most
+~740 per recipe); a recipe with more gets one :data:`CONFIGURATION_LIMIT` problem instead
+of a run that grows with variants × hardware × strategies × feature modes."""
+CONFIGURATION_LIMIT = "too-many-configurations"
+
+
 def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
                ) -> list[Rendered]:
     """Every configuration the site's build renders for every variant on every picker
     hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
-    same with every feature switched on, each modal feature in each of its modes."""
+    same with every feature switched on, each modal feature in each of its modes; at most
+    :data:`MAX_CONFIGURATIONS`, then a rendering holding the :data:`CONFIGURATION_LIMIT`
+    problem."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
@@ -285,6 +294,9 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             for config in configs:
                 if config not in seen:
                     seen.add(config)
+                    if len(seen) > MAX_CONFIGURATIONS:  # not counted further: bounded time
+                        out.append(_over_the_limit(recipe))
+                        return out
                     out.append(render(recipe, taxonomy, strategies, config, memo=memo))
     finally:
         _release(memo)
@@ -300,6 +312,15 @@ def _release(memo: dict[Any, Any]) -> None:
     if inputs is not None:
         inputs[2].cache.clear()
     memo.clear()
+
+
+def _over_the_limit(recipe: LoadedDocument) -> Rendered:
+    return Rendered(Configuration(""), recipe.path, False, problems=(RenderProblem(
+        CONFIGURATION_LIMIT, "error",
+        f"the site renders more than {MAX_CONFIGURATIONS} configurations of this recipe "
+        "(variants × hardware × strategies × feature modes): recipe-check renders and "
+        f"judges the first {MAX_CONFIGURATIONS} only",
+        recipe.path, ""),))
 
 
 def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
