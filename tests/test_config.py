@@ -11,8 +11,7 @@ import pytest
 
 from validator.catalogue import all_rules
 from validator.cli import main
-from validator.config import ConfigError, parse_config
-from validator.policy import glob_regex
+from validator.config import ConfigError, glob_regex, parse_config
 from validator.rules import FAMILIES
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -30,6 +30,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -138,18 +139,28 @@ def specificity(selectors: Iterable[str], rule_id: str) -> int | None:
 
 
 def _selectors(values: Iterable[Any], where: str, text: str | None) -> list[str]:
-    out = []
+    """The selectors ``values`` name, each once, in order (so that a long list repeating
+    ids costs what its distinct ids cost)."""
+    out: dict[str, None] = {}
     ids = known_ids()
+    valid = {sel for rule_id in ids for sel in _prefixes(rule_id)}
     for value in values:
         if not isinstance(value, str):
             raise ConfigError(where, _line_of(text, repr(value)), f"{value!r} is not a string "
                               "(rule ids and family prefixes are strings)")
         sel = normalise_selector(value)
-        if not is_known_selector(sel, ids):
+        if sel != "ALL" and sel not in valid:
             raise ConfigError(where, _line_of(text, value),
                               f"unknown rule or family {value!r} (see 'recipe-check rules')")
-        out.append(sel)
-    return out
+        out[sel] = None
+    return list(out)
+
+
+def _prefixes(rule_id: str) -> list[str]:
+    """The selectors that select ``rule_id``, ``ALL`` aside: its family and each prefix of
+    its number (``REF``, ``REF0``, ``REF00``, ``REF004``); see :func:`matches`."""
+    letters = rule_id.rstrip("0123456789")
+    return [rule_id[:n] for n in range(len(letters), len(rule_id) + 1)]
 
 
 def _line_of(text: str | None, needle: str) -> int | None:
@@ -169,6 +180,49 @@ def _list(value: Any, key: str, where: str, text: str | None) -> list[Any]:
     if not isinstance(value, list):
         raise ConfigError(where, _line_of(text, key), f"{key} must be a list of rule ids")
     return value
+
+
+@lru_cache(maxsize=256)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A path glob as a regex: ``**`` any folders, ``*`` and ``?`` within one name,
+    ``[...]`` a class; a pattern without ``/`` matches a file name in any folder."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[" and "]" in pattern[i + 2:]:
+            # a ']' first in the class ('[]a]', '[!]a]') is one of its characters, as in
+            # fnmatch; an unclosed '[' is a literal character
+            first = i + 2 if pattern.startswith("!", i + 1) else i + 1
+            end = pattern.find("]", first + 1)
+            if end < 0:
+                out.append(re.escape(ch))
+                i += 1
+                continue
+            body = pattern[i + 1:end].replace("\\", "\\\\")
+            if body.startswith(("]", "!]")):
+                body = body.replace("]", "\\]", 1)
+            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    body = "".join(out)
+    if "/" not in pattern:
+        body = "(?:.*/)?" + body
+    return re.compile(body + "/?\\Z")
 
 
 def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -> Config:
@@ -201,6 +255,11 @@ def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -
         raise ConfigError(where, _line_of(text, "per-file-ignores"),
                           "per-file-ignores must be a table of glob = [rule ids]")
     for glob, ids in raw_pfi.items():
+        try:
+            glob_regex(glob)
+        except re.error as exc:  # e.g. a class '[z-a]' with its range reversed
+            raise ConfigError(where, _line_of(text, glob), f"per-file-ignores: {glob!r} is "
+                              f"not a glob this tool can match ({exc.msg})") from exc
         per_file.append((glob, tuple(_selectors(_list(ids, glob, where, text), where, text))))
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON:

@@ -10,47 +10,11 @@ the comments themselves (subject to the same selection and per-file ignores).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
-from validator.config import Config, matches, specificity
+from validator.config import Config, glob_regex, matches, specificity
 from validator.findings import Finding, Severity
 from validator.suppress import MALFORMED, UNUSED, Directive, directives
-
-
-@lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A path glob as a regex: ``**`` any folders, ``*`` and ``?`` within one name,
-    ``[...]`` a class; a pattern without ``/`` matches a file name in any folder."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[" and "]" in pattern[i + 1:]:
-            end = pattern.index("]", i + 1)
-            body = pattern[i + 1:end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    body = "".join(out)
-    if "/" not in pattern:
-        body = "(?:.*/)?" + body
-    return re.compile(body + "/?\\Z")
 
 
 class Policy:

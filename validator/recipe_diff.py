@@ -21,7 +21,7 @@ from validator.checks._data import as_dict, get
 from validator.evidence.facts import default_features, default_variant_name
 from validator.load import LoadedDocument
 from validator.render.args import shell_quote
-from validator.render.model import Rendered, render_all
+from validator.render.model import CONFIGURATION_LIMIT, Rendered, render_all
 
 ConfigKey = tuple[str, str, str, int, str]
 """(hardware, variant, strategy or kv-store id, nodes, feature set)."""
@@ -225,6 +225,13 @@ def diff_recipes(old: Side, new: Side, *, feature_sets: bool = True) -> RecipeDi
         return result
     before = render_all(old.recipe, old.taxonomy, old.strategies, feature_sets=feature_sets)
     after = render_all(new.recipe, new.taxonomy, new.strategies, feature_sets=feature_sets)
+    for side, rendered in ((old, before), (new, after)):
+        limit = [p for p in (rendered[-1].problems if rendered else ())
+                 if p.code == CONFIGURATION_LIMIT]  # render_all's last: a marker, no config
+        if limit:
+            rendered.pop()
+            result.problems.append(f"{side.label}: {limit[0].message}; the configurations "
+                                   "past those are not compared")
     result.facts = diff_facts({**facts(old.recipe), **install_facts(before)},
                               {**facts(new.recipe), **install_facts(after)})
     old_keys, new_keys = by_configuration(before), by_configuration(after)

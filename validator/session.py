@@ -258,20 +258,38 @@ class Session:
         Raises:
             UsageError: a path is not in its tree.
         """
+        reported: dict[int, set[str]] = {}  # per tree: context documents in the result
         for tree, path in targets:
             first = id(tree) not in self._opened
             opened = self.open(tree)
             if opened is None:
                 continue
             if first:
+                before = len(self.result.documents)
                 self.check_context(tree)
+                reported[id(tree)] = {d.path for d in self.result.documents[before:]}
             if path in opened.context_paths:
+                done = reported.setdefault(id(tree), set())
+                if path not in done:  # named, and clean: counted as a file checked
+                    done.add(path)
+                    self._clean_context_document(tree, opened.context, path)
                 continue
             try:
                 self.check_recipe(tree, path)
             except FileNotFoundError as exc:
                 raise UsageError(f"{path}: not found in {tree.label}") from exc
         return self.result
+
+    def _clean_context_document(self, tree: RecipeTree, ctx: Context, path: str) -> None:
+        """The result of a context document named as a target that :meth:`check_context`
+        found clean (a clean one is otherwise left out of the output)."""
+        read = self._read(tree, path)
+        if read is None:
+            return
+        kind = ("taxonomy" if ctx.taxonomy is not None and ctx.taxonomy.path == path
+                else "kv_store" if path in {d.path for d in ctx.kv_stores.values()}
+                else "strategy")
+        self.result.documents.append(DocumentResult(path, read[1], [], kind))
 
     def check_files(self, tree: RecipeTree, recipes: Iterable[str],
                     context_files: Iterable[tuple[str, str]] = (),

@@ -20,6 +20,7 @@ from validator.commands.options import (
     add_rule_arguments,
     add_run_arguments,
     chosen_format,
+    is_stdout,
     rule_config,
     settings_from,
     write_outputs,
@@ -185,6 +186,19 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None
         ("--output", getattr(args, "output", None)),
         *((f"--{fmt}", getattr(args, f"{fmt}_file", None)) for fmt in FILE_FORMATS),
         ("--summary", getattr(args, "summary", None))) if path is not None]
+    dashes = [option for option, path in outputs if is_stdout(path)]  # named '-'
+    if "--summary" in dashes:
+        raise UsageError("--summary -: the job summary is appended to a file; name one "
+                         "(or leave --summary out)")
+    others = [option for option in dashes if option != "--output"]
+    if others and is_stdout(getattr(args, "output", None)):  # the --format report's too
+        first = "--output -" if "--output" in dashes else "the --format report"
+        raise UsageError(f"{first} and {others[0]} - both go to standard output: one report "
+                         "would run into the other (name a file for one of them)")
+    if len(others) > 1:
+        raise UsageError(f"{others[0]} - and {others[1]} - both go to standard output: one "
+                         "report would run into the other (name a file for one of them)")
+    outputs = [(option, path) for option, path in outputs if not is_stdout(path)]
     if not outputs:
         return
     for i, (option, path) in enumerate(outputs):

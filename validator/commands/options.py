@@ -222,8 +222,20 @@ def _warn_if_no_rule_runs(args: argparse.Namespace, config: Config) -> None:
           "selected: nothing is checked and every file passes", file=sys.stderr)
 
 
+STDOUT = "-"
+"""A report ``FILE`` of ``-`` is standard output, as for most command-line tools."""
+
+STDOUT_PATH = Path(STDOUT)
+
+
+def is_stdout(path: Path | None) -> bool:
+    """Whether a report option's value writes to standard output (absent, or ``-``)."""
+    return path is None or path is STDOUT_PATH or str(path) == STDOUT
+
+
 def report_file(text: str) -> Path:
-    """The ``FILE`` of a report option. A name ending in ``/`` names a folder, which
+    """The ``FILE`` of a report option; ``-`` is standard output (:data:`STDOUT_PATH`;
+    write ``./-`` for a file of that name). A name ending in ``/`` names a folder, which
     ``Path`` would drop, writing a file of the folder's name; an empty name is the
     current folder.
 
@@ -232,6 +244,8 @@ def report_file(text: str) -> Path:
     """
     if not text:
         raise argparse.ArgumentTypeError("an empty file name")
+    if text == STDOUT:
+        return STDOUT_PATH
     if text.endswith(("/", os.sep)):
         raise argparse.ArgumentTypeError(
             f"{text!r} ends with '/', so it names a folder: name the report file "
@@ -310,7 +324,7 @@ def write_outputs(args: argparse.Namespace, write: Writer, fmt: str,
     targets += [(f, getattr(args, f"{f}_file")) for f in file_formats
                 if getattr(args, f"{f}_file", None) is not None]
     for name, path in targets:
-        if path is None:
+        if path is None or is_stdout(path):
             write(name, sys.stdout)
             continue
         stream = open_for_writing(path)

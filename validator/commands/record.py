@@ -19,6 +19,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from validator.commands.options import is_stdout, report_file
 from validator.context import Settings
 from validator.errors import UsageError
 from validator.source.options import add_fetch_arguments, fetch_options_from
@@ -49,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", nargs="?", metavar="SPEC", help="OWNER/REPO@REV:PATH")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
                         help="date the record states it was checked (default: today, UTC)")
-    parser.add_argument("--output", type=Path, help="write here instead of stdout")
+    parser.add_argument("--output", type=report_file, metavar="FILE",
+                        help="write here instead of stdout ('-': stdout)")
     parser.add_argument("--attestation", action="store_true",
                         help="wrap the record in an in-toto Statement v1")
     parser.add_argument("--manifest", type=Path, metavar="FILE",
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     record = build_record(tree, path, checked_on=date,
                           settings=Settings(offline=True))
     data = statement_bytes(record) if args.attestation else record_bytes(record)
-    if args.output:
+    if not is_stdout(args.output):
         from validator.atomic import atomic_write
 
         atomic_write(args.output, data)
