@@ -345,7 +345,8 @@ def load_config_file(path: Path) -> Config:
 def find_config(read: Any, exists: Any, label: str = "") -> Config:
     """The configuration at a recipes root, read through a tree's ``read``/``exists``
     (a local checkout or a git revision): the first of :data:`CONFIG_FILES` that exists
-    and holds one, else the default :class:`Config`.
+    and holds one, else the default :class:`Config`. ``exists`` should say whether the
+    name is taken at all (a folder too): what is there and cannot be read is an error.
 
     Raises:
         ConfigError: the file found is wrong.
@@ -354,7 +355,15 @@ def find_config(read: Any, exists: Any, label: str = "") -> Config:
         if exists(name):
             where = (f"{label}{name}" if not label or label.endswith((":", "/"))
                      else f"{label}/{name}")
-            found = parse_config(read(name), where)
+            try:
+                data = read(name)
+            except (OSError, RecipeCheckError) as exc:
+                # a folder, FIFO or dangling link of that name: skipping it would run
+                # every rule while its author believes them configured
+                reason = getattr(exc, "strerror", None) or str(exc).removeprefix(f"{name}: ")
+                raise ConfigError(where, None, f"cannot be read as a configuration file "
+                                  f"({reason}); make it a TOML file or remove it") from exc
+            found = parse_config(data, where)
             if found is not None:
                 return found
     return Config()

@@ -266,9 +266,13 @@ def run(args: argparse.Namespace) -> int:
     def config_of(tree: RecipeTree) -> Config:
         # the file at a local recipes root; a pinned tree is configured by --config only
         if id(tree) not in configs:
-            local = isinstance(tree, LocalTree)
-            configs[id(tree)] = rule_config(args, tree.read if local else None,
-                                            tree.exists if local else None, tree.label)
+            if isinstance(tree, LocalTree):
+                root = tree.root  # a folder or dangling link of a config name is an error
+                configs[id(tree)] = rule_config(args, tree.read,
+                                                lambda name: os.path.lexists(root / name),
+                                                tree.label)
+            else:
+                configs[id(tree)] = rule_config(args)
         return configs[id(tree)]
 
     targets = collect_targets(args)  # again: --fix may have changed what is there

@@ -158,8 +158,8 @@ def repository_path(arg: str, repo: Path) -> str:
 
 def _root_reader(repo: Path) -> tuple[Callable[[str], bytes], Callable[[str], bool], str]:
     """``read``/``exists`` of the configuration files in the repository's work tree."""
-    return ((lambda name: (repo / name).read_bytes()), (lambda name: (repo / name).is_file()),
-            str(repo))
+    return ((lambda name: (repo / name).read_bytes()),
+            (lambda name: os.path.lexists(repo / name)), str(repo))
 
 
 def apply_policy(result: AuditResult, policy: Policy) -> None:
