@@ -7,7 +7,9 @@ A bidi control reorders what an editor or a terminal shows, and an invisible cha
 shows nothing at all, so a reviewer reads one command and a user who copies it runs
 another. Each character is reported at its exact line and column with its code point
 and Unicode name: an error where it lands in something executed or copied (an argument,
-an environment variable, a model id, a command in the guide), a warning in prose.
+an environment variable, a model id, a command in the guide), a warning in prose. A
+zero-width non-joiner or joiner that joins letters or emoji is not hidden: it changes
+what is shown (:mod:`validator.load.joiners`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from validator.findings import Finding, Severity
+from validator.load.joiners import shows_as_spelling
 from validator.load.lookalike import LOOKALIKE as _LOOKALIKE_CHAR
 from validator.load.lookalike import Lookalike, ascii_name, in_flag, in_key
 from validator.rules import declare
@@ -40,22 +43,34 @@ HIDDEN_CHARACTER = declare(
     names the code point and its position. Error where it lands in something executed or
     copied (arguments, environment, model ids, image names, commands of the guide, keys);
     warning in prose (descriptions, titles, notes, the guide's text outside its code
-    blocks, comments).
+    blocks, comments). Not reported: U+200C ZERO WIDTH NON-JOINER and U+200D ZERO WIDTH
+    JOINER between two letters of one joining or conjunct-forming script (Arabic with
+    Persian and Urdu, Syriac, N'Ko, Mongolian, Devanagari and the other Indic scripts,
+    Sinhala, Myanmar, Khmer ...), where they change the letter forms and the spelling
+    needs them (Persian ``\\u0645\\u06cc\\u200c\\u0634\\u0648\\u062f``), and U+200D
+    between two emoji, which it joins into one (woman, U+200D, laptop: "woman
+    technologist"; after a U+FE0F or a skin tone too). There the character shows, and
+    deleting it would change the text; next to ASCII (in a flag, a model id, a URL,
+    between Latin letters) or at a word's edge it shows nothing and is reported.
 
     Failing::
 
         model:
           model_id: "example-org/Example-Chat-8B"
-          base_args: ["--served-model-name", "chat\\u202e8b"]
+          base_args: ["--served-model-name", "chat\\u202e8b", "--max\\u200d-model-len", "4096"]
 
     Passing::
 
         model:
           model_id: "example-org/Example-Chat-8B"
-          base_args: ["--served-model-name", "chat-8b"]
+          base_args: ["--served-model-name", "chat-8b", "--max-model-len", "4096"]
+        meta:
+          title: "Example Chat \\U0001f469\\u200d\\U0001f4bb"
+          description: "\\u0645\\u06cc\\u200c\\u0634\\u0648\\u062f in Persian"
 
     How to fix: delete the character (in an editor that shows it, or retype the value);
-    write direction-neutral text instead of bidi controls.""",
+    write direction-neutral text instead of bidi controls. Keep a ZWNJ or ZWJ that a word
+    or an emoji needs, written between the two letters or emoji it joins.""",
 )
 
 LOOKALIKE = declare(
@@ -100,6 +115,8 @@ HIDDEN = re.compile(f"[{_HIDDEN_CLASS}]")
 PROSE_KEYS = frozenset({"description", "title", "notes", "note", "summary", "guide"})
 """Keys whose strings are read, not run or copied (``guide`` outside its code blocks)."""
 
+_JOINER_HINT = ("; it changes what is shown only between two letters of one joining script "
+                "(Arabic, Indic ...) or, U+200D, between two emoji")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ESCAPE = re.compile(r"\\[xuU]")
 """A YAML double-quoted escape that can write a hidden character (``\\u202e``)."""
@@ -139,6 +156,8 @@ def _hidden_findings(doc: LoadedDocument) -> list[Finding]:
         for match in HIDDEN.finditer(line):
             if number == 1 and match.start() == 0 and match[0] == "\ufeff":
                 continue  # a byte-order mark is dropped by the decoder; never here
+            if shows_as_spelling(line, match.start()):
+                continue  # a ZWNJ or ZWJ that joins letters or emoji: it shows
             pos = (number, match.start() + 1)
             pointer, is_key = _innermost(spans, keys, pos)
             if pointer is not None:
@@ -149,7 +168,8 @@ def _hidden_findings(doc: LoadedDocument) -> list[Finding]:
             continue
         span = doc.source_map.span(pointer)
         pos = (span.line, span.column) if span else (1, 1)
-        for char in dict.fromkeys(HIDDEN.findall(value)):
+        for char in dict.fromkeys(m[0] for m in HIDDEN.finditer(value)
+                                  if not shows_as_spelling(value, m.start())):
             findings.append(_finding(doc, lines, pointer, False, pos, char,
                                      " (written as an escape sequence)"))
     return findings
@@ -222,9 +242,9 @@ def _finding(doc: LoadedDocument, lines: list[str], pointer: str | None, is_key:
         doc, pointer or "", pos,
         f"{kind} {code_point(char)} at line {pos[0]}, column {pos[1]} in {where}{how}: it "
         f"{effect}; {tail}",
-        f"remove the escape sequence {escape_hidden(char)} from the value" if how else
-        f"delete the character at line {pos[0]}, column {pos[1]} (shown escaped: "
-        f"{escape_hidden(char)})")
+        (f"remove the escape sequence {escape_hidden(char)} from the value" if how else
+         f"delete the character at line {pos[0]}, column {pos[1]} (shown escaped: "
+         f"{escape_hidden(char)})") + (_JOINER_HINT if char in "\u200c\u200d" else ""))
     return dataclasses.replace(finding, severity=Severity.WARNING) if prose else finding
 
 
