@@ -142,7 +142,11 @@ def value_given_to_switch(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A switch (an option taking no value, e.g. ``--trust-remote-code``) is given
     ``=value`` (argparse: "ignored explicit argument") or is followed by a bare token,
     or a bare token follows a complete option: argparse rejects it as an unrecognized
-    positional argument.
+    positional argument. A whole shell expansion the site's printed command leaves to
+    bash (an item ``$EXTRA`` or ``"$@"`` no flag takes, a bare ``$NAME`` after a switch)
+    is not judged, nor are the bare items right after it: bash replaces it by words no
+    check can know. A value the site single-quotes (``'${EXTRA}'``) reaches vLLM as
+    written and is judged.
 
     Failing::
 
@@ -165,7 +169,11 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The value is not among the flag's choices at the recipe's minimum version: argparse
     ``choices``, the registered tool-call and reasoning parser names, the
     ``--kv-cache-dtype`` values (vLLM validates these after argparse). A value that only
-    appears in a later release is reported with that release.
+    appears in a later release is reported with that release. A parser name is not
+    judged where every command the site renders it in also loads a parser plugin file
+    (``--tool-parser-plugin``, ``--reasoning-parser-plugin``, in any list of that
+    command): the file registers its own names. The hint of an unknown parser name says
+    so.
 
     Failing::
 

@@ -33,14 +33,15 @@ from validator.checks.cli_plan import (
     required_vllm,
     window,
 )
-from validator.checks.flag_values import FlagIssue as FlagIssue  # re-exported
 from validator.checks.flag_values import (
+    PLUGIN_OPTIONS,
     custom_json,
     json_shape_ok,
     plugged,
     takes_string,
     value_at,
 )
+from validator.checks.flag_values import FlagIssue as FlagIssue  # re-exported
 from validator.checks.release_range import LISTS_KEPT, parse_at, range_issues
 from validator.checks.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv
@@ -76,8 +77,10 @@ _SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviati
 
 
 def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
-                 duplicates: bool = True) -> tuple[ParsedArgs | None, list[FlagIssue]]:
-    """Parse ``tokens`` at ``plan.minimum`` and report every problem.
+                 duplicates: bool = True, expansions: frozenset[int] = frozenset()
+                 ) -> tuple[ParsedArgs | None, list[FlagIssue]]:
+    """Parse ``tokens`` at ``plan.minimum`` and report every problem (``expansions``: the
+    tokens a shell expands into unknown words, :func:`validator.vllm_cli.argv.parse_args`).
 
     Returns the parse at the minimum (``None`` when the plan has no registry) and the
     issues, in token order. Never raises. Each distinct list is checked once per plan and
@@ -91,16 +94,17 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     top = plan.newest
     key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
-           plan.unreleased, plan.range_label, window())
+           plan.unreleased, plan.range_label, window(), expansions)
     parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
-        key[0], plan, reg, allow_positionals, duplicates), limit=LISTS_KEPT)
+        key[0], plan, reg, allow_positionals, duplicates, expansions), limit=LISTS_KEPT)
     return parsed, list(issues)
 
 
 def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
-             allow_positionals: int, duplicates: bool) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+             allow_positionals: int, duplicates: bool,
+             expansions: frozenset[int]) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
     """What :func:`check_tokens` returns, computed."""
-    parsed = parse_at(tokens, reg, allow_positionals)
+    parsed = parse_at(tokens, reg, allow_positionals, expansions)
     issues: list[FlagIssue] = []
     for p in parsed.problems:
         if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
@@ -126,8 +130,8 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                                         "; the dotted keys replace the whole JSON value"
                                         if bool(first.keys) != bool(second.keys) else ""),
                                     "keep one occurrence", related_index=first.index))
-    issues.extend(range_issues(tokens, parsed, plan, allow_positionals))
-    issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals))
+    issues.extend(range_issues(tokens, parsed, plan, allow_positionals, expansions))
+    issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals, expansions))
     issues.extend(additional_config_issues(parsed, plan))
     issues.sort(key=lambda x: x.index)
     return parsed, tuple(issues)
@@ -201,8 +205,28 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         else:
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
                             f"{plan.product} {reg.version} accepts",
-                            nearest_hint(value, sorted(allowed)) or
-                            f"one of: {', '.join(sorted(allowed)[:12])}", on_value=True)
+                            _choice_hint(value, allowed, opt, reg), on_value=True)
+
+
+#: How many accepted values a ``choice`` hint lists.
+CHOICES_SHOWN = 12
+
+
+def _choice_hint(value: str, allowed: frozenset[str], opt: ParsedOption,
+                 reg: CliRegistry) -> str:
+    """The nearest accepted value, or the first :data:`CHOICES_SHOWN` (saying how many
+    more there are); for a parser a plugin file can register, also the plugin option of
+    the release (a custom name needs it in the same command)."""
+    names = sorted(allowed)
+    more = len(names) - CHOICES_SHOWN
+    hint = nearest_hint(value, names) or (f"one of: {', '.join(names[:CHOICES_SHOWN])}"
+                                           + (f" (and {more} more)" if more > 0 else ""))
+    plugin = PLUGIN_OPTIONS.get(opt.dest)
+    flag = "--" + plugin.replace("_", "-") if plugin is not None else None
+    if flag is not None and reg.lookup(flag) is not None:
+        hint += (f"; a custom parser needs `{flag} <file>` (the file that registers "
+                 f"`{value}`) in the same command")
+    return hint
 
 
 def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
@@ -217,13 +241,14 @@ def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
 
 
 def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
-                   allow_positionals: int) -> Iterator[FlagIssue]:
+                   allow_positionals: int,
+                   expansions: frozenset[int]) -> Iterator[FlagIssue]:
     top, low = plan.newest, plan.minimum
     if top is None or low is None or top.version == low.version:
         return
     if top.version in plan.checked:
         return  # the newest is inside the install range: _range_issues judges it
-    later = parse_at(tokens, top, allow_positionals)
+    later = parse_at(tokens, top, allow_positionals, expansions)
     by_index = {o.index: o for o in later.options}
     for opt in parsed.options:
         if opt.spec is None:

@@ -49,14 +49,15 @@ from validator.checks.flag_engine import (
     split_joined,
     value_lead,
 )
-from validator.checks.flag_values import ISSUE_CODES
+from validator.checks.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged, value_at
 from validator.checks.install_range import install_range
 from validator.checks.install_range import record as record_ranges
 from validator.checks.registry import Hit, Reads
+from validator.checks.shell_words import printed_expansions
 from validator.checks.versions import MinVersion, version_key
 from validator.findings import Related
 from validator.sourcemap import join_pointer, split_pointer
-from validator.vllm_cli.argv import ParsedArgs
+from validator.vllm_cli.argv import ParsedArgs, ParsedOption
 
 if TYPE_CHECKING:
     from validator.checks.rendered import RenderedFacts
@@ -203,10 +204,12 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
                                           "splits it; its API argv keeps one token, which "
                                           "vLLM refuses)", "write the flag and its value "
                                           "as two list items", related=rel))
-        result, issues = check_tokens(tokens, plan)
+        result, issues = check_tokens(tokens, plan, expansions=printed_expansions(
+            layer.tokens, tokens, where))
         if result is not None:
             out.parsed[layer.pointer] = result
             out.where[layer.pointer] = where
+            issues = _unplugged(doc, ctx, layer, result, where, issues)
         for issue in issues:
             ptr, related = layer.site(doc, where[issue.index])
             lead = value_lead(layer.tokens, tokens, where, issue.index) \
@@ -222,6 +225,38 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
             _add(out.hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
                                                        related=related, value_after=lead))
     return out
+
+
+#: Issue codes that judge the value of a parser option (a plugin file registers names).
+_PARSER_VALUE_CODES = frozenset({"choice", "range_rejected"})
+
+
+def _unplugged(doc: LoadedDocument, ctx: Context, layer: ArgLayer, parsed: ParsedArgs,
+               where: tuple[int, ...], issues: list[FlagIssue]) -> list[FlagIssue]:
+    """``issues`` without the value judgments of a parser option (``--tool-call-parser
+    quill``) that every command the site renders it in gives a parser plugin file
+    (``--tool-parser-plugin``) from another list: the engine honours a plugin of the
+    list itself (:func:`~validator.checks.flag_values.plugged`), the whole command is
+    the renderer's (:func:`~validator.checks.rendered.plugged_in_commands`). A parser
+    name no command gives a plugin stays an error."""
+    own = plugged(parsed)
+    judged: dict[int, ParsedOption] = {}
+    for opt in parsed.options:
+        if opt.dest in PLUGIN_OPTIONS and opt.dest not in own:
+            judged.update((at, opt) for at in (opt.index, *value_at(opt)))
+    options = {judged[i.index].index: judged[i.index] for i in issues
+               if i.code in _PARSER_VALUE_CODES and i.index in judged}
+    if not options:
+        return issues
+    from validator.checks.rendered import plugged_in_commands
+
+    document = layer.origin.path if layer.origin is not None else doc.path
+    dropped: set[int] = set()
+    for opt in options.values():
+        if plugged_in_commands(doc, ctx, document, join_pointer(layer.pointer, where[opt.index]),
+                               opt.dest):
+            dropped.update((opt.index, *value_at(opt)))
+    return [i for i in issues if i.code not in _PARSER_VALUE_CODES or i.index not in dropped]
 
 
 def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str | None,

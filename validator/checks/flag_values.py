@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from validator.vllm_cli import argv
@@ -107,8 +108,20 @@ def takes_string(spec: object) -> bool | None:
 
 
 def plugged(parsed: ParsedArgs) -> set[str]:
-    """Parser options whose names a parser plugin file of the same list registers."""
+    """Parser options whose names a parser plugin file of the same list registers (a
+    plugin in another list of the same rendered command: :func:`plugin_in_words`)."""
     return {dest for dest, plugin in PLUGIN_OPTIONS.items()
-            if any(o.dest == plugin or ("parser-plugin" in o.normalised
-                                        and dest.split("_")[0] in o.normalised)
-                   for o in parsed.options)}
+            if any(o.dest == plugin or _plugs(o.normalised, dest) for o in parsed.options)}
+
+
+def plugin_in_words(words: Sequence[str], dest: str) -> bool:
+    """Whether a command's words set the parser plugin option of parser option ``dest``
+    (``--tool-parser-plugin`` for ``tool_call_parser``), as :func:`plugged` reads it."""
+    return any(w.startswith("--") and _plugs(argv.normalise(w.split("=", 1)[0]), dest)
+               for w in words)
+
+
+def _plugs(normalised: str, dest: str) -> bool:
+    """Whether option ``normalised`` (``--tool-parser-plugin``) is the plugin option of
+    parser option ``dest``."""
+    return "parser-plugin" in normalised and dest.split("_")[0] in normalised

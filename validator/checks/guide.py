@@ -212,7 +212,11 @@ def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     value, a value given to a switch, a value outside the flag's choices or the
     registered parser names, JSON that does not parse, a non-positive
     ``num_speculative_tokens``, or a dotted key that swallows the next flag (see
-    ``FLAG004``-``FLAG009``).
+    ``FLAG004``-``FLAG009``). A whole shell expansion where an option would be
+    (``"$@"``, ``$EXTRA_ARGS``, ``"${ARGS[@]}"``) is not judged, nor are the bare words
+    right after it: bash replaces it by words the guide does not show. The literal flags
+    around it are judged, and one after an option taking a value is that value
+    (``--host $HEAD_IP``).
 
     Failing::
 

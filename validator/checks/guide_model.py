@@ -24,6 +24,7 @@ from validator.checks.flag_values import ISSUE_CODES
 from validator.checks.guide_sections import SectionContext, section_context
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, Reads
+from validator.checks.shell_words import word_expansions
 from validator.checks.versions import NIGHTLY, MinVersion
 from validator.findings import Related
 from validator.guide.commands import GuideCommands, ServeCommand, parse_guide
@@ -127,6 +128,8 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
     top = cli_plan.newest()
     for cmd in found.commands:
         family = command_family(cmd)
+        # `"$@"`, `$EXTRA_ARGS`: bash replaces them by words the guide does not show
+        expanded = word_expansions(cmd.args)
         variant = out.ids.get((cmd.model or "").lower())
         reach = install_range(doc, ctx, variant)
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
@@ -140,9 +143,11 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         if plan.minimum is None:
             # not checked (no fitting plugin CLI), but one deployment's nodes must agree
             if top is not None and family != cli_plan.VLLM:
-                out.unchecked.append((cmd, argv.parse_args(cmd.args, top)))
+                out.unchecked.append((cmd, argv.parse_args(cmd.args, top,
+                                                           expansions=expanded)))
             continue
-        result, issues = flag_engine.check_tokens(cmd.args, plan, duplicates=False)
+        result, issues = flag_engine.check_tokens(cmd.args, plan, duplicates=False,
+                                                  expansions=expanded)
         if result is None:
             continue
         out.checked.append(CheckedCommand(cmd, result, plan))

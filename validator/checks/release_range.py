@@ -52,15 +52,18 @@ if TYPE_CHECKING:
     from validator.vllm_cli.registry import CliRegistry
 
 
-def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0) -> ParsedArgs:
-    """:func:`validator.vllm_cli.argv.parse_args` of ``tokens`` at ``reg``, memoised per
-    (tokens, release file) on the run's data source
+def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0,
+             expansions: frozenset[int] = frozenset()) -> ParsedArgs:
+    """:func:`validator.vllm_cli.argv.parse_args` of ``tokens`` at ``reg`` (``expansions``:
+    the tokens a shell expands, see there), memoised per (tokens, release file) on the
+    run's data source
     (:func:`validator.checks.cli_data.active`): many configurations and revisions share
     one argument list."""
     family = reg.plugin.name if reg.plugin is not None else VLLM
-    key = (tuple(tokens), reg.version, family, reg.sha256, allow_positionals)
+    key = (tuple(tokens), reg.version, family, reg.sha256, allow_positionals, expansions)
     return active().bounded("range:parse_at", key, lambda: argv.parse_args(
-        tokens, reg, allow_positionals=allow_positionals), limit=LISTS_KEPT)
+        tokens, reg, allow_positionals=allow_positionals, expansions=expansions),
+        limit=LISTS_KEPT)
 
 
 def release_runs(found: Sequence[str], checked: Sequence[str]) -> str:
@@ -212,31 +215,34 @@ def _bound(option: ParsedOption | None,
 
 
 def range_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
-                  allow_positionals: int) -> Iterator[FlagIssue]:
+                  allow_positionals: int,
+                  expansions: frozenset[int] = frozenset()) -> Iterator[FlagIssue]:
     """Tokens accepted at the minimum but rejected by a release of the install range
     (memoised per argument list and range: configurations and recipes share lists)."""
     if not plan.checked or plan.minimum is None:
         return
-    yield from _range_issues_of(tuple(tokens), allow_positionals, plan, parsed)
+    yield from _range_issues_of(tuple(tokens), allow_positionals, plan, parsed, expansions)
 
 
 def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int, plan: VersionPlan,
-                     parsed: ParsedArgs | None = None) -> tuple[FlagIssue, ...]:
+                     parsed: ParsedArgs | None = None,
+                     expansions: frozenset[int] = frozenset()) -> tuple[FlagIssue, ...]:
     """The issues of one argument list and range, memoised on the run's data source."""
     assert plan.minimum is not None
     key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
-           plan.range_label)
+           plan.range_label, expansions)
     return active().bounded("range:issues", key, lambda: tuple(_compute_range_issues(
-        tokens, plan, allow_positionals, parsed)), limit=LISTS_KEPT)
+        tokens, plan, allow_positionals, parsed, expansions)), limit=LISTS_KEPT)
 
 
 def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_positionals: int,
-                          parsed: ParsedArgs | None = None) -> Iterator[FlagIssue]:
+                          parsed: ParsedArgs | None = None,
+                          expansions: frozenset[int] = frozenset()) -> Iterator[FlagIssue]:
     """``parsed``: the parse of ``tokens`` at ``plan.minimum`` when the caller has it."""
     low = plan.minimum
     assert low is not None
     if parsed is None or parsed.tokens != tokens:
-        parsed = parse_at(tokens, low, allow_positionals)
+        parsed = parse_at(tokens, low, allow_positionals, expansions)
     no_ambiguity: dict[int, str] = {}
     # judged here: what the minimum accepts (its own rejections are the other issues), and
     # not the values of a parser that a parser plugin file registers
@@ -254,7 +260,8 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
         # the releases of a group read the tokens alike: one parse binds every option
         members = frozenset(group)
         at = parsed if like_minimum and number == 0 else parse_at(
-            tokens, registry(plan.checked[group[0]], plan.family), allow_positionals)
+            tokens, registry(plan.checked[group[0]], plan.family), allow_positionals,
+            expansions)
         by_index, ambiguous = _split(at)
         for opt in accepted:
             for position, rejection in _verdicts(opt, by_index.get(opt.index),

@@ -26,9 +26,10 @@ from validator.checks._data import get
 from validator.checks.arg_layers import ASCEND, npu_hardware, platform_plugin
 from validator.checks.cli_plan import VLLM, VersionPlan, plan_for
 from validator.checks.flag_engine import FlagIssue, check_tokens
+from validator.checks.flag_values import plugin_in_words
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit
-from validator.checks.shell_words import shell_words
+from validator.checks.shell_words import printed_expansions, shell_words
 from validator.findings import Related
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIss
     (:func:`~validator.checks.shell_words.shell_words`: a ``"--flag value"`` item is two
     words there), each at the index of the item it comes from."""
     words, where = shell_words(args)
-    parsed, issues = check_tokens(words, plan)
+    parsed, issues = check_tokens(words, plan, expansions=printed_expansions(args, words, where))
     split = {i for i in where if where.count(i) > 1}
     out = []
     for issue in issues + _auto_tool(parsed):
@@ -147,6 +148,33 @@ def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIss
             continue  # the site's de-duplication reads the item whole: FLAG020 is the fix
         out.append(replace(issue, index=item, related_index=related))
     return out
+
+
+def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointer: str,
+                        dest: str) -> bool:
+    """Whether the site renders the token at ``pointer`` of ``document`` in some ``vllm
+    serve`` command, and every such command (of every configuration) also sets the
+    parser plugin option of parser option ``dest`` (a plugin written in another list,
+    e.g. ``model.base_args`` for a feature's ``--tool-call-parser``): the plugin file
+    registers the parser names of that command."""
+    from validator.render.cache import rendered_configurations
+
+    seen = False
+    for rendered in rendered_configurations(doc, ctx):
+        if not rendered.ok:
+            continue
+        for process in rendered.processes:
+            if not any(t.pointer == pointer and t.document == document
+                       for t in process.tokens):
+                continue
+            words = [str(a) for a in process.argv]
+            start = _args_start(words)
+            if start is None:
+                continue
+            if not plugin_in_words(shell_words(words[start:])[0], dest):
+                return False
+            seen = True
+    return seen
 
 
 def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from validator.checks.arg_layers import collect_layers
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
+from validator.render.args import shell_quote
 from validator.rules import RECIPE_ONLY
 
 if TYPE_CHECKING:
@@ -276,6 +277,39 @@ def shell_words(args: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...]]:
         words += parts or [item]
         where += [index] * len(parts or [item])
     return tuple(words), tuple(where)
+
+
+#: A whole shell parameter expansion: ``$NAME``, ``${NAME}``, ``${NAME[@]}``,
+#: ``${NAME:-default}``, the special parameters ``$@ $* $# $? $$ $! $-`` and ``$0``-``$9``
+#: (or several, back to back: ``$A$B``).
+_EXPANSION = re.compile(r"(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-]|\{[^{}]+\}))+")
+
+
+def whole_expansion(word: str) -> bool:
+    """Whether ``word`` (after shell-quote removal, or in one pair of double quotes) is a
+    whole parameter expansion: bash replaces it before vLLM sees anything, by words no
+    check can know (none, one, or several: an unquoted ``$EXTRA_ARGS``, ``"$@"``,
+    ``"${ARGS[@]}"``)."""
+    if len(word) > 2 and word[0] == word[-1] == '"':
+        word = word[1:-1]
+    return _EXPANSION.fullmatch(word) is not None
+
+
+def word_expansions(words: Sequence[str]) -> frozenset[int]:
+    """Indexes of the whole expansions among shell words (a guide command's, quotes
+    already removed): the ``expansions`` of :func:`validator.vllm_cli.argv.parse_args`."""
+    return frozenset(k for k, w in enumerate(words) if whole_expansion(w))
+
+
+def printed_expansions(items: Sequence[str], words: Sequence[str],
+                       where: Sequence[int]) -> frozenset[int]:
+    """Indexes of ``words`` (of argument list ``items``, ``where`` their item) that bash
+    expands in the command the site prints: a whole expansion printed raw (an item no flag
+    takes, or a word of a flag item), or a flag's value the site's quoting leaves bare
+    (``$NAME``; ``'${NAME}'`` reaches vLLM as written)."""
+    raw = printed_raw(items)
+    return frozenset(k for k, w in enumerate(words) if whole_expansion(w) and (
+        raw[where[k]] or shell_quote(w) == w))
 
 
 def _yaml_single(text: str) -> str:

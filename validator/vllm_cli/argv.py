@@ -35,7 +35,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -165,6 +165,8 @@ class ParsedArgs:
     options: list[ParsedOption] = field(default_factory=list)
     positionals: list[tuple[int, str]] = field(default_factory=list)
     problems: list[ArgProblem] = field(default_factory=list)
+    unread: list[int] = field(default_factory=list)
+    """Tokens not judged (``expansions`` of :func:`parse_args`)."""
 
     def find(self, *dests: str) -> list[ParsedOption]:
         """Occurrences whose destination is one of ``dests`` (argparse ``dest`` names,
@@ -308,8 +310,8 @@ def _arity(spec: OptionSpec) -> tuple[int, int | None]:
     return 1, 1  # argparse.REMAINDER / PARSER never occur on serve options
 
 
-def parse_args(tokens: Sequence[str], cli: CliSpec, *,
-               allow_positionals: int = 0) -> ParsedArgs:
+def parse_args(tokens: Sequence[str], cli: CliSpec, *, allow_positionals: int = 0,
+               expansions: Collection[int] = ()) -> ParsedArgs:
     """Parse one ``vllm serve`` argument list (without ``vllm serve`` itself).
 
     Args:
@@ -318,6 +320,10 @@ def parse_args(tokens: Sequence[str], cli: CliSpec, *,
         cli: the option table of the release to parse against.
         allow_positionals: how many bare tokens are expected (the model for a guide
             command); further bare tokens are :attr:`Problem.STRAY`.
+        expansions: tokens a shell expands into unknown words (``"$@"``, ``$EXTRA``).
+            One is the value of an option that takes one (``--host $HEAD_IP``); where an
+            option would stand it is not judged, nor the bare tokens after it (values of
+            an option it may end with) up to the next option (``ParsedArgs.unread``).
 
     Returns:
         A :class:`ParsedArgs`. Never raises: every problem is an :class:`ArgProblem`.
@@ -325,8 +331,15 @@ def parse_args(tokens: Sequence[str], cli: CliSpec, *,
     result = ParsedArgs(tuple(tokens))
     n = len(tokens)
     i = 0
+    expanded = False  # after an expansion where an option would be
     while i < n:
         token = tokens[i]
+        if i in expansions or (expanded and not looks_like_option(token) and token != "--"):
+            result.unread.append(i)
+            expanded = True
+            i += 1
+            continue
+        expanded = False
         if not looks_like_option(token) or token == "--":
             if len(result.positionals) < allow_positionals:
                 result.positionals.append((i, token))
@@ -336,11 +349,12 @@ def parse_args(tokens: Sequence[str], cli: CliSpec, *,
                     "as a value (argparse: unrecognized arguments)"))
             i += 1
             continue
-        i = _parse_one(result, tokens, i, cli)
+        i = _parse_one(result, tokens, i, cli, expansions)
     return result
 
 
-def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec) -> int:
+def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
+               expansions: Collection[int] = ()) -> int:
     token = tokens[i]
     key, inline = split_inline(token)
     # -O3 / -O=3 (FlexibleArgumentParser rewrites them to the optimisation level)
@@ -377,7 +391,8 @@ def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec) 
             if inline is not None:
                 opt_problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
                                      f"no value, but `={inline}` is given", i))
-            elif nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+            elif nxt < len(tokens) and not looks_like_option(tokens[nxt]) \
+                    and nxt not in expansions:  # an expansion after a switch: more words
                 opt_problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
                                      f"no value, but `{tokens[nxt]}` follows it", nxt))
                 values, indexes = [tokens[nxt]], [nxt]
