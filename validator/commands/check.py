@@ -71,6 +71,9 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
     if options.expect_sha256 and len(args.paths) != 1:
         raise UsageError("--expect-sha256 needs exactly one OWNER/REPO@REV:PATH")
     for arg in args.paths:  # a SourceError (bad spec, unreadable path) is a usage error
+        if not arg.strip():  # Path("") is the current folder: a lost shell variable
+            raise UsageError(f"PATH {arg!r} is empty: name a recipe file or folder (a shell "
+                             "variable that expanded to nothing?)")
         if looks_like_spec(arg) and not Path(arg).exists():
             tree, paths = open_targets(parse_spec(arg), options, pinned)
             targets += [Target(tree, path) for path in paths]
