@@ -40,6 +40,12 @@ from validator.findings import Severity
 CONFIG_FILES = (".recipe-check.toml", "pyproject.toml")
 """Files looked for at the recipes root, in order."""
 
+ALWAYS_ERRORS = frozenset({"PROV001", "PROV002", "PROV003", "PROV005", "PROV006"})
+"""Findings reported whatever the configuration (bytes that failed verification, a file
+refused unread, a changed file that cannot be checked): neither ``select``/``ignore`` nor
+``[severity]`` governs them, so a ``[severity]`` line naming one is a configuration error
+rather than a setting that silently does nothing."""
+
 TABLE = "recipe-check"
 """The table name under ``[tool]`` in ``pyproject.toml``."""
 
@@ -248,6 +254,10 @@ def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -
         if value not in {s.value for s in Severity}:
             raise ConfigError(where, _line_of(text, sel), f"severity of {sel} must be "
                               f"\"error\", \"warning\" or \"info\", not {value!r}")
+        if norm in ALWAYS_ERRORS and value != Severity.ERROR.value:
+            raise ConfigError(where, _line_of(text, sel), f"the severity of {norm} cannot be "
+                              "changed: findings about bytes that failed verification or "
+                              "were refused unread are always errors; remove this line")
         severity[norm] = Severity(value)
     per_file: list[tuple[str, tuple[str, ...]]] = []
     raw_pfi = table.get("per-file-ignores", {})

@@ -219,7 +219,9 @@ def _warn_if_no_rule_runs(args: argparse.Namespace, config: Config) -> None:
         ("select", config.select), ("extend-select", config.extend_select),
         ("ignore", config.ignore)) if value is not None and (value or key == "select"))
     print(f"recipe-check: warning: {where}: {chosen or 'the selection'} leaves no rule "
-          "selected: nothing is checked and every file passes", file=sys.stderr)
+          "selected: nothing is checked and every file passes, except for the always "
+          "reported PROV errors (bytes that failed verification or were refused unread)",
+          file=sys.stderr)
 
 
 STDOUT = "-"
