@@ -6,6 +6,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.checks.test_install_range import of, recipe, run
 from tests.conftest import line_of
 from validator.checks.guide_sections import SectionSearch, section_context, section_headings
@@ -113,3 +115,74 @@ def test_a_section_search_finds_what_a_search_of_each_prefix_finds() -> None:
                 compared += 1
                 hits += want
     assert compared > 1000 and hits > 100, (compared, hits)
+
+
+# --- the wordings of a section's own version ---------------------------------------------
+
+METRICS = "vllm serve example-org/Example-8B --enable-per-request-metrics"  # from 0.25.0
+
+
+def with_section(note: str, cmd: str = METRICS, heading: str = "## Metrics") -> str:
+    """The test recipe (minimum 0.22.0) with a second section: ``heading``, ``note`` and a
+    block of ``cmd``."""
+    return recipe(minimum="0.22.0", guide_cmd=f"echo ready\n  ```\n\n  {heading}\n\n  {note}"
+                  f"\n\n  ```bash\n  {cmd}")
+
+
+@pytest.mark.parametrize("note", [
+    "This path requires vLLM 0.25.0: the option landed there.",
+    "Starting with vLLM 0.25.0 and later, per-request metrics are on offer:",
+    "Since vLLM 0.25.0, per-request metrics can be enabled.",
+    "Needs vLLM v0.25 or newer.",
+    "Works with vLLM 0.25.0 and up.",
+    "Requires at least vLLM 0.25.0.",
+])
+def test_section_lower_bound_wordings_are_honoured(corpus_copy: Path, note: str) -> None:
+    found, _ = run(corpus_copy, with_section(note))
+    assert not of(found, "GUIDE004"), found
+
+
+def test_section_heading_states_the_version(corpus_copy: Path) -> None:
+    found, _ = run(corpus_copy, with_section(
+        "Per-request metrics:", heading="## Per-request metrics (vLLM 0.25.0 and newer)"))
+    assert not of(found, "GUIDE004"), found
+
+
+def test_section_choice_checked_against_the_stated_version(corpus_copy: Path) -> None:
+    cmd = "vllm serve example-org/Example-8B --all2all-backend deepep_v2"  # from 0.24.0
+    found, _ = run(corpus_copy, with_section("This path requires vLLM 0.24.0.", cmd))
+    assert not of(found, "GUIDE006"), found
+    failing, _ = run(corpus_copy, with_section("See the backend docs.", cmd))
+    (hit,) = of(failing, "GUIDE006")
+    assert hit.message.endswith("but the recipe's minimum is 0.22.0")
+
+
+@pytest.mark.parametrize("note", [
+    "Up to vLLM 0.25.0 this was experimental.",
+    "Before vLLM 0.25.0 the option did not exist.",
+    "vLLM 0.25.0 or earlier printed no metrics.",
+    "Fixed in vLLM 0.25.0.",  # a fact about one release, not the section's minimum
+    "This does not require vLLM 0.25.0.",
+])
+def test_upper_bounds_and_mentions_do_not_raise_the_floor(corpus_copy: Path, note: str) -> None:
+    found, _ = run(corpus_copy, with_section(note))
+    (hit,) = of(found, "GUIDE004")
+    assert "exists only from vLLM 0.25.0, but the recipe's minimum is 0.22.0" in hit.message
+    assert "section" not in hit.message
+
+
+def test_message_says_the_sections_version_was_taken_into_account(corpus_copy: Path) -> None:
+    text = with_section("This path requires vLLM 0.24.0.")
+    found, _ = run(corpus_copy, text)
+    (hit,) = of(found, "GUIDE004")
+    assert hit.message.endswith("exists only from vLLM 0.25.0, but the minimum its section "
+                                "states is 0.24.0 (the recipe's min_vllm_version is "
+                                "0.22.0)"), hit.message
+    assert hit.hint == ("raise the version the section states (and min_vllm_version if every "
+                        "path needs it) to 0.25.0 or drop the flag")
+    assert [r.line for r in hit.related] == [line_of(text, "This path requires vLLM 0.24.0")]
+    lower, _ = run(corpus_copy, with_section("Tested since vLLM 0.20.0, and still fine."))
+    (hit,) = of(lower, "GUIDE004")
+    assert hit.message.endswith("but the recipe's minimum is 0.22.0 (its section states "
+                                "vLLM 0.20.0, not above it)"), hit.message
+    assert hit.hint == "raise min_vllm_version to 0.25.0 or drop the flag"

@@ -11,8 +11,8 @@ from packaging.version import Version
 
 from tests.conftest import EXTRA, check_tree, line_of, replace_once
 from validator.catalogue import check_rules
-from validator.checks.ver_guide import version_statements
 from validator.checks.ver_model import parse_image, tag_version
+from validator.checks.ver_prose import version_statements
 from validator.checks.versions import effective_min_version, parse_min_version
 from validator.context import Context, local_context
 from validator.findings import Finding
@@ -308,6 +308,61 @@ def test_ver008_higher_prerequisite(corpus_copy: Path) -> None:
     text = inject(corpus_copy, GLM51, "**vLLM version:** 0.19.0", "**vLLM version:** 0.21.0")
     assert ("VER008", "/guide", line_of(text, "**vLLM version:** 0.21.0")) in ver(
         corpus_copy, GLM51, "VER008")
+
+
+def ver008_lines(corpus_repo: Path, minimum: str, *lines: str) -> list[tuple[int, str]]:
+    """``(line, hint)`` of the VER008 findings of the GLM-5.3 fixture declaring
+    ``minimum`` with ``lines`` as its guide."""
+    text = GLM53_FIXTURE.split("guide: |")[0].replace('"0.29.0"', f'"{minimum}"', 1)
+    text += "guide: |\n" + "".join(f"  {line}\n" for line in lines)
+    return [(f.line, f.hint or "") for f in run_ver(text, "models/zai-org/GLM-5.3.yaml",
+                                                      local_context(corpus_repo))
+            if f.rule == "VER008"]
+
+
+@pytest.mark.parametrize("line", [
+    "- EAGLE3 requires vLLM >= 0.9.0",  # a feature's requirement, met by the minimum
+    "- MTP needs vLLM 0.9.0 or later",
+    "- Since vLLM 0.9.0, the chat template ships with the model.",  # from when on, no need
+    "Tool calling works with vLLM >= 0.9.0.",
+])
+def test_ver008_feature_scoped_below_is_no_contradiction(corpus_repo: Path, line: str) -> None:
+    assert ver008_lines(corpus_repo, "0.23.0", "## Notes", "", line) == []
+
+
+@pytest.mark.parametrize("line", [
+    "- Requires vLLM >= 0.9.0",
+    "- vLLM >= 0.9.0",
+    "- **vLLM version:** >= 0.9.0 (speculative decoding with EAGLE3 requires >= 0.18.0)",
+    "The model requires vLLM 0.9.0 or later.",
+])
+def test_ver008_recipe_requirement_below_is_reported(corpus_repo: Path, line: str) -> None:
+    ((at, hint),) = ver008_lines(corpus_repo, "0.23.0", "## Prerequisites", "", line)
+    assert at == line_of(GLM53_FIXTURE, "guide: |") + 3
+    assert hint.startswith("state vLLM 0.23.0 (the declared minimum) here")
+
+
+@pytest.mark.parametrize(("heading", "line"), [
+    ("## Prerequisites", "- vLLM 0.12.0 or later: the ROCm AITER MoE kernels are used "
+     "automatically"),
+    ("## Prerequisites", "- vLLM 0.12.0 or later for FP8 KV cache"),
+    ("## Prerequisites", "- Requires vLLM >= 0.12.0 on Blackwell (B200)"),
+    ("## AMD MI355X", "- vLLM 0.12.0 or later"),
+    ("## Speculative decoding", "- Requires vLLM 0.12.0+"),
+])
+def test_ver008_scoped_higher_prerequisite_is_not_the_recipes(corpus_repo: Path, heading: str,
+                                                              line: str) -> None:
+    assert ver008_lines(corpus_repo, "0.11.0", heading, "", line) == []
+
+
+@pytest.mark.parametrize("line", [
+    "- vLLM 0.12.0 or later",
+    "- Requires vLLM >= 0.12.0",
+    "- **Requires:** vLLM 0.12.0 (latest stable recommended)",
+])
+def test_ver008_plain_higher_prerequisite_is_reported(corpus_repo: Path, line: str) -> None:
+    ((_, hint),) = ver008_lines(corpus_repo, "0.11.0", "## Prerequisites", "", line)
+    assert hint == "raise min_vllm_version to 0.12.0, or correct the text"
 
 
 @pytest.mark.parametrize(("line", "found"), [

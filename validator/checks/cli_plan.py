@@ -311,6 +311,10 @@ class VersionPlan:
         unreleased: an install path of the recipe pulls unreleased code (a nightly wheel
             or image, a source install).
         range_label: how messages name the install range (``"0.12.0–0.33.0"``).
+        floor: for a guide command whose section states its own vLLM version, how
+            messages name the minimum checked (the words before and after
+            :attr:`label`) and what a hint raises (``None``: the recipe's
+            ``min_vllm_version``); see :meth:`short_of`.
     """
 
     minimum: CliRegistry | None
@@ -322,6 +326,18 @@ class VersionPlan:
     checked: tuple[str, ...] = ()
     unreleased: bool = False
     range_label: str | None = None
+    floor: tuple[str, str, str] | None = None
+
+    def short_of(self) -> str:
+        """The end of a message saying a token is newer than the minimum: "the recipe's
+        minimum is 0.22.0", or what :attr:`floor` says of the section's own version."""
+        if self.floor is None:
+            return f"the recipe's minimum is {self.label}"
+        return f"{self.floor[0]} {self.label}{self.floor[1]}"
+
+    def raise_to(self, release: str) -> str:
+        """A hint's "raise min_vllm_version to X" (or the section's stated version)."""
+        return f"raise {self.floor[2] if self.floor else 'min_vllm_version'} to {release}"
 
     @property
     def product(self) -> str:

@@ -94,7 +94,7 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     top = plan.newest
     key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
-           plan.unreleased, plan.range_label, window(), expansions)
+           plan.unreleased, plan.range_label, plan.floor, window(), expansions)
     parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
         key[0], plan, reg, allow_positionals, duplicates, expansions), limit=LISTS_KEPT)
     return parsed, list(issues)
@@ -156,9 +156,8 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
         what = (f"dotted keys of `{name}` are accepted" if opt.keys
                 and first_version("option", name, fam) != first else f"`{name}` exists")
         return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
-                         f"but the recipe's minimum is {plan.label}",
-                         f"raise min_vllm_version to {required_vllm(first, fam)} or drop "
-                         "the flag")
+                         f"but {plan.short_of()}",
+                         f"{plan.raise_to(required_vllm(first, fam))} or drop the flag")
     if first is not None:
         last = last_version(kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
@@ -198,9 +197,8 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         first = first_version(f"choices:{name}", value, plan.family)
         if first is not None and Version(first) > Version(reg.version):
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
-                            f"from {plan.product} {first}, but the recipe's minimum is "
-                            f"{plan.label}",
-                            f"raise min_vllm_version to {required_vllm(first, plan.family)}",
+                            f"from {plan.product} {first}, but {plan.short_of()}",
+                            plan.raise_to(required_vllm(first, plan.family)),
                             on_value=True)
         else:
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
@@ -348,8 +346,8 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
         return None
     first = first_version("env", name, fam)
     if first is not None and Version(first) > Version(reg.version):
-        return (f"`{name}` is read only from {prod} {first}, but the recipe's minimum is "
-                f"{plan.label}", f"raise min_vllm_version to {required_vllm(first, fam)}")
+        return (f"`{name}` is read only from {prod} {first}, but {plan.short_of()}",
+                plan.raise_to(required_vllm(first, fam)))
     if first is not None:
         return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
                 f"{last_version('env', name, fam)})", None)

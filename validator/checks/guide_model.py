@@ -12,7 +12,7 @@ raised or bounded by what the guide section states, :mod:`validator.checks.guide
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -25,7 +25,7 @@ from validator.checks.guide_sections import SectionContext, section_context
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, Reads
 from validator.checks.shell_words import word_expansions
-from validator.checks.versions import NIGHTLY, MinVersion
+from validator.checks.versions import NIGHTLY, MinVersion, format_version
 from validator.findings import Related
 from validator.guide.commands import GuideCommands, ServeCommand, parse_guide
 from validator.vllm_cli import argv
@@ -135,9 +135,12 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
         pulled, unreleased = reach.top, reach.unreleased
         stated = section_context(text, cmd.line)
+        recipe = declared
         if stated is not None:
             declared, pulled, unreleased = _section_plan(declared, pulled, unreleased, stated)
         plan = cli_plan.plan_for(declared, family, pulled, unreleased)
+        if stated is not None and stated.minimum is not None and plan.minimum is not None:
+            plan = replace(plan, floor=_floor(recipe, declared, stated.minimum))
         seen = (Related(file_line(doc, stated.line), f"the section states: {stated.text}"),
                 ) if stated is not None else ()
         if plan.minimum is None:
@@ -200,6 +203,20 @@ def command_family(cmd: ServeCommand) -> str:
         return arg_layers.ASCEND
     return cli_plan.VLLM
 
+
+
+def _floor(recipe: MinVersion | None, declared: MinVersion | None,
+           stated: Version) -> tuple[str, str, str]:
+    """:attr:`~validator.checks.cli_plan.VersionPlan.floor` of a command whose section
+    states vLLM ``stated``: the messages say that it was taken into account, whether it
+    raised the recipe's minimum ``recipe`` to ``declared`` or not."""
+    named = "none" if recipe is None else format_version(recipe)
+    if declared != recipe:
+        return ("the minimum its section states is", f" (the recipe's min_vllm_version is "
+                f"{named})", "the version the section states (and min_vllm_version if "
+                "every path needs it)")
+    return ("the recipe's minimum is", f" (its section states vLLM {stated}, not above it)",
+            "min_vllm_version")
 
 
 def _section_plan(declared: MinVersion | None, top: str | None, unreleased: bool,

@@ -1,7 +1,9 @@
 """The version a guide section states for its own commands.
 
 A section of the guide (the text from one markdown heading to the next) may say which
-vLLM its commands are for: "requires vLLM >= 0.9.0", "validated with vLLM 0.25.0",
+vLLM its commands are for: "requires vLLM >= 0.9.0", "vLLM 0.25.0 and newer" (its heading
+too; any wording :func:`~validator.checks.ver_prose.version_statements` reads as a lower
+bound, not an upper one such as "up to vLLM 0.20"), "validated with vLLM 0.25.0",
 ``pip install vllm==0.11.2``, an image ``vllm/vllm-openai:v0.25.0``, or unreleased code
 ("ships in the nightly TPU image", ``vllm/vllm-tpu:nightly``, a source install). The
 ``GUIDE`` rules check that section's commands against what it states, not against the
@@ -19,7 +21,7 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 from validator.checks.install_range import UNRELEASED_KINDS, classify_command
-from validator.checks.ver_guide import version_statements
+from validator.checks.ver_prose import version_statements
 from validator.guide.commands import find_fences
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")

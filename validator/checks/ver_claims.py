@@ -13,7 +13,6 @@ from packaging.version import Version
 from validator.checks._data import get, items
 from validator.checks.hw_text import _mentions as variants_named
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
-from validator.checks.ver_guide import version_statements
 from validator.checks.ver_model import (
     FLOATING_TAG,
     NIGHTLY_COMMIT,
@@ -28,6 +27,7 @@ from validator.checks.ver_model import (
     tag_version,
     text_sources,
 )
+from validator.checks.ver_prose import version_statements
 from validator.checks.versions import (
     NIGHTLY,
     MinVersion,
