@@ -14,7 +14,13 @@ from collections.abc import Iterable, Sequence
 
 from validator.config import Config, glob_regex, matches, specificity
 from validator.findings import Finding, Severity
-from validator.suppress import MALFORMED, UNUSED, Directive, directives
+from validator.suppress import IN_TEXT, MALFORMED, UNUSED, Directive, directives
+
+_HINTS = {
+    MALFORMED.id: "write ignore[ID, ...] or ignore-file[ID, ...]",
+    IN_TEXT.id: "move it out of the string onto a comment line of its own (ignore-file[...] "
+                "above the key for findings inside a block scalar)",
+}
 
 
 class Policy:
@@ -76,8 +82,8 @@ class Policy:
         out = []
         for d in comments:
             for rule_id, message in d.bad:
-                hint = ("write ignore[ID, ...] or ignore-file[ID, ...]" if rule_id == MALFORMED.id
-                        else "name the rule the finding shows (recipe-check rules)")
+                hint = _HINTS.get(rule_id, "name the rule the finding shows (recipe-check "
+                                  "rules)")
                 out.append(self._finding(rule_id, path, d, message, hint))
             unused = [s for s in d.selectors if s not in d.used and self._ran(s, path)]
             if unused:

@@ -157,3 +157,26 @@ MALFORMED = declare("RC003", Severity.WARNING, "recipe-check comment is not a kn
 
     How to fix: write ``ignore[ID, ...]`` or ``ignore-file[ID, ...]``.
     """)
+
+IN_TEXT = declare("RC004", Severity.WARNING, "suppression directive is text, not a comment", """
+    A ``# recipe-check:`` directive stands inside a string: a line of a block scalar
+    (``guide: |``) or of a quoted string. YAML does not read comments there, so the line is
+    part of the value (js-yaml keeps it; the site shows it, in a guide as a heading) and it
+    suppresses nothing. Findings on the lines of a block scalar can only be suppressed for
+    the whole file, by an ``ignore-file`` comment outside the string.
+
+    Failing::
+
+        guide: |
+          # recipe-check: ignore-file[GUIDE]
+          Run the server.
+
+    Passing::
+
+        # recipe-check: ignore-file[GUIDE]
+        guide: |
+          Run the server.
+
+    How to fix: move the directive out of the string, onto a comment line of its own
+    above the key (``ignore-file[...]`` for findings inside the string).
+    """)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -41,7 +42,10 @@ __all__ = [
     "YAML_AMBIGUOUS_SCALAR", "YAML_BAD_TAG", "YAML_DUPLICATE_KEY", "YAML_ENCODING",
     "YAML_INVALID", "YAML_LIMIT", "YAML_SHAPE", "YAML_UNKNOWN_TAG", "YAML_VERSION_FLOAT",
     "LoadedDocument", "construct_tagged", "decode_text", "load_yaml", "resolve_plain",
+    "scalar_spans",
 ]
+
+_T = TypeVar("_T")
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
@@ -206,14 +210,22 @@ _TAB_COMMENT_LINE = re.compile(r"^[ \t]*\t[ \t]*(?:#.*)?$")
 
 
 def _compose(text: str, lines: list[str], tabbed: list[tuple[int, int]]) -> list[yaml.Node]:
-    """``yaml.compose_all`` of ``text``; where libyaml stops at a tab that indents a
+    """``yaml.compose_all`` of ``text``, read past tab-indented comment lines as js-yaml
+    reads them (:func:`_tab_tolerant`)."""
+    return _tab_tolerant(lambda t: list(yaml.compose_all(t, Loader=yaml.CSafeLoader)),
+                         text, lines, tabbed)
+
+
+def _tab_tolerant(run: Callable[[str], _T], text: str, lines: list[str],
+                  tabbed: list[tuple[int, int]]) -> _T:
+    """``run(text)`` (a libyaml reader); where libyaml stops at a tab that indents a
     comment or blank line (js-yaml, the site's reader, skips such a line), the line is
     rewritten as js-yaml reads it (the tab as a space; in a block scalar, a comment that
-    ends the scalar) and composing is retried. The 1-based position of
+    ends the scalar) and ``run`` is retried. The 1-based position of
     each such tab is appended to ``tabbed`` (``YAML012``)."""
     while True:
         try:
-            return list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+            return run(text)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark
             if (mark is None or not 0 <= mark.line < len(lines)
@@ -232,6 +244,38 @@ def _compose(text: str, lines: list[str], tabbed: list[tuple[int, int]]) -> list
                 fixed = line[:indent].replace("\t", " ") + line[indent:]
             lines = [*lines[:mark.line], fixed, *lines[mark.line + 1:]]
             text = _replace_line(text, mark.line, fixed)
+
+
+def scalar_spans(text: str) -> tuple[list[tuple[tuple[int, int], tuple[int, int]]],
+                                     tuple[int, int] | None]:
+    """Where the scalars of ``text`` stand, from libyaml's token stream (flat: no
+    recursion, whatever the nesting): 1-based ``((line, column), (end_line, end_column))``
+    per scalar, the end exclusive, for the text a ``#`` inside of is content, not a
+    comment. A block scalar's span starts on the line after its header (``guide: |  #
+    note``: the comment after the indicator is a comment). Tab-indented comment lines are
+    read as js-yaml reads them. The second value is where the scanner stopped at a syntax
+    error (spans past it are unknown), else ``None``."""
+    spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+
+    def run(source: str) -> None:
+        spans.clear()
+        for token in yaml.scan(source, Loader=yaml.CSafeLoader):
+            # only a quoted or block scalar can hold a `#` after whitespace (one ends a
+            # plain scalar), and only one holding a `#` matters: the rest are not kept
+            if isinstance(token, yaml.ScalarToken) and token.style and "#" in token.value:
+                start, end = token.start_mark, token.end_mark
+                begin = (start.line + 2, 1) if token.style in ("|", ">") else \
+                    (start.line + 1, start.column + 1)
+                spans.append((begin, (end.line + 1, end.column + 1)))
+
+    try:
+        _tab_tolerant(run, text, text.splitlines(), [])
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        return spans, (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    except yaml.YAMLError:
+        return spans, (1, 1)
+    return spans, None
 
 
 def _replace_line(text: str, index: int, new: str) -> str:

@@ -227,10 +227,9 @@ class Builder:
         if self.nodes > self.max_nodes:
             raise LimitExceeded(f"document expands to more than {self.max_nodes} nodes", node)
         if isinstance(node, yaml.ScalarNode):
-            value = self.scalar(node, pointer, None, record=False)
-            if isinstance(value, bool):
-                return "true" if value else "false"
-            return "null" if value is None else str(value)
+            # js-yaml names a key String(value): `2.0` -> "2", `1e3` -> "1000", `.inf`
+            # -> "Infinity", `~` -> "null", `0x1` -> "1" (Number#toString, not Python's)
+            return js_str(self.scalar(node, pointer, None, record=False))
         return js_str(self.build(node, pointer + "/~key", depth + 1))
 
     def scalar(
