@@ -125,7 +125,9 @@ def test_ver002_model_image_used_by_a_variant_with_a_higher_minimum(corpus_copy:
     findings = [f for f in check_tree(corpus_copy, LAGUNA) if f.rule == "VER002"]
     assert [(f.pointer, f.line) for f in findings] == [
         ("/model/docker_image/nvidia", line_of(text, "vllm-openai:v0.21.0"))]
-    assert "variant 'fp8' needs vLLM 0.22.0" in findings[0].message
+    # the message names the hardware the site renders fp8 with this (NVIDIA) image on
+    assert "variant 'fp8' (rendered with it on h200" in findings[0].message
+    assert findings[0].message.endswith("needs vLLM 0.22.0")
     assert findings[0].related[0].line == line_of(text, 'min_vllm_version: "0.22.0"')
 
 

@@ -169,6 +169,23 @@ def first_without(kind: str, name: str, after: str, family: str = VLLM) -> str |
     return None
 
 
+def pre_release_removal(kind: str, name: str, after: str,
+                        family: str = VLLM) -> tuple[list[str], str | None] | None:
+    """When every vendored release of ``family`` newer than ``after`` that lacks ``name``
+    is a pre-release (the removal is in no stable release yet): those pre-releases, and
+    the newest stable release that has ``name`` (``None`` when none does); else ``None``
+    (no release lacks it, or a stable one does)."""
+    lacking = [v for v in versions(family)
+               if v > Version(after) and not has(registry(str(v), family), kind, name)]
+    if not lacking or any(not v.is_prerelease for v in lacking):
+        return None
+    stable = [v for v in versions(family) if not v.is_prerelease and v <= lacking[-1]
+              and has(registry(str(v), family), kind, name)]
+    last = stable[-1] if stable else None
+    return [str(v) for v in lacking if last is None or v > last], (
+        str(last) if last is not None else None)
+
+
 def required_vllm(release: str, family: str = VLLM) -> str:
     """The ``min_vllm_version`` a recipe needs to get ``release`` of ``family``: the
     release itself for vLLM, the vLLM a plugin release is built on otherwise (vLLM-Omni
@@ -228,6 +245,22 @@ def option_hint(name: str, version: str, family: str = VLLM) -> str | None:
                              lambda: nearest_hint(name, all_options(version, family)))
 
 
+def replacement_hint(name: str, version: str, family: str = VLLM) -> str | None:
+    """"did you mean" for a removed option: the long options of ``version`` of ``family``
+    at least :data:`REPLACEMENT_CUTOFF` alike (a rename such as ``--disable-log-requests``
+    -> ``--enable-log-requests``, 0.88), not the looser typo search of
+    :func:`option_hint` (which also offers ``--text-encoder-tp-size`` for
+    ``--auxiliary-text-encoder``, 0.61: a flag that shares words, not a replacement)."""
+    return active().memoised(("replacement_hint", name, version, family),
+                             lambda: _nearest_hint(name, all_options(version, family),
+                                                   REPLACEMENT_CUTOFF))
+
+
+#: Similarity (:func:`difflib.SequenceMatcher.ratio`) from which a flag of a newer release
+#: is offered as the replacement of a removed one.
+REPLACEMENT_CUTOFF = 0.7
+
+
 def nearest_hint(name: str, known: Sequence[str]) -> str | None:
     """"did you mean" text from :func:`difflib.get_close_matches` (``None`` if none)."""
     return _nearest_hint(name, tuple(known))
@@ -236,8 +269,8 @@ def nearest_hint(name: str, known: Sequence[str]) -> str | None:
 # Pure functions of immutable inputs (strings, tuples of strings): their process-wide
 # caches hold no data of a data source.
 @lru_cache(maxsize=2048)
-def _nearest_hint(name: str, known: tuple[str, ...]) -> str | None:
-    close = close_matches(name, known, n=3, cutoff=0.6)
+def _nearest_hint(name: str, known: tuple[str, ...], cutoff: float = 0.6) -> str | None:
+    close = close_matches(name, known, n=3, cutoff=cutoff)
     return f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else None
 
 

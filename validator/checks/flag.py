@@ -91,7 +91,12 @@ def flag_removed_since(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     longer by the newest vendored release, and every install path of the recipe pins a
     release before that (``vllm==X``, a ``vX`` image): the message names the first release
     without it. The recipe breaks for anyone who upgrades. When an install path pulls the
-    newest release, the removal is inside the install range: ``FLAG023`` (error).
+    newest release, the removal is inside the install range: ``FLAG023`` (error). When
+    only pre-releases lack it (newer than the last stable release that has it: a plugin's
+    ``rc`` build), the message says so ("absent from vLLM-Omni 0.32.0rc1, a pre-release
+    (not yet removed in a stable release; stable 0.30.0 has it)"): still a warning, as
+    the next stable release is likely to follow. A "did you mean" names only a flag of
+    the newest release close enough to be a rename (``REPLACEMENT_CUTOFF``).
 
     Failing::
 

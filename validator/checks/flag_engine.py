@@ -30,6 +30,8 @@ from validator.checks.cli_plan import (
     last_version,
     nearest_hint,
     option_hint,
+    pre_release_removal,
+    replacement_hint,
     required_vllm,
     window,
 )
@@ -254,11 +256,18 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
         new = by_index.get(opt.index)
         name = opt.option or opt.normalised
         if new is None or new.spec is None:
+            hint = replacement_hint(name, top.version, plan.family)
+            pre = pre_release_removal("option", name, low.version, plan.family)
+            if pre is not None:
+                yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` is absent "
+                                f"from {plan.product} {_pre_releases(*pre)}",
+                                hint or "nothing to change for stable releases; before the "
+                                "next one, check whether the flag is renamed or dropped")
+                continue
             gone = first_without("option", name, low.version, plan.family)
             yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
                             f"{plan.product} {gone or top.version} (absent from "
-                            f"{top.version})",
-                            option_hint(name, top.version, plan.family))
+                            f"{top.version})", hint)
             continue
         old_allowed = allowed_values(low, opt.spec)
         new_allowed = allowed_values(top, new.spec)
@@ -266,10 +275,23 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
             continue
         for value in opt.values:
             if value in old_allowed and value not in new_allowed:
+                pre = pre_release_removal(f"choices:{name}", value, low.version, plan.family)
                 gone = first_without(f"choices:{name}", value, low.version, plan.family)
-                yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` is no "
-                                f"longer accepted from {plan.product} {gone or top.version}",
+                what = (f"is not accepted by {plan.product} {_pre_releases(*pre)}"
+                        if pre is not None else
+                        f"is no longer accepted from {plan.product} {gone or top.version}")
+                yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` {what}",
                                 nearest_hint(value, sorted(new_allowed)), on_value=True)
+
+
+def _pre_releases(lacking: list[str], last_stable: str | None) -> str:
+    """``0.32.0rc1, a pre-release (not yet removed in a stable release; stable 0.30.0 has
+    it)``, for a removal that only pre-releases newer than the last stable release having
+    the flag show."""
+    span = lacking[0] if len(lacking) == 1 else f"{lacking[0]}–{lacking[-1]}"
+    kind = "a pre-release" if len(lacking) == 1 else "pre-releases"
+    has_it = f"; stable {last_stable} has it" if last_stable is not None else ""
+    return f"{span}, {kind} (not yet removed in a stable release{has_it})"
 
 
 

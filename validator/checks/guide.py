@@ -175,8 +175,8 @@ def guide_flag_newer(doc: LoadedDocument, ctx: Context) -> list[Hit]:
       reads=GUIDE_READS)
 def guide_flag_removed(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or value that the newest vendored vLLM release no longer
-    accepts while every install path pins an older release (see ``FLAG003``; inside the
-    install range it is ``GUIDE017``).
+    accepts while every install path pins an older release (see ``FLAG003``, also for a
+    removal that only pre-releases show; inside the install range it is ``GUIDE017``).
 
     Failing::
 

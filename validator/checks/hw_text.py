@@ -44,12 +44,17 @@ class MultiNodeStatement:
         pointer: ``/variants/<v>/description`` or ``/guide``.
         block_index: 0-based guide line (``None`` for a description).
         phrase: the matched words, as written (``requires multi-node deployment``).
+        before: the words of its clause before the phrase (``On H100, it``).
+        after: the words of its clause after it (``on H100 (one node is too small)``): a
+            clause ends at a sentence end, a ``;`` or a line end.
     """
 
     variant: str
     pointer: str
     block_index: int | None
     phrase: str
+    before: str = ""
+    after: str = ""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -83,6 +88,16 @@ def _sentence_start(text: str, at: int) -> int:
     return 0 if cut < 0 else cut + 1
 
 
+_CLAUSE_END = re.compile(r"[.!?](?:\s|$)|;|\n")
+
+
+def _clause(text: str, start: int, end: int) -> tuple[str, str]:
+    """The words of the clause around ``text[start:end]``: before it, after it."""
+    cuts = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[cuts[-1] if cuts else 0:start], text[end:after.start() if after else len(text)]
+
+
 def multi_node_statements(data: Any) -> list[MultiNodeStatement]:
     """Every statement that a named variant needs multi-node, in document order:
     variant descriptions first, then guide lines. A guide statement counts only when the
@@ -95,7 +110,8 @@ def multi_node_statements(data: Any) -> list[MultiNodeStatement]:
             continue
         for m in _NEEDS_MULTI_NODE.finditer(desc):
             if not _NEGATION.search(desc[:m.start()]):
-                out.append(MultiNodeStatement(name, vptr + "/description", None, m.group(0)))
+                out.append(MultiNodeStatement(name, vptr + "/description", None, m.group(0),
+                                              *_clause(desc, m.start(), m.end())))
                 break
     guide = get(data, "guide")
     if not isinstance(guide, str):
@@ -111,8 +127,37 @@ def multi_node_statements(data: Any) -> list[MultiNodeStatement]:
             continue
         index = max(i for i, s in enumerate(starts) if s <= m.start())
         out.append(MultiNodeStatement(named[0], "/guide", index,
-                                      re.sub(r"\s+", " ", m.group(0))))
+                                      re.sub(r"\s+", " ", m.group(0)),
+                                      *_clause(guide, m.start(), m.end())))
     return out
+
+
+def qualified_hardware(st: MultiNodeStatement, ctx: Context) -> set[str]:
+    """The profile ids a statement limits itself to: hardware its clause names after a
+    preposition (``requires multi-node on H100``, ``for 8x MI300X``, ``On A100, ...``), by
+    profile id or display name, else by a brand or generation key (``on Hopper``); the
+    words after the phrase first (``BF16 on 8xH200; requires multi-node on H100`` is about
+    H100). Empty: the statement names no hardware and is about every profile."""
+    for text in (st.after, st.before):
+        named = {hw for hw, profile in ctx.hardware_profiles.items()
+                 if any(_qualifier(n).search(text)
+                        for n in {hw, str(profile.get("display_name") or hw)} if n)}
+        if not named:
+            for key, members in ctx.hardware_groups.items():
+                if _qualifier(key).search(text):
+                    named |= members
+        if named:
+            return named
+    return set()
+
+
+@functools.lru_cache(maxsize=1024)
+def _qualifier(name: str) -> re.Pattern[str]:
+    """``name`` after ``on``/``for``/``with``/``using``/``across``, with up to three words
+    between (``on one 8-GPU H100 node``) and a glued count (``8xH100``, ``8×H100``)."""
+    return re.compile(rf"\b(?:on|for|with|using|across)\s+(?:[^\s;,.]+\s+){{0,3}}?"
+                      rf"(?:\d+\s*[x×]\s*|(?<![\w-])){re.escape(name)}(?![\w-])",
+                      re.IGNORECASE)
 
 
 @rule("HW020", Severity.WARNING, "The recipe says a variant needs multi-node, but its "
@@ -123,7 +168,9 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     its ``vram_minimum_gb`` is at most the ``vram_gb`` of one node of a profile the picker
     shows for it, so the site offers single-node strategies there (``fitsSingleNode``).
     One of the two is wrong: the declared minimum understates what the variant needs, or
-    the text is out of date.
+    the text is out of date. A statement that names hardware ("requires multi-node on
+    H100", "for MI300X", a profile id or display name, or a brand or generation, after a
+    preposition in its clause) is judged on those profiles only.
 
     Failing::
 
@@ -160,8 +207,9 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         if need is None or need <= 0:
             continue
         shown_ids = picker_hardware_if_shown(ctx.hardware_profiles, variant, doc.data) or []
-        fits = [table[hw] for hw in shown_ids
-                if table[hw].vram_gb and fits_single_node(variant, table[hw])]
+        named = qualified_hardware(st, ctx)
+        fits = [table[hw] for hw in shown_ids if (not named or hw in named)
+                and table[hw].vram_gb and fits_single_node(variant, table[hw])]
         key = (st.variant, st.pointer, st.block_index)
         if not fits or key in seen:
             continue
@@ -169,8 +217,9 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         where = "its description" if st.block_index is None else "the guide"
         shown = ", ".join(f"{p.id} ({p.vram_gb:g} GB)" for p in fits[:6])
         more = f" and {len(fits) - 6} more" if len(fits) > 6 else ""
-        yield Hit(st.pointer, f"{where} says variant {st.variant!r} \"{st.phrase}\", but its "
-                  f"vram_minimum_gb {need:g} fits one node of {shown}{more}, so the site "
+        on = f" on {', '.join(sorted(named))}" if named else ""
+        yield Hit(st.pointer, f"{where} says variant {st.variant!r} \"{st.phrase}\"{on}, but "
+                  f"its vram_minimum_gb {need:g} fits one node of {shown}{more}, so the site "
                   "offers single-node strategies for it there",
                   "raise vram_minimum_gb to what one node cannot hold, restrict the "
                   "profiles or single-node strategies it does not fit, or correct the text",

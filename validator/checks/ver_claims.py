@@ -112,7 +112,7 @@ def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage
         else:
             msg = (f"image tag {ref.tag!r} of {site.value!r} is a launch build for this model, "
                    "not a vLLM release")
-        needs = [n for n, _, _ in required_by(doc, ctx, site)]
+        needs = [r.needed for r in required_by(doc, ctx, site)]
         needed = max_version(needs)
         first = None
         if isinstance(needed, Version):

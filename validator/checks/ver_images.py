@@ -4,29 +4,44 @@ that pins a vLLM version meets the minimum of every variant that renders it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from packaging.version import Version
 
-from validator.checks.registry import RECIPE_ONLY, Hit, rule
-from validator.checks.ver_model import image_sites, line_of, parse_image, required_by, tag_version
-from validator.checks.versions import NIGHTLY, format_version
+from validator.checks._data import get
+from validator.checks.registry import CONTEXT_FILES, RECIPE_ONLY, Hit, rule
+from validator.checks.ver_model import (
+    ImageSite,
+    image_sites,
+    line_of,
+    parse_image,
+    required_by,
+    tag_version,
+)
+from validator.checks.versions import NIGHTLY, MinVersion, format_version
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
+from validator.render.jsval import JsTypeError
+from validator.sourcemap import join_pointer
 
 # ---------------------------------------------------------------------------------------
 # Docker images
 
 
 @rule("VER002", Severity.ERROR, "Docker image tag is older than the minimum vLLM version",
-      reads=RECIPE_ONLY)
+      reads=CONTEXT_FILES)
 def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``docker_image`` whose tag is a vLLM version (``v0.23.0``, ``0.23.0``,
     ``v0.23.0-cu129``, or ``vllm-0.23.1-...`` on third-party images) must be at least the
-    effective minimum of every variant that renders it (model, variant, see
-    :func:`validator.checks.versions.effective_min_version`): an older image cannot run
-    the recipe. A ``nightly`` minimum is never met by a release tag. Tags of
-    ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared.
+    recipe's minimum, and the effective minimum of every variant the site renders it for
+    (see :func:`validator.checks.versions.effective_min_version`): an older image cannot
+    run the recipe. Which image a variant gets on which hardware is the site's choice
+    (variant hardware override > variant > model, by the profile's brand), judged on the
+    configurations the site renders (:func:`validator.render.cache.rendered_configurations`):
+    a model-level ROCm image is not blamed on a variant the picker shows on NVIDIA
+    hardware only. The message names the hardware. A ``nightly`` minimum is never met by
+    a release tag. Tags of ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared.
 
     Failing::
 
@@ -42,22 +57,119 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 
     How to fix: use an image of the minimum release or newer (or lower the minimum if the
     older image really serves the model)."""
+    rendered = rendered_images(doc, ctx)
     for site in image_sites(doc):
         ref = parse_image(site.value)
         pinned = tag_version(ref) if ref else None
         if pinned is None:
             continue
-        for needed, who, min_ptr in required_by(doc, ctx, site):
+        for needed, who, min_ptr, where in _requirements(doc, ctx, site, rendered):
             if needed == NIGHTLY or (isinstance(needed, Version) and pinned < needed):
                 yield Hit(site.pointer,
-                          f"image {site.value!r} is vLLM {pinned}, but {who} needs vLLM "
-                          f"{format_version(needed)}",
+                          f"image {site.value!r} is vLLM {pinned}, but {who}{where} needs "
+                          f"vLLM {format_version(needed)}",
                           f"use an image of vLLM {format_version(needed)} or newer"
                           if needed != NIGHTLY else "use a nightly image",
                           related=(Related(line_of(doc, min_ptr),
                                            f"minimum vLLM {format_version(needed)} "
                                            "declared here"),))
                 break
+
+
+def _requirements(doc: LoadedDocument, ctx: Context, site: ImageSite,
+                  rendered: RenderedImages | None,
+                  ) -> Iterator[tuple[MinVersion, str, str, str]]:
+    """``(minimum, who, pointer, where)`` an image must meet: :func:`required_by`, with a
+    variant's minimum kept only where the site renders the image for that variant
+    (``where``: `` (rendered with it on b200, b300)``, put before "needs vLLM X", which
+    ends the message for the ``VER002`` fix). A variant's own image keeps its
+    minimum; without renderings (no taxonomy, a recipe the site cannot plan, more
+    configurations than are rendered) a variant they do not show keeps the recipe-only
+    reading of :func:`required_by`."""
+    for req in required_by(doc, ctx, site):
+        if req.variant is None or rendered is None:
+            yield req.needed, req.who, req.pointer, ""
+            continue
+        hardware = rendered.hardware(site.pointer, str(req.variant))
+        if hardware:
+            yield req.needed, req.who, req.pointer, f" (rendered with it on {_listed(hardware)})"
+        elif site.variant is not None or (str(req.variant) not in rendered.variants
+                                          and not rendered.complete):
+            yield req.needed, req.who, req.pointer, ""
+
+
+@dataclass
+class RenderedImages:
+    """Which recipe image node the site renders for each variant on each hardware.
+
+    Attributes:
+        nodes: pointer of an image node (``/model/docker_image/amd``,
+            ``/variants/fp8/docker_image``, ``.../hardware_overrides/mi300x/docker_image``)
+            -> variant -> hardware ids, in rendering order.
+        variants: the variants rendered on some hardware.
+        complete: every configuration was rendered (none past the renderer's limit).
+    """
+
+    nodes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    variants: set[str] = field(default_factory=set)
+    complete: bool = True
+
+    def hardware(self, pointer: str, variant: str) -> list[str]:
+        """The hardware on which ``variant`` renders the image string at ``pointer`` (a
+        CUDA map's entries belong to the map's node)."""
+        out: list[str] = []
+        for node, by_variant in self.nodes.items():
+            if pointer == node or pointer.startswith(node + "/"):
+                out += [hw for hw in by_variant.get(variant, []) if hw not in out]
+        return out
+
+
+def rendered_images(doc: LoadedDocument, ctx: Context) -> RenderedImages | None:
+    """The :class:`RenderedImages` of ``doc`` from the configurations the site renders
+    (``None`` when it renders none: no taxonomy profile, a recipe it cannot plan)."""
+    from validator.render.cache import rendered_configurations
+    from validator.render.docker import compute_docker_meta
+    from validator.render.model import CONFIGURATION_LIMIT
+
+    out = RenderedImages()
+    seen: set[tuple[str, str]] = set()
+    for r in rendered_configurations(doc, ctx):
+        if any(p.code == CONFIGURATION_LIMIT for p in r.problems):
+            out.complete = False
+        pair = (r.variant, r.hardware)
+        if not r.hardware or pair in seen:
+            continue
+        seen.add(pair)
+        out.variants.add(r.variant)
+        profile = ctx.hardware_profiles.get(r.hardware)
+        variant = get(doc.data, "variants", r.variant)
+        try:
+            meta = compute_docker_meta(doc.data, variant, profile, r.hardware)
+        except JsTypeError:
+            continue
+        if meta.source is None:
+            continue
+        level, key = meta.source
+        node = ("/model/docker_image" if level == "model" else
+                join_pointer(join_pointer("/variants", r.variant), "docker_image")
+                if level == "variant" else
+                join_pointer(join_pointer(join_pointer(join_pointer(
+                    "/variants", r.variant), "hardware_overrides"), r.hardware),
+                    "docker_image"))
+        if key is not None:
+            node = join_pointer(node, key)
+        out.nodes.setdefault(node, {}).setdefault(r.variant, []).append(r.hardware)
+    return out if out.variants else None
+
+
+def _listed(hardware: list[str]) -> str:
+    shown = ", ".join(hardware[:SHOWN_HARDWARE])
+    more = len(hardware) - SHOWN_HARDWARE
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+#: How many hardware profiles a ``VER002`` message names.
+SHOWN_HARDWARE = 4
 
 
 @rule("VER004", Severity.ERROR, "docker_image is not an image reference",

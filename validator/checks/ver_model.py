@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -189,26 +190,44 @@ def variant_covers_brand(doc: LoadedDocument, variant: str, brand: str) -> bool:
     return brand == "nvidia" and any(k in mapping for k in CUDA_KEYS)
 
 
-def required_by(doc: LoadedDocument, ctx: Context,
-                 site: ImageSite) -> list[tuple[MinVersion, str, str]]:
-    """``(minimum, who, pointer)`` that an image must satisfy: the model's minimum, and
-    every variant that renders this image (its own, or the model's where it has none)."""
-    out: list[tuple[MinVersion, str, str]] = []
+class Required(NamedTuple):
+    """A minimum an image must meet (:func:`required_by`).
+
+    Attributes:
+        needed: the minimum.
+        who: ``the recipe`` or ``variant 'fp8'``, for messages.
+        pointer: where the minimum is declared.
+        variant: the variant that needs it (``None``: the recipe's own minimum).
+    """
+
+    needed: MinVersion
+    who: str
+    pointer: str
+    variant: str | None
+
+
+def required_by(doc: LoadedDocument, ctx: Context, site: ImageSite) -> list[Required]:
+    """The minimums an image must satisfy: the model's minimum, and that of every variant
+    that may render this image (its own, or the model's where the variant's image does
+    not cover the brand), from the recipe alone; which hardware really renders it is the
+    site's picker (``VER002`` narrows with the renderings)."""
+    out: list[Required] = []
     if site.variant is not None:
         needed = effective_min_version(doc, ctx, site.variant)
         if needed is not None:
-            out.append((needed, f"variant {site.variant!r}", min_pointer(doc, site.variant)))
+            out.append(Required(needed, f"variant {site.variant!r}",
+                                min_pointer(doc, site.variant), site.variant))
         return out
     model_min = effective_min_version(doc, ctx)
     if model_min is not None:
-        out.append((model_min, "the recipe", "/model/min_vllm_version"))
+        out.append(Required(model_min, "the recipe", "/model/min_vllm_version", None))
     for vname in as_dict(get(doc.data, "variants")):
         if variant_covers_brand(doc, vname, site.brand):
             continue
         needed = effective_min_version(doc, ctx, vname)
         if needed is not None and (model_min is None
                                    or version_key(needed) > version_key(model_min)):
-            out.append((needed, f"variant {vname!r}", min_pointer(doc, vname)))
+            out.append(Required(needed, f"variant {vname!r}", min_pointer(doc, vname), vname))
     return out
 
 

@@ -35,6 +35,10 @@ class DockerMeta:
 
     ``image`` is ``None`` where the site has no image (Intel CPU with a nightly-only
     model): its JSON then omits ``docker_image`` and its command reads ``undefined``.
+    ``source`` is where a recipe image comes from: ``(level, key)`` with level
+    ``"hardware"`` (the variant's ``hardware_overrides.<hw>.docker_image``), ``"variant"``
+    or ``"model"`` (their ``docker_image``) and key the brand of a brand-keyed map
+    (``None`` for a string or a CUDA map); ``None`` when the image is the site's default.
     """
 
     image: Any
@@ -44,6 +48,7 @@ class DockerMeta:
     pinned: Any
     cuda_map: Any
     nightly_required: bool
+    source: tuple[str, str | None] | None = None
 
 
 def _is_cuda_map(value: Any) -> bool:
@@ -67,28 +72,32 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
     exact = get(get(get(variant, "hardware_overrides"), hw_id), "docker_image") if truthy(
         hw_id) else None
     pinned: Any = exact if isinstance(exact, str) else None
+    source: tuple[str, str | None] | None = ("hardware", None) if truthy(pinned) else None
     cuda_map: Any = None
-    for override in (get(variant, "docker_image"), get(get(recipe, "model"), "docker_image")):
+    for level, override in (("variant", get(variant, "docker_image")),
+                            ("model", get(get(recipe, "model"), "docker_image"))):
         if not truthy(override) or truthy(pinned) or truthy(cuda_map):
             continue
         if isinstance(override, str):
             if brand == "nvidia":
-                pinned = override
+                pinned, source = override, (level, None)
         elif jsval.is_object(override):
             if _brand_keyed(override):
                 value = get(override, brand)
                 if isinstance(value, str):
-                    pinned = value
+                    pinned, source = value, (level, brand)
                 elif brand == "nvidia" and _is_cuda_map(value):
-                    cuda_map = value
+                    cuda_map, source = value, (level, brand)
             elif brand == "nvidia" and _is_cuda_map(override):
-                cuda_map = override
+                cuda_map, source = override, (level, None)
+    from_map = or_(get(cuda_map, "cu130"), get(cuda_map, "cu129")) if truthy(
+        cuda_map) else None
     if is_xpu and not truthy(pinned):
         image: Any = _XPU_IMAGE
     else:
-        from_map = or_(get(cuda_map, "cu130"), get(cuda_map, "cu129")) if truthy(
-            cuda_map) else None
         image = or_(pinned, from_map, defaults.get(brand))
+    if not truthy(pinned) and not truthy(from_map):
+        source = None  # the site's own default image
     if is_tpu:
         flags = "--privileged --network host \\\n  -v /dev/shm:/dev/shm"
         argv: tuple[str, ...] = ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm")
@@ -105,7 +114,7 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
         flags, argv = "--shm-size=16g", ("--shm-size", "16g")
     else:
         flags, argv = "--gpus all", ("--gpus", "all")
-    return DockerMeta(image, flags, argv, brand, pinned, cuda_map, nightly)
+    return DockerMeta(image, flags, argv, brand, pinned, cuda_map, nightly, source)
 
 
 def _local_model_mount(model_id: Any) -> list[str]:
