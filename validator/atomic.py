@@ -1,10 +1,14 @@
 """Atomic file writes, shared by every store the tool writes (snapshots, records, the
 history cache): a reader, or a process killed at any point, sees the old file or the new
-one, never a partial one."""
+one, never a partial one; and :func:`write_output`, the one writer of every command's
+report and record files (``--output``, ``--json/--sarif/--markdown FILE``), which writes
+through links and into FIFOs and character devices instead of replacing them."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -47,3 +51,59 @@ def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+class NotAFileError(OSError):
+    """A report or record file names something that is neither a file nor a stream (a
+    folder, a socket, a block device); ``strerror`` says which."""
+
+
+def output_problem(path: Path) -> str | None:
+    """Why a report or record cannot be written at ``path`` (``None``: it can): what a
+    link names is judged, not the link; a regular file, a FIFO, a character device and a
+    path that does not exist yet (also the file a dangling link names) can be written."""
+    try:
+        info = os.stat(path)  # follows links
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    mode = info.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return None
+    what = ("a folder" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "not a regular file")
+    via = f" (through the link to {os.path.realpath(path)})" if os.path.islink(path) else ""
+    hint = " (name a file in it)" if stat.S_ISDIR(mode) else ""
+    return f"is {what}{via}, not a file a report can be written to{hint}"
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """Write a report or record file the one way every command does: a link is written
+    through to the file it names (a dangling link: that file is created); a regular file
+    (or a new one) is written atomically (:func:`atomic_write`, keeping the mode of the
+    file it replaces); a FIFO or a character device is written to, never replaced; what
+    :func:`output_problem` refuses raises :class:`NotAFileError` and nothing is written.
+
+    Raises:
+        OSError: it cannot be written (``ENOSPC`` on a full device, ``EPIPE`` when a FIFO's
+            reader goes away, :class:`NotAFileError`).
+    """
+    problem = output_problem(path)
+    if problem is not None:
+        raise NotAFileError(errno.EINVAL, problem)
+    real = Path(os.path.realpath(path))
+    try:
+        info: os.stat_result | None = os.stat(real)
+    except FileNotFoundError:
+        info = None
+    if info is not None and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
+        fd = os.open(real, os.O_WRONLY | os.O_NOCTTY)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        return
+    atomic_write(real, data, mode=None if info is None else stat.S_IMODE(info.st_mode))

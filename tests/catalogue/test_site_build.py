@@ -166,3 +166,78 @@ def test_publish_site_option(published: Path, tmp_path: Path,
     assert code == 0, out.err
     assert "catalogue: 0 record page(s)" in out.out
     assert (tmp_path / "site2" / "index.html").is_file()
+
+
+def test_site_replaces_only_a_new_empty_or_earlier_catalogue_folder(
+        published: Path, tmp_path: Path) -> None:
+    """The swap deletes what the folder held: a folder of other files (was: deleted and
+    replaced, exit 0), a catalogue with a file added by hand, or a file are refused and
+    kept; an empty folder and an earlier catalogue are replaced."""
+    from validator.atomic import current_umask
+    from validator.evidence.site import SiteRefused
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "important.txt").write_text("precious")
+    with pytest.raises(SiteRefused, match=r"holds files \(important\.txt\)"):
+        build_site(published, victim)
+    assert [p.name for p in victim.iterdir()] == ["important.txt"]
+    plain = tmp_path / "plain.txt"
+    plain.write_text("kept")
+    with pytest.raises(SiteRefused, match="not a folder"):
+        build_site(published, plain)
+    assert plain.read_text() == "kept"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert build_site(published, empty).pages == 1
+    assert (empty / ".recipe-check-catalogue.json").is_file()
+    assert empty.stat().st_mode & 0o777 == 0o777 & ~current_umask()  # was 0700
+    assert build_site(published, empty).pages == 1  # an earlier catalogue: rebuilt
+    (empty / "records" / "mine.txt").write_text("mine")
+    with pytest.raises(SiteRefused, match=r"holds records/mine\.txt"):
+        build_site(published, empty)
+    assert (empty / "records" / "mine.txt").read_text() == "mine"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no leftovers
+
+
+def test_site_may_not_overlap_the_publish_folder_store_or_current_folder(
+        published: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from validator.evidence.site import SiteRefused
+
+    monkeypatch.chdir(tmp_path / "repo")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for site, message in [(published, "is .*the publish folder"),
+                          (published / "records", "lies inside .*the publish folder"),
+                          (Path("."), "is the current folder"),
+                          (tmp_path, "holds the current folder"),
+                          (Path("/"), "holds the current folder")]:
+        with pytest.raises(SiteRefused, match=message):
+            build_site(published, site)
+    with pytest.raises(SiteRefused, match=r"holds .*the snapshot store"):
+        build_site(published, tmp_path / "data", keep=(
+            ("the snapshot store", tmp_path / "data" / "store"),))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_publish_refuses_a_site_folder_it_did_not_make_before_publishing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    lock = tmp_path / "store" / "recipes.lock.json"
+    lock.parent.mkdir()
+    lock.write_text(json.dumps({"files": []}))
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "important.txt").write_text("precious")
+    for site in ("victim", ".", "pub", "store", str(tmp_path)):
+        code = main(["publish", "--lock", str(lock), "--out", "pub", "--site", site])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert f"--site {site}: " in err and "delete" in err
+        assert not (tmp_path / "pub").exists()  # refused before anything was published
+    assert (victim / "important.txt").read_text() == "precious"
+    assert main(["publish", "--lock", str(lock), "--out", "pub", "--site", "site"]) == 0
+    assert main(["publish", "--lock", str(lock), "--out", "pub", "--site", "site"]) == 0
+    assert (tmp_path / "pub" / "index.json").is_file()

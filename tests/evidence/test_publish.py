@@ -32,6 +32,25 @@ def _rec(version: str = "0.1.0", checked: str = "2026-01-01", extra: str = "") -
     return (json.dumps(doc, sort_keys=True) + "\n").encode()
 
 
+def test_a_record_differing_only_in_resolved_from_is_the_same_record(tmp_path: Path) -> None:
+    """Fetching a commit by its full id after fetching it as ``main`` rewrites the lock
+    entry's ``resolved_from`` (``"main"`` -> ``None``): the document and every fact are
+    the same, so the stored record stands (was: a conflict saying "the same input must
+    give the same record", which named no difference). A real difference is named."""
+    def rec(resolved: str | None, note: str = "") -> bytes:
+        doc = json.loads(_rec(extra=note))
+        doc["source"]["resolved_from"] = resolved
+        return (json.dumps(doc, sort_keys=True) + "\n").encode()
+
+    with Publisher(tmp_path) as pub:
+        assert pub.put(REPO, C, "models/a/b.yaml", rec("main")) == "written"
+        assert pub.put(REPO, C, "models/a/b.yaml", rec(None)) == "unchanged"
+        target = record_path(tmp_path, REPO, C, "models/a/b.yaml")
+        assert target.read_bytes() == rec("main")
+        with pytest.raises(PublishConflict, match=r"\(differs at /note\); the same input"):
+            pub.put(REPO, C, "models/a/b.yaml", rec(None, note="changed"))
+
+
 def test_publish_rules(tmp_path: Path) -> None:
     with Publisher(tmp_path) as pub:
         assert pub.put(REPO, C, "models/a/b.yaml", _rec()) == "written"

@@ -22,6 +22,7 @@ that does not exist is created; a file that cannot be written is a usage error (
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
+from validator.atomic import output_problem, write_output
 from validator.config import Config, find_config, known_ids, load_config_file
 from validator.context import Settings
 from validator.errors import UsageError
@@ -252,6 +254,9 @@ def report_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(
             f"{text!r} ends with '/', so it names a folder: name the report file "
             f"(e.g. {text}findings.json)")
+    problem = output_problem(Path(text))
+    if problem is not None:  # a folder, a socket: refused before the run, not after it
+        raise argparse.ArgumentTypeError(f"{text!r} {problem}")
     return Path(text)
 
 
@@ -294,19 +299,6 @@ def chosen_format(args: argparse.Namespace, default: str | None) -> str:
     return default
 
 
-def open_for_writing(path: Path) -> TextIO:
-    """``path`` opened for writing UTF-8 text, its folder created.
-
-    Raises:
-        UsageError: it cannot be created or written.
-    """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror or exc}") from exc
-
-
 Writer = Callable[[str, TextIO], None]
 """Writes the run's report in a format onto a stream."""
 
@@ -329,10 +321,10 @@ def write_outputs(args: argparse.Namespace, write: Writer, fmt: str,
         if path is None or is_stdout(path):
             write(name, sys.stdout)
             continue
-        stream = open_for_writing(path)
-        try:
-            with stream:  # closing flushes: a full disk shows here
-                write(name, stream)
+        buffer = io.StringIO()
+        write(name, buffer)
+        try:  # through links, into FIFOs and devices; a regular file atomically
+            write_output(path, buffer.getvalue().encode("utf-8"))
         except OSError as exc:
             raise UsageError(f"{path}: {exc.strerror or exc}") from exc
     if summary is None or getattr(args, "no_summary", False):

@@ -23,6 +23,12 @@ the checked-on date, ``--attestation``, the tool's own files) have the digest no
 still verify and the record (and statement) on disk still hash to the bytes noted then
 (:mod:`validator.evidence.publish_inputs`); anything else is re-derived and compared.
 
+``--site SITE`` then builds the catalogue (:mod:`validator.evidence.site`) and swaps it in
+for ``SITE`` whole; ``SITE`` must not exist, be empty, or be a catalogue an earlier
+``--site`` made (its marker file lists its files, and it holds no other), and may not be,
+hold or lie inside ``--out`` or the store, nor be the current folder or an ancestor of it:
+anything else is a usage error (exit 2) before anything is published.
+
 Exit codes: 0 every record published or unchanged, 1 a record could not be made or
 conflicts with a published one (the others are still published), or a file in ``DIR``
 was not made by publish (each reported), 2 usage or I/O failure.
@@ -64,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write an in-toto statement beside each record")
     parser.add_argument("--site", type=Path, metavar="DIR",
                         help="also build the static catalogue of the published records "
-                             "here (HTML, works from disk)")
+                             "here (HTML, works from disk); DIR is replaced whole, so it "
+                             "must be new, empty or a catalogue publish made")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,6 +100,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.lock.is_file():
         raise UsageError(f"{args.lock}: no such lock file (fetch recipes into the store "
                          "first: recipe-check fetch)")
+    if args.site is not None:
+        from validator.evidence.site.guard import site_problem
+
+        refused = site_problem(args.site, (("the publish folder (--out)", args.out),
+                                           ("the snapshot store", args.lock.parent)))
+        if refused is not None:  # before anything is published
+            raise UsageError(f"--site {args.site}: {refused}")
     store = SnapshotStore(args.lock.parent)
     store.lock_path = args.lock
     entries = [e for e in store.load().files
@@ -166,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         from validator.evidence.site import SiteError, build_site
 
         try:
-            site = build_site(args.out, args.site)
+            site = build_site(args.out, args.site, keep=(("the snapshot store", args.lock.parent),))
         except (SiteError, OSError) as exc:
             print(f"recipe-check: --site {args.site}: {exc}", file=sys.stderr)
             return 2

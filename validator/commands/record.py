@@ -93,9 +93,12 @@ def run(args: argparse.Namespace) -> int:
                           settings=Settings(offline=True))
     data = statement_bytes(record) if args.attestation else record_bytes(record)
     if not is_stdout(args.output):
-        from validator.atomic import atomic_write
+        from validator.atomic import write_output
 
-        atomic_write(args.output, data)
+        try:  # through links, into FIFOs and devices; a regular file atomically
+            write_output(args.output, data)
+        except OSError as exc:
+            raise UsageError(f"{args.output}: {exc.strerror or exc}") from exc
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

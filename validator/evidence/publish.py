@@ -14,9 +14,11 @@ Rules, per key ``(repository, commit, path)``:
   :func:`os.replace` (and the folder is fsynced), so a reader -- or a publisher killed at
   any instant -- sees either no file or a complete one;
 * a record whose bytes equal the stored ones is a no-op; so is one that differs only in
-  its checked-on dates (the stored, earlier check of the same bytes stands);
-* different bytes from the *same* tool version are an error (:class:`PublishConflict`):
-  the same input must give the same record;
+  its checked-on dates or in ``source.resolved_from`` (the name the commit was fetched
+  by, e.g. ``main``: how it was asked for, not what the pinned document states; the
+  stored, earlier record of the same bytes stands);
+* different content from the *same* tool version is an error (:class:`PublishConflict`,
+  naming the first fields that differ): the same input must give the same record;
 * a record from a *different* tool version replaces the current file after the old one
   has been kept beside it as ``<path>@recipe-check-<old version>.json``;
 * ``index.json`` is rebuilt from the files on disk after every run (never patched), so it
@@ -102,11 +104,27 @@ def _tool_version(data: bytes) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _without_dates(data: bytes) -> Any:
+def _identity(data: bytes) -> Any:
+    """A record without what may differ between two records of one input: the dates it
+    was checked and generated on, and the name its commit was resolved from."""
     doc = json.loads(data)
-    doc.get("source", {}).pop("checked_on", None)
-    doc.get("editorial", {}).pop("generated_on", None)
+    for section, key in (("source", "checked_on"), ("editorial", "generated_on"),
+                         ("source", "resolved_from")):
+        part = doc.get(section) if isinstance(doc, dict) else None
+        if isinstance(part, dict):
+            part.pop(key, None)
     return doc
+
+
+def _differences(old: Any, new: Any, pointer: str = "") -> list[str]:
+    """JSON pointers of the values that differ between ``old`` and ``new``."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [d for key in sorted(set(old) | set(new), key=str)
+                for d in _differences(old.get(key), new.get(key), f"{pointer}/{key}")]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [d for i, (a, b) in enumerate(zip(old, new, strict=True))
+                for d in _differences(a, b, f"{pointer}/{i}")]
+    return [] if old == new else [pointer or "/"]
 
 
 @dataclass
@@ -178,14 +196,17 @@ class Publisher:
                 old_version, new_version = _tool_version(old), _tool_version(data)
                 if old_version == new_version:
                     try:
-                        same = _without_dates(old) == _without_dates(data)
+                        differ = _differences(_identity(old), _identity(data))
                     except ValueError:
-                        same = False
-                    if not same:
+                        differ = ["the stored file is not JSON"]
+                    if differ:
+                        shown = ", ".join(differ[:3]) + (
+                            f" and {len(differ) - 3} more" if len(differ) > 3 else "")
                         raise PublishConflict(
                             f"{target}: a different record for {repository}@{commit}:{path} "
-                            f"already exists from the same tool version {new_version}; the "
-                            "same input must give the same record (remove it to replace it)")
+                            f"already exists from the same tool version {new_version} "
+                            f"(differs at {shown}); the same input must give the same "
+                            "record (remove it to replace it)")
                     outcome = "unchanged"
                 else:
                     kept = target.with_name(f"{path.rsplit('/', 1)[-1]}{KEPT_MARK}"

@@ -9,9 +9,13 @@ no server code, no external request)::
     records/<owner>/<name>/<commit>/<path>.json  the record (copied byte for byte)
     records/.../<path>.intoto.json               its in-toto Statement, when published
     schemas/record.schema.json
+    .recipe-check-catalogue.json                 marker: made by publish, and its files
 
 The whole folder is written into a temporary sibling and swapped in at the end: a build
 that fails (or is killed) leaves the previous catalogue as it was, never a half-written one.
+As the swap deletes what ``DIR`` held, ``DIR`` must be new, empty, or a catalogue an
+earlier build made (:mod:`validator.evidence.site.guard`); anything else is refused
+(:class:`SiteRefused`) before anything is written.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validator.atomic import current_umask
 from validator.errors import RecipeCheckError
 from validator.evidence.site.assets import CSS, JS
+from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
 from validator.evidence.site.index_page import Entry, index_html
 from validator.evidence.site.record_page import Links, record_html
 
@@ -36,6 +42,12 @@ ATTESTATION_SUFFIX = ".intoto.json"
 class SiteError(RecipeCheckError):
     """The catalogue cannot be built (no index, unreadable record); the message names the
     file."""
+
+
+class SiteRefused(SiteError):
+    """``DIR`` is a folder the catalogue may not replace (it holds files publish did not
+    make, or is the publish folder, the store, the current folder or an ancestor of one);
+    the message says which."""
 
 
 @dataclass(frozen=True)
@@ -74,30 +86,39 @@ def _swap(tmp: Path, site: Path) -> None:
     """Replace ``site`` by ``tmp`` (the old folder is removed only after the new one is in
     place)."""
     old = None
-    if site.exists():
-        old = site.with_name(f".{site.name}.old-{os.getpid()}")
-        if old.exists():
-            shutil.rmtree(old)
+    if os.path.lexists(site):
+        # a fresh empty folder of our own, which rename(2) may replace: nothing that
+        # happens to bear the name is removed
+        old = Path(tempfile.mkdtemp(prefix=f".{site.name}.old-", dir=site.parent))
         os.replace(site, old)
     os.replace(tmp, site)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def build_site(out: Path, site: Path) -> SiteResult:
-    """Write the catalogue of the publish folder ``out`` into ``site``.
+def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = ()) -> SiteResult:
+    """Write the catalogue of the publish folder ``out`` into ``site``; ``keep`` are more
+    folders the run uses, with what each is (the snapshot store), which ``site`` may not
+    overlap (nor ``out``).
 
     Raises:
+        SiteRefused: ``site`` is not a folder the catalogue may replace
+            (:func:`validator.evidence.site.guard.site_problem`); nothing is written.
         SiteError: ``out`` has no readable ``index.json``, or a listed record is unreadable
             or lacks a field of ``schemas/record.schema.json`` that the pages show (the
             publisher validates every record before writing it; nothing is written then).
         OSError: ``site`` cannot be written.
     """
+    keep = (("the publish folder", out), *keep)
+    refused = site_problem(site, keep)
+    if refused is not None:
+        raise SiteRefused(refused)
     loaded = _load(out)
     site = site.resolve()
     site.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
     try:
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's 0700 is no folder's mode
         _write(tmp / "assets" / "site.css", CSS)
         _write(tmp / "assets" / "site.js", JS)
         schema = out / "schemas" / "record.schema.json"
@@ -124,6 +145,11 @@ def build_site(out: Path, site: Path) -> SiteResult:
                 raise SiteError(f"{out / rel}: does not match the record schema "
                                 f"({type(exc).__name__}: {exc})") from exc
         _write(tmp / "index.html", index_html(entries))
+        _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
+                                          for p in tmp.rglob("*") if p.is_file()))
+        refused = site_problem(site, keep)  # again: the folder may have changed meanwhile
+        if refused is not None:
+            raise SiteRefused(refused)
         _swap(tmp, site)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
