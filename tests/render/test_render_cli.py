@@ -308,3 +308,37 @@ def test_an_omni_task_the_recipe_does_not_list_is_a_usage_error(tree: Path) -> N
     known = cli(tree / "models/acme/Voice-1B.yaml", "--task", "clone")
     assert known.returncode == 0, known.stderr
     assert "· vLLM-Omni · task clone\n" in known.stdout
+
+
+@pytest.mark.parametrize("count", ["99999999999", "10000000", "257"])
+def test_a_node_count_past_the_bound_is_a_usage_error_naming_it(tree: Path, count: str) -> None:
+    # was a MemoryError traceback (99999999999), a hang (10000000), 88 MB of text (100000):
+    # every follower node prints its own command
+    done = cli(tree / "models/acme/Tiny-1B.yaml", "--hardware", "hx8", "--strategy",
+               "multi_node_tp", "--nodes", count)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert (f"argument --nodes: at most 256 nodes are rendered (the site's Nodes row stops "
+            f"at 16), got {count}") in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_bound_itself_renders_with_a_note(tree: Path) -> None:
+    done = cli(tree / "models/acme/Tiny-1B.yaml", "--hardware", "hx8", "--strategy",
+               "multi_node_tp", "--nodes", "256")
+    assert done.returncode == 0, done.stderr
+    assert "# note: 256 nodes: the site's Nodes row stops at 16" in done.stdout
+    assert "NODE_RANK=255" in done.stdout or "--node-rank 255" in done.stdout
+
+
+def test_a_floor_past_the_bound_does_not_advise_a_count_render_refuses(tree: Path) -> None:
+    text = TINY.replace("strategy_overrides:\n",
+                        "strategy_min_gpus:\n  multi_node_tp: 80000\nstrategy_overrides:\n")
+    path = tree / "models/acme/Floor-1B.yaml"
+    path.write_text(text, "utf-8")
+    done = cli(path, "--hardware", "hx8", "--strategy", "multi_node_tp")
+    assert done.returncode == 0, done.stderr
+    assert ("multi_node_tp at 1 node: the site offers a multi-node strategy at 2 nodes or "
+            "more (at 1 node it renders a single-node command); more than the 256 --nodes "
+            "accepts") in done.stdout
+    assert "pass --nodes 10000" not in done.stdout

@@ -79,7 +79,10 @@ class GitHubServer:
         ``redirect`` (302 to ``new`` + the path), ``huge`` (an endless body of zeros,
         announced as 1 GiB, or chunked when ``old == b"chunked"``), ``gzip-bomb``
         (256 MiB of zeros gzip-compressed), ``trickle`` (one byte per ``delay`` s),
-        ``silent`` (no answer for ``delay`` s, then the connection closes).
+        ``silent`` (no answer for ``delay`` s, then the connection closes), ``body`` (200
+        with ``new`` as a JSON body). ``rate403`` (``old``: its ``X-RateLimit-Reset``,
+        ``new``: a ``Retry-After``) and ``rate429`` (``new``: its ``Retry-After``) answer a
+        rate limit.
         """
         with self._lock:
             self.faults.append(Fault(prefix, kind, times, delay, old, new))
@@ -199,11 +202,15 @@ class GitHubServer:
                 if kind == "rate403":
                     self.send(403, b'{"message": "API rate limit exceeded"}', "application/json",
                               {"X-RateLimit-Remaining": "0",
-                               "X-RateLimit-Reset": str(RATE_RESET)})
+                               "X-RateLimit-Reset": (fault.old.decode() if fault and fault.old
+                                                     else str(RATE_RESET)),
+                               **({"Retry-After": fault.new.decode()}
+                                  if fault and fault.new else {})})
                     return
                 if kind == "rate429":
                     self.send(429, b'{"message": "Too Many Requests"}', "application/json",
-                              {"Retry-After": "60"})
+                              {"Retry-After": fault.new.decode()
+                               if fault and fault.new else "60"})
                     return
                 if kind == "404":
                     self.send(404, b"404: Not Found", "text/plain")
@@ -270,6 +277,8 @@ class GitHubServer:
                     except (BrokenPipeError, ConnectionResetError):
                         pass
                     self.close_connection = True
+                elif fault.kind == "body":
+                    self.send(200, fault.new, "application/json")
                 elif fault.kind == "silent":
                     time.sleep(fault.delay)
                     self.close_connection = True

@@ -51,3 +51,35 @@ def test_flags_win_over_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 def test_clone_url_default_and_local_folder(tmp_path: Path) -> None:
     assert FetchOptions().clone_url("o/r") == "https://github.com/o/r.git"
     assert FetchOptions(git_url=str(tmp_path)).clone_url("o/r") == str(tmp_path.resolve())
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("0", "must be a finite number of seconds above 0, got '0'"),
+    ("-1", "must be a finite number of seconds above 0, got '-1'"),
+    ("nan", "must be a finite number of seconds above 0, got 'nan'"),
+    ("inf", "must be a finite number of seconds above 0, got 'inf'"),
+    ("1e300", "must be at most 1800 s (all HTTP requests of one command stop there)"),
+    ("soon", "'soon' is not a number of seconds"),
+])
+@pytest.mark.parametrize("command", ["check", "render", "fetch", "diff", "record"])
+def test_an_http_timeout_urllib3_refuses_is_a_usage_error(
+        command: str, value: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # was accepted, then a ValueError: Invalid timeout traceback at the first request
+    from validator.cli import main
+
+    argv = [command, "--http-timeout", value, "--backend", "http",
+            "vllm-project/recipes@main:taxonomy.yaml"]
+    if command == "diff":
+        argv.append("vllm-project/recipes@main:taxonomy.yaml")
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --http-timeout: {says}" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["0.5", "30", "1800"])
+def test_a_finite_positive_http_timeout_is_the_read_timeout(value: str) -> None:
+    opts = fetch_options_from(_parse("--http-timeout", value))
+    assert opts.timeout == (min(10.0, float(value)), float(value))

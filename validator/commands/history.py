@@ -134,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     apply_policy(result, policy)
     write_outputs(args, lambda name, stream: _write(result, name, stream), fmt,
                   file_formats=("json",))
+    for note in result.cache_notes:
+        print(f"recipe-check: warning: {note}", file=sys.stderr)
     for msg in result.internal_errors[:20]:
         print(f"recipe-check: {msg}", file=sys.stderr)
     return 2 if result.internal_errors else 0

@@ -72,8 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mode of a modal feature (repeatable)")
     parser.add_argument("--task", metavar="ID",
                         help="vLLM-Omni recipes: the omni.tasks entry whose model/args apply")
-    parser.add_argument("--nodes", type=positive_int, metavar="N",
-                        help="node count (default: the site's for the strategy)")
+    parser.add_argument("--nodes", type=_node_count, metavar="N",
+                        help="node count, 1 to "
+                        f"{gates.RENDER_MAX_NODES} (default: the site's for the strategy; "
+                        f"the site's Nodes row stops at {gates.MAX_NODES})")
     parser.add_argument("--all", action="store_true",
                         help="every configuration the site renders (all variants, hardware, "
                         "strategies, and every feature on)")
@@ -81,6 +83,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-out", type=Path, metavar="DIR",
                         help="write the site's static JSON API for the recipes to DIR")
     add_fetch_arguments(parser)
+
+
+def _node_count(text: str) -> int:
+    """argparse type of ``--nodes``: 1 .. ``RENDER_MAX_NODES`` (a usage error otherwise)."""
+    value = positive_int(text)
+    if value > gates.RENDER_MAX_NODES:
+        raise argparse.ArgumentTypeError(
+            f"at most {gates.RENDER_MAX_NODES} nodes are rendered (the site's Nodes row "
+            f"stops at {gates.MAX_NODES}), got {value}")
+    return value
 
 
 def _features(text: str | None) -> tuple[str, ...] | None:

@@ -108,6 +108,7 @@ class AuditResult:
         checked: how many of them were checked in this run.
         cached: how many came from the cache.
         corrupt: damaged cache entries detected (and recomputed).
+        cache_notes: what was wrong with the cache's secret (replaced, or the cache off).
         internal_errors: messages of rules that crashed (not cached; exit 2).
         tip: findings per rule id at the last audited revision.
         recipes: distinct selected recipe paths seen.
@@ -119,6 +120,7 @@ class AuditResult:
     checked: int = 0
     cached: int = 0
     corrupt: int = 0
+    cache_notes: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
     tip: Counter[str] = field(default_factory=Counter)
     recipes: int = 0
@@ -200,6 +202,7 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     results = {key: cache.get(key) for key in walked.blobs}
     tasks = _tasks(walked, results, result)
     result.corrupt = cache.corrupt
+    result.cache_notes = list(cache.notes)
     for key, rows, errors in execute(tasks, options.repo, walked.states, settings,
                                      options.cache_dir, options.jobs, progress):
         results[key].update(rows)

@@ -10,9 +10,13 @@ that blob checked against that context)::
 
 The checksum is keyed with the cache's own secret, ``<cache_dir>/.secret`` (32 random
 bytes made on first use, mode 0600, published with a hard link so concurrent first runs
-agree on one): an entry whose findings were edited and whose checksum was recomputed
-without the secret fails, so a forged entry is never trusted. An entry replaced by a
+agree on one; read without following a link or blocking, at most 33 bytes): an entry
+whose findings were edited and whose checksum was recomputed without the secret fails,
+so a forged entry is never trusted. An entry replaced by a
 folder (or anything but a regular file) is counted as damaged and skipped, never fatal.
+A secret that is not a regular file (a link, FIFO, device, folder) turns the cache off for
+the run with a note; a regular file of the wrong length (empty, cut short) is replaced
+atomically by a new secret, with a note, so the cache works again from the next entry.
 
 Writes are atomic (a temporary file in the same folder, ``fsync``, then ``os.replace``),
 so a process killed at any point leaves the old file or the new one. Read-merge-write of
@@ -25,11 +29,13 @@ names another key, or fails its checksum is treated as missing (counted in
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -64,31 +70,91 @@ def _checksum(secret: bytes, key: str, results: dict[str, Any]) -> str:
     return hmac.new(secret, f"{key}\0{text}".encode(), hashlib.sha256).hexdigest()
 
 
-def cache_secret(root: Path) -> bytes:
-    """The cache's secret (made on first use; see the module docstring).
+class NotASecret(OSError):
+    """Something that is not a small regular file is in the secret's place."""
+
+
+def _read_secret(path: Path) -> bytes:
+    """At most ``SECRET_BYTES + 1`` bytes of the regular file ``path``, opened without
+    following a link and without blocking (a FIFO or a device is never read).
 
     Raises:
-        OSError: the secret cannot be read or made (a folder in its place, no access).
+        FileNotFoundError: there is no secret yet.
+        NotASecret: a link, folder, FIFO, device or socket is in its place.
     """
-    path = root / SECRET_NAME
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        secret = path.read_bytes()
-    except FileNotFoundError:
-        root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".secret.", suffix=".tmp", dir=root)
-        try:
-            with os.fdopen(fd, "wb") as stream:
-                stream.write(secrets.token_bytes(SECRET_BYTES))
-                stream.flush()
-                os.fsync(stream.fileno())
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise NotASecret(f"{path}: a symbolic link, not a cache secret") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotASecret(f"{path}: not a regular file, not a cache secret")
+        data = b""
+        while len(data) <= SECRET_BYTES:
+            block = os.read(fd, SECRET_BYTES + 1 - len(data))
+            if not block:
+                break
+            data += block
+        return data
+    finally:
+        os.close(fd)
+
+
+def _publish_secret(root: Path, path: Path, replace: bool) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".secret.", suffix=".tmp", dir=root)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(secrets.token_bytes(SECRET_BYTES))
+            stream.flush()
+            os.fsync(stream.fileno())
+        if replace:
+            os.replace(tmp, path)  # atomic: readers see the old file or the new one
+        else:
             with contextlib.suppress(FileExistsError):
                 os.link(tmp, path)  # atomic; the first of concurrent runs wins
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-        secret = path.read_bytes()
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def load_secret(root: Path) -> tuple[bytes, str | None]:
+    """The cache's secret and, when a regular file of the wrong length was in its place
+    and was replaced by a new secret, a note saying so (see the module docstring).
+
+    Raises:
+        NotASecret: something that is not a regular file is in its place.
+        OSError: the secret cannot be read or made (no access).
+    """
+    path = root / SECRET_NAME
+    note = None
+    try:
+        secret = _read_secret(path)
+    except FileNotFoundError:
+        _publish_secret(root, path, replace=False)
+        secret = _read_secret(path)
     if len(secret) != SECRET_BYTES:
-        raise OSError(f"{path}: not a cache secret ({len(secret)} bytes)")
-    return secret
+        shown = f"{len(secret)} bytes" if len(secret) <= SECRET_BYTES else \
+            f"more than {SECRET_BYTES} bytes"
+        note = (f"{path}: not a cache secret ({shown}, not {SECRET_BYTES}); replaced by a "
+                "new one, the entries it keyed are recomputed once")
+        _publish_secret(root, path, replace=True)
+        secret = _read_secret(path)
+        if len(secret) != SECRET_BYTES:
+            raise NotASecret(f"{path}: not a cache secret ({len(secret)} bytes)")
+    return secret, note
+
+
+def cache_secret(root: Path) -> bytes:
+    """The cache's secret (made on first use; a wrong-length one is replaced).
+
+    Raises:
+        OSError: the secret cannot be read or made (a folder, link, FIFO or device in its
+            place, no access).
+    """
+    return load_secret(root)[0]
 
 
 class ResultCache:
@@ -104,6 +170,7 @@ class ResultCache:
     def __init__(self, root: Path | None) -> None:
         self.root = root
         self.corrupt = 0
+        self.notes: list[str] = []
         self._secret: bytes | None = None
 
     def _key_secret(self) -> bytes | None:
@@ -115,12 +182,19 @@ class ResultCache:
         """
         if self._secret is None and self.root is not None:
             try:
-                self._secret = cache_secret(self.root)
+                self._secret, note = load_secret(self.root)
+            except NotASecret as exc:
+                self.notes.append(f"{exc}; the cache is off for this run (remove it)")
+                self.corrupt += 1
+                self.root = None
             except OSError:
                 if not os.path.lexists(self.root / SECRET_NAME):
                     raise
                 self.corrupt += 1
                 self.root = None
+            else:
+                if note:
+                    self.notes.append(note)
         return self._secret
 
     def _path(self, key: str) -> Path:

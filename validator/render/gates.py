@@ -16,6 +16,11 @@ from validator.render.jsval import get, or_, truthy
 MAX_NODES = 16
 """Most nodes the site's builder offers for one deployment (and per PD pool)."""
 
+RENDER_MAX_NODES = 256
+"""Most nodes ``render --nodes`` renders (16 times the site's Nodes row): a count past the
+row is rendered with a note, but every follower node prints its own command, so an
+unbounded count would print without end."""
+
 _PRECISION_CONSTRAINTS: dict[str, dict[str, str]] = {
     "nvfp4": {"brand": "NVIDIA", "generation": "blackwell"},
     "fp4": {"brand": "NVIDIA", "generation": "blackwell"},

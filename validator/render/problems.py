@@ -324,13 +324,14 @@ def _nodes_reasons(data: Any, tax: Any, profile: Any, strategies: Any,
     if deploy == "multi_node":
         need = max(2, int(jsval.to_number(gates.nodes_for_strategy(
             data, name, get(profile, "gpu_count"), config.hardware))))
+        advice = (f"pass --nodes {need}" if need <= gates.RENDER_MAX_NODES else
+                  f"more than the {gates.RENDER_MAX_NODES} --nodes accepts")
         if nodes < 2:
             out.append(f"{name} at 1 node: the site offers a multi-node strategy at 2 nodes "
-                       f"or more (at 1 node it renders a single-node command); pass --nodes "
-                       f"{need}")
+                       f"or more (at 1 node it renders a single-node command); {advice}")
         elif nodes < need:
             out.append(f"{name} at {nodes} nodes: its strategy_min_gpus floor needs {need} "
-                       f"nodes of {config.hardware}; pass --nodes {need}")
+                       f"nodes of {config.hardware}; {advice}")
     elif deploy == "single_node" and nodes > 1:
         out.append(f"{name} is a single-node strategy: the site renders it at 1 node only "
                    f"(at {nodes} nodes it picks a multi-node strategy)")

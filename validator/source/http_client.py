@@ -5,8 +5,10 @@ GitHub headers and the token, and GETs that turn every failure into a clear
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -80,14 +82,37 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), parts.netloc.lower()
 
 
+_DIGITS = re.compile(r"[0-9]{1,12}")
+"""A delay or a Unix time as the headers give it: ASCII digits, at most 12 of them."""
+
+
+def _utc_text(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _reset_time(resp: requests.Response) -> str:
-    reset = resp.headers.get("X-RateLimit-Reset")
-    if reset and reset.isdigit():
-        when = datetime.fromtimestamp(int(reset), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return f"until {when} (X-RateLimit-Reset)"
-    after = resp.headers.get("Retry-After")
+    """How long a rate limit lasts, from ``X-RateLimit-Reset`` (a Unix time) or
+    ``Retry-After`` (RFC 9110: delay-seconds or an HTTP-date); a value that is neither is
+    left out of the message."""
+    reset = resp.headers.get("X-RateLimit-Reset", "").strip()
+    if _DIGITS.fullmatch(reset):
+        try:
+            return (f"until {_utc_text(datetime.fromtimestamp(int(reset), tz=UTC))} "
+                    "(X-RateLimit-Reset)")
+        except (OverflowError, OSError, ValueError):
+            pass  # past the calendar: no time to name
+    after = resp.headers.get("Retry-After", "").strip()
+    if _DIGITS.fullmatch(after):
+        return f"for {int(after)} s (Retry-After)"
     if after:
-        return f"for {after} s (Retry-After)"
+        try:
+            when = parsedate_to_datetime(after)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if when is not None:
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)  # "-0000": UTC, source unknown
+            return f"until {_utc_text(when.astimezone(UTC))} (Retry-After)"
     return "for an unspecified time"
 
 
@@ -251,3 +276,6 @@ class HttpClient:
             return resp.json()
         except ValueError as exc:
             raise SourceError(f"{what}: {redact_url(url)} did not return JSON") from exc
+        except RecursionError as exc:
+            raise SourceError(f"{what}: malformed answer from {redact_url(url)}: JSON nested "
+                              "too deep to decode") from exc

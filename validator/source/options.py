@@ -9,6 +9,7 @@ One :class:`FetchOptions` is built per run from the command line and the environ
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import time
@@ -144,6 +145,22 @@ class FetchOptions:
         return f"https://github.com/{owner}/{name}.git"
 
 
+def http_timeout(text: str) -> float:
+    """argparse type of ``--http-timeout``: seconds, finite, above 0 and at most
+    :data:`COMMAND_DEADLINE` (a usage error otherwise, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, "
+                                         f"got {text!r}")
+    if value > COMMAND_DEADLINE:
+        raise argparse.ArgumentTypeError(f"must be at most {COMMAND_DEADLINE:g} s (all HTTP "
+                                         f"requests of one command stop there), got {text!r}")
+    return value
+
+
 def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True) -> None:
     """Add the backend, URL, cache and snapshot options to ``parser``.
 
@@ -163,7 +180,7 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     add_store_dir(group, "verified snapshot store")
     group.add_argument("--expect-sha256", metavar="HEX",
                        help="fail (PROV002) unless the document's SHA-256 is this")
-    group.add_argument("--http-timeout", type=float, default=30.0, metavar="SECONDS",
+    group.add_argument("--http-timeout", type=http_timeout, default=30.0, metavar="SECONDS",
                        help="HTTP read timeout (default 30)")
     if offline:
         group.add_argument("--offline", action="store_true",
