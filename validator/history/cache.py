@@ -104,6 +104,12 @@ def _read_secret(path: Path) -> bytes:
 
 
 def _publish_secret(root: Path, path: Path, replace: bool) -> None:
+    """Write a new secret at ``path``, mode 0600: over what is there (``replace``, with
+    :func:`~validator.atomic.atomic_write`), or only if there is none yet (published with
+    a hard link, so that of concurrent first runs the first wins)."""
+    if replace:  # atomic: readers see the old file or the new one
+        atomic_write(path, secrets.token_bytes(SECRET_BYTES), mode=0o600)
+        return
     root.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".secret.", suffix=".tmp", dir=root)
     try:
@@ -111,11 +117,8 @@ def _publish_secret(root: Path, path: Path, replace: bool) -> None:
             stream.write(secrets.token_bytes(SECRET_BYTES))
             stream.flush()
             os.fsync(stream.fileno())
-        if replace:
-            os.replace(tmp, path)  # atomic: readers see the old file or the new one
-        else:
-            with contextlib.suppress(FileExistsError):
-                os.link(tmp, path)  # atomic; the first of concurrent runs wins
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)  # atomic; the first of concurrent runs wins
     finally:
         Path(tmp).unlink(missing_ok=True)
 
@@ -145,16 +148,6 @@ def load_secret(root: Path) -> tuple[bytes, str | None]:
         if len(secret) != SECRET_BYTES:
             raise NotASecret(f"{path}: not a cache secret ({len(secret)} bytes)")
     return secret, note
-
-
-def cache_secret(root: Path) -> bytes:
-    """The cache's secret (made on first use; a wrong-length one is replaced).
-
-    Raises:
-        OSError: the secret cannot be read or made (a folder, link, FIFO or device in its
-            place, no access).
-    """
-    return load_secret(root)[0]
 
 
 class ResultCache:
