@@ -13,6 +13,7 @@ from validator.checks._data import as_dict, get
 from validator.checks.flag_model import FLAG_READS
 from validator.checks.guide_model import GUIDE, GuideAnalysis, guide_model, guide_text
 from validator.checks.guide_sections import SectionSearch
+from validator.checks.hw_model import hardware_named
 from validator.checks.registry import Hit, rule
 from validator.checks.release_range import parse_at
 from validator.checks.rendered import affected
@@ -212,17 +213,9 @@ def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: Ser
 def named_hardware(ctx: Context, search: SectionSearch, line: int) -> set[str]:
     """Profile ids the section of guide ``line`` names before it: an id or display name
     anywhere in it, a brand or generation key (``AMD``, ``Hopper``) in its headings."""
-    out: set[str] = set()
-    for hw_id, profile in ctx.hardware_profiles.items():
-        names = {hw_id, str(profile.get("display_name") or hw_id)}
-        if any(search.says(_word(re.escape(n)), line) for n in names if n):
-            out.add(hw_id)
-    if out:
-        return out  # a profile named is narrower than its brand or generation
-    for key, members in ctx.hardware_groups.items():
-        if search.says(_word(re.escape(key)), line, headings_only=True):
-            out |= members
-    return out
+    return hardware_named(
+        ctx, lambda name: search.says(_word(re.escape(name)), line),
+        lambda key: search.says(_word(re.escape(key)), line, headings_only=True))
 
 
 @lru_cache(maxsize=1024)

@@ -34,7 +34,7 @@ Sources, all of vllm-project/recipes:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -270,6 +270,24 @@ def fits_single_node(variant: Any, prof: Profile) -> bool:
     """``fitsSingleNode``: missing size information counts as a fit."""
     need = variant_vram(variant, prof.id)
     return need is None or prof.vram_gb is None or prof.vram_gb <= 0 or need <= prof.vram_gb
+
+def hardware_named(ctx: Context, names_profile: Callable[[str], bool],
+                   names_group: Callable[[str], bool]) -> set[str]:
+    """Profile ids a text names: each profile whose id or display name ``names_profile``
+    finds; when it finds none, the members of each brand or generation key
+    (:attr:`~validator.context.Context.hardware_groups`: ``AMD``, ``Hopper``) that
+    ``names_group`` finds (a profile named is narrower than its brand or generation).
+    Empty: the text names no hardware."""
+    out = {hw_id for hw_id, profile in ctx.hardware_profiles.items()
+           if any(names_profile(n) for n in {hw_id, str(profile.get("display_name") or hw_id)}
+                  if n)}
+    if out:
+        return out
+    for key, members in ctx.hardware_groups.items():
+        if names_group(key):
+            out |= members
+    return out
+
 
 def is_omni(doc: LoadedDocument) -> bool:
     """Whether the recipe is a vLLM-Omni pipeline (``omni`` in ``meta.tasks``)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import as_dict, get, items
-from validator.checks.hw_model import amount, fits_single_node, profiles
+from validator.checks.hw_model import amount, fits_single_node, hardware_named, profiles
 from validator.checks.registry import Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
@@ -139,13 +139,10 @@ def qualified_hardware(st: MultiNodeStatement, ctx: Context) -> set[str]:
     words after the phrase first (``BF16 on 8xH200; requires multi-node on H100`` is about
     H100). Empty: the statement names no hardware and is about every profile."""
     for text in (st.after, st.before):
-        named = {hw for hw, profile in ctx.hardware_profiles.items()
-                 if any(_qualifier(n).search(text)
-                        for n in {hw, str(profile.get("display_name") or hw)} if n)}
-        if not named:
-            for key, members in ctx.hardware_groups.items():
-                if _qualifier(key).search(text):
-                    named |= members
+        def says(name: str, text: str = text) -> bool:
+            return _qualifier(name).search(text) is not None
+
+        named = hardware_named(ctx, says, says)
         if named:
             return named
     return set()
