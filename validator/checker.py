@@ -151,13 +151,24 @@ class Checker:
         """Load, validate and run every rule on one recipe's bytes; append to ``result``
         (with ``extra`` findings about the document found elsewhere, e.g. pinning)."""
         doc = load_yaml(data, path, max_bytes=self.context.settings.max_bytes)
+        findings = self.document_findings(doc, data, result, extra)
+        return self._add(result, path, provenance, findings, "recipe", None)
+
+    def document_findings(self, doc: LoadedDocument, data: bytes | None, result: RunResult,
+                          extra: Sequence[Finding] = ()) -> list[Finding]:
+        """The findings of one loaded recipe as reported: loader, schema, every selected
+        rule and the configuration bound, then the run's policy (severities, selection,
+        per-file ignores and the suppression comments of ``data``, the document's bytes).
+
+        Every command that judges a recipe (check, pr, history, record, ``--fix`` and
+        ``--diff``) goes through here, so none can see a finding the others suppress."""
         findings = list(doc.findings) + list(extra)
         if doc.ok:
             findings += self.schema.validate(doc, "recipe")
             findings += self.run_rules(doc, result)
             findings += configuration_limit(doc, self.context)  # before it is forgotten
             self.context.forget_document(doc.path, doc.sha256)  # its rules are done
-        return self._add(result, path, provenance, findings, "recipe", data)
+        return sorted(self.policy.apply(doc.path, findings, data), key=Finding.sort_key)
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in

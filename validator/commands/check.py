@@ -258,12 +258,6 @@ def run(args: argparse.Namespace) -> int:
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     targets = collect_targets(args, notes=False)
     refuse_overwriting(args, target_inputs(targets))
-    if args.fix or args.diff or args.unsafe_fixes:
-        from validator.fix.command import remaining_note, run_fix
-
-        diff_code = run_fix(args, targets, settings, selected_rules(args))
-        if diff_code is not None:
-            return diff_code
     configs: dict[int, Config] = {}
 
     def config_of(tree: RecipeTree) -> Config:
@@ -278,6 +272,12 @@ def run(args: argparse.Namespace) -> int:
                 configs[id(tree)] = rule_config(args)
         return configs[id(tree)]
 
+    if args.fix or args.diff or args.unsafe_fixes:
+        from validator.fix.command import remaining_note, run_fix
+
+        diff_code = run_fix(args, targets, settings, selected_rules(args), config_of)
+        if diff_code is not None:
+            return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
     result = check_targets(targets, settings, config_of)
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):

@@ -23,16 +23,19 @@ from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
 from validator.rules import Rule
 from validator.schema import SchemaValidator
-from validator.session import Session
+from validator.session import ConfigOf, Session
 from validator.source.local import Target
 from validator.source.tree import LocalTree, SourceError
 
 
 def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
-                unsafe: bool) -> list[DocumentFixes]:
-    """Fix every target in memory (nothing is written here); the contexts come from the
-    same :class:`~validator.session.Session` as a check's."""
-    session = Session(settings, rules, schema=SchemaValidator(strict=settings.strict))
+                unsafe: bool, config: ConfigOf | None = None) -> list[DocumentFixes]:
+    """Fix every target in memory (nothing is written here); the contexts and the
+    configuration of each tree (``config``, as ``check`` reads it) come from the same
+    :class:`~validator.session.Session` as a check's, so a finding the check does not
+    report is not fixed."""
+    session = Session(settings, rules, config=config,
+                      schema=SchemaValidator(strict=settings.strict))
     out: list[DocumentFixes] = []
     for target in targets:
         tree = target.tree
@@ -92,12 +95,12 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
 
 
 def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,
-            rules: list[Rule]) -> int | None:
+            rules: list[Rule], config: ConfigOf | None = None) -> int | None:
     """``--diff``: print the patch, return 1 when there is one (0 otherwise). ``--fix``:
     write the files and return ``None`` (the caller checks again and reports)."""
     if args.unsafe_fixes and not (args.fix or args.diff):
         raise UsageError("--unsafe-fixes needs --fix or --diff")
-    outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes)
+    outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes, config=config)
     by_path = {t.path: t for t in targets}
     if args.diff:
         patch = "".join(unified_diff(o.path, o.original, o.fixed) for o in outcomes)

@@ -48,12 +48,10 @@ _FATAL = ("YAML001", "YAML002", "YAML005", "YAML006", "YAML007")
 
 
 def document_findings(checker: Checker, doc: LoadedDocument) -> list[Finding]:
-    """Every finding ``checker`` reports on ``doc`` (loader, schema, check rules)."""
-    findings = list(doc.findings)
-    if doc.ok:
-        findings += checker.schema.validate(doc, "recipe")
-        findings += checker.run_rules(doc, RunResult())
-    return sorted(findings, key=Finding.sort_key)
+    """Every finding ``checker`` reports on ``doc``, as ``check`` reports it: through
+    :meth:`~validator.checker.Checker.document_findings`, so a finding the run's
+    configuration or the document's own suppression comments remove is never fixed."""
+    return checker.document_findings(doc, doc.text.encode("utf-8"), RunResult())
 
 
 def _dump(data: Any) -> str:
