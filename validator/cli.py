@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("validator.commands.diff", "what a change to a recipe changes for its users"),
     "history": ("validator.commands.history", "audit every revision of a branch's recipes"),
     "render": ("validator.commands.render", "the commands the recipes site renders for a recipe"),
+    "cache": ("validator.commands.cache", "clean or describe the cache folder"),
 }
 """Subcommand name -> (module, one-line help)."""
 

@@ -31,7 +31,7 @@ from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
 from validator.rules import Rule
 from validator.schema import SchemaValidator
-from validator.source.provenance import Provenance
+from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import (
     UNHANDLED_PATH,
@@ -39,6 +39,7 @@ from validator.source.verify import (
     pinning_findings,
     prov_finding,
 )
+from validator.unit_cache import UnitCache, context_digest
 
 ContextBuilder = Callable[[RecipeTree, Settings], Context]
 """Builds the context of a tree (default :func:`validator.context.build_context`)."""
@@ -54,6 +55,9 @@ class Opened:
     context: Context
     checker: Checker
     context_paths: frozenset[str]
+    unit_prefix: tuple[str, str, tuple[str, ...]] | None = None
+    """With a cache: what every unit key of the tree shares (context digest, policy,
+    the ids of the rules run)."""
 
 
 class Session:
@@ -67,6 +71,8 @@ class Session:
             it per tree; ``None``: no configuration.
         schema: the JSON Schema stage (default: one for ``settings.strict``).
         build: the context builder (default :func:`~validator.context.build_context`).
+        cache: the persistent cache of document units (``None``: every recipe is
+            checked); see :mod:`validator.unit_cache`.
 
     Attributes:
         result: what the run found so far.
@@ -77,8 +83,10 @@ class Session:
     def __init__(self, settings: Settings, rules: Sequence[Rule], *,
                  config: Config | ConfigOf | None = None,
                  schema: SchemaValidator | None = None,
-                 build: ContextBuilder = build_context) -> None:
+                 build: ContextBuilder = build_context,
+                 cache: UnitCache | None = None) -> None:
         self.settings = settings
+        self.cache = cache
         self.rules = list(rules)
         self.schema = schema or SchemaValidator(strict=settings.strict)
         self._config = config
@@ -119,6 +127,9 @@ class Session:
         checker = Checker(context, self.judgeable(context), self.schema, self.policy(tree))
         opened = Opened(context, checker,
                         frozenset(d.path for d in context.context_documents()))
+        if self.cache is not None:
+            opened.unit_prefix = (context_digest(context), repr(checker.policy.config),
+                                  tuple(r.id for r in checker.rules))
         self._opened[key] = opened
         return opened
 
@@ -205,15 +216,34 @@ class Session:
                     prov: Provenance) -> DocumentResult:
         """Check a recipe whose bytes and provenance are already read and verified: load ->
         schema -> rules, with the pinning findings of ``prov``; records the install
-        ranges the rules found (``result.context["install_ranges"]``)."""
-        doc_result = opened.checker.check_recipe(
-            path, data, prov, self.result,
-            extra=pinning_findings(prov, strict=self.settings.strict))
+        ranges the rules found (``result.context["install_ranges"]``). With a cache, a
+        unit checked before with the same inputs is answered from it."""
+        key = self._unit_key(opened, path, data, prov)
+        cached = self.cache.get(key) if self.cache is not None and key else None
+        if cached is not None:
+            doc_result = DocumentResult(path, prov, cached.findings, "recipe")
+            self.result.documents.append(doc_result)
+            ranges = cached.install_ranges
+        else:
+            crashes = len(self.result.internal_errors)
+            doc_result = opened.checker.check_recipe(
+                path, data, prov, self.result,
+                extra=pinning_findings(prov, strict=self.settings.strict))
+            ranges = recorded(opened.context).get(path)
+            if self.cache is not None and key and len(self.result.internal_errors) == crashes:
+                self.cache.put(key, doc_result.findings, ranges)
         self.checked[path] = (opened.checker, data)
-        ranges = recorded(opened.context).get(path)
         if ranges is not None:
             self.result.context.setdefault("install_ranges", {})[path] = ranges
         return doc_result
+
+    def _unit_key(self, opened: Opened, path: str, data: bytes, prov: Provenance) -> str:
+        """The cache key of checking ``data`` as ``path`` in ``opened`` ("" without a
+        cache)."""
+        if self.cache is None or opened.unit_prefix is None:
+            return ""
+        context, policy, rules = opened.unit_prefix
+        return self.cache.key(context, policy, rules, path, sha256_hex(data), prov)
 
     def run_rules(self, context: Context, doc: LoadedDocument,
                   rules: Sequence[Rule] | None = None) -> list[Finding]:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from validator.cache import ResultCache
 from validator.history.audit import AuditOptions, AuditResult, run_audit
-from validator.history.cache import ResultCache
 
 pytestmark = pytest.mark.corpus
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from validator.cache import SECRET_BYTES, SECRET_NAME, ResultCache
 from validator.history.audit import AuditOptions, run_audit
-from validator.history.cache import SECRET_BYTES, SECRET_NAME, ResultCache
 
 PROJECT = Path(__file__).resolve().parents[2]
 KEY = "ab" * 32
@@ -22,7 +22,7 @@ _PROBE = """\
 import resource, sys
 from pathlib import Path
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-from validator.history.cache import ResultCache
+from validator.cache import ResultCache
 cache = ResultCache(Path(sys.argv[1]))
 print(cache.get(sys.argv[2]), cache.corrupt, cache.root is None)
 print(*cache.notes, sep="\\n")

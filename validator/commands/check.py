@@ -37,10 +37,11 @@ from validator.report.markdown import append_step_summary
 from validator.rules import Rule
 from validator.session import Session
 from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
-from validator.source.options import add_fetch_arguments, fetch_options_from
+from validator.source.options import add_fetch_arguments, default_cache_dir, fetch_options_from
 from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
 from validator.source.tree import LocalTree, RecipeTree
+from validator.unit_cache import UnitCache
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff; write nothing")
     add_fetch_arguments(parser, offline=False)
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the result cache (in --cache-dir)")
     add_rule_arguments(parser)
     add_output_arguments(parser, sorted(REPORTERS))
 
@@ -227,12 +230,30 @@ def selected_rules(args: argparse.Namespace) -> list[Rule]:
 
 
 def check_targets(targets: list[Target], settings: Settings,
-                  config: Callable[[RecipeTree], Config] | None = None) -> RunResult:
+                  config: Callable[[RecipeTree], Config] | None = None,
+                  cache_dir: Path | None = None) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
-    (:class:`validator.session.Session`)."""
-    session = Session(settings, check_rules(), config=config or None)
-    return session.check_targets((t.tree, t.path) for t in targets)
+    (:class:`validator.session.Session`); with ``cache_dir``, units checked before with
+    the same inputs come from its result cache (:mod:`validator.unit_cache`)."""
+    rules = check_rules()
+    cache = UnitCache(cache_dir, settings, rules) if cache_dir is not None else None
+    session = Session(settings, rules, config=config or None, cache=cache)
+    result = session.check_targets((t.tree, t.path) for t in targets)
+    if cache is not None:
+        cache.close()
+        for note in cache.notes:
+            print(f"recipe-check: note: {note}", file=sys.stderr)
+    return result
+
+
+def result_cache_dir(args: argparse.Namespace, settings: Settings) -> Path | None:
+    """The cache folder of the run's results: ``--cache-dir`` (default
+    ``$XDG_CACHE_HOME/recipe-check``); ``None`` under ``--no-cache`` and
+    ``--online-releases`` (the release list of the day is not part of a key)."""
+    if getattr(args, "no_cache", False) or settings.online_releases:
+        return None
+    return getattr(args, "cache_dir", None) or default_cache_dir()
 
 
 def release_list_context(settings: Settings) -> dict[str, object]:
@@ -279,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
         if diff_code is not None:
             return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
-    result = check_targets(targets, settings, config_of)
+    result = check_targets(targets, settings, config_of, result_cache_dir(args, settings))
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

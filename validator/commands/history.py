@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 from validator import __version__
+from validator.cache import default_cache_dir
 from validator.commands.check import refuse_overwriting, work_tree_inputs
 from validator.commands.options import (
     add_output_arguments,
@@ -40,7 +41,6 @@ from validator.history.audit import (
     default_jobs,
     run_audit,
 )
-from validator.history.cache import default_cache_dir
 from validator.history.progress import Progress
 from validator.policy import Policy
 

@@ -10,7 +10,7 @@ How it works:
 2. The rules are grouped by what they declare they read (``@rule(..., reads=...)``); a
    group's findings on one recipe blob are cached under the digest of exactly its
    declared inputs (:mod:`validator.history.keys`), in the
-   :class:`~validator.history.cache.ResultCache` under the same tool digest
+   :class:`~validator.cache.ResultCache` under the same tool digest
    (:func:`~validator.history.keys.tool_digest`: version, rule set, the package's own
    source and schemas, and the settings). What is missing is checked in worker processes
    (:mod:`validator.history.worker`), one task per blob.
@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from validator.cache import FindingRow, ResultCache
 from validator.context import Settings
 from validator.findings import finding_key
-from validator.history.cache import FindingRow, ResultCache
 from validator.history.gitdata import CommitInfo, GitObjects, ensure_repository, resolve, rev_list
 from validator.history.keys import (
     RELEASE_PARTS,

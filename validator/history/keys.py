@@ -9,7 +9,7 @@ only the groups that read the taxonomy, a new recipe only those that read the re
 list, and a new vLLM release window only those that read the CLI registries or the
 release list; a group that reads the recipe alone is checked once per blob.
 
-Cache entry of one blob (see :mod:`validator.history.cache`)::
+Cache entry of one blob (see :mod:`validator.cache`)::
 
     {"stage": {"rows": [...], "ok": true},       # loader and schema findings
      "<group>:<inputs digest>": {"rows": [...]}, # one per group and inputs
@@ -24,13 +24,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from validator import __version__
+from validator.cache import FindingRow, as_row, checks_digest
 from validator.context import Settings
 from validator.findings import Finding
-from validator.history.cache import FindingRow, as_row
 from validator.rules import Reads, Rule
 
 MODELS = "models/"
@@ -156,43 +154,9 @@ def missing_labels(entry: Mapping[str, Any], labels: Iterable[str]) -> list[str]
     return out
 
 
-_NOT_CHECKS = ("commands/", "report/", "evidence/", "history/", "source/", "pr/", "cli.py",
-               "docs.py", "__main__.py")
-"""Package parts that do not decide findings (output, publishing, fetching, this audit);
-``source/tree.py`` and ``source/provenance.py`` are kept (the context is built on them)."""
-
-
-def _check_sources(package: Path) -> list[Path]:
-    keep = ("source/tree.py", "source/provenance.py")
-    out = []
-    for f in sorted(package.rglob("*.py")):
-        rel = f.relative_to(package).as_posix()
-        if rel in keep or not rel.startswith(_NOT_CHECKS):
-            out.append(f)
-    return out
-
-
 def tool_digest(settings: Settings) -> str:
-    """Hex SHA-256 identifying what produced a result: the version, the registered rules
-    (id, severity and declared reads), the source of every ``validator`` module that can
-    decide findings (all but the parts in ``_NOT_CHECKS``), every schema and vendored
-    data file (``schemas/``, the settings' vendored folder, default ``snapshots/``: the
-    CLI registries and the release list), and the settings that change findings
-    (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even without a version
-    bump, invalidates cached results; edits to reporters or publishing do not."""
+    """:func:`validator.cache.checks_digest` of every registered rule: what produced a
+    cached result of the audit."""
     from validator.catalogue import all_rules
-    from validator.schema import SCHEMA_DIR
 
-    h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
-                       f"{settings.max_bytes}\n".encode())
-    for r in all_rules():
-        reads = ",".join(sorted(p.value for p in r.reads))
-        h.update(f"{r.id}:{r.severity.value}:{reads}\n".encode())
-    package = Path(__file__).resolve().parents[1]
-    project = Path(SCHEMA_DIR).parent
-    vendored = settings.vendored_dir or project / "snapshots"  # the CLI registries the run reads
-    data = [f for folder in (Path(SCHEMA_DIR), Path(vendored)) if folder.is_dir()
-            for f in folder.rglob("*") if f.is_file()]
-    for f in _check_sources(package) + sorted(data):
-        h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
-    return h.hexdigest()
+    return checks_digest(settings, all_rules())

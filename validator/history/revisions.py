@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 
+from validator.cache import blob_key
 from validator.context import Settings
-from validator.history.cache import blob_key
 from validator.history.gitdata import CommitInfo, GitObjects
 from validator.history.keys import RuleGroup, is_context_file, is_recipe, part_digests, window_label
 from validator.rules import Reads

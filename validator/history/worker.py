@@ -20,9 +20,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from validator.cache import ResultCache
 from validator.context import Context, Settings, build_context
 from validator.findings import Finding
-from validator.history.cache import ResultCache
 from validator.history.gitdata import GitObjects
 from validator.history.keys import STAGE, RuleGroup, is_recipe, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State

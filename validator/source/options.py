@@ -172,7 +172,8 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     group.add_argument("--git-url", metavar="URL",
                        help=f"clone OWNER/REPO from this URL or folder (env {GIT_URL_ENV})")
     group.add_argument("--cache-dir", type=Path, metavar="DIR",
-                       help="git clone cache (default $XDG_CACHE_HOME/recipe-check)")
+                       help="cache folder: git clones, and check results unless "
+                            "--no-cache (default $XDG_CACHE_HOME/recipe-check)")
     group.add_argument("--raw-base-url", metavar="URL", default=DEFAULT_RAW_BASE,
                        help=f"raw content server for --backend http (default {DEFAULT_RAW_BASE})")
     group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,

@@ -1,4 +1,8 @@
-"""On-disk cache of history-audit results, safe against crashes, concurrency and rot.
+"""recipe-check's on-disk result cache, safe against crashes, concurrency and rot.
+
+One store serves every command that caches results: the history audit (entries keyed by
+:func:`blob_key`, one label per context) and ``check`` (entries keyed by a document unit,
+see :mod:`validator.unit_cache`). Both key their entries on :func:`checks_digest`.
 
 Layout: ``<cache_dir>/<k[:2]>/<k>.json``, one file per *blob key* ``k`` (the checked
 file's path and bytes under one tool digest, see :func:`blob_key`). Each file maps
@@ -37,12 +41,17 @@ import os
 import secrets
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock
 
 from validator.atomic import atomic_write
+
+if TYPE_CHECKING:
+    from validator.context import Settings
+    from validator.rules import Rule
 
 FORMAT = 3
 SECRET_NAME = ".secret"
@@ -56,6 +65,47 @@ def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/recipe-check/history`` (``~/.cache/...`` when unset)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "recipe-check" / "history"
+
+
+_NOT_CHECKS = ("commands/", "report/", "evidence/", "history/", "source/", "pr/", "cli.py",
+               "docs.py", "__main__.py", "cache.py", "unit_cache.py")
+"""Package parts that do not decide findings (output, publishing, fetching, caching);
+``source/tree.py`` and ``source/provenance.py`` are kept (the context is built on them)."""
+
+
+def _check_sources(package: Path) -> list[Path]:
+    keep = ("source/tree.py", "source/provenance.py")
+    out = []
+    for f in sorted(package.rglob("*.py")):
+        rel = f.relative_to(package).as_posix()
+        if rel in keep or not rel.startswith(_NOT_CHECKS):
+            out.append(f)
+    return out
+
+
+def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
+    """Hex SHA-256 identifying what produces findings: the version, ``rules`` (id,
+    severity and declared reads), the source of every ``validator`` module that can
+    decide findings (all but the parts in ``_NOT_CHECKS``), every schema and vendored
+    data file (``schemas/``, the settings' vendored folder, default ``snapshots/``: the
+    CLI registries and the release list), and the settings that change findings
+    (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even without a version
+    bump, invalidates cached results; edits to reporters or publishing do not."""
+    from validator import __version__
+    from validator.paths import SCHEMAS_DIR, SNAPSHOTS_DIR
+
+    h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
+                       f"{settings.max_bytes}\n".encode())
+    for r in rules:
+        reads = ",".join(sorted(p.value for p in r.reads))
+        h.update(f"{r.id}:{r.severity.value}:{reads}\n".encode())
+    package = Path(__file__).resolve().parent
+    vendored = settings.vendored_dir or SNAPSHOTS_DIR  # the CLI registries the run reads
+    data = [f for folder in (SCHEMAS_DIR, Path(vendored)) if folder.is_dir()
+            for f in folder.rglob("*") if f.is_file()]
+    for f in _check_sources(package) + sorted(data):
+        h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
 
 
 def blob_key(tool_digest: str, path: str, sha256: str) -> str:
@@ -254,6 +304,39 @@ class ResultCache:
                                               ensure_ascii=False).encode("utf-8"))
         except IsADirectoryError:
             self.corrupt += 1  # replaced by a folder while we computed
+
+
+    def entries(self) -> list[Path]:
+        """Every entry file of the store (none when caching is off)."""
+        if self.root is None or not self.root.is_dir():
+            return []
+        return [e for sub in self.root.iterdir() if len(sub.name) == 2 and sub.is_dir()
+                and not sub.is_symlink() for e in sub.glob("*.json")]
+
+    def prune(self, max_entries: int) -> int:
+        """Keep the store within ``max_entries`` entries: past that, remove the least
+        recently written ones down to three quarters of it (a lock file goes with its
+        entry). Returns how many were removed; an entry another run removes or replaces
+        meanwhile is passed over."""
+        found = self.entries()
+        if len(found) <= max_entries:
+            return 0
+
+        def written(entry: Path) -> float:
+            try:
+                return entry.stat().st_mtime
+            except OSError:
+                return 0.0
+
+        found.sort(key=written)
+        removed = 0
+        for entry in found[:len(found) - max_entries * 3 // 4]:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+            with contextlib.suppress(OSError):
+                Path(str(entry) + ".lock").unlink()
+        return removed
 
 
 def as_row(value: Any) -> FindingRow:

@@ -1,0 +1,50 @@
+"""``recipe-check cache {clean,info}``: the cache folder (``--cache-dir``, default
+``$XDG_CACHE_HOME/recipe-check``): the check results (``results/``), the history audit's
+results (``history/``) and the git clones of pinned sources (``git/``).
+
+``clean`` removes the result entries of both (and the git clones with ``--git``); ``info``
+prints how many entries each holds and their size. Neither follows a symbolic link.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from validator.errors import UsageError
+from validator.source.options import default_cache_dir
+
+PARTS = {"results": "check results", "history": "history audit results", "git": "git clones"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``cache``."""
+    parser.add_argument("action", choices=["clean", "info"])
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR",
+                        help="cache folder (default $XDG_CACHE_HOME/recipe-check)")
+    parser.add_argument("--git", action="store_true",
+                        help="clean: also remove the git clones of pinned sources")
+
+
+def _size(folder: Path) -> tuple[int, int]:
+    files = [f for f in folder.rglob("*") if f.is_file() and not f.is_symlink()]
+    return len(files), sum(f.stat().st_size for f in files)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Clean or describe the cache folder; exit 0 (2 when it is not a folder)."""
+    root: Path = args.cache_dir or default_cache_dir()
+    if root.is_symlink() or (root.exists() and not root.is_dir()):
+        raise UsageError(f"{root}: not a cache folder")
+    for name, what in PARTS.items():
+        part = root / name
+        if not part.is_dir() or part.is_symlink():
+            continue
+        if args.action == "info":
+            count, size = _size(part)
+            print(f"{part}: {what}, {count} file(s), {size / 2**20:.1f} MiB")
+        elif name != "git" or args.git:
+            shutil.rmtree(part)
+            print(f"removed {part} ({what})")
+    return 0
