@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.checks.cli_data import CliRegistries
@@ -40,12 +41,35 @@ from validator.source.verify import (
     prov_finding,
 )
 from validator.unit_cache import UnitCache, context_digest
+from validator.unit_pool import run_units
 
 ContextBuilder = Callable[[RecipeTree, Settings], Context]
 """Builds the context of a tree (default :func:`validator.context.build_context`)."""
 
 ConfigOf = Callable[[RecipeTree], Config | None]
 """The configuration that applies to a tree (``check`` reads each local root's file)."""
+
+@dataclass
+class Unit:
+    """One recipe to check: its tree, path, verified bytes and provenance, and its cache
+    key ("" without a cache)."""
+
+    opened: Opened
+    path: str
+    data: bytes
+    prov: Provenance
+    key: str
+
+
+@dataclass
+class UnitOutcome:
+    """What checking a unit gave: its result, the install ranges its rules recorded and
+    the messages of rules that crashed on it."""
+
+    result: DocumentResult
+    ranges: Any
+    crashes: list[str]
+
 
 @dataclass
 class Opened:
@@ -218,24 +242,41 @@ class Session:
         schema -> rules, with the pinning findings of ``prov``; records the install
         ranges the rules found (``result.context["install_ranges"]``). With a cache, a
         unit checked before with the same inputs is answered from it."""
-        key = self._unit_key(opened, path, data, prov)
-        cached = self.cache.get(key) if self.cache is not None and key else None
-        if cached is not None:
-            doc_result = DocumentResult(path, prov, cached.findings, "recipe")
-            self.result.documents.append(doc_result)
-            ranges = cached.install_ranges
+        unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
+        cached = self._cached(unit)
+        return self._settle(unit, cached or self._compute(unit), fresh=cached is None)
+
+    def _cached(self, unit: Unit) -> UnitOutcome | None:
+        found = self.cache.get(unit.key) if self.cache is not None and unit.key else None
+        if found is None:
+            return None
+        doc_result = DocumentResult(unit.path, unit.prov, found.findings, "recipe")
+        return UnitOutcome(doc_result, found.install_ranges, [])
+
+    def _compute(self, unit: Unit) -> UnitOutcome:
+        """Check one unit (in this process or a worker); changes nothing of the run."""
+        scratch = RunResult()
+        doc_result = unit.opened.checker.check_recipe(
+            unit.path, unit.data, unit.prov, scratch,
+            extra=pinning_findings(unit.prov, strict=self.settings.strict))
+        ranges = recorded(unit.opened.context).get(unit.path)
+        return UnitOutcome(doc_result, ranges, scratch.internal_errors)
+
+    def _settle(self, unit: Unit, outcome: UnitOutcome, *, fresh: bool,
+                slot: int | None = None) -> DocumentResult:
+        """Record a unit's outcome in the run (at ``slot`` of the documents, else last);
+        keep a ``fresh`` one in the cache unless a rule crashed on it."""
+        self.result.internal_errors += outcome.crashes
+        if fresh and self.cache is not None and unit.key and not outcome.crashes:
+            self.cache.put(unit.key, outcome.result.findings, outcome.ranges)
+        if slot is None:
+            self.result.documents.append(outcome.result)
         else:
-            crashes = len(self.result.internal_errors)
-            doc_result = opened.checker.check_recipe(
-                path, data, prov, self.result,
-                extra=pinning_findings(prov, strict=self.settings.strict))
-            ranges = recorded(opened.context).get(path)
-            if self.cache is not None and key and len(self.result.internal_errors) == crashes:
-                self.cache.put(key, doc_result.findings, ranges)
-        self.checked[path] = (opened.checker, data)
-        if ranges is not None:
-            self.result.context.setdefault("install_ranges", {})[path] = ranges
-        return doc_result
+            self.result.documents[slot] = outcome.result
+        self.checked[unit.path] = (unit.opened.checker, unit.data)
+        if outcome.ranges is not None:
+            self.result.context.setdefault("install_ranges", {})[unit.path] = outcome.ranges
+        return outcome.result
 
     def _unit_key(self, opened: Opened, path: str, data: bytes, prov: Provenance) -> str:
         """The cache key of checking ``data`` as ``path`` in ``opened`` ("" without a
@@ -280,14 +321,48 @@ class Session:
 
     # -- the two command loops -----------------------------------------------------------
 
-    def check_targets(self, targets: Iterable[tuple[RecipeTree, str]]) -> RunResult:
+    def check_targets(self, targets: Iterable[tuple[RecipeTree, str]],
+                      jobs: int = 1) -> RunResult:
         """``check``: each (tree, path) against the context of its own tree, the tree's
         context documents reported before its first recipe; a path that is one of the
-        tree's context documents is not checked again as a recipe.
+        tree's context documents is not checked again as a recipe. With ``jobs`` > 1 the
+        recipes not in the cache are checked on that many processes
+        (:func:`validator.unit_pool.run_units`); the result is the same, in the same
+        order.
 
         Raises:
             UsageError: a path is not in its tree.
         """
+        deferred: list[tuple[int, Unit]] | None = [] if jobs > 1 else None
+        self._visit_targets(targets, deferred)
+        if deferred:
+            outcomes = run_units(self._compute, [u for _slot, u in deferred], jobs)
+            for (slot, unit), outcome in zip(deferred, outcomes, strict=True):
+                self._settle(unit, outcome, fresh=True, slot=slot)
+            ranges = self.result.context.get("install_ranges")
+            if ranges:  # in the order of the documents, as one job records them
+                self.result.context["install_ranges"] = {
+                    d.path: ranges[d.path] for d in self.result.documents if d.path in ranges}
+        return self.result
+
+    def _defer(self, tree: RecipeTree, path: str, deferred: list[tuple[int, Unit]]) -> None:
+        """Read ``path`` and answer it from the cache, or hold its place in the documents
+        for a worker (``deferred``: (slot, unit) pairs)."""
+        opened = self.open(tree)
+        read = self._read(tree, path) if opened is not None else None
+        if opened is None or read is None:
+            return
+        data, prov = read
+        unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
+        cached = self._cached(unit)
+        if cached is not None:
+            self._settle(unit, cached, fresh=False)
+            return
+        deferred.append((len(self.result.documents), unit))
+        self.result.documents.append(DocumentResult(path, prov, [], "recipe"))  # its place
+
+    def _visit_targets(self, targets: Iterable[tuple[RecipeTree, str]],
+                       deferred: list[tuple[int, Unit]] | None) -> None:
         reported: dict[int, set[str]] = {}  # per tree: context documents in the result
         for tree, path in targets:
             first = id(tree) not in self._opened
@@ -305,10 +380,12 @@ class Session:
                     self._clean_context_document(tree, opened.context, path)
                 continue
             try:
-                self.check_recipe(tree, path)
+                if deferred is None:
+                    self.check_recipe(tree, path)
+                else:
+                    self._defer(tree, path, deferred)
             except FileNotFoundError as exc:
                 raise UsageError(f"{path}: not found in {tree.label}") from exc
-        return self.result
 
     def _clean_context_document(self, tree: RecipeTree, ctx: Context, path: str) -> None:
         """The result of a context document named as a target that :meth:`check_context`

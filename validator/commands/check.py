@@ -42,6 +42,7 @@ from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
 from validator.source.tree import LocalTree, RecipeTree
 from validator.unit_cache import UnitCache
+from validator.unit_pool import default_jobs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_fetch_arguments(parser, offline=False)
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the result cache (in --cache-dir)")
+    parser.add_argument("--jobs", "-j", type=positive_int, default=None, metavar="N",
+                        help="check on N processes (default: every core); the output is "
+                             "the same for every N")
     add_rule_arguments(parser)
     add_output_arguments(parser, sorted(REPORTERS))
 
@@ -231,7 +235,7 @@ def selected_rules(args: argparse.Namespace) -> list[Rule]:
 
 def check_targets(targets: list[Target], settings: Settings,
                   config: Callable[[RecipeTree], Config] | None = None,
-                  cache_dir: Path | None = None) -> RunResult:
+                  cache_dir: Path | None = None, jobs: int = 1) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
     (:class:`validator.session.Session`); with ``cache_dir``, units checked before with
@@ -239,7 +243,7 @@ def check_targets(targets: list[Target], settings: Settings,
     rules = check_rules()
     cache = UnitCache(cache_dir, settings, rules) if cache_dir is not None else None
     session = Session(settings, rules, config=config or None, cache=cache)
-    result = session.check_targets((t.tree, t.path) for t in targets)
+    result = session.check_targets(((t.tree, t.path) for t in targets), jobs)
     if cache is not None:
         cache.close()
         for note in cache.notes:
@@ -300,7 +304,8 @@ def run(args: argparse.Namespace) -> int:
         if diff_code is not None:
             return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
-    result = check_targets(targets, settings, config_of, result_cache_dir(args, settings))
+    result = check_targets(targets, settings, config_of, result_cache_dir(args, settings),
+                           args.jobs or default_jobs())
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

@@ -1,0 +1,61 @@
+"""Units of work on several processes (:mod:`validator.unit_pool`): results come back in
+the order of the units, a worker that dies costs only time, and ``check --jobs N`` prints
+what ``--jobs 1`` prints."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from validator.unit_pool import run_units
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _square_in_a_worker(n: int) -> tuple[int, int]:
+    return n * n, os.getpid()
+
+
+def test_results_come_back_in_the_order_of_the_units_from_other_processes() -> None:
+    results = run_units(_square_in_a_worker, list(range(40)), jobs=2)
+    assert [r for r, _pid in results] == [n * n for n in range(40)]
+    assert {pid for _r, pid in results} - {os.getpid()}  # the work was done elsewhere
+
+
+def test_a_worker_that_dies_leaves_its_units_to_the_parent() -> None:
+    parent = os.getpid()
+
+    def dies_on_seven(n: int) -> int:
+        if n == 7 and os.getpid() != parent:
+            os._exit(9)  # killed mid-unit: no result, no clean exit
+        return n + 1
+
+    assert run_units(dies_on_seven, list(range(20)), jobs=2) == list(range(1, 21))
+
+
+def test_one_job_or_few_units_stay_in_this_process() -> None:
+    assert {pid for _r, pid in run_units(_square_in_a_worker, [1, 2, 3], jobs=1)} == {
+        os.getpid()}
+    assert {pid for _r, pid in run_units(_square_in_a_worker, [1], jobs=8)} == {os.getpid()}
+
+
+def test_check_prints_the_same_report_on_any_number_of_jobs(tmp_path: Path) -> None:
+    root = tmp_path / "recipes"
+    shutil.copytree(PROJECT / "examples" / "recipes", root)
+    org = root / "models" / "example-org"
+    for n in range(6):  # enough units for every worker, each its own findings
+        text = (org / "Example-MoE-120B.yaml").read_text()
+        (org / f"Copy-{n}.yaml").write_text(text.replace("h20", f"h2{n}"))
+    env = {"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin"}
+    outputs = []
+    for jobs in ("1", "3"):
+        proc = subprocess.run([sys.executable, "-m", "validator", "--offline", "--no-cache",
+                               "--jobs", jobs, "--format", "json", "models/"], cwd=root,
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 1, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count('"path": "models/example-org/Copy-') == 6
