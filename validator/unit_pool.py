@@ -8,7 +8,7 @@ output of ``--jobs N`` is the output of ``--jobs 1`` byte for byte.
 
 A worker that dies (killed, out of memory) costs nothing but time: the units it did not
 return are computed in the parent. Where ``fork`` is not available (macOS's and Windows'
-default), everything runs in the parent.
+default), or this process runs other threads, everything runs in the parent.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -36,6 +37,14 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _may_fork() -> bool:
+    """Whether forking is safe here: the platform has ``fork`` and this process runs one
+    thread (a lock another thread holds at the fork would stay locked in the child
+    forever, e.g. in a test runner's worker or an embedding application)."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and threading.active_count() == 1)
+
+
 def _worker(compute: Callable[[Any], Any], units: Sequence[Any], todo: Any,
             done: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -53,7 +62,7 @@ def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int) -> list[
     the parent's state alone: what a worker changes in memory is lost with it.
     """
     jobs = min(jobs, 1 + len(units) // MIN_UNITS_PER_WORKER)
-    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or not _may_fork():
         return [compute(u) for u in units]
     ctx = multiprocessing.get_context("fork")
     todo, done = ctx.SimpleQueue(), ctx.Queue()
