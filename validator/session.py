@@ -30,6 +30,7 @@ from validator.errors import UsageError
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
+from validator.progress import Progress
 from validator.rules import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance, sha256_hex
@@ -322,21 +323,23 @@ class Session:
     # -- the two command loops -----------------------------------------------------------
 
     def check_targets(self, targets: Iterable[tuple[RecipeTree, str]],
-                      jobs: int = 1) -> RunResult:
+                      jobs: int = 1, progress: Progress | None = None) -> RunResult:
         """``check``: each (tree, path) against the context of its own tree, the tree's
         context documents reported before its first recipe; a path that is one of the
         tree's context documents is not checked again as a recipe. With ``jobs`` > 1 the
         recipes not in the cache are checked on that many processes
         (:func:`validator.unit_pool.run_units`); the result is the same, in the same
-        order.
+        order. ``progress`` counts the targets done.
 
         Raises:
             UsageError: a path is not in its tree.
         """
         deferred: list[tuple[int, Unit]] | None = [] if jobs > 1 else None
-        self._visit_targets(targets, deferred)
+        advance = progress.advance if progress is not None else (lambda _n=1: None)
+        self._visit_targets(targets, deferred, advance)
         if deferred:
-            outcomes = run_units(self._compute, [u for _slot, u in deferred], jobs)
+            outcomes = run_units(self._compute, [u for _slot, u in deferred], jobs,
+                                 done=advance)
             for (slot, unit), outcome in zip(deferred, outcomes, strict=True):
                 self._settle(unit, outcome, fresh=True, slot=slot)
             ranges = self.result.context.get("install_ranges")
@@ -345,47 +348,56 @@ class Session:
                     d.path: ranges[d.path] for d in self.result.documents if d.path in ranges}
         return self.result
 
-    def _defer(self, tree: RecipeTree, path: str, deferred: list[tuple[int, Unit]]) -> None:
+    def _defer(self, tree: RecipeTree, path: str, deferred: list[tuple[int, Unit]]) -> bool:
         """Read ``path`` and answer it from the cache, or hold its place in the documents
-        for a worker (``deferred``: (slot, unit) pairs)."""
+        for a worker (``deferred``: (slot, unit) pairs); whether it was deferred."""
         opened = self.open(tree)
         read = self._read(tree, path) if opened is not None else None
         if opened is None or read is None:
-            return
+            return False
         data, prov = read
         unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
         cached = self._cached(unit)
         if cached is not None:
             self._settle(unit, cached, fresh=False)
-            return
+            return False
         deferred.append((len(self.result.documents), unit))
         self.result.documents.append(DocumentResult(path, prov, [], "recipe"))  # its place
+        return True
 
     def _visit_targets(self, targets: Iterable[tuple[RecipeTree, str]],
-                       deferred: list[tuple[int, Unit]] | None) -> None:
+                       deferred: list[tuple[int, Unit]] | None,
+                       advance: Callable[[], None]) -> None:
         reported: dict[int, set[str]] = {}  # per tree: context documents in the result
         for tree, path in targets:
-            first = id(tree) not in self._opened
-            opened = self.open(tree)
-            if opened is None:
-                continue
-            if first:
-                before = len(self.result.documents)
-                self.check_context(tree)
-                reported[id(tree)] = {d.path for d in self.result.documents[before:]}
-            if path in opened.context_paths:
-                done = reported.setdefault(id(tree), set())
-                if path not in done:  # named, and clean: counted as a file checked
-                    done.add(path)
-                    self._clean_context_document(tree, opened.context, path)
-                continue
-            try:
-                if deferred is None:
-                    self.check_recipe(tree, path)
-                else:
-                    self._defer(tree, path, deferred)
-            except FileNotFoundError as exc:
-                raise UsageError(f"{path}: not found in {tree.label}") from exc
+            if not self._visit_target(tree, path, deferred, reported):
+                advance()  # else counted when a worker has checked it
+
+    def _visit_target(self, tree: RecipeTree, path: str,
+                      deferred: list[tuple[int, Unit]] | None,
+                      reported: dict[int, set[str]]) -> bool:
+        """One target of :meth:`check_targets`; whether it was left to a worker."""
+        first = id(tree) not in self._opened
+        opened = self.open(tree)
+        if opened is None:
+            return False
+        if first:
+            before = len(self.result.documents)
+            self.check_context(tree)
+            reported[id(tree)] = {d.path for d in self.result.documents[before:]}
+        if path in opened.context_paths:
+            done = reported.setdefault(id(tree), set())
+            if path not in done:  # named, and clean: counted as a file checked
+                done.add(path)
+                self._clean_context_document(tree, opened.context, path)
+            return False
+        try:
+            if deferred is not None:
+                return self._defer(tree, path, deferred)
+            self.check_recipe(tree, path)
+        except FileNotFoundError as exc:
+            raise UsageError(f"{path}: not found in {tree.label}") from exc
+        return False
 
     def _clean_context_document(self, tree: RecipeTree, ctx: Context, path: str) -> None:
         """The result of a context document named as a target that :meth:`check_context`

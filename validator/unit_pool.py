@@ -55,20 +55,22 @@ def _worker(compute: Callable[[Any], Any], units: Sequence[Any], todo: Any,
         done.put((index, compute(units[index])))
 
 
-def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int) -> list[R]:
-    """``[compute(u) for u in units]``, on up to ``jobs`` processes.
+def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int,
+              done: Callable[[], None] = lambda: None) -> list[R]:
+    """``[compute(u) for u in units]``, on up to ``jobs`` processes; ``done()`` is called
+    in this process as each unit's result arrives.
 
     ``compute`` must not raise (a unit's failure is part of its result) and must leave
     the parent's state alone: what a worker changes in memory is lost with it.
     """
     jobs = min(jobs, 1 + len(units) // MIN_UNITS_PER_WORKER)
     if jobs <= 1 or not _may_fork():
-        return [compute(u) for u in units]
+        return [_counted(compute, u, done) for u in units]
     ctx = multiprocessing.get_context("fork")
-    todo, done = ctx.SimpleQueue(), ctx.Queue()
+    todo, finished = ctx.SimpleQueue(), ctx.Queue()
     for index in range(len(units)):
         todo.put(index)
-    workers = [ctx.Process(target=_worker, args=(compute, units, todo, done), daemon=True)
+    workers = [ctx.Process(target=_worker, args=(compute, units, todo, finished), daemon=True)
                for _ in range(jobs)]
     for w in workers:
         todo.put(None)
@@ -77,15 +79,23 @@ def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int) -> list[
     try:
         while len(results) < len(units):
             try:
-                index, value = done.get(timeout=0.5)
+                index, value = finished.get(timeout=0.5)
                 results[index] = value
+                done()
             except queue.Empty:
                 crashed = any(w.exitcode not in (None, 0) for w in workers)
-                if crashed or (all(not w.is_alive() for w in workers) and done.empty()):
+                if crashed or (all(not w.is_alive() for w in workers) and finished.empty()):
                     break  # a worker died: what is left is computed here
     finally:
         for w in workers:
             if w.is_alive():
                 w.terminate()
             w.join()
-    return [results[i] if i in results else compute(units[i]) for i in range(len(units))]
+    return [results[i] if i in results else _counted(compute, units[i], done)
+            for i in range(len(units))]
+
+
+def _counted(compute: Callable[[T], R], unit: T, done: Callable[[], None]) -> R:
+    result = compute(unit)
+    done()
+    return result

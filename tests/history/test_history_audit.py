@@ -27,7 +27,7 @@ from validator.cli import main
 from validator.context import Settings
 from validator.findings import normalise_message
 from validator.history.audit import AuditOptions, AuditResult, run_audit, tool_digest
-from validator.history.progress import Progress
+from validator.progress import Progress
 
 SLICE = "models/thinkingmachines"  # 3 recipe paths over main's history, incl. a rename
 INKLING_RENAME = "35cf78a4945d810c7abc1cc345c81e862bf369f1"  # upstream commit ids

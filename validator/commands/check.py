@@ -32,6 +32,7 @@ from validator.config import CONFIG_FILES, Config
 from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
+from validator.progress import Progress
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
 from validator.rules import Rule
@@ -243,7 +244,11 @@ def check_targets(targets: list[Target], settings: Settings,
     rules = check_rules()
     cache = UnitCache(cache_dir, settings, rules) if cache_dir is not None else None
     session = Session(settings, rules, config=config or None, cache=cache)
-    result = session.check_targets(((t.tree, t.path) for t in targets), jobs)
+    bar = Progress("checking", len(targets))
+    try:
+        result = session.check_targets(((t.tree, t.path) for t in targets), jobs, bar)
+    finally:
+        bar.close()
     if cache is not None:
         cache.close()
         for note in cache.notes:

@@ -41,8 +41,8 @@ from validator.history.audit import (
     default_jobs,
     run_audit,
 )
-from validator.history.progress import Progress
 from validator.policy import Policy
+from validator.progress import Progress
 
 
 def _shard(text: str) -> tuple[int, int]:
