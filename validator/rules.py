@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import inspect
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -145,6 +146,9 @@ class Rule:
     needs_root: bool = field(default=False, compare=False)
     """The check looks names up in the recipes root (its taxonomy, strategies, recipe
     list): it cannot judge a tree without ``taxonomy.yaml`` and is skipped there."""
+    where: str = field(default="", compare=False)
+    """Where the rule is declared: ``validator/<module path>.py:<line>`` (its check
+    function, or the :func:`declare` call of a stage rule)."""
 
     @property
     def reads(self) -> frozenset[Reads]:
@@ -270,9 +274,22 @@ def _register(entry: Rule) -> Rule:
     return entry
 
 
+def source_location(module: str, line: int) -> str:
+    """``validator/load/rules.py:12`` for module ``validator.load.rules`` and line 12 (a
+    package's ``__init__`` module is named as its ``__init__.py``)."""
+    spec = sys.modules.get(module)
+    file = getattr(spec, "__file__", None) or ""
+    name = module.replace(".", "/") + (
+        "/__init__.py" if file.endswith("__init__.py") else ".py")
+    return f"{name}:{line}"
+
+
 def declare(rule_id: str, severity: Severity, summary: str, description: str) -> Rule:
     """Register a stage rule (emitted by the loader, schema or provenance stage)."""
-    return _register(Rule(rule_id, severity, summary, inspect.cleandoc(description)))
+    caller = sys._getframe(1)
+    where = source_location(caller.f_globals.get("__name__", ""), caller.f_lineno)
+    return _register(Rule(rule_id, severity, summary, inspect.cleandoc(description),
+                          where=where))
 
 
 def rule(rule_id: str, severity: Severity, summary: str, *,
@@ -290,7 +307,8 @@ def rule(rule_id: str, severity: Severity, summary: str, *,
 
     def wrap(fn: CheckFn) -> CheckFn:
         _register(Rule(rule_id, severity, summary, inspect.cleandoc(fn.__doc__ or ""), fn,
-                       reads, needs_root))
+                       reads, needs_root,
+                       source_location(fn.__module__, fn.__code__.co_firstlineno)))
         return fn
 
     return wrap

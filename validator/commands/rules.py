@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     rules = all_rules()
     if args.format == "json":
         print(json.dumps([{"id": r.id, "severity": r.severity.value, "family": r.family,
-                           "summary": r.summary, "fix": r.fix, "description": r.description}
+                           "summary": r.summary, "fix": r.fix, "description": r.description,
+                           "where": r.where, "fix_where": fix_location(r.id)}
                           for r in rules], indent=2))
     elif args.format == "markdown":
         from validator.docs import rules_markdown
@@ -32,5 +33,20 @@ def run(args: argparse.Namespace) -> int:
             fix = f"fix: {r.fix}" if r.fix else ""
             print(f"{r.id:<10} {r.severity.value:<8} {fix:<12} {r.summary}")
             if args.long:
+                fixed = fix_location(r.id)
+                print(f"    defined in {r.where}"
+                      + (f"; its fix in {fixed}" if fixed else "") + "\n")
                 print("\n".join("    " + line for line in r.description.splitlines()) + "\n")
     return 0
+
+
+def fix_location(rule_id: str) -> str | None:
+    """Where the fix of ``rule_id`` is defined (``None`` when it has none)."""
+    from validator.fix.registry import FIXES
+    from validator.rules import source_location
+
+    spec = FIXES.get(rule_id)
+    if spec is None:
+        return None
+    code = spec.fn.__code__
+    return source_location(spec.fn.__module__, code.co_firstlineno)
