@@ -19,11 +19,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from datetime import date
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator.findings import Finding, Severity, printable
+from validator.format_history import schema_as_of, undone_at
 from validator.load import LoadedDocument
 from validator.paths import SCHEMAS_DIR
 from validator.rules import Hit, declare
@@ -177,21 +179,28 @@ def load_schema(name: str, schema_dir: Path = SCHEMA_DIR) -> dict[str, Any]:
 
 
 @cache
-def _validator(name: str) -> Draft202012Validator:
+def dated_schema(name: str, undone: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Schema ``name`` without the format changes ``undone`` (the schema of an earlier
+    date, see :mod:`validator.format_history`); today's with none."""
+    return schema_as_of(load_schema(name), name, undone)
+
+
+@cache
+def _validator(name: str, undone: tuple[str, ...] = ()) -> Draft202012Validator:
     """The general validator of a schema: every violation, with its path and keyword."""
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(
-        load_schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER
+        dated_schema(name, undone), format_checker=Draft202012Validator.FORMAT_CHECKER
     )
 
 
 @cache
-def compiled(name: str) -> Callable[[Any], bool] | None:
+def compiled(name: str, undone: tuple[str, ...] = ()) -> Callable[[Any], bool] | None:
     """A schema's compiled yes/no check (``jsonschema-rs``, formats checked), built once
     per process; ``None`` when that library is not installed or cannot compile the
     schema (the general validator then judges every document)."""
-    schema = load_schema(name)
+    schema = dated_schema(name, undone)
     try:
         import jsonschema_rs
 
@@ -202,10 +211,10 @@ def compiled(name: str) -> Callable[[Any], bool] | None:
     return check
 
 
-def surely_valid(data: Any, name: str) -> bool:
+def surely_valid(data: Any, name: str, undone: tuple[str, ...] = ()) -> bool:
     """True when the compiled check accepts ``data``; False means "ask the general
     validator" (rejected, not convertible, or no compiled check)."""
-    check = compiled(name)
+    check = compiled(name, undone)
     if check is None:
         return False
     try:
@@ -244,15 +253,18 @@ class SchemaValidator:
     bad documents.
     """
 
-    def __init__(self, strict: bool = False) -> None:
+    def __init__(self, strict: bool = False, as_of: date | None = None) -> None:
         self.strict = strict
+        self.as_of = as_of
 
     def validate(self, doc: LoadedDocument, schema: str) -> list[Finding]:
-        """All ``SCHEMA`` findings of ``doc`` against ``schemas/<schema>.schema.json``."""
-        if not doc.ok or surely_valid(doc.data, schema):
+        """All ``SCHEMA`` findings of ``doc`` against ``schemas/<schema>.schema.json`` as
+        the format was at ``as_of`` (today's format without a date)."""
+        undone = undone_at(schema, self.as_of)
+        if not doc.ok or surely_valid(doc.data, schema, undone):
             return []
         findings: list[Finding] = []
-        for error in _validator(schema).iter_errors(doc.data):
+        for error in _validator(schema, undone).iter_errors(doc.data):
             for rule, hit in self._hits(error):
                 findings.append(rule.finding(doc, hit, strict=self.strict))
         return findings

@@ -113,7 +113,7 @@ class Session:
         self.settings = settings
         self.cache = cache
         self.rules = list(rules)
-        self.schema = schema or SchemaValidator(strict=settings.strict)
+        self.schema = schema or SchemaValidator(strict=settings.strict, as_of=settings.as_of)
         self._config = config
         self._build = build
         #: The vendored CLI registries of the run (one data source, from the settings),

@@ -35,7 +35,7 @@ def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
     :class:`~validator.session.Session` as a check's, so a finding the check does not
     report is not fixed."""
     session = Session(settings, rules, config=config,
-                      schema=SchemaValidator(strict=settings.strict))
+                      schema=SchemaValidator(strict=settings.strict, as_of=settings.as_of))
     out: list[DocumentFixes] = []
     for target in targets:
         tree = target.tree

@@ -59,7 +59,7 @@ class Worker:
         self.states = states
         self.settings = settings
         self.groups = {g.name: g for g in rule_groups(check_rules())}
-        self.schema = SchemaValidator(strict=settings.strict)
+        self.schema = SchemaValidator(strict=settings.strict, as_of=settings.as_of)
         self.session = Session(settings, check_rules(), schema=self.schema)
         self.cache = ResultCache(cache_dir)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
