@@ -27,7 +27,7 @@ from pathlib import Path
 
 from validator.history.audit import check_each_blob, default_jobs
 from validator.history.gitdata import GitError, rev_list
-from validator.history.progress import Progress
+from validator.progress import Progress
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,6 @@ import io
 
 import pytest
 
-from validator import progress
 from validator.progress import Progress
 
 
@@ -34,7 +33,7 @@ def run(bar: Progress, clock: Clock, steps: int, seconds_each: float) -> None:
 def test_a_log_gets_sparse_lines_only_once_the_run_is_long(
         monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
-    monkeypatch.setattr(progress.time, "monotonic", clock)
+    monkeypatch.setattr("validator.progress.time.monotonic", clock)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     short, long = io.StringIO(), io.StringIO()
     run(Progress("checking", 100, short), clock, 100, 0.01)
@@ -49,7 +48,7 @@ def test_a_log_gets_sparse_lines_only_once_the_run_is_long(
 def test_a_terminal_gets_a_bar_that_is_erased_and_elsewhere_nothing(
         monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
-    monkeypatch.setattr(progress.time, "monotonic", clock)
+    monkeypatch.setattr("validator.progress.time.monotonic", clock)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     terminal, redirected = Terminal(), io.StringIO()
     run(Progress("checking", 4, terminal), clock, 4, 1.0)
