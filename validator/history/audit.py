@@ -40,7 +40,6 @@ from validator.findings import finding_key
 from validator.history.gitdata import CommitInfo, GitObjects, ensure_repository, resolve, rev_list
 from validator.history.keys import (
     RELEASE_PARTS,
-    STAGE,
     RuleGroup,
     is_recipe,
     lookup,
@@ -236,10 +235,14 @@ def _tasks(walked: Walk, results: dict[str, dict[str, Any]], result: AuditResult
             if names:
                 needs.append((s, names))
                 missing -= {state.labels[n] for n in names}
-        stage_cached = isinstance(entry.get(STAGE), dict)
-        if needs or not stage_cached:
+        stages: dict[str, str] = {}  # stage label -> the first state in that format
+        for s in state_ids:
+            stages.setdefault(walked.states[s].stage, s)
+        stage_needs = tuple(s for label, s in stages.items()
+                            if not isinstance(entry.get(label), dict))
+        if needs or stage_needs:
             path, oid = walked.blobs[key]
-            tasks.append((path, oid, key, stage_cached, tuple(needs)))
+            tasks.append((path, oid, key, stage_needs, tuple(needs)))
     return tasks
 
 
@@ -286,8 +289,9 @@ def _report(result: AuditResult, revisions: list[str], walked: Walk,
         key = (snap.recipes[path], snap.state)
         found = memo.get(key)
         if found is None:
-            labels = walked.states[snap.state].labels.values()
-            found = memo[key] = lookup(results.get(key[0], {}), labels) or []
+            state = walked.states[snap.state]
+            found = memo[key] = lookup(results.get(key[0], {}), state.labels.values(),
+                                       state.stage) or []
         return found
 
     for rev in revisions:
@@ -349,14 +353,14 @@ def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
                 if oid not in first:
                     first[oid] = (path, rev, key, snap.state)
     names = tuple(g.name for g in groups)
-    tasks: list[Task] = [(path, oid, key, False, ((state, names),))
+    tasks: list[Task] = [(path, oid, key, (state,), ((state, names),))
                          for oid, (path, _rev, key, state) in first.items()]
     done = {key: oid for oid, (_p, _r, key, _s) in first.items()}
     for key, found, errors in execute(tasks, repo, walked.states, settings, None, jobs,
                                       progress):
         oid = done[key]
         path, rev, _key, state = first[oid]
-        rows = lookup(found, walked.states[state].labels.values())
+        rows = lookup(found, walked.states[state].labels.values(), walked.states[state].stage)
         yield oid, path, rev, rows or [], errors
 
 

@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from validator.cache import FindingRow, as_row, checks_digest
 from validator.context import Settings
 from validator.findings import Finding
+from validator.format_history import undone_at
 from validator.rules import Reads, Rule
 
 MODELS = "models/"
@@ -37,7 +39,8 @@ FOLDERS: dict[Reads, str] = {Reads.STRATEGIES: "strategies/", Reads.KV_STORES: "
 RELEASE_PARTS = frozenset({Reads.CLI_REGISTRY, Reads.RELEASES})
 """Parts that depend on the release window, not on the revision's files."""
 STAGE = "stage"
-"""Cache label of the loader and schema findings of a blob."""
+"""Cache label of the loader and schema findings of a blob in today's format; in an
+older format (:func:`stage_label`) the label names the format changes not yet made."""
 
 
 def is_recipe(path: str) -> bool:
@@ -75,6 +78,21 @@ def window_label(window: str, settings: Settings) -> str:
     """What decides the releases a revision is judged with: the window date, or the
     settings' own ``--as-of``/``--vllm`` when the audit does not judge by commit date."""
     return window or f"settings as_of={settings.as_of} vllm={settings.vllm}"
+
+
+def stage_label(window: str, settings: Settings) -> str:
+    """Cache label of a blob's loader and schema findings in release ``window`` (``""``:
+    the settings' own date). The schema is the format of that date
+    (:func:`validator.format_history.undone_at`), so blobs judged before a format change
+    and after it are cached apart."""
+    as_of = date.fromisoformat(window) if window else settings.as_of
+    undone = undone_at("recipe", as_of)
+    return f"{STAGE}:{'+'.join(undone)}" if undone else STAGE
+
+
+def _did_not_load(entry: Mapping[str, Any]) -> bool:
+    return any(isinstance(v, dict) and v.get("ok") is False
+               for k, v in entry.items() if k == STAGE or k.startswith(STAGE + ":"))
 
 
 @dataclass(frozen=True)
@@ -120,12 +138,13 @@ def rows_of(findings: Iterable[Finding]) -> list[FindingRow]:
     return [finding_row(f) for f in sorted(findings, key=Finding.sort_key)]
 
 
-def lookup(entry: Mapping[str, Any], labels: Iterable[str]) -> list[FindingRow] | None:
-    """Findings of a blob at a revision whose groups have cache ``labels``, from its
-    cache ``entry``; ``None`` when the entry lacks one or holds a malformed value (then
-    recomputed)."""
+def lookup(entry: Mapping[str, Any], labels: Iterable[str], stage_at: str = STAGE
+           ) -> list[FindingRow] | None:
+    """Findings of a blob at a revision whose groups have cache ``labels`` and whose
+    schema stage is ``stage_at`` (:func:`stage_label`), from its cache ``entry``;
+    ``None`` when the entry lacks one or holds a malformed value (then recomputed)."""
     try:
-        stage = entry.get(STAGE)
+        stage = entry.get(stage_at)
         if stage is None:
             return None
         rows = [as_row(r) for r in stage["rows"]]
@@ -143,8 +162,7 @@ def lookup(entry: Mapping[str, Any], labels: Iterable[str]) -> list[FindingRow] 
 
 def missing_labels(entry: Mapping[str, Any], labels: Iterable[str]) -> list[str]:
     """The ``labels`` whose results ``entry`` lacks (none when the blob did not load)."""
-    stage = entry.get(STAGE)
-    if isinstance(stage, dict) and stage.get("ok") is False:
+    if _did_not_load(entry):
         return []
     out = []
     for label in labels:

@@ -12,7 +12,14 @@ from functools import lru_cache
 from validator.cache import blob_key
 from validator.context import Settings
 from validator.history.gitdata import CommitInfo, GitObjects
-from validator.history.keys import RuleGroup, is_context_file, is_recipe, part_digests, window_label
+from validator.history.keys import (
+    RuleGroup,
+    is_context_file,
+    is_recipe,
+    part_digests,
+    stage_label,
+    window_label,
+)
 from validator.rules import Reads
 from validator.source.provenance import Provenance
 
@@ -80,6 +87,8 @@ class State:
         window: the release window (ISO date, ``""`` for the settings' own).
         parts: part digests (:func:`~validator.history.keys.part_digests`).
         labels: group name -> cache label.
+        stage: cache label of the loader and schema findings in the format of the
+            window (:func:`~validator.history.keys.stage_label`).
     """
 
     id: str
@@ -88,6 +97,7 @@ class State:
     window: str
     parts: dict[Reads, str]
     labels: dict[str, str]
+    stage: str
 
 
 @dataclass
@@ -189,5 +199,6 @@ def _state(found: Walk, commit: str, files: Mapping[str, str], window: str,
         served = dict(files) if whole_tree else {p: o for p, o in files.items()
                                                  if is_context_file(p) or is_recipe(p)}
         found.states[state_id] = State(state_id, commit, served, window, parts,
-                                       {g.name: g.label(parts) for g in groups})
+                                       {g.name: g.label(parts) for g in groups},
+                                       stage_label(window, settings))
     return state_id

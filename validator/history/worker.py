@@ -18,18 +18,23 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from validator.cache import ResultCache
 from validator.context import Context, Settings, build_context
 from validator.findings import Finding
 from validator.history.gitdata import GitObjects
-from validator.history.keys import STAGE, RuleGroup, is_recipe, rows_of, rule_groups
+from validator.history.keys import RuleGroup, is_recipe, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
 from validator.rules import Reads
 
-Task = tuple[str, str, str, bool, tuple[tuple[str, tuple[str, ...]], ...]]
-"""``(path, blob id, blob key, stage cached, ((state id, group names needed there), ...))``."""
+if TYPE_CHECKING:
+    from validator.schema import SchemaValidator
+
+Task = tuple[str, str, str, tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]
+"""``(path, blob id, blob key, (state id per schema stage needed, ...), ((state id, group
+names needed there), ...))``: a blob's schema stage is computed once per format it is
+judged in (:func:`~validator.history.keys.stage_label`)."""
 TaskResult = tuple[str, dict[str, Any], list[str]]
 """``(blob key, new cache labels -> values, internal errors)``."""
 
@@ -61,6 +66,7 @@ class Worker:
         self.groups = {g.name: g for g in rule_groups(check_rules())}
         self.schema = SchemaValidator(strict=settings.strict, as_of=settings.as_of)
         self.session = Session(settings, check_rules(), schema=self.schema)
+        self._dated: dict[str, SchemaValidator] = {}
         self.cache = ResultCache(cache_dir)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
         self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
@@ -94,20 +100,32 @@ class Worker:
         _trim(self._limited, self.MAX_CONTEXTS)
         return found
 
+    def schema_of(self, state: State) -> SchemaValidator:
+        """The schema validator of the format of ``state``'s window."""
+        if not state.window:
+            return self.schema
+        found = self._dated.get(state.stage)
+        if found is None:
+            from validator.schema import SchemaValidator
+            found = self._dated[state.stage] = SchemaValidator(
+                strict=self.settings.strict, as_of=date.fromisoformat(state.window))
+        return found
+
     def run(self, task: Task) -> TaskResult:
         """Check one blob: load and schema once, then the needed groups per state through
         the run driver (:meth:`validator.session.Session.run_rules`); mirrors
         :meth:`validator.checker.Checker.check_recipe`."""
         from validator.load import load_yaml
 
-        path, oid, key, stage_cached, needs = task
+        path, oid, key, stage_states, needs = task
         doc = load_yaml(self.objects.blob(oid), path, max_bytes=self.settings.max_bytes)
         results: dict[str, Any] = {}
-        if not stage_cached:
+        for state_id in stage_states:
+            state = self.states[state_id]
             staged: list[Finding] = list(doc.findings)
             if doc.ok:
-                staged += self.schema.validate(doc, "recipe")
-            results[STAGE] = {"rows": rows_of(staged), "ok": doc.ok}
+                staged += self.schema_of(state).validate(doc, "recipe")
+            results[state.stage] = {"rows": rows_of(staged), "ok": doc.ok}
         crashes = self.session.result.internal_errors
         if doc.ok:
             for state_id, names in needs:
