@@ -207,3 +207,27 @@ def test_findings_per_rule_are_capped(tmp_path: Path) -> None:
     ref013 = [f for f in findings if f["rule"] == "REF013"]
     assert len(ref013) == 101
     assert "not shown" in ref013[-1]["message"]
+
+
+def test_no_arguments_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "commands:" in err and "  history " in err and "required: PATH" not in err
+
+
+def test_fix_and_diff_together_is_a_usage_error(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    before = {p: p.read_bytes() for p in root.rglob("*.yaml")}
+    assert main(["--fix", "--diff", str(root / "models")]) == 2
+    assert "choose one" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in root.rglob("*.yaml")} == before
+
+
+def test_render_all_counts_what_it_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    recipe = next((EXAMPLES / "models").rglob("*.yaml"))
+    main(["render", "--all", "--format", "json", str(recipe)])
+    shown = [c for c in json.loads(capsys.readouterr().out) if c["ok"]]
+    main(["render", "--all", str(recipe)])
+    assert f"{len(shown)} configuration(s) of 1 recipe(s) rendered" in capsys.readouterr().err

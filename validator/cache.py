@@ -57,14 +57,12 @@ FORMAT = 3
 SECRET_NAME = ".secret"
 SECRET_BYTES = 32
 
+HISTORY_PART = "history"
+"""Sub-folder of the cache folder (``--cache-dir``) that holds the history audit's
+entries (the check results are in :data:`validator.unit_cache.RESULTS`)."""
+
 FindingRow = tuple[str, str, str, int, int, str]
 """One finding as cached: ``(rule, severity, pointer, line, column, message)``."""
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/recipe-check/history`` (``~/.cache/...`` when unset)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "recipe-check" / "history"
 
 
 _NOT_CHECKS = ("commands/", "report/", "evidence/", "history/", "source/", "pr/", "cli.py",

@@ -117,6 +117,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args and args[0] in ("-h", "--help"):
         print(_top_help())
         return 0
+    if not args:  # nothing to check: say what the tool can do, as git and pip do
+        print(_top_help(), file=sys.stderr)
+        return 2
     if args and args[0] == "--version":
         print(f"recipe-check {__version__}")
         return 0

@@ -16,6 +16,7 @@ per-document core the session drives.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import (
+    NOT_PINNED,
     UNHANDLED_PATH,
     VerificationError,
     pinning_findings,
@@ -346,6 +348,7 @@ class Session:
             if ranges:  # in the order of the documents, as one job records them
                 self.result.context["install_ranges"] = {
                     d.path: ranges[d.path] for d in self.result.documents if d.path in ranges}
+        _say_pinning_once(self.result.documents)
         return self.result
 
     def _defer(self, tree: RecipeTree, path: str, deferred: list[tuple[int, Unit]]) -> bool:
@@ -434,3 +437,27 @@ class Session:
         return gone
 
 
+def _say_pinning_once(documents: list[DocumentResult]) -> None:
+    """One ``PROV004`` per revision resolved by name, on the first of its documents: the
+    files fetched from ``owner/name@main`` share the one unpinned revision, and a warning
+    per file (173 for ``models/``) says nothing more than the first. The one kept counts
+    the files it stands for."""
+    first: dict[str, tuple[DocumentResult, Finding, int]] = {}
+    for doc in documents:
+        kept = []
+        for f in doc.findings:
+            if f.rule != NOT_PINNED.id:
+                kept.append(f)
+            elif f.message not in first:
+                first[f.message] = (doc, f, 0)
+                kept.append(f)
+            else:
+                owner, finding, more = first[f.message]
+                first[f.message] = (owner, finding, more + 1)
+        doc.findings[:] = kept
+    for owner, finding, more in first.values():
+        if more:
+            at = owner.findings.index(finding)
+            owner.findings[at] = dataclasses.replace(
+                finding, message=f"{finding.message} (and for the {more} other file(s) of "
+                                 "this run read from it)")

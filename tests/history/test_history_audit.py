@@ -297,9 +297,13 @@ def test_concurrent_runs_sharing_a_cache(corpus_repo: Path, tmp_path: Path) -> N
     assert [p.returncode for p in procs] == [0, 0, 0], [e for _, e in outs]
     reports = [json.loads(o) for o, _ in outs]
     assert _flat(reports[0]) == _flat(reports[1]) == _flat(reports[2])
-    after = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    # the command's --cache-dir is the one cache folder: the audit's part is history/
+    after = audit(corpus_repo, paths=[SLICE], cache_dir=cache / "history")
     assert after.corrupt == 0 and after.checked == 0
     assert not list(cache.rglob("*.tmp"))
+    info = subprocess.run([sys.executable, "-m", "validator", "cache", "info", "--cache-dir",
+                           str(cache)], capture_output=True, text=True, check=True).stdout
+    assert "history audit results" in info and " 0 file(s)" not in info
 
 
 def test_writer_killed_at_random_points_leaves_a_valid_cache(
@@ -325,7 +329,7 @@ def test_writer_killed_at_random_points_leaves_a_valid_cache(
             for entry in cache.rglob("*.json"):
                 entry.unlink()
     assert killed >= 4
-    after = audit(corpus_repo, paths=[folder], cache_dir=cache)
+    after = audit(corpus_repo, paths=[folder], cache_dir=cache / "history")
     assert after.corrupt == 0
     assert changes(after) == changes(reference)
 

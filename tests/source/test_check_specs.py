@@ -61,6 +61,21 @@ def test_branch_gives_prov004(corpus_repo: Path, git_cache: Path,
                  str(git_cache), "--strict"]) == 1
 
 
+def test_a_branch_resolved_once_warns_once_for_a_whole_folder(
+        corpus_repo: Path, git_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main([f"{REPO}@main:models/zai-org/", "--git-url", str(corpus_repo),
+                 "--cache-dir", str(git_cache), "--format", "json", "--jobs", "1"])
+    docs = json.loads(capsys.readouterr().out)["documents"]
+    recipes = [d for d in docs if d["path"].startswith("models/zai-org/")]
+    assert len(recipes) > 5 and all(d["resolved_from"] == "main" for d in recipes)
+    prov = [(d["path"], f["message"]) for d in docs for f in d["findings"]
+            if f["rule"] == "PROV004"]
+    assert len(prov) == 1, prov
+    assert prov[0][0] == docs[0]["path"]
+    assert f"and for the {len(docs) - 1} other file(s)" in prov[0][1]
+    assert code in (0, 1)
+
+
 def test_expect_sha256_mismatch_is_prov002(commit_map: dict[str, str], corpus_repo: Path,
                                            git_cache: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,10 +12,12 @@ import argparse
 import shutil
 from pathlib import Path
 
+from validator.cache import HISTORY_PART
 from validator.errors import UsageError
 from validator.source.options import default_cache_dir
+from validator.unit_cache import RESULTS
 
-PARTS = {"results": "check results", "history": "history audit results", "git": "git clones"}
+PARTS = {RESULTS: "check results", HISTORY_PART: "history audit results", "git": "git clones"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

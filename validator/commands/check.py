@@ -57,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="with --fix or --diff: apply the unsafe fixes too")
     parser.add_argument("--diff", action="store_true",
-                        help="print the fixes as a unified diff; write nothing")
+                        help="print the fixes as a unified diff; write nothing; exit 1 when "
+                             "there is a fix to show, 0 when there is none")
     add_fetch_arguments(parser, offline=False)
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the result cache (in --cache-dir)")

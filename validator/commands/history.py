@@ -3,7 +3,8 @@
 Walks the first-parent history of a branch (default ``main``; ``--all-refs`` walks every
 commit of every ref instead, pull-request heads included), checks each recipe blob
 against the taxonomy, strategies and kv-store files of its own revision, reuses results
-from the cache (``--cache-dir``, default ``$XDG_CACHE_HOME/recipe-check/history``), and
+from the cache folder's ``history/`` part (``--cache-dir``, default
+``$XDG_CACHE_HOME/recipe-check``, the folder ``check`` and ``cache`` use too), and
 prints for each revision the findings it introduced and fixed. See ``docs/history.md``.
 
 Exit codes: 0 audit done, 2 usage or input/output failure or a rule crashed.
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TextIO
 
 from validator import __version__
-from validator.cache import default_cache_dir
+from validator.cache import HISTORY_PART
 from validator.commands.check import refuse_overwriting, work_tree_inputs
 from validator.commands.options import (
     add_output_arguments,
@@ -43,6 +44,7 @@ from validator.history.audit import (
 )
 from validator.policy import Policy
 from validator.progress import Progress
+from validator.source.options import default_cache_dir
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -82,8 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="audit only the recipe paths of shard K of N")
     parser.add_argument("--jobs", type=_positive, default=None, metavar="N",
                         help="worker processes (default: the CPUs available)")
-    parser.add_argument("--cache-dir", type=Path, default=None,
-                        help="result cache folder (default: XDG cache recipe-check/history)")
+    parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                        help="cache folder, as for check and cache; the audit's results are "
+                             "kept in its history/ part (default $XDG_CACHE_HOME/recipe-check)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
     parser.add_argument("--all-releases", action="store_true",
                         help="judge every revision with every vendored vLLM release (default: "
@@ -111,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         paths=paths,
         shard=args.shard,
         jobs=args.jobs or default_jobs(),
-        cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
+        cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()) / HISTORY_PART,
         settings=Settings(max_bytes=args.max_bytes),
         at_commit_date=not args.all_releases)
     bars: list[Progress] = []

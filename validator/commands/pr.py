@@ -57,8 +57,8 @@ from validator.source.git import GitTree
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``pr``."""
     parser.add_argument("--base", metavar="REV",
-                        help="base revision (default: the GitHub event's base; none = check "
-                             "every recipe)")
+                        help="base revision (default: the GitHub event's base; without "
+                             "either, every recipe is checked and every finding is new)")
     parser.add_argument("--head", metavar="REV",
                         help="head revision (default: the GitHub event's head, else HEAD)")
     parser.add_argument("--repo", type=Path, metavar="DIR",

@@ -79,7 +79,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true",
                         help="every configuration the site renders (all variants, hardware, "
                         "strategies, and every feature on)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: each configuration's commands as the site shows them; "
+                             "json: one object per configuration with its argv, env, docker "
+                             "form and problems (default text)")
     parser.add_argument("--api-out", type=Path, metavar="DIR",
                         help="write the site's static JSON API for the recipes to DIR")
     add_fetch_arguments(parser)
@@ -174,6 +177,9 @@ def run(args: argparse.Namespace) -> int:
                            for r, reasons, labels in results if r.ok)
         shown = printable(text, keep="\n\t")
         _write_out(shown + "\n")
+        if args.all:
+            print(f"recipe-check: {sum(1 for r, _, _ in results if r.ok)} configuration(s) "
+                  f"of {len(targets)} recipe(s) rendered", file=sys.stderr)
         if shown != text:
             print("recipe-check: note: the commands above hold control or invisible "
                   "characters (bidi controls, zero-width spaces ...: YAML010 of `recipe-check "

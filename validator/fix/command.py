@@ -100,6 +100,8 @@ def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,
     write the files and return ``None`` (the caller checks again and reports)."""
     if args.unsafe_fixes and not (args.fix or args.diff):
         raise UsageError("--unsafe-fixes needs --fix or --diff")
+    if args.fix and args.diff:
+        raise UsageError("--fix writes the fixes and --diff only shows them: choose one")
     outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes, config=config)
     by_path = {t.path: t for t in targets}
     if args.diff:
