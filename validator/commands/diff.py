@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(with PATH: a revision of --repo)")
     parser.add_argument("path", nargs="?", metavar="PATH",
                         help="compare this recipe at revisions OLD and NEW of --repo")
-    parser.add_argument("--repo", type=Path, default=Path("."),
+    parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
                         help="git repository for the revision form (default: current folder)")
     parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
     parser.add_argument("--no-feature-sets", action="store_true",

@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="repository-relative recipe files or folders to audit "
                              "(default: every models/** recipe)")
-    parser.add_argument("--repo", type=Path, default=Path("."),
+    parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
                         help="git repository of the recipes (default: current folder)")
     parser.add_argument("--rev", default="main",
                         help="branch whose first-parent history is audited (default main)")

@@ -51,7 +51,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("how the run judges")
     group.add_argument("--strict", action="store_true", help="warnings count as errors")
     group.add_argument("--offline", action="store_true",
-                       help="use only vendored data and snapshots; no network")
+                       help="no network: pinned sources are read from the snapshot store "
+                            "only, and no vLLM data is fetched (as in render, record, diff)")
     group.add_argument("--online-releases", action="store_true",
                        help="fetch vLLM's release list from PyPI instead of the vendored, "
                        "digest-pinned snapshots/vllm-releases.json (the default)")

@@ -185,7 +185,8 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
                        help="HTTP read timeout (default 30)")
     if offline:
         group.add_argument("--offline", action="store_true",
-                           help="read pinned sources only from the snapshot store")
+                           help="no network: pinned sources are read from the snapshot "
+                                "store only (as in check and pr)")
 
 
 def fetch_options_from(args: argparse.Namespace) -> FetchOptions:
