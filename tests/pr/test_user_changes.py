@@ -3,6 +3,8 @@ rendered-command diff of each changed recipe, within GitHub's size limit."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,31 @@ def test_summary_of_a_variant_change_shows_the_rendered_command_diff(
     multi = next(ln for ln in lines if "multi_node_tp ×2" in ln)
     assert multi.endswith(": + head: --max-num-seqs 32; + worker 1: --max-num-seqs 32")
     assert "· default ·" not in block  # the default variant renders as before
+
+
+def test_summary_compares_every_feature_set_as_diff_does(
+        scratch_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An opt-in feature's change reaches no default configuration; the summary still
+    shows it, as ``recipe-check diff`` does."""
+    file = scratch_repo / GEMMA
+    text = file.read_text(encoding="utf-8")
+    old = '"num_speculative_tokens":4}'
+    assert old in text
+    file.write_text(text.replace(old, '"num_speculative_tokens":5}', 1), encoding="utf-8")
+    git(scratch_repo, "commit", "-qam", "spec_decoding: 5 tokens")
+    summary = tmp_path / "summary.md"
+    main(["pr", "--repo", str(scratch_repo), "--base", "main", "--head", "work",
+          "--summary", str(summary), "--format", "text"])
+    diff_json = tmp_path / "diff.json"
+    main(["diff", "--repo", str(scratch_repo), "main", "work", GEMMA,
+          "--format", "json", "--output", str(diff_json)])
+    capsys.readouterr()
+    text = summary.read_text(encoding="utf-8")
+    block = text[text.index("### What changes for users"):text.index("### Files checked")]
+    assert "num_speculative_tokens" in block
+    configurations = json.loads(diff_json.read_text(encoding="utf-8"))["configurations"]
+    counted = sum(int(n) for n in re.findall(r"^(\d+) configurations \(", block, re.M))
+    assert configurations and counted == len(configurations), block
 
 
 def test_summary_keeps_within_budget_with_a_more_line() -> None:

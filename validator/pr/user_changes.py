@@ -5,8 +5,8 @@ taxonomy and strategies).
 Rendering every configuration of a large recipe takes about a second per side, so at most
 :data:`DIFF_LIMIT` recipes are compared (changed files first, then recipes selected
 because a taxonomy or strategy entry they use changed); the summary says how many more
-were not. Only the site's default feature set of each configuration is compared here;
-``recipe-check diff`` compares every feature set.
+were not. Every feature set of each configuration is compared, as ``recipe-check diff``
+does: the summary and ``diff`` give one answer.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def user_changes(base_tree: GitTree, head_tree: GitTree,
             new = _side(head_tree, head_path, f"{head_tree.commit[:12]}:{head_path}", cache)
         except (SourceError, FileNotFoundError):
             continue  # unreadable: reported by the check itself
-        out.diffs.append((head_path, diff_recipes(old, new, feature_sets=False)))
+        out.diffs.append((head_path, diff_recipes(old, new)))
     out.not_compared = max(0, len(recipes) - DIFF_LIMIT)
     return out
 
