@@ -15,6 +15,7 @@ import pytest
 from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
 from validator.render.model import Configuration, Rendered, render, render_all, site_strategies
+from validator.rules import READS_EVERYTHING
 
 RECIPES = ("models/acme/Tiny-1B.yaml", "models/acme/Broken-1B.yaml")
 
@@ -93,3 +94,32 @@ def test_render_all_leaves_no_reference_cycle(tree: Path, ctx: Context, path: st
     finally:
         gc.enable()
     assert left == []
+
+
+def test_contexts_sharing_a_rendering_store_render_a_recipe_once(
+        tree: Path, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two contexts of the same taxonomy and strategies (the history audit's, in two
+    release windows) given one store render a recipe once; a context with a store of its
+    own renders it again."""
+    from collections import OrderedDict
+
+    from validator.render import cache as render_cache
+    from validator.render.cache import rendered_configurations, share_renderings
+
+    calls: list[str] = []
+    real = render_cache.render_all
+
+    def counted(doc: LoadedDocument, *args: Any, **kwargs: Any) -> list[Rendered]:
+        calls.append(doc.path)
+        return real(doc, *args, **kwargs)
+
+    monkeypatch.setattr(render_cache, "render_all", counted)
+    doc = _doc(tree, RECIPES[0])
+    store: OrderedDict[str, list[Rendered]] = OrderedDict()
+    first, second, alone = (ctx.limited_to(READS_EVERYTHING) for _ in range(3))
+    share_renderings(first, store)
+    share_renderings(second, store)
+    assert rendered_configurations(doc, first) is rendered_configurations(doc, second)
+    assert calls == [doc.path]
+    assert repr(rendered_configurations(doc, alone)) == repr(store[f"{doc.path}:{doc.sha256}"])
+    assert calls == [doc.path, doc.path]

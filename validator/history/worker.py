@@ -26,10 +26,14 @@ from validator.findings import Finding
 from validator.history.gitdata import GitObjects
 from validator.history.keys import RuleGroup, is_recipe, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
+from validator.render.cache import share_renderings
 from validator.rules import Reads
 
 if TYPE_CHECKING:
     from validator.schema import SchemaValidator
+
+RENDER_INPUTS = frozenset({Reads.TAXONOMY, Reads.STRATEGIES, Reads.KV_STORES})
+"""What a rendering reads besides the recipe."""
 
 Task = tuple[str, str, str, tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]
 """``(path, blob id, blob key, (state id per schema stage needed, ...), ((state id, group
@@ -69,6 +73,8 @@ class Worker:
         self._dated: dict[str, SchemaValidator] = {}
         self.cache = ResultCache(cache_dir)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
+        self._renderings: OrderedDict[tuple[str, str, str], OrderedDict[str, Any]] = \
+            OrderedDict()
         self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
 
     def context(self, state: State, reads: frozenset[Reads]) -> Context:
@@ -98,7 +104,20 @@ class Worker:
                        settings=base.settings)
         found = self._limited[key] = full.limited_to(reads)
         _trim(self._limited, self.MAX_CONTEXTS)
+        if reads >= RENDER_INPUTS:  # the window does not change a rendering: share it
+            share_renderings(found, self._shared_renderings(data_key[:3]))
         return found
+
+    def _shared_renderings(self, files: tuple[str, str, str]) -> OrderedDict[str, Any]:
+        """The rendering store of the contexts whose taxonomy, strategies and kv stores
+        have the digests ``files`` (:func:`validator.render.cache.share_renderings`)."""
+        store = self._renderings.get(files)
+        if store is None:
+            store = self._renderings[files] = OrderedDict()
+            _trim(self._renderings, self.MAX_CONTEXTS)
+        else:
+            self._renderings.move_to_end(files)
+        return store
 
     def schema_of(self, state: State) -> SchemaValidator:
         """The schema validator of the format of ``state``'s window."""

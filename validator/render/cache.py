@@ -45,6 +45,16 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
     return found
 
 
+def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]]) -> None:
+    """Let ``ctx`` keep its renderings in ``store``, which the caller shares between
+    contexts with the same taxonomy, strategy and kv-store bytes (the only inputs of a
+    rendering besides the recipe): the history audit's contexts of one revision's files
+    in different release windows, or limited to different rule groups, then render a blob
+    once. Call it before any rendering on ``ctx``; a context whose taxonomy, strategies or
+    kv stores are unreadable must not share (its rules are to fail when they render)."""
+    ctx.memoised("render:recent", lambda: store)
+
+
 def recent_renderings(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
     """The renderings of ``doc`` its rules made, while ``ctx`` keeps them (else none)."""
     recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
