@@ -107,7 +107,7 @@ def test_contexts_sharing_a_rendering_store_render_a_recipe_once(
     from validator.render.cache import rendered_configurations, share_renderings
 
     calls: list[str] = []
-    real = render_cache.render_all  # type: ignore[attr-defined]
+    real = render_all  # the function validator.render.cache calls
 
     def counted(doc: LoadedDocument, *args: Any, **kwargs: Any) -> list[Rendered]:
         calls.append(doc.path)
