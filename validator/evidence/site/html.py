@@ -1,14 +1,19 @@
 """HTML helpers of the catalogue: every text goes through :func:`esc` (recipe text is
-hostile input), every link through :func:`link`, which only makes ``href`` of relative
-site paths and ``https://github.com/`` evidence URLs; anything else is shown as text."""
+hostile input), every link through :func:`link` (a URL of the record: only
+``https://github.com/`` URLs become an ``href``) or :func:`local_link` (a path of the
+site the builder made: relative and percent-encoded); anything else is shown as text."""
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
+from urllib.parse import quote, urlsplit
 
-GITHUB = "https://github.com/"
+_URL = re.compile(r"https://github\.com/[A-Za-z0-9._~%!$&'()*+,;=:@/?#-]*")
+"""A URL of a known origin: https, host github.com, printable ASCII with no backslash,
+quote, space or control character (what a browser would strip or read as a slash)."""
 
 
 def esc(value: Any) -> str:
@@ -21,17 +26,33 @@ def esc(value: Any) -> str:
     return html.escape(value, quote=True)
 
 
-def link(url: str | None, text: Any, cls: str = "") -> str:
-    """An ``<a>`` to ``url`` when it is a GitHub URL or a relative site path, else the
-    escaped text alone."""
-    if not url:
-        return esc(text)
-    safe = url.startswith(GITHUB) or (not any(c in url.split("/")[0] for c in ":\\")
-                                      and not url.startswith("//"))
-    if not safe:
-        return esc(text)
+def safe_url(url: Any) -> bool:
+    """Whether ``url`` (a URL a record states) may be an ``href``: ``https://github.com/``
+    and nothing a browser could read as another origin or scheme."""
+    if not isinstance(url, str) or not _URL.fullmatch(url):
+        return False
+    parts = urlsplit(url)
+    return parts.scheme == "https" and parts.netloc == "github.com"
+
+
+def _anchor(url: str, text: Any, cls: str) -> str:
     attr = f' class="{esc(cls)}"' if cls else ""
     return f'<a href="{esc(url)}"{attr}>{esc(text)}</a>'
+
+
+def link(url: str | None, text: Any, cls: str = "") -> str:
+    """An ``<a>`` to ``url``, a URL of the record, when :func:`safe_url` allows it, else
+    the escaped text alone."""
+    return _anchor(url, text, cls) if url and safe_url(url) else esc(text)
+
+
+def local_link(path: str, text: Any, cls: str = "") -> str:
+    """An ``<a>`` to ``path``, a file of the site relative to the page (``../`` steps to
+    the site root allowed), percent-encoded so that no character of a file name can make
+    it a scheme, a host or a fragment; an absolute path gives the escaped text alone."""
+    if not path or path.startswith(("/", "\\")):
+        return esc(text)
+    return _anchor(quote(path, safe="/"), text, cls)
 
 
 def page(title: str, body: str, root: str, description: str = "") -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from validator.evidence.site.html import esc, page
+from validator.evidence.site.html import esc, local_link, page
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def _item(e: Entry) -> str:
              "precisions": " ".join(e.precisions), "tasks": " ".join(e.tasks),
              "verified": " ".join(e.verified), "minv": e.min_vllm}
     data = " ".join(f"data-{k}=\"{esc(v)}\"" for k, v in attrs.items())
-    return (f"<li {data}><a href=\"{esc(e.href)}\" class=\"record\">{esc(e.title)}</a> "
+    return (f"<li {data}>{local_link(e.href, e.title, 'record')} "
             f"<span class=\"muted\"><code>{esc(e.model_id)}</code> &middot; "
             f"{esc(e.path)} @ <code>{esc(e.commit[:12])}</code></span>"
             f"<div class=\"tags\">{''.join(tags)}</div></li>")

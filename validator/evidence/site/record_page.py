@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from validator.evidence.site.html import esc, link, page, table, value_text
+from validator.evidence.site.html import esc, link, local_link, page, table, value_text
 
 _SETUP_LABELS = (("hardware", "hardware"), ("image", "image"),
                  ("draft_tokens", "draft tokens"), ("max_model_len", "max model len"),
@@ -55,9 +55,9 @@ def provenance(rec: dict[str, Any], links: Links) -> str:
         ("Last commit", esc(f"{src.get('last_commit') or 'unknown'} "
                             f"({src.get('last_commit_at') or 'no date'})")),
         ("Checked on", esc(src["checked_on"])),
-        ("Record", link(links.record_json, "record JSON")
-         + " &middot; " + link(links.schema, "schema")),
-        ("in-toto Statement", link(links.statement, "statement (unsigned)")
+        ("Record", local_link(links.record_json, "record JSON")
+         + " &middot; " + local_link(links.schema, "schema")),
+        ("in-toto Statement", local_link(links.statement, "statement (unsigned)")
          if links.statement else "<span class=\"muted\">not published</span>"),
     ]
     tool = rec["validation"]["tool"]
