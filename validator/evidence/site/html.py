@@ -11,19 +11,69 @@ import re
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from validator.load.hidden import HIDDEN, code_point
+from validator.load.joiners import shows_as_spelling
+
 _URL = re.compile(r"https://github\.com/[A-Za-z0-9._~%!$&'()*+,;=:@/?#-]*")
 """A URL of a known origin: https, host github.com, printable ASCII with no backslash,
 quote, space or control character (what a browser would strip or read as a slash)."""
 
 
-def esc(value: Any) -> str:
-    """``value`` as HTML text (quotes escaped too, so it is safe in attributes)."""
+HIDDEN_MARK = "hidden-char"
+"""Class of the ``<mark>`` that shows a hidden character (:func:`esc`)."""
+
+
+def _text(value: Any) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        value = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) \
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) \
             else str(value)
-    return html.escape(value, quote=True)
+    return value
+
+
+def _hidden(text: str) -> list[re.Match[str]]:
+    """The bidi controls and invisible characters of ``text`` that YAML010 reports (not a
+    ZWNJ or ZWJ that joins letters or emoji, which shows)."""
+    return [m for m in HIDDEN.finditer(text) if not shows_as_spelling(text, m.start())]
+
+
+def hidden_count(value: Any) -> int:
+    """How many hidden characters (:func:`_hidden`) the strings and keys of ``value`` (a
+    parsed record, or any JSON value) hold."""
+    if isinstance(value, str):
+        return len(_hidden(value))
+    if isinstance(value, dict):
+        return sum(hidden_count(k) + hidden_count(v) for k, v in value.items())
+    if isinstance(value, list):
+        return sum(hidden_count(v) for v in value)
+    return 0
+
+
+def _visible(value: Any, mark: bool) -> str:
+    text = _text(value)
+    out, last = [], 0
+    for m in _hidden(text):
+        out.append(html.escape(text[last:m.start()], quote=True))
+        shown = f"&lt;U+{ord(m[0]):04X}&gt;"
+        out.append(f'<mark class="{HIDDEN_MARK}" title="{html.escape(code_point(m[0]))}">'
+                   f"{shown}</mark>" if mark else shown)
+        last = m.end()
+    out.append(html.escape(text[last:], quote=True))
+    return "".join(out)
+
+
+def esc(value: Any) -> str:
+    """``value`` as HTML text content (quotes escaped too); each bidi control or invisible
+    character (YAML010's) is shown as a ``<U+202E>`` mark instead of acting on the text
+    around it, and is copied as that mark."""
+    return _visible(value, mark=True)
+
+
+def attr(value: Any) -> str:
+    """``value`` for an attribute or ``<title>`` (no markup there): escaped, each hidden
+    character written as the text ``<U+202E>``."""
+    return _visible(value, mark=False)
 
 
 def safe_url(url: Any) -> bool:
@@ -36,8 +86,8 @@ def safe_url(url: Any) -> bool:
 
 
 def _anchor(url: str, text: Any, cls: str) -> str:
-    attr = f' class="{esc(cls)}"' if cls else ""
-    return f'<a href="{esc(url)}"{attr}>{esc(text)}</a>'
+    cls_attr = f' class="{attr(cls)}"' if cls else ""
+    return f'<a href="{attr(url)}"{cls_attr}>{esc(text)}</a>'
 
 
 def link(url: str | None, text: Any, cls: str = "") -> str:
@@ -61,8 +111,8 @@ def page(title: str, body: str, root: str, description: str = "") -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>{esc(title)}</title>\n"
-        f"<meta name=\"description\" content=\"{esc(description)}\">\n"
+        f"<title>{attr(title)}</title>\n"
+        f"<meta name=\"description\" content=\"{attr(description)}\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'self'; script-src 'self'; img-src 'self'; base-uri 'none'; "
         "form-action 'none'\">\n"
@@ -80,7 +130,7 @@ def table(head: list[str], rows: list[list[str]], caption: str = "",
     long value cannot squeeze the others."""
     cap = f"<caption class=\"muted\">{esc(caption)}</caption>" if caption else ""
     if widths:
-        cap += "<colgroup>" + "".join(f"<col class=\"w{esc(w)}\">" for w in widths) \
+        cap += "<colgroup>" + "".join(f"<col class=\"w{attr(w)}\">" for w in widths) \
             + "</colgroup>"
     ths = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>\n" for row in rows)
