@@ -126,3 +126,24 @@ def test_catalogue_links_only_to_github_over_https() -> None:
     assert local_link("/\\evil.example", "t") == "t"
     assert local_link("javascript:alert(1)", "t") == '<a href="javascript%3Aalert%281%29">t</a>'
 
+
+
+def test_a_stored_record_whose_key_failed_now_is_not_current_and_says_why(
+        lock: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The recipe's stored bytes are damaged in the snapshot store: the record cannot be
+    made, and the one published earlier is not listed as current, with that reason (was:
+    "not made by this publish run (its key is not in the lock file)", but its key is)."""
+    import hashlib
+
+    out = tmp_path / "out"
+    assert _publish(lock, out, capsys)[0] == 0
+    record = _record(out)
+    digest = json.loads(record.read_text())["source"]["document_sha256"]
+    stored = lock.parent / "objects" / "sha256" / digest[:2] / digest[2:]
+    assert hashlib.sha256(stored.read_bytes()).hexdigest() == digest
+    stored.write_bytes(stored.read_bytes() + b"# damaged\n")
+    code, stdout, stderr = _publish(lock, out, capsys)
+    assert code == 1 and "1 failed" in stdout
+    assert f"{record}: this run could not make the record of its key (see the error " \
+        "above); not indexed" in stderr
+    assert json.loads((out / "index.json").read_text())["records"] == []

@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             tree = trees.setdefault(key, SnapshotTree(store, entry.repository, entry.commit,
                                                       entry.resolved_from))
             label = f"{entry.repository}@{entry.commit}:{entry.path}"
+            target = None
             try:
                 target = record_path(args.out, *entry.key)
                 att = attestation_path(target) if args.attestation else None
@@ -165,6 +166,9 @@ def run(args: argparse.Namespace) -> int:
             except (RecordError, SourceError, PublishConflict, ValueError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
                 failures += 1
+                if target is not None:  # a stored file of the key is not verified now
+                    pub.refused.setdefault(target, "this run could not make the record of "
+                                                   "its key (see the error above)")
             finally:
                 if pause > 0:
                     time.sleep(pause)
