@@ -4,6 +4,7 @@ hold what the records say."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from html.parser import HTMLParser
@@ -135,6 +136,12 @@ def test_failed_build_leaves_the_previous_catalogue(published: Path, tmp_path: P
     (record,) = [p for p in published.rglob("*.yaml.json")]
     good = record.read_bytes()
     record.write_text(json.dumps({"source": {"document_path": "<b>"}}))
+    with pytest.raises(SiteError, match=r"Hostile\.yaml\.json: not the record publish "
+                       "verified and indexed"):
+        build_site(published, site)  # edited after the index was made
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+    index["records"][0]["sha256"] = hashlib.sha256(record.read_bytes()).hexdigest()
+    (published / "index.json").write_text(json.dumps(index))
     with pytest.raises(SiteError, match="does not match"):
         build_site(published, site)
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before

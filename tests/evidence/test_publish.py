@@ -184,7 +184,7 @@ def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list
                                                          tmp_path: Path) -> None:
     """A record published by an older tool version (simulated by rewriting the version in
     a published file) is kept beside the new one; a tampered record from the *same*
-    version is refused and left as it is."""
+    version is refused, left as it is and not indexed (was: indexed as current)."""
     root, paths = store
     out = tmp_path / "out"
     first = _publish(root / LOCK_NAME, out)
@@ -207,7 +207,9 @@ def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list
     assert json.loads(older.read_bytes())["validation"]["tool"]["version"] != "0.0.1"
     assert tampered.read_bytes() == tampered_bytes
     index = json.loads((out / "index.json").read_text())
-    assert len(index["records"]) == len(paths) + 1
+    assert len(index["records"]) == len(paths)  # the kept one in, the tampered one out
+    assert tampered.relative_to(out).as_posix() not in {e["file"] for e in index["records"]}
+    assert tampered.relative_to(out).as_posix() in {e["file"] for e in index["not_verified"]}
     assert [e["current"] for e in index["records"] if e["file"].endswith(kept.name)] == [False]
 
 

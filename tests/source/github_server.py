@@ -72,7 +72,8 @@ class GitHubServer:
 
     def fail(self, prefix: str, kind: str, times: int = 1, delay: float = 0.0,
              old: bytes = b"", new: bytes = b"") -> None:
-        """Queue a fault for requests under ``prefix`` (``/raw``, ``/api/...``).
+        """Queue a fault for requests under ``prefix`` (``/raw``, ``/api/...``; ending in
+        ``$``: for that path only).
 
         Hostile kinds: ``replace`` (``old`` -> ``new`` in the body), ``extra-entry`` (a
         tree listing gains ``new`` as a blob path under a folder it does not list),
@@ -91,7 +92,9 @@ class GitHubServer:
         """The first queued fault matching ``path`` (consumed), or ``None``."""
         with self._lock:
             for f in self.faults:
-                if f.times > 0 and path.startswith(f.prefix):
+                exact = f.prefix.endswith("$")
+                if f.times > 0 and (path == f.prefix[:-1] if exact
+                                    else path.startswith(f.prefix)):
                     f.times -= 1
                     return f
         return None

@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             tree = trees.setdefault(key, SnapshotTree(store, entry.repository, entry.commit,
                                                       entry.resolved_from))
             label = f"{entry.repository}@{entry.commit}:{entry.path}"
+            target = None
             try:
                 target = record_path(args.out, *entry.key)
                 att = attestation_path(target) if args.attestation else None
@@ -143,8 +144,10 @@ def run(args: argparse.Namespace) -> int:
                 digest = inputs_digest({"revision": revisions[key],
                                         "entry": entry.model_dump(mode="json"),
                                         "checked_on": date, "attestation": att is not None})
-                if revisions[key]["verified"] and manifest.unchanged(target, digest, att):
-                    pub.confirm(target, att)
+                noted = manifest.unchanged(target, digest, att) \
+                    if revisions[key]["verified"] else None
+                if noted is not None:
+                    pub.confirm(target, noted[0], att, noted[1])
                     counts["unchanged"] += 1
                     skipped += 1
                     continue
@@ -163,29 +166,40 @@ def run(args: argparse.Namespace) -> int:
             except (RecordError, SourceError, PublishConflict, ValueError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
                 failures += 1
+                if target is not None:  # a stored file of the key is not verified now
+                    pub.refused.setdefault(target, "this run could not make the record of "
+                                                   "its key (see the error above)")
             finally:
                 if pause > 0:
                     time.sleep(pause)
         index = pub.rebuild_index()
         manifest.save()
-    for line in pub.reports:
-        print(f"recipe-check: {printable(line)}", file=sys.stderr)
-    print(f"published {len(entries)} record(s) into {args.out}: "
-          + ", ".join(f"{v} {k}" for k, v in counts.items())
-          + f", {failures} failed; {skipped} unchanged by their inputs digest (not "
-            f"re-derived); index lists {len(index['records'])} file(s)"
-          + (f"; {len(pub.reports)} file(s) publish did not make (see above)"
-             if pub.reports else ""))
-    if args.site is not None:
-        from validator.evidence.site import SiteError, build_site
-
-        try:
-            site = build_site(args.out, args.site, keep=(("the snapshot store", args.lock.parent),))
-        except (SiteError, OSError) as exc:
-            print(f"recipe-check: --site {args.site}: {exc}", file=sys.stderr)
+        for line in pub.reports:
+            print(f"recipe-check: {printable(line)}", file=sys.stderr)
+        print(f"published {len(entries)} record(s) into {args.out}: "
+              + ", ".join(f"{v} {k}" for k, v in counts.items())
+              + f", {failures} failed; {skipped} unchanged by their inputs digest (not "
+                f"re-derived); index lists {len(index['records'])} file(s)"
+              + (f"; {len(pub.reports)} file(s) publish did not make (see above)"
+                 if pub.reports else ""))
+        if args.site is not None and not _site(args, index):
             return 2
-        print(f"catalogue: {site.pages} record page(s) in {args.site}")
     return 1 if failures or pub.reports else 0
+
+
+def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:
+    """Build the catalogue of ``index`` (the one this run made, under its lock: only the
+    records it verified, each checked against the digest it indexed); False on failure."""
+    from validator.evidence.site import SiteError, build_site
+
+    try:
+        site = build_site(args.out, args.site, keep=(("the snapshot store", args.lock.parent),),
+                          index=index)
+    except (SiteError, OSError) as exc:
+        print(f"recipe-check: --site {args.site}: {printable(str(exc))}", file=sys.stderr)
+        return False
+    print(f"catalogue: {site.pages} record page(s) in {args.site}")
+    return True
 
 
 def _revision_inputs(store: SnapshotStore, tree: SnapshotTree) -> dict[str, Any]:

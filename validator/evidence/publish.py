@@ -18,7 +18,8 @@ Rules, per key ``(repository, commit, path)``:
   by, e.g. ``main``: how it was asked for, not what the pinned document states; the
   stored, earlier record of the same bytes stands);
 * different content from the *same* tool version is an error (:class:`PublishConflict`,
-  naming the first fields that differ): the same input must give the same record;
+  naming the first fields that differ): the same input must give the same record; the
+  stored file is left as it is, and not indexed as current (:attr:`Publisher.refused`);
 * a record from a *different* tool version replaces the current file after the old one
   has been kept beside it as ``<path>@recipe-check-<old version>.json``;
 * ``index.json`` is rebuilt from the files on disk after every run (never patched), so it
@@ -31,7 +32,8 @@ record schema, names the same document and every fact's value is what the docume
 states at its pointer); otherwise it is replaced, not kept, and reported. An
 ``.intoto.json`` that is not the statement of the record beside it is rewritten and
 reported. With ``strict_index`` the index lists as current only the records this run
-made or confirmed; every other file under ``records/`` is listed under ``not_verified``
+made or confirmed, while they hold the bytes it verified (:attr:`Publisher.verified`);
+every other file under ``records/`` is listed under ``not_verified``
 and reported (:attr:`Publisher.reports`).
 
 A :mod:`filelock` lock (``OUT/.publish.lock``) serialises concurrent publishers.
@@ -95,6 +97,10 @@ def attestation_path(target: Path) -> Path:
     return target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX)
 
 
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def _tool_version(data: bytes) -> str | None:
     try:
         doc = json.loads(data)
@@ -148,8 +154,11 @@ class Publisher:
         self._lock = FileLock(str(self.out / LOCK), timeout=self.timeout)
         self.reports: list[str] = []
         """Files this run found but did not make, with what was done about each."""
-        self.made: set[Path] = set()
-        """Record and statement files this run wrote or confirmed."""
+        self.verified: dict[Path, str] = {}
+        """Record and statement files this run wrote or confirmed -> SHA-256 of the bytes
+        it wrote or confirmed (a file holding other bytes later is not indexed)."""
+        self.refused: dict[Path, str] = {}
+        """Record files of this run's keys that it did not verify -> why."""
 
     def __enter__(self) -> Publisher:
         self._lock.acquire()
@@ -173,10 +182,7 @@ class Publisher:
         """
         target = record_path(self.out, repository, commit, path)
         outcome: Outcome = "written"
-        self.made.add(target)
         att = attestation_path(target)
-        if attestation is not None:
-            self.made.add(att)
         if target.is_dir() or (target.exists() and not target.is_file()):
             raise ValueError(f"{target}: not a file; remove it to publish this record")
         problem = None
@@ -202,6 +208,9 @@ class Publisher:
                     if differ:
                         shown = ", ".join(differ[:3]) + (
                             f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+                        self.refused[target] = (
+                            f"differs at {shown} from the record made now from the same "
+                            f"document by the same tool version {new_version} (edited?)")
                         raise PublishConflict(
                             f"{target}: a different record for {repository}@{commit}:{path} "
                             f"already exists from the same tool version {new_version} "
@@ -217,27 +226,33 @@ class Publisher:
                     outcome = "replaced"
         else:
             atomic_write(target, data)
+        self.verified[target] = _sha256(data if outcome != "unchanged" else old)
         if attestation is not None and outcome != "unchanged":
             atomic_write(att, attestation)
+            self.verified[att] = _sha256(attestation)
         elif attestation is not None:
             expected = attestation
             if self.attestation_of is not None:  # the statement of the record kept
-                expected = self.attestation_of(target.read_bytes())
+                expected = self.attestation_of(old)
             if not att.exists():
                 atomic_write(att, expected)
             elif self.attestation_of is not None and att.read_bytes() != expected:
                 atomic_write(att, expected)
                 self.reports.append(f"{att}: not the statement of the record beside it; "
                                     "rewritten")
+            self.verified[att] = _sha256(expected) if self.attestation_of is not None \
+                else _sha256(att.read_bytes())
         return outcome
 
-    def confirm(self, target: Path, attestation: Path | None = None) -> None:
-        """Count the record file ``target`` (and its statement) as confirmed by this run
-        without re-deriving it: the caller verified that its bytes are the ones made from
-        the same inputs (:class:`validator.evidence.publish_inputs.InputsManifest`)."""
-        self.made.add(target)
-        if attestation is not None:
-            self.made.add(attestation)
+    def confirm(self, target: Path, sha256: str, attestation: Path | None = None,
+                attestation_sha256: str | None = None) -> None:
+        """Count the record file ``target`` holding the bytes of digest ``sha256`` (and its
+        statement) as confirmed by this run without re-deriving it: the caller verified
+        that these are the bytes made from the same inputs
+        (:class:`validator.evidence.publish_inputs.InputsManifest`)."""
+        self.verified[target] = sha256
+        if attestation is not None and attestation_sha256 is not None:
+            self.verified[attestation] = attestation_sha256
 
     def copy_schemas(self, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> None:
         """Copy the schemas records follow into ``out/schemas/`` (skipped when equal)."""
@@ -261,8 +276,19 @@ class Publisher:
                 file.name == home.name or file.name.startswith(stem + KEPT_MARK)):
             return (f"sits at {file.relative_to(self.out).as_posix()} but is the record of "
                     f"{entry['repository']}@{entry['commit']}:{entry['path']}")
-        if self.strict_index and entry["current"] and file not in self.made:
+        if self.strict_index and entry["current"]:
+            return self._unverified(file, entry["sha256"])
+        return None
+
+    def _unverified(self, file: Path, sha256: str) -> str | None:
+        """Why ``file`` (now holding bytes of digest ``sha256``) is not a file this run
+        verified, or ``None``."""
+        if file in self.refused:
+            return self.refused[file]
+        if file not in self.verified:
             return "not made by this publish run (its key is not in the lock file)"
+        if self.verified[file] != sha256:
+            return "changed after this publish run verified it"
         return None
 
     def rebuild_index(self) -> dict[str, Any]:
@@ -281,7 +307,8 @@ class Publisher:
             rel = file.relative_to(self.out).as_posix()
             if file.name.endswith(ATTESTATION_SUFFIX) or not file.name.endswith(".json") \
                     or not file.is_file():
-                if self.strict_index and file not in self.made:
+                if self.strict_index and (file not in self.verified or (
+                        file.is_file() and self._unverified(file, _sha256(file.read_bytes())))):
                     not_verified.append({"file": rel, "why": "not made by this run"})
                     self.reports.append(f"{file}: not made by this publish run; not indexed")
                 continue
@@ -292,7 +319,7 @@ class Publisher:
                 entry = {
                     "repository": src["repository"], "commit": src["revision"],
                     "path": src["document_path"], "file": rel,
-                    "sha256": hashlib.sha256(data).hexdigest(),
+                    "sha256": _sha256(data),
                     "document_sha256": src["document_sha256"],
                     "checked_on": src["checked_on"],
                     "tool_version": doc["validation"]["tool"]["version"],
@@ -310,7 +337,8 @@ class Publisher:
                 self.reports.append(f"{file}: {why}; not indexed")
                 continue
             att = attestation_path(file)
-            if entry["current"] and att.exists():
+            if entry["current"] and att.is_file() and not (
+                    self.strict_index and self._unverified(att, _sha256(att.read_bytes()))):
                 entry["attestation"] = att.relative_to(self.out).as_posix()
             entries.append(entry)
         entries.sort(key=lambda e: (e["repository"], e["commit"], e["path"], e["file"]))

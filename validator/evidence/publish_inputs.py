@@ -84,21 +84,25 @@ class InputsManifest:
         if isinstance(records, dict):
             self.old = {k: v for k, v in records.items() if isinstance(v, dict)}
 
-    def unchanged(self, target: Path, digest: str, attestation: Path | None) -> bool:
-        """True when ``target`` (and ``attestation``, when one is wanted) were made from
-        inputs with ``digest`` and still hold exactly the bytes noted then."""
+    def unchanged(self, target: Path, digest: str,
+                  attestation: Path | None) -> tuple[str, str | None] | None:
+        """The SHA-256 of ``target`` and of ``attestation`` (``None`` when no statement is
+        wanted) when both were made from inputs with ``digest`` and still hold exactly the
+        bytes noted then; else ``None``."""
         rel = target.relative_to(self.out).as_posix()
         noted = self.old.get(rel)
         if noted is None or noted.get("inputs") != digest:
-            return False
-        if not target.is_file() or _sha256_of(target) != noted.get("sha256"):
-            return False
+            return None
+        sha256 = noted.get("sha256")
+        if not target.is_file() or _sha256_of(target) != sha256 or not isinstance(sha256, str):
+            return None
+        want = None
         if attestation is not None:
             want = noted.get("attestation")
             if not isinstance(want, str) or _sha256_of(attestation) != want:
-                return False
+                return None
         self.new[rel] = noted
-        return True
+        return sha256, want
 
     def note(self, target: Path, digest: str, made: bytes, attestation: Path | None) -> None:
         """Note that ``target`` was just published from inputs with ``digest`` (with its

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from validator.source.tree import SourceError
@@ -160,3 +160,30 @@ def verify_commit(info: Any, commit: str, tree: str | None) -> bytes:
                       "to that id (git's object format); refusing its tree. A commit with "
                       "extra headers (encoding, mergetag) cannot be rebuilt from the API: "
                       "use --backend git")
+
+
+def commit_links(raw: bytes) -> tuple[str, list[str], str]:
+    """``(root tree id, parent ids, committer date UTC)`` of a raw commit object
+    (``commit <size>\\0`` + body, as :func:`verify_commit` returns it): read from the
+    hashed object itself, not from the API's description of it.
+
+    Raises:
+        SourceError: the object has no tree or committer header.
+    """
+    body = raw.partition(b"\0")[2]
+    tree, parents, committer = None, [], None
+    for line in body.partition(b"\n\n")[0].split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key == b"tree":
+            tree = value.decode("ascii", "replace")
+        elif key == b"parent":
+            parents.append(value.decode("ascii", "replace"))
+        elif key == b"committer":
+            committer = value.decode("utf-8", "replace")
+    if tree is None or committer is None:
+        raise SourceError("a commit object without a tree or a committer header")
+    try:
+        when = datetime.fromtimestamp(int(committer.rsplit(" ", 2)[-2]), tz=UTC)
+    except (IndexError, ValueError, OverflowError, OSError) as exc:
+        raise SourceError("a commit object whose committer has no Unix time") from exc
+    return tree, parents, when.strftime("%Y-%m-%dT%H:%M:%SZ")

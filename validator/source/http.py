@@ -14,7 +14,13 @@ test server work the same):
 * ``GET {raw}/{owner}/{repo}/{commit}/{path}`` — the file's bytes, compared by git blob id
   with the tree entry (PROV001 on an altered or truncated body).
 * ``GET {api}/repos/{owner}/{repo}/commits?sha={commit}&path={path}&per_page=1`` — the
-  last commit touching the path at or before the commit, with its committer date.
+  last commit touching the path at or before the commit, with its committer date. The
+  claim is proven before it is used: ``git/commits`` of that commit and of its parents
+  (each checked to hash to its id) and ``git/trees`` of their root trees (checked to hash
+  to them) must show that the commit states that date, holds the path's blob of this
+  commit, and changed the path against every parent (a root commit added it); else a
+  :class:`~validator.source.tree.SourceError` says what disagrees. (Proven: it touched
+  the path. Not provable from these answers: that no later ancestor did.)
 
 Transport: one :class:`requests.Session` with a urllib3 :class:`~urllib3.util.Retry`
 (retries with exponential backoff on connection errors, read timeouts and 500/502/503/504),
@@ -33,6 +39,7 @@ from urllib.parse import quote
 from validator.source.git import redact_url, utc_iso
 from validator.source.github_objects import (
     TreeEntry,
+    commit_links,
     tree_objects,
     verify_commit,
     verify_listing,
@@ -73,6 +80,8 @@ class HttpTree(PinnedTree):
         self.entries = {e.path: e for e in entries}
         self.objects: dict[str, bytes] = {}
         self._last: dict[str, tuple[str, str] | None] = {}
+        self._commits: dict[str, bytes] = {}
+        self._trees: dict[str, dict[str, tuple[str, str]]] = {}
 
     @classmethod
     def open(cls, repository: str, rev: str, options: FetchOptions,
@@ -129,11 +138,63 @@ class HttpTree(PinnedTree):
         chain += [self.objects["/".join(parts[:i + 1]) + "/"] for i in range(len(parts))]
         last = self.last_commit(path)
         if last is not None:
-            api = f"{self.client.options.api_base_url}/repos/{self.repository}"
-            chain.append(verify_commit(self.client.json(f"{api}/git/commits/{last[0]}",
-                                                        f"{self.label}:{path} last commit"),
-                                       last[0], None))
+            chain.append(self._commit_object(last[0], f"{self.label}:{path} last commit"))
         return chain
+
+    def _commit_object(self, commit: str, what: str) -> bytes:
+        """The raw object of ``commit``, rebuilt from the API and checked to hash to it."""
+        if commit not in self._commits:
+            api = f"{self.client.options.api_base_url}/repos/{self.repository}"
+            self._commits[commit] = verify_commit(
+                self.client.json(f"{api}/git/commits/{commit}", what), commit, None)
+        return self._commits[commit]
+
+    def _entry_in(self, tree: str, path: str, what: str) -> tuple[str, str] | None:
+        """``(mode, object id)`` of ``path`` in the root tree ``tree`` (``None``: absent),
+        from its recursive listing checked to hash to ``tree``."""
+        if tree not in self._trees:
+            api = f"{self.client.options.api_base_url}/repos/{self.repository}"
+            listing = self.client.json(f"{api}/git/trees/{tree}?recursive=1", what)
+            try:
+                entries = [TreeEntry(e["path"], e["mode"], e["type"], e["sha"])
+                           for e in listing["tree"]]
+            except (KeyError, TypeError) as exc:
+                raise SourceError(f"{what}: malformed tree listing of {tree}") from exc
+            if listing.get("truncated") or tree_objects(entries, tree) is None:
+                raise SourceError(f"{what}: the listing of tree {tree} is truncated or does "
+                                  "not hash to it; the claim cannot be checked")
+            self._trees[tree] = {e.path: (e.mode, e.sha) for e in entries}
+        return self._trees[tree].get(path)
+
+    def _prove_last(self, path: str, commit: str, date: str) -> None:
+        """Check the API's claim that ``commit`` (of committer date ``date``) last touched
+        ``path``: its object hashes to its id and states that date, it holds the file this
+        commit holds, and it changed the file against every parent (a root commit added
+        it), which the verified trees of both show.
+
+        Raises:
+            SourceError: the claim is not proven, naming what disagrees.
+        """
+        what = f"{self.label}:{path} last commit {commit}"
+        claim = f"{path}: the API names {commit} as the last commit touching it at " \
+                f"{self.commit}, but "
+        if not FULL_COMMIT.match(commit):
+            raise SourceError(claim + "that is not a full commit id; not claimed")
+        tree, parents, stated = commit_links(self._commit_object(commit, what))
+        if stated != date:
+            raise SourceError(claim + f"its commit object states committer date {stated}, "
+                              f"not {date}; not claimed")
+        here = self.entries.get(path)
+        want = (here.mode, here.sha) if here is not None else None
+        there = self._entry_in(tree, path, what)
+        if there != want:
+            raise SourceError(claim + f"the file there is {_entry_text(there)}, not "
+                              f"{_entry_text(want)} as here; not claimed")
+        for parent in parents:
+            parent_tree = commit_links(self._commit_object(parent, what))[0]
+            if self._entry_in(parent_tree, path, what) == there:
+                raise SourceError(claim + f"it did not change the file: its parent {parent} "
+                                  f"holds the same {_entry_text(there)}; not claimed")
 
     def _blob(self, path: str) -> TreeEntry:
         check_path(path)
@@ -189,11 +250,13 @@ class HttpTree(PinnedTree):
             found = self.client.json(url, f"{self.label}:{path} history")
             try:
                 first = found[0] if found else None
-                self._last[path] = (str(first["sha"]),
-                                    utc_iso(first["commit"]["committer"]["date"])
-                                    ) if first else None
+                last = (str(first["sha"]), utc_iso(first["commit"]["committer"]["date"])
+                        ) if first else None
             except (KeyError, TypeError, ValueError) as exc:
                 raise SourceError(f"{path}: malformed commit list from the API") from exc
+            if last is not None:
+                self._prove_last(path, *last)
+            self._last[path] = last
         return self._last[path]
 
     def provenance(self, path: str, data: bytes) -> Provenance:
@@ -213,3 +276,7 @@ class HttpTree(PinnedTree):
                        fetched_from=redact_url(self.raw_url(path)))
         self.check_expected(prov)
         return prov
+
+
+def _entry_text(entry: tuple[str, str] | None) -> str:
+    return "absent" if entry is None else f"blob {entry[1]} (mode {entry[0]})"

@@ -54,6 +54,9 @@ dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; 
 dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 details { margin: .5rem 0; } summary { cursor: pointer; font-weight: 600; }
 .count { font-weight: 600; }
+mark.hidden-char { background: #fff1e5; color: var(--err); border: 1px solid var(--err);
+  border-radius: 3px; padding: 0 .15rem; font-family: ui-monospace, monospace; font-size: .85em; }
+.notice { border-left: 4px solid var(--err); background: #fff1e5; padding: .5rem .75rem; }
 @media (max-width: 40rem) {
   main { padding: .6rem; } dl.kv { grid-template-columns: 1fr; }
   th, td { padding: .3rem; }

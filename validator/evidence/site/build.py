@@ -20,6 +20,7 @@ earlier build made (:mod:`validator.evidence.site.guard`); anything else is refu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -30,6 +31,8 @@ from typing import Any
 
 from validator.atomic import current_umask
 from validator.errors import RecipeCheckError
+from validator.evidence.attest import statement_bytes
+from validator.evidence.model import Record
 from validator.evidence.site.assets import CSS, JS
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
 from validator.evidence.site.index_page import Entry, index_html
@@ -62,24 +65,64 @@ def _write(path: Path, text: str | bytes) -> None:
     path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
 
 
-def _load(out: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """``(index entry, record)`` of every current record listed in ``out/index.json``."""
+def _read_index(out: Path) -> dict[str, Any]:
     index_file = out / INDEX
     try:
         index = json.loads(index_file.read_text("utf-8"))
-        entries = [e for e in index["records"] if e.get("current")]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        if not isinstance(index, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
         raise SiteError(f"{index_file}: not a readable record index ({exc})") from exc
+    return index
+
+
+def _load(out: Path, index: dict[str, Any]) -> list[tuple[dict[str, Any], bytes, Any]]:
+    """``(index entry, record bytes, parsed record)`` of every current record of ``index``;
+    the bytes are read once and must be the ones the index lists (its ``sha256``): a record
+    changed since publish verified and indexed it is never shown as current."""
+    try:
+        entries = [e for e in index["records"] if e.get("current")]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise SiteError(f"{out / INDEX}: not a readable record index ({exc})") from exc
     loaded = []
     for entry in entries:
-        file = out / entry["file"]
+        file = out / str(entry.get("file"))
         try:
             if ".." in Path(entry["file"]).parts:
                 raise ValueError("path leaves the folder")
-            loaded.append((entry, json.loads(file.read_text("utf-8"))))
-        except (OSError, ValueError) as exc:
+            data = file.read_bytes()
+            if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+                raise SiteError(f"{file}: not the record publish verified and indexed (its "
+                                "SHA-256 differs from the index's; edited since?); not shown "
+                                "as current -- run publish again")
+            loaded.append((entry, data, json.loads(data)))
+        except (OSError, ValueError, KeyError) as exc:
             raise SiteError(f"{file}: cannot read the record ({exc})") from exc
     return loaded
+
+
+def _statement(out: Path, entry: dict[str, Any], record: bytes) -> bytes | None:
+    """The in-toto statement listed for ``entry``, which must be the statement of the
+    record bytes ``record`` (the one publish writes for it), else :class:`SiteError`."""
+    if not entry.get("attestation"):
+        return None
+    att = out / str(entry["attestation"])
+    try:
+        if ".." in Path(entry["attestation"]).parts:
+            raise ValueError("path leaves the folder")
+        data = att.read_bytes()
+    except (OSError, ValueError) as exc:
+        raise SiteError(f"{att}: cannot read the statement ({exc})") from exc
+    try:
+        want = statement_bytes(Record.model_validate_json(record))
+    except ValueError as exc:  # RecordInvalid too
+        first = str(exc).splitlines()[0]
+        raise SiteError(f"{out / entry['file']}: does not match the record schema "
+                        f"({first})") from exc
+    if data != want:
+        raise SiteError(f"{att}: not the in-toto statement of the record beside it (edited "
+                        "since publish?); run publish again")
+    return data
 
 
 def _swap(tmp: Path, site: Path) -> None:
@@ -96,24 +139,28 @@ def _swap(tmp: Path, site: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = ()) -> SiteResult:
+def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
+               index: dict[str, Any] | None = None) -> SiteResult:
     """Write the catalogue of the publish folder ``out`` into ``site``; ``keep`` are more
     folders the run uses, with what each is (the snapshot store), which ``site`` may not
-    overlap (nor ``out``).
+    overlap (nor ``out``). ``index`` is the record index publish just made (default:
+    ``out/index.json``); only its current records are shown, each only if its file still
+    holds the bytes indexed (and its statement is the statement of those bytes).
 
     Raises:
         SiteRefused: ``site`` is not a folder the catalogue may replace
             (:func:`validator.evidence.site.guard.site_problem`); nothing is written.
-        SiteError: ``out`` has no readable ``index.json``, or a listed record is unreadable
-            or lacks a field of ``schemas/record.schema.json`` that the pages show (the
-            publisher validates every record before writing it; nothing is written then).
+        SiteError: ``out`` has no readable ``index.json``, or a listed record is unreadable,
+            not the bytes indexed, has an edited statement, or lacks a field of
+            ``schemas/record.schema.json`` that the pages show (the publisher validates
+            every record before writing it); nothing is written then.
         OSError: ``site`` cannot be written.
     """
     keep = (("the publish folder", out), *keep)
     refused = site_problem(site, keep)
     if refused is not None:
         raise SiteRefused(refused)
-    loaded = _load(out)
+    loaded = _load(out, _read_index(out) if index is None else index)
     site = site.resolve()
     site.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
@@ -125,16 +172,17 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = ()) -
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
         entries = []
-        for entry, record in loaded:
+        for entry, data, record in loaded:
             rel = Path(entry["file"])  # records/<owner>/<name>/<commit>/<path>.json
             page_rel = rel.with_name(rel.name[:-len(".json")] + ".html")
             depth = len(rel.parts) - 1
             root = "../" * depth
-            _write(tmp / rel, (out / rel).read_bytes())
+            _write(tmp / rel, data)
             statement = None
-            if entry.get("attestation"):
+            att_data = _statement(out, entry, data)
+            if att_data is not None:
                 att = Path(entry["attestation"])
-                _write(tmp / att, (out / att).read_bytes())
+                _write(tmp / att, att_data)
                 statement = att.name
             links = Links(root=root, record_json=rel.name, statement=statement,
                           schema=f"{root}schemas/record.schema.json")

@@ -1,37 +1,108 @@
 """HTML helpers of the catalogue: every text goes through :func:`esc` (recipe text is
-hostile input), every link through :func:`link`, which only makes ``href`` of relative
-site paths and ``https://github.com/`` evidence URLs; anything else is shown as text."""
+hostile input), every link through :func:`link` (a URL of the record: only
+``https://github.com/`` URLs become an ``href``) or :func:`local_link` (a path of the
+site the builder made: relative and percent-encoded); anything else is shown as text."""
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
+from urllib.parse import quote, urlsplit
 
-GITHUB = "https://github.com/"
+from validator.load.hidden import HIDDEN, code_point
+from validator.load.joiners import shows_as_spelling
+
+_URL = re.compile(r"https://github\.com/[A-Za-z0-9._~%!$&'()*+,;=:@/?#-]*")
+"""A URL of a known origin: https, host github.com, printable ASCII with no backslash,
+quote, space or control character (what a browser would strip or read as a slash)."""
 
 
-def esc(value: Any) -> str:
-    """``value`` as HTML text (quotes escaped too, so it is safe in attributes)."""
+HIDDEN_MARK = "hidden-char"
+"""Class of the ``<mark>`` that shows a hidden character (:func:`esc`)."""
+
+
+def _text(value: Any) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        value = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) \
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) \
             else str(value)
-    return html.escape(value, quote=True)
+    return value
+
+
+def _hidden(text: str) -> list[re.Match[str]]:
+    """The bidi controls and invisible characters of ``text`` that YAML010 reports (not a
+    ZWNJ or ZWJ that joins letters or emoji, which shows)."""
+    return [m for m in HIDDEN.finditer(text) if not shows_as_spelling(text, m.start())]
+
+
+def hidden_count(value: Any) -> int:
+    """How many hidden characters (:func:`_hidden`) the strings and keys of ``value`` (a
+    parsed record, or any JSON value) hold."""
+    if isinstance(value, str):
+        return len(_hidden(value))
+    if isinstance(value, dict):
+        return sum(hidden_count(k) + hidden_count(v) for k, v in value.items())
+    if isinstance(value, list):
+        return sum(hidden_count(v) for v in value)
+    return 0
+
+
+def _visible(value: Any, mark: bool) -> str:
+    text = _text(value)
+    out, last = [], 0
+    for m in _hidden(text):
+        out.append(html.escape(text[last:m.start()], quote=True))
+        shown = f"&lt;U+{ord(m[0]):04X}&gt;"
+        out.append(f'<mark class="{HIDDEN_MARK}" title="{html.escape(code_point(m[0]))}">'
+                   f"{shown}</mark>" if mark else shown)
+        last = m.end()
+    out.append(html.escape(text[last:], quote=True))
+    return "".join(out)
+
+
+def esc(value: Any) -> str:
+    """``value`` as HTML text content (quotes escaped too); each bidi control or invisible
+    character (YAML010's) is shown as a ``<U+202E>`` mark instead of acting on the text
+    around it, and is copied as that mark."""
+    return _visible(value, mark=True)
+
+
+def attr(value: Any) -> str:
+    """``value`` for an attribute or ``<title>`` (no markup there): escaped, each hidden
+    character written as the text ``<U+202E>``."""
+    return _visible(value, mark=False)
+
+
+def safe_url(url: Any) -> bool:
+    """Whether ``url`` (a URL a record states) may be an ``href``: ``https://github.com/``
+    and nothing a browser could read as another origin or scheme."""
+    if not isinstance(url, str) or not _URL.fullmatch(url):
+        return False
+    parts = urlsplit(url)
+    return parts.scheme == "https" and parts.netloc == "github.com"
+
+
+def _anchor(url: str, text: Any, cls: str) -> str:
+    cls_attr = f' class="{attr(cls)}"' if cls else ""
+    return f'<a href="{attr(url)}"{cls_attr}>{esc(text)}</a>'
 
 
 def link(url: str | None, text: Any, cls: str = "") -> str:
-    """An ``<a>`` to ``url`` when it is a GitHub URL or a relative site path, else the
-    escaped text alone."""
-    if not url:
+    """An ``<a>`` to ``url``, a URL of the record, when :func:`safe_url` allows it, else
+    the escaped text alone."""
+    return _anchor(url, text, cls) if url and safe_url(url) else esc(text)
+
+
+def local_link(path: str, text: Any, cls: str = "") -> str:
+    """An ``<a>`` to ``path``, a file of the site relative to the page (``../`` steps to
+    the site root allowed), percent-encoded so that no character of a file name can make
+    it a scheme, a host or a fragment; an absolute path gives the escaped text alone."""
+    if not path or path.startswith(("/", "\\")):
         return esc(text)
-    safe = url.startswith(GITHUB) or (not any(c in url.split("/")[0] for c in ":\\")
-                                      and not url.startswith("//"))
-    if not safe:
-        return esc(text)
-    attr = f' class="{esc(cls)}"' if cls else ""
-    return f'<a href="{esc(url)}"{attr}>{esc(text)}</a>'
+    return _anchor(quote(path, safe="/"), text, cls)
 
 
 def page(title: str, body: str, root: str, description: str = "") -> str:
@@ -40,8 +111,8 @@ def page(title: str, body: str, root: str, description: str = "") -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>{esc(title)}</title>\n"
-        f"<meta name=\"description\" content=\"{esc(description)}\">\n"
+        f"<title>{attr(title)}</title>\n"
+        f"<meta name=\"description\" content=\"{attr(description)}\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'self'; script-src 'self'; img-src 'self'; base-uri 'none'; "
         "form-action 'none'\">\n"
@@ -59,7 +130,7 @@ def table(head: list[str], rows: list[list[str]], caption: str = "",
     long value cannot squeeze the others."""
     cap = f"<caption class=\"muted\">{esc(caption)}</caption>" if caption else ""
     if widths:
-        cap += "<colgroup>" + "".join(f"<col class=\"w{esc(w)}\">" for w in widths) \
+        cap += "<colgroup>" + "".join(f"<col class=\"w{attr(w)}\">" for w in widths) \
             + "</colgroup>"
     ths = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>\n" for row in rows)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from validator.evidence.site.html import esc, page
+from validator.evidence.site.html import attr, esc, hidden_count, local_link, page
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class Entry:
     errors: int
     warnings: int
     skipped: int
+    hidden: int
 
     @classmethod
     def of(cls, record: dict[str, Any], href: str) -> Entry:
@@ -50,11 +51,12 @@ class Entry:
                                    or [] if c.get("maintainer_status") == "verified"})),
             min_vllm=str(params.get("effective_default_minimum_runtime_version") or ""),
             errors=int(summary.get("errors", 0)), warnings=int(summary.get("warnings", 0)),
-            skipped=len((record.get("validation") or {}).get("rules_skipped") or []))
+            skipped=len((record.get("validation") or {}).get("rules_skipped") or []),
+            hidden=hidden_count(record))
 
 
 def _options(name: str, label: str, values: list[str], any_label: str) -> str:
-    opts = "".join(f"<option value=\"{esc(v)}\">{esc(v)}</option>" for v in values)
+    opts = "".join(f"<option value=\"{attr(v)}\">{esc(v)}</option>" for v in values)
     return (f"<div><label for=\"f-{name}\">{esc(label)}</label>"
             f"<select id=\"f-{name}\" name=\"{name}\"><option value=\"\">{esc(any_label)}"
             f"</option>{opts}</select></div>")
@@ -81,11 +83,13 @@ def _item(e: Entry) -> str:
         tags.append(f"<span class=\"tag warn\">{e.warnings} warning(s)</span>")
     if e.skipped:
         tags.append(f"<span class=\"tag warn\">{e.skipped} rules skipped</span>")
+    if e.hidden:
+        tags.append(f"<span class=\"tag err\">{e.hidden} hidden character(s)</span>")
     attrs = {"search": search, "brands": " ".join(e.brands),
              "precisions": " ".join(e.precisions), "tasks": " ".join(e.tasks),
              "verified": " ".join(e.verified), "minv": e.min_vllm}
-    data = " ".join(f"data-{k}=\"{esc(v)}\"" for k, v in attrs.items())
-    return (f"<li {data}><a href=\"{esc(e.href)}\" class=\"record\">{esc(e.title)}</a> "
+    data = " ".join(f"data-{k}=\"{attr(v)}\"" for k, v in attrs.items())
+    return (f"<li {data}>{local_link(e.href, e.title, 'record')} "
             f"<span class=\"muted\"><code>{esc(e.model_id)}</code> &middot; "
             f"{esc(e.path)} @ <code>{esc(e.commit[:12])}</code></span>"
             f"<div class=\"tags\">{''.join(tags)}</div></li>")

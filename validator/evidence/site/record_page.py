@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from validator.evidence.site.html import esc, link, page, table, value_text
+from validator.evidence.site.html import (
+    esc,
+    hidden_count,
+    link,
+    local_link,
+    page,
+    table,
+    value_text,
+)
 
 _SETUP_LABELS = (("hardware", "hardware"), ("image", "image"),
                  ("draft_tokens", "draft tokens"), ("max_model_len", "max model len"),
@@ -55,9 +63,9 @@ def provenance(rec: dict[str, Any], links: Links) -> str:
         ("Last commit", esc(f"{src.get('last_commit') or 'unknown'} "
                             f"({src.get('last_commit_at') or 'no date'})")),
         ("Checked on", esc(src["checked_on"])),
-        ("Record", link(links.record_json, "record JSON")
-         + " &middot; " + link(links.schema, "schema")),
-        ("in-toto Statement", link(links.statement, "statement (unsigned)")
+        ("Record", local_link(links.record_json, "record JSON")
+         + " &middot; " + local_link(links.schema, "schema")),
+        ("in-toto Statement", local_link(links.statement, "statement (unsigned)")
          if links.statement else "<span class=\"muted\">not published</span>"),
     ]
     tool = rec["validation"]["tool"]
@@ -218,6 +226,15 @@ def not_verified(rec: dict[str, Any]) -> str:
             + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>")
 
 
+def _hidden_notice(count: int) -> str:
+    if not count:
+        return ""
+    return (f"<p class=\"notice\" role=\"note\"><strong>{count} hidden character(s)</strong>"
+            " in this record: bidirectional controls or invisible characters (YAML010) that "
+            "would reorder or hide the text around them. Each is shown, and copied, as a "
+            "mark such as &lt;U+202E&gt;.</p>")
+
+
 def record_html(rec: dict[str, Any], links: Links) -> str:
     """The whole page of one record."""
     nav = ("<nav aria-label=\"Sections\"><p class=\"muted\">"
@@ -227,7 +244,8 @@ def record_html(rec: dict[str, Any], links: Links) -> str:
                ("not-verified", "Not verified"))) + "</p></nav>")
     head = (f"<h1>{esc(rec['title'])}</h1><p><code>{esc(rec.get('model_id') or '')}</code>"
             f" &middot; {esc(rec.get('model_provider') or '')}</p>"
-            + (f"<p>{esc(rec['summary'])}</p>" if rec.get("summary") else ""))
+            + (f"<p>{esc(rec['summary'])}</p>" if rec.get("summary") else "")
+            + _hidden_notice(hidden_count(rec)))
     body = "".join((head, nav, commands(rec), findings(rec), options(rec), facts(rec),
                     results(rec), editorial(rec), provenance(rec, links), not_verified(rec)))
     return page(rec["title"], body, links.root, rec.get("summary") or "")
