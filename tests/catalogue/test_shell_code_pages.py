@@ -1,0 +1,80 @@
+"""A record page offers no one-click Copy of a command that holds shell code: the block
+shows a ``# warning:`` line per hazard above the command instead (``REF018``); the
+environment block prints each value as the site's quoting would, so a value is not code
+there; a clean command keeps its Copy button."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+from pathlib import Path
+
+from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
+from validator.evidence.attest import statement_bytes
+from validator.evidence.publish import Publisher
+from validator.evidence.record import build_record, record_bytes
+from validator.evidence.site import build_site
+
+RECIPE = """\
+meta:
+  title: "Shell"
+  description: "A recipe whose env value is shell code."
+  hardware:
+    big8: verified
+model:
+  model_id: "acme/Shell"
+  min_vllm_version: "0.20.0"
+  base_args: ["--max-model-len", "4096"]
+  base_env:
+    VLLM_LOGGING_LEVEL: "$(touch pwned)"
+variants:
+  default:
+    precision: bf16
+    vram_minimum_gb: 60
+compatible_strategies: [single_node_tp]
+guide: |
+  Serve it.
+"""
+
+
+def _page(tmp_path: Path) -> str:
+    path = "models/acme/Shell.yaml"
+    tree = make_repo(tmp_path / "repo", {path: RECIPE, "taxonomy.yaml": MINI_TAXONOMY,
+                                         "strategies/single_node_tp.yaml": MINI_STRATEGY})
+    record = build_record(tree, path, checked_on="2026-12-01")
+    out = tmp_path / "out"
+    with Publisher(out) as pub:
+        pub.copy_schemas()
+        pub.put(tree.repository, tree.commit, path, record_bytes(record),
+                statement_bytes(record))
+        pub.rebuild_index()
+    site = tmp_path / "site"
+    build_site(out, site)
+    (page,) = [p for p in site.rglob("Shell.yaml.html")]
+    return page.read_text("utf-8")
+
+
+def _blocks(page: str) -> dict[str, str]:
+    """Label -> the HTML of its command block."""
+    return {m.group(1): m.group(0) for m in re.finditer(
+        r'<div class="cmd[^"]*"><p><strong>([^<]*)</strong>.*?</div>', page, re.DOTALL)}
+
+
+def test_a_command_with_shell_code_has_a_warning_and_no_copy_button(tmp_path: Path) -> None:
+    blocks = _blocks(_page(tmp_path))
+    docker = blocks["serve: docker run"]
+    assert 'class="copy"' not in docker
+    code = html.unescape(re.search(r"<code[^>]*>(.*?)</code>", docker, re.DOTALL).group(1))
+    first = code.splitlines()[0]
+    assert first.startswith("# warning: REF018") and "bash runs `touch pwned`" in first
+    assert 'class="copy"' in blocks["serve: vllm serve"]  # nothing to warn of there
+    env = blocks["environment"]
+    assert 'class="copy"' in env
+    export = html.unescape(re.search(r"<code[^>]*>(.*?)</code>", env, re.DOTALL).group(1))
+    assert export == "export VLLM_LOGGING_LEVEL='$(touch pwned)'"
+    run = tmp_path / "run"
+    run.mkdir()
+    subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", export], cwd=run,
+                   check=True)
+    assert not (run / "pwned").exists()  # the copyable block runs no code
