@@ -61,17 +61,23 @@ def _blocks(page: str) -> dict[str, str]:
         r'<div class="cmd[^"]*"><p><strong>([^<]*)</strong>.*?</div>', page, re.DOTALL)}
 
 
+def _code(block: str) -> str:
+    found = re.search(r"<code[^>]*>(.*?)</code>", block, re.DOTALL)
+    assert found is not None, block
+    return html.unescape(found.group(1))
+
+
 def test_a_command_with_shell_code_has_a_warning_and_no_copy_button(tmp_path: Path) -> None:
     blocks = _blocks(_page(tmp_path))
     docker = blocks["serve: docker run"]
     assert 'class="copy"' not in docker
-    code = html.unescape(re.search(r"<code[^>]*>(.*?)</code>", docker, re.DOTALL).group(1))
+    code = _code(docker)
     first = code.splitlines()[0]
     assert first.startswith("# warning: REF018") and "bash runs `touch pwned`" in first
     assert 'class="copy"' in blocks["serve: vllm serve"]  # nothing to warn of there
     env = blocks["environment"]
     assert 'class="copy"' in env
-    export = html.unescape(re.search(r"<code[^>]*>(.*?)</code>", env, re.DOTALL).group(1))
+    export = _code(env)
     assert export == "export VLLM_LOGGING_LEVEL='$(touch pwned)'"
     run = tmp_path / "run"
     run.mkdir()

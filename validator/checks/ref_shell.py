@@ -72,8 +72,11 @@ def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Itera
                       f"{_SITE} prints it unquoted in `vllm serve MODEL` and in `docker run`")
         start += 1
     args = proc.tokens[start:]
+    if all(_PLAIN.fullmatch(t.text) for t in args):
+        return
     for token, raw in zip(args, printed_raw([t.text for t in args]), strict=True):
-        if not raw or (token.document, token.pointer) in flag_items:
+        if not raw or (token.document, token.pointer) in flag_items or _PLAIN.fullmatch(
+                token.text):
             continue  # a flag's value (quoted by the site) or FLAG027's flag item
         what = "the flag item" if token.text.startswith("-") else "the argument item"
         yield Printed(token.document, token.pointer, token.text, what,
@@ -89,6 +92,8 @@ def _env_values(proc: Process) -> Iterator[Printed]:
         if source is None or not source.document:
             continue  # the site's own value (`$IFACE_NAME` of PD GPU pinning)
         text = jsval.js_str(value)
+        if _PLAIN.fullmatch(text) and _PLAIN.fullmatch(key):
+            continue
         mount = " (and `-v VALUE:VALUE:ro`)" if key.endswith("_CONFIG_PATH") else ""
         how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE`{mount} in "
                "`docker run`; recipe-check's `render` quotes it in the `export` line")
