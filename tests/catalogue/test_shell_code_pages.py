@@ -10,32 +10,20 @@ import re
 import subprocess
 from pathlib import Path
 
+from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
 from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
 from validator.evidence.attest import statement_bytes
 from validator.evidence.publish import Publisher
 from validator.evidence.record import build_record, record_bytes
 from validator.evidence.site import build_site
 
-RECIPE = """\
-meta:
-  title: "Shell"
-  description: "A recipe whose env value is shell code."
-  hardware:
-    big8: verified
-model:
-  model_id: "acme/Shell"
-  min_vllm_version: "0.20.0"
-  base_args: ["--max-model-len", "4096"]
-  base_env:
-    VLLM_LOGGING_LEVEL: "$(touch pwned)"
-variants:
-  default:
-    precision: bf16
-    vram_minimum_gb: 60
-compatible_strategies: [single_node_tp]
-guide: |
-  Serve it.
-"""
+RECIPE = HOSTILE_RECIPE.replace(
+    HOSTILE_RECIPE[HOSTILE_RECIPE.index("  model_id:"):HOSTILE_RECIPE.index("  min_vllm")],
+    '  model_id: "acme/Shell"\n').replace(
+    '  base_args: ["--max-model-len", "4096"]\n',
+    '  base_args: ["--max-model-len", "4096"]\n'
+    '  base_env:\n    VLLM_LOGGING_LEVEL: "$(touch pwned)"\n')
+"""The catalogue test's recipe with a plain model id and an env value that is shell code."""
 
 
 def _page(tmp_path: Path) -> str:
