@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of
+from tests.render.tiny_tree import write_tree
 from validator.checks.shell_hazards import command_hazards, word_hazards
 from validator.context import local_context
 from validator.findings import Finding
@@ -172,3 +173,17 @@ def test_a_continued_command_with_site_variables_and_quoted_json_is_no_hazard() 
     command = ("vllm serve org/m \\\n  --data-parallel-address $HEAD_IP \\\n"
                "  --speculative-config '{\"a\":\"b'\\''c\"}'")
     assert command_hazards(command) == []
+
+
+def test_a_decode_env_value_of_pd_cluster_is_reported_at_the_decode_line(
+        tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "recipes")
+    strategy = root / "strategies/pd_cluster.yaml"
+    text = strategy.read_text().replace('SIDE_HOST: "$DECODE_NODE_1"',
+                                        'SIDE_HOST: "$DECODE_NODE_1;touch pwned"')
+    strategy.write_text(text)
+    found = [f for f in check_tree(root, "models/acme/Tiny-1B.yaml") if f.rule == "REF018"]
+    assert len(found) == 1, found
+    assert "/decode/env/SIDE_HOST of strategies/pd_cluster.yaml" in found[0].message
+    assert found[0].related[0].line == line_of(text, "touch pwned")
+    assert "pd_cluster" in found[0].message
