@@ -9,7 +9,9 @@ import html
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
+from tests.catalogue.test_catalogue_browser import browser_context  # noqa: F401 - fixture
 from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
 from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
 from validator.evidence.attest import statement_bytes
@@ -26,7 +28,8 @@ RECIPE = HOSTILE_RECIPE.replace(
 """The catalogue test's recipe with a plain model id and an env value that is shell code."""
 
 
-def _page(tmp_path: Path) -> str:
+def _site(tmp_path: Path) -> Path:
+    """The catalogue page of the recipe."""
     path = "models/acme/Shell.yaml"
     tree = make_repo(tmp_path / "repo", {path: RECIPE, "taxonomy.yaml": MINI_TAXONOMY,
                                          "strategies/single_node_tp.yaml": MINI_STRATEGY})
@@ -40,7 +43,11 @@ def _page(tmp_path: Path) -> str:
     site = tmp_path / "site"
     build_site(out, site)
     (page,) = [p for p in site.rglob("Shell.yaml.html")]
-    return page.read_text("utf-8")
+    return page
+
+
+def _page(tmp_path: Path) -> str:
+    return _site(tmp_path).read_text("utf-8")
 
 
 def _blocks(page: str) -> dict[str, str]:
@@ -72,3 +79,18 @@ def test_a_command_with_shell_code_has_a_warning_and_no_copy_button(tmp_path: Pa
     subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", export], cwd=run,
                    check=True)
     assert not (run / "pwned").exists()  # the copyable block runs no code
+
+
+def test_in_chromium_the_shell_code_command_has_no_copy_button(
+        tmp_path: Path, browser_context: Any) -> None:  # noqa: F811 - the fixture
+    page = browser_context.new_page()
+    page.goto(_site(tmp_path).as_uri())
+    block = page.locator("details[open] div.cmd", has_text="serve: docker run")
+    assert block.count() == 1
+    assert block.locator("button").count() == 0
+    assert block.locator("pre").inner_text().startswith(
+        "# warning: REF018: bash would not run this command as shown: command substitution")
+    clean = page.locator("details[open] div.cmd", has_text="serve: vllm serve").locator(
+        "button.copy")
+    assert clean.count() == 1 and clean.is_visible()  # the page's script shows the others
+    page.close()
