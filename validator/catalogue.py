@@ -32,6 +32,7 @@ import validator.checks.hw_text
 import validator.checks.hw_vram
 import validator.checks.ref
 import validator.checks.ref_api
+import validator.checks.ref_shell
 import validator.checks.render_checks
 import validator.checks.shell_words
 import validator.checks.ver_claims
@@ -69,6 +70,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.hw_vram,
     validator.checks.ref,
     validator.checks.ref_api,
+    validator.checks.ref_shell,
     validator.checks.render_checks,
     validator.checks.shell_words,
     validator.checks.ver_claims,

@@ -75,7 +75,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        help="check each recipe's argument lists as written, not every "
                        "rendered command (faster; their findings name no configurations). "
                        "Overrides (FLAG012, FLAG025) and the rules on what the site renders "
-                       "(REF014-REF016, GUIDE011) still read the rendered commands")
+                       "(REF014-REF016, REF018, GUIDE011) still read the rendered commands")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -31,17 +31,16 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from validator.commands.check import collect_targets, positive_int
+from validator.commands.render_text import text_block
 from validator.context import Context, build_context
 from validator.errors import RecipeCheckError, UsageError
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render import gates, jsval
 from validator.render.api_paths import promoted_id, promoted_id_problem
-from validator.render.args import shell_quote
-from validator.render.jsval import get, js_str, truthy
+from validator.render.jsval import get, truthy
 from validator.render.model import (
     Configuration,
-    Process,
     Rendered,
     document_data,
     render,
@@ -394,78 +393,6 @@ def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context
             failed |= problem.severity == "error"
         failed |= not rendered.ok
     return failed
-
-
-def _env_lines(env: Any) -> list[str]:
-    return [f"export {k}={shell_quote(js_str(v))}" for k, v in env.items()]
-
-
-def _process_block(proc: Process, title: str) -> list[str]:
-    out = [f"# --- {title}: vllm serve ---"]
-    out += _env_lines(proc.env)
-    out.append(proc.command)
-    if proc.docker_command:
-        out += ["", f"# --- {title}: docker ---", proc.docker_command]
-    return out
-
-
-def text_block(r: Rendered, reasons: list[str] | None = None,
-               feature_labels: list[str] | None = None) -> str:
-    """The commands of one rendering, as a user pastes them (section titles are shell
-    comments); ``reasons`` why the site would not offer it become ``# note:`` lines under
-    the header, ``feature_labels`` (see :func:`_feature_labels`) name the features."""
-    c = r.config
-    site = r.site or {}
-    features = ", ".join(feature_labels if feature_labels is not None else c.features) \
-        or "none"
-    if r.deploy_type == "omni":
-        head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · vLLM-Omni"
-                f"{f' · task {c.omni_task}' if c.omni_task else ''}")
-    else:
-        head = (f"# {r.recipe_path} · {c.hardware} · {c.variant} · {c.key}"
-                f"{f' (serving {c.strategy})' if c.kv_offload else ''} · "
-                f"{r.node_count} node{'s' if r.node_count != 1 else ''}"
-                f"{''.join(f' · {role} ×{n}' for role, n in c.pd_nodes or ())}"
-                f"{f' · {c.kv_instances} kv instances' if c.kv_instances else ''}"
-                f" · features: {features}")
-    lines = [head]
-    lines += [f"# note: {printable(reason)}"
-              for reason in reasons or ()]
-    install = r.install or {}
-    if "pip" in install:
-        lines += ["", "# --- install (pip) ---", str(install["pip"]["command"])]
-        if install["pip"].get("note"):
-            lines.append(f"# {install['pip']['note']}")
-    if "docker" in install:
-        lines += ["", "# --- install (docker) ---", _docker_install(r, install["docker"])]
-    for extra in install.get("extras") or []:
-        if isinstance(extra, dict) and extra.get("command"):
-            note = str(extra.get("note") or extra.get("name") or "").splitlines()
-            lines += ["", f"# --- dependency{': ' + note[0] if note else ''} ---",
-                      str(extra["command"]).rstrip()]
-    for comp in site.get("companions") or []:
-        lines += ["", f"# --- {comp['label']} (separate terminal) ---", comp["command"]]
-    if r.deploy_type == "kv_store_lb":
-        lines += ["", "# --- mooncake master ---", str((site.get("master") or {}).get(
-            "command", ""))]
-        if site.get("store"):
-            lines += ["", "# --- mooncake store ---", str(site["store"].get("command", ""))]
-    for proc in r.processes:
-        lines += ["", *_process_block(proc, proc.role)]
-    router = site.get("router")
-    if isinstance(router, dict) and router.get("command"):
-        lines += ["", "# --- router ---", str(router.get("install", "")), router["command"]]
-    return "\n".join(lines)
-
-
-def _docker_install(r: Rendered, docker: dict[str, Any]) -> str:
-    # The JSON API's docker line always pulls the NVIDIA image; the page pulls the image the
-    # `docker run` below uses (that of the chosen hardware). A recipe's own install command
-    # (not a plain pull) is shown as written.
-    command = str(docker.get("command", ""))
-    if r.docker_image is not None and command.startswith("docker pull ") and "\n" not in command:
-        return f"docker pull {js_str(r.docker_image)}"
-    return command
 
 
 def _json(r: Rendered, reasons: list[str]) -> Any:

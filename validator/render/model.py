@@ -196,8 +196,9 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
         problems.append(picker_problem)
     tokens = tuple(_token(a) for a in traced["argv"])
     argv = tuple(a.value for a in traced["argv"])
-    proc = Process("serve", traced["command"], argv, None, None, traced["env"], tokens)
     env_sources = {k: _token(a) for k, a in traced["envSources"].items()}
+    proc = Process("serve", traced["command"], argv, None, None, traced["env"], tokens,
+                   env_sources)
     problems += output_problems({"docker_image": ""}, (proc,), docs, config, env_sources)
     return Rendered(config, recipe.path, True, 1, "omni", traced["env"], None,
                     traced["command"], argv, None, (), tokens, (proc,), env_sources,
@@ -218,11 +219,14 @@ def _processes(site: dict[str, Any], traced: dict[str, Any],
         known[id(arg)] = (arg, made)
         return made
 
-    def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any) -> Process:
+    shared_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
+
+    def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any,
+             sources: dict[str, Token] | None = None) -> Process:
         tokens = tuple(map(token, args)) if isinstance(args, list) else ()
         argv = tuple(a.value for a in args) if isinstance(args, list) else ()
         return Process(role, command, argv, dcmd, tuple(dargv) if dargv else None, env or {},
-                       tokens)
+                       tokens, shared_sources if sources is None else sources)
 
     deploy = site.get("deploy_type")
     env = site.get("env") or {}
@@ -236,7 +240,9 @@ def _processes(site: dict[str, Any], traced: dict[str, Any],
         return tuple(out)
     if deploy == "pd_cluster":
         return tuple(proc(r, site[r]["command"], traced[r]["argv"], site[r]["docker_command"],
-                          site[r]["docker_argv"], site[r]["env"]) for r in ("prefill", "decode"))
+                          site[r]["docker_argv"], site[r]["env"],
+                          {k: _token(a) for k, a in traced[r].get(ENV_SOURCES, {}).items()})
+                     for r in ("prefill", "decode"))
     if deploy == "kv_store_lb" and "vllm" in traced:
         vllm = traced["vllm"]
         out = [proc("vllm", site["vllm_command"], vllm["argv"], site["vllm_docker_command"],

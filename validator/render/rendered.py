@@ -46,6 +46,9 @@ class Process:
     docker_argv: tuple[Any, ...] | None
     env: Mapping[str, Any]
     tokens: tuple[Token, ...]
+    env_sources: Mapping[str, Token] = field(default_factory=dict)
+    """Env key -> the YAML node its value comes from (``Rendered.env_sources`` of the
+    first process; a pd_cluster role's own)."""
 
 
 @dataclass(frozen=True)

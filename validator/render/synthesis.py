@@ -59,7 +59,8 @@ ENV_SOURCES = "__envSources__"
 OVERRIDES = "__overrides__"
 """Key of the traced result holding every :class:`Override` the de-duplication resolved
 (over all processes, in finalization order)."""
-"""Key of a traced result holding the env key -> :class:`Arg` origin of its (first) process."""
+"""Key of a traced result (and of each role of a pd_cluster one) holding the env key ->
+:class:`Arg` origin of its (first) process."""
 
 __all__ = [  # the JS module's exports, snake_case, in one place
     "MAX_NODES", "DockerMeta", "JsTypeError", "build_docker_argv", "build_docker_run",
@@ -351,11 +352,11 @@ def _pd_cluster(c: Composer, command: Any, argv: Any) -> dict[str, Any]:
                            "config": or_(get(get(kv, "mooncake_vllm_config"), "template"), {}),
                            "configNote": or_(get(get(kv, "mooncake_vllm_config"), "note"), ""),
                            "install": _brand_install(c, get(get(kv, "vllm"), "install"))}
-    prefill_env = build_env(c, "prefill")
+    prefill_env, decode_env = build_env(c, "prefill"), build_env(c, "decode")
     out["prefill"] = {"command": command(prefill_args), "argv": argv(prefill_args),
-                      "env": prefill_env.ordered(), **p_meta}
+                      "env": prefill_env.ordered(), **p_meta, ENV_SOURCES: prefill_env.sources}
     out["decode"] = {"command": command(decode_args), "argv": argv(decode_args),
-                     "env": build_env(c, "decode").ordered(), **d_meta}
+                     "env": decode_env.ordered(), **d_meta, ENV_SOURCES: decode_env.sources}
     out["router"] = {"command": "\n".join(lines), "install": "uv pip install vllm-router"}
     out["routerConfig"] = or_(router, {"policy": "round_robin"})
     out[ENV_SOURCES] = prefill_env.sources

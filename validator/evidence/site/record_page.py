@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from validator.checks.shell_hazards import warning_lines
 from validator.evidence.site.html import (
     esc,
     hidden_count,
@@ -20,6 +21,7 @@ from validator.evidence.site.html import (
     table,
     value_text,
 )
+from validator.render.args import shell_quote
 
 _SETUP_LABELS = (("hardware", "hardware"), ("image", "image"),
                  ("draft_tokens", "draft tokens"), ("max_model_len", "max model len"),
@@ -92,9 +94,20 @@ def findings(rec: dict[str, Any]) -> str:
     return "<h2 id=\"findings\">Findings</h2>" + head + body
 
 
-def _command(block_id: str, label: str, text: str | None) -> str:
+def _command(block_id: str, label: str, text: str | None,
+             commands: list[str] | None = None) -> str:
+    """A command block with a Copy button -- or, when a command of it (``commands``: the
+    lines run one by one; else the whole text) holds shell code, its ``# warning:`` lines
+    above the text and no button: the page never offers one click to run what it does
+    not show."""
     if not text:
         return ""
+    warnings = [w for command in (commands or [text]) for w in warning_lines(command)]
+    if warnings:
+        return (f"<div class=\"cmd warning\"><p><strong>{esc(label)}</strong> "
+                "<span class=\"muted\">no Copy button: the recipe puts shell code in this "
+                f"command (REF018)</span></p><pre><code id=\"{block_id}\">"
+                f"{esc(chr(10).join([*warnings, text]))}</code></pre></div>")
     return (f"<div class=\"cmd\"><p><strong>{esc(label)}</strong> "
             f"<button type=\"button\" class=\"copy\" data-target=\"{block_id}\" hidden>Copy"
             f"</button></p><pre><code id=\"{block_id}\">{esc(text)}</code></pre></div>")
@@ -124,8 +137,8 @@ def commands(rec: dict[str, Any]) -> str:
             parts.append(_command(f"d{i}-{j}", f"{proc['role']}: docker run",
                                   proc.get("docker_command")))
         if r["env"]:
-            env = "\n".join(f"export {k}={v}" for k, v in r["env"].items())
-            parts.append(_command(f"e{i}", "environment", env))
+            exports = [f"export {k}={shell_quote(v)}" for k, v in r["env"].items()]
+            parts.append(_command(f"e{i}", "environment", "\n".join(exports), exports))
         if r.get("problems"):
             parts.append("<p class=\"muted\">" + esc("; ".join(r["problems"])) + "</p>")
         is_open = " open" if r["site_default"] else ""
