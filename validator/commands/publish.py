@@ -76,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
+    from validator.atomic import NotAFileError
     from validator.evidence.attest import statement_bytes
     from validator.evidence.model import Record
     from validator.evidence.publish import (
@@ -160,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
                                   attestation)
                 counts[outcome] += 1
                 manifest.note(target, digest, made, att)
-            except (RecordError, SourceError, PublishConflict, ValueError) as exc:
+            except (RecordError, SourceError, PublishConflict, ValueError,
+                    NotAFileError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
                 failures += 1
             finally:

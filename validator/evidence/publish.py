@@ -35,6 +35,11 @@ made or confirmed; every other file under ``records/`` is listed under ``not_ver
 and reported (:attr:`Publisher.reports`).
 
 A :mod:`filelock` lock (``OUT/.publish.lock``) serialises concurrent publishers.
+
+No link inside ``OUT`` is followed: every read and write goes through
+:class:`validator.atomic.ConfinedFolder`, which refuses a link at the file or on its way
+by name (:class:`~validator.atomic.LinkRefused`); a link under ``records/`` is reported
+and listed under ``not_verified``, never read or indexed.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from typing import Any, Literal
 
 from filelock import FileLock
 
-from validator.atomic import atomic_write
+from validator.atomic import ConfinedFolder, LinkRefused, NotAFileError
 from validator.evidence.model import SCHEMA_PATH
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
@@ -145,6 +150,11 @@ class Publisher:
 
     def __post_init__(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
+        self.files = ConfinedFolder(self.out)
+        """Every read and write below ``out``: no link inside it is followed."""
+        if (self.out / LOCK).is_symlink():
+            raise LinkRefused(0, f"{self.out / LOCK}: is a symbolic link; publish does not "
+                              f"follow links inside {self.out} (remove it)")
         self._lock = FileLock(str(self.out / LOCK), timeout=self.timeout)
         self.reports: list[str] = []
         """Files this run found but did not make, with what was done about each."""
@@ -177,19 +187,16 @@ class Publisher:
         att = attestation_path(target)
         if attestation is not None:
             self.made.add(att)
-        if target.is_dir() or (target.exists() and not target.is_file()):
-            raise ValueError(f"{target}: not a file; remove it to publish this record")
+        old = self._read(target)
         problem = None
-        if target.exists():
-            old = target.read_bytes()
-            if old != data and self.check_old is not None:
-                problem = self.check_old(old)
+        if old is not None and old != data and self.check_old is not None:
+            problem = self.check_old(old)
         if problem is not None:
-            atomic_write(target, data)
+            self._write(target, data)
             self.reports.append(f"{target}: {problem}; not a record publish made: replaced "
                                 "and not kept")
             outcome = "replaced"
-        elif target.exists():
+        elif old is not None:
             if old == data:
                 outcome = "unchanged"
             else:
@@ -211,25 +218,35 @@ class Publisher:
                 else:
                     kept = target.with_name(f"{path.rsplit('/', 1)[-1]}{KEPT_MARK}"
                                             f"{old_version or 'unknown'}.json")
-                    if not kept.exists() or kept.read_bytes() != old:
-                        atomic_write(kept, old)
-                    atomic_write(target, data)
+                    if self._read(kept) != old:
+                        self._write(kept, old)
+                    self._write(target, data)
                     outcome = "replaced"
         else:
-            atomic_write(target, data)
+            self._write(target, data)
         if attestation is not None and outcome != "unchanged":
-            atomic_write(att, attestation)
+            self._write(att, attestation)
         elif attestation is not None:
             expected = attestation
-            if self.attestation_of is not None:  # the statement of the record kept
-                expected = self.attestation_of(target.read_bytes())
-            if not att.exists():
-                atomic_write(att, expected)
-            elif self.attestation_of is not None and att.read_bytes() != expected:
-                atomic_write(att, expected)
+            if self.attestation_of is not None and old is not None:  # the record kept
+                expected = self.attestation_of(old)
+            stored = self._read(att)
+            if stored is None:
+                self._write(att, expected)
+            elif self.attestation_of is not None and stored != expected:
+                self._write(att, expected)
                 self.reports.append(f"{att}: not the statement of the record beside it; "
                                     "rewritten")
         return outcome
+
+    def _read(self, file: Path) -> bytes | None:
+        """The bytes of ``file`` (under ``out``), ``None`` when absent; a link on the way is
+        refused (:class:`~validator.atomic.LinkRefused`), and so is a folder or a FIFO
+        (:class:`~validator.atomic.NotAFileError`)."""
+        return self.files.read(file.relative_to(self.out).as_posix())
+
+    def _write(self, file: Path, data: bytes) -> None:
+        self.files.write(file.relative_to(self.out).as_posix(), data)
 
     def confirm(self, target: Path, attestation: Path | None = None) -> None:
         """Count the record file ``target`` (and its statement) as confirmed by this run
@@ -244,8 +261,8 @@ class Publisher:
         for schema in schemas:
             data = schema.read_bytes()
             target = self.out / "schemas" / schema.name
-            if not target.exists() or target.read_bytes() != data:
-                atomic_write(target, data)
+            if self._read(target) != data:
+                self._write(target, data)
 
     def _not_current(self, file: Path, entry: dict[str, Any]) -> str | None:
         """Why a record file must not be indexed, or ``None``: it must sit where its own
@@ -275,18 +292,24 @@ class Publisher:
         unreadable: list[str] = []
         not_verified: list[dict[str, str]] = []
         root = self.out / RECORDS
-        for file in sorted(root.rglob("*")) if root.is_dir() else []:
+        files = [root] if root.is_symlink() else sorted(root.rglob("*")) if root.is_dir() \
+            else []
+        for file in files:
+            rel = file.relative_to(self.out).as_posix()
+            if file.is_symlink():
+                not_verified.append({"file": rel, "why": "a symbolic link (not followed)"})
+                self.reports.append(f"{file}: a symbolic link; not followed, not indexed")
+                continue
             if file.name.startswith(".") or file.is_dir():
                 continue
-            rel = file.relative_to(self.out).as_posix()
             if file.name.endswith(ATTESTATION_SUFFIX) or not file.name.endswith(".json") \
                     or not file.is_file():
                 if self.strict_index and file not in self.made:
                     not_verified.append({"file": rel, "why": "not made by this run"})
                     self.reports.append(f"{file}: not made by this publish run; not indexed")
                 continue
-            data = file.read_bytes()
             try:
+                data = self._read(file) or b""
                 doc = json.loads(data)
                 src = doc["source"]
                 entry = {
@@ -300,7 +323,7 @@ class Publisher:
                     "errors": doc["validation"]["summary"]["errors"],
                     "warnings": doc["validation"]["summary"]["warnings"],
                 }
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, NotAFileError):
                 unreadable.append(rel)
                 self.reports.append(f"{file}: not a readable record; not indexed")
                 continue
@@ -310,7 +333,7 @@ class Publisher:
                 self.reports.append(f"{file}: {why}; not indexed")
                 continue
             att = attestation_path(file)
-            if entry["current"] and att.exists():
+            if entry["current"] and att.is_file() and not att.is_symlink():
                 entry["attestation"] = att.relative_to(self.out).as_posix()
             entries.append(entry)
         entries.sort(key=lambda e: (e["repository"], e["commit"], e["path"], e["file"]))
@@ -319,8 +342,8 @@ class Publisher:
                  "schemas": sorted(p.relative_to(self.out).as_posix()
                                    for p in (self.out / "schemas").glob("*.json"))
                  if (self.out / "schemas").is_dir() else []}
-        atomic_write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
-                     .encode())
+        self._write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
+                    .encode())
         return index
 
 
