@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.render.tiny_tree import write_tree
+from tests.render.tiny_tree import commit_tree, write_tree
 from validator.source.snapshots import LOCK_NAME
 
 HERE = Path(__file__).resolve().parent
@@ -29,11 +29,7 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
 def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A snapshot store holding one recipe of a real git repository of our own."""
     repo = write_tree(tmp_path_factory.mktemp("repo") / "recipes")
-    for cmd in (["init", "-q"], ["add", "-A"],
-                ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "x"]):
-        subprocess.run(["git", *cmd], cwd=repo, check=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True,
-                            capture_output=True, text=True).stdout.strip()
+    commit = commit_tree(repo)
     snapshots = tmp_path_factory.mktemp("store")
     done = run("fetch", f"{REPO}@{commit}:{RECIPE}", "--git-url", repo, "--cache-dir",
                tmp_path_factory.mktemp("cache"), "--snapshot-dir", snapshots)
