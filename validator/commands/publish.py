@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         PublishConflict,
         Publisher,
         attestation_path,
+        clashing_records,
         record_path,
         record_problem,
     )
@@ -118,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"{PAUSE_ENV}: expected seconds, got "
                          f"{os.environ.get(PAUSE_ENV)!r}") from exc
+    clashes = clashing_records((e.key for e in entries), str(args.lock))
     failures = skipped = 0
     counts = {"written": 0, "unchanged": 0, "replaced": 0}
     trees: dict[tuple[str, str], SnapshotTree] = {}
@@ -137,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
                                                       entry.resolved_from))
             label = f"{entry.repository}@{entry.commit}:{entry.path}"
             try:
+                if entry.key in clashes:
+                    raise ValueError(clashes[entry.key])
                 target = record_path(args.out, *entry.key)
                 att = attestation_path(target) if args.attestation else None
                 if key not in revisions:

@@ -56,6 +56,7 @@ from filelock import FileLock
 
 from validator.atomic import ConfinedFolder, LinkRefused, NotAFileError
 from validator.evidence.model import SCHEMA_PATH
+from validator.render.api_paths import path_key
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
 
@@ -81,7 +82,9 @@ def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
 
     Raises:
         ValueError: a repository, commit or path that could leave ``out`` (``..``,
-            absolute paths, not ``owner/name``, not a full commit id).
+            absolute paths, not ``owner/name``, not a full commit id), or a document whose
+            file name publish's own files would take for one of theirs (an older tool's
+            kept record ``...@recipe-check-<v>.json``, a temporary ``.*`` file).
     """
     if not _REPOSITORY.match(repository) or any(
             part in (".", "..") for part in repository.split("/")):
@@ -92,7 +95,34 @@ def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
         check_path(path)
     except SourceError as exc:
         raise ValueError(str(exc)) from exc
+    name = path.rsplit("/", 1)[-1]
+    if KEPT_MARK in name or name.startswith("."):
+        what = "an older tool's kept record" if KEPT_MARK in name else "a temporary file"
+        raise ValueError(f"{path!r}: its record would be taken for {what} of publish "
+                         "(rename the document)")
     return out / RECORDS / repository / commit / f"{path}.json"
+
+
+Key = tuple[str, str, str]
+
+
+def clashing_records(keys: Iterable[Key], source: str) -> dict[Key, str]:
+    """Keys (repository, commit, path) whose record files are one file on a file system
+    that ignores letter case or Unicode form (macOS, Windows; GitHub, too, takes
+    ``Acme/Recipes`` for ``acme/recipes``), each with why it is not published: the
+    keys it clashes with, all listed in ``source``."""
+    groups: dict[str, list[Key]] = {}
+    for key in dict.fromkeys(keys):
+        try:
+            rel = record_path(Path(), *key).as_posix()
+        except ValueError:
+            continue
+        groups.setdefault(path_key(rel), []).append(key)
+    return {key: "its record file and that of " + ", ".join(
+                "{}@{}:{}".format(*other) for other in group if other != key)
+            + f" (both in {source}) are one file where letter case or Unicode form is "
+            "ignored (macOS, Windows); neither is published"
+            for group in groups.values() if len(group) > 1 for key in group}
 
 
 def attestation_path(target: Path) -> Path:
