@@ -339,20 +339,7 @@ class Publisher:
                     self.reports.append(f"{file}: not made by this publish run; not indexed")
                 continue
             try:
-                data = self._read(file) or b""
-                doc = json.loads(data)
-                src = doc["source"]
-                entry = {
-                    "repository": src["repository"], "commit": src["revision"],
-                    "path": src["document_path"], "file": rel,
-                    "sha256": hashlib.sha256(data).hexdigest(),
-                    "document_sha256": src["document_sha256"],
-                    "checked_on": src["checked_on"],
-                    "tool_version": doc["validation"]["tool"]["version"],
-                    "current": KEPT_MARK not in file.name,
-                    "errors": doc["validation"]["summary"]["errors"],
-                    "warnings": doc["validation"]["summary"]["warnings"],
-                }
+                entry = _index_entry(rel, self._read(file) or b"")
             except (ValueError, KeyError, TypeError, NotAFileError):
                 unreadable.append(rel)
                 self.reports.append(f"{file}: not a readable record; not indexed")
@@ -375,6 +362,27 @@ class Publisher:
         self._write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
                     .encode())
         return index
+
+
+def _index_entry(rel: str, data: bytes) -> dict[str, Any]:
+    """The index entry of the record file ``rel`` holding ``data``.
+
+    Raises:
+        ValueError, KeyError, TypeError: ``data`` is not a JSON record.
+    """
+    doc = json.loads(data)
+    src = doc["source"]
+    return {
+        "repository": src["repository"], "commit": src["revision"],
+        "path": src["document_path"], "file": rel,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "document_sha256": src["document_sha256"],
+        "checked_on": src["checked_on"],
+        "tool_version": doc["validation"]["tool"]["version"],
+        "current": KEPT_MARK not in rel.rsplit("/", 1)[-1],
+        "errors": doc["validation"]["summary"]["errors"],
+        "warnings": doc["validation"]["summary"]["warnings"],
+    }
 
 
 def record_problem(old: bytes, new: bytes, key: tuple[str, str, str]) -> str | None:
