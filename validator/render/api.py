@@ -36,9 +36,9 @@ from typing import Any
 
 from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
-from validator.render.api_ledger import ApiLedger, Owner
+from validator.render.api_ledger import ApiLedger, Owner, variant_owner
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
-from validator.render.api_paths import promoted_id, promoted_id_problem
+from validator.render.api_paths import promoted_id
 from validator.render.api_recipe import (
     feature_mode_errors,
     head_ordered,
@@ -60,7 +60,6 @@ from validator.render.jsval import (
     truthy,
 )
 from validator.source.tree import LocalTree, RecipeTree
-from validator.sourcemap import SourceMap, join_pointer
 
 _YAML_SUFFIX = re.compile(r"\.(yaml|yml)$")
 _SYNTHESIS_ONLY = ("strategy_overrides", "compatible_strategies", "default_strategy")
@@ -307,7 +306,7 @@ class _RecipeRenderer:
             model_id = promoted_id(get(config, "model_id"))
             if model_id is None:
                 continue
-            owner = self.variant_owner(path, key, model_id, source_map)
+            owner = variant_owner(path, key, model_id, source_map)
             if model_id in self.all_ids:
                 self.out.warnings.append(
                     f"{path}: variant {key} is not promoted to {model_id}: a recipe of that "
@@ -343,22 +342,6 @@ class _RecipeRenderer:
                 "url": f"/{parent_id}", "json": f"/{model_id}.json", "derived_from": parent_id})
             self.out.promoted += 1
             self.out.with_command += 1
-
-    @staticmethod
-    def variant_owner(path: str, key: str, model_id: str, source_map: SourceMap) -> Owner:
-        """The owner of a promoted variant's files: its ``model_id`` line.
-
-        Raises:
-            ApiOutputError: the id names no path of its own in the API (``REF017``).
-        """
-        line = source_map.position(join_pointer(join_pointer("/variants", key),
-                                                "model_id"))[0]
-        problem = promoted_id_problem(model_id)
-        if problem is not None:
-            raise ApiOutputError(f"{path}:{line}: model_id {model_id!r} of variant {key} "
-                                 f"{problem}: its files would be written outside the API "
-                                 "folder, over it or over the API's own files; refused")
-        return Owner(path, line, f"variant {key}'s model_id {model_id!r}", model_id)
 
     def variant(self, recipe: dict[str, Any], variant_key: str, base: str,
                 path: str, owner: Owner) -> dict[str, Any] | None:

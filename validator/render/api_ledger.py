@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from validator.render.api_out import ApiOutputError
-from validator.render.api_paths import path_key
+from validator.render.api_paths import path_key, promoted_id_problem
+from validator.sourcemap import SourceMap, join_pointer
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,22 @@ class Owner:
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{self.what} ({where})"
+
+
+def variant_owner(path: str, key: str, model_id: str, source_map: SourceMap) -> Owner:
+    """The owner of a promoted variant's files: its ``model_id`` line.
+
+    Raises:
+        ApiOutputError: the id names no path of its own in the API (``REF017``).
+    """
+    line = source_map.position(join_pointer(join_pointer("/variants", key),
+                                            "model_id"))[0]
+    problem = promoted_id_problem(model_id)
+    if problem is not None:
+        raise ApiOutputError(f"{path}:{line}: model_id {model_id!r} of variant {key} "
+                             f"{problem}: its files would be written outside the API "
+                             "folder, over it or over the API's own files; refused")
+    return Owner(path, line, f"variant {key}'s model_id {model_id!r}", model_id)
 
 
 class ApiCollision(ApiOutputError):
