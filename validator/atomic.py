@@ -2,12 +2,16 @@
 history cache): a reader, or a process killed at any point, sees the old file or the new
 one, never a partial one; and :func:`write_output`, the one writer of every command's
 report and record files (``--output``, ``--json/--sarif/--markdown FILE``), which writes
-through links and into FIFOs and character devices instead of replacing them."""
+through links and into FIFOs and character devices instead of replacing them; and
+:class:`ConfinedFolder`, the reader and writer of a folder the tool owns (the ``publish``
+folder), which follows no link inside it."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -56,6 +60,9 @@ def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
 class NotAFileError(OSError):
     """A report or record file names something that is neither a file nor a stream (a
     folder, a socket, a block device); ``strerror`` says which."""
+
+    def __str__(self) -> str:
+        return str(self.strerror or super().__str__())
 
 
 def output_problem(path: Path) -> str | None:
@@ -107,3 +114,141 @@ def write_output(path: Path, data: bytes) -> None:
             os.close(fd)
         return
     atomic_write(real, data, mode=None if info is None else stat.S_IMODE(info.st_mode))
+
+
+class LinkRefused(NotAFileError):
+    """A path below a folder the tool owns is, or passes through, a symbolic link (or a
+    file where a folder is needed); nothing is read or written through it."""
+
+
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class ConfinedFolder:
+    """Reads and atomic writes of files below ``root`` that never follow a link below it.
+
+    ``root`` itself is opened as named (the folder the user gave may be a link); every
+    folder below it is opened with ``O_NOFOLLOW`` relative to its parent's descriptor
+    (created when a write needs it) and the file itself is opened with ``O_NOFOLLOW``
+    or replaced by a rename inside that folder's descriptor. A link met on the way
+    raises :class:`LinkRefused` naming it: a link planted inside the folder cannot make
+    a write land outside it, replace what it names, or feed its target to a reader.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _refused(self, parts: list[str], fd: int) -> LinkRefused:
+        shown = self.root.joinpath(*parts)
+        try:
+            is_link = stat.S_ISLNK(os.stat(parts[-1], dir_fd=fd, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = False
+        what = (f"is a symbolic link (to {os.readlink(shown)})" if is_link
+                else "is not a folder")
+        return LinkRefused(errno.ELOOP if is_link else errno.ENOTDIR,
+                           f"{shown}: {what}; nothing is read or written through links "
+                           f"inside {self.root} (remove it)")
+
+    def _folder(self, parts: list[str], create: bool) -> int | None:
+        """A descriptor of the folder ``root/parts`` (``None``: absent and not created).
+
+        Raises:
+            LinkRefused: a component is a link or not a folder.
+        """
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for i, part in enumerate(parts):
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, 0o777, dir_fd=fd)
+                try:
+                    inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if create:
+                        raise
+                    os.close(fd)
+                    return None
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                        raise self._refused(parts[: i + 1], fd) from None
+                    raise
+                os.close(fd)
+                fd = inner
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def read(self, rel: str) -> bytes | None:
+        """The bytes of the regular file ``root/rel``; ``None`` when it does not exist.
+
+        Raises:
+            LinkRefused: ``rel`` or a folder on its way is a link.
+            NotAFileError: ``rel`` is a folder, a FIFO or another non-regular file.
+        """
+        *folders, name = rel.split("/")
+        fd = self._folder(folders, create=False)
+        if fd is None:
+            return None
+        try:
+            try:
+                file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                                  | os.O_CLOEXEC, dir_fd=fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise self._refused([*folders, name], fd) from None
+                raise
+            with os.fdopen(file_fd, "rb") as stream:
+                if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                    raise NotAFileError(errno.EINVAL, f"{self.root / rel}: not a regular "
+                                        "file (remove it)")
+                return stream.read()
+        finally:
+            os.close(fd)
+
+    def write(self, rel: str, data: bytes) -> None:
+        """Replace ``root/rel`` by ``data`` atomically (as :func:`atomic_write`), creating
+        the folders on its way; an existing link or non-regular file there is refused.
+
+        Raises:
+            LinkRefused: ``rel`` or a folder on its way is a link.
+            NotAFileError: ``rel`` is a folder or another non-regular file.
+            OSError: any other I/O failure (nothing is replaced then).
+        """
+        *folders, name = rel.split("/")
+        fd = self._folder(folders, create=True)
+        assert fd is not None
+        try:
+            try:
+                mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                mode = stat.S_IFREG
+            if stat.S_ISLNK(mode):
+                raise self._refused([*folders, name], fd)
+            if not stat.S_ISREG(mode):
+                raise NotAFileError(errno.EINVAL, f"{self.root / rel}: not a regular file "
+                                    "(remove it)")
+            self._replace(fd, name, data)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _replace(fd: int, name: str, data: bytes) -> None:
+        tmp = f".{name}.{secrets.token_hex(8)}.tmp"
+        file_fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                          | os.O_CLOEXEC, 0o600, dir_fd=fd)
+        try:
+            with os.fdopen(file_fd, "wb") as stream:
+                os.fchmod(stream.fileno(), 0o666 & ~current_umask())
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=fd)
+            raise
+        os.fsync(fd)

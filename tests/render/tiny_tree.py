@@ -3,6 +3,7 @@ exercises the tricky parts of the site's command synthesis."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 TAXONOMY = """\
@@ -259,3 +260,12 @@ def write_tree(root: Path) -> Path:
     (root / "models" / "acme" / "Broken-1B.yaml").write_text(BROKEN, "utf-8")
     (root / "models" / "acme" / "Voice-1B.yaml").write_text(OMNI, "utf-8")
     return root
+
+
+def commit_tree(root: Path) -> str:
+    """Make ``root`` a git repository with its files in one commit; that commit's id."""
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "x"]):
+        subprocess.run(["git", *cmd], cwd=root, check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout.strip()

@@ -76,12 +76,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
+    from validator.atomic import NotAFileError
     from validator.evidence.attest import statement_bytes
     from validator.evidence.model import Record
     from validator.evidence.publish import (
         PublishConflict,
         Publisher,
         attestation_path,
+        clashing_records,
         record_path,
         record_problem,
     )
@@ -117,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"{PAUSE_ENV}: expected seconds, got "
                          f"{os.environ.get(PAUSE_ENV)!r}") from exc
+    clashes = clashing_records((e.key for e in entries), str(args.lock))
     failures = skipped = 0
     counts = {"written": 0, "unchanged": 0, "replaced": 0}
     trees: dict[tuple[str, str], SnapshotTree] = {}
@@ -137,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
             label = f"{entry.repository}@{entry.commit}:{entry.path}"
             target = None
             try:
+                if entry.key in clashes:
+                    raise ValueError(clashes[entry.key])
                 target = record_path(args.out, *entry.key)
                 att = attestation_path(target) if args.attestation else None
                 if key not in revisions:
@@ -163,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
                                   attestation)
                 counts[outcome] += 1
                 manifest.note(target, digest, made, att)
-            except (RecordError, SourceError, PublishConflict, ValueError) as exc:
+            except (RecordError, SourceError, PublishConflict, ValueError,
+                    NotAFileError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
                 failures += 1
                 if target is not None:  # a stored file of the key is not verified now

@@ -17,10 +17,9 @@ signing (DSSE) is left to the publisher's key management.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from validator.evidence.model import PREDICATE_TYPE, Record, validate_record
+from validator.evidence.model import PREDICATE_TYPE, Record, canonical_json, record_json
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 
@@ -31,8 +30,7 @@ def statement(record: Record) -> dict[str, Any]:
     Raises:
         RecordInvalid: the record does not match ``schemas/record.schema.json``.
     """
-    data = record.model_dump(mode="json")
-    validate_record(data)
+    data = record_json(record)
     src = record.source
     predicate = dict(data)
     predicate["resolvedDependencies"] = [{
@@ -50,5 +48,4 @@ def statement(record: Record) -> dict[str, Any]:
 
 def statement_bytes(record: Record) -> bytes:
     """Canonical bytes of :func:`statement` (sorted keys, 2-space indent, final newline)."""
-    return (json.dumps(statement(record), indent=2, sort_keys=True, ensure_ascii=False)
-            + "\n").encode()
+    return canonical_json(statement(record))

@@ -39,6 +39,7 @@ from validator.checks._data import as_dict, as_list, get
 from validator.checks.hw_text import multi_node_statements
 from validator.evidence.cite import Citer
 from validator.evidence.model import Citation, Classification, Fact
+from validator.load.scalars import json_number_problem
 from validator.render.gates import picker_hardware_if_shown
 from validator.sourcemap import join_pointer
 
@@ -147,10 +148,13 @@ class FactBuilder:
 
     def declared(self, name: str, pointer: str, *,
                  classification: Classification = "recipe_declaration") -> Fact | None:
-        """A fact for the value at ``pointer`` (skipped when absent, null or empty)."""
+        """A fact for the value at ``pointer`` (skipped when absent, null or empty, or a
+        number JSON cannot hold: NaN, an infinity, past the largest double -- ``YAML014``
+        reports it at its line)."""
         value = self.cite.index.value(pointer)
         url = self.cite.at(pointer)
-        if value is None or value == [] or value == {} or url is None:
+        if value is None or value == [] or value == {} or url is None \
+                or json_number_problem(value) is not None:
             return None
         fact = Fact(name=name, value=value, classification=classification, evidence_url=url,
                     pointer=pointer, source_document_sha256=self.cite.sha256)
@@ -352,7 +356,8 @@ class FactBuilder:
         self.derived(f"Variant {name}: compatible hardware", compatible, primary,
                      inputs + prof_cites, RULE_COMPATIBLE)
         need = variant.get("vram_minimum_gb")
-        if not isinstance(need, int | float) or isinstance(need, bool) or need <= 0:
+        if not isinstance(need, int | float) or isinstance(need, bool) \
+                or json_number_problem(need) is not None or need <= 0:
             return
         fits: list[str] = []
         fit_cites: list[Citation | None] = []

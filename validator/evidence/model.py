@@ -24,6 +24,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from validator.load.scalars import json_number_problem
 from validator.paths import SCHEMAS_DIR
 
 SCHEMA_PATH = SCHEMAS_DIR / "record.schema.json"
@@ -387,6 +388,39 @@ def _validator() -> Draft202012Validator:
 
 class RecordInvalid(ValueError):
     """A record does not match ``schemas/record.schema.json`` (a bug in recipe-check)."""
+
+
+def record_json(record: BaseModel) -> dict[str, Any]:
+    """``record`` (a :class:`Record`) as JSON data, validated against the schema, with
+    every number JSON cannot hold -- NaN, an infinity, an integer past the largest double,
+    each a ``YAML014`` finding at its recipe line in the record's validation -- written
+    as ``null``: JSON has no such numbers, and the record's JSON is strict.
+
+    Raises:
+        RecordInvalid: the record does not match the schema.
+    """
+    data: dict[str, Any] = _json_ready(record.model_dump(mode="json"))
+    validate_record(data)
+    return data
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(item) for item in value]
+    return None if json_number_problem(value) is not None else value
+
+
+def canonical_json(data: Any) -> bytes:
+    """Canonical bytes of a record or statement: sorted keys, 2-space indent, UTF-8, a
+    final newline, and strict JSON (``NaN`` or ``Infinity`` is an error, never written).
+
+    Raises:
+        ValueError: ``data`` holds a number JSON cannot hold.
+    """
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+            + "\n").encode()
 
 
 def validate_record(data: dict[str, Any]) -> None:

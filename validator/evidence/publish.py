@@ -37,6 +37,11 @@ every other file under ``records/`` is listed under ``not_verified``
 and reported (:attr:`Publisher.reports`).
 
 A :mod:`filelock` lock (``OUT/.publish.lock``) serialises concurrent publishers.
+
+No link inside ``OUT`` is followed: every read and write goes through
+:class:`validator.atomic.ConfinedFolder`, which refuses a link at the file or on its way
+by name (:class:`~validator.atomic.LinkRefused`); a link under ``records/`` is reported
+and listed under ``not_verified``, never read or indexed.
 """
 
 from __future__ import annotations
@@ -51,8 +56,9 @@ from typing import Any, Literal
 
 from filelock import FileLock
 
-from validator.atomic import atomic_write
+from validator.atomic import ConfinedFolder, LinkRefused, NotAFileError
 from validator.evidence.model import SCHEMA_PATH
+from validator.render.api_paths import path_key
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
 
@@ -78,7 +84,9 @@ def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
 
     Raises:
         ValueError: a repository, commit or path that could leave ``out`` (``..``,
-            absolute paths, not ``owner/name``, not a full commit id).
+            absolute paths, not ``owner/name``, not a full commit id), or a document whose
+            file name publish's own files would take for one of theirs (an older tool's
+            kept record ``...@recipe-check-<v>.json``, a temporary ``.*`` file).
     """
     if not _REPOSITORY.match(repository) or any(
             part in (".", "..") for part in repository.split("/")):
@@ -89,16 +97,43 @@ def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
         check_path(path)
     except SourceError as exc:
         raise ValueError(str(exc)) from exc
+    name = path.rsplit("/", 1)[-1]
+    if KEPT_MARK in name or name.startswith("."):
+        what = "an older tool's kept record" if KEPT_MARK in name else "a temporary file"
+        raise ValueError(f"{path!r}: its record would be taken for {what} of publish "
+                         "(rename the document)")
     return out / RECORDS / repository / commit / f"{path}.json"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+Key = tuple[str, str, str]
+
+
+def clashing_records(keys: Iterable[Key], source: str) -> dict[Key, str]:
+    """Keys (repository, commit, path) whose record files are one file on a file system
+    that ignores letter case or Unicode form (macOS, Windows; GitHub, too, takes
+    ``Acme/Recipes`` for ``acme/recipes``), each with why it is not published: the
+    keys it clashes with, all listed in ``source``."""
+    groups: dict[str, list[Key]] = {}
+    for key in dict.fromkeys(keys):
+        try:
+            rel = record_path(Path(), *key).as_posix()
+        except ValueError:
+            continue
+        groups.setdefault(path_key(rel), []).append(key)
+    return {key: "its record file and that of " + ", ".join(
+                "{}@{}:{}".format(*other) for other in group if other != key)
+            + f" (both in {source}) are one file where letter case or Unicode form is "
+            "ignored (macOS, Windows); neither is published"
+            for group in groups.values() if len(group) > 1 for key in group}
 
 
 def attestation_path(target: Path) -> Path:
     """Where the in-toto statement of the record file ``target`` lives (beside it)."""
     return target.with_name(target.name[:-len(".json")] + ATTESTATION_SUFFIX)
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _tool_version(data: bytes) -> str | None:
@@ -151,6 +186,11 @@ class Publisher:
 
     def __post_init__(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
+        self.files = ConfinedFolder(self.out)
+        """Every read and write below ``out``: no link inside it is followed."""
+        if (self.out / LOCK).is_symlink():
+            raise LinkRefused(0, f"{self.out / LOCK}: is a symbolic link; publish does not "
+                              f"follow links inside {self.out} (remove it)")
         self._lock = FileLock(str(self.out / LOCK), timeout=self.timeout)
         self.reports: list[str] = []
         """Files this run found but did not make, with what was done about each."""
@@ -183,19 +223,16 @@ class Publisher:
         target = record_path(self.out, repository, commit, path)
         outcome: Outcome = "written"
         att = attestation_path(target)
-        if target.is_dir() or (target.exists() and not target.is_file()):
-            raise ValueError(f"{target}: not a file; remove it to publish this record")
+        old = self._read(target)
         problem = None
-        if target.exists():
-            old = target.read_bytes()
-            if old != data and self.check_old is not None:
-                problem = self.check_old(old)
+        if old is not None and old != data and self.check_old is not None:
+            problem = self.check_old(old)
         if problem is not None:
-            atomic_write(target, data)
+            self._write(target, data)
             self.reports.append(f"{target}: {problem}; not a record publish made: replaced "
                                 "and not kept")
             outcome = "replaced"
-        elif target.exists():
+        elif old is not None:
             if old == data:
                 outcome = "unchanged"
             else:
@@ -220,29 +257,40 @@ class Publisher:
                 else:
                     kept = target.with_name(f"{path.rsplit('/', 1)[-1]}{KEPT_MARK}"
                                             f"{old_version or 'unknown'}.json")
-                    if not kept.exists() or kept.read_bytes() != old:
-                        atomic_write(kept, old)
-                    atomic_write(target, data)
+                    if self._read(kept) != old:
+                        self._write(kept, old)
+                    self._write(target, data)
                     outcome = "replaced"
         else:
-            atomic_write(target, data)
-        self.verified[target] = _sha256(data if outcome != "unchanged" else old)
+            self._write(target, data)
+        self.verified[target] = _sha256(data if outcome != "unchanged" or old is None else old)
         if attestation is not None and outcome != "unchanged":
-            atomic_write(att, attestation)
+            self._write(att, attestation)
             self.verified[att] = _sha256(attestation)
         elif attestation is not None:
             expected = attestation
-            if self.attestation_of is not None:  # the statement of the record kept
+            if self.attestation_of is not None and old is not None:  # the record kept
                 expected = self.attestation_of(old)
-            if not att.exists():
-                atomic_write(att, expected)
-            elif self.attestation_of is not None and att.read_bytes() != expected:
-                atomic_write(att, expected)
+            stored = self._read(att)
+            if stored is None:
+                self._write(att, expected)
+            elif self.attestation_of is not None and stored != expected:
+                self._write(att, expected)
                 self.reports.append(f"{att}: not the statement of the record beside it; "
                                     "rewritten")
-            self.verified[att] = _sha256(expected) if self.attestation_of is not None \
-                else _sha256(att.read_bytes())
+            statement = expected if self.attestation_of is not None or stored is None \
+                else stored
+            self.verified[att] = _sha256(statement)
         return outcome
+
+    def _read(self, file: Path) -> bytes | None:
+        """The bytes of ``file`` (under ``out``), ``None`` when absent; a link on the way is
+        refused (:class:`~validator.atomic.LinkRefused`), and so is a folder or a FIFO
+        (:class:`~validator.atomic.NotAFileError`)."""
+        return self.files.read(file.relative_to(self.out).as_posix())
+
+    def _write(self, file: Path, data: bytes) -> None:
+        self.files.write(file.relative_to(self.out).as_posix(), data)
 
     def confirm(self, target: Path, sha256: str, attestation: Path | None = None,
                 attestation_sha256: str | None = None) -> None:
@@ -259,8 +307,8 @@ class Publisher:
         for schema in schemas:
             data = schema.read_bytes()
             target = self.out / "schemas" / schema.name
-            if not target.exists() or target.read_bytes() != data:
-                atomic_write(target, data)
+            if self._read(target) != data:
+                self._write(target, data)
 
     def _not_current(self, file: Path, entry: dict[str, Any]) -> str | None:
         """Why a record file must not be indexed, or ``None``: it must sit where its own
@@ -301,10 +349,16 @@ class Publisher:
         unreadable: list[str] = []
         not_verified: list[dict[str, str]] = []
         root = self.out / RECORDS
-        for file in sorted(root.rglob("*")) if root.is_dir() else []:
+        files = [root] if root.is_symlink() else sorted(root.rglob("*")) if root.is_dir() \
+            else []
+        for file in files:
+            rel = file.relative_to(self.out).as_posix()
+            if file.is_symlink():
+                not_verified.append({"file": rel, "why": "a symbolic link (not followed)"})
+                self.reports.append(f"{file}: a symbolic link; not followed, not indexed")
+                continue
             if file.name.startswith(".") or file.is_dir():
                 continue
-            rel = file.relative_to(self.out).as_posix()
             if file.name.endswith(ATTESTATION_SUFFIX) or not file.name.endswith(".json") \
                     or not file.is_file():
                 if self.strict_index and (file not in self.verified or (
@@ -312,22 +366,9 @@ class Publisher:
                     not_verified.append({"file": rel, "why": "not made by this run"})
                     self.reports.append(f"{file}: not made by this publish run; not indexed")
                 continue
-            data = file.read_bytes()
             try:
-                doc = json.loads(data)
-                src = doc["source"]
-                entry = {
-                    "repository": src["repository"], "commit": src["revision"],
-                    "path": src["document_path"], "file": rel,
-                    "sha256": _sha256(data),
-                    "document_sha256": src["document_sha256"],
-                    "checked_on": src["checked_on"],
-                    "tool_version": doc["validation"]["tool"]["version"],
-                    "current": KEPT_MARK not in file.name,
-                    "errors": doc["validation"]["summary"]["errors"],
-                    "warnings": doc["validation"]["summary"]["warnings"],
-                }
-            except (ValueError, KeyError, TypeError):
+                entry = _index_entry(rel, self._read(file) or b"")
+            except (ValueError, KeyError, TypeError, NotAFileError):
                 unreadable.append(rel)
                 self.reports.append(f"{file}: not a readable record; not indexed")
                 continue
@@ -337,7 +378,7 @@ class Publisher:
                 self.reports.append(f"{file}: {why}; not indexed")
                 continue
             att = attestation_path(file)
-            if entry["current"] and att.is_file() and not (
+            if entry["current"] and att.is_file() and not att.is_symlink() and not (
                     self.strict_index and self._unverified(att, _sha256(att.read_bytes()))):
                 entry["attestation"] = att.relative_to(self.out).as_posix()
             entries.append(entry)
@@ -347,9 +388,30 @@ class Publisher:
                  "schemas": sorted(p.relative_to(self.out).as_posix()
                                    for p in (self.out / "schemas").glob("*.json"))
                  if (self.out / "schemas").is_dir() else []}
-        atomic_write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
-                     .encode())
+        self._write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
+                    .encode())
         return index
+
+
+def _index_entry(rel: str, data: bytes) -> dict[str, Any]:
+    """The index entry of the record file ``rel`` holding ``data``.
+
+    Raises:
+        ValueError, KeyError, TypeError: ``data`` is not a JSON record.
+    """
+    doc = json.loads(data)
+    src = doc["source"]
+    return {
+        "repository": src["repository"], "commit": src["revision"],
+        "path": src["document_path"], "file": rel,
+        "sha256": _sha256(data),
+        "document_sha256": src["document_sha256"],
+        "checked_on": src["checked_on"],
+        "tool_version": doc["validation"]["tool"]["version"],
+        "current": KEPT_MARK not in rel.rsplit("/", 1)[-1],
+        "errors": doc["validation"]["summary"]["errors"],
+        "warnings": doc["validation"]["summary"]["warnings"],
+    }
 
 
 def record_problem(old: bytes, new: bytes, key: tuple[str, str, str]) -> str | None:

@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from validator.atomic import atomic_write
+from validator.atomic import ConfinedFolder
 from validator.paths import PACKAGE_DIR, SCHEMAS_DIR, SNAPSHOTS_DIR
 
 MANIFEST = ".publish-inputs.json"
@@ -56,11 +56,14 @@ def inputs_digest(parts: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _sha256_of(path: Path) -> str | None:
+def _sha256_of(files: ConfinedFolder, path: Path) -> str | None:
+    """SHA-256 of the file ``path`` below ``files.root`` (``None``: absent, unreadable, a
+    link or on a link's way: such a file is never taken as the one noted)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        data = files.read(path.relative_to(files.root).as_posix())
     except OSError:
         return None
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 class InputsManifest:
@@ -73,10 +76,11 @@ class InputsManifest:
     def __init__(self, out: Path) -> None:
         self.path = out / MANIFEST
         self.out = out
+        self.files = ConfinedFolder(out)
         self.old: dict[str, dict[str, Any]] = {}
         self.new: dict[str, dict[str, Any]] = {}
         try:
-            doc = json.loads(self.path.read_bytes())
+            doc = json.loads(self.files.read(MANIFEST) or b"")
         except (OSError, ValueError):
             return  # none yet, or damaged: every record takes the full path
         records = doc.get("records") if isinstance(doc, dict) and \
@@ -94,12 +98,12 @@ class InputsManifest:
         if noted is None or noted.get("inputs") != digest:
             return None
         sha256 = noted.get("sha256")
-        if not target.is_file() or _sha256_of(target) != sha256 or not isinstance(sha256, str):
+        if not isinstance(sha256, str) or _sha256_of(self.files, target) != sha256:
             return None
         want = None
         if attestation is not None:
             want = noted.get("attestation")
-            if not isinstance(want, str) or _sha256_of(attestation) != want:
+            if not isinstance(want, str) or _sha256_of(self.files, attestation) != want:
                 return None
         self.new[rel] = noted
         return sha256, want
@@ -109,10 +113,13 @@ class InputsManifest:
         statement ``attestation``, when one is wanted). Only a record whose file holds
         exactly ``made`` is noted (not one whose stored copy differs in its dates)."""
         try:
-            if target.read_bytes() != made:
+            if self.files.read(target.relative_to(self.out).as_posix()) != made:
                 return
-            att = attestation.read_bytes() if attestation is not None else None
+            att = None if attestation is None else \
+                self.files.read(attestation.relative_to(self.out).as_posix())
         except OSError:
+            return
+        if attestation is not None and att is None:
             return
         self.new[target.relative_to(self.out).as_posix()] = {
             "inputs": digest, "sha256": hashlib.sha256(made).hexdigest(),
@@ -121,4 +128,4 @@ class InputsManifest:
     def save(self) -> None:
         """Write the records noted by this run (atomically), replacing the old manifest."""
         doc = {"format": FORMAT, "records": dict(sorted(self.new.items()))}
-        atomic_write(self.path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
+        self.files.write(MANIFEST, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())

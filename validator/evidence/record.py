@@ -14,7 +14,6 @@ sorted, and :func:`record_bytes` serialises with sorted keys. No clock is read.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,14 @@ from validator.evidence.model import (
     Source,
     ToolInfo,
     Validation,
-    validate_record,
+    canonical_json,
+    record_json,
 )
 from validator.evidence.rendered import rendered_defaults
 from validator.evidence.reported import reported_results
 from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
+from validator.load.scalars import json_number_problem
 from validator.paths import CHECKOUT_DIR
 from validator.rules import READS_EVERYTHING, RELEASE_DATA, Reads
 from validator.source.provenance import Provenance
@@ -362,7 +363,7 @@ def _deployment_options(doc: LoadedDocument, facts: FactSet) -> list[DeploymentO
             if isinstance(v.get("supported_hardware"), list) else None,
             model_revision=None,
             declared_planning_minimum_gb=float(gb) if isinstance(gb, int | float)
-            and not isinstance(gb, bool) else None,
+            and json_number_problem(gb) is None else None,
             minimum_runtime_version=vf.min_version,
             extra_args=_str_list(v.get("extra_args")),
             tensor_parallel_by_hardware=v.get("tp"),
@@ -497,6 +498,4 @@ def record_bytes(record: Record) -> bytes:
     Raises:
         RecordInvalid: the record does not match the schema.
     """
-    data = record.model_dump(mode="json")
-    validate_record(data)
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return canonical_json(record_json(record))

@@ -17,6 +17,7 @@ Inside code blocks only ``vllm bench``-style result lines (``Output token throug
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -216,7 +217,10 @@ class ReportedScanner:
     def add(self, metric: Metric, label: str, quoted: str, value: float, unit: str,
             index: int, conditions: dict[str, str], *, bound: str = "=",
             setup: ReportedSetup | None = None) -> None:
-        """Record one figure at 0-based guide line ``index`` (duplicates skipped)."""
+        """Record one figure at 0-based guide line ``index`` (duplicates skipped; so is a
+        number no double holds, such as 400 digits: a figure of nothing)."""
+        if not math.isfinite(value * 1000):
+            return
         key = (index, int(value * 1000), metric)
         if key in self._seen:
             return

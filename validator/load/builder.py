@@ -18,6 +18,7 @@ from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
     YAML_DUPLICATE_KEY,
+    YAML_NOT_JSON_NUMBER,
     YAML_SITE_TYPE,
     YAML_UNKNOWN_TAG,
     YAML_VERSION_FLOAT,
@@ -39,6 +40,7 @@ from validator.load.scalars import (
     construct_tagged,
     js_binary_bytes,
     js_timestamp_iso,
+    json_number_problem,
     resolve_plain,
 )
 from validator.rules import Hit
@@ -240,7 +242,10 @@ class Builder:
                 node.tag == BINARY_TAG or not node.style or self.explicit_tag(node)):
             self.site_type(node, pointer, text)
         if node.tag in CORE_TAGS and node.tag != STR_TAG and self.explicit_tag(node):
-            return self.tagged(node, pointer, text)
+            tagged = self.tagged(node, pointer, text)
+            if record:
+                self.flag_not_json(node, pointer, text, tagged)
+            return tagged
         if node.style:  # quoted or block ("" or None is plain): a string in any YAML version
             if record and node.style == "|":
                 self.record_block(node, pointer)
@@ -252,7 +257,25 @@ class Builder:
         value = resolve_plain(text)
         if record:
             self.flag_ambiguity(node, pointer, text, value, key)
+            self.flag_not_json(node, pointer, text, value)
         return value
+
+    def flag_not_json(self, node: yaml.ScalarNode, pointer: str, text: str,
+                      value: Any) -> None:
+        """``YAML014``: a number JSON cannot hold (NaN, an infinity, an integer past the
+        largest double); the records and the site's API write ``null`` for it."""
+        problem = json_number_problem(value)
+        if problem is None:
+            return
+        shown = printable(text if len(text) <= 24 else f"{text[:12]}…{text[-6:]}")
+        what = "is NaN" if problem == "NaN" else f"is {problem}" if "Infinity" in problem \
+            else f"({len(text)} characters) is {problem}: js-yaml (the recipes site) " \
+            "reads it as Infinity"
+        self.report(YAML_NOT_JSON_NUMBER.finding_at(
+            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+            f"`{shown}` {what}; JSON has no NaN or Infinity, so the site's JSON API and "
+            "the records of `record`/`publish` write null for it",
+            "write the finite number meant (or leave the key out)"))
 
     def tagged(self, node: yaml.ScalarNode, pointer: str, text: str) -> Any:
         """A scalar with an explicit core tag (``!!int "42"``), read as js-yaml reads it:

@@ -129,6 +129,24 @@ def resolve_plain(text: str) -> Any:
 
 
 
+def json_number_problem(value: object) -> str | None:
+    """What a number is that JSON cannot carry -- ``"NaN"``, ``"Infinity"``,
+    ``"-Infinity"``, or ``"beyond the largest double"`` (an integer past ±1.8e308, which
+    js-yaml reads as Infinity and no double holds) -- or ``None`` for a number JSON holds
+    and for anything that is not a number (``bool`` included)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int):
+        try:
+            float(value)
+        except OverflowError:
+            return "beyond the largest double"
+        return None
+    if math.isnan(value):
+        return "NaN"
+    return None if math.isfinite(value) else "Infinity" if value > 0 else "-Infinity"
+
+
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 BINARY_TAG = "tag:yaml.org,2002:binary"
 # js-yaml's timestamp type (lib/type/timestamp.js): a date alone needs two-digit month

@@ -36,6 +36,7 @@ from typing import Any
 
 from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
+from validator.render.api_ledger import ApiLedger, Owner, variant_owner
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
 from validator.render.api_paths import promoted_id
 from validator.render.api_recipe import (
@@ -120,10 +121,11 @@ def _js_in(key: Any, container: Any, what: str, path: str) -> bool:
 @dataclass
 class RecipeOutput:
     """What one recipe adds to the API, in the order the site's build does it: ``ops``
-    are ``("write", path, bytes)`` and ``("remove", path, b"")`` (a variant's subtree is
-    cleared before it is written)."""
+    are ``("write", path, bytes, owner)`` and ``("remove", path, b"", owner)`` (a
+    variant's subtree is cleared before it is written), ``owner`` the input the path is
+    derived from (the recipe, or a promoted variant's ``model_id``)."""
 
-    ops: list[tuple[str, str, bytes]] = field(default_factory=list)
+    ops: list[tuple[str, str, bytes, Owner]] = field(default_factory=list)
     index: list[dict[str, Any]] = field(default_factory=list)
     promoted_index: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -132,13 +134,13 @@ class RecipeOutput:
     with_command: int = 0
     missing_meta: str | None = None
 
-    def write_json(self, rel: str, data: Any) -> None:
+    def write_json(self, rel: str, data: Any, owner: Owner) -> None:
         """Serialise now (later changes to ``data`` must not reach the file)."""
-        self.ops.append(("write", rel, json_bytes(data)))
+        self.ops.append(("write", rel, json_bytes(data), owner))
 
-    def remove(self, rel: str) -> None:
+    def remove(self, rel: str, owner: Owner) -> None:
         """Clear ``rel`` (file or folder) when replayed."""
-        self.ops.append(("remove", rel, b""))
+        self.ops.append(("remove", rel, b"", owner))
 
 
 _PARALLEL_MIN_RECIPES = 16
@@ -164,31 +166,43 @@ class _Build:
 
     Recipes are independent of each other until their files are written, so on a
     multi-core machine they are rendered in worker processes (forked; for trees on disk)
-    and their files replayed here in the build's order."""
+    and their files replayed here in the build's order. Every path is claimed for its
+    input first (:class:`~validator.render.api_ledger.ApiLedger`): two inputs on one path
+    stop the build before anything is put in place."""
 
     def __init__(self, tree: RecipeTree, out: StagedApiFolder, only: set[str] | None) -> None:
         self.tree = tree
         self.out = out
         self.only = only
         self.summary = ApiSummary()
+        self.ledger = ApiLedger()
+
+    def write(self, rel: str, data: Any, owner: Owner) -> None:
+        """Claim ``rel`` for ``owner`` and write ``data`` (JSON data, or its bytes)."""
+        self.ledger.claim_file(rel, owner)
+        self.out.write_bytes(rel, data if isinstance(data, bytes) else json_bytes(data))
 
     def run(self) -> ApiSummary:
         inputs = read_inputs(self.tree)
-        self.out.write_json("taxonomy.json", inputs.taxonomy)
+        self.write("taxonomy.json", inputs.taxonomy,
+                   Owner("taxonomy.yaml", None, "the taxonomy", "taxonomy"))
         if inputs.platforms is not None:
-            self.out.write_json("platforms.json", inputs.platforms)
+            self.write("platforms.json", inputs.platforms,
+                       Owner("platforms.yaml", None, "the platforms", "platforms"))
         strategies: dict[str, Any] = {}
-        for _, spec in inputs.serving:
+        for path, spec in inputs.serving:
             name = js_str(spec["name"]) if "name" in spec else "undefined"
             strategies[name] = spec
-            self.out.write_json(f"strategies/{name}.json", spec)
-        self.out.write_json("strategies.json", strategies)
+            self.write(f"strategies/{name}.json", spec, Owner(path, None, f"strategy {name}", name))
+        self.write("strategies.json", strategies,
+                   Owner("strategies/", None, "the index of strategies", "strategies"))
         kv_store: dict[str, Any] = {}
-        for _, spec in inputs.kv_store:
+        for path, spec in inputs.kv_store:
             name = js_str(spec["name"]) if "name" in spec else "undefined"
             kv_store[name] = strategies[name] = spec
-            self.out.write_json(f"kv_store/{name}.json", spec)
-        self.out.write_json("kv_store.json", kv_store)
+            self.write(f"kv_store/{name}.json", spec, Owner(path, None, f"kv store {name}", name))
+        self.write("kv_store.json", kv_store,
+                   Owner("kv_store/", None, "the index of kv stores", "kv_store"))
         all_ids = {f"{o}/{r}" for o, r in filter(None, map(hf_id_of, inputs.recipe_paths))}
         renderer = _RecipeRenderer(self.tree, strategies, inputs.taxonomy, all_ids)
         paths = [p for p in inputs.recipe_paths if self.only is None or p in self.only]
@@ -196,11 +210,12 @@ class _Build:
         promoted_index: list[dict[str, Any]] = []
         missing_meta: list[str] = []
         for output in self._outputs(renderer, paths):
-            for op, rel, data in output.ops:
+            for op, rel, data, owner in output.ops:
                 if op == "remove":
+                    self.ledger.claim_removal(rel, owner)
                     self.out.remove(rel)
                 else:
-                    self.out.write_bytes(rel, data)
+                    self.write(rel, data, owner)
             index += output.index
             promoted_index += output.promoted_index
             self.summary.warnings += output.warnings
@@ -211,10 +226,12 @@ class _Build:
         if missing_meta:
             raise ApiBuildError(missing_meta[0], "no `meta`: the site's build stops when it "
                                 "lists the recipe in models.json")
-        self.out.write_json("models.json", index + promoted_index)
-        for _, quick in inputs.quickstart:
-            self.out.write_json(f"quickstart/{js_str(get(quick, 'hardware_profile'))}.json",
-                                quick)
+        self.write("models.json", index + promoted_index,
+                   Owner("models/", None, "the index of recipes", "models"))
+        for path, quick in inputs.quickstart:
+            hardware = js_str(get(quick, "hardware_profile"))
+            self.write(f"quickstart/{hardware}.json", quick,
+                       Owner(path, None, f"the quickstart of {hardware}", hardware))
         return self.summary
 
     def _outputs(self, renderer: _RecipeRenderer, paths: list[str]) -> Iterator[RecipeOutput]:
@@ -280,32 +297,34 @@ class _RecipeRenderer:
             recipe["hf_id"] = f"{org}/{repo}"
         publish_recipe(recipe, synthesize_install(recipe))
         parent_id = f"{org}/{repo}"
-        default = self.variant(recipe, "default", parent_id, path)
+        parent = Owner(path, None, f"the recipe {parent_id}", parent_id)
+        default = self.variant(recipe, "default", parent_id, path, parent)
         if default is not None:
             recipe["recommended_command"] = default
-        promoted: list[tuple[str, str, dict[str, Any]]] = []
+        promoted: list[tuple[str, str, dict[str, Any], Owner]] = []
         for key, config in entries(or_(recipe.get("variants"), {})):
             model_id = promoted_id(get(config, "model_id"))
             if model_id is None:
                 continue
+            owner = variant_owner(path, key, model_id, source_map)
             if model_id in self.all_ids:
                 self.out.warnings.append(
                     f"{path}: variant {key} is not promoted to {model_id}: a recipe of that "
                     "id exists")
                 continue
-            rendering = self.variant(recipe, key, model_id, path)
+            rendering = self.variant(recipe, key, model_id, path, owner)
             if rendering is not None:
-                promoted.append((key, model_id, rendering))
+                promoted.append((key, model_id, rendering, owner))
         variants = recipe.get("variants")
         if truthy(variants):
-            for key, model_id, _ in promoted:
+            for key, model_id, _, _ in promoted:
                 slot: Any = int(key) if isinstance(variants, list) else key
                 variants[slot] = {**js_spread_object(variants[slot]),
                                   "json": f"/{model_id}.json"}
         for key in _SYNTHESIS_ONLY:
             recipe.pop(key, None)
         document = head_ordered(recipe)
-        self.out.write_json(f"{parent_id}.json", document)
+        self.out.write_json(f"{parent_id}.json", document, parent)
         self.out.recipes += 1
         self.out.with_command += "recommended_command" in document
         meta = recipe.get("meta")
@@ -315,9 +334,9 @@ class _RecipeRenderer:
                  "url": f"/{js_str(recipe.get('hf_id', 'undefined'))}",
                  "json": f"/{js_str(recipe.get('hf_id', 'undefined'))}.json"}
         self.out.index.append(entry if ident else {k: v for k, v in entry.items() if k != "hf_id"})
-        for key, model_id, rendering in promoted:
+        for key, model_id, rendering, owner in promoted:
             doc = promoted_recipe(recipe, key, model_id, parent_id, rendering)
-            self.out.write_json(f"{model_id}.json", doc)
+            self.out.write_json(f"{model_id}.json", doc, owner)
             self.out.promoted_index.append({
                 "hf_id": model_id, **_defined(doc["meta"], "title", "provider"),
                 "url": f"/{parent_id}", "json": f"/{model_id}.json", "derived_from": parent_id})
@@ -325,14 +344,15 @@ class _RecipeRenderer:
             self.out.with_command += 1
 
     def variant(self, recipe: dict[str, Any], variant_key: str, base: str,
-                path: str) -> dict[str, Any] | None:
-        """Write one variant's hardware x strategy files under ``base``; return the
-        ``recommended_command`` of its recipe document (``None``: not renderable)."""
+                path: str, owner: Owner) -> dict[str, Any] | None:
+        """Write one variant's hardware x strategy files under ``base`` for ``owner``;
+        return the ``recommended_command`` of its recipe document (``None``: not
+        renderable)."""
         variant = get(get(recipe, "variants"), variant_key)
         if not truthy(variant) or _is_omni(recipe, path):
             return None
         # the site clears the subtree so that targets dropped since an earlier build go
-        self.out.remove(base)
+        self.out.remove(base, owner)
         profiles = or_(get(self.taxonomy, "hardware_profiles"), {})
         try:
             default_hw = pick_default_hardware(profiles, variant, recipe)
@@ -358,11 +378,12 @@ class _RecipeRenderer:
                 else f"{base}/hw/{hw}/strategies"
             links: dict[str, str] = {}
             for strategy in keys(alternatives):
-                self.out.write_json(f"{folder}/{strategy}.json", alternatives[strategy])
+                self.out.write_json(f"{folder}/{strategy}.json", alternatives[strategy],
+                                    owner)
                 links[strategy] = f"/{folder}/{strategy}.json"
             if links:
                 recommended["alternatives"] = links
-            self.out.write_json(f"{base}/hw/{hw}.json", recommended)
+            self.out.write_json(f"{base}/hw/{hw}.json", recommended, owner)
             by_hardware[hw] = f"/{base}/hw/{hw}.json"
         return {**rendered[js_str(default_hw)][0], "by_hardware": by_hardware}
 

@@ -7,6 +7,7 @@ on every variant ``model_id`` the site promotes to its own files, so ``check`` a
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 
 PUBLIC = "public"
 """The site's output folder; every path of the API is joined to it (``path.join``)."""
@@ -40,7 +41,33 @@ def promoted_id(model_id: object) -> str | None:
     return model_id if isinstance(model_id, str) and "/" in model_id else None
 
 
+SHARED_FILES = frozenset({"models", "taxonomy", "platforms", "strategies", "kv_store"})
+"""Names of the API's own files (``<name>.json``), which no recipe's id may take."""
+SHARED_FOLDERS = frozenset({"strategies", "kv_store", "quickstart"})
+"""The API's own folders (one file per strategy, kv store, quickstart hardware)."""
+
+
+def path_key(rel: str) -> str:
+    """``rel`` as a case-insensitive, normalising file system (macOS, Windows) stores it:
+    ``.`` segments and doubled ``/`` dropped, NFKC-normalised and case-folded; two paths
+    with one key are one file there."""
+    norm = posixpath.normpath(rel) if rel else rel
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", norm).casefold())
+
+
 def promoted_id_problem(model_id: str) -> str | None:
     """Why a promoted variant's ``model_id`` cannot be written: the folder the site clears
-    for it (the id itself) or its document (``<id>.json``) is no API path."""
-    return api_path_problem(model_id) or api_path_problem(f"{model_id}.json")
+    for it (the id itself) or its document (``<id>.json``) is no API path, or it names
+    one of the API's own files or folders (``./taxonomy`` would replace
+    ``taxonomy.json``, ``strategies/x`` clear and write inside ``strategies/``), as
+    compared on a case-insensitive file system."""
+    problem = api_path_problem(model_id) or api_path_problem(f"{model_id}.json")
+    if problem is not None:
+        return problem
+    key = path_key(model_id)
+    top = key.split("/", 1)[0]
+    if key in SHARED_FILES:
+        return f"names the API's own file {key}.json"
+    if top in SHARED_FOLDERS:
+        return f"lies in the API's own folder {top}/"
+    return None
