@@ -17,6 +17,7 @@ from validator.checks.cli_data import CliRegistries, using
 from validator.checks.cli_plan import Window, release_window
 from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
+from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
 from validator.load.rules import YAML_LIMIT
 from validator.policy import Policy
@@ -168,7 +169,8 @@ class Checker:
             findings += self.run_rules(doc, result)
             findings += configuration_limit(doc, self.context)  # before it is forgotten
             self.context.forget_document(doc.path, doc.sha256)  # its rules are done
-        return sorted(self.policy.apply(doc.path, findings, data), key=Finding.sort_key)
+        findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
+        return sorted(findings, key=Finding.sort_key)
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in
@@ -209,7 +211,7 @@ class Checker:
             tree = self.context.tree
             data = tree.read(doc.path)
             prov = tree.provenance(doc.path, data)
-            findings = self.policy.apply(doc.path, findings, data)
+            findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
             if findings:
                 self._add(result, doc.path, prov, findings, schema_name, None)
 
