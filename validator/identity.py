@@ -105,9 +105,18 @@ def item_label(items: Sequence[Any], index: int) -> str:
     after a flag item: both, ``"--max-model-len 8192"``), a mapping's naming key, else
     the item as canonical JSON; ``#2``, ``#3`` ... for later items equal to an earlier
     one."""
-    label = _label(items, index)
-    same = sum(1 for i in range(index) if _label(items, i) == label)
-    return label if same == 0 else f"{label}#{same + 1}"
+    return item_labels(items)[index]
+
+
+def item_labels(items: Sequence[Any]) -> list[str]:
+    """:func:`item_label` of every item of ``items``, in one pass."""
+    seen: Counter[str] = Counter()
+    out = []
+    for index in range(len(items)):
+        label = _label(items, index)
+        seen[label] += 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
 
 
 def _label(items: Sequence[Any], index: int) -> str:
@@ -124,19 +133,28 @@ def _label(items: Sequence[Any], index: int) -> str:
     return json.dumps(item, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def content_anchor(pointer: str, data: Any) -> tuple[str, Any]:
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+def content_anchor(pointer: str, data: Any,
+                   labels: dict[int, list[str]] | None = None) -> tuple[str, Any]:
     """``(anchor, value)``: ``pointer`` with each list index that resolves in ``data``
     replaced by :func:`item_label` (as a JSON string), and the value it names (``None``
-    when it does not resolve). Segments past the data are kept as written."""
+    when it does not resolve). Segments past the data are kept as written. ``labels``
+    keeps the labels of each list met (by ``id``) for the next pointer into the same
+    data."""
     try:
         tokens = split_pointer(pointer)
     except ValueError:
         return pointer, None
+    labels = {} if labels is None else labels
     node: Any = data
     out: list[str] = []
     for n, token in enumerate(tokens):
-        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            out.append(json.dumps([item_label(node, int(token))], ensure_ascii=False))
+        if isinstance(node, list) and _INDEX.fullmatch(token) and int(token) < len(node):
+            if id(node) not in labels:
+                labels[id(node)] = item_labels(node)
+            out.append(json.dumps([labels[id(node)][int(token)]], ensure_ascii=False))
             node = node[int(token)]
         elif isinstance(node, dict) and token in node:
             out.append(token.replace("~", "~0").replace("/", "~1"))
@@ -147,9 +165,11 @@ def content_anchor(pointer: str, data: Any) -> tuple[str, Any]:
     return ("/" + "/".join(out)) if out else "", node
 
 
-def identity(finding: Finding, data: Any = None) -> Identity:
-    """The :class:`Identity` of ``finding`` in a document whose data is ``data``."""
-    anchor, value = content_anchor(finding.pointer, data)
+def identity(finding: Finding, data: Any = None,
+             labels: dict[int, list[str]] | None = None) -> Identity:
+    """The :class:`Identity` of ``finding`` in a document whose data is ``data``
+    (``labels``: see :func:`content_anchor`)."""
+    anchor, value = content_anchor(finding.pointer, data, labels)
     return Identity(rule_group(finding.rule), subject_of(finding.message, value), anchor)
 
 
@@ -157,9 +177,10 @@ def with_identities(findings: Iterable[Finding], data: Any) -> list[Finding]:
     """``findings`` with :attr:`~validator.findings.Finding.identity` set from ``data``
     (the data of the document they are about)."""
     out = []
+    labels: dict[int, list[str]] = {}
     for f in findings:
         if f.identity is None:
-            rule, subject, anchor = identity(f, data)
+            rule, subject, anchor = identity(f, data, labels)
             f = dataclasses.replace(f, identity=(rule, subject, anchor))
         out.append(f)
     return out

@@ -162,6 +162,8 @@ def test_list_items_are_anchored_by_content_with_their_flag() -> None:
         '/dependencies/["command=pip install x"]/note', "n")
     assert content_anchor("/model/base_args/9", data) == ("/model/base_args/9", None)
     assert content_anchor("/nowhere/0", data) == ("/nowhere/0", None)
+    for odd in ("/model/base_args/\u00b2", "/model/base_args/01", "model", "/model/base_args/-"):
+        assert content_anchor(odd, data)[1] is None  # not an index: kept as written
 
 
 def test_subject_is_the_code_span_then_a_quoted_name_then_the_value() -> None:
