@@ -101,7 +101,9 @@ def normalise_message(message: str) -> str:
 
 def finding_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:
     """``(rule, pointer, normalised message)``: what makes two findings at two revisions
-    the same finding (used by PR mode's baseline, ``history`` and SARIF fingerprints)."""
+    the same finding for ``history``. PR mode's baseline and SARIF fingerprints use the
+    content identity of :mod:`validator.identity` instead (list items by content, rules
+    of one defect grouped)."""
     return (rule, pointer, normalise_message(message))
 
 
