@@ -222,6 +222,7 @@ LAYERS: dict[str, set[str]] = {
     "validator.errors": set(),
     "validator.findings": set(),
     "validator.rules": {"validator.findings"},
+    "validator.identity": {"validator.findings", "validator.sourcemap"},
     "validator.stage_rules": {"validator.findings", "validator.rules"},
     "validator.source": {"validator", "validator.atomic", "validator.errors", "validator.paths",
                          "validator.findings", "validator.rules", "validator.stage_rules"},

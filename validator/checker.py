@@ -15,8 +15,10 @@ from typing import Any
 
 from validator.checks.cli_data import CliRegistries, using
 from validator.checks.cli_plan import Window, release_window
+from validator.checks.install_range import record as record_install_ranges
 from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
+from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
 from validator.load.rules import YAML_LIMIT
 from validator.policy import Policy
@@ -168,16 +170,25 @@ class Checker:
             findings += self.run_rules(doc, result)
             findings += configuration_limit(doc, self.context)  # before it is forgotten
             self.context.forget_document(doc.path, doc.sha256)  # its rules are done
-        return sorted(self.policy.apply(doc.path, findings, data), key=Finding.sort_key)
+        findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
+        return sorted(findings, key=Finding.sort_key)
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in
         ``result.internal_errors`` and the others still run. The rules see the releases
         of the settings' window (``--as-of``, ``--vllm``) in the context's CLI registries
-        (``context.cli``)."""
+        (``context.cli``). The document's install ranges are recorded for the report
+        (:func:`~validator.checks.install_range.record`) whichever rules are selected."""
         settings = self.context.settings
         with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
-            return self._run_rules(doc, result)
+            found = self._run_rules(doc, result)
+            try:  # a report field: recorded whichever rules ran (--ignore FLAG too)
+                record_install_ranges(doc, self.context)
+            except Exception as exc:  # a bug must not hide the findings
+                msg = f"internal error recording the install ranges of {doc.path}: {exc!r}"
+                print(f"recipe-check: {msg}", file=sys.stderr)
+                result.internal_errors.append(msg)
+            return found
 
     def _run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         strict = self.context.settings.strict
@@ -209,7 +220,7 @@ class Checker:
             tree = self.context.tree
             data = tree.read(doc.path)
             prov = tree.provenance(doc.path, data)
-            findings = self.policy.apply(doc.path, findings, data)
+            findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
             if findings:
                 self._add(result, doc.path, prov, findings, schema_name, None)
 

@@ -51,6 +51,10 @@ class Finding:
         baseline: in PR mode, the finding's state against the merge base, in SARIF's
             ``baselineState`` words: ``"new"``, ``"unchanged"`` (existing at the base) or
             ``"absent"`` (fixed: at the base only); ``None`` outside PR mode.
+        identity: ``(rule group, subject, content anchor)``, what makes it the same
+            finding at another revision (:mod:`validator.identity`), set where the
+            document's data is at hand; ``None`` when it was made without it. Not part
+            of equality, nor of any report but SARIF's fingerprints.
     """
 
     rule: str
@@ -65,6 +69,7 @@ class Finding:
     end_column: int | None = None
     related: tuple[Related, ...] = field(default=())
     baseline: str | None = None
+    identity: tuple[str, str, str] | None = field(default=None, compare=False)
 
     def key(self) -> tuple[str, str, str]:
         """Identity of the finding across revisions: rule, JSON pointer and message with
@@ -96,7 +101,9 @@ def normalise_message(message: str) -> str:
 
 def finding_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:
     """``(rule, pointer, normalised message)``: what makes two findings at two revisions
-    the same finding (used by PR mode's baseline, ``history`` and SARIF fingerprints)."""
+    the same finding for ``history``. PR mode's baseline and SARIF fingerprints use the
+    content identity of :mod:`validator.identity` instead (list items by content, rules
+    of one defect grouped)."""
     return (rule, pointer, normalise_message(message))
 
 

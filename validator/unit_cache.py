@@ -85,6 +85,8 @@ def _finding(row: Any) -> Finding:
     values = dict(row)
     values["severity"] = Severity(values["severity"])
     values["related"] = tuple(Related(**r) for r in values["related"])
+    if values["identity"] is not None:
+        values["identity"] = tuple(values["identity"])
     return Finding(**values)
 
 

@@ -363,6 +363,23 @@ def test_unknown_flag_hint_names_the_nearest_real_flag(corpus_copy: Path) -> Non
     assert hint is not None and "`--max-num-seqs`" in hint
 
 
+def test_dotted_flag_hint_names_an_option_that_takes_the_keys(corpus_copy: Path) -> None:
+    """``--cc`` is the short ``-cc`` (``--compilation-config``) with a dash too many; the
+    nearest long option to ``--cc`` is ``--grpc``, which takes no dotted keys. The hint
+    offers the JSON-valued options, with the keys as written, in the YAML list and in the
+    guide alike."""
+    inject(corpus_copy, BASE, BASE + '    - "--cc.pass_config.fuse_allreduce_rms"\n'
+           '    - "true"\n')
+    inject(corpus_copy, "       --tensor-parallel-size 8 \\\n",
+           "       --tensor-parallel-size 8 \\\n       --compilation-confg.mode 3 \\\n")
+    found = {f.rule: f.hint for f in check_tree(corpus_copy, GLM)
+             if f.rule in ("FLAG001", "GUIDE003")}
+    assert found["FLAG001"] == "did you mean `-cc.pass_config.fuse_allreduce_rms`?"
+    hint = found["GUIDE003"]
+    assert hint is not None and "`--compilation-config.mode`" in hint
+    assert "grpc" not in hint
+
+
 def test_additional_config_dotted_key_is_reported_on_its_own_line(corpus_copy: Path) -> None:
     text = inject(corpus_copy, '      - "16384"\n',
                   '      - "16384"\n      - "--additional-config.enable_cpu_bindingx"\n'

@@ -8,10 +8,14 @@ real recipes tree (its taxonomy and strategies), and runs the full pipeline on i
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.conftest import PROJECT, line_of
 from validator.catalogue import check_rules
@@ -23,6 +27,7 @@ from validator.checks.install_range import (
     install_range,
     top_of,
 )
+from validator.cli import main
 from validator.context import Settings, local_context
 from validator.findings import Finding
 from validator.load import load_yaml
@@ -148,6 +153,26 @@ def test_install_ranges_in_json_output(corpus_copy: Path) -> None:
     assert {p["kind"] for p in default["install_paths"]} == {"latest"}
     assert default["releases_checked"]["first"] == "0.12.0"
     assert default["releases_checked"]["last"] == str(versions()[-1])
+
+
+def test_install_ranges_do_not_depend_on_the_rules_selected(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``context.install_ranges`` is a field of the report: the same with ``--ignore
+    FLAG`` (the rules that used to record it as a side effect), with only GUIDE rules,
+    and with every rule."""
+    root = tmp_path / "recipes"
+    shutil.copytree(PROJECT / "examples" / "recipes", root)
+    target = root / "models/example-org/Example-Chat-8B.yaml"
+
+    def ranges(*selection: str) -> Any:
+        main(["check", "--offline", "--no-cache", "--format", "json", *selection,
+              str(target)])
+        return json.loads(capsys.readouterr().out)["context"].get("install_ranges")
+
+    every = ranges()
+    assert every["models/example-org/Example-Chat-8B.yaml"][0]["min_vllm_version"] == "0.12.0"
+    assert ranges("--ignore", "FLAG") == every
+    assert ranges("--select", "GUIDE") == every
 
 
 def test_as_of_judges_with_the_releases_of_that_date(corpus_copy: Path) -> None:

@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from validator.cli import main
-from validator.pr.baseline import baseline_key
+from validator.findings import Finding, Severity
+from validator.identity import Identity, identity
+from validator.load import load_yaml
 
 from .conftest import git, sarif_errors
 
@@ -32,19 +34,28 @@ def export(repo: Path, rev: str, dest: Path) -> Path:
     return dest
 
 
-def check_keys(root: Path, paths: list[str], capsys: pytest.CaptureFixture[str]
-               ) -> dict[str, Counter[tuple[str, str, str]]]:
-    """Finding keys per path of plain ``recipe-check check`` on a tree on disk (every
-    rendered command checked, as ``pr`` checks both revisions), compared as ``pr``
-    compares them (:func:`baseline_key`: without the configurations a finding names)."""
+def units(items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
+    """The identities of JSON findings of ``file`` as ``pr`` counts them: each identity
+    once per line it is at (:func:`validator.identity.match`)."""
+    data = load_yaml(file.read_bytes(), file.name).data if file.is_file() else None
+    seen = {(identity(Finding(f["rule"], Severity(f["severity"]), "", f["pointer"],
+                              f["line"], f["column"], f["message"]), data), f["line"])
+            for f in items}
+    return Counter(i for i, _ in seen)
+
+
+def check_units(root: Path, paths: list[str], capsys: pytest.CaptureFixture[str]
+                ) -> dict[str, Counter[Identity]]:
+    """Finding identities per path of plain ``recipe-check check`` on a tree on disk
+    (every rendered command checked, as ``pr`` checks both revisions), counted as ``pr``
+    compares them (:func:`units`)."""
     present = [p for p in paths if (root / p).is_file()]
     if not present:
         return {}
     main(["check", "--format", "json", "--root", str(root),
           *(str(root / p) for p in present)])
     data = json.loads(capsys.readouterr().out)
-    return {d["path"]: Counter(baseline_key(f["rule"], f["pointer"], f["message"])
-                               for f in d["findings"]) for d in data["documents"]}
+    return {d["path"]: units(d["findings"], root / d["path"]) for d in data["documents"]}
 
 
 def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
@@ -77,25 +88,26 @@ def test_split_equals_check_at_base_and_head(corpus_repo: Path, tmp_path: Path,
         if not recipes:
             continue
         compared += 1
-        at_head = check_keys(export(corpus_repo, head, tmp_path / f"{number}-head"), recipes,
-                             capsys)
-        at_base = check_keys(export(corpus_repo, mb, tmp_path / f"{number}-base"),
-                             [renamed.get(p, p) for p in recipes], capsys)
+        head_tree = export(corpus_repo, head, tmp_path / f"{number}-head")
+        base_tree = export(corpus_repo, mb, tmp_path / f"{number}-base")
+        at_head = check_units(head_tree, recipes, capsys)
+        at_base = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
         for doc in data["documents"]:
             path = doc["path"]
             if path not in recipes:
                 continue
             head_keys = at_head.get(path, Counter())
+            base_file = base_tree / renamed.get(path, path)
             base_keys = at_base.get(renamed.get(path, path), Counter())
 
-            def keys(state: str, items: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
-                return Counter(baseline_key(f["rule"], f["pointer"], f["message"])
-                               for f in items if f["baseline"] == state)
+            def keys(state: str, items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
+                return units([f for f in items if f["baseline"] == state], file)
 
             where = f"PR {number} {path}"
-            assert keys("new", doc["findings"]) == head_keys - base_keys, where
-            assert keys("unchanged", doc["findings"]) == head_keys & base_keys, where
-            assert keys("absent", doc["fixed"]) == base_keys - head_keys, where
+            found = doc["findings"]
+            assert keys("new", found, head_tree / path) == head_keys - base_keys, where
+            assert keys("unchanged", found, head_tree / path) == head_keys & base_keys, where
+            assert keys("absent", doc["fixed"], base_file) == base_keys - head_keys, where
             with_existing += bool(head_keys & base_keys)
             with_new_or_fixed += bool(head_keys - base_keys or base_keys - head_keys)
         summary = data["summary"]

@@ -15,7 +15,8 @@ from validator.commands import check, pr
 from validator.commands.options import settings_from
 from validator.context import Settings
 from validator.findings import Finding, Severity
-from validator.pr.baseline import baseline_key, compare
+from validator.identity import identity
+from validator.pr.baseline import compare
 
 from .conftest import git
 
@@ -70,8 +71,8 @@ def test_configurations_a_finding_names_do_not_make_it_new() -> None:
     marked, fixed = compare(base, head)
     assert [f.baseline for f in marked] == ["unchanged", "unchanged", "new"]
     assert fixed == []
-    assert baseline_key("R", "/p", "m (on a and 1 more)") == baseline_key("R", "/p", "m")
-    assert baseline_key("R", "/p", "m (see line 3)") != baseline_key("R", "/p", "m")
+    assert identity(finding("m (on a and 1 more)")) == identity(finding("m"))
+    assert identity(finding("m (see line 3)")) != identity(finding("m"))
 
 
 def pr_json(repo: Path, number: int, capsys: pytest.CaptureFixture[str],

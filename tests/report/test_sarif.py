@@ -16,7 +16,8 @@ import pytest
 from validator.catalogue import all_rules
 from validator.cli import main
 from validator.findings import Severity
-from validator.report.sarif import FINGERPRINT_KEY, fingerprint, sarif_log
+from validator.identity import fingerprint
+from validator.report.sarif import FINGERPRINT_KEY, sarif_log
 
 from ._build import COMMIT, TEXT, finding, result
 

@@ -245,6 +245,31 @@ def option_hint(name: str, version: str, family: str = VLLM) -> str | None:
                              lambda: nearest_hint(name, all_options(version, family)))
 
 
+def dotted_option_hint(name: str, keys: Sequence[str], version: str,
+                       family: str = VLLM) -> str | None:
+    """"did you mean" for an unknown option written with dotted JSON keys
+    (``--cc.pass_config.fuse_allreduce_rms``): only an option that takes JSON accepts
+    keys, so the candidates are the strings of those options, short forms included
+    (``--cc`` is ``-cc`` with a dash too many), each offered with the keys as written.
+    Not the long options at large: ``--grpc`` is as close to ``--cc`` but takes no
+    keys."""
+    def compute() -> str | None:
+        close = close_matches(name, json_option_strings(version, family), n=3, cutoff=0.6)
+        suffix = "".join(f".{k}" for k in keys)
+        return f"did you mean {', '.join(f'`{c}{suffix}`' for c in close)}?" if close \
+            else None
+    return active().memoised(("dotted_option_hint", name, tuple(keys), version, family),
+                             compute)
+
+
+def json_option_strings(version: str, family: str = VLLM) -> tuple[str, ...]:
+    """Every option string (long and short) of the options of one registry whose value
+    is JSON, sorted: the options that accept dotted keys."""
+    reg = registry(version, family)
+    return tuple(sorted(s for s in reg.option_strings
+                        if (spec := reg.lookup(s)) is not None and spec.is_json))
+
+
 def replacement_hint(name: str, version: str, family: str = VLLM) -> str | None:
     """"did you mean" for a removed option: the long options of ``version`` of ``family``
     at least :data:`REPLACEMENT_CUTOFF` alike (a rename such as ``--disable-log-requests``

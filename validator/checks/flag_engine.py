@@ -25,6 +25,7 @@ from validator.checks.cli_plan import (
     all_options,
     allowed_values,
     close_matches,
+    dotted_option_hint,
     first_version,
     first_without,
     last_version,
@@ -139,6 +140,14 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     return parsed, tuple(issues)
 
 
+def _option_hint(opt: argv.ParsedOption, version: str, family: str) -> str | None:
+    """"did you mean" for an option ``version`` of ``family`` does not have; with dotted
+    keys, among the options that accept them (:func:`dotted_option_hint`)."""
+    if opt.keys:
+        return dotted_option_hint(opt.normalised, opt.keys, version, family)
+    return option_hint(opt.normalised, version, family)
+
+
 def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
     assert plan.minimum is not None
     opt = p.option
@@ -164,17 +173,17 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
         last = last_version(kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
-                         option_hint(name, plan.minimum.version, fam))
+                         _option_hint(opt, plan.minimum.version, fam))
     top = plan.newest or plan.minimum
     if plan.unreleased and not close_matches(
             name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; the recipe installs "
                          "unreleased code (a nightly or source install), which may have it",
-                         option_hint(name, top.version, fam))
+                         _option_hint(opt, top.version, fam))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
-                     option_hint(name, top.version, fam))
+                     _option_hint(opt, top.version, fam))
 
 
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:

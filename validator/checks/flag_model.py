@@ -51,7 +51,6 @@ from validator.checks.flag_engine import (
 )
 from validator.checks.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged, value_at
 from validator.checks.install_range import install_range
-from validator.checks.install_range import record as record_ranges
 from validator.checks.registry import Hit, Reads
 from validator.checks.shell_words import printed_expansions
 from validator.checks.versions import MinVersion, version_key
@@ -120,7 +119,6 @@ def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
     data = doc.data
     if not isinstance(data, dict) or not versions():
         return out
-    record_ranges(doc, ctx)
     model_min = recipe_minimum(doc, ctx)
     model_plan = plan_for(model_min)
     if model_plan.predates_serve:

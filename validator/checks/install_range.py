@@ -243,7 +243,12 @@ def ranges_of(doc: LoadedDocument, ctx: Context) -> list[InstallRange]:
 
 
 def record(doc: LoadedDocument, ctx: Context) -> None:
-    """Keep the install ranges of ``doc`` for the run's report (:func:`recorded`)."""
+    """Keep the install ranges of ``doc`` for the run's report (:func:`recorded`); none
+    for a document that is not a mapping, or when no release is vendored in the window.
+    :class:`~validator.checker.Checker` calls it for every recipe it runs rules on, so the
+    report does not depend on which rules ran."""
+    if not isinstance(doc.data, dict) or not versions():
+        return
     found: dict[str, list[dict[str, Any]]] = ctx.memoised(_RECORDS, dict)
     found[doc.path] = [r.describe() for r in ranges_of(doc, ctx)]
 

@@ -2,39 +2,31 @@
 
 PR mode checks the selected files twice, at the head and at the merge base (each with its
 own taxonomy and strategies, exactly as ``check`` at that revision would), and compares
-the two per file. Findings are the same finding when their
-:meth:`~validator.findings.Finding.key` is equal (rule, JSON pointer and message with line
-references blanked, as ``history`` compares revisions), counted as a multiset: an edit
-above a finding moves its line but does not make it new.
+the two per file. Findings are the same finding when their identity is equal
+(:mod:`validator.identity`: the rule or its group, what the finding is about, and where
+by content: list items by what they hold, not their index), counted as a multiset: an
+edit above a finding moves its line, an inserted or reordered list item moves its index,
+a raised minimum rewords its message, and none of them makes it new.
 
 Each head finding gets ``baseline`` ``"new"`` or ``"unchanged"``; findings of the base
 that the head no longer has are kept in :attr:`DocumentResult.fixed` with ``"absent"``
 (the three words are SARIF 2.1.0's ``baselineState`` values, section 3.27.24).
 
 The rendered configurations a finding names (``(on h200 · fp8 · multi_node_tp and 11
-more)``, ``(in no command the site renders)``) are left out of the comparison: a change
-that adds a hardware profile or a variant changes which configurations an existing
-problem reaches, not whether the problem is new (:func:`baseline_key`).
+more)``, ``(in no command the site renders)``) are left out of the comparison, and copies
+of one finding at one line count once: a change that adds a hardware profile or a
+variant changes which configurations an existing problem reaches, not whether the
+problem is new.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Mapping
 
 from validator.checker import DocumentResult, RunResult
-from validator.findings import Finding, finding_key
-
-
-def baseline_key(rule: str, pointer: str, message: str) -> tuple[str, str, str]:
-    """What is compared between base and head: :func:`~validator.findings.finding_key`,
-    which leaves out the rendered configurations a message names."""
-    return finding_key(rule, pointer, message)
-
-
-def _key(finding: Finding) -> tuple[str, str, str]:
-    return baseline_key(finding.rule, finding.pointer, finding.message)
+from validator.findings import Finding
+from validator.identity import match
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str]) -> None:
@@ -58,24 +50,13 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str]) -> None
 def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list[Finding]]:
     """``(new findings marked "new"/"unchanged", old findings gone, marked "absent")``.
 
-    Findings are matched by key as a multiset, in order: of three equal findings at the
-    base and two at the head, both at the head are unchanged and the third is fixed.
+    Findings are matched by identity as a multiset (:func:`validator.identity.match`): of
+    one defect at three places at the base and two at the head, both at the head are
+    unchanged and the third is fixed.
     """
-    old_keys = Counter(_key(f) for f in old)
-    new_keys = Counter(_key(f) for f in new)
-    marked = [dataclasses.replace(f, baseline="unchanged" if kept else "new")
-              for f, kept in zip(new, _first(new, old_keys & new_keys), strict=True)]
+    kept, gone = match(old, new)
+    marked = [dataclasses.replace(f, baseline="unchanged" if k else "new")
+              for f, k in zip(new, kept, strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
-             for f, gone in zip(old, _first(old, old_keys - new_keys), strict=True) if gone]
+             for f, g in zip(old, gone, strict=True) if g]
     return marked, fixed
-
-
-def _first(findings: list[Finding], counts: Counter[tuple[str, str, str]]) -> list[bool]:
-    """For each finding, whether it is among the first ``counts[key]`` of its key."""
-    left = Counter(counts)
-    out = []
-    for f in findings:
-        k = _key(f)
-        out.append(left[k] > 0)
-        left[k] -= 1
-    return out

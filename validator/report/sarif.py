@@ -8,11 +8,15 @@ One run; ``tool.driver.rules`` is the whole rule catalogue
 SARIF (section 3.30) both count them; columns count Unicode code points
 (``run.columnKind = "unicodeCodePoints"``, section 3.14.18).
 
-``partialFingerprints["recipeCheck/v1"]`` is a SHA-256 over rule id, path, JSON pointer
-and the message with whitespace collapsed and line numbers blanked: it does not depend on
-the line a finding is on, so code scanning keeps tracking an alert when lines above it
-move (section 3.27.17; GitHub documents the same use of ``partialFingerprints``). Equal
-fingerprints within one file get an occurrence suffix so that each result stays unique.
+``partialFingerprints["recipeCheck/v2"]`` is a SHA-256 over the path and the finding's
+identity (:mod:`validator.identity`: rule or rule group, what it is about, where by
+content), the identity ``pr`` matches base and head findings by: it does not depend on
+the line a finding is on, the index of its list item or wording that other fields
+decide, so code scanning keeps tracking an alert when lines above it move or list items
+are inserted (section 3.27.17; GitHub documents the same use of
+``partialFingerprints``). Equal fingerprints within one file get an occurrence suffix so
+that each result stays unique. (``v1`` hashed the pointer and message; the key changed
+with the identity, so code scanning does not compare the two.)
 
 The output is valid against the official schema, vendored in
 ``snapshots/sarif/sarif-schema-2.1.0.json`` (tests check it).
@@ -20,7 +24,6 @@ The output is valid against the official schema, vendored in
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -29,7 +32,8 @@ from urllib.parse import quote
 
 from validator import __version__
 from validator.checker import RunResult
-from validator.findings import Finding, Severity, json_text, normalise_message
+from validator.findings import Finding, Severity, json_text
+from validator.identity import fingerprint
 from validator.report.github import finding_text
 from validator.report.markdown import project_url, rule_doc_url
 
@@ -40,7 +44,7 @@ SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 """``$schema`` of the log (the URI GitHub's documentation and upload action use)."""
 
 SARIF_VERSION = "2.1.0"
-FINGERPRINT_KEY = "recipeCheck/v1"
+FINGERPRINT_KEY = "recipeCheck/v2"
 SRCROOT = "%SRCROOT%"
 
 LEVELS: Mapping[Severity, str] = {
@@ -49,13 +53,6 @@ LEVELS: Mapping[Severity, str] = {
     Severity.INFO: "note",
 }
 """recipe-check severity -> SARIF ``level`` (section 3.27.10)."""
-
-def fingerprint(finding: Finding, path: str | None = None) -> str:
-    """Hex SHA-256 (first 32 digits) of rule, path, pointer and normalised message."""
-    parts = [finding.rule, path or finding.path, finding.pointer,
-             normalise_message(finding.message)]
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:32]
-
 
 def _rule_name(summary: str) -> str:
     words = re.findall(r"[A-Za-z0-9]+", summary)
