@@ -69,6 +69,7 @@ def directives(data: bytes) -> list[Directive]:
     and every one written in the text of a scalar (``RC004``: it suppresses nothing)."""
     from validator.config import known_ids
     from validator.load import scalar_spans
+    from validator.load.lines import text_lines
 
     text = data.decode("utf-8", errors="replace")
     lowered = text.lower()
@@ -78,7 +79,7 @@ def directives(data: bytes) -> list[Directive]:
     spans, stopped = scalar_spans(text)
     content = _Content(spans, stopped)
     out: list[Directive] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         if "#" not in line:
             continue
         hashes = [m.start() for m in _HASH.finditer(line)]
