@@ -21,6 +21,7 @@ from validator.commands.options import (
     add_run_arguments,
     chosen_format,
     is_stdout,
+    local_rule_config,
     rule_config,
     settings_from,
     write_outputs,
@@ -294,10 +295,7 @@ def run(args: argparse.Namespace) -> int:
         # the file at a local recipes root; a pinned tree is configured by --config only
         if id(tree) not in configs:
             if isinstance(tree, LocalTree):
-                root = tree.root  # a folder or dangling link of a config name is an error
-                configs[id(tree)] = rule_config(args, tree.read,
-                                                lambda name: os.path.lexists(root / name),
-                                                tree.label)
+                configs[id(tree)] = local_rule_config(args, tree)
             else:
                 configs[id(tree)] = rule_config(args)
         return configs[id(tree)]
