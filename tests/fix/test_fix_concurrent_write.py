@@ -72,6 +72,7 @@ def test_an_edit_made_while_fix_replaces_the_file_is_kept(
     assert text.endswith("# edited by hand\n")  # was: the fixed file over the edit
     assert '"--max_model_len"' in text  # the fix itself was not applied over it
     assert "changed while it was being fixed" in err
+    assert "fixed 0 finding(s) with 0 fix(es) in 0 file(s)" in err  # was: "in 1 file(s)"
     assert not [p.name for p in recipe.parent.iterdir() if p.name.startswith(".")]
 
 

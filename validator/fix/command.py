@@ -87,7 +87,7 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
                   f"{fix.title}", file=stream)
         for skip in o.skipped:
             print(f"{o.path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
-    files = sum(1 for o in outcomes if o.changed)
+    files = sum(1 for o in outcomes if o.changed and o.applied)  # not those left unwritten
     resolved = sum(o.resolved for o in outcomes if o.applied)
     per_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
     print(f"{verb} {resolved} finding(s) with {sum(counts.values())} fix(es) in {files} "
