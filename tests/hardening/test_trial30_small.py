@@ -1,0 +1,49 @@
+"""Issue 30's smaller items: each a silent pass or a misleading answer before."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from validator.cli import main
+
+PROJECT = Path(__file__).resolve().parents[2]
+EXAMPLES = PROJECT / "examples" / "recipes"
+RECIPE = "models/example-org/Example-Chat-8B.yaml"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t",
+                           *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "recipes")
+    monkeypatch.chdir(root)
+    for name in ("GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_SHA", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+@pytest.mark.parametrize("name", ["pull_request", ""])
+def test_a_pull_request_event_without_its_pull_request_is_refused(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], name: str) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": None, "number": 3}))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", name)
+    code = main(["pr", "--offline", "--repo", str(repo)])
+    err = capsys.readouterr().err
+    assert code == 2  # was: every recipe checked as if no base were given, no warning
+    assert "pull_request is null, not an object with base and head commits" in err
