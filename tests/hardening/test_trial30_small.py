@@ -47,3 +47,21 @@ def test_a_pull_request_event_without_its_pull_request_is_refused(
     err = capsys.readouterr().err
     assert code == 2  # was: every recipe checked as if no base were given, no warning
     assert "pull_request is null, not an object with base and head commits" in err
+
+
+@pytest.mark.parametrize("other", ["models/example-org/Bad.yaml", "models/example-org/Bad2.yaml"])
+def test_diff_of_two_sides_that_do_not_load_is_an_input_failure(
+        repo: Path, capsys: pytest.CaptureFixture[str], other: str) -> None:
+    for name in ("Bad.yaml", "Bad2.yaml"):
+        (repo / "models" / "example-org" / name).write_text("model: [unclosed\n")
+    code = main(["diff", "models/example-org/Bad.yaml", other])
+    out, err = capsys.readouterr()
+    assert code == 2  # was: 1, "something changes for users"
+    assert "neither side can be loaded; nothing was compared" in err
+    assert out.count("Bad.yaml cannot be loaded") == 1
+
+
+def test_diff_of_a_recipe_that_stops_loading_is_a_change(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "models" / "example-org" / "Bad.yaml").write_text("model: [unclosed\n")
+    assert main(["diff", RECIPE, "models/example-org/Bad.yaml"]) == 1
