@@ -54,7 +54,11 @@ MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 """Largest HTTP response body, after decompression: 32 MiB (GitHub caps a recursive tree
 listing at 7 MB; recipes are tens of KiB)."""
 REQUEST_DEADLINE = 120.0
-"""Seconds one HTTP request may take in all (connection, retries, backoff, body)."""
+"""Seconds one HTTP request may take in all (connection, retries, backoff, body), at most."""
+REQUEST_DEADLINE_PER_TIMEOUT = 4
+"""One request's deadline in read timeouts (``--http-timeout``): the default 30 s gives
+:data:`REQUEST_DEADLINE`; a shorter timeout stops a server that trickles its answer (one
+byte within each read timeout) sooner too."""
 COMMAND_DEADLINE = 1800.0
 """Seconds all HTTP requests of one command may take together."""
 
@@ -182,7 +186,9 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     group.add_argument("--expect-sha256", metavar="HEX",
                        help="fail (PROV002) unless the document's SHA-256 is this")
     group.add_argument("--http-timeout", type=http_timeout, default=30.0, metavar="SECONDS",
-                       help="HTTP read timeout (default 30)")
+                       help="HTTP read timeout; one request, retries and body included, "
+                            f"stops after {REQUEST_DEADLINE_PER_TIMEOUT}x this, at most "
+                            f"{REQUEST_DEADLINE:g} s (default 30)")
     if offline:
         group.add_argument("--offline", action="store_true",
                            help="read pinned sources only from the snapshot store")
@@ -206,5 +212,6 @@ def fetch_options_from(args: argparse.Namespace) -> FetchOptions:
         offline=bool(getattr(args, "offline", False)),
         token=os.environ.get(TOKEN_ENV) or None,
         timeout=(min(10.0, read_timeout), read_timeout),
+        request_deadline=min(REQUEST_DEADLINE, REQUEST_DEADLINE_PER_TIMEOUT * read_timeout),
         expect_sha256=expect.lower() if isinstance(expect, str) else None,
     )
