@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -65,3 +66,29 @@ def test_diff_of_a_recipe_that_stops_loading_is_a_change(
         repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (repo / "models" / "example-org" / "Bad.yaml").write_text("model: [unclosed\n")
     assert main(["diff", RECIPE, "models/example-org/Bad.yaml"]) == 1
+
+
+def test_expect_sha256_checks_a_local_file(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    digest = hashlib.sha256((repo / RECIPE).read_bytes()).hexdigest()
+    assert main([RECIPE, "--expect-sha256", digest.upper()]) == 0
+    capsys.readouterr()
+    assert main([RECIPE, "--expect-sha256", "a" * 64, "--format", "json"]) == 1  # was: 0
+    findings = json.loads(capsys.readouterr().out)["documents"][0]["findings"]
+    assert [f["rule"] for f in findings] == ["PROV002"]
+    assert f"SHA-256 is {digest} but --expect-sha256 expects {'a' * 64}" in \
+        findings[0]["message"]
+
+
+@pytest.mark.parametrize("value", ["xyz", "a" * 63, "g" * 64, "a" * 65])
+def test_expect_sha256_that_is_no_digest_is_a_usage_error(
+        repo: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([RECIPE, "--expect-sha256", value])
+    assert exited.value.code == 2  # was: accepted (and, for a local file, ignored)
+    assert "is not a SHA-256 (64 hex digits)" in capsys.readouterr().err
+
+
+def test_expect_sha256_of_a_folder_is_a_usage_error(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models/", "--expect-sha256", "a" * 64]) == 2
+    assert "--expect-sha256 needs exactly one document" in capsys.readouterr().err

@@ -78,7 +78,8 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
     pinned: dict[tuple[str, str, str, str], RecipeTree] = {}
     options = fetch_options_from(args)
     if options.expect_sha256 and len(args.paths) != 1:
-        raise UsageError("--expect-sha256 needs exactly one OWNER/REPO@REV:PATH")
+        raise UsageError("--expect-sha256 needs exactly one document (a file or "
+                         "OWNER/REPO@REV:PATH)")
     for arg in args.paths:  # a SourceError (bad spec, unreadable path) is a usage error
         if not arg.strip():  # Path("") is the current folder: a lost shell variable
             raise UsageError(f"PATH {arg!r} is empty: name a recipe file or folder (a shell "
@@ -94,9 +95,25 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
     # spelling) is one document: checked, counted and fixed once
     targets = list(dict.fromkeys(targets))
     targets = recipes_and_context(targets, ", ".join(args.paths), notes)
+    if options.expect_sha256:
+        _expect_local(targets, options.expect_sha256)
     if notes:
         note_folder_links(targets)
     return targets
+
+
+def _expect_local(targets: list[Target], sha256: str) -> None:
+    """Register ``--expect-sha256`` for a local file (a pinned one has it already).
+
+    Raises:
+        UsageError: the path names more than one document (a folder).
+    """
+    if len(targets) != 1:
+        raise UsageError(f"--expect-sha256 needs exactly one document; the path names "
+                         f"{len(targets)}")
+    tree = targets[0].tree
+    if isinstance(tree, LocalTree):
+        tree.expect(targets[0].path, sha256, "--expect-sha256")
 
 
 def is_recipe_or_context(path: str) -> bool:

@@ -149,6 +149,15 @@ class FetchOptions:
         return f"https://github.com/{owner}/{name}.git"
 
 
+def sha256_digest(text: str) -> str:
+    """argparse type of ``--expect-sha256``: 64 hex digits, returned in lower case (a
+    usage error otherwise, exit 2: a digest that can match nothing is a typo)."""
+    value = text.strip().lower()
+    if len(value) != 64 or any(ch not in "0123456789abcdef" for ch in value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a SHA-256 (64 hex digits)")
+    return value
+
+
 def http_timeout(text: str) -> float:
     """argparse type of ``--http-timeout``: seconds, finite, above 0 and at most
     :data:`COMMAND_DEADLINE` (a usage error otherwise, exit 2)."""
@@ -183,7 +192,7 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,
                        help=f"GitHub REST API root for --backend http (default {DEFAULT_API_BASE})")
     add_store_dir(group, "verified snapshot store")
-    group.add_argument("--expect-sha256", metavar="HEX",
+    group.add_argument("--expect-sha256", metavar="HEX", type=sha256_digest,
                        help="fail (PROV002) unless the document's SHA-256 is this")
     group.add_argument("--http-timeout", type=http_timeout, default=30.0, metavar="SECONDS",
                        help="HTTP read timeout; one request, retries and body included, "
