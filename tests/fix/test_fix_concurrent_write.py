@@ -48,6 +48,7 @@ def test_an_edit_made_while_fix_replaces_the_file_is_kept(
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(recipe)], text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert writer.stdin is not None and writer.stdout is not None
+    to_writer, from_writer = writer.stdin, writer.stdout
     replace = os.replace
     asked: list[str] = []
 
@@ -55,16 +56,16 @@ def test_an_edit_made_while_fix_replaces_the_file_is_kept(
         # the rename of the fixed file: first let the other process write the old one
         if not asked and str(dst) == str(recipe) and str(src).endswith(".tmp"):
             asked.append(str(src))
-            writer.stdin.write("go\n")
-            writer.stdin.flush()
-            assert writer.stdout.readline() == "written\n"
+            to_writer.write("go\n")
+            to_writer.flush()
+            assert from_writer.readline() == "written\n"
         replace(src, dst, **kw)
 
     monkeypatch.setattr(os, "replace", replace_after_a_write)
     try:
         main([RECIPE, "--fix"])
     finally:
-        writer.stdin.close()
+        to_writer.close()
         writer.wait(timeout=30)
     err = capsys.readouterr().err
     assert asked  # the fix did reach its rename
