@@ -92,3 +92,14 @@ def test_expect_sha256_of_a_folder_is_a_usage_error(
         repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models/", "--expect-sha256", "a" * 64]) == 2
     assert "--expect-sha256 needs exactly one document" in capsys.readouterr().err
+
+
+def test_the_first_of_several_documents_is_checked_when_yaml005_is_demoted(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    recipe = repo / RECIPE
+    text = recipe.read_text("utf-8").replace('    - "32768"\n', '    - "32768"\n    - "--bogus"\n')
+    recipe.write_text(text + "---\nsecond: document\n", "utf-8")
+    (repo / ".recipe-check.toml").write_text('[severity]\nYAML005 = "warning"\n')
+    assert main([RECIPE, "--format", "json"]) == 1  # was: 0, the first document unread
+    rules = [f["rule"] for f in json.loads(capsys.readouterr().out)["documents"][0]["findings"]]
+    assert "YAML005" in rules and "FLAG001" in rules

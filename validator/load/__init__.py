@@ -363,7 +363,10 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
             msg = f"the document's root is {kind}, not a mapping"
             pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
         doc.findings.append(YAML_SHAPE.finding_at(doc, "", pos, msg))
-        return False
+        if len(nodes) < 2 or not isinstance(nodes[0], yaml.MappingNode):
+            return False
+        # several documents: the first is still built and checked, so that a YAML005
+        # demoted by the configuration does not pass a recipe nobody has read
     for pos in tabbed:  # positions as libyaml counts; the message as GitHub does
         shown = line_map.position(*pos)
         doc.findings.append(YAML_TAB_COMMENT.finding_at(
