@@ -5,7 +5,6 @@ rename; that write is what the file holds afterwards, and nothing is counted as 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +14,6 @@ import pytest
 
 from validator.cli import main
 
-PROJECT = Path(__file__).resolve().parents[2]
-EXAMPLES = PROJECT / "examples" / "recipes"
 RECIPE = "models/example-org/Example-Chat-8B.yaml"
 WRITER = """
 import sys
@@ -32,9 +29,8 @@ for line in sys.stdin:                      # one in-place write per request
 
 
 @pytest.fixture()
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "recipes"
-    shutil.copytree(EXAMPLES, root)
+def tree(examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = examples_tree
     monkeypatch.chdir(root)
     recipe = root / RECIPE
     recipe.write_text(recipe.read_text("utf-8").replace('"--max-model-len"',

@@ -5,7 +5,6 @@ with each comment's body dropped, so its work does not grow with the comment."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,8 @@ RUAMEL_LOAD = YAML.load
 
 
 @pytest.fixture()
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "recipes"
-    shutil.copytree(EXAMPLES, root)
+def tree(examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = examples_tree
     monkeypatch.chdir(root)
     return root
 

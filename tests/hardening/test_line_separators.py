@@ -5,23 +5,19 @@ one stays an end-of-line directive, and the character itself is reported."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from validator.cli import main
 
-PROJECT = Path(__file__).resolve().parents[2]
-EXAMPLES = PROJECT / "examples" / "recipes"
 RECIPE = "models/example-org/Example-Chat-8B.yaml"
 SEPARATORS = ["\u0085", "\u2028", "\u2029"]
 
 
 @pytest.fixture()
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "recipes"
-    shutil.copytree(EXAMPLES, root)
+def tree(examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = examples_tree
     monkeypatch.chdir(root)
     return root
 
