@@ -228,6 +228,7 @@ LAYERS: dict[str, set[str]] = {
                          "validator.findings", "validator.rules", "validator.stage_rules"},
     "validator.load": {"validator.findings", "validator.rules", "validator.sourcemap"},
     "validator.format_history": {"validator.paths"},
+    "validator.globs": {"validator.errors"},
     "validator.progress": set(),
     "validator.unit_pool": set(),
     "validator.cache": {"validator", "validator.atomic", "validator.paths",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
 import stat
@@ -55,6 +56,63 @@ def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def replace_unchanged(target: Path, expected: bytes, data: bytes) -> str | None:
+    """Replace ``target`` (a regular file holding ``expected``) by ``data`` atomically
+    (:func:`atomic_write`, its mode kept) unless another process changes it meanwhile;
+    ``None`` when replaced, else why not (``target`` then holds the other writer's bytes).
+
+    Compare and replace cannot be one step, so the old file is kept by a second name
+    across the swap and compared again after it: a write that landed between the
+    comparison and the rename (through a descriptor opened before it) is found there,
+    and that file is put back in place. An exclusive ``flock`` on the old file keeps two
+    cooperating writers (two ``--fix`` runs) from swapping it at once.
+
+    Raises:
+        OSError: the file cannot be opened, read or replaced.
+    """
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    aside: Path | None = None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return "being written by another process (it holds a lock); not written"
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file; not written"
+        if _read_all(fd) != expected:
+            return "changed since it was read; not written"
+        aside = target.with_name(f".{target.name}.{os.getpid()}.{info.st_ino}.orig")
+        os.link(target, aside)
+        if os.stat(aside).st_ino != info.st_ino:  # swapped after it was opened
+            return "changed since it was read; not written"
+        atomic_write(target, data, mode=stat.S_IMODE(info.st_mode))
+        if _read_all(fd) == expected:
+            return None
+        # a write landed in the old file after the comparison: it wins, unless the new
+        # file has been written too (then both stay: the old one beside it)
+        if target.read_bytes() == data:
+            os.replace(aside, target)
+            aside = None
+            return "changed while it was being fixed; the other write kept, not written"
+        kept, aside = aside, None
+        return f"changed while it was being fixed; the other version kept as {kept.name}"
+    finally:
+        if aside is not None:
+            aside.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    """Every byte of the open file ``fd``, from its start."""
+    chunks = []
+    offset = 0
+    while block := os.pread(fd, 1 << 20, offset):
+        chunks.append(block)
+        offset += len(block)
+    return b"".join(chunks)
 
 
 class NotAFileError(OSError):

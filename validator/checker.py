@@ -20,7 +20,7 @@ from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
 from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
-from validator.load.rules import YAML_LIMIT
+from validator.load.rules import YAML_LIMIT, YAML_SHAPE
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
@@ -165,13 +165,23 @@ class Checker:
         Every command that judges a recipe (check, pr, history, record, ``--fix`` and
         ``--diff``) goes through here, so none can see a finding the others suppress."""
         findings = list(doc.findings) + list(extra)
-        if doc.ok:
+        if self._judged(doc):
             findings += self.schema.validate(doc, "recipe")
             findings += self.run_rules(doc, result)
             findings += configuration_limit(doc, self.context)  # before it is forgotten
             self.context.forget_document(doc.path, doc.sha256)  # its rules are done
         findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
         return sorted(findings, key=Finding.sort_key)
+
+    def _judged(self, doc: LoadedDocument) -> bool:
+        """Whether the schema and the rules judge ``doc``: its data loaded, and, for a
+        file of several documents (the first one is loaded), ``YAML005`` is not an error
+        of this run. Then that one error stands for the file, as for any file that does
+        not load; demoted or ignored, the first document is judged rather than passed
+        unread."""
+        return doc.ok and not any(
+            f.rule == YAML_SHAPE.id and self.policy.keep(doc.path, f.rule)
+            and self.policy.severity(f) is Severity.ERROR for f in doc.findings)
 
     def run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in

@@ -30,12 +30,12 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from validator.errors import RecipeCheckError
 from validator.findings import Severity
+from validator.globs import GlobError, compile_glob
 
 CONFIG_FILES = (".recipe-check.toml", "pyproject.toml")
 """Files looked for at the recipes root, in order."""
@@ -188,49 +188,6 @@ def _list(value: Any, key: str, where: str, text: str | None) -> list[Any]:
     return value
 
 
-@lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A path glob as a regex: ``**`` any folders, ``*`` and ``?`` within one name,
-    ``[...]`` a class; a pattern without ``/`` matches a file name in any folder."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[" and "]" in pattern[i + 2:]:
-            # a ']' first in the class ('[]a]', '[!]a]') is one of its characters, as in
-            # fnmatch; an unclosed '[' is a literal character
-            first = i + 2 if pattern.startswith("!", i + 1) else i + 1
-            end = pattern.find("]", first + 1)
-            if end < 0:
-                out.append(re.escape(ch))
-                i += 1
-                continue
-            body = pattern[i + 1:end].replace("\\", "\\\\")
-            if body.startswith(("]", "!]")):
-                body = body.replace("]", "\\]", 1)
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    body = "".join(out)
-    if "/" not in pattern:
-        body = "(?:.*/)?" + body
-    return re.compile(body + "/?\\Z")
-
-
 def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -> Config:
     """The :class:`Config` of a parsed table; ``text`` (the file) is used for line numbers.
 
@@ -266,10 +223,9 @@ def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -
                           "per-file-ignores must be a table of glob = [rule ids]")
     for glob, ids in raw_pfi.items():
         try:
-            glob_regex(glob)
-        except re.error as exc:  # e.g. a class '[z-a]' with its range reversed
-            raise ConfigError(where, _line_of(text, glob), f"per-file-ignores: {glob!r} is "
-                              f"not a glob this tool can match ({exc.msg})") from exc
+            compile_glob(glob)
+        except GlobError as exc:  # e.g. a class '[z-a]' with its range reversed
+            raise ConfigError(where, _line_of(text, glob), f"per-file-ignores: {exc}") from exc
         per_file.append((glob, tuple(_selectors(_list(ids, glob, where, text), where, text))))
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON:

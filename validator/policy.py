@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from validator.config import Config, glob_regex, matches, specificity
+from validator.config import Config, matches, specificity
 from validator.findings import Finding, Severity
+from validator.globs import compile_glob
 from validator.suppress import IN_TEXT, MALFORMED, UNUSED, Directive, directives
 
 _HINTS = {
@@ -54,7 +55,7 @@ class Policy:
 
     def ignored_in(self, path: str, rule_id: str) -> bool:
         """Whether a ``per-file-ignores`` glob matching ``path`` names ``rule_id``."""
-        return any(glob_regex(g).match(path) and any(matches(s, rule_id) for s in sels)
+        return any(compile_glob(g).match(path) and any(matches(s, rule_id) for s in sels)
                    for g, sels in self.config.per_file_ignores)
 
     def keep(self, path: str, rule_id: str) -> bool:

@@ -220,7 +220,9 @@ def diff_recipes(old: Side, new: Side, *, feature_sets: bool = True) -> RecipeDi
     for side in broken:
         first = side.recipe.findings[0] if side.recipe.findings else None
         why = (f" ({first.rule} at line {first.line}: {first.message})" if first else "")
-        result.problems.append(f"{side.label} cannot be loaded{why}; nothing is compared")
+        problem = f"{side.label} cannot be loaded{why}; nothing is compared"
+        if problem not in result.problems:  # `diff A A`: said once
+            result.problems.append(problem)
     if broken:
         return result
     before = render_all(old.recipe, old.taxonomy, old.strategies, feature_sets=feature_sets)

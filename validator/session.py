@@ -40,6 +40,7 @@ from validator.source.verify import (
     NOT_PINNED,
     UNHANDLED_PATH,
     VerificationError,
+    check_sha256,
     pinning_findings,
     prov_finding,
 )
@@ -315,7 +316,10 @@ class Session:
         (failed verification: its ``PROV`` finding; refused: ``PROV005``)."""
         try:
             data = tree.read(path)
-            return data, tree.provenance(path, data)
+            prov = tree.provenance(path, data)
+            for sha, origin in getattr(tree, "expected", {}).get(path, ()):
+                check_sha256(prov, sha, origin)  # a local file named with --expect-sha256
+            return data, prov
         except VerificationError as exc:  # untrusted bytes: report, check nothing else
             self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
         except SourceError as exc:  # refused (link leaving the root, FIFO, too large)

@@ -69,20 +69,20 @@ def directives(data: bytes) -> list[Directive]:
     and every one written in the text of a scalar (``RC004``: it suppresses nothing)."""
     from validator.config import known_ids
     from validator.load import scalar_spans
+    from validator.load.lines import text_lines
 
     text = data.decode("utf-8", errors="replace")
     lowered = text.lower()
     if "recipe-check" not in lowered and "noqa" not in lowered:
         return []
     ids = known_ids()
-    spans, stopped = scalar_spans(text)
-    content = _Content(spans, stopped)
+    content = ScalarContent(*scalar_spans(text))
     out: list[Directive] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         if "#" not in line:
             continue
-        hashes = [m.start() for m in _HASH.finditer(line)]
-        comment = next((h for h in hashes if not content.holds((number, h + 1))), None)
+        hashes = comment_hashes(line)
+        comment = content.comment_start(line, number, hashes)
         for h in hashes if comment is None else [h for h in hashes if h < comment]:
             if _DIRECTIVE.match(line, h):
                 out.append(_in_text(line, number, h, content.scalar_at((number, h + 1))))
@@ -104,11 +104,19 @@ def directives(data: bytes) -> list[Directive]:
     return out
 
 
-_HASH = re.compile(r"(?:^|(?<=\s))#")
-"""A ``#`` that can start a YAML comment: at the start of the line or after whitespace."""
+def comment_hashes(line: str) -> list[int]:
+    """Indexes of the ``#`` of ``line`` that can start a YAML comment: at the start of
+    the line or after whitespace (found with :meth:`str.find`, fast on a long line)."""
+    out = []
+    at = line.find("#")
+    while at >= 0:
+        if at == 0 or line[at - 1].isspace():
+            out.append(at)
+        at = line.find("#", at + 1)
+    return out
 
 
-class _Content:
+class ScalarContent:
     """Which positions of the text are inside a scalar (:func:`validator.load.scalar_spans`):
     ``(line, column)`` pairs, 1-based. Past a syntax error nothing is known, and a ``#``
     there is taken for a comment (as the error's own finding is all the file reports)."""
@@ -129,6 +137,13 @@ class _Content:
 
     def holds(self, pos: tuple[int, int]) -> bool:
         return self.scalar_at(pos) is not None
+
+    def comment_start(self, line: str, number: int, hashes: list[int] | None = None) -> int | None:
+        """0-based index of the ``#`` that starts a comment on 1-based line ``number``
+        (``hashes``: the indexes of the ``#`` that could, if already found), or ``None``."""
+        if hashes is None:
+            hashes = comment_hashes(line)
+        return next((h for h in hashes if not self.holds((number, h + 1))), None)
 
 
 def _in_text(line: str, number: int, h: int, scalar: tuple[int, int] | None) -> Directive:

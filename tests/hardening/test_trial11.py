@@ -14,7 +14,8 @@ import pytest
 from tests.conftest import EXTRA
 from tests.evidence.conftest import EXTRA_GLM53, REPO
 from validator.cli import main
-from validator.config import ConfigError, glob_regex, parse_config
+from validator.config import ConfigError, parse_config
+from validator.globs import compile_glob
 
 PROJECT = Path(__file__).resolve().parents[2]
 EXAMPLES = PROJECT / "examples" / "recipes"
@@ -97,8 +98,8 @@ def test_a_named_context_document_with_findings_is_reported_once(
 ])
 def test_globs_match_as_fnmatch_classes_do(glob: str, names: list[str],
                                            not_names: list[str]) -> None:
-    assert all(glob_regex(glob).match(n) for n in names)
-    assert not any(glob_regex(glob).match(n) for n in not_names)
+    assert all(compile_glob(glob).match(n) for n in names)
+    assert not any(compile_glob(glob).match(n) for n in not_names)
 
 
 def test_a_glob_that_cannot_compile_is_a_config_error_with_its_line(

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from validator.cli import main
-from validator.commands.history import _root_reader
+from validator.commands.options import config_reader
 from validator.config import CONFIG_FILES, ConfigError, find_config
+from validator.source.tree import LocalTree
 
 RECIPE = "models/example-org/Example-Chat-8B.yaml"
 
@@ -45,7 +46,7 @@ def test_a_config_name_that_is_not_a_file_is_a_usage_error(
 def test_history_reads_the_work_tree_config_the_same_way(tmp_path: Path) -> None:
     (tmp_path / ".recipe-check.toml").mkdir()
     with pytest.raises(ConfigError, match="cannot be read as a configuration file"):
-        find_config(*_root_reader(tmp_path))
+        find_config(*config_reader(LocalTree(tmp_path)))
     (tmp_path / ".recipe-check.toml").rmdir()
     (tmp_path / "pyproject.toml").write_bytes(b'[tool.recipe-check]\nignore = ["GUIDE"]\n')
-    assert find_config(*_root_reader(tmp_path)).ignore == ("GUIDE",)
+    assert find_config(*config_reader(LocalTree(tmp_path))).ignore == ("GUIDE",)

@@ -93,12 +93,17 @@ def test_invalid_yaml_is_a_finding_with_position() -> None:
 @pytest.mark.parametrize(
     ("raw", "rule"),
     [(b"", "YAML005"), (b"# only a comment\n", "YAML005"), (b"- a\n- b\n", "YAML005"),
-     (b"just text\n", "YAML005"), (b"a: 1\n---\nb: 2\n", "YAML005"),
+     (b"just text\n", "YAML005"), (b"- a\n---\nb: 2\n", "YAML005"),
      (b"a: \xff\xfe\n", "YAML006"), (b"a: 1\x00\n", "YAML006")],
 )
 def test_documents_that_are_not_one_mapping(raw: bytes, rule: str) -> None:
     doc = load_yaml(raw, "t.yaml")
     assert doc.data is None and [f.rule for f in doc.findings] == [rule]
+
+
+def test_the_first_of_several_documents_is_loaded_beside_yaml005() -> None:
+    doc = load_yaml(b"a: 1\n---\nb: 2\n", "t.yaml")
+    assert doc.data == {"a": 1} and [f.rule for f in doc.findings] == ["YAML005"]
 
 
 def test_size_limit() -> None:

@@ -4,6 +4,8 @@ endless and compressed bodies, a trickle and a silent server all end in a clear 
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import resource
 import subprocess
 import time
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from validator.source.http import HttpTree, verify_commit
-from validator.source.options import MAX_RESPONSE_BYTES
+from validator.source.options import MAX_RESPONSE_BYTES, fetch_options_from
 from validator.source.tree import SourceError
 
 from ._util import GLM, REPO, UPSTREAM_PINS, git_out
@@ -182,3 +184,20 @@ def test_command_deadline_bounds_all_requests(server: GitHubServer,
     time.sleep(1.05)
     with pytest.raises(SourceError, match="command's deadline of 1 s has passed"):
         tree.read(GLM)
+
+
+def test_a_trickle_stops_within_a_few_http_timeouts(server: GitHubServer,
+                                                    commit_map: dict[str, str]) -> None:
+    """``--http-timeout 1``: a server sending a byte every 0.1 s (never a read timeout)
+    is stopped after 4 s, not after the 120 s of the default timeout (issue 30)."""
+    args = argparse.Namespace(http_timeout=1.0, backend="http", raw_base_url=server.raw_base,
+                              api_base_url=server.api_base)
+    options = dataclasses.replace(fetch_options_from(args), backoff=0.01)
+    assert options.request_deadline == 4.0
+    tree = HttpTree.open(REPO, commit_map[UPSTREAM_PINS[0]], options)
+    server.fail("/raw", "trickle", delay=0.1)
+    start = time.monotonic()
+    with pytest.raises(SourceError, match=r"still sending after the request deadline of 4 s"):
+        tree.read(GLM)  # was: held for 120 s
+    assert time.monotonic() - start < 8
+    assert fetch_options_from(argparse.Namespace(http_timeout=30.0)).request_deadline == 120

@@ -21,6 +21,7 @@ from validator.commands.options import (
     add_run_arguments,
     chosen_format,
     is_stdout,
+    local_rule_config,
     rule_config,
     settings_from,
     write_outputs,
@@ -78,7 +79,8 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
     pinned: dict[tuple[str, str, str, str], RecipeTree] = {}
     options = fetch_options_from(args)
     if options.expect_sha256 and len(args.paths) != 1:
-        raise UsageError("--expect-sha256 needs exactly one OWNER/REPO@REV:PATH")
+        raise UsageError("--expect-sha256 needs exactly one document (a file or "
+                         "OWNER/REPO@REV:PATH)")
     for arg in args.paths:  # a SourceError (bad spec, unreadable path) is a usage error
         if not arg.strip():  # Path("") is the current folder: a lost shell variable
             raise UsageError(f"PATH {arg!r} is empty: name a recipe file or folder (a shell "
@@ -94,9 +96,25 @@ def collect_targets(args: argparse.Namespace, *, notes: bool = True) -> list[Tar
     # spelling) is one document: checked, counted and fixed once
     targets = list(dict.fromkeys(targets))
     targets = recipes_and_context(targets, ", ".join(args.paths), notes)
+    if options.expect_sha256:
+        _expect_local(targets, options.expect_sha256)
     if notes:
         note_folder_links(targets)
     return targets
+
+
+def _expect_local(targets: list[Target], sha256: str) -> None:
+    """Register ``--expect-sha256`` for a local file (a pinned one has it already).
+
+    Raises:
+        UsageError: the path names more than one document (a folder).
+    """
+    if len(targets) != 1:
+        raise UsageError(f"--expect-sha256 needs exactly one document; the path names "
+                         f"{len(targets)}")
+    tree = targets[0].tree
+    if isinstance(tree, LocalTree):
+        tree.expect(targets[0].path, sha256, "--expect-sha256")
 
 
 def is_recipe_or_context(path: str) -> bool:
@@ -295,10 +313,7 @@ def run(args: argparse.Namespace) -> int:
         # the file at a local recipes root; a pinned tree is configured by --config only
         if id(tree) not in configs:
             if isinstance(tree, LocalTree):
-                root = tree.root  # a folder or dangling link of a config name is an error
-                configs[id(tree)] = rule_config(args, tree.read,
-                                                lambda name: os.path.lexists(root / name),
-                                                tree.label)
+                configs[id(tree)] = local_rule_config(args, tree)
             else:
                 configs[id(tree)] = rule_config(args)
         return configs[id(tree)]

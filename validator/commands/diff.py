@@ -6,7 +6,8 @@ OLD and NEW are two recipe files (each inside a recipes checkout, the root found
 repository ``--repo`` (default: the current folder). Each side is rendered with the
 taxonomy and strategies of its own revision (:mod:`validator.recipe_diff`).
 
-Exit codes: 0 nothing changes for users, 1 something does, 2 usage or input failure.
+Exit codes: 0 nothing changes for users, 1 something does, 2 usage or input failure (also
+when neither side can be loaded: nothing was compared).
 """
 
 from __future__ import annotations
@@ -130,4 +131,9 @@ def run(args: argparse.Namespace) -> int:
 
     write_outputs(args, write, fmt, file_formats=("json",))
     sys.stdout.flush()
+    if not old.recipe.ok and not new.recipe.ok:
+        # nothing was compared: an input failure, not a change for users
+        print("recipe-check: diff: neither side can be loaded; nothing was compared",
+              file=sys.stderr)
+        return 2
     return 1 if diff.changed else 0

@@ -18,7 +18,6 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -29,7 +28,7 @@ from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
     chosen_format,
-    rule_config,
+    local_rule_config,
     write_outputs,
 )
 from validator.context import Settings
@@ -45,6 +44,7 @@ from validator.history.audit import (
 from validator.policy import Policy
 from validator.progress import Progress
 from validator.source.options import default_cache_dir
+from validator.source.tree import LocalTree
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.repo.is_dir():
         raise UsageError(f"{args.repo}: no such folder")
     fmt = chosen_format(args, "text")
-    policy = Policy(rule_config(args, *_root_reader(args.repo)))
+    policy = Policy(local_rule_config(args, LocalTree(args.repo)))
     paths = [rel for p in args.paths if (rel := repository_path(p, args.repo))]
     refuse_overwriting(args, work_tree_inputs(args.repo, paths))
     options = AuditOptions(
@@ -159,12 +159,6 @@ def repository_path(arg: str, repo: Path) -> str:
         raise UsageError(f"{arg}: outside the repository {repo}")
     rel = target.relative_to(root).as_posix()
     return "" if rel == "." else rel
-
-
-def _root_reader(repo: Path) -> tuple[Callable[[str], bytes], Callable[[str], bool], str]:
-    """``read``/``exists`` of the configuration files in the repository's work tree."""
-    return ((lambda name: (repo / name).read_bytes()),
-            (lambda name: os.path.lexists(repo / name)), str(repo))
 
 
 def apply_policy(result: AuditResult, policy: Policy) -> None:

@@ -36,6 +36,7 @@ from validator.config import Config, find_config, known_ids, load_config_file
 from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
+from validator.source.tree import LocalTree
 
 FILE_FORMATS = ("json", "sarif", "markdown")
 """Formats that ``--<format> FILE`` writes besides the one on stdout."""
@@ -207,6 +208,22 @@ def rule_config(args: argparse.Namespace, read: Callable[[str], bytes] | None = 
                                  fail_on=getattr(args, "fail_on", None))
     _warn_if_no_rule_runs(args, config)
     return config
+
+
+def config_reader(tree: LocalTree) -> tuple[Callable[[str], bytes], Callable[[str], bool], str]:
+    """``read``, ``exists`` and label of the configuration files at a local recipes root
+    (for :func:`~validator.config.find_config`): read as every file of the tree is
+    (:meth:`LocalTree.read`: a regular file only, a FIFO never waited on, a link leaving
+    the root never followed), and a folder or dangling link of a configuration file's
+    name counts as there (an error, not an unconfigured run)."""
+    root = tree.root
+    return tree.read, (lambda name: os.path.lexists(root / name)), tree.label
+
+
+def local_rule_config(args: argparse.Namespace, tree: LocalTree) -> Config:
+    """:func:`rule_config` with the configuration file at a local recipes root
+    (:func:`config_reader`): ``check`` and ``history`` read it alike."""
+    return rule_config(args, *config_reader(tree))
 
 
 def _warn_if_no_rule_runs(args: argparse.Namespace, config: Config) -> None:

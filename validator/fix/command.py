@@ -2,9 +2,10 @@
 
 ``--diff`` prints the unified diff of every fix and writes nothing (exit 1 when there is
 one, as ``ruff --diff``). ``--fix`` writes each changed file atomically
-(:func:`validator.atomic.atomic_write`, permissions kept) unless its bytes changed since
-they were read, then checks again and reports what remains, as ``check`` does; stderr
-lists what was fixed and which fixable findings were left, and why.
+(:func:`validator.atomic.replace_unchanged`, permissions kept) unless its bytes changed
+since they were read (also while it is being replaced), then checks again and reports
+what remains, as ``check`` does; stderr lists what was fixed and which fixable findings
+were left, and why.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from validator.atomic import atomic_write
+from validator.atomic import replace_unchanged
 from validator.checker import RunResult
 from validator.context import Settings
 from validator.errors import UsageError
@@ -68,10 +69,9 @@ def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:
     try:
         if target.tree.read(target.path) != outcome.original:
             return "changed since it was read; not written"
-        atomic_write(file, outcome.fixed, mode=file.stat().st_mode & 0o7777)
+        return replace_unchanged(file, outcome.original, outcome.fixed)
     except (OSError, SourceError) as exc:
         return f"not written: {exc}"
-    return None
 
 
 def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) -> None:
@@ -87,7 +87,7 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
                   f"{fix.title}", file=stream)
         for skip in o.skipped:
             print(f"{o.path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
-    files = sum(1 for o in outcomes if o.changed)
+    files = sum(1 for o in outcomes if o.changed and o.applied)  # not those left unwritten
     resolved = sum(o.resolved for o in outcomes if o.applied)
     per_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))
     print(f"{verb} {resolved} finding(s) with {sum(counts.values())} fix(es) in {files} "

@@ -11,6 +11,7 @@ as JSON text (timestamps and other non-JSON scalars as their string form).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,12 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from validator.fix.model import DataChange, expected_data
+from validator.load import scalar_spans
+from validator.load.lines import LIBYAML_ONLY_BREAKS
+from validator.suppress import ScalarContent, comment_hashes
+
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+_COMMENT_END = re.compile(f"[{LIBYAML_ONLY_BREAKS}]")
 
 
 def _plain(node: Any) -> Any:
@@ -35,11 +42,41 @@ def _plain(node: Any) -> Any:
     return str(node)
 
 
+def without_comments(text: str) -> str:
+    """``text`` with the body of every comment dropped (each ``#`` kept), which no reader
+    turns into data. ruamel.yaml's round-trip scanner gathers a comment into a string one
+    character at a time (``comment += ch``), which is quadratic in the comment's length:
+    a 2 MiB comment line took minutes to read. The comments are found as the suppression
+    directives are (:class:`validator.suppress.ScalarContent`): a ``#`` at a line's start
+    or after a blank, outside every quoted and block scalar."""
+    if "#" not in text:
+        return text
+    content = ScalarContent(*scalar_spans(text))
+    parts = _LINE_BREAK.split(text)  # lines and their terminators, alternately
+    for index in range(0, len(parts), 2):
+        line, number, cuts = parts[index], index // 2 + 1, []
+        hashes = comment_hashes(line)
+        while hashes:
+            start = content.comment_start(line, number, hashes)
+            if start is None:
+                break
+            # U+0085, U+2028 and U+2029 end a comment for ruamel.yaml: keep what follows
+            found = _COMMENT_END.search(line, start)
+            stop = found.start() if found else len(line)
+            cuts.append((start + 1, stop))
+            hashes = [h for h in hashes if h > stop]
+        for start, stop in reversed(cuts):
+            line = line[:start] + line[stop:]
+        parts[index] = line
+    return "".join(parts)
+
+
 def read(text: str) -> Any | None:
-    """``text`` as ruamel.yaml reads it (plain data), ``None`` when it cannot."""
+    """``text`` as ruamel.yaml reads it (plain data), ``None`` when it cannot; its
+    comments are dropped first (:func:`without_comments`)."""
     yaml = YAML(typ="rt")
     try:
-        return _plain(yaml.load(text))
+        return _plain(yaml.load(without_comments(text)))
     except (YAMLError, ValueError, TypeError, RecursionError):
         return None
 

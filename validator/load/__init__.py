@@ -22,6 +22,7 @@ import yaml
 from validator.findings import Finding
 from validator.load.builder import Builder, LimitExceeded
 from validator.load.hidden import hidden_character_findings
+from validator.load.lines import LineMap, libyaml_lines, replace_libyaml_line, text_lines
 from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
@@ -92,8 +93,9 @@ class LoadedDocument:
         return isinstance(self.data, dict)
 
     def lines(self) -> list[str]:
-        """The file's lines without line terminators (index 0 is line 1)."""
-        return self.text.splitlines()
+        """The file's lines without line terminators (index 0 is line 1), as GitHub
+        counts them (:func:`validator.load.lines.text_lines`)."""
+        return text_lines(self.text)
 
 
 def _nesting_bound(text: str, lines: list[str]) -> int:
@@ -171,7 +173,7 @@ def byte_position(raw: bytes, offset: int) -> tuple[int, int]:
 
 
 def _syntax_finding(doc: LoadedDocument, exc: yaml.MarkedYAMLError,
-                    lines: list[str]) -> Finding:
+                    lines: list[str], line_map: LineMap) -> Finding:
     """The finding of a libyaml syntax error: ``YAML001`` at its mark, naming a tab when
     one is the cause; ``YAML007`` for libyaml's own nesting limit."""
     mark = exc.problem_mark or exc.context_mark
@@ -184,9 +186,9 @@ def _syntax_finding(doc: LoadedDocument, exc: yaml.MarkedYAMLError,
                                      f"limit ({what})", "simplify the document")
     tab = _tab_at(lines, pos)
     if tab is not None:
-        pos = tab
+        pos, shown = tab, line_map.position(*tab)
         return YAML_INVALID.finding_at(
-            doc, "", pos, f"invalid YAML: tab character at line {pos[0]}, column {pos[1]}: "
+            doc, "", pos, f"invalid YAML: tab character at line {shown[0]}, column {shown[1]}: "
             f"YAML indents with spaces only, never tabs (libyaml: {what})",
             "replace the tab with spaces")
     return YAML_INVALID.finding_at(doc, "", pos, f"invalid YAML: {what}")
@@ -243,7 +245,7 @@ def _tab_tolerant(run: Callable[[str], _T], text: str, lines: list[str],
                 indent = len(line) - len(line.lstrip(" \t"))
                 fixed = line[:indent].replace("\t", " ") + line[indent:]
             lines = [*lines[:mark.line], fixed, *lines[mark.line + 1:]]
-            text = _replace_line(text, mark.line, fixed)
+            text = replace_libyaml_line(text, mark.line, fixed)
 
 
 def scalar_spans(text: str) -> tuple[list[tuple[tuple[int, int], tuple[int, int]]],
@@ -268,22 +270,19 @@ def scalar_spans(text: str) -> tuple[list[tuple[tuple[int, int], tuple[int, int]
                     (start.line + 1, start.column + 1)
                 spans.append((begin, (end.line + 1, end.column + 1)))
 
+    line_map = LineMap(text)
+    stopped: tuple[int, int] | None = None
     try:
-        _tab_tolerant(run, text, text.splitlines(), [])
+        _tab_tolerant(run, text, libyaml_lines(text), [])
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        return spans, (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        stopped = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     except yaml.YAMLError:
-        return spans, (1, 1)
-    return spans, None
-
-
-def _replace_line(text: str, index: int, new: str) -> str:
-    """``text`` with its 0-based line ``index`` (without its terminator) replaced."""
-    parts = text.splitlines(keepends=True)
-    body = parts[index].rstrip("\r\n")
-    parts[index] = new + parts[index][len(body):]
-    return "".join(parts)
+        stopped = (1, 1)
+    if line_map.active:
+        spans = [(line_map.position(*a), line_map.position(*b)) for a, b in spans]
+        stopped = line_map.position(*stopped) if stopped else None
+    return spans, stopped
 
 
 def load_yaml(
@@ -320,7 +319,21 @@ def load_yaml(
                                                      "save the file as UTF-8 text"))
         return doc
     doc.text = text
-    lines = text.splitlines()
+    line_map = LineMap(text)
+    built = _build(doc, text, line_map, max_depth, max_nodes)
+    # libyaml also breaks lines at U+0085, U+2028 and U+2029; GitHub and js-yaml do not
+    doc.findings = [line_map.finding(f) for f in doc.findings]
+    line_map.source_map(doc.source_map)
+    if built:
+        doc.findings += hidden_character_findings(doc)
+    return doc
+
+
+def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
+           max_nodes: int) -> bool:
+    """Compose ``text`` and build ``doc``'s data and source map (positions as libyaml
+    counts lines); whether the data was built (else ``doc.findings`` says why)."""
+    lines = libyaml_lines(text)
     tabbed: list[tuple[int, int]] = []
     try:
         if len(text) > _PRESCAN_BYTES or _nesting_bound(text, lines) > _PRESCAN_DEPTH_BOUND:
@@ -331,13 +344,13 @@ def load_yaml(
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         doc.findings.append(YAML_LIMIT.finding_at(doc, "", pos, str(exc),
                                                   "simplify the document"))
-        return doc
+        return False
     except yaml.MarkedYAMLError as exc:
-        doc.findings.append(_syntax_finding(doc, exc, lines))
-        return doc
+        doc.findings.append(_syntax_finding(doc, exc, lines, line_map))
+        return False
     except (yaml.YAMLError, RecursionError) as exc:
         doc.findings.append(YAML_INVALID.finding_at(doc, "", (1, 1), f"invalid YAML: {exc}"))
-        return doc
+        return False
     if len(nodes) != 1 or not isinstance(nodes[0], yaml.MappingNode):
         if not nodes:
             msg = "file holds no YAML document (it is empty or only comments)"
@@ -350,13 +363,17 @@ def load_yaml(
             msg = f"the document's root is {kind}, not a mapping"
             pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
         doc.findings.append(YAML_SHAPE.finding_at(doc, "", pos, msg))
-        return doc
-    doc.findings += [YAML_TAB_COMMENT.finding_at(
-        doc, "", pos, f"tab character at line {pos[0]}, column {pos[1]} indents a comment or "
-        "blank line: js-yaml (the recipes site) reads the file, but libyaml (PyYAML and "
-        "other YAML 1.1 readers) refuses it",
-        "replace the tab with spaces") for pos in tabbed]
-    builder = Builder(doc, lines, max_depth, max_nodes)
+        if len(nodes) < 2 or not isinstance(nodes[0], yaml.MappingNode):
+            return False
+        # several documents: the first is still built and checked, so that a YAML005
+        # demoted by the configuration does not pass a recipe nobody has read
+    for pos in tabbed:  # positions as libyaml counts; the message as GitHub does
+        shown = line_map.position(*pos)
+        doc.findings.append(YAML_TAB_COMMENT.finding_at(
+            doc, "", pos, f"tab character at line {shown[0]}, column {shown[1]} indents a "
+            "comment or blank line: js-yaml (the recipes site) reads the file, but libyaml "
+            "(PyYAML and other YAML 1.1 readers) refuses it", "replace the tab with spaces"))
+    builder = Builder(doc, lines, max_depth, max_nodes, line_map)
     try:
         doc.data = builder.build(nodes[0], "", 0)
     except (LimitExceeded, RecursionError) as exc:
@@ -368,7 +385,6 @@ def load_yaml(
                                   str(exc), "simplify the document")
         )
         doc.data = None
-        return doc
+        return False
     builder.summarise()
-    doc.findings += hidden_character_findings(doc)
-    return doc
+    return True

@@ -14,6 +14,7 @@ import yaml
 
 from validator.findings import Finding, printable
 from validator.load.jsstring import js_str
+from validator.load.lines import LineMap
 from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
@@ -96,9 +97,11 @@ def _date_text(iso: str) -> str:
 class Builder:
     """Builds plain data from a composed node graph, recording the source map."""
 
-    def __init__(self, doc: LoadedDocument, lines: list[str], max_depth: int, max_nodes: int):
+    def __init__(self, doc: LoadedDocument, lines: list[str], max_depth: int, max_nodes: int,
+                 line_map: LineMap):
         self.doc = doc
-        self.lines = lines
+        self.lines = lines  # as libyaml numbers them (its marks index this list)
+        self.line_map = line_map  # libyaml's positions -> GitHub's, for messages
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -148,7 +151,7 @@ class Builder:
             key = self.key_text(key_node, pointer, depth)
             child = join_pointer(pointer, key)
             if key in seen:
-                first = seen[key].start_mark.line + 1
+                first = self.line_map.position(seen[key].start_mark.line + 1, 1)[0]
                 self.report(
                     YAML_DUPLICATE_KEY.finding_at(
                         self.doc,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from validator.findings import Finding, Severity
 from validator.load.joiners import shows_as_spelling
+from validator.load.lines import LIBYAML_ONLY_BREAKS
 from validator.load.lookalike import LOOKALIKE as _LOOKALIKE_CHAR
 from validator.load.lookalike import Lookalike, ascii_name, in_flag, in_key
 from validator.rules import declare
@@ -37,7 +38,11 @@ HIDDEN_CHARACTER = declare(
     """The file holds a Unicode bidirectional control (U+202A-U+202E, U+2066-U+2069, the
     marks U+200E, U+200F, U+061C) or an invisible character (U+200B-U+200D, U+2060-U+2064,
     U+FEFF after the start, U+00AD soft hyphen, U+180E, the tag characters
-    U+E0000-U+E007F), written as itself or as a YAML escape such as ``"\\u202e"``. Such a
+    U+E0000-U+E007F), or a line separator that only some readers break lines at (U+0085
+    NEXT LINE, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR: libyaml and editors
+    start a new line there, GitHub and js-yaml do not, so line numbers and what looks like
+    a comment line differ between them), written as itself or as a YAML escape such as
+    ``"\\u202e"``. Such a
     character changes what a reader sees ("Trojan Source", CVE-2021-42574) without
     changing what runs: the site prints it into the command a user copies. The finding
     names the code point and its position. Error where it lands in something executed or
@@ -107,9 +112,10 @@ LOOKALIKE = declare(
     How to fix: retype the flag or key in ASCII (the hint shows it).""",
 )
 
-_HIDDEN_CLASS = ("\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
-                 "\ufeff\U000e0000-\U000e007f")
+_HIDDEN_CLASS = ("\u0085\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
+                 "\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f")
 HIDDEN = re.compile(f"[{_HIDDEN_CLASS}]")
+
 """One bidi control or invisible character."""
 
 PROSE_KEYS = frozenset({"description", "title", "notes", "note", "summary", "guide"})
@@ -145,7 +151,7 @@ def _hidden_findings(doc: LoadedDocument) -> list[Finding]:
     escapes = _ESCAPE.search(doc.text) is not None  # only these can write one unseen
     if HIDDEN.search(doc.text) is None and not (escapes and _has_hidden(doc.data)):
         return []
-    lines = doc.text.splitlines()
+    lines = doc.lines()
     scalars = {p for p, _ in _scalars(doc.data, "")}
     spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
                    key=lambda sp: (sp[0].line, sp[0].column))
@@ -182,7 +188,7 @@ def lookalike_findings(doc: LoadedDocument) -> list[Finding]:
     escapes = _ESCAPE.search(doc.text) is not None
     if _LOOKALIKE_CHAR.search(doc.text) is None and not escapes:
         return []
-    lines = doc.text.splitlines()
+    lines = doc.lines()
     scalars = dict(_scalars(doc.data, ""))
     spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
                    key=lambda sp: (sp[0].line, sp[0].column))
@@ -236,6 +242,10 @@ def _finding(doc: LoadedDocument, lines: list[str], pointer: str | None, is_key:
         "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI", "LRM", "RLM", "AL",
         "ALM") or char in "\u200e\u200f\u061c" else "invisible character"
     effect = ("reorders what is shown" if kind.startswith("bidi") else "shows nothing")
+    if char in LIBYAML_ONLY_BREAKS:
+        kind, effect = "line separator", ("breaks the line in libyaml and in editors but "
+                                          "not on GitHub or in js-yaml, so the lines shown "
+                                          "differ from the lines read")
     tail = ("it is read, not run, but hides what the text says" if prose else
             "a user who copies the command runs other text than they see")
     finding = HIDDEN_CHARACTER.finding_at(

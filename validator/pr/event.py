@@ -72,6 +72,11 @@ def read_event(env: Mapping[str, str]) -> EventRevisions | None:
         raise EventError(f"GITHUB_EVENT_PATH {path}: payload is not a JSON object")
     name = env.get("GITHUB_EVENT_NAME") or ""
     pr = payload.get("pull_request")
+    if ("pull_request" in payload or name.startswith("pull_request")) and not isinstance(pr, dict):
+        # checking every recipe instead would pass a pull request on unrelated files
+        raise EventError(f"GITHUB_EVENT_PATH {path}: {name or 'the event'} payload's "
+                         f"pull_request is {json.dumps(pr)}, not an object with base and head "
+                         "commits; give --base and --head")
     if isinstance(pr, dict):
         base = _sha((pr.get("base") or {}).get("sha"), "pull_request.base.sha")
         head = _sha((pr.get("head") or {}).get("sha"), "pull_request.head.sha")

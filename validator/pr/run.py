@@ -24,6 +24,7 @@ from validator.errors import RecipeCheckError
 from validator.pr import baseline
 from validator.pr.select import (
     Selection,
+    check_patterns,
     context_kind,
     diff_changes,
     is_recipe_path,
@@ -199,6 +200,7 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
         PrError: bad repository or revisions.
         SourceError: a context file of the head cannot be read.
     """
+    check_patterns(patterns)
     env = os.environ if env is None else env
     settings = settings or Settings(rendered=True)  # the defaults of `recipe-check pr`
     repo = open_repository(folder)

@@ -19,7 +19,6 @@ pull request ("three-dot" diff). From it:
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -28,6 +27,8 @@ from typing import Any
 import git
 
 from validator.context import KV_STORE, MODELS, STRATEGIES, TAXONOMY
+from validator.errors import UsageError
+from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
 from validator.load import load_yaml
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import join_pointer
@@ -186,10 +187,29 @@ def diff_changes(repo: git.Repo, base: str, head: str) -> list[Change]:
     return sorted(out, key=lambda c: c.path)
 
 
+def check_patterns(patterns: Sequence[str]) -> None:
+    """Refuse a ``--paths`` pattern that can only be a mistake, rather than let it match
+    nothing and pass: a ``[`` that opens no class, or a reversed range (``[z-a]``).
+
+    Raises:
+        UsageError: naming the pattern and what is wrong with it.
+    """
+    for pat in patterns:
+        pat = pat.strip().removeprefix("./")
+        at = unclosed_class(pat, FNMATCH)
+        if at is not None:
+            raise UsageError(f"--paths {pat!r}: the '[' at column {at + 1} opens a character "
+                             "class that is never closed (write '[[]' for a literal '[')")
+        try:
+            compile_glob(pat, FNMATCH)
+        except GlobError as exc:
+            raise UsageError(f"--paths {exc}") from exc
+
+
 def matches(path: str, patterns: Sequence[str]) -> bool:
     """Whether ``path`` falls under one of ``patterns``: a folder prefix (``models/``,
-    ``models/zai-org``) or an :mod:`fnmatch` pattern (``models/*/GLM-*.yaml``). An empty
-    sequence matches everything."""
+    ``models/zai-org``) or an :mod:`fnmatch` pattern (``models/*/GLM-*.yaml``, matched by
+    :mod:`validator.globs` in linear time). An empty sequence matches everything."""
     if not patterns:
         return True
     for pat in patterns:
@@ -198,7 +218,7 @@ def matches(path: str, patterns: Sequence[str]) -> bool:
             return True
         pat = pat.removeprefix("./")
         if any(ch in pat for ch in "*?["):
-            if fnmatch.fnmatchcase(path, pat):
+            if compile_glob(pat, FNMATCH).match(path):
                 return True
         elif path == pat.rstrip("/") or path.startswith(pat.rstrip("/") + "/"):
             return True

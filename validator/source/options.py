@@ -54,7 +54,11 @@ MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 """Largest HTTP response body, after decompression: 32 MiB (GitHub caps a recursive tree
 listing at 7 MB; recipes are tens of KiB)."""
 REQUEST_DEADLINE = 120.0
-"""Seconds one HTTP request may take in all (connection, retries, backoff, body)."""
+"""Seconds one HTTP request may take in all (connection, retries, backoff, body), at most."""
+REQUEST_DEADLINE_PER_TIMEOUT = 4
+"""One request's deadline in read timeouts (``--http-timeout``): the default 30 s gives
+:data:`REQUEST_DEADLINE`; a shorter timeout stops a server that trickles its answer (one
+byte within each read timeout) sooner too."""
 COMMAND_DEADLINE = 1800.0
 """Seconds all HTTP requests of one command may take together."""
 
@@ -145,6 +149,15 @@ class FetchOptions:
         return f"https://github.com/{owner}/{name}.git"
 
 
+def sha256_digest(text: str) -> str:
+    """argparse type of ``--expect-sha256``: 64 hex digits, returned in lower case (a
+    usage error otherwise, exit 2: a digest that can match nothing is a typo)."""
+    value = text.strip().lower()
+    if len(value) != 64 or any(ch not in "0123456789abcdef" for ch in value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a SHA-256 (64 hex digits)")
+    return value
+
+
 def http_timeout(text: str) -> float:
     """argparse type of ``--http-timeout``: seconds, finite, above 0 and at most
     :data:`COMMAND_DEADLINE` (a usage error otherwise, exit 2)."""
@@ -179,10 +192,12 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,
                        help=f"GitHub REST API root for --backend http (default {DEFAULT_API_BASE})")
     add_store_dir(group, "verified snapshot store")
-    group.add_argument("--expect-sha256", metavar="HEX",
+    group.add_argument("--expect-sha256", metavar="HEX", type=sha256_digest,
                        help="fail (PROV002) unless the document's SHA-256 is this")
     group.add_argument("--http-timeout", type=http_timeout, default=30.0, metavar="SECONDS",
-                       help="HTTP read timeout (default 30)")
+                       help="HTTP read timeout; one request, retries and body included, "
+                            f"stops after {REQUEST_DEADLINE_PER_TIMEOUT}x this, at most "
+                            f"{REQUEST_DEADLINE:g} s (default 30)")
     if offline:
         group.add_argument("--offline", action="store_true",
                            help="no network: pinned sources are read from the snapshot "
@@ -207,5 +222,6 @@ def fetch_options_from(args: argparse.Namespace) -> FetchOptions:
         offline=bool(getattr(args, "offline", False)),
         token=os.environ.get(TOKEN_ENV) or None,
         timeout=(min(10.0, read_timeout), read_timeout),
+        request_deadline=min(REQUEST_DEADLINE, REQUEST_DEADLINE_PER_TIMEOUT * read_timeout),
         expect_sha256=expect.lower() if isinstance(expect, str) else None,
     )

@@ -70,6 +70,13 @@ class LocalTree:
         self.folder_links: dict[str, str] = {}
         """Links to folders inside the root that a walk passed (relative paths) -> the
         folder each resolves to."""
+        self.expected: dict[str, list[tuple[str, str]]] = {}
+        """Relative path -> ``(sha256, who expects it)`` (``--expect-sha256``), checked
+        where the bytes are read for a check (``PROV002``)."""
+
+    def expect(self, path: str, sha256: str, origin: str) -> None:
+        """Require ``path`` to hash to ``sha256``; ``origin`` names who expects it."""
+        self.expected.setdefault(path, []).append((sha256.lower(), origin))
 
     @property
     def revision(self) -> str | None:
