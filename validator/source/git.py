@@ -285,6 +285,20 @@ class GitTree(PinnedTree):
             return False
         return entry is not None and entry.type == "blob" and entry.mode in _REGULAR_MODES
 
+    def not_files(self, prefix: str) -> list[str]:
+        """Entries under folder ``prefix`` that :meth:`list` leaves out because they are
+        no regular file (symbolic links, submodule entries), sorted: reading one raises
+        :class:`SourceError`, so a caller that must not pass them by can report them."""
+        if prefix.strip("/"):
+            folder = self._entry(prefix.strip("/"))
+            if folder is None or folder.type != "tree":
+                return []
+        else:
+            folder = self._commit.tree
+        return sorted(str(item.path) for item in folder.traverse()
+                      if item.type != "tree" and not (
+                          item.type == "blob" and item.mode in _REGULAR_MODES))
+
     def list(self, prefix: str) -> list[str]:
         """Regular files under folder ``prefix`` at the commit (recursive, sorted)."""
         if prefix.strip("/"):
@@ -295,17 +309,6 @@ class GitTree(PinnedTree):
             folder = self._commit.tree
         return sorted(str(item.path) for item in folder.traverse()
                       if item.type == "blob" and item.mode in _REGULAR_MODES)
-
-    def not_files(self, prefix: str) -> list[str]:
-        """Entries under folder ``prefix`` that :meth:`list` leaves out because they are
-        no regular file (symbolic links, submodule entries), sorted: reading one raises
-        :class:`SourceError`, so a caller that must not pass them by can report them."""
-        folder = self._entry(prefix.strip("/")) if prefix.strip("/") else self._commit.tree
-        if folder is None or folder.type != "tree":
-            return []
-        return sorted(str(item.path) for item in folder.traverse()
-                      if item.type != "tree" and not (
-                          item.type == "blob" and item.mode in _REGULAR_MODES))
 
     def last_commit(self, path: str) -> tuple[str, str] | None:
         """``(commit id, committer date as UTC ISO 8601)`` of the last commit that touched
