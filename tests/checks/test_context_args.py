@@ -12,31 +12,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import line_of, replace_once
+from tests.context_files import KV_STORE, kv_offload_text, kv_store_text
 from validator.cli import main
 
 STRATEGY = "strategies/single_node_tp.yaml"
-KV_STORE = "kv_store/kv_store_example.yaml"
-KV_STORE_TEXT = """name: kv_store_example
-deploy_type: kv_store_lb
-display_name: "Example KV store"
-description: "A kv-store deployment of our own, for tests."
-min_vllm_version: "{minimum}"
-vllm:
-  vllm_args:
-    - "--kv-transfer-config"
-    - '{{"kv_connector":"ExampleConnector","kv_role":"kv_both"}}'
-    - "{extra}"
-"""
-KV_OFFLOAD = """
-kv_offload:
-  example_cpu:
-    display_name: "CPU"
-    description: "An offload option of our own."
-    args:
-      - "--bogus-offload-flag"
-"""
-
-
 def _check(root: Path, capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, Any]:
     code = main(["check", "--offline", "--no-cache", "--format", "json",
                  *(str(root / p) for p in paths)])
@@ -76,7 +55,7 @@ def test_kv_store_args_are_judged_at_their_line_and_own_minimum(
     """An unknown flag is FLAG001; a flag newer than the file's own min_vllm_version
     (``--kv-transfer-config`` came in vLLM 0.6.5) is FLAG002, naming that minimum."""
     (examples_tree / "kv_store").mkdir()
-    text = KV_STORE_TEXT.format(minimum="0.6.0", extra="--bogus-mooncake-flag")
+    text = kv_store_text(minimum="0.6.0", extra="--bogus-mooncake-flag")
     (examples_tree / KV_STORE).write_text(text)
     code, doc = _check(examples_tree, capsys, "kv_store/")
     assert code == 1
@@ -89,8 +68,7 @@ def test_kv_store_args_are_judged_at_their_line_and_own_minimum(
 
 def test_clean_kv_store_passes(examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (examples_tree / "kv_store").mkdir()
-    (examples_tree / KV_STORE).write_text(KV_STORE_TEXT.format(minimum="0.21.0",
-                                                               extra="--max-num-seqs=8"))
+    (examples_tree / KV_STORE).write_text(kv_store_text(extra="--max-num-seqs=8"))
     code, doc = _check(examples_tree, capsys, KV_STORE)
     assert (code, _findings(doc)) == (0, [])
 
@@ -98,7 +76,7 @@ def test_clean_kv_store_passes(examples_tree: Path, capsys: pytest.CaptureFixtur
 def test_taxonomy_kv_offload_args_are_judged_on_the_taxonomy(
         examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     taxonomy = examples_tree / "taxonomy.yaml"
-    text = taxonomy.read_text() + KV_OFFLOAD
+    text = taxonomy.read_text() + kv_offload_text("--bogus-offload-flag")
     taxonomy.write_text(text)
     code, doc = _check(examples_tree, capsys, "taxonomy.yaml")
     assert code == 1

@@ -12,33 +12,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import line_of, replace_once
+from tests.context_files import KV_STORE, kv_offload_text, kv_store_text
 from validator.cli import main
 
 from .conftest import commit_all, git
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"
-KV_STORE = "kv_store/kv_store_example.yaml"
-KV_STORE_TEXT = """name: kv_store_example
-deploy_type: kv_store_lb
-display_name: "Example KV store"
-description: "A kv-store deployment of our own, for tests."
-min_vllm_version: "0.21.0"
-vllm:
-  vllm_args:
-    - "--kv-transfer-config"
-    - '{"kv_connector":"ExampleConnector","kv_role":"kv_both"}'
-"""
-KV_OFFLOAD = """
-kv_offload:
-  example_cpu:
-    display_name: "CPU"
-    description: "An offload option of our own."
-    args:
-      - "--kv-transfer-config"
-      - '{"kv_connector":"ExampleOffload","kv_role":"kv_both"}'
-"""
-
-
 def _pr(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str]
         ) -> tuple[int, dict[str, Any]]:
     code = main(["pr", "--offline", "--repo", str(repo), "--base", base, "--head", head,
@@ -60,9 +39,10 @@ def context_repo(example_repo: Path) -> tuple[Path, str]:
     """The example repository with a kv-store deployment and a KV offload option of our
     own committed on top: (repository, that commit)."""
     (example_repo / "kv_store").mkdir()
-    (example_repo / KV_STORE).write_text(KV_STORE_TEXT)
+    (example_repo / KV_STORE).write_text(kv_store_text())
     taxonomy = example_repo / "taxonomy.yaml"
-    taxonomy.write_text(taxonomy.read_text() + KV_OFFLOAD)
+    taxonomy.write_text(taxonomy.read_text() + kv_offload_text(
+        "--kv-transfer-config", '{"kv_connector":"ExampleOffload","kv_role":"kv_both"}'))
     return example_repo, commit_all(example_repo, "kv store and offload option")
 
 
@@ -99,10 +79,8 @@ def test_strategy_flag_is_reported_once_on_the_strategy_file(
 def test_kv_offload_args_change_rechecks_recipes_offered_the_option(
         context_repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     repo, base = context_repo
-    text = replace_once(repo / "taxonomy.yaml", '      - "--kv-transfer-config"\n      - \'{"kv_'
-                        'connector":"ExampleOffload"', '      - "--bogus-offload-flag"\n'
-                        '      - "--kv-transfer-config"\n      - \'{"kv_connector":"Example'
-                        'Offload"')
+    text = replace_once(repo / "taxonomy.yaml", '      - "--kv-transfer-config"\n',
+                        '      - "--bogus-offload-flag"\n      - "--kv-transfer-config"\n')
     head = commit_all(repo, "bogus offload flag")
     code, doc = _pr(repo, base, head, capsys)
     assert code == 1
@@ -140,7 +118,7 @@ def test_added_kv_store_rechecks_the_recipes_it_is_offered_to(
         example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = git(example_repo, "rev-parse", "HEAD")
     (example_repo / "kv_store").mkdir()
-    (example_repo / KV_STORE).write_text(KV_STORE_TEXT)
+    (example_repo / KV_STORE).write_text(kv_store_text())
     head = commit_all(example_repo, "new kv store")
     _code, doc = _pr(example_repo, base, head, capsys)
     assert _reasons(doc)[CHAT] == [
@@ -152,7 +130,7 @@ def test_kv_store_deployment_added_as_a_strategy_file_rechecks_recipes(
     """Before ``kv_store/`` existed, kv-store deployments were strategy files
     (``deploy_type: kv_store_lb``), offered to every recipe on NVIDIA and AMD nodes."""
     base = git(example_repo, "rev-parse", "HEAD")
-    (example_repo / "strategies" / "kv_store_example.yaml").write_text(KV_STORE_TEXT)
+    (example_repo / "strategies" / "kv_store_example.yaml").write_text(kv_store_text())
     head = commit_all(example_repo, "new kv store as a strategy")
     _code, doc = _pr(example_repo, base, head, capsys)
     assert _reasons(doc)[CHAT] == [

@@ -285,29 +285,26 @@ class GitTree(PinnedTree):
             return False
         return entry is not None and entry.type == "blob" and entry.mode in _REGULAR_MODES
 
+    def _entries(self, prefix: str) -> list[Any]:
+        """Every entry below folder ``prefix`` at the commit (none when it is no folder)."""
+        if prefix.strip("/"):
+            folder = self._entry(prefix.strip("/"))
+            if folder is None or folder.type != "tree":
+                return []
+        else:
+            folder = self._commit.tree
+        return [item for item in folder.traverse() if item.type != "tree"]
+
     def not_files(self, prefix: str) -> list[str]:
         """Entries under folder ``prefix`` that :meth:`list` leaves out because they are
         no regular file (symbolic links, submodule entries), sorted: reading one raises
         :class:`SourceError`, so a caller that must not pass them by can report them."""
-        if prefix.strip("/"):
-            folder = self._entry(prefix.strip("/"))
-            if folder is None or folder.type != "tree":
-                return []
-        else:
-            folder = self._commit.tree
-        return sorted(str(item.path) for item in folder.traverse()
-                      if item.type != "tree" and not (
-                          item.type == "blob" and item.mode in _REGULAR_MODES))
+        return sorted(str(item.path) for item in self._entries(prefix)
+                      if not (item.type == "blob" and item.mode in _REGULAR_MODES))
 
     def list(self, prefix: str) -> list[str]:
         """Regular files under folder ``prefix`` at the commit (recursive, sorted)."""
-        if prefix.strip("/"):
-            folder = self._entry(prefix.strip("/"))
-            if folder is None or folder.type != "tree":
-                return []
-        else:
-            folder = self._commit.tree
-        return sorted(str(item.path) for item in folder.traverse()
+        return sorted(str(item.path) for item in self._entries(prefix)
                       if item.type == "blob" and item.mode in _REGULAR_MODES)
 
     def last_commit(self, path: str) -> tuple[str, str] | None:
