@@ -388,6 +388,7 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     if not by_name and not rendered:
         return sel
     sites = (site_inputs(base), site_inputs(head)) if rendered else ()
+    changed = set(sel.recipes)  # checked in full anyway: "modified" says why
     for path in head.list(MODELS):
         if not is_recipe_path(path) or not matches(path, patterns):
             continue
@@ -398,7 +399,7 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
         if not doc.ok:
             continue
         reasons, cited = _reference_reasons(doc.data, by_name)
-        if rendered:
+        if rendered and path not in changed:
             found = reaches(doc.data, sites)
             reasons += [f"renders with {e.describe()}" for e in rendered if e not in cited
                         and renders_with(e.kind, e.name, e.change, e.fields, found)]
