@@ -15,6 +15,7 @@ from typing import Any
 
 from validator.checks.cli_data import CliRegistries, using
 from validator.checks.cli_plan import Window, release_window
+from validator.checks.context_args import context_arg_findings
 from validator.checks.install_range import record as record_install_ranges
 from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
@@ -221,11 +222,32 @@ class Checker:
                 result.internal_errors.append(msg)
         return out
 
+    def context_findings(self, doc: LoadedDocument, schema_name: str, result: RunResult,
+                         *, args: bool) -> list[Finding]:
+        """The loader and schema findings of a taxonomy/strategy/kv-store file (before the
+        run's policy); with ``args`` also those of its ``vllm serve`` argument lists
+        (:mod:`validator.checks.context_args`), judged at the settings' release window.
+        A crash of the argument check goes to ``result.internal_errors``."""
+        findings = list(doc.findings) + self.schema.validate(doc, schema_name)
+        if not args or not doc.ok:
+            return findings
+        settings = self.context.settings
+        rules = {r.id: r for r in self.rules}
+        try:
+            with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
+                findings += context_arg_findings(doc, schema_name, rules,
+                                                 strict=settings.strict)
+        except Exception as exc:  # a bug in a check must not hide the other findings
+            msg = f"internal error checking the arguments of {doc.path}: {exc!r}"
+            print(f"recipe-check: {msg}", file=sys.stderr)
+            result.internal_errors.append(msg)
+        return findings
+
     def check_context_document(self, doc: LoadedDocument, schema_name: str,
                                result: RunResult) -> None:
         """Report the loader and schema findings of a taxonomy/strategy/kv-store file,
         only when it has any (a clean context file adds no document to the output)."""
-        findings = list(doc.findings) + self.schema.validate(doc, schema_name)
+        findings = self.context_findings(doc, schema_name, result, args=False)
         if findings:
             tree = self.context.tree
             data = tree.read(doc.path)

@@ -178,9 +178,9 @@ class Session:
         reported only when it has findings (a warning on stderr when there is no
         taxonomy). Given ``files``, (path, schema name) pairs (``pr``: the changed
         context files, ``"taxonomy"``, ``"strategy"`` or ``"kv_store"``), each one is
-        reported, with or without findings; one that is unreadable or refused is
-        reported as :meth:`check_recipe` does, one that is gone raises
-        ``FileNotFoundError``.
+        reported, with or without findings, and with the findings of its ``vllm serve``
+        argument lists; one that is unreadable or refused is reported as
+        :meth:`check_recipe` does, one that is gone raises ``FileNotFoundError``.
         """
         opened = self.open(tree)
         if opened is None:
@@ -207,7 +207,7 @@ class Session:
                 continue
             data, prov = read
             doc = self._context_document(ctx, path, data)
-            findings = list(doc.findings) + self.schema.validate(doc, kind)
+            findings = checker.context_findings(doc, kind, self.result, args=True)
             findings = checker.policy.apply(path, findings, data)
             findings.sort(key=Finding.sort_key)
             self.result.documents.append(DocumentResult(path, prov, findings, kind))
@@ -375,28 +375,26 @@ class Session:
     def _visit_targets(self, targets: Iterable[tuple[RecipeTree, str]],
                        deferred: list[tuple[int, Unit]] | None,
                        advance: Callable[[], None]) -> None:
-        reported: dict[int, set[str]] = {}  # per tree: context documents in the result
+        named: dict[int, set[str]] = {}  # per tree: context documents named as targets
         for tree, path in targets:
-            if not self._visit_target(tree, path, deferred, reported):
+            if not self._visit_target(tree, path, deferred, named):
                 advance()  # else counted when a worker has checked it
 
     def _visit_target(self, tree: RecipeTree, path: str,
                       deferred: list[tuple[int, Unit]] | None,
-                      reported: dict[int, set[str]]) -> bool:
+                      named: dict[int, set[str]]) -> bool:
         """One target of :meth:`check_targets`; whether it was left to a worker."""
         first = id(tree) not in self._opened
         opened = self.open(tree)
         if opened is None:
             return False
         if first:
-            before = len(self.result.documents)
             self.check_context(tree)
-            reported[id(tree)] = {d.path for d in self.result.documents[before:]}
         if path in opened.context_paths:
-            done = reported.setdefault(id(tree), set())
-            if path not in done:  # named, and clean: counted as a file checked
+            done = named.setdefault(id(tree), set())
+            if path not in done:
                 done.add(path)
-                self._clean_context_document(tree, opened.context, path)
+                self._named_context_document(tree, opened, path)
             return False
         try:
             if deferred is not None:
@@ -406,16 +404,27 @@ class Session:
             raise UsageError(f"{path}: not found in {tree.label}") from exc
         return False
 
-    def _clean_context_document(self, tree: RecipeTree, ctx: Context, path: str) -> None:
-        """The result of a context document named as a target that :meth:`check_context`
-        found clean (a clean one is otherwise left out of the output)."""
+    def _named_context_document(self, tree: RecipeTree, opened: Opened, path: str) -> None:
+        """The result of a context document named as a target: its loader and schema
+        findings (in place of what :meth:`check_context` reported of it) and those of its
+        ``vllm serve`` argument lists; a clean one is reported too, as a file checked."""
         read = self._read(tree, path)
         if read is None:
             return
+        ctx = opened.context
         kind = ("taxonomy" if ctx.taxonomy is not None and ctx.taxonomy.path == path
                 else "kv_store" if path in {d.path for d in ctx.kv_stores.values()}
                 else "strategy")
-        self.result.documents.append(DocumentResult(path, read[1], [], kind))
+        doc = self._context_document(ctx, path, read[0])
+        findings = opened.checker.context_findings(doc, kind, self.result, args=True)
+        findings = sorted(opened.checker.policy.apply(path, findings, read[0]),
+                          key=Finding.sort_key)
+        result = DocumentResult(path, read[1], findings, kind)
+        for i, earlier in enumerate(self.result.documents):
+            if earlier.path == path and earlier.checked == kind:
+                self.result.documents[i] = result
+                return
+        self.result.documents.append(result)
 
     def check_files(self, tree: RecipeTree, recipes: Iterable[str],
                     context_files: Iterable[tuple[str, str]] = (),

@@ -68,3 +68,27 @@ def scratch_repo(corpus_repo: Path, tmp_path: Path) -> Path:
     git(dest, "config", "user.email", "tests@example.invalid")
     git(dest, "config", "user.name", "recipe-check tests")
     return dest
+
+
+EXAMPLES = PROJECT / "examples" / "recipes"
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Stage every change of ``repo``'s work tree, commit it; the new commit's id."""
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q",
+        "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture()
+def example_repo(tmp_path: Path) -> Path:
+    """A git repository holding a copy of our example recipes tree, one commit on ``main``
+    (hermetic and small: for PR tests that build their own changes)."""
+    import shutil
+
+    dest = tmp_path / "example"
+    shutil.copytree(EXAMPLES, dest)
+    git(dest, "init", "-q", "-b", "main")
+    commit_all(dest, "example tree")
+    return dest

@@ -62,6 +62,10 @@ class ArgLayer:
         return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path),)
 
 
+STRATEGY_ARG_LISTS = ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args")
+"""Where a strategy keeps the arguments the site adds to ``vllm serve``."""
+
+
 def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
     """Argument lists the recipe pulls in from other files of its revision: the
     ``vllm_args`` of each compatible strategy (``prefill``/``decode`` for PD) and the
@@ -74,8 +78,8 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
         if sdoc is None or not sdoc.ok:
             continue
         anchor = f"/compatible_strategies/{i}"
-        for ptr in ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args"):
-            toks = _tokens(get(sdoc.data, *ptr.strip("/").split("/")))
+        for ptr in STRATEGY_ARG_LISTS:
+            toks = list_tokens(get(sdoc.data, *ptr.strip("/").split("/")))
             if toks is not None:
                 out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}",
                                     strategy=name, anchor=anchor, origin=sdoc))
@@ -84,7 +88,7 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
     for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
         if status == "unsupported" or key not in options or tax is None:
             continue
-        toks = _tokens(get(options[key], "args"))
+        toks = list_tokens(get(options[key], "args"))
         if toks is not None:
             out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
                                 f"taxonomy.yaml kv_offload.{key}.args",
@@ -92,7 +96,9 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
     return out
 
 
-def _tokens(value: Any) -> tuple[str, ...] | None:
+def list_tokens(value: Any) -> tuple[str, ...] | None:
+    """The items of an argument list as strings, or ``None`` for an empty list or one
+    holding anything but strings and numbers."""
     lst = as_list(value)
     if not lst or not all(isinstance(x, str | int | float) and not isinstance(x, bool)
                           for x in lst):
@@ -106,7 +112,7 @@ def collect_layers(data: Any) -> list[ArgLayer]:
     out: list[ArgLayer] = []
 
     def add(pointer: str, value: Any, label: str, **kw: Any) -> None:
-        toks = _tokens(value)
+        toks = list_tokens(value)
         if toks is not None:
             out.append(ArgLayer(pointer, toks, label, **kw))
 
@@ -220,7 +226,7 @@ def ascend_variants(data: Any, is_npu: Callable[[str], bool]) -> set[str]:
     on NPU hardware (``is_npu``, see :func:`npu_hardware`)."""
     out: set[str] = set()
     for vname, variant, _ in items(get(data, "variants"), "/variants"):
-        toks = _tokens(get(variant, "extra_args")) or ()
+        toks = list_tokens(get(variant, "extra_args")) or ()
         hw = [h for h in as_list(get(variant, "supported_hardware")) if isinstance(h, str)]
         if is_ascend_tokens(toks) or (hw and all(is_npu(h) for h in hw)):
             out.add(vname)

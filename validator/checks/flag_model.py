@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from validator.checks.arg_layers import (
@@ -53,7 +53,7 @@ from validator.checks.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged, v
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, Reads
 from validator.checks.shell_words import printed_expansions
-from validator.checks.versions import MinVersion, version_key
+from validator.checks.versions import MinVersion, parse_min_version, version_key
 from validator.findings import Related
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption
@@ -194,35 +194,92 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
                            start.served_by, out, noted)
         if plan is None or plan.predates_serve or plan.minimum is None:
             continue
-        tokens, where, joined = split_joined(layer.tokens)
-        for item in joined:
-            ptr, rel = layer.site(doc, item)
-            _add(out.hits, "FLAG020", Hit(ptr, f"list item `{layer.tokens[item]}` holds a "
-                                          "flag and its value (the site's shell command "
-                                          "splits it; its API argv keeps one token, which "
-                                          "vLLM refuses)", "write the flag and its value "
-                                          "as two list items", related=rel))
-        result, issues = check_tokens(tokens, plan, expansions=printed_expansions(
-            layer.tokens, tokens, where))
+        result, tokens, where, issues = judge_list(doc, layer, plan, out.hits)
         if result is not None:
             out.parsed[layer.pointer] = result
             out.where[layer.pointer] = where
             issues = _unplugged(doc, ctx, layer, result, where, issues)
-        for issue in issues:
-            ptr, related = layer.site(doc, where[issue.index])
-            lead = value_lead(layer.tokens, tokens, where, issue.index) \
-                if issue.on_value and layer.origin is None else ""
-            if layer.origin is not None:
-                if issue.code in OWN_LIST_CODES:
-                    continue  # a property of the other file, reported when it is checked
-                issue = FlagIssue(issue.code, issue.index, f"{layer.label}: {issue.message}",
-                                  issue.hint)
-            elif issue.related_index is not None:
-                rptr = join_pointer(layer.pointer, where[issue.related_index])
-                related = (Related(line_of(doc, rptr), "first occurrence"),)
-            _add(out.hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
-                                                       related=related, value_after=lead))
+        if layer.origin is not None:
+            issues = _recipe_own(layer, issues)
+        add_issue_hits(doc, layer, tokens, where, issues, out.hits)
     return out
+
+
+def judge_list(doc: LoadedDocument, layer: ArgLayer, plan: VersionPlan,
+               hits: dict[str, list[Hit]]) -> tuple[ParsedArgs | None, tuple[str, ...],
+                                                    tuple[int, ...], list[FlagIssue]]:
+    """Check one argument list at ``plan``: a ``FLAG020`` hit (into ``hits``) per item
+    holding a flag and its value, then the engine's issues of the split tokens.
+
+    Returns the parse (``None`` without a registry), the split tokens, the list item of
+    each token and the issues (indexes into the tokens)."""
+    tokens, where, joined = split_joined(layer.tokens)
+    for item in joined:
+        ptr, rel = layer.site(doc, item)
+        _add(hits, "FLAG020", Hit(ptr, f"list item `{layer.tokens[item]}` holds a flag and "
+                                  "its value (the site's shell command splits it; its API "
+                                  "argv keeps one token, which vLLM refuses)", "write the flag "
+                                  "and its value as two list items", related=rel))
+    result, issues = check_tokens(tokens, plan, expansions=printed_expansions(
+        layer.tokens, tokens, where))
+    return result, tokens, where, issues
+
+
+def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...],
+                   where: tuple[int, ...], issues: list[FlagIssue],
+                   hits: dict[str, list[Hit]]) -> None:
+    """The hit of each issue of ``layer`` under its rule: at the list item in ``doc``, or,
+    for a list of another file, at the recipe line that selects it (an issue of the
+    other file's spelling or duplicates is that file's, reported when it is checked)."""
+    for issue in issues:
+        ptr, related = layer.site(doc, where[issue.index])
+        lead = value_lead(layer.tokens, tokens, where, issue.index) \
+            if issue.on_value and layer.origin is None else ""
+        if layer.origin is not None:
+            if issue.code in OWN_LIST_CODES:
+                continue  # a property of the other file, reported when it is checked
+            issue = FlagIssue(issue.code, issue.index, f"{layer.label}: {issue.message}",
+                              issue.hint)
+        elif issue.related_index is not None:
+            rptr = join_pointer(layer.pointer, where[issue.related_index])
+            related = (Related(line_of(doc, rptr), "first occurrence"),)
+        _add(hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
+                                               related=related, value_after=lead))
+
+
+#: The issue code a recipe keeps on a list of another file although that file reports a
+#: problem of the same token: the token is newer than the recipe's own minimum.
+RECIPE_WINDOW_CODES = frozenset({"newer"})
+
+
+def context_plan(doc: LoadedDocument) -> VersionPlan:
+    """The plan a context file's own argument lists are checked with: its own
+    ``min_vllm_version`` up to the newest vendored release, else the newest release."""
+    declared = doc.data.get("min_vllm_version") if isinstance(doc.data, dict) else None
+    plan = plan_for(parse_min_version(declared), VLLM)
+    return replace(plan, floor=(f"the min_vllm_version of {doc.path} is", "",
+                                f"the min_vllm_version of {doc.path}"))
+
+
+def context_list_issues(doc: LoadedDocument, layer: ArgLayer
+                        ) -> tuple[ParsedArgs | None, tuple[str, ...], tuple[int, ...],
+                                   list[FlagIssue], dict[str, list[Hit]]]:
+    """A context file's list judged on its own (:func:`context_plan`): what
+    :func:`judge_list` returns, and its ``FLAG020`` hits."""
+    hits: dict[str, list[Hit]] = {}
+    return (*judge_list(doc, layer, context_plan(doc), hits), hits)
+
+
+def _recipe_own(layer: ArgLayer, issues: list[FlagIssue]) -> list[FlagIssue]:
+    """``issues`` of a list of another file without those that file shows on its own
+    (judged at its own minimum, :func:`context_list_issues`): those are reported once, on
+    that file, not on every recipe using it. What only the recipe's release range shows
+    (a flag newer than its minimum) stays the recipe's."""
+    assert layer.origin is not None
+    own = {i.index for i in context_list_issues(
+        layer.origin, ArgLayer(layer.pointer, layer.tokens, layer.label))[3]
+        if i.code not in RECIPE_WINDOW_CODES}
+    return [i for i in issues if i.code in RECIPE_WINDOW_CODES or i.index not in own]
 
 
 #: Issue codes that judge the value of a parser option (a plugin file registers names).

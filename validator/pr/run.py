@@ -215,7 +215,8 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
                          patterns)
         else:
             sel = Selection()
-            for path in head_tree.list(MODELS):
+            listed = head_tree.list(MODELS) + head_tree.not_files(MODELS)  # those: PROV005
+            for path in sorted(listed):
                 if is_recipe_path(path) and matches(path, patterns):
                     sel.recipes[path] = ["no base revision: every recipe is checked"]
         head_run = check_selection(sel, head_tree, settings, rules, config)

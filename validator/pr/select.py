@@ -7,14 +7,19 @@ pull request ("three-dot" diff). From it:
 * every recipe (``models/**.yaml``/``.yml``) the change adds, modifies or renames is
   checked at the head; deleted recipes are skipped (there is nothing left to check);
 * a changed ``taxonomy.yaml``, ``strategies/*.yaml`` or ``kv_store/*.yaml`` that still
-  exists at the head is itself checked (its loader and schema findings);
+  exists at the head is itself checked (its loader and schema findings, and its
+  ``vllm serve`` argument lists: :mod:`validator.checks.context_args`);
 * when ``taxonomy.yaml`` or a strategy/kv-store file changes, the entries that changed or
   disappeared are worked out (hardware profile ids, strategy names, tasks, KV offload
   options, and the brand/generation groups of changed hardware profiles) and every recipe
   at the head whose data names one of them (as a mapping key or a whole string value) is
   checked too, with the JSON pointer of the reference as the reason. Upstream's site
   build resolves these references by exact string match (``validateHardwareKeys`` and
-  friends in ``scripts/build-recipes-api.mjs``), so exact matching is what matters.
+  friends in ``scripts/build-recipes-api.mjs``), so exact matching is what matters;
+* so is every recipe whose rendered commands read a hardware profile, strategy,
+  kv-store deployment or KV offload option that changed, was removed or was added,
+  although it does not name it (the hardware of its picker, the kv-stores every recipe
+  is offered ...): :mod:`validator.pr.affected`, with ``renders with ...`` as the reason.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from validator.context import KV_STORE, MODELS, STRATEGIES, TAXONOMY
 from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
 from validator.load import load_yaml
+from validator.pr.affected import reaches, renders_with, site_inputs
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import join_pointer
 
@@ -311,24 +317,28 @@ def taxonomy_changes(base: RecipeTree, head: RecipeTree) -> list[EntryChange]:
 
 def named_file_changes(changes: Sequence[Change], base: RecipeTree,
                        head: RecipeTree) -> list[EntryChange]:
-    """Strategies and kv-store options (file stems) that a change modified or removed."""
+    """Strategies and kv-store options that a change modified, removed or added: by file
+    stem, and by the ``name`` field the site keys them by where that differs. A change
+    of comments or layout only is no change of the entry."""
     out: list[EntryChange] = []
     for ch in changes:
-        candidates = [(ch.path, ch.status == "deleted")]
+        candidates = [(ch.path, "removed" if ch.status == "deleted" else
+                       "added" if ch.status in ("added", "renamed") else "changed")]
         if ch.old_path:
-            candidates.append((ch.old_path, True))  # the old name is gone
-        for path, removed in candidates:
+            candidates.append((ch.old_path, "removed"))  # the old name is gone
+        for path, change in candidates:
             kind = context_kind(path)
             if kind not in ("strategy", "kv_store"):
                 continue
             label = "strategy" if kind == "strategy" else "KV store"
-            stem = PurePosixPath(path).stem
-            if removed:
-                out.append(EntryChange(label, stem, "removed", path))
-            elif ch.status == "modified" and _load_data(base, path) != _load_data(head, path):
-                # added or renamed-to names cannot break a recipe that already resolved;
-                # a change of comments or layout only is no change of the entry
-                out.append(EntryChange(label, stem, "changed", path))
+            old, new = _load_data(base, path), _load_data(head, path)
+            if change == "changed" and old == new:
+                continue
+            fields = _changed_fields(old[1], new[1]) if change == "changed" else ()
+            names = [PurePosixPath(path).stem]
+            names += [n for _present, data in (old, new) if isinstance(data, dict)
+                      and isinstance(n := data.get("name"), str) and n not in names]
+            out += [EntryChange(label, name, change, path, fields) for name in names]
     return out
 
 
@@ -394,8 +404,11 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     for e in entries:
         if e.change != "added":
             by_name.setdefault(e.name, []).append(e)
-    if not by_name:
+    rendered = [e for e in entries if RENDERED_KINDS.get(e.kind) == (e.source == TAXONOMY)]
+    if not by_name and not rendered:
         return sel
+    sites = (site_inputs(base), site_inputs(head)) if rendered else ()
+    changed = set(sel.recipes)  # checked in full anyway: "modified" says why
     for path in head.list(MODELS):
         if not is_recipe_path(path) or not matches(path, patterns):
             continue
@@ -405,13 +418,34 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
             continue  # unreadable here; a changed one is reported by the check itself
         if not doc.ok:
             continue
-        seen: dict[str, list[str]] = {}
-        for name, pointer in references(doc.data, set(by_name)):
-            seen.setdefault(name, []).append(pointer)
-        for name, pointers in seen.items():
-            more = f" and {len(pointers) - 1} more place(s)" if len(pointers) > 1 else ""
-            for e in by_name[name]:
-                sel.recipes.setdefault(path, []).append(
-                    f"references {e.describe()} at {pointers[0]}{more}")
+        reasons, cited = _reference_reasons(doc.data, by_name)
+        if rendered and path not in changed:
+            found = reaches(doc.data, sites)
+            reasons += [f"renders with {e.describe()}" for e in rendered if e not in cited
+                        and renders_with(e.kind, e.name, e.change, e.fields, found)]
+        if reasons:
+            sel.recipes.setdefault(path, []).extend(reasons)
     sel.recipes = dict(sorted(sel.recipes.items()))
     return sel
+
+
+RENDERED_KINDS = {"hardware profile": True, "KV offload option": True, "strategy": False,
+                  "KV store": False}
+"""Entry kinds the rendered commands read (:mod:`validator.pr.affected`) -> whether the
+taxonomy defines them (else a strategy or kv-store file does; the taxonomy's own list of
+strategy names is not read by the renderer)."""
+
+
+def _reference_reasons(data: Any, by_name: dict[str, list[EntryChange]]
+                       ) -> tuple[list[str], set[EntryChange]]:
+    """Why a recipe's data selects it: each changed or removed entry it names, and those
+    entries."""
+    seen: dict[str, list[str]] = {}
+    for name, pointer in references(data, set(by_name)):
+        seen.setdefault(name, []).append(pointer)
+    out, cited = [], set()
+    for name, pointers in seen.items():
+        more = f" and {len(pointers) - 1} more place(s)" if len(pointers) > 1 else ""
+        out += [f"references {e.describe()} at {pointers[0]}{more}" for e in by_name[name]]
+        cited.update(by_name[name])
+    return out, cited

@@ -223,10 +223,16 @@ class GitTree(PinnedTree):
 
     def _blob(self, path: str) -> Any:
         entry = self._entry(path)
-        if entry is None or entry.type != "blob":
+        if entry is None or entry.type == "tree":
             raise FileNotFoundError(f"{path}: not in {self.repository} at commit {self.commit}")
+        if entry.type != "blob":  # a submodule: the tree names a commit of another repository
+            raise SourceError(f"{path}: is a submodule entry (gitlink to commit {entry.hexsha}) "
+                              f"in commit {self.commit}, not a file; not read")
         if entry.mode == _SYMLINK_MODE:
             raise SourceError(f"{path}: is a symbolic link in commit {self.commit}; not followed")
+        if entry.mode not in _REGULAR_MODES:
+            raise SourceError(f"{path}: has git file mode {entry.mode:o} in commit "
+                              f"{self.commit}, not a regular file; not read")
         return entry
 
     def _raw_object(self, obj: Any) -> bytes:
@@ -279,15 +285,26 @@ class GitTree(PinnedTree):
             return False
         return entry is not None and entry.type == "blob" and entry.mode in _REGULAR_MODES
 
-    def list(self, prefix: str) -> list[str]:
-        """Regular files under folder ``prefix`` at the commit (recursive, sorted)."""
+    def _entries(self, prefix: str) -> list[Any]:
+        """Every entry below folder ``prefix`` at the commit (none when it is no folder)."""
         if prefix.strip("/"):
             folder = self._entry(prefix.strip("/"))
             if folder is None or folder.type != "tree":
                 return []
         else:
             folder = self._commit.tree
-        return sorted(str(item.path) for item in folder.traverse()
+        return [item for item in folder.traverse() if item.type != "tree"]
+
+    def not_files(self, prefix: str) -> list[str]:
+        """Entries under folder ``prefix`` that :meth:`list` leaves out because they are
+        no regular file (symbolic links, submodule entries), sorted: reading one raises
+        :class:`SourceError`, so a caller that must not pass them by can report them."""
+        return sorted(str(item.path) for item in self._entries(prefix)
+                      if not (item.type == "blob" and item.mode in _REGULAR_MODES))
+
+    def list(self, prefix: str) -> list[str]:
+        """Regular files under folder ``prefix`` at the commit (recursive, sorted)."""
+        return sorted(str(item.path) for item in self._entries(prefix)
                       if item.type == "blob" and item.mode in _REGULAR_MODES)
 
     def last_commit(self, path: str) -> tuple[str, str] | None:
