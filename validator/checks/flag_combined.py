@@ -23,8 +23,8 @@ from validator.checks.arg_layers import (
     npu_hardware,
     platform_plugin,
 )
-from validator.checks.cli_plan import VLLM, plan_for
-from validator.checks.flag_engine import env_issue, parse_int, recipe_minimum
+from validator.checks.cli_plan import VLLM
+from validator.checks.flag_engine import env_issue, parse_int
 from validator.checks.flag_model import (
     FLAG_READS,
     gate,
@@ -33,6 +33,7 @@ from validator.checks.flag_model import (
     reported,
     string_arg_lists,
 )
+from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, rule
 from validator.checks.rendered import affected
 from validator.findings import Related, Severity
@@ -390,7 +391,7 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
     for pointer, label, variant, hardware in env_maps(data):
         npu = is_npu(hardware) if hardware else variant in ascend
         family = served_by or (ASCEND if npu else VLLM)
-        plan = plan_for(recipe_minimum(doc, ctx, variant), family)
+        plan = install_range(doc, ctx, variant, family=family).plan
         for name in as_dict(get(data, *split_pointer(pointer))):
             why = env_issue(name, plan) if isinstance(name, str) else None
             if why is not None:
@@ -402,7 +403,7 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
         sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
         if sdoc is None or not sdoc.ok:
             continue
-        plan = plan_for(recipe_minimum(doc, ctx, None, name), served_by or VLLM)
+        plan = install_range(doc, ctx, None, name, served_by or VLLM).plan
         for sptr in ("/env", "/prefill/env", "/decode/env"):
             for var in as_dict(get(sdoc.data, *split_pointer(sptr))):
                 why = env_issue(var, plan) if isinstance(var, str) else None

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from validator.checks._data import get
 from validator.checks.arg_layers import (
     ArgLayer,
     ascend_variants,
@@ -121,8 +122,7 @@ def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
     if not isinstance(data, dict) or not versions():
         return out
     record_ranges(doc, ctx)
-    model_min = recipe_minimum(doc, ctx)
-    model_plan = plan_for(model_min)
+    model_plan = install_range(doc, ctx).plan
     if model_plan.predates_serve:
         _add(out.hits, "FLAG018", Hit(
             "/model/min_vllm_version", f"min_vllm_version {model_plan.declared} predates "
@@ -132,18 +132,25 @@ def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
         return out
     out.served_by = platform_plugin(data)
     if out.served_by is not None:
-        plugin_plan = plan_for(model_min, out.served_by)
+        plugin_plan = install_range(doc, ctx, family=out.served_by).plan
         if plugin_plan.minimum is None:
             _add(out.hits, "FLAG017", Hit(
                 "/meta/tasks", f"arguments not checked: this recipe is served by "
                 f"{plugin_plan.product}; {plugin_plan.note}"))
             return out
-        if plugin_plan.note:
-            _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", plugin_plan.note))
-    elif model_plan.note:
-        _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", model_plan.note))
+        model_plan = plugin_plan
+    if model_plan.note:
+        _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", model_plan.note,
+                                      related=_nightly_line(doc, model_plan)))
     out.stop = False
     return out
+
+
+def _nightly_line(doc: LoadedDocument, plan: VersionPlan) -> tuple[Related, ...]:
+    """The ``nightly_required`` line a launch-day plan's note rests on, if written."""
+    if not plan.launch_day or get(doc.data, "model", "nightly_required") is not True:
+        return ()
+    return (Related(line_of(doc, "/model/nightly_required"), "nightly_required: true"),)
 
 
 # --------------------------------------------------------------------------- layers
