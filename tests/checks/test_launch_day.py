@@ -135,3 +135,25 @@ def test_launch_day_still_reports_what_releases_can_tell(corpus_copy: Path) -> N
     args = '["--max-model-lenn", "4096", "--speculative-config", "{method: mtp}"]'
     found, _ = run(corpus_copy, recipe(args, minimum="nightly", model_extra=NIGHTLY))
     assert of(found, "FLAG001") and of(found, "FLAG007")
+
+
+QWEN38 = "models/Qwen/Qwen3.8-2.4T-A95B.yaml"
+
+
+@pytest.mark.corpus
+def test_nightly_minimum_with_nightly_required_is_not_an_error(corpus_copy: Path) -> None:
+    """Qwen3.8-2.4T-A95B at corpus main: `min_vllm_version: "nightly"` with
+    `nightly_required: true` (the site renders the nightly install) gets the launch-day
+    info and its hint, not VER011's error; without nightly_required the error is back."""
+    from tests.conftest import check_tree
+
+    text = (corpus_copy / QWEN38).read_text("utf-8")
+    found = check_tree(corpus_copy, QWEN38)
+    assert not of(found, "VER011")
+    (info,) = [f for f in found if UNVERIFIABLE in f.message]
+    assert info.line == line_of(text, 'min_vllm_version: "nightly"')
+    assert info.hint is not None and "expected to ship support" in info.hint
+    (corpus_copy / QWEN38).write_text(text.replace("  nightly_required: true\n", "", 1),
+                                      "utf-8")
+    (error,) = of(check_tree(corpus_copy, QWEN38), "VER011")
+    assert error.severity.value == "error"

@@ -141,9 +141,21 @@ def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
         model_plan = plugin_plan
     if model_plan.note:
         _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", model_plan.note,
+                                      _launch_hint(model_plan),
                                       related=_nightly_line(doc, model_plan)))
     out.stop = False
     return out
+
+
+def _launch_hint(plan: VersionPlan) -> str | None:
+    """What a launch-day recipe does next (``None`` for other plans)."""
+    if not plan.launch_day:
+        return None
+    if plan.declared == "nightly":
+        return ("write the release expected to ship support as min_vllm_version (the site "
+                "shows `nightly` as 0.0.0); keep nightly_required: true until it ships")
+    return (f"re-check once vLLM {plan.declared} ships (`recipe-check data vllm-cli "
+            f"{plan.declared}` vendors its CLI)")
 
 
 def _nightly_line(doc: LoadedDocument, plan: VersionPlan) -> tuple[Related, ...]:
