@@ -41,21 +41,27 @@ def launch_recipe(corpus_repo: Path, root: Path) -> str:
     return text
 
 
-def check_hy3(root: Path, text: str) -> list[Finding]:
-    """Every finding of ``text`` as Hy3-preview, judged as of its launch day."""
+def check_file(root: Path, path: str, text: str, settings: Settings) -> list[Finding]:
+    """Every finding of ``text`` written as ``path`` of the tree ``root``."""
     from validator.catalogue import check_rules
     from validator.checker import Checker, RunResult
     from validator.context import local_context
     from validator.schema import SchemaValidator
 
-    (root / HY3).write_text(text, "utf-8")
-    ctx = local_context(root, Settings(as_of=LAUNCH_DAY))
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text, "utf-8")
+    ctx = local_context(root, settings)
     result = RunResult()
     data = text.encode()
     Checker(ctx, check_rules(), SchemaValidator()).check_recipe(
-        HY3, data, ctx.tree.provenance(HY3, data), result)
+        path, data, ctx.tree.provenance(path, data), result)
     assert not result.internal_errors, result.internal_errors
     return result.all_findings()
+
+
+def check_hy3(root: Path, text: str) -> list[Finding]:
+    """Every finding of ``text`` as Hy3-preview, judged as of its launch day."""
+    return check_file(root, HY3, text, Settings(as_of=LAUNCH_DAY, rendered=True))
 
 
 @pytest.mark.corpus
@@ -157,3 +163,27 @@ def test_nightly_minimum_with_nightly_required_is_not_an_error(corpus_copy: Path
                                       "utf-8")
     (error,) = of(check_tree(corpus_copy, QWEN38), "VER011")
     assert error.severity.value == "error"
+
+
+KIMI = "models/moonshotai/Kimi-K2.5.yaml"
+
+
+@pytest.mark.corpus
+def test_hardware_override_spelled_apart_is_the_override_finding(
+        corpus_repo: Path, corpus_copy: Path) -> None:
+    """Kimi-K2.5 as PR #300's head has it: pd_cluster's prefill and decode lists set
+    `--block-size 64`, the AMD hardware override `--block-size=1`. Spelled apart, the site
+    keeps both in the command and vLLM takes the last: AMD's intended override, reported
+    as FLAG012's info naming both lines, not as FLAG011's error."""
+    text = subprocess.run(["git", "show", f"refs/pull/300/head:{KIMI}"], cwd=corpus_repo,
+                          check=True, capture_output=True, text=True).stdout
+    found = check_file(corpus_copy, KIMI, text, Settings(rendered=True))
+    amd = line_of(text, '"--block-size=1"')
+    assert not [f for f in found if f.rule == "FLAG011" and f.line == amd]
+    overrides = [f for f in of(found, "FLAG012") if f.line == amd]
+    assert len(overrides) == 2 and all(f.severity.value == "info" for f in overrides)
+    assert all("overrides `--block-size 64` of strategy_overrides.pd_cluster." in f.message
+               for f in overrides)
+    assert sorted(r.line for f in overrides for r in f.related) == [
+        line_of(text, '"--block-size"', start) + 0 for start in
+        (line_of(text, "prefill:"), line_of(text, "decode:"))]

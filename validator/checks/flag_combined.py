@@ -12,6 +12,7 @@ documentation; running one of them computes nothing the others need alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from validator.checks._data import as_dict, as_list, get
@@ -30,6 +31,7 @@ from validator.checks.flag_model import (
     gate,
     layer_model,
     line_of,
+    rendered_facts,
     reported,
     string_arg_lists,
 )
@@ -126,6 +128,11 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     alike (``--layers-only`` too: it changes how the argument lists are checked, not
     which overrides exist); the same value twice is no finding.
 
+    A hardware override spelled apart from the flag it overrides (``--block-size=1``
+    after ``--block-size 64``) is not de-duplicated: the rendered command keeps both and
+    vLLM takes the last, which is what the override means. The rendered commands report
+    it here too (not as ``FLAG011``'s error).
+
     Failing::
 
         model:
@@ -156,8 +163,11 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
                f"overrides `{_unit(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
                (Related(line, ov.dropped.layer),))
         grouped.setdefault(key, []).append(label)
+    found = rendered_facts(doc, ctx)  # spelled apart, both stay in the command
+    kept = found.hits.get("FLAG012", []) if found is not None else []
     return [Hit(pointer, f"{message} ({affected(labels)})", None, related=related)
-            for (pointer, message, related), labels in grouped.items()]
+            for (pointer, message, related), labels in grouped.items()] + [
+        replace(hit, message=f"{hit.message} ({affected(labels)})") for hit, labels in kept]
 
 
 # --------------------------------------------------------------------------- FLAG025
