@@ -169,7 +169,7 @@ def test_action_on_pull_request_616(corpus_repo: Path, tmp_path: Path,
         int(outputs["errors"])
     # rule links name the action's repository and ref, taken from its checkout path
     summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
-    assert "(https://github.com/acme/recipe-check/blob/v9/docs/rules.md#ref001)" in summary
+    assert "(https://github.com/acme/recipe-check/blob/v9/docs/rules.md#ref018)" in summary
     assert sarif["runs"][0]["tool"]["driver"]["informationUri"] == \
         "https://github.com/acme/recipe-check"
     # nothing was written into the pull request's checkout but the SARIF asked for
