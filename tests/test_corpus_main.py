@@ -15,7 +15,7 @@ from validator.cli import main
 # Why each is a real defect (upstream's documented format, CONTRIBUTING.md / CLAUDE.md):
 # - REF001: model_id is not <org>/<repo> of the path: two Inkling files whose ids name the
 #   NVFP4 checkpoint instead. (Folder "Google" but ids "google/...", letter case only, is
-#   REF018's warning: the Hub resolves ids case-insensitively.)
+#   REF019's warning: the Hub resolves ids case-insensitively.)
 # - REF004: meta.hardware ids h20, a100, mi350x are not taxonomy profiles (the site shows
 #   no badge for them).
 # - SCHEMA002: precision "int2/4/8" is no precision id; hardware status "supported" is not

@@ -72,7 +72,7 @@ def test_model_id_case_mismatch_is_a_warning(corpus_repo: Path) -> None:
     # the Hub resolves ids case-insensitively, so the page still serves the right model
     found = check_tree(corpus_repo, "models/Google/gemma-4-E2B-it.yaml")
     assert not [f for f in found if f.rule == "REF001"]
-    ref001 = [f for f in found if f.rule == "REF018"]
+    ref001 = [f for f in found if f.rule == "REF019"]
     assert len(ref001) == 1 and "only in letter case" in ref001[0].message
     assert ref001[0].severity.value == "warning"
     text = (corpus_repo / "models/Google/gemma-4-E2B-it.yaml").read_text()

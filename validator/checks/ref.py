@@ -28,7 +28,7 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``:
     the site derives the page URL from the path and links Hugging Face by the id, so a
     mismatch publishes a page for one model that serves another. An id that differs
-    only in letter case is ``REF018``'s warning.
+    only in letter case is ``REF019``'s warning.
 
     Failing::
 
@@ -55,7 +55,7 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
               f"{doc.path!r}", hint)
 
 
-@rule("REF018", Severity.WARNING, "model.model_id differs from the file path only in case",
+@rule("REF019", Severity.WARNING, "model.model_id differs from the file path only in case",
       reads=RECIPE_ONLY)
 def model_id_case_differs(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """``model.model_id`` names the same model as ``models/<org>/<repo>.yaml`` but in
