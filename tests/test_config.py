@@ -75,11 +75,11 @@ def test_severity_key_per_rule_and_family(tree: Path, capsys: pytest.CaptureFixt
     write_config(tree, '[severity]\nREF = "warning"\nREF004 = "info"\nVER010 = "error"\n')
     _, found = run_json(tree, capsys)
     by_rule = {f["rule"]: f["severity"] for f in found}
-    assert by_rule["REF004"] == "info" and by_rule["REF001"] == "warning"
+    assert by_rule["REF004"] == "info" and by_rule["REF019"] == "warning"
     assert by_rule["VER010"] == "error"
     # --strict still raises a configured warning to an error
     _, strict = run_json(tree, capsys, "--strict")
-    assert {f["rule"]: f["severity"] for f in strict}["REF001"] == "error"
+    assert {f["rule"]: f["severity"] for f in strict}["REF019"] == "error"
 
 
 def test_per_file_ignores_key_with_globs(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -192,9 +192,9 @@ def test_suppression_on_the_line(tree: Path, capsys: pytest.CaptureFixture[str])
 
 def test_suppression_on_the_line_above(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(tree, '  model_id: "example-org/Example-MoE-120b"\n',
-         '  # recipe-check: ignore[REF001, VER010]\n  model_id: "example-org/Example-MoE-120b"\n')
+         '  # recipe-check: ignore[REF019, VER010]\n  model_id: "example-org/Example-MoE-120b"\n')
     _, found = run_json(tree, capsys)
-    assert "REF001" not in rules_of(found)
+    assert "REF019" not in rules_of(found)
     (unused,) = [f for f in found if f["rule"] == "RC001"]  # VER010 is on another line
     assert unused["line"] == 21 and unused["severity"] == "warning"
     assert unused["message"] == "suppression of VER010 suppresses nothing on line 22"

@@ -95,7 +95,7 @@ def test_unsafe_fixes_alone_is_a_usage_error(tmp_path: Path,
 def test_rules_show_fixability(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules"]) == 0
     lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines()}
-    assert "fix: safe" in lines["FLAG013"] and "fix: unsafe" in lines["REF001"]
+    assert "fix: safe" in lines["FLAG013"] and "fix: unsafe" in lines["REF019"]
     assert "fix:" not in lines["FLAG001"]
 
 
@@ -151,7 +151,7 @@ def test_unsafe_fixes_on_the_corpus_bring_no_new_error(corpus_copy: Path,
     before = check_tree(corpus_copy, *paths)
     main(["--fix", "--unsafe-fixes", "--offline", str(corpus_copy / "models")])
     err = capsys.readouterr().err
-    assert "fixed REF001 (unsafe)" in err and "fixed FLAG002 (unsafe)" in err
+    assert "fixed REF019 (unsafe)" in err and "fixed FLAG002 (unsafe)" in err
     fixed = _snapshot(corpus_copy)
     after = check_tree(corpus_copy, *paths)
 

@@ -228,16 +228,16 @@ def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
                        "      - FLASH_ATTN\n")
               .replace('model_id: "acme/Acme-Chat-9B"', 'model_id: "ACME/Acme-Chat-9B"'))
     safe, before, _ = run_fix(tmp_path, broken)
-    assert {"FLAG002", "REF001"} <= {f.rule for f in before}
+    assert {"FLAG002", "REF019"} <= {f.rule for f in before}
     assert safe.applied == [] and safe.fixed == safe.original
     shutil.rmtree(tmp_path / "recipes")
     outcome, before, after = run_fix(tmp_path, broken, unsafe=True)
-    assert sorted(f.rule for f in outcome.applied) == ["FLAG002", "REF001", "VER002"]
+    assert sorted(f.rule for f in outcome.applied) == ["FLAG002", "REF019", "VER002"]
     text = outcome.fixed.decode()
     assert '  min_vllm_version: "0.13.0"    # keep this comment\n' in text
     assert "  docker_image: vllm/vllm-openai:v0.13.0  # pinned\n" in text
     assert '  model_id: "acme/Acme-Chat-9B"\n' in text
-    assert {f.rule for f in after} & {"FLAG002", "REF001", "VER002"} == set()
+    assert {f.rule for f in after} & {"FLAG002", "REF019", "VER002"} == set()
     assert len(changed_old_lines(outcome.original, outcome.fixed)) == 3
 
 

@@ -149,17 +149,17 @@ def test_action_on_pull_request_616(corpus_repo: Path, tmp_path: Path,
     outputs = _outputs(temp / "output-check")
     assert int(outputs["errors"]) > 0 and outputs["sarif"] == "results.sarif"
     assert runner.output("errors") == outputs["errors"]
-    # SCHEMA001 at line 80 (and any other finding the head introduces) is new; REF001 and
+    # SCHEMA001 at line 80 (and any other finding the head introduces) is new; REF019 and
     # the others are at the merge base
     sarif_log = json.loads((ws / "results.sarif").read_text(encoding="utf-8"))
     assert int(outputs["new"]) == sum(r["baselineState"] == "new"
                                       for r in sarif_log["runs"][0]["results"]) >= 1
     gemma = "models/Google/gemma-4-12B-it.yaml"
     assert f"checked {gemma} because: modified" in log
-    # REF001 at line 21 is at the merge base already: logged, not annotated; the
+    # REF019 at line 21 is at the merge base already: logged, not annotated; the
     # SCHEMA001 the pull request introduces is annotated
-    assert f"::error file={gemma},line=21" not in log
-    assert f"{gemma}:21:13: error REF001 (existing at the base) model_id" in log
+    assert f"::warning file={gemma},line=21" not in log
+    assert f"{gemma}:21:13: warning REF019 (existing at the base) model_id" in log
     assert f"::error file={gemma},line=80,endLine=81,title=SCHEMA001" in log
     # recipe-check ran from the action's venv, installed from the action's copy
     assert (temp / "recipe-check-venv" / "bin" / "recipe-check").is_file()
@@ -169,7 +169,7 @@ def test_action_on_pull_request_616(corpus_repo: Path, tmp_path: Path,
         int(outputs["errors"])
     # rule links name the action's repository and ref, taken from its checkout path
     summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
-    assert "(https://github.com/acme/recipe-check/blob/v9/docs/rules.md#ref001)" in summary
+    assert "(https://github.com/acme/recipe-check/blob/v9/docs/rules.md#ref019)" in summary
     assert sarif["runs"][0]["tool"]["driver"]["informationUri"] == \
         "https://github.com/acme/recipe-check"
     # nothing was written into the pull request's checkout but the SARIF asked for

@@ -28,9 +28,9 @@ def test_audit_script_counts_and_rules(corpus_repo: Path, tmp_path: Path,
     assert set(rows) == {12, 488, 616}
     assert rows[12]["files"] == 0 and rows[488]["files"] == 3 and rows[616]["files"] == 2
     assert rows[488]["by_reference"] == 2
-    assert rows[616]["rules"]["REF001"] == 1
+    assert rows[616]["rules"]["REF013"] == 3
     with_errors = sum(1 for r in rows.values() if r["errors"])
     assert text.startswith("pull-request heads: 3 (against main's merge base)")
     assert f"  with errors: {with_errors};" in text
     assert "  crashes: 0" in text
-    assert "REF001" in text
+    assert "REF013" in text

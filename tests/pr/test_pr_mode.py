@@ -52,9 +52,9 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
     assert "checked taxonomy.yaml because: modified; added: hardware profile 'max1550'" in lines
     assert f"checked {GEMMA} because: modified" in lines
     assert f"::group::{GEMMA}" in lines
-    # REF001 and REF013 are at the merge base already: logged, not annotated
-    assert (f"{GEMMA}:21:13: error REF001 (existing at the base) model_id "
-            "'google/gemma-4-12B-it' does not match the file path") in out
+    # REF019 and REF013 are at the merge base already: logged, not annotated
+    assert (f"{GEMMA}:21:13: warning REF019 (existing at the base) model_id "
+            "'google/gemma-4-12B-it' differs from the file path") in out
     assert f"::warning file={GEMMA},line=13" not in out
     assert (f"::error file={GEMMA},line=80,endLine=81,title=SCHEMA001%3A Value has the wrong "
             "type::hardware_overrides.xpu.extra_args: {\"tensor_parallel_size\": 2} is not of "
@@ -73,10 +73,10 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
     assert sum(ln.startswith("::error ") for ln in lines) == new_errors >= 1
     assert sum(ln.startswith("::warning ") for ln in lines) == \
         sum(r["level"] == "warning" and r["baselineState"] == "new" for r in results) == 0
-    (ref001,) = [r for r in results if r["ruleId"] == "REF001"]
-    assert ref001["locations"][0]["physicalLocation"]["region"] == {
+    (ref019,) = [r for r in results if r["ruleId"] == "REF019"]
+    assert ref019["locations"][0]["physicalLocation"]["region"] == {
         "startLine": 21, "startColumn": 13, "endLine": 21, "endColumn": 36}
-    assert run["tool"]["driver"]["rules"][ref001["ruleIndex"]]["id"] == "REF001"
+    assert run["tool"]["driver"]["rules"][ref019["ruleIndex"]]["id"] == "REF019"
     assert run["versionControlProvenance"] == [{
         "repositoryUri": "https://github.com/vllm-project/recipes", "revisionId": head,
         "mappedTo": {"uriBaseId": "%SRCROOT%"}, "branch": "pr-616"}]
@@ -98,9 +98,9 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
     link = f"https://github.com/vllm-project/recipes/blob/{head}/{GEMMA}"
     assert f"| [models/Google/gemma-4-12B-it.yaml]({link}) | {len(errors)} |" in summary
     assert summary.count("| modified |") == 1
-    assert (f"| ❌ error · existing | [REF001](https://github.com/recipe-check/recipe-check/blob/main/docs/"
-            f"rules.md#ref001) | [21]({link}#L21) | model\\_id 'google/gemma-4-12B-it' does not "
-            "match the file path") in summary
+    assert (f"| ⚠️ warning · existing | [REF019](https://github.com/recipe-check/recipe-check/blob/"
+            f"main/docs/rules.md#ref019) | [21]({link}#L21) | model\\_id 'google/gemma-4-12B-it' "
+            "differs from the file path") in summary
     assert summary.count("| ❌ error · ") == len(errors)
 
 

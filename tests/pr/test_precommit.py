@@ -36,12 +36,12 @@ def test_hook_definition() -> None:
 
 @pytest.mark.corpus
 def test_hook_entry_checks_the_staged_recipes(corpus_copy: Path) -> None:
-    files = ["models/Google/gemma-4-12B-it.yaml", "models/Qwen/Qwen3-8B.yaml"]
+    files = ["models/thinkingmachines/Inkling.yaml", "models/Qwen/Qwen3-8B.yaml"]
     proc = subprocess.run([*shlex.split(str(hook()["entry"])), *files], cwd=corpus_copy,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
-    assert ("models/Google/gemma-4-12B-it.yaml:21:13: error REF001 model_id "
-            "'google/gemma-4-12B-it' does not match the file path") in proc.stdout
+    assert ("models/thinkingmachines/Inkling.yaml:21:13: error REF001 model_id "
+            "'thinkingmachines/Inkling-NVFP4' does not match the file path") in proc.stdout
     assert "2 file(s) checked" in proc.stdout
 
 
@@ -60,7 +60,7 @@ def test_hook_works_when_installed_as_pre_commit_installs_it(corpus_copy: Path,
                     "--disable-pip-version-check", str(src)], check=True, timeout=600)
     entry = shlex.split(str(hook()["entry"]))
     proc = subprocess.run([str(venv / "bin" / entry[0]), *entry[1:],
-                           "models/Google/gemma-4-12B-it.yaml"], cwd=corpus_copy,
+                           "models/thinkingmachines/Inkling.yaml"], cwd=corpus_copy,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "error REF001" in proc.stdout

@@ -124,9 +124,9 @@ def test_real_recipe_sarif_validates_and_survives_a_line_shift(
     before = _check_sarif(corpus_copy, capsys)
     assert errors_of(before) == []
     results = before["runs"][0]["results"]
-    ref001 = [r for r in results if r["ruleId"] == "REF001"]
-    assert len(ref001) == 1  # model_id 'google/...' in models/Google/
-    region = ref001[0]["locations"][0]["physicalLocation"]["region"]
+    ref019 = [r for r in results if r["ruleId"] == "REF019"]
+    assert len(ref019) == 1  # model_id 'google/...' in models/Google/
+    region = ref019[0]["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (21, 13)
     data = (corpus_copy / RECIPE).read_bytes()
     assert before["runs"][0]["artifacts"][0]["hashes"]["sha-256"] == \

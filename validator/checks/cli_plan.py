@@ -18,7 +18,7 @@ import heapq
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -373,6 +373,13 @@ class VersionPlan:
             messages name the minimum checked (the words before and after
             :attr:`label`) and what a hint raises (``None``: the recipe's
             ``min_vllm_version``); see :meth:`short_of`.
+        launch_day: the minimum is in no vLLM release of the window yet (``nightly``, or
+            newer than the newest) and an install path pulls unreleased code (the nightly
+            install of ``nightly_required``, a source install, a launch image): a flag,
+            parser name, value or environment variable that no vendored release has
+            cannot be verified, not proven wrong, so the engine reports none of them
+            (:attr:`note` says so once per recipe); the rest is still checked at
+            :attr:`minimum`, the newest release. See :func:`launch_day`.
     """
 
     minimum: CliRegistry | None
@@ -385,6 +392,7 @@ class VersionPlan:
     unreleased: bool = False
     range_label: str | None = None
     floor: tuple[str, str, str] | None = None
+    launch_day: bool = False
 
     def short_of(self) -> str:
         """The end of a message saying a token is newer than the minimum: "the recipe's
@@ -430,12 +438,45 @@ def plan_for(declared: Any, family: str = VLLM, top: str | None = None,
                              lambda: _ranged(key, family, top, unreleased, win))
 
 
+def launch_day(declared: str | None, unreleased: bool) -> bool:
+    """Whether a recipe whose minimum is ``declared`` (as :func:`plan_for` keys it) and
+    whose install paths pull unreleased code or not (``unreleased``) is judged on its
+    launch day: the minimum is ``nightly`` or newer than every vLLM release of the
+    :func:`window`. A released minimum (or a recipe that installs only releases) is not:
+    the release it names, or the one it installs, is there to judge it."""
+    if not unreleased or declared is None:
+        return False
+    if declared == "nightly":
+        return True
+    vs = versions()
+    try:
+        return bool(vs) and Version(declared) > vs[-1]
+    except InvalidVersion:
+        return False
+
+
+def _launch_note(plan: VersionPlan) -> str:
+    """The one info of a :attr:`VersionPlan.launch_day` plan: what cannot be verified."""
+    newest_vllm = versions()[-1]
+    assert plan.minimum is not None
+    rest = (plan.minimum.version if plan.family == VLLM
+            else f"{plan.product} {plan.minimum.version}")
+    return (f"cannot be verified against a released vLLM yet: min_vllm_version "
+            f"{plan.declared} is in no vLLM release up to {newest_vllm} and the recipe "
+            "installs unreleased vLLM, so flags, parser names, values and environment "
+            "variables that no release has are not reported; the rest is checked against "
+            f"{rest}")
+
+
 def _ranged(declared: str | None, family: str, top: str | None, unreleased: bool,
             win: Window) -> VersionPlan:
     base = _plan_for(declared, win) if family == VLLM else _plugin_plan(declared, family, win)
     low = base.minimum
     if low is None:
         return base
+    if launch_day(declared, unreleased):
+        base = replace(base, launch_day=True)
+        base = replace(base, note=_launch_note(base))
     vs = versions(family)
     here = Version(low.version)
     if win.vllm is not None and family == VLLM:

@@ -465,6 +465,15 @@ def checked_against_other_release(doc: LoadedDocument, ctx: Context) -> list[Hit
     checked against the newest vendored release (or the nearest older one) instead; the
     message says which.
 
+    On a recipe's launch day (a minimum no release has yet, ``nightly`` or newer than the
+    newest, and an install path that pulls unreleased vLLM: ``nightly_required``, a
+    source install, a launch image) this is the one finding that says what cannot be
+    verified against a released vLLM yet: flags, parser names, values and environment
+    variables that no vendored release has are not reported (not as ``FLAG001``,
+    ``FLAG006``, ``FLAG016``, ``FLAG024`` nor the ``GUIDE`` rules), and the finding
+    names the ``nightly_required`` line. What a release can tell (a typo of a released
+    flag, a malformed JSON value) is still checked against the newest release.
+
     Failing::
 
         model:

@@ -12,6 +12,7 @@ documentation; running one of them computes nothing the others need alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from validator.checks._data import as_dict, as_list, get
@@ -23,16 +24,18 @@ from validator.checks.arg_layers import (
     npu_hardware,
     platform_plugin,
 )
-from validator.checks.cli_plan import VLLM, plan_for
-from validator.checks.flag_engine import env_issue, parse_int, recipe_minimum
+from validator.checks.cli_plan import VLLM
+from validator.checks.flag_engine import env_issue, parse_int
 from validator.checks.flag_model import (
     FLAG_READS,
     gate,
     layer_model,
     line_of,
+    rendered_facts,
     reported,
     string_arg_lists,
 )
+from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, rule
 from validator.checks.rendered import affected
 from validator.findings import Related, Severity
@@ -125,6 +128,11 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     alike (``--layers-only`` too: it changes how the argument lists are checked, not
     which overrides exist); the same value twice is no finding.
 
+    A hardware override spelled apart from the flag it overrides (``--block-size=1``
+    after ``--block-size 64``) is not de-duplicated: the rendered command keeps both and
+    vLLM takes the last, which is what the override means. The rendered commands report
+    it here too (not as ``FLAG011``'s error).
+
     Failing::
 
         model:
@@ -155,8 +163,11 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
                f"overrides `{_unit(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
                (Related(line, ov.dropped.layer),))
         grouped.setdefault(key, []).append(label)
+    found = rendered_facts(doc, ctx)  # spelled apart, both stay in the command
+    kept = found.hits.get("FLAG012", []) if found is not None else []
     return [Hit(pointer, f"{message} ({affected(labels)})", None, related=related)
-            for (pointer, message, related), labels in grouped.items()]
+            for (pointer, message, related), labels in grouped.items()] + [
+        replace(hit, message=f"{hit.message} ({affected(labels)})") for hit, labels in kept]
 
 
 # --------------------------------------------------------------------------- FLAG025
@@ -390,7 +401,7 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
     for pointer, label, variant, hardware in env_maps(data):
         npu = is_npu(hardware) if hardware else variant in ascend
         family = served_by or (ASCEND if npu else VLLM)
-        plan = plan_for(recipe_minimum(doc, ctx, variant), family)
+        plan = install_range(doc, ctx, variant, family=family).plan
         for name in as_dict(get(data, *split_pointer(pointer))):
             why = env_issue(name, plan) if isinstance(name, str) else None
             if why is not None:
@@ -402,7 +413,7 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
         sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
         if sdoc is None or not sdoc.ok:
             continue
-        plan = plan_for(recipe_minimum(doc, ctx, None, name), served_by or VLLM)
+        plan = install_range(doc, ctx, None, name, served_by or VLLM).plan
         for sptr in ("/env", "/prefill/env", "/decode/env"):
             for var in as_dict(get(sdoc.data, *split_pointer(sptr))):
                 why = env_issue(var, plan) if isinstance(var, str) else None

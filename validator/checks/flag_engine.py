@@ -97,7 +97,8 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     top = plan.newest
     key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
-           plan.unreleased, plan.range_label, plan.floor, window(), expansions)
+           plan.unreleased, plan.launch_day, plan.range_label, plan.floor, window(),
+           expansions)
     parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
         key[0], plan, reg, allow_positionals, duplicates, expansions), limit=LISTS_KEPT)
     return parsed, list(issues)
@@ -136,6 +137,8 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     issues.extend(range_issues(tokens, parsed, plan, allow_positionals, expansions))
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals, expansions))
     issues.extend(additional_config_issues(parsed, plan))
+    if plan.launch_day:  # no release has them: unverifiable, said once by the plan's note
+        issues = [i for i in issues if i.code != "unreleased_only"]
     issues.sort(key=lambda x: x.index)
     return parsed, tuple(issues)
 
@@ -206,6 +209,8 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         if value in allowed or value.startswith("$"):
             continue
         first = first_version(f"choices:{name}", value, plan.family)
+        if first is None and plan.launch_day:
+            continue  # a value no release accepts yet: unverifiable on launch day
         if first is not None and Version(first) > Version(reg.version):
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but {plan.short_of()}",
@@ -382,6 +387,8 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
     if first is not None:
         return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
                 f"{last_version('env', name, fam)})", None)
+    if plan.launch_day:
+        return None  # read by no release yet: unverifiable on launch day
     known = sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
     return (f"`{name}` is not an environment variable any vendored {prod} release reads",
             nearest_hint(name, known))
@@ -414,6 +421,8 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
             if key in info.additional_config_keys:
                 continue
             first = first_version("additional_config", key, plan.family)
+            if first is None and plan.launch_day:
+                continue  # read by no release yet: unverifiable on launch day
             if first is not None and Version(first) > Version(reg.version):
                 why = f"is read only from {plan.product} {first}"
             elif first is not None:

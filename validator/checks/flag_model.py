@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from validator.checks._data import get
 from validator.checks.arg_layers import (
     ArgLayer,
     ascend_variants,
@@ -119,8 +120,7 @@ def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
     data = doc.data
     if not isinstance(data, dict) or not versions():
         return out
-    model_min = recipe_minimum(doc, ctx)
-    model_plan = plan_for(model_min)
+    model_plan = install_range(doc, ctx).plan
     if model_plan.predates_serve:
         _add(out.hits, "FLAG018", Hit(
             "/model/min_vllm_version", f"min_vllm_version {model_plan.declared} predates "
@@ -130,18 +130,37 @@ def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
         return out
     out.served_by = platform_plugin(data)
     if out.served_by is not None:
-        plugin_plan = plan_for(model_min, out.served_by)
+        plugin_plan = install_range(doc, ctx, family=out.served_by).plan
         if plugin_plan.minimum is None:
             _add(out.hits, "FLAG017", Hit(
                 "/meta/tasks", f"arguments not checked: this recipe is served by "
                 f"{plugin_plan.product}; {plugin_plan.note}"))
             return out
-        if plugin_plan.note:
-            _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", plugin_plan.note))
-    elif model_plan.note:
-        _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", model_plan.note))
+        model_plan = plugin_plan
+    if model_plan.note:
+        _add(out.hits, "FLAG019", Hit("/model/min_vllm_version", model_plan.note,
+                                      _launch_hint(model_plan),
+                                      related=_nightly_line(doc, model_plan)))
     out.stop = False
     return out
+
+
+def _launch_hint(plan: VersionPlan) -> str | None:
+    """What a launch-day recipe does next (``None`` for other plans)."""
+    if not plan.launch_day:
+        return None
+    if plan.declared == "nightly":
+        return ("write the release expected to ship support as min_vllm_version (the site "
+                "shows `nightly` as 0.0.0); keep nightly_required: true until it ships")
+    return (f"re-check once vLLM {plan.declared} ships (`recipe-check data vllm-cli "
+            f"{plan.declared}` vendors its CLI)")
+
+
+def _nightly_line(doc: LoadedDocument, plan: VersionPlan) -> tuple[Related, ...]:
+    """The ``nightly_required`` line a launch-day plan's note rests on, if written."""
+    if not plan.launch_day or get(doc.data, "model", "nightly_required") is not True:
+        return ()
+    return (Related(line_of(doc, "/model/nightly_required"), "nightly_required: true"),)
 
 
 # --------------------------------------------------------------------------- layers

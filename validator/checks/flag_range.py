@@ -52,19 +52,21 @@ def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
     ``git clone`` source install, a model launch image). The flag may well exist there, so
     it is not judged (elsewhere it is ``FLAG001``). The hint names the nearest released
-    flag in case it is a typo.
+    flag in case it is a typo. With a minimum no release has yet it is
+    not reported either: ``FLAG019`` says once that the recipe cannot be verified
+    against a released vLLM yet.
 
     Failing::
 
         model:
-          min_vllm_version: "0.40.0"
+          min_vllm_version: "0.20.0"
           nightly_required: true
           base_args: ["--brand-new-flag"]
 
     Passing::
 
         model:
-          min_vllm_version: "0.40.0"
+          min_vllm_version: "0.20.0"
           nightly_required: true
           base_args: ["--max-model-len", "32768"]
 

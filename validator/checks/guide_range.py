@@ -46,11 +46,12 @@ def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> li
 def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag no vendored release has, and the recipe installs
     unreleased code (nightly, source install, a model launch image): not judged (see
-    ``FLAG024``; otherwise ``GUIDE003``).
+    ``FLAG024``; otherwise ``GUIDE003``; with a minimum no release has yet, not
+    reported: see ``FLAG019``).
 
     Failing::
 
-        model: {min_vllm_version: "0.40.0", nightly_required: true}
+        model: {min_vllm_version: "0.20.0", nightly_required: true}
         guide: |
           ```bash
           vllm serve example-org/Example-Chat-8B --brand-new-flag
@@ -58,7 +59,7 @@ def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
     Passing::
 
-        model: {min_vllm_version: "0.40.0", nightly_required: true}
+        model: {min_vllm_version: "0.20.0", nightly_required: true}
         guide: |
           ```bash
           vllm serve example-org/Example-Chat-8B --max-model-len 32768

@@ -33,7 +33,7 @@ from packaging.version import InvalidVersion, Version
 
 from validator.checks._data import as_dict, as_list, get
 from validator.checks.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions, window
-from validator.checks.ver_model import image_sites, parse_image, tag_version
+from validator.checks.ver_model import image_sites, nightly_required, parse_image, tag_version
 from validator.checks.versions import effective_min_version
 
 if TYPE_CHECKING:
@@ -158,8 +158,7 @@ def install_paths(doc: LoadedDocument, variant: str | None = None) -> tuple[Inst
     """Every install path of ``variant`` (``None``: the recipe's defaults): the site's pip
     and docker blocks, the variant's and model's images, and the guide's commands."""
     data = doc.data
-    nightly = get(data, "model", "nightly_required") is True or (
-        variant is not None and get(data, "variants", variant, "nightly_required") is True)
+    nightly = nightly_required(data, variant)
     install = as_dict(get(data, "model", "install"))
     out: list[InstallPath] = []
     pip = install.get("pip")

@@ -25,9 +25,44 @@ from validator.load import LoadedDocument
 @rule("REF001", Severity.ERROR, "model.model_id does not match the file path",
       reads=RECIPE_ONLY)
 def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``,
-    case included: the site derives the page URL from the path and links Hugging Face by
-    the id, so a mismatch publishes a page for one model that serves another.
+    """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``:
+    the site derives the page URL from the path and links Hugging Face by the id, so a
+    mismatch publishes a page for one model that serves another. An id that differs
+    only in letter case is ``REF019``'s warning.
+
+    Failing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B-Base"
+
+    Passing::
+
+        model:
+          model_id: "example-org/Example-Chat-8B"
+
+    How to fix: set ``model_id`` to the file's ``<org>/<repo>`` exactly, or rename the file
+    after the Hugging Face id."""
+    expected = expected_model_id(doc.path)
+    model_id = get(doc.data, "model", "model_id")
+    if expected is None or not isinstance(model_id, str) or \
+            model_id.lower() == expected.lower():
+        return
+    not_a_name = not_a_file_name(model_id)
+    hint = (f"set model_id to {expected!r}; no file can be renamed after {model_id!r}: it "
+            f"{not_a_name}" if not_a_name else
+            f"rename the file to models/{model_id}.yaml or set model_id to {expected!r}")
+    yield Hit("/model/model_id", f"model_id {model_id!r} does not match the file path "
+              f"{doc.path!r}", hint)
+
+
+@rule("REF019", Severity.WARNING, "model.model_id differs from the file path only in case",
+      reads=RECIPE_ONLY)
+def model_id_case_differs(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``model.model_id`` names the same model as ``models/<org>/<repo>.yaml`` but in
+    other letter case (``google/gemma-4-31B-it`` in ``models/Google/…``). The Hugging
+    Face Hub resolves ids case-insensitively, so the command the page shows downloads
+    the right model; tools that compare ids exactly see two. A warning, not ``REF001``'s
+    error.
 
     Failing::
 
@@ -39,19 +74,16 @@ def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         model:
           model_id: "example-org/Example-Chat-8B"
 
-    How to fix: set ``model_id`` to the file's ``<org>/<repo>`` exactly, or rename the file
-    after the Hugging Face id."""
+    How to fix: write ``model_id`` as the file path spells it (``recipe-check fix
+    --unsafe-fixes``), or rename the file after the Hub's spelling."""
     expected = expected_model_id(doc.path)
     model_id = get(doc.data, "model", "model_id")
-    if expected is None or not isinstance(model_id, str) or model_id == expected:
+    if expected is None or not isinstance(model_id, str) or model_id == expected \
+            or model_id.lower() != expected.lower():
         return
-    case = " (differs only in letter case)" if model_id.lower() == expected.lower() else ""
-    not_a_name = not_a_file_name(model_id)
-    hint = (f"set model_id to {expected!r}; no file can be renamed after {model_id!r}: it "
-            f"{not_a_name}" if not_a_name else
-            f"rename the file to models/{model_id}.yaml or set model_id to {expected!r}")
-    yield Hit("/model/model_id", f"model_id {model_id!r} does not match the file path "
-              f"{doc.path!r}{case}", hint)
+    yield Hit("/model/model_id", f"model_id {model_id!r} differs from the file path "
+              f"{doc.path!r} only in letter case", f"set model_id to {expected!r} or rename "
+              f"the file to models/{model_id}.yaml")
 
 
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
     from validator.render.model import Rendered
+    from validator.render.rendered import Token
     from validator.vllm_cli.argv import ParsedArgs
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
@@ -97,7 +98,8 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         if where not in plans:
             found = _plan(doc, ctx, *where)
             plans[where] = (found, numbers.setdefault(
-                (found.minimum.version, found.family, found.checked, found.unreleased)
+                (found.minimum.version, found.family, found.checked, found.unreleased,
+                 found.launch_day)
                 if found is not None and found.minimum is not None else (), len(numbers)))
         plan, number = plans[where]
         if plan is None or plan.minimum is None:
@@ -120,8 +122,8 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                     continue
                 if tokens[issue.index].document != doc.path:
                     continue  # a strategy file's or the site's own token: not this recipe's
-                group: Group = (rule_id, tokens[issue.index].pointer, issue.message,
-                                issue.hint, ())
+                group: Group = _hardware_override(doc, issue, tokens) or (
+                    rule_id, tokens[issue.index].pointer, issue.message, issue.hint, ())
                 grouped.setdefault(group, []).append(rendered.config.label())
     for (rule_id, pointer, message, hint, related), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
@@ -131,6 +133,31 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
 
 Group = tuple[str, str, str, str | None, tuple[Related, ...]]
 """(rule id, pointer, message, hint, related) of findings gathered over configurations."""
+
+
+def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
+                       tokens: Sequence[Token]) -> Group | None:
+    """A ``FLAG012`` group for a flag a command sets twice (``duplicate``) when the later
+    one comes from a hardware override of the recipe and the earlier from another list
+    (``--block-size 64`` of a strategy override, then AMD's ``--block-size=1``): spelled
+    apart, the site's de-duplication keeps both, vLLM takes the last, and that is what the
+    hardware override means. ``None`` for any other issue (a repeat inside one list, or
+    a hardware override that a later list overrides, stays ``FLAG011``)."""
+    if issue.code != "duplicate" or issue.related_index is None:
+        return None
+    later, earlier = tokens[issue.index], tokens[issue.related_index]
+    if later.layer == earlier.layer or "hardware_overrides" not in later.layer:
+        return None
+    related = (Related(doc.source_map.position(earlier.pointer)[0], earlier.layer),) \
+        if earlier.document == doc.path else ()
+    dotted = "; the dotted keys replace the whole JSON value" \
+        if issue.message.endswith("the whole JSON value") else ""
+    after = tokens[issue.related_index + 1:issue.related_index + 2]
+    value = f" {after[0].text}" if after and after[0].layer == earlier.layer and \
+        "=" not in earlier.text and not after[0].text.startswith("-") else ""
+    return ("FLAG012", later.pointer, f"`{later.text}` in {later.layer} overrides "
+            f"`{earlier.text}{value}` of {earlier.layer}: the command keeps both, and vLLM "
+            f"takes the last{dotted}", None, related)
 
 
 def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:

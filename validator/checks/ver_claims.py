@@ -20,6 +20,7 @@ from validator.checks.ver_model import (
     ImageSite,
     image_sites,
     min_version_pointers,
+    nightly_required,
     official_vllm_image,
     parse_image,
     release_list,
@@ -61,12 +62,17 @@ def minimum_is_nightly(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
           min_vllm_version: "0.34.0"
           nightly_required: true
 
+    With ``nightly_required: true`` (on the model, or on the variant that says
+    ``nightly``) the site renders the nightly install, so readers get code that runs the
+    recipe: not reported (``FLAG019`` says once that such a recipe cannot be verified
+    against a released vLLM yet).
+
     How to fix: write the first release that will (or did) ship support, and set
     ``nightly_required: true`` while it is unreleased."""
     latest = release_list(ctx).latest
     nxt = f"{latest.version.major}.{latest.version.minor + 1}.0" if latest else "0.X.0"
-    for pointer, raw, _ in min_version_pointers(doc):
-        if parse_min_version(raw) == NIGHTLY:
+    for pointer, raw, variant in min_version_pointers(doc):
+        if parse_min_version(raw) == NIGHTLY and not nightly_required(doc.data, variant):
             yield Hit(pointer, "min_vllm_version is \"nightly\": the site reads it as 0.0.0, so "
                       "the page claims every vLLM release runs this recipe",
                       f"write the release expected to ship support (e.g. \"{nxt}\") and set "

@@ -66,6 +66,13 @@ def min_version_pointers(doc: LoadedDocument) -> Iterator[tuple[str, object, str
             yield vptr + "/min_vllm_version", variant["min_vllm_version"], vname
 
 
+def nightly_required(data: object, variant: str | None = None) -> bool:
+    """Whether the recipe (or ``variant``, which inherits the model's) sets
+    ``nightly_required: true``: the site then renders the nightly wheel and image."""
+    return get(data, "model", "nightly_required") is True or (
+        variant is not None and get(data, "variants", variant, "nightly_required") is True)
+
+
 # ---------------------------------------------------------------------------------------
 # Docker images
 

@@ -169,7 +169,7 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
 
     Args:
         raw: the file's bytes.
-        path: its display path (repository-relative; ``REF001`` reads it).
+        path: its display path (repository-relative; ``REF001`` and ``REF019`` read it).
         checker: the checker of the document's revision (context and rules).
         unsafe: apply unsafe fixes too.
         select: fix only the findings it accepts (of the document as read; later passes

@@ -6,8 +6,8 @@ is applied only with ``--unsafe-fixes``.
   the checks computed for their findings, from the vendored CLI registries).
 * ``VER002``: bump a release tag (``vllm/vllm-openai:v0.11.0``) older than the minimum
   to the minimum.
-* ``REF001``: ``model.model_id`` -> the file path's spelling, when the two differ only in
-  letter case.
+* ``REF019``: ``model.model_id`` -> the file path's spelling (the two differ only in
+  letter case).
 
 Dropping a removed flag (``FLAG003``, ``GUIDE005``) is in :mod:`validator.fix.removed`.
 """
@@ -98,7 +98,7 @@ def bump_image_tag(req: FixRequest) -> Result:
     return f"`{value}` -> `{new}`", [edit], [change]
 
 
-@fixer("REF001", applicability=UNSAFE, summary="write model_id as the file path spells it")
+@fixer("REF019", applicability=UNSAFE, summary="write model_id as the file path spells it")
 def model_id_from_path(req: FixRequest) -> Result:
     """``model_id: google/gemma-x`` in ``models/Google/gemma-x.yaml`` -> ``Google/gemma-x``.
     Unsafe: the Hub resolves ids case-insensitively, but tools that compare ids exactly
