@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 if TYPE_CHECKING:
     from validator.findings import Finding
@@ -45,6 +48,41 @@ def needs_corpus(item: pytest.Item) -> bool:
     except (OSError, TypeError):
         source = ""
     return any(re.search(rf"\b{name}\b", source) for name in _SHARED_NAMES)
+
+
+hypothesis_settings.register_profile("recipe-check", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "recipe-check"))
+"""Property tests draw the same examples on every run (derandomized: the seed comes from
+each test's own source), so CI judges one fixed set and a failure replays as it was;
+``HYPOTHESIS_PROFILE=explore`` draws fresh examples (with hypothesis' example database) to
+look for new failures locally. Loaded here, before any test module builds its
+``@settings``, so that each inherits it."""
+
+CACHE_HOME_ENV = "RECIPE_CHECK_TEST_CACHE_HOME"
+"""Set by the first pytest process of a run (the xdist controller): the run's cache folder."""
+_OWN_CACHE_HOME = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The engine's caches (``$XDG_CACHE_HOME/recipe-check``: check results, derived CLI
+    registries) live in one fresh folder per test run, shared by its xdist workers and the
+    CLI processes tests start (they inherit the environment): a corpus recipe checked by
+    several tests with the same inputs is checked once, and no run reads or fills the
+    user's own cache. Tests about the cache give their own ``--cache-dir``."""
+    if os.environ.get(CACHE_HOME_ENV):  # a worker: the controller made it
+        return
+    folder = tempfile.mkdtemp(prefix="recipe-check-tests-cache-")
+    os.environ[CACHE_HOME_ENV] = os.environ["XDG_CACHE_HOME"] = folder
+    config.stash[_OWN_CACHE_HOME] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's cache folder (in the process that made it)."""
+    folder = config.stash.get(_OWN_CACHE_HOME, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(CACHE_HOME_ENV, None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -5,7 +5,7 @@ registries and the release list made unreadable unless declared."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 import pytest
 
+from tests.shared_run import shared_result
 from validator.catalogue import check_rules
 from validator.checks import cli_plan, ver_model
 from validator.context import Context, Settings, UndeclaredRead, build_context
@@ -59,27 +60,38 @@ def only(reads: frozenset[Reads], monkeypatch: pytest.MonkeyPatch) -> Iterator[N
                 yield
 
 
-def run_limited(r: Rule, docs: list[LoadedDocument], ctx: Context,
-                monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Run ``r`` on ``docs`` with only its declared parts readable: the undeclared reads
-    as ``"<path>: <message>"``."""
-    assert r.check is not None
-    limited = ctx.limited_to(r.reads)  # its own memo: nothing another rule derived
-    problems = []
-    with only(r.reads, monkeypatch):
+def run_limited(rules: list[Rule], docs: list[LoadedDocument], ctx: Context,
+                monkeypatch: pytest.MonkeyPatch, *, first_only: bool = False
+                ) -> dict[str, list[str]]:
+    """Run ``rules`` (all declaring the same reads) on ``docs`` with only those parts
+    readable: each rule's undeclared reads as ``"<path>: <message>"``. The rules share
+    one limited context, so what one derives from the declared parts (a rendering, a
+    hardware view) the next reuses: a value in its memo was computed from those parts
+    only, or it would have raised. ``first_only``: stop at the first undeclared read."""
+    (reads,) = {r.reads for r in rules}
+    limited = ctx.limited_to(reads)  # its own memo: nothing a rule of other reads derived
+    problems: dict[str, list[str]] = {r.id: [] for r in rules}
+    with only(reads, monkeypatch):
         for doc in docs:
-            try:
-                list(r.check(doc, limited))
-            except UndeclaredRead as exc:
-                problems.append(f"{doc.path}: {exc}")
+            for r in rules:
+                assert r.check is not None
+                try:
+                    list(r.check(doc, limited))
+                except UndeclaredRead as exc:
+                    problems[r.id].append(f"{doc.path}: {exc}")
+                    if first_only:
+                        return problems
     return problems
 
 
-@pytest.fixture(scope="module")
-def main_recipes(corpus_repo: Path) -> tuple[Context, list[LoadedDocument]]:
+def _reads_key(reads: frozenset[Reads]) -> str:
+    return ",".join(sorted(p.name for p in reads)) or "nothing"
+
+
+def load_main_recipes(repo: Path) -> tuple[Context, list[LoadedDocument]]:
     """The context of corpus ``main`` and its recipes that load and pass the schema (the
     checker runs the rules on those only)."""
-    tree = LocalTree(corpus_repo)
+    tree = LocalTree(repo)
     ctx = build_context(tree, Settings())
     schema = SchemaValidator()
     docs = []
@@ -90,6 +102,35 @@ def main_recipes(corpus_repo: Path) -> tuple[Context, list[LoadedDocument]]:
             docs.append(doc)
     assert len(docs) > 100
     return ctx, docs
+
+
+@pytest.fixture(scope="module")
+def main_recipes(corpus_repo: Path) -> tuple[Context, list[LoadedDocument]]:
+    """:func:`load_main_recipes` of the session's corpus clone, once per module."""
+    return load_main_recipes(corpus_repo)
+
+
+@pytest.fixture(scope="module")
+def undeclared_reads(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory
+                     ) -> Callable[[Rule], list[str]]:
+    """The undeclared reads of a rule on corpus ``main``. One instrumented run per
+    distinct declaration covers every rule declaring it (9 runs for the 90 rules), once
+    per pytest run, whichever worker asks first (:func:`tests.shared_run.shared_result`)."""
+    loaded: list[tuple[Context, list[LoadedDocument]]] = []
+
+    def of(r: Rule) -> list[str]:
+        def compute() -> dict[str, list[str]]:
+            if not loaded:
+                loaded.append(load_main_recipes(corpus_repo))
+            ctx, docs = loaded[0]
+            same = [x for x in check_rules() if x.check is not None and x.reads == r.reads]
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                return run_limited(same, docs, ctx, monkeypatch)
+
+        key = f"rule reads on corpus main: {_reads_key(r.reads)}"
+        return shared_result(tmp_path_factory, key, compute)[r.id]
+
+    return of
 
 
 def test_every_rule_declares_what_it_reads() -> None:
@@ -111,12 +152,9 @@ def test_reads_must_be_a_frozenset() -> None:
 
 @pytest.mark.parametrize("rule_id", [r.id for r in check_rules() if r.check is not None])
 def test_declaration_is_true_on_corpus_main(
-        rule_id: str, main_recipes: tuple[Context, list[LoadedDocument]],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx, docs = main_recipes
+        rule_id: str, undeclared_reads: Callable[[Rule], list[str]]) -> None:
     r = next(r for r in check_rules() if r.id == rule_id)
-    problems = run_limited(r, docs, ctx, monkeypatch)
-    assert problems == [], f"{rule_id} reads {sorted(p.name for p in r.reads)}"
+    assert undeclared_reads(r) == [], f"{rule_id} reads {sorted(p.name for p in r.reads)}"
 
 
 def test_the_guard_catches_each_undeclared_part(
@@ -132,8 +170,8 @@ def test_the_guard_catches_each_undeclared_part(
         for part in sorted(r.reads - caught, key=lambda p: p.value):
             narrowed = Rule(r.id, r.severity, r.summary, r.description, r.check,
                             r.reads - {part})
-            found = run_limited(narrowed, docs, ctx, monkeypatch)
-            if any(f"Reads.{part.name}" in p for p in found):
+            found = run_limited([narrowed], docs, ctx, monkeypatch, first_only=True)
+            if any(f"Reads.{part.name}" in p for p in found[r.id]):
                 caught.add(part)
     declared = {p for r in check_rules() if r.declared_reads for p in r.reads}
     assert caught == declared

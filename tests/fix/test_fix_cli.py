@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.conftest import check_tree, line_of
 from tests.fix.test_fixes import PATH, RECIPE, changed_old_lines, make_tree
+from tests.shared_run import shared_result
 from validator.catalogue import check_rules
 from validator.cli import main
 from validator.context import Settings
@@ -104,14 +106,27 @@ def _snapshot(root: Path) -> dict[str, bytes]:
             for p in sorted((root / "models").rglob("*.yaml"))}
 
 
+@pytest.fixture()
+def main_findings(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory
+                  ) -> list[Finding]:
+    """Every finding of corpus ``main``'s recipes (:func:`check_tree`), once per pytest
+    run: both corpus tests below compare their fixed copy against it."""
+    def compute() -> list[Finding]:
+        copy = tmp_path_factory.mktemp("main-findings") / "recipes"
+        shutil.copytree(corpus_repo, copy, ignore=shutil.ignore_patterns(".git"))
+        return check_tree(copy, *_snapshot(copy))
+
+    return shared_result(tmp_path_factory, "check_tree of corpus main, models/", compute)
+
+
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_fix_on_the_corpus_at_main(corpus_copy: Path,
+def test_fix_on_the_corpus_at_main(corpus_copy: Path, main_findings: list[Finding],
                                    capsys: pytest.CaptureFixture[str]) -> None:
     original = _snapshot(corpus_copy)
     assert len(original) == 173
     paths = list(original)
-    before = check_tree(corpus_copy, *paths)
+    before = main_findings
     assert {f.rule for f in before} & SAFE_RULES  # there is something to fix
     main(["--fix", "--offline", str(corpus_copy / "models")])
     err = capsys.readouterr().err
@@ -146,9 +161,10 @@ def test_fix_on_the_corpus_at_main(corpus_copy: Path,
 @pytest.mark.corpus
 @pytest.mark.slow
 def test_unsafe_fixes_on_the_corpus_bring_no_new_error(corpus_copy: Path,
+                                                       main_findings: list[Finding],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     paths = list(_snapshot(corpus_copy))
-    before = check_tree(corpus_copy, *paths)
+    before = main_findings
     main(["--fix", "--unsafe-fixes", "--offline", str(corpus_copy / "models")])
     err = capsys.readouterr().err
     assert "fixed REF019 (unsafe)" in err and "fixed FLAG002 (unsafe)" in err

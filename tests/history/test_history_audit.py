@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.shared_run import shared_result
 from validator.cli import main
 from validator.context import Settings
 from validator.findings import normalise_message
@@ -52,6 +53,17 @@ def changes(result: AuditResult) -> list[tuple[str, str, str, str, str, str, int
 @pytest.fixture(scope="module")
 def slice_result(corpus_repo: Path) -> AuditResult:
     return audit(corpus_repo, paths=[SLICE])
+
+
+ZAI = "models/zai-org"  # 15 recipe paths: FLAG/GUIDE/HW/VER findings, taxonomy edits
+
+
+@pytest.fixture()
+def zai_result(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> AuditResult:
+    """The uncached audit of :data:`ZAI` over main's history, once per pytest run (two
+    tests compare against it)."""
+    return shared_result(tmp_path_factory, f"history audit, no cache: {ZAI}",
+                         lambda: audit(corpus_repo, paths=[ZAI]))
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -114,13 +126,12 @@ def test_state_replayed_from_the_changes_equals_a_direct_check(
     assert sum((+state).values()) > 0
 
 
-def test_replayed_state_equals_direct_check_for_a_larger_slice(corpus_repo: Path,
-                                                              tmp_path: Path) -> None:
+def test_replayed_state_equals_direct_check_for_a_larger_slice(
+        corpus_repo: Path, zai_result: AuditResult, tmp_path: Path) -> None:
     """Same as above on the 15 recipe paths of ``models/zai-org`` (FLAG/GUIDE/HW/VER
     findings, taxonomy edits in between) at five revisions across the history."""
-    folder = "models/zai-org"
-    result = audit(corpus_repo, paths=[folder])
-    revs = result.revisions
+    folder = ZAI
+    revs = zai_result.revisions
     probes = {revs[len(revs) * k // 4 - 1].commit.id for k in (1, 2, 3, 4)}
     probes.add(next(r for r in revs[len(revs) // 3:] if r.introduced and r.fixed).commit.id)
     state: Counter[tuple[str, str, str, str]] = Counter()
@@ -307,12 +318,12 @@ def test_concurrent_runs_sharing_a_cache(corpus_repo: Path, tmp_path: Path) -> N
 
 
 def test_writer_killed_at_random_points_leaves_a_valid_cache(
-        corpus_repo: Path, tmp_path: Path) -> None:
+        corpus_repo: Path, zai_result: AuditResult, tmp_path: Path) -> None:
     """SIGKILL the audit while it writes cache entries: every entry left is the old or the
     new one (never partial), so a later run finds no damaged entry and the same report."""
     cache = tmp_path / "cache"
-    folder = "models/zai-org"  # about 2 s of checking: long enough to be killed mid-way
-    reference = audit(corpus_repo, paths=[folder])
+    folder = ZAI  # about 2 s of checking: long enough to be killed mid-way
+    reference = zai_result
     rng = random.Random(8)
     killed = 0
     for _ in range(6):

@@ -22,8 +22,10 @@ from typing import Any
 
 import orjson
 import pytest
+from filelock import FileLock
 
 from tests.render.tiny_tree import write_tree
+from tests.shared_run import run_folder
 from validator.context import Context, local_context
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -58,7 +60,8 @@ def _make_writable(root: Path) -> None:
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A writable copy of ``../shared/corpus/site`` with its dependency installed
-    (``npm ci``, from npm's local cache when it holds js-yaml already).
+    (``npm ci``, from npm's local cache when it holds js-yaml already), made once per
+    pytest run and shared by its xdist workers: tests read it, never write into it.
 
     The site's scripts and ``node_modules`` are there; run the build with
     :func:`run_site_build`, or import ``src/lib/command-synthesis.js`` from a module placed
@@ -66,7 +69,18 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_node_tools()
     if not (SITE / BUILD_SCRIPT).is_file():
         pytest.fail(f"site oracle missing: {SITE} (CI puts ../shared beside the checkout)")
-    dest = tmp_path_factory.mktemp("site") / "site"
+    dest = run_folder(tmp_path_factory, "site-oracle") / "site"
+    ready = dest.with_name("site.ready")
+    with FileLock(f"{dest}.lock"):  # prepared once per run, read by every xdist worker
+        if not ready.is_file():
+            _prepare_site(dest)
+            ready.touch()
+    return dest
+
+
+def _prepare_site(dest: Path) -> None:
+    """Copy the site into ``dest`` and install its dependency there."""
+    shutil.rmtree(dest, ignore_errors=True)  # what a failed attempt left
     shutil.copytree(SITE, dest)
     _make_writable(dest)
     command = ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
@@ -77,7 +91,6 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     f"{done.stdout}\n{done.stderr}", pytrace=False)
     if not (dest / "node_modules" / "js-yaml").is_dir():
         pytest.fail(f"npm ci did not install js-yaml into {dest}/node_modules", pytrace=False)
-    return dest
 
 
 @dataclass(frozen=True)

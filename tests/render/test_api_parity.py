@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from .api_compare import ApiComparison, compare_api, read_api
-from .conftest import PROJECT, SiteBuild, export_revision, run_site_build
+from .conftest import PROJECT, SiteBuild, run_site_build
+from .head_inputs import HeadBuild, export_build, plan_head_builds
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
@@ -105,14 +106,20 @@ def pull_request_heads(repo: Path, count: int = PULL_REQUESTS) -> list[int]:
     return chosen
 
 
+def lacks_inputs(repo: Path, number: int) -> bool:
+    """Whether the head of pull request ``number`` has no ``taxonomy.yaml`` or no
+    ``kv_store/``."""
+    names = set(_git(repo, "ls-tree", "--name-only", f"refs/pull/{number}/head").split())
+    return not {"taxonomy.yaml", "kv_store"} <= names
+
+
 def heads_without_inputs(repo: Path, exclude: list[int], count: int = 3) -> list[int]:
     """The ``count`` highest pull-request numbers not in ``exclude`` whose head has no
     ``taxonomy.yaml`` or no ``kv_store/`` (older trees): the site's build fails on them."""
     numbers = _pull_numbers(repo)
     chosen: list[int] = []
     for number in (n for n in numbers if n not in exclude):
-        names = set(_git(repo, "ls-tree", "--name-only", f"refs/pull/{number}/head").split())
-        if not {"taxonomy.yaml", "kv_store"} <= names:
+        if lacks_inputs(repo, number):
             chosen.append(number)
             if len(chosen) == count:
                 break
@@ -121,24 +128,42 @@ def heads_without_inputs(repo: Path, exclude: list[int], count: int = 3) -> list
 
 @dataclass(frozen=True)
 class HeadResult:
-    number: int
+    build: HeadBuild
     site: SiteBuild
     ours: OurBuild
     comparison: ApiComparison | None
 
 
-def _check_head(site_dir: Path, repo: Path, number: int, work: Path) -> HeadResult:
-    tree = export_revision(repo, f"refs/pull/{number}/head", work / f"pr{number}")
+def _check_build(site_dir: Path, repo: Path, build: HeadBuild, work: Path) -> HeadResult:
+    tree = export_build(repo, build, work / f"pr{build.number}")
     try:
         site = run_site_build(site_dir, tree)
-        ours = run_our_build(tree, work / f"pr{number}-api")
+        ours = run_our_build(tree, work / f"pr{build.number}-api")
         comparison = None
         if site.ok and ours.code == 0:
             comparison = compare_api(read_api(site.public), read_api(ours.out))
-        return HeadResult(number, site, ours, comparison)
+        return HeadResult(build, site, ours, comparison)
     finally:
         shutil.rmtree(tree, ignore_errors=True)
-        shutil.rmtree(work / f"pr{number}-api", ignore_errors=True)
+        shutil.rmtree(work / f"pr{build.number}-api", ignore_errors=True)
+
+
+def _failure(r: HeadResult) -> str | None:
+    """What is wrong with one head's result, ``None`` when ours agrees with the site."""
+    number = r.build.number
+    if not r.site.ok:
+        if r.ours.code != 1 or "nothing written" not in r.ours.stderr:
+            return (f"PR {number}: the site's build fails ({r.site.stderr.strip()[-300:]}) "
+                    f"but ours exits {r.ours.code}: {r.ours.stderr.strip()[-300:]}")
+        if r.ours.out.exists():
+            return f"PR {number}: an API was written although the build fails"
+        return None
+    if r.comparison is None:
+        return (f"PR {number}: the site's build succeeds, ours exits {r.ours.code}: "
+                f"{r.ours.stderr.strip()[-500:]}")
+    if not r.comparison.equal:
+        return f"PR {number}: {r.comparison.report(5)}"
+    return None
 
 
 def test_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Path,
@@ -150,39 +175,38 @@ def test_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Pa
     highest-numbered other heads without ``taxonomy.yaml`` or ``kv_store/``, which the
     site's build rejects: ours must reject them too.
 
-    Two heads are checked at a time (each runs the site's build, then ours)."""
+    Each recipe rendering is built and compared once (:mod:`tests.render.head_inputs`):
+    a head is built as the reduced tree of what it renders that corpus ``main`` (the test
+    above) and the heads before it did not; a head with nothing new is not built. The
+    rejected heads are built whole. Two builds run at a time (each: the site's, then
+    ours)."""
     numbers = pull_request_heads(corpus_repo)
     assert len(numbers) == PULL_REQUESTS
     rejected = heads_without_inputs(corpus_repo, numbers)
     assert len(rejected) == 3
-    numbers += rejected
+    builds = plan_head_builds(corpus_repo, numbers + rejected, set(rejected))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda n: _check_head(site_dir, corpus_repo, n, tmp_path),
-                                numbers))
-    failures: list[str] = []
-    for r in results:
-        if not r.site.ok:
-            if r.ours.code != 1 or "nothing written" not in r.ours.stderr:
-                failures.append(f"PR {r.number}: the site's build fails "
-                                f"({r.site.stderr.strip()[-300:]}) but ours exits "
-                                f"{r.ours.code}: {r.ours.stderr.strip()[-300:]}")
-            elif r.ours.out.exists():
-                failures.append(f"PR {r.number}: an API was written although the build fails")
-        elif r.comparison is None:
-            failures.append(f"PR {r.number}: the site's build succeeds, ours exits "
-                            f"{r.ours.code}: {r.ours.stderr.strip()[-500:]}")
-        elif not r.comparison.equal:
-            failures.append(f"PR {r.number}: {r.comparison.report(5)}")
+        results = list(pool.map(lambda b: _check_build(site_dir, corpus_repo, b, tmp_path),
+                                builds))
+    failures = [f for r in results if (f := _failure(r)) is not None]
     compared = [r for r in results if r.comparison is not None]
-    assert not [r.number for r in results if r.number in rejected and r.site.ok]
-    print(f"\n{len(results)} pull-request heads ({', '.join(map(str, numbers))}): "
-          f"{len(compared)} built by the site and compared, "
-          f"{sum(not r.site.ok for r in results)} rejected by the site; "
+    print(f"\n{len(numbers) + len(rejected)} pull-request heads "
+          f"({', '.join(map(str, numbers + rejected))}): {len(compared)} reduced trees "
+          f"built by the site and compared ({sum(b.new_inputs for b in builds)} recipe "
+          f"renderings new to them of {sum(b.head_recipes for b in builds)} in their "
+          f"heads), {sum(not r.site.ok for r in results)} rejected by the site; "
           f"{sum(c.comparison.configuration_files for c in compared if c.comparison)} "
           f"configuration files, {sum(c.comparison.fields for c in compared if c.comparison)} "
           f"fields; site {sum(r.site.seconds for r in results):.0f} s, ours "
           f"{sum(r.ours.seconds for r in results):.0f} s wall / "
           f"{sum(r.ours.cpu_seconds for r in results):.0f} s CPU")
     assert not failures, "\n".join(failures)
-    assert compared and all(c.comparison and c.comparison.configuration_files > 10_000
-                            for c in compared)
+    assert set(rejected) <= {r.build.number for r in results if not r.site.ok}
+    # a reduced tree the site rejects must be rejected for its context (no taxonomy or
+    # kv_store/, as every tree of that context is): had one recipe made it fail, the
+    # other recipes it brought would be compared by no build
+    assert all(lacks_inputs(corpus_repo, r.build.number) for r in results if not r.site.ok)
+    # the sample still renders what the heads bring: older contexts in full, new recipes
+    assert len(compared) >= 20
+    assert sum(b.new_inputs for b in builds) >= 900
+    assert sum(c.comparison.configuration_files for c in compared if c.comparison) > 60_000
