@@ -187,6 +187,12 @@ class Context:
                  for part, name in _PARTS.items()}
         return Context(settings=self.settings, cli=self.cli, **parts)
 
+    def can_read(self, reads: Iterable[Reads]) -> bool:
+        """Whether every part in ``reads`` is readable here (not limited away by
+        :meth:`limited_to`)."""
+        return not any(isinstance(getattr(self, _PARTS[p]), Unreadable)
+                       for p in reads if p in _PARTS)
+
     def context_documents(self) -> list[LoadedDocument]:
         """Taxonomy, strategies and kv-store documents, for checking them in turn (on a
         :meth:`limited_to` copy, those of its readable parts)."""

@@ -35,6 +35,7 @@ from validator.checks._data import as_dict, as_list, get
 from validator.checks.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions, window
 from validator.checks.ver_model import image_sites, nightly_required, parse_image, tag_version
 from validator.checks.versions import effective_min_version
+from validator.rules import Reads
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -243,10 +244,12 @@ def ranges_of(doc: LoadedDocument, ctx: Context) -> list[InstallRange]:
 
 def record(doc: LoadedDocument, ctx: Context) -> None:
     """Keep the install ranges of ``doc`` for the run's report (:func:`recorded`); none
-    for a document that is not a mapping, or when no release is vendored in the window.
+    for a document that is not a mapping, when no release is vendored in the window, or
+    when ``ctx`` cannot read the files a range reads (a context limited to one rule
+    group's reads: the history audit's, a manifest file's without strategies).
     :class:`~validator.checker.Checker` calls it for every recipe it runs rules on, so the
     report does not depend on which rules ran."""
-    if not isinstance(doc.data, dict) or not versions():
+    if not isinstance(doc.data, dict) or not versions() or not ctx.can_read(RANGE_READS):
         return
     found: dict[str, list[dict[str, Any]]] = ctx.memoised(_RECORDS, dict)
     found[doc.path] = [r.describe() for r in ranges_of(doc, ctx)]
@@ -259,3 +262,6 @@ def recorded(ctx: Context) -> dict[str, list[dict[str, Any]]]:
 
 
 _RECORDS = "install_range.records"
+RANGE_READS = frozenset({Reads.TAXONOMY, Reads.STRATEGIES, Reads.KV_STORES})
+"""What an install range reads besides the recipe (its strategies' and kv stores'
+minimums, the hardware of the taxonomy)."""
