@@ -153,7 +153,13 @@ def test_rename_is_reported_as_removed_and_added(
     assert rev.fixed and all(c.path == old and c.note == "file removed" for c in rev.fixed)
     assert rev.introduced and all(c.path == new and c.note == "file added"
                                   for c in rev.introduced)
-    assert sorted(c.row[0] for c in rev.fixed) == sorted(c.row[0] for c in rev.introduced)
+    # the same findings move to the new path, but one: at inkling.yaml the variant id
+    # 'thinkingmachines/Inkling' and the recipe's own 'thinkingmachines/inkling' are one API
+    # path where letter case is ignored (REF017); at Inkling.yaml they are the same id
+    fixed = sorted(c.row[0] for c in rev.fixed)
+    fixed.remove("REF017")
+    assert fixed == sorted(c.row[0] for c in rev.introduced)
+    assert "REF017" not in {c.row[0] for c in rev.introduced}
 
 
 def test_edit_reports_introduced_and_fixed_findings(
