@@ -15,10 +15,10 @@ import multiprocessing
 import os
 import signal
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from validator.cache import ResultCache
 from validator.context import Context, Settings, build_context
@@ -31,6 +31,9 @@ from validator.rules import Reads
 
 if TYPE_CHECKING:
     from validator.schema import SchemaValidator
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 RENDER_INPUTS = frozenset({Reads.TAXONOMY, Reads.STRATEGIES, Reads.KV_STORES})
 """What a rendering reads besides the recipe."""
@@ -81,43 +84,32 @@ class Worker:
         """The context of ``state`` limited to ``reads``. The context files are loaded
         once per (taxonomy, strategies, kv-store, window) and shared by the states that
         only differ in their recipes."""
-        key = (state.id, reads)
-        found = self._limited.get(key)
-        if found is not None:
-            self._limited.move_to_end(key)
-            return found
-        data_key = (state.parts[Reads.TAXONOMY], state.parts[Reads.STRATEGIES],
-                    state.parts[Reads.KV_STORES], state.window)
+        return _recent(self._limited, (state.id, reads),
+                       lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
+
+    def _limited_context(self, state: State, reads: frozenset[Reads]) -> Context:
+        files = (state.parts[Reads.TAXONOMY], state.parts[Reads.STRATEGIES],
+                 state.parts[Reads.KV_STORES])
         tree = CommitTree(self.objects, state.commit, state.files)
-        base = self._data.get(data_key)
-        if base is None:
+
+        def load() -> Context:
             settings = (dataclasses.replace(self.settings,
                                             as_of=date.fromisoformat(state.window))
                         if state.window else self.settings)
-            base = self._data[data_key] = build_context(tree, settings)
-            _trim(self._data, self.MAX_CONTEXTS)
-        else:
-            self._data.move_to_end(data_key)
+            return build_context(tree, settings)
+
+        base = _recent(self._data, (*files, state.window), load, self.MAX_CONTEXTS)
         full = Context(tree=tree, taxonomy=base.taxonomy, strategies=base.strategies,
                        kv_stores=base.kv_stores,
                        recipe_paths=frozenset(p for p in state.files if is_recipe(p)),
                        settings=base.settings)
-        found = self._limited[key] = full.limited_to(reads)
-        _trim(self._limited, self.MAX_CONTEXTS)
+        found = full.limited_to(reads)
         if reads >= RENDER_INPUTS:  # the window does not change a rendering: share it
-            share_renderings(found, self._shared_renderings(data_key[:3]))
+            # the rendering store of the contexts with these taxonomy, strategy and
+            # kv-store digests (validator.render.cache.share_renderings)
+            share_renderings(found, _recent(self._renderings, files, OrderedDict,
+                                            self.MAX_CONTEXTS))
         return found
-
-    def _shared_renderings(self, files: tuple[str, str, str]) -> OrderedDict[str, Any]:
-        """The rendering store of the contexts whose taxonomy, strategies and kv stores
-        have the digests ``files`` (:func:`validator.render.cache.share_renderings`)."""
-        store = self._renderings.get(files)
-        if store is None:
-            store = self._renderings[files] = OrderedDict()
-            _trim(self._renderings, self.MAX_CONTEXTS)
-        else:
-            self._renderings.move_to_end(files)
-        return store
 
     def schema_of(self, state: State) -> SchemaValidator:
         """The schema validator of the format of ``state``'s window."""
@@ -164,9 +156,17 @@ class Worker:
         return key, results, []
 
 
-def _trim(table: OrderedDict[Any, Any], size: int) -> None:
-    while len(table) > size:
-        table.popitem(last=False)
+def _recent(table: OrderedDict[K, V], key: K, make: Callable[[], V], size: int) -> V:
+    """``table[key]``, made with ``make()`` when absent; the table keeps its ``size`` most
+    recently used entries."""
+    found = table.get(key)
+    if found is None:
+        found = table[key] = make()
+        while len(table) > size:
+            table.popitem(last=False)
+    else:
+        table.move_to_end(key)
+    return found
 
 
 _STATE: Worker | None = None
