@@ -46,7 +46,6 @@ and listed under ``not_verified``, never read or indexed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -59,6 +58,7 @@ from filelock import FileLock
 from validator.atomic import ConfinedFolder, LinkRefused, NotAFileError
 from validator.evidence.model import SCHEMA_PATH
 from validator.render.api_paths import path_key
+from validator.source.provenance import sha256_hex
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
 
@@ -103,10 +103,6 @@ def record_path(out: Path, repository: str, commit: str, path: str) -> Path:
         raise ValueError(f"{path!r}: its record would be taken for {what} of publish "
                          "(rename the document)")
     return out / RECORDS / repository / commit / f"{path}.json"
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 Key = tuple[str, str, str]
@@ -263,10 +259,10 @@ class Publisher:
                     outcome = "replaced"
         else:
             self._write(target, data)
-        self.verified[target] = _sha256(data if outcome != "unchanged" or old is None else old)
+        self.verified[target] = sha256_hex(data if outcome != "unchanged" or old is None else old)
         if attestation is not None and outcome != "unchanged":
             self._write(att, attestation)
-            self.verified[att] = _sha256(attestation)
+            self.verified[att] = sha256_hex(attestation)
         elif attestation is not None:
             expected = attestation
             if self.attestation_of is not None and old is not None:  # the record kept
@@ -280,7 +276,7 @@ class Publisher:
                                     "rewritten")
             statement = expected if self.attestation_of is not None or stored is None \
                 else stored
-            self.verified[att] = _sha256(statement)
+            self.verified[att] = sha256_hex(statement)
         return outcome
 
     def _read(self, file: Path) -> bytes | None:
@@ -362,7 +358,7 @@ class Publisher:
             if file.name.endswith(ATTESTATION_SUFFIX) or not file.name.endswith(".json") \
                     or not file.is_file():
                 if self.strict_index and (file not in self.verified or (
-                        file.is_file() and self._unverified(file, _sha256(file.read_bytes())))):
+                        file.is_file() and self._unverified(file, sha256_hex(file.read_bytes())))):
                     not_verified.append({"file": rel, "why": "not made by this run"})
                     self.reports.append(f"{file}: not made by this publish run; not indexed")
                 continue
@@ -379,7 +375,7 @@ class Publisher:
                 continue
             att = attestation_path(file)
             if entry["current"] and att.is_file() and not att.is_symlink() and not (
-                    self.strict_index and self._unverified(att, _sha256(att.read_bytes()))):
+                    self.strict_index and self._unverified(att, sha256_hex(att.read_bytes()))):
                 entry["attestation"] = att.relative_to(self.out).as_posix()
             entries.append(entry)
         entries.sort(key=lambda e: (e["repository"], e["commit"], e["path"], e["file"]))
@@ -404,7 +400,7 @@ def _index_entry(rel: str, data: bytes) -> dict[str, Any]:
     return {
         "repository": src["repository"], "commit": src["revision"],
         "path": src["document_path"], "file": rel,
-        "sha256": _sha256(data),
+        "sha256": sha256_hex(data),
         "document_sha256": src["document_sha256"],
         "checked_on": src["checked_on"],
         "tool_version": doc["validation"]["tool"]["version"],

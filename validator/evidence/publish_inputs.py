@@ -25,6 +25,7 @@ from typing import Any
 
 from validator.atomic import ConfinedFolder
 from validator.paths import PACKAGE_DIR, SCHEMAS_DIR, SNAPSHOTS_DIR
+from validator.source.provenance import sha256_hex
 
 MANIFEST = ".publish-inputs.json"
 FORMAT = "recipe-check/publish-inputs/v1"
@@ -53,7 +54,7 @@ def inputs_digest(parts: dict[str, Any]) -> str:
     """SHA-256 of ``parts`` (JSON data: the revision's lock entries and listing, the date,
     options) together with :func:`tool_digest`."""
     text = json.dumps({"tool": tool_digest(), **parts}, sort_keys=True, ensure_ascii=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return sha256_hex(text.encode())
 
 
 def _sha256_of(files: ConfinedFolder, path: Path) -> str | None:
@@ -63,7 +64,7 @@ def _sha256_of(files: ConfinedFolder, path: Path) -> str | None:
         data = files.read(path.relative_to(files.root).as_posix())
     except OSError:
         return None
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else sha256_hex(data)
 
 
 class InputsManifest:
@@ -122,8 +123,8 @@ class InputsManifest:
         if attestation is not None and att is None:
             return
         self.new[target.relative_to(self.out).as_posix()] = {
-            "inputs": digest, "sha256": hashlib.sha256(made).hexdigest(),
-            "attestation": hashlib.sha256(att).hexdigest() if att is not None else None}
+            "inputs": digest, "sha256": sha256_hex(made),
+            "attestation": sha256_hex(att) if att is not None else None}
 
     def save(self) -> None:
         """Write the records noted by this run (atomically), replacing the old manifest."""
