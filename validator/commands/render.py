@@ -26,9 +26,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from validator.commands.check import collect_targets, positive_int
 from validator.commands.render_text import text_block
@@ -36,9 +36,9 @@ from validator.context import Context, build_context
 from validator.errors import RecipeCheckError, UsageError
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
-from validator.render import gates, jsval
+from validator.render import gates
 from validator.render.api_paths import promoted_id, promoted_id_problem
-from validator.render.jsval import get, truthy
+from validator.render.jsval import get
 from validator.render.model import (
     Configuration,
     Rendered,
@@ -47,8 +47,15 @@ from validator.render.model import (
     render_all,
     site_strategies,
 )
+from validator.render.offered import (
+    Inputs,
+    distinct,
+    feature_labels,
+    offer_reasons,
+    rendering_json,
+)
 from validator.render.omni import is_omni
-from validator.render.problems import RenderProblem, not_offered_reasons, selection_problems
+from validator.render.problems import RenderProblem, selection_problems
 from validator.source.options import add_fetch_arguments
 from validator.source.tree import RecipeTree
 from validator.sourcemap import join_pointer
@@ -151,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             continue
         if args.all:
-            batch = _distinct(render_all(doc, ctx.taxonomy, strategies), doc.data,
+            batch = distinct(render_all(doc, ctx.taxonomy, strategies), doc.data,
                               document_data(ctx.taxonomy))
         else:
             config = Configuration.defaults(
@@ -161,15 +168,15 @@ def run(args: argparse.Namespace) -> int:
                 config = replace(config, feature_modes=_modes(args.mode), omni_task=args.task)
             batch = [render(doc, ctx.taxonomy, strategies, config)]
             _refuse_unknown_selection(args, doc, ctx, batch[0])
-        inputs = _Inputs(doc.data, document_data(ctx.taxonomy),
+        inputs = Inputs(doc.data, document_data(ctx.taxonomy),
                          {k: document_data(v) for k, v in strategies.items()}, {})
-        offers = [(r, _reasons(inputs, r)) for r in batch]
+        offers = [(r, offer_reasons(inputs, r)) for r in batch]
         if args.all:  # what the site renders, never what it would not offer
             offers = [(r, reasons) for r, reasons in offers if not reasons]
         failed |= _report_problems([r for r, _ in offers], doc, ctx)
-        results += [(r, reasons, _feature_labels(inputs, r.config)) for r, reasons in offers]
+        results += [(r, reasons, feature_labels(inputs, r.config)) for r, reasons in offers]
     if args.format == "json":
-        json.dump([_json(r, reasons) for r, reasons, _ in results], sys.stdout, indent=2)
+        json.dump([rendering_json(r, reasons) for r, reasons, _ in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         text = "\n\n".join(text_block(r, reasons, labels)
@@ -213,82 +220,6 @@ def _write_out(text: str) -> None:
     for start in range(0, len(text), _CHUNK):
         sys.stdout.write(text[start:start + _CHUNK])
     sys.stdout.flush()
-
-
-def _distinct(batch: list[Rendered], recipe: Any, taxonomy: Any) -> list[Rendered]:
-    """``batch`` with each configuration once: a ``--mode`` pick that is the mode the site
-    applies anyway (the variant's ``default_modes``, the feature's ``default_mode``, the
-    first allowed) selects the same page state as no pick, so that rendering is dropped
-    when the one without the pick is in the batch (the site's page offers it once)."""
-    out: list[Rendered] = []
-    seen: set[Configuration] = set()
-    for r in batch:
-        key = replace(r.config, feature_modes=tuple(
-            (name, mode) for name, mode in r.config.feature_modes
-            if mode != _default_mode(recipe, taxonomy, r.config, name)))
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
-
-
-def _default_mode(recipe: Any, taxonomy: Any, c: Configuration, name: str) -> str | None:
-    """The mode of feature ``name`` the site applies to ``c`` when none is picked."""
-    try:
-        mode = gates.resolve_mode_key(
-            get(get(recipe, "features"), name), name, get(get(recipe, "variants"), c.variant),
-            c.variant, get(get(taxonomy, "hardware_profiles"), c.hardware), c.hardware, None)
-    except jsval.JsTypeError:
-        return None
-    return mode if isinstance(mode, str) else None
-
-
-class _Inputs(NamedTuple):
-    """The data a rendering was made from: recipe, taxonomy, strategies by site name."""
-
-    recipe: Any
-    taxonomy: Any
-    strategies: dict[str, Any]
-    memo: dict[Any, Any]
-
-
-def _reasons(inputs: _Inputs, r: Rendered) -> list[str]:
-    """Why the site's page would not offer this configuration (empty: it does), a mode
-    it does not offer on this variant and hardware included."""
-    modes = selection_problems(inputs.recipe, inputs.taxonomy,
-                               replace(r.config, omni_task=None), r.recipe_path)
-    return not_offered_reasons(inputs.recipe, inputs.taxonomy, inputs.strategies, r.config,
-                               r.compatible_hardware, r.problems,
-                               inputs.memo) + [p.message for p in modes]
-
-
-def _feature_labels(inputs: _Inputs, c: Configuration) -> list[str]:
-    """Each enabled feature as the command renders it: a modal feature with the mode the
-    site applies here, a feature the site leaves out of this command marked so."""
-    features = get(inputs.recipe, "features")
-    variant = get(get(inputs.recipe, "variants"), c.variant)
-    profile = get(get(inputs.taxonomy, "hardware_profiles"), c.hardware)
-    modes = dict(c.feature_modes)
-    kv_composing = c.kv_offload is not None and get(get(inputs.strategies, c.kv_offload),
-                                                    "deploy_type") == "kv_store_lb" and \
-        get(get(inputs.strategies, c.strategy), "deploy_type") != "pd_cluster"
-    out = []
-    for name in c.features:
-        feature = get(features, name)
-        label = name
-        try:
-            if not gates.is_feature_allowed_for_strategy(feature, c.strategy):
-                label += f" (left out: not for {c.strategy})"
-            elif kv_composing and truthy(get(get(feature, "companion"), "command")):
-                label += f" (left out: its companion does not run under {c.kv_offload})"
-            elif jsval.is_object(get(feature, "modes")):
-                mode = gates.resolve_mode_key(feature, name, variant, c.variant, profile,
-                                              c.hardware, modes.get(name))
-                label += f" (mode {mode})" if mode else " (left out: no mode offered here)"
-        except jsval.JsTypeError:
-            pass
-        out.append(label)
-    return out
 
 
 def _write_api(args: argparse.Namespace, targets: list[Any]) -> int:
@@ -393,23 +324,3 @@ def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context
             failed |= problem.severity == "error"
         failed |= not rendered.ok
     return failed
-
-
-def _json(r: Rendered, reasons: list[str]) -> Any:
-    return jsval.to_json_value({
-        "recipe": r.recipe_path, "ok": r.ok, "config": asdict(r.config),
-        "offered": not reasons, "reasons": reasons,
-        "hardware": r.hardware, "variant": r.variant, "strategy": r.strategy,
-        "node_count": r.node_count, "deploy_type": r.deploy_type, "env": dict(r.env),
-        "docker_image": r.docker_image, "command": r.command, "argv": list(r.argv),
-        "docker_command": r.docker_command, "docker_argv": list(r.docker_argv),
-        "install": r.install, "compatible_hardware": list(r.compatible_hardware),
-        "default_hardware": r.default_hardware,
-        "processes": [{"role": p.role, "command": p.command, "argv": list(p.argv),
-                       "docker_command": p.docker_command,
-                       "docker_argv": list(p.docker_argv or ()), "env": dict(p.env),
-                       "tokens": [t._asdict() for t in p.tokens]} for p in r.processes],
-        "env_sources": {k: t._asdict() for k, t in r.env_sources.items()},
-        "site": r.site,
-        "problems": [asdict(p) for p in r.problems],
-    })

@@ -1,0 +1,101 @@
+"""The commands of one rendering as blocks a user pastes one by one -- install (pip,
+docker), dependencies, companions, the Mooncake master and store, each process's
+``vllm serve`` (with its exports) and ``docker run``, the router -- each with its title.
+
+``render``'s text output is these blocks under shell-comment titles
+(:func:`validator.commands.render_text.text_block`); the catalogue's configuration picker
+shows the same blocks (:mod:`validator.evidence.site.configurations`), so a page shows
+exactly what ``render`` prints. A ``vllm serve`` / ``docker run`` / ``export`` line holding
+shell code has a ``# warning:`` line per hazard above it (REF018), and such a block is not
+:attr:`Block.copyable`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from validator.checks.shell_hazards import WARNING, comment_line, warning_lines
+from validator.render.args import shell_quote
+from validator.render.jsval import js_str
+from validator.render.model import Process, Rendered
+
+
+class Block(NamedTuple):
+    """One block: its title (``install (pip)``, ``serve: vllm serve``) and lines."""
+
+    title: str
+    lines: list[str]
+
+    @property
+    def copyable(self) -> bool:
+        """Whether a page may offer one click to copy it: no line is a REF018 warning."""
+        warned = comment_line(f"warning: {WARNING}")
+        return not any(line.startswith(warned) for line in self.lines)
+
+
+def _warned(command: str) -> list[str]:
+    """``command`` under a ``# warning:`` line per shell hazard it holds."""
+    return [*warning_lines(command), command]
+
+
+def _process_blocks(proc: Process) -> list[Block]:
+    lines: list[str] = []
+    for key, value in proc.env.items():
+        lines += _warned(f"export {key}={shell_quote(js_str(value))}")
+    out = [Block(f"{proc.role}: vllm serve", [*lines, *_warned(str(proc.command))])]
+    if proc.docker_command:
+        out.append(Block(f"{proc.role}: docker", _warned(proc.docker_command)))
+    return out
+
+
+def _install_blocks(r: Rendered) -> list[Block]:
+    install = r.install or {}
+    out = []
+    if "pip" in install:
+        pip = [str(install["pip"]["command"])]
+        if install["pip"].get("note"):
+            pip.append(comment_line(str(install["pip"]["note"])))
+        out.append(Block("install (pip)", pip))
+    if "docker" in install:
+        out.append(Block("install (docker)", _docker_install(r, install["docker"])))
+    for extra in install.get("extras") or []:
+        if isinstance(extra, dict) and extra.get("command"):
+            note = str(extra.get("note") or extra.get("name") or "").splitlines()
+            out.append(Block(f"dependency{': ' + note[0] if note else ''}",
+                             [str(extra["command"]).rstrip()]))
+    return out
+
+
+def blocks(r: Rendered) -> list[Block]:
+    """The blocks of one rendering, in the order ``render`` prints them."""
+    site = r.site or {}
+    out = _install_blocks(r)
+    for comp in site.get("companions") or []:
+        out.append(Block(f"{comp['label']} (separate terminal)", [comp["command"]]))
+    if r.deploy_type == "kv_store_lb":
+        out.append(Block("mooncake master", [str((site.get("master") or {}).get(
+            "command", ""))]))
+        if site.get("store"):
+            out.append(Block("mooncake store", [str(site["store"].get("command", ""))]))
+    for proc in r.processes:
+        out += _process_blocks(proc)
+    router = site.get("router")
+    if isinstance(router, dict) and router.get("command"):
+        out.append(Block("router", [str(router.get("install", "")), router["command"]]))
+    return out
+
+
+def block_text(block: Block) -> list[str]:
+    """``block`` as ``render`` prints it: a blank line, its title as a shell comment, its
+    lines."""
+    return ["", comment_line(f"--- {block.title} ---"), *block.lines]
+
+
+def _docker_install(r: Rendered, docker: dict[str, Any]) -> list[str]:
+    # The JSON API's docker line always pulls the NVIDIA image; the page pulls the image the
+    # `docker run` below uses (that of the chosen hardware). A recipe's own install command
+    # (not a plain pull) is shown as written.
+    command = str(docker.get("command", ""))
+    if r.docker_image is not None and command.startswith("docker pull ") and "\n" not in command:
+        return _warned(f"docker pull {js_str(r.docker_image)}")
+    return [command]
