@@ -197,10 +197,13 @@ def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:
     """Build the catalogue of ``index`` (the one this run made, under its lock: only the
     records it verified, each checked against the digest it indexed); False on failure."""
     from validator.evidence.site import SiteError, build_site
+    from validator.evidence.site.renderings import RecipeReader, store_tree
+    from validator.source.snapshots import SnapshotStore
 
     try:
-        site = build_site(args.out, args.site, keep=(("the snapshot store", args.lock.parent),),
-                          index=index)
+        store = args.lock.parent
+        site = build_site(args.out, args.site, keep=(("the snapshot store", store),),
+                          index=index, recipes=RecipeReader(store_tree(SnapshotStore(store))))
     except (SiteError, OSError) as exc:
         print(f"recipe-check: --site {args.site}: {printable(str(exc))}", file=sys.stderr)
         return False

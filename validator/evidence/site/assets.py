@@ -57,6 +57,15 @@ details { margin: .5rem 0; } summary { cursor: pointer; font-weight: 600; }
 mark.hidden-char { background: #fff1e5; color: var(--err); border: 1px solid var(--err);
   border-radius: 3px; padding: 0 .15rem; font-family: ui-monospace, monospace; font-size: .85em; }
 .notice { border-left: 4px solid var(--err); background: #fff1e5; padding: .5rem .75rem; }
+.picker fieldset { grid-column: 1 / -1; border: 1px solid var(--line); border-radius: 4px;
+  margin: 0; display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; }
+.picker legend { font-size: .85rem; font-weight: 600; }
+.picker label.check { display: inline-flex; align-items: center; gap: .35rem;
+  font-size: 1rem; font-weight: 400; }
+.picker label.check input { width: auto; }
+.verdict { border-left: 4px solid var(--ok); padding: .1rem .75rem; margin: .5rem 0; }
+.verdict.warn { border-color: var(--warn); } .verdict.err { border-color: var(--err);
+  background: #fff1e5; }
 @media (max-width: 40rem) {
   main { padding: .6rem; } dl.kv { grid-template-columns: 1fr; }
   th, td { padding: .3rem; }
@@ -126,10 +135,12 @@ JS = """\
   }
   Array.prototype.forEach.call(document.querySelectorAll("button.copy"), function (b) {
     b.hidden = false;
-    b.addEventListener("click", function () {
-      var target = document.getElementById(b.getAttribute("data-target"));
-      if (target) { copyText(target.textContent, b); }
-    });
+  });
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest ? e.target.closest("button.copy") : null;
+    if (!b) { return; }
+    var target = document.getElementById(b.getAttribute("data-target"));
+    if (target) { copyText(target.textContent, b); }
   });
 })();
 """

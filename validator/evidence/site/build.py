@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,13 @@ from validator.errors import RecipeCheckError
 from validator.evidence.attest import statement_bytes
 from validator.evidence.model import Record
 from validator.evidence.site.assets import CSS, JS
+from validator.evidence.site.configurations import picker
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
 from validator.evidence.site.index_page import Entry, index_html
+from validator.evidence.site.picker_page import picker_section
+from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
+from validator.evidence.site.renderings import Recipe
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
@@ -125,6 +130,20 @@ def _statement(out: Path, entry: dict[str, Any], record: bytes) -> bytes | None:
     return data
 
 
+def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
+                    recipes: Callable[[dict[str, Any]], Recipe | None] | None) -> str | None:
+    """The picker section of ``record``'s page, its configurations' JSON files written
+    into ``<page>.configs/`` beside it; ``None`` without the recipe."""
+    recipe = recipes(record) if recipes is not None else None
+    if recipe is None or not recipe.offered:
+        return None
+    made = picker(record, recipe.doc.data, recipe.offered, recipe.landing)
+    folder = page_rel.name[:-len(".html")] + ".configs"
+    for name, data in made.files.items():
+        _write(tmp / page_rel.parent / folder / name, data)
+    return picker_section(made, folder)
+
+
 def _swap(tmp: Path, site: Path) -> None:
     """Replace ``site`` by ``tmp`` (the old folder is removed only after the new one is in
     place)."""
@@ -140,12 +159,18 @@ def _swap(tmp: Path, site: Path) -> None:
 
 
 def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
-               index: dict[str, Any] | None = None) -> SiteResult:
+               index: dict[str, Any] | None = None,
+               recipes: Callable[[dict[str, Any]], Recipe | None] | None = None,
+               ) -> SiteResult:
     """Write the catalogue of the publish folder ``out`` into ``site``; ``keep`` are more
     folders the run uses, with what each is (the snapshot store), which ``site`` may not
-    overlap (nor ``out``). ``index`` is the record index publish just made (default:
-    ``out/index.json``); only its current records are shown, each only if its file still
-    holds the bytes indexed (and its statement is the statement of those bytes).
+    overlap (nor ``out``). ``recipes`` reads a record's recipe back (from the snapshot
+    store, :class:`validator.evidence.site.renderings.RecipeReader`) for its
+    configuration picker; without it, or when it gives ``None``, the page shows the
+    record's default configuration per hardware. ``index`` is the record index publish
+    just made (default: ``out/index.json``); only its current records are shown, each
+    only if its file still holds the bytes indexed (and its statement is the statement of
+    those bytes).
 
     Raises:
         SiteRefused: ``site`` is not a folder the catalogue may replace
@@ -167,7 +192,7 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
     try:
         os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's 0700 is no folder's mode
         _write(tmp / "assets" / "site.css", CSS)
-        _write(tmp / "assets" / "site.js", JS)
+        _write(tmp / "assets" / "site.js", JS + PICKER_JS)
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
@@ -187,7 +212,8 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
             links = Links(root=root, record_json=rel.name, statement=statement,
                           schema=f"{root}schemas/record.schema.json")
             try:
-                _write(tmp / page_rel, record_html(record, links))
+                section = _configurations(tmp, page_rel, record, recipes)
+                _write(tmp / page_rel, record_html(record, links, section))
                 entries.append(Entry.of(record, page_rel.as_posix()))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise SiteError(f"{out / rel}: does not match the record schema "

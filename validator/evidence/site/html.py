@@ -70,6 +70,28 @@ def esc(value: Any) -> str:
     return _visible(value, mark=True)
 
 
+def shown(value: Any) -> str:
+    """``value`` as plain text for a script to show (``textContent``): each hidden
+    character written as the text ``<U+202E>``, nothing else changed."""
+    text = _text(value)
+    out, last = [], 0
+    for m in _hidden(text):
+        out += [text[last:m.start()], f"<U+{ord(m[0]):04X}>"]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def json_script(element_id: str, value: Any) -> str:
+    """``value`` as a JSON data block the page script reads (``type="application/json"``:
+    never run, so the page's script policy is unchanged); ``<``, ``>`` and ``&`` are
+    written as ``\\u`` escapes, so no text of it can close the element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for ch, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        text = text.replace(ch, escaped)
+    return f'<script type="application/json" id="{attr(element_id)}">{text}</script>'
+
+
 def attr(value: Any) -> str:
     """``value`` for an attribute or ``<title>`` (no markup there): escaped, each hidden
     character written as the text ``<U+202E>``."""

@@ -248,17 +248,22 @@ def _hidden_notice(count: int) -> str:
             "mark such as &lt;U+202E&gt;.</p>")
 
 
-def record_html(rec: dict[str, Any], links: Links) -> str:
-    """The whole page of one record."""
+def record_html(rec: dict[str, Any], links: Links, configurations: str | None = None) -> str:
+    """The whole page of one record; ``configurations`` is its picker section
+    (:func:`validator.evidence.site.picker_page.picker_section`), else the default
+    configuration per hardware is shown."""
     nav = ("<nav aria-label=\"Sections\"><p class=\"muted\">"
            + " · ".join(f"<a href=\"#{a}\">{t}</a>" for a, t in (
-               ("commands", "Commands"), ("findings", "Findings"), ("facts", "Facts"),
+               ("configurations" if configurations else "commands",
+                "Configurations" if configurations else "Commands"),
+               ("findings", "Findings"), ("facts", "Facts"),
                ("reported", "Reported results"), ("provenance", "Provenance"),
                ("not-verified", "Not verified"))) + "</p></nav>")
     head = (f"<h1>{esc(rec['title'])}</h1><p><code>{esc(rec.get('model_id') or '')}</code>"
             f" &middot; {esc(rec.get('model_provider') or '')}</p>"
             + (f"<p>{esc(rec['summary'])}</p>" if rec.get("summary") else "")
             + _hidden_notice(hidden_count(rec)))
-    body = "".join((head, nav, commands(rec), findings(rec), options(rec), facts(rec),
-                    results(rec), editorial(rec), provenance(rec, links), not_verified(rec)))
+    body = "".join((head, nav, configurations or commands(rec), findings(rec), options(rec),
+                    facts(rec), results(rec), editorial(rec), provenance(rec, links),
+                    not_verified(rec)))
     return page(rec["title"], body, links.root, rec.get("summary") or "")

@@ -1,0 +1,136 @@
+"""The data of a record page's configuration picker: every configuration the recipes
+site's page offers (:func:`validator.render.offered.offered_renderings`), each with the
+blocks ``render`` prints for it, the findings that apply to it
+(:mod:`validator.evidence.site.verdicts`) and a JSON file of its own (what ``render
+--format json`` prints for it).
+
+A recipe can offer hundreds of configurations (GLM-5.2: 495), which share most of their
+lines: every string is stored once (``strings``), every block once as string indexes
+(``blocks``), every set of findings once (``verdicts``), and a configuration is its
+choices, block indexes and verdict index. The page script assembles the chosen one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from validator.evidence.site.html import shown
+from validator.evidence.site.verdicts import scopes
+from validator.render.offered import Offered, rendering_json
+from validator.render.rendered import Configuration
+from validator.render_blocks import blocks
+
+CHOICES = (("hardware", "Hardware"), ("variant", "Variant"), ("strategy", "Strategy"),
+           ("size", "Nodes"), ("modes", "Feature mode"), ("task", "Task"))
+"""The picker's selects (name, label), in the order a choice outranks the next when a
+pick has to move the others to a configuration the site offers; features are
+checkboxes."""
+
+
+@dataclass(frozen=True)
+class Picker:
+    """What a record page's picker needs: ``data`` (embedded in the page as JSON),
+    ``files`` (``name -> bytes``: each configuration's JSON, written beside the page under
+    ``folder``), and the index of the page's landing configuration."""
+
+    data: dict[str, Any]
+    files: dict[str, bytes]
+    default: int
+
+
+class _Table:
+    """Values stored once, referred to by index."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self._index: dict[Any, int] = {}
+
+    def add(self, value: Any) -> int:
+        if isinstance(value, str):
+            value = shown(value)  # a hidden character shows as <U+202E>, as on the page
+        key = json.dumps(value, sort_keys=True) if isinstance(value, list | dict) else value
+        if key not in self._index:
+            self._index[key] = len(self.items)
+            self.items.append(value)
+        return self._index[key]
+
+
+def _size(o: Offered) -> str:
+    r, c = o.rendered, o.rendered.config
+    if c.pd_nodes:
+        text = " · ".join(f"{role} ×{n}" for role, n in c.pd_nodes)
+    else:
+        count = r.node_count if isinstance(r.node_count, int) else c.nodes
+        text = f"{count} node{'s' if count != 1 else ''}"
+    if c.kv_offload:
+        text += f" · serving {c.strategy}"
+    if c.kv_instances:
+        text += f" · {c.kv_instances} kv instances"
+    return text
+
+
+def choices(o: Offered) -> dict[str, str]:
+    """The value of each select of :data:`CHOICES` for one configuration."""
+    c = o.rendered.config
+    return {"hardware": c.hardware, "variant": c.variant, "strategy": c.key,
+            "size": _size(o),
+            "modes": ", ".join(f"{f}: {m}" for f, m in c.feature_modes) or "as the site picks",
+            "task": c.omni_task or "none"}
+
+
+def json_name(config: Configuration) -> str:
+    """The file name of a configuration's JSON: a digest of the configuration."""
+    text = json.dumps(asdict(config), sort_keys=True, separators=(",", ":"), default=list)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20] + ".json"
+
+
+def _finding_rows(record: dict[str, Any]) -> list[list[Any]]:
+    return [[f["severity"], f["rule"], f["message"], f.get("line") or 0]
+            for f in record["validation"]["findings"]]
+
+
+def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
+           landing: Configuration | None) -> Picker:
+    """The picker of ``record`` whose recipe (parsed ``data``) offers ``offered``;
+    ``landing`` is the configuration the site's page opens with."""
+    strings, block_table, verdict_table = _Table(), _Table(), _Table()
+    findings = record["validation"]["findings"]
+    reach = scopes([str(f.get("pointer") or "") for f in findings], data,
+                   [o.rendered for o in offered])
+    configs: list[list[Any]] = []
+    files: dict[str, bytes] = {}
+    seen: set[tuple[Any, ...]] = set()
+    default = 0
+    for i, o in enumerate(offered):
+        picked = choices(o)
+        features = sorted(o.rendered.config.features)
+        key = (*picked.values(), *features)
+        if key in seen:
+            continue
+        seen.add(key)
+        if o.rendered.config == landing:
+            default = len(configs)
+        block_ids = [block_table.add([strings.add(b.title), int(b.copyable),
+                                      [strings.add(line) for text in b.lines
+                                       for line in text.split("\n")]])
+                     for b in blocks(o.rendered)]
+        applying = [n for n, scope in enumerate(reach) if scope is not None and i in scope]
+        name = json_name(o.rendered.config)
+        files[name] = json.dumps(rendering_json(o.rendered, []), ensure_ascii=False,
+                                 separators=(",", ":")).encode("utf-8") + b"\n"
+        configs.append([[strings.add(picked[n]) for n, _ in CHOICES],
+                        [strings.add(f) for f in features],
+                        [strings.add(label) for label in o.feature_labels],
+                        block_ids, verdict_table.add(applying), name])
+    floors = {str(o["variant"]): str(o.get("minimum_runtime_version") or "")
+              for o in record.get("deployment_options") or []}
+    return Picker(data={
+        "choices": [[n, label] for n, label in CHOICES], "strings": strings.items,
+        "blocks": block_table.items, "verdicts": verdict_table.items,
+        "findings": _finding_rows(record), "configs": configs, "floors": floors,
+        "whole": [n for n, scope in enumerate(reach) if scope is None],
+        "default": default}, files=files, default=default)

@@ -1,0 +1,168 @@
+"""The record page's picker script (part of ``assets/site.js``): reads the picker data
+(:mod:`validator.evidence.site.configurations`), and on every pick shows the configuration
+the site offers for it -- the one matching the pick and as many of the other choices as
+possible, in the order of the selects -- with its verdict, install minimum, JSON link and
+blocks; the choice is kept in the URL's fragment (``#config=<json name>``), so a shared
+link and back / forward restore it."""
+
+from __future__ import annotations
+
+PICKER_JS = """\
+(function () {
+  "use strict";
+  var holder = document.getElementById("picker-data");
+  var form = document.getElementById("picker");
+  if (!holder || !form) { return; }
+  var D = JSON.parse(holder.textContent), S = D.strings;
+  var names = D.choices.map(function (c) { return c[0]; });
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+  function features(c) { return c[1].map(function (i) { return S[i]; }); }
+  function picked() {
+    var p = {};
+    names.forEach(function (n) { p[n] = form.elements[n].value; });
+    p.features = Array.prototype.filter.call(form.querySelectorAll("input[name=feature]"),
+      function (b) { return b.checked; }).map(function (b) { return b.value; });
+    return p;
+  }
+  function score(c, p) {
+    var s = 0, w = 1 << 20;
+    names.forEach(function (n, i) { if (S[c[0][i]] === p[n]) { s += w; } w >>= 1; });
+    var f = features(c);
+    p.features.forEach(function (x) { if (f.indexOf(x) >= 0) { s += 1; } });
+    f.forEach(function (x) { if (p.features.indexOf(x) < 0) { s -= 1; } });
+    return s;
+  }
+  function best(p, changed) {
+    var top = -1, at = D["default"];
+    D.configs.forEach(function (c, k) {
+      if (changed && changed.name === "feature") {
+        if ((features(c).indexOf(changed.value) >= 0) !== changed.checked) { return; }
+      } else if (changed) {
+        if (S[c[0][names.indexOf(changed.name)]] !== changed.value) { return; }
+      }
+      var s = score(c, p);
+      if (s > top) { top = s; at = k; }
+    });
+    return at;
+  }
+  function setForm(c) {
+    names.forEach(function (n, i) { form.elements[n].value = S[c[0][i]]; });
+    var f = features(c);
+    Array.prototype.forEach.call(form.querySelectorAll("input[name=feature]"), function (b) {
+      b.checked = f.indexOf(b.value) >= 0;
+    });
+  }
+  function verdict(c) {
+    var rows = D.verdicts[c[4]].map(function (n) { return D.findings[n]; });
+    var errs = rows.filter(function (r) { return r[0] === "error"; }).length;
+    var warns = rows.filter(function (r) { return r[0] === "warning"; }).length;
+    var box = el("div", "verdict " + (errs ? "err" : warns ? "warn" : "ok"));
+    box.id = "verdict";
+    var head = el("p");
+    head.appendChild(el("strong", "", errs
+      ? "This exact command fails recipe-check: " + errs + " error(s)"
+      : warns ? "No error; " + warns + " warning(s) for this exact command"
+        : "No error or warning applies to this exact command"));
+    if (D.whole.length) {
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(el("span", "muted", D.whole.length +
+        " finding(s) about the recipe as a whole: see Findings."));
+    }
+    box.appendChild(head);
+    if (rows.length) {
+      var list = el("ul");
+      rows.forEach(function (r) {
+        var li = el("li");
+        li.appendChild(el("strong", "", r[0] + " " + r[1]));
+        li.appendChild(document.createTextNode(" (line " + r[3] + "): " + r[2]));
+        list.appendChild(li);
+      });
+      box.appendChild(list);
+    }
+    return box;
+  }
+  function blocks(c) {
+    var out = el("div");
+    out.id = "chosen-blocks";
+    c[3].forEach(function (b, n) {
+      var block = D.blocks[b], wrap = el("div", "cmd"), p = el("p");
+      p.appendChild(el("strong", "", S[block[0]]));
+      p.appendChild(document.createTextNode(" "));
+      if (block[1]) {
+        var button = el("button", "copy", "Copy");
+        button.type = "button";
+        button.setAttribute("data-target", "pb" + n);
+        p.appendChild(button);
+      } else {
+        p.appendChild(el("span", "muted",
+          "no Copy button: the recipe puts shell code in this command (REF018)"));
+      }
+      var pre = el("pre"), code = el("code", "", block[2].map(function (i) {
+        return S[i];
+      }).join("\\n"));
+      code.id = "pb" + n;
+      pre.appendChild(code);
+      wrap.appendChild(p);
+      wrap.appendChild(pre);
+      out.appendChild(wrap);
+    });
+    return out;
+  }
+  function show(k, push) {
+    var c = D.configs[k];
+    setForm(c);
+    var labels = c[2].map(function (i) { return S[i]; }).join(", ") || "none";
+    document.getElementById("chosen-title").textContent = c[0].slice(0, 4).map(function (i) {
+      return S[i];
+    }).join(" \\u00b7 ") + " \\u00b7 features: " + labels;
+    document.getElementById("verdict").replaceWith(verdict(c));
+    var variant = S[c[0][1]];
+    var install = document.getElementById("chosen-install");
+    install.textContent = "";
+    install.appendChild(document.createTextNode("Install: vLLM \\u2265 "));
+    install.appendChild(el("strong", "", D.floors[variant] || "unknown"));
+    install.appendChild(document.createTextNode(" (the effective minimum of variant " +
+      variant + ") \\u00b7 "));
+    var a = el("a", "config-json", "this configuration as JSON");
+    a.href = encodeURI(D.folder + "/" + c[5]);
+    install.appendChild(a);
+    document.getElementById("chosen-blocks").replaceWith(blocks(c));
+    var hash = "#config=" + c[5].replace(/\\.json$/, "");
+    if (push && location.hash !== hash) { history.pushState(null, "", hash); }
+  }
+  function fromHash() {
+    var m = /^#config=([0-9a-f]+)$/.exec(location.hash);
+    var k = D["default"];
+    if (m) {
+      D.configs.forEach(function (c, i) { if (c[5] === m[1] + ".json") { k = i; } });
+    }
+    return k;
+  }
+  form.addEventListener("change", function (e) {
+    var t = e.target, p = picked();
+    var changed = t.name === "feature" ? {name: "feature", value: t.value, checked: t.checked}
+      : {name: t.name, value: t.value};
+    var k = best(p, changed), c = D.configs[k], moved = [];
+    names.forEach(function (n, i) {
+      if (S[c[0][i]] !== p[n]) { moved.push(n + " " + S[c[0][i]]); }
+    });
+    var f = features(c);
+    if (f.slice().sort().join() !== p.features.slice().sort().join()) {
+      moved.push("features " + (f.join(", ") || "none"));
+    }
+    document.getElementById("picker-note").textContent = moved.length
+      ? "The site does not offer that combination; also changed: " + moved.join("; ") + "."
+      : "";
+    show(k, true);
+  });
+  form.addEventListener("submit", function (e) { e.preventDefault(); });
+  window.addEventListener("popstate", function () { show(fromHash(), false); });
+  window.addEventListener("hashchange", function () { show(fromHash(), false); });
+  show(fromHash(), false);
+})();
+"""
