@@ -155,17 +155,17 @@ def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) 
     assert json.loads(statement.read_text())["subject"][0]["name"] == \
         "models/zai-org/GLM-5.2.yaml"
 
-    # commands: the page default is open, its copy button works from the keyboard
-    opened = page.locator("details[open] summary")
-    assert opened.count() == 1 and "(page default)" in opened.inner_text()
-    button = page.locator("details[open] button.copy").first
+    # commands: the page's landing configuration is shown, its copy button works from
+    # the keyboard
+    assert page.locator("#chosen-title").inner_text().startswith("h200 · default ·")
+    button = page.locator("#chosen-blocks button.copy").first
     button.focus()
     page.keyboard.press("Enter")
     # the label changes when the clipboard's promise settles, not within the key press:
     # poll (Playwright's expect) rather than read it once, and before it reverts (1.5 s)
     from playwright.sync_api import expect
     expect(button).to_have_text("Copied", timeout=1400)
-    assert "vllm serve zai-org/GLM-5.2-FP8" in page.locator("details[open] pre").first.inner_text()
+    assert "vllm serve zai-org/GLM-5.2-FP8" in page.locator("#chosen-blocks").inner_text()
     assert page.get_by_text("disagree (finding HW020)").count() == 1
     page.screenshot(path=str(OUTPUT / "record.png"), full_page=False)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -195,6 +195,81 @@ def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) 
     page.screenshot(path=str(OUTPUT / "index-filtered.png"), full_page=True)
 
     assert outside == [], f"requests left the machine: {outside}"
+    assert errors == [], errors
+
+
+def _render_json(repo: Path, *options: str) -> dict[str, Any]:
+    """What ``render --format json`` prints for one configuration of GLM-5.2."""
+    done = subprocess.run([sys.executable, "-m", "validator", "render", "--format", "json",
+                           *options, "models/zai-org/GLM-5.2.yaml"], cwd=repo,
+                          capture_output=True, text=True, timeout=300, check=True)
+    (rendered,) = json.loads(done.stdout)
+    return dict(rendered)
+
+
+def _blocks(page: Any) -> dict[str, str]:
+    """Title -> text of each block of the chosen configuration."""
+    out = {}
+    for block in page.locator("#chosen-blocks div.cmd").all():
+        out[block.locator("strong").first.inner_text()] = block.locator("code").inner_text()
+    return out
+
+
+def test_record_page_shows_the_configuration_picked_as_render_renders_it(
+        catalogue: dict[str, Any], browser_context: Any) -> None:
+    site: Path = catalogue["site"]
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(next(site.rglob("GLM-5.2.yaml.html")).as_uri())
+    every = json.loads(subprocess.run(
+        [sys.executable, "-m", "validator", "render", "--all", "--format", "json",
+         "models/zai-org/GLM-5.2.yaml"], cwd=catalogue["repo"], capture_output=True,
+        text=True, timeout=300, check=True).stdout)
+    assert f"{len(every)} configurations" in page.locator("#configurations + p").inner_text()
+    assert len(every) > 100  # every configuration the site offers, not one per hardware
+
+    page.select_option("#p-hardware", "b300")
+    page.select_option("#p-variant", "nvfp4")
+    page.select_option("#p-strategy", "multi_node_tp")
+    page.check("input[name=feature][value=spec_decoding]")
+    assert page.locator("#chosen-title").inner_text() == (
+        "b300 · nvfp4 · multi_node_tp · 2 nodes · features: tool_calling, reasoning, "
+        "spec_decoding (mode mtp)")
+    want = _render_json(catalogue["repo"], "--hardware", "b300", "--variant", "nvfp4",
+                        "--strategy", "multi_node_tp",
+                        "--features", "tool_calling,reasoning,spec_decoding")
+    blocks = _blocks(page)
+    for proc in want["processes"]:
+        assert blocks[f"{proc['role']}: vllm serve"].endswith(proc["command"])
+        assert blocks[f"{proc['role']}: docker"] == proc["docker_command"]
+    assert blocks["install (pip)"] == want["install"]["pip"]["command"]
+    assert blocks["install (docker)"] == f"docker pull {want['docker_image']}"
+    assert "vLLM ≥ 0.23.0" in page.locator("#chosen-install").inner_text()
+    href = page.locator("a.config-json").get_attribute("href")
+    assert href and not href.startswith(("http:", "https:", "/"))
+    linked = Path(page.url.split("#")[0][len("file://"):]).parent / href
+    assert json.loads(linked.read_text("utf-8")) == want
+    # the verdict: the nvfp4 planning-minimum info applies, the AMD image warning not
+    verdict = page.locator("#verdict").inner_text()
+    assert "HW009" in verdict and "VER003" not in verdict
+    picked_url = page.url
+
+    # AMD hardware: the site offers no nvfp4 there; the variant moves, the AMD image's
+    # warning applies to the command now
+    page.select_option("#p-hardware", "mi355x")
+    assert page.locator("#p-variant").input_value() != "nvfp4"
+    assert "does not offer that combination" in page.locator("#picker-note").inner_text()
+    assert "VER003" in page.locator("#verdict").inner_text()
+    assert "image tag 'nightly-" in page.locator("#verdict").inner_text()
+
+    # the choice is in the URL: back restores the b300 pick, a shared link opens it
+    page.go_back()
+    assert page.locator("#p-hardware").input_value() == "b300"
+    fresh = browser_context.new_page()
+    fresh.goto(picked_url)
+    assert fresh.locator("#chosen-title").inner_text().startswith("b300 · nvfp4 ·")
+    assert fresh.locator("input[name=feature][value=spec_decoding]").is_checked()
     assert errors == [], errors
 
 
