@@ -39,11 +39,16 @@ ul.records li a { font-weight: 600; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .92rem; }
 th, td { text-align: left; vertical-align: top; border-bottom: 1px solid var(--line);
-  padding: .35rem .5rem; overflow-wrap: anywhere; }
+  padding: .35rem .5rem; overflow-wrap: break-word; }
 th { background: var(--soft); }
 a.evidence { white-space: nowrap; }
 table.fixed { table-layout: fixed; min-width: 36rem; }
-.w14 { width: 14%; } .w26 { width: 26%; } .w34 { width: 34%; }
+.w14 { width: 14%; } .w18 { width: 18%; } .w24 { width: 24%; } .w26 { width: 26%; }
+.w28 { width: 28%; } .w30 { width: 30%; } .w34 { width: 34%; }
+.nowrap { white-space: nowrap; }
+pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
+details.inputs { margin: .2rem 0 0; } details.inputs summary { font-weight: 400; }
+details.inputs p { margin: .2rem 0; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px;
   padding: .75rem; overflow-x: auto; font-size: .85rem; margin: .25rem 0 .75rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -111,10 +116,33 @@ JS = """\
       });
       status.textContent = shown + " of " + items.length + " records shown";
     };
-    form.addEventListener("input", apply);
-    form.addEventListener("change", apply);
+    var fields = ["q", "brand", "precision", "task", "verified", "vllm"];
+    var query = function () {
+      var params = new URLSearchParams();
+      fields.forEach(function (n) {
+        if (form.elements[n].value) { params.set(n, form.elements[n].value); }
+      });
+      var text = params.toString();
+      return location.pathname + (text ? "?" + text : "");
+    };
+    var restore = function () {
+      var params = new URLSearchParams(location.search);
+      fields.forEach(function (n) { form.elements[n].value = params.get(n) || ""; });
+      apply();
+    };
+    form.addEventListener("input", function (e) {
+      apply();
+      if (e.target.name === "q") { history.replaceState(null, "", query()); }
+    });
+    form.addEventListener("change", function () {
+      apply();
+      if (query() !== location.pathname + location.search) {
+        history.pushState(null, "", query());
+      }
+    });
     form.addEventListener("submit", function (e) { e.preventDefault(); apply(); });
-    apply();
+    window.addEventListener("popstate", restore);
+    restore();
   }
   function copyText(text, button) {
     var done = function () {

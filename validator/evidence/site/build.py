@@ -131,10 +131,9 @@ def _statement(out: Path, entry: dict[str, Any], record: bytes) -> bytes | None:
 
 
 def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
-                    recipes: Callable[[dict[str, Any]], Recipe | None] | None) -> str | None:
+                    recipe: Recipe | None) -> str | None:
     """The picker section of ``record``'s page, its configurations' JSON files written
     into ``<page>.configs/`` beside it; ``None`` without the recipe."""
-    recipe = recipes(record) if recipes is not None else None
     if recipe is None or not recipe.offered:
         return None
     made = picker(record, recipe.doc.data, recipe.offered, recipe.landing)
@@ -212,8 +211,12 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
             links = Links(root=root, record_json=rel.name, statement=statement,
                           schema=f"{root}schemas/record.schema.json")
             try:
-                section = _configurations(tmp, page_rel, record, recipes)
-                _write(tmp / page_rel, record_html(record, links, section))
+                recipe = recipes(record) if recipes is not None else None
+                section = _configurations(tmp, page_rel, record, recipe)
+                guide = recipe.doc.data.get("guide") if recipe is not None and isinstance(
+                    recipe.doc.data, dict) else None
+                _write(tmp / page_rel, record_html(record, links, section,
+                                                   guide if isinstance(guide, str) else None))
                 entries.append(Entry.of(record, page_rel.as_posix()))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise SiteError(f"{out / rel}: does not match the record schema "

@@ -161,10 +161,52 @@ def table(head: list[str], rows: list[list[str]], caption: str = "",
             f"<tbody>\n{trs}</tbody></table></div>")
 
 
+def number_text(value: Any) -> str:
+    """A number as the recipe means it: ``893``, never ``893.0`` (a whole float shows
+    as an integer, as the YAML the recipe wrote); anything else as :func:`_text`."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return _text(value)
+
+
 def value_text(value: Any) -> str:
-    """A fact value as short text (lists joined with commas)."""
+    """A fact value as short text (lists joined with commas, numbers by
+    :func:`number_text`)."""
     if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
-        return ", ".join(str(v) for v in value) if value else "(none)"
+        return ", ".join(number_text(v) for v in value) if value else "(none)"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int | float):
+        return number_text(value)
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def citations(urls: list[str]) -> str:
+    """Links to the lines ``urls`` cite, grouped by file: ``GLM-5.2.yaml lines 77, 78,
+    23; taxonomy.yaml line 15`` (each line number a link), not one long link per
+    line."""
+    files: dict[str, list[str]] = {}
+    for url in urls:
+        base = url.partition("#")[0]
+        files.setdefault(base.rsplit("/", 1)[-1], []).append(url)
+    parts = []
+    for name, cited in files.items():
+        numbers = ", ".join(
+            link(u, u.partition("#")[2].replace("L", "").replace("-", "–") or "file",
+                 "evidence") for u in cited)
+        many = len(cited) > 1 or "-" in cited[0].partition("#")[2]
+        parts.append(f"{esc(name)} line{'s' if many else ''} {numbers}")
+    return "; ".join(parts)
+
+
+def evidence(url: str | None, label: str = "") -> str:
+    """A link to the line a record URL cites, named by its file and lines
+    (``taxonomy.yaml line 15``, ``GLM-5.2.yaml lines 32–33``), after ``label`` if
+    given."""
+    if not url:
+        return "<span class=\"muted\">no line</span>"
+    base, _, anchor = url.partition("#")
+    lines = anchor.replace("L", "").replace("-", "–")
+    words = [label, base.rsplit("/", 1)[-1],
+             ("lines " if "–" in lines else "line ") + lines if lines else ""]
+    return link(url, " ".join(w for w in words if w), "evidence")

@@ -1,7 +1,9 @@
 """The catalogue's index: every current record, searchable by model and filterable by
 hardware brand, precision, task, verified hardware and minimum vLLM. The list is plain
 HTML (usable without script); ``site.js`` hides the entries a filter excludes, reading the
-``data-*`` attributes written here."""
+``data-*`` attributes written here, and keeps the filters in the URL's query (a shared link
+and back / forward restore them). A mixed precision is filed under each precision it names
+(:mod:`validator.evidence.site.precision`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.evidence.site.html import attr, esc, hidden_count, local_link, page
+from validator.evidence.site.precision import precisions
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,8 @@ class Entry:
             path=str(record["source"]["document_path"]),
             commit=str(record["source"]["revision"]),
             brands=tuple(sorted({str(b).lower() for b in record.get("hardware_topics") or []})),
-            precisions=tuple(sorted({str(o["precision"]) for o in options
-                                     if o.get("precision")})),
+            precisions=tuple(sorted({p for o in options if o.get("precision")
+                                     for p in precisions(str(o["precision"]))})),
             tasks=tuple(sorted({str(t) for t in params.get("tasks") or []})),
             verified=tuple(sorted({str(c["profile"]) for c in params.get("hardware_claims")
                                    or [] if c.get("maintainer_status") == "verified"})),

@@ -12,15 +12,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks.shell_hazards import warning_lines
+from validator.evidence.site.facts_page import facts
 from validator.evidence.site.html import (
+    citations,
     esc,
+    evidence,
     hidden_count,
     link,
     local_link,
+    number_text,
     page,
     table,
-    value_text,
 )
+from validator.evidence.site.precision import precision_label
 from validator.render.args import shell_quote
 
 _SETUP_LABELS = (("hardware", "hardware"), ("image", "image"),
@@ -43,14 +47,6 @@ class Links:
 def _dl(pairs: list[tuple[str, str]]) -> str:
     return "<dl class=\"kv\">" + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in pairs) \
         + "</dl>"
-
-
-def _evidence(url: str | None, label: str = "line") -> str:
-    if not url:
-        return "<span class=\"muted\">no line</span>"
-    anchor = url.rsplit("#", 1)[-1] if "#" in url else ""
-    return link(url, f"{label} {anchor.replace('L', '').replace('-', '–')}".strip(),
-                "evidence")
 
 
 def provenance(rec: dict[str, Any], links: Links) -> str:
@@ -85,7 +81,9 @@ def findings(rec: dict[str, Any]) -> str:
             f"{val['rules_run']} rules")
     head += (f"; <strong>{len(skipped)} rules skipped</strong> for lack of context "
              f"({esc(', '.join(skipped))}).</p>" if skipped else "; no rule skipped.</p>")
-    rows = [[esc(f["rule"]), esc(f["severity"]), _evidence(f.get("evidence_url")),
+    rows = [[f"<span class=\"nowrap\">{esc(f['rule'])}</span>",
+             f"<span class=\"nowrap\">{esc(f['severity'])}</span>",
+             evidence(f.get("evidence_url")),
              esc(f["message"]) + (f"<br><span class=\"muted\">{esc(f['hint'])}</span>"
                                   if f.get("hint") else "")]
             for f in val["findings"]]
@@ -154,28 +152,14 @@ def options(rec: dict[str, Any]) -> str:
         compat = o.get("compatible_hardware")
         single = o.get("single_node_hardware")
         rows.append([esc(o["variant"]), f"<code>{esc(o.get('model_id') or '')}</code>",
-                     esc(o.get("precision") or ""),
-                     esc(o.get("declared_planning_minimum_gb") or ""),
+                     esc(precision_label(str(o.get("precision") or ""))),
+                     esc(number_text(o.get("declared_planning_minimum_gb") or "")),
                      esc(o.get("minimum_runtime_version") or ""),
                      esc(", ".join(compat) if compat is not None else "not derived"),
                      esc(", ".join(single) if single is not None else "not derived")])
-    return "<h2 id=\"options\">Deployment options</h2>" + table(
+    return "<h2 id=\"options\">Variants</h2>" + table(
         ["Variant", "Model", "Precision", "Planning minimum (GB)", "Minimum vLLM",
          "Picker hardware", "One node holds the planning minimum"], rows)
-
-
-def facts(rec: dict[str, Any]) -> str:
-    """Every fact with its class and evidence lines."""
-    rows = []
-    for f in rec["facts"]:
-        inputs = "".join(f"<br>{_evidence(c['url'], 'input')}" for c in f.get("derived_from")
-                         or [])
-        how = f"<br><span class=\"muted\">{esc(f['derivation'])}</span>" \
-            if f.get("derivation") else ""
-        rows.append([esc(f["name"]), esc(value_text(f["value"])),
-                     esc(f["classification"]) + how, _evidence(f["evidence_url"]) + inputs])
-    return "<h2 id=\"facts\">Facts</h2>" + table(["Fact", "Value", "Class", "Evidence"], rows,
-                                                 widths=(26, 34, 26, 14))
 
 
 def results(rec: dict[str, Any]) -> str:
@@ -195,10 +179,10 @@ def results(rec: dict[str, Any]) -> str:
         heading = (r.get("conditions") or {}).get("heading")
         if heading:
             conds.append(f"section: {heading}")
-        carried = "".join(f" {_evidence(u, 'from')}" for u in setup.get("inherited_from") or [])
+        carried = "".join(f" {evidence(u, 'from')}" for u in setup.get("inherited_from") or [])
         rows.append([esc(r["label"]), f"<code>{esc(r['quoted'])}</code>",
                      esc(f"{r.get('bound', '=')} {r['value']} {r['unit']}"),
-                     esc("; ".join(conds)) + carried, _evidence(r["evidence_url"])])
+                     esc("; ".join(conds)) + carried, evidence(r["evidence_url"])])
     out.append(table(["Figure", "As written", "Value", "Conditions", "Evidence"], rows))
     return "".join(out)
 
@@ -208,7 +192,7 @@ def editorial(rec: dict[str, Any]) -> str:
     ed = rec["editorial"]
 
     def para(p: dict[str, Any]) -> str:
-        cites = " ".join(_evidence(u, "line") for u in p.get("citations") or [])
+        cites = citations(list(p.get("citations") or []))
         refs = (" <span class=\"muted\">(from the record: "
                 + esc(", ".join(p["record_refs"])) + ")</span>") if p.get("record_refs") else ""
         return f"<p>{esc(p['text'])} <small>{cites}{refs}</small></p>"
@@ -248,22 +232,62 @@ def _hidden_notice(count: int) -> str:
             "mark such as &lt;U+202E&gt;.</p>")
 
 
-def record_html(rec: dict[str, Any], links: Links, configurations: str | None = None) -> str:
+def byline(rec: dict[str, Any]) -> str:
+    """Who made the record, how, and when; the recipe's own dates."""
+    ed, src = rec["editorial"], rec["source"]
+    params = rec.get("recipe_parameters") or {}
+    parts = [f"Record by {esc(ed['byline'])}",
+             f"generated {esc(ed.get('generated_on') or src['checked_on'])}",
+             f"recipe checked on {esc(src['checked_on'])}"]
+    if params.get("recipe_added_on"):
+        parts.append(f"recipe added {esc(params['recipe_added_on'])}")
+    if params.get("recipe_updated_on"):
+        parts.append(f"updated {esc(params['recipe_updated_on'])}")
+    return (f"<p class=\"byline muted\">{' · '.join(parts)}</p>"
+            f"<p class=\"muted\"><small>{esc(ed['creation_method'])}</small></p>")
+
+
+def licence(rec: dict[str, Any]) -> str:
+    """The licence the record found for the recipe, and what it covers."""
+    lic = rec.get("license") or {}
+    spdx = lic.get("declared_spdx")
+    pairs = [("Declared", f"<code>{esc(spdx)}</code>" if spdx
+              else "<span class=\"muted\">not declared</span>"),
+             ("Scope", esc(lic.get("scope") or "not stated"))]
+    if lic.get("evidence_url"):
+        pairs.append(("Evidence", evidence(lic["evidence_url"])))
+    return "<h2 id=\"licence\">Licence</h2>" + _dl(pairs)
+
+
+def guide(text: str | None) -> str:
+    """The recipe's guide as the recipe writes it (escaped text), folded."""
+    if not text:
+        return ""
+    lines = text.count("\n") + 1
+    return ("<h2 id=\"guide\">Guide</h2><details><summary>The recipe's guide "
+            f"({lines} lines), as the recipe writes it; its commands are examples, the "
+            "configurations above are what the site renders</summary>"
+            f"<pre class=\"guide\">{esc(text)}</pre></details>")
+
+
+def record_html(rec: dict[str, Any], links: Links, configurations: str | None = None,
+                guide_text: str | None = None) -> str:
     """The whole page of one record; ``configurations`` is its picker section
     (:func:`validator.evidence.site.picker_page.picker_section`), else the default
-    configuration per hardware is shown."""
+    configuration per hardware is shown; ``guide_text`` the recipe's guide."""
+    sections = [("configurations", "Configurations") if configurations else
+                ("commands", "Commands"), ("editorial", "Summary"), ("findings", "Findings"),
+                ("options", "Variants"), ("facts", "Facts"), ("reported", "Reported results")]
+    sections += [("guide", "Guide")] if guide_text else []
+    sections += [("licence", "Licence"), ("provenance", "Provenance"),
+                 ("not-verified", "Not verified")]
     nav = ("<nav aria-label=\"Sections\"><p class=\"muted\">"
-           + " · ".join(f"<a href=\"#{a}\">{t}</a>" for a, t in (
-               ("configurations" if configurations else "commands",
-                "Configurations" if configurations else "Commands"),
-               ("findings", "Findings"), ("facts", "Facts"),
-               ("reported", "Reported results"), ("provenance", "Provenance"),
-               ("not-verified", "Not verified"))) + "</p></nav>")
+           + " · ".join(f"<a href=\"#{a}\">{t}</a>" for a, t in sections) + "</p></nav>")
     head = (f"<h1>{esc(rec['title'])}</h1><p><code>{esc(rec.get('model_id') or '')}</code>"
             f" &middot; {esc(rec.get('model_provider') or '')}</p>"
             + (f"<p>{esc(rec['summary'])}</p>" if rec.get("summary") else "")
-            + _hidden_notice(hidden_count(rec)))
-    body = "".join((head, nav, configurations or commands(rec), findings(rec), options(rec),
-                    facts(rec), results(rec), editorial(rec), provenance(rec, links),
-                    not_verified(rec)))
+            + byline(rec) + _hidden_notice(hidden_count(rec)))
+    body = "".join((head, nav, configurations or commands(rec), editorial(rec), findings(rec),
+                    options(rec), facts(rec), results(rec), guide(guide_text), licence(rec),
+                    provenance(rec, links), not_verified(rec)))
     return page(rec["title"], body, links.root, rec.get("summary") or "")
