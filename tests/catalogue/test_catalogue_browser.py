@@ -172,6 +172,11 @@ def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) 
     page.screenshot(path=str(OUTPUT / "record-phone.png"), full_page=False)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 400, f"the page scrolls sideways on a phone ({width}px)"
+    # no rule id or severity is broken over two lines in a narrow column
+    broken = page.eval_on_selector_all(
+        "span.nowrap", "els => els.filter(e => e.getClientRects().length > 1 || "
+        "e.offsetHeight > 1.6 * parseFloat(getComputedStyle(e).lineHeight)).length")
+    assert broken == 0
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # filters on the index
@@ -193,6 +198,19 @@ def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) 
     page.select_option("#f-vllm", versions[0])
     assert 0 < shown.count() < len(RECIPES)
     page.screenshot(path=str(OUTPUT / "index-filtered.png"), full_page=True)
+
+    # the filters are in the URL: a shared link restores them, back undoes a pick
+    page.select_option("#f-vllm", "")
+    page.select_option("#f-brand", "amd")
+    assert page.url.endswith("index.html?brand=amd")
+    shared = browser_context.new_page()
+    shared.goto(page.url)
+    assert shared.locator("#f-brand").input_value() == "amd"
+    assert shared.locator("ul.records li:not([hidden])").count() == n_amd
+    shared.close()
+    page.go_back()
+    assert page.locator("#f-brand").input_value() == ""
+    assert shown.count() == len(RECIPES)
 
     assert outside == [], f"requests left the machine: {outside}"
     assert errors == [], errors
