@@ -51,6 +51,8 @@ from validator.source.options import add_store_dir
 from validator.source.tree import SourceError
 
 if TYPE_CHECKING:
+    from validator.evidence.publish import Publisher
+    from validator.source.lockfile import LockEntry
     from validator.source.snapshots import SnapshotStore, SnapshotTree
 
 PAUSE_ENV = "RECIPE_CHECK_PUBLISH_PAUSE"
@@ -76,121 +78,164 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
-    from validator.atomic import NotAFileError
-    from validator.evidence.attest import statement_bytes
-    from validator.evidence.model import Record
-    from validator.evidence.publish import (
-        PublishConflict,
-        Publisher,
-        attestation_path,
-        clashing_records,
-        record_path,
-        record_problem,
-    )
-    from validator.evidence.publish_inputs import InputsManifest, inputs_digest
-    from validator.evidence.record import RecordError, build_record, record_bytes
-    from validator.source.snapshots import SnapshotStore, SnapshotTree
+    from validator.evidence.publish import Publisher
 
     date = checked_on(args.checked_on)
-    if args.lock is None:
+    args.lock = _lock_file(args)
+    _refuse_site_target(args)  # before anything is published
+    pause = _pause_seconds()
+    run = _PublishRun(args, date)
+    with Publisher(args.out, attestation_of=_attestation_of, strict_index=True) as pub:
+        pub.copy_schemas()
+        run.publish_all(pub, pause)
+        index = pub.rebuild_index()
+        run.manifest.save()
+        for line in pub.reports:
+            print(f"recipe-check: {printable(line)}", file=sys.stderr)
+        print(run.summary(index, pub.reports))
+        if args.site is not None and not _site(args, index):
+            return 2
+    return 1 if run.failures or pub.reports else 0
+
+
+def _lock_file(args: argparse.Namespace) -> Path:
+    """The lock file ``--lock`` names, else that of ``--store-dir`` or the default store;
+    a usage error when both are given or it does not exist."""
+    lock: Path | None = args.lock
+    if lock is None:
         from validator.paths import default_store_dir
         from validator.source.snapshots import LOCK_NAME
 
-        args.lock = (args.store_dir or default_store_dir()) / LOCK_NAME
+        lock = (args.store_dir or default_store_dir()) / LOCK_NAME
     elif args.store_dir is not None:
         raise UsageError("--lock names the store itself; give --lock or --store-dir")
-    if not args.lock.is_file():
-        raise UsageError(f"{args.lock}: no such lock file (fetch recipes into the store "
+    if not lock.is_file():
+        raise UsageError(f"{lock}: no such lock file (fetch recipes into the store "
                          "first: recipe-check fetch)")
-    if args.site is not None:
-        from validator.evidence.site.guard import site_problem
+    return lock
 
-        refused = site_problem(args.site, (("the publish folder (--out)", args.out),
-                                           ("the snapshot store", args.lock.parent)))
-        if refused is not None:  # before anything is published
-            raise UsageError(f"--site {args.site}: {refused}")
-    store = SnapshotStore(args.lock.parent)
-    store.lock_path = args.lock
-    entries = [e for e in store.load().files
-               if e.path.startswith("models/") and e.path.endswith((".yaml", ".yml"))]
-    entries.sort(key=lambda e: e.key)
+
+def _refuse_site_target(args: argparse.Namespace) -> None:
+    """A usage error when ``--site`` names a folder the catalogue may not replace."""
+    if args.site is None:
+        return
+    from validator.evidence.site.guard import site_problem
+
+    refused = site_problem(args.site, (("the publish folder (--out)", args.out),
+                                       ("the snapshot store", args.lock.parent)))
+    if refused is not None:
+        raise UsageError(f"--site {args.site}: {refused}")
+
+
+def _pause_seconds() -> float:
+    """The pause after each record (:data:`PAUSE_ENV`; tests kill a publisher mid-run)."""
     try:
-        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+        return float(os.environ.get(PAUSE_ENV, "0") or 0)
     except ValueError as exc:
         raise UsageError(f"{PAUSE_ENV}: expected seconds, got "
                          f"{os.environ.get(PAUSE_ENV)!r}") from exc
-    clashes = clashing_records((e.key for e in entries), str(args.lock))
-    failures = skipped = 0
-    counts = {"written": 0, "unchanged": 0, "replaced": 0}
-    trees: dict[tuple[str, str], SnapshotTree] = {}
-    contexts: dict[tuple[str, str], Context] = {}  # one per revision, as one check run
-    revisions: dict[tuple[str, str], dict[str, Any]] = {}
-    settings = Settings(offline=True)
 
-    def attestation_of(stored: bytes) -> bytes:
-        return statement_bytes(Record.model_validate_json(stored))
 
-    with Publisher(args.out, attestation_of=attestation_of, strict_index=True) as pub:
-        pub.copy_schemas()
-        manifest = InputsManifest(args.out)
-        for entry in entries:
-            key = (entry.repository, entry.commit)
-            tree = trees.setdefault(key, SnapshotTree(store, entry.repository, entry.commit,
-                                                      entry.resolved_from))
+def _attestation_of(stored: bytes) -> bytes:
+    from validator.evidence.attest import statement_bytes
+    from validator.evidence.model import Record
+
+    return statement_bytes(Record.model_validate_json(stored))
+
+
+class _PublishRun:
+    """One publish run over the recipe entries of the lock file: one tree, context and
+    revision digest per commit (as one check run), the counts it reports."""
+
+    def __init__(self, args: argparse.Namespace, date: str) -> None:
+        from validator.evidence.publish import clashing_records
+        from validator.evidence.publish_inputs import InputsManifest
+        from validator.source.snapshots import SnapshotStore
+
+        self.args, self.date = args, date
+        self.store = SnapshotStore(args.lock.parent)
+        self.store.lock_path = args.lock
+        self.entries = sorted((e for e in self.store.load().files
+                               if e.path.startswith("models/")
+                               and e.path.endswith((".yaml", ".yml"))), key=lambda e: e.key)
+        self.clashes = clashing_records((e.key for e in self.entries), str(args.lock))
+        self.manifest = InputsManifest(args.out)
+        self.failures = self.skipped = 0
+        self.counts = {"written": 0, "unchanged": 0, "replaced": 0}
+        self.trees: dict[tuple[str, str], SnapshotTree] = {}
+        self.contexts: dict[tuple[str, str], Context] = {}
+        self.revisions: dict[tuple[str, str], dict[str, Any]] = {}
+        self.settings = Settings(offline=True)
+
+    def publish_all(self, pub: Publisher, pause: float) -> None:
+        """Publish each entry; a record that cannot be made is reported and counted."""
+        from validator.atomic import NotAFileError
+        from validator.evidence.publish import PublishConflict, record_path
+        from validator.evidence.record import RecordError
+
+        for entry in self.entries:
             label = f"{entry.repository}@{entry.commit}:{entry.path}"
             target = None
             try:
-                if entry.key in clashes:
-                    raise ValueError(clashes[entry.key])
-                target = record_path(args.out, *entry.key)
-                att = attestation_path(target) if args.attestation else None
-                if key not in revisions:
-                    revisions[key] = _revision_inputs(store, tree)
-                digest = inputs_digest({"revision": revisions[key],
-                                        "entry": entry.model_dump(mode="json"),
-                                        "checked_on": date, "attestation": att is not None})
-                noted = manifest.unchanged(target, digest, att) \
-                    if revisions[key]["verified"] else None
-                if noted is not None:
-                    pub.confirm(target, noted[0], att, noted[1])
-                    counts["unchanged"] += 1
-                    skipped += 1
-                    continue
-                if key not in contexts:
-                    contexts[key] = build_context(tree, settings)
-                record = build_record(tree, entry.path, checked_on=date, settings=settings,
-                                      context=contexts[key])
-                attestation = statement_bytes(record) if args.attestation else None
-                made = record_bytes(record)
-                pub.check_old = lambda old, made=made, key=entry.key: record_problem(
-                    old, made, key)
-                outcome = pub.put(entry.repository, entry.commit, entry.path, made,
-                                  attestation)
-                counts[outcome] += 1
-                manifest.note(target, digest, made, att)
+                if entry.key in self.clashes:
+                    raise ValueError(self.clashes[entry.key])
+                target = record_path(self.args.out, *entry.key)
+                self._publish_entry(pub, entry, target)
             except (RecordError, SourceError, PublishConflict, ValueError,
                     NotAFileError) as exc:
                 print(f"recipe-check: {label}: {exc}", file=sys.stderr)
-                failures += 1
+                self.failures += 1
                 if target is not None:  # a stored file of the key is not verified now
                     pub.refused.setdefault(target, "this run could not make the record of "
                                                    "its key (see the error above)")
             finally:
                 if pause > 0:
                     time.sleep(pause)
-        index = pub.rebuild_index()
-        manifest.save()
-        for line in pub.reports:
-            print(f"recipe-check: {printable(line)}", file=sys.stderr)
-        print(f"published {len(entries)} record(s) into {args.out}: "
-              + ", ".join(f"{v} {k}" for k, v in counts.items())
-              + f", {failures} failed; {skipped} unchanged by their inputs digest (not "
-                f"re-derived); index lists {len(index['records'])} file(s)"
-              + (f"; {len(pub.reports)} file(s) publish did not make (see above)"
-                 if pub.reports else ""))
-        if args.site is not None and not _site(args, index):
-            return 2
-    return 1 if failures or pub.reports else 0
+
+    def _publish_entry(self, pub: Publisher, entry: LockEntry, target: Path) -> None:
+        """Confirm the record of ``entry`` when its inputs are unchanged, else make it
+        and put it (the publisher compares it with the stored one)."""
+        from validator.evidence.attest import statement_bytes
+        from validator.evidence.publish import attestation_path, record_problem
+        from validator.evidence.publish_inputs import inputs_digest
+        from validator.evidence.record import build_record, record_bytes
+        from validator.source.snapshots import SnapshotTree
+
+        key = (entry.repository, entry.commit)
+        tree = self.trees.setdefault(key, SnapshotTree(self.store, entry.repository,
+                                                       entry.commit, entry.resolved_from))
+        att = attestation_path(target) if self.args.attestation else None
+        if key not in self.revisions:
+            self.revisions[key] = _revision_inputs(self.store, tree)
+        digest = inputs_digest({"revision": self.revisions[key],
+                                "entry": entry.model_dump(mode="json"),
+                                "checked_on": self.date, "attestation": att is not None})
+        noted = self.manifest.unchanged(target, digest, att) \
+            if self.revisions[key]["verified"] else None
+        if noted is not None:
+            pub.confirm(target, noted[0], att, noted[1])
+            self.counts["unchanged"] += 1
+            self.skipped += 1
+            return
+        if key not in self.contexts:
+            self.contexts[key] = build_context(tree, self.settings)
+        record = build_record(tree, entry.path, checked_on=self.date, settings=self.settings,
+                              context=self.contexts[key])
+        attestation = statement_bytes(record) if self.args.attestation else None
+        made = record_bytes(record)
+        pub.check_old = lambda old, made=made, key=entry.key: record_problem(old, made, key)
+        outcome = pub.put(entry.repository, entry.commit, entry.path, made, attestation)
+        self.counts[outcome] += 1
+        self.manifest.note(target, digest, made, att)
+
+    def summary(self, index: dict[str, Any], reports: list[str]) -> str:
+        """The closing line: what was written, kept, replaced, failed, indexed."""
+        return (f"published {len(self.entries)} record(s) into {self.args.out}: "
+                + ", ".join(f"{v} {k}" for k, v in self.counts.items())
+                + f", {self.failures} failed; {self.skipped} unchanged by their inputs digest "
+                  f"(not re-derived); index lists {len(index['records'])} file(s)"
+                + (f"; {len(reports)} file(s) publish did not make (see above)"
+                   if reports else ""))
 
 
 def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:
