@@ -14,17 +14,12 @@ from typing import Any
 import git
 import pytest
 
+from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_shell_code_pages import RECIPE as SHELL_RECIPE
 from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
-from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
 from validator.context import build_context
-from validator.evidence.attest import statement_bytes
-from validator.evidence.publish import Publisher
-from validator.evidence.record import build_record, record_bytes
-from validator.evidence.site import build_site
 from validator.evidence.site.html import citations, evidence, value_text
 from validator.evidence.site.precision import precision_label, precisions
-from validator.evidence.site.renderings import RecipeReader
 from validator.load import load_yaml
 from validator.render.offered import offered_renderings, rendering_json
 from validator.source.git import GitTree
@@ -69,20 +64,7 @@ PATH = "models/acme/Mini.yaml"
 
 
 def _site(tmp_path: Path, recipe: str, path: str = PATH) -> Path:
-    """The catalogue of ``recipe`` built with its recipe read back; its page."""
-    tree = make_repo(tmp_path / "repo", {path: recipe, "taxonomy.yaml": MINI_TAXONOMY,
-                                         "strategies/single_node_tp.yaml": MINI_STRATEGY})
-    record = build_record(tree, path, checked_on="2026-12-01")
-    out = tmp_path / "out"
-    with Publisher(out) as pub:
-        pub.copy_schemas()
-        pub.put(tree.repository, tree.commit, path, record_bytes(record),
-                statement_bytes(record))
-        pub.rebuild_index()
-    site = tmp_path / "site"
-    build_site(out, site, recipes=RecipeReader(lambda source: tree))
-    (page,) = site.rglob(Path(path).name + ".html")
-    return page
+    return catalogue_page(tmp_path, recipe, path, picker=True)
 
 
 def _data(page: str) -> dict[str, Any]:

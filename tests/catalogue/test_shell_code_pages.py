@@ -11,13 +11,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_catalogue_browser import browser_context  # noqa: F401 - fixture
 from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
-from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
-from validator.evidence.attest import statement_bytes
-from validator.evidence.publish import Publisher
-from validator.evidence.record import build_record, record_bytes
-from validator.evidence.site import build_site
 
 RECIPE = HOSTILE_RECIPE.replace(
     HOSTILE_RECIPE[HOSTILE_RECIPE.index("  model_id:"):HOSTILE_RECIPE.index("  min_vllm")],
@@ -29,21 +25,8 @@ RECIPE = HOSTILE_RECIPE.replace(
 
 
 def _site(tmp_path: Path) -> Path:
-    """The catalogue page of the recipe."""
-    path = "models/acme/Shell.yaml"
-    tree = make_repo(tmp_path / "repo", {path: RECIPE, "taxonomy.yaml": MINI_TAXONOMY,
-                                         "strategies/single_node_tp.yaml": MINI_STRATEGY})
-    record = build_record(tree, path, checked_on="2026-12-01")
-    out = tmp_path / "out"
-    with Publisher(out) as pub:
-        pub.copy_schemas()
-        pub.put(tree.repository, tree.commit, path, record_bytes(record),
-                statement_bytes(record))
-        pub.rebuild_index()
-    site = tmp_path / "site"
-    build_site(out, site)
-    (page,) = [p for p in site.rglob("Shell.yaml.html")]
-    return page
+    """The catalogue page of the recipe (from its record alone)."""
+    return catalogue_page(tmp_path, RECIPE, "models/acme/Shell.yaml", picker=False)
 
 
 def _page(tmp_path: Path) -> str:
