@@ -17,9 +17,11 @@ import pytest
 from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_shell_code_pages import RECIPE as SHELL_RECIPE
 from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
+from tests.evidence.conftest import make_repo
 from validator.context import build_context
 from validator.evidence.site.html import citations, evidence, value_text
 from validator.evidence.site.precision import precision_label, precisions
+from validator.evidence.site.renderings import RecipeReader
 from validator.load import load_yaml
 from validator.render.offered import offered_renderings, rendering_json
 from validator.source.git import GitTree
@@ -205,3 +207,13 @@ def test_numbers_show_one_way_and_evidence_names_its_file() -> None:
     grouped = citations([url + "#L15", url + "#L21", url + "x#L2"])
     assert html.unescape(re.sub("<[^>]+>", "", grouped)) == \
         "taxonomy.yaml lines 15, 21; taxonomy.yamlx line 2"
+
+
+def test_a_record_whose_recipe_cannot_be_read_back_keeps_its_default_commands(
+        tmp_path: Path) -> None:
+    empty = make_repo(tmp_path / "empty", {"README.md": "no recipes here\n"})
+    reader = RecipeReader(lambda source: empty)
+    assert reader({"source": {"repository": "owner/mini", "revision": "0" * 40,
+                              "document_path": PATH}}) is None
+    page = catalogue_page(tmp_path, MINI, PATH, picker=False).read_text("utf-8")
+    assert 'id="picker-data"' not in page and '<h2 id="commands">' in page

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.context import Context, Settings, build_context
+from validator.errors import RecipeCheckError
 from validator.load import LoadedDocument, load_yaml
+from validator.render.jsval import JsTypeError
 from validator.render.model import Configuration, site_strategies
 from validator.render.offered import Offered, offered_renderings
 from validator.source.snapshots import SnapshotStore, SnapshotTree
@@ -45,7 +47,8 @@ class RecipeReader:
 
     def __call__(self, record: dict[str, Any]) -> Recipe | None:
         """The recipe of ``record``; ``None`` when it cannot be read back (not in the
-        store, no taxonomy at its commit, not loadable)."""
+        store, no taxonomy at its commit, not loadable) or the site's build could not
+        plan it."""
         source = record["source"]
         try:
             tree, ctx = self._context(source)
@@ -55,10 +58,13 @@ class RecipeReader:
             return None
         if not doc.ok or ctx.taxonomy is None or not ctx.taxonomy.ok:
             return None
-        strategies = site_strategies(ctx)
-        landing = Configuration.defaults(doc, ctx.taxonomy, strategies) if strategies \
-            else None
-        return Recipe(doc, offered_renderings(doc, ctx), landing)
+        try:
+            strategies = site_strategies(ctx)
+            landing = Configuration.defaults(doc, ctx.taxonomy, strategies) if strategies \
+                else None
+            return Recipe(doc, offered_renderings(doc, ctx), landing)
+        except (JsTypeError, RecipeCheckError):  # what the site's build would stop on
+            return None
 
 
 def store_tree(store: SnapshotStore) -> Callable[[dict[str, Any]], RecipeTree]:
