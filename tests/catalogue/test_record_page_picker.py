@@ -49,6 +49,9 @@ variants:
     vram_minimum_gb: 30
     min_vllm_version: "0.21.0"
     extra_args: ["--enforce_eager"]
+    hardware_overrides:
+      big8:
+        extra_args: ["--max_num_seqs", "8"]
 features:
   reasoning:
     args: ["--reasoning-parser", "deepseek_r1"]
@@ -58,7 +61,8 @@ guide: |
   ## Run <b>it</b>
   Serve it.
 """
-"""Two variants (one mixed-precision, with an underscore flag: FLAG013 on its layer), an
+"""Two variants (one mixed-precision, with an underscore flag: FLAG013 on its layer, and
+one in its override for big8), an
 opt-in feature (missing its description: SCHEMA003 on the feature), metadata missing keys
 (SCHEMA003 on /meta: about the recipe as a whole)."""
 
@@ -122,8 +126,13 @@ def test_a_finding_applies_to_the_configurations_that_use_its_node(mini: Path) -
     configs = _configs(data)
     for config in configs:
         rules = {rule for rule, _ in config["rules"]}
-        # the underscore flag of variant 'mixed' reaches only its commands
-        assert ("FLAG013" in rules) == (config["variant"] == "mixed")
+        # the underscore flag of variant 'mixed' reaches only its commands, that of its
+        # big8 override only its commands on big8
+        eager = ("FLAG013", "`--enforce_eager` is spelled w") in config["rules"]
+        seqs = ("FLAG013", "`--max_num_seqs` is spelled wi") in config["rules"]
+        assert eager == (config["variant"] == "mixed")
+        assert seqs == (config["variant"] == "mixed" and config["hardware"] == "big8")
+        assert "FLAG013" not in rules or config["variant"] == "mixed"
         # the feature's missing description: only where the feature is on
         feature = ("SCHEMA003", "features.reasoning: required k")
         assert (feature in config["rules"]) == ("reasoning" in config["features"])
