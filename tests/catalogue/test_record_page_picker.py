@@ -142,6 +142,7 @@ def test_a_finding_applies_to_the_configurations_that_use_its_node(mini: Path) -
     assert all(not any(m.startswith("meta:") for _, m in c["rules"]) for c in configs)
     page = mini.read_text("utf-8")
     assert "finding(s) about the recipe as a whole" in page
+    assert re.search(r"</strong> \(Mini\.yaml line \d+\): ", page)  # a line names its file
 
 
 def test_install_minimum_is_the_variants_and_the_page_links_each_json(mini: Path) -> None:

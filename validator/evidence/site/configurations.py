@@ -133,4 +133,5 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         "blocks": block_table.items, "verdicts": verdict_table.items,
         "findings": _finding_rows(record), "configs": configs, "floors": floors,
         "whole": [n for n, scope in enumerate(reach) if scope is None],
+        "file": str(record["source"]["document_path"]).rsplit("/", 1)[-1],
         "default": default}, files=files, default=default)

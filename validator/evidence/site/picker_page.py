@@ -54,7 +54,8 @@ def _verdict(data: dict[str, Any], config: list[Any]) -> str:
         head, cls = f"No error; {warnings} warning(s) for this exact command", "warn"
     else:
         head, cls = "No error or warning applies to this exact command", "ok"
-    items = "".join(f"<li><strong>{esc(r[0])} {esc(r[1])}</strong> (line {r[3]}): "
+    items = "".join(f"<li><strong>{esc(r[0])} {esc(r[1])}</strong> "
+                    f"({esc(data['file'])} line {r[3]}): "
                     f"{esc(r[2])}</li>" for r in rows)
     whole = len(data["whole"])
     about = (f" <span class=\"muted\">{whole} finding(s) about the recipe as a whole: "

@@ -79,7 +79,8 @@ PICKER_JS = """\
       rows.forEach(function (r) {
         var li = el("li");
         li.appendChild(el("strong", "", r[0] + " " + r[1]));
-        li.appendChild(document.createTextNode(" (line " + r[3] + "): " + r[2]));
+        li.appendChild(document.createTextNode(" (" + D.file + " line " + r[3] + "): " +
+          r[2]));
         list.appendChild(li);
       });
       box.appendChild(list);
