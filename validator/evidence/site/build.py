@@ -130,6 +130,36 @@ def _statement(out: Path, entry: dict[str, Any], record: bytes) -> bytes | None:
     return data
 
 
+def _record_files(tmp: Path, out: Path, entry: dict[str, Any], data: bytes,
+                  record: dict[str, Any],
+                  recipes: Callable[[dict[str, Any]], Recipe | None] | None) -> Entry:
+    """Write one record's files into ``tmp`` -- the record, its statement, its page and
+    its configurations' JSON -- and give its index entry."""
+    rel = Path(entry["file"])  # records/<owner>/<name>/<commit>/<path>.json
+    page_rel = rel.with_name(rel.name[:-len(".json")] + ".html")
+    root = "../" * (len(rel.parts) - 1)
+    _write(tmp / rel, data)
+    statement = None
+    att_data = _statement(out, entry, data)
+    if att_data is not None:
+        att = Path(entry["attestation"])
+        _write(tmp / att, att_data)
+        statement = att.name
+    links = Links(root=root, record_json=rel.name, statement=statement,
+                  schema=f"{root}schemas/record.schema.json")
+    try:
+        recipe = recipes(record) if recipes is not None else None
+        section = _configurations(tmp, page_rel, record, recipe)
+        guide = recipe.doc.data.get("guide") if recipe is not None and isinstance(
+            recipe.doc.data, dict) else None
+        _write(tmp / page_rel, record_html(record, links, section,
+                                           guide if isinstance(guide, str) else None))
+        return Entry.of(record, page_rel.as_posix())
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SiteError(f"{out / rel}: does not match the record schema "
+                        f"({type(exc).__name__}: {exc})") from exc
+
+
 def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
                     recipe: Recipe | None) -> str | None:
     """The picker section of ``record``'s page, its configurations' JSON files written
@@ -195,32 +225,8 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
-        entries = []
-        for entry, data, record in loaded:
-            rel = Path(entry["file"])  # records/<owner>/<name>/<commit>/<path>.json
-            page_rel = rel.with_name(rel.name[:-len(".json")] + ".html")
-            depth = len(rel.parts) - 1
-            root = "../" * depth
-            _write(tmp / rel, data)
-            statement = None
-            att_data = _statement(out, entry, data)
-            if att_data is not None:
-                att = Path(entry["attestation"])
-                _write(tmp / att, att_data)
-                statement = att.name
-            links = Links(root=root, record_json=rel.name, statement=statement,
-                          schema=f"{root}schemas/record.schema.json")
-            try:
-                recipe = recipes(record) if recipes is not None else None
-                section = _configurations(tmp, page_rel, record, recipe)
-                guide = recipe.doc.data.get("guide") if recipe is not None and isinstance(
-                    recipe.doc.data, dict) else None
-                _write(tmp / page_rel, record_html(record, links, section,
-                                                   guide if isinstance(guide, str) else None))
-                entries.append(Entry.of(record, page_rel.as_posix()))
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise SiteError(f"{out / rel}: does not match the record schema "
-                                f"({type(exc).__name__}: {exc})") from exc
+        entries = [_record_files(tmp, out, entry, data, record, recipes)
+                   for entry, data, record in loaded]
         _write(tmp / "index.html", index_html(entries))
         _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
                                           for p in tmp.rglob("*") if p.is_file()))
