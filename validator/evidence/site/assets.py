@@ -46,6 +46,7 @@ table.fixed { table-layout: fixed; min-width: 36rem; }
 .w14 { width: 14%; } .w18 { width: 18%; } .w24 { width: 24%; } .w26 { width: 26%; }
 .w28 { width: 28%; } .w30 { width: 30%; } .w34 { width: 34%; }
 .nowrap { white-space: nowrap; }
+div.msg { overflow-wrap: anywhere; }
 pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
 details.inputs { margin: .2rem 0 0; } details.inputs summary { font-weight: 400; }
 details.inputs p { margin: .2rem 0; }
@@ -73,6 +74,10 @@ mark.hidden-char { background: #fff1e5; color: var(--err); border: 1px solid var
   background: #fff1e5; }
 @media (max-width: 40rem) {
   main { padding: .6rem; } dl.kv { grid-template-columns: 1fr; }
+  table.stack thead { display: none; }
+  table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: .3rem 0; }
+  table.stack td { display: inline; border: 0; padding: 0 .5rem 0 0; }
+  table.stack td:last-child { display: block; padding-top: .2rem; }
   th, td { padding: .3rem; }
 }
 """

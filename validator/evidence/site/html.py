@@ -146,17 +146,19 @@ def page(title: str, body: str, root: str, description: str = "") -> str:
 
 
 def table(head: list[str], rows: list[list[str]], caption: str = "",
-          widths: tuple[int, ...] = ()) -> str:
+          widths: tuple[int, ...] = (), stack: bool = False) -> str:
     """A scrollable table; cells are HTML already (escape before). ``widths`` fixes the
     column widths in percent (one of the ``w<N>`` classes of the stylesheet), so that one
-    long value cannot squeeze the others."""
+    long value cannot squeeze the others; ``stack``: on a narrow screen each row is a
+    block (its short cells on one line, the last below them) instead of columns."""
     cap = f"<caption class=\"muted\">{esc(caption)}</caption>" if caption else ""
     if widths:
         cap += "<colgroup>" + "".join(f"<col class=\"w{attr(w)}\">" for w in widths) \
             + "</colgroup>"
     ths = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>\n" for row in rows)
-    fixed = " class=\"fixed\"" if widths else ""
+    classes = " ".join(c for c, on in (("fixed", widths), ("stack", stack)) if on)
+    fixed = f" class=\"{classes}\"" if classes else ""
     return (f"<div class=\"scroll\"><table{fixed}>{cap}<thead><tr>{ths}</tr></thead>"
             f"<tbody>\n{trs}</tbody></table></div>")
 

@@ -84,10 +84,11 @@ def findings(rec: dict[str, Any]) -> str:
     rows = [[f"<span class=\"nowrap\">{esc(f['rule'])}</span>",
              f"<span class=\"nowrap\">{esc(f['severity'])}</span>",
              evidence(f.get("evidence_url")),
-             esc(f["message"]) + (f"<br><span class=\"muted\">{esc(f['hint'])}</span>"
-                                  if f.get("hint") else "")]
+             "<div class=\"msg\">" + esc(f["message"])
+             + (f"<br><span class=\"muted\">{esc(f['hint'])}</span>" if f.get("hint") else "")
+             + "</div>"]
             for f in val["findings"]]
-    body = table(["Rule", "Severity", "Line", "Message"], rows) if rows else \
+    body = table(["Rule", "Severity", "Line", "Message"], rows, stack=True) if rows else \
         "<p class=\"muted\">No findings.</p>"
     return "<h2 id=\"findings\">Findings</h2>" + head + body
 
