@@ -262,6 +262,9 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
         elif issue.related_index is not None:
             rptr = join_pointer(layer.pointer, where[issue.related_index])
             related = (Related(line_of(doc, rptr), "first occurrence"),)
+        if layer.origin is None:
+            related += tuple(Related(line_of(doc, join_pointer(layer.pointer, where[at])), what)
+                             for at, what in issue.consequences)
         _add(hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
                                                related=related, value_after=lead))
 

@@ -159,7 +159,9 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
                 issue = flag_engine.FlagIssue(issue.code, issue.index, issue.message.split(
                     " — ")[0], issue.hint)
             out.issues.add(ISSUE_RULE[issue.code], cmd.arg_lines[issue.index], issue.message,
-                           issue.hint, seen)
+                           issue.hint, seen + tuple(
+                               Related(file_line(doc, cmd.arg_lines[at]), what)
+                               for at, what in issue.consequences))
     return out
 
 
