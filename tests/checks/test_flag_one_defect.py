@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.checks.test_flag_rendered import rendered_findings
-from tests.conftest import line_of
+from tests.conftest import check_tree, line_of
 from tests.tiny_recipe import PATH, RECIPE, write_tiny
 from validator.findings import Finding, Severity
 
@@ -31,23 +30,9 @@ HW
 variants:""")
 
 
-def errors(root: Path) -> list[Finding]:
-    return [f for f in rendered_findings(root, "", PATH) if f.severity is Severity.ERROR]
-
-
 def all_errors(root: Path) -> list[Finding]:
-    from validator.catalogue import check_rules
-    from validator.checker import Checker, RunResult
-    from validator.context import Settings, local_context
-    from validator.schema import SchemaValidator
-
-    ctx = local_context(root, Settings(rendered=True))
-    result = RunResult()
-    data = (root / PATH).read_bytes()
-    Checker(ctx, check_rules(), SchemaValidator()).check_recipe(
-        PATH, data, ctx.tree.provenance(PATH, data), result)
-    assert not result.internal_errors, result.internal_errors
-    return [f for f in result.all_findings() if f.severity is Severity.ERROR]
+    """The errors of the tiny recipe, its rendered commands checked."""
+    return [f for f in check_tree(root, PATH, rendered=True) if f.severity is Severity.ERROR]
 
 
 def test_a_dotted_key_without_value_is_one_finding_with_its_consequences_related(

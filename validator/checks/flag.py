@@ -183,7 +183,13 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     judged where every command the site renders it in also loads a parser plugin file
     (``--tool-parser-plugin``, ``--reasoning-parser-plugin``, in any list of that
     command): the file registers its own names. The hint of an unknown parser name says
-    so.
+    so. A value the option's argparse ``type`` refuses at the minimum version
+    (``--max-model-len abc``, ``--gpu-memory-utilization 1.5e``) is reported too, judged by
+    the kind of that release's own type callable (an integer, vLLM's human-readable
+    integer such as ``32k``, a number, a boolean, and the words it also takes such as
+    ``auto``; vendored per release in ``snapshots/vllm-cli/types``). A release without
+    vendored kinds judges no value this way, and a value the shell or a reader fills in
+    (``$MAX_LEN``, ``${LEN:-8192}``, ``<len>``) is not judged.
 
     Failing::
 

@@ -37,6 +37,7 @@ from validator.checks.cli_plan import (
     window,
 )
 from validator.checks.flag_cascade import collapse, repaired, swallowers
+from validator.checks.flag_types import type_issues
 from validator.checks.flag_values import (
     PLUGIN_OPTIONS,
     auto_tool_issues,
@@ -228,6 +229,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'",
                                 on_value=True)
         return
+    yield from type_issues(opt, reg, plan)
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
         return

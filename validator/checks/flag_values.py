@@ -23,7 +23,7 @@ PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
 ISSUE_CODES = frozenset({
     "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
     "spec_tokens", "dotted", "duplicate", "underscore", "abbreviation", "config_key_ignored",
-    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool"})
+    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool", "value_type"})
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class FlagIssue:
     ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``,
     ``range_rejected`` (accepted at the minimum, rejected by a release of the install
     range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
-    code);
+    code), ``value_type`` (a value the option's argparse type refuses);
     ``index`` the token it is about; ``on_value``: the issue judges the option's value,
     so a finding about a ``--flag=value`` token points at the value after ``=``;
     ``consequences``: (token, what happens there) for each issue this one causes at another

@@ -48,7 +48,7 @@ ISSUE_RULE: dict[str, str] = {
     "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
     "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
     "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
-    "unreleased_only": "GUIDE018", "underscore": "GUIDE019"}
+    "unreleased_only": "GUIDE018", "underscore": "GUIDE019", "value_type": "GUIDE006"}
 #: Codes a guide command never shows: guide commands are checked without the site's
 #: de-duplication (``duplicates=False``), and ``auto_tool`` is the rendered commands'
 #: (``GUIDE008`` checks each guide command itself).
