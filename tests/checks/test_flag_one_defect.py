@@ -81,3 +81,13 @@ def test_a_dotted_key_of_a_release_without_dotted_keys_swallows_no_flag(
                RECIPE.replace('"0.12.0"', '"0.8.5"'))
     found = all_errors(corpus_copy)
     assert [f.rule for f in found if "hermes" in f.message] == [], found
+
+
+def test_the_values_of_an_unknown_flag_are_no_stray_tokens(corpus_copy: Path) -> None:
+    # argparse refuses an unknown flag with the bare words after it in one "unrecognized
+    # arguments": each of them is no error of its own
+    text = write_tiny(corpus_copy, '["--cuda-graph-sizez", "1", "2", "4", "--max-model-len", '
+                      '"8192"]')
+    found = all_errors(corpus_copy)
+    assert [(f.rule, f.line) for f in found] == [
+        ("FLAG001", line_of(text, "--cuda-graph-sizez"))], found

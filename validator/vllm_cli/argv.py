@@ -382,9 +382,11 @@ def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
         values, indexes = [inline], [i]
     opt_problems: list[tuple[Problem, str, int | None]] = []
     if spec is None:
-        # unknown option: take one following bare token as its value (avoids a cascade)
-        if inline is None and nxt < len(tokens) and not looks_like_option(tokens[nxt]):
-            values, indexes = [tokens[nxt]], [nxt]
+        # unknown option: the bare tokens after it are its values (argparse refuses them
+        # with it, in one "unrecognized arguments"; no stray token of their own)
+        while inline is None and nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+            values.append(tokens[nxt])
+            indexes.append(nxt)
             nxt += 1
     else:
         lo, hi = _arity(spec)
