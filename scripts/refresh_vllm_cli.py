@@ -3,7 +3,8 @@
 
 ``VERSION`` may be a release (``0.11.0``, ``0.8.5.post1``), ``all`` (every release on
 PyPI from 0.4.2) or ``missing`` (releases not yet pinned in the index).  Snapshots are
-written to ``snapshots/vllm-cli/`` (or ``--out DIR``) and pinned in its ``index.json``.
+written to ``snapshots/vllm-cli/`` (or ``--out DIR``) and pinned in its ``index.json``,
+each with its option value kinds in ``types/`` (:mod:`validator.vllm_cli.extract_types`).
 Downloads are cached in ``$RECIPE_CHECK_VLLM_CACHE`` (default: ``<tmp>/vllm-cli-cache``).
 Exit status: 0 all written, 1 some failed, 2 the package index could not be read.
 See docs/vllm-cli-registry.md.
@@ -18,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from validator.vllm_cli.extract import main_vllm_cli
+from validator.vllm_cli.extract_types import extract_release
 from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR
 
 
@@ -27,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("versions", nargs="+", help="release versions, 'all' or 'missing'")
     ap.add_argument("--out", type=Path, default=DEFAULT_REGISTRY_DIR, help="snapshot dir")
     ns = ap.parse_args(argv)
-    return main_vllm_cli(list(ns.versions), ns.out)
+    return main_vllm_cli(list(ns.versions), ns.out, extract_release)
 
 
 if __name__ == "__main__":

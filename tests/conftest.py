@@ -169,15 +169,17 @@ def line_of(text: str, needle: str, start: int = 1) -> int:
     raise AssertionError(f"{needle!r} not found in text")
 
 
-def check_tree(root: Path, *paths: str, strict: bool = False) -> list[Finding]:
+def check_tree(root: Path, *paths: str, strict: bool = False,
+               **settings: Any) -> list[Finding]:
     """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
-    tree on disk; returns every finding, sorted."""
+    tree on disk (``settings``: more :class:`~validator.context.Settings`, such as
+    ``rendered=True``); returns every finding, sorted."""
     from validator.catalogue import check_rules
     from validator.checker import Checker, RunResult
     from validator.context import Settings, local_context
     from validator.schema import SchemaValidator
 
-    ctx = local_context(root, Settings(strict=strict))
+    ctx = local_context(root, Settings(strict=strict, **settings))
     checker = Checker(ctx, check_rules(), SchemaValidator(strict=strict))
     result = RunResult()
     for path in paths:

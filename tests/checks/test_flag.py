@@ -59,8 +59,8 @@ CASES = [
      '      - "--speculative-config.num_speculative_tokens"\n      - "0"\n',
      "/features/spec_decoding/args/2", "num_speculative_tokens\""),
     ("FLAG009", '      - "glm47"\n',
-     '      - "glm47"\n      - "--speculative-config.enforce_eager"\n',
-     "/features/tool_calling/args/2", "enforce_eager"),
+     '      - "glm47"\n      - "--max-num-seqs.limit"\n      - "8"\n',
+     "/features/tool_calling/args/2", "max-num-seqs.limit"),
     ("FLAG010", '      - "--tool-call-parser"\n      - "glm47"\n', "",
      "/features/tool_calling/args/0", '"--enable-auto-tool-choice"'),
     ("FLAG011", BASE, BASE + '    - "--trust-remote-code"  # again\n', "/model/base_args/2",
@@ -302,12 +302,14 @@ MAIN_ERRORS = {
     "microsoft/Phi-4-mini-instruct.yaml": "FLAG002:30 FLAG002:34",
     "microsoft/Phi-4-multimodal-instruct.yaml": "GUIDE013:66",
     "microsoft/Phi-4-reasoning.yaml": "FLAG018:17 GUIDE013:63",
-    "mistralai/Ministral-3-14B-Instruct-2512.yaml": "FLAG002:46",
+    # `--max-model-len auto` of a guide command: vLLM takes `auto` only from 0.14.0
+    "mistralai/Ministral-3-14B-Instruct-2512.yaml": "FLAG002:46 GUIDE006:177 GUIDE006:197",
     "mistralai/Ministral-3-8B-Reasoning-2512.yaml": "FLAG002:50",
     "mistralai/Mistral-Large-3-675B-Instruct-2512.yaml": "FLAG002:43",
     "moonshotai/Kimi-K2-Instruct.yaml": "FLAG023:92 GUIDE017:143",
     "moonshotai/Kimi-K2.5.yaml": "GUIDE006:241",
     "moonshotai/Kimi-K2.7-Code.yaml": "GUIDE006:175",
+    "moonshotai/Kimi-Linear-48B-A3B-Instruct.yaml": "GUIDE006:122",  # `auto` from 0.14.0
     "nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": "FLAG002:38",
     "nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml": "FLAG001:35 GUIDE003:107",
     "openai/gpt-oss-120b.yaml":

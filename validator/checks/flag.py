@@ -125,7 +125,12 @@ def flag_removed_since(doc: LoadedDocument, ctx: Context) -> list[Hit]:
       reads=FLAG_READS)
 def missing_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A value-taking option is followed by another option or ends the list (argparse:
-    "expected one argument"), or a dotted key ends the list.
+    "expected one argument"), or a dotted key has no value: it ends the list, or
+    ``FlexibleArgumentParser`` takes the flag after it as its value (the token after a
+    dotted key is its value unconditionally). One defect, one finding: what the swallowed
+    flag's absence causes at later lines (its own value a stray argument,
+    ``--enable-auto-tool-choice`` without its ``--tool-call-parser``) is not reported at
+    those lines but listed as related locations of this finding.
 
     Failing::
 
@@ -178,7 +183,13 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     judged where every command the site renders it in also loads a parser plugin file
     (``--tool-parser-plugin``, ``--reasoning-parser-plugin``, in any list of that
     command): the file registers its own names. The hint of an unknown parser name says
-    so.
+    so. A value the option's argparse ``type`` refuses at the minimum version
+    (``--max-model-len abc``, ``--gpu-memory-utilization 1.5e``) is reported too, judged by
+    the kind of that release's own type callable (an integer, vLLM's human-readable
+    integer such as ``32k``, a number, a boolean, and the words it also takes such as
+    ``auto``; vendored per release in ``snapshots/vllm-cli/types``). A release without
+    vendored kinds judges no value this way, and a value the shell or a reader fills in
+    (``$MAX_LEN``, ``${LEN:-8192}``, ``<len>``) is not judged.
 
     Failing::
 
@@ -245,23 +256,21 @@ def speculative_tokens_not_positive(doc: LoadedDocument, ctx: Context) -> list[H
 @rule("FLAG009", Severity.ERROR, "Dotted JSON key misused",
       reads=FLAG_READS)
 def dotted_key_misused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
-    """``FlexibleArgumentParser`` takes the token after a dotted key
-    (``--speculative-config.enforce_eager``) as its value unconditionally, so a dotted
-    boolean written without a value swallows the next flag; or a dotted key is used on an
-    option that is not JSON-valued.
+    """A dotted key (``--speculative-config.method``) is used on an option that is not
+    JSON-valued, so vLLM turns the option's value into a JSON object it cannot take. A
+    dotted key without its value is ``FLAG004``.
 
     Failing::
 
         model:
-          base_args: ["--speculative-config.enforce_eager", "--max-model-len", "32768"]
+          base_args: ["--max-num-seqs.limit", "8"]
 
     Passing::
 
         model:
-          base_args: ["--speculative-config.enforce_eager", "true", "--max-model-len", "32768"]
+          base_args: ["--speculative-config.method", "mtp"]
 
-    How to fix: give the dotted key its value as the next item, or use dotted keys only on
-    JSON-valued options."""
+    How to fix: use dotted keys only on JSON-valued options."""
     return _hits("FLAG009", doc, ctx)
 
 

@@ -36,8 +36,11 @@ from validator.checks.cli_plan import (
     required_vllm,
     window,
 )
+from validator.checks.flag_cascade import collapse, repaired, swallowers
+from validator.checks.flag_types import type_issues
 from validator.checks.flag_values import (
     PLUGIN_OPTIONS,
+    auto_tool_issues,
     custom_json,
     json_shape_ok,
     plugged,
@@ -72,7 +75,7 @@ def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None
 
 
 _VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
-                   Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "dotted",
+                   Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "missing_value",
                    Problem.DOTTED_NOT_JSON: "dotted"}
 _JUDGED_VALUES = frozenset({Problem.SWITCH_VALUE, Problem.DOTTED_NOT_JSON})
 """Value problems about a value that is there (its finding points at the value)."""
@@ -80,13 +83,19 @@ _SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviati
 
 
 def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
-                 duplicates: bool = True, expansions: frozenset[int] = frozenset()
-                 ) -> tuple[ParsedArgs | None, list[FlagIssue]]:
+                 duplicates: bool = True, expansions: frozenset[int] = frozenset(),
+                 auto_tool: bool = False) -> tuple[ParsedArgs | None, list[FlagIssue]]:
     """Parse ``tokens`` at ``plan.minimum`` and report every problem (``expansions``: the
-    tokens a shell expands into unknown words, :func:`validator.vllm_cli.argv.parse_args`).
+    tokens a shell expands into unknown words, :func:`validator.vllm_cli.argv.parse_args`;
+    ``auto_tool``: the tokens are one whole command, so ``--enable-auto-tool-choice``
+    without ``--tool-call-parser`` is an issue too).
 
     Returns the parse at the minimum (``None`` when the plan has no registry) and the
-    issues, in token order. Never raises. Each distinct list is checked once per plan and
+    issues, in token order. Never raises. A defect that makes the parser consume the next
+    token (a dotted key without its value) is one issue, its consequences folded into it
+    (:mod:`validator.checks.flag_cascade`), and the parse returned is that of the list with
+    the defect given its value, so what other checks read of it shows no consequence
+    either. Each distinct list is checked once per plan and
     release :func:`~validator.checks.cli_plan.window` on the run's data source
     (:func:`validator.checks.cli_data.active`): many configurations and recipes render the
     same arguments. The parse is shared: callers read it, never change it.
@@ -98,16 +107,32 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
            plan.unreleased, plan.launch_day, plan.range_label, plan.floor, window(),
-           expansions)
-    parsed, issues = active().bounded("flag:check_tokens", key, lambda: _checked(
-        key[0], plan, reg, allow_positionals, duplicates, expansions), limit=LISTS_KEPT)
+           expansions, auto_tool)
+    parsed, issues = active().bounded("flag:check_tokens", key, lambda: _one_finding(
+        key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
+        limit=LISTS_KEPT)
     return parsed, list(issues)
 
 
+def _one_finding(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
+                 allow_positionals: int, duplicates: bool, expansions: frozenset[int],
+                 auto_tool: bool) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+    """What :func:`check_tokens` returns: :func:`_checked`, with the consequences of each
+    swallowing defect folded into it (:mod:`validator.checks.flag_cascade`)."""
+    parsed, issues = _checked(tokens, plan, reg, allow_positionals, duplicates, expansions,
+                              auto_tool)
+    roots = swallowers(parsed)
+    if not roots:
+        return parsed, issues
+    meant, fixed = _checked(repaired(tokens, roots), plan, reg, allow_positionals,
+                            duplicates, expansions, auto_tool)
+    return meant, tuple(collapse(issues, fixed, roots, tokens))
+
+
 def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
-             allow_positionals: int, duplicates: bool,
-             expansions: frozenset[int]) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
-    """What :func:`check_tokens` returns, computed."""
+             allow_positionals: int, duplicates: bool, expansions: frozenset[int],
+             auto_tool: bool = False) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+    """The parse of ``tokens`` and every issue of it."""
     parsed = parse_at(tokens, reg, allow_positionals, expansions)
     issues: list[FlagIssue] = []
     for p in parsed.problems:
@@ -137,6 +162,8 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     issues.extend(range_issues(tokens, parsed, plan, allow_positionals, expansions))
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals, expansions))
     issues.extend(additional_config_issues(parsed, plan))
+    if auto_tool:
+        issues.extend(auto_tool_issues(parsed))
     if plan.launch_day:  # no release has them: unverifiable, said once by the plan's note
         issues = [i for i in issues if i.code != "unreleased_only"]
     issues.sort(key=lambda x: x.index)
@@ -202,6 +229,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'",
                                 on_value=True)
         return
+    yield from type_issues(opt, reg, plan)
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
         return

@@ -73,7 +73,7 @@ ISSUE_RULE: dict[str, str] = {
     "auto_tool": "FLAG010", "duplicate": "FLAG011", "underscore": "FLAG013",
     "abbreviation": "FLAG014", "config_key_ignored": "FLAG021",
     "config_key_rejected": "FLAG022", "range_rejected": "FLAG023",
-    "unreleased_only": "FLAG024"}
+    "unreleased_only": "FLAG024", "value_type": "FLAG006"}
 if set(ISSUE_RULE) != ISSUE_CODES:  # pragma: no cover - a programming error
     raise AssertionError(f"FLAG rules of issue codes: {sorted(ISSUE_CODES ^ set(ISSUE_RULE))}")
 
@@ -262,6 +262,9 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
         elif issue.related_index is not None:
             rptr = join_pointer(layer.pointer, where[issue.related_index])
             related = (Related(line_of(doc, rptr), "first occurrence"),)
+        if layer.origin is None:
+            related += tuple(Related(line_of(doc, join_pointer(layer.pointer, where[at])), what)
+                             for at, what in issue.consequences)
         _add(hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
                                                related=related, value_after=lead))
 

@@ -23,7 +23,7 @@ PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
 ISSUE_CODES = frozenset({
     "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
     "spec_tokens", "dotted", "duplicate", "underscore", "abbreviation", "config_key_ignored",
-    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool"})
+    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool", "value_type"})
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,12 @@ class FlagIssue:
     ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``,
     ``range_rejected`` (accepted at the minimum, rejected by a release of the install
     range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
-    code);
+    code), ``value_type`` (a value the option's argparse type refuses);
     ``index`` the token it is about; ``on_value``: the issue judges the option's value,
-    so a finding about a ``--flag=value`` token points at the value after ``=``.
+    so a finding about a ``--flag=value`` token points at the value after ``=``;
+    ``consequences``: (token, what happens there) for each issue this one causes at another
+    token, folded into it (:mod:`validator.checks.flag_cascade`): one defect, one finding,
+    the consequences its related locations.
     """
 
     code: str
@@ -46,6 +49,7 @@ class FlagIssue:
     hint: str | None = None
     related_index: int | None = None
     on_value: bool = False
+    consequences: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.code not in ISSUE_CODES:
@@ -125,3 +129,15 @@ def _plugs(normalised: str, dest: str) -> bool:
     """Whether option ``normalised`` (``--tool-parser-plugin``) is the plugin option of
     parser option ``dest``."""
     return "parser-plugin" in normalised and dest.split("_")[0] in normalised
+
+
+def auto_tool_issues(parsed: ParsedArgs) -> list[FlagIssue]:
+    """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in one whole command
+    (a rendered one: the layers and the guide judge it their own ways)."""
+    if parsed.has("tool_call_parser"):
+        return []
+    return [FlagIssue("auto_tool", opt.index, "--enable-auto-tool-choice without "
+                      "--tool-call-parser in the rendered command: vLLM refuses to start",
+                      "add --tool-call-parser <name> where the flag is set")
+            for opt in parsed.find("enable_auto_tool_choice")
+            if not (opt.option or "").startswith("--no-")]

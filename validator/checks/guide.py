@@ -211,7 +211,9 @@ def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command gives a flag a value vLLM rejects at the declared minimum: a missing
     value, a value given to a switch, a value outside the flag's choices or the
     registered parser names, JSON that does not parse, a non-positive
-    ``num_speculative_tokens``, or a dotted key that swallows the next flag (see
+    ``num_speculative_tokens``, a value the flag's argparse type refuses
+    (``--max-model-len abc``), or a dotted key that swallows the next flag (one finding
+    at the dotted key, what it causes later as related locations; see
     ``FLAG004``-``FLAG009``). A whole shell expansion where an option would be
     (``"$@"``, ``$EXTRA_ARGS``, ``"${ARGS[@]}"``) is not judged, nor are the bare words
     right after it: bash replaces it by words the guide does not show. The literal flags

@@ -48,7 +48,7 @@ ISSUE_RULE: dict[str, str] = {
     "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
     "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
     "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
-    "unreleased_only": "GUIDE018", "underscore": "GUIDE019"}
+    "unreleased_only": "GUIDE018", "underscore": "GUIDE019", "value_type": "GUIDE006"}
 #: Codes a guide command never shows: guide commands are checked without the site's
 #: de-duplication (``duplicates=False``), and ``auto_tool`` is the rendered commands'
 #: (``GUIDE008`` checks each guide command itself).
@@ -159,7 +159,9 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
                 issue = flag_engine.FlagIssue(issue.code, issue.index, issue.message.split(
                     " — ")[0], issue.hint)
             out.issues.add(ISSUE_RULE[issue.code], cmd.arg_lines[issue.index], issue.message,
-                           issue.hint, seen)
+                           issue.hint, seen + tuple(
+                               Related(file_line(doc, cmd.arg_lines[at]), what)
+                               for at, what in issue.consequences))
     return out
 
 

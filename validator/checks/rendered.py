@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from validator.checks._data import get
 from validator.checks.arg_layers import ASCEND, npu_hardware, platform_plugin
 from validator.checks.cli_plan import VLLM, VersionPlan, plan_for
+from validator.checks.flag_cascade import CONSEQUENCE
 from validator.checks.flag_engine import FlagIssue, check_tokens
 from validator.checks.flag_values import plugin_in_words
 from validator.checks.install_range import install_range
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from validator.load import LoadedDocument
     from validator.render.model import Rendered
     from validator.render.rendered import Token
-    from validator.vllm_cli.argv import ParsedArgs
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
 LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
@@ -123,7 +123,8 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                 if tokens[issue.index].document != doc.path:
                     continue  # a strategy file's or the site's own token: not this recipe's
                 group: Group = _hardware_override(doc, issue, tokens) or (
-                    rule_id, tokens[issue.index].pointer, issue.message, issue.hint, ())
+                    rule_id, tokens[issue.index].pointer, issue.message, issue.hint,
+                    _consequences(doc, issue, tokens))
                 grouped.setdefault(group, []).append(rendered.config.label())
     for (rule_id, pointer, message, hint, related), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
@@ -133,6 +134,14 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
 
 Group = tuple[str, str, str, str | None, tuple[Related, ...]]
 """(rule id, pointer, message, hint, related) of findings gathered over configurations."""
+
+
+def _consequences(doc: LoadedDocument, issue: FlagIssue,
+                  tokens: Sequence[Token]) -> tuple[Related, ...]:
+    """The related location of each consequence of ``issue`` at a token of the recipe."""
+    return tuple(Related(doc.source_map.position(tokens[at].pointer)[0], what)
+                 for at, what in issue.consequences
+                 if at < len(tokens) and tokens[at].document == doc.path)
 
 
 def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
@@ -165,15 +174,17 @@ def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIss
     (:func:`~validator.checks.shell_words.shell_words`: a ``"--flag value"`` item is two
     words there), each at the index of the item it comes from."""
     words, where = shell_words(args)
-    parsed, issues = check_tokens(words, plan, expansions=printed_expansions(args, words, where))
+    _, issues = check_tokens(words, plan, expansions=printed_expansions(args, words, where),
+                             auto_tool=True)
     split = {i for i in where if where.count(i) > 1}
     out = []
-    for issue in issues + _auto_tool(parsed):
+    for issue in issues:
         item = where[issue.index]
         related = None if issue.related_index is None else where[issue.related_index]
         if issue.code == "duplicate" and (item in split or related in split):
             continue  # the site's de-duplication reads the item whole: FLAG020 is the fix
-        out.append(replace(issue, index=item, related_index=related))
+        out.append(replace(issue, index=item, related_index=related, consequences=tuple(
+            (where[at], what) for at, what in issue.consequences)))
     return out
 
 
@@ -202,17 +213,6 @@ def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointe
                 return False
             seen = True
     return seen
-
-
-def _auto_tool(parsed: ParsedArgs | None) -> list[FlagIssue]:
-    """``--enable-auto-tool-choice`` without ``--tool-call-parser`` in one command."""
-    if parsed is None or parsed.has("tool_call_parser"):
-        return []
-    return [FlagIssue("auto_tool", opt.index, "--enable-auto-tool-choice without "
-                      "--tool-call-parser in the rendered command: vLLM refuses to start",
-                      "add --tool-call-parser <name> where the flag is set")
-            for opt in parsed.find("enable_auto_tool_choice")
-            if not (opt.option or "").startswith("--no-")]
 
 
 def _plan_inputs(doc: LoadedDocument, ctx: Context,
@@ -265,7 +265,8 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
         for hit in hits:
             labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
             if labels:
-                hit = replace(hit, message=f"{hit.message} ({affected(labels)})")
+                hit = replace(hit, message=f"{hit.message} ({affected(labels)})",
+                              related=_with_consequences(hit, found.hits.get(rule_id, [])))
             elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
                     and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
                 hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
@@ -278,6 +279,15 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
                 out.setdefault(rule_id, []).append(replace(
                     hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
     return out
+
+
+def _with_consequences(hit: Hit, rendered: list[tuple[Hit, list[str]]]
+                       ) -> tuple[Related, ...]:
+    """The related locations of a layer ``hit`` and, after them, those the rendered hits
+    at its token add (the consequences a rendered command shows of the defect there)."""
+    extra = [r for h, _ in rendered if h.pointer == hit.pointer for r in h.related
+             if r.message.startswith(CONSEQUENCE)]
+    return tuple(dict.fromkeys([*hit.related, *extra]))
 
 
 def _labels_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[str]]:

@@ -96,6 +96,9 @@ def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--plugin", choices=sorted(PLUGINS), default=None,
                    help="extract that platform plugin's releases instead (built on the "
                    "vendored vLLM release each one pairs with; snapshots/vllm-cli/<plugin>)")
+    p.add_argument("--types-only", action="store_true",
+                   help="extract only each release's option value kinds into <registry "
+                   "folder>/types ('missing': every release without them, newest first)")
     p.set_defaults(action=_vllm_cli)
 
 
@@ -109,7 +112,14 @@ def _vllm_cli(args: argparse.Namespace) -> int:
         from validator.vllm_cli.extract_plugin import main_plugin_cli
 
         return main_plugin_cli(args.plugin, list(args.versions))
-    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_REGISTRY_DIR)
+    if args.types_only:
+        from validator.vllm_cli.extract_types import main_types
+
+        return main_types(list(args.versions), args.out_dir or DEFAULT_REGISTRY_DIR)
+    from validator.vllm_cli.extract_types import extract_release
+
+    return main_vllm_cli(list(args.versions), args.out_dir or DEFAULT_REGISTRY_DIR,
+                         extract_release)
 
 
 ACTIONS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [

@@ -56,6 +56,7 @@ from _introspect_capture import (  # type: ignore[import-not-found]  # noqa: E40
     build_parsers,
 )
 from _introspect_describe import describe, run_probes  # type: ignore[import-not-found]  # noqa: E402
+from _introspect_kinds import value_kinds  # type: ignore[import-not-found]  # noqa: E402
 from _introspect_load import (  # type: ignore[import-not-found]  # noqa: E402
     ARGV0,
     PLUGIN,
@@ -116,6 +117,7 @@ def main(argv: list[str]) -> int:
         "parser_class": f"{type(serve).__module__}.{type(serve).__qualname__}",
         "allow_abbrev": bool(getattr(serve, "allow_abbrev", True)),
         "actions": actions,
+        "value_kinds": value_kinds(serve),
         "probes": run_probes(root, built["serve_available"], actions),
         "tool_call_parsers": parser_registry("tool", actions),
         "reasoning_parsers": parser_registry("reasoning", actions),

@@ -17,7 +17,8 @@ option table of one release (a :class:`CliSpec`, normally a
   ``=`` part or, without ``=``, **unconditionally the next token** (even when that token
   is another flag), a trailing ``+`` appends to a list, and all dotted keys of one option
   are merged and appended at the end as ``--option '<json>'``; releases without
-  dotted-key support (``CliSpec.dotted_keys`` false) reject such arguments;
+  dotted-key support (``CliSpec.dotted_keys`` false) reject such arguments, as any
+  unknown option (a following flag is read as itself);
 * ``-O3`` / ``-O=3`` / ``-O 3`` are rewritten to the optimisation level;
 * argparse accepts a unique prefix of a long option (``allow_abbrev=True``, the default
   vLLM keeps), rejects an ambiguous one, and treats a token starting with ``-`` as an
@@ -381,9 +382,11 @@ def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
         values, indexes = [inline], [i]
     opt_problems: list[tuple[Problem, str, int | None]] = []
     if spec is None:
-        # unknown option: take one following bare token as its value (avoids a cascade)
-        if inline is None and nxt < len(tokens) and not looks_like_option(tokens[nxt]):
-            values, indexes = [tokens[nxt]], [nxt]
+        # unknown option: the bare tokens after it are its values (argparse refuses them
+        # with it, in one "unrecognized arguments"; no stray token of their own)
+        while inline is None and nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+            values.append(tokens[nxt])
+            indexes.append(nxt)
             nxt += 1
     else:
         lo, hi = _arity(spec)
@@ -441,7 +444,12 @@ def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpe
     value: str | None = inline
     vidx: int | None = i if inline is not None else None
     problems: list[tuple[Problem, str, int | None]] = []
-    if inline is None:
+    if inline is None and not cli.dotted_keys:
+        # refused as an unknown argument: argparse reads a following flag as itself
+        if nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+            value, vidx = tokens[nxt], nxt
+            nxt += 1
+    elif inline is None:
         if nxt < len(tokens):
             value, vidx = tokens[nxt], nxt
             nxt += 1

@@ -414,6 +414,16 @@ def extract_version(
 
     Raises :class:`FetchError` or :class:`ExtractionError`.
     """
+    _, doc, timings = introspect_release(version, files, cache_dir)
+    write_snapshot(doc, out_dir)
+    return timings
+
+
+def introspect_release(version: str, files: list[dict[str, Any]],
+                       cache_dir: Path = DEFAULT_CACHE_DIR
+                       ) -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
+    """Fetch, unpack and introspect one version: (raw dump, snapshot document, timings in
+    seconds). Raises :class:`FetchError` or :class:`ExtractionError`."""
     artifact = choose_artifact(version, files)
     t0 = time.monotonic()
     path = download(artifact, cache_dir)
@@ -422,9 +432,7 @@ def extract_version(
         src = unpack_sources(path, version, Path(tmp))
         raw = run_introspection(src)
         doc = build_snapshot(raw, artifact, src)
-    t2 = time.monotonic()
-    write_snapshot(doc, out_dir)
-    return {"download_s": t1 - t0, "extract_s": t2 - t1}
+    return raw, doc, {"download_s": t1 - t0, "extract_s": time.monotonic() - t1}
 
 
 def expand_versions(requested: list[str], known: list[str], index: Path) -> list[str]:
@@ -443,8 +451,13 @@ def expand_versions(requested: list[str], known: list[str], index: Path) -> list
     return list(dict.fromkeys(wanted))
 
 
-def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
-    """Extract and vendor the CLI registry of each of ``versions`` into ``out_dir``.
+def main_vllm_cli(versions: list[str], out_dir: Path,
+                  extract_one: Callable[[str, Path, list[dict[str, Any]]], dict[str, float]]
+                  = extract_version) -> int:
+    """Extract and vendor the CLI registry of each of ``versions`` into ``out_dir``
+    (``extract_one``: what extracts one release, :func:`extract_version` or one that
+    writes more of the same introspection, such as
+    :func:`validator.vllm_cli.extract_types.extract_release`).
 
     ``versions`` may contain ``"all"`` (every non-prerelease on the index from 0.4.2)
     or ``"missing"`` (those not yet in ``out_dir/index.json``).  Progress and failures
@@ -458,7 +471,7 @@ def main_vllm_cli(versions: list[str], out_dir: Path) -> int:
         return 2
     known = [v for v in released_versions(files) if Version(v) >= Version("0.4.2")]
     wanted = expand_versions(versions, known, out_dir / INDEX_NAME)
-    return extract_each("vllm-cli", wanted, lambda v: extract_version(v, out_dir, files))
+    return extract_each("vllm-cli", wanted, lambda v: extract_one(v, out_dir, files))
 
 
 def extract_each(label: str, versions: list[str],
