@@ -1,0 +1,90 @@
+"""A guide section's commands are checked against the vLLM its install channel gives:
+the version the section says it was validated on (in the wordings recipes use), and the
+image the recipe gives the one hardware the section is headed for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.checks.test_install_range import of, recipe, run
+from validator.checks.guide_sections import section_context
+
+SPEC = "vllm serve example-org/Example-8B --speculative-config '{\"method\": \"eagle3\"}'"
+"""``--speculative-config`` exists from vLLM 0.8.2; the recipes below claim 0.6.0."""
+
+
+def in_section(heading: str, cmd: str = SPEC, intro: str = "") -> str:
+    """A guide ``cmd`` of its own section ``heading`` (after the recipe's first block),
+    with ``intro`` text before its block."""
+    return f"echo first\n  ```\n\n  {heading}\n\n  {intro}\n\n  ```bash\n  {cmd}"
+
+
+def amd_image(tag: str) -> str:
+    return f'  docker_image:\n    amd: "vllm/vllm-openai-rocm:{tag}"\n'
+
+
+@pytest.mark.parametrize("said", [
+    "Validated end-to-end with vLLM 0.25.0 and PyTorch HIP 7.2.",
+    "This path was verified on vllm-openai v0.18.0.",
+    "The verified image was based on `vllm-openai:v0.18.0` with newer transformers.",
+])
+def test_a_section_saying_which_release_it_ran_is_read(said: str) -> None:
+    guide = f"## Deploy\n\n{said}\n\n```bash\nvllm serve a/b\n```\n"
+    found = section_context(guide, 5)
+    assert found is not None and found.minimum is not None and found.top == found.minimum
+    assert str(found.minimum) in said and found.line == 2
+
+
+def test_a_version_word_of_another_tool_is_not_a_vllm_release() -> None:
+    guide = "## Deploy\n\nVerified on 8xH100 nodes with transformers 4.57.\n\n```bash\nx\n```\n"
+    assert section_context(guide, 5) is None
+
+
+def test_the_sections_intro_covers_its_later_blocks_unless_they_turn_to_a_hardware() -> None:
+    guide = ("## Two nodes\n\nValidated with vLLM 0.25.0.\n\nHead node:\n\n```bash\n"
+             "vllm serve a/b --x\n```\n\nWorker node:\n\n```bash\nvllm serve a/b --y\n```\n"
+             "\nAMD:\n\n```bash\nvllm serve a/b --z\n```\n")
+    lines = guide.splitlines()
+    head, worker, amd = (lines.index(f"vllm serve a/b --{x}") for x in "xyz")
+    for line in (head, worker):
+        found = section_context(guide, line)
+        assert found is not None and str(found.minimum) == "0.25.0"
+    assert section_context(guide, amd) is None
+
+
+@pytest.mark.parametrize("tag", ["v0.22.1", "nightly"])
+def test_a_section_headed_for_a_brand_runs_in_that_brands_image(corpus_copy: Path,
+                                                                 tag: str) -> None:
+    text = recipe(minimum="0.6.0", model_extra=amd_image(tag),
+                  guide_cmd=in_section("### AMD MI350X/MI355X"))
+    found, _ = run(corpus_copy, text)
+    assert not of(found, "GUIDE004"), found
+
+
+def test_a_brand_image_does_not_cover_another_brands_section(corpus_copy: Path) -> None:
+    text = recipe(minimum="0.6.0", model_extra=amd_image("nightly"),
+                  guide_cmd=in_section("### NVIDIA B200"))
+    found, _ = run(corpus_copy, text)
+    (hit,) = of(found, "GUIDE004")
+    assert "exists only from vLLM 0.8.2" in hit.message
+
+
+def test_a_brand_section_without_an_image_of_its_own_keeps_the_recipes_range(
+        corpus_copy: Path) -> None:
+    text = recipe(minimum="0.6.0", guide_cmd=in_section("### AMD MI350X/MI355X"))
+    found, _ = run(corpus_copy, text)
+    (hit,) = of(found, "GUIDE004")
+    assert "exists only from vLLM 0.8.2" in hit.message
+
+
+def test_a_hardware_with_its_own_image_covers_the_section_headed_for_it(
+        corpus_copy: Path) -> None:
+    override = ("    hardware_overrides:\n      dgx_spark_gb10:\n"
+                '        docker_image: "example/spark-vllm-build:latest"\n')
+    text = recipe(minimum="0.6.0", guide_cmd=in_section("### DGX Spark (GB10)"))
+    text = text.replace('    description: "Full precision BF16"\n',
+                        '    description: "Full precision BF16"\n' + override)
+    found, _ = run(corpus_copy, text)
+    assert not of(found, "GUIDE004"), found
