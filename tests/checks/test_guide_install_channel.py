@@ -88,3 +88,33 @@ def test_a_hardware_with_its_own_image_covers_the_section_headed_for_it(
                         '    description: "Full precision BF16"\n' + override)
     found, _ = run(corpus_copy, text)
     assert not of(found, "GUIDE004"), found
+
+
+NIGHTLY = "  nightly_required: true\n"
+
+
+@pytest.mark.parametrize("where", ["structured", "guide"])
+def test_a_value_no_release_has_is_info_when_the_recipe_installs_unreleased_code(
+        corpus_copy: Path, where: str) -> None:
+    """A released minimum installed as nightly: a parser name no vendored release has
+    may be in the nightly build (FLAG024 / GUIDE018 info), as an unreleased flag is."""
+    args = ("--tool-call-parser", "brand_new_model_parser")
+    text = recipe(f'["{args[0]}", "{args[1]}"]', minimum="0.20.0", model_extra=NIGHTLY) \
+        if where == "structured" else recipe(
+            minimum="0.20.0", model_extra=NIGHTLY,
+            guide_cmd="vllm serve example-org/Example-8B " + " ".join(args))
+    found, _ = run(corpus_copy, text)
+    info, error = ("FLAG024", "FLAG006") if where == "structured" else ("GUIDE018", "GUIDE006")
+    (hit,) = of(found, info)
+    assert hit.severity.value == "info" and "brand_new_model_parser" in hit.message
+    assert not of(found, error), found
+
+
+def test_a_typo_of_a_released_value_or_a_released_install_stays_an_error(
+        corpus_copy: Path) -> None:
+    typo, _ = run(corpus_copy, recipe('["--tool-call-parser", "hermess"]', minimum="0.20.0",
+                                      model_extra=NIGHTLY))
+    assert of(typo, "FLAG006") and not of(typo, "FLAG024")
+    released, _ = run(corpus_copy, recipe('["--tool-call-parser", "brand_new_model_parser"]',
+                                          minimum="0.20.0"))
+    assert of(released, "FLAG006") and not of(released, "FLAG024")
