@@ -118,3 +118,21 @@ def test_a_typo_of_a_released_value_or_a_released_install_stays_an_error(
     released, _ = run(corpus_copy, recipe('["--tool-call-parser", "brand_new_model_parser"]',
                                           minimum="0.20.0"))
     assert of(released, "FLAG006") and not of(released, "FLAG024")
+
+
+OMNI_CMD = "vllm serve example-org/Example-8B --omni --deploy-config deploy/two_gpu.yaml"
+"""``--deploy-config`` is vLLM-Omni's from 0.20.0; the minimum 0.19.0 pairs with
+vLLM-Omni 0.18.0."""
+
+
+def test_a_plugin_installed_from_source_is_not_bounded_by_its_releases(
+        corpus_copy: Path) -> None:
+    """vLLM-Omni installed from git in one section, served in the next: the serving
+    section states nothing itself, the recipe's only vLLM-Omni install is source code."""
+    from_git = ("uv pip install git+https://github.com/vllm-project/vllm-omni.git\n  ```\n\n"
+                "  ## Launch\n\n  ```bash\n  " + OMNI_CMD)
+    found, _ = run(corpus_copy, recipe(minimum="0.19.0", guide_cmd=from_git))
+    assert not of(found, "GUIDE004"), found
+    released, _ = run(corpus_copy, recipe(minimum="0.19.0", guide_cmd=OMNI_CMD))
+    (hit,) = of(released, "GUIDE004")
+    assert "vLLM-Omni 0.20.0" in hit.message

@@ -104,3 +104,40 @@ def finding(pointer: str, related_path: str | None) -> Finding:
 def test_context_caused_names_an_unchanged_context_file_behind_a_selector_line(
         pointer: str, related: str | None, changed: set[str], cause: str | None) -> None:
     assert context_caused(finding(pointer, related), changed) == cause
+
+
+GUIDE_END = "    --tool-call-parser hermes\n  ```\n"
+
+
+def guide_block(flag: str) -> str:
+    return f"\n  ```bash\n  vllm serve example-org/Example-Chat-8B {flag}\n  ```\n"
+
+
+def add_to_guide(repo: Path, text: str) -> None:
+    file = repo / CHAT
+    body = file.read_text(encoding="utf-8")
+    assert body.count(GUIDE_END) == 1
+    file.write_text(body.replace(GUIDE_END, GUIDE_END + text), encoding="utf-8")
+
+
+def new_guide_findings(data: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f["rule"], f["message"].split("`")[1]) for doc in data["documents"]
+            for f in doc["findings"] if f["baseline"] == "new" and f["pointer"] == "/guide"]
+
+
+def test_another_copy_of_a_token_above_the_minimum_is_the_old_defect(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The base's guide already uses `--language-model-only` (vLLM 0.17.0 on) under the
+    minimum 0.12.0; a second block using it is that defect again (raise the minimum once),
+    not a new one. A flag above the minimum the base does not use is new."""
+    add_to_guide(example_repo, guide_block("--language-model-only"))
+    commit_all(example_repo, "a guide block above the minimum")
+    git(example_repo, "branch", "base")
+    add_to_guide(example_repo, guide_block("--language-model-only --max-num-seqs 8"))
+    commit_all(example_repo, "another block with the same flag")
+    code, data = pr(example_repo, capsys)
+    assert new_guide_findings(data) == [] and code == 0
+    add_to_guide(example_repo, guide_block("--attention-backend FLASH_ATTN"))
+    commit_all(example_repo, "a block with another flag above the minimum")
+    code, data = pr(example_repo, capsys)
+    assert new_guide_findings(data) == [("GUIDE004", "--attention-backend")] and code == 1

@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from validator.checks.guide_sections import BRAND_WORDS, SectionContext, section_span
-from validator.checks.install_range import PINNED, UNRELEASED_KINDS, classify_image
+from validator.checks.install_range import (
+    PINNED,
+    UNRELEASED_KINDS,
+    classify_image,
+    install_paths,
+)
 from validator.checks.ver_model import (
     BRAND_KEYS,
     ImageSite,
@@ -88,3 +93,17 @@ def _keyed(site: ImageSite) -> bool:
     rather than giving one image for every hardware (a plain string)."""
     parts = site.pointer.split("/")
     return site.brand in parts[-2:]
+
+
+def family_from_source(doc: LoadedDocument, guide: str, family: str) -> SectionContext | None:
+    """What the recipe's install commands of the plugin ``family`` (``vllm-omni``) state
+    for its commands: unreleased code when every command that installs it installs it
+    from source or a nightly (``uv pip install git+https://github.com/vllm-project/
+    vllm-omni.git``, a ``git clone``), so no release's options bound them; else ``None``."""
+    paths = [p for p in install_paths(doc) if family in p.text.lower()]
+    if not paths or any(p.kind not in UNRELEASED_KINDS for p in paths):
+        return None
+    lines = guide.splitlines()
+    first = paths[0].text.splitlines()[0]
+    line = next((i for i, text in enumerate(lines) if first in text), 0)
+    return SectionContext(None, None, True, line, f"{family} is installed from {first}"[:120])

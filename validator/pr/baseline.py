@@ -29,12 +29,18 @@ file already has, and the file's author, not the recipe's, fixes it
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection, Mapping
 
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding
-from validator.identity import match
+from validator.identity import identity_of, match
 from validator.pr.select import context_kind
+
+FLOOR = re.compile(r"\bonly from [\w-]+ \d[\w.]*, but ")
+"""A finding that a token needs a later release than the configuration's minimum (``FLAG``
+and ``GUIDE`` rules: "`--x` exists only from vLLM 0.13.0, but the recipe's minimum is
+0.11.0"): raising the minimum once fixes every copy."""
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
@@ -68,10 +74,14 @@ def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list
 
     Findings are matched by identity as a multiset (:func:`validator.identity.match`): of
     one defect at three places at the base and two at the head, both at the head are
-    unchanged and the third is fixed.
+    unchanged and the third is fixed. A finding that a token needs a release above the
+    recipe's minimum (:data:`FLOOR`) is about the minimum: another copy of one the base
+    has (the same flag or value in another guide block) is that defect, not a new one.
     """
     kept, gone = match(old, new)
-    marked = [dataclasses.replace(f, baseline="unchanged" if k else "new")
+    floors = {identity_of(f) for f in old if FLOOR.search(f.message)}
+    marked = [dataclasses.replace(f, baseline="unchanged" if k or (
+                  identity_of(f) in floors and FLOOR.search(f.message)) else "new")
               for f, k in zip(new, kept, strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
              for f, g in zip(old, gone, strict=True) if g]
