@@ -232,7 +232,9 @@ def _add_intros(lines: Sequence[str], by_section: dict[int, list[tuple[int, int]
     to a hardware ("AMD:"); a block's own statement comes first."""
     for section, spans in by_section.items():
         intro = _scan(lines, list(range(section + 1, spans[0][0])))
-        for (_, before), (a, _) in itertools.pairwise(spans) if intro is not None else ():
+        if intro is None:
+            continue
+        for (_, before), (a, _) in itertools.pairwise(spans):
             if not any(p.search(text) for text in lines[before + 1:a]
                        for p in BRAND_WORDS.values()):
                 out.setdefault(a, intro)
