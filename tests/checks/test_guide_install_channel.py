@@ -136,3 +136,27 @@ def test_a_plugin_installed_from_source_is_not_bounded_by_its_releases(
     released, _ = run(corpus_copy, recipe(minimum="0.19.0", guide_cmd=OMNI_CMD))
     (hit,) = of(released, "GUIDE004")
     assert "vLLM-Omni 0.20.0" in hit.message
+
+
+def image(ref: str) -> str:
+    return f'  docker_image:\n    amd: "{ref}"\n'
+
+
+DEV = "rocm/vllm-dev:vllm-0.23.1-rocm723-mi35x-0625"
+"""A dated third-party build past vLLM 0.23.1."""
+
+
+def test_a_dev_build_is_not_held_to_a_minimum_no_release_has_yet(corpus_copy: Path) -> None:
+    found, _ = run(corpus_copy, recipe(minimum="0.99.0", model_extra=image(DEV)))
+    assert not of(found, "VER002"), found
+
+
+@pytest.mark.parametrize(("minimum", "ref"), [
+    ("0.24.0", DEV),  # a released minimum: the build's 0.23.1 is older
+    ("0.99.0", "vllm/vllm-openai-rocm:v0.23.1"),  # vLLM's own release image is exact
+])
+def test_an_image_older_than_a_minimum_it_cannot_carry_stays_ver002(
+        corpus_copy: Path, minimum: str, ref: str) -> None:
+    found, _ = run(corpus_copy, recipe(minimum=minimum, model_extra=image(ref)))
+    (hit,) = of(found, "VER002")
+    assert "is vLLM 0.23.1" in hit.message
