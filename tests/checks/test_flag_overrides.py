@@ -218,3 +218,37 @@ def test_a_vllm_omni_override_names_its_configurations(tmp_path: Path, rendered:
                            "extra_args overrides `--num-gpus 4` of model.base_args "
                            "(on hx8 · default · omni)")
     assert hit.related[0].line == line_of(text, '"--num-gpus"')
+
+
+DOTTED_STRATEGY = ("name: single_node_tep\ndeploy_type: single_node\n"
+                   "vllm_args:\n  - \"--enable-expert-parallel\"\n"
+                   "  - \"-cc.pass_config.fuse_allreduce_rms=False\"\n")
+
+
+def test_a_strategy_override_setting_a_strategys_flag_again_is_the_override_finding(
+        tmp_path: Path) -> None:
+    """The strategy file sets ``-cc.pass_config.x``, the recipe's override for that
+    strategy ``--compilation-config``: spelled apart, both stay in the command and vLLM
+    takes the last, which is what the override is written for: FLAG012's info, not
+    FLAG011's error (a repeat the rendered command shows)."""
+    text = RECIPE.replace("  - single_node_tp\n", "  - single_node_tep\n") + (
+        "strategy_overrides:\n  single_node_tep:\n"
+        "    extra_args: [\"--compilation-config\", '{\"mode\": 0}']\n")
+    root = tree(tmp_path, text)
+    (root / "strategies" / "single_node_tep.yaml").write_text(DOTTED_STRATEGY, "utf-8")
+    assert found(root, "FLAG011", True) == []
+    (hit,) = found(root, "FLAG012", True)
+    assert hit.pointer == "/strategy_overrides/single_node_tep/extra_args/0"
+    assert hit.severity.value == "info"
+    assert "overrides `-cc.pass_config.fuse_allreduce_rms=False` of strategy:single_node_tep" \
+           in hit.message, hit.message
+
+
+def test_a_variant_repeating_a_base_flag_spelled_apart_stays_flag011(tmp_path: Path) -> None:
+    """Only the override lists are written to win: a variant's list repeating a base
+    argument in another spelling is still FLAG011."""
+    text = edit(RECIPE, "    vram_minimum_gb: 200\n", "    vram_minimum_gb: 200\n"
+                "    extra_args: [\"--max-model-len=4096\"]\n")
+    root = tree(tmp_path, text)
+    assert len(found(root, "FLAG011", True)) == 1
+    assert found(root, "FLAG012", True) == []

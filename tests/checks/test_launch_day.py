@@ -80,14 +80,17 @@ def test_launch_day_parsers_are_one_info_not_errors(corpus_repo: Path,
 
 
 @pytest.mark.corpus
-def test_launch_recipe_claiming_a_released_minimum_keeps_the_errors(
+def test_a_released_minimum_installed_as_nightly_reports_launch_values_as_unreleased(
         corpus_repo: Path, corpus_copy: Path) -> None:
-    """The same recipe with min_vllm_version 0.19.1 (released by then) says that release
-    runs `hy_v3`: it does not, and the errors are back."""
+    """The same recipe with min_vllm_version 0.19.1 (released by then) is no launch-day
+    recipe (no FLAG019), but it still installs the nightly and a launch image: `hy_v3`,
+    a value no release has, is what that code may have (FLAG024 / GUIDE018 infos, as an
+    unreleased flag is), not a FLAG006 / GUIDE006 error."""
     text = launch_recipe(corpus_repo, corpus_copy).replace(
         'min_vllm_version: "0.20.1"', 'min_vllm_version: "0.19.1"')
     found = check_hy3(corpus_copy, text)
-    assert len(of(found, "FLAG006")) == 2 and of(found, "GUIDE006")
+    assert not of(found, "FLAG006") and not of(found, "GUIDE006")
+    assert len(of(found, "FLAG024")) == 2 and of(found, "GUIDE018")
     assert not [f for f in found if UNVERIFIABLE in f.message]
 
 
@@ -133,7 +136,11 @@ def test_launch_day_unknown_flags_values_and_env_are_not_reported(corpus_copy: P
     assert info.rule == "FLAG019"
     released, _ = run(corpus_copy, recipe(args, minimum="0.20.0", model_extra=NIGHTLY).replace(
         "  base_env: {}\n", env))
-    assert of(released, "FLAG006") and of(released, "FLAG016")
+    # a released minimum installed as nightly: the unknown value, like the unknown flag,
+    # is FLAG024's info (the nightly may have it); the environment variable stays FLAG016
+    assert of(released, "FLAG016") and not of(released, "FLAG006")
+    assert {f.message.split("`")[1] for f in of(released, "FLAG024")} == {
+        "--tool-call-parser brand_new_v9", "--brand-new-serving-flag"}
 
 
 def test_launch_day_still_reports_what_releases_can_tell(corpus_copy: Path) -> None:

@@ -128,10 +128,11 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     alike (``--layers-only`` too: it changes how the argument lists are checked, not
     which overrides exist); the same value twice is no finding.
 
-    A hardware override spelled apart from the flag it overrides (``--block-size=1``
-    after ``--block-size 64``) is not de-duplicated: the rendered command keeps both and
-    vLLM takes the last, which is what the override means. The rendered commands report
-    it here too (not as ``FLAG011``'s error).
+    A hardware or strategy override spelled apart from the flag it overrides
+    (``--block-size=1`` after ``--block-size 64``; the recipe's ``--compilation-config``
+    for a strategy after the strategy's ``-cc.pass_config.x``) is not de-duplicated: the
+    rendered command keeps both and vLLM takes the last, which is what the override
+    means. The rendered commands report it here too (not as ``FLAG011``'s error).
 
     Failing::
 

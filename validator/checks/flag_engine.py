@@ -239,6 +239,14 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         first = first_version(f"choices:{name}", value, plan.family)
         if first is None and plan.launch_day:
             continue  # a value no release accepts yet: unverifiable on launch day
+        if first is None and plan.unreleased and not close_matches(
+                value, tuple(sorted(allowed)), n=1, cutoff=TYPO_CUTOFF):
+            yield FlagIssue("unreleased_only", at, f"`{name} {value}`: `{value}` is not a "
+                            f"value any vendored {plan.product} release accepts; the recipe "
+                            "installs unreleased code (a nightly, source or launch-image "
+                            "install), which may have it",
+                            _choice_hint(value, allowed, opt, reg), on_value=True)
+            continue
         if first is not None and Version(first) > Version(reg.version):
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but {plan.short_of()}",

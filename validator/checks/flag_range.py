@@ -48,13 +48,14 @@ def rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> list[Hit
 @rule("FLAG024", Severity.INFO, "Flag only unreleased code may have",
       reads=FLAG_READS)
 def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
-    """A flag is in no vendored release, and an install path of the recipe pulls
-    unreleased code (``nightly_required`` and its nightly wheel or ``:nightly`` image, a
-    ``git clone`` source install, a model launch image). The flag may well exist there, so
-    it is not judged (elsewhere it is ``FLAG001``). The hint names the nearest released
-    flag in case it is a typo. With a minimum no release has yet it is
-    not reported either: ``FLAG019`` says once that the recipe cannot be verified
-    against a released vLLM yet.
+    """A flag, or a value of a flag with fixed choices (a parser name, a backend), is in no
+    vendored release, and an install path of the recipe pulls unreleased code
+    (``nightly_required`` and its nightly wheel or ``:nightly`` image, a ``git clone``
+    source install, a model launch image). It may well exist there, so it is not judged
+    (elsewhere it is ``FLAG001`` / ``FLAG006``). The hint names the nearest released
+    flag or value in case it is a typo (a near-typo of a released one stays an error).
+    With a minimum no release has yet it is not reported either: ``FLAG019`` says once
+    that the recipe cannot be verified against a released vLLM yet.
 
     Failing::
 

@@ -44,10 +44,10 @@ def guide_rejected_inside_install_range(doc: LoadedDocument, ctx: Context) -> li
 @rule("GUIDE018", Severity.INFO, "Guide flag only unreleased code may have",
       reads=GUIDE_READS)
 def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
-    """A guide command uses a flag no vendored release has, and the recipe installs
-    unreleased code (nightly, source install, a model launch image): not judged (see
-    ``FLAG024``; otherwise ``GUIDE003``; with a minimum no release has yet, not
-    reported: see ``FLAG019``).
+    """A guide command uses a flag or a choice value no vendored release has, and the
+    recipe (or the command's section) installs unreleased code (nightly, source install, a
+    model launch image): not judged (see ``FLAG024``; otherwise ``GUIDE003`` /
+    ``GUIDE006``; with a minimum no release has yet, not reported: see ``FLAG019``).
 
     Failing::
 

@@ -13,6 +13,7 @@ recipe's minimum alone (:func:`section_context`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,9 +29,26 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 GUIDES_KEPT = 8
 """Guides whose lines, fences and sections stay cached: the rules of one recipe read its
 guide many times (two revisions of it in a pull request), a later recipe never."""
-_VALIDATED = re.compile(r"\b(?:validated|tested|verified|benchmarked)\s+(?:with|on|against)\s+"
-                        r"vllm\s+v?(?P<ver>\d+\.\d+(?:\.\d+)*(?:\.post\d+)?)\b", re.IGNORECASE)
+_VLLM_NAMED = (r"`?(?:vllm/)?vllm(?:-openai(?:-rocm)?)?`?(?:\s+|:)v?"
+               r"(?P<ver>\d+\.\d+(?:\.\d+)*(?:\.post\d+)?)\b")
+_VALIDATED = re.compile(r"\b(?:validated|tested|verified|benchmarked)(?:\s+[\w-]+){0,3}?\s+"
+                        r"(?:with|on|against)\s+" + _VLLM_NAMED, re.IGNORECASE)
+"""A section saying which vLLM it ran: "validated with vLLM 0.25.0", "validated end-to-end
+with vLLM 0.25.0", "verified on vllm-openai v0.18.0"."""
+_IMAGE_NAMED = re.compile(r"\bvllm-openai(?:-rocm)?:v(?P<ver>\d+\.\d+(?:\.\d+)*)\b",
+                          re.IGNORECASE)
+"""A release image the section names in prose ("the verified image was based on
+`vllm-openai:v0.18.0`"): the release its commands ran on."""
 _NIGHTLY = re.compile(r"\bnightly\b", re.IGNORECASE)
+
+
+BRAND_WORDS: dict[str, re.Pattern[str]] = {
+    "amd": re.compile(r"\b(?:amd|rocm|mi\d{3}[a-z]*)\b", re.IGNORECASE),
+    "tpu": re.compile(r"\btpu\b", re.IGNORECASE),
+    "intel": re.compile(r"\b(?:intel|xpu|gaudi\d*)\b", re.IGNORECASE),
+    "nvidia": re.compile(r"\b(?:nvidia|cuda|dgx|[abhl]\d{2,3}|gb\d{2,3}|rtx)\b", re.IGNORECASE),
+}
+"""Words that name a hardware brand (in a heading, or the text introducing a block)."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +221,23 @@ def _contexts(guide: str) -> dict[int, SectionContext]:
         found = _scan(lines, where)
         if found is not None:
             out[fence_start] = found
+    _add_intros(lines, by_section, out)
     return out
+
+
+def _add_intros(lines: Sequence[str], by_section: dict[int, list[tuple[int, int]]],
+                out: dict[int, SectionContext]) -> None:
+    """What a section says before its first block is said of its later blocks too (a
+    two-node section's head and worker commands), unless the text introducing one turns
+    to a hardware ("AMD:"); a block's own statement comes first."""
+    for section, spans in by_section.items():
+        intro = _scan(lines, list(range(section + 1, spans[0][0])))
+        if intro is None:
+            continue
+        for (_, before), (a, _) in itertools.pairwise(spans):
+            if not any(p.search(text) for text in lines[before + 1:a]
+                       for p in BRAND_WORDS.values()):
+                out.setdefault(a, intro)
 
 
 def _scan(lines: Sequence[str], where: list[int]) -> SectionContext | None:
@@ -215,7 +249,7 @@ def _scan(lines: Sequence[str], where: list[int]) -> SectionContext | None:
         text = lines[i]
         stated: list[tuple[Version, bool]] = [(s.version, s.kind == "pin")
                                               for s in version_statements(text)]
-        for m in _VALIDATED.finditer(text):
+        for m in [*_VALIDATED.finditer(text), *_IMAGE_NAMED.finditer(text)]:
             try:
                 stated.append((Version(m.group("ver")), True))
             except InvalidVersion:

@@ -132,6 +132,10 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
     return out
 
 
+OVERRIDE_LAYERS = ("hardware_overrides", "strategy_overrides")
+"""Recipe lists written to override what the command has from elsewhere for one
+hardware or one strategy: a flag they set again is meant to win."""
+
 Group = tuple[str, str, str, str | None, tuple[Related, ...]]
 """(rule id, pointer, message, hint, related) of findings gathered over configurations."""
 
@@ -147,15 +151,17 @@ def _consequences(doc: LoadedDocument, issue: FlagIssue,
 def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
                        tokens: Sequence[Token]) -> Group | None:
     """A ``FLAG012`` group for a flag a command sets twice (``duplicate``) when the later
-    one comes from a hardware override of the recipe and the earlier from another list
-    (``--block-size 64`` of a strategy override, then AMD's ``--block-size=1``): spelled
-    apart, the site's de-duplication keeps both, vLLM takes the last, and that is what the
-    hardware override means. ``None`` for any other issue (a repeat inside one list, or
-    a hardware override that a later list overrides, stays ``FLAG011``)."""
+    one comes from an override list of the recipe (:data:`OVERRIDE_LAYERS`) and the
+    earlier from another list (``--block-size 64`` of a strategy override, then AMD's
+    ``--block-size=1``; a strategy's ``-cc.pass_config.x``, then the recipe's
+    ``strategy_overrides.<name>`` ``--compilation-config``): spelled apart, the site's
+    de-duplication keeps both, vLLM takes the last, and that is what the override means.
+    ``None`` for any other issue (a repeat inside one list, or an override that a later
+    list overrides, stays ``FLAG011``)."""
     if issue.code != "duplicate" or issue.related_index is None:
         return None
     later, earlier = tokens[issue.index], tokens[issue.related_index]
-    if later.layer == earlier.layer or "hardware_overrides" not in later.layer:
+    if later.layer == earlier.layer or not any(o in later.layer for o in OVERRIDE_LAYERS):
         return None
     related = (Related(doc.source_map.position(earlier.pointer)[0], earlier.layer),) \
         if earlier.document == doc.path else ()

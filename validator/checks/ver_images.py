@@ -11,10 +11,13 @@ from packaging.version import Version
 from validator.checks._data import get
 from validator.checks.registry import CONTEXT_FILES, RECIPE_ONLY, Hit, rule
 from validator.checks.ver_model import (
+    ImageRef,
     ImageSite,
     image_sites,
     line_of,
+    official_vllm_image,
     parse_image,
+    release_list,
     required_by,
     tag_version,
 )
@@ -22,6 +25,7 @@ from validator.checks.versions import NIGHTLY, MinVersion, format_version
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
+from validator.releases import ReleaseList
 from validator.render.jsval import JsTypeError
 from validator.sourcemap import join_pointer
 
@@ -41,7 +45,9 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     configurations the site renders (:func:`validator.render.cache.rendered_configurations`):
     a model-level ROCm image is not blamed on a variant the picker shows on NVIDIA
     hardware only. The message names the hardware. A ``nightly`` minimum is never met by
-    a release tag. Tags of ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared.
+    a release tag of vLLM's own images; a third-party dev build is built past the release
+    its tag names, so a minimum no release has yet is not held against it. Tags of
+    ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared.
 
     Failing::
 
@@ -58,12 +64,15 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     How to fix: use an image of the minimum release or newer (or lower the minimum if the
     older image really serves the model)."""
     rendered = rendered_images(doc, ctx)
+    releases = release_list(ctx)
     for site in image_sites(doc):
         ref = parse_image(site.value)
         pinned = tag_version(ref) if ref else None
-        if pinned is None:
+        if pinned is None or ref is None:
             continue
         for needed, who, min_ptr, where in _requirements(doc, ctx, site, rendered):
+            if _dev_build_ahead(ref, needed, releases):
+                continue
             if needed == NIGHTLY or (isinstance(needed, Version) and pinned < needed):
                 yield Hit(site.pointer,
                           f"image {site.value!r} is vLLM {pinned}, but {who}{where} needs "
@@ -74,6 +83,17 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                                            f"minimum vLLM {format_version(needed)} "
                                            "declared here"),))
                 break
+
+
+def _dev_build_ahead(ref: ImageRef, needed: MinVersion, releases: ReleaseList) -> bool:
+    """Whether a third-party build (``rocm/vllm-dev:vllm-0.23.1-rocm723-…-0625``) may
+    carry what a minimum no release has yet needs: its tag names the release it was built
+    after, and code past it, so an unreleased minimum (``nightly``, or newer than the
+    newest release) cannot be held against it. vLLM's own release images are exact."""
+    if official_vllm_image(ref):
+        return False
+    latest = releases.latest
+    return needed == NIGHTLY or latest is None or needed > latest.version
 
 
 def _requirements(doc: LoadedDocument, ctx: Context, site: ImageSite,

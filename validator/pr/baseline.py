@@ -17,19 +17,34 @@ more)``, ``(in no command the site renders)``) are left out of the comparison, a
 of one finding at one line count once: a change that adds a hardware profile or a
 variant changes which configurations an existing problem reaches, not whether the
 problem is new.
+
+A finding whose cause is the argument list of a context file (a strategy's
+``vllm_args``, a taxonomy KV offload option: the finding's related location is in that
+file) belongs to that file. When the change leaves that file alone, the finding is
+``"unchanged"`` even on a recipe the change adds or edits: the recipe reaches a defect the
+file already has, and the file's author, not the recipe's, fixes it
+(:func:`context_caused`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding
-from validator.identity import match
+from validator.identity import identity_of, match
+from validator.pr.select import context_kind
+
+FLOOR = re.compile(r"\bonly from [\w-]+ \d[\w.]*, but ")
+"""A finding that a token needs a later release than the configuration's minimum (``FLAG``
+and ``GUIDE`` rules: "`--x` exists only from vLLM 0.13.0, but the recipe's minimum is
+0.11.0"): raising the minimum once fixes every copy."""
 
 
-def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str]) -> None:
+def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
+         changed: Collection[str] | None = None) -> None:
     """Set ``baseline`` on every finding of ``head`` and fill each document's ``fixed``
     list, comparing with ``base``.
 
@@ -37,11 +52,18 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str]) -> None
         head: the result at the head (changed in place).
         base: the result at the merge base, of the same selection.
         base_path: head path -> path at the base, for renamed files (others: same path).
+        changed: every path the change touches (head and base names); a new finding
+            caused by a context file not among them is ``"unchanged"``
+            (:func:`context_caused`). ``None``: no base to compare with, none is.
     """
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
     for doc in head.documents:
         old = at_base.get(base_path.get(doc.path, doc.path))
         doc.findings, doc.fixed = compare(old.findings if old else [], doc.findings)
+        if changed is not None:
+            doc.findings = [dataclasses.replace(f, baseline="unchanged")
+                            if f.baseline == "new" and context_caused(f, changed) else f
+                            for f in doc.findings]
     head.context["baseline"] = {"compared_with": "merge base",
                                 "documents_at_base": len(base.documents),
                                 **head.baseline_counts()}
@@ -52,11 +74,34 @@ def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list
 
     Findings are matched by identity as a multiset (:func:`validator.identity.match`): of
     one defect at three places at the base and two at the head, both at the head are
-    unchanged and the third is fixed.
+    unchanged and the third is fixed. A finding that a token needs a release above the
+    recipe's minimum (:data:`FLOOR`) is about the minimum: another copy of one the base
+    has (the same flag or value in another guide block) is that defect, not a new one.
     """
     kept, gone = match(old, new)
-    marked = [dataclasses.replace(f, baseline="unchanged" if k else "new")
+    floors = {identity_of(f) for f in old if FLOOR.search(f.message)}
+    marked = [dataclasses.replace(f, baseline="unchanged" if k or (
+                  identity_of(f) in floors and FLOOR.search(f.message)) else "new")
               for f, k in zip(new, kept, strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
              for f, g in zip(old, gone, strict=True) if g]
     return marked, fixed
+
+
+SELECTORS = ("/compatible_strategies/", "/kv_offload_support/")
+"""Pointers of the recipe lines that pull a context file's lists into its commands: a
+finding there (or on the whole document) with a related location in that file is about
+what the file puts into the command, not about something the recipe wrote."""
+
+
+def context_caused(finding: Finding, changed: Collection[str]) -> str | None:
+    """The context file (a strategy, the taxonomy, a kv-store deployment) whose list
+    causes ``finding``, when the change leaves it alone, else ``None``: the finding is on
+    a line that selects a context file (:data:`SELECTORS`) or on the whole document, and
+    its related locations are in context files, all of them unchanged."""
+    if finding.pointer and not finding.pointer.startswith(SELECTORS):
+        return None
+    causes = {r.path for r in finding.related if r.path and r.path != finding.path}
+    if not causes or any(context_kind(p) is None or p in changed for p in causes):
+        return None
+    return min(causes)

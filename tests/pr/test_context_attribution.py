@@ -1,0 +1,143 @@
+"""A finding caused by a context file's list is that file's: ``pr`` on real git
+repositories (our example recipes tree in ``tmp_path``) does not count it as new in a
+recipe change that leaves the file alone, and does when the change edits the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.cli import main
+from validator.findings import Finding, Related, Severity
+from validator.pr.baseline import context_caused
+
+from .conftest import commit_all, git
+
+CHAT = "models/example-org/Example-Chat-8B.yaml"
+STRATEGY = "strategies/single_node_tp.yaml"
+NEWER_FLAG = 'vllm_args:\n  - "--language-model-only"\n'
+"""A flag of vLLM 0.17.0 on: newer than the chat recipe's minimum 0.12.0 (FLAG002 on the
+recipe line that selects the strategy)."""
+
+
+def pr(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["pr", "--offline", "--repo", str(repo), "--base", "base", "--head", "HEAD",
+                 "--no-summary", "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def strategy_states(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(path, rule, baseline)`` of the findings that name the strategy's flag."""
+    return [(doc["path"], f["rule"], f["baseline"]) for doc in data["documents"]
+            for f in doc["findings"] if "--language-model-only" in f["message"]]
+
+
+def set_strategy_args(repo: Path) -> None:
+    file = repo / STRATEGY
+    file.write_text(file.read_text(encoding="utf-8").replace("vllm_args: []\n", NEWER_FLAG),
+                    encoding="utf-8")
+
+
+def add_recipe_copy(repo: Path, name: str) -> str:
+    """A new recipe: the chat recipe under another model id; its path."""
+    path = f"models/example-org/{name}.yaml"
+    text = (repo / CHAT).read_text(encoding="utf-8").replace("Example-Chat-8B", name)
+    (repo / path).write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_new_recipe_reaching_an_unchanged_strategy_defect_is_not_blocked(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    set_strategy_args(example_repo)
+    commit_all(example_repo, "strategy with a 0.17 flag")
+    git(example_repo, "branch", "base")
+    added = add_recipe_copy(example_repo, "Example-Chat-9B")
+    commit_all(example_repo, "a new recipe")
+    code, data = pr(example_repo, capsys)
+    assert strategy_states(data) == [(added, "FLAG002", "unchanged")]
+    assert code == 0
+
+
+def test_a_change_to_the_strategy_is_blocked_on_the_recipes_it_breaks(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(example_repo, "branch", "base")
+    set_strategy_args(example_repo)
+    commit_all(example_repo, "strategy gets a 0.17 flag")
+    code, data = pr(example_repo, capsys)
+    found = strategy_states(data)
+    assert (CHAT, "FLAG002", "new") in found
+    assert {state for _, _, state in found} == {"new"}
+    assert code == 1
+
+
+def test_a_recipe_and_strategy_changed_together_keep_the_finding_new(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(example_repo, "branch", "base")
+    set_strategy_args(example_repo)
+    added = add_recipe_copy(example_repo, "Example-Chat-9B")
+    commit_all(example_repo, "a recipe and its strategy")
+    code, data = pr(example_repo, capsys)
+    found = strategy_states(data)
+    assert {(CHAT, "FLAG002", "new"), (added, "FLAG002", "new")} <= set(found)
+    assert {state for _, _, state in found} == {"new"}
+    assert code == 1
+
+
+def finding(pointer: str, related_path: str | None) -> Finding:
+    related = (Related(3, "item", related_path),) if related_path else ()
+    return Finding("FLAG002", Severity.ERROR, CHAT, pointer, 9, 5, "m", related=related)
+
+
+@pytest.mark.parametrize(("pointer", "related", "changed", "cause"), [
+    ("/compatible_strategies/0", STRATEGY, set(), STRATEGY),
+    ("", "taxonomy.yaml", set(), "taxonomy.yaml"),
+    ("/kv_offload_support/lmcache", "taxonomy.yaml", set(), "taxonomy.yaml"),
+    ("/compatible_strategies/0", STRATEGY, {STRATEGY}, None),
+    # the recipe's own list item, the strategy only the other side of it: the recipe's
+    ("/variants/default/extra_args/0", STRATEGY, set(), None),
+    ("/compatible_strategies/0", None, set(), None),
+    ("/compatible_strategies/0", "models/other/Other.yaml", set(), None),
+])
+def test_context_caused_names_an_unchanged_context_file_behind_a_selector_line(
+        pointer: str, related: str | None, changed: set[str], cause: str | None) -> None:
+    assert context_caused(finding(pointer, related), changed) == cause
+
+
+GUIDE_END = "    --tool-call-parser hermes\n  ```\n"
+
+
+def guide_block(flag: str) -> str:
+    return f"\n  ```bash\n  vllm serve example-org/Example-Chat-8B {flag}\n  ```\n"
+
+
+def add_to_guide(repo: Path, text: str) -> None:
+    file = repo / CHAT
+    body = file.read_text(encoding="utf-8")
+    assert body.count(GUIDE_END) == 1
+    file.write_text(body.replace(GUIDE_END, GUIDE_END + text), encoding="utf-8")
+
+
+def new_guide_findings(data: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f["rule"], f["message"].split("`")[1]) for doc in data["documents"]
+            for f in doc["findings"] if f["baseline"] == "new" and f["pointer"] == "/guide"]
+
+
+def test_another_copy_of_a_token_above_the_minimum_is_the_old_defect(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The base's guide already uses `--language-model-only` (vLLM 0.17.0 on) under the
+    minimum 0.12.0; a second block using it is that defect again (raise the minimum once),
+    not a new one. A flag above the minimum the base does not use is new."""
+    add_to_guide(example_repo, guide_block("--language-model-only"))
+    commit_all(example_repo, "a guide block above the minimum")
+    git(example_repo, "branch", "base")
+    add_to_guide(example_repo, guide_block("--language-model-only --max-num-seqs 8"))
+    commit_all(example_repo, "another block with the same flag")
+    code, data = pr(example_repo, capsys)
+    assert new_guide_findings(data) == [] and code == 0
+    add_to_guide(example_repo, guide_block("--attention-backend FLASH_ATTN"))
+    commit_all(example_repo, "a block with another flag above the minimum")
+    code, data = pr(example_repo, capsys)
+    assert new_guide_findings(data) == [("GUIDE004", "--attention-backend")] and code == 1
