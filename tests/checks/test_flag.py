@@ -302,8 +302,7 @@ MAIN_ERRORS = {
     "microsoft/Phi-4-mini-instruct.yaml": "FLAG002:30 FLAG002:34",
     "microsoft/Phi-4-multimodal-instruct.yaml": "GUIDE013:66",
     "microsoft/Phi-4-reasoning.yaml": "FLAG018:17 GUIDE013:63",
-    # `--max-model-len auto` of a guide command: vLLM takes `auto` only from 0.14.0
-    "mistralai/Ministral-3-14B-Instruct-2512.yaml": "FLAG002:46 GUIDE006:177 GUIDE006:197",
+    "mistralai/Ministral-3-14B-Instruct-2512.yaml": "FLAG002:46",
     "mistralai/Ministral-3-8B-Reasoning-2512.yaml": "FLAG002:50",
     "mistralai/Mistral-Large-3-675B-Instruct-2512.yaml": "FLAG002:43",
     "moonshotai/Kimi-K2-Instruct.yaml": "FLAG023:92 GUIDE017:143",

@@ -160,3 +160,17 @@ def test_an_image_older_than_a_minimum_it_cannot_carry_stays_ver002(
     found, _ = run(corpus_copy, recipe(minimum=minimum, model_extra=image(ref)))
     (hit,) = of(found, "VER002")
     assert "is vLLM 0.23.1" in hit.message
+
+
+@pytest.mark.parametrize(("image", "judged"), [
+    ("vllm/vllm-openai-rocm:latest", False),  # the newest release runs it
+    ("vllm/vllm-openai:latest", False),
+    ("example-org/vllm-build:latest", True),  # not vLLM's release image: the recipe's range
+])
+def test_a_docker_command_in_vllms_latest_image_runs_the_newest_release(
+        corpus_copy: Path, image: str, judged: bool) -> None:
+    cmd = (f"docker run --ipc=host {image} example-org/Example-8B "
+           "--speculative-config '{\"method\": \"eagle3\"}'")
+    text = recipe(minimum="0.6.0", guide_cmd=in_section("### Docker", cmd))
+    found, _ = run(corpus_copy, text)
+    assert bool(of(found, "GUIDE004")) is judged, found

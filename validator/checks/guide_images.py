@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
+from validator.checks import cli_plan
 from validator.checks.guide_sections import BRAND_WORDS, SectionContext, section_span
 from validator.checks.install_range import (
+    LATEST,
     PINNED,
     UNRELEASED_KINDS,
     classify_image,
@@ -33,6 +35,7 @@ from validator.checks.ver_model import (
 )
 
 if TYPE_CHECKING:
+    from validator.guide.commands import ServeCommand
     from validator.load import LoadedDocument
 
 
@@ -67,6 +70,24 @@ def section_image(doc: LoadedDocument, guide: str, line: int,
     if pinned is None:
         return None
     return SectionContext(pinned, pinned, False, max(start - 1, 0), text)
+
+
+def command_image(cmd: ServeCommand) -> SectionContext | None:
+    """What a ``docker run`` command's own image states when it is vLLM's ``:latest``
+    release image (``vllm/vllm-openai-rocm:latest``): the command runs the newest release
+    of the window, whatever the recipe's minimum. ``None`` for other commands and images
+    (a pinned or nightly image the section's own text already states)."""
+    if cmd.image is None:
+        return None
+    ref = parse_image(cmd.image)
+    path = classify_image(cmd.image, "/guide")
+    versions = cli_plan.versions()
+    if ref is None or path is None or path.kind != LATEST or ref.digest is not None \
+            or not official_vllm_image(ref) or not versions:
+        return None
+    newest = versions[-1]
+    return SectionContext(newest, None, False, cmd.line,
+                          f"the command runs {cmd.image} (the newest release, {newest})")
 
 
 def _site_for(doc: LoadedDocument, headings: str, variant: str | None) -> ImageSite | None:

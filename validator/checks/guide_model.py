@@ -21,7 +21,7 @@ from validator.checks import arg_layers, cli_plan, flag_engine
 from validator.checks._data import get, items
 from validator.checks.cli_plan import per_document
 from validator.checks.flag_values import ISSUE_CODES
-from validator.checks.guide_images import family_from_source, section_image
+from validator.checks.guide_images import command_image, family_from_source, section_image
 from validator.checks.guide_sections import SectionContext, section_context
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, Reads
@@ -135,7 +135,8 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         reach = install_range(doc, ctx, variant)
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
         pulled, unreleased = reach.top, reach.unreleased
-        stated = section_context(text, cmd.line) or section_image(doc, text, cmd.line, variant) \
+        stated = command_image(cmd) or section_context(text, cmd.line) \
+            or section_image(doc, text, cmd.line, variant) \
             or (family_from_source(doc, text, family) if family != cli_plan.VLLM else None)
         recipe = declared
         if stated is not None:
