@@ -146,7 +146,9 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
     if reads is None:
         reads = memo["reads", config.hardware] = HardwareReads(
             config.hardware, get(tax, "hardware_profiles"))
-    made = memo.setdefault("by-reads", {}).setdefault(replace(config, hardware=""), [])
+    # repr: equal only for equal values of equal types (1, 1.0 and True render differently)
+    key = repr(replace(config, hardware=""))
+    made = memo.setdefault("by-reads", {}).setdefault(key, [])
     for owner, upto, found in made:
         if owner is reads or owner.holds_for(reads, upto):
             if owner is not reads and owner.stamped(upto):
