@@ -15,6 +15,8 @@ import yaml
 
 from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
+from validator.render import jsval
+from validator.render.hardware_reads import HardwareReads
 from validator.render.model import Configuration, Rendered, render, site_strategies
 
 BASE = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 640}
@@ -114,3 +116,17 @@ def test_a_reused_rendering_points_at_its_own_profile(
     assert _shared(first, second)
     pointers = {t.pointer for t in second.tokens if t.layer == "taxonomy:hardware_profiles"}
     assert pointers == {"/hardware_profiles/hx8_twin/gpu_count"}
+
+
+def test_a_profile_string_reads_as_itself_and_only_its_uses_count() -> None:
+    reads = HardwareReads("h1", {"h1": {"generation": "hopper", "gpu_count": 8}})
+    same_gen = HardwareReads("h2", {"h2": {"generation": "hopper", "gpu_count": 4}})
+    other_gen = HardwareReads("h3", {"h3": {"generation": "blackwell", "gpu_count": 8}})
+    gen = reads.profile.get("generation")
+    # in a list the renderer built, as a key, in a comparison: what the plain string gives
+    assert jsval.in_list(["x", gen], "hopper") and jsval.in_list(["x"], gen) is False
+    assert jsval.get({"hopper": 1}, gen) == 1 and gen == "hopper"
+    assert reads.holds_for(same_gen, len(reads.log))
+    assert not reads.holds_for(other_gen, len(reads.log))
+    assert reads.profile.get("gpu_count") == 8  # a number is read as its value
+    assert not reads.holds_for(same_gen, len(reads.log))

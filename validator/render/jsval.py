@@ -222,7 +222,8 @@ def in_list(container: Iterable[Any], item: Any) -> bool:
     if type(item) is str and type(container) in (list, tuple):
         # SameValueZero with a string is ``type(x) is str and x == item``: Python's own
         # ``in`` (equality, in C) rules out a list without an equal item
-        return item in container and any(type(x) is str and x == item for x in container)
+        return item in container and any((type(x) is str or isinstance(x, TracedKey))
+                                         and x == item for x in container)
     if isinstance(item, TracedKey):
         return item.listed(container)
     return any(same_value_zero(x, item) for x in container)
