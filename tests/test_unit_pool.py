@@ -88,3 +88,27 @@ def test_check_prints_the_same_report_on_any_number_of_jobs(tmp_path: Path) -> N
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert outputs[0].count('"path": "models/example-org/Copy-') == 6
+
+
+_ONE_UNIT = """
+import sys
+from validator.unit_pool import run_units
+print(run_units(lambda n: n + 1, [41], jobs=4), "multiprocessing" in sys.modules)
+"""
+
+
+def test_a_run_of_one_unit_does_not_import_multiprocessing() -> None:
+    # one file, or a warm cache (no unit left to compute): nothing to fork, nothing to
+    # import for it at start-up
+    out = subprocess.run([sys.executable, "-c", _ONE_UNIT], capture_output=True, text=True,
+                         check=True, cwd=PROJECT).stdout.split()
+    assert out == ["[42]", "False"], out
+
+
+def test_checking_one_file_does_not_import_multiprocessing() -> None:
+    example = PROJECT / "examples" / "recipes" / "models" / "example-org" / "Example-Chat-8B.yaml"
+    code = ("import sys; from validator.cli import main; rc = main(['check', '--no-cache', "
+            "sys.argv[1]]); print(rc, 'multiprocessing' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(example)], capture_output=True,
+                         text=True, check=True, cwd=PROJECT).stdout.split()
+    assert out[-2:] == ["0", "False"], out

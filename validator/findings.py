@@ -11,6 +11,9 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
 
 
 class Severity(enum.StrEnum):
@@ -136,8 +139,37 @@ def json_text(value: object) -> str:
     ``\\uXXXX`` escape: the same JSON value, with nothing in the text that a terminal or
     log viewer would act on (they can only occur inside JSON strings, where the escape
     means the same character)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    return _NOT_PLAIN.sub(lambda m: _escaped(m.group(), "\n"), text)
+    if _orjson_writes_as_json_does(value):
+        try:
+            text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
+        except orjson.JSONEncodeError:  # a lone surrogate: json writes it as it is
+            text = json.dumps(value, indent=2, ensure_ascii=False)
+    else:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    hidden = {ord(ch): _escaped(ch, "\n") for ch in set(_NOT_PLAIN.findall(text))}
+    return text.translate({k: v for k, v in hidden.items() if len(v) > 1})
+
+
+def _orjson_writes_as_json_does(value: object) -> bool:
+    """Whether ``orjson`` (OPT_INDENT_2) writes ``value`` byte for byte as
+    ``json.dumps(indent=2, ensure_ascii=False)`` does, ten times faster: plain strings,
+    booleans, null, 64-bit integers, lists, tuples and string-keyed mappings. A float
+    (``1e-05`` against ``1e-5``, ``NaN``), a larger integer or a subclass goes to ``json``."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is dict:
+            if not all(type(k) is str for k in item):
+                return False
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is not int or not -2**63 <= item < 2**64:
+            return False
+    return True
 
 
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:

@@ -13,9 +13,7 @@ default), or this process runs other threads, everything runs in the parent.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import queue
 import signal
 import threading
 from collections.abc import Callable, Sequence
@@ -41,6 +39,8 @@ def _may_fork() -> bool:
     """Whether forking is safe here: the platform has ``fork`` and this process runs one
     thread (a lock another thread holds at the fork would stay locked in the child
     forever, e.g. in a test runner's worker or an embedding application)."""
+    import multiprocessing  # here: a run of one job (one file, a warm cache) needs none
+
     return ("fork" in multiprocessing.get_all_start_methods()
             and threading.active_count() == 1)
 
@@ -66,6 +66,9 @@ def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int,
     jobs = min(jobs, 1 + len(units) // MIN_UNITS_PER_WORKER)
     if jobs <= 1 or not _may_fork():
         return [_counted(compute, u, done) for u in units]
+    import multiprocessing
+    import queue
+
     ctx = multiprocessing.get_context("fork")
     todo, finished = ctx.SimpleQueue(), ctx.Queue()
     for index in range(len(units)):

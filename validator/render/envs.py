@@ -15,6 +15,7 @@ from typing import Any
 from validator.render import jsval
 from validator.render.args import Arg
 from validator.render.documents import ptr
+from validator.render.hardware_reads import in_hardware_ids
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import NVL4_HW_IDS, NVL4_ONLY_ENV, Composer, Env, role_nodes
 from validator.sourcemap import split_pointer
@@ -59,7 +60,7 @@ def _build_env(c: Composer, role: str | None) -> Env:
     if c.deploy_type == "pd_cluster" and role:
         _pin_pd_gpus(c, env, role)
     _override_env(c, env, role)
-    if c.deploy_type == "pd_cluster" and c.hw_id not in NVL4_HW_IDS:
+    if c.deploy_type == "pd_cluster" and not in_hardware_ids(c.hw_id, NVL4_HW_IDS):
         for key in NVL4_ONLY_ENV:
             env.values.pop(key, None)
             env.sources.pop(key, None)

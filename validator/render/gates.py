@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from validator.render import jsval
+from validator.render.hardware_reads import decided
 from validator.render.jsval import get, or_, truthy
 
 MAX_NODES = 16
@@ -108,18 +109,26 @@ def resolve_single_node_tp(recipe: Any, variant: Any, profile: Any,
     """Single-node TP size: variant ``tp`` > ``strategy_overrides.single_node_tp.tp`` >
     auto-fit (1 when the weights fit one GPU, else the whole node)."""
     gpu_count = jsval.number_or(get(profile, "gpu_count"), 1)
-    is_cpu = get(profile, "generation") == "cpu"
     if strategy != "single_node_tp":
         return gpu_count
     for raw in (get(variant, "tp"),
                 get(get(get(recipe, "strategy_overrides"), strategy), "tp")):
         tp = _declared_tp(raw, profile, hw_id)
         if jsval.is_number(tp) and tp > 0:
-            return float(tp) if is_cpu else jsval.js_min(tp, gpu_count)
+            return float(tp) if get(profile, "generation") == "cpu" else jsval.js_min(
+                tp, gpu_count)
+    fitted: float = decided(profile, _auto_fit_tp, get(variant, "vram_minimum_gb"))
+    return fitted
+
+
+def _auto_fit_tp(profile: Any, vram_minimum: Any) -> float:
+    """1 when the weights fit one GPU, else the whole node (a hardware profile's
+    decision: see :func:`~validator.render.hardware_reads.decided`)."""
+    gpu_count = jsval.number_or(get(profile, "gpu_count"), 1)
     vram = get(profile, "vram_gb")
     per_gpu = jsval.div(jsval.to_number(vram), gpu_count) if truthy(vram) and truthy(
         gpu_count) else 0
-    vram_min = or_(get(variant, "vram_minimum_gb"), 0)  # truthiness of the raw value ...
+    vram_min = or_(vram_minimum, 0)  # truthiness of the raw value ...
     if not truthy(vram_min) or not truthy(per_gpu) or per_gpu <= 0:
         return gpu_count
     return 1 if jsval.to_number(vram_min) <= per_gpu else gpu_count  # ... compared as a number

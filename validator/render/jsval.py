@@ -88,12 +88,32 @@ def nullish(*values: Any) -> Any:
     return values[-1]
 
 
+class TracedKey(str):
+    """A string key that records its lookups (the hardware id of a traced rendering, see
+    :mod:`validator.render.hardware_reads`): :func:`get` and :func:`in_list` hand it the
+    container."""
+
+    def lookup(self, container: Any) -> Any:
+        """``container?.[self]``."""
+        raise NotImplementedError
+
+    def listed(self, container: Any) -> bool:
+        """``container.includes(self)``."""
+        raise NotImplementedError
+
+
 def get(obj: Any, key: Any) -> Any:
     """``obj?.[key]`` for JSON data: a mapping's value, an array element by index."""
     if type(obj) is dict:
-        return obj.get(key if type(key) is str else js_str(key))
+        if type(key) is str:
+            return obj.get(key)
+        return key.lookup(obj) if isinstance(key, TracedKey) else obj.get(js_str(key))
     if obj is None:
         return None
+    if isinstance(key, TracedKey):
+        return key.lookup(obj)
+    if isinstance(obj, dict):  # a traced hardware profile
+        return obj.get(key if type(key) is str else js_str(key))
     if isinstance(obj, list):
         text = key if isinstance(key, str) else js_str(key)
         if _ARRAY_INDEX.match(text) and int(text) < len(obj):
@@ -181,7 +201,8 @@ def same_value_zero(a: Any, b: Any) -> bool:
         a, b = js_number(a), js_number(b)
         return bool(a == b or (math.isnan(a) and math.isnan(b)))
     if type(a) is not type(b):
-        return False
+        # a traced key compares (and records the comparison) as its plain string
+        return bool(a == b) if isinstance(a, TracedKey) or isinstance(b, TracedKey) else False
     if isinstance(a, dict | list):
         return a is b
     return bool(a == b)
@@ -201,7 +222,10 @@ def in_list(container: Iterable[Any], item: Any) -> bool:
     if type(item) is str and type(container) in (list, tuple):
         # SameValueZero with a string is ``type(x) is str and x == item``: Python's own
         # ``in`` (equality, in C) rules out a list without an equal item
-        return item in container and any(type(x) is str and x == item for x in container)
+        return item in container and any((type(x) is str or isinstance(x, TracedKey))
+                                         and x == item for x in container)
+    if isinstance(item, TracedKey):
+        return item.listed(container)
     return any(same_value_zero(x, item) for x in container)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from validator.render import gates, jsval
 from validator.render.args import Arg, push_layer
 from validator.render.documents import Documents, dotted, ptr
+from validator.render.hardware_reads import profile_pointer, raw_id
 from validator.render.jsval import get, or_, truthy
 from validator.sourcemap import join_pointer, split_pointer
 
@@ -148,6 +149,14 @@ class Composer:
         push_layer(out, value, dotted(pointer), self.docs.recipe, pointer)
         cache[pointer] = (value, tuple(out[start:]))
 
+    def exact_layer(self, out: list[Arg], value: Any, parent: list[str]) -> None:
+        """:meth:`recipe_layer` of an exact-hardware override's ``extra_args`` under
+        ``parent``: its pointer names the hardware id, so it is made only where the
+        override has arguments (the rendering then depends on the id itself)."""
+        if value is not None:
+            self.recipe_layer(out, value,
+                              ptr(*parent, "hardware_overrides", self.hw_id, "extra_args"))
+
     def synth(self, out: list[Arg], pairs: list[tuple[Any, Any]], pointer: str,
               document: str | None = None, layer: str | None = None) -> None:
         """Append arguments the renderer derives itself (parallelism flags)."""
@@ -186,7 +195,7 @@ class Composer:
         """:meth:`_head_args`, shared in ``docs.cache`` by the composers that differ only in
         what it does not read: the KV-offload choice enters only through the
         ``--data-parallel-address`` / ``--master-addr`` value (:meth:`_address`)."""
-        key = ("head", self.variant_ptr, self.strategy_name, self.hw_id,
+        key = ("head", self.variant_ptr, self.strategy_name, raw_id(self.hw_id),
                repr((self.node_count, self.pd_nodes, self.advanced, node_rank)), role,
                node_role, self._address())
         hit = self.docs.cache.get(key)
@@ -212,8 +221,7 @@ class Composer:
         vptr = self.variant_ptr
         self.recipe_layer(out, get(self.variant, "extra_args"), f"{vptr}/extra_args")
         vho = get(get(self.variant, "hardware_overrides"), self.hw_id)
-        self.recipe_layer(out, get(vho, "extra_args"),
-                          ptr(*split_pointer(vptr), "hardware_overrides", self.hw_id, "extra_args"))
+        self.exact_layer(out, get(vho, "extra_args"), split_pointer(vptr))
         sdoc = self.docs.strategy(self.strategy_name)
         slayer = f"strategy:{self.strategy_name}"
         if self.deploy_type != "pd_cluster":
@@ -237,7 +245,7 @@ class Composer:
         allowed = tuple(gates.is_feature_allowed_for_strategy(get(features, name),
                                                               self.strategy_name)
                         for name in self.features)
-        key = ("features", self.variant_ptr, self.variant_key, self.hw_id, allowed,
+        key = ("features", self.variant_ptr, self.variant_key, raw_id(self.hw_id), allowed,
                self.kv_composing, repr(self.features), repr(self.feature_modes))
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \
@@ -344,8 +352,8 @@ class Composer:
             if text == "1":
                 pointer = f"{self.variant_ptr}/vram_minimum_gb"
                 return Arg(text, dotted(pointer), self.docs.recipe, pointer)
-        pointer = ptr("hardware_profiles", self.hw_id, "gpu_count")
-        return Arg(text, "taxonomy:hardware_profiles", self.docs.taxonomy, pointer)
+        return Arg(text, "taxonomy:hardware_profiles", self.docs.taxonomy,
+                   profile_pointer(self.hw_id, "gpu_count"))
 
     def pd_parallelism(self, out: list[Arg], role: str | None, pd_multi: bool) -> None:
         """Prefill/decode pool parallelism (TP/TEP over the pool's nodes, or DEP)."""
@@ -423,13 +431,10 @@ class Composer:
                                             f"{self.variant_ptr}/hardware_overrides")
             self.recipe_layer(out, get(variant_ho, "extra_args"), f"{vp}/extra_args")
         exact = get(get(so, "hardware_overrides"), self.hw_id)
-        self.recipe_layer(out, get(exact, "extra_args"),
-                          ptr(*split_pointer(base), "hardware_overrides", self.hw_id, "extra_args"))
+        self.exact_layer(out, get(exact, "extra_args"), split_pointer(base))
         if role:
             role_exact = get(get(get(so, role), "hardware_overrides"), self.hw_id)
-            self.recipe_layer(out, get(role_exact, "extra_args"),
-                              ptr(*split_pointer(base), role, "hardware_overrides", self.hw_id,
-                                  "extra_args"))
+            self.exact_layer(out, get(role_exact, "extra_args"), [*split_pointer(base), role])
 
     def feature_layers(self, out: list[Arg]) -> None:
         """Step 7: enabled features (modal ones emit their effective mode)."""

@@ -18,9 +18,10 @@ from typing import Any
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
-from validator.render.args import Arg
+from validator.render.args import Arg, Override
 from validator.render.docker import synthesize_install
-from validator.render.documents import Documents
+from validator.render.documents import Documents, ptr
+from validator.render.hardware_reads import HardwareReads
 from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
@@ -104,11 +105,8 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         if "install" not in memo:
             memo["install"] = synthesize_install(data)
         install = memo["install"]
-        site, traced = site_rendering_traced(
-            data, config.variant, config.strategy, config.hardware, config.nodes,
-            list(config.features), strat, tax, dict(config.pd_nodes) if config.pd_nodes
-            else None, config.kv_offload, docs, dict(config.feature_modes),
-            list(config.advanced_args), config.kv_instances)
+        site, overrides, processes, env_sources = _site_rendering(data, config, strat, tax,
+                                                                  docs, memo)
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error",
@@ -122,9 +120,7 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             f"recipe-check cannot render {config.label()} ({type(exc).__name__}: {exc}); "
             "please report this", recipe.path, ""))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
-    processes = _processes(site, traced, memo.setdefault("tokens", {}))
     first = processes[0] if processes else None
-    env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     problems += output_problems(site, processes, docs, config, env_sources)
     return Rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
@@ -133,7 +129,72 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         first.docker_command if first else None,
         (first.docker_argv or ()) if first else (), first.tokens if first else (),
         processes, env_sources, install, compatible, default_hw, site, tuple(problems),
-        tuple(traced.get(OVERRIDES, ())))
+        overrides)
+
+
+def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs: Documents,
+                    memo: dict[Any, Any]) -> tuple[dict[str, Any], tuple[Override, ...],
+                                                   tuple[Process, ...], dict[str, Token]]:
+    """The site's JSON of ``config``, its overrides, processes and env sources: made once
+    per distinct set of hardware reads. A rendering of the same configuration on another
+    hardware is reused (with this hardware's id) when every read it made of its hardware
+    (:class:`HardwareReads`) gives the same value on this one.
+
+    Raises:
+        jsval.JsTypeError: where the site's synthesis throws."""
+    reads = memo.get(("reads", config.hardware))
+    if reads is None:
+        reads = memo["reads", config.hardware] = HardwareReads(
+            config.hardware, get(tax, "hardware_profiles"))
+    # repr: equal only for equal values of equal types (1, 1.0 and True render differently)
+    key = repr(replace(config, hardware=""))
+    made = memo.setdefault("by-reads", {}).setdefault(key, [])
+    for owner, upto, found in made:
+        if owner is reads or owner.holds_for(reads, upto):
+            if owner is not reads and owner.stamped(upto):
+                return _restamped(found, owner.hw_id, reads.hw_id, config.hardware, docs)
+            site, overrides, processes, env_sources = found
+            return {**site, "hardware": config.hardware}, overrides, processes, env_sources
+    site, traced = site_rendering_traced(
+        data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
+        strat, tax, dict(config.pd_nodes) if config.pd_nodes else None, config.kv_offload,
+        docs, dict(config.feature_modes), list(config.advanced_args), config.kv_instances)
+    processes = _processes(site, traced, memo.setdefault("tokens", {}))
+    env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
+    result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
+    made.append((reads, len(reads.log), result))
+    return result
+
+
+def _restamped(found: tuple[dict[str, Any], tuple[Override, ...], tuple[Process, ...],
+                            dict[str, Token]], old: str, new: str, hardware: str,
+               docs: Documents) -> tuple[dict[str, Any], tuple[Override, ...],
+                                         tuple[Process, ...], dict[str, Token]]:
+    """A rendering made for hardware ``old`` with the taxonomy pointers it made of its
+    profile (:func:`~validator.render.hardware_reads.profile_pointer`) made for ``new``."""
+    site, overrides, processes, env_sources = found
+    before, after = ptr("hardware_profiles", old) + "/", ptr("hardware_profiles", new) + "/"
+    size = len(before)
+
+    def token(t: Token) -> Token:
+        if t.document == docs.taxonomy and t.pointer.startswith(before):
+            return t._replace(pointer=after + t.pointer[size:])
+        return t
+
+    def arg(a: Arg | None) -> Any:
+        if a is not None and a.document == docs.taxonomy and a.pointer.startswith(before):
+            return a._replace(pointer=after + a.pointer[size:])
+        return a
+
+    def sources(mapping: Mapping[str, Token]) -> dict[str, Token]:
+        return {k: token(t) for k, t in mapping.items()}
+
+    shared = sources(env_sources)
+    moved = tuple(replace(p, tokens=tuple(map(token, p.tokens)),
+                          env_sources=shared if p.env_sources is env_sources
+                          else sources(p.env_sources)) for p in processes)
+    return ({**site, "hardware": hardware}, tuple(Override(*map(arg, o)) for o in overrides),
+            moved, shared)
 
 
 def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:

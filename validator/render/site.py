@@ -23,6 +23,7 @@ from validator.render.docker import (
     env_flags,
 )
 from validator.render.documents import Documents
+from validator.render.hardware_reads import hardware_profile, raw_id
 from validator.render.jsval import get, or_, truthy
 from validator.render.synthesis import plain, resolve_command_traced
 
@@ -237,14 +238,14 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     result = plain(traced)
     variant = or_(get(get(recipe, "variants"), variant_key),
                   get(get(recipe, "variants"), "default"), {})
-    profile = or_(get(get(taxonomy, "hardware_profiles"), hw_id), {})
+    profile = hardware_profile(taxonomy, hw_id)
     shared = docs.cache if docs is not None else {}
-    hit = shared.get(("docker", variant_key, hw_id))
+    hit = shared.get(("docker", variant_key, raw_id(hw_id)))
     if hit is not None and hit[0] is variant and hit[1] is profile:
         meta = hit[2]
     else:
         meta = compute_docker_meta(recipe, variant, profile, hw_id)
-        shared["docker", variant_key, hw_id] = (variant, profile, meta)
+        shared["docker", variant_key, raw_id(hw_id)] = (variant, profile, meta)
     env = or_(result.get("env"), {})
 
     flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
@@ -259,7 +260,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                 "docker_argv": build_docker_argv(argv, env, meta, port, flags)}
 
     deploy = result["deployType"]
-    base: dict[str, Any] = {"hardware": hw_id, "strategy": strategy, "variant": variant_key,
+    base: dict[str, Any] = {"hardware": raw_id(hw_id), "strategy": strategy, "variant": variant_key,
                             "node_count": node_count, "deploy_type": deploy, "env": env,
                             "docker_image": meta.image}
     if deploy == "multi_node" and "headCommand" in result:

@@ -52,6 +52,7 @@ from validator.render.gates import (
     recommend_strategy,
     resolve_single_node_tp,
 )
+from validator.render.hardware_reads import hardware_profile, raw_id
 from validator.render.jsval import JsTypeError, get, or_, truthy
 from validator.render.layers import Composer, role_nodes
 
@@ -114,7 +115,7 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
     feature selection (kept in ``docs.cache`` with the data it was made from), then copied
     with this call's features. ``repr`` keys: equal only for equal values of equal types
     (``1``, ``1.0`` and ``True`` render differently)."""
-    key = ("composer", repr((variant_key, strategy_name, hw_id, list(advanced or []),
+    key = ("composer", repr((variant_key, strategy_name, raw_id(hw_id), list(advanced or []),
                              node_count, pd_nodes, kv_offload, kv_instances)))
     hit = docs.cache.get(key)
     if hit is None or hit[0] is not recipe or hit[1] is not strategies \
@@ -139,7 +140,7 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
         if not truthy(variant):
             variant, variant_ptr = {}, ""
     strategy = or_(get(strategies, strategy_name), {})
-    profile = or_(get(get(taxonomy, "hardware_profiles"), hw_id), {})
+    profile = hardware_profile(taxonomy, hw_id)
     kv_spec = get(strategies, kv_offload) if truthy(kv_offload) else None
     kv_store = kv_spec if get(kv_spec, "deploy_type") == "kv_store_lb" else None
     composing = kv_store is not None and get(strategy, "deploy_type") != "pd_cluster"
