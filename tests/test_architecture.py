@@ -298,7 +298,7 @@ def test_every_module_declaring_rules_is_in_the_catalogue() -> None:
 
     listed = {m.__name__ for m in RULE_MODULES}
     declaring = {name for name, file in MODULES.items()
-                 if name != "validator.rules" and _declares_rules(file)}
+                 if name != "validator.rules.metadata" and _declares_rules(file)}
     assert declaring - listed == set(), "add these modules to validator.catalogue.RULE_MODULES"
     assert listed - declaring == set(), "these modules of RULE_MODULES declare no rule"
 

@@ -2,7 +2,7 @@
 
 A rule is declared where its logic is (a check family in :mod:`validator.checks`, a stage
 such as :mod:`validator.load` or :mod:`validator.schema`, or :mod:`validator.stage_rules`)
-with :func:`validator.rules.rule` or :func:`validator.rules.declare`; this module lists
+with :func:`validator.rules.metadata.rule` or :func:`validator.rules.metadata.declare`; this module lists
 those modules statically, so that the catalogue is complete whatever else was imported,
 and looks rules up by id. Nothing below this module imports it (``validator.config`` and
 the reporters read it lazily, at run time); ``tests/test_architecture.py`` checks that
@@ -47,7 +47,7 @@ import validator.load.hidden
 import validator.load.rules
 import validator.schema
 import validator.stage_rules
-from validator.rules import RULES, Rule
+from validator.rules.metadata import RULES, Rule
 
 RULE_MODULES: tuple[ModuleType, ...] = (
     validator.load.rules,
@@ -79,8 +79,8 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.ver_images,
     validator.checks.ver_minimum,
 )
-"""Every module that declares rules (with :func:`~validator.rules.rule` or
-:func:`~validator.rules.declare`)."""
+"""Every module that declares rules (with :func:`~validator.rules.metadata.rule` or
+:func:`~validator.rules.metadata.declare`)."""
 
 FIX_MODULES: tuple[ModuleType, ...] = (
     validator.fix.removed,

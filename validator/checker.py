@@ -25,7 +25,7 @@ from validator.load.rules import YAML_LIMIT, YAML_SHAPE
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
-from validator.rules import Hit, Rule
+from validator.rules.metadata import Hit, Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.verify import REFUSED, VerificationError

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
-from validator.rules import Reads
+from validator.rules.metadata import Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree
 

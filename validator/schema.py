@@ -28,7 +28,7 @@ from validator.findings import Finding, Severity, printable
 from validator.format_history import schema_as_of, undone_at
 from validator.load import LoadedDocument
 from validator.paths import SCHEMAS_DIR
-from validator.rules import Hit, declare
+from validator.rules.metadata import Hit, declare
 from validator.sourcemap import join_pointer
 
 if TYPE_CHECKING:

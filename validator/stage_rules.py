@@ -12,7 +12,7 @@ check families. This module imports only :mod:`validator.rules` and
 from __future__ import annotations
 
 from validator.findings import Severity
-from validator.rules import declare
+from validator.rules.metadata import declare
 
 # ---------------------------------------------------------------- PROV: provenance
 

@@ -6,7 +6,7 @@ module re-exports it for rule authors. The complete list of rules is
 :mod:`validator.catalogue`.
 """
 
-from validator.rules import (
+from validator.rules.metadata import (
     CONTEXT_FILES,
     FAMILIES,
     RECIPE_ONLY,

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 def fix_location(rule_id: str) -> str | None:
     """Where the fix of ``rule_id`` is defined (``None`` when it has none)."""
     from validator.fix.registry import FIXES
-    from validator.rules import source_location
+    from validator.rules.metadata import source_location
 
     spec = FIXES.get(rule_id)
     if spec is None:

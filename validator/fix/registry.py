@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from validator.findings import Finding
 from validator.fix.model import Applicability, DataChange, Edit, Fix, TextIndex
-from validator.rules import declare_fix
+from validator.rules.metadata import declare_fix
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -60,7 +60,7 @@ FIXES: dict[str, FixSpec] = {}
 def fixer(*rule_ids: str, applicability: Applicability,
           summary: str) -> Callable[[FixFn], FixFn]:
     """Register ``fn`` as the fix of ``rule_ids`` (and declare them fixable in the rule
-    catalogue, :data:`validator.rules.FIXABLE`)."""
+    catalogue, :data:`validator.rules.metadata.FIXABLE`)."""
 
     def wrap(fn: FixFn) -> FixFn:
         for rule_id in rule_ids:

@@ -44,7 +44,7 @@ from validator.load.scalars import (
     json_number_problem,
     resolve_plain,
 )
-from validator.rules import Hit
+from validator.rules.metadata import Hit
 from validator.sourcemap import BlockLines, Span, join_pointer
 
 if TYPE_CHECKING:

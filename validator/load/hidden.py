@@ -25,7 +25,7 @@ from validator.load.joiners import shows_as_spelling
 from validator.load.lines import LIBYAML_ONLY_BREAKS
 from validator.load.lookalike import LOOKALIKE as _LOOKALIKE_CHAR
 from validator.load.lookalike import Lookalike, ascii_name, in_flag, in_key
-from validator.rules import declare
+from validator.rules.metadata import declare
 from validator.sourcemap import Span, join_pointer, split_pointer
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from validator.findings import Severity
-from validator.rules import declare
+from validator.rules.metadata import declare
 
 YAML_INVALID = declare(
     "YAML001",

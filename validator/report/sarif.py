@@ -38,7 +38,7 @@ from validator.report.github import finding_text
 from validator.report.markdown import project_url, rule_doc_url
 
 if TYPE_CHECKING:
-    from validator.rules import Rule
+    from validator.rules.metadata import Rule
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 """``$schema`` of the log (the URI GitHub's documentation and upload action use)."""
@@ -159,7 +159,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
     # findings of rules missing from the catalogue still get a descriptor
     for f in result.all_findings():
         if f.rule not in index:
-            from validator.rules import Rule
+            from validator.rules.metadata import Rule
 
             index[f.rule] = len(catalogue)
             catalogue.append(Rule(f.rule, f.severity, f.rule, f"Rule {f.rule}."))

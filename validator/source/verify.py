@@ -19,7 +19,7 @@ Rules (ids stable forever; declared in :mod:`validator.stage_rules`):
 from __future__ import annotations
 
 from validator.findings import Finding
-from validator.rules import RULES
+from validator.rules.metadata import RULES
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 from validator.stage_rules import (
