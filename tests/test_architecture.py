@@ -211,32 +211,43 @@ def test_no_allowed_cycle_is_gone_unnoticed() -> None:
         "a cycle of ALLOWED_CYCLES was broken: remove it from the list")
 
 
+SPLIT_PACKAGES = frozenset({"validator.rules"})
+"""Packages whose modules and subpackages are layers of their own (``validator.rules``:
+the metadata at the bottom, the check API above the loader and the context, the families
+above it)."""
+
+
 def _package(module: str) -> str:
-    """The layer a module belongs to: ``validator.X`` for a subpackage, else the module."""
+    """The layer a module belongs to: ``validator.X`` for a subpackage (``validator.X.Y``
+    inside :data:`SPLIT_PACKAGES`), else the module."""
     parts = module.split(".")
-    return ".".join(parts[:2]) if len(parts) > 1 else module
+    depth = 3 if ".".join(parts[:2]) in SPLIT_PACKAGES else 2
+    return ".".join(parts[:depth]) if len(parts) > 1 else module
 
 
 LAYERS: dict[str, set[str]] = {
     # package -> the project packages/modules it may import (besides itself)
     "validator.errors": set(),
     "validator.findings": set(),
-    "validator.rules": {"validator.findings"},
+    "validator.rules": set(),
+    "validator.rules.metadata": {"validator.findings"},
+    "validator.rules.api": {"validator.context", "validator.findings", "validator.load",
+                            "validator.rules.metadata"},
     "validator.identity": {"validator.findings", "validator.sourcemap"},
-    "validator.stage_rules": {"validator.findings", "validator.rules"},
+    "validator.stage_rules": {"validator.findings", "validator.rules.metadata"},
     "validator.source": {"validator", "validator.atomic", "validator.errors", "validator.paths",
-                         "validator.findings", "validator.rules", "validator.stage_rules"},
-    "validator.load": {"validator.findings", "validator.rules", "validator.sourcemap"},
+                         "validator.findings", "validator.rules.metadata", "validator.stage_rules"},
+    "validator.load": {"validator.findings", "validator.rules.metadata", "validator.sourcemap"},
     "validator.format_history": {"validator.paths"},
     "validator.globs": {"validator.errors"},
     "validator.progress": set(),
     "validator.unit_pool": set(),
     "validator.cache": {"validator", "validator.atomic", "validator.paths",
-                        "validator.context", "validator.rules"},
+                        "validator.context", "validator.rules.metadata"},
     "validator.schema": {"validator.findings", "validator.format_history", "validator.load",
-                         "validator.paths", "validator.rules", "validator.sourcemap"},
+                         "validator.paths", "validator.rules.metadata", "validator.sourcemap"},
     "validator.context": {"validator.load", "validator.source", "validator.findings",
-                          "validator.paths", "validator.rules"},
+                          "validator.paths", "validator.rules.metadata"},
     "validator.render": {"validator.context", "validator.errors", "validator.findings",
                          "validator.load", "validator.source", "validator.sourcemap"},
     "validator.vllm_cli": {"validator.atomic", "validator.errors", "validator.paths"},
@@ -244,7 +255,8 @@ LAYERS: dict[str, set[str]] = {
     "validator.releases": {"validator.errors", "validator.paths"},
     "validator.checks": {"validator.context", "validator.findings", "validator.guide",
                          "validator.load", "validator.paths", "validator.releases",
-                         "validator.render", "validator.rules", "validator.sourcemap",
+                         "validator.render", "validator.rules.api", "validator.rules.metadata",
+                         "validator.sourcemap",
                          "validator.vllm_cli"},
 }
 """The strict lower layers: each may import only what is listed (the rest of the graph

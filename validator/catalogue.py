@@ -2,7 +2,8 @@
 
 A rule is declared where its logic is (a check family in :mod:`validator.checks`, a stage
 such as :mod:`validator.load` or :mod:`validator.schema`, or :mod:`validator.stage_rules`)
-with :func:`validator.rules.metadata.rule` or :func:`validator.rules.metadata.declare`; this module lists
+with :func:`validator.rules.api.rule` or :func:`validator.rules.metadata.declare`; this
+module lists
 those modules statically, so that the catalogue is complete whatever else was imported,
 and looks rules up by id. Nothing below this module imports it (``validator.config`` and
 the reporters read it lazily, at run time); ``tests/test_architecture.py`` checks that

@@ -208,7 +208,7 @@ class Checker:
             assert rule.check is not None
             try:
                 hits = itertools.islice(rule.check(doc, self.context), MAX_FINDINGS_PER_RULE + 1)
-                found = [rule.finding(doc, hit, strict=strict) for hit in hits]
+                found = [doc.finding(rule, hit, strict=strict) for hit in hits]
                 if len(found) > MAX_FINDINGS_PER_RULE:
                     # a hostile document must not make the report unbounded
                     found[-1] = dataclasses.replace(
@@ -274,7 +274,7 @@ def configuration_limit(doc: LoadedDocument, ctx: Context) -> list[Finding]:
     for rendered in recent_renderings(doc, ctx):
         for problem in rendered.problems:
             if problem.code == CONFIGURATION_LIMIT:
-                return [YAML_LIMIT.finding(doc, Hit("", problem.message, (
+                return [doc.finding(YAML_LIMIT, Hit("", problem.message, (
                     "split the recipe, or drop variants, strategies or feature modes the "
                     "site need not offer")))]
     return []

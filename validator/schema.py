@@ -266,7 +266,7 @@ class SchemaValidator:
         findings: list[Finding] = []
         for error in _validator(schema, undone).iter_errors(doc.data):
             for rule, hit in self._hits(error):
-                findings.append(rule.finding(doc, hit, strict=self.strict))
+                findings.append(doc.finding(rule, hit, strict=self.strict))
         return findings
 
     def _hits(self, error: ValidationError) -> Iterator[tuple[Any, Hit]]:

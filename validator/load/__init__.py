@@ -22,7 +22,13 @@ import yaml
 from validator.findings import Finding
 from validator.load.builder import Builder, LimitExceeded
 from validator.load.hidden import hidden_character_findings
-from validator.load.lines import LineMap, libyaml_lines, replace_libyaml_line, text_lines
+from validator.load.lines import (
+    LineMap,
+    libyaml_lines,
+    replace_libyaml_line,
+    text_lines,
+    value_column,
+)
 from validator.load.rules import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
@@ -36,6 +42,7 @@ from validator.load.rules import (
     YAML_VERSION_FLOAT,
 )
 from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
+from validator.rules.metadata import Hit, Rule
 from validator.sourcemap import SourceMap
 
 __all__ = [
@@ -96,6 +103,38 @@ class LoadedDocument:
         """The file's lines without line terminators (index 0 is line 1), as GitHub
         counts them (:func:`validator.load.lines.text_lines`)."""
         return text_lines(self.text)
+
+    def finding(self, rule: Rule, hit: Hit, *, strict: bool = False) -> Finding:
+        """Resolve ``hit`` of ``rule`` against this document's source map into a
+        :class:`Finding`."""
+        smap = self.source_map
+        end_line: int | None = None
+        end_col: int | None = None
+        if hit.block_index is not None:
+            line, col = smap.block_line(hit.pointer, hit.block_index)
+        elif hit.on_key:
+            line, col = smap.key_position(hit.pointer)
+        else:
+            span = smap.span(hit.pointer)
+            if span is None:
+                line, col = 1, 1
+            else:
+                line, col = span.line, span.column
+                end_line, end_col = span.end_line, span.end_column
+                if hit.value_after:
+                    col = value_column(self.lines(), line, col, hit.value_after)
+        return Finding(rule=rule.id, severity=rule.effective_severity(strict), path=self.path,
+                       pointer=hit.pointer, line=line, column=col, message=hit.message,
+                       hint=hit.hint, end_line=end_line, end_column=end_col,
+                       related=hit.related)
+
+    def finding_at(self, rule: Rule, pointer: str, position: tuple[int, int], message: str,
+                   hint: str | None = None, *, strict: bool = False) -> Finding:
+        """A finding of ``rule`` at an explicit 1-based ``(line, column)`` (e.g. a parser
+        error mark)."""
+        return Finding(rule=rule.id, severity=rule.effective_severity(strict), path=self.path,
+                       pointer=pointer, line=position[0], column=position[1],
+                       message=message, hint=hint)
 
 
 def _nesting_bound(text: str, lines: list[str]) -> int:
@@ -182,16 +221,17 @@ def _syntax_finding(doc: LoadedDocument, exc: yaml.MarkedYAMLError,
     if "maximum nesting depth" in what:
         # libyaml >= 0.2.6 (bundled with PyYAML 6.0.4 wheels) has its own nesting limit
         # (1000 levels) that can fire before ours: the same limit, so the same rule
-        return YAML_LIMIT.finding_at(doc, "", pos, f"document nests deeper than libyaml's "
+        return doc.finding_at(YAML_LIMIT, "", pos, f"document nests deeper than libyaml's "
                                      f"limit ({what})", "simplify the document")
     tab = _tab_at(lines, pos)
     if tab is not None:
         pos, shown = tab, line_map.position(*tab)
-        return YAML_INVALID.finding_at(
-            doc, "", pos, f"invalid YAML: tab character at line {shown[0]}, column {shown[1]}: "
+        return doc.finding_at(
+            YAML_INVALID, "", pos,
+            f"invalid YAML: tab character at line {shown[0]}, column {shown[1]}: "
             f"YAML indents with spaces only, never tabs (libyaml: {what})",
             "replace the tab with spaces")
-    return YAML_INVALID.finding_at(doc, "", pos, f"invalid YAML: {what}")
+    return doc.finding_at(YAML_INVALID, "", pos, f"invalid YAML: {what}")
 
 
 def _tab_at(lines: list[str], pos: tuple[int, int]) -> tuple[int, int] | None:
@@ -308,14 +348,14 @@ def load_yaml(
     doc = LoadedDocument(path, "", None, SourceMap(), sha256=hashlib.sha256(raw).hexdigest())
     if len(raw) > max_bytes:
         doc.findings.append(
-            YAML_LIMIT.finding_at(doc, "", (1, 1),
+            doc.finding_at(YAML_LIMIT, "", (1, 1),
                                   f"file is {len(raw)} bytes, over the {max_bytes}-byte limit",
                                   "raise --max-bytes if this file is legitimate")
         )
         return doc
     text, problem, where = decode_text(raw)
     if text is None:
-        doc.findings.append(YAML_ENCODING.finding_at(doc, "", where, f"file is {problem}",
+        doc.findings.append(doc.finding_at(YAML_ENCODING, "", where, f"file is {problem}",
                                                      "save the file as UTF-8 text"))
         return doc
     doc.text = text
@@ -342,14 +382,14 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
     except LimitExceeded as exc:
         mark = exc.mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        doc.findings.append(YAML_LIMIT.finding_at(doc, "", pos, str(exc),
+        doc.findings.append(doc.finding_at(YAML_LIMIT, "", pos, str(exc),
                                                   "simplify the document"))
         return False
     except yaml.MarkedYAMLError as exc:
         doc.findings.append(_syntax_finding(doc, exc, lines, line_map))
         return False
     except (yaml.YAMLError, RecursionError) as exc:
-        doc.findings.append(YAML_INVALID.finding_at(doc, "", (1, 1), f"invalid YAML: {exc}"))
+        doc.findings.append(doc.finding_at(YAML_INVALID, "", (1, 1), f"invalid YAML: {exc}"))
         return False
     if len(nodes) != 1 or not isinstance(nodes[0], yaml.MappingNode):
         if not nodes:
@@ -362,15 +402,16 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
             kind = "a sequence" if isinstance(nodes[0], yaml.SequenceNode) else "a scalar"
             msg = f"the document's root is {kind}, not a mapping"
             pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
-        doc.findings.append(YAML_SHAPE.finding_at(doc, "", pos, msg))
+        doc.findings.append(doc.finding_at(YAML_SHAPE, "", pos, msg))
         if len(nodes) < 2 or not isinstance(nodes[0], yaml.MappingNode):
             return False
         # several documents: the first is still built and checked, so that a YAML005
         # demoted by the configuration does not pass a recipe nobody has read
     for pos in tabbed:  # positions as libyaml counts; the message as GitHub does
         shown = line_map.position(*pos)
-        doc.findings.append(YAML_TAB_COMMENT.finding_at(
-            doc, "", pos, f"tab character at line {shown[0]}, column {shown[1]} indents a "
+        doc.findings.append(doc.finding_at(
+            YAML_TAB_COMMENT, "", pos,
+            f"tab character at line {shown[0]}, column {shown[1]} indents a "
             "comment or blank line: js-yaml (the recipes site) reads the file, but libyaml "
             "(PyYAML and other YAML 1.1 readers) refuses it", "replace the tab with spaces"))
     builder = Builder(doc, lines, max_depth, max_nodes, line_map)
@@ -381,7 +422,7 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
         doc.source_map = SourceMap()
         doc.findings = [f for f in doc.findings if f.rule not in ("YAML003", "YAML004")]
         doc.findings.append(
-            YAML_LIMIT.finding_at(doc, "", (node.start_mark.line + 1, node.start_mark.column + 1),
+            doc.finding_at(YAML_LIMIT, "", (node.start_mark.line + 1, node.start_mark.column + 1),
                                   str(exc), "simplify the document")
         )
         doc.data = None

@@ -226,8 +226,8 @@ def lookalike_findings(doc: LoadedDocument) -> list[Finding]:
 def _lookalike(doc: LoadedDocument, pointer: str, pos: tuple[int, int], where: str,
                char: str, found: Lookalike, is_key: bool) -> Finding:
     what = f"the key '{found.shown}'" if is_key else f"the flag '{found.shown}'"
-    return LOOKALIKE.finding_at(
-        doc, pointer, pos,
+    return doc.finding_at(
+        LOOKALIKE, pointer, pos,
         f"look-alike character {code_point(char)} at line {pos[0]}, column {pos[1]} in "
         f"{where}: it looks like {ascii_name(char)} but is not ASCII, so {what} is not "
         f"'{found.fixed}' as it reads" + ("" if is_key else "; vLLM does not take it for "
@@ -248,8 +248,8 @@ def _finding(doc: LoadedDocument, lines: list[str], pointer: str | None, is_key:
                                           "differ from the lines read")
     tail = ("it is read, not run, but hides what the text says" if prose else
             "a user who copies the command runs other text than they see")
-    finding = HIDDEN_CHARACTER.finding_at(
-        doc, pointer or "", pos,
+    finding = doc.finding_at(
+        HIDDEN_CHARACTER, pointer or "", pos,
         f"{kind} {code_point(char)} at line {pos[0]}, column {pos[1]} in {where}{how}: it "
         f"{effect}; {tail}",
         (f"remove the escape sequence {escape_hidden(char)} from the value" if how else

@@ -1,8 +1,10 @@
 """The rule catalogue: every finding recipe-check can emit has a registered :class:`Rule`.
 
-A rule is either a *check* (a function over a loaded recipe and its :class:`Context`,
-registered with :func:`rule`) or a *stage rule* emitted by a pipeline stage (the loader,
-the schema validator, provenance), registered with :func:`declare`. Ids are stable
+A rule is either a *check* (a function over a loaded recipe and its context, registered
+with :func:`validator.rules.api.rule`) or a *stage rule* emitted by a pipeline stage (the
+loader, the schema validator, provenance), registered with :func:`declare`. A
+:class:`Hit` becomes a finding through the document it is about
+(:meth:`validator.load.LoadedDocument.finding`). Ids are stable
 forever once released (the conda-smithy message-catalogue model); ``recipe-check rules``
 and ``docs/rules.md`` are generated from this registry.
 
@@ -20,13 +22,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from validator.findings import Finding, Related, Severity
+from validator.findings import Related, Severity
 
-if TYPE_CHECKING:
-    from validator.context import Context
-    from validator.load import LoadedDocument
+__all__ = ["CONTEXT_FILES", "FAMILIES", "FIXABLE", "READS_EVERYTHING", "RECIPE_ONLY",
+           "RELEASE_DATA", "RULES", "UNDECLARED_READS", "AnyCheck", "Hit", "Reads", "Rule",
+           "Severity", "declare", "declare_fix", "register", "source_location"]
 
 FAMILIES: dict[str, str] = {
     "YAML": "parsing, duplicate keys, type ambiguity",
@@ -117,7 +118,10 @@ class Hit:
     value_after: str = ""
 
 
-CheckFn = Callable[["LoadedDocument", "Context"], Iterable[Hit]]
+AnyCheck = Callable[..., Iterable[Hit]]
+"""A check function as the catalogue holds it; :data:`validator.rules.api.CheckFn` is its
+full type (over a loaded document and its context), which this bottom module cannot name
+without importing the loader."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +145,7 @@ class Rule:
     severity: Severity
     summary: str
     description: str
-    check: CheckFn | None = field(default=None, compare=False)
+    check: AnyCheck | None = field(default=None, compare=False)
     declared_reads: frozenset[Reads] | None = field(default=RECIPE_ONLY, compare=False)
     needs_root: bool = field(default=False, compare=False)
     """The check looks names up in the recipes root (its taxonomy, strategies, recipe
@@ -175,78 +179,6 @@ class Rule:
             return Severity.ERROR
         return self.severity
 
-    def finding(self, doc: LoadedDocument, hit: Hit, *, strict: bool = False) -> Finding:
-        """Resolve ``hit`` against ``doc``'s source map into a :class:`Finding`."""
-        smap = doc.source_map
-        end_line: int | None = None
-        end_col: int | None = None
-        if hit.block_index is not None:
-            line, col = smap.block_line(hit.pointer, hit.block_index)
-        elif hit.on_key:
-            line, col = smap.key_position(hit.pointer)
-        else:
-            span = smap.span(hit.pointer)
-            if span is None:
-                line, col = 1, 1
-            else:
-                line, col = span.line, span.column
-                end_line, end_col = span.end_line, span.end_column
-                if hit.value_after:
-                    col = value_column(doc.lines(), line, col, hit.value_after)
-        return Finding(
-            rule=self.id,
-            severity=self.effective_severity(strict),
-            path=doc.path,
-            pointer=hit.pointer,
-            line=line,
-            column=col,
-            message=hit.message,
-            hint=hit.hint,
-            end_line=end_line,
-            end_column=end_col,
-            related=hit.related,
-        )
-
-    def finding_at(
-        self,
-        doc: LoadedDocument,
-        pointer: str,
-        position: tuple[int, int],
-        message: str,
-        hint: str | None = None,
-        *,
-        strict: bool = False,
-    ) -> Finding:
-        """A finding at an explicit 1-based ``(line, column)`` (e.g. a parser error mark)."""
-        return Finding(
-            rule=self.id,
-            severity=self.effective_severity(strict),
-            path=doc.path,
-            pointer=pointer,
-            line=position[0],
-            column=position[1],
-            message=message,
-            hint=hint,
-        )
-
-
-def value_column(lines: list[str], line: int, column: int, before: str) -> int:
-    """The 1-based column of the first character after ``before`` in the scalar that
-    starts at ``(line, column)`` of ``lines``: plain (or a block scalar's content line),
-    single-quoted (``'`` doubled) or double-quoted (``before`` without escapes). When the
-    file does not spell ``before`` there (an escape, a line break), ``column``."""
-    if not before or not 1 <= line <= len(lines) or column < 1:
-        return column
-    raw = lines[line - 1][column - 1:]
-    if raw.startswith(before) and not raw.startswith(("'", '"')):
-        return column + len(before)
-    single = "'" + before.replace("'", "''")
-    if raw.startswith(single):
-        return column + len(single)
-    if raw.startswith('"' + before) and not any(c in before for c in '\\"'):
-        return column + 1 + len(before)
-    return column
-
 
 RULES: dict[str, Rule] = {}
 
@@ -263,7 +195,8 @@ def declare_fix(rule_id: str, applicability: str) -> None:
     FIXABLE[rule_id] = applicability
 
 
-def _register(entry: Rule) -> Rule:
+def register(entry: Rule) -> Rule:
+    """Add ``entry`` to :data:`RULES` (its id well formed, new, and described)."""
     if not _ID.match(entry.id) or entry.family not in FAMILIES:
         raise ValueError(f"bad rule id {entry.id!r}")
     if entry.id in RULES:
@@ -288,27 +221,5 @@ def declare(rule_id: str, severity: Severity, summary: str, description: str) ->
     """Register a stage rule (emitted by the loader, schema or provenance stage)."""
     caller = sys._getframe(1)
     where = source_location(caller.f_globals.get("__name__", ""), caller.f_lineno)
-    return _register(Rule(rule_id, severity, summary, inspect.cleandoc(description),
+    return register(Rule(rule_id, severity, summary, inspect.cleandoc(description),
                           where=where))
-
-
-def rule(rule_id: str, severity: Severity, summary: str, *,
-         reads: frozenset[Reads] | None = None,
-         needs_root: bool = False) -> Callable[[CheckFn], CheckFn]:
-    """Decorator registering a check function; its docstring is the rule's description.
-
-    ``reads``: what the check reads besides the recipe (:data:`RECIPE_ONLY` for nothing).
-    Every rule declares it (``tests/test_rule_reads.py`` refuses a rule that does not,
-    and proves the declarations true); an undeclared rule is treated as reading
-    :data:`UNDECLARED_READS`. ``needs_root``: see :attr:`Rule.needs_root`.
-    """
-    if reads is not None and not isinstance(reads, frozenset):
-        raise TypeError(f"rule {rule_id}: reads must be a frozenset of Reads")
-
-    def wrap(fn: CheckFn) -> CheckFn:
-        _register(Rule(rule_id, severity, summary, inspect.cleandoc(fn.__doc__ or ""), fn,
-                       reads, needs_root,
-                       source_location(fn.__module__, fn.__code__.co_firstlineno)))
-        return fn
-
-    return wrap
