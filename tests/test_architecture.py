@@ -256,9 +256,20 @@ LAYERS: dict[str, set[str]] = {
     "validator.checks": {"validator.context", "validator.findings", "validator.guide",
                          "validator.load", "validator.paths", "validator.releases",
                          "validator.render", "validator.rules.api", "validator.rules.metadata",
-                         "validator.sourcemap",
-                         "validator.vllm_cli"},
+                         "validator.rules.hw", "validator.sourcemap", "validator.vllm_cli"},
 }
+CHECK_FAMILY_IMPORTS = {"validator.checks", "validator.context", "validator.findings",
+                        "validator.guide", "validator.load", "validator.paths",
+                        "validator.releases", "validator.render", "validator.vllm_cli",
+                        "validator.rules.api", "validator.rules.metadata",
+                        "validator.sourcemap"}
+"""What a family of check rules may import (``validator.checks`` for the domain code
+the families share until it moves below them)."""
+LAYERS.update({
+    "validator.rules.ref": CHECK_FAMILY_IMPORTS,
+    "validator.rules.hw": CHECK_FAMILY_IMPORTS,
+    "validator.rules.env": CHECK_FAMILY_IMPORTS,
+})
 """The strict lower layers: each may import only what is listed (the rest of the graph
 is kept one-way by :func:`test_no_import_cycle` and :data:`NEVER_BELOW`)."""
 

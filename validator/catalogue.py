@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-import validator.checks.env_vars
 import validator.checks.flag
 import validator.checks.flag_combined
 import validator.checks.flag_range
@@ -25,16 +24,6 @@ import validator.checks.guide
 import validator.checks.guide_nodes
 import validator.checks.guide_range
 import validator.checks.guide_structured
-import validator.checks.hw_claims
-import validator.checks.hw_fit
-import validator.checks.hw_keys
-import validator.checks.hw_precision
-import validator.checks.hw_text
-import validator.checks.hw_vram
-import validator.checks.ref
-import validator.checks.ref_api
-import validator.checks.ref_shell
-import validator.checks.render_checks
 import validator.checks.shell_words
 import validator.checks.ver_claims
 import validator.checks.ver_dates
@@ -46,6 +35,17 @@ import validator.fix.safe
 import validator.fix.unsafe
 import validator.load.hidden
 import validator.load.rules
+import validator.rules.env.facts
+import validator.rules.hw.claims
+import validator.rules.hw.fit
+import validator.rules.hw.hardware_keys
+import validator.rules.hw.multi_node_text
+import validator.rules.hw.precision
+import validator.rules.hw.vram_formula
+import validator.rules.ref.api_path
+import validator.rules.ref.features_and_modes
+import validator.rules.ref.shell_code
+import validator.rules.ref.site_rendering
 import validator.schema
 import validator.stage_rules
 from validator.rules.metadata import RULES, Rule
@@ -55,7 +55,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.load.hidden,
     validator.schema,
     validator.stage_rules,
-    validator.checks.env_vars,
+    validator.rules.env.facts,
     validator.checks.flag,
     validator.checks.flag_combined,
     validator.checks.flag_range,
@@ -63,16 +63,16 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.guide_nodes,
     validator.checks.guide_range,
     validator.checks.guide_structured,
-    validator.checks.hw_claims,
-    validator.checks.hw_fit,
-    validator.checks.hw_keys,
-    validator.checks.hw_precision,
-    validator.checks.hw_text,
-    validator.checks.hw_vram,
-    validator.checks.ref,
-    validator.checks.ref_api,
-    validator.checks.ref_shell,
-    validator.checks.render_checks,
+    validator.rules.hw.claims,
+    validator.rules.hw.fit,
+    validator.rules.hw.hardware_keys,
+    validator.rules.hw.precision,
+    validator.rules.hw.multi_node_text,
+    validator.rules.hw.vram_formula,
+    validator.rules.ref.features_and_modes,
+    validator.rules.ref.api_path,
+    validator.rules.ref.shell_code,
+    validator.rules.ref.site_rendering,
     validator.checks.shell_words,
     validator.checks.ver_claims,
     validator.checks.ver_dates,

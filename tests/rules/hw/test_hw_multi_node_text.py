@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_hw import GLM51, hw, inject
 from tests.conftest import check_tree, line_of
+from tests.rules.hw.test_hw import GLM51, hw, inject
 
 pytestmark = pytest.mark.corpus
 

@@ -1,9 +1,9 @@
 """``HW`` shared model: normalised taxonomy profiles, the hardware a variant's precision
 needs, what a variant claims, and its VRAM need. The ``HW`` rules are in
-:mod:`validator.checks.hw_keys` (HW001), :mod:`~validator.checks.hw_precision`
-(HW002-HW004), :mod:`~validator.checks.hw_fit` (HW005-HW008),
-:mod:`~validator.checks.hw_vram` (HW009), :mod:`~validator.checks.hw_claims`
-(HW010, HW011) and :mod:`~validator.checks.hw_text` (HW020).
+:mod:`validator.rules.hw.hardware_keys` (HW001), :mod:`~validator.rules.hw.precision`
+(HW002-HW004), :mod:`~validator.rules.hw.fit` (HW005-HW008),
+:mod:`~validator.rules.hw.vram_formula` (HW009), :mod:`~validator.rules.hw.claims`
+(HW010, HW011) and :mod:`~validator.rules.hw.multi_node_text` (HW020).
 
 Sources, all of vllm-project/recipes:
 

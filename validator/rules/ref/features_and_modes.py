@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from validator.checks._data import as_dict, elements, get, items
-from validator.checks.ref_index import (
+from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
+from validator.context import Context
+from validator.findings import Severity
+from validator.load import LoadedDocument
+from validator.rules.ref.facts import (
     RecipeIndex,
     expected_model_id,
     nearest_hint,
     not_a_file_name,
 )
-from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
-from validator.context import Context
-from validator.findings import Severity
-from validator.load import LoadedDocument
 
 
 @rule("REF001", Severity.ERROR, "model.model_id does not match the file path",

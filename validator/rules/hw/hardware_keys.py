@@ -1,6 +1,6 @@
 """``HW001``: every hardware key and id of a recipe names something in the taxonomy
 (upstream ``validateHardwareKeys``); the keyspaces are described in
-:mod:`validator.checks.hw_model`."""
+:mod:`validator.rules.hw.facts`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import elements, get, items
-from validator.checks.hw_model import layered_keys, profiles
 from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.hw.facts import layered_keys, profiles
 from validator.sourcemap import join_pointer
 
 # ---------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 from tests.checks.test_install_range import of, recipe, run
 from tests.conftest import line_of
-from validator.checks.env_vars import DATA_FILE, _by_prefix, _near, near_miss, vendor_lists
+from validator.rules.env.facts import DATA_FILE, _by_prefix, _near, near_miss, vendor_lists
 
 
 @pytest.mark.parametrize(("name", "nearest"), [

@@ -8,11 +8,11 @@ import re
 from collections.abc import Iterator
 
 from validator.checks._data import as_list, get, items
-from validator.checks.hw_model import claims, profiles, requirement
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.hw.facts import claims, profiles, requirement
 
 
 @rule("HW002", Severity.ERROR, "A variant claims hardware its precision cannot run on",

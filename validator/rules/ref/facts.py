@@ -1,6 +1,6 @@
-"""Names of recipes for the ``REF`` rules (:mod:`validator.checks.ref`): the recipe id a
-file path gives, why an id names no recipe file, and the ``did you mean`` suggestions
-(:class:`RecipeIndex` for the recipes of a revision)."""
+"""Names of recipes for the ``REF`` rules (:mod:`validator.rules.ref.features_and_modes`):
+the recipe id a file path gives, why an id names no recipe file, and the ``did you mean``
+suggestions (:class:`RecipeIndex` for the recipes of a revision)."""
 
 from __future__ import annotations
 

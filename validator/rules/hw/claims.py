@@ -1,7 +1,7 @@
 """``HW`` rules about what a recipe claims its variants need: an implausible
 ``vram_minimum_gb`` (HW010) and a default variant the page cannot show on verified
-hardware (HW011). The profiles are :mod:`validator.checks.hw_model`, the formula
-:mod:`validator.checks.hw_vram`."""
+hardware (HW011). The profiles are :mod:`validator.rules.hw.facts`, the formula
+:mod:`validator.rules.hw.vram_formula`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks._data import get, items
-from validator.checks.hw_model import is_omni, profiles, requirement
-from validator.checks.hw_vram import sized_variants, vram_out_of_bounds
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.findings import Related, Severity
+from validator.rules.hw.facts import is_omni, profiles, requirement
+from validator.rules.hw.vram_formula import sized_variants, vram_out_of_bounds
 
 if TYPE_CHECKING:
     from validator.context import Context

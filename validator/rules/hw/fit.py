@@ -8,7 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import as_dict, as_list, elements, get, items
-from validator.checks.hw_model import (
+from validator.checks.registry import Hit, Reads, rule
+from validator.context import Context
+from validator.findings import Severity
+from validator.load import LoadedDocument
+from validator.rules.hw.facts import (
     Profile,
     claims,
     fits_single_node,
@@ -18,10 +22,6 @@ from validator.checks.hw_model import (
     requirement,
     variant_vram,
 )
-from validator.checks.registry import Hit, Reads, rule
-from validator.context import Context
-from validator.findings import Severity
-from validator.load import LoadedDocument
 
 
 def multi_node_strategies(doc: LoadedDocument, ctx: Context, prof: Profile) -> list[str]:

@@ -1,7 +1,7 @@
 """``HW009``: ``vram_minimum_gb`` vs the documented formula
 ``ceil(params × bytes_per_param × 1.2)``, with the bytes-per-param table of upstream
 ``CONTRIBUTING.md`` ("VRAM formula"); the helpers are shared with HW010
-(:mod:`validator.checks.hw_claims`)."""
+(:mod:`validator.rules.hw.claims`)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import get, items
-from validator.checks.hw_model import amount, is_omni
 from validator.checks.registry import RECIPE_ONLY, Hit, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.hw.facts import amount, is_omni
 
 # ---------------------------------------------------------------------------------------
 # HW009 VRAM formula

@@ -12,7 +12,7 @@ from tests.conftest import check_tree, line_of
 from validator.cli import main
 from validator.render.api_paths import api_path_problem, promoted_id_problem
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[3]
 RECIPE = "models/example-org/Example-Chat-8B.yaml"
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of
-from validator.checks.hw_model import profiles
-from validator.checks.hw_vram import formula_vram_gb, parameters_billions
 from validator.context import local_context
+from validator.rules.hw.facts import profiles
+from validator.rules.hw.vram_formula import formula_vram_gb, parameters_billions
 
 GLM51 = "models/zai-org/GLM-5.1.yaml"
 Q27 = "models/Qwen/Qwen3.8-27B.yaml"
@@ -255,7 +255,7 @@ def test_malformed_shapes_do_not_crash(corpus_copy: Path) -> None:
 
 
 def test_formula_uses_the_size_of_the_checkpoint_a_variant_serves() -> None:
-    from validator.checks.hw_vram import variant_parameters
+    from validator.rules.hw.vram_formula import variant_parameters
 
     assert variant_parameters("zai-org/GLM-5.2", 743.0, None) == 743.0
     assert variant_parameters("zai-org/GLM-5.2", 743.0, "zai-org/GLM-5.2-FP8") == 743.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import check_tree, replace_once
-from validator.checks.ref_index import RecipeIndex
+from validator.rules.ref.facts import RecipeIndex
 
 
 def _paths(orgs: int, per_org: int) -> list[str]:
