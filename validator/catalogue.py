@@ -1,7 +1,7 @@
 """The complete rule list: every module that declares rules, imported here and only here.
 
 A rule is declared where its logic is (a check family in :mod:`validator.checks`, a stage
-such as :mod:`validator.load` or :mod:`validator.schema`, or :mod:`validator.stage_rules`)
+such as :mod:`validator.load` or :mod:`validator.schema`, or :mod:`validator.rules.prov.digests`)
 with :func:`validator.rules.api.rule` or :func:`validator.rules.metadata.declare`; this
 module lists
 those modules statically, so that the catalogue is complete whatever else was imported,
@@ -34,7 +34,6 @@ import validator.fix.removed
 import validator.fix.safe
 import validator.fix.unsafe
 import validator.load.hidden
-import validator.load.rules
 import validator.rules.env.facts
 import validator.rules.hw.claims
 import validator.rules.hw.fit
@@ -42,19 +41,20 @@ import validator.rules.hw.hardware_keys
 import validator.rules.hw.multi_node_text
 import validator.rules.hw.precision
 import validator.rules.hw.vram_formula
+import validator.rules.prov.digests
 import validator.rules.ref.api_path
 import validator.rules.ref.features_and_modes
 import validator.rules.ref.shell_code
 import validator.rules.ref.site_rendering
+import validator.rules.yaml.invalid_yaml
 import validator.schema
-import validator.stage_rules
 from validator.rules.metadata import RULES, Rule
 
 RULE_MODULES: tuple[ModuleType, ...] = (
-    validator.load.rules,
+    validator.rules.yaml.invalid_yaml,
     validator.load.hidden,
     validator.schema,
-    validator.stage_rules,
+    validator.rules.prov.digests,
     validator.rules.env.facts,
     validator.checks.flag,
     validator.checks.flag_combined,

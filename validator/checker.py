@@ -21,11 +21,11 @@ from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
 from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
-from validator.load.rules import YAML_LIMIT, YAML_SHAPE
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
 from validator.rules.metadata import Hit, Rule
+from validator.rules.yaml.invalid_yaml import YAML_LIMIT, YAML_SHAPE
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.verify import REFUSED, VerificationError

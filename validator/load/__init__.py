@@ -29,7 +29,9 @@ from validator.load.lines import (
     text_lines,
     value_column,
 )
-from validator.load.rules import (
+from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
+from validator.rules.metadata import Hit, Rule
+from validator.rules.yaml.invalid_yaml import (
     YAML_AMBIGUOUS_SCALAR,
     YAML_BAD_TAG,
     YAML_DUPLICATE_KEY,
@@ -41,8 +43,6 @@ from validator.load.rules import (
     YAML_UNKNOWN_TAG,
     YAML_VERSION_FLOAT,
 )
-from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
-from validator.rules.metadata import Hit, Rule
 from validator.sourcemap import SourceMap
 
 __all__ = [

@@ -15,15 +15,6 @@ import yaml
 from validator.findings import Finding, printable
 from validator.load.jsstring import js_str
 from validator.load.lines import LineMap
-from validator.load.rules import (
-    YAML_AMBIGUOUS_SCALAR,
-    YAML_BAD_TAG,
-    YAML_DUPLICATE_KEY,
-    YAML_NOT_JSON_NUMBER,
-    YAML_SITE_TYPE,
-    YAML_UNKNOWN_TAG,
-    YAML_VERSION_FLOAT,
-)
 from validator.load.scalars import (
     BINARY_TAG,
     CORE_TAGS,
@@ -45,6 +36,15 @@ from validator.load.scalars import (
     resolve_plain,
 )
 from validator.rules.metadata import Hit
+from validator.rules.yaml.invalid_yaml import (
+    YAML_AMBIGUOUS_SCALAR,
+    YAML_BAD_TAG,
+    YAML_DUPLICATE_KEY,
+    YAML_NOT_JSON_NUMBER,
+    YAML_SITE_TYPE,
+    YAML_UNKNOWN_TAG,
+    YAML_VERSION_FLOAT,
+)
 from validator.sourcemap import BlockLines, Span, join_pointer
 
 if TYPE_CHECKING:

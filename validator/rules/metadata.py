@@ -208,8 +208,8 @@ def register(entry: Rule) -> Rule:
 
 
 def source_location(module: str, line: int) -> str:
-    """``validator/load/rules.py:12`` for module ``validator.load.rules`` and line 12 (a
-    package's ``__init__`` module is named as its ``__init__.py``)."""
+    """``validator/rules/yaml/tags.py:12`` for module ``validator.rules.yaml.tags`` and line
+    12 (a package's ``__init__`` module is named as its ``__init__.py``)."""
     spec = sys.modules.get(module)
     file = getattr(spec, "__file__", None) or ""
     name = module.replace(".", "/") + (

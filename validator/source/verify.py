@@ -6,7 +6,7 @@ the commit's tree. A source that cannot prove the bytes are the commit's raises
 :class:`VerificationError`; the ``check`` command reports it as a finding on the document
 (nothing else is checked in untrusted bytes) and ``fetch`` stores nothing.
 
-Rules (ids stable forever; declared in :mod:`validator.stage_rules`):
+Rules (ids stable forever; declared in :mod:`validator.rules.prov.digests`):
 
 * ``PROV001`` error — blob id of the bytes differs from the tree entry.
 * ``PROV002`` error — SHA-256 differs from an expected digest (``--expect-sha256`` or the
@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from validator.findings import Finding
 from validator.rules.metadata import RULES
-from validator.source.provenance import Provenance
-from validator.source.tree import SourceError
-from validator.stage_rules import (
+from validator.rules.prov.digests import (
     BLOB_MISMATCH,
     NOT_PINNED,
     REFUSED,
@@ -31,6 +29,8 @@ from validator.stage_rules import (
     UNBOUND_ENTRY,
     UNHANDLED_PATH,
 )
+from validator.source.provenance import Provenance
+from validator.source.tree import SourceError
 
 __all__ = ["BLOB_MISMATCH", "NOT_PINNED", "REFUSED", "SHA256_MISMATCH", "SNAPSHOT_MISMATCH",
            "UNBOUND_ENTRY", "UNHANDLED_PATH", "VerificationError", "prov_finding"]

@@ -16,7 +16,7 @@ from validator.findings import Finding
 from validator.load import load_yaml
 from validator.load.hidden import escape_hidden
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[3]
 EXAMPLES = PROJECT / "examples" / "recipes"
 PATH = "models/example-org/Example-Chat-8B.yaml"
 RLO, ZWSP, LRI, ZWJ, SHY = "\u202e", "\u200b", "\u2066", "\u200d", "\u00ad"

@@ -8,7 +8,7 @@ from pathlib import Path
 from validator.load import load_yaml
 from validator.schema import SchemaValidator
 
-RECIPE = (Path(__file__).resolve().parents[1] / "examples" / "recipes" / "models"
+RECIPE = (Path(__file__).resolve().parents[3] / "examples" / "recipes" / "models"
           / "example-org" / "Example-Chat-8B.yaml")
 
 
