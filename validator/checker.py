@@ -25,7 +25,8 @@ from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
 from validator.rules.metadata import Hit, Rule
-from validator.rules.yaml.invalid_yaml import YAML_LIMIT, YAML_SHAPE
+from validator.rules.yaml.document_shape import YAML_SHAPE
+from validator.rules.yaml.safety_limits import YAML_LIMIT
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.verify import REFUSED, VerificationError

@@ -31,18 +31,14 @@ from validator.load.lines import (
 )
 from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
 from validator.rules.metadata import Hit, Rule
-from validator.rules.yaml.invalid_yaml import (
-    YAML_AMBIGUOUS_SCALAR,
-    YAML_BAD_TAG,
-    YAML_DUPLICATE_KEY,
-    YAML_ENCODING,
-    YAML_INVALID,
-    YAML_LIMIT,
-    YAML_SHAPE,
-    YAML_TAB_COMMENT,
-    YAML_UNKNOWN_TAG,
-    YAML_VERSION_FLOAT,
-)
+from validator.rules.yaml.ambiguous_scalars import YAML_AMBIGUOUS_SCALAR, YAML_VERSION_FLOAT
+from validator.rules.yaml.document_shape import YAML_SHAPE
+from validator.rules.yaml.duplicate_keys import YAML_DUPLICATE_KEY
+from validator.rules.yaml.encoding import YAML_ENCODING
+from validator.rules.yaml.invalid_yaml import YAML_INVALID
+from validator.rules.yaml.safety_limits import YAML_LIMIT
+from validator.rules.yaml.tab_comments import YAML_TAB_COMMENT
+from validator.rules.yaml.tags import YAML_BAD_TAG, YAML_UNKNOWN_TAG
 from validator.sourcemap import SourceMap
 
 __all__ = [

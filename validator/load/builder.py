@@ -36,15 +36,11 @@ from validator.load.scalars import (
     resolve_plain,
 )
 from validator.rules.metadata import Hit
-from validator.rules.yaml.invalid_yaml import (
-    YAML_AMBIGUOUS_SCALAR,
-    YAML_BAD_TAG,
-    YAML_DUPLICATE_KEY,
-    YAML_NOT_JSON_NUMBER,
-    YAML_SITE_TYPE,
-    YAML_UNKNOWN_TAG,
-    YAML_VERSION_FLOAT,
-)
+from validator.rules.yaml.ambiguous_scalars import YAML_AMBIGUOUS_SCALAR, YAML_VERSION_FLOAT
+from validator.rules.yaml.duplicate_keys import YAML_DUPLICATE_KEY
+from validator.rules.yaml.json_numbers import YAML_NOT_JSON_NUMBER
+from validator.rules.yaml.site_types import YAML_SITE_TYPE
+from validator.rules.yaml.tags import YAML_BAD_TAG, YAML_UNKNOWN_TAG
 from validator.sourcemap import BlockLines, Span, join_pointer
 
 if TYPE_CHECKING:
