@@ -34,8 +34,10 @@ class FixRequest:
     context: Context
 
 
-FixFn = Callable[[FixRequest], tuple[str, Sequence[Edit], Sequence[DataChange]]]
-"""Returns (title, edits, data changes); raises ``NotApplicable``."""
+FixResult = tuple[str, Sequence[Edit], Sequence[DataChange]]
+"""What a fix function returns: (title, edits, data changes)."""
+FixFn = Callable[[FixRequest], FixResult]
+"""Returns a :data:`FixResult`; raises ``NotApplicable``."""
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from validator.checks._data import get, items
-from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.findings import Related, Severity
+from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.hw.facts import is_omni, profiles, requirement
 from validator.rules.hw.vram_formula import sized_variants, vram_out_of_bounds
 

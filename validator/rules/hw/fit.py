@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import as_dict, as_list, elements, get, items
-from validator.checks.registry import Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.api import Hit, Reads, rule
 from validator.rules.hw.facts import (
     Profile,
     claims,

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import elements, get, items
-from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.api import CONTEXT_FILES, Hit, rule
 from validator.rules.hw.facts import layered_keys, profiles
 from validator.sourcemap import join_pointer
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import as_dict, get, items
-from validator.checks.registry import Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
 from validator.render.gates import picker_hardware_if_shown
+from validator.rules.api import Hit, Reads, rule
 from validator.rules.hw.facts import amount, fits_single_node, hardware_named, profiles
 
 _NEEDS_MULTI_NODE = re.compile(

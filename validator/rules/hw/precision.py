@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterator
 
 from validator.checks._data import as_list, get, items
-from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.hw.facts import claims, profiles, requirement
 
 

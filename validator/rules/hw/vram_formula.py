@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from validator.checks._data import get, items
-from validator.checks.registry import RECIPE_ONLY, Hit, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.hw.facts import amount, is_omni
 
 # ---------------------------------------------------------------------------------------

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from validator.checks._data import elements, get, items
-from validator.checks.registry import RECIPE_ONLY, Hit, rule
 from validator.context import Context
 from validator.findings import Severity, printable
 from validator.load import LoadedDocument
 from validator.render.api_paths import path_key, promoted_id, promoted_id_problem
+from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.ref.facts import expected_model_id
 
 

@@ -1,6 +1,7 @@
-"""``REF``: references between documents of one revision and inside one recipe.
+"""``REF005``-``REF012``: opt-in features, their modes and the default modes a recipe
+selects refer to features, modes and variants it declares.
 
-The feature/mode rules mirror ``validateFeatureModes`` in upstream's site build
+These rules mirror ``validateFeatureModes`` in upstream's site build
 (``scripts/build-recipes-api.mjs`` in vllm-project/recipes), which refuses to build a site
 from a recipe that breaks them; here each becomes its own finding with a line.
 """
@@ -10,161 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from validator.checks._data import as_dict, elements, get, items
-from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.ref.facts import (
-    RecipeIndex,
-    expected_model_id,
     nearest_hint,
-    not_a_file_name,
 )
-
-
-@rule("REF001", Severity.ERROR, "model.model_id does not match the file path",
-      reads=RECIPE_ONLY)
-def model_id_matches_path(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """``model.model_id`` must equal ``<org>/<repo>`` of ``models/<org>/<repo>.yaml``:
-    the site derives the page URL from the path and links Hugging Face by the id, so a
-    mismatch publishes a page for one model that serves another. An id that differs
-    only in letter case is ``REF019``'s warning.
-
-    Failing::
-
-        model:
-          model_id: "example-org/Example-Chat-8B-Base"
-
-    Passing::
-
-        model:
-          model_id: "example-org/Example-Chat-8B"
-
-    How to fix: set ``model_id`` to the file's ``<org>/<repo>`` exactly, or rename the file
-    after the Hugging Face id."""
-    expected = expected_model_id(doc.path)
-    model_id = get(doc.data, "model", "model_id")
-    if expected is None or not isinstance(model_id, str) or \
-            model_id.lower() == expected.lower():
-        return
-    not_a_name = not_a_file_name(model_id)
-    hint = (f"set model_id to {expected!r}; no file can be renamed after {model_id!r}: it "
-            f"{not_a_name}" if not_a_name else
-            f"rename the file to models/{model_id}.yaml or set model_id to {expected!r}")
-    yield Hit("/model/model_id", f"model_id {model_id!r} does not match the file path "
-              f"{doc.path!r}", hint)
-
-
-@rule("REF019", Severity.WARNING, "model.model_id differs from the file path only in case",
-      reads=RECIPE_ONLY)
-def model_id_case_differs(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """``model.model_id`` names the same model as ``models/<org>/<repo>.yaml`` but in
-    other letter case (``google/gemma-4-31B-it`` in ``models/Google/…``). The Hugging
-    Face Hub resolves ids case-insensitively, so the command the page shows downloads
-    the right model; tools that compare ids exactly see two. A warning, not ``REF001``'s
-    error.
-
-    Failing::
-
-        model:
-          model_id: "example-org/example-chat-8b"
-
-    Passing::
-
-        model:
-          model_id: "example-org/Example-Chat-8B"
-
-    How to fix: write ``model_id`` as the file path spells it (``recipe-check fix
-    --unsafe-fixes``), or rename the file after the Hub's spelling."""
-    expected = expected_model_id(doc.path)
-    model_id = get(doc.data, "model", "model_id")
-    if expected is None or not isinstance(model_id, str) or model_id == expected \
-            or model_id.lower() != expected.lower():
-        return
-    yield Hit("/model/model_id", f"model_id {model_id!r} differs from the file path "
-              f"{doc.path!r} only in letter case", f"set model_id to {expected!r} or rename "
-              f"the file to models/{model_id}.yaml")
-
-
-@rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",
-      reads=frozenset({Reads.STRATEGIES}), needs_root=True)
-def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Every entry of ``compatible_strategies`` must be a ``strategies/<name>.yaml`` of the
-    same revision.
-
-    Failing::
-
-        compatible_strategies:
-          - single_node_tensor_parallel
-
-    Passing::
-
-        compatible_strategies:
-          - single_node_tp
-
-    How to fix: use the name of a file in ``strategies/`` (the hint lists them), or add the
-    strategy there first."""
-    known = sorted(ctx.strategies)
-    strategies = get(doc.data, "compatible_strategies")
-    for _, name, pointer in elements(strategies, "/compatible_strategies"):
-        if isinstance(name, str) and name not in ctx.strategies:
-            yield Hit(pointer, f"strategy {name!r} does not exist in strategies/",
-                      f"known strategies: {', '.join(known)}")
-
-
-@rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy",
-      reads=frozenset({Reads.STRATEGIES}), needs_root=True)
-def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Every key of ``strategy_overrides`` must be a strategy of the same revision; an
-    override for a strategy that does not exist is never applied.
-
-    Failing::
-
-        strategy_overrides:
-          single_node_pp:
-            extra_args: ["--max-num-seqs", "64"]
-
-    Passing::
-
-        strategy_overrides:
-          single_node_tp:
-            extra_args: ["--max-num-seqs", "64"]
-
-    How to fix: key the override by an existing strategy name, or drop it."""
-    for name, _, pointer in items(get(doc.data, "strategy_overrides"), "/strategy_overrides"):
-        if name not in ctx.strategies:
-            yield Hit(pointer, f"strategy_overrides names unknown strategy {name!r}",
-                      f"known strategies: {', '.join(sorted(ctx.strategies))}", on_key=True)
-
-
-@rule("REF004", Severity.ERROR, "meta.hardware names a hardware id missing from the taxonomy",
-      reads=frozenset({Reads.TAXONOMY}), needs_root=True)
-def meta_hardware_in_taxonomy(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Keys of ``meta.hardware`` are exact taxonomy ``hardware_profiles`` ids (upstream's
-    ``validateHardwareKeys``: lookups are exact string matches, so an unknown id silently
-    never renders its badge).
-
-    Failing::
-
-        meta:
-          hardware:
-            H100: verified
-
-    Passing::
-
-        meta:
-          hardware:
-            h100: verified
-
-    How to fix: use the exact profile id from ``taxonomy.yaml`` (lower case, as the hint
-    suggests)."""
-    if ctx.taxonomy is None:
-        return
-    profiles = ctx.hardware_profiles
-    for hw_id, _, pointer in items(get(doc.data, "meta", "hardware"), "/meta/hardware"):
-        if hw_id not in profiles:
-            yield Hit(pointer, f"hardware id {hw_id!r} is not a profile in taxonomy.yaml",
-                      nearest_hint(hw_id, profiles), on_key=True)
 
 
 @rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature",
@@ -447,29 +300,3 @@ def default_modes_mode(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                           f"add {vname!r} to features.{fname}.modes.{mname}.variants")
 
 
-@rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree",
-      reads=frozenset({Reads.RECIPE_LIST}), needs_root=True)
-def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
-    ``models/org/name.yaml`` of the same revision; a missing one renders a dead link.
-
-    Failing::
-
-        meta:
-          related_recipes: ["example-org/Example-Chat-70B"]
-
-    Passing::
-
-        meta:
-          related_recipes: []
-
-    How to fix: correct the ``org/name`` (the hint names close recipes), or drop the entry
-    until that recipe is merged."""
-    for _, ref, pointer in elements(get(doc.data, "meta", "related_recipes"),
-                                    "/meta/related_recipes"):
-        if not isinstance(ref, str):
-            continue
-        if not {f"models/{ref}.yaml", f"models/{ref}.yml"} & ctx.recipe_paths:
-            index = ctx.memoised("REF013.index", lambda: RecipeIndex(ctx.recipe_paths))
-            yield Hit(pointer, f"related recipe {ref!r} does not exist (models/{ref}.yaml)",
-                      index.hint(ref))

@@ -22,7 +22,6 @@ from typing import Any
 
 from validator.checks._data import get
 from validator.checks.arg_layers import collect_layers
-from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.checks.rendered import affected
 from validator.checks.shell_hazards import Hazard, word_hazards
 from validator.checks.shell_words import printed_raw
@@ -33,6 +32,7 @@ from validator.render import jsval
 from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
 from validator.render.model import Process, Rendered, Token
+from validator.rules.api import CONTEXT_FILES, Hit, rule
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:@,+%-]*")
 """Text the site's ``shellQuote`` itself leaves bare: no shell syntax at all."""

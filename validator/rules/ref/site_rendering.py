@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
 from validator.render.cache import problems_by_node
 from validator.render.model import Rendered
 from validator.render.problems import RenderProblem
+from validator.rules.api import CONTEXT_FILES, Hit, rule
 
 
 def affected(renderings: list[Rendered]) -> str:
