@@ -155,6 +155,12 @@ class Rule:
     function, or the :func:`declare` call of a stage rule)."""
 
     @property
+    def module(self) -> str:
+        """The file that declares the rule, e.g. ``validator/rules/ref/model_id.py`` (its
+        :attr:`where` without the line)."""
+        return self.where.rpartition(":")[0]
+
+    @property
     def reads(self) -> frozenset[Reads]:
         """The parts of the input the rule may read: its declaration, or
         :data:`UNDECLARED_READS` when it has none."""
