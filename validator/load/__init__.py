@@ -14,23 +14,20 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import yaml
 
 from validator.findings import Finding
 from validator.load.builder import Builder, LimitExceeded
+from validator.load.document import LoadedDocument
 from validator.load.hidden import hidden_character_findings
 from validator.load.lines import (
     LineMap,
     libyaml_lines,
     replace_libyaml_line,
-    text_lines,
-    value_column,
 )
 from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
-from validator.rules.metadata import Hit, Rule
 from validator.rules.yaml.ambiguous_scalars import YAML_AMBIGUOUS_SCALAR, YAML_VERSION_FLOAT
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.duplicate_keys import YAML_DUPLICATE_KEY
@@ -67,70 +64,6 @@ _PRESCAN_DEPTH_BOUND = 4000
 """Files whose nesting bound exceeds this are pre-scanned (corpus maximum: ~2,200)."""
 _PRESCAN_BYTES = 256 * 1024
 """Files larger than this are pre-scanned (largest recipe in the corpus history: 58 KiB)."""
-
-
-@dataclass
-class LoadedDocument:
-    """A YAML file turned into data.
-
-    Attributes:
-        path: display path (repository-relative where known).
-        text: the decoded text (BOM removed, line endings as in the file).
-        data: plain JSON-compatible data (dict/list/str/int/float/bool/None), or ``None``
-            when the file could not be loaded (see ``findings``).
-        source_map: JSON Pointer -> positions.
-        findings: ``YAML`` findings raised while loading.
-        sha256: hex SHA-256 of the exact bytes read.
-    """
-
-    path: str
-    text: str
-    data: Any
-    source_map: SourceMap
-    findings: list[Finding] = field(default_factory=list)
-    sha256: str = ""
-
-    @property
-    def ok(self) -> bool:
-        """True when the file parsed into a mapping (checks can run)."""
-        return isinstance(self.data, dict)
-
-    def lines(self) -> list[str]:
-        """The file's lines without line terminators (index 0 is line 1), as GitHub
-        counts them (:func:`validator.load.lines.text_lines`)."""
-        return text_lines(self.text)
-
-    def finding(self, rule: Rule, hit: Hit, *, strict: bool = False) -> Finding:
-        """Resolve ``hit`` of ``rule`` against this document's source map into a
-        :class:`Finding`."""
-        smap = self.source_map
-        end_line: int | None = None
-        end_col: int | None = None
-        if hit.block_index is not None:
-            line, col = smap.block_line(hit.pointer, hit.block_index)
-        elif hit.on_key:
-            line, col = smap.key_position(hit.pointer)
-        else:
-            span = smap.span(hit.pointer)
-            if span is None:
-                line, col = 1, 1
-            else:
-                line, col = span.line, span.column
-                end_line, end_col = span.end_line, span.end_column
-                if hit.value_after:
-                    col = value_column(self.lines(), line, col, hit.value_after)
-        return Finding(rule=rule.id, severity=rule.effective_severity(strict), path=self.path,
-                       pointer=hit.pointer, line=line, column=col, message=hit.message,
-                       hint=hit.hint, end_line=end_line, end_column=end_col,
-                       related=hit.related)
-
-    def finding_at(self, rule: Rule, pointer: str, position: tuple[int, int], message: str,
-                   hint: str | None = None, *, strict: bool = False) -> Finding:
-        """A finding of ``rule`` at an explicit 1-based ``(line, column)`` (e.g. a parser
-        error mark)."""
-        return Finding(rule=rule.id, severity=rule.effective_severity(strict), path=self.path,
-                       pointer=pointer, line=position[0], column=position[1],
-                       message=message, hint=hint)
 
 
 def _nesting_bound(text: str, lines: list[str]) -> int:

@@ -44,7 +44,7 @@ from validator.rules.yaml.tags import YAML_BAD_TAG, YAML_UNKNOWN_TAG
 from validator.sourcemap import BlockLines, Span, join_pointer
 
 if TYPE_CHECKING:
-    from validator.load import LoadedDocument
+    from validator.load.document import LoadedDocument
 
 _MAX_FINDINGS_PER_RULE = 100
 """At most this many findings of one loader rule per file; the rest are summarised."""

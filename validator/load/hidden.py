@@ -29,7 +29,7 @@ from validator.rules.yaml.hidden_characters import HIDDEN_CHARACTER, LOOKALIKE
 from validator.sourcemap import Span, join_pointer, split_pointer
 
 if TYPE_CHECKING:
-    from validator.load import LoadedDocument
+    from validator.load.document import LoadedDocument
 
 
 _HIDDEN_CLASS = ("\u0085\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
