@@ -278,14 +278,14 @@ def load_yaml(
     if len(raw) > max_bytes:
         doc.findings.append(
             doc.finding_at(YAML_LIMIT, "", (1, 1),
-                                  f"file is {len(raw)} bytes, over the {max_bytes}-byte limit",
-                                  "raise --max-bytes if this file is legitimate")
+                           f"file is {len(raw)} bytes, over the {max_bytes}-byte limit",
+                           "raise --max-bytes if this file is legitimate")
         )
         return doc
     text, problem, where = decode_text(raw)
     if text is None:
         doc.findings.append(doc.finding_at(YAML_ENCODING, "", where, f"file is {problem}",
-                                                     "save the file as UTF-8 text"))
+                                           "save the file as UTF-8 text"))
         return doc
     doc.text = text
     line_map = LineMap(text)
@@ -312,7 +312,7 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
         mark = exc.mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         doc.findings.append(doc.finding_at(YAML_LIMIT, "", pos, str(exc),
-                                                  "simplify the document"))
+                                           "simplify the document"))
         return False
     except yaml.MarkedYAMLError as exc:
         doc.findings.append(_syntax_finding(doc, exc, lines, line_map))
@@ -320,22 +320,8 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
     except (yaml.YAMLError, RecursionError) as exc:
         doc.findings.append(doc.finding_at(YAML_INVALID, "", (1, 1), f"invalid YAML: {exc}"))
         return False
-    if len(nodes) != 1 or not isinstance(nodes[0], yaml.MappingNode):
-        if not nodes:
-            msg = "file holds no YAML document (it is empty or only comments)"
-            pos = (1, 1)
-        elif len(nodes) > 1:
-            msg = f"file holds {len(nodes)} YAML documents; a recipe file holds exactly one"
-            pos = (nodes[1].start_mark.line + 1, nodes[1].start_mark.column + 1)
-        else:
-            kind = "a sequence" if isinstance(nodes[0], yaml.SequenceNode) else "a scalar"
-            msg = f"the document's root is {kind}, not a mapping"
-            pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
-        doc.findings.append(doc.finding_at(YAML_SHAPE, "", pos, msg))
-        if len(nodes) < 2 or not isinstance(nodes[0], yaml.MappingNode):
-            return False
-        # several documents: the first is still built and checked, so that a YAML005
-        # demoted by the configuration does not pass a recipe nobody has read
+    if not _one_mapping(doc, nodes):
+        return False
     for pos in tabbed:  # positions as libyaml counts; the message as GitHub does
         shown = line_map.position(*pos)
         doc.findings.append(doc.finding_at(
@@ -352,9 +338,30 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
         doc.findings = [f for f in doc.findings if f.rule not in ("YAML003", "YAML004")]
         doc.findings.append(
             doc.finding_at(YAML_LIMIT, "", (node.start_mark.line + 1, node.start_mark.column + 1),
-                                  str(exc), "simplify the document")
+                           str(exc), "simplify the document")
         )
         doc.data = None
         return False
     builder.summarise()
     return True
+
+
+def _one_mapping(doc: LoadedDocument, nodes: list[yaml.Node]) -> bool:
+    """Whether the first of the composed documents ``nodes`` is to be built: a ``YAML005``
+    finding on ``doc`` unless the file holds exactly one mapping. With several documents
+    the first is still built and checked (when it is a mapping), so that a ``YAML005``
+    demoted by the configuration does not pass a recipe nobody has read."""
+    if len(nodes) == 1 and isinstance(nodes[0], yaml.MappingNode):
+        return True
+    if not nodes:
+        msg = "file holds no YAML document (it is empty or only comments)"
+        pos = (1, 1)
+    elif len(nodes) > 1:
+        msg = f"file holds {len(nodes)} YAML documents; a recipe file holds exactly one"
+        pos = (nodes[1].start_mark.line + 1, nodes[1].start_mark.column + 1)
+    else:
+        kind = "a sequence" if isinstance(nodes[0], yaml.SequenceNode) else "a scalar"
+        msg = f"the document's root is {kind}, not a mapping"
+        pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
+    doc.findings.append(doc.finding_at(YAML_SHAPE, "", pos, msg))
+    return len(nodes) >= 2 and isinstance(nodes[0], yaml.MappingNode)
