@@ -103,7 +103,12 @@ def vendor_env_typo(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                     msg, hint = _message(miss, f"{sdoc.path} {sptr[1:].replace('/', '.')}")
                     yield Hit(f"/compatible_strategies/{i}", msg, hint,
                               related=(Related(line, name, sdoc.path),))
-    text = get(data, "guide")
+    yield from _guide_typos(get(data, "guide"))
+
+
+def _guide_typos(text: object) -> Iterator[Hit]:
+    """Near-typos among the guide's ``export`` lines and ``VAR=x`` command prefixes, once
+    per name and line."""
     if not isinstance(text, str) or not text:
         return
     parsed = parse_guide(text)

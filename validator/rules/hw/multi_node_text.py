@@ -25,7 +25,13 @@ from validator.findings import Severity
 from validator.load import LoadedDocument
 from validator.render.gates import picker_hardware_if_shown
 from validator.rules.api import Hit, Reads, rule
-from validator.rules.hw.facts import amount, fits_single_node, hardware_named, profiles
+from validator.rules.hw.facts import (
+    Profile,
+    amount,
+    fits_single_node,
+    hardware_named,
+    profiles,
+)
 
 _NEEDS_MULTI_NODE = re.compile(
     r"\b(?:requires?|required|needs?|needed|needing|must\s+(?:run|use|be\s+served)(?:\s+on)?)"
@@ -211,13 +217,20 @@ def multi_node_text_vs_fit(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         if not fits or key in seen:
             continue
         seen.add(key)
-        where = "its description" if st.block_index is None else "the guide"
-        shown = ", ".join(f"{p.id} ({p.vram_gb:g} GB)" for p in fits[:6])
-        more = f" and {len(fits) - 6} more" if len(fits) > 6 else ""
-        on = f" on {', '.join(sorted(named))}" if named else ""
-        yield Hit(st.pointer, f"{where} says variant {st.variant!r} \"{st.phrase}\"{on}, but "
-                  f"its vram_minimum_gb {need:g} fits one node of {shown}{more}, so the site "
-                  "offers single-node strategies for it there",
-                  "raise vram_minimum_gb to what one node cannot hold, restrict the "
-                  "profiles or single-node strategies it does not fit, or correct the text",
-                  block_index=st.block_index)
+        yield _text_contradicts_fit(st, need, fits, named)
+
+
+def _text_contradicts_fit(st: MultiNodeStatement, need: float, fits: list[Profile],
+                          named: set[str]) -> Hit:
+    """The finding of a statement ``st`` that the variant needs multi-node while its
+    ``vram_minimum_gb`` (``need``) fits one node of the profiles ``fits``."""
+    where = "its description" if st.block_index is None else "the guide"
+    shown = ", ".join(f"{p.id} ({p.vram_gb:g} GB)" for p in fits[:6])
+    more = f" and {len(fits) - 6} more" if len(fits) > 6 else ""
+    on = f" on {', '.join(sorted(named))}" if named else ""
+    return Hit(st.pointer, f"{where} says variant {st.variant!r} \"{st.phrase}\"{on}, but "
+               f"its vram_minimum_gb {need:g} fits one node of {shown}{more}, so the site "
+               "offers single-node strategies for it there",
+               "raise vram_minimum_gb to what one node cannot hold, restrict the "
+               "profiles or single-node strategies it does not fit, or correct the text",
+               block_index=st.block_index)
