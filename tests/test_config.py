@@ -13,7 +13,7 @@ from validator.catalogue import all_rules
 from validator.cli import main
 from validator.config import ConfigError, parse_config
 from validator.globs import compile_glob
-from validator.rules import FAMILIES
+from validator.rules.metadata import FAMILIES
 
 PROJECT = Path(__file__).resolve().parents[1]
 EXAMPLES = PROJECT / "examples" / "recipes"

@@ -39,5 +39,28 @@ def test_a_fixable_rule_names_its_fix_and_the_others_none() -> None:
     assert fixable
     for entry in fixable:
         where = entry["fix_where"]
-        assert isinstance(where, str) and where.startswith("validator/fix/")
+        assert isinstance(where, str)
+        assert where.startswith(("validator/fix/", "validator/rules/")), where
         assert (PROJECT / where.rsplit(":", 1)[0]).is_file()
+
+
+def test_every_rule_names_its_module_and_a_moved_family_its_folder() -> None:
+    from validator.catalogue import FAMILY_FOLDERS
+
+    entries = catalogue()
+    for entry in entries:
+        module, where = entry["module"], entry["where"]
+        assert isinstance(module, str) and isinstance(where, str)
+        assert where.startswith(module + ":"), entry["id"]
+        assert (PROJECT / module).is_file(), module
+        family = str(entry["family"]).lower()
+        if family in FAMILY_FOLDERS:
+            assert module.startswith(f"validator/rules/{family}/"), entry["id"]
+    by_id = {str(e["id"]): e["module"] for e in entries}
+    assert by_id["REF019"] == "validator/rules/ref/model_id.py"
+    assert by_id["YAML002"] == "validator/rules/yaml/duplicate_keys.py"
+    assert by_id["ENV001"] == "validator/rules/env/misspelled_variable.py"
+    # the fix of a moved rule is beside it, in its family's folder
+    fixes = {str(e["id"]): e["fix_where"] for e in entries}
+    assert str(fixes["REF019"]).startswith("validator/rules/ref/model_id.py:")
+    assert str(fixes["YAML003"]).startswith("validator/rules/yaml/fixes.py:")

@@ -19,7 +19,8 @@ from validator.checks import cli_plan, ver_model
 from validator.context import Context, Settings, UndeclaredRead, build_context
 from validator.findings import Severity
 from validator.load import LoadedDocument, load_yaml
-from validator.rules import UNDECLARED_READS, Reads, Rule, rule
+from validator.rules.api import rule
+from validator.rules.metadata import UNDECLARED_READS, Reads, Rule
 from validator.schema import SchemaValidator
 from validator.source.tree import LocalTree
 

@@ -11,13 +11,13 @@ import pytest
 
 from validator.catalogue import check_rules
 from validator.checker import RunResult
-from validator.checks import cli_data
 from validator.checks.cli_data import CliRegistries
 from validator.context import Settings
 from validator.findings import Finding
 from validator.load import LoadedDocument
 from validator.session import Session
 from validator.source.tree import LocalTree
+from validator.vllm_cli import data_source
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "recipes"
 RECIPES = ("models/example-org/Example-Chat-8B.yaml", "models/example-org/Example-MoE-120B.yaml")
@@ -78,7 +78,7 @@ def test_findings_do_not_depend_on_dropped_state(tree: LocalTree) -> None:
 
 
 def test_data_source_memo_is_bounded_lru(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_data, "MEMO_SIZE", 3)
+    monkeypatch.setattr(data_source, "MEMO_SIZE", 3)
     cli = CliRegistries()
     calls: list[str] = []
 
@@ -101,7 +101,7 @@ def test_bounded_data_source_gives_the_same_findings(tree: LocalTree,
     """A memo far smaller than the run needs (every value recomputed) changes nothing."""
     full = Session(SETTINGS, check_rules())
     full.check_targets([(tree, p) for p in RECIPES])
-    monkeypatch.setattr(cli_data, "MEMO_SIZE", 1)
+    monkeypatch.setattr(data_source, "MEMO_SIZE", 1)
     small = Session(SETTINGS, check_rules())
     small.check_targets([(tree, p) for p in RECIPES])
     assert len(small.cli._memo) <= 1

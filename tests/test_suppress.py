@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from validator.cli import main
-from validator.rules import RULES
+from validator.rules.metadata import RULES
 from validator.suppress import directives
 
 MOE = "models/example-org/Example-MoE-120B.yaml"

@@ -51,7 +51,7 @@ from validator.atomic import atomic_write
 
 if TYPE_CHECKING:
     from validator.context import Settings
-    from validator.rules import Rule
+    from validator.rules.metadata import Rule
 
 FORMAT = 3
 SECRET_NAME = ".secret"

@@ -1,22 +1,23 @@
 """The complete rule list: every module that declares rules, imported here and only here.
 
-A rule is declared where its logic is (a check family in :mod:`validator.checks`, a stage
-such as :mod:`validator.load` or :mod:`validator.schema`, or :mod:`validator.stage_rules`)
-with :func:`validator.rules.rule` or :func:`validator.rules.declare`; this module lists
-those modules statically, so that the catalogue is complete whatever else was imported,
-and looks rules up by id. Nothing below this module imports it (``validator.config`` and
-the reporters read it lazily, at run time); ``tests/test_architecture.py`` checks that
-every module declaring a rule is in :data:`RULE_MODULES`.
-
-Adding a rule to an existing family module needs nothing here; adding a new module of
-rules means adding it to :data:`RULE_MODULES`.
+A rule is declared in its family's folder, ``validator/rules/<family>/`` (a check with
+:func:`validator.rules.api.rule`, a rule a pipeline stage emits with
+:func:`validator.rules.metadata.declare`), or, for the families not moved there yet, in a
+module of :mod:`validator.checks`. This module imports every module of every family
+folder (found on disk, so that a new module of rules or fixes needs nothing here) and
+lists the remaining check modules statically, so that the catalogue is complete whatever
+else was imported, and looks rules up by id. Nothing below this module imports it
+(``validator.config``, the reporters and the fix engine read it lazily, at run time);
+``tests/test_architecture.py`` checks that every module declaring a rule is in
+:data:`RULE_MODULES`.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from types import ModuleType
 
-import validator.checks.env_vars
 import validator.checks.flag
 import validator.checks.flag_combined
 import validator.checks.flag_range
@@ -24,16 +25,6 @@ import validator.checks.guide
 import validator.checks.guide_nodes
 import validator.checks.guide_range
 import validator.checks.guide_structured
-import validator.checks.hw_claims
-import validator.checks.hw_fit
-import validator.checks.hw_keys
-import validator.checks.hw_precision
-import validator.checks.hw_text
-import validator.checks.hw_vram
-import validator.checks.ref
-import validator.checks.ref_api
-import validator.checks.ref_shell
-import validator.checks.render_checks
 import validator.checks.shell_words
 import validator.checks.ver_claims
 import validator.checks.ver_dates
@@ -43,18 +34,24 @@ import validator.checks.ver_minimum
 import validator.fix.removed
 import validator.fix.safe
 import validator.fix.unsafe
-import validator.load.hidden
-import validator.load.rules
-import validator.schema
-import validator.stage_rules
-from validator.rules import RULES, Rule
+from validator.rules.metadata import RULES, Rule, source_location
 
-RULE_MODULES: tuple[ModuleType, ...] = (
-    validator.load.rules,
-    validator.load.hidden,
-    validator.schema,
-    validator.stage_rules,
-    validator.checks.env_vars,
+FAMILY_FOLDERS: tuple[str, ...] = ("env", "hw", "prov", "rc", "ref", "schema", "yaml")
+"""The families whose rules live in ``validator/rules/<family>/``."""
+
+
+def _family_modules(family: str) -> tuple[ModuleType, ...]:
+    """Every module of ``validator/rules/<family>/``, imported, in name order."""
+    package = importlib.import_module(f"validator.rules.{family}")
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    return tuple(importlib.import_module(f"{package.__name__}.{name}") for name in names)
+
+
+FAMILY_MODULES: tuple[ModuleType, ...] = tuple(
+    module for family in FAMILY_FOLDERS for module in _family_modules(family))
+"""Every module of the family folders: rules, their fixes, and what they share."""
+
+CHECK_MODULES: tuple[ModuleType, ...] = (
     validator.checks.flag,
     validator.checks.flag_combined,
     validator.checks.flag_range,
@@ -62,16 +59,6 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.guide_nodes,
     validator.checks.guide_range,
     validator.checks.guide_structured,
-    validator.checks.hw_claims,
-    validator.checks.hw_fit,
-    validator.checks.hw_keys,
-    validator.checks.hw_precision,
-    validator.checks.hw_text,
-    validator.checks.hw_vram,
-    validator.checks.ref,
-    validator.checks.ref_api,
-    validator.checks.ref_shell,
-    validator.checks.render_checks,
     validator.checks.shell_words,
     validator.checks.ver_claims,
     validator.checks.ver_dates,
@@ -79,15 +66,28 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     validator.checks.ver_images,
     validator.checks.ver_minimum,
 )
-"""Every module that declares rules (with :func:`~validator.rules.rule` or
-:func:`~validator.rules.declare`)."""
+"""The modules of :mod:`validator.checks` that declare rules (the families not yet in
+``validator/rules/<family>/``): a new module of rules there is added here."""
+
+
+def _declares_rules(module: ModuleType) -> bool:
+    file = source_location(module.__name__, 0).rpartition(":")[0]
+    return any(r.where.rpartition(":")[0] == file for r in RULES.values())
+
+
+RULE_MODULES: tuple[ModuleType, ...] = (
+    *(module for module in FAMILY_MODULES if _declares_rules(module)), *CHECK_MODULES)
+"""Every module that declares rules (with :func:`~validator.rules.api.rule` or
+:func:`~validator.rules.metadata.declare`)."""
 
 FIX_MODULES: tuple[ModuleType, ...] = (
     validator.fix.removed,
     validator.fix.safe,
     validator.fix.unsafe,
 )
-"""Every module that declares fixes (:attr:`Rule.fix` is read from them)."""
+"""The modules of :mod:`validator.fix` that declare fixes (the fixes of the families not
+yet in ``validator/rules/<family>/``; the others are beside their rules, in
+:data:`FAMILY_MODULES`). :attr:`Rule.fix` is read from them."""
 
 
 def all_rules() -> list[Rule]:

@@ -21,11 +21,12 @@ from validator.context import Context
 from validator.findings import Finding, Severity, count_by_severity
 from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
-from validator.load.rules import YAML_LIMIT, YAML_SHAPE
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
-from validator.rules import Hit, Rule
+from validator.rules.metadata import Hit, Rule
+from validator.rules.yaml.document_shape import YAML_SHAPE
+from validator.rules.yaml.safety_limits import YAML_LIMIT
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.verify import REFUSED, VerificationError
@@ -208,7 +209,7 @@ class Checker:
             assert rule.check is not None
             try:
                 hits = itertools.islice(rule.check(doc, self.context), MAX_FINDINGS_PER_RULE + 1)
-                found = [rule.finding(doc, hit, strict=strict) for hit in hits]
+                found = [doc.finding(rule, hit, strict=strict) for hit in hits]
                 if len(found) > MAX_FINDINGS_PER_RULE:
                     # a hostile document must not make the report unbounded
                     found[-1] = dataclasses.replace(
@@ -274,7 +275,7 @@ def configuration_limit(doc: LoadedDocument, ctx: Context) -> list[Finding]:
     for rendered in recent_renderings(doc, ctx):
         for problem in rendered.problems:
             if problem.code == CONFIGURATION_LIMIT:
-                return [YAML_LIMIT.finding(doc, Hit("", problem.message, (
+                return [doc.finding(YAML_LIMIT, Hit("", problem.message, (
                     "split the recipe, or drop variants, strategies or feature modes the "
                     "site need not offer")))]
     return []

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
-from validator.rules import Reads
+from validator.rules.metadata import Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree
 
 if TYPE_CHECKING:
-    from validator.checks.cli_data import CliRegistries
+    from validator.vllm_cli.data_source import CliRegistries
 
 T = TypeVar("T")
 
@@ -41,7 +41,7 @@ class Settings:
         offline: never touch the network (release list, fetches come from snapshots).
         vendored_dir: folder of vendored, digest-pinned data (default: the project's
             ``snapshots/``): the vLLM release list and, in its ``vllm-cli/``, the CLI
-            registries the rules read (:class:`validator.checks.cli_data.CliRegistries`).
+            registries the rules read (:class:`validator.vllm_cli.data_source.CliRegistries`).
         max_bytes: size limit for any YAML file read, in bytes.
         online_releases: fetch the vLLM release list from PyPI instead of the vendored
             snapshot (see :mod:`validator.releases`); off by default.

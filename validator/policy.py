@@ -98,7 +98,7 @@ class Policy:
                  hint: str) -> Finding:
         """An ``RC`` finding at the comment, with its severity (``--strict`` and the
         configured override applied)."""
-        from validator.rules import RULES
+        from validator.rules.metadata import RULES
 
         base = Finding(rule_id, RULES[rule_id].effective_severity(self.strict), path, "",
                        d.line, d.column, message, hint)
@@ -107,7 +107,7 @@ class Policy:
     def _ran(self, selector: str, path: str) -> bool:
         """Whether some rule the selector names ran on ``path`` (otherwise a suppression of
         it cannot be known to be unused)."""
-        from validator.rules import RULES
+        from validator.rules.metadata import RULES
 
         return any(matches(selector, r) and self.keep(path, r) for r in RULES)
 

@@ -24,11 +24,15 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from validator.findings import Finding, Severity, printable
+from validator.findings import Finding, printable
 from validator.format_history import schema_as_of, undone_at
 from validator.load import LoadedDocument
 from validator.paths import SCHEMAS_DIR
-from validator.rules import Hit, declare
+from validator.rules.metadata import Hit
+from validator.rules.schema.display_only import DISPLAY_ONLY, SCHEMA_DISPLAY_ONLY
+from validator.rules.schema.required_keys import SCHEMA_REQUIRED
+from validator.rules.schema.unknown_keys import SCHEMA_UNKNOWN_KEY
+from validator.rules.schema.value_types import SCHEMA_CONSTRAINT, SCHEMA_ENUM, SCHEMA_TYPE
 from validator.sourcemap import join_pointer
 
 if TYPE_CHECKING:
@@ -37,126 +41,6 @@ if TYPE_CHECKING:
 
 SCHEMA_DIR = SCHEMAS_DIR
 
-SCHEMA_TYPE = declare(
-    "SCHEMA001",
-    Severity.ERROR,
-    "Value has the wrong type",
-    """A value's JSON type differs from the one the format defines (for example a list
-    where a mapping is expected, or a number where a quoted string is required).
-
-    Failing::
-
-        variants:
-          default: {precision: bf16, vram_minimum_gb: "20 GB"}
-
-    Passing::
-
-        variants:
-          default: {precision: bf16, vram_minimum_gb: 20}
-
-    How to fix: write the value in the type the message names (here a number of GB).""",
-)
-SCHEMA_ENUM = declare(
-    "SCHEMA002",
-    Severity.ERROR,
-    "Value is not one of the allowed values",
-    """A field with a closed vocabulary (difficulty, tasks, hardware status, precision,
-    architecture...) holds a value outside it.
-
-    Failing::
-
-        meta:
-          difficulty: easy
-
-    Passing::
-
-        meta:
-          difficulty: beginner
-
-    How to fix: use one of the allowed values the message lists.""",
-)
-SCHEMA_REQUIRED = declare(
-    "SCHEMA003",
-    Severity.ERROR,
-    "Required key is missing",
-    """A key the format requires is absent. The finding points at the mapping that
-    should hold it.
-
-    Failing::
-
-        variants:
-          fp8: {precision: fp8}
-
-    Passing::
-
-        variants:
-          fp8: {precision: fp8, vram_minimum_gb: 10}
-
-    How to fix: add the missing key to the mapping the finding points at.""",
-)
-SCHEMA_UNKNOWN_KEY = declare(
-    "SCHEMA004",
-    Severity.WARNING,
-    "Unknown key",
-    """A mapping holds a key the format does not define: often a typo, sometimes a newer
-    format than this tool knows. A warning, or an error under ``--strict``.
-
-    Failing::
-
-        variants:
-          default: {supported_hardwares: [h100, b200]}
-
-    Passing::
-
-        variants:
-          default: {supported_hardware: [h100, b200]}
-
-    How to fix: correct the key's spelling, or remove it if this format has no such field.""",
-)
-SCHEMA_CONSTRAINT = declare(
-    "SCHEMA005",
-    Severity.ERROR,
-    "Value breaks a format constraint",
-    """A value has the right type but breaks another constraint of the format: a pattern
-    (versions, dates, ids), a minimum, a length, or a combination of keys.
-
-    Failing::
-
-        model:
-          model_id: "Example-Chat-8B"
-
-    Passing::
-
-        model:
-          model_id: "example-org/Example-Chat-8B"
-
-    How to fix: write the value in the form the message describes (here ``<org>/<repo>``).""",
-)
-
-SCHEMA_DISPLAY_ONLY = declare(
-    "SCHEMA006",
-    Severity.WARNING,
-    "Display-only field not in the documented form",
-    """``model.parameter_count`` and ``model.active_parameters`` are documented as a size
-    (``"8B"``, ``"2.4T"``), but the site only prints them as text, so ``"Undisclosed"`` or
-    a phrase renders fine: a warning, not an error (``HW009``/``HW010`` cannot check the
-    VRAM formula without a size).
-
-    Failing::
-
-        model:
-          parameter_count: "Undisclosed"
-
-    Passing::
-
-        model:
-          parameter_count: "8B"
-
-    How to fix: write the size when it is known; otherwise leave the text.""",
-)
-
-#: Fields the site prints as text only: a pattern violation there is SCHEMA006.
-DISPLAY_ONLY = frozenset({"/model/parameter_count", "/model/active_parameters"})
 
 _BY_KEYWORD = {
     "type": SCHEMA_TYPE,
@@ -266,7 +150,7 @@ class SchemaValidator:
         findings: list[Finding] = []
         for error in _validator(schema, undone).iter_errors(doc.data):
             for rule, hit in self._hits(error):
-                findings.append(rule.finding(doc, hit, strict=self.strict))
+                findings.append(doc.finding(rule, hit, strict=self.strict))
         return findings
 
     def _hits(self, error: ValidationError) -> Iterator[tuple[Any, Hit]]:

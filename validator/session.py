@@ -32,7 +32,7 @@ from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
 from validator.progress import Progress
-from validator.rules import Rule
+from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import RecipeTree, SourceError
@@ -164,7 +164,7 @@ class Session:
     def judgeable(self, context: Context, rules: Sequence[Rule] | None = None) -> list[Rule]:
         """``rules`` (default: the session's) that can judge ``context``: without a
         taxonomy the tree is no recipes root, and the rules that look names up in the root
-        (:attr:`~validator.rules.Rule.needs_root`) are left out."""
+        (:attr:`~validator.rules.metadata.Rule.needs_root`) are left out."""
         chosen = self.rules if rules is None else rules
         if context.taxonomy is not None:
             return list(chosen)

@@ -27,7 +27,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from validator.stage_rules import IN_TEXT, MALFORMED, UNKNOWN, UNUSED
+from validator.rules.rc.suppression_comments import IN_TEXT, MALFORMED, UNKNOWN, UNUSED
 
 _DIRECTIVE = re.compile(r"#\s*recipe-check\s*:(?P<rest>.*)$", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<ids>[A-Za-z0-9_]+(?:[\s,]+[A-Za-z0-9_]+)*)",

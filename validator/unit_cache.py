@@ -31,7 +31,7 @@ from typing import Any
 from validator.cache import ResultCache, checks_digest
 from validator.context import Context, Settings
 from validator.findings import Finding, Related, Severity
-from validator.rules import Rule
+from validator.rules.metadata import Rule
 from validator.source.provenance import Provenance
 
 LABEL = "check"

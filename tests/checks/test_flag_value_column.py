@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import check_tree, line_of
 from tests.tiny_recipe import PATH, write_tiny
 from validator.cli import main
-from validator.rules import value_column
+from validator.load.lines import value_column
 
 BLOCK = ('    - "--tool-call-parser=hermess"\n'
          "    - '--compilation-config={\"level\": 3,}'\n"

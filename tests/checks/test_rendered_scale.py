@@ -12,7 +12,7 @@ from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
 from validator.checks import cli_plan
 from validator.checks.rendered import RenderedFacts, merge
-from validator.rules import Hit
+from validator.rules.metadata import Hit
 
 
 class CountingPointer(str):

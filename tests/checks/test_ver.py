@@ -36,7 +36,7 @@ def inject(root: Path, path: str, old: str, new: str) -> str:
 def run_ver(text: str, path: str, ctx: Context) -> list[Finding]:
     """VER findings of recipe ``text`` (not on disk) against ``ctx``."""
     doc = load_yaml(text.encode("utf-8"), path)
-    return [r.finding(doc, hit) for r in check_rules()
+    return [doc.finding(r, hit) for r in check_rules()
             if r.id.startswith("VER") and r.check is not None for hit in r.check(doc, ctx)]
 
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from validator.checks.flag_engine import parse_int
-from validator.checks.hw_model import amount
-from validator.checks.hw_vram import formula_vram_gb
 from validator.checks.versions import parse_min_version
 from validator.cli import main
 from validator.load import load_yaml
+from validator.rules.hw.facts import amount
+from validator.rules.hw.vram_formula import formula_vram_gb
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "recipes"
 RECIPE = "models/example-org/Example-Chat-8B.yaml"

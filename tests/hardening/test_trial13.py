@@ -44,13 +44,10 @@ def test_a_severity_for_an_always_reported_rule_is_a_config_error(
 def test_the_always_reported_rules_are_the_ones_that_bypass_the_policy() -> None:
     """:data:`ALWAYS_ERRORS` names the errors the run records outside the policy: bytes that
     failed verification (``VerificationError``'s rules), a refused file, an unhandled path."""
+    from validator.rules.prov.digests import BLOB_MISMATCH, SHA256_MISMATCH
+    from validator.rules.prov.snapshot_lock import SNAPSHOT_MISMATCH
+    from validator.rules.prov.unread_files import UNHANDLED_PATH
     from validator.source.verify import REFUSED
-    from validator.stage_rules import (
-        BLOB_MISMATCH,
-        SHA256_MISMATCH,
-        SNAPSHOT_MISMATCH,
-        UNHANDLED_PATH,
-    )
 
     bypassing = {BLOB_MISMATCH, SHA256_MISMATCH, SNAPSHOT_MISMATCH, REFUSED, UNHANDLED_PATH}
     assert {r.id for r in bypassing} == ALWAYS_ERRORS

@@ -18,7 +18,7 @@ from validator.cli import main
 from validator.history.audit import RELEASED, AuditOptions, run_audit
 from validator.history.keys import RuleGroup, part_digests, rule_groups
 from validator.releases import load_vendored
-from validator.rules import Reads
+from validator.rules.metadata import Reads
 
 FILES = {"taxonomy.yaml": "t1", "strategies/tp.yaml": "s1", "kv_store/lm.yaml": "k1",
          "models/org/a.yaml": "a1", "README.md": "r1"}

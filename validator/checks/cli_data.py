@@ -1,12 +1,7 @@
-"""The vendored vLLM CLI registries of one run: a data source object, passed in.
+"""The data source the CLI rules read during a run (:func:`active`, :func:`using`).
 
-A :class:`CliRegistries` knows where the digest-pinned registries live (``<folder>/
-index.json`` and ``<folder>/<version>.json`` for vLLM, ``<folder>/<plugin>/`` for each
-vendored platform plugin, see :mod:`validator.vllm_cli.plugins`) and which release list
-dates them (``vllm-releases.json`` of the vendored data folder, for ``--as-of``). It
-loads each release lazily and keeps what it derived (release lists per window, loaded
-registries, version plans) as its own state, so two runs with two data folders never
-share a cache.
+The data source itself, :class:`CliRegistries` (the vendored registries of one run), is
+:mod:`validator.vllm_cli.data_source`, re-exported here.
 
 The driver builds one per run from the settings (:meth:`CliRegistries.from_settings`,
 :class:`validator.session.Session`) and puts it on the context (``ctx.cli``); the
@@ -18,171 +13,13 @@ folder.
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date
-from itertools import islice
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
-from packaging.version import Version
+from validator.vllm_cli.data_source import MEMO_SIZE, VLLM, CliRegistries
 
-from validator.paths import SNAPSHOTS_DIR
-from validator.vllm_cli.registry import (
-    DEFAULT_REGISTRY_DIR,
-    INDEX_NAME,
-    CliRegistry,
-    available_versions,
-    load_registry,
-)
-
-if TYPE_CHECKING:
-    from validator.context import Settings
-
-T = TypeVar("T")
-
-#: The family of vLLM's own CLI.
-VLLM = "vllm"
-
-MEMO_SIZE = 1024
-"""How many derived values (:meth:`CliRegistries.memoised`) a data source keeps, least
-recently used dropped first: a corpus run derives tens of thousands (release plans, first
-and last releases of names, suggestions) and would otherwise hold every one until it ends.
-Parsed argument lists have their own bounded spaces (:meth:`CliRegistries.bounded`)."""
-
-
-class CliRegistries:
-    """The vendored CLI registries under ``folder``.
-
-    Args:
-        folder: the vLLM registries (``index.json`` + one file per release); a plugin's
-            are in ``folder/<PyPI name>``.
-        vendored_dir: the vendored data folder whose ``vllm-releases.json`` dates the
-            releases for ``as_of`` (default: the project's).
-    """
-
-    def __init__(self, folder: Path = DEFAULT_REGISTRY_DIR,
-                 vendored_dir: Path | None = None) -> None:
-        self.folder = Path(folder)
-        self.vendored_dir = vendored_dir
-        self._versions: dict[tuple[str, date | None], tuple[Version, ...]] = {}
-        self._registries: dict[tuple[str, str], CliRegistry] = {}
-        self._memo: OrderedDict[Any, Any] = OrderedDict()
-        self._bounded: dict[str, dict[Any, Any]] = {}
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> CliRegistries:
-        """The registries of ``settings.vendored_dir`` (its ``vllm-cli/`` folder), or the
-        project's when the settings name no folder."""
-        base = settings.vendored_dir
-        if base is None:
-            return cls()
-        return cls(Path(base) / DEFAULT_REGISTRY_DIR.name, Path(base))
-
-    def __repr__(self) -> str:
-        return f"CliRegistries({str(self.folder)!r})"
-
-    def registry_dir(self, family: str = VLLM) -> Path:
-        """The registry folder of ``family``."""
-        return self.folder if family == VLLM else self.folder / family
-
-    def memoised(self, key: Any, compute: Callable[[], T]) -> T:
-        """``compute()`` under ``key`` (a hashable that names what it is and every input
-        it depends on besides these registries), kept for the next :data:`MEMO_SIZE`
-        distinct keys asked after its last use: a value dropped is computed again, so
-        ``compute`` must be deterministic and its value not mutated by the caller."""
-        memo = self._memo
-        if key in memo:
-            memo.move_to_end(key)
-            found: T = memo[key]
-            return found
-        value = memo[key] = compute()
-        if len(memo) > MEMO_SIZE:
-            memo.popitem(last=False)
-        return value
-
-    def bounded(self, space: str, key: Any, compute: Callable[[], T], limit: int) -> T:
-        """``compute()`` once per data source under ``key`` in the memo ``space``, which
-        holds at most ``limit`` entries: past that the oldest quarter is dropped (first
-        in, first out), so a run over many argument lists keeps a bounded, recent set.
-        ``key`` names every input the value depends on besides these registries."""
-        memo = self._bounded.get(space)
-        if memo is None:
-            memo = self._bounded[space] = {}
-        elif key in memo:
-            found: T = memo[key]
-            return found
-        value = compute()
-        if len(memo) >= limit:
-            for old in list(islice(memo, max(1, limit // 4))):
-                del memo[old]
-        memo[key] = value
-        return value
-
-    def _published(self, as_of: date) -> frozenset[str]:
-        """vLLM versions published on or before ``as_of`` (vendored release list)."""
-        from validator.releases import load_vendored
-
-        def compute() -> frozenset[str]:
-            return frozenset(str(r.version) for r in load_vendored(self.vendored_dir).releases
-                             if r.uploaded.date() <= as_of)
-
-        return self.memoised(("published", as_of), compute)
-
-    def versions(self, family: str = VLLM, as_of: date | None = None) -> tuple[Version, ...]:
-        """Vendored releases of ``family``, ascending; ``()`` when its ``index.json`` is
-        absent. With ``as_of``, a vLLM release counts when it was published by then; a
-        plugin release when the vLLM it is built on was."""
-        key = (family, as_of)
-        found = self._versions.get(key)
-        if found is None:
-            found = self._versions[key] = self._compute_versions(family, as_of)
-        return found
-
-    def _compute_versions(self, family: str, as_of: date | None) -> tuple[Version, ...]:
-        d = self.registry_dir(family)
-        if not (d / INDEX_NAME).is_file():
-            return ()
-        every = tuple(sorted(Version(str(v)) for v in available_versions(d)))
-        if as_of is None:
-            return every
-        published = self._published(as_of)
-        if family == VLLM:
-            return tuple(v for v in every if str(v) in published)
-        out = []
-        for v in every:
-            info = self.registry(str(v), family).plugin
-            if info is None or str(Version(info.vllm_version)) in published:
-                out.append(v)
-        return tuple(out)
-
-    def registry(self, version: str, family: str = VLLM) -> CliRegistry:
-        """The registry of ``version`` (one of :meth:`versions`) of ``family``.
-
-        Raises:
-            validator.vllm_cli.registry.RegistryError: the file is missing or fails its
-                digest pin (reported by the checker as an internal error naming the file).
-        """
-        key = (version, family)
-        reg = self._registries.get(key)
-        if reg is None:
-            reg = self._registries[key] = load_registry(version, self.registry_dir(family))
-        return reg
-
-    def digest(self) -> str:
-        """Hex SHA-256 of every index and registry file under :attr:`folder` (and of the
-        release list dating them): changes whenever the registries do."""
-        h = hashlib.sha256()
-        files = sorted(f for f in self.folder.rglob("*.json") if f.is_file()) \
-            if self.folder.is_dir() else []
-        releases = (self.vendored_dir or SNAPSHOTS_DIR) / "vllm-releases.json"
-        for f in [*files, *([releases] if releases.is_file() else [])]:
-            h.update(f.as_posix().encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
-        return h.hexdigest()
-
+__all__ = ["MEMO_SIZE", "VLLM", "CliRegistries", "active", "using"]
 
 _ACTIVE: ContextVar[CliRegistries | None] = ContextVar("recipe_check_cli_registries",
                                                        default=None)

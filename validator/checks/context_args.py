@@ -69,6 +69,6 @@ def context_arg_findings(doc: LoadedDocument, kind: str, rules: Mapping[str, Rul
                          strict: bool) -> list[Finding]:
     """:func:`context_arg_hits` as findings of those of ``rules`` (id -> rule: the run's
     selection) that found them, before the run's policy."""
-    return [rules[rule_id].finding(doc, hit, strict=strict)
+    return [doc.finding(rules[rule_id], hit, strict=strict)
             for rule_id, hits in context_arg_hits(doc, kind).items() if rule_id in rules
             for hit in hits]

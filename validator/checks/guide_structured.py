@@ -13,13 +13,13 @@ from validator.checks._data import as_dict, get
 from validator.checks.flag_model import FLAG_READS
 from validator.checks.guide_model import GUIDE, GuideAnalysis, guide_model, guide_text
 from validator.checks.guide_sections import SectionSearch
-from validator.checks.hw_model import hardware_named
 from validator.checks.registry import Hit, rule
 from validator.checks.release_range import parse_at
 from validator.checks.rendered import affected
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand
 from validator.render.cache import rendered_configurations
+from validator.rules.hw.facts import hardware_named
 from validator.sourcemap import join_pointer
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs

@@ -35,7 +35,7 @@ from validator.checks._data import as_dict, as_list, get
 from validator.checks.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions, window
 from validator.checks.ver_model import image_sites, nightly_required, parse_image, tag_version
 from validator.checks.versions import effective_min_version
-from validator.rules import Reads
+from validator.rules.metadata import Reads
 
 if TYPE_CHECKING:
     from validator.context import Context

@@ -1,12 +1,11 @@
-"""The rule registry, as check families import it.
+"""The check API, as the check families still in this package import it.
 
-The catalogue itself lives in :mod:`validator.rules` (outside this package, so that the
-loader and schema stages can declare their rules without importing every family); this
-module re-exports it for rule authors. The complete list of rules is
-:mod:`validator.catalogue`.
+It is :mod:`validator.rules.api` (the :func:`rule` decorator, :class:`Hit`, :class:`Reads`)
+re-exported, until these families move to ``validator/rules/<family>/``; new rule modules
+import :mod:`validator.rules.api` directly.
 """
 
-from validator.rules import (
+from validator.rules.api import (
     CONTEXT_FILES,
     FAMILIES,
     RECIPE_ONLY,
@@ -15,9 +14,8 @@ from validator.rules import (
     Hit,
     Reads,
     Rule,
-    declare,
     rule,
 )
 
 __all__ = ["CONTEXT_FILES", "FAMILIES", "RECIPE_ONLY", "RULES", "CheckFn", "Hit", "Reads",
-           "Rule", "declare", "rule"]
+           "Rule", "rule"]

@@ -25,7 +25,7 @@ from validator.checks.arg_layers import collect_layers
 from validator.checks.registry import Hit, rule
 from validator.findings import Severity
 from validator.render.args import shell_quote
-from validator.rules import RECIPE_ONLY
+from validator.rules.metadata import RECIPE_ONLY
 
 if TYPE_CHECKING:
     from validator.context import Context

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from validator.checks._data import get, items
-from validator.checks.hw_text import _mentions as variants_named
 from validator.checks.registry import RECIPE_ONLY, Hit, Reads, rule
 from validator.checks.ver_model import (
     FLOATING_TAG,
@@ -37,6 +36,7 @@ from validator.checks.versions import (
     parse_min_version,
 )
 from validator.findings import Severity
+from validator.rules.hw.multi_node_text import _mentions as variants_named
 
 if TYPE_CHECKING:
     from validator.context import Context

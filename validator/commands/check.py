@@ -36,7 +36,7 @@ from validator.policy import Policy
 from validator.progress import Progress
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
-from validator.rules import Rule
+from validator.rules.metadata import Rule
 from validator.session import Session
 from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
 from validator.source.options import add_fetch_arguments, default_cache_dir, fetch_options_from

@@ -1,6 +1,7 @@
 """``recipe-check rules``: the rule catalogue (id, severity, whether ``--fix`` fixes it
 (``fix: safe``) or ``--unsafe-fixes`` does (``fix: unsafe``), summary; ``--long`` adds
-the description; ``--format json`` for tools)."""
+the description and where the rule and its fix are; ``--format json`` for tools, with
+each rule's ``module``, the file that declares it)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([{"id": r.id, "severity": r.severity.value, "family": r.family,
                            "summary": r.summary, "fix": r.fix, "description": r.description,
-                           "where": r.where, "fix_where": fix_location(r.id)}
+                           "where": r.where, "module": r.module,
+                           "fix_where": fix_location(r.id)}
                           for r in rules], indent=2))
     elif args.format == "markdown":
         from validator.docs import rules_markdown
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 def fix_location(rule_id: str) -> str | None:
     """Where the fix of ``rule_id`` is defined (``None`` when it has none)."""
     from validator.fix.registry import FIXES
-    from validator.rules import source_location
+    from validator.rules.metadata import source_location
 
     spec = FIXES.get(rule_id)
     if spec is None:

@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from validator.checks._data import as_dict, as_list, get
-from validator.checks.hw_text import multi_node_statements
 from validator.evidence.cite import Citer
 from validator.evidence.model import Citation, Classification, Fact
 from validator.load.scalars import json_number_problem
 from validator.render.gates import picker_hardware_if_shown
+from validator.rules.hw.multi_node_text import multi_node_statements
 from validator.sourcemap import join_pointer
 
 RULE_DEFAULT_FEATURES = (
@@ -301,7 +301,7 @@ class FactBuilder:
 
     def multi_node_text(self, name: str, vf: VariantFacts) -> None:
         """Statements of the description or guide that variant ``name`` needs multi-node
-        (:func:`validator.checks.hw_text.multi_node_statements`), quoted and cited."""
+        (:func:`validator.rules.hw.multi_node_text.multi_node_statements`), quoted and cited."""
         for st in self.multi_node:
             if st.variant != name:
                 continue

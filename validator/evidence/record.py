@@ -48,7 +48,7 @@ from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
 from validator.load.scalars import json_number_problem
 from validator.paths import CHECKOUT_DIR
-from validator.rules import READS_EVERYTHING, RELEASE_DATA, Reads
+from validator.rules.metadata import READS_EVERYTHING, RELEASE_DATA, Reads
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
 
@@ -91,7 +91,7 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
 
     With complete context every rule runs. Without it (no taxonomy or strategies at this
     revision), a rule that declares it reads a part of the revision besides the recipe
-    (``@rule(..., reads=...)``, see :class:`~validator.rules.Reads`;
+    (``@rule(..., reads=...)``, see :class:`~validator.rules.metadata.Reads`;
     :meth:`ContextStatus.missing`) is reported as skipped, since its findings would
     describe the missing files rather than the document; the others run on a context
     whose missing parts are unreadable (:meth:`~validator.context.Context.limited_to`),

@@ -22,7 +22,7 @@ from validator.errors import UsageError
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
-from validator.rules import Rule
+from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.session import ConfigOf, Session
 from validator.source.local import Target

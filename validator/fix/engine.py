@@ -22,9 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import validator.fix.removed
-import validator.fix.safe
-import validator.fix.unsafe  # noqa: F401  (the three modules that declare the fixes)
+import validator.catalogue  # noqa: F401  (imports every module that declares a fix)
 from validator.checker import Checker, RunResult
 from validator.findings import Finding, Severity
 from validator.fix import second_reader

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from validator.findings import Finding
 from validator.fix.model import Applicability, DataChange, Edit, Fix, TextIndex
-from validator.rules import declare_fix
+from validator.rules.metadata import declare_fix
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -34,8 +34,10 @@ class FixRequest:
     context: Context
 
 
-FixFn = Callable[[FixRequest], tuple[str, Sequence[Edit], Sequence[DataChange]]]
-"""Returns (title, edits, data changes); raises ``NotApplicable``."""
+FixResult = tuple[str, Sequence[Edit], Sequence[DataChange]]
+"""What a fix function returns: (title, edits, data changes)."""
+FixFn = Callable[[FixRequest], FixResult]
+"""Returns a :data:`FixResult`; raises ``NotApplicable``."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ FIXES: dict[str, FixSpec] = {}
 def fixer(*rule_ids: str, applicability: Applicability,
           summary: str) -> Callable[[FixFn], FixFn]:
     """Register ``fn`` as the fix of ``rule_ids`` (and declare them fixable in the rule
-    catalogue, :data:`validator.rules.FIXABLE`)."""
+    catalogue, :data:`validator.rules.metadata.FIXABLE`)."""
 
     def wrap(fn: FixFn) -> FixFn:
         for rule_id in rule_ids:

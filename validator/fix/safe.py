@@ -1,13 +1,13 @@
 """Safe fixes: each writes what the recipe author clearly meant, and vLLM (and the
 recipes site) then read the same command as before, or the command the author wrote.
 
-* ``YAML003``/``YAML004``: quote the scalar, keeping its source text (``0.10`` ->
-  ``"0.10"``).
 * ``FLAG013``: the flag's underscores -> dashes, as vLLM itself rewrites them.
 * ``FLAG014``/``GUIDE007``: an abbreviated flag -> the option argparse expands it to.
 * ``FLAG020``: one list item holding a flag and its value -> two items.
 * ``GUIDE001``: a backslash followed by blanks -> the backslash ends the line.
 * ``GUIDE013``: a closing fence glued to a command line -> a line of its own.
+
+The fixes of the families in ``validator/rules/<family>/`` are beside their rules there.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from validator.checks.flag_engine import split_joined
-from validator.fix.model import Applicability, DataChange, Edit, SetValue
+from validator.fix.model import Applicability, DataChange, Edit
 from validator.fix.registry import FixRequest, fixer
 from validator.fix.spans import (
     GUIDE,
@@ -24,7 +24,6 @@ from validator.fix.spans import (
     edit_guide_line,
     guide_line,
     replace_in_scalar,
-    scalar_span,
     split_item,
     value_at,
 )
@@ -41,19 +40,6 @@ def _block_index(req: FixRequest) -> int:
     if block is None:
         raise NotApplicable("the guide is not a literal block scalar (`guide: |`)")
     return req.finding.line - block.first_line
-
-
-@fixer("YAML003", "YAML004", applicability=SAFE,
-       summary="quote the scalar, keeping its source text")
-def quote_scalar(req: FixRequest) -> Result:
-    """``key: 0.10`` -> ``key: "0.10"``: the string the author wrote, in every YAML
-    version."""
-    span = scalar_span(req.doc, req.index, req.finding.pointer)
-    if span.style != "plain":
-        raise NotApplicable("the value is already quoted")
-
-    return (f'quote `{span.inner}`', [Edit(span.start, span.end, f'"{span.inner}"')],
-            [SetValue(req.finding.pointer, span.inner)])
 
 
 _OPTION = re.compile(r"--?[^\s=]+")

@@ -6,10 +6,9 @@ is applied only with ``--unsafe-fixes``.
   the checks computed for their findings, from the vendored CLI registries).
 * ``VER002``: bump a release tag (``vllm/vllm-openai:v0.11.0``) older than the minimum
   to the minimum.
-* ``REF019``: ``model.model_id`` -> the file path's spelling (the two differ only in
-  letter case).
 
-Dropping a removed flag (``FLAG003``, ``GUIDE005``) is in :mod:`validator.fix.removed`.
+Dropping a removed flag (``FLAG003``, ``GUIDE005``) is in :mod:`validator.fix.removed`; the
+fixes of the families in ``validator/rules/<family>/`` are beside their rules there.
 """
 
 from __future__ import annotations
@@ -96,22 +95,3 @@ def bump_image_tag(req: FixRequest) -> Result:
         + m.group(1)
     edit, change = replace_in_scalar(req.doc, req.index, req.finding.pointer, value, new)
     return f"`{value}` -> `{new}`", [edit], [change]
-
-
-@fixer("REF019", applicability=UNSAFE, summary="write model_id as the file path spells it")
-def model_id_from_path(req: FixRequest) -> Result:
-    """``model_id: google/gemma-x`` in ``models/Google/gemma-x.yaml`` -> ``Google/gemma-x``.
-    Unsafe: the Hub resolves ids case-insensitively, but tools that compare ids exactly
-    see another model. A model_id that differs otherwise is left alone."""
-    path = req.doc.path
-    parts = path.split("/")
-    if len(parts) != 3 or parts[0] != "models" or not parts[2].endswith((".yaml", ".yml")):
-        raise NotApplicable("the file is not models/<org>/<name>.yaml")
-    spelled = parts[1] + "/" + parts[2].rsplit(".", 1)[0]
-    current = value_at(req.doc, req.finding.pointer)
-    if not isinstance(current, str) or current.lower() != spelled.lower() or current == spelled:
-        raise NotApplicable("model_id differs from the file path by more than letter case; "
-                            "rename the file or fix the id by hand")
-    edit, change = replace_in_scalar(req.doc, req.index, req.finding.pointer, current, spelled)
-    return f"model_id {current} -> {spelled}", [edit], [change]
-

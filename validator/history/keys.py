@@ -1,7 +1,7 @@
 """What a cached result depends on, from the rules' declarations.
 
 Every check rule declares the parts of its input it reads besides the recipe
-(``@rule(..., reads=...)``, :class:`~validator.rules.Reads`). The audit groups the rules
+(``@rule(..., reads=...)``, :class:`~validator.rules.metadata.Reads`). The audit groups the rules
 by that declaration (a :class:`RuleGroup`), and caches each group's findings on one blob
 under a *label*: the group's name and the digest of exactly the declared parts at the
 revision (:func:`part_digests`, :meth:`RuleGroup.label`). A taxonomy edit thus re-runs
@@ -31,7 +31,7 @@ from validator.cache import FindingRow, as_row, checks_digest
 from validator.context import Settings
 from validator.findings import Finding
 from validator.format_history import undone_at
-from validator.rules import Reads, Rule
+from validator.rules.metadata import Reads, Rule
 
 MODELS = "models/"
 TAXONOMY_FILE = "taxonomy.yaml"

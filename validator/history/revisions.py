@@ -20,7 +20,7 @@ from validator.history.keys import (
     stage_label,
     window_label,
 )
-from validator.rules import Reads
+from validator.rules.metadata import Reads
 from validator.source.provenance import Provenance
 
 Progress = Callable[[str, int], Callable[[int], None]]

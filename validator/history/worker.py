@@ -27,7 +27,7 @@ from validator.history.gitdata import GitObjects
 from validator.history.keys import RuleGroup, is_recipe, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
 from validator.render.cache import share_renderings
-from validator.rules import Reads
+from validator.rules.metadata import Reads
 
 if TYPE_CHECKING:
     from validator.schema import SchemaValidator

@@ -14,28 +14,28 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import yaml
 
 from validator.findings import Finding
 from validator.load.builder import Builder, LimitExceeded
+from validator.load.document import LoadedDocument
 from validator.load.hidden import hidden_character_findings
-from validator.load.lines import LineMap, libyaml_lines, replace_libyaml_line, text_lines
-from validator.load.rules import (
-    YAML_AMBIGUOUS_SCALAR,
-    YAML_BAD_TAG,
-    YAML_DUPLICATE_KEY,
-    YAML_ENCODING,
-    YAML_INVALID,
-    YAML_LIMIT,
-    YAML_SHAPE,
-    YAML_TAB_COMMENT,
-    YAML_UNKNOWN_TAG,
-    YAML_VERSION_FLOAT,
+from validator.load.lines import (
+    LineMap,
+    libyaml_lines,
+    replace_libyaml_line,
 )
 from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
+from validator.rules.yaml.ambiguous_scalars import YAML_AMBIGUOUS_SCALAR, YAML_VERSION_FLOAT
+from validator.rules.yaml.document_shape import YAML_SHAPE
+from validator.rules.yaml.duplicate_keys import YAML_DUPLICATE_KEY
+from validator.rules.yaml.encoding import YAML_ENCODING
+from validator.rules.yaml.invalid_yaml import YAML_INVALID
+from validator.rules.yaml.safety_limits import YAML_LIMIT
+from validator.rules.yaml.tab_comments import YAML_TAB_COMMENT
+from validator.rules.yaml.tags import YAML_BAD_TAG, YAML_UNKNOWN_TAG
 from validator.sourcemap import SourceMap
 
 __all__ = [
@@ -64,38 +64,6 @@ _PRESCAN_DEPTH_BOUND = 4000
 """Files whose nesting bound exceeds this are pre-scanned (corpus maximum: ~2,200)."""
 _PRESCAN_BYTES = 256 * 1024
 """Files larger than this are pre-scanned (largest recipe in the corpus history: 58 KiB)."""
-
-
-@dataclass
-class LoadedDocument:
-    """A YAML file turned into data.
-
-    Attributes:
-        path: display path (repository-relative where known).
-        text: the decoded text (BOM removed, line endings as in the file).
-        data: plain JSON-compatible data (dict/list/str/int/float/bool/None), or ``None``
-            when the file could not be loaded (see ``findings``).
-        source_map: JSON Pointer -> positions.
-        findings: ``YAML`` findings raised while loading.
-        sha256: hex SHA-256 of the exact bytes read.
-    """
-
-    path: str
-    text: str
-    data: Any
-    source_map: SourceMap
-    findings: list[Finding] = field(default_factory=list)
-    sha256: str = ""
-
-    @property
-    def ok(self) -> bool:
-        """True when the file parsed into a mapping (checks can run)."""
-        return isinstance(self.data, dict)
-
-    def lines(self) -> list[str]:
-        """The file's lines without line terminators (index 0 is line 1), as GitHub
-        counts them (:func:`validator.load.lines.text_lines`)."""
-        return text_lines(self.text)
 
 
 def _nesting_bound(text: str, lines: list[str]) -> int:
@@ -182,16 +150,17 @@ def _syntax_finding(doc: LoadedDocument, exc: yaml.MarkedYAMLError,
     if "maximum nesting depth" in what:
         # libyaml >= 0.2.6 (bundled with PyYAML 6.0.4 wheels) has its own nesting limit
         # (1000 levels) that can fire before ours: the same limit, so the same rule
-        return YAML_LIMIT.finding_at(doc, "", pos, f"document nests deeper than libyaml's "
+        return doc.finding_at(YAML_LIMIT, "", pos, f"document nests deeper than libyaml's "
                                      f"limit ({what})", "simplify the document")
     tab = _tab_at(lines, pos)
     if tab is not None:
         pos, shown = tab, line_map.position(*tab)
-        return YAML_INVALID.finding_at(
-            doc, "", pos, f"invalid YAML: tab character at line {shown[0]}, column {shown[1]}: "
+        return doc.finding_at(
+            YAML_INVALID, "", pos,
+            f"invalid YAML: tab character at line {shown[0]}, column {shown[1]}: "
             f"YAML indents with spaces only, never tabs (libyaml: {what})",
             "replace the tab with spaces")
-    return YAML_INVALID.finding_at(doc, "", pos, f"invalid YAML: {what}")
+    return doc.finding_at(YAML_INVALID, "", pos, f"invalid YAML: {what}")
 
 
 def _tab_at(lines: list[str], pos: tuple[int, int]) -> tuple[int, int] | None:
@@ -308,15 +277,15 @@ def load_yaml(
     doc = LoadedDocument(path, "", None, SourceMap(), sha256=hashlib.sha256(raw).hexdigest())
     if len(raw) > max_bytes:
         doc.findings.append(
-            YAML_LIMIT.finding_at(doc, "", (1, 1),
-                                  f"file is {len(raw)} bytes, over the {max_bytes}-byte limit",
-                                  "raise --max-bytes if this file is legitimate")
+            doc.finding_at(YAML_LIMIT, "", (1, 1),
+                           f"file is {len(raw)} bytes, over the {max_bytes}-byte limit",
+                           "raise --max-bytes if this file is legitimate")
         )
         return doc
     text, problem, where = decode_text(raw)
     if text is None:
-        doc.findings.append(YAML_ENCODING.finding_at(doc, "", where, f"file is {problem}",
-                                                     "save the file as UTF-8 text"))
+        doc.findings.append(doc.finding_at(YAML_ENCODING, "", where, f"file is {problem}",
+                                           "save the file as UTF-8 text"))
         return doc
     doc.text = text
     line_map = LineMap(text)
@@ -342,35 +311,22 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
     except LimitExceeded as exc:
         mark = exc.mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        doc.findings.append(YAML_LIMIT.finding_at(doc, "", pos, str(exc),
-                                                  "simplify the document"))
+        doc.findings.append(doc.finding_at(YAML_LIMIT, "", pos, str(exc),
+                                           "simplify the document"))
         return False
     except yaml.MarkedYAMLError as exc:
         doc.findings.append(_syntax_finding(doc, exc, lines, line_map))
         return False
     except (yaml.YAMLError, RecursionError) as exc:
-        doc.findings.append(YAML_INVALID.finding_at(doc, "", (1, 1), f"invalid YAML: {exc}"))
+        doc.findings.append(doc.finding_at(YAML_INVALID, "", (1, 1), f"invalid YAML: {exc}"))
         return False
-    if len(nodes) != 1 or not isinstance(nodes[0], yaml.MappingNode):
-        if not nodes:
-            msg = "file holds no YAML document (it is empty or only comments)"
-            pos = (1, 1)
-        elif len(nodes) > 1:
-            msg = f"file holds {len(nodes)} YAML documents; a recipe file holds exactly one"
-            pos = (nodes[1].start_mark.line + 1, nodes[1].start_mark.column + 1)
-        else:
-            kind = "a sequence" if isinstance(nodes[0], yaml.SequenceNode) else "a scalar"
-            msg = f"the document's root is {kind}, not a mapping"
-            pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
-        doc.findings.append(YAML_SHAPE.finding_at(doc, "", pos, msg))
-        if len(nodes) < 2 or not isinstance(nodes[0], yaml.MappingNode):
-            return False
-        # several documents: the first is still built and checked, so that a YAML005
-        # demoted by the configuration does not pass a recipe nobody has read
+    if not _one_mapping(doc, nodes):
+        return False
     for pos in tabbed:  # positions as libyaml counts; the message as GitHub does
         shown = line_map.position(*pos)
-        doc.findings.append(YAML_TAB_COMMENT.finding_at(
-            doc, "", pos, f"tab character at line {shown[0]}, column {shown[1]} indents a "
+        doc.findings.append(doc.finding_at(
+            YAML_TAB_COMMENT, "", pos,
+            f"tab character at line {shown[0]}, column {shown[1]} indents a "
             "comment or blank line: js-yaml (the recipes site) reads the file, but libyaml "
             "(PyYAML and other YAML 1.1 readers) refuses it", "replace the tab with spaces"))
     builder = Builder(doc, lines, max_depth, max_nodes, line_map)
@@ -381,10 +337,31 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
         doc.source_map = SourceMap()
         doc.findings = [f for f in doc.findings if f.rule not in ("YAML003", "YAML004")]
         doc.findings.append(
-            YAML_LIMIT.finding_at(doc, "", (node.start_mark.line + 1, node.start_mark.column + 1),
-                                  str(exc), "simplify the document")
+            doc.finding_at(YAML_LIMIT, "", (node.start_mark.line + 1, node.start_mark.column + 1),
+                           str(exc), "simplify the document")
         )
         doc.data = None
         return False
     builder.summarise()
     return True
+
+
+def _one_mapping(doc: LoadedDocument, nodes: list[yaml.Node]) -> bool:
+    """Whether the first of the composed documents ``nodes`` is to be built: a ``YAML005``
+    finding on ``doc`` unless the file holds exactly one mapping. With several documents
+    the first is still built and checked (when it is a mapping), so that a ``YAML005``
+    demoted by the configuration does not pass a recipe nobody has read."""
+    if len(nodes) == 1 and isinstance(nodes[0], yaml.MappingNode):
+        return True
+    if not nodes:
+        msg = "file holds no YAML document (it is empty or only comments)"
+        pos = (1, 1)
+    elif len(nodes) > 1:
+        msg = f"file holds {len(nodes)} YAML documents; a recipe file holds exactly one"
+        pos = (nodes[1].start_mark.line + 1, nodes[1].start_mark.column + 1)
+    else:
+        kind = "a sequence" if isinstance(nodes[0], yaml.SequenceNode) else "a scalar"
+        msg = f"the document's root is {kind}, not a mapping"
+        pos = (nodes[0].start_mark.line + 1, nodes[0].start_mark.column + 1)
+    doc.findings.append(doc.finding_at(YAML_SHAPE, "", pos, msg))
+    return len(nodes) >= 2 and isinstance(nodes[0], yaml.MappingNode)

@@ -15,15 +15,6 @@ import yaml
 from validator.findings import Finding, printable
 from validator.load.jsstring import js_str
 from validator.load.lines import LineMap
-from validator.load.rules import (
-    YAML_AMBIGUOUS_SCALAR,
-    YAML_BAD_TAG,
-    YAML_DUPLICATE_KEY,
-    YAML_NOT_JSON_NUMBER,
-    YAML_SITE_TYPE,
-    YAML_UNKNOWN_TAG,
-    YAML_VERSION_FLOAT,
-)
 from validator.load.scalars import (
     BINARY_TAG,
     CORE_TAGS,
@@ -44,11 +35,16 @@ from validator.load.scalars import (
     json_number_problem,
     resolve_plain,
 )
-from validator.rules import Hit
+from validator.rules.metadata import Hit
+from validator.rules.yaml.ambiguous_scalars import YAML_AMBIGUOUS_SCALAR, YAML_VERSION_FLOAT
+from validator.rules.yaml.duplicate_keys import YAML_DUPLICATE_KEY
+from validator.rules.yaml.json_numbers import YAML_NOT_JSON_NUMBER
+from validator.rules.yaml.site_types import YAML_SITE_TYPE
+from validator.rules.yaml.tags import YAML_BAD_TAG, YAML_UNKNOWN_TAG
 from validator.sourcemap import BlockLines, Span, join_pointer
 
 if TYPE_CHECKING:
-    from validator.load import LoadedDocument
+    from validator.load.document import LoadedDocument
 
 _MAX_FINDINGS_PER_RULE = 100
 """At most this many findings of one loader rule per file; the rest are summarised."""
@@ -153,9 +149,8 @@ class Builder:
             if key in seen:
                 first = self.line_map.position(seen[key].start_mark.line + 1, 1)[0]
                 self.report(
-                    YAML_DUPLICATE_KEY.finding_at(
-                        self.doc,
-                        child,
+                    self.doc.finding_at(
+                        YAML_DUPLICATE_KEY, child,
                         (key_node.start_mark.line + 1, key_node.start_mark.column + 1),
                         f"duplicate key {key!r} (first defined on line {first}); js-yaml "
                         "rejects the file and PyYAML silently keeps the last value",
@@ -206,8 +201,8 @@ class Builder:
                      f"drop the tag, or write a {want[:-1]}")
 
     def refused(self, node: yaml.Node, pointer: str, message: str, hint: str) -> None:
-        self.report(YAML_BAD_TAG.finding_at(
-            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+        self.report(self.doc.finding_at(
+            YAML_BAD_TAG, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
             message, hint))
 
     def report(self, finding: Finding) -> None:
@@ -274,8 +269,8 @@ class Builder:
         what = "is NaN" if problem == "NaN" else f"is {problem}" if "Infinity" in problem \
             else f"({len(text)} characters) is {problem}: js-yaml (the recipes site) " \
             "reads it as Infinity"
-        self.report(YAML_NOT_JSON_NUMBER.finding_at(
-            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+        self.report(self.doc.finding_at(
+            YAML_NOT_JSON_NUMBER, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
             f"`{shown}` {what}; JSON has no NaN or Infinity, so the site's JSON API and "
             "the records of `record`/`publish` write null for it",
             "write the finite number meant (or leave the key out)"))
@@ -288,7 +283,7 @@ class Builder:
         if not ok:
             name = "!!" + node.tag.rsplit(":", 1)[-1]
             what = TAG_NOUN[name[2:]]
-            self.report(YAML_BAD_TAG.finding(self.doc, Hit(
+            self.report(self.doc.finding(YAML_BAD_TAG, Hit(
                 pointer, f"`{name} {text!r}`: the text is not {what}, so js-yaml (the "
                 "recipes site) refuses the file", f"drop the tag, or write {what}")))
             return text
@@ -308,7 +303,7 @@ class Builder:
         else:
             data = js_binary_bytes(text)
             if data is None:
-                self.report(YAML_BAD_TAG.finding(self.doc, Hit(
+                self.report(self.doc.finding(YAML_BAD_TAG, Hit(
                     pointer, f"`!!binary {printable(text)!r}` is not base64, so js-yaml (the "
                     "recipes site) refuses the file", "drop the tag and write the text")))
                 return
@@ -323,7 +318,7 @@ class Builder:
             effect = f"; the site's command sets the variable to {shown}"
         else:
             effect = ""
-        self.report(YAML_SITE_TYPE.finding(self.doc, Hit(
+        self.report(self.doc.finding(YAML_SITE_TYPE, Hit(
             pointer, f"`{printable(text)}` is {what}{effect}",
             f'quote it: "{text}"' if node.tag == TIMESTAMP_TAG
             else "drop the tag and write the value as a quoted string")))
@@ -332,8 +327,8 @@ class Builder:
         tag = node.tag
         shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") \
             else tag
-        self.report(YAML_UNKNOWN_TAG.finding_at(
-            self.doc, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
+        self.report(self.doc.finding_at(
+            YAML_UNKNOWN_TAG, pointer, (node.start_mark.line + 1, node.start_mark.column + 1),
             f"unknown tag {printable(shown)!r}: js-yaml (the recipes site) refuses the file",
             "remove the tag"))
 
@@ -362,9 +357,8 @@ class Builder:
         if yaml11 is not None:
             shown = f"{value!r}" if not isinstance(value, str) else "a string"
             self.report(
-                YAML_AMBIGUOUS_SCALAR.finding(
-                    self.doc,
-                    Hit(pointer,
+                self.doc.finding(
+                    YAML_AMBIGUOUS_SCALAR, Hit(pointer,
                         f"plain scalar `{text}` is {shown} in YAML 1.2 (js-yaml) but {yaml11} "
                         "in YAML 1.1",
                         f'quote it: "{text}"'),
@@ -375,9 +369,8 @@ class Builder:
             versionish = key is not None and "version" in key.lower()
             if versionish or repr(value) != text:
                 self.report(
-                    YAML_VERSION_FLOAT.finding(
-                        self.doc,
-                        Hit(pointer,
+                    self.doc.finding(
+                        YAML_VERSION_FLOAT, Hit(pointer,
                             f"`{text}` is read as the float {value!r}"
                             + (" and loses its trailing zero" if repr(value) != text else ""),
                             f'quote it: "{text}"'),

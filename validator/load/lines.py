@@ -96,3 +96,21 @@ class LineMap:
         for pointer, block in source_map.blocks.items():
             source_map.blocks[pointer] = dataclasses.replace(
                 block, first_line=self.position(block.first_line, block.indent + 1)[0])
+
+
+def value_column(lines: list[str], line: int, column: int, before: str) -> int:
+    """The 1-based column of the first character after ``before`` in the scalar that
+    starts at ``(line, column)`` of ``lines``: plain (or a block scalar's content line),
+    single-quoted (``'`` doubled) or double-quoted (``before`` without escapes). When the
+    file does not spell ``before`` there (an escape, a line break), ``column``."""
+    if not before or not 1 <= line <= len(lines) or column < 1:
+        return column
+    raw = lines[line - 1][column - 1:]
+    if raw.startswith(before) and not raw.startswith(("'", '"')):
+        return column + len(before)
+    single = "'" + before.replace("'", "''")
+    if raw.startswith(single):
+        return column + len(single)
+    if raw.startswith('"' + before) and not any(c in before for c in '\\"'):
+        return column + 1 + len(before)
+    return column

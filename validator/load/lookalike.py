@@ -1,7 +1,8 @@
-"""Look-alike characters (``YAML013``, declared in :mod:`validator.load.hidden`): which
-characters look like ASCII ones, and whether one at a position of a line lands in a
-command-line flag. Pure text functions; the loader's walk over a document's lines and
-the findings are in :mod:`validator.load.hidden`."""
+"""Look-alike characters (``YAML013``, declared in
+:mod:`validator.rules.yaml.hidden_characters`): which characters look like ASCII ones,
+and whether one at a position of a line lands in a command-line flag. Pure text
+functions; the loader's walk over a document's lines and the findings are in
+:mod:`validator.load.hidden`."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from validator.pr.select import (
     select,
 )
 from validator.pr.user_changes import user_changes
-from validator.rules import Rule
+from validator.rules.metadata import Rule
 from validator.session import Session
 from validator.source.git import GitTree, present_commit
 from validator.source.tree import SourceError

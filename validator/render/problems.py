@@ -8,44 +8,18 @@ of the YAML node to blame, for rules to turn into findings.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from validator.render import gates, jsval
 from validator.render.documents import Documents, ptr
 from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni
+from validator.render.types import RenderProblem as RenderProblem  # re-exported
 
 if TYPE_CHECKING:
-    from validator.render.model import Configuration, Process, Token
+    from validator.render.rendered import Configuration, Process, Token
 
 _BROKEN_TEXT = frozenset({"NaN", "undefined", "null", "Infinity", "-Infinity"})
-
-
-@dataclass(frozen=True)
-class RenderProblem:
-    """Something the site cannot render, or renders broken, for one configuration.
-
-    Attributes:
-        code: ``unknown-hardware``, ``unknown-variant``, ``unknown-strategy``,
-            ``unknown-kv-offload``, ``unknown-feature``, ``internal-error`` (a gap in this port),
-            ``not-offered`` (a strategy the
-            site does not offer on that hardware), ``synthesis-error`` (the site's
-            renderer throws: its build skips the configuration), ``no-model-id``
-            (``vllm serve unknown``), ``broken-value`` (a token or env value such as
-            ``NaN``, ``undefined``, ``[object Object]``), ``no-docker-image``,
-            ``unloadable``.
-        severity: ``error`` (the user gets no or a broken command) or ``warning``.
-        message: what is wrong and what the site does about it.
-        document: path of the document to blame.
-        pointer: JSON Pointer of the node to blame inside ``document`` ("" = the root).
-    """
-
-    code: str
-    severity: str
-    message: str
-    document: str
-    pointer: str
 
 
 def _find_in_list(data: Any, key: str, value: str) -> str:

@@ -14,8 +14,8 @@ from validator.render import gates, jsval
 from validator.render.args import Override
 from validator.render.jsval import get, or_
 from validator.render.omni import is_omni
-from validator.render.problems import RenderProblem
 from validator.render.site import plan_variant
+from validator.render.types import RenderProblem
 
 
 class Token(NamedTuple):

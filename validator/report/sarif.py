@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from validator import __version__
-from validator.checker import RunResult
+from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding, Severity, json_text
 from validator.identity import fingerprint
 from validator.report.github import finding_text
 from validator.report.markdown import project_url, rule_doc_url
 
 if TYPE_CHECKING:
-    from validator.rules import Rule
+    from validator.rules.metadata import Rule
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 """``$schema`` of the log (the URI GitHub's documentation and upload action use)."""
@@ -150,20 +150,9 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
         rules: the catalogue for ``tool.driver.rules`` (default: every registered rule).
         env: environment for links and repository (default ``os.environ``).
     """
-    from validator.catalogue import all_rules
-
     env = os.environ if env is None else env
     prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
-    catalogue = list(all_rules() if rules is None else rules)
-    index = {r.id: i for i, r in enumerate(catalogue)}
-    # findings of rules missing from the catalogue still get a descriptor
-    for f in result.all_findings():
-        if f.rule not in index:
-            from validator.rules import Rule
-
-            index[f.rule] = len(catalogue)
-            catalogue.append(Rule(f.rule, f.severity, f.rule, f"Rule {f.rule}."))
-
+    catalogue, index = _catalogue(result, rules)
     artifacts: list[dict[str, Any]] = []
     artifact_index: dict[str, int] = {}
     results: list[dict[str, Any]] = []
@@ -171,48 +160,14 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
     for doc in sorted(result.documents, key=lambda d: d.path):
         uri = artifact_uri(prefix + doc.path)
         artifact_index[uri] = len(artifacts)
-        artifact: dict[str, Any] = {
-            "location": {"uri": uri, "uriBaseId": SRCROOT},
-            "roles": ["analysisTarget"],
-            "mimeType": "application/yaml",
-            "encoding": "utf-8",
-            "properties": {"kind": doc.checked},
-        }
-        if doc.provenance.sha256:  # empty when the bytes failed verification (PROV001)
-            artifact["hashes"] = {"sha-256": doc.provenance.sha256}
-            artifact["properties"]["gitBlob"] = doc.provenance.git_blob
-        artifacts.append(artifact)
+        artifacts.append(_artifact(doc, uri))
         for f in sorted(doc.findings, key=Finding.sort_key) + doc.fixed:
             fp = fingerprint(f, prefix + doc.path)
             seen[fp] = seen.get(fp, 0) + 1
             if seen[fp] > 1:
                 fp = f"{fp}:{seen[fp]}"
-            res: dict[str, Any] = {
-                "ruleId": f.rule,
-                "ruleIndex": index[f.rule],
-                "level": LEVELS[f.severity],
-                "message": {"text": finding_text(f)},
-                "locations": [{"physicalLocation": _physical(uri, artifact_index[uri],
-                                                             _region(f))}],
-                "partialFingerprints": {FINGERPRINT_KEY: fp},
-                "properties": {"pointer": f.pointer},
-            }
-            if f.baseline:  # PR mode (section 3.27.24)
-                res["baselineState"] = f.baseline
-                if f.baseline == "absent":  # fixed: the rule passes there at the head
-                    res.update(kind="pass", level="none")
-            if f.hint:
-                res["properties"]["hint"] = f.hint
-            related = []
-            for n, rel in enumerate(f.related, start=1):
-                rel_uri = artifact_uri(prefix + rel.path) if rel.path else uri
-                related.append({
-                    "id": n,
-                    "physicalLocation": _physical(rel_uri, artifact_index.get(rel_uri),
-                                                  {"startLine": rel.line} if rel.line > 0
-                                                  else None),
-                    "message": {"text": rel.message},
-                })
+            res = _result(f, index[f.rule], _physical(uri, artifact_index[uri], _region(f)), fp)
+            related = _related_locations(f, uri, prefix, artifact_index)
             if related:
                 res["relatedLocations"] = related
             results.append(res)
@@ -230,17 +185,96 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
         "artifacts": artifacts,
         "results": results,
     }
-    revision = _revision(result)
-    repo_uri = _repository_uri(result, env)
-    if revision and repo_uri:
-        vcs: dict[str, Any] = {"repositoryUri": repo_uri, "revisionId": revision,
-                               "mappedTo": {"uriBaseId": SRCROOT}}
-        if env.get("GITHUB_HEAD_REF"):
-            vcs["branch"] = env["GITHUB_HEAD_REF"]
+    vcs = _version_control(result, env)
+    if vcs:
         run["versionControlProvenance"] = [vcs]
     if result.context:
         run["properties"] = {"recipeCheck": result.context}
     return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _catalogue(result: RunResult, rules: Sequence[Rule] | None
+               ) -> tuple[list[Rule], dict[str, int]]:
+    """The rules of ``tool.driver.rules`` and the index of each id among them: ``rules``
+    (default: every registered rule), plus a plain descriptor for each rule of a finding
+    the catalogue does not hold."""
+    from validator.catalogue import all_rules
+    from validator.rules.metadata import Rule
+
+    catalogue = list(all_rules() if rules is None else rules)
+    index = {r.id: i for i, r in enumerate(catalogue)}
+    for f in result.all_findings():
+        if f.rule not in index:
+            index[f.rule] = len(catalogue)
+            catalogue.append(Rule(f.rule, f.severity, f.rule, f"Rule {f.rule}."))
+    return catalogue, index
+
+
+def _artifact(doc: DocumentResult, uri: str) -> dict[str, Any]:
+    """The SARIF artifact of one checked document (its digests when it was verified)."""
+    artifact: dict[str, Any] = {
+        "location": {"uri": uri, "uriBaseId": SRCROOT},
+        "roles": ["analysisTarget"],
+        "mimeType": "application/yaml",
+        "encoding": "utf-8",
+        "properties": {"kind": doc.checked},
+    }
+    if doc.provenance.sha256:  # empty when the bytes failed verification (PROV001)
+        artifact["hashes"] = {"sha-256": doc.provenance.sha256}
+        artifact["properties"]["gitBlob"] = doc.provenance.git_blob
+    return artifact
+
+
+def _result(f: Finding, rule_index: int, location: dict[str, Any],
+            fp: str) -> dict[str, Any]:
+    """The SARIF result of one finding (without its related locations)."""
+    res: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": rule_index,
+        "level": LEVELS[f.severity],
+        "message": {"text": finding_text(f)},
+        "locations": [{"physicalLocation": location}],
+        "partialFingerprints": {FINGERPRINT_KEY: fp},
+        "properties": {"pointer": f.pointer},
+    }
+    if f.baseline:  # PR mode (section 3.27.24)
+        res["baselineState"] = f.baseline
+        if f.baseline == "absent":  # fixed: the rule passes there at the head
+            res.update(kind="pass", level="none")
+    if f.hint:
+        res["properties"]["hint"] = f.hint
+    return res
+
+
+def _related_locations(f: Finding, uri: str, prefix: str,
+                       artifact_index: dict[str, int]) -> list[dict[str, Any]]:
+    """The lines a finding's message names, as SARIF related locations (an artifact
+    index where the named document is already among the artifacts)."""
+    related = []
+    for n, rel in enumerate(f.related, start=1):
+        rel_uri = artifact_uri(prefix + rel.path) if rel.path else uri
+        related.append({
+            "id": n,
+            "physicalLocation": _physical(rel_uri, artifact_index.get(rel_uri),
+                                          {"startLine": rel.line} if rel.line > 0
+                                          else None),
+            "message": {"text": rel.message},
+        })
+    return related
+
+
+def _version_control(result: RunResult, env: Mapping[str, str]) -> dict[str, Any] | None:
+    """The run's ``versionControlProvenance`` entry, when its revision and repository
+    are known."""
+    revision = _revision(result)
+    repo_uri = _repository_uri(result, env)
+    if not (revision and repo_uri):
+        return None
+    vcs: dict[str, Any] = {"repositoryUri": repo_uri, "revisionId": revision,
+                           "mappedTo": {"uriBaseId": SRCROOT}}
+    if env.get("GITHUB_HEAD_REF"):
+        vcs["branch"] = env["GITHUB_HEAD_REF"]
+    return vcs
 
 
 def _invocation(result: RunResult) -> dict[str, Any]:

@@ -6,7 +6,7 @@ the commit's tree. A source that cannot prove the bytes are the commit's raises
 :class:`VerificationError`; the ``check`` command reports it as a finding on the document
 (nothing else is checked in untrusted bytes) and ``fetch`` stores nothing.
 
-Rules (ids stable forever; declared in :mod:`validator.stage_rules`):
+Rules (ids stable forever; declared in :mod:`validator.rules.prov`):
 
 * ``PROV001`` error — blob id of the bytes differs from the tree entry.
 * ``PROV002`` error — SHA-256 differs from an expected digest (``--expect-sha256`` or the
@@ -19,18 +19,13 @@ Rules (ids stable forever; declared in :mod:`validator.stage_rules`):
 from __future__ import annotations
 
 from validator.findings import Finding
-from validator.rules import RULES
+from validator.rules.metadata import RULES
+from validator.rules.prov.digests import BLOB_MISMATCH, SHA256_MISMATCH
+from validator.rules.prov.pinning import NOT_PINNED
+from validator.rules.prov.snapshot_lock import SNAPSHOT_MISMATCH, UNBOUND_ENTRY
+from validator.rules.prov.unread_files import REFUSED, UNHANDLED_PATH
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
-from validator.stage_rules import (
-    BLOB_MISMATCH,
-    NOT_PINNED,
-    REFUSED,
-    SHA256_MISMATCH,
-    SNAPSHOT_MISMATCH,
-    UNBOUND_ENTRY,
-    UNHANDLED_PATH,
-)
 
 __all__ = ["BLOB_MISMATCH", "NOT_PINNED", "REFUSED", "SHA256_MISMATCH", "SNAPSHOT_MISMATCH",
            "UNBOUND_ENTRY", "UNHANDLED_PATH", "VerificationError", "prov_finding"]

@@ -1,0 +1,5 @@
+"""``ENV``: vendor environment variables (NCCL, HIP/ROCr, CUDA, OpenMP, PyTorch, CANN).
+
+``facts.py`` holds the vendors' variable lists and the near-miss matcher; every other
+module holds one rule.
+"""

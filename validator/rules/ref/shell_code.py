@@ -1,0 +1,213 @@
+"""``REF018``: a value the recipes site prints unquoted into a shell command must be one
+plain word (:mod:`validator.checks.shell_hazards` reads it as bash does).
+
+The site's renderer (``command-synthesis.js``) quotes only the value item after a flag
+(its ``shellQuote``). It prints as written: the model id (``vllm serve MODEL``, and again
+in ``docker run``), an argument item no flag takes, every flag item (``FLAG027`` judges
+the recipe's own), the Docker image, the ``vllm-omni`` binary, and each environment
+variable as ``-e KEY=VALUE`` in ``docker run`` (``buildDockerRun``; a ``*_CONFIG_PATH``
+value also as ``-v VALUE:VALUE:ro``). Every configuration it renders is read, so a value
+of a strategy, kv-store or taxonomy file is reported on each recipe whose commands print
+it, at that file's line.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from validator.checks._data import get
+from validator.checks.arg_layers import collect_layers
+from validator.checks.rendered import affected
+from validator.checks.shell_hazards import Hazard, word_hazards
+from validator.checks.shell_words import printed_raw
+from validator.context import Context
+from validator.findings import Related, Severity, printable
+from validator.load import LoadedDocument
+from validator.render import jsval
+from validator.render.docker import compute_docker_meta
+from validator.render.documents import ptr
+from validator.render.model import Process, Rendered, Token
+from validator.rules.api import CONTEXT_FILES, Hit, rule
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./=:@,+%-]*")
+"""Text the site's ``shellQuote`` itself leaves bare: no shell syntax at all."""
+_SITE = "the site's renderer (command-synthesis.js)"
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A value printed unquoted: where it comes from, what it is, how the site prints it."""
+
+    document: str
+    pointer: str
+    text: str
+    what: str
+    how: str
+    literal: bool = True
+    split: bool = False
+
+
+def _model_start(proc: Process) -> int:
+    """Index of the model id among a process's tokens (after ``vllm serve`` or the
+    ``vllm-omni`` binary's words)."""
+    start = 0
+    while start < len(proc.tokens) and proc.tokens[start].layer in ("vllm",
+                                                                     "omni.serve_binary"):
+        start += 1
+    return start
+
+
+def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Iterator[Printed]:
+    start = _model_start(proc)
+    if start >= len(proc.tokens):
+        return
+    model = proc.tokens[start]
+    if not model.text.startswith("-"):
+        yield Printed(model.document, model.pointer, model.text, "the model id",
+                      f"{_SITE} prints it unquoted in `vllm serve MODEL` and in `docker run`")
+        start += 1
+    args = proc.tokens[start:]
+    if all(_PLAIN.fullmatch(t.text) for t in args):
+        return
+    for token, raw in zip(args, printed_raw([t.text for t in args]), strict=True):
+        if not raw or (token.document, token.pointer) in flag_items or _PLAIN.fullmatch(
+                token.text):
+            continue  # a flag's value (quoted by the site) or FLAG027's flag item
+        what = "the flag item" if token.text.startswith("-") else "the argument item"
+        yield Printed(token.document, token.pointer, token.text, what,
+                      f"{_SITE} prints a flag item and an item no flag takes unquoted "
+                      "(its shellQuote quotes only a flag's value)", literal=False)
+
+
+def _env_values(proc: Process) -> Iterator[Printed]:
+    for key, value in proc.env.items():
+        if value is None or isinstance(value, dict | list):
+            continue  # REF015
+        source: Token | None = proc.env_sources.get(key)
+        if source is None or not source.document:
+            continue  # the site's own value (`$IFACE_NAME` of PD GPU pinning)
+        text = jsval.js_str(value)
+        if _PLAIN.fullmatch(text) and _PLAIN.fullmatch(key):
+            continue
+        mount = " (and `-v VALUE:VALUE:ro`)" if key.endswith("_CONFIG_PATH") else ""
+        how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE`{mount} in "
+               "`docker run`; recipe-check's `render` quotes it in the `export` line")
+        yield Printed(source.document, source.pointer, key, "the env name", how)
+        yield Printed(source.document, source.pointer, text, f"the value of env {key}", how,
+                      literal=False, split=True)
+
+
+def _image(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> Iterator[Printed]:
+    image = rendered.docker_image
+    if not isinstance(image, str) or _PLAIN.fullmatch(image):
+        return
+    profile = get(ctx.taxonomy.data if ctx.taxonomy and ctx.taxonomy.ok else None,
+                  "hardware_profiles", rendered.hardware)
+    variant = get(doc.data, "variants", rendered.variant)
+    meta = compute_docker_meta(doc.data, variant, profile, rendered.hardware)
+    if meta.source is None:
+        return  # the site's own default image
+    level, brand = meta.source
+    base = {"hardware": ("variants", rendered.variant, "hardware_overrides",
+                         rendered.hardware, "docker_image"),
+            "variant": ("variants", rendered.variant, "docker_image"),
+            "model": ("model", "docker_image")}[level]
+    parts: tuple[Any, ...] = base + ((brand,) if brand else ())
+    if jsval.truthy(meta.cuda_map) and not jsval.truthy(meta.pinned):
+        parts += ("cu130" if jsval.truthy(get(meta.cuda_map, "cu130")) else "cu129",)
+    yield Printed(doc.path, ptr(*parts), image, "the Docker image",
+                  f"{_SITE} prints it unquoted in `docker run`")
+
+
+def _omni_binary(doc: LoadedDocument, proc: Process) -> Iterator[Printed]:
+    if any(t.layer == "omni.serve_binary" for t in proc.tokens):
+        binary = jsval.js_str(get(doc.data, "omni", "serve_binary"))
+        yield Printed(doc.path, "/omni/serve_binary", binary, "the serve binary",
+                      f"{_SITE} prints it unquoted before the model id")
+
+
+def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered],
+                   ) -> dict[Printed, list[str]]:
+    """Every value with shell syntax the site prints unquoted in the commands of
+    ``renderings`` -> the configurations that print it (plain text is left out early)."""
+    flag_items = frozenset((doc.path, f"{layer.pointer}/{i}")
+                           for layer in collect_layers(doc.data)
+                           for i, item in enumerate(layer.tokens) if item.startswith("-"))
+    out: dict[Printed, list[str]] = {}
+    for rendered in renderings:
+        if not rendered.ok:
+            continue
+        label = rendered.config.label()
+        found = list(_image(doc, ctx, rendered))
+        for proc in rendered.processes:
+            found += _omni_binary(doc, proc)
+            found += _argv_values(proc, flag_items)
+            found += _env_values(proc)
+        for printed in found:
+            if not _PLAIN.fullmatch(printed.text):
+                out.setdefault(printed, []).append(label)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _hazards(text: str, literal: bool, split: bool) -> tuple[Hazard, ...]:
+    return tuple(word_hazards(text, literal=literal, split=split))
+
+
+def _hit(doc: LoadedDocument, ctx: Context, printed: Printed, hazards: tuple[Hazard, ...],
+         labels: list[str]) -> Hit:
+    what = "; ".join(h.describe() for h in hazards)
+    message = (f"{printed.what} {printable(printed.text)!r} is shell syntax, not one plain "
+               f"word, in the command users copy: {printable(what)}; {printed.how} "
+               f"({affected(labels)})")
+    hint = ("write a plain value: the site does not quote this text, so bash reads it "
+            f"as written (only a quoted form such as {printable(shlex.quote(printed.text))} "
+            "would be literal)")
+    if printed.document == doc.path:
+        return Hit(printed.pointer, message, hint)
+    other = next((d for d in ctx.context_documents() if d.path == printed.document), None)
+    line = other.source_map.position(printed.pointer)[0] if other else 1
+    return Hit("", f"{message}; the value is {printed.pointer} of {printed.document}", hint,
+               related=(Related(line, f"the value is in {printed.document}",
+                                printed.document),))
+
+
+@rule("REF018", Severity.ERROR, "A rendered command holds shell code",
+      reads=CONTEXT_FILES)
+def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A value the site prints unquoted into the ``vllm serve`` or ``docker run`` command
+    users copy holds shell syntax: bash runs a command substitution (``$(...)``, a
+    backquote), ends the command at a control operator (``;``, ``&``, ``&&``, ``|``) or a
+    line break and runs what follows, redirects into a file, opens a subshell, drops the
+    rest at a ``#``, reads on past a quote left open, splits an env entry into several
+    words, changes the text (quotes, braces, globs), or -- in a model id, an image or an
+    env name -- expands a parameter. The site quotes only a flag's value; the model id,
+    the image, argument items no flag takes and each ``-e KEY=VALUE`` of ``docker run``
+    are printed as written (a plain ``$NAME`` env value, as the site's own ``$HEAD_IP``,
+    is meant to expand and is not reported).
+
+    Failing::
+
+        model:
+          base_env:
+            VLLM_LOGGING_LEVEL: "$(touch pwned)"
+
+    Passing::
+
+        model:
+          base_env:
+            VLLM_LOGGING_LEVEL: "INFO"
+
+    How to fix: write the plain value; the site prints it unquoted, so no quoting in the
+    recipe makes shell syntax literal."""
+    from validator.render.cache import rendered_configurations
+
+    for printed, labels in printed_values(doc, ctx, rendered_configurations(doc, ctx)).items():
+        hazards = _hazards(printed.text, printed.literal, printed.split)
+        if hazards:
+            yield _hit(doc, ctx, printed, hazards, labels)

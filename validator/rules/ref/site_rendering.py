@@ -1,0 +1,131 @@
+"""``REF014``-``REF016``: what the recipes site renders from a recipe, checked as a whole.
+
+Every configuration the site's build renders (each variant on each hardware its picker
+shows, the recommended strategy and every alternative, plus every feature switched on) is
+rendered with :mod:`validator.render`, exactly as the site renders it; these rules report
+where the site cannot render a configuration or renders a broken command, at the YAML node
+to blame, with the configurations affected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from validator.context import Context
+from validator.findings import Related, Severity
+from validator.load import LoadedDocument
+from validator.render.cache import problems_by_node
+from validator.render.model import Rendered
+from validator.render.problems import RenderProblem
+from validator.rules.api import CONTEXT_FILES, Hit, rule
+
+
+def affected(renderings: list[Rendered]) -> str:
+    """``on h200 · fp8 · multi_node_tp and 11 more`` (distinct configurations)."""
+    labels = list(dict.fromkeys(r.config.label() for r in renderings))
+    more = f" and {len(labels) - 1} more" if len(labels) > 1 else ""
+    return f"on {labels[0]}{more}"
+
+
+def _hits(doc: LoadedDocument, ctx: Context, codes: frozenset[str],
+          hint: str) -> Iterator[Hit]:
+    for (document, pointer, _), seen in problems_by_node(doc, ctx, codes).items():
+        problem: RenderProblem = seen[0][0]
+        where = affected([r for _, r in seen])
+        if document == doc.path:
+            yield Hit(pointer, f"{_first_sentence(problem, seen[0][1])} ({where})", hint)
+        else:  # the value sits in a strategy / kv-store / taxonomy file of the revision
+            other = next((d for d in ctx.context_documents() if d.path == document), None)
+            line = other.source_map.position(pointer)[0] if other else 1
+            yield Hit("", f"{_first_sentence(problem, seen[0][1])} ({where})", hint,
+                      related=(Related(line, f"the value is in {document}", document),))
+
+
+def _first_sentence(problem: RenderProblem, rendered: Rendered) -> str:
+    """The problem's message without the configuration it names (the finding lists them)."""
+    label = rendered.config.label()
+    message = problem.message
+    for prefix in (f"{label}: ", f"the site cannot render {label}: "):
+        if message.startswith(prefix):
+            message = message[len(prefix):]
+    return message.replace("; its build skips this configuration",
+                           "; the site's build skips the configuration")
+
+
+@rule("REF014", Severity.ERROR, "The recipes site cannot render a configuration",
+      reads=CONTEXT_FILES)
+def site_cannot_render(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The site's renderer throws on a configuration it offers, so its build skips it (a
+    warning in its log) and the page shows no command: typically an argument that is not a
+    string (the renderer calls ``.startsWith`` on every argument) or a list written as a
+    scalar. Reported at the YAML node holding the value, with the configurations affected.
+
+    Failing::
+
+        model:
+          base_args: ["--max-model-len", 4096]
+
+    Passing::
+
+        model:
+          base_args: ["--max-model-len", "4096"]
+
+    How to fix: quote the value (every argument is a string), or write the list as a list.
+    """
+    yield from _hits(doc, ctx, frozenset({"synthesis-error"}),
+                     "quote the value: every argument of a command is a string")
+
+
+@rule("REF015", Severity.ERROR, "A rendered command holds a value that cannot be rendered",
+      reads=CONTEXT_FILES)
+def rendered_value_broken(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The site renders the command, but a part of it is not what the author wrote: an env
+    value that is empty (``null``) or a mapping/list renders as ``-e KEY=null`` or
+    ``-e KEY=[object Object]``; a computed parallel size renders as ``NaN``; with no model id
+    the command is ``vllm serve unknown``.
+
+    Failing::
+
+        model:
+          base_env:
+            VLLM_USE_DEEP_GEMM:
+
+    Passing::
+
+        model:
+          base_env:
+            VLLM_USE_DEEP_GEMM: "1"
+
+    How to fix: give the env variable a string value, the size flag a number, the recipe a
+    ``model.model_id``.
+    """
+    yield from _hits(doc, ctx, frozenset({"broken-value", "no-model-id"}),
+                     "write the value as the string the command should contain")
+
+
+@rule("REF016", Severity.WARNING, "The site has no Docker image for a hardware profile",
+      reads=CONTEXT_FILES)
+def no_docker_image(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """For some hardware the site has no default image (Intel CPU with
+    ``nightly_required: true``: there is no nightly CPU image), so its ``docker run`` reads
+    ``undefined`` and the JSON API has no ``docker_image``.
+
+    Failing::
+
+        model:
+          nightly_required: true
+        meta:
+          hardware:
+            xeon6: verified
+
+    Passing::
+
+        model:
+          nightly_required: true
+          docker_image:
+            intel: "vllm/vllm-openai-cpu:nightly-x86_64"
+
+    How to fix: set ``model.docker_image`` for that brand, or drop the hardware.
+    """
+    yield from _hits(doc, ctx, frozenset({"no-docker-image"}),
+                     "set model.docker_image for this hardware's brand")
