@@ -49,7 +49,7 @@ def test_every_rule_link_anchor_exists_in_rules_md() -> None:
     for r in all_rules():
         # GitHub's heading anchor is the lower-cased heading text
         assert r.id in headings
-        assert rule_doc_url(r.id, ENV).endswith("#" + r.id.lower())
+        assert str(rule_doc_url(r.id, ENV)).endswith("#" + r.id.lower())
 
 
 def test_escaping_keeps_recipe_text_literal() -> None:

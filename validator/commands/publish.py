@@ -1,4 +1,4 @@
-"""``recipe-check publish --lock FILE --out DIR``: one record per recipe in a lock file.
+"""``recipe-check publish --lock FILE --out-dir DIR``: one record per recipe in a lock file.
 
 The lock file is a snapshot store's ``recipes.lock.json``
 (:mod:`validator.source.snapshots`); every ``models/**.yaml`` entry is read back from that
@@ -26,7 +26,7 @@ still verify and the record (and statement) on disk still hash to the bytes note
 ``--site SITE`` then builds the catalogue (:mod:`validator.evidence.site`) and swaps it in
 for ``SITE`` whole; ``SITE`` must not exist, be empty, or be a catalogue an earlier
 ``--site`` made (its marker file lists its files, and it holds no other), and may not be,
-hold or lie inside ``--out`` or the store, nor be the current folder or an ancestor of it:
+hold or lie inside ``--out-dir`` or the store, nor be the current folder or an ancestor of it:
 anything else is a usage error (exit 2) before anything is published.
 
 Exit codes: 0 every record published or unchanged, 1 a record could not be made or
@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from validator.commands.options import DeprecatedSpelling
 from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
@@ -61,13 +62,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lock", type=Path, metavar="FILE",
                         help="snapshot lock file (recipes.lock.json) listing the documents "
                              "(default: the store's, see 'recipe-check snapshot path')")
-    add_store_dir(parser, "snapshot store whose lock file is used")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
-                        help="output folder (records/, schemas/, index.json)")
+    add_store_dir(parser, "its lock file lists what is published")
+    parser.add_argument("--out-dir", action=DeprecatedSpelling, deprecated=("--out",),
+                        dest="out", type=Path, required=True, metavar="DIR",
+                        help="output folder (records/, schemas/, index.json; --out DIR is "
+                             "its deprecated old name)")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
-                        help="date the records state (default: today, UTC)")
+                        help="the date the records state they were checked (default: today, UTC)")
     parser.add_argument("--attestation", action="store_true",
-                        help="also write an in-toto statement beside each record")
+                        help="write each record as an in-toto Statement v1 (beside the bare "
+                             "record, as .intoto.json)")
     parser.add_argument("--site", type=Path, metavar="DIR",
                         help="also build the static catalogue of the published records "
                              "here (HTML, works from disk); DIR is replaced whole, so it "
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if args.site is not None:
         from validator.evidence.site.guard import site_problem
 
-        refused = site_problem(args.site, (("the publish folder (--out)", args.out),
+        refused = site_problem(args.site, (("the publish folder (--out-dir)", args.out),
                                            ("the snapshot store", args.lock.parent)))
         if refused is not None:  # before anything is published
             raise UsageError(f"--site {args.site}: {refused}")
