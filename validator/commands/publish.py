@@ -20,14 +20,16 @@ confirmed. Every file publish did not make is printed.
 A warm run skips re-deriving a record whose inputs (the commit's lock entries and listing,
 the checked-on date, ``--attestation``, the tool's own files) have the digest noted in
 ``DIR/.publish-inputs.json`` when it was made, provided the stored files of that commit
-still verify and the record (and statement) on disk still hash to the bytes noted then
-(:mod:`validator.evidence.publish_inputs`); anything else is re-derived and compared.
+still verify, the record (and statement) on disk still hash to the bytes noted then, and
+the manifest's entry carries its HMAC under the cache folder's secret, which lies outside
+``DIR`` (:func:`manifest_secret`, :mod:`validator.evidence.publish_inputs`): a manifest
+edited to match an edited record is not trusted. Anything else is re-derived and compared.
 
 ``--site SITE`` then builds the catalogue (:mod:`validator.evidence.site`) and swaps it in
 for ``SITE`` whole; ``SITE`` must not exist, be empty, or be a catalogue an earlier
 ``--site`` made (its marker file lists its files, and it holds no other), and may not be,
-hold or lie inside ``--out-dir`` or the store, nor be the current folder or an ancestor of it:
-anything else is a usage error (exit 2) before anything is published.
+hold or lie inside ``--out-dir`` or the store, nor be the current folder or an ancestor of
+it: anything else is a usage error (exit 2) before anything is published.
 
 Exit codes: 0 every record published or unchanged, 1 a record could not be made or
 conflicts with a published one (the others are still published), or a file in ``DIR``
@@ -136,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
 
     with Publisher(args.out, attestation_of=attestation_of, strict_index=True) as pub:
         pub.copy_schemas()
-        manifest = InputsManifest(args.out)
+        manifest = InputsManifest(args.out, manifest_secret(args.out))
         for entry in entries:
             key = (entry.repository, entry.commit)
             tree = trees.setdefault(key, SnapshotTree(store, entry.repository, entry.commit,
@@ -195,6 +197,27 @@ def run(args: argparse.Namespace) -> int:
         if args.site is not None and not _site(args, index):
             return 2
     return 1 if failures or pub.reports else 0
+
+
+def manifest_secret(out: Path) -> bytes | None:
+    """The key of the inputs manifest's HMAC: the cache folder's secret
+    (:func:`validator.cache.load_secret`), which lies outside ``out``. ``None`` (a warm
+    run skips nothing, with a note) when it cannot be had or lies inside ``out``."""
+    from validator.cache import SECRET_NAME, NotASecret, load_secret
+    from validator.source.options import default_cache_dir
+
+    root = default_cache_dir()
+    if (root / SECRET_NAME).resolve().is_relative_to(out.resolve()):
+        print(f"recipe-check: note: the cache folder {root} lies inside {out}; every record "
+              "is re-derived (its inputs manifest cannot be keyed)", file=sys.stderr)
+        return None
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        return load_secret(root)[0]
+    except (OSError, NotASecret) as exc:
+        print(f"recipe-check: note: no key for {out}'s inputs manifest ({exc}); every "
+              "record is re-derived", file=sys.stderr)
+        return None
 
 
 def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:
