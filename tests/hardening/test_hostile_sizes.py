@@ -1,0 +1,75 @@
+"""Issue 30 item 8: a recipe with thousands of hardware overrides or environment variables
+is checked in work proportional to its size. Counted work, not wall time: how many
+environment maps the FLAG015/FLAG016 rules walk, and how many variables they look up."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.checks import flag_combined
+from validator.checks.arg_layers import env_maps
+from validator.checks.flag_engine import env_issue
+from validator.cli import main
+from validator.findings import MAX_FINDINGS_PER_RULE
+
+PROJECT = Path(__file__).resolve().parents[2]
+EXAMPLES = PROJECT / "examples" / "recipes"
+RECIPE = "models/example-org/Example-Chat-8B.yaml"
+OVERRIDES = 600
+
+
+def _hostile(root: Path) -> Path:
+    """Our example tree, its Chat recipe with :data:`OVERRIDES` hardware overrides, each
+    with an argument list and a variable no vLLM reads."""
+    shutil.copytree(EXAMPLES, root)
+    (root / "models/example-org/Example-MoE-120B.yaml").unlink()
+    recipe = root / RECIPE
+    body = "".join(f"  hw{i:04d}:\n    extra_args: [\"--max-num-seqs\", \"{i % 64 + 1}\"]\n"
+                   f"    extra_env:\n      VLLM_HOSTILE_{i:04d}: \"1\"\n"
+                   for i in range(OVERRIDES))
+    text = recipe.read_text("utf-8")
+    recipe.write_text(text.replace("compatible_strategies:", "hardware_overrides:\n" + body
+                                   + "\ncompatible_strategies:", 1), "utf-8")
+    return recipe
+
+
+def test_thousands_of_overrides_walk_each_environment_map_a_bounded_number_of_times(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    recipe = _hostile(tmp_path / "recipes")
+    counts: Counter[str] = Counter()
+    walk, look_up = env_maps, env_issue  # the functions the rules call, by name
+
+    def counted_maps(data: Any) -> Iterator[tuple[str, str, str | None, str | None]]:
+        for found in walk(data):
+            counts["maps"] += 1
+            yield found
+
+    def counted_issue(name: str, plan: Any) -> Any:
+        counts["lookups"] += 1
+        return look_up(name, plan)
+
+    monkeypatch.setattr(flag_combined, "env_maps", counted_maps)
+    monkeypatch.setattr(flag_combined, "env_issue", counted_issue)
+    code = main([str(recipe), "--no-cache", "--jobs", "1", "--select", "FLAG015,FLAG016",
+                 "--format", "json"])
+    assert code == 0
+    [doc] = json.loads(capsys.readouterr().out)["documents"]
+    found = [f for f in doc["findings"] if f["rule"] == "FLAG016"]
+    # one map per override and the base environment, walked once per rule: not once per
+    # argument list (FLAG015 read every map again for each of the 600 lists)
+    assert counts["maps"] <= 2 * (OVERRIDES + 1) + 10
+    # the checker shows 100 findings of a rule and one line for the rest: the rule stops
+    # looking variables up once it has one more than that
+    assert counts["lookups"] == MAX_FINDINGS_PER_RULE + 1
+    assert len(found) == MAX_FINDINGS_PER_RULE + 1
+    assert found[-1]["message"] == (f"more FLAG016 findings in this file are not shown (at "
+                                    f"most {MAX_FINDINGS_PER_RULE} per rule)")
+    assert "VLLM_HOSTILE_0000" in found[0]["message"]
