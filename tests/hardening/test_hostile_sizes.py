@@ -18,6 +18,7 @@ from validator.checks.arg_layers import env_maps
 from validator.checks.flag_engine import env_issue
 from validator.cli import main
 from validator.findings import MAX_FINDINGS_PER_RULE
+from validator.render import gates, model
 
 PROJECT = Path(__file__).resolve().parents[2]
 EXAMPLES = PROJECT / "examples" / "recipes"
@@ -73,3 +74,53 @@ def test_thousands_of_overrides_walk_each_environment_map_a_bounded_number_of_ti
     assert found[-1]["message"] == (f"more FLAG016 findings in this file are not shown (at "
                                     f"most {MAX_FINDINGS_PER_RULE} per rule)")
     assert "VLLM_HOSTILE_0000" in found[0]["message"]
+
+
+MODES = 150
+
+
+def _many_modes(root: Path) -> Path:
+    """Our example tree, its Chat recipe's features with a modal one of :data:`MODES`
+    modes: ``render --all`` renders each mode on each hardware."""
+    shutil.copytree(EXAMPLES, root)
+    (root / "models/example-org/Example-MoE-120B.yaml").unlink()
+    recipe = root / RECIPE
+    body = "".join(f"      m{i:04d}:\n        label: \"M{i}\"\n        description: \"mode {i}\"\n"
+                   f"        args: [\"--speculative-config\", "
+                   f"'{{\"method\":\"ngram\",\"num_speculative_tokens\":{i % 7 + 1}}}']\n"
+                   for i in range(MODES))
+    feature = ("  spec_decoding:\n    description: \"speculative decoding\"\n"
+               "    default_mode: m0000\n    modes:\n" + body)
+    text = recipe.read_text("utf-8")
+    recipe.write_text(text.replace("features:\n  tool_calling:",
+                                   "features:\n" + feature + "  tool_calling:", 1), "utf-8")
+    return recipe
+
+
+@pytest.mark.parametrize("command", [["render", "--all"], ["--no-cache", "--jobs", "1"]])
+def test_each_configuration_judges_its_own_mode_not_every_mode(
+        command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The mode gates run a bounded number of times per rendered configuration: before,
+    each rendering judged every mode of the feature (again in its problem check), so
+    ``render --all`` of 3,000 modes judged 27 million."""
+    recipe = _many_modes(tmp_path / "recipes")
+    counts: Counter[str] = Counter()
+    judge = gates.is_mode_supported
+
+    def counted(mode: Any, profile: Any, hw_id: str | None) -> bool:
+        counts["judged"] += 1
+        return judge(mode, profile, hw_id)
+
+    monkeypatch.setattr(gates, "is_mode_supported", counted)
+    rendering = model.render
+
+    def counted_rendering(*args: Any, **kwargs: Any) -> Any:
+        counts["configurations"] += 1
+        return rendering(*args, **kwargs)
+
+    monkeypatch.setattr(model, "render", counted_rendering)
+    assert main([*command, str(recipe)]) in (0, 1)
+    capsys.readouterr()
+    assert counts["configurations"] >= MODES  # each mode is a configuration
+    assert counts["judged"] <= 6 * counts["configurations"] + MODES, dict(counts)
