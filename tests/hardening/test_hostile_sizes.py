@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from validator.checks import flag_combined
+from validator.checks import flag_combined, install_range
 from validator.checks.arg_layers import env_maps
 from validator.checks.flag_engine import env_issue
+from validator.checks.ver_model import image_sites
 from validator.cli import main
 from validator.findings import MAX_FINDINGS_PER_RULE
 from validator.render import gates, model
@@ -124,3 +125,30 @@ def test_each_configuration_judges_its_own_mode_not_every_mode(
     capsys.readouterr()
     assert counts["configurations"] >= MODES  # each mode is a configuration
     assert counts["judged"] <= 6 * counts["configurations"] + MODES, dict(counts)
+
+
+VARIANTS = 200
+
+
+def test_many_variants_walk_the_image_sites_once_per_document(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each variant's install range reads the document's Docker images: grouped by
+    variant in one walk, not one walk per variant (2,000 variants: 2,000 walks of 2,000)."""
+    shutil.copytree(EXAMPLES, tmp_path / "recipes")
+    (tmp_path / "recipes/models/example-org/Example-MoE-120B.yaml").unlink()
+    recipe = tmp_path / "recipes" / RECIPE
+    body = "".join(f"  v{i:04d}:\n    precision: bf16\n    vram_minimum_gb: 20\n"
+                   f"    description: \"variant {i}\"\n" for i in range(VARIANTS))
+    recipe.write_text(recipe.read_text("utf-8").replace(
+        "compatible_strategies:", body + "\ncompatible_strategies:", 1), "utf-8")
+    walks: Counter[str] = Counter()
+    walk = image_sites  # the walk install_range calls, by name
+
+    def counted(doc: Any) -> Any:
+        walks["image_sites"] += 1
+        return walk(doc)
+
+    monkeypatch.setattr(install_range, "image_sites", counted)
+    assert main([str(recipe), "--no-cache", "--jobs", "1"]) == 0, capsys.readouterr().out
+    assert 1 <= walks["image_sites"] <= 5, dict(walks)
