@@ -26,17 +26,23 @@ def _pr(repo: Path, fmt: str) -> subprocess.CompletedProcess[str]:
                           timeout=600, check=False)
 
 
-@pytest.fixture()
-def fixing_repo(tmp_path: Path) -> Path:
-    """A git repository of our small recipes tree with two commits: the second quotes the
-    integer argument of Broken-1B (fixing two errors) and drops its variant's precision
-    (a new error), with a line added above so every remaining finding moves."""
+def _base_repo(tmp_path: Path) -> Path:
+    """A git repository of our small recipes tree, one commit on ``main``."""
     repo = write_tree(tmp_path / "recipes")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "tests@example.invalid")
     git(repo, "config", "user.name", "recipe-check tests")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
+    return repo
+
+
+@pytest.fixture()
+def fixing_repo(tmp_path: Path) -> Path:
+    """A git repository of our small recipes tree with two commits: the second quotes the
+    integer argument of Broken-1B (fixing two errors) and drops its variant's precision
+    (a new error), with a line added above so every remaining finding moves."""
+    repo = _base_repo(tmp_path)
     recipe = repo / "models/acme/Broken-1B.yaml"
     text = recipe.read_text("utf-8")
     assert "    - 4096\n" in text and "    precision: bf16\n" in text
@@ -90,12 +96,7 @@ def test_a_file_whose_findings_are_all_fixed_is_listed() -> None:
 def unchanged_errors_repo(tmp_path: Path) -> Path:
     """Our small recipes tree, whose Broken-1B has errors, then a commit that only adds a
     comment to it: every error of the head is at the merge base already."""
-    repo = write_tree(tmp_path / "recipes")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "tests@example.invalid")
-    git(repo, "config", "user.name", "recipe-check tests")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = _base_repo(tmp_path)
     recipe = repo / "models/acme/Broken-1B.yaml"
     recipe.write_text(recipe.read_text("utf-8") + "# a comment\n", "utf-8")
     git(repo, "commit", "-qam", "comment only")
