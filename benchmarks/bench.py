@@ -468,7 +468,7 @@ def publish_cases(codes: dict[str, Path], envs: dict[str, dict[str, str]], repo:
         def fresh(out: Path = out) -> None:
             shutil.rmtree(out, ignore_errors=True)
 
-        pub = ("publish", "--lock", lock, "--out", str(out), "--checked-on", "2026-01-01")
+        pub = ("publish", "--lock", lock, "--out-dir", str(out), "--checked-on", "2026-01-01")
         cold[lb] = tool(lb, *pub, before_each=fresh)
         warm[lb] = tool(lb, *pub)
         check[lb] = tool(lb, *cold_flags(codes[lb]), "--offline", "--snapshot-dir",

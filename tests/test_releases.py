@@ -166,14 +166,14 @@ def test_load_release_list_defaults_to_vendored(index_url: str) -> None:
 
 def test_data_refresh_and_show(index_url: str, tmp_path: Path,
                                capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["data", "refresh", "--url", index_url, "--snapshot-dir", str(tmp_path)]) == 0
+    assert main(["data", "refresh", "--url", index_url, "--vendored-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "vllm releases: 3" in out and "latest 0.3.0 (2024-03-01)" in out
-    assert main(["data", "show", "--snapshot-dir", str(tmp_path)]) == 0
+    assert main(["data", "show", "--vendored-dir", str(tmp_path)]) == 0
     assert "verified against the pinned digest" in capsys.readouterr().out
     _Handler.status = 500
     before = (tmp_path / SNAPSHOT_NAME).read_bytes()
-    assert main(["data", "refresh", "--url", index_url, "--snapshot-dir", str(tmp_path),
+    assert main(["data", "refresh", "--url", index_url, "--vendored-dir", str(tmp_path),
                  "--timeout", "2"]) == 2
     assert (tmp_path / SNAPSHOT_NAME).read_bytes() == before  # untouched on failure
     assert "cannot fetch" in capsys.readouterr().err
@@ -193,13 +193,13 @@ def test_check_reports_the_release_list(corpus_repo: Path, tmp_path: Path) -> No
 
 def test_data_refresh_keeps_the_digest_when_the_releases_are_unchanged(
         index_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["data", "refresh", "--url", index_url, "--snapshot-dir", str(tmp_path)]) == 0
+    assert main(["data", "refresh", "--url", index_url, "--vendored-dir", str(tmp_path)]) == 0
     # the same releases, fetched at another time (as a later run would)
     vendored = load_vendored(tmp_path)
     write_snapshot(dataclasses.replace(vendored, fetched="2020-01-01T00:00:00Z"), tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     capsys.readouterr()
-    assert main(["data", "refresh", "--url", index_url, "--snapshot-dir", str(tmp_path)]) == 0
+    assert main(["data", "refresh", "--url", index_url, "--vendored-dir", str(tmp_path)]) == 0
     assert "(unchanged)" in capsys.readouterr().out
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     # a release more is a change: written, digest re-pinned
@@ -207,7 +207,7 @@ def test_data_refresh_keeps_the_digest_when_the_releases_are_unchanged(
                                       "upload_time_iso_8601": "2024-04-01T00:00:00Z",
                                       "yanked": False}]
     try:
-        assert main(["data", "refresh", "--url", index_url, "--snapshot-dir",
+        assert main(["data", "refresh", "--url", index_url, "--vendored-dir",
                      str(tmp_path)]) == 0
         assert "(was " in capsys.readouterr().out
         assert (tmp_path / "vllm-releases.sha256").read_bytes() != before["vllm-releases.sha256"]

@@ -18,7 +18,7 @@ from validator.checks.cli_plan import Window, release_window
 from validator.checks.context_args import context_arg_findings
 from validator.checks.install_range import record as record_install_ranges
 from validator.context import Context
-from validator.findings import Finding, Severity, count_by_severity
+from validator.findings import MAX_FINDINGS_PER_RULE, Finding, Severity, count_by_severity
 from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
@@ -30,9 +30,6 @@ from validator.rules.yaml.safety_limits import YAML_LIMIT
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.verify import REFUSED, VerificationError
-
-MAX_FINDINGS_PER_RULE = 100
-"""Findings one rule may report on one document; one more says the rest are not shown."""
 
 
 @dataclass

@@ -15,6 +15,11 @@ from typing import Any
 
 import orjson
 
+MAX_FINDINGS_PER_RULE = 100
+"""Findings one rule may report on one document; one more says the rest are not shown
+(:class:`validator.checker.Checker` keeps that many and one; a rule may stop computing
+hits past it)."""
+
 
 class Severity(enum.StrEnum):
     """How bad a finding is. ``error`` fails a run; ``warning``/``info`` never do

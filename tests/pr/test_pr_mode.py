@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 
 from validator.cli import main
+from validator.report.markdown import rule_doc_url
 
 from .conftest import PROJECT, git, github_env, pr_revisions, sarif_errors
 
@@ -98,8 +99,8 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
     link = f"https://github.com/vllm-project/recipes/blob/{head}/{GEMMA}"
     assert f"| [models/Google/gemma-4-12B-it.yaml]({link}) | {len(errors)} |" in summary
     assert summary.count("| modified |") == 1
-    assert (f"| ⚠️ warning · existing | [REF019](https://github.com/recipe-check/recipe-check/blob/"
-            f"main/docs/rules.md#ref019) | [21]({link}#L21) | model\\_id 'google/gemma-4-12B-it' "
+    assert (f"| ⚠️ warning · existing | [REF019]({rule_doc_url('REF019', env)}) | "
+            f"[21]({link}#L21) | model\\_id 'google/gemma-4-12B-it' "
             "differs from the file path") in summary
     assert summary.count("| ❌ error · ") == len(errors)
 

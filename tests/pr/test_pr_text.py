@@ -26,17 +26,23 @@ def _pr(repo: Path, fmt: str) -> subprocess.CompletedProcess[str]:
                           timeout=600, check=False)
 
 
-@pytest.fixture()
-def fixing_repo(tmp_path: Path) -> Path:
-    """A git repository of our small recipes tree with two commits: the second quotes the
-    integer argument of Broken-1B (fixing two errors) and drops its variant's precision
-    (a new error), with a line added above so every remaining finding moves."""
+def _base_repo(tmp_path: Path) -> Path:
+    """A git repository of our small recipes tree, one commit on ``main``."""
     repo = write_tree(tmp_path / "recipes")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "tests@example.invalid")
     git(repo, "config", "user.name", "recipe-check tests")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
+    return repo
+
+
+@pytest.fixture()
+def fixing_repo(tmp_path: Path) -> Path:
+    """A git repository of our small recipes tree with two commits: the second quotes the
+    integer argument of Broken-1B (fixing two errors) and drops its variant's precision
+    (a new error), with a line added above so every remaining finding moves."""
+    repo = _base_repo(tmp_path)
     recipe = repo / "models/acme/Broken-1B.yaml"
     text = recipe.read_text("utf-8")
     assert "    - 4096\n" in text and "    precision: bf16\n" in text
@@ -84,3 +90,37 @@ def test_a_file_whose_findings_are_all_fixed_is_listed() -> None:
         "fixed since the merge base (1; lines as at the base):",
         "models/a/B.yaml:5:7: fixed FLAG001 (was warning) `--max-model-length` is not an "
         "option of vLLM 0.20.0"]
+
+
+@pytest.fixture()
+def unchanged_errors_repo(tmp_path: Path) -> Path:
+    """Our small recipes tree, whose Broken-1B has errors, then a commit that only adds a
+    comment to it: every error of the head is at the merge base already."""
+    repo = _base_repo(tmp_path)
+    recipe = repo / "models/acme/Broken-1B.yaml"
+    recipe.write_text(recipe.read_text("utf-8") + "# a comment\n", "utf-8")
+    git(repo, "commit", "-qam", "comment only")
+    return repo
+
+
+@pytest.mark.parametrize("fmt, prefix", [("text", ""), ("github", "recipe-check: ")])
+def test_summary_line_says_existing_errors_pass_under_fail_on_new(
+        unchanged_errors_repo: Path, fmt: str, prefix: str) -> None:
+    data = json.loads(_pr(unchanged_errors_repo, "json").stdout)
+    errors = sum(f["severity"] == "error" for d in data["documents"] for f in d["findings"])
+    assert errors >= 1 and data["summary"]["new"] == 0
+    done = _pr(unchanged_errors_repo, fmt)
+    assert done.returncode == 0, done.stderr
+    assert (f"{prefix}1 file(s) checked: {errors} error(s) (0 new), ") in done.stdout
+    assert done.stdout.count(f": passing (--fail-on new: the {errors} error(s) were at the "
+                             "merge base already)\n") == 1
+
+
+def test_summary_line_says_why_fail_on_all_fails(unchanged_errors_repo: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "validator", "pr", "--repo",
+                           str(unchanged_errors_repo), "--base", "main~1", "--head", "main",
+                           "--format", "text", "--no-summary", "--fail-on", "all"],
+                          cwd=PROJECT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 1, done.stderr
+    assert " error(s) (0 new), " in done.stdout
+    assert ": failing (--fail-on all)\n" in done.stdout

@@ -29,7 +29,18 @@ def test_links_point_at_the_actions_repository_and_ref() -> None:
     env = {**ENV, "RECIPE_CHECK_PROJECT_URL": "https://git.example/rc/", "RECIPE_CHECK_DOCS_REF":
            "abc"}
     assert rule_doc_url("SCHEMA003", env) == "https://git.example/rc/blob/abc/docs/rules.md#schema003"
-    assert project_url({}).startswith("https://")
+
+
+def test_without_a_configured_repository_rules_link_to_the_shipped_docs() -> None:
+    """No ``RECIPE_CHECK_PROJECT_URL`` and no Action: the link is the ``docs/rules.md``
+    of this checkout, never a repository guessed by name."""
+    assert project_url({}) is None  # this package declares no Project-URL
+    doc = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+    assert rule_doc_url("REF001", {}) == doc.as_uri() + "#ref001"
+    text = MarkdownReporter(env={}).render(result(finding()))
+    assert f"| [REF001]({doc.as_uri()}#ref001) | " in text
+    assert "github.com/recipe-check" not in text
+    assert "### REF001\n" in doc.read_text("utf-8")
 
 
 def test_every_rule_link_anchor_exists_in_rules_md() -> None:
@@ -38,7 +49,7 @@ def test_every_rule_link_anchor_exists_in_rules_md() -> None:
     for r in all_rules():
         # GitHub's heading anchor is the lower-cased heading text
         assert r.id in headings
-        assert rule_doc_url(r.id, ENV).endswith("#" + r.id.lower())
+        assert str(rule_doc_url(r.id, ENV)).endswith("#" + r.id.lower())
 
 
 def test_escaping_keeps_recipe_text_literal() -> None:

@@ -165,3 +165,14 @@ def test_unverified_document_has_no_hash() -> None:
     log = sarif_log(run, env={})
     assert errors_of(log) == []
     assert "hashes" not in log["runs"][0]["artifacts"][0]
+
+
+def test_without_a_configured_repository_no_link_names_another_repository() -> None:
+    log = sarif_log(result(finding()), env={})
+    assert errors_of(log) == []
+    driver = log["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver  # no repository is configured
+    assert "github.com/recipe-check" not in json.dumps(log)
+    ref001 = next(r for r in driver["rules"] if r["id"] == "REF001")
+    assert ref001["helpUri"].startswith("file://") and ref001["helpUri"].endswith(
+        "/docs/rules.md#ref001")

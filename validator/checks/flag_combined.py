@@ -38,7 +38,7 @@ from validator.checks.flag_model import (
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, rule
 from validator.checks.rendered import affected
-from validator.findings import Related, Severity
+from validator.findings import MAX_FINDINGS_PER_RULE, Related, Severity
 from validator.render import jsval
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs
@@ -331,9 +331,10 @@ def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     context deliberately (rope scaling or the environment variable)."""
     model = layer_model(doc, ctx)
     out: list[Hit] = []
+    allows_long = _allows_long(doc)  # once: it reads every environment map of the recipe
     for layer in model.layers:
         parsed = model.parsed.get(layer.pointer)
-        if parsed is not None:
+        if parsed is not None and not allows_long:
             _max_model_len(doc, layer, parsed, model.where[layer.pointer], out)
     return reported("FLAG015", doc, ctx, out)
 
@@ -343,7 +344,7 @@ def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
     ctx_len = get(doc.data, "model", "context_length")
     if not isinstance(ctx_len, int) or isinstance(ctx_len, bool) or ctx_len <= 0:
         return
-    if parsed.has("hf_overrides") or parsed.has("rope_scaling") or _allows_long(doc):
+    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
         return
     for opt in parsed.find("max_model_len"):
         n = parse_int(opt.value)
@@ -404,6 +405,8 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
         family = served_by or (ASCEND if npu else VLLM)
         plan = install_range(doc, ctx, variant, family=family).plan
         for name in as_dict(get(data, *split_pointer(pointer))):
+            if len(out) > MAX_FINDINGS_PER_RULE:
+                return  # the checker shows no more; the rest are not looked up
             why = env_issue(name, plan) if isinstance(name, str) else None
             if why is not None:
                 out.append(Hit(join_pointer(pointer, name), f"{label}: {why[0]}",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from validator.cache import HISTORY_PART
 from validator.errors import UsageError
-from validator.source.options import default_cache_dir
+from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.unit_cache import RESULTS
 
 PARTS = {RESULTS: "check results", HISTORY_PART: "history audit results", "git": "git clones"}
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``cache``."""
     parser.add_argument("action", choices=["clean", "info"])
     parser.add_argument("--cache-dir", type=Path, metavar="DIR",
-                        help="cache folder (default $XDG_CACHE_HOME/recipe-check)")
+                        help=CACHE_DIR_HELP)
     parser.add_argument("--git", action="store_true",
                         help="clean: also remove the git clones of pinned sources")
 

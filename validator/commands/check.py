@@ -51,7 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``check``."""
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="recipe file, folder, or OWNER/REPO@REV:PATH")
-    parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
+    parser.add_argument("--root", type=Path, metavar="DIR",
+                        help="recipes root (default: walk up from PATH)")
     add_run_arguments(parser)
     parser.add_argument("--fix", action="store_true",
                         help="apply the safe fixes, write the files, then check again")
@@ -62,10 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "there is a fix to show, 0 when there is none")
     add_fetch_arguments(parser, offline=False)
     parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the result cache (in --cache-dir)")
+                        help="neither read nor write the cache (in --cache-dir)")
     parser.add_argument("--jobs", "-j", type=positive_int, default=None, metavar="N",
-                        help="check on N processes (default: every core); the output is "
-                             "the same for every N")
+                        help="check on N processes (default: every core; the output is "
+                             "the same for every N)")
     add_rule_arguments(parser)
     add_output_arguments(parser, sorted(REPORTERS))
 

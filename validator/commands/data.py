@@ -17,6 +17,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from validator.commands.options import RenamedOption
 from validator.errors import UsageError
 from validator.releases import (
     PYPI_JSON_URL,
@@ -31,17 +32,20 @@ from validator.releases import (
 def _add_vendored_dir(p: argparse.ArgumentParser, help_: str) -> None:
     """``--vendored-dir DIR`` (the vendored data folder), and its old spelling
     ``--snapshot-dir``, accepted but not shown in --help."""
-    p.add_argument("--vendored-dir", type=Path, default=None, metavar="DIR", help=help_)
-    p.add_argument("--snapshot-dir", dest="vendored_dir", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--vendored-dir", type=Path, default=None, metavar="DIR",
+                   help=f"vendored data folder ({help_})")
+    # --snapshot-dir names the snapshot store in every other command: refused here
+    p.add_argument("--snapshot-dir", action=RenamedOption, use="--vendored-dir DIR")
 
 
 def _add_refresh(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("refresh", help="re-fetch the vLLM release list and re-pin its digest",
                        description="Fetch vLLM's releases (versions and first upload dates) "
                        "from PyPI's JSON API and rewrite the vendored copy and its digest.")
-    _add_vendored_dir(p, "folder to write (default: the project's snapshots/)")
+    _add_vendored_dir(p, "written; default: the project's snapshots/")
     p.add_argument("--url", default=PYPI_JSON_URL, help=f"JSON API URL (default {PYPI_JSON_URL})")
-    p.add_argument("--timeout", type=float, default=15.0, help="seconds per request")
+    p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
+                   help="seconds per request")
     p.set_defaults(action=_refresh)
 
 
@@ -64,7 +68,7 @@ def _refresh(args: argparse.Namespace) -> int:
 
 def _add_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("show", help="verify and describe the vendored release list")
-    _add_vendored_dir(p, "folder to read (default: the project's snapshots/)")
+    _add_vendored_dir(p, "read; default: the project's snapshots/")
     p.set_defaults(action=_show)
 
 
@@ -89,8 +93,9 @@ def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                        "released vLLM versions (docs/vllm-cli-registry.md)")
     p.add_argument("versions", nargs="+", metavar="VERSION",
                    help="release versions, 'all' (every release from 0.4.2) or 'missing'")
-    p.add_argument("--out-dir", type=Path, default=None,
-                   help="registry folder (default: snapshots/vllm-cli; not with --plugin)")
+    p.add_argument("--out-dir", type=Path, default=None, metavar="DIR",
+                   help="output folder (the registry; default: snapshots/vllm-cli; not with "
+                        "--plugin)")
     from validator.vllm_cli.plugins import PLUGINS
 
     p.add_argument("--plugin", choices=sorted(PLUGINS), default=None,

@@ -36,6 +36,10 @@ from validator.source.local import Target
 from validator.source.options import add_fetch_arguments
 from validator.source.tree import RecipeTree
 
+FILE_FORMATS = ("json", "markdown")
+"""What ``diff`` also writes to files: its JSON and its Markdown (the job summary's
+"What changes for users" section). A diff reports no findings, so there is no SARIF."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``diff``."""
@@ -46,12 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", metavar="PATH",
                         help="compare this recipe at revisions OLD and NEW of --repo")
     parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
-                        help="git repository for the revision form (default: current folder)")
-    parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
+                        help="git repository of the recipes (for the revision form; default: "
+                             "current folder)")
+    parser.add_argument("--root", type=Path, metavar="DIR",
+                        help="recipes root (default: walk up from PATH)")
     parser.add_argument("--no-feature-sets", action="store_true",
                         help="compare the site's default feature set only (faster)")
     add_fetch_arguments(parser)
-    add_output_arguments(parser, ("text", "json", "markdown"), file_formats=("json",),
+    add_output_arguments(parser, ("text", "json", "markdown"), file_formats=FILE_FORMATS,
                          summary=False)
 
 
@@ -129,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             write_text(diff, stream)
 
-    write_outputs(args, write, fmt, file_formats=("json",))
+    write_outputs(args, write, fmt, file_formats=FILE_FORMATS)
     sys.stdout.flush()
     if not old.recipe.ok and not new.recipe.ok:
         # nothing was compared: an input failure, not a change for users

@@ -25,10 +25,12 @@ from validator import __version__
 from validator.cache import HISTORY_PART
 from validator.commands.check import refuse_overwriting, work_tree_inputs
 from validator.commands.options import (
+    DEFAULT_MAX_BYTES,
     add_output_arguments,
     add_rule_arguments,
     chosen_format,
     local_rule_config,
+    positive_int,
     write_outputs,
 )
 from validator.context import Settings
@@ -43,7 +45,7 @@ from validator.history.audit import (
 )
 from validator.policy import Policy
 from validator.progress import Progress
-from validator.source.options import default_cache_dir
+from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.source.tree import LocalTree
 
 
@@ -55,16 +57,6 @@ def _shard(text: str) -> tuple[int, int]:
     if not 1 <= k <= n:
         raise argparse.ArgumentTypeError(f"{text!r}: need 1 <= K <= N")
     return k, n
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: not an integer") from exc
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,17 +74,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="audit every commit of every ref (pull-request heads too)")
     parser.add_argument("--shard", type=_shard, default=(1, 1), metavar="K/N",
                         help="audit only the recipe paths of shard K of N")
-    parser.add_argument("--jobs", type=_positive, default=None, metavar="N",
-                        help="worker processes (default: the CPUs available)")
+    parser.add_argument("--jobs", "-j", type=positive_int, default=None, metavar="N",
+                        help="check on N processes (default: the CPUs available)")
     parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                        help="cache folder, as for check and cache; the audit's results are "
-                             "kept in its history/ part (default $XDG_CACHE_HOME/recipe-check)")
-    parser.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
+                        help=CACHE_DIR_HELP)
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache (in --cache-dir)")
     parser.add_argument("--all-releases", action="store_true",
                         help="judge every revision with every vendored vLLM release (default: "
                              "with the releases published by its commit date)")
-    parser.add_argument("--max-bytes", type=_positive, default=2 * 1024 * 1024,
-                        help="size limit of a YAML file in bytes (default 2 MiB)")
+    parser.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
+                        metavar="N", help="refuse YAML files larger than N bytes (a positive "
+                        "integer; default 2 MiB)")
     add_rule_arguments(parser)
     add_output_arguments(parser, ("text", "json"), file_formats=("json",), summary=False)
 

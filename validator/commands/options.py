@@ -53,7 +53,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--strict", action="store_true", help="warnings count as errors")
     group.add_argument("--offline", action="store_true",
                        help="no network: pinned sources are read from the snapshot store "
-                            "only, and no vLLM data is fetched (as in render, record, diff)")
+                            "only (and no vLLM data is fetched)")
     group.add_argument("--online-releases", action="store_true",
                        help="fetch vLLM's release list from PyPI instead of the vendored, "
                        "digest-pinned snapshots/vllm-releases.json (the default)")
@@ -77,6 +77,39 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        "rendered command (faster; their findings name no configurations). "
                        "Overrides (FLAG012, FLAG025) and the rules on what the site renders "
                        "(REF014-REF016, REF018, GUIDE011) still read the rendered commands")
+
+
+class RenamedOption(argparse.Action):
+    """An old option name that now names something else in other commands: refused (a
+    usage error, exit 2) with the name to use, so one name never has two meanings.
+    Takes an optional value, so that the message names the option and not the value."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, use: str,
+                 **kwargs: object) -> None:
+        self.use = use
+        super().__init__(option_strings, argparse.SUPPRESS, nargs="?", help=argparse.SUPPRESS)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        parser.error(f"{option_string} was renamed: use {self.use}")
+
+
+class DeprecatedSpelling(argparse._StoreAction):
+    """``--new VALUE``, also accepted as its old spellings (``deprecated``), which print a
+    warning on stderr naming the new one."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *,
+                 deprecated: Sequence[str] = (), **kwargs: object) -> None:
+        self.deprecated = tuple(deprecated)
+        super().__init__([*option_strings, *self.deprecated], dest, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[object] | None,
+                 option_string: str | None = None) -> None:
+        if option_string in self.deprecated:
+            print(f"recipe-check: warning: {option_string} is deprecated; use "
+                  f"{self.option_strings[0]}", file=sys.stderr)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -286,10 +319,10 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: Sequence[str]
     ``--summary/--no-summary`` when ``summary``."""
     group = parser.add_argument_group("output")
     group.add_argument("--format", action="append", choices=sorted(formats), default=[],
-                       help="format written to stdout or --output (default: "
+                       help="format written to stdout (or to --output; default: "
                             f"{default or 'github inside GitHub Actions, else text'})")
     group.add_argument("--output", type=report_file, metavar="FILE",
-                       help="write the --format report here instead of stdout")
+                       help="write the report here instead of stdout (the --format one)")
     for fmt in file_formats:
         group.add_argument(f"--{fmt}", type=report_file, metavar="FILE", dest=f"{fmt}_file",
                            help=f"also write the {fmt} report to FILE")
@@ -308,8 +341,10 @@ def chosen_format(args: argparse.Namespace, default: str | None) -> str:
     """
     chosen = list(dict.fromkeys(args.format))
     if len(chosen) > 1:
-        raise UsageError(f"--format given as {', '.join(chosen)}: one format goes to stdout "
-                         "(or --output); write others with --json/--sarif/--markdown FILE")
+        others = [f"--{f} FILE" for f in FILE_FORMATS if hasattr(args, f"{f}_file")]
+        raise UsageError(f"--format given as {', '.join(chosen)}: one format goes to stdout"
+                         + (f" (or --output); write others with {', '.join(others)}"
+                            if others else ""))
     if chosen:
         return str(chosen[0])
     if default is None:

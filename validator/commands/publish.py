@@ -1,4 +1,4 @@
-"""``recipe-check publish --lock FILE --out DIR``: one record per recipe in a lock file.
+"""``recipe-check publish --lock FILE --out-dir DIR``: one record per recipe in a lock file.
 
 The lock file is a snapshot store's ``recipes.lock.json``
 (:mod:`validator.source.snapshots`); every ``models/**.yaml`` entry is read back from that
@@ -20,14 +20,16 @@ confirmed. Every file publish did not make is printed.
 A warm run skips re-deriving a record whose inputs (the commit's lock entries and listing,
 the checked-on date, ``--attestation``, the tool's own files) have the digest noted in
 ``DIR/.publish-inputs.json`` when it was made, provided the stored files of that commit
-still verify and the record (and statement) on disk still hash to the bytes noted then
-(:mod:`validator.evidence.publish_inputs`); anything else is re-derived and compared.
+still verify, the record (and statement) on disk still hash to the bytes noted then, and
+the manifest's entry carries its HMAC under the cache folder's secret, which lies outside
+``DIR`` (:func:`manifest_secret`, :mod:`validator.evidence.publish_inputs`): a manifest
+edited to match an edited record is not trusted. Anything else is re-derived and compared.
 
 ``--site SITE`` then builds the catalogue (:mod:`validator.evidence.site`) and swaps it in
 for ``SITE`` whole; ``SITE`` must not exist, be empty, or be a catalogue an earlier
 ``--site`` made (its marker file lists its files, and it holds no other), and may not be,
-hold or lie inside ``--out`` or the store, nor be the current folder or an ancestor of it:
-anything else is a usage error (exit 2) before anything is published.
+hold or lie inside ``--out-dir`` or the store, nor be the current folder or an ancestor of
+it: anything else is a usage error (exit 2) before anything is published.
 
 Exit codes: 0 every record published or unchanged, 1 a record could not be made or
 conflicts with a published one (the others are still published), or a file in ``DIR``
@@ -43,6 +45,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from validator.commands.options import DeprecatedSpelling
 from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
@@ -63,13 +66,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lock", type=Path, metavar="FILE",
                         help="snapshot lock file (recipes.lock.json) listing the documents "
                              "(default: the store's, see 'recipe-check snapshot path')")
-    add_store_dir(parser, "snapshot store whose lock file is used")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
-                        help="output folder (records/, schemas/, index.json)")
+    add_store_dir(parser, "its lock file lists what is published")
+    parser.add_argument("--out-dir", action=DeprecatedSpelling, deprecated=("--out",),
+                        dest="out", type=Path, required=True, metavar="DIR",
+                        help="output folder (records/, schemas/, index.json; --out DIR is "
+                             "its deprecated old name)")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
-                        help="date the records state (default: today, UTC)")
+                        help="the date the records state they were checked (default: today, UTC)")
     parser.add_argument("--attestation", action="store_true",
-                        help="also write an in-toto statement beside each record")
+                        help="write each record as an in-toto Statement v1 (beside the bare "
+                             "record, as .intoto.json)")
     parser.add_argument("--site", type=Path, metavar="DIR",
                         help="also build the static catalogue of the published records "
                              "here (HTML, works from disk); DIR is replaced whole, so it "
@@ -121,7 +127,7 @@ def _refuse_site_target(args: argparse.Namespace) -> None:
         return
     from validator.evidence.site.guard import site_problem
 
-    refused = site_problem(args.site, (("the publish folder (--out)", args.out),
+    refused = site_problem(args.site, (("the publish folder (--out-dir)", args.out),
                                        ("the snapshot store", args.lock.parent)))
     if refused is not None:
         raise UsageError(f"--site {args.site}: {refused}")
@@ -159,7 +165,7 @@ class _PublishRun:
                                if e.path.startswith("models/")
                                and e.path.endswith((".yaml", ".yml"))), key=lambda e: e.key)
         self.clashes = clashing_records((e.key for e in self.entries), str(args.lock))
-        self.manifest = InputsManifest(args.out)
+        self.manifest = InputsManifest(args.out, manifest_secret(args.out))
         self.failures = self.skipped = 0
         self.counts = {"written": 0, "unchanged": 0, "replaced": 0}
         self.trees: dict[tuple[str, str], SnapshotTree] = {}
@@ -236,6 +242,27 @@ class _PublishRun:
                   f"(not re-derived); index lists {len(index['records'])} file(s)"
                 + (f"; {len(reports)} file(s) publish did not make (see above)"
                    if reports else ""))
+
+
+def manifest_secret(out: Path) -> bytes | None:
+    """The key of the inputs manifest's HMAC: the cache folder's secret
+    (:func:`validator.cache.load_secret`), which lies outside ``out``. ``None`` (a warm
+    run skips nothing, with a note) when it cannot be had or lies inside ``out``."""
+    from validator.cache import SECRET_NAME, NotASecret, load_secret
+    from validator.source.options import default_cache_dir
+
+    root = default_cache_dir()
+    if (root / SECRET_NAME).resolve().is_relative_to(out.resolve()):
+        print(f"recipe-check: note: the cache folder {root} lies inside {out}; every record "
+              "is re-derived (its inputs manifest cannot be keyed)", file=sys.stderr)
+        return None
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        return load_secret(root)[0]
+    except (OSError, NotASecret) as exc:
+        print(f"recipe-check: note: no key for {out}'s inputs manifest ({exc}); every "
+              "record is re-derived", file=sys.stderr)
+        return None
 
 
 def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:

@@ -49,11 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``record``."""
     parser.add_argument("spec", nargs="?", metavar="SPEC", help="OWNER/REPO@REV:PATH")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
-                        help="date the record states it was checked (default: today, UTC)")
+                        help="the date the records state they were checked (default: today, UTC)")
     parser.add_argument("--output", type=report_file, metavar="FILE",
-                        help="write here instead of stdout ('-': stdout)")
+                        help="write the report here instead of stdout (the record; '-': stdout)")
     parser.add_argument("--attestation", action="store_true",
-                        help="wrap the record in an in-toto Statement v1")
+                        help="write each record as an in-toto Statement v1 (in place of the bare "
+                             "record)")
     parser.add_argument("--manifest", type=Path, metavar="FILE",
                         help="read single files listed in this MANIFEST.json (in place)")
     parser.add_argument("--print-schema", action="store_true",

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.commands.check import collect_targets, positive_int
+from validator.commands.options import chosen_format
 from validator.commands.render_text import text_block
 from validator.context import Context, build_context
 from validator.errors import RecipeCheckError, UsageError
@@ -65,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``render``."""
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="recipe file inside a recipes checkout, or OWNER/REPO@REV:PATH")
-    parser.add_argument("--root", type=Path, help="recipes root (default: walk up from PATH)")
+    parser.add_argument("--root", type=Path, metavar="DIR",
+                        help="recipes root (default: walk up from PATH)")
     parser.add_argument("--hardware", metavar="HW", help="hardware profile id (default: the "
                         "site's landing hardware for the variant)")
     parser.add_argument("--variant", metavar="KEY", help="variant key (default: default)")
@@ -85,10 +87,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true",
                         help="every configuration the site renders (all variants, hardware, "
                         "strategies, and every feature on)")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: each configuration's commands as the site shows them; "
-                             "json: one object per configuration with its argv, env, docker "
-                             "form and problems (default text)")
+    parser.add_argument("--format", action="append", choices=("text", "json"), default=[],
+                        help="format written to stdout (text: each configuration's commands "
+                             "as the site shows them; json: one object per configuration with "
+                             "its argv, env, docker form and problems; default: text)")
     parser.add_argument("--api-out", type=Path, metavar="DIR",
                         help="write the site's static JSON API for the recipes to DIR")
     add_fetch_arguments(parser)
@@ -127,6 +129,7 @@ def _modes(items: list[str]) -> tuple[tuple[str, str], ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Render and print; 0 when every configuration renders cleanly, 1 otherwise."""
+    args.format = chosen_format(args, "text")
     targets = collect_targets(args)
     if args.api_out is not None:
         return _write_api(args, targets)

@@ -9,16 +9,19 @@ import argparse
 import json
 
 from validator.catalogue import all_rules
+from validator.commands.options import chosen_format
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``rules``."""
-    parser.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    parser.add_argument("--format", action="append", choices=["text", "json", "markdown"],
+                        default=[], help="format written to stdout (default: text)")
     parser.add_argument("--long", action="store_true", help="include each rule's description")
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the catalogue; always exit 0."""
+    args.format = chosen_format(args, "text")
     rules = all_rules()
     if args.format == "json":
         print(json.dumps([{"id": r.id, "severity": r.severity.value, "family": r.family,

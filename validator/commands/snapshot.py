@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         ("list", "print the lock file's entries"),
                         ("path", "print the store folder (where fetch writes)")):
         p = sub.add_parser(name, help=help_, description=help_)
-        add_store_dir(p, "snapshot store")
+        add_store_dir(p, "")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,12 @@ current record file (relative to ``OUT``) to the digest of the inputs it was mad
 the SHA-256 of the record (and statement) bytes as written.
 
 A record is skipped (:meth:`InputsManifest.unchanged`) only when its inputs digest is the
-one noted *and* the files on disk still hash to the noted bytes; anything else -- no
-manifest, a damaged one, an edited or missing record, another tool build -- takes the full
+one noted *and* the files on disk still hash to the noted bytes *and* the entry carries
+the HMAC-SHA256 of what it notes under a secret kept outside ``OUT`` (the cache folder's,
+see :mod:`validator.cache`): the manifest lives in ``OUT``, so whoever can edit a record
+there can also note the edited bytes and the new inputs digest in it, but cannot sign
+them. Anything else -- no secret, no manifest, a damaged one, an entry without its HMAC
+or with a wrong one, an edited or missing record, another tool build -- takes the full
 path (re-derive and compare). The manifest is written atomically after the run's records,
 so a publisher killed at any instant leaves either the previous manifest or the new one,
 and either one only lets through records whose bytes it verifies.
@@ -18,6 +22,7 @@ and either one only lets through records whose bytes it verifies.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from functools import cache
 from pathlib import Path
@@ -67,14 +72,33 @@ def _sha256_of(files: ConfinedFolder, path: Path) -> str | None:
     return None if data is None else sha256_hex(data)
 
 
+def entry_mac(secret: bytes, rel: str, noted: dict[str, Any]) -> str:
+    """HMAC-SHA256 under ``secret`` of one entry: the record's path below ``OUT``, its
+    inputs digest and the SHA-256 of its record and statement (so an entry moved to
+    another record, or any of its digests changed, no longer matches)."""
+    text = json.dumps([rel, noted.get("inputs"), noted.get("sha256"),
+                       noted.get("attestation")], ensure_ascii=True)
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
+
+
+def _signed(secret: bytes | None, rel: str, noted: dict[str, Any]) -> bool:
+    """Whether ``noted`` carries its :func:`entry_mac` (never without a secret)."""
+    mac = noted.get("hmac")
+    return secret is not None and isinstance(mac, str) and \
+        hmac.compare_digest(mac, entry_mac(secret, rel, noted))
+
+
 class InputsManifest:
     """The inputs manifest of one output folder: read once, noted per record, saved once.
 
     Args:
         out: the publish output folder.
+        secret: the key of the entries' HMAC, kept outside ``out``; ``None`` (no key
+            could be had): nothing is skipped, every record takes the full path.
     """
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, secret: bytes | None = None) -> None:
+        self.secret = secret
         self.path = out / MANIFEST
         self.out = out
         self.files = ConfinedFolder(out)
@@ -96,7 +120,8 @@ class InputsManifest:
         bytes noted then; else ``None``."""
         rel = target.relative_to(self.out).as_posix()
         noted = self.old.get(rel)
-        if noted is None or noted.get("inputs") != digest:
+        if noted is None or noted.get("inputs") != digest or \
+                not _signed(self.secret, rel, noted):
             return None
         sha256 = noted.get("sha256")
         if not isinstance(sha256, str) or _sha256_of(self.files, target) != sha256:
@@ -122,9 +147,12 @@ class InputsManifest:
             return
         if attestation is not None and att is None:
             return
-        self.new[target.relative_to(self.out).as_posix()] = {
-            "inputs": digest, "sha256": sha256_hex(made),
-            "attestation": sha256_hex(att) if att is not None else None}
+        if self.secret is None:
+            return
+        rel = target.relative_to(self.out).as_posix()
+        noted = {"inputs": digest, "sha256": sha256_hex(made),
+                 "attestation": sha256_hex(att) if att is not None else None}
+        self.new[rel] = {**noted, "hmac": entry_mac(self.secret, rel, noted)}
 
     def save(self) -> None:
         """Write the records noted by this run (atomically), replacing the old manifest."""

@@ -161,6 +161,13 @@ def keys(obj: Any) -> list[str]:
     return []
 
 
+def is_key(obj: Any, key: Any) -> bool:
+    """``Object.keys(obj).includes(key)``, without listing a mapping's keys."""
+    if isinstance(obj, dict):
+        return isinstance(key, str) and key in obj
+    return key in keys(obj)
+
+
 def entries(obj: Any) -> list[tuple[str, Any]]:
     """``Object.entries(obj)`` in JS order."""
     return [(k, get(obj, k)) for k in keys(obj)]

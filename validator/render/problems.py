@@ -163,7 +163,7 @@ def selection_problems(data: Any, tax: Any, config: Configuration, recipe: str
             message = (f"feature {name!r} has no modes (it is only on or off); features "
                        f"with modes: {modal}")
             where = ptr("features", name)
-        elif mode not in jsval.keys(modes):
+        elif not jsval.is_key(modes, mode):
             message = f"feature {name!r} has no mode {mode!r}; its modes: {_names(modes)}"
         elif name not in config.features:
             message = (f"feature {name!r} is off in this configuration, and the site applies "
@@ -197,12 +197,10 @@ def _mode_unavailable(data: Any, tax: Any, config: Configuration, name: str,
     modes = get(feature, "modes")
     variant = or_(get(get(data, "variants"), config.variant), {})
     profile = get(get(tax, "hardware_profiles"), config.hardware)
-    offered = [k for k in jsval.keys(modes)
-               if gates.is_mode_allowed_for_variant(get(modes, k), config.variant)
-               and gates.is_mode_supported(get(modes, k), profile, config.hardware)]
-    if mode in offered:
+    spec = get(modes, mode)  # one of its modes (the caller checked): judged alone
+    if gates.is_mode_allowed_for_variant(spec, config.variant) and \
+            gates.is_mode_supported(spec, profile, config.hardware):
         return None
-    spec = get(modes, mode)
     if not gates.is_mode_allowed_for_variant(spec, config.variant):
         why = (f"its variants: {', '.join(map(jsval.js_str, get(spec, 'variants')))}")
     else:
@@ -211,6 +209,9 @@ def _mode_unavailable(data: Any, tax: Any, config: Configuration, name: str,
                                   config.hardware, mode)
     instead = f"the site renders mode {used!r} instead" if used else \
         "the site renders none of its modes here"
+    offered = [k for k in jsval.keys(modes)
+               if gates.is_mode_allowed_for_variant(get(modes, k), config.variant)
+               and gates.is_mode_supported(get(modes, k), profile, config.hardware)]
     return (f"mode {mode!r} of feature {name!r} is not offered on {config.variant} · "
             f"{config.hardware} ({why}); {instead}; modes offered here: "
             f"{', '.join(offered) or 'none'}")

@@ -26,6 +26,7 @@ from typing import TextIO
 
 from validator.checker import RunResult
 from validator.findings import Finding, Severity, printable
+from validator.report.text import counts_line
 
 ANNOTATION_LIMIT = 10
 """Annotations of one kind (error, warning, notice) GitHub displays per step."""
@@ -153,9 +154,7 @@ class GithubReporter:
                     stream.write(f"{escape_data(path)}:{f.line}:{f.column}: "
                                  f"{f.severity.value} {f.rule} {plain_text(finding_text(f))}\n")
             stream.write("::endgroup::\n")
-        s = result.summary()
-        stream.write(f"recipe-check: {s['documents']} file(s) checked: {s['errors']} error(s), "
-                     f"{s['warnings']} warning(s), {s['infos']} info(s)\n")
+        stream.write(f"recipe-check: {counts_line(result)}\n")
         if result.has_baseline():
             b = result.baseline_counts()
             stream.write(f"recipe-check: against the merge base: {b['new']} new, "

@@ -34,22 +34,22 @@ if TYPE_CHECKING:
 SUMMARY_LIMIT = 1024 * 1024
 """GitHub's size limit of one step's summary, in bytes."""
 
-DEFAULT_PROJECT_URL = "https://github.com/recipe-check/recipe-check"
-"""Where recipe-check's own repository lives when nothing better is known.
-
-Overridden by ``RECIPE_CHECK_PROJECT_URL`` and, inside GitHub Actions, by the repository
-of the running Action (``GITHUB_ACTION_REPOSITORY``); ``action.yml`` sets the former from
-its own checkout so rule links point at the Action's repository and ref."""
+PROJECT_URL_LABELS = ("repository", "source", "source code", "homepage")
+"""``Project-URL`` labels of the installed package (``[project.urls]`` of
+``pyproject.toml``) that name recipe-check's repository, in order of preference."""
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 
 
-def project_url(env: Mapping[str, str] | None = None) -> str:
-    """URL of recipe-check's repository (no trailing slash).
+def project_url(env: Mapping[str, str] | None = None) -> str | None:
+    """URL of recipe-check's repository (no trailing slash), or None when none is
+    configured: rule links then point at the documentation shipped with the project
+    (:func:`shipped_rules_doc`), never at a repository guessed by name.
 
     Order: ``RECIPE_CHECK_PROJECT_URL``; ``$GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY``
-    when an Action step is running; :data:`DEFAULT_PROJECT_URL`.
+    when an Action step is running; the installed package's ``Project-URL``
+    (:data:`PROJECT_URL_LABELS`).
     """
     env = os.environ if env is None else env
     if env.get("RECIPE_CHECK_PROJECT_URL"):
@@ -57,17 +57,50 @@ def project_url(env: Mapping[str, str] | None = None) -> str:
     if env.get("GITHUB_ACTION_REPOSITORY"):
         server = env.get("GITHUB_SERVER_URL") or "https://github.com"
         return f"{server.rstrip('/')}/{env['GITHUB_ACTION_REPOSITORY']}"
-    return DEFAULT_PROJECT_URL
+    return _package_project_url()
 
 
-def rule_doc_url(rule_id: str, env: Mapping[str, str] | None = None) -> str:
-    """Link to ``rule_id``'s section of ``docs/rules.md`` in recipe-check's repository, at
-    ``RECIPE_CHECK_DOCS_REF`` (else ``GITHUB_ACTION_REF``, else ``main``)."""
+def _package_project_url() -> str | None:
+    """The installed package's repository ``Project-URL`` (an https URL), if declared."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        entries = metadata("recipe-check").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    urls = {}
+    for entry in entries:
+        label, _, url = str(entry).partition(",")
+        urls[label.strip().lower()] = url.strip().rstrip("/")
+    return next((urls[k] for k in PROJECT_URL_LABELS
+                 if urls.get(k, "").startswith("https://")), None)
+
+
+def shipped_rules_doc() -> Path | None:
+    """``docs/rules.md`` of the project this package runs from (a source checkout or an
+    editable install: the folder above the package holds the project's
+    ``pyproject.toml``), or None (an installed wheel carries no docs folder)."""
+    root = Path(__file__).resolve().parents[2]
+    doc = root / "docs" / "rules.md"
+    if (root / "pyproject.toml").is_file() and doc.is_file():
+        return doc
+    return None
+
+
+def rule_doc_url(rule_id: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Link to ``rule_id``'s section of ``docs/rules.md``: in recipe-check's configured
+    repository (:func:`project_url`) at ``RECIPE_CHECK_DOCS_REF`` (else
+    ``GITHUB_ACTION_REF``, else ``main``); else in the copy shipped with the project
+    (a ``file:`` URI); else None (no link: ``recipe-check rules --long`` documents it)."""
     from validator.docs import rule_anchor
 
     env = os.environ if env is None else env
-    ref = env.get("RECIPE_CHECK_DOCS_REF") or env.get("GITHUB_ACTION_REF") or "main"
-    return f"{project_url(env)}/blob/{ref}/docs/rules.md#{rule_anchor(rule_id)}"
+    base = project_url(env)
+    if base is not None:
+        ref = env.get("RECIPE_CHECK_DOCS_REF") or env.get("GITHUB_ACTION_REF") or "main"
+        return f"{base}/blob/{ref}/docs/rules.md#{rule_anchor(rule_id)}"
+    doc = shipped_rules_doc()
+    return f"{doc.as_uri()}#{rule_anchor(rule_id)}" if doc is not None else None
 
 
 def escape_md(text: str) -> str:
@@ -192,7 +225,8 @@ class MarkdownReporter:
         # a fixed finding's line is the merge base's, not the head's: no link
         url = None if f.baseline == "absent" else self._blob_url(doc, f.line or None)
         where = f"[{f.line}]({url})" if url and f.line > 0 else str(f.line or "—")
-        rule = f"[{f.rule}]({rule_doc_url(f.rule, self.env)})"
+        doc_url = rule_doc_url(f.rule, self.env)
+        rule = f"[{f.rule}]({doc_url})" if doc_url else f.rule
         text = escape_md(f.message)
         for rel in f.related:
             text += f"<br>see {escape_md(rel.path or f.path)}:{rel.line}: {escape_md(rel.message)}"

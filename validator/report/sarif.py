@@ -61,13 +61,14 @@ def _rule_name(summary: str) -> str:
 
 def _markdown_help(rule: Rule, env: Mapping[str, str]) -> str:
     text = rule.description.replace("``", "`")
-    return (f"**{rule.summary}** (default severity: {rule.severity.value})\n\n{text}\n\n"
-            f"[Rule documentation]({rule_doc_url(rule.id, env)})")
+    url = rule_doc_url(rule.id, env)
+    return (f"**{rule.summary}** (default severity: {rule.severity.value})\n\n{text}"
+            + (f"\n\n[Rule documentation]({url})" if url else ""))
 
 
 def rule_descriptor(rule: Rule, env: Mapping[str, str]) -> dict[str, Any]:
     """SARIF ``reportingDescriptor`` of one rule (section 3.49)."""
-    return {
+    descriptor: dict[str, Any] = {
         "id": rule.id,
         "name": _rule_name(rule.summary),
         "shortDescription": {"text": rule.summary},
@@ -77,6 +78,9 @@ def rule_descriptor(rule: Rule, env: Mapping[str, str]) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"tags": ["recipe-check", rule.family]},
     }
+    if descriptor["helpUri"] is None:  # no documentation to link: the help text has it
+        del descriptor["helpUri"]
+    return descriptor
 
 
 def _region(f: Finding) -> dict[str, int] | None:
@@ -177,7 +181,7 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
             "name": "recipe-check",
             "version": __version__,
             "semanticVersion": __version__,
-            "informationUri": project_url(env),
+            **({"informationUri": url} if (url := project_url(env)) else {}),
             "rules": [rule_descriptor(r, env) for r in catalogue],
         }},
         "invocations": [_invocation(result)],

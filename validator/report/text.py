@@ -15,6 +15,37 @@ _RESET = "\033[0m"
 _DIM = "\033[2m"
 
 
+def counts_line(result: RunResult) -> str:
+    """``N file(s) checked: E error(s), W warning(s), I info(s)``; in PR mode the errors
+    also say how many are new, and the line ends with the verdict and why, so that
+    errors that are all at the merge base read as a pass (``--fail-on new``) and not
+    as a failure the exit code contradicts."""
+    s = result.summary()
+    errors = f"{s['errors']} error(s)"
+    if result.has_baseline():
+        new = sum(f.severity is Severity.ERROR and f.baseline != "unchanged"
+                  for f in result.all_findings())
+        errors += f" ({new} new)"
+    line = (f"{s['documents']} file(s) checked: {errors}, {s['warnings']} warning(s), "
+            f"{s['infos']} info(s)")
+    return line + (f": {verdict(result, s['errors'])}" if result.has_baseline() else "")
+
+
+def verdict(result: RunResult, errors: int) -> str:
+    """``passing``/``failing``/``crashed`` with the reason, under the run's ``fail_on``."""
+    if result.internal_errors:
+        return "crashed (a check raised an internal error)"
+    failing = len(result.failing())
+    if result.fail_on != "new":
+        return f"failing (--fail-on {result.fail_on})" if failing else "passing"
+    if failing:
+        return f"failing (--fail-on new: {failing} error(s) this change introduces)"
+    if errors:
+        return (f"passing (--fail-on new: the {errors} error(s) were at the merge base "
+                "already)")
+    return "passing"
+
+
 class TextReporter:
     """Human-readable report for terminals and logs."""
 
@@ -48,11 +79,7 @@ class TextReporter:
                     hint = f"    hint: {printable(f.hint)}"
                     stream.write((f"{_DIM}{hint}{_RESET}" if colour else hint) + "\n")
             self._write_fixed(doc.fixed, stream)
-        s = result.summary()
-        stream.write(
-            f"{s['documents']} file(s) checked: {s['errors']} error(s), "
-            f"{s['warnings']} warning(s), {s['infos']} info(s)\n"
-        )
+        stream.write(counts_line(result) + "\n")
         if result.has_baseline():
             b = result.baseline_counts()
             stream.write(f"against the merge base: {b['new']} new, {b['existing']} existing, "

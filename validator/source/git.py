@@ -302,6 +302,13 @@ class GitTree(PinnedTree):
         return sorted(str(item.path) for item in self._entries(prefix)
                       if not (item.type == "blob" and item.mode in _REGULAR_MODES))
 
+    def gitlinks(self, prefix: str) -> list[str]:
+        """Submodule entries (gitlinks) under folder ``prefix``, sorted: each names a
+        commit of another repository, whose files (recipes among them, maybe) this commit
+        does not hold."""
+        return sorted(str(item.path) for item in self._entries(prefix)
+                      if item.type == "submodule")
+
     def list(self, prefix: str) -> list[str]:
         """Regular files under folder ``prefix`` at the commit (recursive, sorted)."""
         return sorted(str(item.path) for item in self._entries(prefix)

@@ -199,6 +199,9 @@ class HttpTree(PinnedTree):
     def _blob(self, path: str) -> TreeEntry:
         check_path(path)
         entry = self.entries.get(path)
+        if entry is not None and entry.type == "commit":
+            raise SourceError(f"{path}: is a submodule entry (gitlink to commit {entry.sha}) "
+                              f"in commit {self.commit}, not a file; not read")
         if entry is None or entry.type != "blob":
             raise FileNotFoundError(f"{path}: not in {self.repository} at commit {self.commit} "
                                     "(the commit exists; the path does not)")
@@ -234,6 +237,19 @@ class HttpTree(PinnedTree):
         """Whether ``path`` is a regular file in the commit."""
         entry = self.entries.get(path)
         return entry is not None and entry.type == "blob" and entry.mode in _REGULAR_MODES
+
+    def not_files(self, prefix: str) -> list[str]:
+        """Entries under folder ``prefix`` that :meth:`list` leaves out because they are
+        no regular file (symbolic links, submodule entries), sorted."""
+        base = prefix.strip("/")
+        return sorted(p for p, e in self.entries.items() if e.type != "tree"
+                      and not self.exists(p) and (not base or p.startswith(base + "/")))
+
+    def gitlinks(self, prefix: str) -> list[str]:
+        """Submodule entries (gitlinks) under folder ``prefix``, sorted."""
+        base = prefix.strip("/")
+        return sorted(p for p, e in self.entries.items() if e.type == "commit"
+                      and (not base or p.startswith(base + "/")))
 
     def list(self, prefix: str) -> list[str]:
         """Regular files under folder ``prefix`` (recursive, sorted)."""

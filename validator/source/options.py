@@ -33,11 +33,18 @@ DEFAULT_STORE_DIR = default_store_dir()
 (:func:`validator.paths.default_store_dir`; the command line reads it again per run)."""
 
 
+CACHE_DIR_HELP = ("cache folder: git clones of pinned sources, check results, the history "
+                  "audit's results (default $XDG_CACHE_HOME/recipe-check)")
+"""``--cache-dir``'s help, the same in every command that takes it."""
+
+
 def add_store_dir(parser: argparse._ActionsContainer, what: str) -> None:
     """``--store-dir DIR`` (the snapshot store) on ``parser`` (a parser or an argument
     group), and its old spelling ``--snapshot-dir``, accepted but not shown in --help."""
+    detail = f"{what}; " if what else ""
     parser.add_argument("--store-dir", type=Path, default=None, metavar="DIR",
-                        help=f"{what} (default: $RECIPE_CHECK_STORE, else "
+                        help=f"snapshot store of verified recipes ({detail}default: "
+                             "$RECIPE_CHECK_STORE, else "
                              "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
     parser.add_argument("--snapshot-dir", dest="store_dir", type=Path, help=argparse.SUPPRESS)
 
@@ -185,13 +192,12 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     group.add_argument("--git-url", metavar="URL",
                        help=f"clone OWNER/REPO from this URL or folder (env {GIT_URL_ENV})")
     group.add_argument("--cache-dir", type=Path, metavar="DIR",
-                       help="cache folder: git clones, and check results unless "
-                            "--no-cache (default $XDG_CACHE_HOME/recipe-check)")
+                       help=CACHE_DIR_HELP)
     group.add_argument("--raw-base-url", metavar="URL", default=DEFAULT_RAW_BASE,
                        help=f"raw content server for --backend http (default {DEFAULT_RAW_BASE})")
     group.add_argument("--api-base-url", metavar="URL", default=DEFAULT_API_BASE,
                        help=f"GitHub REST API root for --backend http (default {DEFAULT_API_BASE})")
-    add_store_dir(group, "verified snapshot store")
+    add_store_dir(group, "")
     group.add_argument("--expect-sha256", metavar="HEX", type=sha256_digest,
                        help="fail (PROV002) unless the document's SHA-256 is this")
     group.add_argument("--http-timeout", type=http_timeout, default=30.0, metavar="SECONDS",
@@ -201,7 +207,7 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
     if offline:
         group.add_argument("--offline", action="store_true",
                            help="no network: pinned sources are read from the snapshot "
-                                "store only (as in check and pr)")
+                                "store only")
 
 
 def fetch_options_from(args: argparse.Namespace) -> FetchOptions:

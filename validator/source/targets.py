@@ -75,11 +75,31 @@ def _register_expectations(tree: RecipeTree, repository: str, path: str,
             expect(path, options.expect_sha256, "--expect-sha256")
 
 
+RECIPE_SUFFIXES = (".yaml", ".yml")
+
+
+def _unreadable_entries(tree: RecipeTree, folder: str) -> list[str]:
+    """Entries below ``folder`` that are no regular file and may hold a recipe: those with
+    a recipe's name, and every submodule entry (for trees that can tell; see
+    :func:`open_targets`)."""
+    not_files = getattr(tree, "not_files", None)
+    gitlinks = getattr(tree, "gitlinks", None)
+    named = [p for p in not_files(folder) if p.endswith(RECIPE_SUFFIXES)] \
+        if callable(not_files) else []
+    return [*named, *(gitlinks(folder) if callable(gitlinks) else [])]
+
+
 def open_targets(spec: Spec, options: FetchOptions,
                  trees: dict[TreeKey, RecipeTree] | None = None
                  ) -> tuple[RecipeTree, list[str]]:
     """:func:`open_spec`, with a folder ``PATH`` expanded to the ``.yaml`` files below it
     at that revision (as local folders are); expected digests are registered per file.
+
+    The expansion fails closed, as ``pr`` does: an entry that is no regular file but has a
+    recipe's name (a symbolic link, a submodule entry) and every submodule entry (a
+    gitlink names a commit of another repository, whose recipes this revision does not
+    hold) are listed too, so that reading each gives a PROV005 error naming it instead of
+    the folder passing without it.
 
     Returns:
         ``(tree, paths)``; ``[spec.path]`` when it is a file or does not exist (reading it
@@ -90,7 +110,8 @@ def open_targets(spec: Spec, options: FetchOptions,
     tree, path = open_spec(spec, options, trees)
     if tree.exists(path):
         return tree, [path]
-    listed = [p for p in tree.list(path) if p.endswith((".yaml", ".yml"))]
+    listed = [p for p in tree.list(path) if p.endswith(RECIPE_SUFFIXES)]
+    listed = sorted({*listed, *_unreadable_entries(tree, path)})
     store = SnapshotStore(options.store_dir)
     for p in listed:
         _register_expectations(tree, spec.repository, p, options, store)
