@@ -8,7 +8,7 @@ the recipe's own), the Docker image, the ``vllm-omni`` binary, and each environm
 variable as ``-e KEY=VALUE`` in ``docker run`` (``buildDockerRun``; a ``*_CONFIG_PATH``
 value also as ``-v VALUE:VALUE:ro``). Every configuration it renders is read, so a value
 of a strategy, kv-store or taxonomy file is reported on each recipe whose commands print
-it, at that file's line.
+it, at that file's line, and (:func:`context_shell_hits`) on the file itself.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import get
-from validator.checks.arg_layers import collect_layers
+from validator.checks.arg_layers import ArgLayer, collect_layers
 from validator.checks.registry import CONTEXT_FILES, Hit, rule
 from validator.checks.rendered import affected
 from validator.checks.shell_hazards import Hazard, word_hazards
@@ -33,6 +33,7 @@ from validator.render import jsval
 from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
 from validator.render.model import Process, Rendered, Token
+from validator.sourcemap import join_pointer
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:@,+%-]*")
 """Text the site's ``shellQuote`` itself leaves bare: no shell syntax at all."""
@@ -165,9 +166,7 @@ def _hit(doc: LoadedDocument, ctx: Context, printed: Printed, hazards: tuple[Haz
     message = (f"{printed.what} {printable(printed.text)!r} is shell syntax, not one plain "
                f"word, in the command users copy: {printable(what)}; {printed.how} "
                f"({affected(labels)})")
-    hint = ("write a plain value: the site does not quote this text, so bash reads it "
-            f"as written (only a quoted form such as {printable(shlex.quote(printed.text))} "
-            "would be literal)")
+    hint = _HINT.format(printable(shlex.quote(printed.text)))
     if printed.document == doc.path:
         return Hit(printed.pointer, message, hint)
     other = next((d for d in ctx.context_documents() if d.path == printed.document), None)
@@ -175,6 +174,57 @@ def _hit(doc: LoadedDocument, ctx: Context, printed: Printed, hazards: tuple[Haz
     return Hit("", f"{message}; the value is {printed.pointer} of {printed.document}", hint,
                related=(Related(line, f"the value is in {printed.document}",
                                 printed.document),))
+
+
+def _context_printed(path: str, layers: list[ArgLayer],
+                     envs: list[tuple[str, dict[str, Any]]]) -> Iterator[Printed]:
+    """The values of a context file the site prints unquoted into the commands of every
+    recipe that renders with it: the raw items of its argument lists, and the names and
+    values of its environment maps."""
+    for layer in layers:
+        texts = [jsval.js_str(t) for t in layer.tokens]
+        for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
+            if raw and not _PLAIN.fullmatch(text):
+                what = "the flag item" if text.startswith("-") else "the argument item"
+                yield Printed(path, f"{layer.pointer}/{i}", text, what,
+                              f"{_SITE} prints a flag item and an item no flag takes "
+                              "unquoted (its shellQuote quotes only a flag's value)",
+                              literal=False)
+    for pointer, env in envs:
+        for key, value in env.items():
+            if value is None or isinstance(value, dict | list):
+                continue
+            text = jsval.js_str(value)
+            how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE` in "
+                   "`docker run`")
+            at = join_pointer(pointer, key)
+            yield Printed(path, at, key, "the env name", how)
+            yield Printed(path, at, text, f"the value of env {key}", how, literal=False,
+                          split=True)
+
+
+def context_shell_hits(path: str, layers: list[ArgLayer],
+                       envs: list[tuple[str, dict[str, Any]]]) -> list[Hit]:
+    """``REF018`` hits of a context file (a strategy, a kv-store deployment, the
+    taxonomy's KV offload options) at its own lines: each value it adds to the commands
+    users copy is judged as bash reads it, on the file itself."""
+    out = []
+    for printed in _context_printed(path, layers, envs):
+        if _PLAIN.fullmatch(printed.text):
+            continue
+        hazards = _hazards(printed.text, printed.literal, printed.split)
+        if hazards:
+            what = "; ".join(h.describe() for h in hazards)
+            out.append(Hit(printed.pointer, (
+                f"{printed.what} {printable(printed.text)!r} is shell syntax, not one plain "
+                f"word, in the commands users copy of every recipe using this file: "
+                f"{printable(what)}; {printed.how}"), _HINT.format(
+                    printable(shlex.quote(printed.text)))))
+    return out
+
+
+_HINT = ("write a plain value: the site does not quote this text, so bash reads it as "
+         "written (only a quoted form such as {} would be literal)")
 
 
 @rule("REF018", Severity.ERROR, "A rendered command holds shell code",
