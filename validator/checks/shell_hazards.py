@@ -6,13 +6,14 @@ the ``# warning:`` lines of ``render`` and the catalogue).
 every :class:`Hazard`: a command substitution (``$(...)``, a backquote, ``<(...)``), an
 arithmetic expansion, a control operator (``;``, ``&``, ``&&``, ``|``, ``||``), a
 redirection (``<``, ``>``, ``>>``, ``2>``, ``&>``, ``<<``), a subshell parenthesis, a line
-break that starts another command, a ``#`` that drops the rest, a quote left open, and a
-parameter expansion with an operator (``${X:-...}``). A backslash-newline continuation,
-quoted text and a plain ``$NAME`` / ``${NAME}`` (which the site prints itself:
-``$HEAD_IP``) are no hazard. :func:`word_hazards` adds what matters for one value printed
-as (part of) one word: a split at blanks, quotes / backslashes / braces / globs / ``~``
-bash changes (:func:`validator.checks.shell_words.read_item`), and -- where a literal is
-expected -- any parameter expansion. Nothing is ever run.
+break that starts another command, a ``#`` that drops the rest, a quote left open, a
+history expansion (``!-2``, ``!!``: an interactive bash, where users paste, puts an
+earlier command there), and a parameter expansion with an operator (``${X:-...}``). A
+backslash-newline continuation, quoted text and a plain ``$NAME`` / ``${NAME}`` (which the
+site prints itself: ``$HEAD_IP``) are no hazard. :func:`word_hazards` adds what matters
+for one value printed as (part of) one word: a split at blanks, quotes / backslashes /
+braces / globs / ``~`` bash changes (:func:`validator.checks.shell_words.read_item`), and
+-- where a literal is expected -- any parameter expansion. Nothing is ever run.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from validator.checks.shell_words import read_item
+from validator.checks.shell_words import history_expansion_at, read_item
 from validator.findings import printable
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
@@ -134,7 +135,17 @@ def _step(scan: _Scan, i: int) -> int:
         return _substitution(scan, i)
     if ch == "$":
         return _dollar(scan, i)
+    if history_expansion_at(text, i):
+        _history(scan, i)
+        return i + 1
     return _operator(scan, i)
+
+
+def _history(scan: _Scan, i: int) -> None:
+    event = re.match(r"![^\s;&|<>()'\"]*", scan.text[i:])
+    scan.add("history expansion", event.group() if event else "!", "an interactive bash "
+             "(where a copied command is pasted) replaces it by an earlier command line of "
+             "the user's history, or stops with `event not found`")
 
 
 def _line_break(scan: _Scan, i: int) -> int:
@@ -271,6 +282,8 @@ def _double_quoted(scan: _Scan, i: int) -> int:
         if c == "$":
             j = _dollar(scan, j)
             continue
+        if history_expansion_at(text, j, in_double_quotes=True):
+            _history(scan, j)
         j += 1
     scan.add("unclosed quote", text[i:], 'bash reads on into the next lines, taking them '
              'into this word until another `"`')
