@@ -331,3 +331,51 @@ def warning_lines(command: str) -> list[str]:
 
 WARNING = "REF018: bash would not run this command as shown:"
 """The start of each :func:`warning_lines` line."""
+
+
+_EXPORTED = ("`export NAME=...` (recipe-check's `render`, a guide) sets it in the user's "
+             "own shell, `docker run -e` in every process of the container: ")
+SHELL_CONTROL_NAMES = {
+    "PROMPT_COMMAND": "bash runs its value as a command before every prompt",
+    "BASH_ENV": "every non-interactive bash started later first runs the file it names",
+    "ENV": "sh (and bash in POSIX mode) runs the file it names at start",
+    "LD_PRELOAD": "the dynamic loader loads the library it names into every program started",
+    "LD_AUDIT": "the dynamic loader loads the library it names into every program started",
+    "LD_LIBRARY_PATH": "the dynamic loader looks for every program's libraries there first",
+    "PATH": "it decides which program each command name runs",
+    "IFS": "bash splits every unquoted expansion at its characters",
+    "PS0": "bash expands it (command substitutions included) after every command line",
+    "PS1": "bash expands it (command substitutions included) at every prompt",
+    "PS2": "bash expands it (command substitutions included) at every continuation prompt",
+    "PS3": "bash expands it as the prompt of `select`",
+    "PS4": "bash expands it (command substitutions included) before every traced command",
+    "SHELLOPTS": "every bash started later turns on the shell options it lists",
+    "BASHOPTS": "every bash started later turns on the shopt options it lists",
+    "CDPATH": "`cd` looks for folders there before the current one",
+    "GLOBIGNORE": "bash drops the file names it matches from every glob (and turns on "
+                  "dotglob)",
+    "HISTFILE": "bash writes the session's command history into the file it names",
+    "HISTFILESIZE": "bash truncates the history file to that many lines",
+    "HISTSIZE": "bash keeps only that many history lines",
+    "HISTCONTROL": "it changes which commands bash records in the history",
+    "HISTIGNORE": "bash leaves the commands it matches out of the history",
+    "HOME": "`~` and a bare `cd` go there",
+    "TMOUT": "an interactive bash exits after that many idle seconds",
+    "INPUTRC": "readline reads its key bindings (which can run commands) from that file",
+    "BASH_XTRACEFD": "bash writes its trace output to that file descriptor",
+    "EXECIGNORE": "bash skips the programs it matches when looking up a command",
+    "POSIXLY_CORRECT": "bash switches to POSIX mode",
+}
+"""Environment variable names that change what a shell (or the dynamic loader) does,
+with what it does: not settings of vLLM, never meant for a recipe's env."""
+
+
+def env_name_hazards(name: str) -> list[Hazard]:
+    """The :class:`Hazard` of an environment variable name the shell or the dynamic loader
+    acts on (:data:`SHELL_CONTROL_NAMES`, an exported function ``BASH_FUNC_*``)."""
+    effect = SHELL_CONTROL_NAMES.get(name)
+    if effect is None and name.startswith("BASH_FUNC_"):
+        effect = "every bash started later defines a shell function from its value"
+    if effect is None:
+        return []
+    return [Hazard("shell-control variable", name, _EXPORTED + effect)]
