@@ -306,12 +306,32 @@ def word_hazards(value: str, *, literal: bool, split: bool) -> list[Hazard]:
     elif split and not out and len(reading.words) > 1:
         out.append(Hazard("word split", value, f"bash passes {len(reading.words)} words "
                           f"({', '.join(_code(w) for w in reading.words[:4])}), not one"))
-    if literal:
-        out += [Hazard("parameter expansion", name, "bash replaces it by the value of "
-                       "that variable (nothing when unset), where a literal is expected")
-                for name in dict.fromkeys(scan.expansions)
-                if all(h.text != name for h in out)]
+    for name in dict.fromkeys(scan.expansions):
+        special = _SPECIAL_PARAMETERS.get(name[2:-1] if name.startswith("${") else name[1:])
+        if any(h.text == name for h in out) or (special is None and not literal):
+            continue
+        out.append(Hazard("special parameter", name, f"bash puts {special} here, not a "
+                          "variable of the recipe") if special is not None else Hazard(
+            "parameter expansion", name, "bash replaces it by the value of that variable "
+            "(nothing when unset), where a literal is expected"))
     return out
+
+
+_SPECIAL_PARAMETERS = {
+    "@": "the shell's positional parameters (none in a terminal: the text vanishes, or "
+         "splits into several words)",
+    "*": "the shell's positional parameters (none in a terminal)",
+    "#": "the number of the shell's positional parameters",
+    "?": "the exit status of the user's previous command",
+    "$": "the shell's process id",
+    "!": "the process id of the user's last background job",
+    "-": "the shell's option letters",
+    "_": "the last word of the user's previous command",
+    **{str(d): "the shell's name" if d == 0 else "a positional parameter of the shell "
+       "(empty in a terminal)" for d in range(10)},
+}
+"""Bash's special parameters (``$@``, ``$1``, ``$_`` ...), with what each expands to:
+never a value the recipe sets, so not a plain ``$NAME``."""
 
 
 def comment_line(text: str) -> str:
