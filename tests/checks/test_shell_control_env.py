@@ -58,3 +58,13 @@ def test_a_shell_control_name_in_a_strategy_is_reported_on_the_strategy(
     line = line_of(text, "LD_PRELOAD")
     assert f"single_node_tp.yaml:{line}:15: error REF018 the env name 'LD_PRELOAD'" in (
         capsys.readouterr().out)
+
+
+def test_render_warns_above_the_export_of_a_shell_control_name(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _edit(examples_tree, "  base_env: {}", '  base_env:\n    PROMPT_COMMAND: "exit"')
+    main(["render", str(examples_tree / CHAT)])
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("export PROMPT_COMMAND=exit")
+    assert lines[at - 1].startswith("# warning: REF018: bash would not run this command as "
+                                    "shown: shell-control variable `PROMPT_COMMAND`")

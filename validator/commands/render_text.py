@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from validator.checks.shell_hazards import comment_line, warning_lines
+from validator.checks.shell_hazards import (
+    WARNING,
+    comment_line,
+    env_name_hazards,
+    warning_lines,
+)
 from validator.render.args import shell_quote
 from validator.render.jsval import js_str
 from validator.render.model import Process, Rendered
@@ -19,6 +24,8 @@ def _warned(command: str) -> list[str]:
 def _process_block(proc: Process, title: str) -> list[str]:
     out = [comment_line(f"--- {title}: vllm serve ---")]
     for key, value in proc.env.items():
+        out += [comment_line(f"warning: {WARNING} {hazard.describe()}")
+                for hazard in env_name_hazards(str(key))]
         out += _warned(f"export {key}={shell_quote(js_str(value))}")
     out += _warned(str(proc.command))
     if proc.docker_command:
