@@ -263,7 +263,8 @@ LAYERS: dict[str, set[str]] = {
     "validator.checks": {"validator.context", "validator.findings", "validator.guide",
                          "validator.load", "validator.paths", "validator.releases",
                          "validator.render", "validator.rules.api", "validator.rules.metadata",
-                         "validator.rules.hw", "validator.sourcemap", "validator.vllm_cli"},
+                         "validator.rules.hw", "validator.rules.ref", "validator.sourcemap",
+                         "validator.vllm_cli"},
 }
 CHECK_FAMILY_IMPORTS = {"validator.checks", "validator.context", "validator.findings",
                         "validator.fix",

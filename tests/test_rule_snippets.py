@@ -45,6 +45,10 @@ NOT_YET = frozenset(str.split(
     # line, which a docstring cannot keep (trailing whitespace is stripped and linted);
     # tests/checks/test_guide.py covers it.
     "GUIDE001 "
+    # REF020: its failing case is a second recipe file (a path twin), which one snippet
+    # merged into the example recipe cannot show; tests/checks/test_recipe_path_case_twin.py
+    # covers it.
+    "REF020 "
     # YAML006: a snippet is text, encoded here as UTF-8, so it cannot show a file that is
     # not UTF-8 (tests/load/test_loader.py feeds such bytes).
     "YAML006 "

@@ -3,8 +3,9 @@
 :meth:`Policy.apply` is the one place where configuration and suppression comments change
 findings; the checker calls it on every document it reports (recipes and context files).
 In order: per-rule severity (then ``--strict``), ``select``/``ignore``, ``per-file-ignores``,
-inline suppression comments (:mod:`validator.suppress`), then the ``RC`` findings about
-the comments themselves (subject to the same selection and per-file ignores).
+inline suppression comments (:mod:`validator.suppress`; never of ``REF018``/``FLAG027``),
+then the ``RC`` findings about the comments themselves (subject to the same selection and
+per-file ignores).
 """
 
 from __future__ import annotations
@@ -15,12 +16,22 @@ from collections.abc import Iterable, Sequence
 from validator.config import Config, matches, specificity
 from validator.findings import Finding, Severity
 from validator.globs import compile_glob
-from validator.suppress import IN_TEXT, MALFORMED, UNUSED, Directive, directives
+from validator.suppress import (
+    IN_TEXT,
+    MALFORMED,
+    NOT_SUPPRESSIBLE,
+    UNUSED,
+    Directive,
+    directives,
+    suppressible,
+)
 
 _HINTS = {
     MALFORMED.id: "write ignore[ID, ...] or ignore-file[ID, ...]",
     IN_TEXT.id: "move it out of the string onto a comment line of its own (ignore-file[...] "
                 "above the key for findings inside a block scalar)",
+    NOT_SUPPRESSIBLE.id: "remove the rule from the comment and fix the value the finding "
+                         "names",
 }
 
 
@@ -113,6 +124,8 @@ class Policy:
 
 
 def _suppressed(finding: Finding, comments: Sequence[Directive]) -> bool:
+    if not suppressible(finding.rule):
+        return False
     hit = False
     for d in comments:
         if d.covers not in (0, finding.line):

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from validator.checks.shell_hazards import WARNING, comment_line, warning_lines
+from validator.checks.shell_hazards import (
+    WARNING,
+    comment_line,
+    env_name_hazards,
+    warning_lines,
+)
 from validator.render.args import shell_quote
 from validator.render.jsval import js_str
 from validator.render.model import Process, Rendered
@@ -41,6 +46,8 @@ def _warned(command: str) -> list[str]:
 def _process_blocks(proc: Process) -> list[Block]:
     lines: list[str] = []
     for key, value in proc.env.items():
+        lines += [comment_line(f"warning: {WARNING} {hazard.describe()}")
+                  for hazard in env_name_hazards(str(key))]
         lines += _warned(f"export {key}={shell_quote(js_str(value))}")
     out = [Block(f"{proc.role}: vllm serve", [*lines, *_warned(str(proc.command))])]
     if proc.docker_command:

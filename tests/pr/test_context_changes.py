@@ -90,6 +90,33 @@ def test_kv_offload_args_change_rechecks_recipes_offered_the_option(
         "renders with KV offload option 'example_cpu' (changed in taxonomy.yaml: args)"]
 
 
+def test_shell_code_added_to_a_kv_offload_option_is_a_new_error_on_the_taxonomy(
+        context_repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, base = context_repo
+    text = replace_once(repo / "taxonomy.yaml", '      - "--kv-transfer-config"\n',
+                        '      - "--served-model-name=x$(touch pwned)"\n'
+                        '      - "--kv-transfer-config"\n')
+    head = commit_all(repo, "offload option tweak")
+    code, doc = _pr(repo, base, head, capsys)
+    assert code == 1
+    assert [(p, r, n) for p, r, n, _m in _new(doc)] == [
+        ("taxonomy.yaml", "REF018", line_of(text, "--served-model-name"))]
+
+
+def test_a_recipe_cannot_switch_off_ref018_for_its_own_shell_code(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = git(example_repo, "rev-parse", "HEAD")
+    recipe = example_repo / CHAT
+    text = "# recipe-check: ignore-file[REF018]\n" + recipe.read_text().replace(
+        "  base_env: {}", '  base_env:\n    FOO: "$(touch pwned)"', 1)
+    recipe.write_text(text)
+    head = commit_all(example_repo, "env with a file-wide ignore")
+    code, doc = _pr(example_repo, base, head, capsys)
+    assert code == 1
+    assert {(p, r, n) for p, r, n, _m in _new(doc)} >= {
+        (CHAT, "REF018", line_of(text, "FOO:")), (CHAT, "RC005", 1)}
+
+
 def test_hardware_profile_change_rechecks_recipes_rendered_on_it(
         example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Example-Chat-8B names h100 and b200 only, yet the picker shows it on mi300x: a

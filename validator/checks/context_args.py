@@ -8,6 +8,12 @@ own lists (:func:`validator.checks.flag_model.judge_list`), against the vLLM CLI
 file's own ``min_vllm_version`` (else the newest vendored release) up to the newest
 release, and reported at the file's own line. A recipe using the list keeps only what its
 own release range adds (:func:`validator.checks.flag_model.add_issue_hits`).
+
+Every value of such a file that the site prints unquoted -- an argument item no flag
+takes, a flag item, an environment variable's name and value (``-e KEY=VALUE`` of
+``docker run``) -- is read with the shell model of ``REF018``
+(:func:`validator.checks.ref_shell.context_shell_hits`) and reported on the file at its
+line, also for the KV offload options, whose configurations no recipe's rendering holds.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from validator.checks._data import as_dict, get
 from validator.checks.arg_layers import STRATEGY_ARG_LISTS, ArgLayer, list_tokens
 from validator.checks.flag_model import add_issue_hits, context_list_issues
 from validator.checks.registry import Hit, Rule
+from validator.rules.ref.shell_code import context_shell_hits
 from validator.sourcemap import join_pointer
 
 if TYPE_CHECKING:
@@ -27,6 +34,21 @@ if TYPE_CHECKING:
 
 KV_STORE_ARG_LISTS = ("/vllm/vllm_args", "/pd/prefill/args", "/pd/decode/args")
 """Where a kv-store deployment keeps the arguments the site adds to ``vllm serve``."""
+ENV_MAPS = {"strategy": ("/env", "/prefill/env", "/decode/env"),
+            "kv_store": ("/vllm/env",)}
+"""Where a strategy and a kv-store deployment keep the environment the site prints as
+``-e KEY=VALUE`` (a KV offload option: ``kv_offload.<key>.env``)."""
+
+
+def context_env_maps(kind: str, data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(pointer, mapping)`` of each environment map of a context document of ``kind``."""
+    if kind == "taxonomy":
+        for key, option in as_dict(get(data, "kv_offload")).items():
+            yield (join_pointer(join_pointer("/kv_offload", key), "env"),
+                   as_dict(get(option, "env")))
+        return
+    for pointer in ENV_MAPS.get(kind, ()):
+        yield pointer, as_dict(get(data, *pointer.strip("/").split("/")))
 
 
 def context_arg_lists(kind: str, data: Any) -> Iterator[ArgLayer]:
@@ -62,6 +84,10 @@ def context_arg_hits(doc: LoadedDocument, kind: str) -> dict[str, list[Hit]]:
         for rule_id, found in joined.items():
             hits.setdefault(rule_id, []).extend(found)
         add_issue_hits(doc, layer, tokens, where, issues, hits)
+    shell = context_shell_hits(doc.path, list(context_arg_lists(kind, doc.data)),
+                               list(context_env_maps(kind, doc.data)))
+    if shell:
+        hits.setdefault("REF018", []).extend(shell)
     return hits
 
 

@@ -6,13 +6,14 @@ the ``# warning:`` lines of ``render`` and the catalogue).
 every :class:`Hazard`: a command substitution (``$(...)``, a backquote, ``<(...)``), an
 arithmetic expansion, a control operator (``;``, ``&``, ``&&``, ``|``, ``||``), a
 redirection (``<``, ``>``, ``>>``, ``2>``, ``&>``, ``<<``), a subshell parenthesis, a line
-break that starts another command, a ``#`` that drops the rest, a quote left open, and a
-parameter expansion with an operator (``${X:-...}``). A backslash-newline continuation,
-quoted text and a plain ``$NAME`` / ``${NAME}`` (which the site prints itself:
-``$HEAD_IP``) are no hazard. :func:`word_hazards` adds what matters for one value printed
-as (part of) one word: a split at blanks, quotes / backslashes / braces / globs / ``~``
-bash changes (:func:`validator.checks.shell_words.read_item`), and -- where a literal is
-expected -- any parameter expansion. Nothing is ever run.
+break that starts another command, a ``#`` that drops the rest, a quote left open, a
+history expansion (``!-2``, ``!!``: an interactive bash, where users paste, puts an
+earlier command there), and a parameter expansion with an operator (``${X:-...}``). A
+backslash-newline continuation, quoted text and a plain ``$NAME`` / ``${NAME}`` (which the
+site prints itself: ``$HEAD_IP``) are no hazard. :func:`word_hazards` adds what matters
+for one value printed as (part of) one word: a split at blanks, quotes / backslashes /
+braces / globs / ``~`` bash changes (:func:`validator.checks.shell_words.read_item`), and
+-- where a literal is expected -- any parameter expansion. Nothing is ever run.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from validator.checks.shell_words import read_item
+from validator.checks.shell_words import history_expansion_at, read_item
 from validator.findings import printable
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
@@ -134,7 +135,17 @@ def _step(scan: _Scan, i: int) -> int:
         return _substitution(scan, i)
     if ch == "$":
         return _dollar(scan, i)
+    if history_expansion_at(text, i):
+        _history(scan, i)
+        return i + 1
     return _operator(scan, i)
+
+
+def _history(scan: _Scan, i: int) -> None:
+    event = re.match(r"![^\s;&|<>()'\"]*", scan.text[i:])
+    scan.add("history expansion", event.group() if event else "!", "an interactive bash "
+             "(where a copied command is pasted) replaces it by an earlier command line of "
+             "the user's history, or stops with `event not found`")
 
 
 def _line_break(scan: _Scan, i: int) -> int:
@@ -271,6 +282,8 @@ def _double_quoted(scan: _Scan, i: int) -> int:
         if c == "$":
             j = _dollar(scan, j)
             continue
+        if history_expansion_at(text, j, in_double_quotes=True):
+            _history(scan, j)
         j += 1
     scan.add("unclosed quote", text[i:], 'bash reads on into the next lines, taking them '
              'into this word until another `"`')
@@ -293,12 +306,32 @@ def word_hazards(value: str, *, literal: bool, split: bool) -> list[Hazard]:
     elif split and not out and len(reading.words) > 1:
         out.append(Hazard("word split", value, f"bash passes {len(reading.words)} words "
                           f"({', '.join(_code(w) for w in reading.words[:4])}), not one"))
-    if literal:
-        out += [Hazard("parameter expansion", name, "bash replaces it by the value of "
-                       "that variable (nothing when unset), where a literal is expected")
-                for name in dict.fromkeys(scan.expansions)
-                if all(h.text != name for h in out)]
+    for name in dict.fromkeys(scan.expansions):
+        special = _SPECIAL_PARAMETERS.get(name[2:-1] if name.startswith("${") else name[1:])
+        if any(h.text == name for h in out) or (special is None and not literal):
+            continue
+        out.append(Hazard("special parameter", name, f"bash puts {special} here, not a "
+                          "variable of the recipe") if special is not None else Hazard(
+            "parameter expansion", name, "bash replaces it by the value of that variable "
+            "(nothing when unset), where a literal is expected"))
     return out
+
+
+_SPECIAL_PARAMETERS = {
+    "@": "the shell's positional parameters (none in a terminal: the text vanishes, or "
+         "splits into several words)",
+    "*": "the shell's positional parameters (none in a terminal)",
+    "#": "the number of the shell's positional parameters",
+    "?": "the exit status of the user's previous command",
+    "$": "the shell's process id",
+    "!": "the process id of the user's last background job",
+    "-": "the shell's option letters",
+    "_": "the last word of the user's previous command",
+    **{str(d): "the shell's name" if d == 0 else "a positional parameter of the shell "
+       "(empty in a terminal)" for d in range(10)},
+}
+"""Bash's special parameters (``$@``, ``$1``, ``$_`` ...), with what each expands to:
+never a value the recipe sets, so not a plain ``$NAME``."""
 
 
 def comment_line(text: str) -> str:
@@ -318,3 +351,51 @@ def warning_lines(command: str) -> list[str]:
 
 WARNING = "REF018: bash would not run this command as shown:"
 """The start of each :func:`warning_lines` line."""
+
+
+_EXPORTED = ("`export NAME=...` (recipe-check's `render`, a guide) sets it in the user's "
+             "own shell, `docker run -e` in every process of the container: ")
+SHELL_CONTROL_NAMES = {
+    "PROMPT_COMMAND": "bash runs its value as a command before every prompt",
+    "BASH_ENV": "every non-interactive bash started later first runs the file it names",
+    "ENV": "sh (and bash in POSIX mode) runs the file it names at start",
+    "LD_PRELOAD": "the dynamic loader loads the library it names into every program started",
+    "LD_AUDIT": "the dynamic loader loads the library it names into every program started",
+    "LD_LIBRARY_PATH": "the dynamic loader looks for every program's libraries there first",
+    "PATH": "it decides which program each command name runs",
+    "IFS": "bash splits every unquoted expansion at its characters",
+    "PS0": "bash expands it (command substitutions included) after every command line",
+    "PS1": "bash expands it (command substitutions included) at every prompt",
+    "PS2": "bash expands it (command substitutions included) at every continuation prompt",
+    "PS3": "bash expands it as the prompt of `select`",
+    "PS4": "bash expands it (command substitutions included) before every traced command",
+    "SHELLOPTS": "every bash started later turns on the shell options it lists",
+    "BASHOPTS": "every bash started later turns on the shopt options it lists",
+    "CDPATH": "`cd` looks for folders there before the current one",
+    "GLOBIGNORE": "bash drops the file names it matches from every glob (and turns on "
+                  "dotglob)",
+    "HISTFILE": "bash writes the session's command history into the file it names",
+    "HISTFILESIZE": "bash truncates the history file to that many lines",
+    "HISTSIZE": "bash keeps only that many history lines",
+    "HISTCONTROL": "it changes which commands bash records in the history",
+    "HISTIGNORE": "bash leaves the commands it matches out of the history",
+    "HOME": "`~` and a bare `cd` go there",
+    "TMOUT": "an interactive bash exits after that many idle seconds",
+    "INPUTRC": "readline reads its key bindings (which can run commands) from that file",
+    "BASH_XTRACEFD": "bash writes its trace output to that file descriptor",
+    "EXECIGNORE": "bash skips the programs it matches when looking up a command",
+    "POSIXLY_CORRECT": "bash switches to POSIX mode",
+}
+"""Environment variable names that change what a shell (or the dynamic loader) does,
+with what it does: not settings of vLLM, never meant for a recipe's env."""
+
+
+def env_name_hazards(name: str) -> list[Hazard]:
+    """The :class:`Hazard` of an environment variable name the shell or the dynamic loader
+    acts on (:data:`SHELL_CONTROL_NAMES`, an exported function ``BASH_FUNC_*``)."""
+    effect = SHELL_CONTROL_NAMES.get(name)
+    if effect is None and name.startswith("BASH_FUNC_"):
+        effect = "every bash started later defines a shell function from its value"
+    if effect is None:
+        return []
+    return [Hazard("shell-control variable", name, _EXPORTED + effect)]

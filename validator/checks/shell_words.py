@@ -42,7 +42,22 @@ _SEQUENCE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$"
 #: quotes, a backslash, ``#``, the operators, a backquote, ``$(`` and ``${`` through their
 #: ``(`` and ``{``, ``~``, braces and globs): an item with none of them is read as its
 #: whitespace-split words, unchanged. ``$NAME`` alone changes nothing.
-_SHELL_SPECIAL = frozenset("\n'\"\\#;&|<>()`~{*?[")
+_SHELL_SPECIAL = frozenset("\n'\"\\#;&|<>()`~{*?[!")
+HISTORY_CHANGE = ("`!` is history expansion in an interactive bash (where a copied "
+                  "command is pasted): it puts an earlier command line of the user's here")
+_NO_HISTORY_AFTER = frozenset(" \t\n\r=(")
+"""The characters after which bash does not expand a ``!`` (``history_no_expand_chars``
+and ``(`` of an extended glob), besides the end of the line."""
+
+
+def history_expansion_at(text: str, i: int, *, in_double_quotes: bool = False) -> bool:
+    """Whether the ``!`` at ``text[i]`` (unquoted or in double quotes) starts a history
+    expansion in an interactive bash: it is followed by a character other than a blank,
+    a line break, ``=`` or ``(`` (in double quotes, also other than the closing ``"``)."""
+    if text[i] != "!" or i + 1 >= len(text):
+        return False
+    after = text[i + 1]
+    return after not in _NO_HISTORY_AFTER and not (in_double_quotes and after == '"')
 PLAIN_ITEMS_KEPT = 4096
 """How many distinct items :func:`_plain` remembers (least recently used dropped first):
 a corpus run prints ~85,000 flag items, a few thousand of them distinct."""
@@ -137,6 +152,9 @@ def read_item(item: str) -> ShellReading:
         elif ch == "~" and cur is None:
             _note(out, "a leading `~` becomes the home directory")
             push(ch, False)
+        elif history_expansion_at(item, i):
+            _note(out, HISTORY_CHANGE)
+            push(ch, False)
         else:
             push(ch, False)
         i += 1
@@ -168,6 +186,8 @@ def _double_quoted(item: str, i: int, out: ShellReading, push: Callable[[str, bo
             return j
         if ch == "$" and (item.startswith("${", j) or _NAME.match(item, j + 1)):
             out.variables = True
+        if history_expansion_at(item, j, in_double_quotes=True):
+            _note(out, HISTORY_CHANGE)
         push(ch, True)
         j += 1
     out.breaks = "an unclosed `\"`: bash reads on into the next lines"

@@ -1,7 +1,8 @@
 """``REF017``: a variant ``model_id`` that the site promotes to its own files must be a
 path of its API of its own, as ``render --api-out`` judges it (one predicate:
 :func:`validator.render.api_paths.promoted_id_problem`; two ids of one recipe on one path
-compare as :func:`validator.render.api_paths.path_key` does)."""
+compare as :func:`validator.render.api_paths.path_key` does). ``REF020``: two recipe files
+whose paths are one file where case is ignored."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from validator.context import Context
 from validator.findings import Severity, printable
 from validator.load import LoadedDocument
 from validator.render.api_paths import path_key, promoted_id, promoted_id_problem
-from validator.rules.api import RECIPE_ONLY, Hit, rule
+from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.ref.facts import expected_model_id
 
 
@@ -71,3 +72,40 @@ def variant_model_id_is_an_api_path(doc: LoadedDocument, ctx: Context) -> Iterat
                       "`render --api-out` refuses to write it",
                       "set model_id to the variant checkpoint's Hugging Face id "
                       "<org>/<repo>")
+
+
+def _stem_key(path: str) -> str:
+    return path_key(path.rsplit(".", 1)[0])
+
+
+@rule("REF020", Severity.ERROR, "Recipe path is another recipe's where case is ignored",
+      reads=frozenset({Reads.RECIPE_LIST}), needs_root=True)
+def recipe_path_case_twin(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Two recipe files differ only in letter case or Unicode form
+    (``models/google/x.yaml`` beside ``models/Google/x.yaml``), or only in ``.yaml`` /
+    ``.yml``. On macOS and Windows (where case is ignored) they are one file: a checkout
+    there holds only one of them, and both publish one page of the site's API, so
+    ``render --api-out`` refuses the whole tree.
+
+    Failing: ``models/example-org/example-chat-8b.yaml`` added beside
+    ``models/example-org/Example-Chat-8B.yaml``.
+    Passing: one recipe per model, at the path that spells its ``model_id``.
+
+    How to fix: edit the existing recipe instead of adding a second file for it."""
+    index: dict[str, list[str]] = ctx.memoised("REF020.index", lambda: _twins(ctx))
+    others = [p for p in index.get(_stem_key(doc.path), []) if p != doc.path]
+    if others:
+        yield Hit("", f"the recipe path {printable(doc.path)!r} is one file with "
+                  f"{', '.join(repr(printable(p)) for p in others)} on a file system that "
+                  "ignores letter case or Unicode form (macOS, Windows), and both publish "
+                  "one page of the site's API: `render --api-out` refuses the tree",
+                  "keep one recipe per model: edit the existing file instead of adding one "
+                  "whose path differs only in case")
+
+
+def _twins(ctx: Context) -> dict[str, list[str]]:
+    index: dict[str, list[str]] = {}
+    for path in sorted(ctx.recipe_paths):
+        index.setdefault(_stem_key(path), []).append(path)
+    return {k: v for k, v in index.items() if len(v) > 1}
+

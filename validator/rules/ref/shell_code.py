@@ -8,7 +8,7 @@ the recipe's own), the Docker image, the ``vllm-omni`` binary, and each environm
 variable as ``-e KEY=VALUE`` in ``docker run`` (``buildDockerRun``; a ``*_CONFIG_PATH``
 value also as ``-v VALUE:VALUE:ro``). Every configuration it renders is read, so a value
 of a strategy, kv-store or taxonomy file is reported on each recipe whose commands print
-it, at that file's line.
+it, at that file's line, and (:func:`context_shell_hits`) on the file itself.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.checks._data import get
-from validator.checks.arg_layers import collect_layers
+from validator.checks.arg_layers import ArgLayer, collect_layers
 from validator.checks.rendered import affected
-from validator.checks.shell_hazards import Hazard, word_hazards
+from validator.checks.shell_hazards import Hazard, env_name_hazards, word_hazards
 from validator.checks.shell_words import printed_raw
 from validator.context import Context
 from validator.findings import Related, Severity, printable
@@ -33,6 +33,7 @@ from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
 from validator.render.model import Process, Rendered, Token
 from validator.rules.api import CONTEXT_FILES, Hit, rule
+from validator.sourcemap import join_pointer
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:@,+%-]*")
 """Text the site's ``shellQuote`` itself leaves bare: no shell syntax at all."""
@@ -50,6 +51,12 @@ class Printed:
     how: str
     literal: bool = True
     split: bool = False
+    env_name: bool = False
+
+    def judged(self) -> bool:
+        """Whether the value can hold a hazard (plain text outside an env name cannot)."""
+        return not _PLAIN.fullmatch(self.text) or (self.env_name
+                                                   and bool(env_name_hazards(self.text)))
 
 
 def _model_start(proc: Process) -> int:
@@ -92,12 +99,13 @@ def _env_values(proc: Process) -> Iterator[Printed]:
         if source is None or not source.document:
             continue  # the site's own value (`$IFACE_NAME` of PD GPU pinning)
         text = jsval.js_str(value)
-        if _PLAIN.fullmatch(text) and _PLAIN.fullmatch(key):
+        if _PLAIN.fullmatch(text) and _PLAIN.fullmatch(key) and not env_name_hazards(key):
             continue
         mount = " (and `-v VALUE:VALUE:ro`)" if key.endswith("_CONFIG_PATH") else ""
         how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE`{mount} in "
                "`docker run`; recipe-check's `render` quotes it in the `export` line")
-        yield Printed(source.document, source.pointer, key, "the env name", how)
+        yield Printed(source.document, source.pointer, key, "the env name", how,
+                      env_name=True)
         yield Printed(source.document, source.pointer, text, f"the value of env {key}", how,
                       literal=False, split=True)
 
@@ -149,25 +157,47 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
             found += _argv_values(proc, flag_items)
             found += _env_values(proc)
         for printed in found:
-            if not _PLAIN.fullmatch(printed.text):
+            if printed.judged():
                 out.setdefault(printed, []).append(label)
     return out
 
 
 @functools.lru_cache(maxsize=4096)
-def _hazards(text: str, literal: bool, split: bool) -> tuple[Hazard, ...]:
+def _word_hazards(text: str, literal: bool, split: bool) -> tuple[Hazard, ...]:
     return tuple(word_hazards(text, literal=literal, split=split))
+
+
+def _hazards(printed: Printed) -> tuple[Hazard, ...]:
+    found = _word_hazards(printed.text, printed.literal, printed.split)
+    return found + tuple(env_name_hazards(printed.text)) if printed.env_name else found
+
+
+def _control(hazards: tuple[Hazard, ...]) -> bool:
+    return all(h.kind == "shell-control variable" for h in hazards)
+
+
+def _problem(printed: Printed, hazards: tuple[Hazard, ...]) -> str:
+    """``the env name 'X' is shell syntax, not one plain word`` (or a variable the
+    shell acts on)."""
+    return (f"{printed.what} {printable(printed.text)!r} is "
+            + ("a variable the shell acts on, not a setting of vLLM" if _control(hazards)
+               else "shell syntax, not one plain word"))
+
+
+def _fix(printed: Printed, hazards: tuple[Hazard, ...]) -> str:
+    if _control(hazards):
+        return ("remove the variable: it configures the user's shell or every program "
+                "started, not vLLM")
+    return _HINT.format(printable(shlex.quote(printed.text)))
 
 
 def _hit(doc: LoadedDocument, ctx: Context, printed: Printed, hazards: tuple[Hazard, ...],
          labels: list[str]) -> Hit:
     what = "; ".join(h.describe() for h in hazards)
-    message = (f"{printed.what} {printable(printed.text)!r} is shell syntax, not one plain "
-               f"word, in the command users copy: {printable(what)}; {printed.how} "
+    message = (f"{_problem(printed, hazards)}, in the command users copy: {printable(what)}; "
+               f"{printed.how} "
                f"({affected(labels)})")
-    hint = ("write a plain value: the site does not quote this text, so bash reads it "
-            f"as written (only a quoted form such as {printable(shlex.quote(printed.text))} "
-            "would be literal)")
+    hint = _fix(printed, hazards)
     if printed.document == doc.path:
         return Hit(printed.pointer, message, hint)
     other = next((d for d in ctx.context_documents() if d.path == printed.document), None)
@@ -175,6 +205,54 @@ def _hit(doc: LoadedDocument, ctx: Context, printed: Printed, hazards: tuple[Haz
     return Hit("", f"{message}; the value is {printed.pointer} of {printed.document}", hint,
                related=(Related(line, f"the value is in {printed.document}",
                                 printed.document),))
+
+
+def _context_printed(path: str, layers: list[ArgLayer],
+                     envs: list[tuple[str, dict[str, Any]]]) -> Iterator[Printed]:
+    """The values of a context file the site prints unquoted into the commands of every
+    recipe that renders with it: the raw items of its argument lists, and the names and
+    values of its environment maps."""
+    for layer in layers:
+        texts = [jsval.js_str(t) for t in layer.tokens]
+        for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
+            if raw and not _PLAIN.fullmatch(text):
+                what = "the flag item" if text.startswith("-") else "the argument item"
+                yield Printed(path, f"{layer.pointer}/{i}", text, what,
+                              f"{_SITE} prints a flag item and an item no flag takes "
+                              "unquoted (its shellQuote quotes only a flag's value)",
+                              literal=False)
+    for pointer, env in envs:
+        for key, value in env.items():
+            if value is None or isinstance(value, dict | list):
+                continue
+            text = jsval.js_str(value)
+            how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE` in "
+                   "`docker run`")
+            at = join_pointer(pointer, key)
+            yield Printed(path, at, key, "the env name", how, env_name=True)
+            yield Printed(path, at, text, f"the value of env {key}", how, literal=False,
+                          split=True)
+
+
+def context_shell_hits(path: str, layers: list[ArgLayer],
+                       envs: list[tuple[str, dict[str, Any]]]) -> list[Hit]:
+    """``REF018`` hits of a context file (a strategy, a kv-store deployment, the
+    taxonomy's KV offload options) at its own lines: each value it adds to the commands
+    users copy is judged as bash reads it, on the file itself."""
+    out = []
+    for printed in _context_printed(path, layers, envs):
+        hazards = _hazards(printed) if printed.judged() else ()
+        if hazards:
+            what = "; ".join(h.describe() for h in hazards)
+            out.append(Hit(printed.pointer, (
+                f"{_problem(printed, hazards)}, in the commands users copy of every recipe "
+                "using this file: "
+                f"{printable(what)}; {printed.how}"), _fix(printed, hazards)))
+    return out
+
+
+_HINT = ("write a plain value: the site does not quote this text, so bash reads it as "
+         "written (only a quoted form such as {} would be literal)")
 
 
 @rule("REF018", Severity.ERROR, "A rendered command holds shell code",
@@ -189,7 +267,10 @@ def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iter
     env name -- expands a parameter. The site quotes only a flag's value; the model id,
     the image, argument items no flag takes and each ``-e KEY=VALUE`` of ``docker run``
     are printed as written (a plain ``$NAME`` env value, as the site's own ``$HEAD_IP``,
-    is meant to expand and is not reported).
+    is meant to expand and is not reported). An env name the shell or the dynamic loader
+    acts on (``PROMPT_COMMAND``, ``BASH_ENV``, ``LD_PRELOAD``, ``PATH``, ``IFS``,
+    ``PS1``, ``BASH_FUNC_*`` ...) is reported too: ``export NAME=...`` changes the user's
+    own shell.
 
     Failing::
 
@@ -208,6 +289,6 @@ def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iter
     from validator.render.cache import rendered_configurations
 
     for printed, labels in printed_values(doc, ctx, rendered_configurations(doc, ctx)).items():
-        hazards = _hazards(printed.text, printed.literal, printed.split)
+        hazards = _hazards(printed)
         if hazards:
             yield _hit(doc, ctx, printed, hazards, labels)

@@ -1,0 +1,35 @@
+"""``RC005``: a suppression comment names a rule no comment may silence (emitted by
+:mod:`validator.suppress`)."""
+
+from __future__ import annotations
+
+from validator.findings import Severity
+from validator.rules.metadata import declare
+
+NOT_SUPPRESSIBLE_IDS = frozenset({"REF018", "FLAG027"})
+"""Rules about shell code in the commands users copy: no ``# recipe-check:`` comment of
+the file under review silences them (a pull request could otherwise switch them off for
+its own payload); ``select``/``ignore`` of the configuration (read at the merge base in
+``pr``) still applies."""
+
+NOT_SUPPRESSIBLE = declare("RC005", Severity.WARNING,
+                           "suppression comment names a rule that cannot be suppressed", """
+    A ``# recipe-check: ignore[...]`` or ``ignore-file[...]`` comment names ``REF018`` or
+    ``FLAG027``: shell code in a command users copy and paste. A comment in the file
+    itself never silences them (nor this finding), so a change cannot switch them off
+    for its own text; the finding stays, and the comment's mention of the rule is ignored.
+    A prefix (``REF``) still silences the other rules it names.
+
+    Failing::
+
+        # recipe-check: ignore-file[REF018]
+        model:
+          model_id: example-org/Example-Chat-8B
+
+    Passing::
+
+        model:
+          model_id: example-org/Example-Chat-8B
+
+    How to fix: remove the rule from the comment and fix the value the finding names.
+    """)
