@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests.shared_run import shared_result
+
 if TYPE_CHECKING:
     from validator.findings import Finding
 
@@ -187,6 +189,22 @@ def check_tree(root: Path, *paths: str, strict: bool = False,
         checker.check_recipe(path, data, ctx.tree.provenance(path, data), result)
     assert not result.internal_errors, result.internal_errors
     return result.all_findings()
+
+
+def corpus_recipes(root: Path) -> list[str]:
+    """Every recipe path (``models/**/*.yaml``) of a recipes tree on disk, sorted."""
+    return sorted(p.relative_to(root).as_posix() for p in (root / "models").rglob("*.yaml"))
+
+
+@pytest.fixture(scope="session")
+def corpus_main_findings(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory
+                         ) -> list[Finding]:
+    """Every finding of every recipe of corpus ``main`` (:func:`check_tree`), computed once
+    per pytest run and shared by the xdist workers (:func:`tests.shared_run.shared_result`):
+    the tests that pin the corpus's known errors, rule family by rule family, and the
+    ``--fix`` tests (their "before") assert on this one run."""
+    return shared_result(tmp_path_factory, "check_tree of corpus main, models/",
+                         lambda: check_tree(corpus_repo, *corpus_recipes(corpus_repo)))
 
 
 @pytest.fixture()

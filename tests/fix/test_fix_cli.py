@@ -4,9 +4,12 @@ and the real corpus at ``main``."""
 from __future__ import annotations
 
 import collections
+import contextlib
+import io
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -106,78 +109,138 @@ def _snapshot(root: Path) -> dict[str, bytes]:
             for p in sorted((root / "models").rglob("*.yaml"))}
 
 
-@pytest.fixture()
-def main_findings(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory
-                  ) -> list[Finding]:
-    """Every finding of corpus ``main``'s recipes (:func:`check_tree`), once per pytest
-    run: both corpus tests below compare their fixed copy against it."""
-    def compute() -> list[Finding]:
-        copy = tmp_path_factory.mktemp("main-findings") / "recipes"
-        shutil.copytree(corpus_repo, copy, ignore=shutil.ignore_patterns(".git"))
-        return check_tree(copy, *_snapshot(copy))
+@dataclass(frozen=True)
+class CorpusFix:
+    """One ``--fix`` run over a copy of corpus ``main`` and what the tests assert on."""
 
-    return shared_result(tmp_path_factory, "check_tree of corpus main, models/", compute)
+    original: dict[str, bytes]
+    """Every recipe's bytes before the run."""
+    fixed: dict[str, bytes]
+    """Every recipe's bytes after it."""
+    err: str
+    """Its stderr: what was fixed, and each fixable finding left with the reason."""
+    after: list[Finding]
+    """Every finding of the fixed copy (:func:`check_tree`)."""
+    again_err: str
+    """The stderr of ``--fix`` run again on the files the first run changed."""
+    again: dict[str, bytes]
+    """Every recipe's bytes after that second run."""
+
+    @property
+    def changed(self) -> list[str]:
+        return [p for p in self.original if self.fixed[p] != self.original[p]]
+
+
+def _fix(root: Path, *args: str) -> str:
+    """``recipe-check --fix --offline ARGS``; its stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        main(["--fix", "--offline", *args])
+    return err.getvalue()
+
+
+def fix_corpus(corpus_repo: Path, dest: Path, before: list[Finding], *unsafe: str,
+               paths: list[str] | None = None) -> CorpusFix:
+    """``--fix`` (with ``unsafe``: ``--unsafe-fixes``) on a copy of the corpus at ``dest``:
+    on ``paths``, or the whole ``models/`` folder. The fixed copy's findings are those of
+    ``before`` for every recipe the run left as it was (a recipe's findings depend on its
+    own bytes and its context, never on another recipe's: the unit cache's key,
+    :mod:`validator.unit_cache`), checked again for those it changed; the second
+    ``--fix`` runs on the changed files too (the others it would read as the first did)."""
+    shutil.copytree(corpus_repo, dest, ignore=shutil.ignore_patterns(".git"))
+    original = _snapshot(dest)
+    targets = [str(dest / p) for p in paths] if paths is not None else [str(dest / "models")]
+    err = _fix(dest, *unsafe, *targets)
+    fixed = _snapshot(dest)
+    changed = [p for p in original if fixed[p] != original[p]]
+    after = [f for f in before if f.path not in changed] + check_tree(dest, *changed)
+    again_err = _fix(dest, *unsafe, *(str(dest / p) for p in changed)) if changed else ""
+    return CorpusFix(original, fixed, err, after, again_err, _snapshot(dest))
+
+
+@pytest.fixture()
+def safe_fix(corpus_repo: Path, corpus_main_findings: list[Finding],
+             tmp_path_factory: pytest.TempPathFactory) -> CorpusFix:
+    """``--fix`` on the whole ``models/`` folder of corpus ``main``, once per pytest run."""
+    def compute() -> CorpusFix:
+        dest = tmp_path_factory.mktemp("safe-fix") / "recipes"
+        return fix_corpus(corpus_repo, dest, corpus_main_findings)
+
+    return shared_result(tmp_path_factory, "--fix of corpus main, models/", compute)
+
+
+@pytest.fixture()
+def unsafe_fix(corpus_repo: Path, corpus_main_findings: list[Finding],
+               tmp_path_factory: pytest.TempPathFactory) -> CorpusFix:
+    """``--fix --unsafe-fixes`` on every recipe of corpus ``main`` with a finding of a rule
+    that has a fix, once per pytest run: the fix loop leaves every other file as it read
+    it (it has nothing to fix there; the whole-folder run above shows that no such file
+    is written)."""
+    fixable = sorted({f.path for f in corpus_main_findings if f.rule in FIXES})
+
+    def compute() -> CorpusFix:
+        dest = tmp_path_factory.mktemp("unsafe-fix") / "recipes"
+        return fix_corpus(corpus_repo, dest, corpus_main_findings, "--unsafe-fixes",
+                          paths=fixable)
+
+    return shared_result(tmp_path_factory, "--fix --unsafe-fixes of corpus main, fixable",
+                         compute)
 
 
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_fix_on_the_corpus_at_main(corpus_copy: Path, main_findings: list[Finding],
-                                   capsys: pytest.CaptureFixture[str]) -> None:
-    original = _snapshot(corpus_copy)
-    assert len(original) == 173
-    paths = list(original)
-    before = main_findings
+def test_safe_fixes_on_the_corpus_leave_only_refused_findings_and_bring_none_new(
+        safe_fix: CorpusFix, corpus_main_findings: list[Finding]) -> None:
+    before = corpus_main_findings
+    assert len(safe_fix.original) == 173
     assert {f.rule for f in before} & SAFE_RULES  # there is something to fix
-    main(["--fix", "--offline", str(corpus_copy / "models")])
-    err = capsys.readouterr().err
-    fixed = _snapshot(corpus_copy)
-    after = check_tree(corpus_copy, *paths)
     # a finding of a rule with a safe fix remains only where its fix was refused because
     # it would change what the site renders (e.g. a flag then set twice in a command)
-    refused = set(re.findall(r"^(\S+?):(\d+): (\w+) not fixed: it would bring", err, re.M))
-    left = [f for f in after if f.rule in SAFE_RULES]
+    refused = set(re.findall(r"^(\S+?):(\d+): (\w+) not fixed: it would bring",
+                             safe_fix.err, re.M))
+    left = [f for f in safe_fix.after if f.rule in SAFE_RULES]
     assert [f for f in left if (f.path, str(f.line), f.rule) not in refused] == []
     assert len(left) < len([f for f in before if f.rule in SAFE_RULES]) / 2
     # no new finding appears (same rule and message in the same file, counted)
     count = collections.Counter((f.path, f.rule, f.message) for f in before)
-    new = collections.Counter((f.path, f.rule, f.message) for f in after) - count
+    new = collections.Counter((f.path, f.rule, f.message) for f in safe_fix.after) - count
     assert not new, sorted(new)
-    # every changed line is a line a finding of a fixed rule pointed at
-    lines = collections.defaultdict(set)
-    for f in before:
-        if f.rule in SAFE_RULES:
-            lines[f.path].add(f.line)
-    changed = {p for p in paths if fixed[p] != original[p]}
-    assert changed
-    for p in changed:
-        assert changed_old_lines(original[p], fixed[p]) <= lines[p], p
-    # a second --fix changes nothing
-    main(["--fix", "--offline", str(corpus_copy / "models")])
-    assert "fixed 0 finding(s) with 0 fix(es) in 0 file(s)" in capsys.readouterr().err
-    assert _snapshot(corpus_copy) == fixed
-
 
 
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_unsafe_fixes_on_the_corpus_bring_no_new_error(corpus_copy: Path,
-                                                       main_findings: list[Finding],
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    paths = list(_snapshot(corpus_copy))
-    before = main_findings
-    main(["--fix", "--unsafe-fixes", "--offline", str(corpus_copy / "models")])
-    err = capsys.readouterr().err
-    assert "fixed REF019 (unsafe)" in err and "fixed FLAG002 (unsafe)" in err
-    fixed = _snapshot(corpus_copy)
-    after = check_tree(corpus_copy, *paths)
+def test_safe_fixes_on_the_corpus_change_only_lines_a_fixed_finding_points_at(
+        safe_fix: CorpusFix, corpus_main_findings: list[Finding]) -> None:
+    lines = collections.defaultdict(set)
+    for f in corpus_main_findings:
+        if f.rule in SAFE_RULES:
+            lines[f.path].add(f.line)
+    assert safe_fix.changed
+    for p in safe_fix.changed:
+        assert changed_old_lines(safe_fix.original[p], safe_fix.fixed[p]) <= lines[p], p
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_safe_fix_on_the_corpus_fixed_again_changes_nothing(safe_fix: CorpusFix) -> None:
+    assert "fixed 0 finding(s) with 0 fix(es) in 0 file(s)" in safe_fix.again_err
+    assert safe_fix.again == safe_fix.fixed
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_unsafe_fixes_on_the_corpus_bring_no_new_error(
+        unsafe_fix: CorpusFix, corpus_main_findings: list[Finding]) -> None:
+    before = corpus_main_findings
+    assert "fixed REF019 (unsafe)" in unsafe_fix.err and "fixed FLAG002 (unsafe)" in \
+        unsafe_fix.err
 
     def errors(findings: list[Finding]) -> collections.Counter[tuple[str, str, str]]:
         return collections.Counter((f.path, f.rule, VERSION.sub("#", f.message))
                                    for f in findings if f.severity is Severity.ERROR)
 
-    assert not errors(after) - errors(before)
-    assert len([f for f in after if f.severity is Severity.ERROR]) < len(
+    assert not errors(unsafe_fix.after) - errors(before)
+    assert len([f for f in unsafe_fix.after if f.severity is Severity.ERROR]) < len(
         [f for f in before if f.severity is Severity.ERROR])
-    main(["--fix", "--unsafe-fixes", "--offline", str(corpus_copy / "models")])
-    assert "fixed 0 finding(s) with 0 fix(es)" in capsys.readouterr().err
-    assert _snapshot(corpus_copy) == fixed
+    assert "fixed 0 finding(s) with 0 fix(es)" in unsafe_fix.again_err
+    assert unsafe_fix.again == unsafe_fix.fixed

@@ -8,13 +8,17 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from validator.cli import main
-from validator.load import DEFAULT_MAX_NODES, load_yaml
+from validator.load import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, load_yaml
+from validator.load.builder import Builder
 
 # A small recipes tree of our own: the CLI needs taxonomy.yaml and strategies/ to find
 # the root. Its own findings (if any) are not what these tests look at.
@@ -130,15 +134,91 @@ def test_nesting_limit_boundary() -> None:
     assert [f.rule for f in deep.findings] == ["YAML007"] and deep.data is None
 
 
-def test_billion_laughs_is_bounded_in_time_and_refused() -> None:
+@dataclass
+class LoaderWork:
+    """What one ``load_yaml`` did, counted: the work a hostile document could inflate."""
+
+    events: int = 0
+    """Parser events the pre-scan read (a node as written counts once, an alias once)."""
+    composed: int = 0
+    """Distinct nodes composed (libyaml's graph: an alias is the node it names)."""
+    built: int = 0
+    """Nodes the builder made (each alias expansion, each key counted)."""
+
+
+WORK_LIMIT = 4 * DEFAULT_MAX_NODES
+"""Past this much of any one kind of work a load is stopped by an ``AssertionError``, so a
+loader that lost a limit fails its test at once instead of running for hours."""
+
+
+def _graph_size(nodes: list[yaml.Node]) -> int:
+    seen: set[int] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack += node.value
+        elif isinstance(node, yaml.MappingNode):
+            stack += [n for pair in node.value for n in pair]
+    return len(seen)
+
+
+@pytest.fixture()
+def loader_work(monkeypatch: pytest.MonkeyPatch) -> LoaderWork:
+    """Counts the work of the loads the test makes (:class:`LoaderWork`), by wrapping the
+    pre-scan's ``yaml.parse``, the loader's ``yaml.compose_all`` and the builder's two
+    node-making methods; the real loader runs."""
+    work = LoaderWork()
+
+    def charge(kind: str, amount: int = 1) -> None:
+        setattr(work, kind, getattr(work, kind) + amount)
+        assert getattr(work, kind) <= WORK_LIMIT, f"unbounded work: {kind} > {WORK_LIMIT}"
+
+    real_parse, real_compose_all = yaml.parse, yaml.compose_all
+
+    def parse(*args: Any, **kwargs: Any) -> Iterator[yaml.Event]:
+        for event in real_parse(*args, **kwargs):
+            charge("events")
+            yield event
+
+    def compose_all(*args: Any, **kwargs: Any) -> Iterator[yaml.Node]:
+        nodes = list(real_compose_all(*args, **kwargs))
+        charge("composed", _graph_size(nodes))
+        return iter(nodes)
+
+    monkeypatch.setattr(yaml, "parse", parse)
+    monkeypatch.setattr(yaml, "compose_all", compose_all)
+    for method in ("build", "key_text"):
+        real = getattr(Builder, method)
+
+        def counted(self: Builder, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            charge("built")
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(Builder, method, counted)
+    return work
+
+
+def test_billion_laughs_is_refused_after_a_bounded_number_of_nodes(
+        loader_work: LoaderWork) -> None:
+    """Nine levels of ten aliases each expand to 10^10 strings: the builder counts each
+    expansion and stops one node past the limit; libyaml composes the aliases as shared
+    nodes (each level's list once)."""
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
-    start = time.monotonic()
     doc = load_yaml("\n".join(lines).encode(), "lol.yaml")
-    assert time.monotonic() - start < 10
     assert [f.rule for f in doc.findings] == ["YAML007"]
     assert str(DEFAULT_MAX_NODES) in doc.findings[0].message
     assert doc.data is None
+    assert loader_work.built == DEFAULT_MAX_NODES + 1
+    assert loader_work.composed < 50
+    # with a lower limit, the builder stops as soon
+    small = load_yaml("\n".join(lines).encode(), "lol.yaml", max_nodes=1000)
+    assert [f.rule for f in small.findings] == ["YAML007"]
+    assert loader_work.built == DEFAULT_MAX_NODES + 1 + 1001
 
 
 def test_merge_key_bomb_is_refused() -> None:
@@ -149,13 +229,20 @@ def test_merge_key_bomb_is_refused() -> None:
     assert [f.rule for f in doc.findings] == ["YAML007"]
 
 
-def test_long_merge_key_chain_is_refused_quickly() -> None:
-    lines = ["a0: &a0 {x: 1}"]
-    lines += [f"a{i}: &a{i} {{<<: *a{i - 1}, y{i}: 1}}" for i in range(1, 5000)]
-    start = time.monotonic()
-    doc = load_yaml("\n".join(lines).encode(), "chain.yaml")
-    assert time.monotonic() - start < 5
-    assert [f.rule for f in doc.findings] == ["YAML007"]
+def test_long_merge_key_chain_is_refused_after_work_its_length_does_not_change(
+        loader_work: LoaderWork) -> None:
+    """Each link merges the one before: refused where the merges nest past the depth
+    limit, after the same work for a chain of 500 links as for one of 5,000."""
+    built = []
+    for links in (500, 5000):
+        lines = ["a0: &a0 {x: 1}"]
+        lines += [f"a{i}: &a{i} {{<<: *a{i - 1}, y{i}: 1}}" for i in range(1, links)]
+        loader_work.built = 0
+        doc = load_yaml("\n".join(lines).encode(), "chain.yaml")
+        assert [f.rule for f in doc.findings] == ["YAML007"]
+        assert f"nests deeper than {DEFAULT_MAX_DEPTH} levels" in doc.findings[0].message
+        built.append(loader_work.built)
+    assert built[0] == built[1] <= (DEFAULT_MAX_DEPTH + 2) ** 2
 
 
 @pytest.mark.parametrize("raw", [
@@ -163,14 +250,16 @@ def test_long_merge_key_chain_is_refused_quickly() -> None:
     b"a:\n" + b"- x\n" * 500_000,                    # 500k block items
     b"{" + b"k: v, " * 330_000 + b"}",               # 330k duplicate keys
 ], ids=["one-line-1M", "block-500k", "dup-keys-330k"])
-def test_huge_node_counts_are_refused_quickly_in_bounded_memory(raw: bytes) -> None:
+def test_huge_node_counts_are_refused_by_the_prescan_in_bounded_memory(
+        raw: bytes, loader_work: LoaderWork) -> None:
     import resource
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.monotonic()
     doc = load_yaml(raw, "wide.yaml", max_bytes=4 * 1024 * 1024)
-    assert time.monotonic() - start < 10
     assert [f.rule for f in doc.findings] == ["YAML007"]
+    # the pre-scan stops one node past the limit, before anything is composed or built
+    assert loader_work.events <= DEFAULT_MAX_NODES + 3
+    assert loader_work.composed == loader_work.built == 0
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 150
 

@@ -89,7 +89,11 @@ def test_split_equals_check_at_base_and_head(corpus_repo: Path, tmp_path: Path,
             continue
         compared += 1
         head_tree = export(corpus_repo, head, tmp_path / f"{number}-head")
-        base_tree = export(corpus_repo, mb, tmp_path / f"{number}-base")
+        # one folder per merge base: pull requests on the same base check it once (the
+        # unit cache answers the second; its key holds the folder and every input)
+        base_tree = tmp_path / f"base-{mb}"
+        if not base_tree.is_dir():
+            export(corpus_repo, mb, base_tree)
         at_head = check_units(head_tree, recipes, capsys)
         at_base = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
         for doc in data["documents"]:
