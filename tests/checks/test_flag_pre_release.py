@@ -40,6 +40,10 @@ def test_omni_flag_absent_from_a_pre_release_only_says_so(corpus_copy: Path) -> 
 
 
 def test_omni_guide_flag_absent_from_a_pre_release_only_says_so(corpus_copy: Path) -> None:
+    # the recipe installs vLLM-Omni from git, which no release bounds: install a release
+    recipe = corpus_copy / AUDIO
+    recipe.write_text(recipe.read_text("utf-8").replace(
+        "git+https://github.com/vllm-project/vllm-omni.git", "vllm-omni"), "utf-8")
     replace_once(corpus_copy / AUDIO, "  ## Overview\n",
                  "\n  ## Serving (our own fixture)\n\n  ```bash\n"
                  "  vllm serve stabilityai/stable-audio-open-1.0 --omni \\\n"

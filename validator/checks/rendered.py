@@ -266,13 +266,15 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
     only a rendered command shows."""
     out: dict[str, list[Hit]] = {}
     reach = _labels_by_pointer(found)
+    consequences = _consequences_by_pointer(found)
     for rule_id, hits in layer_hits.items():
         kept = []
         for hit in hits:
             labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})",
-                              related=_with_consequences(hit, found.hits.get(rule_id, [])))
+                              related=tuple(dict.fromkeys([
+                                  *hit.related, *consequences.get((rule_id, hit.pointer), ())])))
             elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
                     and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
                 hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
@@ -287,13 +289,17 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
     return out
 
 
-def _with_consequences(hit: Hit, rendered: list[tuple[Hit, list[str]]]
-                       ) -> tuple[Related, ...]:
-    """The related locations of a layer ``hit`` and, after them, those the rendered hits
-    at its token add (the consequences a rendered command shows of the defect there)."""
-    extra = [r for h, _ in rendered if h.pointer == hit.pointer for r in h.related
-             if r.message.startswith(CONSEQUENCE)]
-    return tuple(dict.fromkeys([*hit.related, *extra]))
+def _consequences_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[Related]]:
+    """(rule id, pointer) -> the consequences the rendered hits there show of the defect
+    at that token (related locations a layer hit there takes after its own), in order;
+    one pass, like :func:`_labels_by_pointer`."""
+    out: dict[tuple[str, str], list[Related]] = {}
+    for rule_id, pairs in found.hits.items():
+        for hit, _ in pairs:
+            extra = [r for r in hit.related if r.message.startswith(CONSEQUENCE)]
+            if extra:
+                out.setdefault((rule_id, hit.pointer), []).extend(extra)
+    return out
 
 
 def _labels_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[str]]:

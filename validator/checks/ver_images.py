@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from validator.checks._data import get
-from validator.checks.registry import CONTEXT_FILES, RECIPE_ONLY, Hit, rule
+from validator.checks.registry import CONTEXT_FILES, RECIPE_ONLY, Hit, Reads, rule
 from validator.checks.ver_model import (
     ImageRef,
     ImageSite,
@@ -34,7 +34,7 @@ from validator.sourcemap import join_pointer
 
 
 @rule("VER002", Severity.ERROR, "Docker image tag is older than the minimum vLLM version",
-      reads=CONTEXT_FILES)
+      reads=CONTEXT_FILES | {Reads.RELEASES})  # a dev build's newer-than-released tag
 def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``docker_image`` whose tag is a vLLM version (``v0.23.0``, ``0.23.0``,
     ``v0.23.0-cu129``, or ``vllm-0.23.1-...`` on third-party images) must be at least the
