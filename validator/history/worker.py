@@ -15,10 +15,10 @@ import multiprocessing
 import os
 import signal
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from validator.cache import ResultCache
 from validator.context import Context, Settings, build_context
@@ -26,14 +26,12 @@ from validator.findings import Finding
 from validator.history.gitdata import GitObjects
 from validator.history.keys import RuleGroup, is_recipe, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
-from validator.render.cache import share_renderings
+from validator.render.cache import kept_recent, share_renderings
 from validator.rules.metadata import Reads
 
 if TYPE_CHECKING:
     from validator.schema import SchemaValidator
 
-K = TypeVar("K")
-V = TypeVar("V")
 
 RENDER_INPUTS = frozenset({Reads.TAXONOMY, Reads.STRATEGIES, Reads.KV_STORES})
 """What a rendering reads besides the recipe."""
@@ -84,7 +82,7 @@ class Worker:
         """The context of ``state`` limited to ``reads``. The context files are loaded
         once per (taxonomy, strategies, kv-store, window) and shared by the states that
         only differ in their recipes."""
-        return _recent(self._limited, (state.id, reads),
+        return kept_recent(self._limited, (state.id, reads),
                        lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
 
     def _limited_context(self, state: State, reads: frozenset[Reads]) -> Context:
@@ -98,7 +96,7 @@ class Worker:
                         if state.window else self.settings)
             return build_context(tree, settings)
 
-        base = _recent(self._data, (*files, state.window), load, self.MAX_CONTEXTS)
+        base = kept_recent(self._data, (*files, state.window), load, self.MAX_CONTEXTS)
         full = Context(tree=tree, taxonomy=base.taxonomy, strategies=base.strategies,
                        kv_stores=base.kv_stores,
                        recipe_paths=frozenset(p for p in state.files if is_recipe(p)),
@@ -107,7 +105,7 @@ class Worker:
         if reads >= RENDER_INPUTS:  # the window does not change a rendering: share it
             # the rendering store of the contexts with these taxonomy, strategy and
             # kv-store digests (validator.render.cache.share_renderings)
-            share_renderings(found, _recent(self._renderings, files, OrderedDict,
+            share_renderings(found, kept_recent(self._renderings, files, OrderedDict,
                                             self.MAX_CONTEXTS))
         return found
 
@@ -155,18 +153,6 @@ class Worker:
         self.cache.put(key, results)
         return key, results, []
 
-
-def _recent(table: OrderedDict[K, V], key: K, make: Callable[[], V], size: int) -> V:
-    """``table[key]``, made with ``make()`` when absent; the table keeps its ``size`` most
-    recently used entries."""
-    found = table.get(key)
-    if found is None:
-        found = table[key] = make()
-        while len(table) > size:
-            table.popitem(last=False)
-    else:
-        table.move_to_end(key)
-    return found
 
 
 _STATE: Worker | None = None

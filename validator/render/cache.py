@@ -9,11 +9,29 @@ every recipe (most of its memory) until it ends.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render.model import Rendered, render_all, site_strategies
 from validator.render.problems import RenderProblem
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def kept_recent(table: OrderedDict[K, V], key: K, make: Callable[[], V], size: int) -> V:
+    """``table[key]``, made with ``make()`` when absent; the table keeps its ``size`` most
+    recently used entries (a renderings store here, the history worker's contexts)."""
+    found = table.get(key)
+    if found is None:
+        found = table[key] = make()
+        while len(table) > size:
+            table.popitem(last=False)
+    else:
+        table.move_to_end(key)
+    return found
 
 
 def context_strategies(ctx: Context) -> dict[str, LoadedDocument]:
@@ -34,15 +52,7 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
             return []
 
     recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
-    key = f"{doc.path}:{doc.sha256}"
-    found = recent.get(key)
-    if found is None:
-        found = recent[key] = all_configurations()
-        while len(recent) > KEPT:
-            recent.popitem(last=False)
-    else:
-        recent.move_to_end(key)
-    return found
+    return kept_recent(recent, f"{doc.path}:{doc.sha256}", all_configurations, KEPT)
 
 
 def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]]) -> None:
