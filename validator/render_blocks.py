@@ -18,6 +18,7 @@ from validator.checks.shell_hazards import (
     WARNING,
     comment_line,
     env_name_hazards,
+    hazard_lines,
     warning_lines,
 )
 from validator.render.args import shell_quote
@@ -46,8 +47,7 @@ def _warned(command: str) -> list[str]:
 def _process_blocks(proc: Process) -> list[Block]:
     lines: list[str] = []
     for key, value in proc.env.items():
-        lines += [comment_line(f"warning: {WARNING} {hazard.describe()}")
-                  for hazard in env_name_hazards(str(key))]
+        lines += hazard_lines(env_name_hazards(str(key)))
         lines += _warned(f"export {key}={shell_quote(js_str(value))}")
     out = [Block(f"{proc.role}: vllm serve", [*lines, *_warned(str(proc.command))])]
     if proc.docker_command:

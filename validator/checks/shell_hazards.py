@@ -19,6 +19,7 @@ braces / globs / ``~`` bash changes (:func:`validator.checks.shell_words.read_it
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from validator.checks.shell_words import history_expansion_at, read_item
@@ -345,8 +346,12 @@ def warning_lines(command: str) -> list[str]:
     """``# warning:`` lines naming each :class:`Hazard` of a printed ``command`` (none for
     a command of plain words): shown above a command that holds shell code, which a page
     then offers no one-click copy of."""
-    return [comment_line(f"warning: {WARNING} {hazard.describe()}")
-            for hazard in command_hazards(command)]
+    return hazard_lines(command_hazards(command))
+
+
+def hazard_lines(hazards: Iterable[Hazard]) -> list[str]:
+    """One ``# warning:`` line per hazard of ``hazards`` (as :func:`warning_lines`)."""
+    return [comment_line(f"warning: {WARNING} {hazard.describe()}") for hazard in hazards]
 
 
 WARNING = "REF018: bash would not run this command as shown:"
