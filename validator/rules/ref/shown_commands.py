@@ -1,14 +1,16 @@
 """``REF022``/``REF023``: a whole command the site shows runs code it downloads;
 ``REF024``: a link the site shows is not an ``https://`` address.
 
-A whole-command field -- ``model.install.<pip|docker>.command``, ``dependencies[].command``,
-a platform's ``install`` snippet (``meta.platforms[]`` of a recipe, ``platforms.yaml``),
-a kv-store deployment's ``router.install``, ``mooncake_master.command`` and
-``mooncake_store_config.command`` -- is
-printed verbatim, as its author wrote it, in its own block with a Copy button. Unlike the
-values ``REF018`` judges (which the site splices unquoted into a command it builds), what
-runs is what the reader sees: ``$VAR``, pipes, ``&&`` and substitutions there are the
-author's intent, so ``REF018``'s "runs code it does not show" does not apply to it.
+A whole-command field is passed through the site's ``command-synthesis.js`` as written
+and shown as its own command: ``model.install.<pip|docker>.command``,
+``dependencies[].command``, ``features.<f>.companion.command``, a platform's ``install``
+snippet (``meta.platforms[]`` of a recipe, ``platforms.yaml``), a kv-store deployment's
+``vllm.install`` (per brand too), ``router.install``, ``mooncake_master.command`` and
+``mooncake_store_config.command``, a taxonomy KV offload option's ``install`` and
+``companion.command``. Unlike the values ``REF018`` judges (which the site splices
+unquoted into a command it builds), what runs is what the reader sees: ``$VAR``, pipes,
+``&&`` and substitutions there are the author's intent, so ``REF018``'s "runs code it
+does not show" does not apply to them.
 
 What a reader cannot see in such a command is a script it downloads and runs
 (:mod:`validator.rules.ref.download_run`): ``curl … | sh``, ``bash <(curl …)``,
@@ -32,9 +34,11 @@ from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.ref.download_run import DownloadRun, download_runs
 from validator.sourcemap import join_pointer
 
-KV_STORE_COMMANDS = ("/router/install", "/mooncake_master/command",
+KV_STORE_COMMANDS = ("/vllm/install", "/vllm/install/nvidia", "/vllm/install/amd",
+                     "/router/install", "/mooncake_master/command",
                      "/mooncake_store_config/command")
-"""The whole commands of a kv-store deployment (its companions), printed verbatim."""
+"""The whole commands of a kv-store deployment (installs and companions), printed as
+written."""
 
 
 def recipe_commands(data: Any) -> Iterator[tuple[str, str]]:
@@ -47,6 +51,10 @@ def recipe_commands(data: Any) -> Iterator[tuple[str, str]]:
     for _, dep, pointer in elements(get(data, "dependencies"), "/dependencies"):
         if isinstance(get(dep, "command"), str):
             yield join_pointer(pointer, "command"), dep["command"]
+    for name, feature in as_dict(get(data, "features")).items():
+        text = get(feature, "companion", "command")
+        if isinstance(text, str):
+            yield join_pointer(join_pointer("/features", name), "companion") + "/command", text
     yield from platform_snippets(get(data, "meta", "platforms"), "/meta/platforms")
 
 
@@ -67,11 +75,23 @@ def platform_links(platforms: Any, pointer: str) -> Iterator[tuple[str, str]]:
 
 
 def kv_store_commands(data: Any) -> Iterator[tuple[str, str]]:
-    """``(pointer, text)`` of the companion commands of a kv-store deployment."""
+    """``(pointer, text)`` of the installs and companion commands of a kv-store
+    deployment."""
     for pointer in KV_STORE_COMMANDS:
         text = get(data, *pointer.strip("/").split("/"))
         if isinstance(text, str):
             yield pointer, text
+
+
+def kv_offload_commands(data: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each taxonomy KV offload option's ``install`` and
+    ``companion.command``."""
+    for key, option in as_dict(get(data, "kv_offload")).items():
+        base = join_pointer("/kv_offload", key)  # the tails below are plain pointer steps
+        for tail, text in (("install", get(option, "install")),
+                           ("companion/command", get(option, "companion", "command"))):
+            if isinstance(text, str):
+                yield f"{base}/{tail}", text
 
 
 def download_hits(commands: Iterable[tuple[str, str]], *, secure: bool) -> Iterator[Hit]:
@@ -114,11 +134,13 @@ def link_hits(links: Iterable[tuple[str, str]]) -> Iterator[Hit]:
 
 def shown_command_hits(kind: str, data: Any) -> dict[str, list[Hit]]:
     """Rule id -> hits of the verbatim commands and links of a context document of
-    ``kind`` (``"kv_store"``: its companion commands; ``"platforms"``: ``platforms.yaml``'s
-    install snippets and links; other kinds have none)."""
-    commands = list(kv_store_commands(data)) if kind == "kv_store" else \
-        list(platform_snippets(get(data, "platforms"), "/platforms")) \
-        if kind == "platforms" else []
+    ``kind`` (``"kv_store"``: its installs and companion commands; ``"taxonomy"``: the KV
+    offload options'; ``"platforms"``: ``platforms.yaml``'s install snippets and links;
+    a strategy has none)."""
+    commands = list(kv_store_commands(data) if kind == "kv_store" else
+                    kv_offload_commands(data) if kind == "taxonomy" else
+                    platform_snippets(get(data, "platforms"), "/platforms")
+                    if kind == "platforms" else ())
     links = platform_links(get(data, "platforms"), "/platforms") if kind == "platforms" \
         else iter(())
     found = {"REF022": list(download_hits(commands, secure=False)),
