@@ -17,6 +17,7 @@ per-document core the session drives.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from validator.progress import Progress
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance, sha256_hex
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import (
     NOT_PINNED,
     UNHANDLED_PATH,
@@ -216,8 +217,12 @@ class Session:
 
     def _check_platforms(self, tree: RecipeTree, checker: Checker) -> None:
         """``platforms.yaml`` of a recipes root, as the other context files: reported only
-        when it has findings (its schema, links and install snippets)."""
-        if not tree.exists(TAXONOMY) or not tree.exists(PLATFORMS):
+        when it has findings (its schema, links and install snippets); one that is there
+        but no regular file inside the root (a link leaving it, a FIFO) is ``PROV005``, as
+        the site's build would follow it."""
+        there = tree.exists(PLATFORMS) or (isinstance(tree, LocalTree) and os.path.lexists(
+            tree.root / PLATFORMS))
+        if not tree.exists(TAXONOMY) or not there:
             return
         read = self._read(tree, PLATFORMS)
         if read is not None:

@@ -123,3 +123,18 @@ def test_links_that_are_not_plain_https_addresses_are_refused(
     (examples_tree / "platforms.yaml").write_text(text)
     code, found = _check(examples_tree, capsys, "platforms.yaml")
     assert (code, found) == (1, [("platforms.yaml", "REF024", 4)])
+
+
+def test_a_platforms_file_linked_outside_the_root_fails_closed(
+        examples_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The site's build follows the link and publishes what it points to; check refuses
+    to read it and says so (PROV005), as for a recipe."""
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(PLATFORMS + HOSTILE)
+    (examples_tree / "platforms.yaml").symlink_to(outside)
+    code = main(["check", "--offline", "--no-cache", "--format", "json",
+                 str(examples_tree / "models/")])
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    found = [(d["path"], f["rule"]) for d in doc["documents"] for f in d["findings"]
+             if d["path"] == "platforms.yaml"]
+    assert code == 1 and found == [("platforms.yaml", "PROV005")]
