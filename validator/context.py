@@ -139,7 +139,7 @@ class Context:
     def forget_document(self, path: str, sha256: str) -> int:
         """Drop the per-document state of one document content, once its rules have run
         (:meth:`validator.checker.Checker.check_recipe`): the memo entries that
-        :func:`validator.checks.cli_plan.per_document` keys ``<name>:<path>:<sha256>:
+        :func:`validator.analysis.cli_plan.per_document` keys ``<name>:<path>:<sha256>:
         <window>``. A corpus run would otherwise hold the layer models, rendered facts and
         install ranges of every recipe until it ends; one asked for again is recomputed.
         Returns how many entries were dropped."""

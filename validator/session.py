@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from validator.analysis.cli_data import CliRegistries
+from validator.analysis.install_range import recorded
 from validator.checker import Checker, DocumentResult, RunResult
-from validator.checks.cli_data import CliRegistries
-from validator.checks.install_range import recorded
 from validator.config import Config
 from validator.context import PLATFORMS, TAXONOMY, Context, Settings, build_context
 from validator.errors import UsageError

@@ -96,6 +96,6 @@ def test_a_context_files_finding_can_be_suppressed_in_that_file(
 
 
 def _newest() -> str:
-    from validator.checks.cli_plan import versions
+    from validator.analysis.cli_plan import versions
 
     return str(versions()[-1])

@@ -8,7 +8,7 @@ pull request ("three-dot" diff). From it:
   checked at the head; deleted recipes are skipped (there is nothing left to check);
 * a changed ``taxonomy.yaml``, ``strategies/*.yaml`` or ``kv_store/*.yaml`` that still
   exists at the head is itself checked (its loader and schema findings, and its
-  ``vllm serve`` argument lists: :mod:`validator.checks.context_args`);
+  ``vllm serve`` argument lists: :mod:`validator.rules.flag.context_files`);
 * when ``taxonomy.yaml`` or a strategy/kv-store file changes, the entries that changed or
   disappeared are worked out (hardware profile ids, strategy names, tasks, KV offload
   options, and the brand/generation groups of changed hardware profiles) and every recipe
