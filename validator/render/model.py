@@ -340,7 +340,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     allow beside a configuration). Measured on corpus ``main``: 21,379 more renderings
     took ``check models/`` from 46.5 s to 105.7 s and changed no finding but the "and N
     more" counts, because an option's arguments and environment are judged on the
-    taxonomy itself (:mod:`validator.checks.context_args`) and a recipe keeps only what
+    taxonomy itself (:mod:`validator.rules.flag.context_files`) and a recipe keeps only what
     its own release range adds."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]

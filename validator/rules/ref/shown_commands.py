@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from validator.checks._data import as_dict, elements, get
+from validator.analysis.recipe_data import as_dict, elements, get
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
