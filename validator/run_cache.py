@@ -62,7 +62,7 @@ ROOT_INPUTS = (TAXONOMY, ".recipe-check.toml", "pyproject.toml", STRATEGIES, "kv
                "models")
 """What a check reads at a recipes root besides the paths it is given: the taxonomy,
 the configuration files, the strategy and kv-store documents and the recipe list."""
-ENVIRONMENT = ("GITHUB_STEP_SUMMARY", "LANG", "LC_ALL", "LC_CTYPE")
+ENVIRONMENT = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "LANG", "LC_ALL", "LC_CTYPE")
 """Environment variables a check reads (with every ``RECIPE_CHECK_*`` one)."""
 MAX_RUNS = 200
 """Run entries kept (a corpus run's JSON report is about 1 MiB); past it the oldest go."""
