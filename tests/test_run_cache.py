@@ -26,7 +26,7 @@ CHAT = "models/example-org/Example-Chat-8B.yaml"
 RUN = """
 import sys
 from validator.cli import main
-code = main(sys.argv[1:])
+code = main()  # the process's own command line (sys.argv), as the console script
 sys.stdout.flush()
 sys.stderr.write("\\n<computed>" if "validator.checker" in sys.modules else "\\n<replayed>")
 raise SystemExit(code)
@@ -167,3 +167,16 @@ def test_only_options_that_write_nothing_but_the_report_to_stdout_are_keyed() ->
                    ["--offline=1"], ["-x"]):
         assert _parse([*unsafe, "models/"]) is None, unsafe
     assert _parse(["models/", "--select"]) is None  # a value missing
+
+
+def test_an_in_process_run_is_never_kept_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller's in-process run (``main(argv)``) may have patched what no key sees."""
+    from validator.cli import main
+
+    root, cache = tree(tmp_path), tmp_path / "cache"
+    monkeypatch.chdir(root)
+    for _ in range(2):
+        main(["check", "--offline", "--cache-dir", str(cache), "models/"])
+    assert capsys.readouterr().out
+    assert not run_entries(cache)

@@ -125,7 +125,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     name = args.pop(0) if args and args[0] in COMMANDS else "check"
     plan = None
-    if name == "check":  # before any rule is imported: an unchanged run is one entry
+    # this process's own command line only (a caller's in-process run may have patched
+    # what the key cannot see), before any rule is imported: an unchanged run is one entry
+    if name == "check" and argv is None:
         from validator.run_cache import plan_run, replay
 
         plan = plan_run(args)
