@@ -241,7 +241,7 @@ def plan_run(args: Sequence[str]) -> RunPlan | None:
     try:
         digest = inputs_digest(roots, paths)
         stamp = tool_stamp(_store(cache_dir))
-    except (OSError, TooLarge):
+    except (OSError, TooLarge, RecursionError):  # a folder nested past the stack: run it
         return None
     env = sorted((k, v) for k, v in os.environ.items()
                  if k in ENVIRONMENT or k.startswith("RECIPE_CHECK"))
@@ -326,6 +326,6 @@ def record(plan: RunPlan, run: Callable[[], int]) -> int:
                 store.put(plan.key, {LABEL: {"output": [list(chunk) for chunk in kept],
                                              "code": code}})
                 store.prune(MAX_RUNS)
-        except (OSError, TooLarge):
-            pass  # an unwritable cache folder must not fail the check
+        except (OSError, TooLarge, RecursionError):
+            pass  # an unwritable cache folder, a tree nested past the stack: not kept
     return code
