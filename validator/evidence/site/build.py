@@ -6,6 +6,7 @@ no server code, no external request)::
     index.html                                   all current records, search and filters
     assets/site.css, assets/site.js
     records/<owner>/<name>/<commit>/<path>.html  one page per record
+    records/.../<path>.configs.js                its configurations' JSON, stored once
     records/<owner>/<name>/<commit>/<path>.json  the record (copied byte for byte)
     records/.../<path>.intoto.json               its in-toto Statement, when published
     schemas/record.schema.json
@@ -35,6 +36,7 @@ from validator.errors import RecipeCheckError
 from validator.evidence.attest import statement_bytes
 from validator.evidence.model import Record
 from validator.evidence.site.assets import CSS, JS
+from validator.evidence.site.config_json import script_bytes
 from validator.evidence.site.configurations import picker
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
 from validator.evidence.site.index_page import Entry, index_html
@@ -134,7 +136,7 @@ def _record_files(tmp: Path, out: Path, entry: dict[str, Any], data: bytes,
                   record: dict[str, Any],
                   recipes: Callable[[dict[str, Any]], Recipe | None] | None) -> Entry:
     """Write one record's files into ``tmp`` -- the record, its statement, its page and
-    its configurations' JSON -- and give its index entry."""
+    its configurations' JSON table -- and give its index entry."""
     rel = Path(entry["file"])  # records/<owner>/<name>/<commit>/<path>.json
     page_rel = rel.with_name(rel.name[:-len(".json")] + ".html")
     root = "../" * (len(rel.parts) - 1)
@@ -162,15 +164,15 @@ def _record_files(tmp: Path, out: Path, entry: dict[str, Any], data: bytes,
 
 def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
                     recipe: Recipe | None) -> str | None:
-    """The picker section of ``record``'s page, its configurations' JSON files written
-    into ``<page>.configs/`` beside it; ``None`` without the recipe."""
+    """The picker section of ``record``'s page, its configurations' JSON table written
+    beside it (``<page>.configs.js``: :mod:`validator.evidence.site.config_json`);
+    ``None`` without the recipe."""
     if recipe is None or not recipe.offered:
         return None
     made = picker(record, recipe.doc.data, recipe.offered, recipe.landing)
-    folder = page_rel.name[:-len(".html")] + ".configs"
-    for name, data in made.files.items():
-        _write(tmp / page_rel.parent / folder / name, data)
-    return picker_section(made, folder)
+    script = page_rel.name[:-len(".html")] + ".configs.js"
+    _write(tmp / page_rel.parent / script, script_bytes(made.json))
+    return picker_section(made, script)
 
 
 def _swap(tmp: Path, site: Path) -> None:
