@@ -39,6 +39,7 @@ from validator.evidence.site.assets import CSS, JS
 from validator.evidence.site.config_json import script_bytes
 from validator.evidence.site.configurations import picker
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
+from validator.evidence.site.guide_page import highlight_css
 from validator.evidence.site.index_page import Entry, index_html
 from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
@@ -222,7 +223,7 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
     tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
     try:
         os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's 0700 is no folder's mode
-        _write(tmp / "assets" / "site.css", CSS)
+        _write(tmp / "assets" / "site.css", CSS + highlight_css())
         _write(tmp / "assets" / "site.js", JS + PICKER_JS)
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():

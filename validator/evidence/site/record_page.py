@@ -13,6 +13,7 @@ from typing import Any
 
 from validator.checks.shell_hazards import warning_lines
 from validator.evidence.site.facts_page import facts
+from validator.evidence.site.guide_page import guide_body
 from validator.evidence.site.html import (
     citations,
     esc,
@@ -261,14 +262,15 @@ def licence(rec: dict[str, Any]) -> str:
 
 
 def guide(text: str | None) -> str:
-    """The recipe's guide as the recipe writes it (escaped text), folded."""
+    """The recipe's guide as the recipe writes it (escaped text, code blocks highlighted:
+    :func:`validator.evidence.site.guide_page.guide_body`), folded."""
     if not text:
         return ""
     lines = text.count("\n") + 1
     return ("<h2 id=\"guide\">Guide</h2><details><summary>The recipe's guide "
             f"({lines} lines), as the recipe writes it; its commands are examples, the "
             "configurations above are what the site renders</summary>"
-            f"<pre class=\"guide\">{esc(text)}</pre></details>")
+            f"{guide_body(text)}</details>")
 
 
 def record_html(rec: dict[str, Any], links: Links, configurations: str | None = None,
