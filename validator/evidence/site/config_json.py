@@ -44,6 +44,8 @@ class JsonTable:
         self.nodes: list[list[int]] = []
         self._texts: dict[str, int] = {}
         self._nodes: dict[tuple[int, ...], int] = {}
+        self._scalars: dict[tuple[type, Any], int] = {}  # (type, value) -> reference
+        self._keys: dict[Any, int] = {}
 
     def _text(self, text: str) -> int:
         if text not in self._texts:
@@ -51,22 +53,40 @@ class JsonTable:
             self.texts.append(text)
         return self._texts[text]
 
+    def _scalar(self, value: Any) -> int:
+        # keyed by type too (True is not 1), a float by its repr (-0.0 is not 0.0)
+        key = (float, repr(value)) if type(value) is float else (type(value), value)
+        ref = self._scalars.get(key)
+        if ref is None:
+            ref = self._scalars[key] = -1 - self._text(json.dumps(value))
+        return ref
+
+    def _key(self, key: Any) -> int:
+        ref = self._keys.get(key) if type(key) is str else None
+        if ref is None:
+            ref = self._text(_key_text(key))
+            if type(key) is str:
+                self._keys[key] = ref
+        return ref
+
     def add(self, value: Any) -> int:
         """The reference of ``value`` (parsed JSON: dict, list, str, int, float, bool,
         None), its parts stored once."""
         if isinstance(value, dict):
             node = [OBJECT]
             for key, item in value.items():
-                node += [self._text(_key_text(key)), self.add(item)]
+                node.append(self._key(key))
+                node.append(self.add(item))
         elif isinstance(value, list | tuple):
             node = [ARRAY, *(self.add(item) for item in value)]
         else:
-            return -1 - self._text(json.dumps(value))
+            return self._scalar(value)
         key = tuple(node)
-        if key not in self._nodes:
-            self._nodes[key] = len(self.nodes)
+        ref = self._nodes.get(key)
+        if ref is None:
+            ref = self._nodes[key] = len(self.nodes)
             self.nodes.append(node)
-        return self._nodes[key]
+        return ref
 
     def data(self, roots: list[int]) -> dict[str, Any]:
         """The table with the document reference of each configuration (``roots``)."""
