@@ -34,6 +34,7 @@ from typing import Any
 from validator.atomic import current_umask
 from validator.errors import RecipeCheckError
 from validator.evidence.attest import statement_bytes
+from validator.evidence.cite import blob_url
 from validator.evidence.model import Record
 from validator.evidence.site.assets import CSS, JS
 from validator.evidence.site.config_json import script_bytes
@@ -41,6 +42,7 @@ from validator.evidence.site.configurations import picker
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
 from validator.evidence.site.guide_page import highlight_css
 from validator.evidence.site.index_page import Entry, index_html
+from validator.evidence.site.limitations import guide_warnings
 from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
@@ -155,12 +157,24 @@ def _record_files(tmp: Path, out: Path, entry: dict[str, Any], data: bytes,
         section = _configurations(tmp, page_rel, record, recipe)
         guide = recipe.doc.data.get("guide") if recipe is not None and isinstance(
             recipe.doc.data, dict) else None
-        _write(tmp / page_rel, record_html(record, links, section,
-                                           guide if isinstance(guide, str) else None))
+        guide = guide if isinstance(guide, str) else None
+        notes = guide_warnings(_guide_lines(record, recipe, guide)) if recipe and guide \
+            else []
+        _write(tmp / page_rel, record_html(record, links, section, guide, notes))
         return Entry.of(record, page_rel.as_posix())
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SiteError(f"{out / rel}: does not match the record schema "
                         f"({type(exc).__name__}: {exc})") from exc
+
+
+def _guide_lines(record: dict[str, Any], recipe: Recipe,
+                 guide: str) -> list[tuple[str, str]]:
+    """``(line URL, text)`` of each line of the recipe's guide."""
+    source = record["source"]
+    return [(blob_url(str(source["repository"]), str(source["revision"]),
+                      str(source["document_path"]),
+                      recipe.doc.source_map.block_line("/guide", i)[0]), text)
+            for i, text in enumerate(guide.splitlines())]
 
 
 def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
