@@ -47,6 +47,7 @@ from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
 from validator.evidence.site.renderings import Recipe
+from validator.progress import Progress
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
@@ -242,8 +243,14 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
-        entries = [_record_files(tmp, out, entry, data, record, recipes)
-                   for entry, data, record in loaded]
+        bar = Progress("building the catalogue", len(loaded))  # on stderr
+        try:
+            entries = []
+            for entry, data, record in loaded:
+                entries.append(_record_files(tmp, out, entry, data, record, recipes))
+                bar.advance()
+        finally:
+            bar.close()
         _write(tmp / "index.html", index_html(entries))
         _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
                                           for p in tmp.rglob("*") if p.is_file()))
