@@ -263,3 +263,22 @@ def test_table_lays_any_json_value_out_as_json_dumps_with_indent_two() -> None:
         assert document(data, k) == json.dumps(value, indent=2) + "\n"
     assert len(data["nodes"]) == len({tuple(n) for n in data["nodes"]})  # stored once
     assert script_bytes(data).isascii()
+
+
+def test_each_distinct_command_is_scanned_for_shell_code_once_per_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The configurations share most commands: scanning each again was half the time of
+    a catalogue page."""
+    import validator.checks.shell_hazards as shell_hazards
+
+    scanned: list[str] = []
+    real = shell_hazards.command_hazards
+
+    def counting(command: str) -> Any:
+        scanned.append(command)
+        return real(command)
+
+    monkeypatch.setattr(shell_hazards, "command_hazards", counting)
+    unique = "# a recipe of its own\n" + MINI.replace("acme/Mini", "acme/Once")
+    _site(tmp_path, unique)
+    assert scanned and len(scanned) == len(set(scanned))
