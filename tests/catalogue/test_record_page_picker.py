@@ -269,7 +269,7 @@ def test_each_distinct_command_is_scanned_for_shell_code_once_per_build(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The configurations share most commands: scanning each again was half the time of
     a catalogue page."""
-    import validator.checks.shell_hazards as shell_hazards
+    import validator.analysis.shell_hazards as shell_hazards
 
     scanned: list[str] = []
     real = shell_hazards.command_hazards
