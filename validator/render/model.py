@@ -19,6 +19,7 @@ from typing import Any
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Arg, Override
+from validator.render.carry import Table, carried_table
 from validator.render.docker import synthesize_install
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads
@@ -329,12 +330,16 @@ CONFIGURATION_LIMIT = "too-many-configurations"
 
 def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
-               ) -> list[Rendered]:
+               carried: Table | None = None) -> list[Rendered]:
     """Every configuration the site's build renders for every variant on every picker
     hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
     same with every feature switched on, each modal feature in each of its modes; at most
     :data:`MAX_CONFIGURATIONS`, then a rendering holding the :data:`CONFIGURATION_LIMIT`
-    problem."""
+    problem.
+
+    ``carried``: the site renderings of earlier calls for the same recipe bytes whose
+    inputs other than the hardware profiles were the same (:mod:`validator.render.carry`);
+    they are reused where their hardware reads hold, and this call's are added."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
@@ -344,6 +349,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     seen: set[Configuration] = set()
     out: list[Rendered] = []
     memo: dict[Any, Any] = {}
+    if carried is not None:
+        memo["by-reads"] = carried_table(carried)
     if is_omni(data):
         return _render_all_omni(recipe, taxonomy, strategies, data, profiles)
     try:
