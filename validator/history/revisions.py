@@ -4,6 +4,7 @@ context the rules read (:mod:`validator.history.keys`), and its release window."
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -122,10 +123,18 @@ def release_window_of(commit_date: str, at_commit_date: bool, settings: Settings
 
 @lru_cache(maxsize=4096)
 def _release_date_by(moment: datetime) -> str:
+    times = _upload_times()
+    newest = bisect_right(times, moment)  # the releases published by ``moment``
+    return (times[newest - 1] if newest else moment).date().isoformat()
+
+
+@lru_cache(maxsize=1)
+def _upload_times() -> tuple[datetime, ...]:
+    """Upload times of the vendored vLLM releases, ascending: read once per process (a
+    history of thousands of commits asks for as many dates)."""
     from validator.releases import load_vendored
 
-    found = [r.uploaded for r in load_vendored().releases if r.uploaded <= moment]
-    return (max(found) if found else moment).date().isoformat()
+    return tuple(sorted(r.uploaded for r in load_vendored().releases))
 
 
 @dataclass
