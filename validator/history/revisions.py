@@ -156,14 +156,14 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     sha_of: dict[str, str] = {}
     key_of: dict[tuple[str, str], str] = {}
     window_of: dict[str, str] = {}
-    commits = [objects.commit(r) for r in revisions]
+    commits = objects.commits(revisions)
     listed = set(revisions)
     baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
     whole_tree = any(Reads.TREE in g.reads for g in groups)
     # Consecutive revisions mostly share sub-trees: memoise per (read sub-trees, window)
     # so that an unchanged state is not flattened and hashed again.
     memo: dict[tuple[str | None, ...], tuple[str, dict[str, str]]] = {}
-    order = [objects.commit(b) for b in dict.fromkeys(baselines)] + commits
+    order = objects.commits(list(dict.fromkeys(baselines))) + commits
     advance = progress("reading revisions", len(order)) if progress else (lambda _n: None)
     for info in order:
         advance(1)
