@@ -50,3 +50,15 @@ def test_a_missing_object_in_a_batch_is_named_and_later_reads_stay_in_step(
             objects.read_many([ids[0], missing, ids[1]])
         assert objects.commit(ids[2]).subject == "c2"
         assert [c.id for c in objects.commits(ids)] == ids
+
+
+def test_prefetched_trees_are_the_trees_read_one_by_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = _repo(tmp_path / "r", 5)
+    monkeypatch.setattr(gitdata, "BATCH", 2)
+    with GitObjects(tmp_path / "r") as alone:
+        expected = [alone.tree_entries(c.tree) for c in alone.commits(ids)]
+    with GitObjects(tmp_path / "r") as objects:
+        trees = [c.tree for c in objects.commits(ids)]
+        objects.prefetch_trees(trees + trees[:2])
+        assert [objects.tree_entries(t) for t in trees] == expected

@@ -199,12 +199,22 @@ class GitObjects:
         subject = message.split(b"\n", 1)[0].decode("utf-8", "replace")
         return CommitInfo(oid, tree, tuple(parents), date, subject)
 
+    def prefetch_trees(self, oids: list[str]) -> None:
+        """Read the trees ``oids`` not yet cached, in batches (:meth:`read_many`), so that
+        :meth:`tree_entries` of them asks ``git`` nothing."""
+        wanted = [oid for oid in dict.fromkeys(oids) if oid not in self._trees]
+        for oid, (kind, data) in zip(wanted, self.read_many(wanted), strict=True):
+            self._tree(oid, kind, data)
+
     def tree_entries(self, oid: str) -> list[tuple[bytes, str, str]]:
         """Entries of tree ``oid`` as ``(mode, name, id)``, cached by id."""
         cached = self._trees.get(oid)
         if cached is not None:
             return cached
         kind, data = self.read(oid)
+        return self._tree(oid, kind, data)
+
+    def _tree(self, oid: str, kind: str, data: bytes) -> list[tuple[bytes, str, str]]:
         if kind != "tree":
             raise GitError(f"{self.repo}: object {oid} is a {kind}, not a tree")
         entries: list[tuple[bytes, str, str]] = []

@@ -164,6 +164,8 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     # so that an unchanged state is not flattened and hashed again.
     memo: dict[tuple[str | None, ...], tuple[str, dict[str, str]]] = {}
     order = objects.commits(list(dict.fromkeys(baselines))) + commits
+    if not whole_tree:  # each revision's top folders are compared below: read them at once
+        objects.prefetch_trees([info.tree for info in order])
     advance = progress("reading revisions", len(order)) if progress else (lambda _n: None)
     for info in order:
         advance(1)
