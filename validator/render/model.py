@@ -152,7 +152,9 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
     made = memo.setdefault("by-reads", {}).setdefault(key, [])
     for owner, upto, found in made:
         if owner is reads or owner.holds_for(reads, upto):
-            if owner is not reads and owner.stamped(upto):
+            # (a rendering carried from another revision for the same hardware keeps
+            # its pointers: nothing to restamp)
+            if owner.hw_id != reads.hw_id and owner.stamped(upto):
                 return _restamped(found, owner.hw_id, reads.hw_id, config.hardware, docs)
             site, overrides, processes, env_sources = found
             return {**site, "hardware": config.hardware}, overrides, processes, env_sources
