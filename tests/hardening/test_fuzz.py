@@ -39,10 +39,13 @@ SEED_ENV = "RECIPE_CHECK_FUZZ_SEED"
 CASES_ENV = "RECIPE_CHECK_FUZZ_CASES"
 FULL_CASES = 2000
 SAMPLE_CASES = 500
-"""The default run checks the first 500 mutants of the seed: they reach every line and
-branch of ``validator/`` that the 2,000 of the full sweep reach but a few (measured with
-coverage.py; the numbers are in README's testing section), and a rule crash the full
-sweep finds on a mutant kind it finds in the sample too (``full_sweep`` keeps the rest)."""
+"""The default run checks the first 500 mutants of the seed. Measured with coverage.py
+(branch coverage, default seed, this corpus): they take 10,089 of the 10,441 branch arcs
+of ``validator/`` that all 2,000 take (96.6 %; 6,446 of 6,650 lines), and 3,009 of the
+3,046 arcs of ``validator/render/`` (98.8 %); the rest is left to ``-m full_sweep``. A
+renderer or loader crash on the hostile values every mutant kind draws (huge integers,
+control characters, deep nesting) is met early: the removed OverflowError guard of the
+YAML number check fails both at case 20."""
 DEFAULT_SEED = 20261201
 
 
