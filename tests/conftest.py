@@ -87,15 +87,42 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         os.environ.pop(CACHE_HOME_ENV, None)
 
 
+SHARED_FIXTURE_GROUPS = {
+    "safe_fix": "corpus-fix-safe",
+    "unsafe_fix": "corpus-fix-unsafe",
+    "undeclared_reads": "rule-reads",
+    "main_recipes": "rule-reads",
+    "zai_result": "history-zai",
+    "slice_result": "history-slice",
+    "site_main_build": "site-main",
+}
+"""Fixture -> xdist group of the tests that read it. These fixtures compute one expensive
+output (a whole-corpus ``--fix``, the instrumented rule runs, a history audit, the site's
+build of corpus ``main``) that several tests assert on. Under ``--dist loadgroup`` (the
+README's command) the tests of one group run on one worker, one after the other: the
+output is computed once and no other worker sits blocked on its lock
+(:func:`tests.shared_run.shared_result`) or computes a module-scoped one again."""
+
+
+def _add_shared_fixture_group(item: pytest.Item) -> None:
+    names = set(getattr(item, "fixturenames", ()))
+    groups = sorted({g for f, g in SHARED_FIXTURE_GROUPS.items() if f in names})
+    if groups:
+        item.add_marker(pytest.mark.xdist_group(groups[0]))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that need ../shared get the ``corpus`` marker. Where ../shared does not exist
     at all (a plain clone on GitHub's runners) they are skipped, with the reason in the
     skip line (``-rs``) and in the closing summary; where it exists (this project's CI,
-    a developer's machine) they always run, and a missing file there fails them."""
+    a developer's machine) they always run, and a missing file there fails them. Tests
+    sharing one expensive output get its xdist group (:data:`SHARED_FIXTURE_GROUPS`)."""
     absent = not SHARED.is_dir()
     reason = (f"needs ../shared/corpus (the real recipes history), absent: {SHARED} does "
               "not exist")
     for item in items:
+        _add_shared_fixture_group(item)
         if needs_corpus(item):
             item.add_marker(pytest.mark.corpus)
             if absent:

@@ -30,7 +30,10 @@ from validator.evidence.cite import parse_anchor
 from validator.source.git import GitTree
 from validator.source.snapshots import LOCK_NAME, SnapshotStore, snapshot_spec
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.xdist_group("catalogue-corpus")]
+"""One xdist worker runs this module (``--dist loadgroup``): the module-scoped catalogue
+of six corpus recipes (``publish --site``) and Chromium are made once, not once per
+worker that gets one of its tests."""
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

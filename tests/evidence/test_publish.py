@@ -105,11 +105,12 @@ def test_killed_publish_leaves_complete_records_and_rerun_finishes(
         store: tuple[Path, list[str]], tmp_path: Path) -> None:
     root, paths = store
     out = tmp_path / "out"
-    proc = _publish(root / LOCK_NAME, out, pause="0.4")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (
-            not (out / "records").is_dir() or len(_records(out)) < 2):
-        time.sleep(0.02)
+    # a 2 s pause after each record: the kill lands after the second record and before
+    # the third however busy the machine (the 0.4 s it was could let a third through)
+    proc = _publish(root / LOCK_NAME, out, pause="2")
+    while proc.poll() is None and (not (out / "records").is_dir() or len(_records(out)) < 2):
+        time.sleep(0.02)  # bounded by the publisher: it ends after its last record
+    assert proc.poll() is None, "the publisher finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL

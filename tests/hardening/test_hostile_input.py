@@ -7,8 +7,9 @@ import json
 import os
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -387,19 +388,47 @@ def test_safe_spec_is_accepted() -> None:
     assert spec.pinned and spec.path == "models/zai-org/GLM-5.2.yaml"
 
 
+@contextmanager
+def fifo_readers(fifo: Path) -> Iterator[list[str]]:
+    """Counts the readers that open ``fifo`` while the block runs: a writer end is opened
+    (non-blocking: it succeeds only while a reader has the FIFO open) and closed at once,
+    so such a reader gets end-of-file and goes on. A reader is counted; it never hangs."""
+    readers: list[str] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: no reader has it open
+                stop.wait(0.002)
+                continue
+            readers.append("opened for reading")
+            os.close(fd)
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield readers
+    finally:
+        stop.set()
+        watcher.join()
+
+
 def test_fifo_is_refused_not_waited_on(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fifo = tree / "models" / "org" / "pipe.yaml"
     os.mkfifo(fifo)
     (tree / "models" / "org" / "good.yaml").write_text(GOOD)
-    start = time.monotonic()
-    code = main([str(fifo)])
-    captured = capsys.readouterr()
-    out = captured.out + captured.err
-    assert code == 1 and "pipe.yaml" in out and "not a regular file" in out
-    _, report, _ = run_json([str(tree / "models")], capsys)  # refused in a folder walk too
+    with fifo_readers(fifo) as readers:
+        code = main([str(fifo)])
+        captured = capsys.readouterr()
+        out = captured.out + captured.err
+        assert code == 1 and "pipe.yaml" in out and "not a regular file" in out
+        _, report, _ = run_json([str(tree / "models")], capsys)  # refused in a folder walk
     assert {d["path"]: [f["rule"] for f in d["findings"]] for d in report["documents"]
             if d["path"] == "models/org/pipe.yaml"} == {"models/org/pipe.yaml": ["PROV005"]}
-    assert time.monotonic() - start < 10
+    assert readers == []  # never opened: not read, not waited on
 
 
 def test_file_above_the_read_limit_is_not_read_into_memory(

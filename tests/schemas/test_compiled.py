@@ -6,6 +6,7 @@ recipe of our own. A valid document is checked without importing ``jsonschema``.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import subprocess
 import sys
@@ -90,7 +91,15 @@ def test_compiled_check_agrees_with_general_validator_on_corpus_history(
     assert checked > 800 and rejected > 10  # the history has invalid versions too
 
 
+@functools.cache
 def _example() -> dict[str, Any]:
+    """The example recipe's data, which the compiled check accepts. Read when a test asks
+    (never at import: without ``jsonschema_rs`` only this module's tests fail, each with
+    the reason, and the rest of the suite still runs)."""
+    if compiled("recipe") is None:
+        pytest.fail("no compiled schema check: jsonschema_rs (a dependency, "
+                    "pyproject.toml) is not importable or cannot compile the recipe "
+                    "schema", pytrace=False)
     doc = load_yaml(EXAMPLE.read_bytes(), "models/example-org/Example-Chat-8B.yaml")
     assert doc.ok and isinstance(doc.data, dict)
     assert surely_valid(doc.data, "recipe")
@@ -121,7 +130,7 @@ VALUES = st.one_of(st.text(max_size=12), TRICKY, st.integers(), st.floats(), st.
 @given(field=st.sampled_from(FIELDS), text=VALUES)
 def test_compiled_check_never_accepts_a_bad_value(field: tuple[tuple[Any, ...], str],
                                                   text: object) -> None:
-    data = copy.deepcopy(_EXAMPLE)
+    data = copy.deepcopy(_example())
     node: Any = data
     *parents, last = field[0]
     for key in parents:
@@ -131,11 +140,9 @@ def test_compiled_check_never_accepts_a_bad_value(field: tuple[tuple[Any, ...], 
         assert list(_validator("recipe").iter_errors(data)) == [], (field, text)
 
 
-_EXAMPLE = _example()
-
 
 def test_rejected_document_still_gets_every_finding() -> None:
-    data = copy.deepcopy(_EXAMPLE)
+    data = copy.deepcopy(_example())
     data["model"]["min_vllm_version"] = "v0.12"
     data["meta"]["difficulty"] = "legendary"
     assert not surely_valid(data, "recipe")
@@ -149,7 +156,7 @@ def test_rejected_document_still_gets_every_finding() -> None:
 
 
 def test_value_it_cannot_convert_goes_to_the_general_validator() -> None:
-    data = copy.deepcopy(_EXAMPLE)
+    data = copy.deepcopy(_example())
     data["meta"]["title"] = object()
     assert compiled("recipe") is not None
     assert not surely_valid(data, "recipe")

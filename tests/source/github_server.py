@@ -38,6 +38,11 @@ class Fault:
     delay: float = 0.0
     old: bytes = b""
     new: bytes = b""
+    sent: int = 0
+    """Body bytes the hostile kinds ``huge`` and ``trickle`` wrote (socket buffers took
+    them; the client may have read fewer): what a test bounds instead of wall time."""
+    answered: int = 0
+    """Requests this fault answered."""
 
 
 class GitHubServer:
@@ -71,7 +76,7 @@ class GitHubServer:
         return self.base + "/api"
 
     def fail(self, prefix: str, kind: str, times: int = 1, delay: float = 0.0,
-             old: bytes = b"", new: bytes = b"") -> None:
+             old: bytes = b"", new: bytes = b"") -> Fault:
         """Queue a fault for requests under ``prefix`` (``/raw``, ``/api/...``; ending in
         ``$``: for that path only).
 
@@ -83,10 +88,12 @@ class GitHubServer:
         ``silent`` (no answer for ``delay`` s, then the connection closes), ``body`` (200
         with ``new`` as a JSON body). ``rate403`` (``old``: its ``X-RateLimit-Reset``,
         ``new``: a ``Retry-After``) and ``rate429`` (``new``: its ``Retry-After``) answer a
-        rate limit.
+        rate limit. Returns the fault, which counts what it did.
         """
+        fault = Fault(prefix, kind, times, delay, old, new)
         with self._lock:
-            self.faults.append(Fault(prefix, kind, times, delay, old, new))
+            self.faults.append(fault)
+        return fault
 
     def take_fault(self, path: str) -> Fault | None:
         """The first queued fault matching ``path`` (consumed), or ``None``."""
@@ -244,6 +251,7 @@ class GitHubServer:
 
             def hostile(self, fault: Fault, path: str) -> bool:
                 """Answer with a hostile behaviour; ``False`` for the body-editing kinds."""
+                fault.answered += 1
                 if fault.kind == "redirect":
                     self.send(302, b"", "text/plain",
                               {"Location": fault.new.decode() + path})
@@ -261,6 +269,7 @@ class GitHubServer:
                     try:
                         for _ in range((1 << 30) // len(block)):
                             self.wfile.write(frame)
+                            fault.sent += len(block)
                     except (BrokenPipeError, ConnectionResetError):
                         pass
                     self.close_connection = True
@@ -276,6 +285,7 @@ class GitHubServer:
                         for _ in range(15000):
                             self.wfile.write(b"a")
                             self.wfile.flush()
+                            fault.sent += 1
                             time.sleep(fault.delay)
                     except (BrokenPipeError, ConnectionResetError):
                         pass

@@ -1,0 +1,28 @@
+"""Without ``jsonschema_rs`` the compiled-check tests fail one by one, each saying why,
+and the suite still collects and runs everything else (the module used to assert at
+import time, so one missing library stopped the whole run at collection)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+RUN_WITHOUT_LIBRARY = (
+    "import sys; sys.modules['jsonschema_rs'] = None; import pytest; "
+    "sys.exit(pytest.main(sys.argv[1:]))")
+
+
+def test_missing_jsonschema_rs_fails_only_the_tests_that_need_it() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_WITHOUT_LIBRARY, "-p", "no:cacheprovider", "-o",
+         "addopts=", "-q", "-p", "no:xdist",
+         "tests/schemas/test_compiled.py::test_rejected_document_still_gets_every_finding",
+         "tests/schemas/test_compiled.py::test_value_it_cannot_convert_goes_to_the_general_"
+         "validator", "tests/test_errors.py"],
+        cwd=PROJECT, capture_output=True, text=True, timeout=300, check=False)
+    out = done.stdout
+    assert "error during collection" not in out and "ERROR" not in out, out
+    assert "2 failed" in out and " passed" in out, out
+    assert "no compiled schema check: jsonschema_rs" in out, out
