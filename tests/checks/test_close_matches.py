@@ -7,10 +7,11 @@ import difflib
 import random
 
 from validator.analysis import cli_plan
+from validator.vllm_cli.data_source import CliRegistries
 
 
 def test_close_matches_equals_difflib() -> None:
-    top = cli_plan.newest()
+    top = cli_plan.newest(CliRegistries())
     assert top is not None
     rng = random.Random(17)
     for known in (top.long_options,

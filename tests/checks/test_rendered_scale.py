@@ -13,6 +13,7 @@ from tests.render.tiny_tree import TINY, write_tree
 from validator.analysis import cli_plan
 from validator.analysis.rendered_commands import RenderedFacts, merge
 from validator.rules.metadata import Hit
+from validator.vllm_cli.data_source import CliRegistries
 
 
 class CountingPointer(str):
@@ -62,9 +63,10 @@ def test_each_unknown_name_is_judged_once_over_every_configuration(
     walks: list[tuple[str, str]] = []
     real = cli_plan._first_release_with
 
-    def counted(kind: str, name: str, family: str = cli_plan.VLLM) -> str | None:
+    def counted(cli: CliRegistries, kind: str, name: str,
+                family: str = cli_plan.VLLM) -> str | None:
         walks.append((kind, name))
-        return real(kind, name, family)
+        return real(cli, kind, name, family)
 
     hinted: list[str] = []
     real_hint = cli_plan.nearest_hint

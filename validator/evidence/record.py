@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from validator import __version__
-from validator.analysis.cli_data import CliRegistries
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
@@ -232,7 +231,6 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     cite = Citer(repo, commit, doc, prov.sha256)
     status = _context_status(tree)
     ctx = context if context is not None else build_context(tree, settings)
-    ctx.cli = ctx.cli or CliRegistries.from_settings(ctx.settings)  # read, then cited
     tax_cite: Citer | None = None
     tax_sha: str | None = None
     if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:
