@@ -219,7 +219,7 @@ def test_abbreviation_made_ambiguous_later_says_ambiguous(corpus_copy: Path) -> 
 def test_flag_only_in_unreleased_code_is_info_for_a_nightly_recipe(corpus_copy: Path) -> None:
     nightly = "  nightly_required: true\n"
     # a released minimum installed as nightly (a minimum no release has yet is a launch-day
-    # recipe: one info for the whole recipe, tests/checks/test_launch_day.py)
+    # recipe: one info for the whole recipe, tests/analysis/test_launch_day.py)
     found, _ = run(corpus_copy, recipe('["--brand-new-serving-flag"]', minimum="0.20.0",
                                        model_extra=nightly))
     (hit,) = of(found, "FLAG024")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
+from tests.rules.flag.test_flag_rendered import rendered_findings
 from validator.analysis import cli_plan
 from validator.analysis.rendered_commands import RenderedFacts, merge
 from validator.rules.metadata import Hit
