@@ -149,7 +149,7 @@ class Session:
                 self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
                 self._opened[key] = None
                 return None
-        checker = Checker(context, self.judgeable(context), self.schema, self.policy(tree))
+        checker = Checker(context, self.rules_for(context), self.schema, self.policy(tree))
         opened = Opened(context, checker,
                         frozenset(d.path for d in context.context_documents()))
         if self.cache is not None:
@@ -158,7 +158,7 @@ class Session:
         self._opened[key] = opened
         return opened
 
-    def judgeable(self, context: Context, rules: Sequence[Rule] | None = None) -> list[Rule]:
+    def rules_for(self, context: Context, rules: Sequence[Rule] | None = None) -> list[Rule]:
         """``rules`` (default: the session's) that can judge ``context``: without a
         taxonomy the tree is no recipes root, and the rules that look names up in the root
         (:attr:`~validator.rules.metadata.Rule.needs_root`) are left out."""
@@ -293,7 +293,7 @@ class Session:
         on an already loaded document against ``context`` (no schema, no suppression
         comments); a crashing rule goes to ``result.internal_errors``. ``context`` was
         built with the session's CLI registries (:attr:`cli`) or its own."""
-        checker = Checker(context, self.judgeable(context, rules), self.schema,
+        checker = Checker(context, self.rules_for(context, rules), self.schema,
                           self.policy(context.tree))
         scratch = RunResult()  # the install ranges it records are no report's here
         found = checker.run_rules(doc, scratch)
