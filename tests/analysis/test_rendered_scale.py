@@ -10,7 +10,7 @@ import pytest
 
 from tests.render.tiny_tree import TINY, write_tree
 from tests.rules.flag.test_flag_rendered import rendered_findings
-from validator.analysis import cli_plan
+from validator.analysis import cli_plan, option_hints
 from validator.analysis.rendered_commands import RenderedFacts, merge
 from validator.rules.metadata import Hit
 from validator.vllm_cli.data_source import CliRegistries
@@ -69,14 +69,14 @@ def test_each_unknown_name_is_judged_once_over_every_configuration(
         return real(cli, kind, name, family)
 
     hinted: list[str] = []
-    real_hint = cli_plan.nearest_hint
+    real_hint = option_hints.nearest_hint
 
     def counted_hint(name: str, known: Sequence[str]) -> str | None:
         hinted.append(name)
         return real_hint(name, known)
 
     monkeypatch.setattr(cli_plan, "_first_release_with", counted)
-    monkeypatch.setattr(cli_plan, "nearest_hint", counted_hint)
+    monkeypatch.setattr(option_hints, "nearest_hint", counted_hint)
     unknown = [f for f in rendered_findings(root, "FLAG001", path)
                if "--no-such-option-" in f.message]
     assert len(unknown) == n

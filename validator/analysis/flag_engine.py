@@ -21,17 +21,11 @@ from validator.analysis.arg_layers import ASCEND
 from validator.analysis.cli_plan import (
     VLLM,
     VersionPlan,
-    all_options,
     allowed_values,
-    close_matches,
-    dotted_option_hint,
     first_version,
     first_without,
     last_version,
-    nearest_hint,
-    option_hint,
     pre_release_removal,
-    replacement_hint,
     required_vllm,
 )
 from validator.analysis.flag_cascade import collapse, repaired, swallowers
@@ -46,6 +40,14 @@ from validator.analysis.flag_values import (
     value_at,
 )
 from validator.analysis.flag_values import FlagIssue as FlagIssue  # re-exported
+from validator.analysis.option_hints import (
+    all_options,
+    close_matches,
+    dotted_option_hint,
+    nearest_hint,
+    option_hint,
+    replacement_hint,
+)
 from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
 from validator.analysis.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv

@@ -17,15 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from validator.analysis.cli_plan import (
-    VLLM,
-    VersionPlan,
-    all_options,
-    allowed_values,
-    nearest_hint,
-    registry,
-    required_vllm,
-)
+from validator.analysis.cli_plan import VLLM, VersionPlan, allowed_values, registry, required_vllm
 from validator.analysis.flag_values import (
     FlagIssue,
     custom_json,
@@ -33,6 +25,7 @@ from validator.analysis.flag_values import (
     plugged,
     takes_string,
 )
+from validator.analysis.option_hints import all_options, nearest_hint
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import OptionSpec, ParsedArgs, ParsedOption, Problem
 

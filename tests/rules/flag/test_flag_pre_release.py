@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
-from validator.analysis import cli_plan
+from validator.analysis import cli_plan, option_hints
 from validator.vllm_cli.data_source import CliRegistries
 
 CLI = CliRegistries()
@@ -79,8 +79,8 @@ def test_pre_release_removal_facts() -> None:
 
 def test_replacement_hint_keeps_renames_and_drops_loose_matches() -> None:
     newest = str(cli_plan.versions(CLI)[-1])
-    hint = cli_plan.replacement_hint(CLI, "--disable-log-requests", newest)
+    hint = option_hints.replacement_hint(CLI, "--disable-log-requests", newest)
     assert hint is not None and "`--enable-log-requests`" in hint
-    assert cli_plan.replacement_hint(CLI, OMNI_FLAG, "0.32.0rc1", "vllm-omni") is None
+    assert option_hints.replacement_hint(CLI, OMNI_FLAG, "0.32.0rc1", "vllm-omni") is None
     # the typo search of unknown flags keeps its own, looser cutoff
-    assert cli_plan.option_hint(CLI, OMNI_FLAG, "0.32.0rc1", "vllm-omni") is not None
+    assert option_hints.option_hint(CLI, OMNI_FLAG, "0.32.0rc1", "vllm-omni") is not None
