@@ -243,9 +243,10 @@ class Checker:
 
     def check_context_document(self, doc: LoadedDocument, schema_name: str,
                                result: RunResult) -> None:
-        """Report the loader and schema findings of a taxonomy/strategy/kv-store file,
-        only when it has any (a clean context file adds no document to the output)."""
-        findings = self.context_findings(doc, schema_name, result, args=False)
+        """Report the findings of a taxonomy/strategy/kv-store/platforms file (loader,
+        schema, its ``vllm serve`` argument lists, shown commands and links), only when it
+        has any (a clean context file adds no document to the output)."""
+        findings = self.context_findings(doc, schema_name, result, args=True)
         if findings:
             tree = self.context.tree
             data = tree.read(doc.path)

@@ -23,11 +23,14 @@ from validator.vllm_cli.data_source import CliRegistries, Window
 
 T = TypeVar("T")
 
-__all__ = ["KV_STORE", "MODELS", "STRATEGIES", "TAXONOMY", "Context", "Settings",
+__all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context", "Settings",
            "UndeclaredRead", "build_context", "find_root", "local_context"]
 
 KV_STORE = "kv_store"
 MODELS = "models"
+PLATFORMS = "platforms.yaml"
+"""The platforms of the deploy dialog: a context file no rendering reads (the site copies
+it to ``platforms.json``), checked on its own (schema, links, install snippets)."""
 
 
 @dataclass

@@ -31,7 +31,7 @@ from typing import Any
 
 import git
 
-from validator.context import KV_STORE, MODELS, STRATEGIES, TAXONOMY
+from validator.context import KV_STORE, MODELS, PLATFORMS, STRATEGIES, TAXONOMY
 from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
 from validator.load import load_yaml
@@ -128,9 +128,12 @@ def is_recipe_path(path: str) -> bool:
 
 
 def context_kind(path: str) -> str | None:
-    """``"taxonomy"``, ``"strategy"``, ``"kv_store"`` for a context file path, else ``None``."""
+    """``"taxonomy"``, ``"strategy"``, ``"kv_store"``, ``"platforms"`` for a context file
+    path, else ``None``."""
     if path == TAXONOMY:
         return "taxonomy"
+    if path == PLATFORMS:
+        return "platforms"
     p = PurePosixPath(path)
     if len(p.parts) == 2 and p.suffix in (".yaml", ".yml"):
         return {STRATEGIES: "strategy", KV_STORE: "kv_store"}.get(p.parts[0])

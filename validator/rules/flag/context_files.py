@@ -14,6 +14,11 @@ takes, a flag item, an environment variable's name and value (``-e KEY=VALUE`` o
 ``docker run``) -- is read with the shell model of ``REF018``
 (:func:`validator.rules.ref.shell_code.context_shell_hits`) and reported on the file at its
 line, also for the KV offload options, whose configurations no recipe's rendering holds.
+
+The whole commands a context file shows verbatim -- a kv-store deployment's companion
+commands, the install snippets of ``platforms.yaml`` -- and the links of ``platforms.yaml``
+are judged as a recipe's are (:mod:`validator.rules.ref.shown_commands`: ``REF022``,
+``REF023``, ``REF024``), on the file at its line.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from validator.analysis.recipe_data import as_dict, get
 from validator.rules.api import Hit, Rule
 from validator.rules.flag.facts import add_issue_hits, context_list_issues
 from validator.rules.ref.shell_code import context_shell_hits
+from validator.rules.ref.shown_commands import shown_command_hits
 from validator.sourcemap import join_pointer
 
 if TYPE_CHECKING:
@@ -90,6 +96,8 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
                                list(context_env_maps(kind, doc.data)))
     if shell:
         hits.setdefault("REF018", []).extend(shell)
+    for rule_id, found in shown_command_hits(kind, doc.data).items():
+        hits.setdefault(rule_id, []).extend(found)
     return hits
 
 
