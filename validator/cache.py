@@ -45,8 +45,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock
-
 from validator.atomic import atomic_write
 
 if TYPE_CHECKING:
@@ -57,6 +55,12 @@ FORMAT = 3
 SECRET_NAME = ".secret"
 SECRET_BYTES = 32
 
+RESULTS = "results"
+"""Sub-folder of the cache folder (``--cache-dir``) that holds the check results of
+document units (:mod:`validator.unit_cache`)."""
+RUNS = "runs"
+"""Sub-folder of the cache folder that holds whole check runs (:mod:`validator.run_cache`)
+and the tool stamps they are keyed on."""
 HISTORY_PART = "history"
 """Sub-folder of the cache folder (``--cache-dir``) that holds the history audit's
 entries (the check results are in :data:`validator.unit_cache.RESULTS`)."""
@@ -291,6 +295,8 @@ class ResultCache:
         if (os.path.lexists(path) and not path.is_file()) or path.is_symlink():
             self.corrupt += 1  # a folder or link in the entry's place: left alone, skipped
             return
+        from filelock import FileLock  # here: a run answered from the cache never locks
+
         try:
             with FileLock(str(path) + ".lock"):
                 merged: dict[str, Any] = dict(self._read(key) or {})

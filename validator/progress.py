@@ -31,7 +31,9 @@ class Progress:
     """
 
     def __init__(self, label: str, total: int, stream: TextIO | None = None) -> None:
-        self.stream = stream if stream is not None else sys.stderr
+        # a run recorded for the cache (validator.run_cache.Recorder) keeps no drawings
+        self.stream = stream if stream is not None else \
+            getattr(sys.stderr, "unrecorded", sys.stderr)
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.lines = not self.enabled and os.environ.get("GITHUB_ACTIONS") == "true"
         self.label = label

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validator.cache import RESULTS as RESULTS  # re-exported: the folder of the entries
 from validator.cache import ResultCache, checks_digest
 from validator.context import Context, Settings
 from validator.findings import Finding, Related, Severity
@@ -36,8 +37,6 @@ from validator.source.provenance import Provenance
 
 LABEL = "check"
 """The entry's one label (the history audit's entries use labels per context)."""
-RESULTS = "results"
-"""Sub-folder of the cache folder (``--cache-dir``) that holds the unit entries."""
 MAX_ENTRIES = 20_000
 """Entries the results folder keeps (about 20 KiB each: some 400 MiB at the most, the
 corpus's 173 recipes in over a hundred contexts); past it the oldest are removed."""

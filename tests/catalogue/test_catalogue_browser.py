@@ -230,13 +230,32 @@ def test_index_filters_are_kept_in_the_url(catalogue: dict[str, Any],
     page.close()
 
 
-def _render_json(repo: Path, *options: str) -> dict[str, Any]:
+def _render_json(repo: Path, *options: str) -> bytes:
     """What ``render --format json`` prints for one configuration of GLM-5.2."""
-    done = subprocess.run([sys.executable, "-m", "validator", "render", "--format", "json",
+    return subprocess.run([sys.executable, "-m", "validator", "render", "--format", "json",
                            *options, "models/zai-org/GLM-5.2.yaml"], cwd=repo,
-                          capture_output=True, text=True, timeout=300, check=True)
-    (rendered,) = json.loads(done.stdout)
-    return dict(rendered)
+                          capture_output=True, timeout=300, check=True).stdout
+
+
+def _picked_options(page: Any) -> list[str]:
+    """The ``render`` options of the configuration picked on the page; its features in
+    the order of its title (the configuration's order, which its JSON keeps)."""
+    labels = page.locator("#chosen-title").inner_text().split(" · features: ")[1]
+    features = [] if labels == "none" else [re.sub(r" \(.*\)$", "", label)
+                                             for label in labels.split(", ")]
+    assert sorted(features) == sorted(page.eval_on_selector_all(
+        "input[name=feature]:checked", "els => els.map(e => e.value)"))
+    return ["--hardware", page.locator("#p-hardware").input_value(),
+            "--variant", page.locator("#p-variant").input_value(),
+            "--strategy", page.locator("#p-strategy").input_value(),
+            "--features", ",".join(features)]
+
+
+def _downloaded_json(page: Any) -> bytes:
+    """The bytes of the picked configuration's JSON, as the page's link downloads them."""
+    with page.expect_download() as info:
+        page.locator("a.config-json").click()
+    return Path(info.value.path()).read_bytes()
 
 
 def _blocks(page: Any) -> dict[str, str]:
@@ -254,6 +273,8 @@ def test_record_page_shows_the_configuration_picked_as_render_renders_it(
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(next(site.rglob("GLM-5.2.yaml.html")).as_uri())
+    # the landing configuration's JSON: the first click loads the table, then downloads
+    assert _downloaded_json(page) == _render_json(catalogue["repo"], *_picked_options(page))
     every = json.loads(subprocess.run(
         [sys.executable, "-m", "validator", "render", "--all", "--format", "json",
          "models/zai-org/GLM-5.2.yaml"], cwd=catalogue["repo"], capture_output=True,
@@ -268,9 +289,10 @@ def test_record_page_shows_the_configuration_picked_as_render_renders_it(
     assert page.locator("#chosen-title").inner_text() == (
         "b300 · nvfp4 · multi_node_tp · 2 nodes · features: tool_calling, reasoning, "
         "spec_decoding (mode mtp)")
-    want = _render_json(catalogue["repo"], "--hardware", "b300", "--variant", "nvfp4",
-                        "--strategy", "multi_node_tp",
-                        "--features", "tool_calling,reasoning,spec_decoding")
+    want_bytes = _render_json(catalogue["repo"], "--hardware", "b300", "--variant", "nvfp4",
+                              "--strategy", "multi_node_tp",
+                              "--features", "tool_calling,reasoning,spec_decoding")
+    (want,) = json.loads(want_bytes)
     blocks = _blocks(page)
     for proc in want["processes"]:
         assert blocks[f"{proc['role']}: vllm serve"].endswith(proc["command"])
@@ -278,10 +300,9 @@ def test_record_page_shows_the_configuration_picked_as_render_renders_it(
     assert blocks["install (pip)"] == want["install"]["pip"]["command"]
     assert blocks["install (docker)"] == f"docker pull {want['docker_image']}"
     assert "vLLM ≥ 0.23.0" in page.locator("#chosen-install").inner_text()
-    href = page.locator("a.config-json").get_attribute("href")
-    assert href and not href.startswith(("http:", "https:", "/"))
-    linked = Path(page.url.split("#")[0][len("file://"):]).parent / href
-    assert json.loads(linked.read_text("utf-8")) == want
+    # its JSON, made in the page from a Blob: byte for byte what render prints
+    assert (page.locator("a.config-json").get_attribute("href") or "").startswith("blob:")
+    assert _downloaded_json(page) == want_bytes
     # the verdict: the nvfp4 planning-minimum info applies, the AMD image warning not
     verdict = page.locator("#verdict").inner_text()
     assert "HW009" in verdict and "VER003" not in verdict
@@ -295,6 +316,7 @@ def test_record_page_shows_the_configuration_picked_as_render_renders_it(
     assert "does not offer that combination" in page.locator("#picker-note").inner_text()
     assert "VER003" in page.locator("#verdict").inner_text()
     assert "image tag 'nightly-" in page.locator("#verdict").inner_text()
+    assert _downloaded_json(page) == _render_json(catalogue["repo"], *_picked_options(page))
 
     # the choice is in the URL: back restores the b300 pick, a shared link opens it
     page.go_back()

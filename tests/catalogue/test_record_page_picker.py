@@ -17,13 +17,14 @@ import pytest
 from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_shell_code_pages import RECIPE as SHELL_RECIPE
 from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
-from tests.evidence.conftest import make_repo
+from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
 from validator.context import build_context
+from validator.evidence.site.config_json import CALLBACK, JsonTable, document, script_bytes
 from validator.evidence.site.html import citations, evidence, value_text
 from validator.evidence.site.precision import precision_label, precisions
 from validator.evidence.site.renderings import RecipeReader
 from validator.load import load_yaml
-from validator.render.offered import offered_renderings, rendering_json
+from validator.render.offered import offered_renderings, rendering_json, renderings_text
 from validator.source.git import GitTree
 
 MINI = """\
@@ -117,8 +118,30 @@ def test_page_offers_every_configuration_with_the_commands_and_json_render_gives
         assert config["blocks"]["serve: docker"][0] == proc.docker_command
         assert r.install is not None
         assert config["blocks"]["install (pip)"][0] == r.install["pip"]["command"]
-        linked = json.loads((mini.parent / "Mini.yaml.configs" / config["json"]).read_text())
-        assert linked == json.loads(json.dumps(rendering_json(r, [])))
+
+def _table(page: Path) -> dict[str, Any]:
+    """The configurations' JSON table the page loads (``<page>.configs.js``)."""
+    text = page.with_name(page.name[:-len(".html")] + ".configs.js").read_text("ascii")
+    assert text.startswith(CALLBACK + "(") and text.endswith(");\n")
+    return dict(json.loads(text[len(CALLBACK) + 1:-3]))
+
+
+@pytest.mark.parametrize("recipe,path", [(MINI, PATH),
+                                         (HOSTILE_RECIPE, "models/acme/Hostile.yaml"),
+                                         (SHELL_RECIPE, "models/acme/Shell.yaml")])
+def test_json_of_each_configuration_is_what_render_format_json_prints(
+        tmp_path: Path, recipe: str, path: str) -> None:
+    page = _site(tmp_path, recipe, path)
+    data, table = _data(page.read_text("utf-8")), _table(page)
+    tree = make_repo(tmp_path / "again", {path: recipe, "taxonomy.yaml": MINI_TAXONOMY,
+                                          "strategies/single_node_tp.yaml": MINI_STRATEGY})
+    offered = offered_renderings(load_yaml(tree.read(path), path), build_context(tree))
+    assert len(table["roots"]) == len(data["configs"]) == len(offered) > 1
+    for k, o in enumerate(offered):
+        assert document(table, k) == renderings_text([rendering_json(o.rendered, [])])
+    # one file per record, not one per configuration; every value stored once
+    assert not list(page.parent.glob("*.configs/*"))
+    assert len(table["nodes"]) == len({tuple(n) for n in table["nodes"]})
 
 
 def test_a_finding_applies_to_the_configurations_that_use_its_node(mini: Path) -> None:
@@ -150,8 +173,8 @@ def test_install_minimum_is_the_variants_and_the_page_links_each_json(mini: Path
     data = _data(page)
     assert data["floors"] == {"default": "0.20.0", "mixed": "0.21.0"}
     assert "vLLM &ge; <strong>0.20.0</strong>" in page
-    assert re.search(r'<a href="Mini\.yaml\.configs/[0-9a-f]{20}\.json" class="config-json">',
-                     page)
+    assert '<a class="config-json" href="#chosen-json" hidden>' in page
+    assert data["json"] == "Mini.yaml.configs.js"
 
 
 def test_blocks_with_shell_code_have_no_copy_button_in_the_picker(tmp_path: Path) -> None:
@@ -227,3 +250,35 @@ def test_a_record_whose_recipe_cannot_be_read_back_keeps_its_default_commands(
                               "document_path": PATH}}) is None
     page = catalogue_page(tmp_path, MINI, PATH, picker=False).read_text("utf-8")
     assert 'id="picker-data"' not in page and '<h2 id="commands">' in page
+
+
+def test_table_lays_any_json_value_out_as_json_dumps_with_indent_two() -> None:
+    values = [[{"a": [], "b": {}, "c": [1, 2.5, 60.0, 1e-05, -0.0, True, None],
+                "é\u202e😀": "line\nbreak \"quoted\" </script> \u2028 \x01",
+                "nested": {"x": [[{}], [[]]]}}], [], {}, "plain", 3,
+              [{"a": [], "b": {}}, {"a": [], "b": {}}]]
+    table = JsonTable()
+    data = table.data([table.add(v) for v in values])
+    for k, value in enumerate(values):
+        assert document(data, k) == json.dumps(value, indent=2) + "\n"
+    assert len(data["nodes"]) == len({tuple(n) for n in data["nodes"]})  # stored once
+    assert script_bytes(data).isascii()
+
+
+def test_each_distinct_command_is_scanned_for_shell_code_once_per_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The configurations share most commands: scanning each again was half the time of
+    a catalogue page."""
+    import validator.analysis.shell_hazards as shell_hazards
+
+    scanned: list[str] = []
+    real = shell_hazards.command_hazards
+
+    def counting(command: str) -> Any:
+        scanned.append(command)
+        return real(command)
+
+    monkeypatch.setattr(shell_hazards, "command_hazards", counting)
+    unique = "# a recipe of its own\n" + MINI.replace("acme/Mini", "acme/Once")
+    _site(tmp_path, unique)
+    assert scanned and len(scanned) == len(set(scanned))

@@ -10,7 +10,7 @@ value the shell or the guide's reader fills in (``$MAX_LEN``, ``${LEN:-8192}``,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
@@ -31,8 +31,16 @@ _FILLED_IN = re.compile(r"[$`<>{}]")
 def kind_of(cli: CliRegistries, version: str, option: str) -> ValueKind | None:
     """The kind of ``option`` (its first option string) in vLLM ``version``; ``None``
     when the release has no kinds file or the option no kind."""
-    kinds = load_kinds(version, cli.registry_dir(VLLM))
+    kinds = release_kinds(cli, version)
     return None if kinds is None else kinds.get(option)
+
+
+def release_kinds(cli: CliRegistries, version: str) -> Mapping[str, ValueKind] | None:
+    """:func:`~validator.vllm_cli.value_kinds.load_kinds` of vLLM ``version`` on the
+    run's data source ``cli``, looked up once per release (a corpus run asks ~50,000
+    times, each a few ``stat`` calls)."""
+    return cli.memoised(("value-kinds", version),
+                        lambda: load_kinds(version, cli.registry_dir(VLLM)))
 
 
 def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
@@ -68,7 +76,7 @@ def _first_accepting(cli: CliRegistries, option: str, value: str,
     for v in versions(cli, VLLM):
         if v <= Version(after):
             continue
-        kinds = load_kinds(str(v), cli.registry_dir(VLLM))
+        kinds = release_kinds(cli, str(v))
         if kinds is None:
             return None
         kind = kinds.get(option)

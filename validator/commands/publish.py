@@ -50,6 +50,7 @@ from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
 from validator.findings import printable
+from validator.progress import Progress
 from validator.source.options import add_store_dir
 from validator.source.tree import SourceError
 
@@ -174,29 +175,38 @@ class _PublishRun:
         self.settings = Settings(offline=True)
 
     def publish_all(self, pub: Publisher, pause: float) -> None:
-        """Publish each entry; a record that cannot be made is reported and counted."""
+        """Publish each entry, with progress on stderr."""
+        bar = Progress("publishing", len(self.entries))  # on stderr, never the summary
+        try:
+            for entry in self.entries:
+                self._publish_one(pub, entry, pause)
+                bar.advance()
+        finally:
+            bar.close()
+
+    def _publish_one(self, pub: Publisher, entry: LockEntry, pause: float) -> None:
+        """Publish one entry; a record that cannot be made is reported and counted."""
         from validator.atomic import NotAFileError
         from validator.evidence.publish import PublishConflict, record_path
         from validator.evidence.record import RecordError
 
-        for entry in self.entries:
-            label = f"{entry.repository}@{entry.commit}:{entry.path}"
-            target = None
-            try:
-                if entry.key in self.clashes:
-                    raise ValueError(self.clashes[entry.key])
-                target = record_path(self.args.out, *entry.key)
-                self._publish_entry(pub, entry, target)
-            except (RecordError, SourceError, PublishConflict, ValueError,
-                    NotAFileError) as exc:
-                print(f"recipe-check: {label}: {exc}", file=sys.stderr)
-                self.failures += 1
-                if target is not None:  # a stored file of the key is not verified now
-                    pub.refused.setdefault(target, "this run could not make the record of "
-                                                   "its key (see the error above)")
-            finally:
-                if pause > 0:
-                    time.sleep(pause)
+        label = f"{entry.repository}@{entry.commit}:{entry.path}"
+        target = None
+        try:
+            if entry.key in self.clashes:
+                raise ValueError(self.clashes[entry.key])
+            target = record_path(self.args.out, *entry.key)
+            self._publish_entry(pub, entry, target)
+        except (RecordError, SourceError, PublishConflict, ValueError,
+                NotAFileError) as exc:
+            print(f"recipe-check: {label}: {exc}", file=sys.stderr)
+            self.failures += 1
+            if target is not None:  # a stored file of the key is not verified now
+                pub.refused.setdefault(target, "this run could not make the record of "
+                                               "its key (see the error above)")
+        finally:
+            if pause > 0:
+                time.sleep(pause)
 
     def _publish_entry(self, pub: Publisher, entry: LockEntry, target: Path) -> None:
         """Confirm the record of ``entry`` when its inputs are unchanged, else make it

@@ -24,7 +24,6 @@ out (it lists what the site renders).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -54,6 +53,7 @@ from validator.render.offered import (
     feature_labels,
     offer_reasons,
     rendering_json,
+    renderings_text,
 )
 from validator.render.omni import is_omni
 from validator.render.problems import RenderProblem, selection_problems
@@ -179,8 +179,8 @@ def run(args: argparse.Namespace) -> int:
         failed |= _report_problems([r for r, _ in offers], doc, ctx)
         results += [(r, reasons, feature_labels(inputs, r.config)) for r, reasons in offers]
     if args.format == "json":
-        json.dump([rendering_json(r, reasons) for r, reasons, _ in results], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(renderings_text([rendering_json(r, reasons)
+                                          for r, reasons, _ in results]))
     else:
         text = "\n\n".join(text_block(r, reasons, labels)
                            for r, reasons, labels in results if r.ok)

@@ -22,6 +22,7 @@ from validator.errors import UsageError
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
+from validator.progress import Progress
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.session import ConfigOf, Session
@@ -34,29 +35,42 @@ def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
     """Fix every target in memory (nothing is written here); the contexts and the
     configuration of each tree (``config``, as ``check`` reads it) come from the same
     :class:`~validator.session.Session` as a check's, so a finding the check does not
-    report is not fixed."""
+    report is not fixed. Progress goes to stderr (:class:`validator.progress.Progress`),
+    never into the patch."""
     session = Session(settings, rules, config=config,
                       schema=SchemaValidator(strict=settings.strict, as_of=settings.as_of))
     out: list[DocumentFixes] = []
-    for target in targets:
-        tree = target.tree
-        if not isinstance(tree, LocalTree):
-            raise UsageError("--fix and --diff edit local files; a pinned source spec "
-                             "cannot be fixed")
-        opened = session.open(tree)
-        if opened is None:
-            print(f"recipe-check: {target.path}: not fixed: the context of {tree.label} "
-                  "failed verification", file=sys.stderr)
-            continue
-        if target.path in opened.context_paths:
-            continue
-        try:
-            raw = tree.read(target.path)
-        except (SourceError, FileNotFoundError) as exc:
-            print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
-            continue
-        out.append(fix_document(raw, target.path, opened.checker, unsafe=unsafe))
+    bar = Progress("fixing", len(targets))
+    try:
+        for target in targets:
+            fixed = _fix_target(session, target, unsafe)
+            if fixed is not None:
+                out.append(fixed)
+            bar.advance()
+    finally:
+        bar.close()
     return out
+
+
+def _fix_target(session: Session, target: Target, unsafe: bool) -> DocumentFixes | None:
+    """One target fixed in memory; ``None`` (said on stderr) when it cannot be."""
+    tree = target.tree
+    if not isinstance(tree, LocalTree):
+        raise UsageError("--fix and --diff edit local files; a pinned source spec "
+                         "cannot be fixed")
+    opened = session.open(tree)
+    if opened is None:
+        print(f"recipe-check: {target.path}: not fixed: the context of {tree.label} "
+              "failed verification", file=sys.stderr)
+        return None
+    if target.path in opened.context_paths:
+        return None
+    try:
+        raw = tree.read(target.path)
+    except (SourceError, FileNotFoundError) as exc:
+        print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
+        return None
+    return fix_document(raw, target.path, opened.checker, unsafe=unsafe)
 
 
 def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:

@@ -354,6 +354,13 @@ def parse_guide(text: str) -> GuideCommands:
     return result
 
 
+@lru_cache(maxsize=8)
+def parsed_guide(text: str) -> GuideCommands:
+    """:func:`parse_guide` of ``text``, once per text for the last few texts: the rules of
+    one recipe read its guide five times. Shared: callers read it, never change it."""
+    return parse_guide(text)
+
+
 def _recognise(words: list[Word], env: list[tuple[str, str, int]],
                exports: list[tuple[str, str, int]], line: int, fence: int,
                section: str) -> ServeCommand | None:

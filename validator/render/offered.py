@@ -7,6 +7,7 @@ configurations with the same commands."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, replace
 from typing import Any, NamedTuple
 
@@ -117,6 +118,12 @@ def feature_labels(inputs: Inputs, c: Configuration) -> list[str]:
             pass
         out.append(label)
     return out
+
+
+def renderings_text(documents: list[Any]) -> str:
+    """What ``render --format json`` prints: the renderings' JSON documents
+    (:func:`rendering_json`) as one list, indented by two."""
+    return json.dumps(documents, indent=2) + "\n"
 
 
 def rendering_json(r: Rendered, reasons: list[str]) -> Any:

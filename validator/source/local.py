@@ -6,24 +6,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.source.roots import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree, SourceError
 
-TAXONOMY = "taxonomy.yaml"
-"""The taxonomy file at the recipes root."""
-STRATEGIES = "strategies"
-"""The folder of strategy files at the recipes root."""
-
-
-def find_root(start: Path) -> Path | None:
-    """Walk up from ``start`` to the recipes root: the first folder holding both
-    ``taxonomy.yaml`` and ``strategies/``. ``None`` when there is none."""
-    here = start.resolve()
-    if here.is_file():
-        here = here.parent
-    for folder in (here, *here.parents):
-        if (folder / TAXONOMY).is_file() and (folder / STRATEGIES).is_dir():
-            return folder
-    return None
+__all__ = ["STRATEGIES", "TAXONOMY", "Target", "find_root", "local_targets"]
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from validator.paths import default_store_dir
+from validator.source.roots import default_cache_dir as default_cache_dir  # re-exported
 from validator.source.tree import SourceError
 
 GIT_URL_ENV = "RECIPE_CHECK_GIT_URL"
@@ -47,14 +48,6 @@ def add_store_dir(parser: argparse._ActionsContainer, what: str) -> None:
                              "$RECIPE_CHECK_STORE, else "
                              "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
     parser.add_argument("--snapshot-dir", dest="store_dir", type=Path, help=argparse.SUPPRESS)
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
-    XDG Base Directory specification."""
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "recipe-check"
 
 
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024

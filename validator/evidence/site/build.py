@@ -6,6 +6,7 @@ no server code, no external request)::
     index.html                                   all current records, search and filters
     assets/site.css, assets/site.js
     records/<owner>/<name>/<commit>/<path>.html  one page per record
+    records/.../<path>.configs.js                its configurations' JSON, stored once
     records/<owner>/<name>/<commit>/<path>.json  the record (copied byte for byte)
     records/.../<path>.intoto.json               its in-toto Statement, when published
     schemas/record.schema.json
@@ -33,15 +34,20 @@ from typing import Any
 from validator.atomic import current_umask
 from validator.errors import RecipeCheckError
 from validator.evidence.attest import statement_bytes
+from validator.evidence.cite import blob_url
 from validator.evidence.model import Record
 from validator.evidence.site.assets import CSS, JS
+from validator.evidence.site.config_json import script_bytes
 from validator.evidence.site.configurations import picker
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
+from validator.evidence.site.guide_page import highlight_css
 from validator.evidence.site.index_page import Entry, index_html
+from validator.evidence.site.limitations import guide_warnings
 from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
 from validator.evidence.site.renderings import Recipe
+from validator.progress import Progress
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
@@ -134,7 +140,7 @@ def _record_files(tmp: Path, out: Path, entry: dict[str, Any], data: bytes,
                   record: dict[str, Any],
                   recipes: Callable[[dict[str, Any]], Recipe | None] | None) -> Entry:
     """Write one record's files into ``tmp`` -- the record, its statement, its page and
-    its configurations' JSON -- and give its index entry."""
+    its configurations' JSON table -- and give its index entry."""
     rel = Path(entry["file"])  # records/<owner>/<name>/<commit>/<path>.json
     page_rel = rel.with_name(rel.name[:-len(".json")] + ".html")
     root = "../" * (len(rel.parts) - 1)
@@ -152,25 +158,37 @@ def _record_files(tmp: Path, out: Path, entry: dict[str, Any], data: bytes,
         section = _configurations(tmp, page_rel, record, recipe)
         guide = recipe.doc.data.get("guide") if recipe is not None and isinstance(
             recipe.doc.data, dict) else None
-        _write(tmp / page_rel, record_html(record, links, section,
-                                           guide if isinstance(guide, str) else None))
+        guide = guide if isinstance(guide, str) else None
+        notes = guide_warnings(_guide_lines(record, recipe, guide)) if recipe and guide \
+            else []
+        _write(tmp / page_rel, record_html(record, links, section, guide, notes))
         return Entry.of(record, page_rel.as_posix())
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SiteError(f"{out / rel}: does not match the record schema "
                         f"({type(exc).__name__}: {exc})") from exc
 
 
+def _guide_lines(record: dict[str, Any], recipe: Recipe,
+                 guide: str) -> list[tuple[str, str]]:
+    """``(line URL, text)`` of each line of the recipe's guide."""
+    source = record["source"]
+    return [(blob_url(str(source["repository"]), str(source["revision"]),
+                      str(source["document_path"]),
+                      recipe.doc.source_map.block_line("/guide", i)[0]), text)
+            for i, text in enumerate(guide.splitlines())]
+
+
 def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
                     recipe: Recipe | None) -> str | None:
-    """The picker section of ``record``'s page, its configurations' JSON files written
-    into ``<page>.configs/`` beside it; ``None`` without the recipe."""
+    """The picker section of ``record``'s page, its configurations' JSON table written
+    beside it (``<page>.configs.js``: :mod:`validator.evidence.site.config_json`);
+    ``None`` without the recipe."""
     if recipe is None or not recipe.offered:
         return None
     made = picker(record, recipe.doc.data, recipe.offered, recipe.landing)
-    folder = page_rel.name[:-len(".html")] + ".configs"
-    for name, data in made.files.items():
-        _write(tmp / page_rel.parent / folder / name, data)
-    return picker_section(made, folder)
+    script = page_rel.name[:-len(".html")] + ".configs.js"
+    _write(tmp / page_rel.parent / script, script_bytes(made.json))
+    return picker_section(made, script)
 
 
 def _swap(tmp: Path, site: Path) -> None:
@@ -220,13 +238,19 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
     tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
     try:
         os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's 0700 is no folder's mode
-        _write(tmp / "assets" / "site.css", CSS)
+        _write(tmp / "assets" / "site.css", CSS + highlight_css())
         _write(tmp / "assets" / "site.js", JS + PICKER_JS)
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
-        entries = [_record_files(tmp, out, entry, data, record, recipes)
-                   for entry, data, record in loaded]
+        bar = Progress("building the catalogue", len(loaded))  # on stderr
+        try:
+            entries = []
+            for entry, data, record in loaded:
+                entries.append(_record_files(tmp, out, entry, data, record, recipes))
+                bar.advance()
+        finally:
+            bar.close()
         _write(tmp / "index.html", index_html(entries))
         _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
                                           for p in tmp.rglob("*") if p.is_file()))

@@ -1,8 +1,8 @@
 """The data of a record page's configuration picker: every configuration the recipes
 site's page offers (:func:`validator.render.offered.offered_renderings`), each with the
 blocks ``render`` prints for it, the findings that apply to it
-(:mod:`validator.evidence.site.verdicts`) and a JSON file of its own (what ``render
---format json`` prints for it).
+(:mod:`validator.evidence.site.verdicts`) and its JSON (what ``render --format json``
+prints for it), all of them in one compact table (:mod:`validator.evidence.site.config_json`).
 
 A recipe can offer hundreds of configurations (GLM-5.2: 495), which share most of their
 lines: every string is stored once (``strings``), every block once as string indexes
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from validator.evidence.site.config_json import JsonTable
 from validator.evidence.site.html import shown
 from validator.evidence.site.verdicts import scopes
 from validator.render.offered import Offered, rendering_json
@@ -34,11 +35,12 @@ checkboxes."""
 @dataclass(frozen=True)
 class Picker:
     """What a record page's picker needs: ``data`` (embedded in the page as JSON),
-    ``files`` (``name -> bytes``: each configuration's JSON, written beside the page under
-    ``folder``), and the index of the page's landing configuration."""
+    ``json`` (every configuration's ``render --format json`` document, in the order of
+    ``data["configs"]``: :meth:`JsonTable.data`, written beside the page) and the index
+    of the page's landing configuration."""
 
     data: dict[str, Any]
-    files: dict[str, bytes]
+    json: dict[str, Any]
     default: int
 
 
@@ -83,7 +85,8 @@ def choices(o: Offered) -> dict[str, str]:
 
 
 def json_name(config: Configuration) -> str:
-    """The file name of a configuration's JSON: a digest of the configuration."""
+    """The name of a configuration's JSON (and its key in the page's URL): a digest of
+    the configuration."""
     text = json.dumps(asdict(config), sort_keys=True, separators=(",", ":"), default=list)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20] + ".json"
 
@@ -102,7 +105,7 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
     reach = scopes([str(f.get("pointer") or "") for f in findings], data,
                    [o.rendered for o in offered])
     configs: list[list[Any]] = []
-    files: dict[str, bytes] = {}
+    documents, roots = JsonTable(), list[int]()
     seen: set[tuple[Any, ...]] = set()
     default = 0
     for i, o in enumerate(offered):
@@ -120,8 +123,7 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
                      for b in blocks(o.rendered)]
         applying = [n for n, scope in enumerate(reach) if scope is not None and i in scope]
         name = json_name(o.rendered.config)
-        files[name] = json.dumps(rendering_json(o.rendered, []), ensure_ascii=False,
-                                 separators=(",", ":")).encode("utf-8") + b"\n"
+        roots.append(documents.add([rendering_json(o.rendered, [])]))
         configs.append([[strings.add(picked[n]) for n, _ in CHOICES],
                         [strings.add(f) for f in features],
                         [strings.add(label) for label in o.feature_labels],
@@ -134,4 +136,4 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         "findings": _finding_rows(record), "configs": configs, "floors": floors,
         "whole": [n for n, scope in enumerate(reach) if scope is None],
         "file": str(record["source"]["document_path"]).rsplit("/", 1)[-1],
-        "default": default}, files=files, default=default)
+        "default": default}, json=documents.data(roots), default=default)

@@ -1,16 +1,16 @@
 """The configuration picker of a record page: the selects and feature checkboxes (the
 choices the recipes site's page gives), the chosen configuration -- its verdict, the
-minimum vLLM its install needs, its JSON, and each block ``render`` prints for it with a
-Copy button unless it holds shell code (REF018) -- and the picker data
-(:mod:`validator.evidence.site.configurations`) the page script reads. Without script the
-page shows the landing configuration."""
+minimum vLLM its install needs, a download of its JSON (made by the page script), and
+each block ``render`` prints for it with a Copy button unless it holds shell code
+(REF018) -- and the picker data (:mod:`validator.evidence.site.configurations`) the page
+script reads. Without script the page shows the landing configuration."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from validator.evidence.site.configurations import Picker
-from validator.evidence.site.html import attr, esc, json_script, local_link
+from validator.evidence.site.html import attr, esc, json_script
 
 DATA_ID = "picker-data"
 
@@ -85,10 +85,11 @@ def _title(data: dict[str, Any], config: list[Any]) -> str:
     return " · ".join(picked) + f" · features: {labels}"
 
 
-def picker_section(picker: Picker, folder: str) -> str:
-    """The ``Configurations`` section; ``folder`` is the relative folder of the
-    configurations' JSON files."""
-    data = {**picker.data, "folder": folder}
+def picker_section(picker: Picker, script: str) -> str:
+    """The ``Configurations`` section; ``script`` is the relative path of the
+    configurations' JSON table (:mod:`validator.evidence.site.config_json`), from which
+    the page script makes the chosen configuration's JSON."""
+    data = {**picker.data, "json": script}
     config = data["configs"][picker.default]
     variant = data["strings"][config[0][1]]
     floor = data["floors"].get(variant) or "unknown"
@@ -104,7 +105,10 @@ def picker_section(picker: Picker, folder: str) -> str:
         f"<h3 id=\"chosen-title\">{esc(_title(data, config))}</h3>"
         + _verdict(data, config)
         + f"<p id=\"chosen-install\">Install: vLLM &ge; <strong>{esc(floor)}</strong> "
-        f"(the effective minimum of variant {esc(variant)}) &middot; "
-        + local_link(f"{folder}/{config[5]}", "this configuration as JSON", "config-json")
-        + "</p><div id=\"chosen-blocks\">" + _blocks(data, config) + "</div></div>"
+        f"(the effective minimum of variant {esc(variant)})</p>"
+        "<p id=\"chosen-json\"><a class=\"config-json\" href=\"#chosen-json\" hidden>"
+        "Download this configuration as JSON</a> <span class=\"muted\">(what "
+        "<code>recipe-check render --format json</code> prints for it; made in the page by "
+        "its script)</span></p>"
+        "<div id=\"chosen-blocks\">" + _blocks(data, config) + "</div></div>"
         + json_script(DATA_ID, data))

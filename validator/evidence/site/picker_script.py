@@ -3,7 +3,10 @@
 the site offers for it -- the one matching the pick and as many of the other choices as
 possible, in the order of the selects -- with its verdict, install minimum, JSON link and
 blocks; the choice is kept in the URL's fragment (``#config=<json name>``), so a shared
-link and back / forward restore it."""
+link and back / forward restore it. The JSON link is a download made in the page from a
+``Blob``: the first time a reader asks for one, the page loads its configurations' table
+(``<page>.configs.js``, :mod:`validator.evidence.site.config_json`) and lays the chosen
+configuration's document out as ``json.dumps(..., indent=2)`` does."""
 
 from __future__ import annotations
 
@@ -114,6 +117,53 @@ PICKER_JS = """\
     });
     return out;
   }
+  var J = null, waiting = [], blobUrl = null, current = D["default"];
+  var jsonA = document.querySelector("a.config-json");
+  window.recipeCheckConfigJson = function (table) {
+    J = table;
+    waiting.splice(0).forEach(function (f) { f(); });
+  };
+  function layout(r, ind) {
+    if (r < 0) { return J.texts[-r - 1]; }
+    var n = J.nodes[r], obj = n[0] === 1, inner = ind + "  ", items = [], i;
+    if (n.length === 1) { return obj ? "{}" : "[]"; }
+    for (i = 1; i < n.length; i += obj ? 2 : 1) {
+      items.push(inner + (obj ? J.texts[n[i]] + ": " + layout(n[i + 1], inner)
+        : layout(n[i], inner)));
+    }
+    return (obj ? "{" : "[") + "\\n" + items.join(",\\n") + "\\n" + ind + (obj ? "}" : "]");
+  }
+  function withJson(done) {
+    if (J) { done(); return; }
+    waiting.push(done);
+    if (waiting.length > 1) { return; }
+    var s = document.createElement("script");
+    s.src = encodeURIComponent(D.json);
+    s.onerror = function () {
+      waiting = [];
+      document.getElementById("picker-note").textContent =
+        "The configurations' JSON (" + D.json + ") could not be loaded.";
+    };
+    document.body.appendChild(s);
+  }
+  function jsonLink(k) {
+    current = k;
+    if (blobUrl) { URL.revokeObjectURL(blobUrl); blobUrl = null; }
+    jsonA.hidden = false;
+    jsonA.download = D.file.replace(/\\.ya?ml$/, "") + "." + D.configs[k][5];
+    if (J) {
+      blobUrl = URL.createObjectURL(new Blob([layout(J.roots[k], "") + "\\n"],
+        {type: "application/json"}));
+      jsonA.href = blobUrl;
+    } else {
+      jsonA.href = "#chosen-json";
+    }
+  }
+  jsonA.addEventListener("click", function (e) {
+    if (J) { return; }
+    e.preventDefault();
+    withJson(function () { jsonLink(current); jsonA.click(); });
+  });
   function show(k, push) {
     var c = D.configs[k];
     setForm(c);
@@ -128,10 +178,8 @@ PICKER_JS = """\
     install.appendChild(document.createTextNode("Install: vLLM \\u2265 "));
     install.appendChild(el("strong", "", D.floors[variant] || "unknown"));
     install.appendChild(document.createTextNode(" (the effective minimum of variant " +
-      variant + ") \\u00b7 "));
-    var a = el("a", "config-json", "this configuration as JSON");
-    a.href = encodeURI(D.folder + "/" + c[5]);
-    install.appendChild(a);
+      variant + ")"));
+    jsonLink(k);
     document.getElementById("chosen-blocks").replaceWith(blocks(c));
     var hash = "#config=" + c[5].replace(/\\.json$/, "");
     if (push && location.hash !== hash) { history.pushState(null, "", hash); }
@@ -162,8 +210,13 @@ PICKER_JS = """\
     show(k, true);
   });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
-  window.addEventListener("popstate", function () { show(fromHash(), false); });
-  window.addEventListener("hashchange", function () { show(fromHash(), false); });
+  function restore() {
+    if (location.hash === "" || location.hash.indexOf("#config=") === 0) {
+      show(fromHash(), false);
+    }
+  }
+  window.addEventListener("popstate", restore);
+  window.addEventListener("hashchange", restore);
   show(fromHash(), false);
 })();
 """

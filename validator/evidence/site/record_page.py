@@ -13,6 +13,7 @@ from typing import Any
 
 from validator.analysis.shell_hazards import warning_lines
 from validator.evidence.site.facts_page import facts
+from validator.evidence.site.guide_page import guide_body
 from validator.evidence.site.html import (
     citations,
     esc,
@@ -24,6 +25,7 @@ from validator.evidence.site.html import (
     page,
     table,
 )
+from validator.evidence.site.limitations import Limitation, limitations
 from validator.evidence.site.precision import precision_label
 from validator.render.args import shell_quote
 
@@ -206,6 +208,20 @@ def editorial(rec: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def limits(rec: dict[str, Any], guide_notes: list[Limitation]) -> str:
+    """This recipe's limitations (:mod:`validator.evidence.site.limitations`), each with
+    the lines it rests on; ``guide_notes``: the guide's warnings."""
+    items = limitations(rec) + guide_notes
+    head = "<h2 id=\"limitations\">Limitations</h2>"
+    if not items:
+        return head + ("<p class=\"muted\">Neither this recipe's facts nor its guide show a "
+                       "limitation (hardware not verified, a variant or mode limited to some "
+                       "hardware, nightly builds, an unreleased minimum, a warning).</p>")
+    return head + "<ul>" + "".join(
+        f"<li>{esc(item.text)} <small>{citations(list(item.evidence))}</small></li>"
+        for item in items) + "</ul>"
+
+
 def not_verified(rec: dict[str, Any]) -> str:
     """What the record does not establish."""
     items = list(rec.get("limitations") or [])
@@ -261,23 +277,27 @@ def licence(rec: dict[str, Any]) -> str:
 
 
 def guide(text: str | None) -> str:
-    """The recipe's guide as the recipe writes it (escaped text), folded."""
+    """The recipe's guide as the recipe writes it (escaped text, code blocks highlighted:
+    :func:`validator.evidence.site.guide_page.guide_body`), folded."""
     if not text:
         return ""
     lines = text.count("\n") + 1
     return ("<h2 id=\"guide\">Guide</h2><details><summary>The recipe's guide "
             f"({lines} lines), as the recipe writes it; its commands are examples, the "
             "configurations above are what the site renders</summary>"
-            f"<pre class=\"guide\">{esc(text)}</pre></details>")
+            f"{guide_body(text)}</details>")
 
 
 def record_html(rec: dict[str, Any], links: Links, configurations: str | None = None,
-                guide_text: str | None = None) -> str:
+                guide_text: str | None = None,
+                guide_notes: list[Limitation] | None = None) -> str:
     """The whole page of one record; ``configurations`` is its picker section
     (:func:`validator.evidence.site.picker_page.picker_section`), else the default
-    configuration per hardware is shown; ``guide_text`` the recipe's guide."""
+    configuration per hardware is shown; ``guide_text`` the recipe's guide,
+    ``guide_notes`` its warnings (:func:`validator.evidence.site.limitations.guide_warnings`)."""
     sections = [("configurations", "Configurations") if configurations else
-                ("commands", "Commands"), ("editorial", "Summary"), ("findings", "Findings"),
+                ("commands", "Commands"), ("editorial", "Summary"),
+                ("limitations", "Limitations"), ("findings", "Findings"),
                 ("options", "Variants"), ("facts", "Facts"), ("reported", "Reported results")]
     sections += [("guide", "Guide")] if guide_text else []
     sections += [("licence", "Licence"), ("provenance", "Provenance"),
@@ -288,7 +308,8 @@ def record_html(rec: dict[str, Any], links: Links, configurations: str | None = 
             f" &middot; {esc(rec.get('model_provider') or '')}</p>"
             + (f"<p>{esc(rec['summary'])}</p>" if rec.get("summary") else "")
             + byline(rec) + _hidden_notice(hidden_count(rec)))
-    body = "".join((head, nav, configurations or commands(rec), editorial(rec), findings(rec),
+    body = "".join((head, nav, configurations or commands(rec), editorial(rec),
+                    limits(rec, guide_notes or []), findings(rec),
                     options(rec), facts(rec), results(rec), guide(guide_text), licence(rec),
                     provenance(rec, links), not_verified(rec)))
     return page(rec["title"], body, links.root, rec.get("summary") or "")

@@ -21,7 +21,7 @@ from typing import Any
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.context import Context
 from validator.findings import Related, Severity
-from validator.guide.commands import parse_guide
+from validator.guide.commands import parsed_guide
 from validator.load import LoadedDocument
 from validator.rules.api import Hit, Reads, rule
 from validator.rules.env.facts import NearMiss, near_miss
@@ -111,7 +111,7 @@ def _guide_typos(text: object) -> Iterator[Hit]:
     per name and line."""
     if not isinstance(text, str) or not text:
         return
-    parsed = parse_guide(text)
+    parsed = parsed_guide(text)
     seen: set[tuple[str, int]] = set()
     entries = list(parsed.exports) + [e for cmd in parsed.commands for e in cmd.env]
     for name, _, line in sorted(entries, key=lambda e: e[2]):

@@ -28,7 +28,7 @@ from validator.analysis.recipe_data import get, items
 from validator.analysis.shell_words import word_expansions
 from validator.analysis.versions import NIGHTLY, MinVersion, format_version
 from validator.findings import Related
-from validator.guide.commands import GuideCommands, ServeCommand, parse_guide
+from validator.guide.commands import GuideCommands, ServeCommand, parsed_guide
 from validator.rules.api import Hit, Reads
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs
@@ -109,10 +109,10 @@ def guide_text(doc: LoadedDocument) -> str | None:
 
 
 def guide_commands(doc: LoadedDocument) -> GuideCommands | None:
-    """What :func:`~validator.guide.commands.parse_guide` finds in the guide (memoised by
-    the parser on the text)."""
+    """What :func:`~validator.guide.commands.parse_guide` finds in the guide (once per
+    text: :func:`~validator.guide.commands.parsed_guide`)."""
     text = guide_text(doc)
-    return parse_guide(text) if text is not None else None
+    return parsed_guide(text) if text is not None else None
 
 
 def guide_model(doc: LoadedDocument, ctx: Context) -> GuideModel:

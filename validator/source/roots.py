@@ -1,0 +1,33 @@
+"""Where a run's folders are, found with the standard library only: the recipes root
+above a path, and the cache folder. The command line's warm path
+(:mod:`validator.run_cache`) finds them before any other module is imported."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TAXONOMY = "taxonomy.yaml"
+"""The taxonomy file at the recipes root."""
+STRATEGIES = "strategies"
+"""The folder of strategy files at the recipes root."""
+
+
+def find_root(start: Path) -> Path | None:
+    """Walk up from ``start`` to the recipes root: the first folder holding both
+    ``taxonomy.yaml`` and ``strategies/``. ``None`` when there is none."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if (folder / TAXONOMY).is_file() and (folder / STRATEGIES).is_dir():
+            return folder
+    return None
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
+    XDG Base Directory specification."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "recipe-check"
