@@ -4,6 +4,7 @@ context the rules read (:mod:`validator.history.keys`), and its release window."
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -122,10 +123,18 @@ def release_window_of(commit_date: str, at_commit_date: bool, settings: Settings
 
 @lru_cache(maxsize=4096)
 def _release_date_by(moment: datetime) -> str:
+    times = _upload_times()
+    newest = bisect_right(times, moment)  # the releases published by ``moment``
+    return (times[newest - 1] if newest else moment).date().isoformat()
+
+
+@lru_cache(maxsize=1)
+def _upload_times() -> tuple[datetime, ...]:
+    """Upload times of the vendored vLLM releases, ascending: read once per process (a
+    history of thousands of commits asks for as many dates)."""
     from validator.releases import load_vendored
 
-    found = [r.uploaded for r in load_vendored().releases if r.uploaded <= moment]
-    return (max(found) if found else moment).date().isoformat()
+    return tuple(sorted(r.uploaded for r in load_vendored().releases))
 
 
 @dataclass
@@ -147,14 +156,16 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     sha_of: dict[str, str] = {}
     key_of: dict[tuple[str, str], str] = {}
     window_of: dict[str, str] = {}
-    commits = [objects.commit(r) for r in revisions]
+    commits = objects.commits(revisions)
     listed = set(revisions)
     baselines = [c.parents[0] for c in commits if c.parents and c.parents[0] not in listed]
     whole_tree = any(Reads.TREE in g.reads for g in groups)
     # Consecutive revisions mostly share sub-trees: memoise per (read sub-trees, window)
     # so that an unchanged state is not flattened and hashed again.
     memo: dict[tuple[str | None, ...], tuple[str, dict[str, str]]] = {}
-    order = [objects.commit(b) for b in dict.fromkeys(baselines)] + commits
+    order = objects.commits(list(dict.fromkeys(baselines))) + commits
+    if not whole_tree:  # each revision's top folders are compared below: read them at once
+        objects.prefetch_trees([info.tree for info in order])
     advance = progress("reading revisions", len(order)) if progress else (lambda _n: None)
     for info in order:
         advance(1)

@@ -27,6 +27,7 @@ from validator.history.gitdata import GitObjects
 from validator.history.keys import RuleGroup, is_recipe, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
 from validator.render.cache import kept_recent, share_renderings
+from validator.render.carry import Table
 from validator.rules.metadata import Reads
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class Worker:
         self._renderings: OrderedDict[tuple[str, str, str], OrderedDict[str, Any]] = \
             OrderedDict()
         self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
+        self._carried: OrderedDict[str, Table] = OrderedDict()
 
     def context(self, state: State, reads: frozenset[Reads]) -> Context:
         """The context of ``state`` limited to ``reads``. The context files are loaded
@@ -105,8 +107,10 @@ class Worker:
         if reads >= RENDER_INPUTS:  # the window does not change a rendering: share it
             # the rendering store of the contexts with these taxonomy, strategy and
             # kv-store digests (validator.render.cache.share_renderings)
+            # and, across all contexts, the site renderings of the blobs rendered last
+            # (validator.render.carry: reused where their hardware reads hold)
             share_renderings(found, kept_recent(self._renderings, files, OrderedDict,
-                                            self.MAX_CONTEXTS))
+                                                self.MAX_CONTEXTS), self._carried)
         return found
 
     def schema_of(self, state: State) -> SchemaValidator:

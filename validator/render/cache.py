@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from validator.context import Context
 from validator.load import LoadedDocument
+from validator.render.carry import Table, carry_key, inputs_digest
 from validator.render.model import Rendered, render_all, site_strategies
 from validator.render.problems import RenderProblem
 
@@ -44,7 +45,8 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
     content and context."""
     def all_configurations() -> list[Rendered]:
         try:
-            return render_all(doc, ctx.taxonomy, context_strategies(ctx))
+            return render_all(doc, ctx.taxonomy, context_strategies(ctx),
+                              carried=_carried(doc, ctx))
         except (OverflowError, TypeError, ValueError, KeyError, AttributeError):
             # a value of a type or size the port does not expect where the schema already
             # fails (a number no float holds, a mapping where a name belongs): the SCHEMA
@@ -55,14 +57,37 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
     return kept_recent(recent, f"{doc.path}:{doc.sha256}", all_configurations, KEPT)
 
 
-def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]]) -> None:
+def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]],
+                     carried: OrderedDict[str, Table] | None = None) -> None:
     """Let ``ctx`` keep its renderings in ``store``, which the caller shares between
     contexts with the same taxonomy, strategy and kv-store bytes (the only inputs of a
     rendering besides the recipe): the history audit's contexts of one revision's files
     in different release windows, or limited to different rule groups, then render a blob
     once. Call it before any rendering on ``ctx``; a context whose taxonomy, strategies or
-    kv stores are unreadable must not share (its rules are to fail when they render)."""
+    kv stores are unreadable must not share (its rules are to fail when they render).
+
+    ``carried``, shared by every context of the caller, keeps the site renderings of the
+    last :data:`CARRIED` recipe contents for the next context that renders them
+    (:mod:`validator.render.carry`: reused where the hardware reads hold)."""
     ctx.memoised("render:recent", lambda: store)
+    ctx.memoised("render:carried", lambda: carried)
+
+
+#: How many recipe contents' site renderings a shared ``carried`` store keeps: the
+#: history worker renders one blob against all its revisions before the next.
+CARRIED = 2
+
+
+def _carried(doc: LoadedDocument, ctx: Context) -> Table | None:
+    """The carried site renderings of ``doc`` under ``ctx``'s non-hardware inputs, when
+    ``ctx`` shares a store (:func:`share_renderings`)."""
+    store: OrderedDict[str, Table] | None = ctx.memoised("render:carried", lambda: None)
+    if store is None:
+        return None
+    inputs = ctx.memoised("render:inputs",
+                          lambda: inputs_digest(ctx.taxonomy, context_strategies(ctx)))
+    key = carry_key(doc, inputs)
+    return None if key is None else kept_recent(store, key, dict, CARRIED)
 
 
 def recent_renderings(doc: LoadedDocument, ctx: Context) -> list[Rendered]:

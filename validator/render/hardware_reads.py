@@ -68,6 +68,13 @@ class HardwareReads:
         self._checked[id(other)] = (upto, True)
         return True
 
+    def forget_replays(self) -> None:
+        """Forget which other readers the log was replayed against (:meth:`holds_for`
+        remembers them by ``id``): before the log is replayed against the readers of
+        another :func:`~validator.render.model.render_all` (see
+        :mod:`validator.render.carry`), whose ids may be those of freed ones."""
+        self._checked.clear()
+
     def record(self, *entry: Any) -> None:
         """Append one read (once: a read made again adds nothing)."""
         kind = entry[0]

@@ -19,6 +19,7 @@ from typing import Any
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Arg, Override
+from validator.render.carry import Table, carried_table
 from validator.render.docker import synthesize_install
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads
@@ -151,7 +152,9 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
     made = memo.setdefault("by-reads", {}).setdefault(key, [])
     for owner, upto, found in made:
         if owner is reads or owner.holds_for(reads, upto):
-            if owner is not reads and owner.stamped(upto):
+            # (a rendering carried from another revision for the same hardware keeps
+            # its pointers: nothing to restamp)
+            if owner.hw_id != reads.hw_id and owner.stamped(upto):
                 return _restamped(found, owner.hw_id, reads.hw_id, config.hardware, docs)
             site, overrides, processes, env_sources = found
             return {**site, "hardware": config.hardware}, overrides, processes, env_sources
@@ -329,7 +332,7 @@ CONFIGURATION_LIMIT = "too-many-configurations"
 
 def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
-               ) -> list[Rendered]:
+               carried: Table | None = None) -> list[Rendered]:
     """Every configuration the site's build renders for every variant on every picker
     hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
     same with every feature switched on, each modal feature in each of its modes; at most
@@ -341,7 +344,11 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     took ``check models/`` from 46.5 s to 105.7 s and changed no finding but the "and N
     more" counts, because an option's arguments and environment are judged on the
     taxonomy itself (:mod:`validator.rules.flag.context_files`) and a recipe keeps only what
-    its own release range adds."""
+    its own release range adds.
+
+    ``carried``: the site renderings of earlier calls for the same recipe bytes whose
+    inputs other than the hardware profiles were the same (:mod:`validator.render.carry`);
+    they are reused where their hardware reads hold, and this call's are added."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
@@ -351,6 +358,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     seen: set[Configuration] = set()
     out: list[Rendered] = []
     memo: dict[Any, Any] = {}
+    if carried is not None:
+        memo["by-reads"] = carried_table(carried)
     if is_omni(data):
         return _render_all_omni(recipe, taxonomy, strategies, data, profiles)
     try:

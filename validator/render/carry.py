@@ -1,0 +1,68 @@
+"""Site renderings of one recipe carried from one context (revision) to the next.
+
+Inside one :func:`~validator.render.model.render_all`, a configuration's site rendering is
+reused for another hardware when every read it made of its hardware
+(:class:`~validator.render.hardware_reads.HardwareReads`) gives the same value there. The
+history audit renders the same recipe blob against many revisions' taxonomies, and most
+taxonomy edits only add or change a few hardware profiles. So the table of those
+renderings (configuration → ``(reads, trace length, rendering)``) is carried to the next
+``render_all`` of the same recipe bytes when everything else a site rendering reads is
+the same (:func:`inputs_digest`): the taxonomy apart from ``hardware_profiles``, and the
+strategy and kv-store documents by name and path. The hardware profiles then count
+exactly as far as the rendering read them: each carried rendering is replayed against
+the new revision's profile of its hardware, and rendered again when one read differs.
+
+What a site rendering reads of the taxonomy besides its hardware profile (the
+``kv_offload`` options) is in the digest; the configuration planning, the picker and the
+configuration problems, which read every profile, are not carried: they are made again
+in each context.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from validator.load import LoadedDocument
+from validator.render.hardware_reads import HardwareReads
+from validator.render.rendered import document_data
+
+HARDWARE_PROFILES = "hardware_profiles"
+
+Table = dict[str, list[tuple[HardwareReads, int, Any]]]
+"""Configuration (without its hardware) → the site renderings made of it, each with the
+reads of its hardware and the length of its trace."""
+
+
+def inputs_digest(taxonomy: LoadedDocument | None,
+                  strategies: Mapping[str, LoadedDocument]) -> str:
+    """Digest of what a site rendering reads besides the recipe and its hardware profile:
+    the taxonomy's data without ``hardware_profiles`` (its path too), and each strategy
+    and kv-store document's name, path and data. ``repr`` keeps types and key order
+    apart (``1``, ``1.0`` and ``True`` render differently; the site iterates in order)."""
+    tax = document_data(taxonomy)
+    rest = ({k: v for k, v in tax.items() if k != HARDWARE_PROFILES}
+            if type(tax) is dict else tax)
+    parts = [repr(taxonomy.path if taxonomy else None), repr(rest)]
+    parts += [repr((name, doc.path, doc.ok, document_data(doc)))
+              for name, doc in strategies.items()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def carry_key(recipe: LoadedDocument, inputs: str) -> str | None:
+    """Key of the carried table of ``recipe`` (its path and bytes) under ``inputs``
+    (:func:`inputs_digest`); ``None`` for a document built by hand (no digest)."""
+    if not recipe.sha256:
+        return None
+    return f"{recipe.path}:{recipe.sha256}:{inputs}"
+
+
+def carried_table(table: Table) -> Table:
+    """``table``, ready for another ``render_all``: the replay results its readers
+    remember are of the previous call's hardware readers (by ``id``, which the next call's
+    readers may reuse), so they are forgotten."""
+    for made in table.values():
+        for reads, _upto, _found in made:
+            reads.forget_replays()
+    return table
