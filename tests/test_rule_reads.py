@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import pytest
 
 from tests.shared_run import shared_result
-from validator.analysis import cli_plan
 from validator.analysis import stated_versions as ver_model
 from validator.catalogue import check_rules
 from validator.context import Context, Settings, UndeclaredRead, build_context
@@ -24,18 +22,18 @@ from validator.rules.api import rule
 from validator.rules.metadata import UNDECLARED_READS, Reads, Rule
 from validator.schema import SchemaValidator
 from validator.source.tree import LocalTree
+from validator.vllm_cli.data_source import CliRegistries
 
 UNDECLARED_FOR_NOW: tuple[str, ...] = ()
 """Modules whose rules are not declared yet (none: the FLAG and GUIDE rules declare theirs
 in :mod:`validator.rules.flag.facts` and :mod:`validator.rules.guide.facts`)."""
 
 
-@dataclass(frozen=True)
-class _ClosedWindow(cli_plan.Window):
-    """A release window that refuses to be read: every path into the CLI registries asks
-    :func:`validator.analysis.cli_plan.window` first."""
+class _ClosedRegistries:
+    """CLI registries that refuse to be read: every path into them goes through the
+    context's ``cli`` (the look-ups of :mod:`validator.analysis.cli_plan` are given it)."""
 
-    def __bool__(self) -> bool:
+    def __getattr__(self, name: str) -> NoReturn:
         raise UndeclaredRead("read CLI_REGISTRY (the vLLM CLI registries of the release "
                              "window) without declaring Reads.CLI_REGISTRY")
 
@@ -47,7 +45,8 @@ def _no_release_list(*_args: Any, **_kwargs: Any) -> NoReturn:
 
 @contextmanager
 def only(reads: frozenset[Reads], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The CLI registries and the release list readable only when ``reads`` says so."""
+    """The release list readable only when ``reads`` says so (the CLI registries:
+    :func:`limited_context`)."""
     with monkeypatch.context() as patch:
         if Reads.RELEASES not in reads:
             import validator.releases as releases
@@ -55,11 +54,16 @@ def only(reads: frozenset[Reads], monkeypatch: pytest.MonkeyPatch) -> Iterator[N
             for module, name in ((ver_model, "load_release_list"), (releases, "load_release_list"),
                                  (releases, "load_vendored")):
                 patch.setattr(module, name, _no_release_list)
-        if Reads.CLI_REGISTRY in reads:
-            yield
-        else:
-            with cli_plan.release_window(_ClosedWindow()):
-                yield
+        yield
+
+
+def limited_context(ctx: Context, reads: frozenset[Reads]) -> Context:
+    """``ctx`` with only ``reads`` readable, and its own memo: nothing a rule of other
+    reads derived. Without ``Reads.CLI_REGISTRY`` its CLI registries refuse every read."""
+    limited = ctx.limited_to(reads)
+    if Reads.CLI_REGISTRY not in reads:
+        limited.cli = cast(CliRegistries, _ClosedRegistries())
+    return limited
 
 
 def run_limited(rules: list[Rule], docs: list[LoadedDocument], ctx: Context,
@@ -71,7 +75,7 @@ def run_limited(rules: list[Rule], docs: list[LoadedDocument], ctx: Context,
     hardware view) the next reuses: a value in its memo was computed from those parts
     only, or it would have raised. ``first_only``: stop at the first undeclared read."""
     (reads,) = {r.reads for r in rules}
-    limited = ctx.limited_to(reads)  # its own memo: nothing a rule of other reads derived
+    limited = limited_context(ctx, reads)
     problems: dict[str, list[str]] = {r.id: [] for r in rules}
     with only(reads, monkeypatch):
         for doc in docs:

@@ -43,10 +43,10 @@ OTHER_HARNESS = re.compile(r"^(RC|PROV)\d+$")
 NOT_YET = frozenset(str.split(
     # GUIDE001: its failing snippet is a backslash followed by a blank at the end of a
     # line, which a docstring cannot keep (trailing whitespace is stripped and linted);
-    # tests/checks/test_guide.py covers it.
+    # tests/rules/guide/test_guide.py covers it.
     "GUIDE001 "
     # REF020: its failing case is a second recipe file (a path twin), which one snippet
-    # merged into the example recipe cannot show; tests/checks/test_recipe_path_case_twin.py
+    # merged into the example recipe cannot show; tests/rules/ref/test_recipe_path_case_twin.py
     # covers it.
     "REF020 "
     # YAML006: a snippet is text, encoded here as UTF-8, so it cannot show a file that is

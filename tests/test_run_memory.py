@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from validator.analysis.cli_data import CliRegistries
 from validator.catalogue import check_rules
 from validator.checker import RunResult
 from validator.context import Settings
@@ -18,6 +17,7 @@ from validator.load import LoadedDocument
 from validator.session import Session
 from validator.source.tree import LocalTree
 from validator.vllm_cli import data_source
+from validator.vllm_cli.data_source import CliRegistries
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "recipes"
 RECIPES = ("models/example-org/Example-Chat-8B.yaml", "models/example-org/Example-MoE-120B.yaml")
@@ -106,3 +106,16 @@ def test_bounded_data_source_gives_the_same_findings(tree: LocalTree,
     small.check_targets([(tree, p) for p in RECIPES])
     assert len(small.cli._memo) <= 1
     assert _rows(small) == _rows(full) and _rows(full)
+
+
+def test_install_ranges_are_reported_not_kept_in_the_context(tree: LocalTree) -> None:
+    """The checker hands each recipe's install ranges back with its result; the context
+    keeps none of them (a corpus run would hold one entry per recipe until it ends)."""
+    session = Session(SETTINGS, check_rules())
+    session.check_targets([(tree, p) for p in RECIPES])
+    assert not session.result.internal_errors
+    reported = session.result.context["install_ranges"]
+    assert sorted(reported) == sorted(RECIPES) and all(reported.values())
+    opened = session.open(tree)
+    assert opened is not None
+    assert [k for k in opened.context._memo if "install_range" in str(k)] == []

@@ -22,6 +22,7 @@ from validator.source.git import GitTree
 from validator.source.local import Target
 from validator.source.tree import LocalTree, RecipeTree
 from validator.source.verify import VerificationError
+from validator.vllm_cli.data_source import CliRegistries
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "recipes"
 CLEAN = "models/example-org/Example-Chat-8B.yaml"
@@ -44,9 +45,9 @@ def rules_of(session: Session, path: str) -> list[str]:
 def test_check_targets_context_first_then_recipes_and_context_built_once(tree: Path) -> None:
     built: list[RecipeTree] = []
 
-    def build(t: RecipeTree, settings: Settings) -> Context:
+    def build(t: RecipeTree, settings: Settings, cli: CliRegistries) -> Context:
         built.append(t)
-        return build_context(t, settings)
+        return build_context(t, settings, cli)
 
     (tree / "strategies" / "single_node_tp.yaml").write_text("name: [unclosed\n",
                                                              encoding="utf-8")
@@ -92,7 +93,7 @@ def test_refused_file_is_prov005_and_the_rest_is_checked(tree: Path, tmp_path: P
 
 
 def test_untrusted_context_checks_nothing_of_its_tree(tree: Path) -> None:
-    def untrusted(t: RecipeTree, settings: Settings) -> Context:
+    def untrusted(t: RecipeTree, settings: Settings, cli: CliRegistries) -> Context:
         raise VerificationError("PROV001", "taxonomy.yaml", "digest differs from the lock")
 
     local = LocalTree(tree)

@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from validator.analysis.cli_data import CliRegistries, using
-from validator.analysis.cli_plan import Window, release_window
-from validator.analysis.install_range import record as record_install_ranges
+from validator.analysis.install_range import described_ranges
 from validator.context import Context
 from validator.findings import MAX_FINDINGS_PER_RULE, Finding, Severity, count_by_severity
 from validator.identity import with_identities
@@ -93,6 +91,10 @@ class RunResult:
     suggested_patches: dict[str, str] = field(default_factory=dict)
     """PR mode: path -> unified diff of the fixes of that document's new findings (only
     the safe fixes; see :func:`validator.fix.suggested_patch`), for the job summary."""
+    install_ranges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Path -> the install ranges of each recipe the rules ran on
+    (:meth:`Checker.run_rules`); the session puts those of the recipes it reports in
+    ``context["install_ranges"]``."""
 
     def all_findings(self) -> list[Finding]:
         """Every finding of every document."""
@@ -140,10 +142,7 @@ class Checker:
     def __init__(self, context: Context, rules: Sequence[Rule], schema: SchemaValidator,
                  policy: Policy | None = None) -> None:
         self.policy = policy or Policy(strict=context.settings.strict)
-        if context.cli is None:  # a context built outside a session: its settings' data
-            context.cli = CliRegistries.from_settings(context.settings)
         self.context = context
-        self.cli: CliRegistries = context.cli
         self.rules = [r for r in rules if self.policy.selected(r.id)]
         self.schema = schema
 
@@ -186,18 +185,20 @@ class Checker:
         """Findings of every rule on a loaded recipe; a crashing rule is recorded in
         ``result.internal_errors`` and the others still run. The rules see the releases
         of the settings' window (``--as-of``, ``--vllm``) in the context's CLI registries
-        (``context.cli``). The document's install ranges are recorded for the report
-        (:func:`~validator.analysis.install_range.record`) whichever rules are selected."""
-        settings = self.context.settings
-        with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
-            found = self._run_rules(doc, result)
-            try:  # a report field: recorded whichever rules ran (--ignore FLAG too)
-                record_install_ranges(doc, self.context)
-            except Exception as exc:  # a bug must not hide the findings
-                msg = f"internal error recording the install ranges of {doc.path}: {exc!r}"
-                print(f"recipe-check: {msg}", file=sys.stderr)
-                result.internal_errors.append(msg)
-            return found
+        (``context.cli``). The document's install ranges go to ``result.install_ranges``
+        (:func:`~validator.analysis.install_range.described_ranges`) whichever rules are
+        selected."""
+        found = self._run_rules(doc, result)
+        try:  # a report field: recorded whichever rules ran (--ignore FLAG too)
+            ranges = described_ranges(doc, self.context)
+        except Exception as exc:  # a bug must not hide the findings
+            msg = f"internal error recording the install ranges of {doc.path}: {exc!r}"
+            print(f"recipe-check: {msg}", file=sys.stderr)
+            result.internal_errors.append(msg)
+        else:
+            if ranges is not None:
+                result.install_ranges[doc.path] = ranges
+        return found
 
     def _run_rules(self, doc: LoadedDocument, result: RunResult) -> list[Finding]:
         strict = self.context.settings.strict
@@ -232,9 +233,8 @@ class Checker:
         settings = self.context.settings
         rules = {r.id: r for r in self.rules}
         try:
-            with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
-                findings += context_arg_findings(doc, schema_name, rules,
-                                                 strict=settings.strict)
+            findings += context_arg_findings(self.context.cli, doc, schema_name, rules,
+                                             strict=settings.strict)
         except Exception as exc:  # a bug in a check must not hide the other findings
             msg = f"internal error checking the arguments of {doc.path}: {exc!r}"
             print(f"recipe-check: {msg}", file=sys.stderr)

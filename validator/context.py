@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
 from validator.rules.metadata import Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.tree import LocalTree, RecipeTree
-
-if TYPE_CHECKING:
-    from validator.vllm_cli.data_source import CliRegistries
+from validator.vllm_cli.data_source import CliRegistries, Window
 
 T = TypeVar("T")
 
@@ -108,9 +106,12 @@ class Context:
         kv_stores: kv-store option name (file stem) -> loaded document.
         recipe_paths: every ``models/**.yaml`` path in the tree.
         settings: run-wide options.
-        cli: the vendored CLI registries the rules read (a data source built once per
-            run from ``settings`` by the driver, :class:`validator.session.Session`, and
-            shared by every context of the run); ``None`` until the driver sets it.
+        cli: the vendored CLI registries the rules read, seen through the release window
+            of ``settings`` (``--as-of``, ``--vllm``): given at construction (the driver,
+            :class:`validator.session.Session`, builds one per run and shares it with
+            every context of the run, each seeing it through its own window,
+            :meth:`CliRegistries.at`); when none is given, the registries ``settings``
+            name.
     """
 
     tree: RecipeTree
@@ -119,9 +120,17 @@ class Context:
     kv_stores: dict[str, LoadedDocument]
     recipe_paths: frozenset[str]
     settings: Settings = field(default_factory=Settings)
-    cli: CliRegistries | None = field(default=None, repr=False, compare=False)
+    # None only as the constructor's default: __post_init__ replaces it
+    cli: CliRegistries = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        window = Window.of(self.settings)
+        if self.cli is None:
+            self.cli = CliRegistries.from_settings(self.settings)
+        elif self.cli.window != window:
+            self.cli = self.cli.at(window)
 
     @property
     def revision(self) -> str | None:
@@ -216,8 +225,10 @@ def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, Lo
     return out
 
 
-def build_context(tree: RecipeTree, settings: Settings | None = None) -> Context:
-    """Load the context files of ``tree``.
+def build_context(tree: RecipeTree, settings: Settings | None = None,
+                  cli: CliRegistries | None = None) -> Context:
+    """Load the context files of ``tree`` (``cli``: the run's CLI registries, shared with
+    the run's other contexts; default: those ``settings`` name).
 
     Raises:
         validator.source.tree.SourceError: a context file could not be read.
@@ -234,6 +245,7 @@ def build_context(tree: RecipeTree, settings: Settings | None = None) -> Context
         kv_stores=_load_dir(tree, KV_STORE, settings),
         recipe_paths=recipes,
         settings=settings,
+        cli=cli or CliRegistries.from_settings(settings),
     )
 
 

@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from validator.analysis.cli_data import CliRegistries
-from validator.analysis.install_range import recorded
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import PLATFORMS, TAXONOMY, Context, Settings, build_context
@@ -47,8 +45,9 @@ from validator.source.verify import (
 )
 from validator.unit_cache import UnitCache, context_digest
 from validator.unit_pool import run_units
+from validator.vllm_cli.data_source import CliRegistries
 
-ContextBuilder = Callable[[RecipeTree, Settings], Context]
+ContextBuilder = Callable[[RecipeTree, Settings, CliRegistries], Context]
 """Builds the context of a tree (default :func:`validator.context.build_context`)."""
 
 ConfigOf = Callable[[RecipeTree], Config | None]
@@ -146,14 +145,12 @@ class Session:
         self._trees.append(tree)
         if context is None:
             try:
-                context = self._build(tree, self.settings)
+                context = self._build(tree, self.settings, self.cli)
             except VerificationError as exc:  # untrusted context: check nothing of the tree
                 self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
                 self._opened[key] = None
                 return None
-        if context.cli is None:
-            context.cli = self.cli
-        checker = Checker(context, self.judgeable(context), self.schema, self.policy(tree))
+        checker = Checker(context, self.rules_for(context), self.schema, self.policy(tree))
         opened = Opened(context, checker,
                         frozenset(d.path for d in context.context_documents())
                         | ({PLATFORMS} if context.taxonomy is not None else set()))
@@ -163,7 +160,7 @@ class Session:
         self._opened[key] = opened
         return opened
 
-    def judgeable(self, context: Context, rules: Sequence[Rule] | None = None) -> list[Rule]:
+    def rules_for(self, context: Context, rules: Sequence[Rule] | None = None) -> list[Rule]:
         """``rules`` (default: the session's) that can judge ``context``: without a
         taxonomy the tree is no recipes root, and the rules that look names up in the root
         (:attr:`~validator.rules.metadata.Rule.needs_root`) are left out."""
@@ -280,7 +277,7 @@ class Session:
         doc_result = unit.opened.checker.check_recipe(
             unit.path, unit.data, unit.prov, scratch,
             extra=pinning_findings(unit.prov, strict=self.settings.strict))
-        ranges = recorded(unit.opened.context).get(unit.path)
+        ranges = scratch.install_ranges.get(unit.path)
         return UnitOutcome(doc_result, ranges, scratch.internal_errors)
 
     def _settle(self, unit: Unit, outcome: UnitOutcome, *, fresh: bool,
@@ -311,12 +308,14 @@ class Session:
                   rules: Sequence[Rule] | None = None) -> list[Finding]:
         """Findings of ``rules`` (default: the session's, after its policy's selection)
         on an already loaded document against ``context`` (no schema, no suppression
-        comments); a crashing rule goes to ``result.internal_errors``."""
-        if context.cli is None:
-            context.cli = self.cli
-        checker = Checker(context, self.judgeable(context, rules), self.schema,
+        comments); a crashing rule goes to ``result.internal_errors``. ``context`` was
+        built with the session's CLI registries (:attr:`cli`) or its own."""
+        checker = Checker(context, self.rules_for(context, rules), self.schema,
                           self.policy(context.tree))
-        return checker.run_rules(doc, self.result)
+        scratch = RunResult()  # the install ranges it records are no report's here
+        found = checker.run_rules(doc, scratch)
+        self.result.internal_errors += scratch.internal_errors
+        return found
 
     def unhandled(self, tree: RecipeTree, path: str, why: str) -> DocumentResult:
         """A changed file that cannot be checked (``PROV006``: not a UTF-8 path under

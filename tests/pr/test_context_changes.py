@@ -166,5 +166,6 @@ def test_kv_store_deployment_added_as_a_strategy_file_rechecks_recipes(
 
 def _newest() -> str:
     from validator.analysis.cli_plan import versions
+    from validator.vllm_cli.data_source import CliRegistries
 
-    return str(versions()[-1])
+    return str(versions(CliRegistries())[-1])

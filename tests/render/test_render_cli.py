@@ -144,7 +144,7 @@ def _check(root: Path, *options: str) -> list[dict[str, object]]:
 def test_check_judges_every_rendered_command_unless_layers_only(corpus_copy: Path) -> None:
     # two spellings of one flag in two layers: only the fp8 command holds both, so only
     # the rendered check (the default now) sees the duplicate and names the configuration
-    from tests.checks.test_install_range import recipe
+    from tests.analysis.test_install_range import recipe
 
     fp8 = ('  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n    description: "FP8"\n'
            '    extra_args:\n      - "--max_model_len"\n      - "8192"\n')

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from validator.analysis import cli_plan
-from validator.analysis.cli_data import CliRegistries, active, using
 from validator.catalogue import check_rules
-from validator.context import Settings
+from validator.context import Context, Settings
 from validator.findings import Finding
 from validator.paths import SNAPSHOTS_DIR
 from validator.session import Session
 from validator.source.tree import LocalTree
+from validator.vllm_cli.data_source import CliRegistries, Window
 from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR, INDEX_NAME, RegistryError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "recipes"
@@ -78,11 +78,11 @@ def test_the_session_builds_one_data_source_from_the_settings(tmp_path: Path) ->
     opened = session.open(LocalTree(_recipes(tmp_path / "recipes")))
     assert opened is not None and opened.context.cli is session.cli
     assert opened.context.limited_to(()).cli is session.cli
-    with using(session.cli):
-        assert [str(v) for v in cli_plan.versions()] == ["0.10.0", "0.10.1"]
-        assert cli_plan.plan_for("0.12.0").minimum is not None
-        assert cli_plan.plan_for("0.12.0").label == "0.12.0 (checked against 0.10.1)"
-    assert str(cli_plan.versions()[-1]) != "0.10.1"  # outside the block: the project's
+    cli = opened.context.cli
+    assert [str(v) for v in cli_plan.versions(cli)] == ["0.10.0", "0.10.1"]
+    assert cli_plan.plan_for(cli, "0.12.0").minimum is not None
+    assert cli_plan.plan_for(cli, "0.12.0").label == "0.12.0 (checked against 0.10.1)"
+    assert str(cli_plan.versions(CliRegistries())[-1]) != "0.10.1"  # the project's
 
 
 def test_caches_are_state_of_each_data_source(tmp_path: Path) -> None:
@@ -90,13 +90,10 @@ def test_caches_are_state_of_each_data_source(tmp_path: Path) -> None:
         Settings(vendored_dir=_vendored_folder(tmp_path / "a", ("0.10.0",))))
     other = CliRegistries.from_settings(
         Settings(vendored_dir=_vendored_folder(tmp_path / "b", ("0.10.1",))))
-    with using(small):
-        top = cli_plan.newest()
-        assert top is not None and top.version == "0.10.0"
-        assert active() is small
-    with using(other):
-        top = cli_plan.newest()
-        assert top is not None and top.version == "0.10.1"
+    top = cli_plan.newest(small)
+    assert top is not None and top.version == "0.10.0"
+    top = cli_plan.newest(other)
+    assert top is not None and top.version == "0.10.1"
     assert small.versions() == small.versions("vllm", None)
     assert CliRegistries.from_settings(Settings()).folder == DEFAULT_REGISTRY_DIR
 
@@ -150,3 +147,52 @@ def test_the_store_option_has_one_name_and_keeps_its_old_spelling(
         main([*command, "--help"])
     shown = capsys.readouterr().out
     assert "--store-dir" in shown and "--snapshot-dir" not in shown
+
+
+def test_two_runs_in_one_process_read_their_own_registries_and_windows(tmp_path: Path) -> None:
+    """A rule, called with a context, reads that context's CLI registries and release
+    window, whatever other run was checked before or after it in the same process: no
+    run state is kept beside the context (a rule called outside a checker once read a
+    fresh data source over the project's folder, every release)."""
+    from datetime import date
+
+    from packaging.version import Version
+
+    from validator.analysis.install_range import described_ranges
+    from validator.catalogue import rule_by_id
+    from validator.context import build_context
+    from validator.load import load_yaml
+
+    recipes = _recipes(tmp_path / "recipes")
+    doc = load_yaml((recipes / RECIPE).read_bytes(), RECIPE)
+    tree = LocalTree(recipes)
+    small = build_context(tree, Settings(vendored_dir=_vendored_folder(tmp_path / "v",
+                                                                       ("0.10.0", "0.10.1"))))
+    early = build_context(tree, Settings(as_of=date(2025, 12, 10)))
+    every = build_context(tree, Settings())
+    unknown = rule_by_id("FLAG001")
+    assert unknown.check is not None
+
+    def about_option(ctx: Context) -> list[str]:
+        assert unknown.check is not None
+        return [h.message for h in unknown.check(doc, ctx) if NEW_OPTION in h.message]
+
+    for _ in range(2):  # interleaved: neither run leaks into the next
+        assert about_option(small), "unknown to every release of the small folder"
+        assert about_option(every) == []
+        assert about_option(early) == []
+    assert cli_plan.versions(early.cli)[-1] == Version("0.12.0")  # published by 2025-12-10
+    assert cli_plan.versions(every.cli)[-1] > Version("0.12.0")
+    assert [r["as_of"] for r in described_ranges(doc, early) or []][:1] == ["2025-12-10"]
+    assert [r["as_of"] for r in described_ranges(doc, every) or []][:1] == [None]
+
+
+def test_a_context_sees_the_shared_registries_through_its_own_window() -> None:
+    from datetime import date
+
+    shared = CliRegistries()
+    early = shared.at(Window(as_of=date(2025, 12, 10)))
+    assert early is not shared and early.window.as_of == date(2025, 12, 10)
+    assert shared.at(shared.window) is shared
+    assert early.registry("0.12.0") is shared.registry("0.12.0")  # one loaded file
+    assert early.versions("vllm", early.window.as_of) != shared.versions()

@@ -12,6 +12,7 @@ import pytest
 from packaging.version import Version
 
 from validator.analysis import cli_plan
+from validator.vllm_cli.data_source import CliRegistries
 from validator.vllm_cli.plugins import ASCEND, OMNI, PLUGINS, base_vllm, select_releases
 from validator.vllm_cli.registry import (
     INDEX_NAME,
@@ -74,12 +75,12 @@ def test_omni_serve_parser_is_vllms_plus_the_omni_group(version: str) -> None:
 
 
 def test_omni_first_versions() -> None:
-    fam = OMNI.name
-    assert cli_plan.first_version("option", "--omni", fam) == "0.11.0rc1"
-    assert cli_plan.first_version("option", "--deploy-config", fam) == "0.20.0"
-    assert cli_plan.first_version("option", "--dlo-resident-layers", fam) == "0.27.0rc1"
-    assert cli_plan.first_version("option", "--ignored-layers", fam) is None
-    assert cli_plan.last_version("option", "--stage-configs-path", fam) == "0.26.0"
+    fam, cli = OMNI.name, CliRegistries()
+    assert cli_plan.first_version(cli, "option", "--omni", fam) == "0.11.0rc1"
+    assert cli_plan.first_version(cli, "option", "--deploy-config", fam) == "0.20.0"
+    assert cli_plan.first_version(cli, "option", "--dlo-resident-layers", fam) == "0.27.0rc1"
+    assert cli_plan.first_version(cli, "option", "--ignored-layers", fam) is None
+    assert cli_plan.last_version(cli, "option", "--stage-configs-path", fam) == "0.26.0"
 
 
 def test_ascend_quantization_choice_comes_from_the_plugins_own_hook() -> None:
@@ -143,16 +144,16 @@ def test_tampered_plugin_snapshot_is_refused(tmp_path: object) -> None:
 
 
 def test_plugin_plan_pairs_the_recipe_minimum_with_a_plugin_release() -> None:
-    exact = cli_plan.plan_for(Version("0.22.0"), OMNI.name)
+    exact = cli_plan.plan_for(CliRegistries(), Version("0.22.0"), OMNI.name)
     assert exact.minimum is not None and exact.minimum.version == "0.22.0"
     assert exact.note is None and exact.product == "vLLM-Omni"
-    older = cli_plan.plan_for(Version("0.19.0"), OMNI.name)
+    older = cli_plan.plan_for(CliRegistries(), Version("0.19.0"), OMNI.name)
     assert older.minimum is not None and older.minimum.version == "0.18.0"
     assert older.note is not None and "built on vLLM 0.18.0" in older.note
     assert older.label == "0.19.0 (checked against vLLM-Omni 0.18.0)"
-    none = cli_plan.plan_for(Version("0.10.0"), OMNI.name)
+    none = cli_plan.plan_for(CliRegistries(), Version("0.10.0"), OMNI.name)
     assert none.minimum is None and none.note is not None and "0.11.0rc1" in none.note
-    nightly = cli_plan.plan_for("nightly", ASCEND.name)
+    nightly = cli_plan.plan_for(CliRegistries(), "nightly", ASCEND.name)
     assert nightly.minimum is not None and nightly.minimum is nightly.newest
 
 

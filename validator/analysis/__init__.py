@@ -3,7 +3,8 @@ rule families (``validator/rules/<family>/``) and above the data sources.
 
 Recipe data read defensively (``recipe_data``), the minimum vLLM a selection needs
 (``versions``, ``stated_versions``, ``version_prose``), which CLI registry a list of
-arguments is checked against (``cli_data``, ``cli_plan``), the install range a user gets
+arguments is checked against (``cli_plan``) and the "did you mean" hints of its options
+(``option_hints``), the install range a user gets
 (``install_range``, ``release_range``), where a recipe declares arguments (``arg_layers``),
 the flag engine and its values model (``flag_engine``, ``flag_values``, ``flag_types``,
 ``flag_cascade``), what bash makes of printed text (``shell_words``, ``shell_hazards``),

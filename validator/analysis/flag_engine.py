@@ -18,23 +18,15 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from validator.analysis.arg_layers import ASCEND
-from validator.analysis.cli_data import active
 from validator.analysis.cli_plan import (
     VLLM,
     VersionPlan,
-    all_options,
     allowed_values,
-    close_matches,
-    dotted_option_hint,
     first_version,
     first_without,
     last_version,
-    nearest_hint,
-    option_hint,
     pre_release_removal,
-    replacement_hint,
     required_vllm,
-    window,
 )
 from validator.analysis.flag_cascade import collapse, repaired, swallowers
 from validator.analysis.flag_types import type_issues
@@ -48,6 +40,14 @@ from validator.analysis.flag_values import (
     value_at,
 )
 from validator.analysis.flag_values import FlagIssue as FlagIssue  # re-exported
+from validator.analysis.option_hints import (
+    all_options,
+    close_matches,
+    dotted_option_hint,
+    nearest_hint,
+    option_hint,
+    replacement_hint,
+)
 from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
 from validator.analysis.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv
@@ -56,6 +56,7 @@ from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
+    from validator.vllm_cli.data_source import CliRegistries
     from validator.vllm_cli.registry import CliRegistry
 
 #: Similarity (:func:`difflib.get_close_matches`) above which an unknown flag is taken for
@@ -95,10 +96,9 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     token (a dotted key without its value) is one issue, its consequences folded into it
     (:mod:`validator.analysis.flag_cascade`), and the parse returned is that of the list with
     the defect given its value, so what other checks read of it shows no consequence
-    either. Each distinct list is checked once per plan and
-    release :func:`~validator.analysis.cli_plan.window` on the run's data source
-    (:func:`validator.analysis.cli_data.active`): many configurations and recipes render the
-    same arguments. The parse is shared: callers read it, never change it.
+    either. Each distinct list is checked once per plan and release window on the plan's
+    data source (``plan.cli``): many configurations and recipes render the same
+    arguments. The parse is shared: callers read it, never change it.
     """
     reg = plan.minimum
     if reg is None:
@@ -106,9 +106,9 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     top = plan.newest
     key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
-           plan.unreleased, plan.launch_day, plan.range_label, plan.floor, window(),
+           plan.unreleased, plan.launch_day, plan.range_label, plan.floor, plan.cli.window,
            expansions, auto_tool)
-    parsed, issues = active().bounded("flag:check_tokens", key, lambda: _one_finding(
+    parsed, issues = plan.cli.bounded("flag:check_tokens", key, lambda: _one_finding(
         key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
         limit=LISTS_KEPT)
     return parsed, list(issues)
@@ -133,7 +133,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
              allow_positionals: int, duplicates: bool, expansions: frozenset[int],
              auto_tool: bool = False) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
     """The parse of ``tokens`` and every issue of it."""
-    parsed = parse_at(tokens, reg, allow_positionals, expansions)
+    parsed = parse_at(plan.cli, tokens, reg, allow_positionals, expansions)
     issues: list[FlagIssue] = []
     for p in parsed.problems:
         if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
@@ -170,12 +170,13 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     return parsed, tuple(issues)
 
 
-def _option_hint(opt: argv.ParsedOption, version: str, family: str) -> str | None:
+def _option_hint(cli: CliRegistries, opt: argv.ParsedOption, version: str,
+                 family: str) -> str | None:
     """"did you mean" for an option ``version`` of ``family`` does not have; with dotted
     keys, among the options that accept them (:func:`dotted_option_hint`)."""
     if opt.keys:
-        return dotted_option_hint(opt.normalised, opt.keys, version, family)
-    return option_hint(opt.normalised, version, family)
+        return dotted_option_hint(cli, opt.normalised, opt.keys, version, family)
+    return option_hint(cli, opt.normalised, version, family)
 
 
 def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
@@ -191,29 +192,29 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                          f"of vLLM {plan.minimum.version}", "a recipe served by vLLM-Omni "
                          "lists `omni` in meta.tasks (its arguments are then checked "
                          "against vLLM-Omni's CLI)")
-    first = first_version(kind, name, fam)
+    first = first_version(plan.cli, kind, name, fam)
     here = Version(plan.minimum.version)
     if first is not None and Version(first) > here:
         what = (f"dotted keys of `{name}` are accepted" if opt.keys
-                and first_version("option", name, fam) != first else f"`{name}` exists")
+                and first_version(plan.cli, "option", name, fam) != first else f"`{name}` exists")
         return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
                          f"but {plan.short_of()}",
-                         f"{plan.raise_to(required_vllm(first, fam))} or drop the flag")
+                         f"{plan.raise_to(required_vllm(plan.cli, first, fam))} or drop the flag")
     if first is not None:
-        last = last_version(kind, name, fam)
+        last = last_version(plan.cli, kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
                          f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
-                         _option_hint(opt, plan.minimum.version, fam))
+                         _option_hint(plan.cli, opt, plan.minimum.version, fam))
     top = plan.newest or plan.minimum
     if plan.unreleased and not close_matches(
-            name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
+            name, all_options(plan.cli, top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; the recipe installs "
                          "unreleased code (a nightly or source install), which may have it",
-                         _option_hint(opt, top.version, fam))
+                         _option_hint(plan.cli, opt, top.version, fam))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
-                     _option_hint(opt, top.version, fam))
+                     _option_hint(plan.cli, opt, top.version, fam))
 
 
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
@@ -236,7 +237,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
     for at, value in zip(value_at(opt), opt.values, strict=True):
         if value in allowed or value.startswith("$"):
             continue
-        first = first_version(f"choices:{name}", value, plan.family)
+        first = first_version(plan.cli, f"choices:{name}", value, plan.family)
         if first is None and plan.launch_day:
             continue  # a value no release accepts yet: unverifiable on launch day
         if first is None and plan.unreleased and not close_matches(
@@ -250,7 +251,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         if first is not None and Version(first) > Version(reg.version):
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but {plan.short_of()}",
-                            plan.raise_to(required_vllm(first, plan.family)),
+                            plan.raise_to(required_vllm(plan.cli, first, plan.family)),
                             on_value=True)
         else:
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
@@ -298,7 +299,7 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
         return
     if top.version in plan.checked:
         return  # the newest is inside the install range: _range_issues judges it
-    later = parse_at(tokens, top, allow_positionals, expansions)
+    later = parse_at(plan.cli, tokens, top, allow_positionals, expansions)
     by_index = {o.index: o for o in later.options}
     for opt in parsed.options:
         if opt.spec is None:
@@ -306,15 +307,15 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
         new = by_index.get(opt.index)
         name = opt.option or opt.normalised
         if new is None or new.spec is None:
-            hint = replacement_hint(name, top.version, plan.family)
-            pre = pre_release_removal("option", name, low.version, plan.family)
+            hint = replacement_hint(plan.cli, name, top.version, plan.family)
+            pre = pre_release_removal(plan.cli, "option", name, low.version, plan.family)
             if pre is not None:
                 yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` is absent "
                                 f"from {plan.product} {_pre_releases(*pre)}",
                                 hint or "nothing to change for stable releases; before the "
                                 "next one, check whether the flag is renamed or dropped")
                 continue
-            gone = first_without("option", name, low.version, plan.family)
+            gone = first_without(plan.cli, "option", name, low.version, plan.family)
             yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
                             f"{plan.product} {gone or top.version} (absent from "
                             f"{top.version})", hint)
@@ -325,8 +326,10 @@ def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
             continue
         for value in opt.values:
             if value in old_allowed and value not in new_allowed:
-                pre = pre_release_removal(f"choices:{name}", value, low.version, plan.family)
-                gone = first_without(f"choices:{name}", value, low.version, plan.family)
+                pre = pre_release_removal(plan.cli, f"choices:{name}", value, low.version,
+                                          plan.family)
+                gone = first_without(plan.cli, f"choices:{name}", value, low.version,
+                                     plan.family)
                 what = (f"is not accepted by {plan.product} {_pre_releases(*pre)}"
                         if pre is not None else
                         f"is no longer accepted from {plan.product} {gone or top.version}")
@@ -413,16 +416,16 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
     fam, prod = plan.family, plan.product
     if reg.reads_env(name):
         if top is not None and top.env_vars and not top.reads_env(name):
-            gone = first_without("env", name, reg.version, fam)
+            gone = first_without(plan.cli, "env", name, reg.version, fam)
             return f"`{name}` is no longer read from {prod} {gone or top.version}", None
         return None
-    first = first_version("env", name, fam)
+    first = first_version(plan.cli, "env", name, fam)
     if first is not None and Version(first) > Version(reg.version):
         return (f"`{name}` is read only from {prod} {first}, but {plan.short_of()}",
-                plan.raise_to(required_vllm(first, fam)))
+                plan.raise_to(required_vllm(plan.cli, first, fam)))
     if first is not None:
         return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
-                f"{last_version('env', name, fam)})", None)
+                f"{last_version(plan.cli, 'env', name, fam)})", None)
     if plan.launch_day:
         return None  # read by no release yet: unverifiable on launch day
     known = sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
@@ -456,14 +459,14 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
         for key in keys:
             if key in info.additional_config_keys:
                 continue
-            first = first_version("additional_config", key, plan.family)
+            first = first_version(plan.cli, "additional_config", key, plan.family)
             if first is None and plan.launch_day:
                 continue  # read by no release yet: unverifiable on launch day
             if first is not None and Version(first) > Version(reg.version):
                 why = f"is read only from {plan.product} {first}"
             elif first is not None:
                 why = (f"is not read by {plan.product} {reg.version} (read by {first} to "
-                       f"{last_version('additional_config', key, plan.family)})")
+                       f"{last_version(plan.cli, 'additional_config', key, plan.family)})")
             else:
                 why = f"is not read by any vendored {plan.product} release"
             if info.additional_config_strict:

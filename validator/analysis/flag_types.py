@@ -15,33 +15,32 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from validator.analysis.cli_data import active
 from validator.analysis.cli_plan import VLLM, VersionPlan, registry, required_vllm, versions
 from validator.analysis.flag_values import FlagIssue, value_at
 from validator.vllm_cli.value_kinds import ValueKind, load_kinds
 
 if TYPE_CHECKING:
     from validator.vllm_cli.argv import ParsedOption
+    from validator.vllm_cli.data_source import CliRegistries
     from validator.vllm_cli.registry import CliRegistry
 
 #: A value someone else writes: a shell expansion, a command substitution, a placeholder.
 _FILLED_IN = re.compile(r"[$`<>{}]")
 
 
-def kind_of(version: str, option: str) -> ValueKind | None:
+def kind_of(cli: CliRegistries, version: str, option: str) -> ValueKind | None:
     """The kind of ``option`` (its first option string) in vLLM ``version``; ``None``
     when the release has no kinds file or the option no kind."""
-    kinds = release_kinds(version)
+    kinds = release_kinds(cli, version)
     return None if kinds is None else kinds.get(option)
 
 
-def release_kinds(version: str) -> Mapping[str, ValueKind] | None:
+def release_kinds(cli: CliRegistries, version: str) -> Mapping[str, ValueKind] | None:
     """:func:`~validator.vllm_cli.value_kinds.load_kinds` of vLLM ``version`` on the
-    run's data source, looked up once per release (a corpus run asks ~50,000 times, each
-    a few ``stat`` calls)."""
-    source = active()
-    return source.memoised(("value-kinds", version),
-                           lambda: load_kinds(version, source.registry_dir(VLLM)))
+    run's data source ``cli``, looked up once per release (a corpus run asks ~50,000
+    times, each a few ``stat`` calls)."""
+    return cli.memoised(("value-kinds", version),
+                        lambda: load_kinds(version, cli.registry_dir(VLLM)))
 
 
 def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
@@ -49,19 +48,19 @@ def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Itera
     spec = opt.spec
     if spec is None or not spec.strings or plan.family != VLLM or reg.plugin is not None:
         return
-    kind = kind_of(reg.version, spec.strings[0])
+    kind = kind_of(plan.cli, reg.version, spec.strings[0])
     if kind is None:
         return
     name = opt.option or opt.normalised
     for at, value in zip(value_at(opt), opt.values, strict=True):
         if _FILLED_IN.search(value) or kind.accepts(value):
             continue
-        later = _first_accepting(spec.strings[0], value, reg.version)
+        later = _first_accepting(plan.cli, spec.strings[0], value, reg.version)
         if later is not None:
             yield FlagIssue("value_type", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from vLLM {later} (before, the value must be "
                             f"{kind.described}), but {plan.short_of()}",
-                            f"{plan.raise_to(required_vllm(later))}, or write "
+                            f"{plan.raise_to(required_vllm(plan.cli, later))}, or write "
                             f"{kind.described}", on_value=True)
             continue
         yield FlagIssue("value_type", at, f"`{name} {value}`: `{value}` is not "
@@ -69,18 +68,19 @@ def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Itera
                         f"write {kind.described}", on_value=True)
 
 
-def _first_accepting(option: str, value: str, after: str) -> str | None:
+def _first_accepting(cli: CliRegistries, option: str, value: str,
+                     after: str) -> str | None:
     """The first vendored release after ``after`` whose ``option`` takes ``value`` (its
     type has no kind there, or its kind takes it); ``None`` when none does, or a release
     on the way has no kinds file (what it takes is unknown)."""
-    for v in versions(VLLM):
+    for v in versions(cli, VLLM):
         if v <= Version(after):
             continue
-        kinds = release_kinds(str(v))
+        kinds = release_kinds(cli, str(v))
         if kinds is None:
             return None
         kind = kinds.get(option)
-        if registry(str(v)).lookup(option) is not None and (
+        if registry(cli, str(v)).lookup(option) is not None and (
                 kind is None or kind.accepts(value)):
             return str(v)
     return None

@@ -37,6 +37,7 @@ from validator.analysis.stated_versions import (
 if TYPE_CHECKING:
     from validator.guide.commands import ServeCommand
     from validator.load import LoadedDocument
+    from validator.vllm_cli.data_source import CliRegistries
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -72,7 +73,7 @@ def section_image(doc: LoadedDocument, guide: str, line: int,
     return SectionContext(pinned, pinned, False, max(start - 1, 0), text)
 
 
-def command_image(cmd: ServeCommand) -> SectionContext | None:
+def command_image(cli: CliRegistries, cmd: ServeCommand) -> SectionContext | None:
     """What a ``docker run`` command's own image states when it is vLLM's ``:latest``
     release image (``vllm/vllm-openai-rocm:latest``): the command runs the newest release
     of the window, whatever the recipe's minimum. ``None`` for other commands and images
@@ -81,7 +82,7 @@ def command_image(cmd: ServeCommand) -> SectionContext | None:
         return None
     ref = parse_image(cmd.image)
     path = classify_image(cmd.image, "/guide")
-    versions = cli_plan.versions()
+    versions = cli_plan.versions(cli)
     if ref is None or path is None or path.kind != LATEST or ref.digest is not None \
             or not official_vllm_image(ref) or not versions:
         return None

@@ -11,7 +11,7 @@ when ``nightly_required``). Install commands written in the guide count too.
 Each path is one :class:`InstallPath`:
 
 * ``latest`` — ``-U vllm``, an unpinned ``pip install vllm``, ``:latest`` or no tag: the
-  newest release (of the run's window, see :class:`validator.analysis.cli_plan.Window`);
+  newest release (of the run's window, see :class:`validator.vllm_cli.data_source.Window`);
 * ``pinned`` — ``vllm==X``, an image tagged ``vX``: release X;
 * ``nightly`` — ``--pre`` / the nightly wheel index, ``:nightly`` images: unreleased code;
 * ``source`` — ``git clone`` of vLLM (or vLLM-Omni) and ``pip install -e .``: unreleased;
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from validator.analysis.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions, window
+from validator.analysis.cli_plan import VLLM, VersionPlan, per_document, plan_for, versions
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.analysis.stated_versions import (
     ImageSite,
@@ -103,11 +103,12 @@ class InstallRange:
         """JSON form: the configuration, the paths and the releases checked."""
         checked = ([self.plan.minimum.version] if self.plan.minimum is not None else []) + list(
             self.plan.checked)
-        win = window()
+        win = self.plan.cli.window
         return {
             "variant": self.variant, "strategy": self.strategy, "min_vllm_version": self.minimum,
             "install_paths": [p.describe() for p in self.paths],
-            "newest_pulled": self.top or (str(versions()[-1]) if versions() else None),
+            "newest_pulled": self.top or (str(newest[-1]) if (newest := versions(self.plan.cli))
+                                                 else None),
             "unreleased": self.unreleased,
             "releases_checked": {"first": checked[0] if checked else None,
                                  "last": checked[-1] if checked else None,
@@ -250,7 +251,7 @@ def _compute(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: s
     paths = install_paths(doc, variant, per_document(doc, ctx, "install:images",
                                                      lambda: images_by_variant(doc)))
     top, unreleased = top_of(paths)
-    plan = plan_for(minimum, family, top, unreleased)
+    plan = plan_for(ctx.cli, minimum, family, top, unreleased)
     return InstallRange(variant, strategy, None if minimum is None else str(minimum), paths,
                         top, unreleased, plan)
 
@@ -264,26 +265,18 @@ def ranges_of(doc: LoadedDocument, ctx: Context) -> list[InstallRange]:
     return [install_range(doc, ctx, v, s) for v in names for s in (None, *raising)]
 
 
-def record(doc: LoadedDocument, ctx: Context) -> None:
-    """Keep the install ranges of ``doc`` for the run's report (:func:`recorded`); none
-    for a document that is not a mapping, when no release is vendored in the window, or
-    when ``ctx`` cannot read the files a range reads (a context limited to one rule
-    group's reads: the history audit's, a manifest file's without strategies).
-    :class:`~validator.checker.Checker` calls it for every recipe it runs rules on, so the
-    report does not depend on which rules ran."""
-    if not isinstance(doc.data, dict) or not versions() or not ctx.can_read(RANGE_READS):
-        return
-    found: dict[str, list[dict[str, Any]]] = ctx.memoised(_RECORDS, dict)
-    found[doc.path] = [r.describe() for r in ranges_of(doc, ctx)]
+def described_ranges(doc: LoadedDocument, ctx: Context) -> list[dict[str, Any]] | None:
+    """The install ranges of ``doc`` for the run's report (:meth:`InstallRange.describe`
+    of :func:`ranges_of`); ``None`` for a document that is not a mapping, when no release
+    is vendored in the window, or when ``ctx`` cannot read the files a range reads (a
+    context limited to one rule group's reads: the history audit's, a manifest file's
+    without strategies). :class:`~validator.checker.Checker` asks for them for every
+    recipe it runs rules on, so the report does not depend on which rules ran."""
+    if not isinstance(doc.data, dict) or not versions(ctx.cli) or not ctx.can_read(RANGE_READS):
+        return None
+    return [r.describe() for r in ranges_of(doc, ctx)]
 
 
-def recorded(ctx: Context) -> dict[str, list[dict[str, Any]]]:
-    """Install ranges of every recipe checked in ``ctx`` so far: path -> configurations."""
-    found: dict[str, list[dict[str, Any]]] = ctx.memoised(_RECORDS, dict)
-    return found
-
-
-_RECORDS = "install_range.records"
 RANGE_READS = frozenset({Reads.TAXONOMY, Reads.STRATEGIES, Reads.KV_STORES})
 """What an install range reads besides the recipe (its strategies' and kv stores'
 minimums, the hardware of the taxonomy)."""

@@ -17,16 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from validator.analysis.cli_data import active
-from validator.analysis.cli_plan import (
-    VLLM,
-    VersionPlan,
-    all_options,
-    allowed_values,
-    nearest_hint,
-    registry,
-    required_vllm,
-)
+from validator.analysis.cli_plan import VLLM, VersionPlan, allowed_values, registry, required_vllm
 from validator.analysis.flag_values import (
     FlagIssue,
     custom_json,
@@ -34,6 +25,7 @@ from validator.analysis.flag_values import (
     plugged,
     takes_string,
 )
+from validator.analysis.option_hints import all_options, nearest_hint
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import OptionSpec, ParsedArgs, ParsedOption, Problem
 
@@ -49,19 +41,19 @@ VERDICTS_KEPT = 32 * LISTS_KEPT
 """How many (bound option token, range) verdicts :func:`_verdicts` keeps."""
 
 if TYPE_CHECKING:
+    from validator.vllm_cli.data_source import CliRegistries
     from validator.vllm_cli.registry import CliRegistry
 
 
-def parse_at(tokens: Sequence[str], reg: CliRegistry, allow_positionals: int = 0,
+def parse_at(cli: CliRegistries, tokens: Sequence[str], reg: CliRegistry,
+             allow_positionals: int = 0,
              expansions: frozenset[int] = frozenset()) -> ParsedArgs:
     """:func:`validator.vllm_cli.argv.parse_args` of ``tokens`` at ``reg`` (``expansions``:
     the tokens a shell expands, see there), memoised per (tokens, release file) on the
-    run's data source
-    (:func:`validator.analysis.cli_data.active`): many configurations and revisions share
-    one argument list."""
+    data source ``cli``: many configurations and revisions share one argument list."""
     family = reg.plugin.name if reg.plugin is not None else VLLM
     key = (tuple(tokens), reg.version, family, reg.sha256, allow_positionals, expansions)
-    return active().bounded("range:parse_at", key, lambda: argv.parse_args(
+    return cli.bounded("range:parse_at", key, lambda: argv.parse_args(
         tokens, reg, allow_positionals=allow_positionals, expansions=expansions),
         limit=LISTS_KEPT)
 
@@ -135,18 +127,18 @@ def _key_run(key: str, plan: VersionPlan, ranged: object) -> tuple[int, ...]:
 
     def compute() -> tuple[int, ...]:
         classes: dict[tuple[Any, ...], int] = {}
-        regs = [low, *(registry(v, plan.family) for v in plan.checked)]
+        regs = [low, *(registry(plan.cli, v, plan.family) for v in plan.checked)]
         return tuple(classes.setdefault(_key_structure(reg, key), len(classes))
                      for reg in regs)
 
-    return active().bounded("range:key_run", (key, ranged), compute, limit=TOKENS_KEPT)
+    return plan.cli.bounded("range:key_run", (key, ranged), compute, limit=TOKENS_KEPT)
 
 
-def _range_token(*what: Any) -> object:
+def _range_token(cli: CliRegistries, *what: Any) -> object:
     """One object per distinct ``what`` (a family, releases, ...) on the run's data
     source: memo keys hold it instead of a tuple of every release name, which would be
     hashed again at each look-up."""
-    return active().memoised(("range:token", *what), object)
+    return cli.memoised(("range:token", *what), object)
 
 
 def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, ...]:
@@ -196,13 +188,13 @@ def _verdicts(opt: ParsedOption, bound: ParsedOption | None, ambiguity: str | No
         ambiguous = {opt.index: ambiguity} if ambiguity is not None else {}
         out = []
         for position, version in enumerate(plan.checked):
-            reg = registry(version, plan.family)
+            reg = registry(plan.cli, version, plan.family)
             found = _rejection(opt, _bound(bound, reg), reg, ambiguous)
             if found is not None:
                 out.append((position, found))
         return tuple(out)
 
-    return active().bounded("range:verdicts", key, compute, limit=VERDICTS_KEPT)
+    return plan.cli.bounded("range:verdicts", key, compute, limit=VERDICTS_KEPT)
 
 
 def _bound(option: ParsedOption | None,
@@ -231,7 +223,7 @@ def _range_issues_of(tokens: tuple[str, ...], allow_positionals: int, plan: Vers
     assert plan.minimum is not None
     key = (tokens, allow_positionals, plan.minimum.version, plan.family, plan.checked,
            plan.range_label, expansions)
-    return active().bounded("range:issues", key, lambda: tuple(_compute_range_issues(
+    return plan.cli.bounded("range:issues", key, lambda: tuple(_compute_range_issues(
         tokens, plan, allow_positionals, parsed, expansions)), limit=LISTS_KEPT)
 
 
@@ -242,7 +234,7 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
     low = plan.minimum
     assert low is not None
     if parsed is None or parsed.tokens != tokens:
-        parsed = parse_at(tokens, low, allow_positionals, expansions)
+        parsed = parse_at(plan.cli, tokens, low, allow_positionals, expansions)
     no_ambiguity: dict[int, str] = {}
     # judged here: what the minimum accepts (its own rejections are the other issues), and
     # not the values of a parser that a parser plugin file registers
@@ -253,15 +245,15 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
         return
     keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]
     found_at: dict[int, list[tuple[int, tuple[str, str]]]] = {}
-    releases = _range_token(plan.family, plan.checked)
+    releases = _range_token(plan.cli, plan.family, plan.checked)
     like_minimum, groups = _structure_runs(keys, plan, _range_token(
-        plan.family, plan.checked, low.version, low.sha256))
+        plan.cli, plan.family, plan.checked, low.version, low.sha256))
     for number, group in enumerate(groups):
         # the releases of a group read the tokens alike: one parse binds every option
         members = frozenset(group)
         at = parsed if like_minimum and number == 0 else parse_at(
-            tokens, registry(plan.checked[group[0]], plan.family), allow_positionals,
-            expansions)
+            plan.cli, tokens, registry(plan.cli, plan.checked[group[0]], plan.family),
+            allow_positionals, expansions)
         by_index, ambiguous = _split(at)
         for opt in accepted:
             for position, rejection in _verdicts(opt, by_index.get(opt.index),
@@ -277,11 +269,12 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
             runs = release_runs(found, plan.checked)
             again = [v for v in plan.checked if Version(v) > Version(found[-1])]
             hint = (f"accepted again from {plan.product} {again[0]}: raise min_vllm_version "
-                    f"to {required_vllm(again[0], plan.family)}, or drop the flag" if again
+                    f"to {required_vllm(plan.cli, again[0], plan.family)}, or drop the flag"
+                    if again
                     else None)
             if hint is None and why == "not an option there":
                 hint = nearest_hint(opt.option or opt.normalised,
-                                    all_options(found[0], plan.family))
+                                    all_options(plan.cli, found[0], plan.family))
             if hint is None and "ambiguous" in why:
                 hint = "write the option in full"
             yield FlagIssue("range_rejected", opt.index,

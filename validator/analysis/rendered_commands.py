@@ -239,7 +239,7 @@ def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str 
           family: str) -> VersionPlan | None:
     reach = install_range(doc, ctx, variant, strategy)
     declared = reach.minimum
-    return plan_for(declared, family, reach.top, reach.unreleased)
+    return plan_for(ctx.cli, declared, family, reach.top, reach.unreleased)
 
 
 def _args_start(argv: Sequence[str]) -> int | None:

@@ -86,71 +86,10 @@ def _note(out: ShellReading, change: str) -> None:
 
 def read_item(item: str) -> ShellReading:
     """What bash makes of ``item`` printed unquoted in a command line."""
-    out = ShellReading()
-    words: list[list[Char]] = []
-    cur: list[Char] | None = None
-    i, n = 0, len(item)
-
-    def push(ch: str, quoted: bool) -> None:
-        nonlocal cur
-        if cur is None:
-            cur = []
-            words.append(cur)
-        cur.append((ch, quoted))
-
-    while i < n:
-        ch = item[i]
-        if ch in " \t":
-            cur = None
-        elif ch == "\n":
-            out.breaks = "a line break: bash ends the command there"
-            break
-        elif ch == "'":
-            end = item.find("'", i + 1)
-            if end < 0:
-                out.breaks = "an unclosed `'`: bash reads on into the next lines"
-                break
-            if cur is None:
-                cur = []
-                words.append(cur)
-            cur.extend((c, True) for c in item[i + 1:end])
-            _note(out, "quotes removed")
-            i = end
-        elif ch == '"':
-            i = _double_quoted(item, i, out, push)
-            if out.breaks is not None:
-                break
-            if cur is None:  # an empty "" is still a word
-                cur = []
-                words.append(cur)
-            _note(out, "quotes removed")
-        elif ch == "\\":
-            if i + 1 < n:
-                push(item[i + 1], True)
-                i += 1
-            _note(out, "backslashes removed")
-        elif ch == "#" and cur is None:
-            out.breaks = "`#` starts a comment: bash drops the rest of the command"
-            break
-        elif ch in _OPERATORS:
-            out.breaks = f"`{ch}` is {_OPERATORS[ch]} to bash: the command ends there"
-            break
-        elif ch == "`" or item.startswith("$(", i):
-            out.breaks = _substitution(ch)
-            break
-        elif ch == "$" and (item.startswith("${", i) or _NAME.match(item, i + 1)):
-            out.variables = True
-            push(ch, False)
-        elif ch == "~" and cur is None:
-            _note(out, "a leading `~` becomes the home directory")
-            push(ch, False)
-        elif history_expansion_at(item, i):
-            _note(out, HISTORY_CHANGE)
-            push(ch, False)
-        else:
-            push(ch, False)
-        i += 1
-    for word in words:
+    reader = _ItemReader(item)
+    reader.read()
+    out = reader.out
+    for word in reader.words:
         expanded = _braces(word)
         if len(expanded) > 1 or expanded[0] != word:
             _note(out, "braces expanded")
@@ -159,6 +98,102 @@ def read_item(item: str) -> ShellReading:
                 _note(out, "a glob pattern, replaced by file names where files match it")
             out.words.append("".join(c for c, _ in chars))
     return out
+
+
+class _ItemReader:
+    """Reads one item character by character as bash does: the words it splits it into
+    (each character with whether it was quoted), what it changes, where it stops."""
+
+    def __init__(self, item: str) -> None:
+        self.item = item
+        self.out = ShellReading()
+        self.words: list[list[Char]] = []
+        self.cur: list[Char] | None = None
+
+    def read(self) -> None:
+        """Read the whole item, or up to where bash ends the command."""
+        i = 0
+        while i < len(self.item):
+            last = self._step(i)
+            if last is None:
+                return
+            i = last + 1
+
+    def push(self, ch: str, quoted: bool) -> None:
+        """Add one character to the current word (starting one)."""
+        self._word().append((ch, quoted))
+
+    def _word(self) -> list[Char]:
+        if self.cur is None:
+            self.cur = []
+            self.words.append(self.cur)
+        return self.cur
+
+    def _stop(self, why: str) -> None:
+        self.out.breaks = why
+
+    def _step(self, i: int) -> int | None:
+        """Read the character at ``i`` (and what it opens); the index of the last one
+        read, ``None`` where bash ends the command."""
+        item, ch = self.item, self.item[i]
+        if ch in " \t":
+            self.cur = None
+        elif ch == "\n":
+            self._stop("a line break: bash ends the command there")
+            return None
+        elif ch == "'":
+            return self._single_quoted(i)
+        elif ch == '"':
+            return self._double_quoted(i)
+        elif ch == "\\":
+            if i + 1 < len(item):
+                self.push(item[i + 1], True)
+                i += 1
+            _note(self.out, "backslashes removed")
+        elif (ends := self._ends_command(ch, i)) is not None:
+            self._stop(ends)
+            return None
+        else:
+            self._unquoted(ch, i)
+        return i
+
+    def _single_quoted(self, i: int) -> int | None:
+        end = self.item.find("'", i + 1)
+        if end < 0:
+            self._stop("an unclosed `'`: bash reads on into the next lines")
+            return None
+        self._word().extend((c, True) for c in self.item[i + 1:end])
+        _note(self.out, "quotes removed")
+        return end
+
+    def _double_quoted(self, i: int) -> int | None:
+        end = _double_quoted(self.item, i, self.out, self.push)
+        if self.out.breaks is not None:
+            return None
+        self._word()  # an empty "" is still a word
+        _note(self.out, "quotes removed")
+        return end
+
+    def _ends_command(self, ch: str, i: int) -> str | None:
+        """Why bash ends the command at ``ch`` (``None``: it does not)."""
+        if ch == "#" and self.cur is None:
+            return "`#` starts a comment: bash drops the rest of the command"
+        if ch in _OPERATORS:
+            return f"`{ch}` is {_OPERATORS[ch]} to bash: the command ends there"
+        if ch == "`" or self.item.startswith("$(", i):
+            return _substitution(ch)
+        return None
+
+    def _unquoted(self, ch: str, i: int) -> None:
+        """An unquoted character that does not end the command."""
+        item, out = self.item, self.out
+        if ch == "$" and (item.startswith("${", i) or _NAME.match(item, i + 1)):
+            out.variables = True
+        elif ch == "~" and self.cur is None:
+            _note(out, "a leading `~` becomes the home directory")
+        elif history_expansion_at(item, i):
+            _note(out, HISTORY_CHANGE)
+        self.push(ch, False)
 
 
 def _double_quoted(item: str, i: int, out: ShellReading, push: Callable[[str, bool], None]) -> int:

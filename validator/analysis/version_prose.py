@@ -7,7 +7,7 @@ Read by ``VER008`` (:mod:`validator.rules.ver.guide_version`), ``VER014``
 commands (:mod:`validator.analysis.guide_sections`).
 
 A lower bound is recognised in the common English wordings (the table of
-``tests/checks/test_ver_prose.py``): an operator (``vLLM >= X``, ``vLLM ≥ X``), a label
+``tests/rules/ver/test_ver_prose.py``): an operator (``vLLM >= X``, ``vLLM ≥ X``), a label
 (``vLLM version: X``), a suffix (``vLLM X+``, "X or newer/later/above/higher", "X and
 newer/later/up", "X onwards", "X is required") or a lead-in ("requires/needs vLLM X",
 "at least vLLM X", "minimum vLLM version X", "starting with/from vLLM X", "since vLLM X,",

@@ -172,7 +172,7 @@ def vendored_vllm(text: str | None) -> str | None:
         return None
     from packaging.version import InvalidVersion, Version
 
-    from validator.analysis.cli_data import VLLM, CliRegistries
+    from validator.vllm_cli.data_source import VLLM, CliRegistries
 
     try:
         want = Version(text)

@@ -178,24 +178,32 @@ def run(args: argparse.Namespace) -> int:
             offers = [(r, reasons) for r, reasons in offers if not reasons]
         failed |= _report_problems([r for r, _ in offers], doc, ctx)
         results += [(r, reasons, feature_labels(inputs, r.config)) for r, reasons in offers]
+    _print_renderings(args, results, len(targets))
+    return 1 if failed else 0
+
+
+def _print_renderings(args: argparse.Namespace,
+                      results: list[tuple[Rendered, list[str], list[str]]],
+                      recipes: int) -> None:
+    """Print what ``run`` rendered: JSON, or the text blocks of the clean renderings (with
+    a note on stderr when control or invisible characters were escaped)."""
     if args.format == "json":
         sys.stdout.write(renderings_text([rendering_json(r, reasons)
                                           for r, reasons, _ in results]))
-    else:
-        text = "\n\n".join(text_block(r, reasons, labels)
-                           for r, reasons, labels in results if r.ok)
-        shown = printable(text, keep="\n\t")
-        _write_out(shown + "\n")
-        if args.all:
-            print(f"recipe-check: {sum(1 for r, _, _ in results if r.ok)} configuration(s) "
-                  f"of {len(targets)} recipe(s) rendered", file=sys.stderr)
-        if shown != text:
-            print("recipe-check: note: the commands above hold control or invisible "
-                  "characters (bidi controls, zero-width spaces ...: YAML010 of `recipe-check "
-                  "check`), printed escaped as \\uXXXX so that none is hidden; copied as "
-                  "printed they are not what the recipe says (--format json keeps the true "
-                  "strings)", file=sys.stderr)
-    return 1 if failed else 0
+        return
+    text = "\n\n".join(text_block(r, reasons, labels)
+                       for r, reasons, labels in results if r.ok)
+    shown = printable(text, keep="\n\t")
+    _write_out(shown + "\n")
+    if args.all:
+        print(f"recipe-check: {sum(1 for r, _, _ in results if r.ok)} configuration(s) "
+              f"of {recipes} recipe(s) rendered", file=sys.stderr)
+    if shown != text:
+        print("recipe-check: note: the commands above hold control or invisible "
+              "characters (bidi controls, zero-width spaces ...: YAML010 of `recipe-check "
+              "check`), printed escaped as \\uXXXX so that none is hidden; copied as "
+              "printed they are not what the recipe says (--format json keeps the true "
+              "strings)", file=sys.stderr)
 
 
 def _refuse_without_taxonomy(ctx: Context, label: str) -> None:

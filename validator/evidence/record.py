@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from validator import __version__
-from validator.analysis.cli_data import CliRegistries
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.evidence.cite import Citer, blob_url
+from validator.evidence.data_inputs import data_inputs
 from validator.evidence.editorial import EditorialInput, build_editorial
 from validator.evidence.facts import FactBuilder, FactSet
 from validator.evidence.model import (
     ContextFile,
-    DataInput,
     DeploymentOption,
     HardwareClaim,
     License,
@@ -47,13 +45,11 @@ from validator.evidence.reported import reported_results
 from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
 from validator.load.scalars import json_number_problem
-from validator.paths import CHECKOUT_DIR
 from validator.rules.metadata import READS_EVERYTHING, RELEASE_DATA, Reads
 from validator.source.provenance import Provenance
 from validator.source.tree import RecipeTree, SourceError
 
 TAXONOMY = "taxonomy.yaml"
-PROJECT_ROOT = CHECKOUT_DIR
 LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
 _SPDX_HINTS = (("Apache License", "Version 2.0", "Apache-2.0"), ("MIT License", "", "MIT"))
 
@@ -120,65 +116,6 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
     return doc_result.findings, len(kept), skipped
 
 
-def _portable(text: str) -> str:
-    """``text`` with this checkout's absolute project path removed (records must not
-    depend on where the tool is installed)."""
-    return text.replace(str(PROJECT_ROOT) + "/", "")
-
-
-def _inputs(min_version: str | None, settings: Settings, folder: Path) -> list[DataInput]:
-    """The release list and the CLI registry (of ``folder``) the checks read, digested."""
-    from validator.releases import ReleaseListError, load_release_list
-
-    out: list[DataInput] = []
-    try:  # records always use the vendored, digest-pinned list (determinism)
-        rl = load_release_list(online=False, snapshot_dir=settings.vendored_dir)
-        desc = rl.describe()
-        out.append(DataInput(name="vllm-release-list", status="used",
-                             version=desc.get("latest"), sha256=rl.sha256,
-                             path=_portable(rl.origin) if settings.vendored_dir else
-                             f"snapshots/{rl.origin.rsplit('/', 1)[-1]}",
-                             note=f"{desc.get('releases')} releases ({rl.source})"))
-    except ReleaseListError as exc:
-        out.append(DataInput(name="vllm-release-list", status="unavailable",
-                             note=_portable(str(exc))))
-    from validator.vllm_cli import registry as cli
-
-    index = folder / cli.INDEX_NAME
-    if not index.is_file():
-        out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                             path=_portable(str(index)),
-                             note="no vendored vLLM CLI registries; flag checks had no "
-                                  "registry to compare with"))
-        return out
-    try:
-        versions = cli.available_versions(folder)
-        out.append(DataInput(name="vllm-cli-registry-index", status="used",
-                             path=_portable(str(index)),
-                             sha256=Provenance.of_bytes("index", index.read_bytes()).sha256,
-                             note=f"{len(versions)} vendored vLLM versions"))
-    except (cli.RegistryError, OSError) as exc:
-        out.append(DataInput(name="vllm-cli-registry-index", status="unavailable",
-                             note=_portable(str(exc))))
-        return out
-    if min_version is None or min_version == "nightly":
-        out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                             note=f"no released minimum version selects a registry "
-                                  f"({min_version or 'none declared'})"))
-        return out
-    try:
-        reg = cli.load_registry(min_version, folder)
-        out.append(DataInput(name="vllm-cli-registry", status="used", version=reg.version,
-                             sha256=reg.sha256,
-                             path=_portable(str(folder / f"{reg.version}.json")),
-                             note=f"registry of the default variant's minimum vLLM "
-                                  f"{min_version}"))
-    except (cli.RegistryError, ValueError) as exc:
-        out.append(DataInput(name="vllm-cli-registry", status="unavailable",
-                             note=_portable(str(exc))))
-    return out
-
-
 def _license(tree: RecipeTree, repository: str, commit: str) -> License:
     scope = ("The repository license covers the recipe document only; model weights and "
              "converted checkpoints carry their own terms.")
@@ -232,12 +169,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     cite = Citer(repo, commit, doc, prov.sha256)
     status = _context_status(tree)
     ctx = context if context is not None else build_context(tree, settings)
-    ctx.cli = ctx.cli or CliRegistries.from_settings(ctx.settings)  # read, then cited
-    tax_cite: Citer | None = None
-    tax_sha: str | None = None
-    if status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok:
-        tax_sha = Provenance.of_bytes(TAXONOMY, tree.read(TAXONOMY)).sha256
-        tax_cite = Citer(repo, commit, ctx.taxonomy, tax_sha)
+    tax_cite, tax_sha = _taxonomy_citer(tree, ctx, status, repo, commit)
 
     findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
     rec_findings = [_finding(f, cite) for f in findings]
@@ -254,7 +186,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     validation = Validation(
         tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
         rules_skipped=skipped, context=_context_files(status, commit, tax_sha),
-        inputs=_inputs(dvf.min_version if dvf else None, ctx.settings, ctx.cli.folder),
+        inputs=data_inputs(dvf.min_version if dvf else None, ctx.settings, ctx.cli.folder),
         findings=rec_findings, summary=count_by_severity(findings))
     editorial = build_editorial(EditorialInput(
         facts=facts.facts, derived=facts, findings=rec_findings, commit=commit, path=path,
@@ -267,10 +199,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         summary=_opt_str(meta.get("description")),
         model_label=_opt_str(meta.get("title")), model_provider=_opt_str(meta.get("provider")),
         model_id=_opt_str(model.get("model_id")),
-        model_artifact=ModelArtifact(id=dvf.model_id if dvf else None, revision=None,
-                                     format=options[0].precision if options and dv ==
-                                     options[0].variant else _opt_str(
-                                         get(doc.data, "variants", dv or "", "precision"))),
+        model_artifact=_artifact(doc, dv, dvf.model_id if dvf else None, options),
         hardware_topics=_topics(ctx, meta) if tax_cite is not None else None,
         deployment_options=options, recipe_parameters=params,
         source=_source(prov, cite, path, checked_on),
@@ -278,6 +207,24 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         limitations=_limitations(params, context_note), facts=facts.facts,
         reported_results=reported_results(cite), rendered_defaults=rendered,
         editorial=editorial, validation=validation)
+
+
+def _taxonomy_citer(tree: RecipeTree, ctx: Context, status: ContextStatus, repo: str,
+                    commit: str) -> tuple[Citer | None, str | None]:
+    """The citer of the taxonomy the record's facts read, and its SHA-256 (``None``,
+    ``None`` when the revision has no usable taxonomy)."""
+    if not (status.taxonomy and ctx.taxonomy is not None and ctx.taxonomy.ok):
+        return None, None
+    sha = Provenance.of_bytes(TAXONOMY, tree.read(TAXONOMY)).sha256
+    return Citer(repo, commit, ctx.taxonomy, sha), sha
+
+
+def _artifact(doc: LoadedDocument, variant: str | None, model_id: str | None,
+              options: list[DeploymentOption]) -> ModelArtifact:
+    """The model artifact of the default ``variant``: its model id and precision."""
+    precision = (options[0].precision if options and variant == options[0].variant
+                 else _opt_str(get(doc.data, "variants", variant or "", "precision")))
+    return ModelArtifact(id=model_id, revision=None, format=precision)
 
 
 def _read(tree: RecipeTree, path: str, settings: Settings

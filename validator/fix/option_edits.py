@@ -101,8 +101,9 @@ def removed_option(req: FixRequest) -> tuple[str, CliOption]:
         raise NotApplicable("only a removed vLLM option is dropped (not a removed value, "
                             "not a plugin's option)")
     option = m.group(1)
-    last = cli_plan.last_version("option", option)
-    spec = cli_plan.registry(last).lookup(option) if last else None
+    cli = req.context.cli
+    last = cli_plan.last_version(cli, "option", option)
+    spec = cli_plan.registry(cli, last).lookup(option) if last else None
     if spec is None:
         raise NotApplicable(f"no vendored release has `{option}`")
     return option, spec
@@ -135,8 +136,9 @@ def check_droppable(req: FixRequest, written: str, values: Sequence[str]) -> str
     wanted = _set_value(written, spec, values)
     low = _minimum(req)
     seen = False
-    for version in cli_plan.versions():
-        entry = cli_plan.registry(str(version)).lookup(option) if version >= low else None
+    cli = req.context.cli
+    for version in cli_plan.versions(cli):
+        entry = cli_plan.registry(cli, str(version)).lookup(option) if version >= low else None
         if entry is None:
             continue
         seen = True

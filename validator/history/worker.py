@@ -96,13 +96,13 @@ class Worker:
             settings = (dataclasses.replace(self.settings,
                                             as_of=date.fromisoformat(state.window))
                         if state.window else self.settings)
-            return build_context(tree, settings)
+            return build_context(tree, settings, self.session.cli)
 
         base = kept_recent(self._data, (*files, state.window), load, self.MAX_CONTEXTS)
         full = Context(tree=tree, taxonomy=base.taxonomy, strategies=base.strategies,
                        kv_stores=base.kv_stores,
                        recipe_paths=frozenset(p for p in state.files if is_recipe(p)),
-                       settings=base.settings)
+                       settings=base.settings, cli=base.cli)
         found = full.limited_to(reads)
         if reads >= RENDER_INPUTS:  # the window does not change a rendering: share it
             # the rendering store of the contexts with these taxonomy, strategy and

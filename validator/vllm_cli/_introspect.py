@@ -47,6 +47,7 @@ import os
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
@@ -82,23 +83,7 @@ def main(argv: list[str]) -> int:
     description to ``OUT_JSON``; returns 0 (any failure raises, exit status 1)."""
     src_root = Path(argv[0]).resolve()
     out_path = Path(argv[1])
-    os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
-    os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
-    os.environ.setdefault("VLLM_DO_NOT_TRACK", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    sys.path.insert(0, str(src_root))
-    sys.argv = [ARGV0]
-    sys.modules.setdefault("mkdocs", types.ModuleType("mkdocs"))
-    plugin_file = src_root / "plugin.json"
-    if plugin_file.exists():
-        PLUGIN.update(json.loads(plugin_file.read_text(encoding="utf-8")))
-        _stubs.PLUGIN_PACKAGES.add(str(PLUGIN["package"]))
-    pins = src_root / "stub_versions.json"
-    if pins.exists():
-        _stubs.VERSIONS.update(json.loads(pins.read_text(encoding="utf-8")))
-    _stubs.install()
-    sys.meta_path.insert(1, SoftFinder(str(src_root)))
+    _prepare_imports(src_root)
     vllm = install_vllm_package(src_root)
     import logging
 
@@ -125,20 +110,47 @@ def main(argv: list[str]) -> int:
         "env_vars": env_vars(src_root / "vllm"),
     }
     if PLUGIN:
-        pkg_dir = src_root / str(PLUGIN["package"])
-        result["plugin_env_vars"] = sorted(set(env_dict_names(pkg_dir / "envs.py"))
-                                           | set(read_env_names(pkg_dir,
-                                                                PLUGIN.get("env_prefix"))))
-        result["additional_config_keys"] = additional_config_keys(
-            pkg_dir, PLUGIN.get("additional_config_class"))
-        result["additional_config_strict"] = additional_config_strict(
-            pkg_dir, PLUGIN.get("additional_config_class"))
+        result.update(_plugin_fields(src_root / str(PLUGIN["package"])))
     result["soft_failed_modules"] = sorted({d["module"]: d for d in SOFT_FAILED}.values(),
                                            key=lambda d: d["module"])
     result["stubbed_modules"] = sorted(
         {m if m.startswith("vllm.") else m.split(".")[0] for m in _stubs.STUBBED})
     out_path.write_text(json.dumps(result, sort_keys=True, indent=1), encoding="utf-8")
     return 0
+
+
+def _prepare_imports(src_root: Path) -> None:
+    """Quiet vLLM's import-time side effects, put the tree first on the path and install
+    the import stubs (with the plugin's package and the pinned stub versions)."""
+    os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+    os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+    os.environ.setdefault("VLLM_DO_NOT_TRACK", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.path.insert(0, str(src_root))
+    sys.argv = [ARGV0]
+    sys.modules.setdefault("mkdocs", types.ModuleType("mkdocs"))
+    plugin_file = src_root / "plugin.json"
+    if plugin_file.exists():
+        PLUGIN.update(json.loads(plugin_file.read_text(encoding="utf-8")))
+        _stubs.PLUGIN_PACKAGES.add(str(PLUGIN["package"]))
+    pins = src_root / "stub_versions.json"
+    if pins.exists():
+        _stubs.VERSIONS.update(json.loads(pins.read_text(encoding="utf-8")))
+    _stubs.install()
+    sys.meta_path.insert(1, SoftFinder(str(src_root)))
+
+
+def _plugin_fields(pkg_dir: Path) -> dict[str, Any]:
+    """What a platform plugin's own package adds: its environment variables and the
+    ``--additional-config`` keys it reads (and whether it refuses others)."""
+    config_class = PLUGIN.get("additional_config_class")
+    return {
+        "plugin_env_vars": sorted(set(env_dict_names(pkg_dir / "envs.py"))
+                                  | set(read_env_names(pkg_dir, PLUGIN.get("env_prefix")))),
+        "additional_config_keys": additional_config_keys(pkg_dir, config_class),
+        "additional_config_strict": additional_config_strict(pkg_dir, config_class),
+    }
 
 
 if __name__ == "__main__":

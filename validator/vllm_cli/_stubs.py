@@ -386,7 +386,11 @@ class _FakeNvmlLoader(importlib.abc.Loader):
 
 
 class _ForcedStubFinder(importlib.abc.MetaPathFinder):
-    """First on ``sys.meta_path``: stubs :data:`FORCE_STUB` packages and compiled vllm."""
+    """First on ``sys.meta_path``: stubs the ``force`` packages (:data:`FORCE_STUB` and
+    the extra ones :func:`install` was given) and compiled vllm."""
+
+    def __init__(self, force: frozenset[str]) -> None:
+        self.force = force
 
     def find_spec(
         self,
@@ -397,7 +401,7 @@ class _ForcedStubFinder(importlib.abc.MetaPathFinder):
         if fullname in FAKE_NVML_NAMES:
             return importlib.machinery.ModuleSpec(fullname, _FakeNvmlLoader(), is_package=True)
         top = fullname.split(".", 1)[0]
-        if top in FORCE_STUB or any(
+        if top in self.force or any(
             fullname == p or fullname.startswith(p + ".") for p in VLLM_COMPILED_PREFIXES
         ):
             return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
@@ -447,10 +451,12 @@ class _FallbackStubFinder(importlib.abc.MetaPathFinder):
 
 
 def install(extra_force: Sequence[str] = ()) -> None:
-    """Install both finders (idempotent).  ``extra_force`` adds top-level names to stub."""
-    global FORCE_STUB
-    FORCE_STUB = FORCE_STUB | frozenset(extra_force)
-    if not any(isinstance(f, _ForcedStubFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _ForcedStubFinder())
+    """Install both finders (idempotent).  ``extra_force`` adds top-level names to stub,
+    to the installed finder's own set (:data:`FORCE_STUB` itself never changes)."""
+    forced = [f for f in sys.meta_path if isinstance(f, _ForcedStubFinder)]
+    if forced:
+        forced[0].force |= frozenset(extra_force)
+    else:
+        sys.meta_path.insert(0, _ForcedStubFinder(FORCE_STUB | frozenset(extra_force)))
     if not any(isinstance(f, _FallbackStubFinder) for f in sys.meta_path):
         sys.meta_path.append(_FallbackStubFinder())

@@ -361,26 +361,47 @@ def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
     # -O3 / -O=3 (FlexibleArgumentParser rewrites them to the optimisation level)
     if (key.startswith("-O") and not key.startswith("--") and key != "-O" and key[2:3] != "."
             and getattr(cli, "short_o", True)):
-        level = token[3:] if token[2:3] == "=" else token[2:]
-        spec = cli.lookup("-O")
-        opt = ParsedOption(i, "-O", "-O", "-O" if spec else None, spec, values=(level,),
-                           value_indexes=(i,), inline=True)
-        result.options.append(opt)
-        if spec is None:
-            result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"`{token}`: this release "
-                                              "has no -O option", option=opt))
-        return i + 1
+        return _parse_short_o(result, token, i, cli)
     norm = cli.normalise(key)
     head, dot, rest = norm.partition(".")
     if dot:
         return _parse_dotted(result, tokens, i, cli, key, head, rest, inline)
     option, spec, candidates = _resolve(cli, norm)
+    values, indexes, nxt, value_problems = _option_values(tokens, i, option, spec, inline,
+                                                          expansions)
+    opt = ParsedOption(i, key, norm, option, spec, values=tuple(values),
+                       value_indexes=tuple(indexes), inline=inline is not None)
+    result.options.append(opt)
+    result.problems.extend(_name_problems(opt, candidates))
+    for kind, message, vidx in value_problems:
+        result.problems.append(ArgProblem(kind, i, message, value_index=vidx, option=opt))
+    return nxt
+
+
+def _parse_short_o(result: ParsedArgs, token: str, i: int, cli: CliSpec) -> int:
+    """``-O3`` / ``-O=3``: the optimisation level of ``-O``."""
+    level = token[3:] if token[2:3] == "=" else token[2:]
+    spec = cli.lookup("-O")
+    opt = ParsedOption(i, "-O", "-O", "-O" if spec else None, spec, values=(level,),
+                       value_indexes=(i,), inline=True)
+    result.options.append(opt)
+    if spec is None:
+        result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"`{token}`: this release "
+                                          "has no -O option", option=opt))
+    return i + 1
+
+
+def _option_values(tokens: Sequence[str], i: int, option: str | None, spec: Any,
+                   inline: str | None, expansions: Collection[int]
+                   ) -> tuple[list[str], list[int], int, list[tuple[Problem, str, int | None]]]:
+    """The values the option at ``i`` takes (its inline value, or the tokens after it up
+    to its arity), their indexes, the index of the next token, and the value problems."""
     values: list[str] = []
     indexes: list[int] = []
     nxt = i + 1
     if inline is not None:
         values, indexes = [inline], [i]
-    opt_problems: list[tuple[Problem, str, int | None]] = []
+    problems: list[tuple[Problem, str, int | None]] = []
     if spec is None:
         # unknown option: the bare tokens after it are its values (argparse refuses them
         # with it, in one "unrecognized arguments"; no stray token of their own)
@@ -388,52 +409,51 @@ def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
             values.append(tokens[nxt])
             indexes.append(nxt)
             nxt += 1
-    else:
-        lo, hi = _arity(spec)
-        if hi == 0:
-            if inline is not None:
-                opt_problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
-                                     f"no value, but `={inline}` is given", i))
-            elif nxt < len(tokens) and not looks_like_option(tokens[nxt]) \
-                    and nxt not in expansions:  # an expansion after a switch: more words
-                opt_problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
-                                     f"no value, but `{tokens[nxt]}` follows it", nxt))
-                values, indexes = [tokens[nxt]], [nxt]
-                nxt += 1
-        elif inline is None:
-            while nxt < len(tokens) and not looks_like_option(tokens[nxt]) and (
-                    hi is None or len(values) < hi):
-                values.append(tokens[nxt])
-                indexes.append(nxt)
-                nxt += 1
-            if len(values) < lo:
-                opt_problems.append((Problem.MISSING_VALUE, f"`{option}` needs a value but "
-                                     + (f"is followed by `{tokens[nxt]}`" if nxt < len(tokens)
-                                        else "is the last argument"), None))
-    opt = ParsedOption(i, key, norm, option, spec, values=tuple(values),
-                       value_indexes=tuple(indexes), inline=inline is not None)
-    result.options.append(opt)
-    if spec is None:
+        return values, indexes, nxt, problems
+    lo, hi = _arity(spec)
+    if hi == 0:
+        if inline is not None:
+            problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
+                             f"no value, but `={inline}` is given", i))
+        elif nxt < len(tokens) and not looks_like_option(tokens[nxt]) \
+                and nxt not in expansions:  # an expansion after a switch: more words
+            problems.append((Problem.SWITCH_VALUE, f"`{option}` is a switch and takes "
+                             f"no value, but `{tokens[nxt]}` follows it", nxt))
+            values, indexes = [tokens[nxt]], [nxt]
+            nxt += 1
+    elif inline is None:
+        while nxt < len(tokens) and not looks_like_option(tokens[nxt]) and (
+                hi is None or len(values) < hi):
+            values.append(tokens[nxt])
+            indexes.append(nxt)
+            nxt += 1
+        if len(values) < lo:
+            problems.append((Problem.MISSING_VALUE, f"`{option}` needs a value but "
+                             + (f"is followed by `{tokens[nxt]}`" if nxt < len(tokens)
+                                else "is the last argument"), None))
+    return values, indexes, nxt, problems
+
+
+def _name_problems(opt: ParsedOption, candidates: list[str]) -> list[ArgProblem]:
+    """What is wrong with how ``opt`` names its option: unknown, an ambiguous or a
+    unique abbreviation, underscores."""
+    i, key, norm, option = opt.index, opt.written, opt.normalised, opt.option
+    if opt.spec is None:
         if candidates:
-            result.problems.append(ArgProblem(
+            return [ArgProblem(
                 Problem.AMBIGUOUS, i, f"`{key}` is an ambiguous abbreviation of "
-                + ", ".join(f"`{c}`" for c in candidates[:6]) + " (argparse error)", option=opt))
-        else:
-            result.problems.append(ArgProblem(Problem.UNKNOWN, i, f"unknown option `{key}`",
-                                              option=opt))
-    else:
-        if option != norm:
-            result.problems.append(ArgProblem(
-                Problem.ABBREVIATION, i, f"`{key}` is an abbreviation of `{option}`; argparse "
-                "accepts unique prefixes only while no other option shares the prefix",
-                option=opt))
-        if norm != key:
-            result.problems.append(ArgProblem(
-                Problem.UNDERSCORE, i, f"`{key}` is spelled with underscores; vLLM reads it "
-                f"as `{norm}`", option=opt))
-    for kind, message, vidx in opt_problems:
-        result.problems.append(ArgProblem(kind, i, message, value_index=vidx, option=opt))
-    return nxt
+                + ", ".join(f"`{c}`" for c in candidates[:6]) + " (argparse error)", option=opt)]
+        return [ArgProblem(Problem.UNKNOWN, i, f"unknown option `{key}`", option=opt)]
+    out: list[ArgProblem] = []
+    if option != norm:
+        out.append(ArgProblem(
+            Problem.ABBREVIATION, i, f"`{key}` is an abbreviation of `{option}`; argparse "
+            "accepts unique prefixes only while no other option shares the prefix", option=opt))
+    if norm != key:
+        out.append(ArgProblem(
+            Problem.UNDERSCORE, i, f"`{key}` is spelled with underscores; vLLM reads it "
+            f"as `{norm}`", option=opt))
+    return out
 
 
 def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec, key: str,

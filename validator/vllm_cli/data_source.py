@@ -7,7 +7,8 @@ dates them (``vllm-releases.json`` of the vendored data folder, for ``--as-of``)
 loads each release lazily and keeps what it derived (release lists per window, loaded
 registries, version plans) as its own state, so two runs with two data folders never
 share a cache. The driver builds one per run from the settings
-(:meth:`CliRegistries.from_settings`) and puts it on the context (``ctx.cli``).
+(:meth:`CliRegistries.from_settings`) and gives it to each context at its construction
+(``ctx.cli``), which sees it through its own release :class:`Window` (:meth:`CliRegistries.at`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from itertools import islice
 from pathlib import Path
@@ -40,6 +42,33 @@ class VendoredSettings(Protocol):
     def vendored_dir(self) -> Path | None:
         """The vendored data folder, ``None`` for the project's."""
 
+    @property
+    def as_of(self) -> date | None:
+        """``--as-of``: judge with the releases published by then."""
+
+    @property
+    def vllm(self) -> str | None:
+        """``--vllm VERSION``: check the install range against that release only."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which vendored releases a run may see.
+
+    ``as_of``: judge with the releases published on or before that date (``--as-of``;
+    dates from the vendored, digest-pinned ``snapshots/vllm-releases.json``, never
+    today's list); ``None`` = every vendored release. ``vllm``: check the install range
+    against that one release only (``--vllm VERSION``).
+    """
+
+    as_of: date | None = None
+    vllm: str | None = None
+
+    @classmethod
+    def of(cls, settings: VendoredSettings) -> Window:
+        """The window ``settings`` ask for (``--as-of``, ``--vllm``)."""
+        return cls(settings.as_of, settings.vllm)
+
 
 T = TypeVar("T")
 
@@ -61,12 +90,14 @@ class CliRegistries:
             are in ``folder/<PyPI name>``.
         vendored_dir: the vendored data folder whose ``vllm-releases.json`` dates the
             releases for ``as_of`` (default: the project's).
+        window: the releases the rules may see (every vendored release by default).
     """
 
     def __init__(self, folder: Path = DEFAULT_REGISTRY_DIR,
-                 vendored_dir: Path | None = None) -> None:
+                 vendored_dir: Path | None = None, window: Window | None = None) -> None:
         self.folder = Path(folder)
         self.vendored_dir = vendored_dir
+        self.window = window or Window()
         self._versions: dict[tuple[str, date | None], tuple[Version, ...]] = {}
         self._registries: dict[tuple[str, str], CliRegistry] = {}
         self._memo: OrderedDict[Any, Any] = OrderedDict()
@@ -75,11 +106,22 @@ class CliRegistries:
     @classmethod
     def from_settings(cls, settings: VendoredSettings) -> CliRegistries:
         """The registries of ``settings.vendored_dir`` (its ``vllm-cli/`` folder), or the
-        project's when the settings name no folder."""
+        project's when the settings name no folder, seen through the settings' window."""
         base = settings.vendored_dir
         if base is None:
-            return cls()
-        return cls(Path(base) / DEFAULT_REGISTRY_DIR.name, Path(base))
+            return cls(window=Window.of(settings))
+        return cls(Path(base) / DEFAULT_REGISTRY_DIR.name, Path(base), Window.of(settings))
+
+    def at(self, window: Window) -> CliRegistries:
+        """These registries seen through ``window``: the same loaded files and derived
+        values (whose keys name the window where it matters), another window. ``self``
+        when the window is the same."""
+        if window == self.window:
+            return self
+        view = CliRegistries(self.folder, self.vendored_dir, window)
+        view._versions, view._registries = self._versions, self._registries
+        view._memo, view._bounded = self._memo, self._bounded
+        return view
 
     def __repr__(self) -> str:
         return f"CliRegistries({str(self.folder)!r})"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_install_range import of, recipe, run
+from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
 from validator.rules.env.facts import DATA_FILE, _by_prefix, _near, near_miss, vendor_lists
 

@@ -37,6 +37,7 @@ from validator.sourcemap import join_pointer
 if TYPE_CHECKING:
     from validator.findings import Finding
     from validator.load import LoadedDocument
+    from validator.vllm_cli.data_source import CliRegistries
 
 KV_STORE_ARG_LISTS = ("/vllm/vllm_args", "/pd/prefill/args", "/pd/decode/args")
 """Where a kv-store deployment keeps the arguments the site adds to ``vllm serve``."""
@@ -79,14 +80,15 @@ def _layer(pointer: str, value: Any, label: str) -> Iterator[ArgLayer]:
         yield ArgLayer(pointer, tokens, label)
 
 
-def context_arg_hits(doc: LoadedDocument, kind: str) -> dict[str, list[Hit]]:
-    """Rule id -> hits of every argument list of the context document ``doc``. The
-    caller makes the run's CLI registries and release window current."""
+def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
+                     ) -> dict[str, list[Hit]]:
+    """Rule id -> hits of every argument list of the context document ``doc``, judged
+    with ``cli`` (the run's CLI registries, seen through its release window)."""
     hits: dict[str, list[Hit]] = {}
     if not doc.ok:
         return hits
     for layer in context_arg_lists(kind, doc.data):
-        _parsed, tokens, where, issues, joined = context_list_issues(doc, layer)
+        _parsed, tokens, where, issues, joined = context_list_issues(cli, doc, layer)
         for rule_id, found in joined.items():
             hits.setdefault(rule_id, []).extend(found)
         add_issue_hits(doc, layer, tokens, where, issues, hits)
@@ -99,10 +101,10 @@ def context_arg_hits(doc: LoadedDocument, kind: str) -> dict[str, list[Hit]]:
     return hits
 
 
-def context_arg_findings(doc: LoadedDocument, kind: str, rules: Mapping[str, Rule], *,
-                         strict: bool) -> list[Finding]:
+def context_arg_findings(cli: CliRegistries, doc: LoadedDocument, kind: str,
+                         rules: Mapping[str, Rule], *, strict: bool) -> list[Finding]:
     """:func:`context_arg_hits` as findings of those of ``rules`` (id -> rule: the run's
     selection) that found them, before the run's policy."""
     return [doc.finding(rules[rule_id], hit, strict=strict)
-            for rule_id, hits in context_arg_hits(doc, kind).items() if rule_id in rules
+            for rule_id, hits in context_arg_hits(cli, doc, kind).items() if rule_id in rules
             for hit in hits]

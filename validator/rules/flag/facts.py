@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from validator.analysis.rendered_commands import RenderedFacts
     from validator.context import Context
     from validator.load import LoadedDocument
+    from validator.vllm_cli.data_source import CliRegistries
 
 #: The rule of every issue code of the engine (:data:`~validator.analysis.flag_values.ISSUE_CODES`);
 #: total: a code without a rule is an error at import, not a silently dropped finding.
@@ -118,7 +119,7 @@ def gate(doc: LoadedDocument, ctx: Context) -> Gate:
 def _gate(doc: LoadedDocument, ctx: Context) -> Gate:
     out = Gate()
     data = doc.data
-    if not isinstance(data, dict) or not versions():
+    if not isinstance(data, dict) or not versions(ctx.cli):
         return out
     model_plan = install_range(doc, ctx).plan
     if model_plan.predates_serve:
@@ -219,7 +220,7 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
             out.where[layer.pointer] = where
             issues = _unplugged(doc, ctx, layer, result, where, issues)
         if layer.origin is not None:
-            issues = _recipe_own(layer, issues)
+            issues = _recipe_own(ctx.cli, layer, issues)
         add_issue_hits(doc, layer, tokens, where, issues, out.hits)
     return out
 
@@ -274,32 +275,33 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
 RECIPE_WINDOW_CODES = frozenset({"newer"})
 
 
-def context_plan(doc: LoadedDocument) -> VersionPlan:
+def context_plan(cli: CliRegistries, doc: LoadedDocument) -> VersionPlan:
     """The plan a context file's own argument lists are checked with: its own
     ``min_vllm_version`` up to the newest vendored release, else the newest release."""
     declared = doc.data.get("min_vllm_version") if isinstance(doc.data, dict) else None
-    plan = plan_for(parse_min_version(declared), VLLM)
+    plan = plan_for(cli, parse_min_version(declared), VLLM)
     return replace(plan, floor=(f"the min_vllm_version of {doc.path} is", "",
                                 f"the min_vllm_version of {doc.path}"))
 
 
-def context_list_issues(doc: LoadedDocument, layer: ArgLayer
+def context_list_issues(cli: CliRegistries, doc: LoadedDocument, layer: ArgLayer
                         ) -> tuple[ParsedArgs | None, tuple[str, ...], tuple[int, ...],
                                    list[FlagIssue], dict[str, list[Hit]]]:
     """A context file's list judged on its own (:func:`context_plan`): what
     :func:`judge_list` returns, and its ``FLAG020`` hits."""
     hits: dict[str, list[Hit]] = {}
-    return (*judge_list(doc, layer, context_plan(doc), hits), hits)
+    return (*judge_list(doc, layer, context_plan(cli, doc), hits), hits)
 
 
-def _recipe_own(layer: ArgLayer, issues: list[FlagIssue]) -> list[FlagIssue]:
+def _recipe_own(cli: CliRegistries, layer: ArgLayer, issues: list[FlagIssue]
+                ) -> list[FlagIssue]:
     """``issues`` of a list of another file without those that file shows on its own
     (judged at its own minimum, :func:`context_list_issues`): those are reported once, on
     that file, not on every recipe using it. What only the recipe's release range shows
     (a flag newer than its minimum) stays the recipe's."""
     assert layer.origin is not None
     own = {i.index for i in context_list_issues(
-        layer.origin, ArgLayer(layer.pointer, layer.tokens, layer.label))[3]
+        cli, layer.origin, ArgLayer(layer.pointer, layer.tokens, layer.label))[3]
         if i.code not in RECIPE_WINDOW_CODES}
     return [i for i in issues if i.code in RECIPE_WINDOW_CODES or i.index not in own]
 
@@ -343,9 +345,9 @@ def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str 
     the plugin fits, and one ``FLAG019`` hit per distinct note."""
     if family is None or family == served_by:
         reach = install_range(doc, ctx, layer.variant, layer.strategy)
-        return plan_for(layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
+        return plan_for(ctx.cli, layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
                         reach.unreleased)
-    plan = plan_for(layer_minimum(doc, ctx, layer), family)
+    plan = plan_for(ctx.cli, layer_minimum(doc, ctx, layer), family)
     if plan.minimum is None:
         _add(out.hits, "FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
                                       f"{plan.product}; {plan.note}"))
@@ -362,7 +364,7 @@ def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str 
 
 def rendered_facts(doc: LoadedDocument, ctx: Context) -> RenderedFacts | None:
     """What the rendered commands show (``None`` unless the run checks them)."""
-    if not (ctx.settings.rendered and isinstance(doc.data, dict) and versions()):
+    if not (ctx.settings.rendered and isinstance(doc.data, dict) and versions(ctx.cli)):
         return None
 
     def compute() -> RenderedFacts:

@@ -124,10 +124,10 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
     out = GuideModel()
     text = guide_text(doc)
     found = guide_commands(doc)
-    if text is None or found is None or not cli_plan.versions():
+    if text is None or found is None or not cli_plan.versions(ctx.cli):
         return out
     out.ids = model_ids(doc.data)
-    top = cli_plan.newest()
+    top = cli_plan.newest(ctx.cli)
     for cmd in found.commands:
         family = command_family(cmd)
         # `"$@"`, `$EXTRA_ARGS`: bash replaces them by words the guide does not show
@@ -136,13 +136,13 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         reach = install_range(doc, ctx, variant)
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
         pulled, unreleased = reach.top, reach.unreleased
-        stated = command_image(cmd) or section_context(text, cmd.line) \
+        stated = command_image(ctx.cli, cmd) or section_context(text, cmd.line) \
             or section_image(doc, text, cmd.line, variant) \
             or (family_from_source(doc, text, family) if family != cli_plan.VLLM else None)
         recipe = declared
         if stated is not None:
             declared, pulled, unreleased = _section_plan(declared, pulled, unreleased, stated)
-        plan = cli_plan.plan_for(declared, family, pulled, unreleased)
+        plan = cli_plan.plan_for(ctx.cli, declared, family, pulled, unreleased)
         if stated is not None and stated.minimum is not None and plan.minimum is not None:
             plan = replace(plan, floor=_floor(recipe, declared, stated.minimum))
         seen = (Related(file_line(doc, stated.line), f"the section states: {stated.text}"),

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
     from validator.render.model import Rendered, Token
+    from validator.vllm_cli.data_source import CliRegistries
     from validator.vllm_cli.registry import CliRegistry
 
 
@@ -75,7 +76,7 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
         _disagreements(doc, ctx, [(c.cmd, c.parsed) for c in model.checked], out)
         return out.hits.get("GUIDE011", [])
     hits: list[Hit] = []
-    values = _RenderedValues(doc)
+    values = _RenderedValues(doc, ctx.cli)
     search = SectionSearch(text)
     for c in model.checked:
         wanted = [(opt, opt.dest) for opt in c.parsed.options if opt.dest in KEY_DESTS
@@ -121,8 +122,9 @@ class _RenderedValues:
     and gathered once per set of target renderings (the commands of one section, or of
     sections naming the same hardware, share their targets)."""
 
-    def __init__(self, doc: LoadedDocument) -> None:
+    def __init__(self, doc: LoadedDocument, cli: CliRegistries) -> None:
         self.doc = doc
+        self.cli = cli
         self.memo: dict[tuple[Any, ...], dict[str, list[tuple[str, Token]]]] = {}
         self.gathered: dict[tuple[Any, ...], _Used | None] = {}
         # (rendering id, release) -> (the rendering, what it uses): each rendering is
@@ -167,7 +169,7 @@ class _RenderedValues:
             start = 3 if len(args) > 2 and not args[2].startswith("-") else 2
             key = (tuple(args), registry.version)
             if key not in self.memo:
-                parsed = parse_at(args[start:], registry)  # shared with the FLAG checks
+                parsed = parse_at(self.cli, args[start:], registry)  # shared with the FLAG checks
                 self.memo[key] = {}
                 for opt in parsed.options:
                     if opt.dest in KEY_DESTS and opt.value is not None \
@@ -240,7 +242,8 @@ def _structured_values(doc: LoadedDocument, ctx: Context) -> dict[str, list[tupl
         plan = plan_cache.get(key)
         if plan is None:
             family = arg_layers.platform_plugin(doc.data) or cli_plan.VLLM
-            plan = cli_plan.plan_for(flag_engine.recipe_minimum(doc, ctx, layer.variant), family)
+            plan = cli_plan.plan_for(ctx.cli, flag_engine.recipe_minimum(doc, ctx, layer.variant),
+                                     family)
             plan_cache[key] = plan
         if plan.minimum is None:
             continue

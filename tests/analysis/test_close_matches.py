@@ -1,4 +1,4 @@
-"""``cli_plan.close_matches`` is exactly ``difflib.get_close_matches`` (same matches, same
+"""``option_hints.close_matches`` is exactly ``difflib.get_close_matches`` (same matches, same
 order), over real option and environment variable names and random near-misses."""
 
 from __future__ import annotations
@@ -6,11 +6,12 @@ from __future__ import annotations
 import difflib
 import random
 
-from validator.analysis import cli_plan
+from validator.analysis import cli_plan, option_hints
+from validator.vllm_cli.data_source import CliRegistries
 
 
 def test_close_matches_equals_difflib() -> None:
-    top = cli_plan.newest()
+    top = cli_plan.newest(CliRegistries())
     assert top is not None
     rng = random.Random(17)
     for known in (top.long_options,
@@ -23,7 +24,7 @@ def test_close_matches_equals_difflib() -> None:
                   for _ in range(40)]
         for word in words:
             for n, cutoff in ((3, 0.6), (1, 0.8), (5, 0.3), (2, 0.0), (3, 1.0)):
-                assert cli_plan.close_matches(word, known, n, cutoff) == \
+                assert option_hints.close_matches(word, known, n, cutoff) == \
                     difflib.get_close_matches(word, known, n=n, cutoff=cutoff), (word, n, cutoff)
 
 
@@ -32,5 +33,5 @@ def test_close_matches_with_a_character_counted_more_than_255_times() -> None:
     known = ("a" * 300 + "b", "a" * 299, "ab", "b" * 256 + "a")
     for word in ("a" * 300, "a" * 10, "b" * 256, "ab" * 130, ""):
         for n, cutoff in ((3, 0.6), (4, 0.0), (1, 0.9)):
-            assert cli_plan.close_matches(word, known, n, cutoff) == \
+            assert option_hints.close_matches(word, known, n, cutoff) == \
                 difflib.get_close_matches(word, known, n=n, cutoff=cutoff), (word, n, cutoff)

@@ -18,7 +18,7 @@ from validator.findings import Finding
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[3]
 BASE = PROJECT / "examples/recipes/models/example-org/Example-Chat-8B.yaml"
 RECIPE = "models/example-org/Example-Chat-8B.yaml"
 

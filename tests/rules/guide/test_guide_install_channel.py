@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_install_range import of, recipe, run
+from tests.analysis.test_install_range import of, recipe, run
 from validator.analysis.guide_sections import section_context
 
 SPEC = "vllm serve example-org/Example-8B --speculative-config '{\"method\": \"eagle3\"}'"

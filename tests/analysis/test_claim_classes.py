@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.checks.test_install_range import of, recipe, run
+from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
 
 

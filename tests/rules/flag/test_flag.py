@@ -340,7 +340,7 @@ def test_corpus_main_errors_are_the_verified_defects(
 def test_strategy_file_env_is_checked_for_the_recipe_its_args_on_the_file(
         corpus_copy: Path) -> None:
     """A strategy's unknown flag is the strategy file's problem, reported once on that
-    file (``tests/checks/test_context_args.py``), not on every recipe listing it; its
+    file (``tests/rules/flag/test_flag_context_files.py``), not on every recipe listing it; its
     environment is still judged for the recipe."""
     strategy = corpus_copy / "strategies" / "pd_cluster.yaml"
     text = strategy.read_text()

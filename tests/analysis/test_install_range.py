@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import PROJECT, line_of
-from validator.analysis.cli_plan import Window, release_window, versions
+from validator.analysis.cli_plan import versions
 from validator.analysis.install_range import (
     InstallPath,
     classify_command,
@@ -32,6 +32,7 @@ from validator.context import Settings, local_context
 from validator.findings import Finding
 from validator.load import load_yaml
 from validator.schema import SchemaValidator
+from validator.vllm_cli.data_source import CliRegistries, Window
 
 PATH = "models/example-org/Example-8B.yaml"
 
@@ -152,7 +153,7 @@ def test_install_ranges_in_json_output(corpus_copy: Path) -> None:
     assert default["min_vllm_version"] == "0.12.0"
     assert {p["kind"] for p in default["install_paths"]} == {"latest"}
     assert default["releases_checked"]["first"] == "0.12.0"
-    assert default["releases_checked"]["last"] == str(versions()[-1])
+    assert default["releases_checked"]["last"] == str(versions(CliRegistries())[-1])
 
 
 def test_install_ranges_do_not_depend_on_the_rules_selected(
@@ -180,9 +181,8 @@ def test_as_of_judges_with_the_releases_of_that_date(corpus_copy: Path) -> None:
     settings = Settings(as_of=date(2026, 1, 1))
     found, _ = run(corpus_copy, recipe('["--disable-log-requests"]'), settings)
     assert not of(found, "FLAG023")
-    with release_window(Window(as_of=date(2026, 1, 1))):
-        newest = versions()[-1]
-    assert newest < versions()[-1]
+    newest = versions(CliRegistries(window=Window(as_of=date(2026, 1, 1))))[-1]
+    assert newest < versions(CliRegistries())[-1]
     from validator.releases import load_vendored
     uploaded = {str(r.version): r.uploaded.date() for r in load_vendored().releases}
     assert uploaded[str(newest)] <= date(2026, 1, 1) < uploaded["0.17.0"]
@@ -219,7 +219,7 @@ def test_abbreviation_made_ambiguous_later_says_ambiguous(corpus_copy: Path) -> 
 def test_flag_only_in_unreleased_code_is_info_for_a_nightly_recipe(corpus_copy: Path) -> None:
     nightly = "  nightly_required: true\n"
     # a released minimum installed as nightly (a minimum no release has yet is a launch-day
-    # recipe: one info for the whole recipe, tests/checks/test_launch_day.py)
+    # recipe: one info for the whole recipe, tests/analysis/test_launch_day.py)
     found, _ = run(corpus_copy, recipe('["--brand-new-serving-flag"]', minimum="0.20.0",
                                        model_extra=nightly))
     (hit,) = of(found, "FLAG024")

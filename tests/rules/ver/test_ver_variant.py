@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.checks.test_install_range import of, recipe, run
+from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
 
 _DEFAULT = ('  default:\n    precision: bf16\n    vram_minimum_gb: 20\n'

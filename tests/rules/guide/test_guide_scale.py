@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.checks.test_guide_rendered import (
+from tests.rules.guide.test_guide_rendered import (
     MODEL,
     amd_override,
     check,

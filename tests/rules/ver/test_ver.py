@@ -44,7 +44,7 @@ def test_main_has_only_the_known_ver_errors(corpus_main_findings: list[Finding])
     errors = sorted((f.path, f.rule, f.pointer, f.line) for f in corpus_main_findings
                     if f.rule.startswith("VER") and f.severity == "error")
     # Qwen3.8-2.4T-A95B's min_vllm_version "nightly" is no VER011 error: it sets
-    # nightly_required, so the site renders the nightly install (tests/checks/test_launch_day.py)
+    # nightly_required, so the site renders the nightly install (tests/analysis/test_launch_day.py)
     assert errors == [(M3, "VER004", "/variants/mxfp8/hardware_overrides/mi300x/docker_image",
                        153)]
 

@@ -24,7 +24,7 @@ from validator.rules.guide import facts as guide_model
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[3]
 GLM = "models/zai-org/GLM-5.1.yaml"
 
 

@@ -97,5 +97,6 @@ def test_a_context_files_finding_can_be_suppressed_in_that_file(
 
 def _newest() -> str:
     from validator.analysis.cli_plan import versions
+    from validator.vllm_cli.data_source import CliRegistries
 
-    return str(versions()[-1])
+    return str(versions(CliRegistries())[-1])

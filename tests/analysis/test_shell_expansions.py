@@ -16,6 +16,7 @@ from tests.tiny_recipe import PATH, RECIPE, write_tiny
 from validator.analysis.cli_plan import registry
 from validator.analysis.shell_words import printed_expansions, whole_expansion, word_expansions
 from validator.vllm_cli.argv import Problem, parse_args
+from validator.vllm_cli.data_source import CliRegistries
 
 
 @pytest.mark.parametrize("word", ["$@", "$*", "$1", "$EXTRA_ARGS", "${EXTRA_ARGS}",
@@ -31,7 +32,7 @@ def test_not_whole_expansions(word: str) -> None:
 
 
 def _problems(tokens: list[str], expansions: frozenset[int]) -> list[tuple[Problem, int]]:
-    parsed = parse_args(tokens, registry("0.12.0"), expansions=expansions)
+    parsed = parse_args(tokens, registry(CliRegistries(), "0.12.0"), expansions=expansions)
     return [(p.kind, p.index) for p in parsed.problems]
 
 
@@ -40,7 +41,7 @@ def test_the_parser_leaves_an_expansion_and_the_bare_words_after_it_unread() -> 
     assert _problems(tokens, frozenset()) == [(Problem.SWITCH_VALUE, 0), (Problem.STRAY, 2),
                                                (Problem.STRAY, 5)]
     assert _problems(tokens, word_expansions(tokens)) == [(Problem.STRAY, 5)]
-    parsed = parse_args(["--host", "$HEAD_IP"], registry("0.12.0"), expansions={1})
+    parsed = parse_args(["--host", "$HEAD_IP"], registry(CliRegistries(), "0.12.0"), expansions={1})
     assert parsed.find("host")[0].values == ("$HEAD_IP",) and not parsed.unread
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_install_range import of, recipe, run
+from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
 from validator.analysis.guide_sections import SectionSearch, section_context, section_headings
 

@@ -22,7 +22,10 @@ from validator.analysis.flag_values import plugged
 from validator.analysis.release_range import _rejection, range_issues, release_runs
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import Problem
+from validator.vllm_cli.data_source import CliRegistries
 from validator.vllm_cli.registry import CliRegistry
+
+CLI = CliRegistries()
 
 MINIMUMS = ("0.6.0", "0.9.0", "0.12.0")
 
@@ -38,7 +41,7 @@ def naive_rejections(tokens: Sequence[str],
                 and _rejection(o, (o.values, o.spec), low, {}) is None]
     out: dict[tuple[int, tuple[str, str]], list[str]] = {}
     for version in plan.checked:
-        reg = registry(version, plan.family)
+        reg = registry(CLI, version, plan.family)
         later = argv.parse_args(tokens, reg)
         by_index = {o.index: o for o in later.options}
         ambiguous = {p.index: p.message for p in later.problems
@@ -96,10 +99,10 @@ def draw(rng: random.Random, pool: Sequence[tuple[str, tuple[str, ...]]]) -> lis
 
 @pytest.mark.parametrize("minimum", MINIMUMS)
 def test_shared_parses_judge_like_a_parse_per_release(minimum: str) -> None:
-    plan = plan_for(Version(minimum))
+    plan = plan_for(CLI, Version(minimum))
     assert plan.minimum is not None and len(plan.checked) > 10
     step = max(1, len(plan.checked) // 6)
-    regs = [plan.minimum, *(registry(v) for v in plan.checked[::step])]
+    regs = [plan.minimum, *(registry(CLI, v) for v in plan.checked[::step])]
     pool = option_pool(regs)
     rng = random.Random(f"release-range-{minimum}")
     judged = rejecting = 0
@@ -124,5 +127,5 @@ def test_shared_parses_judge_like_a_parse_per_release(minimum: str) -> None:
 
 
 def test_the_range_covers_the_vendored_releases() -> None:
-    plan = plan_for(Version("0.9.0"))
-    assert plan.checked == tuple(str(v) for v in versions() if v > Version("0.9.0"))
+    plan = plan_for(CLI, Version("0.9.0"))
+    assert plan.checked == tuple(str(v) for v in versions(CLI) if v > Version("0.9.0"))

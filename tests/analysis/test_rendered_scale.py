@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
-from validator.analysis import cli_plan
+from tests.rules.flag.test_flag_rendered import rendered_findings
+from validator.analysis import cli_plan, option_hints
 from validator.analysis.rendered_commands import RenderedFacts, merge
 from validator.rules.metadata import Hit
+from validator.vllm_cli.data_source import CliRegistries
 
 
 class CountingPointer(str):
@@ -62,19 +63,20 @@ def test_each_unknown_name_is_judged_once_over_every_configuration(
     walks: list[tuple[str, str]] = []
     real = cli_plan._first_release_with
 
-    def counted(kind: str, name: str, family: str = cli_plan.VLLM) -> str | None:
+    def counted(cli: CliRegistries, kind: str, name: str,
+                family: str = cli_plan.VLLM) -> str | None:
         walks.append((kind, name))
-        return real(kind, name, family)
+        return real(cli, kind, name, family)
 
     hinted: list[str] = []
-    real_hint = cli_plan.nearest_hint
+    real_hint = option_hints.nearest_hint
 
     def counted_hint(name: str, known: Sequence[str]) -> str | None:
         hinted.append(name)
         return real_hint(name, known)
 
     monkeypatch.setattr(cli_plan, "_first_release_with", counted)
-    monkeypatch.setattr(cli_plan, "nearest_hint", counted_hint)
+    monkeypatch.setattr(option_hints, "nearest_hint", counted_hint)
     unknown = [f for f in rendered_findings(root, "FLAG001", path)
                if "--no-such-option-" in f.message]
     assert len(unknown) == n

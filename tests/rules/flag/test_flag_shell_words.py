@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_flag_rendered import rendered_findings
 from tests.conftest import line_of
+from tests.rules.flag.test_flag_rendered import rendered_findings
 from tests.tiny_recipe import PATH, RECIPE, write_tiny
 from validator.analysis.shell_words import printed_raw, read_item, shell_words
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.test_install_range import of, recipe, run
+from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
 from validator.cli import main
 from validator.context import Settings

@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
-from validator.analysis import cli_plan
+from validator.analysis import cli_plan, option_hints
+from validator.vllm_cli.data_source import CliRegistries
+
+CLI = CliRegistries()
 
 pytestmark = pytest.mark.corpus
 
@@ -65,19 +68,19 @@ def test_ascend_flag_absent_from_pre_releases_only_says_so(corpus_copy: Path) ->
 
 
 def test_pre_release_removal_facts() -> None:
-    assert cli_plan.pre_release_removal("option", OMNI_FLAG, "0.22.0", "vllm-omni") == (
+    assert cli_plan.pre_release_removal(CLI, "option", OMNI_FLAG, "0.22.0", "vllm-omni") == (
         ["0.32.0rc1"], "0.30.0")
     # present in the newest release: not removed at all
-    assert cli_plan.pre_release_removal("option", "--enforce-eager", "0.22.0",
+    assert cli_plan.pre_release_removal(CLI, "option", "--enforce-eager", "0.22.0",
                                         "vllm-omni") is None
     # vLLM: a stable release (0.28.0) lacks it, the "was removed in" wording stays
-    assert cli_plan.pre_release_removal("option", "--calculate-kv-scales", "0.12.0") is None
+    assert cli_plan.pre_release_removal(CLI, "option", "--calculate-kv-scales", "0.12.0") is None
 
 
 def test_replacement_hint_keeps_renames_and_drops_loose_matches() -> None:
-    newest = str(cli_plan.versions()[-1])
-    hint = cli_plan.replacement_hint("--disable-log-requests", newest)
+    newest = str(cli_plan.versions(CLI)[-1])
+    hint = option_hints.replacement_hint(CLI, "--disable-log-requests", newest)
     assert hint is not None and "`--enable-log-requests`" in hint
-    assert cli_plan.replacement_hint(OMNI_FLAG, "0.32.0rc1", "vllm-omni") is None
+    assert option_hints.replacement_hint(CLI, OMNI_FLAG, "0.32.0rc1", "vllm-omni") is None
     # the typo search of unknown flags keeps its own, looser cutoff
-    assert cli_plan.option_hint(OMNI_FLAG, "0.32.0rc1", "vllm-omni") is not None
+    assert option_hints.option_hint(CLI, OMNI_FLAG, "0.32.0rc1", "vllm-omni") is not None

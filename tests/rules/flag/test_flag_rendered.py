@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.checks.test_flag import BASE, GLM, inject
 from tests.conftest import line_of
+from tests.rules.flag.test_flag import BASE, GLM, inject
 from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Settings, local_context
