@@ -15,7 +15,7 @@ from typing import Any
 
 from validator.checks.cli_data import CliRegistries, using
 from validator.checks.cli_plan import Window, release_window
-from validator.checks.context_args import context_arg_findings
+from validator.checks.context_args import context_arg_findings, context_shell_findings
 from validator.checks.install_range import record as record_install_ranges
 from validator.context import Context
 from validator.findings import MAX_FINDINGS_PER_RULE, Finding, Severity, count_by_severity
@@ -224,13 +224,17 @@ class Checker:
                          *, args: bool) -> list[Finding]:
         """The loader and schema findings of a taxonomy/strategy/kv-store file (before the
         run's policy); with ``args`` also those of its ``vllm serve`` argument lists
-        (:mod:`validator.checks.context_args`), judged at the settings' release window.
+        (:mod:`validator.checks.context_args`), judged at the settings' release window;
+        without, still the ``REF018`` findings of the values it adds to the commands.
         A crash of the argument check goes to ``result.internal_errors``."""
         findings = list(doc.findings) + self.schema.validate(doc, schema_name)
-        if not args or not doc.ok:
+        if not doc.ok:
             return findings
         settings = self.context.settings
         rules = {r.id: r for r in self.rules}
+        if not args:  # shell code it adds to the commands is always judged on the file
+            return findings + context_shell_findings(doc, schema_name, rules,
+                                                     strict=settings.strict)
         try:
             with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
                 findings += context_arg_findings(doc, schema_name, rules,
