@@ -131,8 +131,10 @@ def diff_facts(old: Mapping[str, str], new: Mapping[str, str]) -> list[FactChang
 
 
 def options(argv: Sequence[Any]) -> list[str]:
-    """``argv`` as shell-quoted option groups: each ``--flag`` with the values after it;
-    the leading words (``vllm serve MODEL``) as one group."""
+    """``argv`` as option groups: each ``--flag`` with the values after it; the leading
+    words (``vllm serve MODEL``) as one group. Each word is printed as the site and
+    ``render`` print it: only the value right after a flag is shell-quoted (the site's
+    ``shellQuote``); a flag, the model id and any other item are printed as written."""
     words = [str(a) for a in argv]
     groups: list[list[str]] = [[]]
     for word in words:
@@ -140,7 +142,8 @@ def options(argv: Sequence[Any]) -> list[str]:
             groups.append([word])
         else:
             groups[-1].append(word)
-    return [" ".join(shell_quote(w) for w in g) for g in groups if g]
+    return [" ".join(str(shell_quote(w)) if i == 1 and g[0].startswith("-") else w
+                     for i, w in enumerate(g)) for g in groups if g]
 
 
 def _set_key(r: Rendered, default: bool) -> ConfigKey:
