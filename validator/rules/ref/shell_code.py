@@ -234,7 +234,7 @@ def _judged_on_their_files(ctx: Context) -> frozenset[tuple[str, str]]:
     """``(path, pointer)`` of every value of a context file that :func:`context_shell_hits`
     reports on that file: a recipe's rendering that prints it does not report it again."""
     def compute() -> frozenset[tuple[str, str]]:
-        out = set()
+        out: set[tuple[str, str]] = set()
         for other in ctx.context_documents():
             kind = context_kind(ctx, other.path)
             if other.ok and kind is not None:
