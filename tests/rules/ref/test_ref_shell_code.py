@@ -160,3 +160,20 @@ def test_a_continued_command_with_site_variables_and_quoted_json_is_no_hazard() 
     assert command_hazards(command) == []
 
 
+
+
+def test_the_message_and_the_hint_write_a_line_break_alike(examples_tree: Path) -> None:
+    _edit(examples_tree, "  base_env: {}", '  base_env:\n    NL: "a\\nrm -rf ~"')
+    (finding,) = [f for f in _ref018(examples_tree) if "value of env NL" in f.message]
+    assert "'a\\u000arm -rf ~'" in finding.message
+    assert "'a\\u000arm -rf ~'" in (finding.hint or "")
+    assert "\\\\u000a" not in finding.message + (finding.hint or "")
+
+
+def test_a_value_under_a_tag_js_yaml_refuses_is_only_the_tags_finding(
+        examples_tree: Path) -> None:
+    _edit(examples_tree, "  base_env: {}",
+          '  base_env: !!python/object/apply:os.system ["a\\nrm -rf ~"]')
+    found = check_tree(examples_tree, CHAT)
+    assert "YAML009" in {f.rule for f in found}
+    assert _ref018(examples_tree) == []

@@ -185,7 +185,7 @@ def _control(hazards: tuple[Hazard, ...]) -> bool:
 def _problem(printed: Printed, hazards: tuple[Hazard, ...]) -> str:
     """``the env name 'X' is shell syntax, not one plain word`` (or a variable the
     shell acts on)."""
-    return (f"{printed.what} {printable(printed.text)!r} is "
+    return (f"{printed.what} '{printable(printed.text)}' is "
             + ("a variable the shell acts on, not a setting of vLLM" if _control(hazards)
                else "shell syntax, not one plain word"))
 
@@ -290,6 +290,15 @@ def context_shell_hits(path: str, kind: str, data: Any) -> list[Hit]:
     return out
 
 
+REFUSED_TAGS = ("YAML008", "YAML009")
+"""The loader's findings of a tag js-yaml refuses: the value under it is read here as if
+untagged, but the site never renders it (js-yaml refuses the file)."""
+
+
+def _under(pointer: str, tops: tuple[str, ...]) -> bool:
+    return any(pointer == top or pointer.startswith(top + "/") for top in tops)
+
+
 _HINT = ("write a plain value: the site does not quote this text, so bash reads it as "
          "written (only a quoted form such as {} would be literal)")
 
@@ -328,9 +337,12 @@ def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iter
     from validator.render.cache import rendered_configurations
 
     elsewhere = _judged_on_their_files(ctx)
+    refused = tuple(f.pointer for f in doc.findings if f.rule in REFUSED_TAGS)
     for printed, labels in printed_values(doc, ctx, rendered_configurations(doc, ctx)).items():
         if (printed.document, printed.pointer) in elsewhere:
             continue  # reported on the context file itself, at its line
+        if printed.document == doc.path and _under(printed.pointer, refused):
+            continue  # js-yaml refuses the tagged node (and the file): its finding says so
         hazards = _hazards(printed)
         if hazards:
             yield _hit(doc, ctx, printed, hazards, labels)
