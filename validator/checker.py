@@ -45,6 +45,9 @@ class DocumentResult:
     checked: str = "recipe"
     fixed: list[Finding] = field(default_factory=list)
     """PR mode: findings of this document at the merge base that the change removed."""
+    hidden: list[Finding] = field(default_factory=list)
+    """PR mode: findings of the merge base the head no longer reports without fixing them
+    (suppressed at the head, or the head's file does not load): not counted as fixed."""
 
     @property
     def sha256(self) -> str:
@@ -107,11 +110,14 @@ class RunResult:
         return "baseline" in self.context
 
     def baseline_counts(self) -> dict[str, int]:
-        """``{"new": n, "existing": n, "fixed": n}`` over every document."""
+        """``{"new": n, "existing": n, "fixed": n}`` over every document, and ``"hidden"``
+        (:attr:`DocumentResult.hidden`) when there are any."""
         found = self.all_findings()
         return {"new": sum(f.baseline == "new" for f in found),
                 "existing": sum(f.baseline == "unchanged" for f in found),
-                "fixed": sum(len(d.fixed) for d in self.documents)}
+                "fixed": sum(len(d.fixed) for d in self.documents),
+                **({"hidden": hidden} if (hidden := sum(len(d.hidden)
+                                                        for d in self.documents)) else {})}
 
     def failing(self) -> list[Finding]:
         """The errors that fail the run under :attr:`fail_on`."""
