@@ -151,6 +151,11 @@ def test_every_catalogue_id_and_family_is_accepted(tree: Path,
     ('[severity]\nREF001 = "fatal"\n', 2, "must be \"error\", \"warning\" or \"info\""),
     ('\nfail-on = "some"\n', 2, "fail-on must be"),
     ('[per-file-ignores]\n"models/**" = ["NOPE"]\n', 2, "unknown rule or family 'NOPE'"),
+    ('\nselect = "REF"\n', 2, "select must be a list of rule ids, not str 'REF'"),
+    ('[per-file-ignores]\n"[" = ["VER"]\n', 2, "opens no class"),
+    ('[per-file-ignores]\n"models/**" = "VER"\n', 2, "must be a list of rule ids"),
+    ('[severity]\nVER003 = "info"\nver003 = "error"\n', 3,
+     "'ver003' and 'VER003' name the same selector VER003"),
 ])
 def test_bad_config_is_a_usage_error_with_file_and_line(
         tree: Path, capsys: pytest.CaptureFixture[str], text: str, line: int,
@@ -255,3 +260,13 @@ def test_a_partial_family_name_is_no_selector(tree: Path,
     assert "unknown rule or family 'R'" in capsys.readouterr().err
     _, found = run_json(tree, capsys, "--select", "REF00")
     assert rules_of(found) == {r for r in rules_of(found) if r.startswith("REF00")} != set()
+
+
+def test_a_bom_and_crlf_config_is_read(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A UTF-8 byte order mark (Windows editors) is dropped; CR LF is TOML already."""
+    (tree / ".recipe-check.toml").write_bytes(b'\xef\xbb\xbfselect = ["SCHEMA"]\r\n')
+    main(["check", "--format", "json", str(tree / MOE)])
+    out = capsys.readouterr()
+    assert "not valid TOML" not in out.err
+    rules = {f["rule"] for d in json.loads(out.out)["documents"] for f in d["findings"]}
+    assert rules <= {r for r in rules if r.startswith(("SCHEMA", "PROV", "YAML"))}

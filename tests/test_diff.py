@@ -140,3 +140,23 @@ def test_a_side_that_does_not_load_is_said_so(tmp_path: Path,
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and "cannot be loaded (YAML001 at line" in lines[1]
     assert lines[1].endswith("; nothing is compared")
+
+
+def test_a_changed_item_is_shown_as_the_site_and_render_print_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A flag item and an item no flag takes are printed unquoted by the site and by
+    ``render``; only the value after a flag is quoted: diff shows each item so."""
+    old, new = copy_tree(tmp_path / "old"), copy_tree(tmp_path / "new")
+    strategy = new / "strategies/single_node_tp.yaml"
+    strategy.write_text(strategy.read_text().replace(
+        'parallel_flag: "--tensor-parallel-size"', 'parallel_flag: "--tensor-parallel-size;id"'))
+    edit(new, '    description: "BF16 weights"\n', '    description: "BF16 weights"\n'
+         '    extra_args:\n      - "--served-model-name"\n      - "a b"\n      - "x;y"\n')
+    assert main(["diff", str(old / CHAT), str(new / CHAT), "--no-feature-sets"]) == 1
+    shown = capsys.readouterr().out
+    assert main(["render", str(new / CHAT)]) == 0
+    rendered = [ln.strip().removesuffix(" \\") for ln in capsys.readouterr().out.splitlines()]
+    assert "+ --tensor-parallel-size;id 1" in shown
+    assert "+ --served-model-name 'a b' x;y" in shown
+    assert "--tensor-parallel-size;id 1" in rendered
+    assert {"--served-model-name 'a b'", "x;y"} <= set(rendered)

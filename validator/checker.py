@@ -21,7 +21,7 @@ from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
-from validator.rules.flag.context_files import context_arg_findings
+from validator.rules.flag.context_files import context_arg_findings, context_shell_findings
 from validator.rules.metadata import Hit, Rule
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.safety_limits import YAML_LIMIT
@@ -43,6 +43,9 @@ class DocumentResult:
     checked: str = "recipe"
     fixed: list[Finding] = field(default_factory=list)
     """PR mode: findings of this document at the merge base that the change removed."""
+    hidden: list[Finding] = field(default_factory=list)
+    """PR mode: findings of the merge base the head no longer reports without fixing them
+    (suppressed at the head, or the head's file does not load): not counted as fixed."""
 
     @property
     def sha256(self) -> str:
@@ -109,11 +112,14 @@ class RunResult:
         return "baseline" in self.context
 
     def baseline_counts(self) -> dict[str, int]:
-        """``{"new": n, "existing": n, "fixed": n}`` over every document."""
+        """``{"new": n, "existing": n, "fixed": n}`` over every document, and ``"hidden"``
+        (:attr:`DocumentResult.hidden`) when there are any."""
         found = self.all_findings()
         return {"new": sum(f.baseline == "new" for f in found),
                 "existing": sum(f.baseline == "unchanged" for f in found),
-                "fixed": sum(len(d.fixed) for d in self.documents)}
+                "fixed": sum(len(d.fixed) for d in self.documents),
+                **({"hidden": hidden} if (hidden := sum(len(d.hidden)
+                                                        for d in self.documents)) else {})}
 
     def failing(self) -> list[Finding]:
         """The errors that fail the run under :attr:`fail_on`."""
@@ -225,13 +231,17 @@ class Checker:
                          *, args: bool) -> list[Finding]:
         """The loader and schema findings of a taxonomy/strategy/kv-store file (before the
         run's policy); with ``args`` also those of its ``vllm serve`` argument lists
-        (:mod:`validator.rules.flag.context_files`), judged at the settings' release window.
+        (:mod:`validator.rules.flag.context_files`), judged at the settings' release window;
+        without, still the ``REF018`` findings of the values it adds to the commands.
         A crash of the argument check goes to ``result.internal_errors``."""
         findings = list(doc.findings) + self.schema.validate(doc, schema_name)
-        if not args or not doc.ok:
+        if not doc.ok:
             return findings
         settings = self.context.settings
         rules = {r.id: r for r in self.rules}
+        if not args:  # shell code it adds to the commands is always judged on the file
+            return findings + context_shell_findings(doc, schema_name, rules,
+                                                     strict=settings.strict)
         try:
             findings += context_arg_findings(self.context.cli, doc, schema_name, rules,
                                              strict=settings.strict)

@@ -150,9 +150,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except RecipeCheckError as exc:  # every stage's error, converted here and nowhere else
         print(f"recipe-check: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
         print("recipe-check: interrupted", file=sys.stderr)
-        return 2
+        return 130
     except BrokenPipeError:
         raise  # handled by main(), quietly
     except OSError as exc:

@@ -26,6 +26,7 @@ is a usage error naming the file and line (:class:`ConfigError`).
 
 from __future__ import annotations
 
+import codecs
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,7 +36,7 @@ from typing import Any
 
 from validator.errors import RecipeCheckError
 from validator.findings import Severity
-from validator.globs import GlobError, compile_glob
+from validator.globs import GlobError, compile_glob, unclosed_class
 
 CONFIG_FILES = (".recipe-check.toml", "pyproject.toml")
 """Files looked for at the recipes root, in order."""
@@ -181,10 +182,10 @@ def _line_of(text: str | None, needle: str) -> int | None:
 
 
 def _list(value: Any, key: str, where: str, text: str | None) -> list[Any]:
-    if isinstance(value, str):
-        return [value]
     if not isinstance(value, list):
-        raise ConfigError(where, _line_of(text, key), f"{key} must be a list of rule ids")
+        example = f" ({key} = [{value!r}])".replace("'", '"') if isinstance(value, str) else ""
+        raise ConfigError(where, _line_of(text, key), f"{key} must be a list of rule ids, "
+                          f"not {type(value).__name__} {value!r}{example}")
     return value
 
 
@@ -206,8 +207,14 @@ def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -
     if not isinstance(raw_sev, dict):
         raise ConfigError(where, _line_of(text, "severity"),
                           "severity must be a table of rule id = \"error\"|\"warning\"|\"info\"")
+    written: dict[str, str] = {}  # selector -> how the file wrote it
     for sel, value in raw_sev.items():
         (norm,) = _selectors([sel], where, text)
+        if norm in written:  # ids are case-insensitive: two spellings of one selector
+            raise ConfigError(where, _line_of(text, sel), f"severity: {sel!r} and "
+                              f"{written[norm]!r} name the same selector {norm} (ids are "
+                              "case-insensitive); keep one")
+        written[norm] = sel
         if value not in {s.value for s in Severity}:
             raise ConfigError(where, _line_of(text, sel), f"severity of {sel} must be "
                               f"\"error\", \"warning\" or \"info\", not {value!r}")
@@ -226,6 +233,9 @@ def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -
             compile_glob(glob)
         except GlobError as exc:  # e.g. a class '[z-a]' with its range reversed
             raise ConfigError(where, _line_of(text, glob), f"per-file-ignores: {exc}") from exc
+        if (at := unclosed_class(glob)) is not None:
+            raise ConfigError(where, _line_of(text, glob), f"per-file-ignores: {glob!r}: the "
+                              f"'[' at {at + 1} opens no class; write '[[]' for a literal '['")
         per_file.append((glob, tuple(_selectors(_list(ids, glob, where, text), where, text))))
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON:
@@ -249,7 +259,8 @@ def parse_config(data: bytes, where: str) -> Config | None:
         ConfigError: not UTF-8, not TOML (with tomllib's line and column), or a bad table.
     """
     try:
-        text = data.decode("utf-8")
+        # a UTF-8 byte order mark (that some Windows editors write) is not TOML: dropped
+        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(where, None, f"not UTF-8 text ({exc.reason} at byte "
                           f"{exc.start})") from exc

@@ -19,7 +19,7 @@ from typing import Any
 
 from validator.analysis.recipe_data import as_dict, get
 from validator.evidence.facts import default_features, default_variant_name
-from validator.load import LoadedDocument
+from validator.load import LoadedDocument, load_yaml
 from validator.render.args import shell_quote
 from validator.render.model import CONFIGURATION_LIMIT, Rendered, render_all
 
@@ -35,6 +35,17 @@ class Side:
     recipe: LoadedDocument
     taxonomy: LoadedDocument | None
     strategies: Mapping[str, LoadedDocument]
+    absent: bool = False
+    """The revision has no recipe at the path: :attr:`recipe` is an empty one."""
+
+
+def absent_side(label: str, path: str, taxonomy: LoadedDocument | None,
+                strategies: Mapping[str, LoadedDocument]) -> Side:
+    """The side of a revision that has no recipe at ``path`` (added or deleted there):
+    an empty recipe, so every fact and configuration of the other side shows as new or
+    gone."""
+    return Side(f"{label} (absent)", load_yaml(b"{}", path), taxonomy, strategies,
+                absent=True)
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,8 @@ class RecipeDiff:
     """configuration label -> change lines (``+ --flag v``, ``- --flag``, ``added``...)."""
     compared: int = 0
     problems: list[str] = field(default_factory=list)
+    added: bool = False
+    """The old side has no recipe at the path (:func:`absent_side`): a new recipe."""
 
     @property
     def changed(self) -> bool:
@@ -131,8 +144,10 @@ def diff_facts(old: Mapping[str, str], new: Mapping[str, str]) -> list[FactChang
 
 
 def options(argv: Sequence[Any]) -> list[str]:
-    """``argv`` as shell-quoted option groups: each ``--flag`` with the values after it;
-    the leading words (``vllm serve MODEL``) as one group."""
+    """``argv`` as option groups: each ``--flag`` with the values after it; the leading
+    words (``vllm serve MODEL``) as one group. Each word is printed as the site and
+    ``render`` print it: only the value right after a flag is shell-quoted (the site's
+    ``shellQuote``); a flag, the model id and any other item are printed as written."""
     words = [str(a) for a in argv]
     groups: list[list[str]] = [[]]
     for word in words:
@@ -140,7 +155,8 @@ def options(argv: Sequence[Any]) -> list[str]:
             groups.append([word])
         else:
             groups[-1].append(word)
-    return [" ".join(shell_quote(w) for w in g) for g in groups if g]
+    return [" ".join(str(shell_quote(w)) if i == 1 and g[0].startswith("-") else w
+                     for i, w in enumerate(g)) for g in groups if g]
 
 
 def _set_key(r: Rendered, default: bool) -> ConfigKey:
@@ -215,7 +231,7 @@ def install_facts(rendered: Iterable[Rendered]) -> dict[str, str]:
 
 def diff_recipes(old: Side, new: Side, *, feature_sets: bool = True) -> RecipeDiff:
     """What changes for users from ``old`` to ``new`` (see the module docstring)."""
-    result = RecipeDiff(old.label, new.label)
+    result = RecipeDiff(old.label, new.label, added=old.absent)
     broken = [side for side in (old, new) if not side.recipe.ok]
     for side in broken:
         first = side.recipe.findings[0] if side.recipe.findings else None

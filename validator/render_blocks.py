@@ -76,8 +76,8 @@ def _install_blocks(r: Rendered) -> list[Block]:
         out.append(Block("install (docker)", _docker_install(r, install["docker"])))
     for extra in install.get("extras") or []:
         if isinstance(extra, dict) and extra.get("command"):
-            note = str(extra.get("note") or extra.get("name") or "").splitlines()
-            out.append(Block(f"dependency{': ' + note[0] if note else ''}",
+            note = str(extra.get("note") or extra.get("name") or "")
+            out.append(Block(f"dependency{': ' + note if note else ''}",
                              [str(extra["command"]).rstrip()]))
     return out
 

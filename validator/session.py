@@ -285,8 +285,8 @@ class Session:
         """Record a unit's outcome in the run (at ``slot`` of the documents, else last);
         keep a ``fresh`` one in the cache unless a rule crashed on it."""
         self.result.internal_errors += outcome.crashes
-        if fresh and self.cache is not None and unit.key and not outcome.crashes:
-            self.cache.put(unit.key, outcome.result.findings, outcome.ranges)
+        if fresh:
+            self._keep(unit, outcome)
         if slot is None:
             self.result.documents.append(outcome.result)
         else:
@@ -295,6 +295,12 @@ class Session:
         if outcome.ranges is not None:
             self.result.context.setdefault("install_ranges", {})[unit.path] = outcome.ranges
         return outcome.result
+
+    def _keep(self, unit: Unit, outcome: UnitOutcome) -> None:
+        """Store a freshly computed unit in the cache (each entry written atomically),
+        unless a rule crashed on it: at once, so an interrupted run keeps what it did."""
+        if self.cache is not None and unit.key and not outcome.crashes:
+            self.cache.put(unit.key, outcome.result.findings, outcome.ranges)
 
     def _unit_key(self, opened: Opened, path: str, data: bytes, prov: Provenance) -> str:
         """The cache key of checking ``data`` as ``path`` in ``opened`` ("" without a
@@ -360,10 +366,11 @@ class Session:
         advance = progress.advance if progress is not None else (lambda _n=1: None)
         self._visit_targets(targets, deferred, advance)
         if deferred:
-            outcomes = run_units(self._compute, [u for _slot, u in deferred], jobs,
-                                 done=advance)
+            units = [u for _slot, u in deferred]
+            outcomes = run_units(self._compute, units, jobs, done=advance,
+                                 arrived=lambda i, outcome: self._keep(units[i], outcome))
             for (slot, unit), outcome in zip(deferred, outcomes, strict=True):
-                self._settle(unit, outcome, fresh=True, slot=slot)
+                self._settle(unit, outcome, fresh=False, slot=slot)  # kept as it arrived
             ranges = self.result.context.get("install_ranges")
             if ranges:  # in the order of the documents, as one job records them
                 self.result.context["install_ranges"] = {

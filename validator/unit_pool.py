@@ -56,16 +56,18 @@ def _worker(compute: Callable[[Any], Any], units: Sequence[Any], todo: Any,
 
 
 def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int,
-              done: Callable[[], None] = lambda: None) -> list[R]:
-    """``[compute(u) for u in units]``, on up to ``jobs`` processes; ``done()`` is called
-    in this process as each unit's result arrives.
+              done: Callable[[], None] = lambda: None,
+              arrived: Callable[[int, R], None] = lambda _i, _r: None) -> list[R]:
+    """``[compute(u) for u in units]``, on up to ``jobs`` processes; ``done()`` and
+    ``arrived(index, result)`` are called in this process as each unit's result arrives
+    (so that what is finished can be kept before an interrupt ends the run).
 
     ``compute`` must not raise (a unit's failure is part of its result) and must leave
     the parent's state alone: what a worker changes in memory is lost with it.
     """
     jobs = min(jobs, 1 + len(units) // MIN_UNITS_PER_WORKER)
     if jobs <= 1 or not _may_fork():
-        return [_counted(compute, u, done) for u in units]
+        return [_counted(compute, u, i, done, arrived) for i, u in enumerate(units)]
     import multiprocessing
     import queue
 
@@ -84,6 +86,7 @@ def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int,
             try:
                 index, value = finished.get(timeout=0.5)
                 results[index] = value
+                arrived(index, value)
                 done()
             except queue.Empty:
                 crashed = any(w.exitcode not in (None, 0) for w in workers)
@@ -94,11 +97,13 @@ def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int,
             if w.is_alive():
                 w.terminate()
             w.join()
-    return [results[i] if i in results else _counted(compute, units[i], done)
+    return [results[i] if i in results else _counted(compute, units[i], i, done, arrived)
             for i in range(len(units))]
 
 
-def _counted(compute: Callable[[T], R], unit: T, done: Callable[[], None]) -> R:
+def _counted(compute: Callable[[T], R], unit: T, index: int, done: Callable[[], None],
+             arrived: Callable[[int, R], None]) -> R:
     result = compute(unit)
+    arrived(index, result)
     done()
     return result

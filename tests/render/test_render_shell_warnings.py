@@ -53,3 +53,17 @@ def test_a_note_with_a_line_break_stays_a_comment_and_shell_code_gets_a_warning(
 
 def test_a_clean_rendering_has_no_warning(examples_tree: Path) -> None:
     assert "# warning:" not in _render(examples_tree)
+
+
+def test_every_comment_line_keeps_all_of_its_recipe_text_on_the_line(
+        examples_tree: Path, tmp_path: Path) -> None:
+    """A dependency's note is a block title: all of it is printed, each line break as
+    ``\\u000a`` (as a pip note), nothing after the first break dropped or run."""
+    recipe = examples_tree / CHAT
+    recipe.write_text(recipe.read_text() + (
+        'dependencies:\n  - note: "Pin vllm\\ntouch from-dependency"\n'
+        '    command: "uv pip install vllm"\n'))
+    text = _render(examples_tree)
+    _run_all(text, tmp_path)
+    assert not (tmp_path / "from-dependency").exists()
+    assert "# --- dependency: Pin vllm\\u000atouch from-dependency ---" in text.splitlines()

@@ -29,7 +29,7 @@ from validator.context import build_context
 from validator.errors import UsageError
 from validator.findings import printable
 from validator.load import load_yaml
-from validator.recipe_diff import RecipeDiff, Side, diff_recipes
+from validator.recipe_diff import RecipeDiff, Side, absent_side, diff_recipes
 from validator.render.model import site_strategies
 from validator.report.markdown import recipe_diff_lines
 from validator.source.local import Target
@@ -61,17 +61,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          summary=False)
 
 
-def side_of(tree: RecipeTree, path: str, label: str) -> Side:
-    """The recipe ``path`` of ``tree`` with the context of that tree.
+def side_of(tree: RecipeTree, path: str, label: str, *, absent_ok: bool = False) -> Side:
+    """The recipe ``path`` of ``tree`` with the context of that tree (``absent_ok``: an
+    empty recipe when the tree has no file there, :func:`absent_side`).
 
     Raises:
-        UsageError: the file is not in the tree.
+        UsageError: the file is not in the tree (and not ``absent_ok``).
         SourceError: the file or the context cannot be read.
     """
     try:
         ctx = build_context(tree)
+    except FileNotFoundError as exc:
+        raise UsageError(f"{path}: not found in {tree.label}") from exc
+    try:
         doc = load_yaml(tree.read(path), path)
     except FileNotFoundError as exc:
+        if absent_ok:
+            return absent_side(label, path, ctx.taxonomy, site_strategies(ctx))
         raise UsageError(f"{path}: not found in {tree.label}") from exc
     return Side(label, doc, ctx.taxonomy, site_strategies(ctx))
 
@@ -96,7 +102,10 @@ def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
             if commit is None:
                 raise UsageError(f"{rev!r} is not a revision of {args.repo}")
             tree = GitTree(str(args.repo), commit, None, repo, str(args.repo))
-            sides.append(side_of(tree, args.path, f"{rev}:{args.path}"))
+            sides.append(side_of(tree, args.path, f"{rev}:{args.path}", absent_ok=True))
+        if all(side.absent for side in sides):
+            raise UsageError(f"{args.path}: not found in {args.repo} at {args.old} nor at "
+                             f"{args.new}")
         return sides[0], sides[1]
     finally:
         repo.close()

@@ -28,6 +28,7 @@ from validator.load.lines import (
     replace_libyaml_line,
 )
 from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
+from validator.load.stand_ins import StandIns
 from validator.rules.yaml.ambiguous_scalars import YAML_AMBIGUOUS_SCALAR, YAML_VERSION_FLOAT
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.duplicate_keys import YAML_DUPLICATE_KEY
@@ -288,11 +289,14 @@ def load_yaml(
                                            "save the file as UTF-8 text"))
         return doc
     doc.text = text
-    line_map = LineMap(text)
-    built = _build(doc, text, line_map, max_depth, max_nodes)
-    # libyaml also breaks lines at U+0085, U+2028 and U+2029; GitHub and js-yaml do not
+    # libyaml also breaks lines at U+0085, U+2028 and U+2029; GitHub and js-yaml do not,
+    # and js-yaml reads them as text in any scalar: libyaml reads stand-ins for them
+    stand_ins = StandIns(text)
+    line_map = LineMap(stand_ins.hide(text))
+    built = _build(doc, stand_ins.hide(text), line_map, max_depth, max_nodes)
     doc.findings = [line_map.finding(f) for f in doc.findings]
     line_map.source_map(doc.source_map)
+    stand_ins.restore(doc)
     if built:
         doc.findings += hidden_character_findings(doc)
     return doc

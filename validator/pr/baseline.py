@@ -10,7 +10,9 @@ a raised minimum rewords its message, and none of them makes it new.
 
 Each head finding gets ``baseline`` ``"new"`` or ``"unchanged"``; findings of the base
 that the head no longer has are kept in :attr:`DocumentResult.fixed` with ``"absent"``
-(the three words are SARIF 2.1.0's ``baselineState`` values, section 3.27.24).
+(the three words are SARIF 2.1.0's ``baselineState`` values, section 3.27.24) -- unless
+the head only hides them: a suppression comment of the head names the rule, or the
+head's file does not load; those are :attr:`DocumentResult.hidden`, not counted fixed.
 
 The rendered configurations a finding names (``(on h200 · fp8 · multi_node_tp and 11
 more)``, ``(in no command the site renders)``) are left out of the comparison, and copies
@@ -30,12 +32,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from validator.checker import DocumentResult, RunResult
+from validator.config import matches
 from validator.findings import Finding
 from validator.identity import identity_of, match
 from validator.pr.select import context_kind
+from validator.suppress import directives, suppressible
 
 FLOOR = re.compile(r"\bonly from [\w-]+ \d[\w.]*, but ")
 """A finding that a token needs a later release than the configuration's minimum (``FLAG``
@@ -44,7 +48,8 @@ and ``GUIDE`` rules: "`--x` exists only from vLLM 0.13.0, but the recipe's minim
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
-         changed: Collection[str] | None = None) -> None:
+         changed: Collection[str] | None = None,
+         head_bytes: Mapping[str, bytes] | None = None) -> None:
     """Set ``baseline`` on every finding of ``head`` and fill each document's ``fixed``
     list, comparing with ``base``.
 
@@ -55,11 +60,18 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         changed: every path the change touches (head and base names); a new finding
             caused by a context file not among them is ``"unchanged"``
             (:func:`context_caused`). ``None``: no base to compare with, none is.
+        head_bytes: path -> the head's bytes of each checked file: a finding gone at the
+            head that a suppression comment there names is ``hidden``, not fixed
+            (:func:`not_fixed`).
     """
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
     for doc in head.documents:
         old = at_base.get(base_path.get(doc.path, doc.path))
-        doc.findings, doc.fixed = compare(old.findings if old else [], doc.findings)
+        doc.findings, gone = compare(old.findings if old else [], doc.findings)
+        why = not_fixed(doc, (head_bytes or {}).get(doc.path))
+        doc.fixed = [f for f in gone if why(f) is None]
+        doc.hidden = [dataclasses.replace(f, message=f"{f.message} [{why(f)}]")
+                      for f in gone if why(f) is not None]
         if changed is not None:
             doc.findings = [dataclasses.replace(f, baseline="unchanged")
                             if f.baseline == "new" and context_caused(f, changed) else f
@@ -86,6 +98,27 @@ def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list
     fixed = [dataclasses.replace(f, baseline="absent")
              for f, g in zip(old, gone, strict=True) if g]
     return marked, fixed
+
+
+UNLOADED = frozenset({"YAML001", "YAML005", "YAML006"})
+"""Loader findings of a file that does not load (not YAML, not one mapping, not UTF-8):
+no rule judged it, so a finding the merge base had is not fixed there."""
+
+
+def not_fixed(doc: DocumentResult, data: bytes | None) -> Callable[[Finding], str | None]:
+    """Why a finding of the merge base that ``doc`` (the head's result, of bytes ``data``)
+    no longer reports is not fixed, or ``None`` when it is: the head's file does not load
+    (:data:`UNLOADED`), or a suppression comment of the head names its rule."""
+    if any(f.rule in UNLOADED for f in doc.findings):
+        return lambda _f: "not judged: the file does not load at the head"
+    comments = directives(data) if data else []
+    named = [s for d in comments for s in d.selectors]
+
+    def why(finding: Finding) -> str | None:
+        if suppressible(finding.rule) and any(matches(s, finding.rule) for s in named):
+            return "suppressed at the head, not fixed"
+        return None
+    return why
 
 
 SELECTORS = ("/compatible_strategies/", "/kv_offload_support/")

@@ -230,7 +230,8 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
                 raise PrError(f"the merge base {revs.merge_base[:12]} cannot be checked "
                               f"as the baseline: {exc}") from exc
             touched = {p for ch in sel.changes for p in (ch.path, ch.old_path) if p}
-            baseline.mark(result, base_result, base_paths, touched)
+            baseline.mark(result, base_result, base_paths, touched,
+                          {path: data for path, (_c, data) in head_run.checked.items()})
             if user_diffs:
                 result.suggested_patches = suggested_patches(result, head_run.checked)
                 result.user_changes = user_changes(base_tree, head_tree,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from validator.context import build_context
 from validator.load import load_yaml
-from validator.recipe_diff import RecipeDiff, Side, diff_recipes
+from validator.recipe_diff import RecipeDiff, Side, absent_side, diff_recipes
 from validator.render.model import site_strategies
 from validator.source.git import GitTree
 from validator.source.tree import RecipeTree, SourceError
@@ -41,6 +41,8 @@ class UserChanges:
         for path, diff in self.diffs:
             if diff is None:
                 blocks += [f"#### {escape_md(path)}", "", "A new recipe.", ""]
+            elif diff.added:
+                blocks += [*recipe_diff_lines(diff, f"{path} (a new recipe)")]
             elif diff.changed:
                 blocks += recipe_diff_lines(diff, path)
         if not blocks and not self.not_compared:
@@ -70,13 +72,15 @@ def user_changes(base_tree: GitTree, head_tree: GitTree,
     cache: dict[int, Side] = {}
     out = UserChanges([])
     for head_path, base_path in recipes[:DIFF_LIMIT]:
-        if base_path is None:
-            out.diffs.append((head_path, None))
-            continue
         try:
-            old = _side(base_tree, base_path, f"{base_tree.commit[:12]}:{base_path}", cache)
             new = _side(head_tree, head_path, f"{head_tree.commit[:12]}:{head_path}", cache)
+            old = _side(base_tree, base_path, f"{base_tree.commit[:12]}:{base_path}", cache) \
+                if base_path is not None else absent_side(
+                    f"{base_tree.commit[:12]}:{head_path}", head_path, new.taxonomy,
+                    new.strategies)
         except (SourceError, FileNotFoundError):
+            if base_path is None:
+                out.diffs.append((head_path, None))
             continue  # unreadable: reported by the check itself
         out.diffs.append((head_path, diff_recipes(old, new)))
     out.not_compared = max(0, len(recipes) - DIFF_LIMIT)

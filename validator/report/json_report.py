@@ -50,6 +50,8 @@ def result_dict(result: RunResult) -> dict[str, Any]:
         })
         if result.has_baseline():
             documents[-1]["fixed"] = [finding_dict(f) for f in doc.fixed]
+            if doc.hidden:
+                documents[-1]["hidden"] = [finding_dict(f) for f in doc.hidden]
     out: dict[str, Any] = {
         "tool": {"name": "recipe-check", "version": __version__},
         "documents": documents,

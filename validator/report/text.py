@@ -58,7 +58,7 @@ class TextReporter:
         if colour is None:
             colour = stream.isatty() and "NO_COLOR" not in os.environ
         for doc in result.documents:
-            if not doc.findings and not doc.fixed:
+            if not doc.findings and not doc.fixed and not doc.hidden:
                 continue
             rev = doc.provenance.commit
             header = printable(doc.path) + (f" @ {rev}" if rev else "")
@@ -79,13 +79,27 @@ class TextReporter:
                     hint = f"    hint: {printable(f.hint)}"
                     stream.write((f"{_DIM}{hint}{_RESET}" if colour else hint) + "\n")
             self._write_fixed(doc.fixed, stream)
+            self._write_hidden(doc.hidden, stream)
         stream.write(counts_line(result) + "\n")
         if result.has_baseline():
             b = result.baseline_counts()
             stream.write(f"against the merge base: {b['new']} new, {b['existing']} existing, "
-                         f"{b['fixed']} fixed\n")
+                         f"{b['fixed']} fixed" + (f", {b['hidden']} hidden at the head "
+                                                  "(suppressed or not loaded), not fixed"
+                                                  if b.get("hidden") else "") + "\n")
         for msg in result.internal_errors:
             stream.write(f"internal error: {printable(msg)}\n")
+
+    @staticmethod
+    def _write_hidden(hidden: list[Finding], stream: TextIO) -> None:
+        """PR mode: findings of the merge base the head hides without fixing them."""
+        if not hidden:
+            return
+        stream.write(f"not reported at the head, not fixed ({len(hidden)}; lines as at the "
+                     "base):\n")
+        for f in hidden:
+            stream.write(f"{printable(f.path)}:{f.line}:{f.column}: hidden {f.rule} "
+                         f"(was {f.severity.value}) {printable(f.message)}\n")
 
     @staticmethod
     def _write_fixed(fixed: list[Finding], stream: TextIO) -> None:

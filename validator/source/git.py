@@ -215,7 +215,7 @@ class GitTree(PinnedTree):
         return cls(repository, commit, resolved_from, repo, url)
 
     def _entry(self, path: str) -> Any:
-        check_path(path)
+        check_path(path, typed=False)
         try:
             return self._commit.tree / path
         except KeyError:

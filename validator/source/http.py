@@ -197,7 +197,7 @@ class HttpTree(PinnedTree):
                                   f"holds the same {_entry_text(there)}; not claimed")
 
     def _blob(self, path: str) -> TreeEntry:
-        check_path(path)
+        check_path(path, typed=False)
         entry = self.entries.get(path)
         if entry is not None and entry.type == "commit":
             raise SourceError(f"{path}: is a submodule entry (gitlink to commit {entry.sha}) "

@@ -416,7 +416,9 @@ class SnapshotTree(PinnedTree):
 DATA_FOLDERS = ("models", "strategies", "kv_store")
 """Folders whose file list a snapshot records (recipes, strategies, kv-store options)."""
 
-CONTEXT_FILES = ("taxonomy.yaml",)
+CONTEXT_FILES = ("taxonomy.yaml", "platforms.yaml")
+"""Top-level files a check of any recipe reads (``platforms.yaml`` is checked context
+too, when the commit has it: an offline check must see what an online one sees)."""
 CONTEXT_FOLDERS = ("strategies", "kv_store")
 
 
@@ -430,8 +432,8 @@ def data_listing(tree: RecipeTree) -> list[str]:
 
 
 def context_paths(tree: RecipeTree) -> list[str]:
-    """The context files a check of any recipe of ``tree`` reads: ``taxonomy.yaml`` and
-    the ``*.yaml`` directly in ``strategies/`` and ``kv_store/`` (as
+    """The context files a check of any recipe of ``tree`` reads: ``taxonomy.yaml``,
+    ``platforms.yaml`` (when there) and the ``*.yaml`` directly in ``strategies/`` and ``kv_store/`` (as
     :func:`validator.context.build_context` loads them)."""
     out = [p for p in CONTEXT_FILES if tree.exists(p)]
     for folder in CONTEXT_FOLDERS:

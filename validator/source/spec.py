@@ -70,12 +70,17 @@ def looks_like_spec(text: str) -> bool:
     return bool(_SPEC.match(text))
 
 
-def check_path(path: str) -> str:
+def check_path(path: str, *, typed: bool = True) -> str:
     """Return ``path`` if it is a safe repository-relative POSIX path.
+
+    ``typed=False``: a path a tree names (a changed file of ``pr``, an entry of a folder
+    listing, a file ``history`` reads): a ``%`` there is a character of the file's name,
+    as the file system, ``check`` and git hold it (a raw URL encodes it as ``%25``), and
+    is read as such; only a path typed in a spec may not hold ``%XX``.
 
     Raises:
         SpecError: empty, absolute, ``..``/``.``/empty segments, a ``.git`` segment,
-            backslashes, control characters, or percent-encoded bytes.
+            backslashes, control characters, or (``typed``) percent-encoded bytes.
     """
     if not path:
         raise SpecError("empty path")
@@ -83,7 +88,7 @@ def check_path(path: str) -> str:
         raise SpecError(f"{path!r}: control characters are not allowed in a path")
     if "\\" in path:
         raise SpecError(f"{path!r}: backslashes are not allowed in a path")
-    percent = _PERCENT.search(path)
+    percent = _PERCENT.search(path) if typed else None
     if percent:
         raise SpecError(f"{path!r}: holds {percent.group(0)!r}, and percent-encoded "
                         "characters are not allowed in a path (over HTTP one could stand "

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import line_of
+from tests.conftest import check_tree, line_of
 from tests.context_files import KV_STORE, kv_offload_text, kv_store_text
-from tests.rules.ref.test_ref_shell_code import bash
+from tests.render.tiny_tree import write_tree
+from tests.rules.ref.test_ref_shell_code import _default_rendering, bash
 from validator.cli import main
 from validator.context import local_context
 from validator.load import load_yaml
@@ -107,3 +108,57 @@ def test_plain_context_values_and_quoted_flag_values_are_no_finding(
         "--kv-transfer-config", '{"kv_connector":"X","a":"$(y); b"}')
         + '    env:\n      PYTHONHASHSEED: "0"\n      NCCL_SOCKET_IFNAME: "$IFACE_NAME"\n')
     assert _ref018(examples_tree, capsys, "taxonomy.yaml") == (0, [])
+
+
+def _site_docker_command(root: Path) -> str:
+    """The ``docker run`` the site shows for the chat recipe by default."""
+    rendered = _default_rendering(root)
+    assert rendered.docker_command is not None
+    return rendered.docker_command
+
+
+@pytest.mark.parametrize("payload", ["--tensor-parallel-size;touch pwned;:",
+                                     "--tensor-parallel-size$(touch pwned)"])
+def test_shell_code_in_a_strategys_parallel_flag_is_reported_once_on_the_strategy(
+        examples_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        payload: str) -> None:
+    strategy = examples_tree / STRATEGY
+    text = strategy.read_text().replace('parallel_flag: "--tensor-parallel-size"',
+                                        f'parallel_flag: "{payload}"', 1)
+    strategy.write_text(text)
+    run = tmp_path / "run"
+    run.mkdir()
+    bash(_site_docker_command(examples_tree), run)
+    assert (run / "pwned").exists()  # the site prints the flag as written
+    code, found = _ref018(examples_tree, capsys, STRATEGY)
+    assert code == 1
+    assert [(p, n) for p, n, _m in found] == [(STRATEGY, line_of(text, "parallel_flag"))]
+    # a run over the whole tree: the finding is the strategy's, not a copy per recipe
+    _code, found = _ref018(examples_tree, capsys, ".")
+    assert [(p, n) for p, n, _m in found] == [(STRATEGY, line_of(text, "parallel_flag"))]
+
+
+def test_a_strategy_value_is_reported_on_the_strategy_not_at_line_one_of_each_recipe(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    strategy = examples_tree / STRATEGY
+    text = strategy.read_text().replace(
+        "vllm_args: []", 'vllm_args: []\nenv:\n  NCCL_DEBUG: "INFO;touch pwned"', 1)
+    strategy.write_text(text)
+    assert [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF018"] == []
+    for named in (".", "models", CHAT):  # also when only the recipes are named
+        code, found = _ref018(examples_tree, capsys, named)
+        assert code == 1
+        assert [(p, n) for p, n, _m in found] == [(STRATEGY, line_of(text, "NCCL_DEBUG"))]
+
+
+def test_a_decode_env_value_of_pd_cluster_is_reported_at_the_decode_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = write_tree(tmp_path / "recipes")
+    strategy = root / "strategies/pd_cluster.yaml"
+    text = strategy.read_text().replace('SIDE_HOST: "$DECODE_NODE_1"',
+                                        'SIDE_HOST: "$DECODE_NODE_1;touch pwned"')
+    strategy.write_text(text)
+    _code, found = _ref018(root, capsys, "models/acme/Tiny-1B.yaml")
+    assert [(p, n) for p, n, _m in found] == [("strategies/pd_cluster.yaml",
+                                              line_of(text, "touch pwned"))]
+    assert "SIDE_HOST" in found[0][2]

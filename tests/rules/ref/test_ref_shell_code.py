@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of
-from tests.render.tiny_tree import write_tree
 from validator.analysis.shell_hazards import command_hazards, word_hazards
 from validator.context import local_context
 from validator.findings import Finding
@@ -117,20 +116,6 @@ def test_a_plain_dollar_variable_env_value_and_quoted_flag_values_are_no_finding
     assert _ref018(examples_tree) == []
 
 
-def test_a_strategy_file_value_is_reported_on_the_recipe_at_the_strategy_line(
-        examples_tree: Path) -> None:
-    strategy = examples_tree / "strategies/single_node_tp.yaml"
-    text = strategy.read_text().replace("vllm_args: []",
-                                        'vllm_args: []\nenv:\n  NCCL_DEBUG: "INFO;touch pwned"')
-    strategy.write_text(text)
-    (finding,) = _ref018(examples_tree)
-    assert finding.pointer == ""
-    (related,) = finding.related
-    assert related.path == "strategies/single_node_tp.yaml"
-    assert related.line == line_of(text, "NCCL_DEBUG")
-    assert "/env/NCCL_DEBUG of strategies/single_node_tp.yaml" in finding.message
-
-
 # What bash makes of a value printed as `K=<value>`: the model calls it a hazard exactly
 # when bash passes something else than the one word `K=<value>`.
 HAZARDS = ["$(touch m)", "`touch m`", "a;touch m", "a&&touch m", "a||touch m", "a|cat",
@@ -175,15 +160,20 @@ def test_a_continued_command_with_site_variables_and_quoted_json_is_no_hazard() 
     assert command_hazards(command) == []
 
 
-def test_a_decode_env_value_of_pd_cluster_is_reported_at_the_decode_line(
-        tmp_path: Path) -> None:
-    root = write_tree(tmp_path / "recipes")
-    strategy = root / "strategies/pd_cluster.yaml"
-    text = strategy.read_text().replace('SIDE_HOST: "$DECODE_NODE_1"',
-                                        'SIDE_HOST: "$DECODE_NODE_1;touch pwned"')
-    strategy.write_text(text)
-    found = [f for f in check_tree(root, "models/acme/Tiny-1B.yaml") if f.rule == "REF018"]
-    assert len(found) == 1, found
-    assert "/decode/env/SIDE_HOST of strategies/pd_cluster.yaml" in found[0].message
-    assert found[0].related[0].line == line_of(text, "touch pwned")
-    assert "pd_cluster" in found[0].message
+
+
+def test_the_message_and_the_hint_write_a_line_break_alike(examples_tree: Path) -> None:
+    _edit(examples_tree, "  base_env: {}", '  base_env:\n    NL: "a\\nrm -rf ~"')
+    (finding,) = [f for f in _ref018(examples_tree) if "value of env NL" in f.message]
+    assert "'a\\u000arm -rf ~'" in finding.message
+    assert "'a\\u000arm -rf ~'" in (finding.hint or "")
+    assert "\\\\u000a" not in finding.message + (finding.hint or "")
+
+
+def test_a_value_under_a_tag_js_yaml_refuses_is_only_the_tags_finding(
+        examples_tree: Path) -> None:
+    _edit(examples_tree, "  base_env: {}",
+          '  base_env: !!python/object/apply:os.system ["a\\nrm -rf ~"]')
+    found = check_tree(examples_tree, CHAT)
+    assert "YAML009" in {f.rule for f in found}
+    assert _ref018(examples_tree) == []

@@ -10,8 +10,8 @@ release, and reported at the file's own line. A recipe using the list keeps only
 own release range adds (:func:`validator.rules.flag.facts.add_issue_hits`).
 
 Every value of such a file that the site prints unquoted -- an argument item no flag
-takes, a flag item, an environment variable's name and value (``-e KEY=VALUE`` of
-``docker run``) -- is read with the shell model of ``REF018``
+takes, a flag item, a strategy's ``parallel_flag``, an environment variable's name and
+value (``-e KEY=VALUE`` of ``docker run``) -- is read with the shell model of ``REF018``
 (:func:`validator.rules.ref.shell_code.context_shell_hits`) and reported on the file at its
 line, also for the KV offload options, whose configurations no recipe's rendering holds.
 
@@ -23,61 +23,19 @@ are judged as a recipe's are (:mod:`validator.rules.ref.shown_commands`: ``REF02
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from validator.analysis.arg_layers import STRATEGY_ARG_LISTS, ArgLayer, list_tokens
-from validator.analysis.recipe_data import as_dict, get
 from validator.rules.api import Hit, Rule
 from validator.rules.flag.facts import add_issue_hits, context_list_issues
+from validator.rules.ref.context_values import context_arg_lists
 from validator.rules.ref.shell_code import context_shell_hits
 from validator.rules.ref.shown_commands import shown_command_hits
-from validator.sourcemap import join_pointer
 
 if TYPE_CHECKING:
     from validator.findings import Finding
     from validator.load import LoadedDocument
     from validator.vllm_cli.data_source import CliRegistries
-
-KV_STORE_ARG_LISTS = ("/vllm/vllm_args", "/pd/prefill/args", "/pd/decode/args")
-"""Where a kv-store deployment keeps the arguments the site adds to ``vllm serve``."""
-ENV_MAPS = {"strategy": ("/env", "/prefill/env", "/decode/env"),
-            "kv_store": ("/vllm/env",)}
-"""Where a strategy and a kv-store deployment keep the environment the site prints as
-``-e KEY=VALUE`` (a KV offload option: ``kv_offload.<key>.env``)."""
-
-
-def context_env_maps(kind: str, data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(pointer, mapping)`` of each environment map of a context document of ``kind``."""
-    if kind == "taxonomy":
-        for key, option in as_dict(get(data, "kv_offload")).items():
-            yield (join_pointer(join_pointer("/kv_offload", key), "env"),
-                   as_dict(get(option, "env")))
-        return
-    for pointer in ENV_MAPS.get(kind, ()):
-        yield pointer, as_dict(get(data, *pointer.strip("/").split("/")))
-
-
-def context_arg_lists(kind: str, data: Any) -> Iterator[ArgLayer]:
-    """The argument lists of a context document of ``kind`` (``"taxonomy"``,
-    ``"strategy"``, ``"kv_store"``): lists of strings and numbers only (another shape is
-    the schema's to report)."""
-    if kind == "taxonomy":
-        for key, option in as_dict(get(data, "kv_offload")).items():
-            pointer = join_pointer(join_pointer("/kv_offload", key), "args")
-            yield from _layer(pointer, get(option, "args"), f"kv_offload.{key}.args")
-        return
-    pointers = STRATEGY_ARG_LISTS if kind == "strategy" else KV_STORE_ARG_LISTS \
-        if kind == "kv_store" else ()
-    for pointer in pointers:
-        yield from _layer(pointer, get(data, *pointer.strip("/").split("/")),
-                          pointer[1:].replace("/", "."))
-
-
-def _layer(pointer: str, value: Any, label: str) -> Iterator[ArgLayer]:
-    tokens = list_tokens(value)
-    if tokens is not None:
-        yield ArgLayer(pointer, tokens, label)
 
 
 def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
@@ -92,8 +50,7 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
         for rule_id, found in joined.items():
             hits.setdefault(rule_id, []).extend(found)
         add_issue_hits(doc, layer, tokens, where, issues, hits)
-    shell = context_shell_hits(doc.path, list(context_arg_lists(kind, doc.data)),
-                               list(context_env_maps(kind, doc.data)))
+    shell = context_shell_hits(doc.path, kind, doc.data)
     if shell:
         hits.setdefault("REF018", []).extend(shell)
     for rule_id, found in shown_command_hits(kind, doc.data).items():
@@ -108,3 +65,13 @@ def context_arg_findings(cli: CliRegistries, doc: LoadedDocument, kind: str,
     return [doc.finding(rules[rule_id], hit, strict=strict)
             for rule_id, hits in context_arg_hits(cli, doc, kind).items() if rule_id in rules
             for hit in hits]
+
+
+def context_shell_findings(doc: LoadedDocument, kind: str, rules: Mapping[str, Rule], *,
+                           strict: bool) -> list[Finding]:
+    """Only the ``REF018`` findings of :func:`context_arg_findings` (when ``rules`` holds
+    it): what a run that does not judge the file's argument lists still reports of it."""
+    if "REF018" not in rules or not doc.ok:
+        return []
+    return [doc.finding(rules["REF018"], hit, strict=strict)
+            for hit in context_shell_hits(doc.path, kind, doc.data)]

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from validator.analysis.arg_layers import ArgLayer, collect_layers
-from validator.analysis.recipe_data import get
+from validator.analysis.arg_layers import collect_layers
+from validator.analysis.recipe_data import as_list, get
 from validator.analysis.rendered_commands import affected
 from validator.analysis.shell_hazards import Hazard, env_name_hazards, word_hazards
 from validator.analysis.shell_words import printed_raw
@@ -33,7 +33,13 @@ from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
 from validator.render.model import Process, Rendered, Token
 from validator.rules.api import CONTEXT_FILES, Hit, rule
-from validator.sourcemap import join_pointer
+from validator.rules.ref.context_values import (
+    context_arg_lists,
+    context_env_maps,
+    context_flags,
+    context_kind,
+)
+from validator.sourcemap import join_pointer, split_pointer
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:@,+%-]*")
 """Text the site's ``shellQuote`` itself leaves bare: no shell syntax at all."""
@@ -179,7 +185,7 @@ def _control(hazards: tuple[Hazard, ...]) -> bool:
 def _problem(printed: Printed, hazards: tuple[Hazard, ...]) -> str:
     """``the env name 'X' is shell syntax, not one plain word`` (or a variable the
     shell acts on)."""
-    return (f"{printed.what} {printable(printed.text)!r} is "
+    return (f"{printed.what} '{printable(printed.text)}' is "
             + ("a variable the shell acts on, not a setting of vLLM" if _control(hazards)
                else "shell syntax, not one plain word"))
 
@@ -202,17 +208,47 @@ def _hit(doc: LoadedDocument, ctx: Context, printed: Printed, hazards: tuple[Haz
         return Hit(printed.pointer, message, hint)
     other = next((d for d in ctx.context_documents() if d.path == printed.document), None)
     line = other.source_map.position(printed.pointer)[0] if other else 1
-    return Hit("", f"{message}; the value is {printed.pointer} of {printed.document}", hint,
+    return Hit(_selecting(doc, printed), f"{message}; the value is {printed.pointer} of "
+               f"{printed.document}", hint,
                related=(Related(line, f"the value is in {printed.document}",
                                 printed.document),))
 
 
-def _context_printed(path: str, layers: list[ArgLayer],
-                     envs: list[tuple[str, dict[str, Any]]]) -> Iterator[Printed]:
+def _selecting(doc: LoadedDocument, printed: Printed) -> str:
+    """The recipe's pointer that brings ``printed`` (a value of another file) into its
+    commands: the ``compatible_strategies`` item naming the strategy, the
+    ``kv_offload_support`` key of the KV offload option; ``""`` (the document) if none."""
+    if printed.document.startswith("strategies/"):
+        name = printed.document.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        for i, item in enumerate(as_list(get(doc.data, "compatible_strategies"))):
+            if item == name:
+                return f"/compatible_strategies/{i}"
+    parts = split_pointer(printed.pointer)
+    if len(parts) > 1 and parts[0] == "kv_offload" and get(
+            doc.data, "kv_offload_support", parts[1]) is not None:
+        return join_pointer("/kv_offload_support", parts[1])
+    return ""
+
+
+def _judged_on_their_files(ctx: Context) -> frozenset[tuple[str, str]]:
+    """``(path, pointer)`` of every value of a context file that :func:`context_shell_hits`
+    reports on that file: a recipe's rendering that prints it does not report it again."""
+    def compute() -> frozenset[tuple[str, str]]:
+        out: set[tuple[str, str]] = set()
+        for other in ctx.context_documents():
+            kind = context_kind(ctx, other.path)
+            if other.ok and kind is not None:
+                out.update((other.path, h.pointer)
+                           for h in context_shell_hits(other.path, kind, other.data))
+        return frozenset(out)
+    return ctx.memoised("REF018 values judged on their context files", compute)
+
+
+def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
     """The values of a context file the site prints unquoted into the commands of every
-    recipe that renders with it: the raw items of its argument lists, and the names and
-    values of its environment maps."""
-    for layer in layers:
+    recipe that renders with it: the raw items of its argument lists, a strategy's
+    parallel-size flags, and the names and values of its environment maps."""
+    for layer in context_arg_lists(kind, data):
         texts = [jsval.js_str(t) for t in layer.tokens]
         for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
             if raw and not _PLAIN.fullmatch(text):
@@ -221,7 +257,11 @@ def _context_printed(path: str, layers: list[ArgLayer],
                               f"{_SITE} prints a flag item and an item no flag takes "
                               "unquoted (its shellQuote quotes only a flag's value)",
                               literal=False)
-    for pointer, env in envs:
+    for pointer, flag in context_flags(kind, data):
+        yield Printed(path, pointer, flag, "the flag item",
+                      f"{_SITE} prints the strategy's parallel flag unquoted before the "
+                      "parallel size", literal=False)
+    for pointer, env in context_env_maps(kind, data):
         for key, value in env.items():
             if value is None or isinstance(value, dict | list):
                 continue
@@ -234,13 +274,12 @@ def _context_printed(path: str, layers: list[ArgLayer],
                           split=True)
 
 
-def context_shell_hits(path: str, layers: list[ArgLayer],
-                       envs: list[tuple[str, dict[str, Any]]]) -> list[Hit]:
-    """``REF018`` hits of a context file (a strategy, a kv-store deployment, the
-    taxonomy's KV offload options) at its own lines: each value it adds to the commands
-    users copy is judged as bash reads it, on the file itself."""
+def context_shell_hits(path: str, kind: str, data: Any) -> list[Hit]:
+    """``REF018`` hits of the context file at ``path`` of ``kind`` (a strategy, a
+    kv-store deployment, the taxonomy's KV offload options) at its own lines: each value
+    it adds to the commands users copy is judged as bash reads it, on the file itself."""
     out = []
-    for printed in _context_printed(path, layers, envs):
+    for printed in _context_printed(path, kind, data):
         hazards = _hazards(printed) if printed.judged() else ()
         if hazards:
             what = "; ".join(h.describe() for h in hazards)
@@ -249,6 +288,15 @@ def context_shell_hits(path: str, layers: list[ArgLayer],
                 "using this file: "
                 f"{printable(what)}; {printed.how}"), _fix(printed, hazards)))
     return out
+
+
+REFUSED_TAGS = ("YAML008", "YAML009")
+"""The loader's findings of a tag js-yaml refuses: the value under it is read here as if
+untagged, but the site never renders it (js-yaml refuses the file)."""
+
+
+def _under(pointer: str, tops: tuple[str, ...]) -> bool:
+    return any(pointer == top or pointer.startswith(top + "/") for top in tops)
 
 
 _HINT = ("write a plain value: the site does not quote this text, so bash reads it as "
@@ -288,7 +336,13 @@ def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iter
     recipe makes shell syntax literal."""
     from validator.render.cache import rendered_configurations
 
+    elsewhere = _judged_on_their_files(ctx)
+    refused = tuple(f.pointer for f in doc.findings if f.rule in REFUSED_TAGS)
     for printed, labels in printed_values(doc, ctx, rendered_configurations(doc, ctx)).items():
+        if (printed.document, printed.pointer) in elsewhere:
+            continue  # reported on the context file itself, at its line
+        if printed.document == doc.path and _under(printed.pointer, refused):
+            continue  # js-yaml refuses the tagged node (and the file): its finding says so
         hazards = _hazards(printed)
         if hazards:
             yield _hit(doc, ctx, printed, hazards, labels)

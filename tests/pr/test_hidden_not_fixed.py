@@ -1,0 +1,67 @@
+"""``pr`` counts a finding as fixed only when the head fixed it: one the head hides with
+a suppression comment, or one of a file that no longer loads, is "hidden" -- listed, not
+counted as fixed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.cli import main
+
+from .conftest import commit_all, git
+
+CHAT = "models/example-org/Example-Chat-8B.yaml"
+
+
+def _with_a_flag_finding(repo: Path) -> str:
+    recipe = repo / CHAT
+    text = recipe.read_text(encoding="utf-8")
+    old = "  base_args:\n"
+    assert old in text
+    recipe.write_text(text.replace(old, old + '    - "--no-such-flag-at-all"\n', 1),
+                      encoding="utf-8")
+    return commit_all(repo, "an unknown flag")
+
+
+def _pr(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
+        ) -> dict[str, Any]:
+    main(["pr", "--repo", str(repo), "--base", base, "--head", head, "--offline",
+          "--format", "json", "--no-summary"])
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return doc
+
+
+@pytest.mark.parametrize(("edit", "reason"), [
+    (lambda t: "# recipe-check: ignore-file[REF, FLAG, SCHEMA]\n" + t, "suppressed"),
+    (lambda t: t.replace("variants:\n", "variants: [\n", 1), "does not load"),
+])
+def test_a_finding_the_head_only_hides_is_not_fixed(
+        example_repo: Path, capsys: pytest.CaptureFixture[str], edit: Any,
+        reason: str) -> None:
+    base = _with_a_flag_finding(example_repo)
+    recipe = example_repo / CHAT
+    recipe.write_text(edit(recipe.read_text(encoding="utf-8")), encoding="utf-8")
+    head = commit_all(example_repo, "hide it")
+    doc = _pr(example_repo, base, head, capsys)
+    (chat,) = [d for d in doc["documents"] if d["path"] == CHAT]
+    assert chat["fixed"] == []
+    assert any("--no-such-flag-at-all" in f["message"] and reason in f["message"]
+               for f in chat["hidden"]), chat
+    assert doc["summary"]["fixed"] == 0
+
+
+def test_a_finding_the_head_removes_is_fixed(example_repo: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    before = (example_repo / CHAT).read_text(encoding="utf-8")
+    base = _with_a_flag_finding(example_repo)
+    (example_repo / CHAT).write_text(before, encoding="utf-8")
+    head = commit_all(example_repo, "remove it")
+    doc = _pr(example_repo, base, head, capsys)
+    (chat,) = [d for d in doc["documents"] if d["path"] == CHAT]
+    assert [f for f in chat["fixed"] if "--no-such-flag-at-all" in f["message"]]
+    assert "hidden" not in chat
+    assert git(example_repo, "rev-parse", "HEAD") == head
