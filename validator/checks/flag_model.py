@@ -55,7 +55,7 @@ from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, Reads
 from validator.checks.shell_words import printed_expansions
 from validator.checks.versions import MinVersion, parse_min_version, version_key
-from validator.findings import Related
+from validator.findings import FLOOR, Related
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption
 
@@ -258,7 +258,7 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
             if issue.code in OWN_LIST_CODES:
                 continue  # a property of the other file, reported when it is checked
             issue = FlagIssue(issue.code, issue.index, f"{layer.label}: {issue.message}",
-                              issue.hint)
+                              issue.hint, floor=issue.floor)
         elif issue.related_index is not None:
             rptr = join_pointer(layer.pointer, where[issue.related_index])
             related = (Related(line_of(doc, rptr), "first occurrence"),)
@@ -266,7 +266,8 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
             related += tuple(Related(line_of(doc, join_pointer(layer.pointer, where[at])), what)
                              for at, what in issue.consequences)
         _add(hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
-                                               related=related, value_after=lead))
+                                               related=related, value_after=lead,
+                                               reason=FLOOR if issue.floor else None))
 
 
 #: The issue code a recipe keeps on a list of another file although that file reports a

@@ -27,7 +27,7 @@ from validator.checks.install_range import install_range
 from validator.checks.registry import Hit, Reads
 from validator.checks.shell_words import word_expansions
 from validator.checks.versions import NIGHTLY, MinVersion, format_version
-from validator.findings import Related
+from validator.findings import FLOOR, Related
 from validator.guide.commands import GuideCommands, ServeCommand, parse_guide
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import ParsedArgs
@@ -66,10 +66,10 @@ class GuideAnalysis:
     hits: dict[str, list[Hit]] = field(default_factory=dict)
 
     def add(self, rule_id: str, line: int, message: str, hint: str | None = None,
-            related: tuple[Related, ...] = ()) -> None:
+            related: tuple[Related, ...] = (), reason: str | None = None) -> None:
         """Record a hit at 0-based guide line ``line`` for rule ``rule_id``."""
         self.hits.setdefault(rule_id, []).append(
-            Hit(GUIDE, message, hint, block_index=line, related=related))
+            Hit(GUIDE, message, hint, block_index=line, related=related, reason=reason))
 
 
 
@@ -164,7 +164,8 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
             out.issues.add(ISSUE_RULE[issue.code], cmd.arg_lines[issue.index], issue.message,
                            issue.hint, seen + tuple(
                                Related(file_line(doc, cmd.arg_lines[at]), what)
-                               for at, what in issue.consequences))
+                               for at, what in issue.consequences),
+                           FLOOR if issue.floor else None)
     return out
 
 

@@ -31,7 +31,7 @@ from validator.checks.flag_values import plugin_in_words
 from validator.checks.install_range import install_range
 from validator.checks.registry import Hit
 from validator.checks.shell_words import printed_expansions, shell_words
-from validator.findings import Related
+from validator.findings import FLOOR, Related
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -124,11 +124,11 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                     continue  # a strategy file's or the site's own token: not this recipe's
                 group: Group = _hardware_override(doc, issue, tokens) or (
                     rule_id, tokens[issue.index].pointer, issue.message, issue.hint,
-                    _consequences(doc, issue, tokens))
+                    _consequences(doc, issue, tokens), FLOOR if issue.floor else None)
                 grouped.setdefault(group, []).append(rendered.config.label())
-    for (rule_id, pointer, message, hint, related), labels in grouped.items():
-        out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
-                                                 labels))
+    for (rule_id, pointer, message, hint, related, reason), labels in grouped.items():
+        out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
+                                                     reason=reason), labels))
     return out
 
 
@@ -136,8 +136,9 @@ OVERRIDE_LAYERS = ("hardware_overrides", "strategy_overrides")
 """Recipe lists written to override what the command has from elsewhere for one
 hardware or one strategy: a flag they set again is meant to win."""
 
-Group = tuple[str, str, str, str | None, tuple[Related, ...]]
-"""(rule id, pointer, message, hint, related) of findings gathered over configurations."""
+Group = tuple[str, str, str, str | None, tuple[Related, ...], str | None]
+"""(rule id, pointer, message, hint, related, reason) of findings gathered over
+configurations."""
 
 
 def _consequences(doc: LoadedDocument, issue: FlagIssue,
@@ -172,7 +173,7 @@ def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
         "=" not in earlier.text and not after[0].text.startswith("-") else ""
     return ("FLAG012", later.pointer, f"`{later.text}` in {later.layer} overrides "
             f"`{earlier.text}{value}` of {earlier.layer}: the command keeps both, and vLLM "
-            f"takes the last{dotted}", None, related)
+            f"takes the last{dotted}", None, related, None)
 
 
 def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:

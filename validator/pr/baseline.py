@@ -29,18 +29,12 @@ file already has, and the file's author, not the recipe's, fixes it
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Collection, Mapping
 
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding
-from validator.identity import identity_of, match
+from validator.identity import defect_of, match
 from validator.pr.select import context_kind
-
-FLOOR = re.compile(r"\bonly from [\w-]+ \d[\w.]*, but ")
-"""A finding that a token needs a later release than the configuration's minimum (``FLAG``
-and ``GUIDE`` rules: "`--x` exists only from vLLM 0.13.0, but the recipe's minimum is
-0.11.0"): raising the minimum once fixes every copy."""
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
@@ -59,7 +53,8 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
     for doc in head.documents:
         old = at_base.get(base_path.get(doc.path, doc.path))
-        doc.findings, doc.fixed = compare(old.findings if old else [], doc.findings)
+        doc.findings, doc.fixed = compare(old.findings if old else [], doc.findings,
+                                          doc.path)
         if changed is not None:
             doc.findings = [dataclasses.replace(f, baseline="unchanged")
                             if f.baseline == "new" and context_caused(f, changed) else f
@@ -69,19 +64,23 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
                                 **head.baseline_counts()}
 
 
-def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+def compare(old: list[Finding], new: list[Finding],
+            path: str | None = None) -> tuple[list[Finding], list[Finding]]:
     """``(new findings marked "new"/"unchanged", old findings gone, marked "absent")``.
 
     Findings are matched by identity as a multiset (:func:`validator.identity.match`): of
     one defect at three places at the base and two at the head, both at the head are
-    unchanged and the third is fixed. A finding that a token needs a release above the
-    recipe's minimum (:data:`FLOOR`) is about the minimum: another copy of one the base
-    has (the same flag or value in another guide block) is that defect, not a new one.
+    unchanged and the third is fixed. A finding whose rule says the token needs a release
+    above the configuration's minimum (reason :data:`~validator.findings.FLOOR`) is about
+    the minimum: another copy of one the base has (the same rule group and token in the
+    same document, :func:`validator.identity.defect_of`: in another guide block or
+    argument list, whatever releases its message names) is that defect, not a new one.
+    ``path``: the head's path of the document (a renamed file keeps its defects).
     """
     kept, gone = match(old, new)
-    floors = {identity_of(f) for f in old if FLOOR.search(f.message)}
+    floors = {defect_of(f, path) for f in old} - {None}
     marked = [dataclasses.replace(f, baseline="unchanged" if k or (
-                  identity_of(f) in floors and FLOOR.search(f.message)) else "new")
+                  defect_of(f, path) in floors) else "new")
               for f, k in zip(new, kept, strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
              for f, g in zip(old, gone, strict=True) if g]
