@@ -40,12 +40,16 @@ class Severity(enum.StrEnum):
 class Related:
     """A second location a finding refers to (e.g. the other line of a disagreement).
 
-    ``line`` is 1-based; ``path`` is ``None`` for the same document.
+    ``line`` is 1-based; ``path`` is ``None`` for the same document; ``pointer``: the
+    JSON Pointer of the node there, when known (a context file's list item, where
+    :func:`validator.context_findings.relocate` reports what it causes). Not part of
+    equality, nor of any report.
     """
 
     line: int
     message: str
     path: str | None = None
+    pointer: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,11 @@ problem is new.
 
 A finding whose cause is the argument list of a context file (a strategy's
 ``vllm_args``, a taxonomy KV offload option: the finding's related location is in that
-file) belongs to that file. When the change leaves that file alone, the finding is
-``"unchanged"`` even on a recipe the change adds or edits: the recipe reaches a defect the
-file already has, and the file's author, not the recipe's, fixes it
+file) belongs to that file. When the change edits that file, the file is checked and the
+finding is reported on it (:func:`validator.context_findings.relocate`), new when the
+file's line is. When the change leaves that file alone, the finding stays on the recipe
+and is ``"unchanged"`` even on a recipe the change adds or edits: the recipe reaches a
+defect the file already has, and the file's author, not the recipe's, fixes it
 (:func:`context_caused`).
 """
 
@@ -32,6 +34,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 
 from validator.checker import DocumentResult, RunResult
+from validator.context_findings import context_cause
 from validator.findings import Finding
 from validator.identity import defect_of, match
 from validator.pr.select import context_kind
@@ -87,20 +90,11 @@ def compare(old: list[Finding], new: list[Finding],
     return marked, fixed
 
 
-SELECTORS = ("/compatible_strategies/", "/kv_offload_support/")
-"""Pointers of the recipe lines that pull a context file's lists into its commands: a
-finding there (or on the whole document) with a related location in that file is about
-what the file puts into the command, not about something the recipe wrote."""
-
-
 def context_caused(finding: Finding, changed: Collection[str]) -> str | None:
     """The context file (a strategy, the taxonomy, a kv-store deployment) whose list
-    causes ``finding``, when the change leaves it alone, else ``None``: the finding is on
-    a line that selects a context file (:data:`SELECTORS`) or on the whole document, and
-    its related locations are in context files, all of them unchanged."""
-    if finding.pointer and not finding.pointer.startswith(SELECTORS):
-        return None
-    causes = {r.path for r in finding.related if r.path and r.path != finding.path}
-    if not causes or any(context_kind(p) is None or p in changed for p in causes):
-        return None
-    return min(causes)
+    causes ``finding`` (:func:`validator.context_findings.context_cause`), when the change
+    leaves every context file it names alone, else ``None``. (A changed context file is
+    checked, and the findings it causes are reported on it:
+    :func:`validator.context_findings.relocate`.)"""
+    cause = context_cause(finding, lambda p: context_kind(p) is not None and p not in changed)
+    return None if cause is None else str(cause.path)
