@@ -9,7 +9,7 @@ validator.x import y`` is an import of ``validator.x`` (its ``__init__``), and a
 too: they do not run, but a cycle through one is two modules that each need the other to
 be understood (and a type-only import turns into a real one as soon as it is used). A
 package's ``__init__`` is not counted as imported by its submodules (Python runs it, but
-an ``__init__`` that imports nothing of its own package, as ``validator.checks`` and
+an ``__init__`` that imports nothing of its own package, as ``validator.analysis`` and
 ``validator.fix`` do, cannot close a cycle that way).
 """
 
@@ -184,9 +184,9 @@ GRAPH = import_graph()
 def test_the_graph_sees_lazy_and_from_imports() -> None:
     # a function-level import (the catalogue, read by validator.config when it runs)
     assert "validator.catalogue" in GRAPH["validator.config"]
-    # ``from validator.checks import arg_layers`` imports the package and the module
-    guide = set(GRAPH["validator.checks.guide_model"])
-    assert {"validator.checks", "validator.checks.arg_layers"} <= guide
+    # ``from validator.analysis import arg_layers`` imports the package and the module
+    guide = set(GRAPH["validator.rules.guide.facts"])
+    assert {"validator.analysis", "validator.analysis.arg_layers"} <= guide
     # a TYPE_CHECKING import is an edge too: a cycle through one is still a cycle
     assert "validator.recipe_diff" in GRAPH["validator.report.markdown"]
     assert len(GRAPH) > 100
@@ -260,24 +260,29 @@ LAYERS: dict[str, set[str]] = {
                            "validator.releases"},
     "validator.guide": {"validator.errors", "validator.paths"},
     "validator.releases": {"validator.errors", "validator.paths"},
-    "validator.checks": {"validator.context", "validator.findings", "validator.guide",
-                         "validator.load", "validator.paths", "validator.releases",
-                         "validator.render", "validator.rules.api", "validator.rules.metadata",
-                         "validator.rules.hw", "validator.rules.ref", "validator.sourcemap",
-                         "validator.vllm_cli"},
+    "validator.analysis": {"validator.context", "validator.findings", "validator.guide",
+                           "validator.load", "validator.paths", "validator.releases",
+                           "validator.render", "validator.rules.metadata", "validator.sourcemap",
+                           "validator.vllm_cli"},
 }
-CHECK_FAMILY_IMPORTS = {"validator.checks", "validator.context", "validator.findings",
+CHECK_FAMILY_IMPORTS = {"validator.analysis", "validator.context", "validator.findings",
                         "validator.fix",
                         "validator.guide", "validator.load", "validator.paths",
                         "validator.releases", "validator.render", "validator.vllm_cli",
                         "validator.rules.api", "validator.rules.metadata",
                         "validator.sourcemap"}
-"""What a family of check rules may import (``validator.checks`` for the domain code
-the families share until it moves below them)."""
+"""What a family of check rules may import (``validator.analysis`` for the domain code
+the families share)."""
 LAYERS.update({
     "validator.rules.ref": CHECK_FAMILY_IMPORTS,
     "validator.rules.hw": CHECK_FAMILY_IMPORTS,
     "validator.rules.env": CHECK_FAMILY_IMPORTS,
+    # FLAG judges the context files' lists with REF's shell-code check
+    "validator.rules.flag": CHECK_FAMILY_IMPORTS | {"validator.rules.ref"},
+    # GUIDE011 compares with the structured args (FLAG's reads) and names hardware (HW's)
+    "validator.rules.guide": CHECK_FAMILY_IMPORTS | {"validator.rules.flag", "validator.rules.hw"},
+    # VER014 reads which variants a text names (HW's multi-node text)
+    "validator.rules.ver": CHECK_FAMILY_IMPORTS | {"validator.rules.hw"},
 })
 """The strict lower layers: each may import only what is listed (the rest of the graph
 is kept one-way by :func:`test_no_import_cycle` and :data:`NEVER_BELOW`)."""

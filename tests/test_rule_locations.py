@@ -40,7 +40,9 @@ def test_a_fixable_rule_names_its_fix_and_the_others_none() -> None:
     for entry in fixable:
         where = entry["fix_where"]
         assert isinstance(where, str)
-        assert where.startswith(("validator/fix/", "validator/rules/")), where
+        # beside its rule, in the rule's family folder (never in the fix engine)
+        family = str(entry["family"]).lower()
+        assert where.startswith(f"validator/rules/{family}/"), (entry["id"], where)
         assert (PROJECT / where.rsplit(":", 1)[0]).is_file()
 
 
@@ -60,7 +62,12 @@ def test_every_rule_names_its_module_and_a_moved_family_its_folder() -> None:
     assert by_id["REF019"] == "validator/rules/ref/model_id.py"
     assert by_id["YAML002"] == "validator/rules/yaml/duplicate_keys.py"
     assert by_id["ENV001"] == "validator/rules/env/misspelled_variable.py"
+    assert by_id["FLAG001"] == "validator/rules/flag/unknown_option.py"
+    assert by_id["GUIDE013"] == "validator/rules/guide/fences.py"
+    assert by_id["VER002"] == "validator/rules/ver/docker_image.py"
     # the fix of a moved rule is beside it, in its family's folder
     fixes = {str(e["id"]): e["fix_where"] for e in entries}
     assert str(fixes["REF019"]).startswith("validator/rules/ref/model_id.py:")
     assert str(fixes["YAML003"]).startswith("validator/rules/yaml/fixes.py:")
+    assert str(fixes["GUIDE013"]).startswith("validator/rules/guide/fences.py:")
+    assert str(fixes["VER002"]).startswith("validator/rules/ver/docker_image.py:")

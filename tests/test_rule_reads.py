@@ -14,8 +14,9 @@ from typing import Any, NoReturn
 import pytest
 
 from tests.shared_run import shared_result
+from validator.analysis import cli_plan
+from validator.analysis import stated_versions as ver_model
 from validator.catalogue import check_rules
-from validator.checks import cli_plan, ver_model
 from validator.context import Context, Settings, UndeclaredRead, build_context
 from validator.findings import Severity
 from validator.load import LoadedDocument, load_yaml
@@ -26,13 +27,13 @@ from validator.source.tree import LocalTree
 
 UNDECLARED_FOR_NOW: tuple[str, ...] = ()
 """Modules whose rules are not declared yet (none: the FLAG and GUIDE rules declare theirs
-in :mod:`validator.checks.flag_model` and :mod:`validator.checks.guide_model`)."""
+in :mod:`validator.rules.flag.facts` and :mod:`validator.rules.guide.facts`)."""
 
 
 @dataclass(frozen=True)
 class _ClosedWindow(cli_plan.Window):
     """A release window that refuses to be read: every path into the CLI registries asks
-    :func:`validator.checks.cli_plan.window` first."""
+    :func:`validator.analysis.cli_plan.window` first."""
 
     def __bool__(self) -> bool:
         raise UndeclaredRead("read CLI_REGISTRY (the vLLM CLI registries of the release "

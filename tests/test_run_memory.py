@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from validator.analysis.cli_data import CliRegistries
 from validator.catalogue import check_rules
 from validator.checker import RunResult
-from validator.checks.cli_data import CliRegistries
 from validator.context import Settings
 from validator.findings import Finding
 from validator.load import LoadedDocument

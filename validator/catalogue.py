@@ -2,11 +2,10 @@
 
 A rule is declared in its family's folder, ``validator/rules/<family>/`` (a check with
 :func:`validator.rules.api.rule`, a rule a pipeline stage emits with
-:func:`validator.rules.metadata.declare`), or, for the families not moved there yet, in a
-module of :mod:`validator.checks`. This module imports every module of every family
-folder (found on disk, so that a new module of rules or fixes needs nothing here) and
-lists the remaining check modules statically, so that the catalogue is complete whatever
-else was imported, and looks rules up by id. Nothing below this module imports it
+:func:`validator.rules.metadata.declare`), and its fix beside it. This module imports
+every module of every family folder (found on disk, so that a new module of rules or
+fixes needs nothing here), so that the catalogue is complete whatever else was imported,
+and looks rules up by id. Nothing below this module imports it
 (``validator.config``, the reporters and the fix engine read it lazily, at run time);
 ``tests/test_architecture.py`` checks that every module declaring a rule is in
 :data:`RULE_MODULES`.
@@ -18,25 +17,10 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-import validator.checks.flag
-import validator.checks.flag_combined
-import validator.checks.flag_range
-import validator.checks.guide
-import validator.checks.guide_nodes
-import validator.checks.guide_range
-import validator.checks.guide_structured
-import validator.checks.shell_words
-import validator.checks.ver_claims
-import validator.checks.ver_dates
-import validator.checks.ver_guide
-import validator.checks.ver_images
-import validator.checks.ver_minimum
-import validator.fix.removed
-import validator.fix.safe
-import validator.fix.unsafe
 from validator.rules.metadata import RULES, Rule, source_location
 
-FAMILY_FOLDERS: tuple[str, ...] = ("env", "hw", "prov", "rc", "ref", "schema", "yaml")
+FAMILY_FOLDERS: tuple[str, ...] = ("env", "flag", "guide", "hw", "prov", "rc", "ref", "schema",
+                                   "ver", "yaml")
 """The families whose rules live in ``validator/rules/<family>/``."""
 
 
@@ -51,43 +35,16 @@ FAMILY_MODULES: tuple[ModuleType, ...] = tuple(
     module for family in FAMILY_FOLDERS for module in _family_modules(family))
 """Every module of the family folders: rules, their fixes, and what they share."""
 
-CHECK_MODULES: tuple[ModuleType, ...] = (
-    validator.checks.flag,
-    validator.checks.flag_combined,
-    validator.checks.flag_range,
-    validator.checks.guide,
-    validator.checks.guide_nodes,
-    validator.checks.guide_range,
-    validator.checks.guide_structured,
-    validator.checks.shell_words,
-    validator.checks.ver_claims,
-    validator.checks.ver_dates,
-    validator.checks.ver_guide,
-    validator.checks.ver_images,
-    validator.checks.ver_minimum,
-)
-"""The modules of :mod:`validator.checks` that declare rules (the families not yet in
-``validator/rules/<family>/``): a new module of rules there is added here."""
-
 
 def _declares_rules(module: ModuleType) -> bool:
     file = source_location(module.__name__, 0).rpartition(":")[0]
     return any(r.where.rpartition(":")[0] == file for r in RULES.values())
 
 
-RULE_MODULES: tuple[ModuleType, ...] = (
-    *(module for module in FAMILY_MODULES if _declares_rules(module)), *CHECK_MODULES)
+RULE_MODULES: tuple[ModuleType, ...] = tuple(
+    module for module in FAMILY_MODULES if _declares_rules(module))
 """Every module that declares rules (with :func:`~validator.rules.api.rule` or
 :func:`~validator.rules.metadata.declare`)."""
-
-FIX_MODULES: tuple[ModuleType, ...] = (
-    validator.fix.removed,
-    validator.fix.safe,
-    validator.fix.unsafe,
-)
-"""The modules of :mod:`validator.fix` that declare fixes (the fixes of the families not
-yet in ``validator/rules/<family>/``; the others are beside their rules, in
-:data:`FAMILY_MODULES`). :attr:`Rule.fix` is read from them."""
 
 
 def all_rules() -> list[Rule]:

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from validator.checks.cli_data import CliRegistries, using
-from validator.checks.cli_plan import Window, release_window
-from validator.checks.context_args import context_arg_findings
-from validator.checks.install_range import record as record_install_ranges
+from validator.analysis.cli_data import CliRegistries, using
+from validator.analysis.cli_plan import Window, release_window
+from validator.analysis.install_range import record as record_install_ranges
 from validator.context import Context
 from validator.findings import MAX_FINDINGS_PER_RULE, Finding, Severity, count_by_severity
 from validator.identity import with_identities
@@ -24,6 +23,7 @@ from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
 from validator.render.model import CONFIGURATION_LIMIT
+from validator.rules.flag.context_files import context_arg_findings
 from validator.rules.metadata import Hit, Rule
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.safety_limits import YAML_LIMIT
@@ -187,7 +187,7 @@ class Checker:
         ``result.internal_errors`` and the others still run. The rules see the releases
         of the settings' window (``--as-of``, ``--vllm``) in the context's CLI registries
         (``context.cli``). The document's install ranges are recorded for the report
-        (:func:`~validator.checks.install_range.record`) whichever rules are selected."""
+        (:func:`~validator.analysis.install_range.record`) whichever rules are selected."""
         settings = self.context.settings
         with release_window(Window(settings.as_of, settings.vllm)), using(self.cli):
             found = self._run_rules(doc, result)
@@ -224,7 +224,7 @@ class Checker:
                          *, args: bool) -> list[Finding]:
         """The loader and schema findings of a taxonomy/strategy/kv-store file (before the
         run's policy); with ``args`` also those of its ``vllm serve`` argument lists
-        (:mod:`validator.checks.context_args`), judged at the settings' release window.
+        (:mod:`validator.rules.flag.context_files`), judged at the settings' release window.
         A crash of the argument check goes to ``result.internal_errors``."""
         findings = list(doc.findings) + self.schema.validate(doc, schema_name)
         if not args or not doc.ok:
@@ -243,9 +243,10 @@ class Checker:
 
     def check_context_document(self, doc: LoadedDocument, schema_name: str,
                                result: RunResult) -> None:
-        """Report the loader and schema findings of a taxonomy/strategy/kv-store file,
-        only when it has any (a clean context file adds no document to the output)."""
-        findings = self.context_findings(doc, schema_name, result, args=False)
+        """Report the findings of a taxonomy/strategy/kv-store/platforms file (loader,
+        schema, its ``vllm serve`` argument lists, shown commands and links), only when it
+        has any (a clean context file adds no document to the output)."""
+        findings = self.context_findings(doc, schema_name, result, args=True)
         if findings:
             tree = self.context.tree
             data = tree.read(doc.path)

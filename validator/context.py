@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["KV_STORE", "MODELS", "STRATEGIES", "TAXONOMY", "Context", "Settings",
+__all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context", "Settings",
            "UndeclaredRead", "build_context", "find_root", "local_context"]
 
 KV_STORE = "kv_store"
 MODELS = "models"
+PLATFORMS = "platforms.yaml"
+"""The platforms of the deploy dialog: a context file no rendering reads (the site copies
+it to ``platforms.json``), checked on its own (schema, links, install snippets)."""
 
 
 @dataclass
@@ -136,7 +139,7 @@ class Context:
     def forget_document(self, path: str, sha256: str) -> int:
         """Drop the per-document state of one document content, once its rules have run
         (:meth:`validator.checker.Checker.check_recipe`): the memo entries that
-        :func:`validator.checks.cli_plan.per_document` keys ``<name>:<path>:<sha256>:
+        :func:`validator.analysis.cli_plan.per_document` keys ``<name>:<path>:<sha256>:
         <window>``. A corpus run would otherwise hold the layer models, rendered facts and
         install ranges of every recipe until it ends; one asked for again is recomputed.
         Returns how many entries were dropped."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from validator.checks.registry import FAMILIES, Rule
+from validator.rules.api import FAMILIES, Rule
 
 
 def rule_anchor(rule_id: str) -> str:

@@ -1,7 +1,7 @@
 """The unit of output: a :class:`Finding` about one node of one document.
 
 Rule ids are a family prefix plus a number (``FLAG001``) and never change meaning once
-released; see :mod:`validator.checks.registry` for the catalogue.
+released; see :mod:`validator.rules.api` for the catalogue.
 """
 
 from __future__ import annotations

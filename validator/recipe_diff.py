@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from validator.checks._data import as_dict, get
+from validator.analysis.recipe_data import as_dict, get
 from validator.evidence.facts import default_features, default_variant_name
 from validator.load import LoadedDocument
 from validator.render.args import shell_quote

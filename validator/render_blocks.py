@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from validator.checks.shell_hazards import (
+from validator.analysis.shell_hazards import (
     WARNING,
     comment_line,
     env_name_hazards,

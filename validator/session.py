@@ -17,16 +17,17 @@ per-document core the session drives.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from validator.analysis.cli_data import CliRegistries
+from validator.analysis.install_range import recorded
 from validator.checker import Checker, DocumentResult, RunResult
-from validator.checks.cli_data import CliRegistries
-from validator.checks.install_range import recorded
 from validator.config import Config
-from validator.context import Context, Settings, build_context
+from validator.context import PLATFORMS, TAXONOMY, Context, Settings, build_context
 from validator.context_findings import relocate
 from validator.errors import UsageError
 from validator.findings import Finding
@@ -36,7 +37,7 @@ from validator.progress import Progress
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance, sha256_hex
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import (
     NOT_PINNED,
     UNHANDLED_PATH,
@@ -159,7 +160,8 @@ class Session:
             context.cli = self.cli
         checker = Checker(context, self.judgeable(context), self.schema, self.policy(tree))
         opened = Opened(context, checker,
-                        frozenset(d.path for d in context.context_documents()))
+                        frozenset(d.path for d in context.context_documents())
+                        | ({PLATFORMS} if context.taxonomy is not None else set()))
         if self.cache is not None:
             opened.unit_prefix = (context_digest(context), repr(checker.policy.config),
                                   tuple(r.id for r in checker.rules))
@@ -205,6 +207,7 @@ class Session:
                 checker.check_context_document(doc, "strategy", self.result)
             for doc in ctx.kv_stores.values():
                 checker.check_context_document(doc, "kv_store", self.result)
+            self._check_platforms(tree, checker)
             return
         for path, kind in files:
             read = self._read(tree, path)
@@ -220,6 +223,20 @@ class Session:
 
     def _context_checked(self, prov: Provenance, doc: LoadedDocument) -> None:
         self.context_checked.setdefault((prov.repository, prov.commit), {})[doc.path] = doc
+
+    def _check_platforms(self, tree: RecipeTree, checker: Checker) -> None:
+        """``platforms.yaml`` of a recipes root, as the other context files: reported only
+        when it has findings (its schema, links and install snippets); one that is there
+        but no regular file inside the root (a link leaving it, a FIFO) is ``PROV005``, as
+        the site's build would follow it."""
+        there = tree.exists(PLATFORMS) or (isinstance(tree, LocalTree) and os.path.lexists(
+            tree.root / PLATFORMS))
+        if not tree.exists(TAXONOMY) or not there:
+            return
+        read = self._read(tree, PLATFORMS)
+        if read is not None:
+            doc = load_yaml(read[0], PLATFORMS, max_bytes=self.settings.max_bytes)
+            checker.check_context_document(doc, "platforms", self.result)
 
     def _context_document(self, ctx: Context, path: str, data: bytes) -> LoadedDocument:
         """The loaded context document of ``path`` (the context's own copy when it
@@ -423,6 +440,7 @@ class Session:
             return
         ctx = opened.context
         kind = ("taxonomy" if ctx.taxonomy is not None and ctx.taxonomy.path == path
+                else "platforms" if path == PLATFORMS
                 else "kv_store" if path in {d.path for d in ctx.kv_stores.values()}
                 else "strategy")
         doc = self._context_document(ctx, path, read[0])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import random
 
-from validator.checks import cli_plan
+from validator.analysis import cli_plan
 
 
 def test_close_matches_equals_difflib() -> None:

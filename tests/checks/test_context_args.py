@@ -42,12 +42,15 @@ def test_strategy_flag_is_judged_on_the_strategy_file_once(
     assert [(f[0], f[1]) for f in bogus] == [(STRATEGY, "FLAG001")]
 
 
-def test_recipes_alone_do_not_repeat_a_strategy_files_problem(
+def test_recipes_alone_report_a_strategy_files_problem_once_on_that_file(
         examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    replace_once(examples_tree / STRATEGY, "vllm_args: []", 'vllm_args: ["--bogus-strategy-flag"]')
+    """``check models/`` judges the context files' argument lists too (issue 30: a
+    whole-folder check passed the flag every recipe's command prints), on the file only."""
+    text = replace_once(examples_tree / STRATEGY, "vllm_args: []",
+                        'vllm_args: ["--bogus-strategy-flag"]')
     _code, doc = _check(examples_tree, capsys, "models/")
-    assert not [f for f in _findings(doc) if "bogus" in f[3]]
-    assert STRATEGY not in {d["path"] for d in doc["documents"]}
+    bogus = [(f[0], f[1], f[2]) for f in _findings(doc) if "bogus" in f[3]]
+    assert bogus == [(STRATEGY, "FLAG001", line_of(text, "--bogus-strategy-flag"))]
 
 
 def test_kv_store_args_are_judged_at_their_line_and_own_minimum(
@@ -93,6 +96,6 @@ def test_a_context_files_finding_can_be_suppressed_in_that_file(
 
 
 def _newest() -> str:
-    from validator.checks.cli_plan import versions
+    from validator.analysis.cli_plan import versions
 
     return str(versions()[-1])

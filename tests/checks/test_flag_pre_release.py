@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
-from validator.checks import cli_plan
+from validator.analysis import cli_plan
 
 pytestmark = pytest.mark.corpus
 

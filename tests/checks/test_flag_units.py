@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
+from validator.analysis.flag_engine import FlagIssue
+from validator.analysis.flag_values import ISSUE_CODES
 from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
-from validator.checks import flag_model, guide_model
-from validator.checks.flag_engine import FlagIssue
-from validator.checks.flag_values import ISSUE_CODES
 from validator.context import Context, Settings, local_context
+from validator.rules.flag import facts as flag_model
+from validator.rules.guide import facts as guide_model
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.checks.test_install_range import of, recipe, run
-from validator.checks.guide_sections import section_context
+from validator.analysis.guide_sections import section_context
 
 SPEC = "vllm serve example-org/Example-8B --speculative-config '{\"method\": \"eagle3\"}'"
 """``--speculative-config`` exists from vLLM 0.8.2; the recipes below claim 0.6.0."""

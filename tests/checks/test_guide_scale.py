@@ -22,10 +22,11 @@ from tests.checks.test_guide_rendered import (
     check,
     tree,  # noqa: F401 - the fixture
 )
-from validator.checks import guide_structured
 from validator.findings import Finding
+from validator.rules.guide import structured_args_agree as guide_structured
 
-GUIDE_MODULES = re.compile(r"[/\\]validator[/\\]checks[/\\]guide_\w+\.py$")
+GUIDE_MODULES = re.compile(
+    r"[/\\]validator[/\\](?:rules[/\\]guide[/\\]\w+|analysis[/\\]guide_\w+)\.py$")
 BLOCK = f"```bash\nvllm serve {MODEL} --tool-call-parser mistral --max-model-len 4096\n```\n\n"
 
 
@@ -58,7 +59,8 @@ class CountingPattern:
 
 @contextmanager
 def counting_lines() -> Iterator[list[int]]:
-    """Count the lines executed in ``validator/checks/guide_*.py`` inside the block."""
+    """Count the lines executed in ``validator/rules/guide/*.py`` and
+    ``validator/analysis/guide_*.py`` inside the block."""
     count = [0]
 
     def local(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:

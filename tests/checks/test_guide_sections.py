@@ -10,7 +10,7 @@ import pytest
 
 from tests.checks.test_install_range import of, recipe, run
 from tests.conftest import line_of
-from validator.checks.guide_sections import SectionSearch, section_context, section_headings
+from validator.analysis.guide_sections import SectionSearch, section_context, section_headings
 
 SPEC = "vllm serve example-org/Example-8B --speculative-config '{\"method\": \"eagle3\"}'"
 

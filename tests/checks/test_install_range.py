@@ -18,15 +18,15 @@ from typing import Any
 import pytest
 
 from tests.conftest import PROJECT, line_of
-from validator.catalogue import check_rules
-from validator.checker import Checker, RunResult
-from validator.checks.cli_plan import Window, release_window, versions
-from validator.checks.install_range import (
+from validator.analysis.cli_plan import Window, release_window, versions
+from validator.analysis.install_range import (
     InstallPath,
     classify_command,
     install_range,
     top_of,
 )
+from validator.catalogue import check_rules
+from validator.checker import Checker, RunResult
 from validator.cli import main
 from validator.context import Settings, local_context
 from validator.findings import Finding

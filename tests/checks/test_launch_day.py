@@ -1,6 +1,6 @@
 """Launch-day recipes: a minimum no release has yet, with an install path that pulls
 unreleased vLLM (``nightly_required``'s nightly wheel and image, a launch image), is
-judged by one decision of the version plan (:func:`validator.checks.cli_plan.launch_day`):
+judged by one decision of the version plan (:func:`validator.analysis.cli_plan.launch_day`):
 what no vendored release has cannot be verified, so it is one info per recipe
 (``FLAG019``, at ``min_vllm_version``, naming the ``nightly_required`` line), never an
 error. A recipe that claims a released minimum, or installs only releases, still gets

@@ -1,7 +1,7 @@
 """The install-range judgement (``range_rejected`` issues) with its shared parses equals
 judging every release of the range on its own parse.
 
-:mod:`validator.checks.release_range` parses a list once per group of releases that read
+:mod:`validator.analysis.release_range` parses a list once per group of releases that read
 its option tokens alike and re-binds the options to each release's entries; the reference
 here parses the list at every release with the real vendored registries and collects what
 each release rejects. Lists are drawn (seeded) from real option names of old and new
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import pytest
 from packaging.version import Version
 
-from validator.checks.cli_plan import VersionPlan, plan_for, registry, versions
-from validator.checks.flag_values import plugged
-from validator.checks.release_range import _rejection, range_issues, release_runs
+from validator.analysis.cli_plan import VersionPlan, plan_for, registry, versions
+from validator.analysis.flag_values import plugged
+from validator.analysis.release_range import _rejection, range_issues, release_runs
 from validator.vllm_cli import argv
 from validator.vllm_cli.argv import Problem
 from validator.vllm_cli.registry import CliRegistry

@@ -10,8 +10,8 @@ import pytest
 
 from tests.checks.test_flag_rendered import rendered_findings
 from tests.render.tiny_tree import TINY, write_tree
-from validator.checks import cli_plan
-from validator.checks.rendered import RenderedFacts, merge
+from validator.analysis import cli_plan
+from validator.analysis.rendered_commands import RenderedFacts, merge
 from validator.rules.metadata import Hit
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import check_tree, line_of
 from tests.tiny_recipe import PATH, RECIPE, write_tiny
-from validator.checks.cli_plan import registry
-from validator.checks.shell_words import printed_expansions, whole_expansion, word_expansions
+from validator.analysis.cli_plan import registry
+from validator.analysis.shell_words import printed_expansions, whole_expansion, word_expansions
 from validator.vllm_cli.argv import Problem, parse_args
 
 

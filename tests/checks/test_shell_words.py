@@ -11,7 +11,7 @@ import pytest
 from tests.checks.test_flag_rendered import rendered_findings
 from tests.conftest import line_of
 from tests.tiny_recipe import PATH, RECIPE, write_tiny
-from validator.checks.shell_words import printed_raw, read_item, shell_words
+from validator.analysis.shell_words import printed_raw, read_item, shell_words
 
 SPEC = '--speculative-config={"method":"ngram","num_speculative_tokens":2}'
 
@@ -133,7 +133,7 @@ def test_a_split_item_next_to_the_same_flag_is_no_duplicate(corpus_copy: Path) -
 def test_an_item_without_shell_special_characters_reads_as_its_words() -> None:
     """The fast path of ``_plain`` (no character of ``_SHELL_SPECIAL``) agrees with the
     full reading: every ASCII character, alone and next to another, inside a flag item."""
-    from validator.checks.shell_words import _SHELL_SPECIAL, _plain
+    from validator.analysis.shell_words import _SHELL_SPECIAL, _plain
 
     chars = [chr(c) for c in range(128)] + ["é", "\u00a0"]
     for a in chars:

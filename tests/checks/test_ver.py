@@ -10,10 +10,10 @@ import pytest
 from packaging.version import Version
 
 from tests.conftest import EXTRA, check_tree, line_of, replace_once
+from validator.analysis.stated_versions import parse_image, tag_version
+from validator.analysis.version_prose import version_statements
+from validator.analysis.versions import effective_min_version, parse_min_version
 from validator.catalogue import check_rules
-from validator.checks.ver_model import parse_image, tag_version
-from validator.checks.ver_prose import version_statements
-from validator.checks.versions import effective_min_version, parse_min_version
 from validator.context import Context, local_context
 from validator.findings import Finding
 from validator.load import load_yaml

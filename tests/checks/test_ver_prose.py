@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from validator.checks.ver_prose import names_a_scope, statement_scope, version_statements
+from validator.analysis.version_prose import names_a_scope, statement_scope, version_statements
 
 #: (line, the minimum it states or None). Lower bounds in the usual English wordings.
 LOWER_BOUNDS = [

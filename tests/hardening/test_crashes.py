@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from validator.checks.flag_engine import parse_int
-from validator.checks.versions import parse_min_version
+from validator.analysis.flag_engine import parse_int
+from validator.analysis.versions import parse_min_version
 from validator.cli import main
 from validator.load import load_yaml
 from validator.rules.hw.facts import amount

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
-from validator.checks import flag_combined, install_range
-from validator.checks.arg_layers import env_maps
-from validator.checks.flag_engine import env_issue
-from validator.checks.ver_model import image_sites
+from validator.analysis import install_range
+from validator.analysis.arg_layers import env_maps
+from validator.analysis.flag_engine import env_issue
+from validator.analysis.stated_versions import image_sites
 from validator.cli import main
 from validator.findings import MAX_FINDINGS_PER_RULE
 from validator.render import gates, model
+from validator.rules.flag import combined_lists as flag_combined
 
 PROJECT = Path(__file__).resolve().parents[2]
 EXAMPLES = PROJECT / "examples" / "recipes"

@@ -165,6 +165,6 @@ def test_kv_store_deployment_added_as_a_strategy_file_rechecks_recipes(
 
 
 def _newest() -> str:
-    from validator.checks.cli_plan import versions
+    from validator.analysis.cli_plan import versions
 
     return str(versions()[-1])

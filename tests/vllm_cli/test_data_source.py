@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from validator.analysis import cli_plan
+from validator.analysis.cli_data import CliRegistries, active, using
 from validator.catalogue import check_rules
-from validator.checks import cli_plan
-from validator.checks.cli_data import CliRegistries, active, using
 from validator.context import Settings
 from validator.findings import Finding
 from validator.paths import SNAPSHOTS_DIR

@@ -11,7 +11,7 @@ import json
 import pytest
 from packaging.version import Version
 
-from validator.checks import cli_plan
+from validator.analysis import cli_plan
 from validator.vllm_cli.plugins import ASCEND, OMNI, PLUGINS, base_vllm, select_releases
 from validator.vllm_cli.registry import (
     INDEX_NAME,

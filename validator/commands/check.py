@@ -30,7 +30,7 @@ from validator.commands.options import (
     positive_int as positive_int,  # re-exported: `render --nodes` uses it from here
 )
 from validator.config import CONFIG_FILES, Config
-from validator.context import Settings
+from validator.context import PLATFORMS, Settings
 from validator.errors import UsageError
 from validator.policy import Policy
 from validator.progress import Progress
@@ -123,16 +123,16 @@ def is_recipe_or_context(path: str) -> bool:
     below ``models/``, as its build walks that folder), the taxonomy, or a strategy or
     kv-store document (``strategies/<name>.yaml``, ``kv_store/<name>.yaml``)."""
     parts = path.split("/")
-    return path.startswith("models/") or path == TAXONOMY or \
+    return path.startswith("models/") or path in (TAXONOMY, PLATFORMS) or \
         (len(parts) == 2 and parts[0] in CONTEXT_FOLDERS)
 
 
 def recipes_and_context(targets: list[Target], where: str, notes: bool = True
                         ) -> list[Target]:
     """``targets`` without the YAML files of a recipes root (a tree with a taxonomy) that
-    the site does not read as a recipe or context (``platforms.yaml``, ``quickstart/``,
-    workflow files): checked against the recipe schema, each would be all false errors.
-    With ``notes``, says on stderr which were left out.
+    the site does not read as a recipe or context (``quickstart/``, workflow files):
+    checked against the recipe schema, each would be all false errors. With ``notes``,
+    says on stderr which were left out.
 
     Raises:
         UsageError: none is left.
@@ -146,8 +146,8 @@ def recipes_and_context(targets: list[Target], where: str, notes: bool = True
     left = [t.path for t in targets if t not in kept]
     if left and notes:
         print(f"recipe-check: note: not checked, not recipes: {', '.join(left)} (the "
-              "recipes site reads recipes from models/ only, and the taxonomy, strategies/ "
-              "and kv_store/ as their context)", file=sys.stderr)
+              "recipes site reads recipes from models/ only, and the taxonomy, strategies/, "
+              "kv_store/ and platforms.yaml as their context)", file=sys.stderr)
     return kept
 
 
@@ -170,8 +170,8 @@ CONTEXT_FOLDERS = (STRATEGIES, "kv_store")
 
 def root_inputs(root: Path) -> list[Path]:
     """The files at a recipes root that a run reads besides the recipes: the taxonomy,
-    the configuration files and every strategy and kv-store document."""
-    files = [root / TAXONOMY, *(root / name for name in CONFIG_FILES)]
+    ``platforms.yaml``, the configuration files and every strategy and kv-store document."""
+    files = [root / TAXONOMY, root / PLATFORMS, *(root / name for name in CONFIG_FILES)]
     return files + [f for folder in CONTEXT_FOLDERS if (root / folder).is_dir()
                     for f in (root / folder).iterdir()]
 

@@ -10,7 +10,8 @@ commit's data-file list, in one atomic lock-file update per commit (see
 context file that fails, or the failure of every document of a commit, stores nothing for
 that commit.
 
-Exit codes: 0 all stored, 1 a verification error (PROV finding printed), 2 a spec could
+Exit codes: 0 all stored, 1 a verification error (PROV finding printed) or a file of a
+folder left out for its name (said on stderr; the others are stored), 2 a spec could
 not be fetched (bad spec, unknown revision, missing path, network failure).
 """
 
@@ -29,7 +30,7 @@ from validator.source.snapshots import (
     tree_listing,
     verified_files,
 )
-from validator.source.spec import parse_spec
+from validator.source.spec import SpecError, check_path, parse_spec
 from validator.source.targets import TreeKey, open_targets
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError
@@ -61,6 +62,22 @@ def _report(text: str, exc: VerificationError) -> None:
     print(f"recipe-check: {text}: verification failed; nothing stored", file=sys.stderr)
 
 
+def _named_safely(text: str, paths: list[str]) -> tuple[list[str], list[str]]:
+    """``(paths to fetch, paths refused)``: a file of a folder whose name no path may hold
+    (:func:`~validator.source.spec.check_path`: a percent-encoded byte, a control
+    character, a backslash) is said on stderr and left out; the others are fetched."""
+    kept: list[str] = []
+    refused: list[str] = []
+    for path in paths:
+        try:
+            kept.append(check_path(path))
+        except SpecError as exc:
+            refused.append(path)
+            print(f"recipe-check: {text}: skipped {path!r}, a file of the repository: {exc}; "
+                  "not fetched (rename it to fetch it)", file=sys.stderr)
+    return kept, refused
+
+
 def run(args: argparse.Namespace) -> int:
     """Fetch, verify and store every spec; print one line per stored file."""
     options = fetch_options_from(args)
@@ -86,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
                     raise
                 commits[id(tree)] = _Commit(tree, spec.repository,
                                             None if spec.pinned else spec.rev, context)
+            paths, refused = _named_safely(text, paths)
+            code = max(code, 1 if refused else 0)
             commits[id(tree)].files += verified_files(tree, paths)
             commits[id(tree)].objects += chain_objects(
                 tree, [*paths, *(p.path for p, _ in commits[id(tree)].files)])

@@ -172,7 +172,7 @@ def vendored_vllm(text: str | None) -> str | None:
         return None
     from packaging.version import InvalidVersion, Version
 
-    from validator.checks.cli_data import VLLM, CliRegistries
+    from validator.analysis.cli_data import VLLM, CliRegistries
 
     try:
         want = Version(text)

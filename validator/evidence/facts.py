@@ -18,7 +18,7 @@ Every :class:`~validator.evidence.model.Fact` carries an evidence class:
       ``default_modes`` forces a feature on;
     * a variant without ``model_id`` serves ``model.model_id``;
     * effective minimum vLLM: the highest of the model's and the variant's
-      ``min_vllm_version`` (:func:`validator.checks.versions.effective_min_version`);
+      ``min_vllm_version`` (:func:`validator.analysis.versions.effective_min_version`);
     * compatible hardware: ``listCompatibleHardware`` -- precision constraint (NVFP4/FP4
       need NVIDIA Blackwell unless ``precision_hardware`` says otherwise), not
       ``meta.hardware: unsupported``, inside ``supported_hardware`` when declared;
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from validator.checks._data import as_dict, as_list, get
+from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.evidence.cite import Citer
 from validator.evidence.model import Citation, Classification, Fact
 from validator.load.scalars import json_number_problem
@@ -118,7 +118,7 @@ class FactBuilder:
         taxonomy: citations into ``taxonomy.yaml`` of the *same* revision, or ``None``
             when that taxonomy is unavailable (taxonomy facts are then left out).
         version_sources: ``variant -> [(pointer, raw value)]`` of the minimum versions that
-            apply to it, highest first (from :mod:`validator.checks.versions`).
+            apply to it, highest first (from :mod:`validator.analysis.versions`).
     """
 
     def __init__(self, cite: Citer, taxonomy: Citer | None,

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from validator import __version__
-from validator.checks._data import as_dict, as_list, get
-from validator.checks.cli_data import CliRegistries
+from validator.analysis.cli_data import CliRegistries
+from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.evidence.cite import Citer, blob_url
@@ -480,8 +480,8 @@ def _opt_str(value: Any) -> str | None:
 
 def _version_sources(doc: LoadedDocument, ctx: Context) -> dict[str, list[tuple[str, str]]]:
     """Per variant, ``(pointer, raw)`` of its minimum versions, the effective one first
-    (:func:`validator.checks.versions.version_sources`; only those in the recipe itself)."""
-    from validator.checks.versions import version_key, version_sources
+    (:func:`validator.analysis.versions.version_sources`; only those in the recipe itself)."""
+    from validator.analysis.versions import version_key, version_sources
 
     out: dict[str, list[tuple[str, str]]] = {}
     for variant in as_dict(get(doc.data, "variants")):

@@ -2,8 +2,9 @@
 
 :mod:`validator.fix.model` (edits and the data changes they must make),
 :mod:`validator.fix.spans` (where a scalar, a list item, a guide line stands),
-:mod:`validator.fix.safe`, :mod:`validator.fix.unsafe` and :mod:`validator.fix.removed`
-(one fix per rule, registered in :mod:`validator.fix.registry`),
+:mod:`validator.fix.registry` (each rule's fix, registered beside the rule in
+``validator/rules/<family>/``), :mod:`validator.fix.option_edits` (the fix steps the
+``FLAG`` and ``GUIDE`` fixes share),
 :mod:`validator.fix.second_reader` (ruamel.yaml's reading of an edited file),
 :mod:`validator.fix.engine` (check, fix, verify, repeat) and
 :mod:`validator.fix.command` (the ``--fix``/``--diff`` options).

@@ -1,5 +1,5 @@
 """The fix of each fixable rule, registered with :func:`fixer` next to the other fixes of
-its kind (:mod:`validator.fix.safe`, :mod:`validator.fix.unsafe`).
+its rule, in the rule's module of ``validator/rules/<family>/``.
 
 A fix function gets a :class:`FixRequest` (the loaded document, a position index of its
 text, the finding, every finding of the document, the context) and returns the

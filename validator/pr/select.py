@@ -8,7 +8,7 @@ pull request ("three-dot" diff). From it:
   checked at the head; deleted recipes are skipped (there is nothing left to check);
 * a changed ``taxonomy.yaml``, ``strategies/*.yaml`` or ``kv_store/*.yaml`` that still
   exists at the head is itself checked (its loader and schema findings, and its
-  ``vllm serve`` argument lists: :mod:`validator.checks.context_args`);
+  ``vllm serve`` argument lists: :mod:`validator.rules.flag.context_files`);
 * when ``taxonomy.yaml`` or a strategy/kv-store file changes, the entries that changed or
   disappeared are worked out (hardware profile ids, strategy names, tasks, KV offload
   options, and the brand/generation groups of changed hardware profiles) and every recipe
@@ -31,7 +31,7 @@ from typing import Any
 
 import git
 
-from validator.context import KV_STORE, MODELS, STRATEGIES, TAXONOMY
+from validator.context import KV_STORE, MODELS, PLATFORMS, STRATEGIES, TAXONOMY
 from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
 from validator.load import load_yaml
@@ -128,9 +128,12 @@ def is_recipe_path(path: str) -> bool:
 
 
 def context_kind(path: str) -> str | None:
-    """``"taxonomy"``, ``"strategy"``, ``"kv_store"`` for a context file path, else ``None``."""
+    """``"taxonomy"``, ``"strategy"``, ``"kv_store"``, ``"platforms"`` for a context file
+    path, else ``None``."""
     if path == TAXONOMY:
         return "taxonomy"
+    if path == PLATFORMS:
+        return "platforms"
     p = PurePosixPath(path)
     if len(p.parts) == 2 and p.suffix in (".yaml", ".yml"):
         return {STRATEGIES: "strategy", KV_STORE: "kv_store"}.get(p.parts[0])

@@ -27,6 +27,7 @@ from validator.findings import Severity
 from validator.load import MERGE_TAG, load_yaml, resolve_plain
 from validator.load.scalars import js_timestamp_iso
 from validator.render.jsval import keys as js_keys
+from validator.render.links import link_problem
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import SourceMap, join_pointer
 
@@ -212,6 +213,28 @@ class ApiInputs:
     recipe_paths: list[str] = field(default_factory=list)
 
 
+def _platforms(tree: RecipeTree) -> Any:
+    """``platforms.yaml`` as the build copies it to ``platforms.json``.
+
+    Raises:
+        ApiBuildError: as :func:`read_yaml`, or a platform's ``url``/``script`` is not an
+            address :func:`~validator.render.links.link_problem` allows (``REF024``): the
+            deploy dialog would link it, so it is not published.
+    """
+    data, source_map = read_yaml(tree, "platforms.yaml")
+    listed = data.get("platforms") if isinstance(data, dict) else None
+    for i, entry in enumerate(listed if isinstance(listed, list) else []):
+        for key in ("url", "script"):
+            url = entry.get(key) if isinstance(entry, dict) else None
+            problem = link_problem(url) if isinstance(url, str) else None
+            if problem:
+                pointer = f"/platforms/{i}/{key}"
+                raise ApiBuildError("platforms.yaml", f"REF024: the link {url!r} is not an "
+                                    f"https:// address the site may show ({problem}); not "
+                                    "published", source_map.position(pointer)[0])
+    return data
+
+
 def read_inputs(tree: RecipeTree) -> ApiInputs:
     """Read everything but the recipes (see :class:`ApiInputs`).
 
@@ -219,7 +242,7 @@ def read_inputs(tree: RecipeTree) -> ApiInputs:
         ApiBuildError: a file the build needs is missing or invalid.
     """
     taxonomy = read_yaml(tree, "taxonomy.yaml")[0]
-    platforms = read_yaml(tree, "platforms.yaml")[0] if tree.exists("platforms.yaml") else None
+    platforms = _platforms(tree) if tree.exists("platforms.yaml") else None
     inputs = ApiInputs(taxonomy, platforms)
     for folder, target in (("strategies", inputs.serving), ("kv_store", inputs.kv_store)):
         paths = _direct_yaml(tree, folder, (".yaml",))

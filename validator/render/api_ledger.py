@@ -53,7 +53,8 @@ def variant_owner(path: str, key: str, model_id: str, source_map: SourceMap) -> 
     if problem is not None:
         raise ApiOutputError(f"{path}:{line}: model_id {model_id!r} of variant {key} "
                              f"{problem}: its files would be written outside the API "
-                             "folder, over it or over the API's own files; refused")
+                             "folder, over it, over the API's own files or under a name "
+                             "not every system can hold; refused")
     return Owner(path, line, f"variant {key}'s model_id {model_id!r}", model_id)
 
 

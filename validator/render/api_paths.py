@@ -55,13 +55,41 @@ def path_key(rel: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", norm).casefold())
 
 
+_WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                              *(f"lpt{i}" for i in range(1, 10))})
+"""Names Windows reserves for devices, in any case and with any extension (``aux.json``)."""
+_WINDOWS_FORBIDDEN = frozenset('<>:"|?*')
+
+
+def unportable_segment(rel: str) -> str | None:
+    """Why a segment of ``rel`` names no file of its own on every system the API is
+    copied to, or ``None``: an empty, ``.`` or ``..`` segment (``x/.`` is the folder
+    ``x``), a Windows device name (``con``, ``aux``, ``com1`` ..., also as ``aux.json``),
+    a trailing dot or space (Windows drops it), or a character Windows refuses."""
+    for segment in rel.split("/"):
+        if segment in ("", ".", ".."):
+            return f"has the segment {segment!r}, which names no file of its own"
+        if segment.split(".", 1)[0].rstrip(" ").casefold() in _WINDOWS_DEVICES:
+            return f"has the segment {segment!r}, a device name on Windows (no file can " \
+                "have it there)"
+        if segment.endswith((".", " ")):
+            return f"has the segment {segment!r}, whose trailing dot or space Windows drops"
+        bad = sorted(_WINDOWS_FORBIDDEN.intersection(segment))
+        if bad or any(ord(ch) < 32 for ch in segment):
+            return f"has the segment {segment!r}, with a character Windows refuses in " \
+                f"file names ({''.join(bad) or 'a control character'})"
+    return None
+
+
 def promoted_id_problem(model_id: str) -> str | None:
     """Why a promoted variant's ``model_id`` cannot be written: the folder the site clears
     for it (the id itself) or its document (``<id>.json``) is no API path, or it names
     one of the API's own files or folders (``./taxonomy`` would replace
     ``taxonomy.json``, ``strategies/x`` clear and write inside ``strategies/``), as
-    compared on a case-insensitive file system."""
-    problem = api_path_problem(model_id) or api_path_problem(f"{model_id}.json")
+    compared on a case-insensitive file system, or it cannot be a file on every system
+    (:func:`unportable_segment`: ``con/aux``, ``x/.``)."""
+    problem = api_path_problem(model_id) or api_path_problem(f"{model_id}.json") \
+        or unportable_segment(model_id)
     if problem is not None:
         return problem
     key = path_key(model_id)

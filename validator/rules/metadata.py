@@ -67,7 +67,7 @@ class Reads(enum.Enum):
     """Any other file of the revision (sibling recipes' contents): ``Context.tree``."""
     CLI_REGISTRY = "cli_registry"
     """The vendored vLLM (and plugin) CLI registries of the run's release window
-    (:mod:`validator.checks.cli_plan`)."""
+    (:mod:`validator.analysis.cli_plan`)."""
     RELEASES = "releases"
     """The vLLM release list and its publication dates (:mod:`validator.releases`)."""
 

@@ -83,9 +83,11 @@ def check_path(path: str) -> str:
         raise SpecError(f"{path!r}: control characters are not allowed in a path")
     if "\\" in path:
         raise SpecError(f"{path!r}: backslashes are not allowed in a path")
-    if _PERCENT.search(path):
-        raise SpecError(f"{path!r}: percent-encoded characters are not allowed in a path "
-                        "(write the path as it is in the repository)")
+    percent = _PERCENT.search(path)
+    if percent:
+        raise SpecError(f"{path!r}: holds {percent.group(0)!r}, and percent-encoded "
+                        "characters are not allowed in a path (over HTTP one could stand "
+                        "for another file's name)")
     if path.startswith("/"):
         raise SpecError(f"{path!r}: must be relative to the repository root, not absolute")
     for part in path.split("/"):
@@ -129,4 +131,9 @@ def parse_spec(text: str) -> Spec:
     path = m.group("path")
     if path.endswith("/") and not path.endswith("//"):
         path = path[:-1]  # one trailing slash names the same folder (``…:models/``)
-    return Spec(owner, name, rev, check_path(path))
+    try:
+        return Spec(owner, name, rev, check_path(path))
+    except SpecError as exc:
+        if _PERCENT.search(path):  # typed by the user, maybe encoded by a browser
+            raise SpecError(f"{exc}: write the path as it is in the repository") from None
+        raise

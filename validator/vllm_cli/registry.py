@@ -31,7 +31,7 @@ from validator.paths import SNAPSHOTS_DIR
 
 #: The vendored vLLM CLI registries (the project's ``snapshots/vllm-cli``; a plugin's are in
 #: ``<that folder>/<PyPI name>``). A run reads the folder its settings name, see
-#: :class:`validator.checks.cli_data.CliRegistries`.
+#: :class:`validator.analysis.cli_data.CliRegistries`.
 DEFAULT_REGISTRY_DIR = SNAPSHOTS_DIR / "vllm-cli"
 #: Name of the digest-pin file inside a registry folder: a flat JSON object
 #: ``{"0.11.0": "<sha256 hex of 0.11.0.json>", ...}``.
@@ -270,7 +270,7 @@ class CliRegistry:
 # The process-wide caches below are keyed on a file's path, modification time and size (and
 # its pinned digest): file-content caches, shared safely by every data source that reads
 # the same file. What a run derives from the registries is held by its data source
-# (:class:`validator.checks.cli_data.CliRegistries`).
+# (:class:`validator.analysis.cli_data.CliRegistries`).
 
 
 def _resolve_dir(folder: Path | None) -> Path:

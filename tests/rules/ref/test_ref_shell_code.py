@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import check_tree, line_of
 from tests.render.tiny_tree import write_tree
-from validator.checks.shell_hazards import command_hazards, word_hazards
+from validator.analysis.shell_hazards import command_hazards, word_hazards
 from validator.context import local_context
 from validator.findings import Finding
 from validator.load import load_yaml

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import check_tree, line_of
 from tests.rules.ref.test_ref_shell_code import CHAT, _default_rendering, _edit, _ref018
-from validator.checks.shell_hazards import word_hazards
+from validator.analysis.shell_hazards import word_hazards
 
 
 def interactive_bash(lines: str, cwd: Path) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import line_of
 from tests.rules.ref.test_ref_shell_code import _default_rendering, _edit, _ref018, bash
-from validator.checks.shell_hazards import word_hazards
+from validator.analysis.shell_hazards import word_hazards
 
 
 def test_dollar_underscore_passes_the_last_word_of_the_users_previous_command(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from validator.checks.shell_hazards import warning_lines
+from validator.analysis.shell_hazards import warning_lines
 from validator.evidence.site.facts_page import facts
 from validator.evidence.site.html import (
     citations,

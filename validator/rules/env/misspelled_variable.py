@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from validator.checks._data import as_dict, as_list, get
+from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.guide.commands import parse_guide

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from validator.checks._data import get, items
+from validator.analysis.recipe_data import get, items
 from validator.findings import Related, Severity
 from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.hw.facts import is_omni, profiles, requirement

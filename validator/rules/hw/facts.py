@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from validator.checks._data import as_list, elements, get, items
+from validator.analysis.recipe_data import as_list, elements, get, items
 from validator.context import Context
 from validator.load import LoadedDocument
 

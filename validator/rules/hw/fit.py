@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from validator.checks._data import as_dict, as_list, elements, get, items
+from validator.analysis.recipe_data import as_dict, as_list, elements, get, items
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument

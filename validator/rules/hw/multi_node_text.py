@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from validator.checks._data import as_dict, get, items
+from validator.analysis.recipe_data import as_dict, get, items
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument

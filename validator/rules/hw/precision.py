@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from validator.checks._data import as_list, get, items
+from validator.analysis.recipe_data import as_list, get, items
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from validator.checks._data import get, items
+from validator.analysis.recipe_data import get, items
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument

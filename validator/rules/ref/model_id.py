@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from validator.checks._data import get
+from validator.analysis.recipe_data import get
 from validator.context import Context
 from validator.findings import Severity
 from validator.fix.model import Applicability

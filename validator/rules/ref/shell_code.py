@@ -1,5 +1,5 @@
 """``REF018``: a value the recipes site prints unquoted into a shell command must be one
-plain word (:mod:`validator.checks.shell_hazards` reads it as bash does).
+plain word (:mod:`validator.analysis.shell_hazards` reads it as bash does).
 
 The site's renderer (``command-synthesis.js``) quotes only the value item after a flag
 (its ``shellQuote``). It prints as written: the model id (``vllm serve MODEL``, and again
@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from validator.checks._data import get
-from validator.checks.arg_layers import ArgLayer, collect_layers
-from validator.checks.rendered import affected
-from validator.checks.shell_hazards import Hazard, env_name_hazards, word_hazards
-from validator.checks.shell_words import printed_raw
+from validator.analysis.arg_layers import ArgLayer, collect_layers
+from validator.analysis.recipe_data import get
+from validator.analysis.rendered_commands import affected
+from validator.analysis.shell_hazards import Hazard, env_name_hazards, word_hazards
+from validator.analysis.shell_words import printed_raw
 from validator.context import Context
 from validator.findings import Related, Severity, printable
 from validator.load import LoadedDocument

@@ -1,0 +1,474 @@
+"""The engine of the ``FLAG`` and ``GUIDE`` families: one list of ``vllm serve``
+arguments against one :class:`~validator.analysis.cli_plan.VersionPlan`.
+
+:func:`check_tokens` parses the tokens with the model of vLLM's parser
+(:mod:`validator.vllm_cli.argv`) at the plan's minimum registry and returns every
+:class:`FlagIssue` (unknown, newer, removed, bad value, JSON, duplicates, spelling);
+:func:`env_issue` judges one ``VLLM_*`` variable. The rules that turn issues into
+findings live in ``validator/rules/flag/`` (structured args) and
+``validator/rules/guide/`` (guide commands).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from validator.analysis.arg_layers import ASCEND
+from validator.analysis.cli_data import active
+from validator.analysis.cli_plan import (
+    VLLM,
+    VersionPlan,
+    all_options,
+    allowed_values,
+    close_matches,
+    dotted_option_hint,
+    first_version,
+    first_without,
+    last_version,
+    nearest_hint,
+    option_hint,
+    pre_release_removal,
+    replacement_hint,
+    required_vllm,
+    window,
+)
+from validator.analysis.flag_cascade import collapse, repaired, swallowers
+from validator.analysis.flag_types import type_issues
+from validator.analysis.flag_values import (
+    PLUGIN_OPTIONS,
+    auto_tool_issues,
+    custom_json,
+    json_shape_ok,
+    plugged,
+    takes_string,
+    value_at,
+)
+from validator.analysis.flag_values import FlagIssue as FlagIssue  # re-exported
+from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
+from validator.analysis.versions import MinVersion, effective_min_version
+from validator.vllm_cli import argv
+from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+    from validator.vllm_cli.registry import CliRegistry
+
+#: Similarity (:func:`difflib.get_close_matches`) above which an unknown flag is taken for
+#: a typo of a released one even where the recipe installs unreleased code.
+TYPO_CUTOFF = 0.9
+
+
+def recipe_minimum(doc: LoadedDocument, ctx: Context, variant: str | None = None,
+                   strategy: str | None = None) -> MinVersion | None:
+    """The effective minimum vLLM of (part of) a recipe:
+    :func:`validator.analysis.versions.effective_min_version` (the highest of the model,
+    variant, strategy and kv-store minimums; ``None`` when none parses)."""
+    return effective_min_version(doc, ctx, variant, strategy=strategy)
+
+
+# --------------------------------------------------------------------------- engine
+
+
+_VALUE_PROBLEMS = {Problem.MISSING_VALUE: "missing_value", Problem.SWITCH_VALUE: "switch_value",
+                   Problem.STRAY: "switch_value", Problem.DOTTED_NO_VALUE: "missing_value",
+                   Problem.DOTTED_NOT_JSON: "dotted"}
+_JUDGED_VALUES = frozenset({Problem.SWITCH_VALUE, Problem.DOTTED_NOT_JSON})
+"""Value problems about a value that is there (its finding points at the value)."""
+_SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviation"}
+
+
+def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
+                 duplicates: bool = True, expansions: frozenset[int] = frozenset(),
+                 auto_tool: bool = False) -> tuple[ParsedArgs | None, list[FlagIssue]]:
+    """Parse ``tokens`` at ``plan.minimum`` and report every problem (``expansions``: the
+    tokens a shell expands into unknown words, :func:`validator.vllm_cli.argv.parse_args`;
+    ``auto_tool``: the tokens are one whole command, so ``--enable-auto-tool-choice``
+    without ``--tool-call-parser`` is an issue too).
+
+    Returns the parse at the minimum (``None`` when the plan has no registry) and the
+    issues, in token order. Never raises. A defect that makes the parser consume the next
+    token (a dotted key without its value) is one issue, its consequences folded into it
+    (:mod:`validator.analysis.flag_cascade`), and the parse returned is that of the list with
+    the defect given its value, so what other checks read of it shows no consequence
+    either. Each distinct list is checked once per plan and
+    release :func:`~validator.analysis.cli_plan.window` on the run's data source
+    (:func:`validator.analysis.cli_data.active`): many configurations and recipes render the
+    same arguments. The parse is shared: callers read it, never change it.
+    """
+    reg = plan.minimum
+    if reg is None:
+        return None, []
+    top = plan.newest
+    key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
+           None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
+           plan.unreleased, plan.launch_day, plan.range_label, plan.floor, window(),
+           expansions, auto_tool)
+    parsed, issues = active().bounded("flag:check_tokens", key, lambda: _one_finding(
+        key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
+        limit=LISTS_KEPT)
+    return parsed, list(issues)
+
+
+def _one_finding(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
+                 allow_positionals: int, duplicates: bool, expansions: frozenset[int],
+                 auto_tool: bool) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+    """What :func:`check_tokens` returns: :func:`_checked`, with the consequences of each
+    swallowing defect folded into it (:mod:`validator.analysis.flag_cascade`)."""
+    parsed, issues = _checked(tokens, plan, reg, allow_positionals, duplicates, expansions,
+                              auto_tool)
+    roots = swallowers(parsed)
+    if not roots:
+        return parsed, issues
+    meant, fixed = _checked(repaired(tokens, roots), plan, reg, allow_positionals,
+                            duplicates, expansions, auto_tool)
+    return meant, tuple(collapse(issues, fixed, roots, tokens))
+
+
+def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
+             allow_positionals: int, duplicates: bool, expansions: frozenset[int],
+             auto_tool: bool = False) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+    """The parse of ``tokens`` and every issue of it."""
+    parsed = parse_at(tokens, reg, allow_positionals, expansions)
+    issues: list[FlagIssue] = []
+    for p in parsed.problems:
+        if p.kind in (Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.DOTTED_UNSUPPORTED):
+            issues.append(_unknown_issue(p, plan))
+        elif p.kind in _VALUE_PROBLEMS:
+            issues.append(FlagIssue(_VALUE_PROBLEMS[p.kind], p.index, p.message,
+                                    on_value=p.kind in _JUDGED_VALUES))
+        elif p.kind in _SPELLING:
+            hint = (f"write `{p.option.display}`" if p.option is not None else None)
+            issues.append(FlagIssue(_SPELLING[p.kind], p.index, p.message + (
+                " — the recipes site de-duplicates flags by their literal spelling, so an "
+                "override spelled the canonical way does not replace this one"
+                if p.kind is Problem.UNDERSCORE else ""), hint))
+    by_plugin = plugged(parsed)
+    for opt in parsed.options:
+        if opt.dest not in by_plugin:
+            issues.extend(_value_issues(opt, reg, plan))
+    issues.extend(_speculative_issues(parsed))
+    if duplicates:
+        for first, second in argv.duplicates(parsed):
+            issues.append(FlagIssue("duplicate", second.index, f"`{second.display}` is set "
+                                    f"twice in this list (first at item {first.index})" + (
+                                        "; the dotted keys replace the whole JSON value"
+                                        if bool(first.keys) != bool(second.keys) else ""),
+                                    "keep one occurrence", related_index=first.index))
+    issues.extend(range_issues(tokens, parsed, plan, allow_positionals, expansions))
+    issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals, expansions))
+    issues.extend(additional_config_issues(parsed, plan))
+    if auto_tool:
+        issues.extend(auto_tool_issues(parsed))
+    if plan.launch_day:  # no release has them: unverifiable, said once by the plan's note
+        issues = [i for i in issues if i.code != "unreleased_only"]
+    issues.sort(key=lambda x: x.index)
+    return parsed, tuple(issues)
+
+
+def _option_hint(opt: argv.ParsedOption, version: str, family: str) -> str | None:
+    """"did you mean" for an option ``version`` of ``family`` does not have; with dotted
+    keys, among the options that accept them (:func:`dotted_option_hint`)."""
+    if opt.keys:
+        return dotted_option_hint(opt.normalised, opt.keys, version, family)
+    return option_hint(opt.normalised, version, family)
+
+
+def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
+    assert plan.minimum is not None
+    opt = p.option
+    if p.kind is Problem.AMBIGUOUS or opt is None:
+        return FlagIssue("unknown", p.index, p.message, "write the option in full")
+    name = opt.normalised
+    kind = "dotted" if opt.keys else "option"
+    fam, prod = plan.family, plan.product
+    if name == "--omni" and fam == VLLM:
+        return FlagIssue("unknown", p.index, f"`{opt.written}` is vLLM-Omni's, not an option "
+                         f"of vLLM {plan.minimum.version}", "a recipe served by vLLM-Omni "
+                         "lists `omni` in meta.tasks (its arguments are then checked "
+                         "against vLLM-Omni's CLI)")
+    first = first_version(kind, name, fam)
+    here = Version(plan.minimum.version)
+    if first is not None and Version(first) > here:
+        what = (f"dotted keys of `{name}` are accepted" if opt.keys
+                and first_version("option", name, fam) != first else f"`{name}` exists")
+        return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
+                         f"but {plan.short_of()}",
+                         f"{plan.raise_to(required_vllm(first, fam))} or drop the flag",
+                         floor=True)
+    if first is not None:
+        last = last_version(kind, name, fam)
+        return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
+                         f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
+                         _option_hint(opt, plan.minimum.version, fam))
+    top = plan.newest or plan.minimum
+    if plan.unreleased and not close_matches(
+            name, all_options(top.version, fam), n=1, cutoff=TYPO_CUTOFF):
+        return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
+                         f"vendored {prod} release up to {top.version}; the recipe installs "
+                         "unreleased code (a nightly or source install), which may have it",
+                         _option_hint(opt, top.version, fam))
+    return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
+                     f"{prod} release up to {top.version}",
+                     _option_hint(opt, top.version, fam))
+
+
+def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
+    spec = opt.spec
+    if spec is None or not opt.values or opt.keys:
+        return
+    name = opt.option or opt.normalised
+    if argv.json_valued(spec) or name in reg.json_flags or custom_json(spec):
+        for at, value in zip(value_at(opt), opt.values, strict=True):
+            ok, why = json_shape_ok(name, value, takes_string(spec))
+            if not ok:
+                yield FlagIssue("json", at, f"value of `{name}` {why}: `{value[:80]}`",
+                                "write a JSON object in single quotes, e.g. '{\"key\": 1}'",
+                                on_value=True)
+        return
+    yield from type_issues(opt, reg, plan)
+    allowed = allowed_values(reg, spec)
+    if allowed is None or spec.takes_value is False:
+        return
+    for at, value in zip(value_at(opt), opt.values, strict=True):
+        if value in allowed or value.startswith("$"):
+            continue
+        first = first_version(f"choices:{name}", value, plan.family)
+        if first is None and plan.launch_day:
+            continue  # a value no release accepts yet: unverifiable on launch day
+        if first is None and plan.unreleased and not close_matches(
+                value, tuple(sorted(allowed)), n=1, cutoff=TYPO_CUTOFF):
+            yield FlagIssue("unreleased_only", at, f"`{name} {value}`: `{value}` is not a "
+                            f"value any vendored {plan.product} release accepts; the recipe "
+                            "installs unreleased code (a nightly, source or launch-image "
+                            "install), which may have it",
+                            _choice_hint(value, allowed, opt, reg), on_value=True)
+            continue
+        if first is not None and Version(first) > Version(reg.version):
+            yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
+                            f"from {plan.product} {first}, but {plan.short_of()}",
+                            plan.raise_to(required_vllm(first, plan.family)),
+                            on_value=True, floor=True)
+        else:
+            yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
+                            f"{plan.product} {reg.version} accepts",
+                            _choice_hint(value, allowed, opt, reg), on_value=True)
+
+
+#: How many accepted values a ``choice`` hint lists.
+CHOICES_SHOWN = 12
+
+
+def _choice_hint(value: str, allowed: frozenset[str], opt: ParsedOption,
+                 reg: CliRegistry) -> str:
+    """The nearest accepted value, or the first :data:`CHOICES_SHOWN` (saying how many
+    more there are); for a parser a plugin file can register, also the plugin option of
+    the release (a custom name needs it in the same command)."""
+    names = sorted(allowed)
+    more = len(names) - CHOICES_SHOWN
+    hint = nearest_hint(value, names) or (f"one of: {', '.join(names[:CHOICES_SHOWN])}"
+                                           + (f" (and {more} more)" if more > 0 else ""))
+    plugin = PLUGIN_OPTIONS.get(opt.dest)
+    flag = "--" + plugin.replace("_", "-") if plugin is not None else None
+    if flag is not None and reg.lookup(flag) is not None:
+        hint += (f"; a custom parser needs `{flag} <file>` (the file that registers "
+                 f"`{value}`) in the same command")
+    return hint
+
+
+def _speculative_issues(parsed: ParsedArgs) -> Iterator[FlagIssue]:
+    value, sources = parsed.json_value("speculative_config")
+    if not value or "num_speculative_tokens" not in value or not sources:
+        return
+    n = value["num_speculative_tokens"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        yield FlagIssue("spec_tokens", sources[-1].index, f"num_speculative_tokens is {n!r}; "
+                        "it must be a positive integer", "e.g. \"num_speculative_tokens\": 1",
+                        on_value=True)
+
+
+def _newest_issues(tokens: Sequence[str], parsed: ParsedArgs, plan: VersionPlan,
+                   allow_positionals: int,
+                   expansions: frozenset[int]) -> Iterator[FlagIssue]:
+    top, low = plan.newest, plan.minimum
+    if top is None or low is None or top.version == low.version:
+        return
+    if top.version in plan.checked:
+        return  # the newest is inside the install range: _range_issues judges it
+    later = parse_at(tokens, top, allow_positionals, expansions)
+    by_index = {o.index: o for o in later.options}
+    for opt in parsed.options:
+        if opt.spec is None:
+            continue
+        new = by_index.get(opt.index)
+        name = opt.option or opt.normalised
+        if new is None or new.spec is None:
+            hint = replacement_hint(name, top.version, plan.family)
+            pre = pre_release_removal("option", name, low.version, plan.family)
+            if pre is not None:
+                yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` is absent "
+                                f"from {plan.product} {_pre_releases(*pre)}",
+                                hint or "nothing to change for stable releases; before the "
+                                "next one, check whether the flag is renamed or dropped")
+                continue
+            gone = first_without("option", name, low.version, plan.family)
+            yield FlagIssue("removed", opt.index, f"`{opt.written}`: `{name}` was removed in "
+                            f"{plan.product} {gone or top.version} (absent from "
+                            f"{top.version})", hint)
+            continue
+        old_allowed = allowed_values(low, opt.spec)
+        new_allowed = allowed_values(top, new.spec)
+        if old_allowed is None or new_allowed is None or opt.keys:
+            continue
+        for value in opt.values:
+            if value in old_allowed and value not in new_allowed:
+                pre = pre_release_removal(f"choices:{name}", value, low.version, plan.family)
+                gone = first_without(f"choices:{name}", value, low.version, plan.family)
+                what = (f"is not accepted by {plan.product} {_pre_releases(*pre)}"
+                        if pre is not None else
+                        f"is no longer accepted from {plan.product} {gone or top.version}")
+                yield FlagIssue("removed", opt.index, f"`{name} {value}`: `{value}` {what}",
+                                nearest_hint(value, sorted(new_allowed)), on_value=True)
+
+
+def _pre_releases(lacking: list[str], last_stable: str | None) -> str:
+    """``0.32.0rc1, a pre-release (not yet removed in a stable release; stable 0.30.0 has
+    it)``, for a removal that only pre-releases newer than the last stable release having
+    the flag show."""
+    span = lacking[0] if len(lacking) == 1 else f"{lacking[0]}–{lacking[-1]}"
+    kind = "a pre-release" if len(lacking) == 1 else "pre-releases"
+    has_it = f"; stable {last_stable} has it" if last_stable is not None else ""
+    return f"{span}, {kind} (not yet removed in a stable release{has_it})"
+
+
+
+
+_JOINED = re.compile(r"^(-{1,2}[A-Za-z][\w.+-]*)\s+(\S.*)$", re.DOTALL)
+
+
+def split_joined(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...], list[int]]:
+    """Split list items that hold ``"--flag value"`` in one string.
+
+    Returns the tokens as vLLM would see them after a shell split, the original item index
+    of each token, and the indexes of the joined items.
+    """
+    out: list[str] = []
+    where: list[int] = []
+    joined: list[int] = []
+    for i, tok in enumerate(tokens):
+        m = _JOINED.match(tok)
+        if m is not None and "=" not in m.group(1):
+            out += [m.group(1), m.group(2)]
+            where += [i, i]
+            joined.append(i)
+        else:
+            out.append(tok)
+            where.append(i)
+    return tuple(out), tuple(where), joined
+
+
+def value_lead(items: Sequence[str], tokens: Sequence[str], where: Sequence[int],
+               index: int) -> str:
+    """The text before the value of token ``index`` (of :func:`split_joined`'s ``tokens``)
+    inside its list item of ``items``: ``"--flag="`` of ``--flag=value``, ``"--flag "`` of
+    a joined ``"--flag value"`` item's value; ``""`` for a token that is its own item."""
+    item, token = items[where[index]], tokens[index]
+    if index > 0 and where[index - 1] == where[index] and item.endswith(token):
+        return item[:len(item) - len(token)]
+    if token.startswith("-") and "=" in token and item == token:
+        return token[:token.index("=") + 1]
+    return ""
+
+
+def parse_int(text: str | None) -> int | None:
+    """vLLM's ``human_readable_int`` (``128k`` = 128000, ``1K`` = 1024); ``None`` for
+    ``auto``/``-1`` and anything unparseable."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)", text.strip())
+    if not m:
+        return None
+    number, suffix = m.groups()
+    dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+    binary = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    try:
+        if not suffix:
+            return int(number) if "." not in number else None
+        if suffix in dec:
+            return int(float(number) * dec[suffix])
+        return int(number) * binary[suffix] if "." not in number else None
+    except (OverflowError, ValueError):  # beyond a float, or over 4,300 digits
+        return None
+
+
+def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
+    """Why ``VLLM_*`` variable ``name`` is not read at ``plan`` (or was removed since),
+    with a hint; ``None`` when it is fine or cannot be judged."""
+    reg, top = plan.minimum, plan.newest
+    if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
+        return None
+    fam, prod = plan.family, plan.product
+    if reg.reads_env(name):
+        if top is not None and top.env_vars and not top.reads_env(name):
+            gone = first_without("env", name, reg.version, fam)
+            return f"`{name}` is no longer read from {prod} {gone or top.version}", None
+        return None
+    first = first_version("env", name, fam)
+    if first is not None and Version(first) > Version(reg.version):
+        return (f"`{name}` is read only from {prod} {first}, but {plan.short_of()}",
+                plan.raise_to(required_vllm(first, fam)))
+    if first is not None:
+        return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
+                f"{last_version('env', name, fam)})", None)
+    if plan.launch_day:
+        return None  # read by no release yet: unverifiable on launch day
+    known = sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
+    return (f"`{name}` is not an environment variable any vendored {prod} release reads",
+            nearest_hint(name, known))
+
+
+
+
+def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIssue]:
+    """Top-level ``--additional-config`` keys the vLLM-Ascend release of ``plan`` does not
+    read: ``config_key_rejected`` where its typed config forbids unknown keys (startup
+    fails), else ``config_key_ignored``. Nothing for other CLIs (vLLM-Omni's reads are
+    per model, not one platform-wide set). The issue is on the value token (the option
+    token for a dotted key)."""
+    reg = plan.minimum
+    info = reg.plugin if reg is not None else None
+    if plan.family != ASCEND or reg is None or info is None or not info.additional_config_keys:
+        return
+    code = "config_key_rejected" if info.additional_config_strict else "config_key_ignored"
+    for opt in parsed.find("additional_config"):
+        if opt.keys:
+            keys, at = [opt.keys[0]], opt.index
+        else:
+            try:
+                value = argv.parse_json(opt.value or "")
+            except ValueError:
+                continue  # FLAG007 / GUIDE reports it
+            keys = list(value) if isinstance(value, dict) else []
+            at = opt.value_indexes[-1] if opt.value_indexes else opt.index
+        for key in keys:
+            if key in info.additional_config_keys:
+                continue
+            first = first_version("additional_config", key, plan.family)
+            if first is None and plan.launch_day:
+                continue  # read by no release yet: unverifiable on launch day
+            if first is not None and Version(first) > Version(reg.version):
+                why = f"is read only from {plan.product} {first}"
+            elif first is not None:
+                why = (f"is not read by {plan.product} {reg.version} (read by {first} to "
+                       f"{last_version('additional_config', key, plan.family)})")
+            else:
+                why = f"is not read by any vendored {plan.product} release"
+            if info.additional_config_strict:
+                why += f"; {plan.product} {reg.version} refuses unknown keys and does not start"
+            yield FlagIssue(code, at, f"`--additional-config` key `{key}` {why}",
+                            nearest_hint(key, sorted(info.additional_config_keys)),
+                            on_value=not opt.keys)  # a dotted key is in the flag's name

@@ -1,0 +1,77 @@
+"""The ``value_type`` issue of the ``FLAG`` engine: a value the option's argparse ``type``
+refuses (``--max-model-len abc``, ``--gpu-memory-utilization 1.5e``), judged by the kind
+the release's own type callable has (:mod:`validator.vllm_cli.value_kinds`).
+
+A release without a vendored kinds file, a plugin's CLI, an option without a kind and a
+value the shell or the guide's reader fills in (``$MAX_LEN``, ``${LEN:-8192}``,
+``<max-len>``, ``{len}``) are not judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from validator.analysis.cli_data import active
+from validator.analysis.cli_plan import VLLM, VersionPlan, registry, required_vllm, versions
+from validator.analysis.flag_values import FlagIssue, value_at
+from validator.vllm_cli.value_kinds import ValueKind, load_kinds
+
+if TYPE_CHECKING:
+    from validator.vllm_cli.argv import ParsedOption
+    from validator.vllm_cli.registry import CliRegistry
+
+#: A value someone else writes: a shell expansion, a command substitution, a placeholder.
+_FILLED_IN = re.compile(r"[$`<>{}]")
+
+
+def kind_of(version: str, option: str) -> ValueKind | None:
+    """The kind of ``option`` (its first option string) in vLLM ``version``; ``None``
+    when the release has no kinds file or the option no kind."""
+    kinds = load_kinds(version, active().registry_dir(VLLM))
+    return None if kinds is None else kinds.get(option)
+
+
+def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
+    """A ``value_type`` issue for each value of ``opt`` its kind at ``reg`` refuses."""
+    spec = opt.spec
+    if spec is None or not spec.strings or plan.family != VLLM or reg.plugin is not None:
+        return
+    kind = kind_of(reg.version, spec.strings[0])
+    if kind is None:
+        return
+    name = opt.option or opt.normalised
+    for at, value in zip(value_at(opt), opt.values, strict=True):
+        if _FILLED_IN.search(value) or kind.accepts(value):
+            continue
+        later = _first_accepting(spec.strings[0], value, reg.version)
+        if later is not None:
+            yield FlagIssue("value_type", at, f"`{name} {value}`: `{value}` is accepted only "
+                            f"from vLLM {later} (before, the value must be "
+                            f"{kind.described}), but {plan.short_of()}",
+                            f"{plan.raise_to(required_vllm(later))}, or write "
+                            f"{kind.described}", on_value=True, floor=True)
+            continue
+        yield FlagIssue("value_type", at, f"`{name} {value}`: `{value}` is not "
+                        f"{kind.described}, so vLLM {reg.version} refuses it",
+                        f"write {kind.described}", on_value=True)
+
+
+def _first_accepting(option: str, value: str, after: str) -> str | None:
+    """The first vendored release after ``after`` whose ``option`` takes ``value`` (its
+    type has no kind there, or its kind takes it); ``None`` when none does, or a release
+    on the way has no kinds file (what it takes is unknown)."""
+    for v in versions(VLLM):
+        if v <= Version(after):
+            continue
+        kinds = load_kinds(str(v), active().registry_dir(VLLM))
+        if kinds is None:
+            return None
+        kind = kinds.get(option)
+        if registry(str(v)).lookup(option) is not None and (
+                kind is None or kind.accepts(value)):
+            return str(v)
+    return None

@@ -1,0 +1,130 @@
+"""The image a guide section's commands run in, when the section is about one hardware.
+
+A recipe may give each hardware brand its own image (``docker_image: {amd:
+vllm/vllm-openai-rocm:v0.22.1}``, ``{amd: vllm/vllm-openai-rocm:nightly}``) or one
+hardware of a variant its own (``hardware_overrides.dgx_spark_gb10.docker_image``, a
+community build carrying a backend). A guide section headed for that hardware ("### AMD
+MI350X/MI355X", "### DGX Spark (GB10)") is what users of it run, in that image: the
+section's install channel is the image, not the recipe's minimum alone. A section that
+states its own version or install command keeps what it states
+(:func:`validator.analysis.guide_sections.section_context` comes first).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion, Version
+
+from validator.analysis import cli_plan
+from validator.analysis.guide_sections import BRAND_WORDS, SectionContext, section_span
+from validator.analysis.install_range import (
+    LATEST,
+    PINNED,
+    UNRELEASED_KINDS,
+    classify_image,
+    install_paths,
+)
+from validator.analysis.stated_versions import (
+    BRAND_KEYS,
+    ImageSite,
+    image_sites,
+    official_vllm_image,
+    parse_image,
+)
+
+if TYPE_CHECKING:
+    from validator.guide.commands import ServeCommand
+    from validator.load import LoadedDocument
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def section_image(doc: LoadedDocument, guide: str, line: int,
+                  variant: str | None) -> SectionContext | None:
+    """What the image of the hardware the section of 0-based guide ``line`` is headed for
+    states about its commands: a pinned release, unreleased code (a nightly or launch
+    image), or a community or dev build (the release its tag names, if any, and code of
+    its own). ``None`` when the headings name no one hardware with an image of its own,
+    or that image is vLLM's ``:latest`` (the newest release, as the recipe's range has)."""
+    chain, start, _ = section_span(guide, line)
+    if not chain:
+        return None
+    site = _site_for(doc, " ".join(chain), variant)
+    path = classify_image(site.value, site.pointer) if site is not None else None
+    if path is None or site is None:
+        return None
+    text = f"the recipe runs it in {site.value} ({site.pointer[1:].replace('/', '.')})"
+    ref = parse_image(site.value)
+    # a community or dev build (not vLLM's own release images) carries code of its own
+    # on top of the release its tag names, if any
+    built = ref is not None and not official_vllm_image(ref)
+    try:
+        pinned = Version(path.version) if path.kind == PINNED and path.version else None
+    except InvalidVersion:
+        return None
+    if path.kind in UNRELEASED_KINDS or built:
+        return SectionContext(pinned, None, True, max(start - 1, 0), text)
+    if pinned is None:
+        return None
+    return SectionContext(pinned, pinned, False, max(start - 1, 0), text)
+
+
+def command_image(cmd: ServeCommand) -> SectionContext | None:
+    """What a ``docker run`` command's own image states when it is vLLM's ``:latest``
+    release image (``vllm/vllm-openai-rocm:latest``): the command runs the newest release
+    of the window, whatever the recipe's minimum. ``None`` for other commands and images
+    (a pinned or nightly image the section's own text already states)."""
+    if cmd.image is None:
+        return None
+    ref = parse_image(cmd.image)
+    path = classify_image(cmd.image, "/guide")
+    versions = cli_plan.versions()
+    if ref is None or path is None or path.kind != LATEST or ref.digest is not None \
+            or not official_vllm_image(ref) or not versions:
+        return None
+    newest = versions[-1]
+    return SectionContext(newest, None, False, cmd.line,
+                          f"the command runs {cmd.image} (the newest release, {newest})")
+
+
+def _site_for(doc: LoadedDocument, headings: str, variant: str | None) -> ImageSite | None:
+    """The image of the one hardware ``headings`` name: a hardware id's own image (all
+    words of the id in the headings: ``dgx_spark_gb10`` in "DGX Spark (GB10)"), else the
+    image keyed by the one brand they name; the variant's before the model's (any
+    variant's for a command of the base model, ``variant`` ``None``)."""
+    words = set(_WORD.findall(headings.lower()))
+    sites = [s for s in image_sites(doc) if variant is None or s.variant in (variant, None)]
+    sites.sort(key=lambda s: s.variant is None)  # a variant's own first
+    by_id = [s for s in sites if s.brand not in BRAND_KEYS
+             and set(_WORD.findall(s.brand.lower())) <= words]
+    if by_id:
+        return by_id[0]
+    brands = [b for b, pattern in BRAND_WORDS.items() if pattern.search(headings)]
+    if len(brands) != 1:
+        return None
+    keyed = [s for s in sites if s.brand == brands[0] and _keyed(s)]
+    return keyed[0] if keyed else None
+
+
+def _keyed(site: ImageSite) -> bool:
+    """Whether the recipe keyed the image by its brand (``docker_image: {amd: ...}``)
+    rather than giving one image for every hardware (a plain string)."""
+    parts = site.pointer.split("/")
+    return site.brand in parts[-2:]
+
+
+def family_from_source(doc: LoadedDocument, guide: str, family: str) -> SectionContext | None:
+    """What the recipe's install commands of the plugin ``family`` (``vllm-omni``) state
+    for its commands: unreleased code when every command that installs it installs it
+    from source or a nightly (``uv pip install git+https://github.com/vllm-project/
+    vllm-omni.git``, a ``git clone``), so no release's options bound them; else ``None``."""
+    paths = [p for p in install_paths(doc) if family in p.text.lower()]
+    if not paths or any(p.kind not in UNRELEASED_KINDS for p in paths):
+        return None
+    lines = guide.splitlines()
+    first = paths[0].text.splitlines()[0]
+    line = next((i for i, text in enumerate(lines) if first in text), 0)
+    return SectionContext(None, None, True, line, f"{family} is installed from {first}"[:120])

@@ -1,0 +1,314 @@
+"""``FLAG`` checks on the commands the recipes site renders (``--rendered``).
+
+Every configuration of :func:`validator.render.model.render_all` (each variant on each
+picker hardware, recommended strategy and alternatives, feature sets) is rendered; each
+distinct ``vllm serve`` argument list is checked once per install range
+(:mod:`validator.analysis.install_range`) with the ``FLAG`` engine. A problem is reported at
+the YAML line of the layer that contributed the token (``Token.pointer``) and names the
+configurations it affects
+(``on h200 · fp8 · multi_node_tp and 11 more``). :func:`merge` folds these into the
+layer-by-layer hits of the ``FLAG`` rules (:mod:`validator.rules.flag.facts`): a hit
+both find gains the configurations; one only the rendered command shows is added.
+Overrides (``FLAG012``, ``FLAG025``) are not merged here: they come from the renderer's
+trace of its last-wins de-duplication in every mode (:mod:`validator.rules.flag.combined_lists`).
+Tokens of strategy files, the taxonomy or the site's own templates (``--node-rank`` of
+the multi-node commands) are not reported on the recipe: the layer checks judge the
+files' lists, and the site's templates are no recipe's to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from validator.analysis.arg_layers import ASCEND, npu_hardware, platform_plugin
+from validator.analysis.cli_plan import VLLM, VersionPlan, plan_for
+from validator.analysis.flag_cascade import CONSEQUENCE
+from validator.analysis.flag_engine import FlagIssue, check_tokens
+from validator.analysis.flag_values import plugin_in_words
+from validator.analysis.install_range import install_range
+from validator.analysis.recipe_data import get
+from validator.analysis.shell_words import printed_expansions, shell_words
+from validator.findings import FLOOR, Related
+from validator.rules.metadata import Hit
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
+    from validator.render.model import Rendered
+    from validator.render.rendered import Token
+
+#: Issue codes judged on the layers alone (spelling is a property of the list as written).
+LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
+#: Where a recipe's own argument lists live (a hit elsewhere is anchored, not a token).
+LAYER_ROOTS = ("/model/", "/variants/", "/features/", "/hardware_overrides/",
+               "/strategy_overrides/")
+#: Rules about a token the site's de-duplication drops by design (a flag repeated in one
+#: list): that it reaches no command is the problem, not a sign that it does not matter.
+DROPPED_BY_THE_SITE = frozenset({"FLAG011"})
+#: How many configurations a message names before "and N more".
+SHOWN = 1
+
+
+@dataclass
+class RenderedFacts:
+    """What the rendered commands of one recipe show."""
+
+    hits: dict[str, list[tuple[Hit, list[str]]]] = field(default_factory=dict)
+    pointers: set[str] = field(default_factory=set)
+    env_reach: dict[str, list[str]] = field(default_factory=dict)
+    """Pointer of an environment variable of the recipe -> the configurations that
+    export it (the rendered env is not argv: its variables are traced apart)."""
+    configurations: int = 0
+    distinct: int = 0
+
+
+def affected(labels: Sequence[str]) -> str:
+    """``on h200 · fp8 · multi_node_tp and 11 more``."""
+    unique = list(dict.fromkeys(labels))
+    shown = ", ".join(unique[:SHOWN])
+    more = len(unique) - SHOWN
+    return f"on {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> RenderedFacts:
+    """The :class:`RenderedFacts` of ``doc`` (every rendered configuration checked)."""
+    from validator.render.cache import rendered_configurations
+
+    out = RenderedFacts()
+    grouped: dict[Group, list[str]] = {}
+    memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
+    # the plan of each (variant, strategy, family) of _plan_inputs, and a number per
+    # distinct plan key
+    plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
+    numbers: dict[tuple[Any, ...], int] = {}
+    inputs: dict[tuple[Any, ...], tuple[str | None, str | None, str]] = {}
+    for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
+        if not rendered.ok:
+            continue
+        out.configurations += 1
+        for token in rendered.env_sources.values():
+            if token.document == doc.path:
+                out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
+        at = (rendered.variant, rendered.strategy, rendered.hardware)
+        if at not in inputs:
+            inputs[at] = _plan_inputs(doc, ctx, rendered)
+        where = inputs[at]
+        if where not in plans:
+            found = _plan(doc, ctx, *where)
+            plans[where] = (found, numbers.setdefault(
+                (found.minimum.version, found.family, found.checked, found.unreleased,
+                 found.launch_day)
+                if found is not None and found.minimum is not None else (), len(numbers)))
+        plan, number = plans[where]
+        if plan is None or plan.minimum is None:
+            continue
+        for process in rendered.processes:
+            argv = [str(a) for a in process.argv]
+            start = _args_start(argv)
+            if start is None:
+                continue
+            args = tuple(argv[start:])
+            tokens = process.tokens[start:]
+            out.pointers.update(t.pointer for t in tokens if t.document == doc.path)
+            key = (args, number)
+            if key not in memo:
+                out.distinct += 1
+                memo[key] = _judge_shell_words(args, plan)
+            for issue in memo[key]:
+                rule_id = code_rule.get(issue.code)
+                if rule_id is None or issue.code in LAYER_ONLY or issue.index >= len(tokens):
+                    continue
+                if tokens[issue.index].document != doc.path:
+                    continue  # a strategy file's or the site's own token: not this recipe's
+                group: Group = _hardware_override(doc, issue, tokens) or (
+                    rule_id, tokens[issue.index].pointer, issue.message, issue.hint,
+                    _consequences(doc, issue, tokens), FLOOR if issue.floor else None)
+                grouped.setdefault(group, []).append(rendered.config.label())
+    for (rule_id, pointer, message, hint, related, reason), labels in grouped.items():
+        out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
+                                                     reason=reason), labels))
+    return out
+
+
+OVERRIDE_LAYERS = ("hardware_overrides", "strategy_overrides")
+"""Recipe lists written to override what the command has from elsewhere for one
+hardware or one strategy: a flag they set again is meant to win."""
+
+Group = tuple[str, str, str, str | None, tuple[Related, ...], str | None]
+"""(rule id, pointer, message, hint, related, reason) of findings gathered over
+configurations."""
+
+
+def _consequences(doc: LoadedDocument, issue: FlagIssue,
+                  tokens: Sequence[Token]) -> tuple[Related, ...]:
+    """The related location of each consequence of ``issue`` at a token of the recipe."""
+    return tuple(Related(doc.source_map.position(tokens[at].pointer)[0], what)
+                 for at, what in issue.consequences
+                 if at < len(tokens) and tokens[at].document == doc.path)
+
+
+def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
+                       tokens: Sequence[Token]) -> Group | None:
+    """A ``FLAG012`` group for a flag a command sets twice (``duplicate``) when the later
+    one comes from an override list of the recipe (:data:`OVERRIDE_LAYERS`) and the
+    earlier from another list (``--block-size 64`` of a strategy override, then AMD's
+    ``--block-size=1``; a strategy's ``-cc.pass_config.x``, then the recipe's
+    ``strategy_overrides.<name>`` ``--compilation-config``): spelled apart, the site's
+    de-duplication keeps both, vLLM takes the last, and that is what the override means.
+    ``None`` for any other issue (a repeat inside one list, or an override that a later
+    list overrides, stays ``FLAG011``)."""
+    if issue.code != "duplicate" or issue.related_index is None:
+        return None
+    later, earlier = tokens[issue.index], tokens[issue.related_index]
+    if later.layer == earlier.layer or not any(o in later.layer for o in OVERRIDE_LAYERS):
+        return None
+    related = (Related(doc.source_map.position(earlier.pointer)[0], earlier.layer),) \
+        if earlier.document == doc.path else ()
+    dotted = "; the dotted keys replace the whole JSON value" \
+        if issue.message.endswith("the whole JSON value") else ""
+    after = tokens[issue.related_index + 1:issue.related_index + 2]
+    value = f" {after[0].text}" if after and after[0].layer == earlier.layer and \
+        "=" not in earlier.text and not after[0].text.startswith("-") else ""
+    return ("FLAG012", later.pointer, f"`{later.text}` in {later.layer} overrides "
+            f"`{earlier.text}{value}` of {earlier.layer}: the command keeps both, and vLLM "
+            f"takes the last{dotted}", None, related, None)
+
+
+def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
+    """The issues of the words bash gives for the printed command of ``args``
+    (:func:`~validator.analysis.shell_words.shell_words`: a ``"--flag value"`` item is two
+    words there), each at the index of the item it comes from."""
+    words, where = shell_words(args)
+    _, issues = check_tokens(words, plan, expansions=printed_expansions(args, words, where),
+                             auto_tool=True)
+    split = {i for i in where if where.count(i) > 1}
+    out = []
+    for issue in issues:
+        item = where[issue.index]
+        related = None if issue.related_index is None else where[issue.related_index]
+        if issue.code == "duplicate" and (item in split or related in split):
+            continue  # the site's de-duplication reads the item whole: FLAG020 is the fix
+        out.append(replace(issue, index=item, related_index=related, consequences=tuple(
+            (where[at], what) for at, what in issue.consequences)))
+    return out
+
+
+def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointer: str,
+                        dest: str) -> bool:
+    """Whether the site renders the token at ``pointer`` of ``document`` in some ``vllm
+    serve`` command, and every such command (of every configuration) also sets the
+    parser plugin option of parser option ``dest`` (a plugin written in another list,
+    e.g. ``model.base_args`` for a feature's ``--tool-call-parser``): the plugin file
+    registers the parser names of that command."""
+    from validator.render.cache import rendered_configurations
+
+    seen = False
+    for rendered in rendered_configurations(doc, ctx):
+        if not rendered.ok:
+            continue
+        for process in rendered.processes:
+            if not any(t.pointer == pointer and t.document == document
+                       for t in process.tokens):
+                continue
+            words = [str(a) for a in process.argv]
+            start = _args_start(words)
+            if start is None:
+                continue
+            if not plugin_in_words(shell_words(words[start:])[0], dest):
+                return False
+            seen = True
+    return seen
+
+
+def _plan_inputs(doc: LoadedDocument, ctx: Context,
+                 rendered: Rendered) -> tuple[str | None, str | None, str]:
+    """What the plan of a rendered configuration depends on besides the document and the
+    context: the recipe's variant and the strategy file it names (``None``: none of
+    them), and the CLI family its hardware is served by."""
+    variants = get(doc.data, "variants")
+    variant = rendered.variant if isinstance(variants, dict) and rendered.variant in variants \
+        else None
+    strategy = rendered.strategy if rendered.strategy in ctx.strategies else None
+    family = platform_plugin(doc.data) or (
+        ASCEND if npu_hardware(ctx)(rendered.hardware) else VLLM)
+    return variant, strategy, family
+
+
+def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,
+          family: str) -> VersionPlan | None:
+    reach = install_range(doc, ctx, variant, strategy)
+    declared = reach.minimum
+    return plan_for(declared, family, reach.top, reach.unreleased)
+
+
+def _args_start(argv: Sequence[str]) -> int | None:
+    """Index of the first ``vllm serve`` argument after the model in a process's argv
+    (``None``: not vLLM)."""
+    if argv[:2] != ["vllm", "serve"]:
+        return None
+    return 3 if len(argv) > 2 and not argv[2].startswith("-") else 2
+
+
+_ARG_LISTS = frozenset({"args", "base_args", "extra_args"})
+
+
+def _in_arg_list(pointer: str) -> bool:
+    """Whether ``pointer`` is inside a ``vllm serve`` argument list: only such a token can
+    be said to reach no rendered command. An environment variable (the env of a role of
+    disaggregated serving is traced by name only) or a recipe-wide field such as
+    ``min_vllm_version`` is not an argv token, so that is never said of it."""
+    return not _ARG_LISTS.isdisjoint(pointer.split("/"))
+
+
+def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
+    """Layer hits with the configurations the rendered commands name, plus the problems
+    only a rendered command shows."""
+    out: dict[str, list[Hit]] = {}
+    reach = _labels_by_pointer(found)
+    consequences = _consequences_by_pointer(found)
+    for rule_id, hits in layer_hits.items():
+        kept = []
+        for hit in hits:
+            labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
+            if labels:
+                hit = replace(hit, message=f"{hit.message} ({affected(labels)})",
+                              related=tuple(dict.fromkeys([
+                                  *hit.related, *consequences.get((rule_id, hit.pointer), ())])))
+            elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
+                    and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
+                hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
+            kept.append(hit)
+        out[rule_id] = kept
+    for rule_id, pairs in found.hits.items():
+        known = {h.pointer for h in layer_hits.get(rule_id, [])}
+        for hit, labels in pairs:
+            if hit.pointer not in known:
+                out.setdefault(rule_id, []).append(replace(
+                    hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
+    return out
+
+
+def _consequences_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[Related]]:
+    """(rule id, pointer) -> the consequences the rendered hits there show of the defect
+    at that token (related locations a layer hit there takes after its own), in order;
+    one pass, like :func:`_labels_by_pointer`."""
+    out: dict[tuple[str, str], list[Related]] = {}
+    for rule_id, pairs in found.hits.items():
+        for hit, _ in pairs:
+            extra = [r for r in hit.related if r.message.startswith(CONSEQUENCE)]
+            if extra:
+                out.setdefault((rule_id, hit.pointer), []).extend(extra)
+    return out
+
+
+def _labels_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[str]]:
+    """(rule id, pointer) -> the configuration labels of every rendered hit there, in
+    order (one pass: a recipe with thousands of hits must not pair every layer hit with
+    every rendered one)."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for rule_id, pairs in found.hits.items():
+        for hit, labels in pairs:
+            out.setdefault((rule_id, hit.pointer), []).extend(labels)
+    return out

@@ -1,0 +1,406 @@
+"""What bash does with printed text beyond running one command of plain words (``REF018``,
+the ``# warning:`` lines of ``render`` and the catalogue).
+
+:func:`command_hazards` reads a whole printed command (``vllm serve ... \\`` lines, a
+``docker run``) or one value printed unquoted inside one, as bash reads it, and returns
+every :class:`Hazard`: a command substitution (``$(...)``, a backquote, ``<(...)``), an
+arithmetic expansion, a control operator (``;``, ``&``, ``&&``, ``|``, ``||``), a
+redirection (``<``, ``>``, ``>>``, ``2>``, ``&>``, ``<<``), a subshell parenthesis, a line
+break that starts another command, a ``#`` that drops the rest, a quote left open, a
+history expansion (``!-2``, ``!!``: an interactive bash, where users paste, puts an
+earlier command there), and a parameter expansion with an operator (``${X:-...}``). A
+backslash-newline continuation, quoted text and a plain ``$NAME`` / ``${NAME}`` (which the
+site prints itself: ``$HEAD_IP``) are no hazard. :func:`word_hazards` adds what matters
+for one value printed as (part of) one word: a split at blanks, quotes / backslashes /
+braces / globs / ``~`` bash changes (:func:`validator.analysis.shell_words.read_item`), and
+-- where a literal is expected -- any parameter expansion. Nothing is ever run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from validator.analysis.shell_words import history_expansion_at, read_item
+from validator.findings import printable
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
+_BRACED_NAME = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+_OPERATOR = re.compile(r"&&|\|\||;;|\|&|[;&|]")
+_REDIRECTION = re.compile(r"[0-9]*(?:&>>|&>|<<<|<<-?|>>|>&|<&|<>|>\||[<>])")
+SHOWN = 80
+"""At most this many characters of a piece of text are quoted in a description."""
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """One thing bash does with the text besides passing plain words.
+
+    ``kind`` names it (``command substitution``, ``control operator`` ...); ``text`` is
+    the characters concerned; ``effect`` says what bash does (``runs `touch pwned```).
+    """
+
+    kind: str
+    text: str
+    effect: str
+
+    def describe(self) -> str:
+        """``command substitution `$(touch pwned)`: bash runs `touch pwned```."""
+        return f"{self.kind} `{_short(self.text)}`: {self.effect}"
+
+
+def _short(text: str) -> str:
+    one = " ".join(text.replace("\\\n", " ").split())
+    return one if len(one) <= SHOWN else one[:SHOWN - 1] + "…"
+
+
+def _code(text: str) -> str:
+    return f"`{_short(text)}`" if text.strip() else "nothing"
+
+
+@dataclass
+class _Scan:
+    """The state of one :func:`command_hazards` reading."""
+
+    text: str
+    embedded: bool
+    out: list[Hazard] = field(default_factory=list)
+    expansions: list[str] = field(default_factory=list)
+    started: bool = False  # a word of the current command was read
+    in_word: bool = False
+
+    def add(self, kind: str, text: str, effect: str) -> None:
+        self.out.append(Hazard(kind, text, effect))
+
+    def rest_of_command(self, start: int) -> str:
+        """The text from ``start`` up to the next operator or line break."""
+        end = start
+        while end < len(self.text):
+            if self.text.startswith("\\\n", end):
+                end += 2
+                continue
+            if self.text[end] in ";&|\n":
+                break
+            end += 1
+        return self.text[start:end]
+
+
+def command_hazards(text: str, *, embedded: bool = False) -> list[Hazard]:
+    """Every :class:`Hazard` of ``text`` read as bash reads a command line. ``embedded``:
+    the text is one value printed inside a longer command, so any line break in it ends
+    that command early (for a whole command, only a line break between two commands
+    counts)."""
+    return _scan(text, embedded).out
+
+
+def _scan(text: str, embedded: bool) -> _Scan:
+    scan = _Scan(text, embedded)
+    i = 0
+    while i < len(text):
+        i = _step(scan, i)
+    return scan
+
+
+def _step(scan: _Scan, i: int) -> int:
+    """Read the construct at ``text[i]``; returns the index after it."""
+    text, ch = scan.text, scan.text[i]
+    if text.startswith("\\\n", i):
+        return i + 2  # a continuation: the command goes on
+    if ch == "\\":
+        scan.started = scan.in_word = True
+        return i + 2
+    if ch in " \t":
+        scan.in_word = False
+        return i + 1
+    if ch == "\n":
+        return _line_break(scan, i)
+    if ch == "#" and not scan.in_word:
+        end = text.find("\n", i)
+        end = len(text) if end < 0 else end
+        if scan.started or scan.embedded:
+            scan.add("comment", text[i:end], "bash drops the rest of the line "
+                     f"({_code(text[i + 1:end])}) and what follows it on that command")
+        return end
+    scan.started = scan.in_word = True
+    if ch == "'":
+        end = text.find("'", i + 1)
+        if end < 0:
+            scan.add("unclosed quote", text[i:], "bash reads on into the next lines, "
+                     "taking them into this word until another `'`")
+            return len(text)
+        return end + 1
+    if ch == '"':
+        return _double_quoted(scan, i)
+    if ch == "`" or text.startswith("$(", i) or text.startswith(("<(", ">("), i):
+        return _substitution(scan, i)
+    if ch == "$":
+        return _dollar(scan, i)
+    if history_expansion_at(text, i):
+        _history(scan, i)
+        return i + 1
+    return _operator(scan, i)
+
+
+def _history(scan: _Scan, i: int) -> None:
+    event = re.match(r"![^\s;&|<>()'\"]*", scan.text[i:])
+    scan.add("history expansion", event.group() if event else "!", "an interactive bash "
+             "(where a copied command is pasted) replaces it by an earlier command line of "
+             "the user's history, or stops with `event not found`")
+
+
+def _line_break(scan: _Scan, i: int) -> int:
+    text = scan.text
+    following = text[i + 1:].lstrip(" \t\n\\")
+    if scan.embedded or (scan.started and following and not following.startswith("#")):
+        nxt = scan.rest_of_command(i + 1)
+        scan.add("line break", "\\n", "bash ends the command there and runs " + (
+            f"the next line ({_code(nxt)})" if nxt.strip() else "what the command prints "
+            "after this value") + " as a command of its own")
+    scan.started = scan.in_word = False
+    return i + 1
+
+
+def _operator(scan: _Scan, i: int) -> int:
+    text = scan.text
+    redirect = _REDIRECTION.match(text, i)
+    if redirect is not None:
+        op = redirect.group()
+        if i > 0 and op[0].isdigit() and text[i - 1] not in " \t\n":
+            return i + 1  # a digit inside a word (`x2>y`): the redirection starts at `>`
+        target = text[redirect.end():].lstrip(" \t")
+        word = re.match(r"[^\s;&|<>()]*", target)
+        name = word.group() if word else ""
+        if op.startswith("<<") and not op.startswith("<<<"):
+            effect = "bash reads the next lines as this command's input (a here-document)"
+        elif "<" in op and ">" not in op:
+            effect = f"bash feeds the file {_code(name)} to the command as input"
+        else:
+            effect = (f"bash writes the command's output into the file {_code(name)} "
+                      "(creating or emptying it)")
+        scan.add("redirection", op + (" " + name if name else ""), effect)
+        return redirect.end()
+    op_match = _OPERATOR.match(text, i)
+    if op_match is not None:
+        op = op_match.group()
+        nxt = scan.rest_of_command(op_match.end()).strip()
+        what = {"&": "runs the command so far in the background", "|": "pipes the output "
+                "into", "|&": "pipes the output into", "&&": "then, if it succeeded, runs",
+                "||": "then, if it failed, runs"}.get(op, "ends the command there and runs")
+        if op == "&":
+            effect = f"bash {what}, then runs {_code(nxt)}"
+        else:
+            effect = f"bash {what} {_code(nxt)}" + (
+                " as a command of its own" if op in (";", ";;") else "")
+        scan.add("control operator", op, effect)
+        scan.started = scan.in_word = False
+        return op_match.end()
+    if text[i] in "()":
+        scan.add("subshell", text[i], "bash reads a parenthesis as a subshell or a syntax "
+                 "error, not as text")
+    return i + 1
+
+
+def _closing(text: str, start: int, opening: str, closing: str) -> int:
+    """Index of the ``closing`` that balances the ``opening`` before ``start`` (quotes
+    skipped), or -1."""
+    depth, j = 1, start
+    while j < len(text):
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c in "'\"":
+            end = text.find(c, j + 1)
+            if end < 0:
+                return -1
+            j = end + 1
+            continue
+        if c == opening:
+            depth += 1
+        elif c == closing:
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def _substitution(scan: _Scan, i: int) -> int:
+    text = scan.text
+    if text[i] == "`":
+        end = text.find("`", i + 1)
+        inner = text[i + 1:] if end < 0 else text[i + 1:end]
+        scan.add("command substitution", text[i:] if end < 0 else text[i:end + 1],
+                 f"bash runs {_code(inner)} and puts its output here")
+        return len(text) if end < 0 else end + 1
+    if text.startswith("$((", i):
+        end = _closing(text, i + 3, "(", ")")
+        inner = text[i + 3:] if end < 0 else text[i + 3:end]
+        scan.add("arithmetic expansion", text[i:end + 2] if end >= 0 else text[i:],
+                 f"bash evaluates {_code(inner.rstrip(')'))} (an array index in it runs "
+                 "commands)")
+        return len(text) if end < 0 else min(len(text), end + 2)
+    end = _closing(text, i + 2, "(", ")")
+    inner = text[i + 2:] if end < 0 else text[i + 2:end]
+    kind = "command substitution" if text[i] == "$" else "process substitution"
+    scan.add(kind, text[i:] if end < 0 else text[i:end + 1],
+             f"bash runs {_code(inner)}" + (" and puts its output here"
+                                            if kind == "command substitution" else ""))
+    return len(text) if end < 0 else end + 1
+
+
+def _dollar(scan: _Scan, i: int) -> int:
+    text = scan.text
+    if text.startswith("${", i):
+        end = _closing(text, i + 2, "{", "}")
+        whole = text[i:] if end < 0 else text[i:end + 1]
+        scan.expansions.append(whole)
+        if not _BRACED_NAME.fullmatch(whole):
+            scan.add("parameter expansion", whole, "bash computes the value with an operator "
+                     "(a default, a pattern, an indirection), not as written")
+        return len(text) if end < 0 else end + 1
+    name = _NAME.match(text, i + 1)
+    if name is not None:
+        scan.expansions.append(text[i:name.end()])
+        return name.end()
+    return i + 1
+
+
+def _double_quoted(scan: _Scan, i: int) -> int:
+    text = scan.text
+    j = i + 1
+    while j < len(text):
+        c = text[j]
+        if c == '"':
+            return j + 1
+        if c == "\\":
+            j += 2
+            continue
+        if c == "`" or text.startswith("$(", j):
+            j = _substitution(scan, j)
+            continue
+        if c == "$":
+            j = _dollar(scan, j)
+            continue
+        if history_expansion_at(text, j, in_double_quotes=True):
+            _history(scan, j)
+        j += 1
+    scan.add("unclosed quote", text[i:], 'bash reads on into the next lines, taking them '
+             'into this word until another `"`')
+    return len(text)
+
+
+def word_hazards(value: str, *, literal: bool, split: bool) -> list[Hazard]:
+    """The :class:`Hazard` list of ``value`` printed unquoted as (part of) one word of a
+    longer command: :func:`command_hazards` (any line break counts), then -- ``split`` --
+    blanks that cut it into several words, what bash changes in the word (quotes,
+    backslashes, braces, globs, a leading ``~``), and -- ``literal`` (a model id, an
+    image, an env name) -- any parameter expansion."""
+    scan = _scan(value, embedded=True)
+    out = list(scan.out)
+    reading = read_item(value)
+    if not out and reading.changes:
+        out.append(Hazard("word changed", value, "bash passes "
+                          f"{', '.join(_code(w) for w in reading.words) or 'nothing'} "
+                          f"({'; '.join(reading.changes)})"))
+    elif split and not out and len(reading.words) > 1:
+        out.append(Hazard("word split", value, f"bash passes {len(reading.words)} words "
+                          f"({', '.join(_code(w) for w in reading.words[:4])}), not one"))
+    for name in dict.fromkeys(scan.expansions):
+        special = _SPECIAL_PARAMETERS.get(name[2:-1] if name.startswith("${") else name[1:])
+        if any(h.text == name for h in out) or (special is None and not literal):
+            continue
+        out.append(Hazard("special parameter", name, f"bash puts {special} here, not a "
+                          "variable of the recipe") if special is not None else Hazard(
+            "parameter expansion", name, "bash replaces it by the value of that variable "
+            "(nothing when unset), where a literal is expected"))
+    return out
+
+
+_SPECIAL_PARAMETERS = {
+    "@": "the shell's positional parameters (none in a terminal: the text vanishes, or "
+         "splits into several words)",
+    "*": "the shell's positional parameters (none in a terminal)",
+    "#": "the number of the shell's positional parameters",
+    "?": "the exit status of the user's previous command",
+    "$": "the shell's process id",
+    "!": "the process id of the user's last background job",
+    "-": "the shell's option letters",
+    "_": "the last word of the user's previous command",
+    **{str(d): "the shell's name" if d == 0 else "a positional parameter of the shell "
+       "(empty in a terminal)" for d in range(10)},
+}
+"""Bash's special parameters (``$@``, ``$1``, ``$_`` ...), with what each expands to:
+never a value the recipe sets, so not a plain ``$NAME``."""
+
+
+def comment_line(text: str) -> str:
+    """``# text`` as one shell comment line: a line break or another control character of
+    ``text`` (recipe text: a note, a label, a variant name) is written as ``\\uXXXX``, so
+    nothing after it leaves the comment and runs."""
+    return "# " + printable(text)
+
+
+def warning_lines(command: str) -> list[str]:
+    """``# warning:`` lines naming each :class:`Hazard` of a printed ``command`` (none for
+    a command of plain words): shown above a command that holds shell code, which a page
+    then offers no one-click copy of."""
+    return hazard_lines(command_hazards(command))
+
+
+def hazard_lines(hazards: Iterable[Hazard]) -> list[str]:
+    """One ``# warning:`` line per hazard of ``hazards`` (as :func:`warning_lines`)."""
+    return [comment_line(f"warning: {WARNING} {hazard.describe()}") for hazard in hazards]
+
+
+WARNING = "REF018: bash would not run this command as shown:"
+"""The start of each :func:`warning_lines` line."""
+
+
+_EXPORTED = ("`export NAME=...` (recipe-check's `render`, a guide) sets it in the user's "
+             "own shell, `docker run -e` in every process of the container: ")
+SHELL_CONTROL_NAMES = {
+    "PROMPT_COMMAND": "bash runs its value as a command before every prompt",
+    "BASH_ENV": "every non-interactive bash started later first runs the file it names",
+    "ENV": "sh (and bash in POSIX mode) runs the file it names at start",
+    "LD_PRELOAD": "the dynamic loader loads the library it names into every program started",
+    "LD_AUDIT": "the dynamic loader loads the library it names into every program started",
+    "LD_LIBRARY_PATH": "the dynamic loader looks for every program's libraries there first",
+    "PATH": "it decides which program each command name runs",
+    "IFS": "bash splits every unquoted expansion at its characters",
+    "PS0": "bash expands it (command substitutions included) after every command line",
+    "PS1": "bash expands it (command substitutions included) at every prompt",
+    "PS2": "bash expands it (command substitutions included) at every continuation prompt",
+    "PS3": "bash expands it as the prompt of `select`",
+    "PS4": "bash expands it (command substitutions included) before every traced command",
+    "SHELLOPTS": "every bash started later turns on the shell options it lists",
+    "BASHOPTS": "every bash started later turns on the shopt options it lists",
+    "CDPATH": "`cd` looks for folders there before the current one",
+    "GLOBIGNORE": "bash drops the file names it matches from every glob (and turns on "
+                  "dotglob)",
+    "HISTFILE": "bash writes the session's command history into the file it names",
+    "HISTFILESIZE": "bash truncates the history file to that many lines",
+    "HISTSIZE": "bash keeps only that many history lines",
+    "HISTCONTROL": "it changes which commands bash records in the history",
+    "HISTIGNORE": "bash leaves the commands it matches out of the history",
+    "HOME": "`~` and a bare `cd` go there",
+    "TMOUT": "an interactive bash exits after that many idle seconds",
+    "INPUTRC": "readline reads its key bindings (which can run commands) from that file",
+    "BASH_XTRACEFD": "bash writes its trace output to that file descriptor",
+    "EXECIGNORE": "bash skips the programs it matches when looking up a command",
+    "POSIXLY_CORRECT": "bash switches to POSIX mode",
+}
+"""Environment variable names that change what a shell (or the dynamic loader) does,
+with what it does: not settings of vLLM, never meant for a recipe's env."""
+
+
+def env_name_hazards(name: str) -> list[Hazard]:
+    """The :class:`Hazard` of an environment variable name the shell or the dynamic loader
+    acts on (:data:`SHELL_CONTROL_NAMES`, an exported function ``BASH_FUNC_*``)."""
+    effect = SHELL_CONTROL_NAMES.get(name)
+    if effect is None and name.startswith("BASH_FUNC_"):
+        effect = "every bash started later defines a shell function from its value"
+    if effect is None:
+        return []
+    return [Hazard("shell-control variable", name, _EXPORTED + effect)]

@@ -1,0 +1,221 @@
+"""``REF022``/``REF023``: a whole command the site shows runs code it downloads;
+``REF024``: a link the site shows is not an ``https://`` address.
+
+A whole-command field is passed through the site's ``command-synthesis.js`` as written
+and shown as its own command: ``model.install.<pip|docker>.command``,
+``dependencies[].command``, ``features.<f>.companion.command``, a platform's ``install``
+snippet (``meta.platforms[]`` of a recipe, ``platforms.yaml``), a kv-store deployment's
+``vllm.install`` (per brand too), ``router.install``, ``mooncake_master.command`` and
+``mooncake_store_config.command``, a taxonomy KV offload option's ``install`` and
+``companion.command``. Unlike the values ``REF018`` judges (which the site splices
+unquoted into a command it builds), what runs is what the reader sees: ``$VAR``, pipes,
+``&&`` and substitutions there are the author's intent, so ``REF018``'s "runs code it
+does not show" does not apply to them.
+
+What a reader cannot see in such a command is a script it downloads and runs
+(:mod:`validator.rules.ref.download_run`): ``curl … | sh``, ``bash <(curl …)``,
+``sh -c "$(wget -qO- …)"``. Fetched over ``http://`` (or with no scheme, which ``curl``
+fetches over plain HTTP) anyone on the path can replace that script: ``REF022``, an error.
+Over ``https://`` it is a common install idiom (uv, rustup), but it still runs text the
+page does not show: ``REF023``, a warning, so that a review looks at the URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from validator.analysis.recipe_data import as_dict, elements, get
+from validator.context import Context
+from validator.findings import Severity
+from validator.load import LoadedDocument
+from validator.render.links import link_problem
+from validator.rules.api import RECIPE_ONLY, Hit, rule
+from validator.rules.ref.download_run import DownloadRun, download_runs
+from validator.sourcemap import join_pointer
+
+KV_STORE_COMMANDS = ("/vllm/install", "/vllm/install/nvidia", "/vllm/install/amd",
+                     "/router/install", "/mooncake_master/command",
+                     "/mooncake_store_config/command")
+"""The whole commands of a kv-store deployment (installs and companions), printed as
+written."""
+
+
+def recipe_commands(data: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each whole command a recipe's page shows verbatim."""
+    install = as_dict(get(data, "model", "install"))
+    for channel in ("pip", "docker"):
+        text = get(install.get(channel), "command")
+        if isinstance(text, str):
+            yield f"/model/install/{channel}/command", text
+    for _, dep, pointer in elements(get(data, "dependencies"), "/dependencies"):
+        if isinstance(get(dep, "command"), str):
+            yield join_pointer(pointer, "command"), dep["command"]
+    for name, feature in as_dict(get(data, "features")).items():
+        text = get(feature, "companion", "command")
+        if isinstance(text, str):
+            yield join_pointer(join_pointer("/features", name), "companion") + "/command", text
+    yield from platform_snippets(get(data, "meta", "platforms"), "/meta/platforms")
+
+
+def platform_snippets(platforms: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each platform entry's ``install`` snippet."""
+    for _, entry, item in elements(platforms, pointer):
+        if isinstance(get(entry, "install"), str):
+            yield join_pointer(item, "install"), entry["install"]
+
+
+def platform_links(platforms: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """``(pointer, url)`` of each platform entry's ``url`` and ``script`` (the site links
+    both)."""
+    for _, entry, item in elements(platforms, pointer):
+        for key in ("url", "script"):
+            if isinstance(get(entry, key), str):
+                yield join_pointer(item, key), entry[key]
+
+
+def kv_store_commands(data: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of the installs and companion commands of a kv-store
+    deployment."""
+    for pointer in KV_STORE_COMMANDS:
+        text = get(data, *pointer.strip("/").split("/"))
+        if isinstance(text, str):
+            yield pointer, text
+
+
+def kv_offload_commands(data: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each taxonomy KV offload option's ``install`` and
+    ``companion.command``."""
+    for key, option in as_dict(get(data, "kv_offload")).items():
+        base = join_pointer("/kv_offload", key)  # the tails below are plain pointer steps
+        for tail, text in (("install", get(option, "install")),
+                           ("companion/command", get(option, "companion", "command"))):
+            if isinstance(text, str):
+                yield f"{base}/{tail}", text
+
+
+def download_hits(commands: Iterable[tuple[str, str]], *, secure: bool) -> Iterator[Hit]:
+    """One hit per command that runs a download: fetched over ``https://`` only
+    (``secure``: ``REF023``) or not (``REF022``); the insecure reading wins."""
+    for pointer, text in commands:
+        runs = download_runs(text)
+        if not runs:
+            continue
+        worst = next((r for r in runs if not r.secure), runs[0])
+        if worst.secure == secure:
+            yield _download_hit(pointer, text, worst)
+
+
+def _download_hit(pointer: str, text: str, run: DownloadRun) -> Hit:
+    urls = run.insecure_urls or run.urls
+    shown = ", ".join(f"`{u}`" for u in urls[:3]) or "a URL bash cannot see"
+    first = next((text.find(u) for u in urls if u in text), -1)
+    line = text.count("\n", 0, first) if first >= 0 and "\n" in text.rstrip("\n") else None
+    if run.secure:
+        return Hit(pointer, f"this command runs a script it downloads from {shown} ({run.how}):"
+                   " the page shows the command, not the code that runs",
+                   "download the script in its own step and run the saved file, or install "
+                   "a pinned package; if the pipe is meant, keep it and review the URL",
+                   block_index=line)
+    return Hit(pointer, f"this command runs a script it downloads over plain HTTP from {shown}"
+               f" ({run.how}): anyone on the network path can replace what runs",
+               "fetch it from an https:// URL (better: download, check and then run the "
+               "saved file)", block_index=line)
+
+
+def link_hits(links: Iterable[tuple[str, str]]) -> Iterator[Hit]:
+    """A hit per link that :func:`link_problem` refuses."""
+    for pointer, url in links:
+        problem = link_problem(url)
+        if problem:
+            yield Hit(pointer, f"the link {url!r} is not an https:// address the site may "
+                      f"show: {problem}", "give the page's https:// address")
+
+
+def shown_command_hits(kind: str, data: Any) -> dict[str, list[Hit]]:
+    """Rule id -> hits of the verbatim commands and links of a context document of
+    ``kind`` (``"kv_store"``: its installs and companion commands; ``"taxonomy"``: the KV
+    offload options'; ``"platforms"``: ``platforms.yaml``'s install snippets and links;
+    a strategy has none)."""
+    commands = list(kv_store_commands(data) if kind == "kv_store" else
+                    kv_offload_commands(data) if kind == "taxonomy" else
+                    platform_snippets(get(data, "platforms"), "/platforms")
+                    if kind == "platforms" else ())
+    links = platform_links(get(data, "platforms"), "/platforms") if kind == "platforms" \
+        else iter(())
+    found = {"REF022": list(download_hits(commands, secure=False)),
+             "REF023": list(download_hits(commands, secure=True)),
+             "REF024": list(link_hits(links))}
+    return {rule_id: hits for rule_id, hits in found.items() if hits}
+
+
+@rule("REF022", Severity.ERROR, "A shown command runs a script it downloads over plain HTTP",
+      reads=RECIPE_ONLY)
+def insecure_download_run(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A whole command the page shows verbatim pipes or substitutes a download into a
+    shell or interpreter, and the download is not over ``https://``: anyone on the
+    network path chooses what runs. (Context files: a kv-store companion's command, a
+    ``platforms.yaml`` install snippet, reported on that file.)
+
+    Failing::
+
+        dependencies:
+          - command: "curl -sSL http://example.com/setup.sh | bash"
+
+    Passing::
+
+        dependencies:
+          - command: "uv pip install example-setup==1.2.0"
+
+    How to fix: fetch over ``https://``, or better download, check and run the file in
+    separate steps."""
+    yield from download_hits(recipe_commands(doc.data), secure=False)
+
+
+@rule("REF023", Severity.WARNING, "A shown command runs a script it downloads",
+      reads=RECIPE_ONLY)
+def download_run(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A whole command the page shows verbatim pipes or substitutes a download from an
+    ``https://`` URL into a shell or interpreter (``curl -fsSL https://… | sh``). The
+    command is shown, so this is not ``REF018``'s hidden code, but the script that runs
+    is not: a warning, so that the URL is reviewed.
+
+    Failing::
+
+        dependencies:
+          - command: "curl -fsSL https://example.com/install.sh | sh"
+
+    Passing::
+
+        dependencies:
+          - command: "curl -fsSLO https://example.com/install.sh && sh install.sh"
+
+    How to fix: download the script in its own step and run the saved file, or install a
+    pinned package."""
+    yield from download_hits(recipe_commands(doc.data), secure=True)
+
+
+@rule("REF024", Severity.ERROR, "A link the site shows is not an https:// address",
+      reads=RECIPE_ONLY)
+def unsafe_link(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A platform entry's ``url`` or ``script`` (``meta.platforms[]`` of a recipe, the
+    entries of ``platforms.yaml``) becomes a link of the deploy dialog. Only an
+    ``https://`` address with a plain host may be one: ``javascript:`` runs code in the
+    page, ``http:`` can be rewritten on the way, ``//host`` and ``/\\host`` lead off-site.
+
+    Failing::
+
+        meta:
+          platforms:
+            - id: modal
+              script: "javascript:alert(1)"
+
+    Passing::
+
+        meta:
+          platforms:
+            - id: modal
+              script: "https://github.com/example/recipes/blob/main/deploy.py"
+
+    How to fix: give the page's ``https://`` address."""
+    yield from link_hits(platform_links(get(doc.data, "meta", "platforms"), "/meta/platforms"))

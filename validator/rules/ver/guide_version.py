@@ -1,0 +1,114 @@
+"""``VER008``: the vLLM versions the guide and the install texts state
+(:func:`~validator.analysis.version_prose.version_statements`) agree with
+``min_vllm_version``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.version import Version
+
+from validator.analysis.guide_sections import section_headings
+from validator.analysis.recipe_data import get
+from validator.analysis.stated_versions import line_of, min_version_pointers, text_sources
+from validator.analysis.version_prose import (
+    VersionStatement,
+    names_a_scope,
+    statement_scope,
+    version_statements,
+)
+from validator.analysis.versions import NIGHTLY, format_version, parse_min_version
+from validator.context import Context
+from validator.findings import Related, Severity
+from validator.load import LoadedDocument
+from validator.rules.api import RECIPE_ONLY, Hit, rule
+
+# ---------------------------------------------------------------------------------------
+# VER008 the guide's stated version
+
+
+def _about_the_recipe(st: VersionStatement, text: str, headings: list[str]) -> bool:
+    """Whether a statement of ``text`` (its section under ``headings``) is one about the
+    whole recipe: a pip specifier always is; prose when it states a requirement (not
+    "since vLLM X,") and neither its line nor its section's headings tie it to one
+    hardware, kernel, precision or feature (:func:`names_a_scope`)."""
+    if not st.prose:
+        return True
+    return (st.requirement and statement_scope(text, st) is None
+            and names_a_scope(" ".join(headings)) is None)
+
+
+@rule("VER008", Severity.WARNING, "The guide states another vLLM version than min_vllm_version",
+      reads=RECIPE_ONLY)
+def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """The guide (and the install commands and notes) should not contradict
+    ``min_vllm_version``. Reported: a pin (``vllm==X``) or a stated minimum (``vllm>=X``,
+    "vLLM X or newer", "requires vLLM X", "vLLM version: X") *below* the declared minimum
+    — the reader installs a vLLM the recipe says cannot serve it (e.g. a GLM-5.3 page
+    declaring 0.29.0 whose guide installs 0.28.0); and a prerequisites-style minimum (a
+    line that opens with it: "- vLLM >= 0.12.0", "Requires vLLM 0.12.0") *above* every
+    declared minimum — then the declared floor is too low. Not contradictions: pins above
+    the minimum, and prose scoped to one path — a line (or its section's headings) naming
+    a hardware, kernel or backend, precision or feature ("EAGLE3 requires vLLM >= 0.9.0",
+    "vLLM 0.12.0 or later: the ROCm AITER kernels are used"), and remarks of from when on
+    something holds ("Since vLLM 0.10, ..."). Both lines are reported.
+
+    Failing::
+
+        model:
+          min_vllm_version: "0.12.0"
+        guide: |
+          ## Installation
+
+          ```bash
+          pip install vllm==0.11.0
+          ```
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.12.0"
+        guide: |
+          ## Installation
+
+          ```bash
+          pip install vllm==0.12.0
+          ```
+
+    How to fix: state the declared minimum in the text, or change ``min_vllm_version`` if
+    the text is right."""
+    model_raw = get(doc.data, "model", "min_vllm_version")
+    declared = parse_min_version(model_raw)
+    if declared is None:
+        return
+    variant_mins = {v for _, raw, var in min_version_pointers(doc)
+                    if var is not None and isinstance(v := parse_min_version(raw), Version)}
+    related = (Related(line_of(doc, "/model/min_vllm_version"),
+                       f"min_vllm_version {format_version(declared)} declared here"),)
+    guide = get(doc.data, "guide")
+    for pointer, index, text in text_sources(doc):
+        seen: set[Version] = set()
+        for st in version_statements(text):
+            if st.version in seen:
+                continue
+            below = declared == NIGHTLY or (isinstance(declared, Version)
+                                            and st.version < declared)
+            above = (isinstance(declared, Version) and st.kind == "minimum" and st.leading
+                     and st.version > declared and st.version not in variant_mins)
+            if not (below or above):
+                seen.add(st.version)
+                continue
+            headings = (section_headings(guide, index)[0] if pointer == "/guide" and
+                        isinstance(guide, str) and index is not None else [])
+            if not _about_the_recipe(st, text, headings):
+                continue
+            seen.add(st.version)
+            verb = "installs" if st.kind == "pin" else "states"
+            where = "the guide" if pointer == "/guide" else pointer
+            hint = (f"state vLLM {format_version(declared)} (the declared minimum) here, or "
+                    f"lower min_vllm_version if {st.version} really serves the model"
+                    if below else f"raise min_vllm_version to {st.version}, or correct "
+                    "the text")
+            yield Hit(pointer, f"{where} {verb} vLLM {st.version} (`{st.text}`) but "
+                      f"min_vllm_version is {format_version(declared)}", hint,
+                      block_index=index, related=related)
