@@ -50,14 +50,18 @@ def errors_at(found: list[Finding], prefix: str) -> list[tuple[str, str]]:
 SPARK_LIST = "/variants/default/hardware_overrides/dgx_spark_gb10/extra_args"
 
 
+@pytest.mark.parametrize("rendered", [False, True])
 def test_a_hardware_in_a_community_build_is_not_held_to_the_recipes_minimum(
-        corpus_copy: Path) -> None:
+        corpus_copy: Path, rendered: bool) -> None:
     """In the recipe's range (0.12.0 on) both tokens are errors; DGX Spark running
     ``eugr/spark-vllm-b12x:latest`` (a community build: a recent vLLM and code of its
-    own) has them, or may: checked as nightly code, no error."""
-    found, _ = run(corpus_copy, with_hardware(recipe(), spark(None)))
+    own) has them, or may: checked as nightly code, no error; in the list's own check
+    and on the rendered commands alike."""
+    settings = Settings(rendered=rendered)
+    found, _ = run(corpus_copy, with_hardware(recipe(), spark(None)), settings)
     assert ("FLAG002", SPARK_LIST + "/0") in errors_at(found, SPARK_LIST)
-    found, _ = run(corpus_copy, with_hardware(recipe(), spark("eugr/spark-vllm-b12x:latest")))
+    found, _ = run(corpus_copy, with_hardware(recipe(), spark("eugr/spark-vllm-b12x:latest")),
+                   settings)
     assert errors_at(found, SPARK_LIST) == []
 
 
@@ -100,6 +104,7 @@ FEATURE = """features:
 variants:"""
 
 
+@pytest.mark.parametrize("rendered", [False, True])
 @pytest.mark.parametrize(("said", "errors"), [
     ("", [("FLAG002", "/features/multimodal/args/0")]),
     (" (requires vLLM >= 0.17.0)", []),
@@ -107,9 +112,9 @@ variants:"""
     (" (fixed in vLLM 0.17.0)", [("FLAG002", "/features/multimodal/args/0")]),
 ])
 def test_a_feature_stating_its_own_minimum_is_checked_at_it(
-        corpus_copy: Path, said: str, errors: list[tuple[str, str]]) -> None:
+        corpus_copy: Path, said: str, errors: list[tuple[str, str]], rendered: bool) -> None:
     """``--language-model-only`` exists from vLLM 0.17.0; the recipe claims 0.12.0. A
     feature whose description states that it needs 0.17.0 runs there."""
     text = recipe().replace("variants:", FEATURE.format(said=said), 1)
-    found, _ = run(corpus_copy, text)
+    found, _ = run(corpus_copy, text, Settings(rendered=rendered))
     assert errors_at(found, "/features/") == errors

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
@@ -41,7 +42,7 @@ from validator.checks.ver_model import (
     official_vllm_image,
     parse_image,
 )
-from validator.checks.ver_prose import version_statements
+from validator.checks.ver_prose import VersionStatement, version_statements
 from validator.checks.versions import NIGHTLY, MinVersion, format_version
 
 if TYPE_CHECKING:
@@ -212,13 +213,20 @@ def feature_statement(doc: LoadedDocument, feature: str, mode: str | None = None
     texts = [get(node, "description")]
     if mode is not None:
         texts.append(get(get(get(node, "modes"), mode), "description"))
-    found = [st for text in texts if isinstance(text, str)
-             for st in version_statements(text) if st.kind == "minimum" and st.requirement]
+    found = [st for text in texts if isinstance(text, str) and (st := _needs(text))]
     if not found:
         return None
     top = max(found, key=lambda st: st.version)
     name = f"feature '{feature}'" + (f" mode '{mode}'" if mode is not None else "")
     return Stated(top.version, None, False, top.text, name, name)
+
+
+@lru_cache(maxsize=1024)
+def _needs(text: str) -> VersionStatement | None:
+    """The highest minimum ``text`` states as needed (``None``: none); one read per
+    description, however many configurations enable the feature."""
+    found = [st for st in version_statements(text) if st.kind == "minimum" and st.requirement]
+    return max(found, key=lambda st: st.version) if found else None
 
 
 def configuration_statements(doc: LoadedDocument, ctx: Context, variant: str | None,
