@@ -50,6 +50,7 @@ from validator.analysis.flag_engine import (
     value_lead,
 )
 from validator.analysis.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged, value_at
+from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get
 from validator.analysis.shell_words import printed_expansions
@@ -344,8 +345,10 @@ def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str 
     the plugin fits, and one ``FLAG019`` hit per distinct note."""
     if family is None or family == served_by:
         reach = install_range(doc, ctx, layer.variant, layer.strategy)
-        return plan_for(layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
-                        reach.unreleased)
+        stated = () if layer.origin is not None else layer_statements(
+            doc, ctx, layer.pointer, layer.variant, layer.hardware)
+        return channel_plan(layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
+                            reach.unreleased, stated)
     plan = plan_for(layer_minimum(doc, ctx, layer), family)
     if plan.minimum is None:
         _add(out.hits, "FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
