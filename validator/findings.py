@@ -21,6 +21,12 @@ MAX_FINDINGS_PER_RULE = 100
 hits past it)."""
 
 
+FLOOR = "floor"
+"""The :attr:`Finding.reason` of a finding that a token is accepted only from a later
+release than its configuration's minimum (``FLAG002``, ``GUIDE004``, the ``FLAG006`` and
+``GUIDE006`` of a value accepted later): raising the minimum fixes every copy of it."""
+
+
 class Severity(enum.StrEnum):
     """How bad a finding is. ``error`` fails a run; ``warning``/``info`` never do
     (unless ``--strict``, which turns warnings into errors)."""
@@ -34,12 +40,16 @@ class Severity(enum.StrEnum):
 class Related:
     """A second location a finding refers to (e.g. the other line of a disagreement).
 
-    ``line`` is 1-based; ``path`` is ``None`` for the same document.
+    ``line`` is 1-based; ``path`` is ``None`` for the same document; ``pointer``: the
+    JSON Pointer of the node there, when known (a context file's list item, where
+    :func:`validator.context_findings.relocate` reports what it causes). Not part of
+    equality, nor of any report.
     """
 
     line: int
     message: str
     path: str | None = None
+    pointer: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,11 @@ class Finding:
             finding at another revision (:mod:`validator.identity`), set where the
             document's data is at hand; ``None`` when it was made without it. Not part
             of equality, nor of any report but SARIF's fingerprints.
+        reason: which kind of defect of its rule this is, when the rule reports several
+            (``"floor"``: the token is accepted only from a later release than the
+            configuration's minimum, :data:`FLOOR`); ``None`` otherwise.
+            Set by the rule, never read from the message; not part of equality nor of any
+            report.
     """
 
     rule: str
@@ -78,6 +93,7 @@ class Finding:
     related: tuple[Related, ...] = field(default=())
     baseline: str | None = None
     identity: tuple[str, str, str] | None = field(default=None, compare=False)
+    reason: str | None = field(default=None, compare=False)
 
     def key(self) -> tuple[str, str, str]:
         """Identity of the finding across revisions: rule, JSON pointer and message with

@@ -27,6 +27,12 @@ line* are one defect reached by several configurations or release windows (a fla
 ``base_args`` judged under each variant's minimum): they count once, so a change that
 adds a variant does not make an old defect new.
 
+A finding that a token is accepted only from a later release than its configuration's
+minimum (:attr:`~validator.findings.Finding.reason` :data:`~validator.findings.FLOOR`,
+set by the rule) is about the minimum, not about the place the token is written: its
+:class:`Defect` leaves the anchor out, so every copy of the token in the document is one
+defect, whatever the message says of the releases (:func:`defect_of`).
+
 The identity is computed where the document's data is at hand
 (:func:`with_identities`, called by :class:`~validator.checker.Checker` for every
 finding of a recipe or context document) and kept on the finding
@@ -45,7 +51,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from validator.findings import Finding, normalise_message
+from validator.findings import FLOOR, Finding, normalise_message
 from validator.sourcemap import split_pointer
 
 SAME_AS: dict[str, str] = {
@@ -191,6 +197,27 @@ def identity_of(finding: Finding) -> Identity:
     if finding.identity is not None:
         return Identity(*finding.identity)
     return identity(finding)
+
+
+class Defect(NamedTuple):
+    """What a finding of a kind that several places share is about: the rule or its
+    group, the document, the token (:attr:`Identity.subject`) and the rule's reason."""
+
+    rule: str
+    path: str
+    token: str
+    reason: str
+
+
+def defect_of(finding: Finding, path: str | None = None) -> Defect | None:
+    """The :class:`Defect` of a finding whose rule gave it a reason that is about the
+    document as a whole (:data:`~validator.findings.FLOOR`: raising the minimum fixes
+    every copy), else ``None``. ``path``: the document's path at the revision compared
+    with (default: the finding's)."""
+    if finding.reason != FLOOR:
+        return None
+    rule, subject, _ = identity_of(finding)
+    return Defect(rule, path or finding.path, subject, finding.reason)
 
 
 def fingerprint(finding: Finding, path: str | None = None) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import PLATFORMS, TAXONOMY, Context, Settings, build_context
+from validator.context_findings import relocate
 from validator.errors import UsageError
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
@@ -126,6 +127,10 @@ class Session:
         self._trees: list[RecipeTree] = []  # kept alive: an id is only unique while it lives
         self.result = RunResult()
         self.checked: dict[str, tuple[Checker, bytes]] = {}
+        #: The context documents checked as files (named by ``check``, changed in
+        #: ``pr``), by tree: what the recipes' findings they cause move to.
+        self.context_checked: dict[tuple[str | None, str | None],
+                                   dict[str, LoadedDocument]] = {}
 
     # -- trees and their context -------------------------------------------------------
 
@@ -211,6 +216,10 @@ class Session:
             findings = checker.policy.apply(path, findings, data)
             findings.sort(key=Finding.sort_key)
             self.result.documents.append(DocumentResult(path, prov, findings, kind))
+            self._context_checked(prov, doc)
+
+    def _context_checked(self, prov: Provenance, doc: LoadedDocument) -> None:
+        self.context_checked.setdefault((prov.repository, prov.commit), {})[doc.path] = doc
 
     def _check_platforms(self, tree: RecipeTree, checker: Checker) -> None:
         """``platforms.yaml`` of a recipes root, as the other context files: reported only
@@ -375,6 +384,7 @@ class Session:
             if ranges:  # in the order of the documents, as one job records them
                 self.result.context["install_ranges"] = {
                     d.path: ranges[d.path] for d in self.result.documents if d.path in ranges}
+        relocate(self.result, self.context_checked)
         _say_pinning_once(self.result.documents)
         return self.result
 
@@ -444,6 +454,7 @@ class Session:
         findings = sorted(opened.checker.policy.apply(path, findings, read[0]),
                           key=Finding.sort_key)
         result = DocumentResult(path, read[1], findings, kind)
+        self._context_checked(read[1], doc)
         for i, earlier in enumerate(self.result.documents):
             if earlier.path == path and earlier.checked == kind:
                 self.result.documents[i] = result
@@ -471,6 +482,7 @@ class Session:
                 self.check_recipe(tree, path)
             except FileNotFoundError as exc:
                 gone.append((path, f"not readable at {where}: {exc}"))
+        relocate(self.result, self.context_checked)
         return gone
 
 

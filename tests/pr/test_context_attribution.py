@@ -1,6 +1,8 @@
 """A finding caused by a context file's list is that file's: ``pr`` on real git
 repositories (our example recipes tree in ``tmp_path``) does not count it as new in a
-recipe change that leaves the file alone, and does when the change edits the file."""
+recipe change that leaves the file alone, and reports it on the file, at the list item,
+when the change edits the file; ``check`` reports it on the file when it checks the
+file."""
 
 from __future__ import annotations
 
@@ -61,15 +63,25 @@ def test_a_new_recipe_reaching_an_unchanged_strategy_defect_is_not_blocked(
     assert code == 0
 
 
-def test_a_change_to_the_strategy_is_blocked_on_the_recipes_it_breaks(
+def strategy_findings(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for doc in data["documents"] if doc["path"] == STRATEGY for f in doc["findings"]]
+
+
+def test_a_change_to_the_strategy_is_blocked_on_the_strategy_at_its_item(
         example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The strategy's new flag is newer than the chat recipe's minimum: the error is the
+    strategy's, at the item's line (14), naming the recipe and pointing back at the
+    recipe line that selects the strategy; no recipe gets it."""
     git(example_repo, "branch", "base")
     set_strategy_args(example_repo)
     commit_all(example_repo, "strategy gets a 0.17 flag")
     code, data = pr(example_repo, capsys)
-    found = strategy_states(data)
-    assert (CHAT, "FLAG002", "new") in found
-    assert {state for _, _, state in found} == {"new"}
+    assert {path for path, _, _ in strategy_states(data)} == {STRATEGY}
+    chat = [f for f in strategy_findings(data) if f["message"].startswith(CHAT + ": ")]
+    assert [(f["rule"], f["pointer"], f["line"], f["baseline"]) for f in chat] == \
+        [("FLAG002", "/vllm_args/0", 14, "new")]
+    assert chat[0]["related"] == [{"line": 46, "path": CHAT,
+                                   "message": "the recipe line that selects this list"}]
     assert code == 1
 
 
@@ -80,10 +92,34 @@ def test_a_recipe_and_strategy_changed_together_keep_the_finding_new(
     added = add_recipe_copy(example_repo, "Example-Chat-9B")
     commit_all(example_repo, "a recipe and its strategy")
     code, data = pr(example_repo, capsys)
-    found = strategy_states(data)
-    assert {(CHAT, "FLAG002", "new"), (added, "FLAG002", "new")} <= set(found)
-    assert {state for _, _, state in found} == {"new"}
+    assert {(f["message"].split(":")[0], f["baseline"]) for f in strategy_findings(data)
+            if "--language-model-only" in f["message"]} >= {(CHAT, "new"), (added, "new")}
+    assert set(strategy_states(data)) == {(STRATEGY, "FLAG002", "new")}
     assert code == 1
+
+
+def test_check_reports_on_the_strategy_when_it_checks_the_strategy(
+        example_repo: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check models/`` does not check the strategy file's lists: the finding stays on
+    the recipe line that selects it. Named, the strategy is checked and the finding is
+    on it, in JSON and SARIF alike."""
+    set_strategy_args(example_repo)
+    monkeypatch.chdir(example_repo)
+    def paths(*targets: str) -> set[str]:
+        main(["check", "--offline", "--format", "json", *targets])
+        data = json.loads(capsys.readouterr().out)
+        return {d["path"] for d in data["documents"] for f in d["findings"]
+                if "--language-model-only" in f["message"]}
+
+    assert CHAT in paths("models/") and STRATEGY not in paths("models/")
+    assert paths("models/", STRATEGY) == {STRATEGY}
+    main(["check", "--offline", "--format", "sarif", "models/", STRATEGY])
+    sarif = json.loads(capsys.readouterr().out)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in sarif["runs"][0]["results"] if "--language-model-only" in
+            r["message"]["text"]}
+    assert uris == {STRATEGY}
 
 
 def finding(pointer: str, related_path: str | None) -> Finding:

@@ -58,8 +58,10 @@ class ArgLayer:
         a :class:`Related` pointing into that file."""
         if self.origin is None or self.anchor is None:
             return join_pointer(self.pointer, index), ()
-        line = self.origin.source_map.position(join_pointer(self.pointer, index))[0]
-        return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path),)
+        pointer = join_pointer(self.pointer, index)
+        line = self.origin.source_map.position(pointer)[0]
+        return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path,
+                                     pointer),)
 
 
 STRATEGY_ARG_LISTS = ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args")

@@ -199,7 +199,8 @@ def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
                 and first_version(plan.cli, "option", name, fam) != first else f"`{name}` exists")
         return FlagIssue("newer", p.index, f"`{opt.written}`: {what} only from {prod} {first}, "
                          f"but {plan.short_of()}",
-                         f"{plan.raise_to(required_vllm(plan.cli, first, fam))} or drop the flag")
+                         f"{plan.raise_to(required_vllm(plan.cli, first, fam))} or drop the flag",
+                         floor=True)
     if first is not None:
         last = last_version(plan.cli, kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
@@ -252,7 +253,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is accepted only "
                             f"from {plan.product} {first}, but {plan.short_of()}",
                             plan.raise_to(required_vllm(plan.cli, first, plan.family)),
-                            on_value=True)
+                            on_value=True, floor=True)
         else:
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
                             f"{plan.product} {reg.version} accepts",

@@ -61,7 +61,7 @@ def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Itera
                             f"from vLLM {later} (before, the value must be "
                             f"{kind.described}), but {plan.short_of()}",
                             f"{plan.raise_to(required_vllm(plan.cli, later))}, or write "
-                            f"{kind.described}", on_value=True)
+                            f"{kind.described}", on_value=True, floor=True)
             continue
         yield FlagIssue("value_type", at, f"`{name} {value}`: `{value}` is not "
                         f"{kind.described}, so vLLM {reg.version} refuses it",

@@ -40,7 +40,9 @@ class FlagIssue:
     so a finding about a ``--flag=value`` token points at the value after ``=``;
     ``consequences``: (token, what happens there) for each issue this one causes at another
     token, folded into it (:mod:`validator.analysis.flag_cascade`): one defect, one finding,
-    the consequences its related locations.
+    the consequences its related locations; ``floor``: the token is accepted from a later
+    release than the plan's minimum, so raising the minimum fixes it (the finding's
+    :data:`~validator.findings.FLOOR` reason).
     """
 
     code: str
@@ -50,6 +52,7 @@ class FlagIssue:
     related_index: int | None = None
     on_value: bool = False
     consequences: tuple[tuple[int, str], ...] = ()
+    floor: bool = False
 
     def __post_init__(self) -> None:
         if self.code not in ISSUE_CODES:

@@ -15,19 +15,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from packaging.version import InvalidVersion, Version
-
 from validator.analysis import cli_plan
 from validator.analysis.guide_sections import BRAND_WORDS, SectionContext, section_span
+from validator.analysis.install_channel import image_for, image_statement
 from validator.analysis.install_range import (
     LATEST,
-    PINNED,
     UNRELEASED_KINDS,
     classify_image,
     install_paths,
 )
 from validator.analysis.stated_versions import (
-    BRAND_KEYS,
     ImageSite,
     image_sites,
     official_vllm_image,
@@ -46,31 +43,19 @@ _WORD = re.compile(r"[a-z0-9]+")
 def section_image(doc: LoadedDocument, guide: str, line: int,
                   variant: str | None) -> SectionContext | None:
     """What the image of the hardware the section of 0-based guide ``line`` is headed for
-    states about its commands: a pinned release, unreleased code (a nightly or launch
-    image), or a community or dev build (the release its tag names, if any, and code of
-    its own). ``None`` when the headings name no one hardware with an image of its own,
-    or that image is vLLM's ``:latest`` (the newest release, as the recipe's range has)."""
+    states about its commands (:func:`~validator.analysis.install_channel.image_statement`:
+    a pinned release, unreleased code, or a community or dev build). ``None`` when the
+    headings name no one hardware with an image of its own, or that image is vLLM's
+    ``:latest`` (the newest release, as the recipe's range has)."""
     chain, start, _ = section_span(guide, line)
     if not chain:
         return None
     site = _site_for(doc, " ".join(chain), variant)
-    path = classify_image(site.value, site.pointer) if site is not None else None
-    if path is None or site is None:
+    stated = image_statement(site) if site is not None else None
+    if stated is None:
         return None
-    text = f"the recipe runs it in {site.value} ({site.pointer[1:].replace('/', '.')})"
-    ref = parse_image(site.value)
-    # a community or dev build (not vLLM's own release images) carries code of its own
-    # on top of the release its tag names, if any
-    built = ref is not None and not official_vllm_image(ref)
-    try:
-        pinned = Version(path.version) if path.kind == PINNED and path.version else None
-    except InvalidVersion:
-        return None
-    if path.kind in UNRELEASED_KINDS or built:
-        return SectionContext(pinned, None, True, max(start - 1, 0), text)
-    if pinned is None:
-        return None
-    return SectionContext(pinned, pinned, False, max(start - 1, 0), text)
+    return SectionContext(stated.minimum, stated.top, stated.unreleased, max(start - 1, 0),
+                          stated.text)
 
 
 def command_image(cli: CliRegistries, cmd: ServeCommand) -> SectionContext | None:
@@ -92,29 +77,15 @@ def command_image(cli: CliRegistries, cmd: ServeCommand) -> SectionContext | Non
 
 
 def _site_for(doc: LoadedDocument, headings: str, variant: str | None) -> ImageSite | None:
-    """The image of the one hardware ``headings`` name: a hardware id's own image (all
+    """The image of the one hardware ``headings`` name
+    (:func:`~validator.analysis.install_channel.image_for`): a hardware id's own image (all
     words of the id in the headings: ``dgx_spark_gb10`` in "DGX Spark (GB10)"), else the
     image keyed by the one brand they name; the variant's before the model's (any
     variant's for a command of the base model, ``variant`` ``None``)."""
     words = set(_WORD.findall(headings.lower()))
     sites = [s for s in image_sites(doc) if variant is None or s.variant in (variant, None)]
-    sites.sort(key=lambda s: s.variant is None)  # a variant's own first
-    by_id = [s for s in sites if s.brand not in BRAND_KEYS
-             and set(_WORD.findall(s.brand.lower())) <= words]
-    if by_id:
-        return by_id[0]
     brands = [b for b, pattern in BRAND_WORDS.items() if pattern.search(headings)]
-    if len(brands) != 1:
-        return None
-    keyed = [s for s in sites if s.brand == brands[0] and _keyed(s)]
-    return keyed[0] if keyed else None
-
-
-def _keyed(site: ImageSite) -> bool:
-    """Whether the recipe keyed the image by its brand (``docker_image: {amd: ...}``)
-    rather than giving one image for every hardware (a plain string)."""
-    parts = site.pointer.split("/")
-    return site.brand in parts[-2:]
+    return image_for(sites, lambda hw: set(_WORD.findall(hw.lower())) <= words, brands)
 
 
 def family_from_source(doc: LoadedDocument, guide: str, family: str) -> SectionContext | None:

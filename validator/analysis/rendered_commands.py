@@ -23,14 +23,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from validator.analysis.arg_layers import ASCEND, npu_hardware, platform_plugin
-from validator.analysis.cli_plan import VLLM, VersionPlan, plan_for
+from validator.analysis.cli_plan import VLLM, VersionPlan
 from validator.analysis.flag_cascade import CONSEQUENCE
 from validator.analysis.flag_engine import FlagIssue, check_tokens
 from validator.analysis.flag_values import plugin_in_words
+from validator.analysis.install_channel import Stated, channel_plan, configuration_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get
 from validator.analysis.shell_words import printed_expansions, shell_words
-from validator.findings import Related
+from validator.analysis.versions import parse_min_version
+from validator.findings import FLOOR, Related
 from validator.rules.metadata import Hit
 
 if TYPE_CHECKING:
@@ -60,6 +62,11 @@ class RenderedFacts:
     env_reach: dict[str, list[str]] = field(default_factory=dict)
     """Pointer of an environment variable of the recipe -> the configurations that
     export it (the rendered env is not argv: its variables are traced apart)."""
+    in_range: set[str] = field(default_factory=set)
+    """Pointers of the recipe's tokens that a configuration without a channel of its own
+    renders (:func:`~validator.analysis.install_channel.configuration_statements`: no image
+    for its hardware, no feature stating a minimum): those the recipe's install range
+    judges."""
     configurations: int = 0
     distinct: int = 0
 
@@ -79,11 +86,11 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
     out = RenderedFacts()
     grouped: dict[Group, list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    # the plan of each (variant, strategy, family) of _plan_inputs, and a number per
-    # distinct plan key
+    # the plan of each (variant, strategy, family, statements) of _plan_inputs, and a
+    # number per distinct plan key
     plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
     numbers: dict[tuple[Any, ...], int] = {}
-    inputs: dict[tuple[Any, ...], tuple[str | None, str | None, str]] = {}
+    inputs: dict[tuple[Any, ...], PlanInputs] = {}
     for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
@@ -91,7 +98,9 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         for token in rendered.env_sources.values():
             if token.document == doc.path:
                 out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
-        at = (rendered.variant, rendered.strategy, rendered.hardware)
+        config = rendered.config
+        at = (rendered.variant, rendered.strategy, rendered.hardware, config.features,
+              config.feature_modes)
         if at not in inputs:
             inputs[at] = _plan_inputs(doc, ctx, rendered)
         where = inputs[at]
@@ -99,7 +108,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
             found = _plan(doc, ctx, *where)
             plans[where] = (found, numbers.setdefault(
                 (found.minimum.version, found.family, found.checked, found.unreleased,
-                 found.launch_day)
+                 found.launch_day, found.floor)
                 if found is not None and found.minimum is not None else (), len(numbers)))
         plan, number = plans[where]
         if plan is None or plan.minimum is None:
@@ -111,7 +120,10 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                 continue
             args = tuple(argv[start:])
             tokens = process.tokens[start:]
-            out.pointers.update(t.pointer for t in tokens if t.document == doc.path)
+            mine = {t.pointer for t in tokens if t.document == doc.path}
+            out.pointers.update(mine)
+            if not where[3]:
+                out.in_range.update(mine)
             key = (args, number)
             if key not in memo:
                 out.distinct += 1
@@ -124,11 +136,11 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                     continue  # a strategy file's or the site's own token: not this recipe's
                 group: Group = _hardware_override(doc, issue, tokens) or (
                     rule_id, tokens[issue.index].pointer, issue.message, issue.hint,
-                    _consequences(doc, issue, tokens))
+                    _consequences(doc, issue, tokens), FLOOR if issue.floor else None)
                 grouped.setdefault(group, []).append(rendered.config.label())
-    for (rule_id, pointer, message, hint, related), labels in grouped.items():
-        out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related),
-                                                 labels))
+    for (rule_id, pointer, message, hint, related, reason), labels in grouped.items():
+        out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
+                                                     reason=reason), labels))
     return out
 
 
@@ -136,8 +148,9 @@ OVERRIDE_LAYERS = ("hardware_overrides", "strategy_overrides")
 """Recipe lists written to override what the command has from elsewhere for one
 hardware or one strategy: a flag they set again is meant to win."""
 
-Group = tuple[str, str, str, str | None, tuple[Related, ...]]
-"""(rule id, pointer, message, hint, related) of findings gathered over configurations."""
+Group = tuple[str, str, str, str | None, tuple[Related, ...], str | None]
+"""(rule id, pointer, message, hint, related, reason) of findings gathered over
+configurations."""
 
 
 def _consequences(doc: LoadedDocument, issue: FlagIssue,
@@ -172,7 +185,7 @@ def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
         "=" not in earlier.text and not after[0].text.startswith("-") else ""
     return ("FLAG012", later.pointer, f"`{later.text}` in {later.layer} overrides "
             f"`{earlier.text}{value}` of {earlier.layer}: the command keeps both, and vLLM "
-            f"takes the last{dotted}", None, related)
+            f"takes the last{dotted}", None, related, None)
 
 
 def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
@@ -221,25 +234,33 @@ def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointe
     return seen
 
 
-def _plan_inputs(doc: LoadedDocument, ctx: Context,
-                 rendered: Rendered) -> tuple[str | None, str | None, str]:
+PlanInputs = tuple[str | None, str | None, str, tuple[Stated, ...]]
+"""(variant, strategy, CLI family, channel statements) a rendered configuration's plan
+depends on (:func:`_plan_inputs`)."""
+
+
+def _plan_inputs(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> PlanInputs:
     """What the plan of a rendered configuration depends on besides the document and the
     context: the recipe's variant and the strategy file it names (``None``: none of
-    them), and the CLI family its hardware is served by."""
+    them), the CLI family its hardware is served by, and what the recipe states of its
+    install channel (:func:`~validator.analysis.install_channel.configuration_statements`:
+    the image of its hardware, the minimums its features state)."""
     variants = get(doc.data, "variants")
     variant = rendered.variant if isinstance(variants, dict) and rendered.variant in variants \
         else None
     strategy = rendered.strategy if rendered.strategy in ctx.strategies else None
     family = platform_plugin(doc.data) or (
         ASCEND if npu_hardware(ctx)(rendered.hardware) else VLLM)
-    return variant, strategy, family
+    stated = configuration_statements(doc, ctx, variant, rendered.hardware,
+                                      rendered.config.features, rendered.config.feature_modes)
+    return variant, strategy, family, stated
 
 
 def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,
-          family: str) -> VersionPlan | None:
+          family: str, stated: tuple[Stated, ...]) -> VersionPlan | None:
     reach = install_range(doc, ctx, variant, strategy)
-    declared = reach.minimum
-    return plan_for(ctx.cli, declared, family, reach.top, reach.unreleased)
+    return channel_plan(ctx.cli, parse_min_version(reach.minimum), family, reach.top,
+                        reach.unreleased, stated)
 
 
 def _args_start(argv: Sequence[str]) -> int | None:
@@ -271,6 +292,8 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
         kept = []
         for hit in hits:
             labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
+            if not labels and _judged_in_channels(rule_id, hit.pointer, found):
+                continue
             if labels:
                 hit = replace(hit, message=f"{hit.message} ({affected(labels)})",
                               related=tuple(dict.fromkeys([
@@ -287,6 +310,20 @@ def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, l
                 out.setdefault(rule_id, []).append(replace(
                     hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
     return out
+
+
+CHANNEL_RULES = frozenset({"FLAG001", "FLAG002", "FLAG006", "FLAG023", "FLAG024"})
+"""Rules whose verdict on a token depends on the vLLM that runs it."""
+
+
+def _judged_in_channels(rule_id: str, pointer: str, found: RenderedFacts) -> bool:
+    """Whether every rendered command holding the recipe's token at ``pointer`` runs in
+    an install channel of its own (the image of its hardware, a feature's stated
+    minimum), so the check of each there, which found nothing of ``rule_id``, is the
+    verdict: the layer's plan (the list's install range) judges a vLLM none of them
+    runs."""
+    return rule_id in CHANNEL_RULES and pointer in found.pointers \
+        and pointer not in found.in_range
 
 
 def _consequences_by_pointer(found: RenderedFacts) -> dict[tuple[str, str], list[Related]]:

@@ -22,29 +22,26 @@ problem is new.
 
 A finding whose cause is the argument list of a context file (a strategy's
 ``vllm_args``, a taxonomy KV offload option: the finding's related location is in that
-file) belongs to that file. When the change leaves that file alone, the finding is
-``"unchanged"`` even on a recipe the change adds or edits: the recipe reaches a defect the
-file already has, and the file's author, not the recipe's, fixes it
+file) belongs to that file. When the change edits that file, the file is checked and the
+finding is reported on it (:func:`validator.context_findings.relocate`), new when the
+file's line is. When the change leaves that file alone, the finding stays on the recipe
+and is ``"unchanged"`` even on a recipe the change adds or edits: the recipe reaches a
+defect the file already has, and the file's author, not the recipe's, fixes it
 (:func:`context_caused`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Collection, Mapping
 
 from validator.checker import DocumentResult, RunResult
 from validator.config import matches
+from validator.context_findings import context_cause
 from validator.findings import Finding
-from validator.identity import identity_of, match
+from validator.identity import defect_of, match
 from validator.pr.select import context_kind
 from validator.suppress import directives, suppressible
-
-FLOOR = re.compile(r"\bonly from [\w-]+ \d[\w.]*, but ")
-"""A finding that a token needs a later release than the configuration's minimum (``FLAG``
-and ``GUIDE`` rules: "`--x` exists only from vLLM 0.13.0, but the recipe's minimum is
-0.11.0"): raising the minimum once fixes every copy."""
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
@@ -67,7 +64,8 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
     for doc in head.documents:
         old = at_base.get(base_path.get(doc.path, doc.path))
-        doc.findings, gone = compare(old.findings if old else [], doc.findings)
+        doc.findings, gone = compare(old.findings if old else [], doc.findings,
+                                     doc.path)
         why = not_fixed(doc, (head_bytes or {}).get(doc.path))
         doc.fixed = [f for f in gone if why(f) is None]
         doc.hidden = [dataclasses.replace(f, message=f"{f.message} [{why(f)}]")
@@ -81,19 +79,23 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
                                 **head.baseline_counts()}
 
 
-def compare(old: list[Finding], new: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+def compare(old: list[Finding], new: list[Finding],
+            path: str | None = None) -> tuple[list[Finding], list[Finding]]:
     """``(new findings marked "new"/"unchanged", old findings gone, marked "absent")``.
 
     Findings are matched by identity as a multiset (:func:`validator.identity.match`): of
     one defect at three places at the base and two at the head, both at the head are
-    unchanged and the third is fixed. A finding that a token needs a release above the
-    recipe's minimum (:data:`FLOOR`) is about the minimum: another copy of one the base
-    has (the same flag or value in another guide block) is that defect, not a new one.
+    unchanged and the third is fixed. A finding whose rule says the token needs a release
+    above the configuration's minimum (reason :data:`~validator.findings.FLOOR`) is about
+    the minimum: another copy of one the base has (the same rule group and token in the
+    same document, :func:`validator.identity.defect_of`: in another guide block or
+    argument list, whatever releases its message names) is that defect, not a new one.
+    ``path``: the head's path of the document (a renamed file keeps its defects).
     """
     kept, gone = match(old, new)
-    floors = {identity_of(f) for f in old if FLOOR.search(f.message)}
+    floors = {defect_of(f, path) for f in old} - {None}
     marked = [dataclasses.replace(f, baseline="unchanged" if k or (
-                  identity_of(f) in floors and FLOOR.search(f.message)) else "new")
+                  defect_of(f, path) in floors) else "new")
               for f, k in zip(new, kept, strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
              for f, g in zip(old, gone, strict=True) if g]
@@ -121,20 +123,11 @@ def not_fixed(doc: DocumentResult, data: bytes | None) -> Callable[[Finding], st
     return why
 
 
-SELECTORS = ("/compatible_strategies/", "/kv_offload_support/")
-"""Pointers of the recipe lines that pull a context file's lists into its commands: a
-finding there (or on the whole document) with a related location in that file is about
-what the file puts into the command, not about something the recipe wrote."""
-
-
 def context_caused(finding: Finding, changed: Collection[str]) -> str | None:
     """The context file (a strategy, the taxonomy, a kv-store deployment) whose list
-    causes ``finding``, when the change leaves it alone, else ``None``: the finding is on
-    a line that selects a context file (:data:`SELECTORS`) or on the whole document, and
-    its related locations are in context files, all of them unchanged."""
-    if finding.pointer and not finding.pointer.startswith(SELECTORS):
-        return None
-    causes = {r.path for r in finding.related if r.path and r.path != finding.path}
-    if not causes or any(context_kind(p) is None or p in changed for p in causes):
-        return None
-    return min(causes)
+    causes ``finding`` (:func:`validator.context_findings.context_cause`), when the change
+    leaves every context file it names alone, else ``None``. (A changed context file is
+    checked, and the findings it causes are reported on it:
+    :func:`validator.context_findings.relocate`.)"""
+    cause = context_cause(finding, lambda p: context_kind(p) is not None and p not in changed)
+    return None if cause is None else str(cause.path)

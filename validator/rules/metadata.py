@@ -107,6 +107,8 @@ class Hit:
             column is the first character after it (a quoted scalar's quote and ``''``
             escapes are skipped); where the file does not spell it literally at the
             scalar's start, the scalar's own column is kept.
+        reason: which kind of defect of its rule the hit is, when the rule reports several
+            (:attr:`~validator.findings.Finding.reason`).
     """
 
     pointer: str
@@ -116,6 +118,7 @@ class Hit:
     related: tuple[Related, ...] = ()
     on_key: bool = False
     value_after: str = ""
+    reason: str | None = None
 
 
 AnyCheck = Callable[..., Iterable[Hit]]

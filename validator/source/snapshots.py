@@ -433,8 +433,8 @@ def data_listing(tree: RecipeTree) -> list[str]:
 
 def context_paths(tree: RecipeTree) -> list[str]:
     """The context files a check of any recipe of ``tree`` reads: ``taxonomy.yaml``,
-    ``platforms.yaml`` (when there) and the ``*.yaml`` directly in ``strategies/`` and ``kv_store/`` (as
-    :func:`validator.context.build_context` loads them)."""
+    ``platforms.yaml`` (when there) and the ``*.yaml`` directly in ``strategies/`` and
+    ``kv_store/`` (as :func:`validator.context.build_context` loads them)."""
     out = [p for p in CONTEXT_FILES if tree.exists(p)]
     for folder in CONTEXT_FOLDERS:
         out += [p for p in tree.list(folder)

@@ -50,11 +50,12 @@ from validator.analysis.flag_engine import (
     value_lead,
 )
 from validator.analysis.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged, value_at
+from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get
 from validator.analysis.shell_words import printed_expansions
 from validator.analysis.versions import MinVersion, parse_min_version, version_key
-from validator.findings import Related
+from validator.findings import FLOOR, Related
 from validator.rules.api import Hit, Reads
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.argv import ParsedArgs, ParsedOption
@@ -259,7 +260,7 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
             if issue.code in OWN_LIST_CODES:
                 continue  # a property of the other file, reported when it is checked
             issue = FlagIssue(issue.code, issue.index, f"{layer.label}: {issue.message}",
-                              issue.hint)
+                              issue.hint, floor=issue.floor)
         elif issue.related_index is not None:
             rptr = join_pointer(layer.pointer, where[issue.related_index])
             related = (Related(line_of(doc, rptr), "first occurrence"),)
@@ -267,7 +268,8 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
             related += tuple(Related(line_of(doc, join_pointer(layer.pointer, where[at])), what)
                              for at, what in issue.consequences)
         _add(hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
-                                               related=related, value_after=lead))
+                                               related=related, value_after=lead,
+                                               reason=FLOOR if issue.floor else None))
 
 
 #: The issue code a recipe keeps on a list of another file although that file reports a
@@ -345,8 +347,10 @@ def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str 
     the plugin fits, and one ``FLAG019`` hit per distinct note."""
     if family is None or family == served_by:
         reach = install_range(doc, ctx, layer.variant, layer.strategy)
-        return plan_for(ctx.cli, layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
-                        reach.unreleased)
+        stated = () if layer.origin is not None else layer_statements(
+            doc, ctx, layer.pointer, layer.variant, layer.hardware)
+        return channel_plan(ctx.cli, layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
+                            reach.unreleased, stated)
     plan = plan_for(ctx.cli, layer_minimum(doc, ctx, layer), family)
     if plan.minimum is None:
         _add(out.hits, "FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "

@@ -13,21 +13,19 @@ raised or bounded by what the guide section states, :mod:`validator.analysis.gui
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-from packaging.version import Version
 
 from validator.analysis import arg_layers, cli_plan, flag_engine
 from validator.analysis.cli_plan import per_document
 from validator.analysis.flag_values import ISSUE_CODES
 from validator.analysis.guide_images import command_image, family_from_source, section_image
-from validator.analysis.guide_sections import SectionContext, section_context
+from validator.analysis.guide_sections import section_context
+from validator.analysis.install_channel import Stated, channel_plan
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get, items
 from validator.analysis.shell_words import word_expansions
-from validator.analysis.versions import NIGHTLY, MinVersion, format_version
-from validator.findings import Related
+from validator.findings import FLOOR, Related
 from validator.guide.commands import GuideCommands, ServeCommand, parsed_guide
 from validator.rules.api import Hit, Reads
 from validator.vllm_cli import argv
@@ -67,10 +65,10 @@ class GuideAnalysis:
     hits: dict[str, list[Hit]] = field(default_factory=dict)
 
     def add(self, rule_id: str, line: int, message: str, hint: str | None = None,
-            related: tuple[Related, ...] = ()) -> None:
+            related: tuple[Related, ...] = (), reason: str | None = None) -> None:
         """Record a hit at 0-based guide line ``line`` for rule ``rule_id``."""
         self.hits.setdefault(rule_id, []).append(
-            Hit(GUIDE, message, hint, block_index=line, related=related))
+            Hit(GUIDE, message, hint, block_index=line, related=related, reason=reason))
 
 
 
@@ -139,12 +137,9 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         stated = command_image(ctx.cli, cmd) or section_context(text, cmd.line) \
             or section_image(doc, text, cmd.line, variant) \
             or (family_from_source(doc, text, family) if family != cli_plan.VLLM else None)
-        recipe = declared
-        if stated is not None:
-            declared, pulled, unreleased = _section_plan(declared, pulled, unreleased, stated)
-        plan = cli_plan.plan_for(ctx.cli, declared, family, pulled, unreleased)
-        if stated is not None and stated.minimum is not None and plan.minimum is not None:
-            plan = replace(plan, floor=_floor(recipe, declared, stated.minimum))
+        plan = channel_plan(ctx.cli, declared, family, pulled, unreleased,
+                            () if stated is None else (Stated(
+                                stated.minimum, stated.top, stated.unreleased, stated.text),))
         seen = (Related(file_line(doc, stated.line), f"the section states: {stated.text}"),
                 ) if stated is not None else ()
         if plan.minimum is None:
@@ -165,7 +160,8 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
             out.issues.add(ISSUE_RULE[issue.code], cmd.arg_lines[issue.index], issue.message,
                            issue.hint, seen + tuple(
                                Related(file_line(doc, cmd.arg_lines[at]), what)
-                               for at, what in issue.consequences))
+                               for at, what in issue.consequences),
+                           FLOOR if issue.floor else None)
     return out
 
 
@@ -208,39 +204,6 @@ def command_family(cmd: ServeCommand) -> str:
     if "ascend" in image or arg_layers.is_ascend_tokens(cmd.args):
         return arg_layers.ASCEND
     return cli_plan.VLLM
-
-
-
-def _floor(recipe: MinVersion | None, declared: MinVersion | None,
-           stated: Version) -> tuple[str, str, str]:
-    """:attr:`~validator.analysis.cli_plan.VersionPlan.floor` of a command whose section
-    states vLLM ``stated``: the messages say that it was taken into account, whether it
-    raised the recipe's minimum ``recipe`` to ``declared`` or not."""
-    named = "none" if recipe is None else format_version(recipe)
-    if declared != recipe:
-        return ("the minimum its section states is", f" (the recipe's min_vllm_version is "
-                f"{named})", "the version the section states (and min_vllm_version if "
-                "every path needs it)")
-    return ("the recipe's minimum is", f" (its section states vLLM {stated}, not above it)",
-            "min_vllm_version")
-
-
-def _section_plan(declared: MinVersion | None, top: str | None, unreleased: bool,
-                  stated: SectionContext) -> tuple[MinVersion | None, str | None, bool]:
-    """``(minimum, top, unreleased)`` for a command in a section that states its own
-    version: a stated minimum above the recipe's replaces it, a pinned release bounds the
-    range, nightly or source code without a stated release is checked as ``nightly``."""
-    if stated.minimum is not None and (declared is None or (
-            declared != NIGHTLY and stated.minimum > declared)):
-        declared = stated.minimum
-    if stated.top is not None:
-        floor = declared if isinstance(declared, Version) else stated.top
-        top = str(max(stated.top, floor))
-    if stated.unreleased:
-        unreleased = True
-        if stated.minimum is None:
-            declared, top = NIGHTLY, None
-    return declared, top, unreleased
 
 
 def rule_hits(rule_id: str, doc: LoadedDocument, ctx: Context) -> list[Hit]:
