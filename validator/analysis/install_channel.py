@@ -78,8 +78,9 @@ def channel_plan(cli: CliRegistries, declared: MinVersion | None, family: str,
                  ) -> VersionPlan:
     """The plan, on the run's registries ``cli``, of commands whose install range is
     (``declared``, ``top``, ``unreleased``) and that run in the channel ``statements``
-    describe; with a stated minimum, the plan's :attr:`~validator.analysis.cli_plan.VersionPlan.floor` says what
-    the messages compare with."""
+    describe; with a stated minimum, the plan's
+    :attr:`~validator.analysis.cli_plan.VersionPlan.floor` says what the messages compare
+    with."""
     recipe = declared
     for stated in statements:
         declared, top, unreleased = _apply(declared, top, unreleased, stated)
