@@ -167,28 +167,10 @@ def build_snapshot(
     except ContractError as exc:
         raise ExtractionError(str(exc)) from exc
     options = raw["actions"]
-    probes: dict[str, Any] = {}
-    keep = {
-        "dotted": "speculative_config",
-        "dotted_underscore": "speculative_config",
-        "dotted_hf_overrides": "hf_overrides",
-        "underscore": "tensor_parallel_size",
-        "underscore_eq": "tensor_parallel_size",
-        "abbrev": "tensor_parallel_size",
-    }
-    for name, p in sorted(raw["probes"].items()):
-        entry: dict[str, Any] = {"argv": p["argv"], "ok": bool(p["ok"])}
-        if p["ok"] and name in keep:
-            entry["value"] = _probe_value(p, keep[name])
-        if not p["ok"]:
-            entry["error"] = _sanitize(str(p.get("error", "")), src_root)
-        probes[name] = entry
+    probes = _recorded_probes(raw["probes"], src_root)
     dotted = bool(probes.get("dotted", {}).get("ok")) and "mtp" in str(
         probes["dotted"].get("value") or ""
     )
-    abbrev_ok = bool(probes.get("abbrev", {}).get("ok")) and probes["abbrev"].get(
-        "value"
-    ) == "2"
     json_flags = sorted(
         {s for o in options if o["is_json"] for s in o["strings"] if s.startswith("--")}
     )
@@ -196,21 +178,8 @@ def build_snapshot(
         "schema": SCHEMA_VERSION,
         "version": artifact.version,
         "serve_available": bool(raw["serve_available"]),
-        "provenance": {
-            "artifact": artifact.filename,
-            "sha256": artifact.sha256,
-            "url": artifact.url,
-            "kind": artifact.kind,
-            "method": "argparse-introspection: " + str(raw["method"]),
-            "python": f"{sys.version_info.major}.{sys.version_info.minor}",
-        },
-        "parser": {
-            "class": raw["parser_class"],
-            "allow_abbrev": bool(raw["allow_abbrev"]) and abbrev_ok,
-            "normalisation": _normalisation(raw["probes"]),
-            "dotted_keys": dotted,
-            "short_O": bool(probes.get("short_O", {}).get("ok")),
-        },
+        "provenance": _provenance(raw, artifact),
+        "parser": _parser_facts(raw, probes, dotted),
         "options": options,
         "json_flags": json_flags,
         "dotted_keys": dotted,
@@ -219,19 +188,76 @@ def build_snapshot(
         "reasoning_parsers": raw["reasoning_parsers"],
         "kv_cache_dtypes": raw["kv_cache_dtypes"],
         "env_vars": raw["env_vars"],
-        "extraction": {
-            "source_version": str(raw["version"]),
-            "stub_versions": raw.get("stub_versions", {}),
-            "stubbed_modules": raw["stubbed_modules"],
-            "soft_failed_modules": [
-                {"module": d["module"], "error": _sanitize(d["error"], src_root)}
-                for d in raw["soft_failed_modules"]
-            ],
-            "method_errors": [
-                _sanitize(e.splitlines()[0] if e else e, src_root)
-                for e in raw["method_errors"]
-            ],
-        },
+        "extraction": _extraction_record(raw, src_root),
+    }
+
+
+#: The probes whose parsed value the snapshot keeps: probe name -> namespace key.
+_PROBE_VALUES = {
+    "dotted": "speculative_config",
+    "dotted_underscore": "speculative_config",
+    "dotted_hf_overrides": "hf_overrides",
+    "underscore": "tensor_parallel_size",
+    "underscore_eq": "tensor_parallel_size",
+    "abbrev": "tensor_parallel_size",
+}
+
+
+def _recorded_probes(raw_probes: dict[str, Any], src_root: Path) -> dict[str, Any]:
+    """Each probe's argv and outcome, with its value (:data:`_PROBE_VALUES`) or its
+    error (paths and addresses removed), by name."""
+    probes: dict[str, Any] = {}
+    for name, p in sorted(raw_probes.items()):
+        entry: dict[str, Any] = {"argv": p["argv"], "ok": bool(p["ok"])}
+        if p["ok"] and name in _PROBE_VALUES:
+            entry["value"] = _probe_value(p, _PROBE_VALUES[name])
+        if not p["ok"]:
+            entry["error"] = _sanitize(str(p.get("error", "")), src_root)
+        probes[name] = entry
+    return probes
+
+
+def _provenance(raw: dict[str, Any], artifact: Artifact) -> dict[str, Any]:
+    """Where the snapshot comes from: the artifact and how it was introspected."""
+    return {
+        "artifact": artifact.filename,
+        "sha256": artifact.sha256,
+        "url": artifact.url,
+        "kind": artifact.kind,
+        "method": "argparse-introspection: " + str(raw["method"]),
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+    }
+
+
+def _parser_facts(raw: dict[str, Any], probes: dict[str, Any], dotted: bool
+                  ) -> dict[str, Any]:
+    """How the release's parser reads an argument list, as the probes showed it."""
+    abbrev_ok = bool(probes.get("abbrev", {}).get("ok")) and probes["abbrev"].get(
+        "value"
+    ) == "2"
+    return {
+        "class": raw["parser_class"],
+        "allow_abbrev": bool(raw["allow_abbrev"]) and abbrev_ok,
+        "normalisation": _normalisation(raw["probes"]),
+        "dotted_keys": dotted,
+        "short_O": bool(probes.get("short_O", {}).get("ok")),
+    }
+
+
+def _extraction_record(raw: dict[str, Any], src_root: Path) -> dict[str, Any]:
+    """What the introspection had to stub or could not load (paths removed)."""
+    return {
+        "source_version": str(raw["version"]),
+        "stub_versions": raw.get("stub_versions", {}),
+        "stubbed_modules": raw["stubbed_modules"],
+        "soft_failed_modules": [
+            {"module": d["module"], "error": _sanitize(d["error"], src_root)}
+            for d in raw["soft_failed_modules"]
+        ],
+        "method_errors": [
+            _sanitize(e.splitlines()[0] if e else e, src_root)
+            for e in raw["method_errors"]
+        ],
     }
 
 
