@@ -270,14 +270,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     result = plain(traced)
     variant = or_(get(get(recipe, "variants"), variant_key),
                   get(get(recipe, "variants"), "default"), {})
-    profile = hardware_profile(taxonomy, hw_id)
-    shared = docs.cache if docs is not None else {}
-    hit = shared.get(("docker", variant_key, raw_id(hw_id)))
-    if hit is not None and hit[0] is variant and hit[1] is profile:
-        meta = hit[2]
-    else:
-        meta = compute_docker_meta(recipe, variant, profile, hw_id)
-        shared["docker", variant_key, raw_id(hw_id)] = (variant, profile, meta)
+    meta = _docker_meta(recipe, variant_key, variant, hw_id, taxonomy, docs)
     env = or_(result.get("env"), {})
 
     flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
@@ -296,27 +289,9 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                             "node_count": node_count, "deploy_type": deploy, "env": env,
                             "docker_image": meta.image}
     if deploy == "multi_node" and "headCommand" in result:
-        head = dockerize(result["headCommand"], result["headArgv"], env)
-        workers = [dockerize(c, a, env) for c, a in zip(result["workerCommands"],
-                                                         result["workerArgvs"], strict=True)]
-        out = {**base, "head_command": result["headCommand"],
-               "worker_command": result["workerCommand"],
-               "worker_commands": result["workerCommands"], "head_argv": result["headArgv"],
-               "worker_argv": result["workerArgv"], "worker_argvs": result["workerArgvs"],
-               "head_docker_command": head["docker_command"],
-               "worker_docker_command": workers[0]["docker_command"],
-               "worker_docker_commands": [w["docker_command"] for w in workers],
-               "head_docker_argv": head["docker_argv"],
-               "worker_docker_argv": workers[0]["docker_argv"],
-               "worker_docker_argvs": [w["docker_argv"] for w in workers]}
+        out = _multi_node_rendering(result, base, env, dockerize)
     elif deploy == "pd_cluster":
-        roles = {}
-        for role, port in (("prefill", 8001), ("decode", 8002)):
-            part = dict(result[role])
-            part.update(dockerize(part["command"], part["argv"], part["env"], port))
-            roles[role] = part
-        out = {**base, **roles, "router": result["router"],
-               "router_config": result["routerConfig"]}
+        out = _pd_rendering(result, base, dockerize)
     elif deploy == "kv_store_lb":
         out = _kv_rendering(result, base, strategy, kv_offload, strategies, dockerize)
     else:
@@ -325,6 +300,50 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
         if "companions" in result:
             out["companions"] = result["companions"]
     return out, traced
+
+
+def _docker_meta(recipe: Any, variant_key: str, variant: Any, hw_id: str, taxonomy: Any,
+                 docs: Documents | None) -> Any:
+    """The docker image and GPU flags of ``variant`` on ``hw_id``, computed once per
+    recipe rendering (kept in the recipe's :attr:`Documents.cache`)."""
+    profile = hardware_profile(taxonomy, hw_id)
+    shared = docs.cache if docs is not None else {}
+    hit = shared.get(("docker", variant_key, raw_id(hw_id)))
+    if hit is not None and hit[0] is variant and hit[1] is profile:
+        return hit[2]
+    meta = compute_docker_meta(recipe, variant, profile, hw_id)
+    shared["docker", variant_key, raw_id(hw_id)] = (variant, profile, meta)
+    return meta
+
+
+def _multi_node_rendering(result: dict[str, Any], base: dict[str, Any], env: Any,
+                          dockerize: Any) -> dict[str, Any]:
+    """The head's and each worker's commands and argvs, plain and in docker."""
+    head = dockerize(result["headCommand"], result["headArgv"], env)
+    workers = [dockerize(c, a, env) for c, a in zip(result["workerCommands"],
+                                                     result["workerArgvs"], strict=True)]
+    return {**base, "head_command": result["headCommand"],
+            "worker_command": result["workerCommand"],
+            "worker_commands": result["workerCommands"], "head_argv": result["headArgv"],
+            "worker_argv": result["workerArgv"], "worker_argvs": result["workerArgvs"],
+            "head_docker_command": head["docker_command"],
+            "worker_docker_command": workers[0]["docker_command"],
+            "worker_docker_commands": [w["docker_command"] for w in workers],
+            "head_docker_argv": head["docker_argv"],
+            "worker_docker_argv": workers[0]["docker_argv"],
+            "worker_docker_argvs": [w["docker_argv"] for w in workers]}
+
+
+def _pd_rendering(result: dict[str, Any], base: dict[str, Any], dockerize: Any
+                  ) -> dict[str, Any]:
+    """The prefill and decode roles (each with its docker command) and the router."""
+    roles = {}
+    for role, port in (("prefill", 8001), ("decode", 8002)):
+        part = dict(result[role])
+        part.update(dockerize(part["command"], part["argv"], part["env"], port))
+        roles[role] = part
+    return {**base, **roles, "router": result["router"],
+            "router_config": result["routerConfig"]}
 
 
 def _kv_rendering(result: dict[str, Any], base: dict[str, Any], strategy: str, kv_offload: Any,
