@@ -21,9 +21,9 @@ from validator.render.api_out import ApiOutputError
 from validator.source.spec import SpecError
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
-from validator.vllm_cli.extract import ExtractionError
 from validator.vllm_cli.fetch import FetchError
 from validator.vllm_cli.registry import RegistryError
+from validator.vllm_cli.release_sources import ExtractionError
 
 ERRORS: list[type[Exception]] = [
     ApiBuildError, ApiOutputError, ConfigError, EventError, ExtractionError, FetchError,

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.vllm_cli.argv import Problem, duplicates, looks_like_option, parse_args
+from validator.vllm_cli.argv import duplicates, looks_like_option, parse_args
+from validator.vllm_cli.parsed_args import Problem
 from validator.vllm_cli.registry import CliRegistry, available_versions, load_registry
 
 ERRORS = {Problem.UNKNOWN, Problem.AMBIGUOUS, Problem.MISSING_VALUE, Problem.SWITCH_VALUE,

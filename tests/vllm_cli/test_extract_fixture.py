@@ -1,6 +1,6 @@
 """Extraction end to end on a tiny fake vLLM source tree (``tests/fixtures/fake_vllm``),
 without the network: the fixture is packed as an sdist, unpacked by
-:func:`~validator.vllm_cli.extract.unpack_sources`, introspected by the real
+:func:`~validator.vllm_cli.release_sources.unpack_sources`, introspected by the real
 ``_introspect.py`` subprocess, held to the contract (``schemas/introspection.schema.json``)
 and turned into a snapshot that :func:`~validator.vllm_cli.registry.load_registry` reads.
 """
@@ -20,17 +20,16 @@ from jsonschema import Draft202012Validator
 from validator.vllm_cli import contract
 from validator.vllm_cli.contract import DUMP_SCHEMA, ContractError, check_dump
 from validator.vllm_cli.extract import (
-    ExtractionError,
     build_snapshot,
     dumps_snapshot,
     run_introspection,
-    unpack_sources,
     write_snapshot,
 )
 from validator.vllm_cli.extract_plugin import build_plugin_snapshot, unpack_plugin
 from validator.vllm_cli.fetch import Artifact
 from validator.vllm_cli.plugins import Plugin
 from validator.vllm_cli.registry import INDEX_NAME, load_registry
+from validator.vllm_cli.release_sources import ExtractionError, unpack_sources
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "fake_vllm"
 PLUGIN_FIXTURE = FIXTURE.parent / "fake_plugin"

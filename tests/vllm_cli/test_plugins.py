@@ -168,10 +168,10 @@ def test_plugin_extraction_reproduces_the_vendored_bytes(tmp_path: object) -> No
         build_snapshot,
         dumps_snapshot,
         run_introspection,
-        unpack_sources,
     )
     from validator.vllm_cli.extract_plugin import build_plugin_snapshot, unpack_plugin
     from validator.vllm_cli.fetch import Artifact, sha256_file
+    from validator.vllm_cli.release_sources import unpack_sources
 
     vendored = load_registry("0.17.0rc1", ASCEND.registry_dir)
     prov = vendored.provenance

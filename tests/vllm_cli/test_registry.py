@@ -315,13 +315,9 @@ def test_first_versions_match_the_released_sources() -> None:
 @pytest.mark.slow
 def test_end_to_end_extraction_reproduces_the_vendored_bytes(tmp_path: Path) -> None:
     """Re-extract 0.4.2 from the cached sdist; the snapshot must be byte-identical."""
-    from validator.vllm_cli.extract import (
-        build_snapshot,
-        dumps_snapshot,
-        run_introspection,
-        unpack_sources,
-    )
+    from validator.vllm_cli.extract import build_snapshot, dumps_snapshot, run_introspection
     from validator.vllm_cli.fetch import Artifact, sha256_file
+    from validator.vllm_cli.release_sources import unpack_sources
 
     vendored = load_registry("0.4.2")
     path = _cached(vendored.provenance["artifact"])

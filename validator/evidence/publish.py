@@ -217,9 +217,18 @@ class Publisher:
             OSError: the folder cannot be written.
         """
         target = record_path(self.out, repository, commit, path)
-        outcome: Outcome = "written"
-        att = attestation_path(target)
         old = self._read(target)
+        outcome = self._store_record(target, old, data, f"{repository}@{commit}:{path}", path)
+        self.verified[target] = sha256_hex(data if outcome != "unchanged" or old is None else old)
+        if attestation is not None:
+            self._store_attestation(attestation_path(target), attestation, outcome, old)
+        return outcome
+
+    def _store_record(self, target: Path, old: bytes | None, data: bytes, key: str,
+                      path: str) -> Outcome:
+        """Write ``data`` at ``target`` unless the stored record ``old`` is the same one;
+        keep an older tool version's record beside it (``key``: the record's
+        ``repository@commit:path``, for messages)."""
         problem = None
         if old is not None and old != data and self.check_old is not None:
             problem = self.check_old(old)
@@ -227,57 +236,65 @@ class Publisher:
             self._write(target, data)
             self.reports.append(f"{target}: {problem}; not a record publish made: replaced "
                                 "and not kept")
-            outcome = "replaced"
-        elif old is not None:
-            if old == data:
-                outcome = "unchanged"
-            else:
-                old_version, new_version = _tool_version(old), _tool_version(data)
-                if old_version == new_version:
-                    try:
-                        differ = _differences(_identity(old), _identity(data))
-                    except ValueError:
-                        differ = ["the stored file is not JSON"]
-                    if differ:
-                        shown = ", ".join(differ[:3]) + (
-                            f" and {len(differ) - 3} more" if len(differ) > 3 else "")
-                        self.refused[target] = (
-                            f"differs at {shown} from the record made now from the same "
-                            f"document by the same tool version {new_version} (edited?)")
-                        raise PublishConflict(
-                            f"{target}: a different record for {repository}@{commit}:{path} "
-                            f"already exists from the same tool version {new_version} "
-                            f"(differs at {shown}); the same input must give the same "
-                            "record (remove it to replace it)")
-                    outcome = "unchanged"
-                else:
-                    kept = target.with_name(f"{path.rsplit('/', 1)[-1]}{KEPT_MARK}"
-                                            f"{old_version or 'unknown'}.json")
-                    if self._read(kept) != old:
-                        self._write(kept, old)
-                    self._write(target, data)
-                    outcome = "replaced"
-        else:
+            return "replaced"
+        if old is None:
             self._write(target, data)
-        self.verified[target] = sha256_hex(data if outcome != "unchanged" or old is None else old)
-        if attestation is not None and outcome != "unchanged":
+            return "written"
+        if old == data:
+            return "unchanged"
+        old_version, new_version = _tool_version(old), _tool_version(data)
+        if old_version == new_version:
+            self._refuse_if_different(target, old, data, key, new_version)
+            return "unchanged"
+        kept = target.with_name(f"{path.rsplit('/', 1)[-1]}{KEPT_MARK}"
+                                f"{old_version or 'unknown'}.json")
+        if self._read(kept) != old:
+            self._write(kept, old)
+        self._write(target, data)
+        return "replaced"
+
+    def _refuse_if_different(self, target: Path, old: bytes, data: bytes, key: str,
+                             version: str | None) -> None:
+        """Raise :class:`PublishConflict` when ``old`` and ``data``, both made by tool
+        ``version``, differ in more than their checked-on dates."""
+        try:
+            differ = _differences(_identity(old), _identity(data))
+        except ValueError:
+            differ = ["the stored file is not JSON"]
+        if not differ:
+            return
+        shown = ", ".join(differ[:3]) + (
+            f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+        self.refused[target] = (
+            f"differs at {shown} from the record made now from the same "
+            f"document by the same tool version {version} (edited?)")
+        raise PublishConflict(
+            f"{target}: a different record for {key} "
+            f"already exists from the same tool version {version} "
+            f"(differs at {shown}); the same input must give the same "
+            "record (remove it to replace it)")
+
+    def _store_attestation(self, att: Path, attestation: bytes, outcome: Outcome,
+                           old: bytes | None) -> None:
+        """Write the record's statement beside it; when the record was kept as it was,
+        make sure the statement beside it is the kept record's."""
+        if outcome != "unchanged":
             self._write(att, attestation)
             self.verified[att] = sha256_hex(attestation)
-        elif attestation is not None:
-            expected = attestation
-            if self.attestation_of is not None and old is not None:  # the record kept
-                expected = self.attestation_of(old)
-            stored = self._read(att)
-            if stored is None:
-                self._write(att, expected)
-            elif self.attestation_of is not None and stored != expected:
-                self._write(att, expected)
-                self.reports.append(f"{att}: not the statement of the record beside it; "
-                                    "rewritten")
-            statement = expected if self.attestation_of is not None or stored is None \
-                else stored
-            self.verified[att] = sha256_hex(statement)
-        return outcome
+            return
+        expected = attestation
+        if self.attestation_of is not None and old is not None:  # the record kept
+            expected = self.attestation_of(old)
+        stored = self._read(att)
+        if stored is None:
+            self._write(att, expected)
+        elif self.attestation_of is not None and stored != expected:
+            self._write(att, expected)
+            self.reports.append(f"{att}: not the statement of the record beside it; "
+                                "rewritten")
+        statement = expected if self.attestation_of is not None or stored is None \
+            else stored
+        self.verified[att] = sha256_hex(statement)
 
     def _read(self, file: Path) -> bytes | None:
         """The bytes of ``file`` (under ``out``), ``None`` when absent; a link on the way is

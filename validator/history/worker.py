@@ -159,21 +159,24 @@ class Worker:
 
 
 
-_STATE: Worker | None = None
+_POOL_WORKER: Worker | None = None
+"""The :class:`Worker` of a pool process: set there by :func:`_start_pool_worker`, never in
+the process that runs :func:`execute` (a pool's task function can only reach per-process
+state through its module)."""
 
 
-def _init_worker(repo: Path, states: dict[str, State], settings: Settings,
-                 cache_dir: Path | None) -> None:
-    global _STATE
+def _start_pool_worker(repo: Path, states: dict[str, State], settings: Settings,
+                       cache_dir: Path | None) -> None:
+    global _POOL_WORKER
     # Ctrl-C is the parent's to handle (it terminates the pool); a worker that also
     # raised KeyboardInterrupt would print its own traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _STATE = Worker(repo, states, settings, cache_dir)
+    _POOL_WORKER = Worker(repo, states, settings, cache_dir)
 
 
-def _run_task(task: Task) -> TaskResult:
-    assert _STATE is not None
-    return _STATE.run(task)
+def _run_pool_task(task: Task) -> TaskResult:
+    assert _POOL_WORKER is not None
+    return _POOL_WORKER.run(task)
 
 
 def execute(tasks: list[Task], repo: Path, states: dict[str, State], settings: Settings,
@@ -188,18 +191,17 @@ def execute(tasks: list[Task], repo: Path, states: dict[str, State], settings: S
     tasks = sorted(tasks, key=lambda t: -sum(len(names) for _s, names in t[4]))
     jobs = max(1, min(jobs, len(tasks)))
     if jobs == 1:
-        _init_worker(*init)
+        worker = Worker(*init)
         try:
             for task in tasks:
-                yield _run_task(task)
+                yield worker.run(task)
                 advance(1)
         finally:
-            assert _STATE is not None
-            _STATE.objects.close()
+            worker.objects.close()
         return
     # one task at a time: tasks are sorted biggest first, so chunks would hand the
     # biggest ones to the same worker
-    with multiprocessing.get_context().Pool(jobs, _init_worker, init) as pool:
-        for item in pool.imap_unordered(_run_task, tasks, chunksize=1):
+    with multiprocessing.get_context().Pool(jobs, _start_pool_worker, init) as pool:
+        for item in pool.imap_unordered(_run_pool_task, tasks, chunksize=1):
             yield item
             advance(1)

@@ -145,18 +145,23 @@ class RecipeOutput:
 
 _PARALLEL_MIN_RECIPES = 16
 """Below this many recipes a build renders in one process (start-up would dominate)."""
-_WORKER: _RecipeRenderer | None = None
-"""The renderer a forked worker process inherits."""
+_POOL_RENDERER: _RecipeRenderer | None = None
+"""The renderer of a pool process: set there by :func:`_start_pool_renderer`, never in the
+process that runs the build (a pool's task function can only reach per-process state
+through its module)."""
 
 
-def _ignore_interrupts() -> None:
+def _start_pool_renderer(renderer: _RecipeRenderer) -> None:
+    """Pool initializer; with ``fork`` its argument is inherited, not pickled."""
+    global _POOL_RENDERER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _POOL_RENDERER = renderer
 
 
 def _render_in_worker(path: str) -> RecipeOutput | BaseException:
-    assert _WORKER is not None
+    assert _POOL_RENDERER is not None
     try:
-        return _WORKER.render(path)
+        return _POOL_RENDERER.render(path)
     except Exception as exc:
         return exc
 
@@ -242,16 +247,12 @@ class _Build:
                 or "fork" not in multiprocessing.get_all_start_methods()):
             yield from map(renderer.render, paths)
             return
-        global _WORKER
-        _WORKER = renderer
-        try:
-            with multiprocessing.get_context("fork").Pool(jobs, _ignore_interrupts) as pool:
-                for output in pool.imap(_render_in_worker, paths, chunksize=2):
-                    if isinstance(output, BaseException):
-                        raise output
-                    yield output
-        finally:
-            _WORKER = None
+        with multiprocessing.get_context("fork").Pool(
+                jobs, _start_pool_renderer, (renderer,)) as pool:
+            for output in pool.imap(_render_in_worker, paths, chunksize=2):
+                if isinstance(output, BaseException):
+                    raise output
+                yield output
 
 
 class _RecipeRenderer:

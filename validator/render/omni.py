@@ -40,59 +40,15 @@ def resolve_omni_traced(recipe: Any, variant_key: str, task: Any, profile: Any,
     last-wins de-duplication drops, :class:`~validator.render.args.Override`)."""
     docs = docs or Documents()
     doc = docs.recipe
-    variants = get(recipe, "variants")
-    variant, vptr = get(variants, variant_key), ptr("variants", variant_key)
-    if not truthy(variant):
-        variant, vptr = get(variants, "default"), "/variants/default"
-        if not truthy(variant):
-            variant, vptr = {}, ""
+    variant, vptr = _omni_variant(recipe, variant_key)
     model_id: Any = or_(get(task, "modelId"), get(variant, "model_id"),
                         get(get(recipe, "model"), "model_id"), "unknown")
     model_ptr = (f"{task_pointer}/model_id" if truthy(get(task, "modelId")) else
                  f"{vptr}/model_id" if truthy(get(variant, "model_id")) else "/model/model_id")
-    gen = gates.profile_generation(profile)
-    nvidia = get(profile, "brand") == "NVIDIA"
-
-    def gen_block(mapping: Any, pointer: str) -> tuple[Any, str]:
-        value = get(mapping, gen)
-        if truthy(value):
-            return value, ptr(*pointer.lstrip("/").split("/"), jsval.js_str(gen))
-        return (get(mapping, "nvidia"), f"{pointer}/nvidia") if nvidia else (None, pointer)
-
-    recipe_ho, rp = gen_block(get(recipe, "hardware_overrides"), "/hardware_overrides")
-    variant_ho, vp = gen_block(get(variant, "hardware_overrides"), f"{vptr}/hardware_overrides")
-    exact = get(get(variant, "hardware_overrides"), hw_id) if truthy(hw_id) else None
-    ep = f"{vptr}/hardware_overrides/{jsval.js_str(hw_id)}"
+    overrides_on = _hardware_overrides(recipe, variant, vptr, profile, hw_id)
     not_default = variant_key != "default"
-    env = Env()
-    layers_env = [(or_(get(get(recipe, "model"), "base_env"), {}), "/model/base_env")]
-    if not_default and truthy(get(variant, "extra_env")):
-        layers_env.append((get(variant, "extra_env"), f"{vptr}/extra_env"))
-    layers_env += [(get(recipe_ho, "extra_env"), f"{rp}/extra_env"),
-                   (get(variant_ho, "extra_env"), f"{vp}/extra_env"),
-                   (get(exact, "extra_env"), f"{ep}/extra_env")]
-    for source, pointer in layers_env:
-        if truthy(source):
-            env.assign(source, pointer.lstrip("/").replace("/", "."), doc, pointer)
-    args: list[Arg] = []
-
-    def layer(value: Any, pointer: str) -> None:
-        push_layer(args, value, pointer.lstrip("/").replace("/", "."), doc, pointer)
-
-    layer(get(get(recipe, "model"), "base_args"), "/model/base_args")
-    if not_default:
-        layer(get(variant, "extra_args"), f"{vptr}/extra_args")
-    extra = get(task, "extraArgs")
-    if truthy(get(extra, "length")):
-        layer(extra, f"{task_pointer}/extra_args")
-    layer(get(recipe_ho, "extra_args"), f"{rp}/extra_args")
-    layer(get(variant_ho, "extra_args"), f"{vp}/extra_args")
-    layer(get(exact, "extra_args"), f"{ep}/extra_args")
-    port = get(get(recipe, "omni"), "port")
-    if truthy(port):
-        args += [Arg("--port", "omni.port", doc, "/omni/port"),
-                 Arg(jsval.js_str(port), "omni.port", doc, "/omni/port")]
-    args.append(Arg("--omni", "omni", "", ""))
+    env = _omni_env(recipe, variant, vptr, not_default, overrides_on, doc)
+    args = _omni_args(recipe, variant, vptr, not_default, overrides_on, task, task_pointer, doc)
     binary = or_(get(get(recipe, "omni"), "serve_binary"), "vllm serve")
     final, overrides = final_args_traced(args)
     binary_text = jsval.js_str(binary)
@@ -104,3 +60,75 @@ def resolve_omni_traced(recipe: Any, variant_key: str, task: Any, profile: Any,
             "modelId": model_id,
             "argv": [*(words if binary_text != "vllm serve" else LEAD), model, *final],
             "envSources": env.sources, "overrides": overrides}
+
+
+def _omni_variant(recipe: Any, variant_key: str) -> tuple[Any, str]:
+    """(variant, its pointer): ``variant_key``'s, else the default one, else ``{}``."""
+    variants = get(recipe, "variants")
+    variant, vptr = get(variants, variant_key), ptr("variants", variant_key)
+    if not truthy(variant):
+        variant, vptr = get(variants, "default"), "/variants/default"
+        if not truthy(variant):
+            variant, vptr = {}, ""
+    return variant, vptr
+
+
+def _hardware_overrides(recipe: Any, variant: Any, vptr: str, profile: Any,
+                        hw_id: str | None) -> list[tuple[Any, str]]:
+    """The hardware override blocks that apply, with their pointers, in the order they
+    layer: the recipe's and the variant's for the profile's generation (else
+    ``nvidia`` on NVIDIA hardware), then the variant's for exactly ``hw_id``."""
+    gen = gates.profile_generation(profile)
+    nvidia = get(profile, "brand") == "NVIDIA"
+
+    def gen_block(mapping: Any, pointer: str) -> tuple[Any, str]:
+        value = get(mapping, gen)
+        if truthy(value):
+            return value, ptr(*pointer.lstrip("/").split("/"), jsval.js_str(gen))
+        return (get(mapping, "nvidia"), f"{pointer}/nvidia") if nvidia else (None, pointer)
+
+    exact = get(get(variant, "hardware_overrides"), hw_id) if truthy(hw_id) else None
+    return [gen_block(get(recipe, "hardware_overrides"), "/hardware_overrides"),
+            gen_block(get(variant, "hardware_overrides"), f"{vptr}/hardware_overrides"),
+            (exact, f"{vptr}/hardware_overrides/{jsval.js_str(hw_id)}")]
+
+
+def _omni_env(recipe: Any, variant: Any, vptr: str, not_default: bool,
+              overrides_on: list[tuple[Any, str]], doc: str) -> Env:
+    """The environment: the model's base, the variant's extra, each override's extra."""
+    env = Env()
+    layers_env = [(or_(get(get(recipe, "model"), "base_env"), {}), "/model/base_env")]
+    if not_default and truthy(get(variant, "extra_env")):
+        layers_env.append((get(variant, "extra_env"), f"{vptr}/extra_env"))
+    layers_env += [(get(block, "extra_env"), f"{pointer}/extra_env")
+                   for block, pointer in overrides_on]
+    for source, pointer in layers_env:
+        if truthy(source):
+            env.assign(source, pointer.lstrip("/").replace("/", "."), doc, pointer)
+    return env
+
+
+def _omni_args(recipe: Any, variant: Any, vptr: str, not_default: bool,
+               overrides_on: list[tuple[Any, str]], task: Any, task_pointer: str,
+               doc: str) -> list[Arg]:
+    """The arguments before de-duplication: the model's base, the variant's and the task's
+    extra, each override's extra, the port and ``--omni``."""
+    args: list[Arg] = []
+
+    def layer(value: Any, pointer: str) -> None:
+        push_layer(args, value, pointer.lstrip("/").replace("/", "."), doc, pointer)
+
+    layer(get(get(recipe, "model"), "base_args"), "/model/base_args")
+    if not_default:
+        layer(get(variant, "extra_args"), f"{vptr}/extra_args")
+    extra = get(task, "extraArgs")
+    if truthy(get(extra, "length")):
+        layer(extra, f"{task_pointer}/extra_args")
+    for block, pointer in overrides_on:
+        layer(get(block, "extra_args"), f"{pointer}/extra_args")
+    port = get(get(recipe, "omni"), "port")
+    if truthy(port):
+        args += [Arg("--port", "omni.port", doc, "/omni/port"),
+                 Arg(jsval.js_str(port), "omni.port", doc, "/omni/port")]
+    args.append(Arg("--omni", "omni", "", ""))
+    return args

@@ -14,7 +14,7 @@ from validator.render import gates, jsval
 from validator.render.args import Override
 from validator.render.jsval import get, or_
 from validator.render.omni import is_omni
-from validator.render.site import plan_variant
+from validator.render.site import Planned, VariantPlan, plan_variant
 from validator.render.types import RenderProblem
 
 
@@ -101,13 +101,8 @@ class Configuration:
         data = recipe.data if recipe.ok else {}
         tax = document_data(taxonomy)
         if is_omni(data):
-            v = or_(get(get(data, "variants"), variant or "default"), {})
-            try:
-                hw = hardware or gates.pick_default_hardware(
-                    or_(get(tax, "hardware_profiles"), {}), v, data)
-            except jsval.JsTypeError:
-                hw = hardware or "h200"
-            return cls(hw, variant or "default", strategy or "omni")
+            return cls(_omni_default_hardware(data, tax, hardware, variant),
+                       variant or "default", strategy or "omni")
         strat = {k: document_data(v) for k, v in strategies.items()}
         variant_key = variant or "default"
         v = or_(get(get(data, "variants"), variant_key), get(get(data, "variants"), "default"),
@@ -122,17 +117,7 @@ class Configuration:
         if plan is not None:
             if variant is None:
                 variant_key = plan.variant
-            wanted = strategy or plan.configurations[0].key
-            if strategy is None and nodes is not None and nodes != plan.configurations[0].nodes:
-                # picking a node count re-runs the site's recommendation for it
-                profile = get(get(tax, "hardware_profiles"), hw)
-                try:
-                    again = gates.recommend_strategy(data, profile, nodes)
-                except jsval.JsTypeError:
-                    again = None
-                if jsval.in_list(plan.compatible, again):
-                    wanted = again
-            chosen = next((p for p in plan.configurations if p.key == wanted), None)
+            chosen = _planned_choice(plan, data, tax, hw, strategy, nodes)
         try:
             default_feats = tuple(site_features(data, hw, variant_key))
         except jsval.JsTypeError:
@@ -149,6 +134,35 @@ class Configuration:
         return cls(hw, variant_key, chosen.strategy,
                    tuple(features) if features is not None else chosen.features,
                    nodes or int(jsval.to_number(chosen.nodes)), pd, (), chosen.kv_offload)
+
+
+def _omni_default_hardware(data: Any, tax: Any, hardware: str | None,
+                           variant: str | None) -> str:
+    """``hardware``, else the landing hardware of an omni recipe's variant (``h200``
+    where the site's pick throws)."""
+    v = or_(get(get(data, "variants"), variant or "default"), {})
+    try:
+        return hardware or gates.pick_default_hardware(
+            or_(get(tax, "hardware_profiles"), {}), v, data)
+    except jsval.JsTypeError:
+        return hardware or "h200"
+
+
+def _planned_choice(plan: VariantPlan, data: Any, tax: Any, hw: str, strategy: str | None,
+                    nodes: int | None) -> Planned | None:
+    """The configuration of ``plan`` for ``strategy`` (default: the recommended one, or the
+    site's recommendation for ``nodes`` when that is not the recommended count)."""
+    wanted = strategy or plan.configurations[0].key
+    if strategy is None and nodes is not None and nodes != plan.configurations[0].nodes:
+        # picking a node count re-runs the site's recommendation for it
+        profile = get(get(tax, "hardware_profiles"), hw)
+        try:
+            again = gates.recommend_strategy(data, profile, nodes)
+        except jsval.JsTypeError:
+            again = None
+        if jsval.in_list(plan.compatible, again):
+            wanted = again
+    return next((p for p in plan.configurations if p.key == wanted), None)
 
 
 def _recommend(data: Any) -> str:

@@ -140,27 +140,56 @@ def plan_variant(recipe: Any, variant_key: str, hw_id: str, strategies: Any,
     """The configurations ``buildVariantRendering`` renders (recommended first), or
     ``None`` where the build renders nothing (omni recipe, unknown variant, nothing fits,
     a PD recommendation that would need more than 4 nodes per role)."""
+    chosen = _variant_on_hardware(recipe, variant_key, hw_id, taxonomy)
+    if chosen is None:
+        return None
+    variant_key, variant, profile = chosen
+    scalable = gates.is_hardware_scalable(profile)
+    gpus = get(profile, "gpu_count")
+    compatible = compatible_strategies(recipe, profile, hw_id, strategies)
+    multi = scalable and any(jsval.js_str(s).startswith("multi_node_") for s in compatible)
+    base_nodes = 2 if not gates.fits_single_node(profile, variant) and multi else 1
+    recommended = _recommended_strategy(recipe, profile, base_nodes, compatible, strategies)
+    features = tuple(default_features_for(recipe, hw_id, variant_key))
+    rec_nodes = _int(jsval.js_max(base_nodes, jsval.to_number(
+        _nodes_for(recipe, strategies, recommended, gpus, hw_id))))
+    rec_pd = (pick_pd_nodes(profile, variant, recipe, strategies, hw_id)
+              if recommended == "pd_cluster" else None)
+    if rec_pd == "skip":
+        return None
+    planned = [Planned(recommended, recommended, rec_nodes, features,
+                       rec_pd if isinstance(rec_pd, dict) else None, None, True)]
+    for s in compatible:
+        if s != recommended:
+            other = _plan_alternative(recipe, variant, profile, hw_id, strategies, s)
+            if other is not None:
+                serving_strategy, nc, pd, kv = other
+                planned.append(Planned(s, serving_strategy, nc, features, pd, kv))
+    return VariantPlan(variant_key, hw_id, tuple(compatible), tuple(planned))
+
+
+def _variant_on_hardware(recipe: Any, variant_key: str, hw_id: str, taxonomy: Any
+                         ) -> tuple[str, Any, Any] | None:
+    """(variant key, variant, hardware profile) the build renders for ``variant_key`` on
+    ``hw_id`` (a fitting variant when it does not fit one node), or ``None``."""
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant):
         return None
     if jsval.in_list(or_(get(get(recipe, "meta"), "tasks"), []), "omni"):
         return None
     profile = or_(get(get(taxonomy, "hardware_profiles"), hw_id), {})
-    scalable = gates.is_hardware_scalable(profile)
-    if not scalable and not gates.fits_single_node(profile, variant):
+    if not gates.is_hardware_scalable(profile) and not gates.fits_single_node(profile, variant):
         fitting = gates.pick_fitting_variant(recipe, profile, hw_id)
         if fitting is None:
             return None
         variant_key, variant = fitting, get(get(recipe, "variants"), fitting)
-    gpus = get(profile, "gpu_count")
+    return variant_key, variant, profile
 
-    def nodes_for(s: str) -> Any:
-        base = 2 if get(get(strategies, s), "deploy_type") == "multi_node" else 1
-        return _int(jsval.js_max(base, gates.nodes_for_strategy(recipe, s, gpus, hw_id)))
 
-    compatible = compatible_strategies(recipe, profile, hw_id, strategies)
-    multi = scalable and any(jsval.js_str(s).startswith("multi_node_") for s in compatible)
-    base_nodes = 2 if not gates.fits_single_node(profile, variant) and multi else 1
+def _recommended_strategy(recipe: Any, profile: Any, base_nodes: int, compatible: list[str],
+                          strategies: Any) -> Any:
+    """The recipe's recommendation, or the first compatible serving strategy (PD last)
+    when the recommendation is not compatible."""
     recommended = gates.recommend_strategy(recipe, profile, base_nodes)
     if not jsval.in_list(compatible, recommended):
         def serving(s: str) -> bool:
@@ -168,55 +197,58 @@ def plan_variant(recipe: Any, variant_key: str, hw_id: str, strategies: Any,
 
         recommended = (next((s for s in compatible if serving(s) and s != "pd_cluster"), None)
                        or next((s for s in compatible if serving(s)), None) or recommended)
-    features = tuple(default_features_for(recipe, hw_id, variant_key))
-    rec_nodes = _int(jsval.js_max(base_nodes, jsval.to_number(nodes_for(recommended))))
-    rec_pd = (pick_pd_nodes(profile, variant, recipe, strategies, hw_id)
-              if recommended == "pd_cluster" else None)
-    if rec_pd == "skip":
-        return None
-    planned = [Planned(recommended, recommended, rec_nodes, features,
-                       rec_pd if isinstance(rec_pd, dict) else None, None, True)]
+    return recommended
 
-    def kv_serving_for(nc: int) -> Any:
-        def ok(name: Any) -> bool:
-            spec = get(strategies, name)
-            d = get(spec, "deploy_type")
-            if not truthy(spec) or d in ("pd_cluster", "kv_store_lb"):
-                return False
-            return bool(d == "multi_node" if nc > 1 else d != "multi_node")
 
-        rec = gates.recommend_strategy(recipe, profile, nc)
-        if ok(rec):
-            return rec
-        return gates.find_compatible(recipe, ok)
+def _nodes_for(recipe: Any, strategies: Any, s: str, gpus: Any, hw_id: str) -> Any:
+    """Nodes strategy ``s`` needs (at least 2 for a multi-node deployment)."""
+    base = 2 if get(get(strategies, s), "deploy_type") == "multi_node" else 1
+    return _int(jsval.js_max(base, gates.nodes_for_strategy(recipe, s, gpus, hw_id)))
 
-    for s in compatible:
-        if s == recommended:
-            continue
-        pd: Any = None
-        serving_strategy: Any = s
-        kv: str | None = None
-        if s == "pd_cluster":
-            pd = pick_pd_nodes(profile, variant, recipe, strategies, hw_id)
-            if pd == "skip":
-                continue
-            nc: Any = 1
-        elif get(get(strategies, s), "deploy_type") == "kv_store_lb":
-            nc = 1 if gates.fits_single_node(profile, variant) else 2
-            serving_strategy = kv_serving_for(nc)
-            if not serving_strategy and nc == 2:
-                nc = 1
-                serving_strategy = kv_serving_for(1)
-            if not serving_strategy:
-                continue
-            if get(get(strategies, serving_strategy), "deploy_type") == "multi_node":
-                nc = _int(jsval.js_max(nc, gates.nodes_for_strategy(recipe, serving_strategy,
-                                                                    gpus, hw_id)))
-            kv = s
-        else:
-            nc = nodes_for(s)
-        planned.append(Planned(s, serving_strategy, nc, features, pd, kv))
-    return VariantPlan(variant_key, hw_id, tuple(compatible), tuple(planned))
+
+def _kv_serving_for(recipe: Any, profile: Any, strategies: Any, nc: int) -> Any:
+    """The serving strategy a kv-store deployment on ``nc`` nodes runs (falsy: none)."""
+    def ok(name: Any) -> bool:
+        spec = get(strategies, name)
+        d = get(spec, "deploy_type")
+        if not truthy(spec) or d in ("pd_cluster", "kv_store_lb"):
+            return False
+        return bool(d == "multi_node" if nc > 1 else d != "multi_node")
+
+    rec = gates.recommend_strategy(recipe, profile, nc)
+    if ok(rec):
+        return rec
+    return gates.find_compatible(recipe, ok)
+
+
+def _plan_alternative(recipe: Any, variant: Any, profile: Any, hw_id: str, strategies: Any,
+                      s: str) -> tuple[Any, Any, Any, str | None] | None:
+    """(serving strategy, node count, PD nodes, kv-store deployment) of the non-recommended
+    strategy ``s``, or ``None`` when the build skips it."""
+    gpus = get(profile, "gpu_count")
+    pd: Any = None
+    serving_strategy: Any = s
+    kv: str | None = None
+    if s == "pd_cluster":
+        pd = pick_pd_nodes(profile, variant, recipe, strategies, hw_id)
+        if pd == "skip":
+            return None
+        nc: Any = 1
+    elif get(get(strategies, s), "deploy_type") == "kv_store_lb":
+        nc = 1 if gates.fits_single_node(profile, variant) else 2
+        serving_strategy = _kv_serving_for(recipe, profile, strategies, nc)
+        if not serving_strategy and nc == 2:
+            nc = 1
+            serving_strategy = _kv_serving_for(recipe, profile, strategies, 1)
+        if not serving_strategy:
+            return None
+        if get(get(strategies, serving_strategy), "deploy_type") == "multi_node":
+            nc = _int(jsval.js_max(nc, gates.nodes_for_strategy(recipe, serving_strategy,
+                                                                gpus, hw_id)))
+        kv = s
+    else:
+        nc = _nodes_for(recipe, strategies, s, gpus, hw_id)
+    return serving_strategy, nc, pd, kv
 
 
 def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: str,
@@ -238,14 +270,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     result = plain(traced)
     variant = or_(get(get(recipe, "variants"), variant_key),
                   get(get(recipe, "variants"), "default"), {})
-    profile = hardware_profile(taxonomy, hw_id)
-    shared = docs.cache if docs is not None else {}
-    hit = shared.get(("docker", variant_key, raw_id(hw_id)))
-    if hit is not None and hit[0] is variant and hit[1] is profile:
-        meta = hit[2]
-    else:
-        meta = compute_docker_meta(recipe, variant, profile, hw_id)
-        shared["docker", variant_key, raw_id(hw_id)] = (variant, profile, meta)
+    meta = _docker_meta(recipe, variant_key, variant, hw_id, taxonomy, docs)
     env = or_(result.get("env"), {})
 
     flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
@@ -264,27 +289,9 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                             "node_count": node_count, "deploy_type": deploy, "env": env,
                             "docker_image": meta.image}
     if deploy == "multi_node" and "headCommand" in result:
-        head = dockerize(result["headCommand"], result["headArgv"], env)
-        workers = [dockerize(c, a, env) for c, a in zip(result["workerCommands"],
-                                                         result["workerArgvs"], strict=True)]
-        out = {**base, "head_command": result["headCommand"],
-               "worker_command": result["workerCommand"],
-               "worker_commands": result["workerCommands"], "head_argv": result["headArgv"],
-               "worker_argv": result["workerArgv"], "worker_argvs": result["workerArgvs"],
-               "head_docker_command": head["docker_command"],
-               "worker_docker_command": workers[0]["docker_command"],
-               "worker_docker_commands": [w["docker_command"] for w in workers],
-               "head_docker_argv": head["docker_argv"],
-               "worker_docker_argv": workers[0]["docker_argv"],
-               "worker_docker_argvs": [w["docker_argv"] for w in workers]}
+        out = _multi_node_rendering(result, base, env, dockerize)
     elif deploy == "pd_cluster":
-        roles = {}
-        for role, port in (("prefill", 8001), ("decode", 8002)):
-            part = dict(result[role])
-            part.update(dockerize(part["command"], part["argv"], part["env"], port))
-            roles[role] = part
-        out = {**base, **roles, "router": result["router"],
-               "router_config": result["routerConfig"]}
+        out = _pd_rendering(result, base, dockerize)
     elif deploy == "kv_store_lb":
         out = _kv_rendering(result, base, strategy, kv_offload, strategies, dockerize)
     else:
@@ -293,6 +300,50 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
         if "companions" in result:
             out["companions"] = result["companions"]
     return out, traced
+
+
+def _docker_meta(recipe: Any, variant_key: str, variant: Any, hw_id: str, taxonomy: Any,
+                 docs: Documents | None) -> Any:
+    """The docker image and GPU flags of ``variant`` on ``hw_id``, computed once per
+    recipe rendering (kept in the recipe's :attr:`Documents.cache`)."""
+    profile = hardware_profile(taxonomy, hw_id)
+    shared = docs.cache if docs is not None else {}
+    hit = shared.get(("docker", variant_key, raw_id(hw_id)))
+    if hit is not None and hit[0] is variant and hit[1] is profile:
+        return hit[2]
+    meta = compute_docker_meta(recipe, variant, profile, hw_id)
+    shared["docker", variant_key, raw_id(hw_id)] = (variant, profile, meta)
+    return meta
+
+
+def _multi_node_rendering(result: dict[str, Any], base: dict[str, Any], env: Any,
+                          dockerize: Any) -> dict[str, Any]:
+    """The head's and each worker's commands and argvs, plain and in docker."""
+    head = dockerize(result["headCommand"], result["headArgv"], env)
+    workers = [dockerize(c, a, env) for c, a in zip(result["workerCommands"],
+                                                     result["workerArgvs"], strict=True)]
+    return {**base, "head_command": result["headCommand"],
+            "worker_command": result["workerCommand"],
+            "worker_commands": result["workerCommands"], "head_argv": result["headArgv"],
+            "worker_argv": result["workerArgv"], "worker_argvs": result["workerArgvs"],
+            "head_docker_command": head["docker_command"],
+            "worker_docker_command": workers[0]["docker_command"],
+            "worker_docker_commands": [w["docker_command"] for w in workers],
+            "head_docker_argv": head["docker_argv"],
+            "worker_docker_argv": workers[0]["docker_argv"],
+            "worker_docker_argvs": [w["docker_argv"] for w in workers]}
+
+
+def _pd_rendering(result: dict[str, Any], base: dict[str, Any], dockerize: Any
+                  ) -> dict[str, Any]:
+    """The prefill and decode roles (each with its docker command) and the router."""
+    roles = {}
+    for role, port in (("prefill", 8001), ("decode", 8002)):
+        part = dict(result[role])
+        part.update(dockerize(part["command"], part["argv"], part["env"], port))
+        roles[role] = part
+    return {**base, **roles, "router": result["router"],
+            "router_config": result["routerConfig"]}
 
 
 def _kv_rendering(result: dict[str, Any], base: dict[str, Any], strategy: str, kv_offload: Any,

@@ -185,80 +185,101 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     model_id, model_ptr = _model_id(c)
     model = Arg(model_id, model_ptr.lstrip("/").replace("/", ".") or "unknown", docs.recipe,
                 model_ptr)
+    writer = _CommandWriter(model, model_id, docs.cache)
+    deploy = or_(c.deploy_type, "single_node")
+    nodes = jsval.to_number(node_count)
+    if deploy == "pd_cluster":
+        result = _pd_cluster(c, writer.command, writer.argv)
+    elif c.kv_composing:
+        result = _kv_store(c, writer.command, writer.argv)
+    elif deploy == "multi_node" and nodes > 1:
+        result = _multi_node(c, writer, node_count)
+    else:
+        result = _single_node(c, writer, deploy)
+    result[OVERRIDES] = writer.overrides
+    return result
 
-    finals: dict[int, tuple[list[Arg], list[Arg], Any]] = {}
-    shared = docs.cache  # finalized lists and commands shared by a recipe's renderings
-    overrides: list[Override] = []
 
-    def finalize(args: list[Arg]) -> tuple[list[Arg], Any]:
-        # each argument list is finalized once for its command and its argv (the list is
-        # kept alive in `finals`, so its id cannot be reused meanwhile); equal lists of
-        # hashable arguments (with their provenance) share one result across renderings
+class _CommandWriter:
+    """Finalizes a rendering's argument lists into commands and argvs, with the
+    overrides finalizing dropped.
+
+    Each argument list is finalized once for its command and its argv (the list is kept
+    alive in ``finals``, so its id cannot be reused meanwhile); equal lists of hashable
+    arguments (with their provenance) share one result across renderings through
+    ``shared`` (the recipe's :attr:`Documents.cache`)."""
+
+    def __init__(self, model: Arg, model_id: Any, shared: dict[Any, Any]) -> None:
+        self.model = model
+        self.model_id = model_id
+        self.shared = shared
+        self.finals: dict[int, tuple[list[Arg], list[Arg], Any]] = {}
+        self.overrides: list[Override] = []
+
+    def finalize(self, args: list[Arg]) -> tuple[list[Arg], Any]:
+        """``args`` finalized, and the key it is shared under (``None``: not shared)."""
+        finals = self.finals
         if id(args) not in finals:
             # only all-string lists: 1 == 1.0 == True would make unequal lists one key
             key: Any = ("final", tuple(args)) if all(type(a.value) is str for a in args) \
                 else None
-            hit = shared.get(key) if key is not None else None
+            hit = self.shared.get(key) if key is not None else None
             if hit is None:
                 kept, dropped = final_args_traced(args)
                 hit = (tuple(kept), tuple(dropped))
                 if key is not None:
-                    shared[key] = hit
+                    self.shared[key] = hit
             finals[id(args)] = (args, list(hit[0]), key)
-            overrides.extend(hit[1])
+            self.overrides.extend(hit[1])
         _, filtered, key = finals[id(args)]
         return filtered, key
 
-    def final(args: list[Arg]) -> list[Arg]:
-        return finalize(args)[0]
-
-    def command(args: list[Arg]) -> str:
-        filtered, key = finalize(args)
+    def command(self, args: list[Arg]) -> str:
+        """The shell command of ``args``."""
+        filtered, key = self.finalize(args)
+        model_id = self.model_id
         if key is None or type(model_id) is not str:
             return command_of(filtered, model_id)
         ckey = ("command", key, model_id)
-        text = shared.get(ckey)
+        text = self.shared.get(ckey)
         if text is None:
-            text = shared[ckey] = command_of(filtered, model_id)
+            text = self.shared[ckey] = command_of(filtered, model_id)
         return text
 
-    def argv(args: list[Arg]) -> list[Arg]:
-        return [*LEAD, model, *final(args)]
+    def argv(self, args: list[Arg]) -> list[Arg]:
+        """The argv of ``args``: ``vllm serve``, the model, the finalized arguments."""
+        return [*LEAD, self.model, *self.finalize(args)[0]]
 
-    def build() -> dict[str, Any]:
-        deploy = or_(c.deploy_type, "single_node")
-        nodes = jsval.to_number(node_count)
-        if deploy == "pd_cluster":
-            return _pd_cluster(c, command, argv)
-        if c.kv_composing:
-            return _kv_store(c, command, argv)
-        if deploy == "multi_node" and nodes > 1:
-            head = c.build_args(None, "head")
-            workers = _workers(c)
-            env = build_env(c, None)
-            return {
-                "deployType": "multi_node", "nodeCount": node_count,
-                "headCommand": command(head),
-                "workerCommand": command(workers[0]),
-                "workerCommands": [command(w) for w in workers],
-                "headArgv": argv(head),
-                "workerArgv": argv(workers[0]),
-                "workerArgvs": [argv(w) for w in workers],
-                "env": env.ordered(), ENV_SOURCES: env.sources,
-            }
-        single = c.build_args(None, None)
-        env = build_env(c, None)
-        out: dict[str, Any] = {"deployType": deploy, "command": command(single),
-                               "argv": argv(single), "env": env.ordered(),
-                               ENV_SOURCES: env.sources}
-        companions = _companions(c)
-        if companions:
-            out["companions"] = companions
-        return out
 
-    result = build()
-    result[OVERRIDES] = overrides
-    return result
+def _multi_node(c: Composer, writer: _CommandWriter, node_count: Any) -> dict[str, Any]:
+    """The head's and each worker's command and argv."""
+    command, argv = writer.command, writer.argv
+    head = c.build_args(None, "head")
+    workers = _workers(c)
+    env = build_env(c, None)
+    return {
+        "deployType": "multi_node", "nodeCount": node_count,
+        "headCommand": command(head),
+        "workerCommand": command(workers[0]),
+        "workerCommands": [command(w) for w in workers],
+        "headArgv": argv(head),
+        "workerArgv": argv(workers[0]),
+        "workerArgvs": [argv(w) for w in workers],
+        "env": env.ordered(), ENV_SOURCES: env.sources,
+    }
+
+
+def _single_node(c: Composer, writer: _CommandWriter, deploy: Any) -> dict[str, Any]:
+    """One command and argv, with the companions the deployment runs beside it."""
+    single = c.build_args(None, None)
+    env = build_env(c, None)
+    out: dict[str, Any] = {"deployType": deploy, "command": writer.command(single),
+                           "argv": writer.argv(single), "env": env.ordered(),
+                           ENV_SOURCES: env.sources}
+    companions = _companions(c)
+    if companions:
+        out["companions"] = companions
+    return out
 
 
 def _workers(c: Composer) -> list[list[Arg]]:

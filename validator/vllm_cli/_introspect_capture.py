@@ -98,48 +98,79 @@ def _console_target(src_root: Path) -> str | None:
 def build_parsers(src_root: Path) -> dict[str, Any]:
     """Return {"method", "serve_available", "root", "serve", "errors"}."""
     errors: list[str] = []
-    target = PLUGIN.get("entry") or _console_target(src_root)
-    extra_argv = [str(a) for a in PLUGIN.get("argv", [])]
+    target = PLUGIN.get("entry") or _default_console_target(src_root)
+    vllm_dir = src_root / "vllm"
+    if target is not None:
+        built = _from_console_script(target, errors)
+        if built is not None:
+            return built
+    if PLUGIN.get("entry"):  # vLLM's own parser is not the plugin's: no fallback
+        raise RuntimeError("the plugin's serve entry point could not be built:\n"
+                           + "\n".join(errors))
+    if (vllm_dir / "entrypoints" / "cli" / "serve.py").exists():
+        built = _from_serve_subcommand(errors)
+        if built is not None:
+            return built
+    if (target is not None and (vllm_dir / "scripts.py").exists()) or (
+        vllm_dir / "entrypoints" / "cli").exists():
+        raise RuntimeError("serve entry point exists but could not be built:\n"
+                           + "\n".join(errors))
+    # No `vllm serve` in this release: the api_server parser.
+    return _from_api_server(errors)
+
+
+def _default_console_target(src_root: Path) -> str | None:
+    """The release's ``vllm`` console script, or the module that provides one."""
+    target = _console_target(src_root)
     vllm_dir = src_root / "vllm"
     if target is None:
         if (vllm_dir / "entrypoints" / "cli" / "main.py").exists():
             target = "vllm.entrypoints.cli.main:main"
         elif (vllm_dir / "scripts.py").exists():
             target = "vllm.scripts:main"
-    if target is not None:
-        try:
-            rec = _run_entry(target, [ARGV0, "serve", DUMMY_MODEL, *extra_argv])
-            if "serve" in rec.subparsers and rec.root is not None:
-                return {"method": f"console-script {target}", "serve_available": True,
-                        "root": rec.root, "serve": rec.subparsers["serve"], "errors": errors}
-            errors.append(f"console-script {target}: no serve sub-parser captured "
-                          f"(sub-parsers: {sorted(rec.subparsers)})")
-        except BaseException as exc:
-            errors.append(f"console-script {target}: {type(exc).__name__}: {exc}\n"
-                          + traceback.format_exc()[-2000:])
-    if PLUGIN.get("entry"):  # vLLM's own parser is not the plugin's: no fallback
-        raise RuntimeError("the plugin's serve entry point could not be built:\n"
-                           + "\n".join(errors))
-    if (vllm_dir / "entrypoints" / "cli" / "serve.py").exists():
-        try:
-            serve_mod = importlib.import_module("vllm.entrypoints.cli.serve")
-            util = _flexible_parser_module()
-            root = util.FlexibleArgumentParser(description="vLLM CLI")
-            subparsers = root.add_subparsers(required=False, dest="subparser")
-            for cmd in serve_mod.cmd_init():
-                if getattr(cmd, "name", None) == "serve":
-                    sp = cmd.subparser_init(subparsers)
-                    return {"method": "subcommand-init vllm.entrypoints.cli.serve",
-                            "serve_available": True, "root": root, "serve": sp,
-                            "errors": errors}
-        except BaseException as exc:
-            errors.append(f"subcommand-init: {type(exc).__name__}: {exc}\n"
-                          + traceback.format_exc()[-2000:])
-    if (target is not None and (vllm_dir / "scripts.py").exists()) or (
-        vllm_dir / "entrypoints" / "cli").exists():
-        raise RuntimeError("serve entry point exists but could not be built:\n"
-                           + "\n".join(errors))
-    # No `vllm serve` in this release: the api_server parser.
+    return target
+
+
+def _from_console_script(target: str, errors: list[str]) -> dict[str, Any] | None:
+    """The parsers ``vllm serve`` builds when run through ``target``; ``None`` (and the
+    reason added to ``errors``) when no serve sub-parser was captured."""
+    extra_argv = [str(a) for a in PLUGIN.get("argv", [])]
+    try:
+        rec = _run_entry(target, [ARGV0, "serve", DUMMY_MODEL, *extra_argv])
+        if "serve" in rec.subparsers and rec.root is not None:
+            return {"method": f"console-script {target}", "serve_available": True,
+                    "root": rec.root, "serve": rec.subparsers["serve"], "errors": errors}
+        errors.append(f"console-script {target}: no serve sub-parser captured "
+                      f"(sub-parsers: {sorted(rec.subparsers)})")
+    except BaseException as exc:
+        errors.append(f"console-script {target}: {type(exc).__name__}: {exc}\n"
+                      + traceback.format_exc()[-2000:])
+    return None
+
+
+def _from_serve_subcommand(errors: list[str]) -> dict[str, Any] | None:
+    """The serve parser built by ``vllm.entrypoints.cli.serve``'s ``cmd_init``
+    sub-commands; ``None`` (reason in ``errors`` when it failed) otherwise."""
+    try:
+        serve_mod = importlib.import_module("vllm.entrypoints.cli.serve")
+        util = _flexible_parser_module()
+        root = util.FlexibleArgumentParser(description="vLLM CLI")
+        subparsers = root.add_subparsers(required=False, dest="subparser")
+        for cmd in serve_mod.cmd_init():
+            if getattr(cmd, "name", None) == "serve":
+                sp = cmd.subparser_init(subparsers)
+                return {"method": "subcommand-init vllm.entrypoints.cli.serve",
+                        "serve_available": True, "root": root, "serve": sp,
+                        "errors": errors}
+    except BaseException as exc:
+        errors.append(f"subcommand-init: {type(exc).__name__}: {exc}\n"
+                      + traceback.format_exc()[-2000:])
+    return None
+
+
+def _from_api_server(errors: list[str]) -> dict[str, Any]:
+    """The OpenAI api_server's parser (releases without ``vllm serve``): as its
+    ``__main__`` builds it, else from ``make_arg_parser``."""
     try:
         rec = _run_entry("vllm.entrypoints.openai.api_server", [ARGV0])
         if rec.root is not None:

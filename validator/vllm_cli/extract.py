@@ -4,10 +4,11 @@ For each requested version:
 
 1. :mod:`validator.vllm_cli.fetch` downloads the release's sdist (or, when the index
    has none, an x86_64 wheel) and verifies its sha256 against the index's digest.
-2. :func:`unpack_sources` copies only the ``vllm/**.py`` sources (plus a synthetic
-   ``vllm-<v>.dist-info`` carrying the release's own version and ``vllm`` console-script
-   target, read from ``setup.py``/``pyproject.toml`` or the wheel's
-   ``entry_points.txt``) into a temporary directory.
+2. :func:`~validator.vllm_cli.release_sources.unpack_sources` copies only the
+   ``vllm/**.py`` sources (plus a synthetic ``vllm-<v>.dist-info`` carrying the
+   release's own version and ``vllm`` console-script target, read from
+   ``setup.py``/``pyproject.toml`` or the wheel's ``entry_points.txt``) into a
+   temporary directory.
 3. ``_introspect.py`` runs in a fresh ``python -I`` subprocess with that directory on
    ``sys.path``: it runs the release's own CLI entry point with stubbed heavy modules,
    captures the real ``argparse`` parsers and probes them (see its docstring).
@@ -30,17 +31,14 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from packaging.version import Version
 
-from validator.errors import RecipeCheckError
 from validator.vllm_cli.contract import ContractError, check_dump
 from validator.vllm_cli.fetch import (
     Artifact,
@@ -51,6 +49,7 @@ from validator.vllm_cli.fetch import (
     released_versions,
 )
 from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR, INDEX_NAME, RegistryError
+from validator.vllm_cli.release_sources import ExtractionError, unpack_sources
 
 SCHEMA_VERSION = 1
 INTROSPECT = Path(__file__).resolve().parent / "_introspect.py"
@@ -60,129 +59,6 @@ DEFAULT_CACHE_DIR = Path(
 )
 #: Per-version wall-clock limit of the introspection subprocess, seconds.
 SUBPROCESS_TIMEOUT_S = 600
-
-
-class ExtractionError(RecipeCheckError, RuntimeError):
-    """Raised when a release's parser cannot be built or its dump is unusable."""
-
-
-# ------------------------------------------------------------------------- unpack
-
-
-def _console_target_from_text(text: str) -> str | None:
-    """Find ``vllm = module:func`` in setup.py / pyproject.toml / entry_points.txt."""
-    m = re.search(r"""["']?vllm["']?\s*=\s*["']?([\w.]+:[\w.]+)""", text)
-    return m.group(1) if m else None
-
-
-#: Stubbed packages whose version the release's requirements may pin; the pins become
-#: the stubs' ``__version__`` and synthetic ``<name>-<v>.dist-info`` entries, so
-#: version gates in vLLM (``importlib.metadata.version("torch")``…) see what the
-#: release was built against.
-PINNED_STUBS = ("torch", "transformers", "triton", "xformers", "flashinfer-python", "tokenizers")
-_REQ_RE = re.compile(
-    r"^\s*(?:Requires-Dist:\s*)?(" + "|".join(re.escape(n) for n in PINNED_STUBS)
-    + r")\s*(?:\[[^\]]*\])?\s*\(?\s*(?:==|>=|~=)\s*([0-9][0-9A-Za-z.+]*)",
-    re.MULTILINE,
-)
-
-
-def requirement_pins(texts: list[str]) -> dict[str, str]:
-    """First ``name==X`` / ``name>=X`` pin of each :data:`PINNED_STUBS` package in ``texts``.
-
-    ``texts`` are requirement files (``requirements/cuda.txt``…), ``pyproject.toml`` or a
-    wheel's ``METADATA``, most specific first.  Keys use import names (``flashinfer``).
-    """
-    pins: dict[str, str] = {}
-    for text in texts:
-        for m in _REQ_RE.finditer(text):
-            name = m.group(1).replace("-python", "").replace("-", "_")
-            pins.setdefault(name, m.group(2).rstrip("."))
-    return pins
-
-
-def _req_rank(rel: str) -> int:
-    order = ("cuda", "common", "requirements.txt", "pyproject", "build")
-    return next((i for i, k in enumerate(order) if k in rel), len(order))
-
-
-def unpack_sources(archive: Path, version: str, dest: Path) -> Path:
-    """Extract ``vllm/**/*.py`` of ``archive`` (sdist ``.tar.gz`` or wheel) into ``dest``.
-
-    Also writes ``dest/entry_point.txt`` (console-script target, empty if the release
-    has no ``vllm`` command) and ``dest/vllm-<version>.dist-info`` so that the release's
-    ``importlib.metadata.version("vllm")`` calls answer with its own version.
-    Returns ``dest``.  Raises :class:`ExtractionError` if no ``vllm/`` package is found.
-    """
-    dest.mkdir(parents=True, exist_ok=True)
-    meta_texts: list[str] = []
-    req_texts: list[tuple[int, str, str]] = []
-    n = 0
-    if archive.name.endswith(".tar.gz"):
-        with tarfile.open(archive, "r:gz") as tf:
-            for m in tf.getmembers():
-                parts = m.name.split("/", 1)
-                if len(parts) != 2 or not m.isfile():
-                    continue
-                rel = parts[1]
-                is_req = "/" not in rel.removeprefix("requirements/") and (
-                    rel.startswith("requirements") and rel.endswith(".txt")
-                )
-                if rel in ("setup.py", "pyproject.toml") or is_req:
-                    f = tf.extractfile(m)
-                    if f is not None:
-                        text = f.read().decode("utf-8", "replace")
-                        if rel != "setup.py":
-                            req_texts.append((_req_rank(rel), rel, text))
-                        if rel != "requirements" and not is_req:
-                            meta_texts.append(text)
-                    continue
-                if rel.startswith("vllm/") and rel.endswith(".py"):
-                    f = tf.extractfile(m)
-                    if f is None:
-                        continue
-                    out = dest / rel
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    out.write_bytes(f.read())
-                    n += 1
-    else:
-        with zipfile.ZipFile(archive) as zf:
-            for name in zf.namelist():
-                if name.endswith(".dist-info/entry_points.txt"):
-                    meta_texts.append(zf.read(name).decode("utf-8", "replace"))
-                elif name.endswith(".dist-info/METADATA"):
-                    req_texts.append((0, name, zf.read(name).decode("utf-8", "replace")))
-                elif name.startswith("vllm/") and name.endswith(".py"):
-                    out = dest / name
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    out.write_bytes(zf.read(name))
-                    n += 1
-    if n == 0:
-        raise ExtractionError(f"{archive.name}: no vllm/*.py sources inside")
-    target = None
-    for t in meta_texts:
-        target = _console_target_from_text(t)
-        if target:
-            break
-    (dest / "entry_point.txt").write_text(target or "", encoding="utf-8")
-    dist = dest / f"vllm-{version}.dist-info"
-    dist.mkdir(exist_ok=True)
-    (dist / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n", encoding="utf-8"
-    )
-    if target:
-        (dist / "entry_points.txt").write_text(
-            f"[console_scripts]\nvllm = {target}\n", encoding="utf-8"
-        )
-    pins = requirement_pins([t for _, _, t in sorted(req_texts)])
-    (dest / "stub_versions.json").write_text(json.dumps(pins, sort_keys=True), encoding="utf-8")
-    for name, ver in pins.items():
-        d = dest / f"{name}-{ver}.dist-info"
-        d.mkdir(exist_ok=True)
-        (d / "METADATA").write_text(
-            f"Metadata-Version: 2.1\nName: {name}\nVersion: {ver}\n", encoding="utf-8"
-        )
-    return dest
 
 
 # --------------------------------------------------------------------- introspect
@@ -291,28 +167,10 @@ def build_snapshot(
     except ContractError as exc:
         raise ExtractionError(str(exc)) from exc
     options = raw["actions"]
-    probes: dict[str, Any] = {}
-    keep = {
-        "dotted": "speculative_config",
-        "dotted_underscore": "speculative_config",
-        "dotted_hf_overrides": "hf_overrides",
-        "underscore": "tensor_parallel_size",
-        "underscore_eq": "tensor_parallel_size",
-        "abbrev": "tensor_parallel_size",
-    }
-    for name, p in sorted(raw["probes"].items()):
-        entry: dict[str, Any] = {"argv": p["argv"], "ok": bool(p["ok"])}
-        if p["ok"] and name in keep:
-            entry["value"] = _probe_value(p, keep[name])
-        if not p["ok"]:
-            entry["error"] = _sanitize(str(p.get("error", "")), src_root)
-        probes[name] = entry
+    probes = _recorded_probes(raw["probes"], src_root)
     dotted = bool(probes.get("dotted", {}).get("ok")) and "mtp" in str(
         probes["dotted"].get("value") or ""
     )
-    abbrev_ok = bool(probes.get("abbrev", {}).get("ok")) and probes["abbrev"].get(
-        "value"
-    ) == "2"
     json_flags = sorted(
         {s for o in options if o["is_json"] for s in o["strings"] if s.startswith("--")}
     )
@@ -320,21 +178,8 @@ def build_snapshot(
         "schema": SCHEMA_VERSION,
         "version": artifact.version,
         "serve_available": bool(raw["serve_available"]),
-        "provenance": {
-            "artifact": artifact.filename,
-            "sha256": artifact.sha256,
-            "url": artifact.url,
-            "kind": artifact.kind,
-            "method": "argparse-introspection: " + str(raw["method"]),
-            "python": f"{sys.version_info.major}.{sys.version_info.minor}",
-        },
-        "parser": {
-            "class": raw["parser_class"],
-            "allow_abbrev": bool(raw["allow_abbrev"]) and abbrev_ok,
-            "normalisation": _normalisation(raw["probes"]),
-            "dotted_keys": dotted,
-            "short_O": bool(probes.get("short_O", {}).get("ok")),
-        },
+        "provenance": _provenance(raw, artifact),
+        "parser": _parser_facts(raw, probes, dotted),
         "options": options,
         "json_flags": json_flags,
         "dotted_keys": dotted,
@@ -343,19 +188,76 @@ def build_snapshot(
         "reasoning_parsers": raw["reasoning_parsers"],
         "kv_cache_dtypes": raw["kv_cache_dtypes"],
         "env_vars": raw["env_vars"],
-        "extraction": {
-            "source_version": str(raw["version"]),
-            "stub_versions": raw.get("stub_versions", {}),
-            "stubbed_modules": raw["stubbed_modules"],
-            "soft_failed_modules": [
-                {"module": d["module"], "error": _sanitize(d["error"], src_root)}
-                for d in raw["soft_failed_modules"]
-            ],
-            "method_errors": [
-                _sanitize(e.splitlines()[0] if e else e, src_root)
-                for e in raw["method_errors"]
-            ],
-        },
+        "extraction": _extraction_record(raw, src_root),
+    }
+
+
+#: The probes whose parsed value the snapshot keeps: probe name -> namespace key.
+_PROBE_VALUES = {
+    "dotted": "speculative_config",
+    "dotted_underscore": "speculative_config",
+    "dotted_hf_overrides": "hf_overrides",
+    "underscore": "tensor_parallel_size",
+    "underscore_eq": "tensor_parallel_size",
+    "abbrev": "tensor_parallel_size",
+}
+
+
+def _recorded_probes(raw_probes: dict[str, Any], src_root: Path) -> dict[str, Any]:
+    """Each probe's argv and outcome, with its value (:data:`_PROBE_VALUES`) or its
+    error (paths and addresses removed), by name."""
+    probes: dict[str, Any] = {}
+    for name, p in sorted(raw_probes.items()):
+        entry: dict[str, Any] = {"argv": p["argv"], "ok": bool(p["ok"])}
+        if p["ok"] and name in _PROBE_VALUES:
+            entry["value"] = _probe_value(p, _PROBE_VALUES[name])
+        if not p["ok"]:
+            entry["error"] = _sanitize(str(p.get("error", "")), src_root)
+        probes[name] = entry
+    return probes
+
+
+def _provenance(raw: dict[str, Any], artifact: Artifact) -> dict[str, Any]:
+    """Where the snapshot comes from: the artifact and how it was introspected."""
+    return {
+        "artifact": artifact.filename,
+        "sha256": artifact.sha256,
+        "url": artifact.url,
+        "kind": artifact.kind,
+        "method": "argparse-introspection: " + str(raw["method"]),
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+    }
+
+
+def _parser_facts(raw: dict[str, Any], probes: dict[str, Any], dotted: bool
+                  ) -> dict[str, Any]:
+    """How the release's parser reads an argument list, as the probes showed it."""
+    abbrev_ok = bool(probes.get("abbrev", {}).get("ok")) and probes["abbrev"].get(
+        "value"
+    ) == "2"
+    return {
+        "class": raw["parser_class"],
+        "allow_abbrev": bool(raw["allow_abbrev"]) and abbrev_ok,
+        "normalisation": _normalisation(raw["probes"]),
+        "dotted_keys": dotted,
+        "short_O": bool(probes.get("short_O", {}).get("ok")),
+    }
+
+
+def _extraction_record(raw: dict[str, Any], src_root: Path) -> dict[str, Any]:
+    """What the introspection had to stub or could not load (paths removed)."""
+    return {
+        "source_version": str(raw["version"]),
+        "stub_versions": raw.get("stub_versions", {}),
+        "stubbed_modules": raw["stubbed_modules"],
+        "soft_failed_modules": [
+            {"module": d["module"], "error": _sanitize(d["error"], src_root)}
+            for d in raw["soft_failed_modules"]
+        ],
+        "method_errors": [
+            _sanitize(e.splitlines()[0] if e else e, src_root)
+            for e in raw["method_errors"]
+        ],
     }
 
 

@@ -35,12 +35,10 @@ from packaging.version import Version
 
 from validator.vllm_cli.extract import (
     DEFAULT_CACHE_DIR,
-    ExtractionError,
     build_snapshot,
     expand_versions,
     extract_each,
     run_introspection,
-    unpack_sources,
     write_snapshot,
 )
 from validator.vllm_cli.fetch import (
@@ -59,6 +57,7 @@ from validator.vllm_cli.plugins import (
     select_releases,
 )
 from validator.vllm_cli.registry import INDEX_NAME, available_versions
+from validator.vllm_cli.release_sources import ExtractionError, unpack_sources
 
 
 def unpack_plugin(archive: Path, plugin: Plugin, version: str, dest: Path) -> Path:

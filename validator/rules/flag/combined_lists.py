@@ -44,7 +44,7 @@ from validator.rules.flag.facts import (
     string_arg_lists,
 )
 from validator.sourcemap import join_pointer, split_pointer
-from validator.vllm_cli.argv import ParsedArgs
+from validator.vllm_cli.parsed_args import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context

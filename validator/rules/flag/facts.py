@@ -58,7 +58,7 @@ from validator.analysis.versions import MinVersion, parse_min_version, version_k
 from validator.findings import FLOOR, Related
 from validator.rules.api import Hit, Reads
 from validator.sourcemap import join_pointer, split_pointer
-from validator.vllm_cli.argv import ParsedArgs, ParsedOption
+from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
 if TYPE_CHECKING:
     from validator.analysis.rendered_commands import RenderedFacts

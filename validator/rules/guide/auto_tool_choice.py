@@ -8,7 +8,7 @@ from validator.findings import Severity
 from validator.guide.commands import ServeCommand
 from validator.rules.api import Hit, rule
 from validator.rules.guide.facts import GUIDE_READS, GuideAnalysis, guide_model
-from validator.vllm_cli.argv import ParsedArgs
+from validator.vllm_cli.parsed_args import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context

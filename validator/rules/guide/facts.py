@@ -29,7 +29,7 @@ from validator.findings import FLOOR, Related
 from validator.guide.commands import GuideCommands, ServeCommand, parsed_guide
 from validator.rules.api import Hit, Reads
 from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs
+from validator.vllm_cli.parsed_args import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context

@@ -9,8 +9,7 @@ from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand
 from validator.rules.api import Hit, rule
 from validator.rules.guide.facts import GUIDE_READS, GuideAnalysis, file_line, guide_model
-from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs
+from validator.vllm_cli.parsed_args import ParsedArgs, parse_json
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -153,7 +152,7 @@ def _canonical_json(value: str) -> str:
     if not value.lstrip().startswith(("{", "[")):
         return value
     try:
-        return json.dumps(argv.parse_json(value), sort_keys=True)
+        return json.dumps(parse_json(value), sort_keys=True)
     except ValueError:
         return value
 

@@ -22,7 +22,7 @@ from validator.rules.guide.facts import GUIDE, GuideAnalysis, guide_model, guide
 from validator.rules.hw.facts import hardware_named
 from validator.sourcemap import join_pointer
 from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs
+from validator.vllm_cli.parsed_args import ParsedArgs
 
 if TYPE_CHECKING:
     from validator.context import Context
