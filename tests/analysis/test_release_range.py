@@ -21,8 +21,8 @@ from validator.analysis.cli_plan import VersionPlan, plan_for, registry, version
 from validator.analysis.flag_values import plugged
 from validator.analysis.release_range import _rejection, range_issues, release_runs
 from validator.vllm_cli import argv
-from validator.vllm_cli.argv import Problem
 from validator.vllm_cli.data_source import CliRegistries
+from validator.vllm_cli.parsed_args import Problem
 from validator.vllm_cli.registry import CliRegistry
 
 CLI = CliRegistries()

@@ -15,8 +15,9 @@ from tests.conftest import check_tree, line_of
 from tests.tiny_recipe import PATH, RECIPE, write_tiny
 from validator.analysis.cli_plan import registry
 from validator.analysis.shell_words import printed_expansions, whole_expansion, word_expansions
-from validator.vllm_cli.argv import Problem, parse_args
+from validator.vllm_cli.argv import parse_args
 from validator.vllm_cli.data_source import CliRegistries
+from validator.vllm_cli.parsed_args import Problem
 
 
 @pytest.mark.parametrize("word", ["$@", "$*", "$1", "$EXTRA_ARGS", "${EXTRA_ARGS}",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
-from validator.vllm_cli import argv
+from validator.vllm_cli import parsed_args
 from validator.vllm_cli.data_source import VLLM as VLLM  # re-exported: vLLM's own family
 from validator.vllm_cli.data_source import CliRegistries, Window
 
@@ -164,7 +164,7 @@ def has(reg: CliRegistry, kind: str, name: str) -> bool:
         return reg.lookup(name) is not None
     if kind == "dotted":
         spec = reg.lookup(name)
-        return bool(reg.dotted_keys and spec is not None and argv.json_valued(spec))
+        return bool(reg.dotted_keys and spec is not None and parsed_args.json_valued(spec))
     if kind == "env":
         return reg.reads_env(name)
     if kind == "additional_config":

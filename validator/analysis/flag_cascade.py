@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from validator.analysis.flag_values import FlagIssue
-from validator.vllm_cli.argv import ArgProblem, ParsedArgs, Problem
+from validator.vllm_cli.parsed_args import ArgProblem, ParsedArgs, Problem
 
 #: How the message of a consequence (a related location of the defect) begins.
 CONSEQUENCE = "consequence: "

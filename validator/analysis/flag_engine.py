@@ -50,8 +50,8 @@ from validator.analysis.option_hints import (
 )
 from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
 from validator.analysis.versions import MinVersion, effective_min_version
-from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs, ParsedOption, Problem
+from validator.vllm_cli import argv, parsed_args
+from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption, Problem
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -170,7 +170,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     return parsed, tuple(issues)
 
 
-def _option_hint(cli: CliRegistries, opt: argv.ParsedOption, version: str,
+def _option_hint(cli: CliRegistries, opt: parsed_args.ParsedOption, version: str,
                  family: str) -> str | None:
     """"did you mean" for an option ``version`` of ``family`` does not have; with dotted
     keys, among the options that accept them (:func:`dotted_option_hint`)."""
@@ -179,7 +179,7 @@ def _option_hint(cli: CliRegistries, opt: argv.ParsedOption, version: str,
     return option_hint(cli, opt.normalised, version, family)
 
 
-def _unknown_issue(p: argv.ArgProblem, plan: VersionPlan) -> FlagIssue:
+def _unknown_issue(p: parsed_args.ArgProblem, plan: VersionPlan) -> FlagIssue:
     assert plan.minimum is not None
     opt = p.option
     if p.kind is Problem.AMBIGUOUS or opt is None:
@@ -223,7 +223,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
     if spec is None or not opt.values or opt.keys:
         return
     name = opt.option or opt.normalised
-    if argv.json_valued(spec) or name in reg.json_flags or custom_json(spec):
+    if parsed_args.json_valued(spec) or name in reg.json_flags or custom_json(spec):
         for at, value in zip(value_at(opt), opt.values, strict=True):
             ok, why = json_shape_ok(name, value, takes_string(spec))
             if not ok:
@@ -452,7 +452,7 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
             keys, at = [opt.keys[0]], opt.index
         else:
             try:
-                value = argv.parse_json(opt.value or "")
+                value = parsed_args.parse_json(opt.value or "")
             except ValueError:
                 continue  # FLAG007 / GUIDE reports it
             keys = list(value) if isinstance(value, dict) else []

@@ -20,8 +20,8 @@ from validator.analysis.flag_values import FlagIssue, value_at
 from validator.vllm_cli.value_kinds import ValueKind, load_kinds
 
 if TYPE_CHECKING:
-    from validator.vllm_cli.argv import ParsedOption
     from validator.vllm_cli.data_source import CliRegistries
+    from validator.vllm_cli.parsed_args import ParsedOption
     from validator.vllm_cli.registry import CliRegistry
 
 #: A value someone else writes: a shell expansion, a command substitution, a placeholder.

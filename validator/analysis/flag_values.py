@@ -9,8 +9,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from validator.vllm_cli import argv
-from validator.vllm_cli.argv import ParsedArgs, ParsedOption
+from validator.vllm_cli import argv, parsed_args
+from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
 #: A parser plugin file registers its own parser names: their values are not checked.
 PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
@@ -76,7 +76,7 @@ def json_shape_ok(option: str, value: str,
     if "$" in text:  # shell variables expand before vLLM sees the value
         text = _SHELL_VAR.sub("0", text)
     try:
-        parsed = argv.parse_json(text)
+        parsed = parsed_args.parse_json(text)
     except json.JSONDecodeError as exc:
         looks_json = text.startswith(("{", "["))
         if takes_string is False and not looks_json:
@@ -108,7 +108,7 @@ def custom_json(spec: object) -> bool:
 def takes_string(spec: object) -> bool | None:
     """Whether the release's type of a JSON option takes a plain string (``None``: not
     recorded); a custom JSON type takes none."""
-    if custom_json(spec) and not argv.json_valued(spec):  # type: ignore[arg-type]
+    if custom_json(spec) and not parsed_args.json_valued(spec):  # type: ignore[arg-type]
         return False
     found = getattr(spec, "json_takes_string", None)
     return found if isinstance(found, bool) else None

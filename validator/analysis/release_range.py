@@ -26,8 +26,8 @@ from validator.analysis.flag_values import (
     takes_string,
 )
 from validator.analysis.option_hints import all_options, nearest_hint
-from validator.vllm_cli import argv
-from validator.vllm_cli.argv import OptionSpec, ParsedArgs, ParsedOption, Problem
+from validator.vllm_cli import argv, parsed_args
+from validator.vllm_cli.parsed_args import OptionSpec, ParsedArgs, ParsedOption, Problem
 
 LISTS_KEPT = 128
 """How many argument lists a memo of whole lists (parses, range issues, FLAG's
@@ -85,7 +85,7 @@ def _rejection(opt: ParsedOption, new: tuple[tuple[str, ...], OptionSpec | None]
         return f"`{name}`", "not an option there"
     if opt.keys or not values:
         return None
-    if argv.json_valued(spec) or name in reg.json_flags or custom_json(spec):
+    if parsed_args.json_valued(spec) or name in reg.json_flags or custom_json(spec):
         for value in values:
             ok, why = json_shape_ok(name, value, takes_string(spec))
             if not ok:
@@ -156,7 +156,7 @@ def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, ...]:
     head, dot, _ = norm.partition(".")
     option, spec, candidates = argv._resolve(reg, head if dot else norm)
     arity = None if spec is None else argv._arity(spec)
-    json_valued = bool(dot) and spec is not None and argv.json_valued(spec)
+    json_valued = bool(dot) and spec is not None and parsed_args.json_valued(spec)
     return (*settings, option, norm, tuple(candidates), arity, json_valued)
 
 

@@ -38,14 +38,15 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 # the result types and value reading are imported from here by the analysis modules
-from validator.vllm_cli.parsed_args import ArgProblem as ArgProblem
-from validator.vllm_cli.parsed_args import CliSpec
-from validator.vllm_cli.parsed_args import OptionSpec as OptionSpec
-from validator.vllm_cli.parsed_args import ParsedArgs as ParsedArgs
-from validator.vllm_cli.parsed_args import ParsedOption as ParsedOption
-from validator.vllm_cli.parsed_args import Problem as Problem
-from validator.vllm_cli.parsed_args import json_valued as json_valued
-from validator.vllm_cli.parsed_args import parse_json as parse_json
+from validator.vllm_cli.parsed_args import (
+    ArgProblem,
+    CliSpec,
+    OptionSpec,
+    ParsedArgs,
+    ParsedOption,
+    Problem,
+    json_valued,
+)
 
 #: argparse's ``_negative_number_matcher`` (CPython ``Lib/argparse.py``).
 NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
