@@ -225,6 +225,11 @@ class VersionPlan:
             cannot be verified, not proven wrong, so the engine reports none of them
             (:attr:`note` says so once per recipe); the rest is still checked at
             :attr:`minimum`, the newest release. See :func:`launch_day`.
+        channel: when the channel the commands run in (a community, dev, nightly or
+            launch image; :func:`validator.analysis.install_channel.channel_plan`), not
+            the recipe, makes the plan :attr:`launch_day`: what that channel is, as
+            messages name it. A token no vendored release has is then reported as an
+            info naming it (no recipe-level note says so), never as an error.
         cli: the data source the plan was made from (the registries of :attr:`checked`,
             and where what is derived from the plan is memoised).
     """
@@ -240,6 +245,7 @@ class VersionPlan:
     range_label: str | None = None
     floor: tuple[str, str, str] | None = None
     launch_day: bool = False
+    channel: str | None = None
     cli: CliRegistries = field(kw_only=True, compare=False, repr=False)
 
     def short_of(self) -> str:

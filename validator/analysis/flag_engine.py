@@ -106,8 +106,8 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     top = plan.newest
     key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
-           plan.unreleased, plan.launch_day, plan.range_label, plan.floor, plan.cli.window,
-           expansions, auto_tool)
+           plan.unreleased, plan.launch_day, plan.channel, plan.range_label, plan.floor,
+           plan.cli.window, expansions, auto_tool)
     parsed, issues = plan.cli.bounded("flag:check_tokens", key, lambda: _one_finding(
         key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
         limit=LISTS_KEPT)
@@ -164,10 +164,19 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     issues.extend(additional_config_issues(parsed, plan))
     if auto_tool:
         issues.extend(auto_tool_issues(parsed))
-    if plan.launch_day:  # no release has them: unverifiable, said once by the plan's note
+    if plan.launch_day and plan.channel is None:  # said once by the plan's note
         issues = [i for i in issues if i.code != "unreleased_only"]
     issues.sort(key=lambda x: x.index)
     return parsed, tuple(issues)
+
+
+def _unverifiable_by(plan: VersionPlan, installs: str) -> str:
+    """Why a token no vendored release has may still be right: the channel the command
+    runs in (:attr:`VersionPlan.channel`), else the recipe's unreleased ``installs``."""
+    if plan.channel is not None:
+        return (f"{plan.channel}, a build no vendored release describes (a community, dev, "
+                "nightly or launch image): it cannot be verified against vendored releases")
+    return f"the recipe installs unreleased code ({installs}), which may have it"
 
 
 def _option_hint(cli: CliRegistries, opt: parsed_args.ParsedOption, version: str,
@@ -210,8 +219,8 @@ def _unknown_issue(p: parsed_args.ArgProblem, plan: VersionPlan) -> FlagIssue:
     if plan.unreleased and not close_matches(
             name, all_options(plan.cli, top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
-                         f"vendored {prod} release up to {top.version}; the recipe installs "
-                         "unreleased code (a nightly or source install), which may have it",
+                         f"vendored {prod} release up to {top.version}; "
+                         + _unverifiable_by(plan, "a nightly or source install"),
                          _option_hint(plan.cli, opt, top.version, fam))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
@@ -239,14 +248,15 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         if value in allowed or value.startswith("$"):
             continue
         first = first_version(plan.cli, f"choices:{name}", value, plan.family)
-        if first is None and plan.launch_day:
+        near = first is None and bool(close_matches(value, tuple(sorted(allowed)), n=1,
+                                                    cutoff=TYPO_CUTOFF))
+        if first is None and plan.launch_day and (plan.channel is None or near):
             continue  # a value no release accepts yet: unverifiable on launch day
-        if first is None and plan.unreleased and not close_matches(
-                value, tuple(sorted(allowed)), n=1, cutoff=TYPO_CUTOFF):
+        if first is None and plan.unreleased and not near:
             yield FlagIssue("unreleased_only", at, f"`{name} {value}`: `{value}` is not a "
-                            f"value any vendored {plan.product} release accepts; the recipe "
-                            "installs unreleased code (a nightly, source or launch-image "
-                            "install), which may have it",
+                            f"value any vendored {plan.product} release accepts; "
+                            + _unverifiable_by(plan, "a nightly, source or launch-image "
+                                               "install"),
                             _choice_hint(value, allowed, opt, reg), on_value=True)
             continue
         if first is not None and Version(first) > Version(reg.version):

@@ -81,10 +81,14 @@ def channel_plan(cli: CliRegistries, declared: MinVersion | None, family: str,
     describe; with a stated minimum, the plan's
     :attr:`~validator.analysis.cli_plan.VersionPlan.floor` says what the messages compare
     with."""
-    recipe = declared
+    recipe, recipe_top, recipe_unreleased = declared, top, unreleased
     for stated in statements:
         declared, top, unreleased = _apply(declared, top, unreleased, stated)
     plan = plan_for(cli, declared, family, top, unreleased)
+    unverifiable = [s for s in statements if s.unreleased and s.minimum is None]
+    if plan.launch_day and unverifiable and not plan_for(
+            cli, recipe, family, recipe_top, recipe_unreleased).launch_day:
+        plan = replace(plan, channel=unverifiable[-1].text)
     with_minimum = [s for s in statements if s.minimum is not None]
     if with_minimum and plan.minimum is not None:
         highest = max(with_minimum, key=lambda s: s.minimum or Version("0"))

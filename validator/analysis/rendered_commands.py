@@ -108,7 +108,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
             found = _plan(doc, ctx, *where)
             plans[where] = (found, numbers.setdefault(
                 (found.minimum.version, found.family, found.checked, found.unreleased,
-                 found.launch_day, found.floor)
+                 found.launch_day, found.floor, found.channel)
                 if found is not None and found.minimum is not None else (), len(numbers)))
         plan, number = plans[where]
         if plan is None or plan.minimum is None:

@@ -65,6 +65,25 @@ def test_a_hardware_in_a_community_build_is_not_held_to_the_recipes_minimum(
     assert errors_at(found, SPARK_LIST) == []
 
 
+@pytest.mark.parametrize("rendered", [False, True])
+def test_a_token_no_release_has_in_a_community_build_is_an_info_naming_the_image(
+        corpus_copy: Path, rendered: bool) -> None:
+    """A value and an option no vendored release has, on DGX Spark running
+    ``eugr/spark-vllm-b12x:latest``: the build cannot be checked, so each is a FLAG024
+    info saying it runs there and cannot be verified; never an error or a warning."""
+    args = ('        extra_args: ["--moe-backend", "sparkonly", "--spark-resident-layers", '
+            '"4"]\n')
+    found, _ = run(corpus_copy, with_hardware(recipe(), spark(
+        "eugr/spark-vllm-b12x:latest", args)), Settings(rendered=rendered))
+    on_list = [f for f in found if f.pointer.startswith(SPARK_LIST)
+               and f.rule.startswith("FLAG")]
+    assert [f for f in on_list if f.severity.value != "info"] == []
+    infos = {f.pointer: f.message for f in on_list if f.rule == "FLAG024"}
+    assert set(infos) == {SPARK_LIST + "/1", SPARK_LIST + "/2"}
+    assert all("eugr/spark-vllm-b12x:latest" in m and "cannot be verified" in m
+               for m in infos.values())
+
+
 def test_a_hardware_pinned_to_a_release_image_is_checked_at_that_release(
         corpus_copy: Path) -> None:
     """vLLM's own ``v0.25.0`` image has ``--linear-backend`` (no FLAG002 at the recipe's
