@@ -174,3 +174,22 @@ def test_a_docker_command_in_vllms_latest_image_runs_the_newest_release(
     text = recipe(minimum="0.6.0", guide_cmd=in_section("### Docker", cmd))
     found, _ = run(corpus_copy, text)
     assert bool(of(found, "GUIDE004")) is judged, found
+
+
+def test_a_value_no_release_has_in_a_community_image_section_is_an_info_naming_it(
+        corpus_copy: Path) -> None:
+    """The DGX Spark section runs the community image the recipe gives that hardware: a
+    parser name no vendored release has cannot be checked there, so it is a GUIDE018 info
+    that names the image, not an error and not nothing."""
+    override = ("    hardware_overrides:\n      dgx_spark_gb10:\n"
+                '        docker_image: "example/spark-vllm-build:latest"\n')
+    cmd = "vllm serve example-org/Example-8B --tool-call-parser brand_new_model_parser"
+    text = recipe(minimum="0.20.0", guide_cmd=in_section("### DGX Spark (GB10)", cmd))
+    text = text.replace('    description: "Full precision BF16"\n',
+                        '    description: "Full precision BF16"\n' + override)
+    found, _ = run(corpus_copy, text)
+    (hit,) = of(found, "GUIDE018")
+    assert hit.severity.value == "info"
+    assert "example/spark-vllm-build:latest" in hit.message
+    assert "cannot be verified" in hit.message
+    assert not of(found, "GUIDE006"), found
