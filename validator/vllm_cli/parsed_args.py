@@ -206,10 +206,39 @@ def parse_json(text: str) -> Any:
     Raises:
         json.JSONDecodeError: not JSON, or nested too deeply (``msg`` says which).
     """
+    if len(text) > JSON_DEPTH_LIMIT and _nesting_depth(text) > JSON_DEPTH_LIMIT:
+        raise json.JSONDecodeError("nested too deeply to parse", text, 0)
     try:
         return json.loads(text)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply to parse", text, 0) from None
+
+
+JSON_DEPTH_LIMIT = 900
+"""Nesting deeper than this is "too deep to parse" whatever the interpreter's recursion
+limit is at the time (``json.loads`` fails near the limit of 1,000, less the frames
+already on the stack; a test framework may raise the limit for a while): the same
+verdict in every process."""
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest ``[``/``{`` nesting of JSON ``text`` (outside strings)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped = char == "\\"
+            in_string = char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def dotted_value(text: str, append: bool = False) -> Any:
