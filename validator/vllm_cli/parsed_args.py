@@ -206,7 +206,7 @@ def parse_json(text: str) -> Any:
     Raises:
         json.JSONDecodeError: not JSON, or nested too deeply (``msg`` says which).
     """
-    if len(text) > JSON_DEPTH_LIMIT and _nesting_depth(text) > JSON_DEPTH_LIMIT:
+    if _nesting_bound(text) > JSON_DEPTH_LIMIT and _nesting_depth(text) > JSON_DEPTH_LIMIT:
         raise json.JSONDecodeError("nested too deeply to parse", text, 0)
     try:
         return json.loads(text)
@@ -219,6 +219,13 @@ JSON_DEPTH_LIMIT = 900
 limit is at the time (``json.loads`` fails near the limit of 1,000, less the frames
 already on the stack; a test framework may raise the limit for a while): the same
 verdict in every process."""
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound of the nesting depth of ``text``: each level opens a ``[`` or ``{``
+    (counted at C speed, so the exact scan below runs only for a value that might be
+    deep, as the loader's pre-scan test does for YAML)."""
+    return text.count("[") + text.count("{")
 
 
 def _nesting_depth(text: str) -> int:
