@@ -67,9 +67,10 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         doc.findings, gone = compare(old.findings if old else [], doc.findings,
                                      doc.path)
         why = not_fixed(doc, (head_bytes or {}).get(doc.path))
-        doc.fixed = [f for f in gone if why(f) is None]
-        doc.hidden = [dataclasses.replace(f, message=f"{f.message} [{why(f)}]")
-                      for f in gone if why(f) is not None]
+        reasons = [(f, why(f)) for f in gone]
+        doc.fixed = [f for f, reason in reasons if reason is None]
+        doc.hidden = [dataclasses.replace(f, message=f"{f.message} [{reason}]")
+                      for f, reason in reasons if reason is not None]
         if changed is not None:
             doc.findings = [dataclasses.replace(f, baseline="unchanged")
                             if f.baseline == "new" and context_caused(f, changed) else f
