@@ -369,6 +369,22 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     always considered.
     """
     sel = Selection(changes=list(changes))
+    if not _sort_changed_files(sel, changes, patterns):
+        return sel
+    entries: list[EntryChange] = []
+    if any(ch.path == TAXONOMY or ch.old_path == TAXONOMY for ch in changes):
+        entries += taxonomy_changes(base, head)
+    entries += named_file_changes(changes, base, head)
+    sel.entries = entries
+    _describe_entry_changes(sel.context_files, entries)
+    _add_affected_recipes(sel, entries, base, head, patterns)
+    return sel
+
+
+def _sort_changed_files(sel: Selection, changes: Sequence[Change],
+                        patterns: Sequence[str]) -> bool:
+    """Sort each changed file into ``sel``'s recipes, context files, skipped or unhandled
+    files; whether a context file (taxonomy, strategy, kv-store) changed."""
     context_changed = False
     for ch in changes:
         kind = context_kind(ch.path) or (context_kind(ch.old_path) if ch.old_path else None)
@@ -390,26 +406,31 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
                 sel.context_files.setdefault(ch.path, []).append(ch.describe())
         else:
             sel.skipped.append((ch.path, "not a recipe, taxonomy, strategy or kv-store file"))
-    if not context_changed:
-        return sel
-    entries: list[EntryChange] = []
-    if any(ch.path == TAXONOMY or ch.old_path == TAXONOMY for ch in changes):
-        entries += taxonomy_changes(base, head)
-    entries += named_file_changes(changes, base, head)
-    sel.entries = entries
-    for path, reasons in sel.context_files.items():
+    return context_changed
+
+
+def _describe_entry_changes(context_files: dict[str, list[str]],
+                            entries: Sequence[EntryChange]) -> None:
+    """Add to each changed context file's reasons the entries it changed, removed, added."""
+    for path, reasons in context_files.items():
         for change in ("changed", "removed", "added"):
             names = [f"{e.kind} {e.name!r}" + (f" ({', '.join(e.fields)})" if e.fields else "")
                      for e in entries if e.source == path and e.change == change]
             if names:
                 reasons.append(f"{change}: {', '.join(names)}")
+
+
+def _add_affected_recipes(sel: Selection, entries: Sequence[EntryChange], base: RecipeTree,
+                          head: RecipeTree, patterns: Sequence[str]) -> None:
+    """Add every recipe at the head that names a changed or removed entry, or whose
+    rendered commands read one, with the reasons; sort the recipes by path."""
     by_name: dict[str, list[EntryChange]] = {}
     for e in entries:
         if e.change != "added":
             by_name.setdefault(e.name, []).append(e)
     rendered = [e for e in entries if RENDERED_KINDS.get(e.kind) == (e.source == TAXONOMY)]
     if not by_name and not rendered:
-        return sel
+        return
     sites = (site_inputs(base), site_inputs(head)) if rendered else ()
     changed = set(sel.recipes)  # checked in full anyway: "modified" says why
     for path in head.list(MODELS):
@@ -429,7 +450,6 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
         if reasons:
             sel.recipes.setdefault(path, []).extend(reasons)
     sel.recipes = dict(sorted(sel.recipes.items()))
-    return sel
 
 
 RENDERED_KINDS = {"hardware profile": True, "KV offload option": True, "strategy": False,
