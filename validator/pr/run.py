@@ -209,43 +209,65 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
         name = repository_name(repo, env)
         label = name or Path(repo.working_tree_dir or repo.git_dir).name
         head_tree = GitTree(label, revs.head, None, repo, str(folder))
-        if revs.merge_base is not None:
+        if revs.merge_base is None:
+            sel = _every_recipe(head_tree, patterns)
+            result = check_selection(sel, head_tree, settings, rules, config).result
+            baseline.mark(result, RunResult(), {})
+            result.context["baseline"]["compared_with"] = "nothing (no base revision)"
+        else:
             base_tree = GitTree(label, revs.merge_base, None, repo, str(folder))
             sel = select(diff_changes(repo, revs.merge_base, revs.head), base_tree, head_tree,
                          patterns)
-        else:
-            sel = Selection()
-            listed = head_tree.list(MODELS) + head_tree.not_files(MODELS)  # those: PROV005
-            for path in sorted(listed):
-                if is_recipe_path(path) and matches(path, patterns):
-                    sel.recipes[path] = ["no base revision: every recipe is checked"]
-        head_run = check_selection(sel, head_tree, settings, rules, config)
-        result = head_run.result
-        if revs.merge_base is not None:
-            base_sel, base_paths = base_selection(sel, base_tree)
-            try:
-                base_result = check_selection(base_sel, base_tree, settings, rules, config,
-                                              where="the merge base").result
-            except (SourceError, VerificationError) as exc:
-                raise PrError(f"the merge base {revs.merge_base[:12]} cannot be checked "
-                              f"as the baseline: {exc}") from exc
-            touched = {p for ch in sel.changes for p in (ch.path, ch.old_path) if p}
-            baseline.mark(result, base_result, base_paths, touched,
-                          {path: data for path, (_c, data) in head_run.checked.items()})
-            if user_diffs:
-                result.suggested_patches = suggested_patches(result, head_run.checked)
-                result.user_changes = user_changes(base_tree, head_tree,
-                                                   _diff_order(sel, base_paths))
-            result.internal_errors += [f"at the merge base: {e}"
-                                       for e in base_result.internal_errors]
-        else:
-            baseline.mark(result, RunResult(), {})
-            result.context["baseline"]["compared_with"] = "nothing (no base revision)"
+            head_run = check_selection(sel, head_tree, settings, rules, config)
+            result = head_run.result
+            _compare_with_base(result, head_run, sel, (base_tree, head_tree), settings,
+                               rules, config, user_diffs=user_diffs)
         result.fail_on = fail_on
         result.context["pr"] = pr_context(revs, sel, name, env)
         return result
     finally:
         repo.close()
+
+
+def _every_recipe(head_tree: GitTree, patterns: Sequence[str]) -> Selection:
+    """Without a base revision: every recipe under ``patterns`` at the head (and every
+    path under ``models/`` that is not a file, for PROV005)."""
+    sel = Selection()
+    listed = head_tree.list(MODELS) + head_tree.not_files(MODELS)  # those: PROV005
+    for path in sorted(listed):
+        if is_recipe_path(path) and matches(path, patterns):
+            sel.recipes[path] = ["no base revision: every recipe is checked"]
+    return sel
+
+
+def _compare_with_base(result: RunResult, head_run: Session, sel: Selection,
+                       trees: tuple[GitTree, GitTree], settings: Settings,
+                       rules: Sequence[Rule] | None, config: Config | None, *,
+                       user_diffs: bool) -> None:
+    """Check the merge base's counterparts of the selected files and mark each finding of
+    ``result`` (the head's) new, existing or fixed (``trees``: the merge base's and the
+    head's); with ``user_diffs`` add the suggested
+    patches and what the change does to the recipes' users.
+
+    Raises:
+        PrError: the merge base cannot be checked.
+    """
+    base_tree, head_tree = trees
+    base_sel, base_paths = base_selection(sel, base_tree)
+    try:
+        base_result = check_selection(base_sel, base_tree, settings, rules, config,
+                                      where="the merge base").result
+    except (SourceError, VerificationError) as exc:
+        raise PrError(f"the merge base {base_tree.commit[:12]} cannot be checked "
+                      f"as the baseline: {exc}") from exc
+    touched = {p for ch in sel.changes for p in (ch.path, ch.old_path) if p}
+    baseline.mark(result, base_result, base_paths, touched,
+                  {path: data for path, (_c, data) in head_run.checked.items()})
+    if user_diffs:
+        result.suggested_patches = suggested_patches(result, head_run.checked)
+        result.user_changes = user_changes(base_tree, head_tree,
+                                           _diff_order(sel, base_paths))
+    result.internal_errors += [f"at the merge base: {e}" for e in base_result.internal_errors]
 
 
 def pr_context(revs: Revisions, sel: Selection, repository: str | None,
