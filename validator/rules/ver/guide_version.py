@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 
 from packaging.version import Version
 
@@ -17,7 +18,7 @@ from validator.analysis.version_prose import (
     statement_scope,
     version_statements,
 )
-from validator.analysis.versions import NIGHTLY, format_version, parse_min_version
+from validator.analysis.versions import NIGHTLY, MinVersion, format_version, parse_min_version
 from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
@@ -87,22 +88,8 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                        f"min_vllm_version {format_version(declared)} declared here"),)
     guide = get(doc.data, "guide")
     for pointer, index, text in text_sources(doc):
-        seen: set[Version] = set()
-        for st in version_statements(text):
-            if st.version in seen:
-                continue
-            below = declared == NIGHTLY or (isinstance(declared, Version)
-                                            and st.version < declared)
-            above = (isinstance(declared, Version) and st.kind == "minimum" and st.leading
-                     and st.version > declared and st.version not in variant_mins)
-            if not (below or above):
-                seen.add(st.version)
-                continue
-            headings = (section_headings(guide, index)[0] if pointer == "/guide" and
-                        isinstance(guide, str) and index is not None else [])
-            if not _about_the_recipe(st, text, headings):
-                continue
-            seen.add(st.version)
+        headings = partial(_section_headings, guide, pointer, index)
+        for st, below in _contradicting(text, declared, variant_mins, headings):
             verb = "installs" if st.kind == "pin" else "states"
             where = "the guide" if pointer == "/guide" else pointer
             hint = (f"state vLLM {format_version(declared)} (the declared minimum) here, or "
@@ -112,3 +99,32 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
             yield Hit(pointer, f"{where} {verb} vLLM {st.version} (`{st.text}`) but "
                       f"min_vllm_version is {format_version(declared)}", hint,
                       block_index=index, related=related)
+
+
+def _section_headings(guide: object, pointer: str, index: int | None) -> list[str]:
+    """The headings of the guide section holding ``/guide`` line ``index`` (none for
+    another text)."""
+    return (section_headings(guide, index)[0] if pointer == "/guide" and
+            isinstance(guide, str) and index is not None else [])
+
+
+def _contradicting(text: str, declared: MinVersion, variant_mins: set[Version],
+                   headings: Callable[[], list[str]]) -> Iterator[tuple[VersionStatement, bool]]:
+    """The statements of ``text`` (first of each version) that contradict the declared
+    minimum, each with whether it is below it (else a leading minimum above every
+    declared one); ``headings`` gives the headings of the text's guide section."""
+    seen: set[Version] = set()
+    for st in version_statements(text):
+        if st.version in seen:
+            continue
+        below = declared == NIGHTLY or (isinstance(declared, Version)
+                                        and st.version < declared)
+        above = (isinstance(declared, Version) and st.kind == "minimum" and st.leading
+                 and st.version > declared and st.version not in variant_mins)
+        if not (below or above):
+            seen.add(st.version)
+            continue
+        if not _about_the_recipe(st, text, headings()):
+            continue
+        seen.add(st.version)
+        yield st, below
