@@ -68,6 +68,18 @@ def test_an_unchanged_run_is_answered_from_one_entry_without_importing_a_rule(
     assert check(root, cache, "--jobs", "2") == warm
 
 
+def test_as_written_is_answered_from_the_cache_and_its_old_spellings_compute_every_run(
+        tmp_path: Path) -> None:
+    """``--layers-only``/``--no-rendered`` are deprecated spellings of ``--as-written``: a
+    run with one always computes, so that it always prints the deprecation warning."""
+    root, cache = tree(tmp_path), tmp_path / "cache"
+    cold = check(root, cache, "--as-written")
+    warm = check(root, cache, "--as-written")
+    assert cold[2] and not warm[2] and warm[:2] == cold[:2]
+    for old in ("--layers-only", "--layers-only", "--no-rendered"):
+        assert check(root, cache, old) == (*cold[:2], True)
+
+
 def _edit_recipe(root: Path) -> None:
     with (root / CHAT).open("a") as f:
         f.write("\n# edited\n")

@@ -51,9 +51,9 @@ LABEL = "run"
 STAMP_LABEL = "tool-stamp"
 """The label of a cached tool stamp (bytes digest under a ``stat`` digest)."""
 
-FLAGS = frozenset({"--strict", "--offline", "--rendered", "--layers-only", "--no-rendered",
-                   "--no-summary"})
-"""Options without a value that leave a run answerable from the cache."""
+FLAGS = frozenset({"--strict", "--offline", "--rendered", "--as-written", "--no-summary"})
+"""Options without a value that leave a run answerable from the cache (not the deprecated
+spellings ``--layers-only``/``--no-rendered``: a run with one computes, and warns)."""
 VALUED = frozenset({"--root", "--max-bytes", "--as-of", "--vllm", "--cache-dir", "--jobs",
                     "-j", "--select", "--rule", "--extend-select", "--ignore", "--format"})
 """Options with a value that leave a run answerable from the cache (any other option --

@@ -130,7 +130,7 @@ def test_pr_touching_only_a_file_with_old_errors_passes(
     Its only new findings are 3 FLAG012 infos: the PR adds ``mi300x`` overrides of
     ``--gpu-memory-utilization`` to three strategies, and the rendered commands (checked by
     default since ``pr`` judges as ``check`` does) show they replace the ``amd`` value on
-    MI300X. FLAG012 reads the rendered commands with ``--layers-only`` too, so the old
+    MI300X. FLAG012 reads the rendered commands with ``--as-written`` too, so the old
     render-order guess, which missed these three (0 new), is gone."""
     head = git(corpus_repo, "rev-parse", "refs/pull/830/head")
     code, data = pr_json(corpus_repo, "main", head, capsys)

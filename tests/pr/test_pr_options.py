@@ -35,8 +35,20 @@ def test_check_and_pr_share_options_and_defaults() -> None:
     assert {o: getattr(at_check, o) for o in RUN_OPTIONS} == \
         {o: getattr(at_pr, o) for o in RUN_OPTIONS}
     assert settings_from(at_check) == settings_from(at_pr) == Settings(rendered=True)
-    assert not parsed(pr, ["--layers-only"]).rendered
-    assert not parsed(pr, ["--no-rendered"]).rendered
+    assert not parsed(pr, ["--as-written"]).rendered
+    assert parsed(pr, ["--as-written", "--rendered"]).rendered
+
+
+@pytest.mark.parametrize("module", [check, pr], ids=["check", "pr"])
+@pytest.mark.parametrize("old", ["--layers-only", "--no-rendered"])
+def test_as_written_old_spellings_still_work_with_a_warning_naming_as_written(
+        module: Any, old: str, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = ["x.yaml"] if module is check else []
+    assert not parsed(module, ["--as-written", *paths]).rendered
+    assert capsys.readouterr().err == ""
+    assert not parsed(module, [old, *paths]).rendered
+    assert capsys.readouterr().err == (
+        f"recipe-check: warning: {old} is deprecated; use --as-written\n")
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "1.5", "lots"])
@@ -85,7 +97,7 @@ def pr_json(repo: Path, number: int, capsys: pytest.CaptureFixture[str],
 
 
 @pytest.mark.corpus
-def test_pr_checks_rendered_commands_unless_layers_only(
+def test_pr_checks_rendered_commands_unless_as_written(
         corpus_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """PR #821 adds configurations to Llama-3.1-8B-Instruct, whose FLAG016 warning on
     ``VLLM_USE_FLASHINFER_MOE_FP8`` of the Blackwell override exists at the base. Checked
@@ -94,7 +106,7 @@ def test_pr_checks_rendered_commands_unless_layers_only(
     more configurations does not make the finding new. (The EAGLE3 feature's
     ``--speculative-config`` is no FLAG002: the feature states it needs vLLM 0.9.0.)"""
     rendered = pr_json(corpus_repo, 821, capsys)
-    layers = pr_json(corpus_repo, 821, capsys, "--layers-only")
+    layers = pr_json(corpus_repo, 821, capsys, "--as-written")
     messages = [f["message"] for d in rendered["documents"] for f in d["findings"]]
     assert any("(on " in m and "more)" in m for m in messages)
     assert not any("(on " in f["message"] for d in layers["documents"] for f in d["findings"])

@@ -141,7 +141,7 @@ def _check(root: Path, *options: str) -> list[dict[str, object]]:
 
 
 @pytest.mark.corpus
-def test_check_judges_every_rendered_command_unless_layers_only(corpus_copy: Path) -> None:
+def test_check_judges_every_rendered_command_unless_as_written(corpus_copy: Path) -> None:
     # two spellings of one flag in two layers: only the fp8 command holds both, so only
     # the rendered check (the default now) sees the duplicate and names the configuration
     from tests.analysis.test_install_range import recipe
@@ -157,7 +157,7 @@ def test_check_judges_every_rendered_command_unless_layers_only(corpus_copy: Pat
     assert len(rendered) == 1 and "fp8" in str(rendered[0]["message"])
     assert rendered[0]["pointer"] == "/variants/fp8/extra_args/0"
     assert rendered == [f for f in _check(corpus_copy, "--rendered") if f["rule"] == "FLAG011"]
-    for escape in ("--layers-only", "--no-rendered"):
+    for escape in ("--as-written", "--layers-only", "--no-rendered"):
         assert not [f for f in _check(corpus_copy, escape) if f["rule"] == "FLAG011"]
 
 

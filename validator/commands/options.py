@@ -5,7 +5,8 @@ Run options (``check`` and ``pr``, :func:`add_run_arguments`, read back into one
 :class:`~validator.context.Settings` by :func:`settings_from`): ``--strict``,
 ``--offline``, ``--online-releases`` (contradicts ``--offline``), ``--max-bytes N`` (a
 positive integer), ``--as-of DATE``, ``--vllm VERSION`` (a vendored release) and
-``--rendered`` (the default) / ``--layers-only`` (``--no-rendered``).
+``--rendered`` (the default) / ``--as-written`` (its old spellings ``--layers-only`` and
+``--no-rendered`` still work, with a warning).
 
 Rule options: ``--select``, ``--extend-select``, ``--ignore`` (ids, id prefixes or family
 prefixes, any case, comma-separated or repeated; ``--rule`` is ``--select``), ``--config
@@ -48,7 +49,7 @@ DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """``--strict --offline --online-releases --max-bytes --as-of --vllm`` and
-    ``--rendered/--layers-only``: how a run judges (``check`` and ``pr`` alike)."""
+    ``--rendered/--as-written``: how a run judges (``check`` and ``pr`` alike)."""
     group = parser.add_argument_group("how the run judges")
     group.add_argument("--strict", action="store_true", help="warnings count as errors")
     group.add_argument("--offline", action="store_true",
@@ -71,8 +72,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        help="also check every command the recipes site renders (each "
                        "variant, hardware, strategy and feature set); findings name the "
                        "configurations they affect (the default)")
-    group.add_argument("--layers-only", "--no-rendered", dest="rendered",
-                       action="store_false",
+    group.add_argument("--as-written", dest="rendered", action=DeprecatedSwitch,
+                       deprecated=("--layers-only", "--no-rendered"), value=False,
                        help="check each recipe's argument lists as written, not every "
                        "rendered command (faster; their findings name no configurations). "
                        "Overrides (FLAG012, FLAG025) and the rules on what the site renders "
@@ -94,6 +95,13 @@ class RenamedOption(argparse.Action):
         parser.error(f"{option_string} was renamed: use {self.use}")
 
 
+def _warn_if_deprecated(action: argparse.Action, deprecated: Sequence[str],
+                        option_string: str | None) -> None:
+    if option_string in deprecated:
+        print(f"recipe-check: warning: {option_string} is deprecated; use "
+              f"{action.option_strings[0]}", file=sys.stderr)
+
+
 class DeprecatedSpelling(argparse._StoreAction):
     """``--new VALUE``, also accepted as its old spellings (``deprecated``), which print a
     warning on stderr naming the new one."""
@@ -106,9 +114,23 @@ class DeprecatedSpelling(argparse._StoreAction):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: str | Sequence[object] | None,
                  option_string: str | None = None) -> None:
-        if option_string in self.deprecated:
-            print(f"recipe-check: warning: {option_string} is deprecated; use "
-                  f"{self.option_strings[0]}", file=sys.stderr)
+        _warn_if_deprecated(self, self.deprecated, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class DeprecatedSwitch(argparse._StoreConstAction):
+    """``--new``, a switch storing ``value``, also accepted as its old spellings
+    (``deprecated``), which print a warning on stderr naming the new one."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, value: object,
+                 deprecated: Sequence[str] = (), help: str | None = None) -> None:
+        self.deprecated = tuple(deprecated)
+        super().__init__([*option_strings, *self.deprecated], dest, const=value, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[object] | None,
+                 option_string: str | None = None) -> None:
+        _warn_if_deprecated(self, self.deprecated, option_string)
         super().__call__(parser, namespace, values, option_string)
 
 

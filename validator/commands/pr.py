@@ -11,7 +11,7 @@ to ``GITHUB_WORKSPACE``, the output format to ``github`` annotations and the job
 to ``GITHUB_STEP_SUMMARY``. Without any base every recipe at the head is checked.
 
 Both revisions are judged as ``check`` judges (the same options and defaults, every
-rendered command included; ``--layers-only`` checks argument layers only).
+rendered command included; ``--as-written`` checks the argument lists as written).
 The same files are checked at the merge base, and each finding is reported as new,
 existing or fixed (:mod:`validator.pr.baseline`); by default only new errors fail
 (``--fail-on all``: every error at the head). The configuration file is read from the

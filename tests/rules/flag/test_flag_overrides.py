@@ -1,6 +1,6 @@
 """``FLAG012`` (a later layer of the recipe overrides an earlier one) and ``FLAG025`` (the
 site replaces a flag of the recipe with its own value) come from the renderer's trace of
-the site's last-wins de-duplication, the same with ``--rendered`` and ``--layers-only``.
+the site's last-wins de-duplication, the same with ``--rendered`` and ``--as-written``.
 
 A small recipes tree of our own: two 8-GPU profiles (hopper, blackwell), a 4-GPU one, the
 strategies the site synthesizes parallel sizes for, and one strategy with a valued flag.
@@ -56,7 +56,7 @@ compatible_strategies:
   - single_node_tp
 """
 PATH = "models/acme/Small-9B.yaml"
-MODES = pytest.mark.parametrize("rendered", [True, False], ids=["rendered", "layers-only"])
+MODES = pytest.mark.parametrize("rendered", [True, False], ids=["rendered", "as-written"])
 
 
 def tree(root: Path, recipe: str) -> Path:

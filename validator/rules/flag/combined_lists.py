@@ -128,7 +128,7 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     de-duplication drops the earlier one. Both lines are named so the override can be
     confirmed as intended, with the configurations where it happens. What overrides what
     is the renderer's own trace of every configuration it renders, in ``check`` and ``pr``
-    alike (``--layers-only`` too: it changes how the argument lists are checked, not
+    alike (``--as-written`` too: it changes how the argument lists are checked, not
     which overrides exist); the same value twice is no finding.
 
     A hardware or strategy override spelled apart from the flag it overrides
