@@ -40,7 +40,7 @@ from validator.evidence.model import (
     canonical_json,
     record_json,
 )
-from validator.evidence.rendered import rendered_defaults
+from validator.evidence.rendered_defaults import rendered_defaults
 from validator.evidence.reported import reported_results
 from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
