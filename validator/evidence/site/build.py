@@ -47,7 +47,7 @@ from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
 from validator.evidence.site.renderings import Recipe
-from validator.progress import Progress
+from validator.progress import NO_PROGRESS, Display
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
@@ -208,13 +208,14 @@ def _swap(tmp: Path, site: Path) -> None:
 def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
                index: dict[str, Any] | None = None,
                recipes: Callable[[dict[str, Any]], Recipe | None] | None = None,
-               ) -> SiteResult:
+               progress: Display = NO_PROGRESS) -> SiteResult:
     """Write the catalogue of the publish folder ``out`` into ``site``; ``keep`` are more
     folders the run uses, with what each is (the snapshot store), which ``site`` may not
     overlap (nor ``out``). ``recipes`` reads a record's recipe back (from the snapshot
     store, :class:`validator.evidence.site.renderings.RecipeReader`) for its
     configuration picker; without it, or when it gives ``None``, the page shows the
-    record's default configuration per hardware. ``index`` is the record index publish
+    record's default configuration per hardware; ``progress`` shows the pages made (none
+    by default). ``index`` is the record index publish
     just made (default: ``out/index.json``); only its current records are shown, each
     only if its file still holds the bytes indexed (and its statement is the statement of
     those bytes).
@@ -243,7 +244,7 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
-        bar = Progress("building the catalogue", len(loaded))  # on stderr
+        bar = progress("building the catalogue", len(loaded))
         try:
             entries = []
             for entry, data, record in loaded:
