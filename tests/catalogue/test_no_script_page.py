@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +15,7 @@ import pytest
 from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_catalogue_browser import CHROMIUM, FLAGS, _browser_missing
 from tests.catalogue.test_record_page_picker import MINI, PATH
+from tests.static_server import serve_folder
 
 pytestmark = pytest.mark.xdist_group("chromium-no-script")
 
@@ -63,25 +60,6 @@ def test_the_page_links_the_landing_configuration_s_json_written_beside_it(
     assert landing.read_bytes() == _render_json(repo)
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def _served(folder: Path) -> Iterator[str]:
-    """``folder`` served over HTTP on 127.0.0.1; yields its base URL."""
-    handler = partial(_Quiet, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_without_javascript_the_link_gives_the_json_render_prints(
         tmp_path: Path, no_script_context: Any) -> None:
     """From ``file://`` the link opens the document (Chromium downloads no file: URL);
@@ -98,7 +76,7 @@ def test_without_javascript_the_link_gives_the_json_render_prints(
     assert page.locator("pre").inner_text().strip() == want.decode("utf-8").strip()
 
     site = page_file.parents[len(Path(PATH).parts) + 3]  # records/<owner>/<name>/<commit>/
-    with _served(site) as base:
+    with serve_folder(site) as base:
         page.goto(base + page_file.relative_to(site).as_posix())
         with page.expect_download() as info:
             page.locator("a.config-json").click()
