@@ -71,9 +71,14 @@ def pytest_configure(config: pytest.Config) -> None:
     registries) live in one fresh folder per test run, shared by its xdist workers and the
     CLI processes tests start (they inherit the environment): a corpus recipe checked by
     several tests with the same inputs is checked once, and no run reads or fills the
-    user's own cache. Tests about the cache give their own ``--cache-dir``."""
+    user's own cache. Tests about the cache give their own ``--cache-dir``.
+
+    The CLI processes tests start draw no progress (``RECIPE_CHECK_PROGRESS=off``), so
+    their stderr is the same inside a CI job (``CI`` set) and outside; the tests about
+    progress choose it themselves."""
     if os.environ.get(CACHE_HOME_ENV):  # a worker: the controller made it
         return
+    os.environ["RECIPE_CHECK_PROGRESS"] = "off"
     folder = tempfile.mkdtemp(prefix="recipe-check-tests-cache-")
     os.environ[CACHE_HOME_ENV] = os.environ["XDG_CACHE_HOME"] = folder
     config.stash[_OWN_CACHE_HOME] = folder

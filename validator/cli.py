@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from validator import __version__
 from validator.errors import RecipeCheckError, UsageError
+from validator.progress import Display, progress_style
 
 __all__ = ["COMMANDS", "UsageError", "main"]
 
@@ -140,6 +141,8 @@ def _main(argv: Sequence[str] | None) -> int:
                                      description=COMMANDS[name][1])
     module.add_arguments(parser)
     options = parser.parse_args(args)
+    # how long runs show progress: chosen here, once, and handed to what counts
+    options.progress = Display(progress_style(sys.stderr, os.environ))
     try:
         if plan is not None:
             from validator.run_cache import record

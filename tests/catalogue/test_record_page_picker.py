@@ -173,7 +173,7 @@ def test_install_minimum_is_the_variants_and_the_page_links_each_json(mini: Path
     data = _data(page)
     assert data["floors"] == {"default": "0.20.0", "mixed": "0.21.0"}
     assert "vLLM &ge; <strong>0.20.0</strong>" in page
-    assert '<a class="config-json" href="#chosen-json" hidden>' in page
+    assert '<a class="config-json" href="Mini.yaml.landing.json" download="Mini.' in page
     assert data["json"] == "Mini.yaml.configs.js"
 
 

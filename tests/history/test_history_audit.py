@@ -28,7 +28,7 @@ from validator.cli import main
 from validator.context import Settings
 from validator.findings import normalise_message
 from validator.history.audit import AuditOptions, AuditResult, run_audit, tool_digest
-from validator.progress import Progress
+from validator.progress import Progress, progress_style
 
 SLICE = "models/thinkingmachines"  # 3 recipe paths over main's history, incl. a rename
 INKLING_RENAME = "35cf78a4945d810c7abc1cc345c81e862bf369f1"  # upstream commit ids
@@ -360,7 +360,7 @@ def test_progress_bar_only_on_a_terminal() -> None:
 
     tty, pipe = Tty(), io.StringIO()
     for stream in (tty, pipe):
-        bar = Progress("checking", 3, stream)
+        bar = Progress("checking", 3, progress_style(stream, {}), stream)
         for _ in range(3):
             bar.advance()
         bar.close()

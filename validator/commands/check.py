@@ -33,7 +33,7 @@ from validator.config import CONFIG_FILES, Config
 from validator.context import PLATFORMS, Settings
 from validator.errors import UsageError
 from validator.policy import Policy
-from validator.progress import Progress
+from validator.progress import NO_PROGRESS, Display, display_of
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
 from validator.rules.metadata import Rule
@@ -256,15 +256,17 @@ def selected_rules(args: argparse.Namespace) -> list[Rule]:
 
 def check_targets(targets: list[Target], settings: Settings,
                   config: Callable[[RecipeTree], Config] | None = None,
-                  cache_dir: Path | None = None, jobs: int = 1) -> RunResult:
+                  cache_dir: Path | None = None, jobs: int = 1,
+                  progress: Display = NO_PROGRESS) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
     (:class:`validator.session.Session`); with ``cache_dir``, units checked before with
-    the same inputs come from its result cache (:mod:`validator.unit_cache`)."""
+    the same inputs come from its result cache (:mod:`validator.unit_cache`). ``progress``
+    shows the targets done (none by default)."""
     rules = check_rules()
     cache = UnitCache(cache_dir, settings, rules) if cache_dir is not None else None
     session = Session(settings, rules, config=config or None, cache=cache)
-    bar = Progress("checking", len(targets))
+    bar = progress("checking", len(targets))
     try:
         result = session.check_targets(((t.tree, t.path) for t in targets), jobs, bar)
     finally:
@@ -327,7 +329,7 @@ def run(args: argparse.Namespace) -> int:
             return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
     result = check_targets(targets, settings, config_of, result_cache_dir(args, settings),
-                           args.jobs or default_jobs())
+                           args.jobs or default_jobs(), display_of(args))
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

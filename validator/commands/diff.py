@@ -1,7 +1,10 @@
 """``recipe-check diff OLD NEW``: what a change to a recipe changes for its users.
 
 OLD and NEW are two recipe files (each inside a recipes checkout, the root found as
-``check`` finds it) or two pinned specs ``OWNER/REPO@REV:PATH``; with a third argument,
+``check`` finds it) or two pinned specs ``OWNER/REPO@REV:PATH``. A loose file -- one in no
+recipes root, as a copy in ``/tmp`` -- renders with the taxonomy and strategies of
+``--root DIR``, else of the other side's tree (neither: a usage error saying so). With a
+third argument,
 ``recipe-check diff OLD_REV NEW_REV PATH`` compares two revisions of one recipe of the git
 repository ``--repo`` (default: the current folder). Each side is rendered with the
 taxonomy and strategies of its own revision (:mod:`validator.recipe_diff`).
@@ -34,7 +37,8 @@ from validator.render.model import site_strategies
 from validator.report.markdown import recipe_diff_lines
 from validator.source.local import Target
 from validator.source.options import add_fetch_arguments
-from validator.source.tree import RecipeTree
+from validator.source.roots import find_root
+from validator.source.tree import LocalTree, RecipeTree
 
 FILE_FORMATS = ("json", "markdown")
 """What ``diff`` also writes to files: its JSON and its Markdown (the job summary's
@@ -53,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="git repository of the recipes (for the revision form; default: "
                              "current folder)")
     parser.add_argument("--root", type=Path, metavar="DIR",
-                        help="recipes root (default: walk up from PATH)")
+                        help="recipes root (default: walk up from PATH; a file outside "
+                             "every root renders with this root's context)")
     parser.add_argument("--no-feature-sets", action="store_true",
                         help="compare the site's default feature set only (faster)")
     add_fetch_arguments(parser)
@@ -80,6 +85,61 @@ def side_of(tree: RecipeTree, path: str, label: str, *, absent_ok: bool = False)
             return absent_side(label, path, ctx.taxonomy, site_strategies(ctx))
         raise UsageError(f"{path}: not found in {tree.label}") from exc
     return Side(label, doc, ctx.taxonomy, site_strategies(ctx))
+
+
+def _loose_file(arg: str, root: Path | None) -> Path | None:
+    """``arg`` when it is a local file in no recipes root: outside ``--root`` when given,
+    else with no root above it (``None`` for a spec, a folder, a file in a root). A FIFO
+    or device counts, to be refused when read."""
+    path = Path(arg)
+    if not path.exists() or path.is_dir():
+        return None
+    if root is not None:
+        return None if path.resolve().is_relative_to(root.resolve()) else path
+    return path if find_root(path) is None else None
+
+
+def loose_side(path: Path, context: RecipeTree, label: str) -> Side:
+    """The recipe file ``path`` (through a link the user named; read as ``check`` reads a
+    file: a regular file only, never waited on) rendered with the context of the tree
+    ``context``.
+
+    Raises:
+        SourceError: the file cannot be read.
+    """
+    ctx = build_context(context)
+    real = path.resolve()
+    doc = load_yaml(LocalTree(real.parent).read(real.name), path.name)
+    return Side(label, doc, ctx.taxonomy, site_strategies(ctx))
+
+
+def _file_sides(args: argparse.Namespace) -> tuple[Side, Side]:
+    """OLD and NEW as files or pinned specs, each with the context of its own tree; a
+    loose file (:func:`_loose_file`) with that of ``--root``, else of the other side's.
+
+    Raises:
+        UsageError: a path names no single file; both files are loose and no ``--root``
+            is given.
+    """
+    args_ = (args.old, args.new)
+    loose = {arg: _loose_file(arg, args.root) for arg in args_}
+    targets = {arg: _one(args, arg) for arg in args_ if loose[arg] is None}
+    refuse_overwriting(args, target_inputs(list(targets.values()))
+                       + [p for p in loose.values() if p is not None])
+    context = LocalTree(args.root) if args.root is not None else \
+        next((t.tree for t in targets.values()), None)
+    if context is None:
+        raise UsageError(f"{args.old} and {args.new} lie in no recipes root (a folder "
+                         "holding taxonomy.yaml and strategies/), and a recipe renders with "
+                         "the taxonomy and strategies of one: name it with --root DIR")
+    sides = []
+    for arg in args_:
+        file = loose[arg]
+        if file is None:
+            sides.append(side_of(targets[arg].tree, targets[arg].path, arg))
+        else:
+            sides.append(loose_side(file, context, arg))
+    return sides[0], sides[1]
 
 
 def _one(args: argparse.Namespace, arg: str) -> Target:
@@ -129,10 +189,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_overwriting(args, work_tree_inputs(args.repo, [args.path]))
         old, new = _revision_sides(args)
     else:
-        targets = [_one(args, args.old), _one(args, args.new)]
-        refuse_overwriting(args, target_inputs(targets))
-        old, new = (side_of(t.tree, t.path, arg)
-                    for t, arg in zip(targets, (args.old, args.new), strict=True))
+        old, new = _file_sides(args)
     diff = diff_recipes(old, new, feature_sets=not args.no_feature_sets)
 
     def write(name: str, stream: TextIO) -> None:

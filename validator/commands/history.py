@@ -44,7 +44,7 @@ from validator.history.audit import (
     run_audit,
 )
 from validator.policy import Policy
-from validator.progress import Progress
+from validator.progress import Progress, display_of
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.source.tree import LocalTree
 
@@ -90,10 +90,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output_arguments(parser, ("text", "json"), file_formats=("json",), summary=False)
 
 
-def _progress(label: str, total: int) -> Progress:
-    return Progress(f"history: {label}", total)
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the audit and print the report; see the module docstring for exit codes."""
     if not args.repo.is_dir():
@@ -115,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     def factory(label: str, total: int) -> object:
         for previous in bars:  # one bar at a time: erase the finished phase's bar
             previous.close()
-        bar = _progress(label, total)
+        bar = display_of(args)(f"history: {label}", total)
         bars.append(bar)
         return bar.advance
 

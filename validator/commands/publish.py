@@ -50,7 +50,7 @@ from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
 from validator.findings import printable
-from validator.progress import Progress
+from validator.progress import display_of
 from validator.source.options import add_store_dir
 from validator.source.tree import SourceError
 
@@ -176,7 +176,7 @@ class _PublishRun:
 
     def publish_all(self, pub: Publisher, pause: float) -> None:
         """Publish each entry, with progress on stderr."""
-        bar = Progress("publishing", len(self.entries))  # on stderr, never the summary
+        bar = display_of(self.args)("publishing", len(self.entries))  # never the summary
         try:
             for entry in self.entries:
                 self._publish_one(pub, entry, pause)
@@ -285,7 +285,8 @@ def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:
     try:
         store = args.lock.parent
         site = build_site(args.out, args.site, keep=(("the snapshot store", store),),
-                          index=index, recipes=RecipeReader(store_tree(SnapshotStore(store))))
+                          index=index, recipes=RecipeReader(store_tree(SnapshotStore(store))),
+                          progress=display_of(args))
     except (SiteError, OSError) as exc:
         print(f"recipe-check: --site {args.site}: {printable(str(exc))}", file=sys.stderr)
         return False

@@ -47,10 +47,10 @@ from validator.load import LoadedDocument, load_yaml
 from validator.load.scalars import json_number_problem
 from validator.rules.metadata import READS_EVERYTHING, RELEASE_DATA, Reads
 from validator.source.provenance import Provenance
+from validator.source.snapshots import LICENSE_FILES
 from validator.source.tree import RecipeTree, SourceError
 
 TAXONOMY = "taxonomy.yaml"
-LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
 _SPDX_HINTS = (("Apache License", "Version 2.0", "Apache-2.0"), ("MIT License", "", "MIT"))
 
 

@@ -22,7 +22,7 @@ from validator.errors import UsageError
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
-from validator.progress import Progress
+from validator.progress import NO_PROGRESS, Display, display_of
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.session import ConfigOf, Session
@@ -31,16 +31,17 @@ from validator.source.tree import LocalTree, SourceError
 
 
 def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
-                unsafe: bool, config: ConfigOf | None = None) -> list[DocumentFixes]:
+                unsafe: bool, config: ConfigOf | None = None,
+                progress: Display = NO_PROGRESS) -> list[DocumentFixes]:
     """Fix every target in memory (nothing is written here); the contexts and the
     configuration of each tree (``config``, as ``check`` reads it) come from the same
     :class:`~validator.session.Session` as a check's, so a finding the check does not
-    report is not fixed. Progress goes to stderr (:class:`validator.progress.Progress`),
-    never into the patch."""
+    report is not fixed. ``progress`` shows the targets done (on stderr, never in the
+    patch; none by default)."""
     session = Session(settings, rules, config=config,
                       schema=SchemaValidator(strict=settings.strict, as_of=settings.as_of))
     out: list[DocumentFixes] = []
-    bar = Progress("fixing", len(targets))
+    bar = progress("fixing", len(targets))
     try:
         for target in targets:
             fixed = _fix_target(session, target, unsafe)
@@ -116,7 +117,8 @@ def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.fix and args.diff:
         raise UsageError("--fix writes the fixes and --diff only shows them: choose one")
-    outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes, config=config)
+    outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes, config=config,
+                           progress=display_of(args))
     by_path = {t.path: t for t in targets}
     if args.diff:
         patch = "".join(unified_diff(o.path, o.original, o.fixed) for o in outcomes)

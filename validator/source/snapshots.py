@@ -420,6 +420,10 @@ CONTEXT_FILES = ("taxonomy.yaml", "platforms.yaml")
 """Top-level files a check of any recipe reads (``platforms.yaml`` is checked context
 too, when the commit has it: an offline check must see what an online one sees)."""
 CONTEXT_FOLDERS = ("strategies", "kv_store")
+LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
+"""The repository's licence file, which a record of one of its recipes states
+(:mod:`validator.evidence.record`): stored with the recipes, so that ``publish``, which
+reads only the snapshot store, finds it."""
 
 
 def data_listing(tree: RecipeTree) -> list[str]:
@@ -470,8 +474,8 @@ def tree_listing(tree: RecipeTree, repository: str) -> TreeListing:
 
 def snapshot_spec(store: SnapshotStore, tree: RecipeTree, repository: str,
                   paths: Iterable[str]) -> list[LockEntry]:
-    """Read, verify and store ``paths`` and the context files of ``tree`` (a pinned git or
-    HTTP tree of ``repository``), with the tree's data listing.
+    """Read, verify and store ``paths``, the context files of ``tree`` (a pinned git or
+    HTTP tree of ``repository``) and its licence file, with the tree's data listing.
 
     Every file is read and verified (PROV001/PROV002) before anything is written, so a
     failure stores nothing.
@@ -482,5 +486,6 @@ def snapshot_spec(store: SnapshotStore, tree: RecipeTree, repository: str,
         SourceError: any other fetch failure.
     """
     listing = tree_listing(tree, repository)
-    wanted = list(dict.fromkeys([*paths, *context_paths(tree)]))
+    licence = [p for p in LICENSE_FILES if tree.exists(p)]
+    wanted = list(dict.fromkeys([*paths, *context_paths(tree), *licence]))
     return store.add(verified_files(tree, wanted), listing, chain_objects(tree, wanted))

@@ -7,9 +7,7 @@ HTTP server on 127.0.0.1 and runs the downloaded marker; the passing forms run n
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from tests.conftest import check_tree, line_of, replace_once
 from tests.context_files import KV_STORE, kv_offload_text, kv_store_text
 from tests.rules.ref.test_ref_shell_code import bash
+from tests.static_server import serve_folder
 from validator.cli import main
 from validator.rules.ref.download_run import download_runs
 
@@ -31,21 +30,8 @@ def script_server(tmp_path: Path) -> Iterator[str]:
     served.mkdir()
     (served / "setup.sh").write_text("touch pwned\n")
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, directory=str(served), **kwargs)  # type: ignore[arg-type]
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(served) as url:
+        yield url
 
 
 def _dependency(root: Path, command: str) -> str:

@@ -7,6 +7,8 @@ no server code, no external request)::
     assets/site.css, assets/site.js
     records/<owner>/<name>/<commit>/<path>.html  one page per record
     records/.../<path>.configs.js                its configurations' JSON, stored once
+    records/.../<path>.landing.json              its landing configuration's JSON (the
+                                                 page's download link without script)
     records/<owner>/<name>/<commit>/<path>.json  the record (copied byte for byte)
     records/.../<path>.intoto.json               its in-toto Statement, when published
     schemas/record.schema.json
@@ -37,7 +39,7 @@ from validator.evidence.attest import statement_bytes
 from validator.evidence.cite import blob_url
 from validator.evidence.model import Record
 from validator.evidence.site.assets import CSS, JS
-from validator.evidence.site.config_json import script_bytes
+from validator.evidence.site.config_json import document, script_bytes
 from validator.evidence.site.configurations import picker
 from validator.evidence.site.guard import MARKER, marker_bytes, site_problem
 from validator.evidence.site.guide_page import highlight_css
@@ -47,7 +49,7 @@ from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
 from validator.evidence.site.renderings import Recipe
-from validator.progress import Progress
+from validator.progress import NO_PROGRESS, Display
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
@@ -181,14 +183,18 @@ def _guide_lines(record: dict[str, Any], recipe: Recipe,
 def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
                     recipe: Recipe | None) -> str | None:
     """The picker section of ``record``'s page, its configurations' JSON table written
-    beside it (``<page>.configs.js``: :mod:`validator.evidence.site.config_json`);
-    ``None`` without the recipe."""
+    beside it (``<page>.configs.js``: :mod:`validator.evidence.site.config_json`) and the
+    landing configuration's JSON as a file of its own (``<page>.landing.json``, what the
+    page links to without script); ``None`` without the recipe."""
     if recipe is None or not recipe.offered:
         return None
     made = picker(record, recipe.doc.data, recipe.offered, recipe.landing)
     script = page_rel.name[:-len(".html")] + ".configs.js"
     _write(tmp / page_rel.parent / script, script_bytes(made.json))
-    return picker_section(made, script)
+    landing = page_rel.name[:-len(".html")] + ".landing.json"
+    _write(tmp / page_rel.parent / landing,
+           document(made.json, made.default).encode("utf-8"))
+    return picker_section(made, script, landing)
 
 
 def _swap(tmp: Path, site: Path) -> None:
@@ -208,13 +214,14 @@ def _swap(tmp: Path, site: Path) -> None:
 def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
                index: dict[str, Any] | None = None,
                recipes: Callable[[dict[str, Any]], Recipe | None] | None = None,
-               ) -> SiteResult:
+               progress: Display = NO_PROGRESS) -> SiteResult:
     """Write the catalogue of the publish folder ``out`` into ``site``; ``keep`` are more
     folders the run uses, with what each is (the snapshot store), which ``site`` may not
     overlap (nor ``out``). ``recipes`` reads a record's recipe back (from the snapshot
     store, :class:`validator.evidence.site.renderings.RecipeReader`) for its
     configuration picker; without it, or when it gives ``None``, the page shows the
-    record's default configuration per hardware. ``index`` is the record index publish
+    record's default configuration per hardware; ``progress`` shows the pages made (none
+    by default). ``index`` is the record index publish
     just made (default: ``out/index.json``); only its current records are shown, each
     only if its file still holds the bytes indexed (and its statement is the statement of
     those bytes).
@@ -243,7 +250,7 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
         schema = out / "schemas" / "record.schema.json"
         if schema.is_file():
             _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
-        bar = Progress("building the catalogue", len(loaded))  # on stderr
+        bar = progress("building the catalogue", len(loaded))
         try:
             entries = []
             for entry, data, record in loaded:

@@ -3,11 +3,15 @@ choices the recipes site's page gives), the chosen configuration -- its verdict,
 minimum vLLM its install needs, a download of its JSON (made by the page script), and
 each block ``render`` prints for it with a Copy button unless it holds shell code
 (REF018) -- and the picker data (:mod:`validator.evidence.site.configurations`) the page
-script reads. Without script the page shows the landing configuration."""
+script reads. Without script the page shows the landing configuration, and its download
+link is a plain link to that configuration's JSON file beside the page (which works from
+``file://`` too); the script turns it into the picked configuration's."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import quote
 
 from validator.evidence.site.configurations import Picker
 from validator.evidence.site.html import attr, esc, json_script
@@ -85,10 +89,18 @@ def _title(data: dict[str, Any], config: list[Any]) -> str:
     return " · ".join(picked) + f" · features: {labels}"
 
 
-def picker_section(picker: Picker, script: str) -> str:
+def download_name(data: dict[str, Any], k: int) -> str:
+    """The name a download of configuration ``k``'s JSON suggests: the recipe's name and
+    the configuration's, as the page script names it."""
+    return re.sub(r"\.ya?ml$", "", str(data["file"])) + "." + str(data["configs"][k][5])
+
+
+def picker_section(picker: Picker, script: str, landing: str) -> str:
     """The ``Configurations`` section; ``script`` is the relative path of the
     configurations' JSON table (:mod:`validator.evidence.site.config_json`), from which
-    the page script makes the chosen configuration's JSON."""
+    the page script makes the chosen configuration's JSON; ``landing`` the relative path
+    of the landing configuration's JSON file, the download link's target without
+    script."""
     data = {**picker.data, "json": script}
     config = data["configs"][picker.default]
     variant = data["strings"][config[0][1]]
@@ -106,9 +118,9 @@ def picker_section(picker: Picker, script: str) -> str:
         + _verdict(data, config)
         + f"<p id=\"chosen-install\">Install: vLLM &ge; <strong>{esc(floor)}</strong> "
         f"(the effective minimum of variant {esc(variant)})</p>"
-        "<p id=\"chosen-json\"><a class=\"config-json\" href=\"#chosen-json\" hidden>"
+        f"<p id=\"chosen-json\"><a class=\"config-json\" href=\"{quote(landing, safe='')}\" "
+        f"download=\"{attr(download_name(data, picker.default))}\" type=\"application/json\">"
         "Download this configuration as JSON</a> <span class=\"muted\">(what "
-        "<code>recipe-check render --format json</code> prints for it; made in the page by "
-        "its script)</span></p>"
+        "<code>recipe-check render --format json</code> prints for it)</span></p>"
         "<div id=\"chosen-blocks\">" + _blocks(data, config) + "</div></div>"
         + json_script(DATA_ID, data))
