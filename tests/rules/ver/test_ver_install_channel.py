@@ -32,8 +32,8 @@ IMAGE = '  docker_image: "vllm/vllm-openai:v0.13.0"\n'
 def test_an_image_older_than_what_a_feature_rendered_with_it_states_is_an_error(
         corpus_copy: Path, said: str, needs: str | None) -> None:
     """The recipe needs 0.12.0 and pins the v0.13.0 image; a feature that states it needs
-    0.15.0 is rendered in that image on every NVIDIA hardware, so the image cannot run it (the ``FLAG``
-    rules check that feature's arguments at 0.15.0)."""
+    0.15.0 is rendered in that image on every NVIDIA hardware, so the image cannot run
+    it (the ``FLAG`` rules check that feature's arguments at 0.15.0)."""
     text = recipe(model_extra=IMAGE).replace("variants:", FEATURE.format(said=said), 1)
     found, _ = run(corpus_copy, text)
     hits = [f for f in found if f.rule == "VER002"]
