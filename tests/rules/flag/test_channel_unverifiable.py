@@ -22,38 +22,41 @@ from validator.context import Settings, local_context
 SPARK_ENV = ('        extra_args: []\n'
              '        extra_env: {VLLM_SPARK_ONLY_SWITCH: "1"}\n')
 """A variable no vendored vLLM release reads, set for DGX Spark only."""
-RENDERED = Settings(rendered=True)
-"""Variables are judged per configuration on the rendered commands (as ``check`` does
-by default)."""
 SPARK_VAR = "/variants/default/hardware_overrides/dgx_spark_gb10/extra_env/VLLM_SPARK_ONLY_SWITCH"
 
 
+@pytest.mark.parametrize("rendered", [False, True])
 def test_a_variable_no_release_reads_in_a_community_build_is_an_info_naming_it(
-        corpus_copy: Path) -> None:
+        corpus_copy: Path, rendered: bool) -> None:
     """In the recipe's range the variable is FLAG016's warning; on DGX Spark running
-    ``eugr/spark-vllm-b12x:latest`` it is the FLAG024 info naming that image."""
-    found, _ = run(corpus_copy, with_hardware(recipe(), spark(None, SPARK_ENV)), RENDERED)
+    ``eugr/spark-vllm-b12x:latest`` it is the FLAG024 info naming that image: per
+    rendered configuration, and in the map's own check (``--layers-only``) alike."""
+    settings = Settings(rendered=rendered)
+    found, _ = run(corpus_copy, with_hardware(recipe(), spark(None, SPARK_ENV)), settings)
     assert [(f.rule, f.severity.value) for f in found if f.pointer == SPARK_VAR] == [
         ("FLAG016", "warning")]
     found, _ = run(corpus_copy, with_hardware(recipe(), spark("eugr/spark-vllm-b12x:latest",
-                                                              SPARK_ENV)), RENDERED)
+                                                              SPARK_ENV)), settings)
     (hit,) = [f for f in found if f.pointer == SPARK_VAR]
     assert (hit.rule, hit.severity.value) == ("FLAG024", "info")
     assert "`VLLM_SPARK_ONLY_SWITCH` is not an environment variable any vendored vLLM " \
         "release reads; the recipe runs it in eugr/spark-vllm-b12x:latest" in hit.message
-    assert "cannot be verified" in hit.message and "on dgx_spark_gb10" in hit.message
+    assert "cannot be verified" in hit.message
+    assert ("on dgx_spark_gb10" in hit.message) is rendered
 
 
+@pytest.mark.parametrize("rendered", [False, True])
 def test_a_variable_set_in_a_release_image_is_judged_at_that_release(
-        corpus_copy: Path) -> None:
+        corpus_copy: Path, rendered: bool) -> None:
     """``VLLM_USE_BREAKABLE_CUDAGRAPH`` is read from vLLM 0.22.0: above the recipe's
     0.12.0 a warning; on DGX Spark pinned to vLLM's own ``v0.25.0`` image, read there."""
+    settings = Settings(rendered=rendered)
     env = '        extra_args: []\n        extra_env: {VLLM_USE_BREAKABLE_CUDAGRAPH: "1"}\n'
     var = SPARK_VAR.replace("VLLM_SPARK_ONLY_SWITCH", "VLLM_USE_BREAKABLE_CUDAGRAPH")
-    found, _ = run(corpus_copy, with_hardware(recipe(), spark(None, env)), RENDERED)
+    found, _ = run(corpus_copy, with_hardware(recipe(), spark(None, env)), settings)
     assert [f.rule for f in found if f.pointer == var] == ["FLAG016"]
     found, _ = run(corpus_copy, with_hardware(recipe(), spark("vllm/vllm-openai:v0.25.0", env)),
-                   RENDERED)
+                   settings)
     assert [f.rule for f in found if f.pointer == var] == []
 
 

@@ -25,9 +25,11 @@ from validator.analysis.arg_layers import (
 )
 from validator.analysis.cli_plan import VLLM, VersionPlan, per_document
 from validator.analysis.flag_engine import env_issue, env_unverifiable, parse_int
+from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.analysis.rendered_commands import affected, env_channel_plans
+from validator.analysis.versions import parse_min_version
 from validator.findings import MAX_FINDINGS_PER_RULE, Related, Severity
 from validator.fix.model import Applicability
 from validator.fix.option_edits import raise_minimum
@@ -423,30 +425,39 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
     for pointer, label, variant, hardware in env_maps(data):
         npu = is_npu(hardware) if hardware else variant in ascend
         family = served_by or (ASCEND if npu else VLLM)
-        plan = install_range(doc, ctx, variant, family=family).plan
+        plan = _map_plan(doc, ctx, pointer, variant, hardware, family)
         for name in as_dict(get(data, *split_pointer(pointer))):
             if len(out["FLAG016"]) > MAX_FINDINGS_PER_RULE:
                 return  # the checker shows no more; the rest are not looked up
             if not isinstance(name, str):
                 continue
             at = join_pointer(pointer, name)
+            # every configuration exporting it runs in a channel of its own: their plans
             channels = env_channel_plans(found, at) if found is not None else []
-            if channels:
-                _env_in_channels(at, name, label, channels, out)
-                continue
-            why = env_issue(name, plan)
-            if why is not None:
-                out["FLAG016"].append(Hit(at, f"{label}: {why[0]}", why[1], on_key=True))
+            _env_verdict(at, name, label, [p for _, p in channels] or [plan], out)
     _strategy_env_vars(doc, ctx, served_by, out["FLAG016"])
 
 
-def _env_in_channels(at: str, name: str, label: str,
-                     channels: list[tuple[str, VersionPlan]], out: dict[str, list[Hit]]) -> None:
-    """The verdict on variable ``name`` (at ``at``, of the map ``label``) that every
-    configuration exporting it sets in a channel of its own: ``FLAG016`` where a channel
-    does not read it, else the ``FLAG024`` info where a channel no vendored release
+def _map_plan(doc: LoadedDocument, ctx: Context, pointer: str, variant: str | None,
+              hardware: str | None, family: str) -> VersionPlan:
+    """The plan an environment map is judged with on its own: the install channel of the
+    hardware it is for (:func:`~validator.analysis.install_channel.layer_statements`: the
+    image the recipe gives it), as its argument list is, else the recipe's install range."""
+    reach = install_range(doc, ctx, variant, family=family)
+    stated = layer_statements(doc, ctx, pointer, variant, hardware) if hardware else ()
+    if not stated:
+        return reach.plan
+    return channel_plan(ctx.cli, parse_min_version(reach.minimum), family, reach.top,
+                        reach.unreleased, stated)
+
+
+def _env_verdict(at: str, name: str, label: str, judged_in: list[VersionPlan],
+                 out: dict[str, list[Hit]]) -> None:
+    """The verdict on variable ``name`` (at ``at``, of the map ``label``) in the plans
+    ``judged_in`` (each configuration's channel, or the map's own plan): ``FLAG016`` where
+    one does not read it, else the ``FLAG024`` info where a channel no vendored release
     describes may."""
-    plans = list({id(plan): plan for _, plan in channels}.values())  # memoised plans
+    plans = list({id(plan): plan for plan in judged_in}.values())  # plans are memoised
     for plan in plans:
         why = env_issue(name, plan)
         if why is not None:
