@@ -438,10 +438,30 @@ def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
         return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
                 f"{last_version(plan.cli, 'env', name, fam)})", None)
     if plan.launch_day:
-        return None  # read by no release yet: unverifiable on launch day
-    known = sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
+        return None  # read by no release yet: unverifiable on launch day (env_unverifiable)
     return (f"`{name}` is not an environment variable any vendored {prod} release reads",
-            nearest_hint(name, known))
+            nearest_hint(name, _known_env(plan)))
+
+
+def env_unverifiable(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
+    """For a ``VLLM_*`` variable no vendored release reads, set for commands that run in
+    a channel of their own no vendored release describes (:attr:`VersionPlan.channel`: a
+    launch, nightly, community or dev image): that it cannot be verified there, naming
+    the channel, with the nearest released name as a hint; else ``None`` (judged by
+    :func:`env_issue`, or said once by a launch-day recipe's note)."""
+    reg = plan.minimum
+    if not (plan.launch_day and plan.channel is not None) or reg is None or not reg.env_vars \
+            or not name.startswith("VLLM_") or reg.reads_env(name) \
+            or first_version(plan.cli, "env", name, plan.family) is not None:
+        return None
+    return (f"`{name}` is not an environment variable any vendored {plan.product} release "
+            "reads; " + _unverifiable_by(plan, ""), nearest_hint(name, _known_env(plan)))
+
+
+def _known_env(plan: VersionPlan) -> list[str]:
+    """The variables the newest release of ``plan`` reads (for "did you mean")."""
+    top = plan.newest
+    return sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
 
 
 
@@ -472,7 +492,16 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
                 continue
             first = first_version(plan.cli, "additional_config", key, plan.family)
             if first is None and plan.launch_day:
-                continue  # read by no release yet: unverifiable on launch day
+                # read by no release yet: unverifiable on launch day; in a channel of its
+                # own (a launch or community image), an info naming it (check_tokens drops
+                # it when the recipe's launch-day note says so once)
+                yield FlagIssue("unreleased_only", at, f"`--additional-config` key `{key}` "
+                                f"is read by no vendored {plan.product} release; "
+                                + _unverifiable_by(plan, "a nightly, source or launch-image "
+                                                   "install"),
+                                nearest_hint(key, sorted(info.additional_config_keys)),
+                                on_value=not opt.keys)
+                continue
             if first is not None and Version(first) > Version(reg.version):
                 why = f"is read only from {plan.product} {first}"
             elif first is not None:

@@ -62,6 +62,15 @@ class RenderedFacts:
     env_reach: dict[str, list[str]] = field(default_factory=dict)
     """Pointer of an environment variable of the recipe -> the configurations that
     export it (the rendered env is not argv: its variables are traced apart)."""
+    env_channels: dict[str, list[tuple[str, VersionPlan | None]]] = field(
+        default_factory=dict)
+    """Pointer of an environment variable of the recipe -> (configuration, the plan of
+    its install channel) for each configuration that exports it in a channel of its own
+    (:func:`~validator.analysis.install_channel.configuration_statements`); the plan is
+    ``None`` where nothing can be checked."""
+    env_in_range: set[str] = field(default_factory=set)
+    """Pointers of the recipe's environment variables that a configuration without a
+    channel of its own exports: those the recipe's install range judges."""
     in_range: set[str] = field(default_factory=set)
     """Pointers of the recipe's tokens that a configuration without a channel of its own
     renders (:func:`~validator.analysis.install_channel.configuration_statements`: no image
@@ -95,9 +104,9 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         if not rendered.ok:
             continue
         out.configurations += 1
-        for token in rendered.env_sources.values():
-            if token.document == doc.path:
-                out.env_reach.setdefault(token.pointer, []).append(rendered.config.label())
+        env = [t.pointer for t in rendered.env_sources.values() if t.document == doc.path]
+        for pointer in env:
+            out.env_reach.setdefault(pointer, []).append(rendered.config.label())
         config = rendered.config
         at = (rendered.variant, rendered.strategy, rendered.hardware, config.features,
               config.feature_modes)
@@ -111,6 +120,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
                  found.launch_day, found.floor, found.channel)
                 if found is not None and found.minimum is not None else (), len(numbers)))
         plan, number = plans[where]
+        _env_channels(out, env, rendered.config.label(), bool(where[3]), plan)
         if plan is None or plan.minimum is None:
             continue
         for process in rendered.processes:
@@ -142,6 +152,29 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
                                                      reason=reason), labels))
     return out
+
+
+def _env_channels(out: RenderedFacts, pointers: Sequence[str], label: str, own: bool,
+                  plan: VersionPlan | None) -> None:
+    """Record where the environment variables at ``pointers`` of one configuration
+    (``label``) are judged: in ``plan``, when the configuration runs in a channel of its
+    own (``own``), else in the recipe's install range."""
+    for pointer in pointers:
+        if own:
+            out.env_channels.setdefault(pointer, []).append((label, plan))
+        else:
+            out.env_in_range.add(pointer)
+
+
+def env_channel_plans(found: RenderedFacts, pointer: str) -> list[tuple[str, VersionPlan]]:
+    """(configuration, plan) of every rendered configuration exporting the variable at
+    ``pointer`` when each of them runs in a channel of its own (their plans, not the
+    recipe's install range, are the verdict on it), else ``[]``; configurations whose
+    channel nothing checks are left out."""
+    if pointer in found.env_in_range or pointer not in found.env_channels:
+        return []
+    return [(label, plan) for label, plan in found.env_channels[pointer] if plan is not None
+            and plan.minimum is not None]
 
 
 OVERRIDE_LAYERS = ("hardware_overrides", "strategy_overrides")

@@ -392,13 +392,16 @@ def reported(rule_id: str, doc: LoadedDocument, ctx: Context,
     return merged.get(rule_id, [])
 
 
-def issue_hits(rule_id: str) -> Callable[[LoadedDocument, Context], list[Hit]]:
+def issue_hits(rule_id: str, more: Callable[[LoadedDocument, Context], list[Hit]] | None = None
+               ) -> Callable[[LoadedDocument, Context], list[Hit]]:
     """The check of a rule that reports issues of the lists themselves: the gate's hits,
-    the layer model's, then the rendered commands'. An argument list written as a string
-    is ``FLAG026``'s alone: the per-character tokens the site spreads it into are not
-    reported one by one."""
+    the layer model's (and what ``more`` finds besides), then the rendered commands'. An
+    argument list written as a string is ``FLAG026``'s alone: the per-character tokens
+    the site spreads it into are not reported one by one."""
     def check(doc: LoadedDocument, ctx: Context) -> list[Hit]:
         own = gate(doc, ctx).hits.get(rule_id, []) + layer_model(doc, ctx).hits.get(rule_id, [])
+        if more is not None:
+            own = own + more(doc, ctx)
         hits = reported(rule_id, doc, ctx, own)
         if not hits:
             return hits

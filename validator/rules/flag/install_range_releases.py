@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from validator.findings import Severity
 from validator.rules.api import Hit, rule
+from validator.rules.flag.combined_lists import env_hits
 from validator.rules.flag.facts import FLAG_READS, issue_hits
 
 if TYPE_CHECKING:
@@ -54,7 +55,11 @@ def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     (elsewhere it is ``FLAG001`` / ``FLAG006``). The hint names the nearest released
     flag or value in case it is a typo (a near-typo of a released one stays an error).
     With a minimum no release has yet it is not reported either: ``FLAG019`` says once
-    that the recipe cannot be verified against a released vLLM yet.
+    that the recipe cannot be verified against a released vLLM yet. Commands that run in
+    an image the recipe gives their hardware that no vendored release describes (a
+    launch, nightly, community or dev build: the install-channel model) get the info
+    naming that image for such a flag or value, and for a ``VLLM_*`` variable or an
+    ``--additional-config`` key no vendored release reads.
 
     Failing::
 
@@ -72,4 +77,10 @@ def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
     How to fix: nothing while the flag is unreleased; re-check with ``recipe-check data
     vllm-cli VERSION`` once the release ships."""
-    return issue_hits("FLAG024")(doc, ctx)
+    return issue_hits("FLAG024", _environment)(doc, ctx)
+
+
+def _environment(doc: LoadedDocument, ctx: Context) -> list[Hit]:
+    """The infos of ``VLLM_*`` variables that only channels no vendored release
+    describes set (:func:`~validator.rules.flag.combined_lists.env_hits`)."""
+    return env_hits(doc, ctx).get("FLAG024", [])

@@ -27,9 +27,26 @@ def _env(doc: LoadedDocument, cmd: ServeCommand, plan: cli_plan.VersionPlan,
             continue
         seen.add(name)
         why = flag_engine.env_issue(name, plan)
+        rule_id = "GUIDE010"
+        if why is None:
+            why, rule_id = flag_engine.env_unverifiable(name, plan), "GUIDE018"
         if why is not None:
-            out.add("GUIDE010", line, f"environment of a `vllm serve` command: {why[0]}",
+            out.add(rule_id, line, f"environment of a `vllm serve` command: {why[0]}",
                     why[1], related=(Related(file_line(doc, cmd.line), "the command"),))
+
+
+def guide_env_hits(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
+    """The ``GUIDE010`` hits of the guide commands' ``VLLM_*`` variables, and the
+    ``GUIDE018`` infos of those no vendored release reads that a command sets in a
+    channel no vendored release describes (a launch, nightly, community or dev image:
+    :func:`~validator.analysis.flag_engine.env_unverifiable`); once per document."""
+    def compute() -> GuideAnalysis:
+        out = GuideAnalysis()
+        for c in guide_model(doc, ctx).checked:
+            _env(doc, c.cmd, c.plan, out)
+        return out
+
+    return cli_plan.per_document(doc, ctx, "guide:env", compute)
 
 
 @rule("GUIDE010", Severity.WARNING, "VLLM_* variable in a guide command not read",
@@ -54,10 +71,7 @@ def guide_env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
           ```
 
     How to fix: drop the variable, or use the name the release reads."""
-    out = GuideAnalysis()
-    for c in guide_model(doc, ctx).checked:
-        _env(doc, c.cmd, c.plan, out)
-    return out.hits.get("GUIDE010", [])
+    return guide_env_hits(doc, ctx).hits.get("GUIDE010", [])
 
 
 @fixer("GUIDE010", applicability=Applicability.UNSAFE,

@@ -11,6 +11,7 @@ from validator.fix.model import Applicability
 from validator.fix.registry import FixRequest, FixResult, fixer
 from validator.fix.spans import NotApplicable
 from validator.rules.api import Hit, rule
+from validator.rules.guide.environment import guide_env_hits
 from validator.rules.guide.facts import GUIDE_READS, rule_hits
 from validator.rules.guide.line_edits import rewrite_guide_token
 from validator.vllm_cli import argv
@@ -52,7 +53,10 @@ def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """A guide command uses a flag or a choice value no vendored release has, and the
     recipe (or the command's section) installs unreleased code (nightly, source install, a
     model launch image): not judged (see ``FLAG024``; otherwise ``GUIDE003`` /
-    ``GUIDE006``; with a minimum no release has yet, not reported: see ``FLAG019``).
+    ``GUIDE006``; with a minimum no release has yet, not reported: see ``FLAG019``). A
+    command whose section runs in an image no vendored release describes gets the info
+    naming it for such a flag or value, and for a ``VLLM_*`` variable no vendored release
+    reads.
 
     Failing::
 
@@ -71,7 +75,7 @@ def guide_only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
           ```
 
     How to fix: nothing while the flag is unreleased."""
-    return rule_hits("GUIDE018", doc, ctx)
+    return rule_hits("GUIDE018", doc, ctx) + guide_env_hits(doc, ctx).hits.get("GUIDE018", [])
 
 
 @rule("GUIDE019", Severity.WARNING, "Guide flag spelled with underscores",

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 from packaging.version import Version
 
+from validator.analysis.install_channel import feature_statement, image_statement
 from validator.analysis.recipe_data import get
 from validator.analysis.stated_versions import (
-    ImageRef,
     ImageSite,
     image_sites,
     line_of,
@@ -19,7 +19,6 @@ from validator.analysis.stated_versions import (
     parse_image,
     release_list,
     required_by,
-    tag_version,
 )
 from validator.analysis.versions import NIGHTLY, MinVersion, format_version
 from validator.context import Context
@@ -48,10 +47,16 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     (variant hardware override > variant > model, by the profile's brand), judged on the
     configurations the site renders (:func:`validator.render.cache.rendered_configurations`):
     a model-level ROCm image is not blamed on a variant the picker shows on NVIDIA
-    hardware only. The message names the hardware. A ``nightly`` minimum is never met by
-    a release tag of vLLM's own images; a third-party dev build is built past the release
-    its tag names, so a minimum no release has yet is not held against it. Tags of
-    ``vllm/vllm-omni`` are vLLM-Omni versions and are not compared.
+    hardware only. The message names the hardware. What an image is comes from the
+    install-channel model (:func:`~validator.analysis.install_channel.image_statement`,
+    as the ``FLAG`` and ``GUIDE`` rules read it): a release image pins its release; a
+    community or dev build (``rocm/vllm-dev:vllm-0.23.1-...``) carries code past the
+    release its tag names, so a minimum no release has yet is not held against it; a
+    nightly or launch image, or a tag that names no vLLM release (``vllm/vllm-omni`` tags
+    are vLLM-Omni versions), is not compared. A configuration needs what its features
+    state too ("EAGLE3 (requires vLLM >= 0.9.0)"), as the ``FLAG`` rules check its
+    commands at it. A ``nightly`` minimum is never met by a release tag of vLLM's own
+    images.
 
     Failing::
 
@@ -70,13 +75,13 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     rendered = rendered_images(doc, ctx)
     releases = release_list(ctx)
     for site in image_sites(doc):
-        ref = parse_image(site.value)
-        pinned = tag_version(ref) if ref else None
-        if pinned is None or ref is None:
+        stated = image_statement(site)
+        if stated is None or stated.minimum is None:
             continue
+        pinned = stated.minimum
         for needed, who, min_ptr, where in _requirements(doc, ctx, site, rendered):
-            if _dev_build_ahead(ref, needed, releases):
-                continue
+            if stated.unreleased and _unreleased(needed, releases):
+                continue  # a build past its tag may carry what no release has yet
             if needed == NIGHTLY or (isinstance(needed, Version) and pinned < needed):
                 yield Hit(site.pointer,
                           f"image {site.value!r} is vLLM {pinned}, but {who}{where} needs "
@@ -89,13 +94,9 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                 break
 
 
-def _dev_build_ahead(ref: ImageRef, needed: MinVersion, releases: ReleaseList) -> bool:
-    """Whether a third-party build (``rocm/vllm-dev:vllm-0.23.1-rocm723-…-0625``) may
-    carry what a minimum no release has yet needs: its tag names the release it was built
-    after, and code past it, so an unreleased minimum (``nightly``, or newer than the
-    newest release) cannot be held against it. vLLM's own release images are exact."""
-    if official_vllm_image(ref):
-        return False
+def _unreleased(needed: MinVersion, releases: ReleaseList) -> bool:
+    """Whether minimum ``needed`` is in no release of the run's list yet (``nightly``, or
+    newer than the newest release)."""
     latest = releases.latest
     return needed == NIGHTLY or latest is None or needed > latest.version
 
@@ -120,6 +121,26 @@ def _requirements(doc: LoadedDocument, ctx: Context, site: ImageSite,
         elif site.variant is not None or (str(req.variant) not in rendered.variants
                                           and not rendered.complete):
             yield req.needed, req.who, req.pointer, ""
+    if rendered is not None:
+        yield from _feature_requirements(doc, site, rendered)
+
+
+def _feature_requirements(doc: LoadedDocument, site: ImageSite, rendered: RenderedImages,
+                          ) -> Iterator[tuple[MinVersion, str, str, str]]:
+    """What the features the site renders with the image state they need (the
+    install-channel model's :func:`~validator.analysis.install_channel.feature_statement`:
+    "requires vLLM >= 0.9.0"), named with the hardware they are rendered on."""
+    for (feature, mode), hardware in rendered.features_with(site.pointer).items():
+        stated = feature_statement(doc, feature, mode)
+        if stated is None or stated.minimum is None:
+            continue
+        node = join_pointer("/features", feature)
+        if mode is not None and get(doc.data, "features", feature, "modes", mode) is not None:
+            own = get(doc.data, "features", feature, "modes", mode, "description")
+            if isinstance(own, str) and stated.text in own:
+                node = join_pointer(join_pointer(node, "modes"), mode)
+        yield (stated.minimum, stated.by, join_pointer(node, "description"),
+               f" (rendered with it on {_listed(hardware)})")
 
 
 @dataclass
@@ -137,6 +158,9 @@ class RenderedImages:
     nodes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     variants: set[str] = field(default_factory=set)
     complete: bool = True
+    features: dict[str, dict[tuple[str, str | None], list[str]]] = field(default_factory=dict)
+    """Pointer of an image node -> (feature, mode or ``None``) rendered with it -> the
+    hardware ids it is rendered on."""
 
     def hardware(self, pointer: str, variant: str) -> list[str]:
         """The hardware on which ``variant`` renders the image string at ``pointer`` (a
@@ -147,43 +171,72 @@ class RenderedImages:
                 out += [hw for hw in by_variant.get(variant, []) if hw not in out]
         return out
 
+    def features_with(self, pointer: str) -> dict[tuple[str, str | None], list[str]]:
+        """(feature, mode) -> the hardware on which the image string at ``pointer`` is
+        rendered with it."""
+        out: dict[tuple[str, str | None], list[str]] = {}
+        for node, by_feature in self.features.items():
+            if pointer == node or pointer.startswith(node + "/"):
+                for key, hardware in by_feature.items():
+                    have = out.setdefault(key, [])
+                    have += [hw for hw in hardware if hw not in have]
+        return out
+
 
 def rendered_images(doc: LoadedDocument, ctx: Context) -> RenderedImages | None:
     """The :class:`RenderedImages` of ``doc`` from the configurations the site renders
     (``None`` when it renders none: no taxonomy profile, a recipe it cannot plan)."""
     from validator.render.cache import rendered_configurations
-    from validator.render.docker import compute_docker_meta
     from validator.render.model import CONFIGURATION_LIMIT
 
     out = RenderedImages()
-    seen: set[tuple[str, str]] = set()
+    nodes: dict[tuple[str, str], str | None] = {}
     for r in rendered_configurations(doc, ctx):
         if any(p.code == CONFIGURATION_LIMIT for p in r.problems):
             out.complete = False
         pair = (r.variant, r.hardware)
-        if not r.hardware or pair in seen:
+        if not r.hardware:
             continue
-        seen.add(pair)
-        out.variants.add(r.variant)
-        profile = ctx.hardware_profiles.get(r.hardware)
-        variant = get(doc.data, "variants", r.variant)
-        try:
-            meta = compute_docker_meta(doc.data, variant, profile, r.hardware)
-        except JsTypeError:
+        if pair not in nodes:
+            nodes[pair] = _image_node(doc, ctx, r.variant, r.hardware, out)
+        node = nodes[pair]
+        if node is None:
             continue
-        if meta.source is None:
-            continue
-        level, key = meta.source
-        node = ("/model/docker_image" if level == "model" else
-                join_pointer(join_pointer("/variants", r.variant), "docker_image")
-                if level == "variant" else
-                join_pointer(join_pointer(join_pointer(join_pointer(
-                    "/variants", r.variant), "hardware_overrides"), r.hardware),
-                    "docker_image"))
-        if key is not None:
-            node = join_pointer(node, key)
-        out.nodes.setdefault(node, {}).setdefault(r.variant, []).append(r.hardware)
+        modes = dict(r.config.feature_modes)
+        by_feature = out.features.setdefault(node, {})
+        for feature in r.config.features:
+            hardware = by_feature.setdefault((feature, modes.get(feature)), [])
+            if r.hardware not in hardware:
+                hardware.append(r.hardware)
     return out if out.variants else None
+
+
+def _image_node(doc: LoadedDocument, ctx: Context, variant_key: str, hardware: str,
+                out: RenderedImages) -> str | None:
+    """The image node the site renders for ``variant_key`` on ``hardware`` (``None``:
+    none), recorded in ``out``."""
+    from validator.render.docker import compute_docker_meta
+
+    out.variants.add(variant_key)
+    profile = ctx.hardware_profiles.get(hardware)
+    variant = get(doc.data, "variants", variant_key)
+    try:
+        meta = compute_docker_meta(doc.data, variant, profile, hardware)
+    except JsTypeError:
+        return None
+    if meta.source is None:
+        return None
+    level, key = meta.source
+    node = ("/model/docker_image" if level == "model" else
+            join_pointer(join_pointer("/variants", variant_key), "docker_image")
+            if level == "variant" else
+            join_pointer(join_pointer(join_pointer(join_pointer(
+                "/variants", variant_key), "hardware_overrides"), hardware),
+                "docker_image"))
+    if key is not None:
+        node = join_pointer(node, key)
+    out.nodes.setdefault(node, {}).setdefault(variant_key, []).append(hardware)
+    return node
 
 
 def _listed(hardware: list[str]) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from validator.analysis.install_channel import image_statement
 from validator.analysis.stated_versions import (
     FLOATING_TAG,
     NIGHTLY_COMMIT,
@@ -118,10 +119,23 @@ def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage
         yield UnpinnedImage(site, msg, needed, unreleased, first)
 
 
-def _release_tag(image: str, release: str | None) -> str:
-    ref = parse_image(image)
+def _pin_hint(site: ImageSite, release: str | None) -> str:
+    """How to pin the image at ``site``: vLLM's own image by the first release that meets
+    the minimum; an image the install-channel model reads as a build of code of its own
+    (:func:`~validator.analysis.install_channel.image_statement`: a community or dev
+    build, vLLM-Omni, a platform plugin's image), whose commands need that code, by a
+    digest or a fixed tag of the same image: a vLLM release image is no replacement."""
+    ref = parse_image(site.value)
+    stated = image_statement(site)
+    if ref is not None and not official_vllm_image(ref) and stated is not None \
+            and stated.unreleased:
+        return (f"pin a digest ({ref.repository}@sha256:...) or a fixed tag of "
+                f"{ref.repository}: the recipe runs its commands in that build's own code, "
+                "which a vLLM release image does not carry")
     repo = ref.repository if ref is not None and official_vllm_image(ref) else "vllm/vllm-openai"
-    return f"{repo}:v{release}" if release else f"{repo}:v0.23.0"
+    tag = f"{repo}:v{release}" if release else f"{repo}:v0.23.0"
+    return f"pin the release tag {tag} (the first release that meets the minimum) or a digest " \
+        "(@sha256:...)"
 
 
 @rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release",
@@ -148,12 +162,13 @@ def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
           docker_image: "vllm/vllm-openai:v0.25.0"
 
     How to fix: use the release tag the hint names (the first release that meets the
-    minimum), or a digest."""
+    minimum), or a digest. An image that is a build of other code (a community or dev
+    build, vLLM-Omni's or a platform plugin's image: what the install-channel model
+    reads the recipe's commands running in) is pinned by its digest or a fixed tag of its
+    own: a vLLM release image lacks that code."""
     for found in unpinned_images(doc, ctx):
         if not found.unreleased:
-            tag = _release_tag(found.site.value, found.release)
-            yield Hit(found.site.pointer, found.message, f"pin the release tag {tag} (the first "
-                      "release that meets the minimum) or a digest (@sha256:...)")
+            yield Hit(found.site.pointer, found.message, _pin_hint(found.site, found.release))
 
 
 @rule("VER012", Severity.INFO, "Launch or nightly image while the minimum is unreleased",
