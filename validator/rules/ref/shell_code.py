@@ -32,6 +32,7 @@ from validator.render import jsval
 from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
 from validator.render.model import Process, Rendered, Token
+from validator.render.omni import is_omni
 from validator.rules.api import CONTEXT_FILES, Hit, rule
 from validator.rules.ref.context_values import (
     context_arg_lists,
@@ -156,6 +157,8 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
     # most renderings of a recipe print the same argument lists, environments and images
     # (in other configurations): each distinct one is read once
     seen: dict[Any, list[Printed]] = {}
+    plain: dict[tuple[Any, ...], bool] = {}
+    omni = is_omni(doc.data)  # only an omni rendering has serve-binary tokens
     for rendered in renderings:
         if not rendered.ok:
             continue
@@ -163,7 +166,10 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
         found = _once(seen, ("image", rendered.hardware, rendered.variant,
                              rendered.docker_image), _image, doc, ctx, rendered)
         for proc in rendered.processes:
-            found += _once(seen, ("argv", proc.tokens), _command_values, doc, proc, flag_items)
+            if omni:
+                found += _once(seen, ("omni", proc.tokens), _omni_binary, doc, proc)
+            if not _plain_argv(plain, proc.argv):
+                found += _once(seen, ("argv", proc.tokens), _argv_values, proc, flag_items)
             found += _once(seen, _env_key(proc), _env_values, proc)
         for printed in found:
             out.setdefault(printed, []).append(label)
@@ -182,11 +188,14 @@ def _once(seen: dict[Any, list[Printed]], key: Any, find: Callable[..., Iterable
     return list(hit)
 
 
-def _command_values(doc: LoadedDocument, proc: Process,
-                    flag_items: frozenset[tuple[str, str]]) -> Iterator[Printed]:
-    """The serve binary and the argv values of ``proc`` (both read its tokens only)."""
-    yield from _omni_binary(doc, proc)
-    yield from _argv_values(proc, flag_items)
+def _plain_argv(plain: dict[tuple[Any, ...], bool], argv: tuple[Any, ...]) -> bool:
+    """Whether every item of ``argv`` is a string of plain text (then its tokens, whose
+    texts those strings are, print no value :func:`_argv_values` judges), once per
+    distinct argv: the same list recurs on every hardware with its own token pointers."""
+    found = plain.get(argv)
+    if found is None:
+        found = plain[argv] = all(type(a) is str and _PLAIN.fullmatch(a) for a in argv)
+    return found
 
 
 def _env_key(proc: Process) -> Any:
