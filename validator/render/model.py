@@ -13,7 +13,7 @@ included): build it with :func:`site_strategies`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from validator.load import LoadedDocument
@@ -147,8 +147,7 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
     if reads is None:
         reads = memo["reads", config.hardware] = HardwareReads(
             config.hardware, get(tax, "hardware_profiles"))
-    # repr: equal only for equal values of equal types (1, 1.0 and True render differently)
-    key = repr(replace(config, hardware=""))
+    key = _sharing_key(config)
     made = memo.setdefault("by-reads", {}).setdefault(key, [])
     for owner, upto, found in made:
         if owner is reads or owner.holds_for(reads, upto):
@@ -167,6 +166,16 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
     made.append((reads, len(reads.log), result))
     return result
+
+
+_BUT_HARDWARE = tuple(f.name for f in fields(Configuration) if f.name != "hardware")
+
+
+def _sharing_key(config: Configuration) -> str:
+    """Everything of ``config`` but its hardware: the renderings of one key are shared
+    where their hardware reads hold. ``repr``: equal only for equal values of equal types
+    (``1``, ``1.0`` and ``True`` render differently)."""
+    return repr(tuple(getattr(config, name) for name in _BUT_HARDWARE))
 
 
 def _restamped(found: tuple[dict[str, Any], tuple[Override, ...], tuple[Process, ...],

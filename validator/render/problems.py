@@ -14,6 +14,7 @@ from validator.render import gates, jsval
 from validator.render.documents import Documents, ptr
 from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni
+from validator.render.site import compatible_strategies
 from validator.render.types import RenderProblem as RenderProblem  # re-exported
 
 if TYPE_CHECKING:
@@ -63,8 +64,11 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
                 f"strategy {name!r} has no file under strategies/ (by its name field); the "
                 "site renders it as a single-node strategy with no arguments; known: "
                 f"{_names(strategies)}", recipe, where)
-    yield from _not_offered(data, profiles, strategies, config, recipe,
-                            {} if memo is None else memo)
+    memo = {} if memo is None else memo
+    offer = ("not-offered", config.hardware, config.strategy, config.key)
+    if offer not in memo:  # the same for every variant and feature selection
+        memo[offer] = tuple(_not_offered(data, profiles, strategies, config, recipe, memo))
+    yield from memo[offer]
     kv = config.kv_offload
     if kv is not None and get(get(strategies, kv), "deploy_type") != "kv_store_lb" and \
             not isinstance(get(get(tax, "kv_offload"), kv), dict):
@@ -87,8 +91,6 @@ def _names(mapping: Any) -> str:
 
 def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuration,
                  recipe: str, memo: dict[Any, Any]) -> Iterator[RenderProblem]:
-    from validator.render.site import compatible_strategies
-
     profile = get(profiles, config.hardware)
     if not isinstance(profile, dict) or not isinstance(get(strategies, config.strategy), dict):
         return

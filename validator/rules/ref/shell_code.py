@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ from validator.render import jsval
 from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
 from validator.render.model import Process, Rendered, Token
+from validator.render.omni import is_omni
 from validator.rules.api import CONTEXT_FILES, Hit, rule
 from validator.rules.ref.context_values import (
     context_arg_lists,
@@ -153,19 +154,61 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
                            for layer in collect_layers(doc.data)
                            for i, item in enumerate(layer.tokens) if item.startswith("-"))
     out: dict[Printed, list[str]] = {}
+    # most renderings of a recipe print the same argument lists, environments and images
+    # (in other configurations): each distinct one is read once
+    seen: dict[Any, list[Printed]] = {}
+    plain: dict[tuple[Any, ...], bool] = {}
+    omni = is_omni(doc.data)  # only an omni rendering has serve-binary tokens
     for rendered in renderings:
         if not rendered.ok:
             continue
         label = rendered.config.label()
-        found = list(_image(doc, ctx, rendered))
+        found = _once(seen, ("image", rendered.hardware, rendered.variant,
+                             rendered.docker_image), _image, doc, ctx, rendered)
         for proc in rendered.processes:
-            found += _omni_binary(doc, proc)
-            found += _argv_values(proc, flag_items)
-            found += _env_values(proc)
+            if omni:
+                found += _once(seen, ("omni", proc.tokens), _omni_binary, doc, proc)
+            if not _plain_argv(plain, proc.argv):
+                found += _once(seen, ("argv", proc.tokens), _argv_values, proc, flag_items)
+            found += _once(seen, _env_key(proc), _env_values, proc)
         for printed in found:
-            if printed.judged():
-                out.setdefault(printed, []).append(label)
+            out.setdefault(printed, []).append(label)
     return out
+
+
+def _once(seen: dict[Any, list[Printed]], key: Any, find: Callable[..., Iterable[Printed]],
+          *args: Any) -> list[Printed]:
+    """The judged values ``find(*args)`` finds, found once per ``key`` (``None``: no
+    key)."""
+    if key is None:
+        return [p for p in find(*args) if p.judged()]
+    hit = seen.get(key)
+    if hit is None:
+        hit = seen[key] = [p for p in find(*args) if p.judged()]
+    return list(hit)
+
+
+def _plain_argv(plain: dict[tuple[Any, ...], bool], argv: tuple[Any, ...]) -> bool:
+    """Whether every item of ``argv`` is a string of plain text (then its tokens, whose
+    texts those strings are, print no value :func:`_argv_values` judges), once per
+    distinct argv: the same list recurs on every hardware with its own token pointers."""
+    found = plain.get(argv)
+    if found is None:
+        found = plain[argv] = all(type(a) is str and _PLAIN.fullmatch(a) for a in argv)
+    return found
+
+
+def _env_key(proc: Process) -> Any:
+    """What :func:`_env_values` reads of ``proc`` (``None`` where a value is a mapping or
+    a list: read as it is)."""
+    try:
+        # typed: ``1``, ``1.0`` and ``True`` print differently
+        key = ("env", tuple((k, type(v), v) for k, v in proc.env.items()),
+               tuple(proc.env_sources.items()))
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 @functools.lru_cache(maxsize=4096)
