@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,3 +178,29 @@ def test_a_value_under_a_tag_js_yaml_refuses_is_only_the_tags_finding(
     found = check_tree(examples_tree, CHAT)
     assert "YAML009" in {f.rule for f in found}
     assert _ref018(examples_tree) == []
+
+
+def test_each_distinct_argument_list_is_read_once(examples_tree: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The configurations of a recipe (and in ``history`` its revisions) print the same
+    argument lists again and again: each distinct list is read once, with the same
+    findings as reading each one."""
+    from validator.rules.ref import shell_code
+
+    ctx = local_context(examples_tree)
+    doc = load_yaml((examples_tree / CHAT).read_bytes(), CHAT)
+    renderings = render_all(doc, ctx.taxonomy, context_strategies(ctx))
+    processes = [p for r in renderings if r.ok for p in r.processes]
+    assert len({p.tokens for p in processes}) < len(processes)
+    getattr(shell_code._argv_values, "cache_clear", lambda: None)()
+    read: list[object] = []
+    real = shell_code._model_start
+
+    def counted(tokens: Any) -> int:
+        read.append(tokens)
+        return real(tokens)
+
+    monkeypatch.setattr(shell_code, "_model_start", counted)
+    first = shell_code.printed_values(doc, ctx, renderings)
+    assert shell_code.printed_values(doc, ctx, renderings) == first
+    assert len(read) == len({p.tokens for p in processes})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,26 +65,35 @@ class Printed:
                                                    and bool(env_name_hazards(self.text)))
 
 
-def _model_start(proc: Process) -> int:
+def _model_start(tokens: tuple[Token, ...]) -> int:
     """Index of the model id among a process's tokens (after ``vllm serve`` or the
     ``vllm-omni`` binary's words)."""
     start = 0
-    while start < len(proc.tokens) and proc.tokens[start].layer in ("vllm",
-                                                                     "omni.serve_binary"):
+    while start < len(tokens) and tokens[start].layer in ("vllm", "omni.serve_binary"):
         start += 1
     return start
 
 
-def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Iterator[Printed]:
-    start = _model_start(proc)
-    if start >= len(proc.tokens):
+@functools.lru_cache(maxsize=8192)
+def _argv_values(tokens: tuple[Token, ...], flag_items: frozenset[tuple[str, str]]
+                 ) -> tuple[Printed, ...]:
+    """The judged values of a process's argv: read once per distinct token list (the
+    configurations of a recipe, and its revisions in ``history``, print the same lists
+    again and again)."""
+    return tuple(p for p in _argv_printed(tokens, flag_items) if p.judged())
+
+
+def _argv_printed(tokens: tuple[Token, ...], flag_items: frozenset[tuple[str, str]]
+                  ) -> Iterator[Printed]:
+    start = _model_start(tokens)
+    if start >= len(tokens):
         return
-    model = proc.tokens[start]
+    model = tokens[start]
     if not model.text.startswith("-"):
         yield Printed(model.document, model.pointer, model.text, "the model id",
                       f"{_SITE} prints it unquoted in `vllm serve MODEL` and in `docker run`")
         start += 1
-    args = proc.tokens[start:]
+    args = tokens[start:]
     if all(_PLAIN.fullmatch(t.text) for t in args):
         return
     for token, raw in zip(args, printed_raw([t.text for t in args]), strict=True):
@@ -97,11 +106,29 @@ def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Itera
                       "(its shellQuote quotes only a flag's value)", literal=False)
 
 
-def _env_values(proc: Process) -> Iterator[Printed]:
-    for key, value in proc.env.items():
+def _env_values(proc: Process) -> tuple[Printed, ...]:
+    """The judged names and values of a process's environment, read once per distinct
+    environment (values keyed with their types: ``1``, ``1.0`` and ``True`` print
+    differently)."""
+    try:
+        return _env_printed(tuple((k, type(v), v) for k, v in proc.env.items()),
+                            tuple(proc.env_sources.items()))
+    except TypeError:  # a mapping or list value (REF015's): not kept
+        return tuple(p for p in _env_items(proc.env, proc.env_sources) if p.judged())
+
+
+@functools.lru_cache(maxsize=8192)
+def _env_printed(env: tuple[tuple[str, type, Any], ...], sources: tuple[tuple[str, Token], ...]
+                 ) -> tuple[Printed, ...]:
+    return tuple(p for p in _env_items({k: v for k, _t, v in env}, dict(sources))
+                 if p.judged())
+
+
+def _env_items(env: Mapping[str, Any], sources: Mapping[str, Token]) -> Iterator[Printed]:
+    for key, value in env.items():
         if value is None or isinstance(value, dict | list):
             continue  # REF015
-        source: Token | None = proc.env_sources.get(key)
+        source: Token | None = sources.get(key)
         if source is None or not source.document:
             continue  # the site's own value (`$IFACE_NAME` of PD GPU pinning)
         text = jsval.js_str(value)
@@ -157,14 +184,13 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
         if not rendered.ok:
             continue
         label = rendered.config.label()
-        found = list(_image(doc, ctx, rendered))
+        found = [p for p in _image(doc, ctx, rendered) if p.judged()]
         for proc in rendered.processes:
-            found += _omni_binary(doc, proc)
-            found += _argv_values(proc, flag_items)
+            found += (p for p in _omni_binary(doc, proc) if p.judged())
+            found += _argv_values(proc.tokens, flag_items)
             found += _env_values(proc)
         for printed in found:
-            if printed.judged():
-                out.setdefault(printed, []).append(label)
+            out.setdefault(printed, []).append(label)
     return out
 
 
