@@ -196,3 +196,31 @@ def test_a_context_sees_the_shared_registries_through_its_own_window() -> None:
     assert shared.at(shared.window) is shared
     assert early.registry("0.12.0") is shared.registry("0.12.0")  # one loaded file
     assert early.versions("vllm", early.window.as_of) != shared.versions()
+
+
+def _computed(cli: CliRegistries, keys: range, limit: int) -> list[int]:
+    """The keys of ``keys`` whose value ``cli.bounded`` computed (not found kept)."""
+    made: list[int] = []
+
+    def compute(k: int) -> int:
+        made.append(k)
+        return k
+
+    for k in keys:
+        cli.bounded("test:space", k, lambda k=k: compute(k), limit=limit)  # type: ignore[misc]
+    return made
+
+
+def test_keep_more_makes_the_registries_and_their_views_keep_more_values() -> None:
+    from datetime import date
+
+    default = CliRegistries()
+    _computed(default, range(12), limit=4)
+    assert _computed(default, range(12), limit=4) == list(range(12))  # kept 4 at most
+
+    shared = CliRegistries()
+    shared.keep_more(3)
+    view = shared.at(Window(as_of=date(2025, 12, 10)))
+    assert _computed(view, range(12), limit=4) == list(range(12))
+    assert _computed(shared, range(12), limit=4) == []  # all 12 kept, shared with the view
+    assert _computed(view, range(12, 13), limit=4) == [12]

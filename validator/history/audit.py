@@ -217,6 +217,8 @@ def _tasks(walked: Walk, results: dict[str, dict[str, Any]], result: AuditResult
     states_of: dict[str, list[str]] = {}
     for snap in walked.snapshots.values():
         for key in snap.recipes.values():
+            if key in walked.refused:
+                continue  # no file: nothing to check (its PROV005 is known)
             held = states_of.setdefault(key, [])
             if snap.state not in held:
                 held.append(snap.state)
@@ -288,7 +290,9 @@ def _report(result: AuditResult, revisions: list[str], walked: Walk,
     def rows(snap: Snapshot, path: str) -> list[FindingRow]:
         key = (snap.recipes[path], snap.state)
         found = memo.get(key)
-        if found is None:
+        if found is None and key[0] in walked.refused:
+            found = memo[key] = [walked.refused[key[0]]]
+        elif found is None:
             state = walked.states[snap.state]
             found = memo[key] = lookup(results.get(key[0], {}), state.labels.values(),
                                        state.stage) or []
@@ -349,6 +353,8 @@ def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
         for rev in revisions:
             snap = walked.snapshots[rev]
             for path, key in snap.recipes.items():
+                if key in walked.refused:
+                    continue  # no file (a symbolic link, a submodule entry): no blob
                 oid = walked.blobs[key][1]
                 if oid not in first:
                     first[oid] = (path, rev, key, snap.state)

@@ -52,6 +52,23 @@ def git(repo: Path, *args: str) -> str:
 
 
 @dataclass(frozen=True)
+class NotFile:
+    """A tree entry that is no file: a symbolic link (``link``; ``oid`` is the blob of
+    its target) or a submodule entry (``oid`` is a commit of another repository)."""
+
+    link: bool
+    oid: str
+
+    def why(self, path: str) -> str:
+        """Why ``path`` is not read, worded as :class:`validator.source.git.GitTree` words
+        it (without the commit: the audit reports each revision under its own)."""
+        if self.link:
+            return f"{path}: is a symbolic link; not followed"
+        return (f"{path}: is a submodule entry (gitlink to commit {self.oid}), not a file; "
+                "not read")
+
+
+@dataclass(frozen=True)
 class CommitInfo:
     """One commit: ``id`` (40 hex), ``tree`` id, ``parents`` ids, committer ``date`` (ISO
     8601 with offset) and the first line of its message (``subject``)."""
@@ -229,17 +246,20 @@ class GitObjects:
         self._trees[oid] = entries
         return entries
 
-    def files(self, tree: str, prefix: str = "") -> dict[str, str]:
+    def files(self, tree: str, prefix: str = "",
+              not_files: dict[str, NotFile] | None = None) -> dict[str, str]:
         """Every regular file below ``tree`` as ``{path: blob id}`` (paths joined with
         ``/`` under ``prefix``). Symbolic links and submodules are left out: a link in a
-        recipes tree is never followed."""
+        recipes tree is never followed. ``not_files``, when given, receives them."""
         out: dict[str, str] = {}
         for mode, name, oid in self.tree_entries(tree):
             path = f"{prefix}{name}"
             if mode == _TREE_MODE:
-                out.update(self.files(oid, path + "/"))
+                out.update(self.files(oid, path + "/", not_files))
             elif mode not in (_SYMLINK_MODE, _SUBMODULE_MODE):
                 out[path] = oid
+            elif not_files is not None:
+                not_files[path] = NotFile(mode == _SYMLINK_MODE, oid)
         return out
 
 

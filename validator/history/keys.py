@@ -31,7 +31,9 @@ from validator.cache import FindingRow, as_row, checks_digest
 from validator.context import Settings
 from validator.findings import Finding
 from validator.format_history import undone_at
+from validator.history.gitdata import NotFile
 from validator.rules.metadata import Reads, Rule
+from validator.source.tree import SourceError
 
 MODELS = "models/"
 TAXONOMY_FILE = "taxonomy.yaml"
@@ -131,6 +133,16 @@ def rule_groups(rules: Iterable[Rule]) -> tuple[RuleGroup, ...]:
 def finding_row(f: Finding) -> FindingRow:
     """A :class:`Finding` as a cache row ``(rule, severity, pointer, line, column, msg)``."""
     return (f.rule, f.severity.value, f.pointer, f.line, f.column, f.message)
+
+
+def refused_row(path: str, entry: NotFile) -> FindingRow:
+    """The ``PROV005`` finding ``check`` and ``pr`` give a recipe path they do not read
+    (:meth:`validator.checker.DocumentResult.refused`), for a path that is a symbolic link
+    or a submodule entry in a revision's tree."""
+    from validator.checker import DocumentResult
+
+    (finding,) = DocumentResult.refused(path, SourceError(entry.why(path)), None).findings
+    return finding_row(finding)
 
 
 def rows_of(findings: Iterable[Finding]) -> list[FindingRow]:

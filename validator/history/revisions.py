@@ -6,18 +6,19 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from validator.cache import blob_key
+from validator.cache import FindingRow, blob_key
 from validator.context import Settings
-from validator.history.gitdata import CommitInfo, GitObjects
+from validator.history.gitdata import CommitInfo, GitObjects, NotFile
 from validator.history.keys import (
     RuleGroup,
     is_context_file,
     is_recipe,
     part_digests,
+    refused_row,
     stage_label,
     window_label,
 )
@@ -140,11 +141,14 @@ def _upload_times() -> tuple[datetime, ...]:
 @dataclass
 class Walk:
     """What :func:`walk` found: ``snapshots`` by commit id (the revisions and their first
-    parents), ``states`` by id, and ``blobs``: blob key -> ``(path, blob id)``."""
+    parents), ``states`` by id, ``blobs``: blob key -> ``(path, blob id)``, and
+    ``refused``: the key of a selected recipe path that is no file (a symbolic link, a
+    submodule entry) -> its one ``PROV005`` finding (nothing is read or checked)."""
 
     snapshots: dict[str, Snapshot]
     states: dict[str, State]
     blobs: dict[str, tuple[str, str]]
+    refused: dict[str, FindingRow] = field(default_factory=dict)
 
 
 def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...],
@@ -182,9 +186,10 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
                                                 "models")), window)
         known = memo.get(memo_key)
         if known is None:
-            files = objects.files(info.tree)
+            not_files: dict[str, NotFile] = {}
+            files = objects.files(info.tree, not_files=not_files)
             state = _state(found, info.id, files, window, groups, whole_tree, settings)
-            recipes: dict[str, str] = {}
+            recipes = _refused(found, not_files, selected, tool)
             for path, oid in files.items():
                 key = key_of.get((path, oid))
                 if key is None:
@@ -199,6 +204,19 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
             known = memo[memo_key] = (state, recipes)
         found.snapshots[info.id] = Snapshot(info, known[0], known[1])
     return found
+
+
+def _refused(found: Walk, not_files: Mapping[str, NotFile], selected: Callable[[str], bool],
+             tool: str) -> dict[str, str]:
+    """``{path: key}`` of the selected recipe paths that are no file, their ``PROV005``
+    rows recorded in ``found.refused`` (as ``check`` and ``pr`` report such a path)."""
+    out: dict[str, str] = {}
+    for path, entry in not_files.items():
+        if selected(path):
+            kind = "link" if entry.link else "gitlink"
+            key = out[path] = blob_key(tool, path, f"{kind}:{entry.oid}")
+            found.refused.setdefault(key, refused_row(path, entry))
+    return out
 
 
 def _state(found: Walk, commit: str, files: Mapping[str, str], window: str,

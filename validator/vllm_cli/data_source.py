@@ -102,6 +102,7 @@ class CliRegistries:
         self._registries: dict[tuple[str, str], CliRegistry] = {}
         self._memo: OrderedDict[Any, Any] = OrderedDict()
         self._bounded: dict[str, dict[Any, Any]] = {}
+        self._kept = [1]  # how many times the default sizes the memos keep (keep_more)
 
     @classmethod
     def from_settings(cls, settings: VendoredSettings) -> CliRegistries:
@@ -120,8 +121,17 @@ class CliRegistries:
             return self
         view = CliRegistries(self.folder, self.vendored_dir, window)
         view._versions, view._registries = self._versions, self._registries
-        view._memo, view._bounded = self._memo, self._bounded
+        view._memo, view._bounded, view._kept = self._memo, self._bounded, self._kept
         return view
+
+    def keep_more(self, factor: int) -> None:
+        """Let the memos of these registries and of every view of them (:meth:`at`) hold
+        ``factor`` times their default sizes (:data:`MEMO_SIZE`, the ``limit`` of
+        :meth:`bounded`). For a run that meets the same argument lists again long after
+        the first time: the history audit renders a recipe blob in the context of each
+        revision that holds it, one blob after another, and each pass outgrows the
+        defaults, which are sized to bound a check run's peak RSS."""
+        self._kept[0] = max(1, factor)
 
     def __repr__(self) -> str:
         return f"CliRegistries({str(self.folder)!r})"
@@ -141,7 +151,7 @@ class CliRegistries:
             found: T = memo[key]
             return found
         value = memo[key] = compute()
-        if len(memo) > MEMO_SIZE:
+        if len(memo) > MEMO_SIZE * self._kept[0]:
             memo.popitem(last=False)
         return value
 
@@ -157,6 +167,7 @@ class CliRegistries:
             found: T = memo[key]
             return found
         value = compute()
+        limit *= self._kept[0]
         if len(memo) >= limit:
             for old in list(islice(memo, max(1, limit // 4))):
                 del memo[old]

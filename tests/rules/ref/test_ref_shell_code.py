@@ -177,3 +177,4 @@ def test_a_value_under_a_tag_js_yaml_refuses_is_only_the_tags_finding(
     found = check_tree(examples_tree, CHAT)
     assert "YAML009" in {f.rule for f in found}
     assert _ref018(examples_tree) == []
+
