@@ -56,6 +56,10 @@ from validator.source.git import GitTree
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``pr``."""
+    parser.epilog = ("The job summary's \"What changes for users\" compares each changed "
+                     "recipe at the merge base and at the head over every configuration "
+                     "and every feature set, as `recipe-check diff` does: both count the "
+                     "same configurations.")
     parser.add_argument("--base", metavar="REV",
                         help="base revision (default: the GitHub event's base; without "
                              "either, every recipe is checked and every finding is new)")
