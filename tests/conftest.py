@@ -97,7 +97,6 @@ SHARED_FIXTURE_GROUPS = {
     "unsafe_fix": "corpus-fix-unsafe",
     "undeclared_reads": "rule-reads",
     "main_recipes": "rule-reads",
-    "zai_result": "history-zai",
     "slice_result": "history-slice",
     "site_main_build": "site-main",
 }

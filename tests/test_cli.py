@@ -64,6 +64,7 @@ def test_strict_turns_warnings_into_errors(
     recipe.write_text(recipe.read_text().replace("related_recipes: []",
                                                  'related_recipes: ["example-org/Nope"]'))
     assert main([str(recipe)]) == 0
+    assert "warning REF013" in capsys.readouterr().out
     assert main(["--strict", str(recipe)]) == 1
     assert "error REF013" in capsys.readouterr().out
 
@@ -74,10 +75,14 @@ def test_missing_path_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
     assert "/nonexistent/recipe.yaml: no such file or folder" in err and "Traceback" not in err
 
 
-def test_bad_option_exits_two() -> None:
+def test_bad_option_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--format", "nope", "x"])
     assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.startswith("usage: recipe-check check ")
+    assert "error: argument --format: invalid choice: 'nope'" in out.err
 
 
 def test_file_outside_any_recipes_root_is_a_usage_error(tmp_path: Path,
@@ -95,10 +100,16 @@ def test_rules_lists_every_family(capsys: pytest.CaptureFixture[str]) -> None:
         assert rule_id in out
 
 
-def test_python_dash_m_entry_point() -> None:
+def test_python_dash_m_entry_point(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m validator`` is the command line: same exit status and report as
+    :func:`validator.cli.main` in this process."""
     proc = subprocess.run([sys.executable, "-m", "validator", str(CLEAN)], capture_output=True,
                           text=True, cwd=PROJECT)
     assert proc.returncode == 0, proc.stderr
+    assert main([str(CLEAN)]) == 0
+    assert proc.stdout == capsys.readouterr().out
+    assert proc.stdout.endswith("1 file(s) checked: 0 error(s), 0 warning(s), 0 info(s)\n")
+    assert proc.stderr == ""
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"], ["rules", "--format", "json"],
@@ -133,12 +144,17 @@ def test_an_empty_selector_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     assert main(["check", "--select", "", str(CLEAN)]) == 2
     assert "--select '': names no rule" in capsys.readouterr().err
     assert main(["check", "--ignore", " , ", str(CLEAN)]) == 2
+    out = capsys.readouterr()
+    assert "--ignore ' , ': names no rule" in out.err and out.out == ""
 
 
-def test_max_bytes_must_be_positive() -> None:
+def test_max_bytes_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--max-bytes", "-1", str(CLEAN)])
     assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert "error: argument --max-bytes: must be at least 1, got -1" in out.err
+    assert out.out == ""
 
 
 def test_output_write_failure_names_the_file(capsys: pytest.CaptureFixture[str]) -> None:

@@ -176,3 +176,30 @@ def test_rules_never_crash_on_random_guides_and_values(
         "models/zai-org/GLM-5.2.yaml", text.encode("utf-8"),
         ctx.tree.provenance("models/zai-org/GLM-5.2.yaml", text.encode()), result)
     assert result.internal_errors == []
+    findings = result.all_findings()
+    doc = load_yaml(text.encode("utf-8"), "GLM-5.2.yaml")
+    lines = len(text.splitlines())
+    for f in findings:  # each finding points at a node of the document, at a real line
+        assert _resolves(doc.data, f.pointer), (f.rule, f.pointer)
+        assert 1 <= f.line <= lines, (f.rule, f.line)
+    at = {(f.rule, f.pointer, f.line) for f in findings}
+    # the key the schema does not know is reported where it is written
+    assert ("SCHEMA004", "/model/extra", doc.source_map.keys["/model/extra"].line) in at
+    if not isinstance(value, str):  # a version that is not a string is always refused
+        for name in data.get("variants") or {}:
+            pointer = f"/variants/{name}/vllm_min_version"
+            assert any(p == pointer for _, p, _ in at), pointer
+
+
+def _resolves(data: Any, pointer: str) -> bool:
+    """Whether JSON pointer ``pointer`` names a node of ``data``."""
+    node = data
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True

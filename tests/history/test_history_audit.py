@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 
-from tests.shared_run import shared_result
 from validator.cli import main
 from validator.context import Settings
 from validator.findings import normalise_message
@@ -56,14 +55,6 @@ def slice_result(corpus_repo: Path) -> AuditResult:
 
 
 ZAI = "models/zai-org"  # 15 recipe paths: FLAG/GUIDE/HW/VER findings, taxonomy edits
-
-
-@pytest.fixture()
-def zai_result(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> AuditResult:
-    """The uncached audit of :data:`ZAI` over main's history, once per pytest run (two
-    tests compare against it)."""
-    return shared_result(tmp_path_factory, f"history audit, no cache: {ZAI}",
-                         lambda: audit(corpus_repo, paths=[ZAI]))
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -127,11 +118,12 @@ def test_state_replayed_from_the_changes_equals_a_direct_check(
 
 
 def test_replayed_state_equals_direct_check_for_a_larger_slice(
-        corpus_repo: Path, zai_result: AuditResult, tmp_path: Path) -> None:
+        corpus_repo: Path, tmp_path: Path) -> None:
     """Same as above on the 15 recipe paths of ``models/zai-org`` (FLAG/GUIDE/HW/VER
-    findings, taxonomy edits in between) at five revisions across the history."""
+    findings, taxonomy edits in between) at five revisions across the history: the one
+    uncached audit of a larger part of the corpus in the suite."""
     folder = ZAI
-    revs = zai_result.revisions
+    revs = audit(corpus_repo, paths=[ZAI]).revisions
     probes = {revs[len(revs) * k // 4 - 1].commit.id for k in (1, 2, 3, 4)}
     probes.add(next(r for r in revs[len(revs) // 3:] if r.introduced and r.fixed).commit.id)
     state: Counter[tuple[str, str, str, str]] = Counter()
@@ -244,12 +236,14 @@ def _flat(report: dict[str, Any]) -> set[tuple[Any, ...]]:
 
 def test_sharded_audit_union_equals_unsharded(corpus_repo: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    since = _git(corpus_repo, "rev-list", "--first-parent", "main").split()[15]
-    common = ["--repo", str(corpus_repo), "--since", since, "--no-cache"]
+    """The whole history of :data:`SLICE`: ``Inkling-Small.yaml`` falls in shard 1,
+    ``inkling.yaml`` and its rename ``Inkling.yaml`` in shard 2."""
+    common = ["--repo", str(corpus_repo), SLICE, "--no-cache"]
     whole = _cli_json([*common, "--jobs", "2"], capsys)
     one = _cli_json([*common, "--jobs", "1", "--shard", "1/2"], capsys)
     two = _cli_json([*common, "--jobs", "1", "--shard", "2/2"], capsys)
-    assert len(whole["revisions"]) == 15
+    assert len(whole["revisions"]) == len(_git(corpus_repo, "rev-list", "--first-parent",
+                                               "main").split())
     a, b, all_ = _flat(one), _flat(two), _flat(whole)
     assert a and b and not (a & b)
     assert a | b == all_
@@ -323,32 +317,47 @@ def test_concurrent_runs_sharing_a_cache(corpus_repo: Path, tmp_path: Path) -> N
     assert "history audit results" in info and " 0 file(s)" not in info
 
 
+def _killed_after_new_entries(cmd: list[str], cache: Path, count: int) -> bool:
+    """Run ``cmd``; SIGKILL it as soon as it has written ``count`` cache entries more than
+    ``cache`` held when it started (it is then writing the next ones). Whether it was
+    killed (``False``: it finished first)."""
+    def entries() -> int:
+        return sum(1 for _ in cache.rglob("*.json")) if cache.is_dir() else 0
+
+    before = entries()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None:
+        if entries() - before >= count:
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.002)
+    proc.wait(timeout=120)
+    return proc.returncode == -signal.SIGKILL
+
+
 def test_writer_killed_at_random_points_leaves_a_valid_cache(
-        corpus_repo: Path, zai_result: AuditResult, tmp_path: Path) -> None:
-    """SIGKILL the audit while it writes cache entries: every entry left is the old or the
-    new one (never partial), so a later run finds no damaged entry and the same report."""
+        corpus_repo: Path, slice_result: AuditResult, tmp_path: Path) -> None:
+    """SIGKILL the audit while it writes cache entries (after a random number of them, so
+    the kill lands inside the writing whatever the machine's load): every entry left is
+    the old or the new one (never partial), so a later run finds no damaged entry and the
+    same report. The audit of :data:`SLICE` writes about a dozen entries."""
     cache = tmp_path / "cache"
-    folder = ZAI  # about 2 s of checking: long enough to be killed mid-way
-    reference = zai_result
     rng = random.Random(8)
     killed = 0
     for _ in range(6):
-        proc = subprocess.Popen(_history_cmd(corpus_repo, cache, folder),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 1.5))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
+        if _killed_after_new_entries(_history_cmd(corpus_repo, cache), cache,
+                                     rng.randint(1, 4)):
             killed += 1
-        proc.wait(timeout=60)
-        for entry in cache.rglob("*.json"):
-            json.loads(entry.read_bytes())  # complete JSON: never a torn write
-        if proc.returncode == 0:  # finished before the kill: start afresh
+            for entry in cache.rglob("*.json"):
+                json.loads(entry.read_bytes())  # complete JSON: never a torn write
+        else:  # finished before the kill: start afresh
             for entry in cache.rglob("*.json"):
                 entry.unlink()
     assert killed >= 4
-    after = audit(corpus_repo, paths=[folder], cache_dir=cache / "history")
+    after = audit(corpus_repo, paths=[SLICE], cache_dir=cache / "history")
     assert after.corrupt == 0
-    assert changes(after) == changes(reference)
+    assert after.cached + after.checked == after.units
+    assert changes(after) == changes(slice_result)
 
 
 # --- command line ---------------------------------------------------------------------------

@@ -101,14 +101,29 @@ def test_500s_forever(server: GitHubServer, commit_map: dict[str, str]) -> None:
         tree.read(GLM)
 
 
-def test_timeout_retried_then_reported(server: GitHubServer, commit_map: dict[str, str]) -> None:
+def _raw_requests(server: GitHubServer) -> int:
+    return sum(path.startswith("/raw/") for path, _ in server.requests)
+
+
+def test_timeout_retried_then_reported(server: GitHubServer, commit_map: dict[str, str],
+                                       corpus_repo: Path) -> None:
+    """A read timeout is retried (the server sees each attempt) and, once the retries are
+    spent, reported with the URL, the count and the timeout."""
+    commit = commit_map[UPSTREAM_PINS[0]]
     options = http_options(server, timeout=(0.5, 0.3), retries=2)
-    tree = HttpTree.open(REPO, commit_map[UPSTREAM_PINS[0]], options)
+    tree = HttpTree.open(REPO, commit, options)
     server.fail("/raw", "timeout", times=1, delay=0.6)
-    assert tree.read(GLM)  # the second attempt answers in time
+    before = _raw_requests(server)
+    # the second attempt answers in time, with the file's bytes
+    assert tree.read(GLM) == git_bytes(corpus_repo, "cat-file", "blob", f"{commit}:{GLM}")
+    assert _raw_requests(server) - before == 2
     server.fail("/raw", "timeout", times=3, delay=0.6)
-    with pytest.raises(SourceError, match=r"timed out after 2 retries \(timeout 0.3 s\)"):
+    before = _raw_requests(server)
+    with pytest.raises(SourceError) as info:
         tree.read(GLM)
+    assert _raw_requests(server) - before == 3  # the first attempt and two retries
+    assert str(info.value).endswith(
+        f"{server.raw_base}/{REPO}/{commit}/{GLM} timed out after 2 retries (timeout 0.3 s)")
 
 
 def test_truncated_body(server: GitHubServer, commit_map: dict[str, str]) -> None:
