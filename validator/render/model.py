@@ -160,7 +160,8 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
     site, traced = site_rendering_traced(
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None, config.kv_offload,
-        docs, dict(config.feature_modes), list(config.advanced_args), config.kv_instances)
+        docs, dict(config.feature_modes), list(config.advanced_args), config.kv_instances,
+        memo.get("docker-forms", True))
     processes = _processes(site, traced, memo.setdefault("tokens", {}))
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
@@ -341,7 +342,7 @@ CONFIGURATION_LIMIT = "too-many-configurations"
 
 def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
-               carried: Table | None = None) -> list[Rendered]:
+               carried: Table | None = None, docker_forms: bool = True) -> list[Rendered]:
     """Every configuration the site's build renders for every variant on every picker
     hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
     same with every feature switched on, each modal feature in each of its modes; at most
@@ -357,7 +358,11 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
 
     ``carried``: the site renderings of earlier calls for the same recipe bytes whose
     inputs other than the hardware profiles were the same (:mod:`validator.render.carry`);
-    they are reused where their hardware reads hold, and this call's are added."""
+    they are reused where their hardware reads hold, and this call's are added (all of
+    one ``docker_forms`` choice).
+
+    ``docker_forms=False``: the renderings hold no ``docker run`` command or argv (see
+    :func:`~validator.render.site.site_rendering_traced`); everything else is the same."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
@@ -366,7 +371,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     profiles = or_(get(tax, "hardware_profiles"), {})
     seen: set[Configuration] = set()
     out: list[Rendered] = []
-    memo: dict[Any, Any] = {}
+    memo: dict[Any, Any] = {"docker-forms": docker_forms}
     if carried is not None:
         memo["by-reads"] = carried_table(carried)
     if is_omni(data):

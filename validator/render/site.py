@@ -256,9 +256,13 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                           taxonomy: Any, pd_nodes: Any = None, kv_offload: Any = None,
                           docs: Documents | None = None, feature_modes: Any = None,
                           advanced: Sequence[Any] = (), kv_instances: Any = None,
+                          docker_forms: bool = True,
                           ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``renderCommand`` of the build: the JSON of one rendering, plus the traced
     ``resolveCommand`` result it was made from (argv tokens with provenance).
+    ``docker_forms=False``: every ``docker run`` command and argv is ``None`` (for
+    readers that never look at them: they are strings formatted from the command, the
+    argv, the environment and the image, which are all made).
 
     Raises:
         jsval.JsTypeError: where the site's synthesis throws (its build then skips the
@@ -276,6 +280,8 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
 
     def dockerize(command: Any, argv: Any, env: Any, port: int = 8000) -> dict[str, Any]:
+        if not docker_forms:
+            return {"docker_command": None, "docker_argv": None}
         known = flags_of.get(id(env))
         if known is None or known[0] is not env:
             known = flags_of[id(env)] = (env, env_flags(env))
