@@ -178,3 +178,17 @@ def test_a_value_under_a_tag_js_yaml_refuses_is_only_the_tags_finding(
     assert "YAML009" in {f.rule for f in found}
     assert _ref018(examples_tree) == []
 
+
+
+@pytest.mark.parametrize("value", [
+    '{"example-org/Example-Chat-8B": "example-org/Example-Chat-8B"}',
+    '["example-org/Example-Chat-8B"]',
+])
+def test_a_model_id_of_the_wrong_type_is_a_schema_finding_not_an_internal_error(
+        examples_tree: Path, value: str) -> None:
+    """A mapping or a list where the model id goes reaches the rendered commands as it
+    is: REF018 reads it (unhashable, so not shared between configurations) and the
+    schema reports the type; no rule fails."""
+    _edit(examples_tree, 'model_id: "example-org/Example-Chat-8B"', f"model_id: {value}")
+    found = check_tree(examples_tree, CHAT)  # asserts no internal error
+    assert any(f.rule.startswith("SCHEMA") for f in found)

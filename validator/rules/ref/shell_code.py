@@ -178,11 +178,14 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
 
 def _once(seen: dict[Any, list[Printed]], key: Any, find: Callable[..., Iterable[Printed]],
           *args: Any) -> list[Printed]:
-    """The judged values ``find(*args)`` finds, found once per ``key`` (``None``: no
-    key)."""
+    """The judged values ``find(*args)`` finds, found once per ``key`` (``None``, or a
+    key holding a mapping or a list of a malformed recipe: found each time)."""
+    try:
+        hit = None if key is None else seen.get(key)
+    except TypeError:  # unhashable: a value of the wrong type, read as it is
+        key = None
     if key is None:
         return [p for p in find(*args) if p.judged()]
-    hit = seen.get(key)
     if hit is None:
         hit = seen[key] = [p for p in find(*args) if p.judged()]
     return list(hit)
@@ -192,7 +195,10 @@ def _plain_argv(plain: dict[tuple[Any, ...], bool], argv: tuple[Any, ...]) -> bo
     """Whether every item of ``argv`` is a string of plain text (then its tokens, whose
     texts those strings are, print no value :func:`_argv_values` judges), once per
     distinct argv: the same list recurs on every hardware with its own token pointers."""
-    found = plain.get(argv)
+    try:
+        found = plain.get(argv)
+    except TypeError:  # an item of the wrong type (a mapping, a list): not plain
+        return False
     if found is None:
         found = plain[argv] = all(type(a) is str and _PLAIN.fullmatch(a) for a in argv)
     return found
