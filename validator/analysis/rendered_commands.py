@@ -1,6 +1,6 @@
 """``FLAG`` checks on the commands the recipes site renders (``--rendered``).
 
-Every configuration of :func:`validator.render.model.render_all` (each variant on each
+Every configuration of :func:`validator.render.renderer.render_all` (each variant on each
 picker hardware, recommended strategy and alternatives, feature sets) is rendered; each
 distinct ``vllm serve`` argument list is checked once per install range
 (:mod:`validator.analysis.install_range`) with the ``FLAG`` engine. A problem is reported at
@@ -38,8 +38,8 @@ from validator.rules.metadata import Hit
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.model import Rendered
     from validator.render.rendered import Token
+    from validator.render.renderer import Rendered
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
 LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})

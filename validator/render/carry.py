@@ -1,6 +1,6 @@
 """Site renderings of one recipe carried from one context (revision) to the next.
 
-Inside one :func:`~validator.render.model.render_all`, a configuration's site rendering is
+Inside one :func:`~validator.render.renderer.render_all`, a configuration's site rendering is
 reused for another hardware when every read it made of its hardware
 (:class:`~validator.render.hardware_reads.HardwareReads`) gives the same value there. The
 history audit renders the same recipe blob against many revisions' taxonomies, and most
