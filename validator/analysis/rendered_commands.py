@@ -38,7 +38,7 @@ from validator.rules.metadata import Hit
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.rendered import Token
+    from validator.render.configuration import Token
     from validator.render.renderer import Rendered
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).

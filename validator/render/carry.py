@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from validator.load import LoadedDocument
+from validator.render.configuration import document_data
 from validator.render.hardware_reads import HardwareReads
-from validator.render.rendered import document_data
 
 HARDWARE_PROFILES = "hardware_profiles"
 
