@@ -141,7 +141,7 @@ class Checker:
 
     Args:
         context: taxonomy, strategies and settings of the revision being checked.
-        rules: check rules to run (normally :func:`validator.catalogue.check_rules`).
+        rules: check rules to run (normally :func:`validator.rule_index.check_rules`).
         schema: the JSON Schema stage.
     """
 

@@ -95,7 +95,7 @@ class Session:
     Args:
         settings: run-wide options (strict, offline, max bytes, window, rendered ...).
         rules: the rules to run before the configuration's selection (normally
-            :func:`validator.catalogue.check_rules`; the session sits below the catalogue).
+            :func:`validator.rule_index.check_rules`; the session sits below the rule index).
         config: the configuration (select/ignore/per-file-ignores), or a function giving
             it per tree; ``None``: no configuration.
         schema: the JSON Schema stage (default: one for ``settings.strict``).
