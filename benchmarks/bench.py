@@ -75,7 +75,7 @@ import sys
 from pathlib import Path
 from validator.context import Settings, build_context
 from validator.load import load_yaml
-from validator.render.model import render_all, site_strategies
+from validator.render.renderer import render_all, site_strategies
 from validator.source.tree import LocalTree
 tree = LocalTree(Path(sys.argv[1]))
 ctx = build_context(tree, Settings(offline=True))

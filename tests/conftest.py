@@ -207,9 +207,9 @@ def check_tree(root: Path, *paths: str, strict: bool = False,
     """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
     tree on disk (``settings``: more :class:`~validator.context.Settings`, such as
     ``rendered=True``); returns every finding, sorted."""
-    from validator.catalogue import check_rules
     from validator.checker import Checker, RunResult
     from validator.context import Settings, local_context
+    from validator.rule_index import check_rules
     from validator.schema import SchemaValidator
 
     ctx = local_context(root, Settings(strict=strict, **settings))

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from validator.catalogue import all_rules
 from validator.cli import main
 from validator.config import ConfigError, parse_config
 from validator.globs import compile_glob
+from validator.rule_index import all_rules
 from validator.rules.metadata import FAMILIES
 
 PROJECT = Path(__file__).resolve().parents[1]

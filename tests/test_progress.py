@@ -12,12 +12,12 @@ from types import SimpleNamespace
 import pytest
 
 from tests.conftest import EXAMPLES
-from validator.catalogue import check_rules
 from validator.cli import main
 from validator.commands.check import check_targets
 from validator.context import Settings
 from validator.fix.command import fix_targets
 from validator.progress import STYLE_VARIABLE, Display, Progress, progress_style
+from validator.rule_index import check_rules
 from validator.source.local import Target
 from validator.source.tree import LocalTree
 

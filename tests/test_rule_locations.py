@@ -47,7 +47,7 @@ def test_a_fixable_rule_names_its_fix_and_the_others_none() -> None:
 
 
 def test_every_rule_names_its_module_and_a_moved_family_its_folder() -> None:
-    from validator.catalogue import FAMILY_FOLDERS
+    from validator.rule_index import FAMILY_FOLDERS
 
     entries = catalogue()
     for entry in entries:

@@ -14,10 +14,10 @@ import pytest
 
 from tests.shared_run import shared_result
 from validator.analysis import stated_versions as ver_model
-from validator.catalogue import check_rules
 from validator.context import Context, Settings, UndeclaredRead, build_context
 from validator.findings import Severity
 from validator.load import LoadedDocument, load_yaml
+from validator.rule_index import check_rules
 from validator.rules.api import rule
 from validator.rules.metadata import UNDECLARED_READS, Reads, Rule
 from validator.schema import SchemaValidator

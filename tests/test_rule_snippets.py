@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 import yaml
 
-from validator.catalogue import all_rules, check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Settings, build_context
 from validator.load import load_yaml
+from validator.rule_index import all_rules, check_rules
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.tree import LocalTree

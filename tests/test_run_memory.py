@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from validator.catalogue import check_rules
 from validator.checker import RunResult
 from validator.context import Settings
 from validator.findings import Finding
 from validator.load import LoadedDocument
+from validator.rule_index import check_rules
 from validator.session import Session
 from validator.source.tree import LocalTree
 from validator.vllm_cli import data_source

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from validator.catalogue import check_rules
 from validator.commands.check import check_targets
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
@@ -17,6 +16,7 @@ from validator.findings import Severity
 from validator.load import load_yaml
 from validator.pr.run import check_selection
 from validator.pr.select import Selection
+from validator.rule_index import check_rules
 from validator.session import Session
 from validator.source.git import GitTree
 from validator.source.local import Target

@@ -30,7 +30,7 @@ def tree(tmp_path: Path) -> Path:
 
 def check(root: Path, cache: Path, settings: Settings | None = None) -> tuple[str, int, int]:
     """(JSON report, cache hits, cache misses) of ``check models/`` in ``root``."""
-    from validator.catalogue import check_rules
+    from validator.rule_index import check_rules
     from validator.session import Session
     from validator.unit_cache import UnitCache
 

@@ -20,7 +20,7 @@ from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
 from validator.render.cache import recent_renderings
-from validator.render.model import CONFIGURATION_LIMIT
+from validator.render.renderer import CONFIGURATION_LIMIT
 from validator.rules.flag.context_files import context_arg_findings, context_shell_findings
 from validator.rules.metadata import Hit, Rule
 from validator.rules.yaml.document_shape import YAML_SHAPE
@@ -141,7 +141,7 @@ class Checker:
 
     Args:
         context: taxonomy, strategies and settings of the revision being checked.
-        rules: check rules to run (normally :func:`validator.catalogue.check_rules`).
+        rules: check rules to run (normally :func:`validator.rule_index.check_rules`).
         schema: the JSON Schema stage.
     """
 
@@ -279,7 +279,7 @@ class Checker:
 
 def configuration_limit(doc: LoadedDocument, ctx: Context) -> list[Finding]:
     """``YAML007`` when the renderings of ``doc`` the rules made stopped at
-    :data:`~validator.render.model.MAX_CONFIGURATIONS` (none when no rule rendered it)."""
+    :data:`~validator.render.renderer.MAX_CONFIGURATIONS` (none when no rule rendered it)."""
     for rendered in recent_renderings(doc, ctx):
         for problem in rendered.problems:
             if problem.code == CONFIGURATION_LIMIT:

@@ -104,7 +104,7 @@ class Config:
 
 def known_ids() -> list[str]:
     """Every registered rule id."""
-    from validator.catalogue import all_rules
+    from validator.rule_index import all_rules
 
     return [r.id for r in all_rules()]
 

@@ -3,7 +3,7 @@ docker images and install commands, and the facts a reader of the recipe page re
 (minimum vLLM version, variants, hardware claims, features on by default).
 
 Each side is a loaded recipe with the taxonomy and strategies of its own revision; the
-commands are rendered as the recipes site renders them (:mod:`validator.render.model`).
+commands are rendered as the recipes site renders them (:mod:`validator.render.renderer`).
 A configuration is matched across the two sides by hardware, variant, strategy, node count
 and feature set (the site's default set, or the named set), so a change of one flag shows
 as ``h200 · default · single_node_tp: + --max-num-seqs 32``. Configurations whose change
@@ -21,7 +21,7 @@ from validator.analysis.recipe_data import as_dict, get
 from validator.evidence.facts import default_features, default_variant_name
 from validator.load import LoadedDocument, load_yaml
 from validator.render.args import shell_quote
-from validator.render.model import CONFIGURATION_LIMIT, Rendered, render_all
+from validator.render.renderer import CONFIGURATION_LIMIT, Rendered, render_all
 
 ConfigKey = tuple[str, str, str, int, str]
 """(hardware, variant, strategy or kv-store id, nodes, feature set)."""

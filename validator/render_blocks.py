@@ -24,7 +24,7 @@ from validator.analysis.shell_hazards import (
 )
 from validator.render.args import shell_quote
 from validator.render.jsval import js_str
-from validator.render.model import Process, Rendered
+from validator.render.renderer import Process, Rendered
 
 
 class Block(NamedTuple):

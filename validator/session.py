@@ -20,8 +20,6 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
@@ -34,6 +32,7 @@ from validator.policy import Policy
 from validator.progress import Progress
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
+from validator.session_units import Opened, Unit, UnitOutcome
 from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import (
@@ -54,40 +53,6 @@ ContextBuilder = Callable[[RecipeTree, Settings, CliRegistries], Context]
 ConfigOf = Callable[[RecipeTree], Config | None]
 """The configuration that applies to a tree (``check`` reads each local root's file)."""
 
-@dataclass
-class Unit:
-    """One recipe to check: its tree, path, verified bytes and provenance, and its cache
-    key ("" without a cache)."""
-
-    opened: Opened
-    path: str
-    data: bytes
-    prov: Provenance
-    key: str
-
-
-@dataclass
-class UnitOutcome:
-    """What checking a unit gave: its result, the install ranges its rules recorded and
-    the messages of rules that crashed on it."""
-
-    result: DocumentResult
-    ranges: Any
-    crashes: list[str]
-
-
-@dataclass
-class Opened:
-    """A tree the session has built the context of: the context, the checker over it,
-    and the paths of its context documents (never checked as recipes)."""
-
-    context: Context
-    checker: Checker
-    context_paths: frozenset[str]
-    unit_prefix: tuple[str, str, tuple[str, ...]] | None = None
-    """With a cache: what every unit key of the tree shares (context digest, policy,
-    the ids of the rules run)."""
-
 
 class Session:
     """One run over one or more trees.
@@ -95,7 +60,7 @@ class Session:
     Args:
         settings: run-wide options (strict, offline, max bytes, window, rendered ...).
         rules: the rules to run before the configuration's selection (normally
-            :func:`validator.catalogue.check_rules`; the session sits below the catalogue).
+            :func:`validator.rule_index.check_rules`; the session sits below the rule index).
         config: the configuration (select/ignore/per-file-ignores), or a function giving
             it per tree; ``None``: no configuration.
         schema: the JSON Schema stage (default: one for ``settings.strict``).

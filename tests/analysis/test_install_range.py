@@ -25,12 +25,12 @@ from validator.analysis.install_range import (
     install_range,
     top_of,
 )
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.cli import main
 from validator.context import Settings, local_context
 from validator.findings import Finding
 from validator.load import load_yaml
+from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 from validator.vllm_cli.data_source import CliRegistries, Window
 

@@ -43,9 +43,9 @@ def launch_recipe(corpus_repo: Path, root: Path) -> str:
 
 def check_file(root: Path, path: str, text: str, settings: Settings) -> list[Finding]:
     """Every finding of ``text`` written as ``path`` of the tree ``root``."""
-    from validator.catalogue import check_rules
     from validator.checker import Checker, RunResult
     from validator.context import local_context
+    from validator.rule_index import check_rules
     from validator.schema import SchemaValidator
 
     (root / path).parent.mkdir(parents=True, exist_ok=True)

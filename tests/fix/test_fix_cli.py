@@ -17,13 +17,13 @@ import pytest
 from tests.conftest import check_tree, line_of
 from tests.fix.test_fixes import PATH, RECIPE, changed_old_lines, make_tree
 from tests.shared_run import shared_result
-from validator.catalogue import check_rules
 from validator.cli import main
 from validator.context import Settings
 from validator.findings import Finding, Severity
 from validator.fix.command import fix_targets, write_fixed
 from validator.fix.model import Applicability
 from validator.fix.registry import FIXES
+from validator.rule_index import check_rules
 from validator.source.local import Target
 from validator.source.tree import LocalTree
 

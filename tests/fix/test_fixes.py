@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from validator.catalogue import check_rules
 from validator.checker import Checker
 from validator.context import Settings, local_context
 from validator.findings import Finding
 from validator.fix.engine import document_findings, fix_document, suggested_patch
 from validator.fix.model import DocumentFixes
 from validator.load import load_yaml
+from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -126,7 +126,7 @@ def test_configurations_past_the_limit_are_not_rendered_and_are_yaml007(
     # variants x hardware x strategies x feature modes grows without bound (30 profiles,
     # 30 variants, 4 features of 10 modes: 83,886 configurations, 44 s, before); the
     # example recipe renders 3 configurations, so a limit of 2 shows the bound
-    monkeypatch.setattr("validator.render.model.MAX_CONFIGURATIONS", 2)
+    monkeypatch.setattr("validator.render.renderer.MAX_CONFIGURATIONS", 2)
     monkeypatch.chdir(tree)
     assert main([RECIPE]) == 1
     out = capsys.readouterr().out
@@ -142,6 +142,6 @@ def test_configurations_past_the_limit_are_not_rendered_and_are_yaml007(
 
 def test_a_recipe_under_the_limit_has_no_yaml007(tree: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("validator.render.model.MAX_CONFIGURATIONS", 3)
+    monkeypatch.setattr("validator.render.renderer.MAX_CONFIGURATIONS", 3)
     monkeypatch.chdir(tree)
     assert main([RECIPE]) == 0 and "YAML007" not in capsys.readouterr().out

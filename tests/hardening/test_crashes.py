@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from validator.analysis.flag_engine import parse_int
+from validator.analysis.arg_items import parse_int
 from validator.analysis.versions import parse_min_version
 from validator.cli import main
 from validator.load import load_yaml

@@ -126,7 +126,7 @@ def test_a_long_select_list_is_its_distinct_selectors() -> None:
 def test_diff_past_the_configuration_limit_says_what_it_left_out(
         tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("validator.render.model.MAX_CONFIGURATIONS", 2)
+    monkeypatch.setattr("validator.render.renderer.MAX_CONFIGURATIONS", 2)
     new = tree / "new.yaml"
     new.write_text((tree / RECIPE).read_text("utf-8").replace("8B", "8B-new", 1), "utf-8")
     shutil.move(new, tree / "models/example-org/New.yaml")

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 import yaml
 
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Context, Settings, build_context
+from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 from validator.source.tree import LocalTree

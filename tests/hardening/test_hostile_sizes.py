@@ -19,7 +19,7 @@ from validator.analysis.flag_engine import env_issue
 from validator.analysis.stated_versions import image_sites
 from validator.cli import main
 from validator.findings import MAX_FINDINGS_PER_RULE
-from validator.render import gates, model
+from validator.render import gates, renderer
 from validator.rules.flag import combined_lists as flag_combined
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -115,13 +115,13 @@ def test_each_configuration_judges_its_own_mode_not_every_mode(
         return judge(mode, profile, hw_id)
 
     monkeypatch.setattr(gates, "is_mode_supported", counted)
-    rendering = model.render
+    rendering = renderer.render
 
     def counted_rendering(*args: Any, **kwargs: Any) -> Any:
         counts["configurations"] += 1
         return rendering(*args, **kwargs)
 
-    monkeypatch.setattr(model, "render", counted_rendering)
+    monkeypatch.setattr(renderer, "render", counted_rendering)
     assert main([*command, str(recipe)]) in (0, 1)
     capsys.readouterr()
     assert counts["configurations"] >= MODES  # each mode is a configuration

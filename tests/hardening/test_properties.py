@@ -158,8 +158,8 @@ def real_recipe(corpus_repo: Path) -> tuple[Any, bytes]:
 @given(st.lists(SHELLISH, max_size=20).map("".join), JSONISH)
 def test_rules_never_crash_on_random_guides_and_values(
         real_recipe: tuple[Any, bytes], guide: str, value: Any) -> None:
-    from validator.catalogue import check_rules
     from validator.checker import Checker, RunResult
+    from validator.rule_index import check_rules
     from validator.schema import SchemaValidator
 
     ctx, raw = real_recipe

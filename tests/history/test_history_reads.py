@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from validator.catalogue import check_rules
 from validator.cli import main
 from validator.history.audit import RELEASED, AuditOptions, run_audit
 from validator.history.keys import RuleGroup, part_digests, rule_groups
 from validator.releases import load_vendored
+from validator.rule_index import check_rules
 from validator.rules.metadata import Reads
 
 FILES = {"taxonomy.yaml": "t1", "strategies/tp.yaml": "s1", "kv_store/lm.yaml": "k1",

@@ -175,7 +175,7 @@ def test_subject_is_the_code_span_then_a_quoted_name_then_the_value() -> None:
 
 
 def test_rules_of_one_defect_share_an_identity_and_only_errors_are_grouped() -> None:
-    from validator.catalogue import all_rules
+    from validator.rule_index import all_rules
 
     severities = {r.id: r.severity for r in all_rules()}
     for rule, group in SAME_AS.items():

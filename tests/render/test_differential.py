@@ -1,4 +1,4 @@
-"""Randomized differential test: :func:`validator.render.model.render` against the site's
+"""Randomized differential test: :func:`validator.render.renderer.render` against the site's
 own ``resolveCommand`` under Node, on the recipes of corpus ``main``.
 
 Every run draws ``RC_RENDER_CASES`` (default 2,500) random configurations -- recipe,
@@ -30,8 +30,8 @@ from validator.context import Context, local_context
 from validator.load import LoadedDocument, load_yaml
 from validator.render import jsval
 from validator.render.gates import recommend_strategy
-from validator.render.model import Configuration, Rendered, omni_task, render, site_strategies
 from validator.render.omni import is_omni, resolve_omni_command
+from validator.render.renderer import Configuration, Rendered, omni_task, render, site_strategies
 from validator.render.synthesis import resolve_command
 from validator.sourcemap import split_pointer
 

@@ -17,7 +17,7 @@ from validator.context import Context, local_context
 from validator.load import LoadedDocument, load_yaml
 from validator.render.cache import rendered_configurations, share_renderings
 from validator.render.carry import Table, inputs_digest
-from validator.render.model import Rendered, render_all, site_strategies
+from validator.render.renderer import Rendered, render_all, site_strategies
 
 RECIPE = "models/acme/Tiny-1B.yaml"
 

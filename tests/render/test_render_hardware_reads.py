@@ -17,7 +17,7 @@ from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
 from validator.render import jsval
 from validator.render.hardware_reads import HardwareReads
-from validator.render.model import Configuration, Rendered, render, site_strategies
+from validator.render.renderer import Configuration, Rendered, render, site_strategies
 
 BASE = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 640}
 PROFILES = {

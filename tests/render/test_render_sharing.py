@@ -14,7 +14,7 @@ import pytest
 
 from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
-from validator.render.model import Configuration, Rendered, render, render_all, site_strategies
+from validator.render.renderer import Configuration, Rendered, render, render_all, site_strategies
 from validator.rules.metadata import READS_EVERYTHING
 
 RECIPES = ("models/acme/Tiny-1B.yaml", "models/acme/Broken-1B.yaml")

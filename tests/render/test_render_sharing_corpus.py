@@ -12,7 +12,7 @@ import pytest
 
 from validator.context import Context, local_context
 from validator.load import load_yaml
-from validator.render.model import render, render_all, site_strategies
+from validator.render.renderer import render, render_all, site_strategies
 
 pytestmark = [pytest.mark.corpus]
 

@@ -18,7 +18,7 @@ from tests.render.test_differential import ORACLE, compare
 from validator.context import Context, local_context
 from validator.load import LoadedDocument, load_yaml
 from validator.render.args import Arg, dedupe, shell_quote
-from validator.render.model import Configuration, Rendered, render, render_all, site_strategies
+from validator.render.renderer import Configuration, Rendered, render, render_all, site_strategies
 
 TINY = "models/acme/Tiny-1B.yaml"
 BROKEN = "models/acme/Broken-1B.yaml"

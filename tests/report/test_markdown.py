@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from validator.catalogue import all_rules
 from validator.docs import rules_markdown
 from validator.findings import Severity
 from validator.report.markdown import (
@@ -16,6 +15,7 @@ from validator.report.markdown import (
     project_url,
     rule_doc_url,
 )
+from validator.rule_index import all_rules
 
 from ._build import COMMIT, finding, result
 

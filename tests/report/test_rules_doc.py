@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from validator.catalogue import all_rules
 from validator.docs import rules_markdown
+from validator.rule_index import all_rules
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 

@@ -13,11 +13,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from validator.catalogue import all_rules
 from validator.cli import main
 from validator.findings import Severity
 from validator.identity import fingerprint
 from validator.report.sarif import FINGERPRINT_KEY, sarif_log
+from validator.rule_index import all_rules
 
 from ._build import COMMIT, TEXT, finding, result
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from validator.analysis import cli_plan
-from validator.catalogue import check_rules
 from validator.context import Context, Settings
 from validator.findings import Finding
 from validator.paths import SNAPSHOTS_DIR
+from validator.rule_index import check_rules
 from validator.session import Session
 from validator.source.tree import LocalTree
 from validator.vllm_cli.data_source import CliRegistries, Window
@@ -159,9 +159,9 @@ def test_two_runs_in_one_process_read_their_own_registries_and_windows(tmp_path:
     from packaging.version import Version
 
     from validator.analysis.install_range import described_ranges
-    from validator.catalogue import rule_by_id
     from validator.context import build_context
     from validator.load import load_yaml
+    from validator.rule_index import rule_by_id
 
     recipes = _recipes(tmp_path / "recipes")
     doc = load_yaml((recipes / RECIPE).read_bytes(), RECIPE)

@@ -1,6 +1,6 @@
 """``FLAG`` checks on the commands the recipes site renders (``--rendered``).
 
-Every configuration of :func:`validator.render.model.render_all` (each variant on each
+Every configuration of :func:`validator.render.renderer.render_all` (each variant on each
 picker hardware, recommended strategy and alternatives, feature sets) is rendered; each
 distinct ``vllm serve`` argument list is checked once per install range
 (:mod:`validator.analysis.install_range`) with the ``FLAG`` engine. A problem is reported at
@@ -38,8 +38,8 @@ from validator.rules.metadata import Hit
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.model import Rendered
-    from validator.render.rendered import Token
+    from validator.render.configuration import Token
+    from validator.render.renderer import Rendered
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
 LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
@@ -95,11 +95,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
     out = RenderedFacts()
     grouped: dict[Group, list[str]] = {}
     memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    # the plan of each (variant, strategy, family, statements) of _plan_inputs, and a
-    # number per distinct plan key
-    plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
-    numbers: dict[tuple[Any, ...], int] = {}
-    inputs: dict[tuple[Any, ...], PlanInputs] = {}
+    plans = _Plans(doc, ctx)
     for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
@@ -107,19 +103,7 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         env = [t.pointer for t in rendered.env_sources.values() if t.document == doc.path]
         for pointer in env:
             out.env_reach.setdefault(pointer, []).append(rendered.config.label())
-        config = rendered.config
-        at = (rendered.variant, rendered.strategy, rendered.hardware, config.features,
-              config.feature_modes)
-        if at not in inputs:
-            inputs[at] = _plan_inputs(doc, ctx, rendered)
-        where = inputs[at]
-        if where not in plans:
-            found = _plan(doc, ctx, *where)
-            plans[where] = (found, numbers.setdefault(
-                (found.minimum.version, found.family, found.checked, found.unreleased,
-                 found.launch_day, found.floor, found.channel)
-                if found is not None and found.minimum is not None else (), len(numbers)))
-        plan, number = plans[where]
+        where, plan, number = plans.of(rendered)
         _env_channels(out, env, rendered.config.label(), bool(where[3]), plan)
         if plan is None or plan.minimum is None:
             continue
@@ -152,6 +136,38 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
                                                      reason=reason), labels))
     return out
+
+
+class _Plans:
+    """The version plan of each rendered configuration of one document, computed once per
+    distinct inputs (:func:`_plan_inputs`: variant, strategy, family, statements), with a
+    number per distinct plan key (configurations with equal numbers judge an argument
+    list alike)."""
+
+    def __init__(self, doc: LoadedDocument, ctx: Context) -> None:
+        self.doc = doc
+        self.ctx = ctx
+        self.inputs: dict[tuple[Any, ...], PlanInputs] = {}
+        self.plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
+        self.numbers: dict[tuple[Any, ...], int] = {}
+
+    def of(self, rendered: Rendered) -> tuple[PlanInputs, VersionPlan | None, int]:
+        """The plan inputs of ``rendered``, its plan and the plan's number."""
+        config = rendered.config
+        at = (rendered.variant, rendered.strategy, rendered.hardware, config.features,
+              config.feature_modes)
+        if at not in self.inputs:
+            self.inputs[at] = _plan_inputs(self.doc, self.ctx, rendered)
+        where = self.inputs[at]
+        if where not in self.plans:
+            found = _plan(self.doc, self.ctx, *where)
+            self.plans[where] = (found, self.numbers.setdefault(
+                (found.minimum.version, found.family, found.checked, found.unreleased,
+                 found.launch_day, found.floor, found.channel)
+                if found is not None and found.minimum is not None else (),
+                len(self.numbers)))
+        plan, number = self.plans[where]
+        return where, plan, number
 
 
 def _env_channels(out: RenderedFacts, pointers: Sequence[str], label: str, own: bool,

@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from validator.catalogue import check_rules
 from validator.checker import RunResult
 from validator.commands.options import (
     FILE_FORMATS,
@@ -36,6 +35,7 @@ from validator.policy import Policy
 from validator.progress import NO_PROGRESS, Display, display_of
 from validator.report import REPORTERS, get_reporter
 from validator.report.markdown import append_step_summary
+from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
 from validator.session import Session
 from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets

@@ -33,7 +33,7 @@ from validator.errors import UsageError
 from validator.findings import printable
 from validator.load import load_yaml
 from validator.recipe_diff import RecipeDiff, Side, absent_side, diff_recipes
-from validator.render.model import site_strategies
+from validator.render.renderer import site_strategies
 from validator.report.markdown import recipe_diff_lines
 from validator.source.local import Target
 from validator.source.options import add_fetch_arguments

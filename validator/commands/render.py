@@ -39,14 +39,6 @@ from validator.load import LoadedDocument, load_yaml
 from validator.render import gates
 from validator.render.api_paths import promoted_id, promoted_id_problem
 from validator.render.jsval import get
-from validator.render.model import (
-    Configuration,
-    Rendered,
-    document_data,
-    render,
-    render_all,
-    site_strategies,
-)
 from validator.render.offered import (
     Inputs,
     distinct,
@@ -57,6 +49,14 @@ from validator.render.offered import (
 )
 from validator.render.omni import is_omni
 from validator.render.problems import RenderProblem, selection_problems
+from validator.render.renderer import (
+    Configuration,
+    Rendered,
+    document_data,
+    render,
+    render_all,
+    site_strategies,
+)
 from validator.source.options import add_fetch_arguments
 from validator.source.tree import RecipeTree
 from validator.sourcemap import join_pointer

@@ -4,7 +4,7 @@ them, section titles and notes as shell comments."""
 from __future__ import annotations
 
 from validator.analysis.shell_hazards import comment_line
-from validator.render.model import Rendered
+from validator.render.renderer import Rendered
 from validator.render_blocks import block_text, blocks
 
 

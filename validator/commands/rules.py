@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from validator.catalogue import all_rules
 from validator.commands.options import chosen_format
+from validator.rule_index import all_rules
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

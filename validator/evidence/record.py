@@ -98,7 +98,7 @@ def _check(tree: RecipeTree, ctx: Context, path: str, data: bytes, prov: Provena
     Raises:
         RecordError: a rule crashed (a bug in recipe-check).
     """
-    from validator.catalogue import check_rules
+    from validator.rule_index import check_rules
     from validator.session import Session
 
     rules = check_rules()

@@ -2,10 +2,10 @@
 picker, for records (issue #12 item 5).
 
 For each profile the picker shows for some variant (``restricted`` ones only where
-``meta.hardware`` declares them), :meth:`validator.render.model.Configuration.defaults`
+``meta.hardware`` declares them), :meth:`validator.render.renderer.Configuration.defaults`
 picks what the site's builder lands on for that hardware -- the variant (promoted when the
 default one cannot run there), the recommended strategy and node count, the default
-features -- and :func:`validator.render.model.render` renders it. Only the context of the
+features -- and :func:`validator.render.renderer.render` renders it. Only the context of the
 document's own commit is used; without it there is nothing to render.
 """
 
@@ -17,7 +17,7 @@ from validator.context import Context
 from validator.evidence.model import RenderedDefault, RenderedProcess
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
-from validator.render.model import Configuration, Rendered, render, site_strategies
+from validator.render.renderer import Configuration, Rendered, render, site_strategies
 
 
 def _text(value: Any) -> str | None:

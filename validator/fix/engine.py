@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import validator.catalogue  # noqa: F401  (imports every module that declares a fix)
+import validator.rule_index  # noqa: F401  (imports every module that declares a fix)
 from validator.checker import Checker, RunResult
 from validator.findings import Finding, Severity
 from validator.fix import second_reader

@@ -165,7 +165,7 @@ def _selected(path: str, options: AuditOptions) -> bool:
 
 
 def _groups() -> tuple[RuleGroup, ...]:
-    from validator.catalogue import check_rules
+    from validator.rule_index import check_rules
 
     return rule_groups(check_rules())
 

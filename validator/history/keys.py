@@ -187,6 +187,6 @@ def missing_labels(entry: Mapping[str, Any], labels: Iterable[str]) -> list[str]
 def tool_digest(settings: Settings) -> str:
     """:func:`validator.cache.checks_digest` of every registered rule: what produced a
     cached result of the audit."""
-    from validator.catalogue import all_rules
+    from validator.rule_index import all_rules
 
     return checks_digest(settings, all_rules())

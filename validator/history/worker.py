@@ -68,7 +68,7 @@ class Worker:
 
     def __init__(self, repo: Path, states: dict[str, State], settings: Settings,
                  cache_dir: Path | None) -> None:
-        from validator.catalogue import check_rules
+        from validator.rule_index import check_rules
         from validator.schema import SchemaValidator
         from validator.session import Session
 

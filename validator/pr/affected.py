@@ -18,9 +18,9 @@ from typing import Any
 
 from validator.context import Context, build_context
 from validator.render import gates, jsval
-from validator.render.model import site_strategies
+from validator.render.configuration import document_data
 from validator.render.omni import is_omni
-from validator.render.rendered import document_data
+from validator.render.renderer import site_strategies
 from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import VerificationError
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import git
 
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.config import Config
 from validator.context import MODELS, Settings
@@ -32,6 +31,7 @@ from validator.pr.select import (
     select,
 )
 from validator.pr.user_changes import user_changes
+from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
 from validator.session import Session
 from validator.source.git import GitTree, present_commit

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from validator.context import build_context
 from validator.load import load_yaml
 from validator.recipe_diff import RecipeDiff, Side, absent_side, diff_recipes
-from validator.render.model import site_strategies
+from validator.render.renderer import site_strategies
 from validator.source.git import GitTree
 from validator.source.tree import RecipeTree, SourceError
 

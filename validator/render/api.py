@@ -26,7 +26,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
-import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -60,6 +59,7 @@ from validator.render.jsval import (
     truthy,
 )
 from validator.source.tree import LocalTree, RecipeTree
+from validator.unit_pool import run_units
 
 _YAML_SUFFIX = re.compile(r"\.(yaml|yml)$")
 _SYNTHESIS_ONLY = ("strategy_overrides", "compatible_strategies", "default_strategy")
@@ -145,25 +145,6 @@ class RecipeOutput:
 
 _PARALLEL_MIN_RECIPES = 16
 """Below this many recipes a build renders in one process (start-up would dominate)."""
-_POOL_RENDERER: _RecipeRenderer | None = None
-"""The renderer of a pool process: set there by :func:`_start_pool_renderer`, never in the
-process that runs the build (a pool's task function can only reach per-process state
-through its module)."""
-
-
-def _start_pool_renderer(renderer: _RecipeRenderer) -> None:
-    """Pool initializer; with ``fork`` its argument is inherited, not pickled."""
-    global _POOL_RENDERER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _POOL_RENDERER = renderer
-
-
-def _render_in_worker(path: str) -> RecipeOutput | BaseException:
-    assert _POOL_RENDERER is not None
-    try:
-        return _POOL_RENDERER.render(path)
-    except Exception as exc:
-        return exc
 
 
 class _Build:
@@ -247,12 +228,11 @@ class _Build:
                 or "fork" not in multiprocessing.get_all_start_methods()):
             yield from map(renderer.render, paths)
             return
-        with multiprocessing.get_context("fork").Pool(
-                jobs, _start_pool_renderer, (renderer,)) as pool:
-            for output in pool.imap(_render_in_worker, paths, chunksize=2):
-                if isinstance(output, BaseException):
-                    raise output
-                yield output
+        # forked workers inherit the renderer (no state of this module is set for them)
+        for output in run_units(renderer.render_or_error, paths, jobs):
+            if isinstance(output, BaseException):
+                raise output
+            yield output
 
 
 class _RecipeRenderer:
@@ -283,6 +263,13 @@ class _RecipeRenderer:
                                    f"({type(exc).__name__}: {exc}); this is a bug "
                                    "of recipe-check, please report it") from exc
         return self.out
+
+    def render_or_error(self, path: str) -> RecipeOutput | Exception:
+        """:meth:`render`, with what it raises returned (a worker's result travels back)."""
+        try:
+            return self.render(path)
+        except Exception as exc:
+            return exc
 
     def recipe(self, path: str) -> None:
         recipe, source_map = read_yaml(self.tree, path)

@@ -15,8 +15,8 @@ from typing import TypeVar
 from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render.carry import Table, carry_key, inputs_digest
-from validator.render.model import Rendered, render_all, site_strategies
 from validator.render.problems import RenderProblem
+from validator.render.renderer import Rendered, render_all, site_strategies
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -36,7 +36,7 @@ def kept_recent(table: OrderedDict[K, V], key: K, make: Callable[[], V], size: i
 
 
 def context_strategies(ctx: Context) -> dict[str, LoadedDocument]:
-    """:func:`~validator.render.model.site_strategies` of ``ctx``, computed once."""
+    """:func:`~validator.render.renderer.site_strategies` of ``ctx``, computed once."""
     return ctx.memoised("render:strategies", lambda: site_strategies(ctx))
 
 

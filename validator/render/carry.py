@@ -1,6 +1,6 @@
 """Site renderings of one recipe carried from one context (revision) to the next.
 
-Inside one :func:`~validator.render.model.render_all`, a configuration's site rendering is
+Inside one :func:`~validator.render.renderer.render_all`, a configuration's site rendering is
 reused for another hardware when every read it made of its hardware
 (:class:`~validator.render.hardware_reads.HardwareReads`) gives the same value there. The
 history audit renders the same recipe blob against many revisions' taxonomies, and most
@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from validator.load import LoadedDocument
+from validator.render.configuration import document_data
 from validator.render.hardware_reads import HardwareReads
-from validator.render.rendered import document_data
 
 HARDWARE_PROFILES = "hardware_profiles"
 

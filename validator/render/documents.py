@@ -20,7 +20,7 @@ class Documents:
     strategies: dict[str, str] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
     """Argument layers already built from the recipe's data (pointer -> (value, args)):
-    shared by the renderings of one recipe (see :func:`validator.render.model.render_all`);
+    shared by the renderings of one recipe (see :func:`validator.render.renderer.render_all`);
     a layer is reused only while the YAML node is the very same object."""
 
     def strategy(self, name: Any) -> str:

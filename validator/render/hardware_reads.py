@@ -71,7 +71,7 @@ class HardwareReads:
     def forget_replays(self) -> None:
         """Forget which other readers the log was replayed against (:meth:`holds_for`
         remembers them by ``id``): before the log is replayed against the readers of
-        another :func:`~validator.render.model.render_all` (see
+        another :func:`~validator.render.renderer.render_all` (see
         :mod:`validator.render.carry`), whose ids may be those of freed ones."""
         self._checked.clear()
 
@@ -318,7 +318,7 @@ def decided(profile: Any, decide: Callable[..., Any], *args: Any) -> Any:
 def profile_pointer(hw_id: Any, key: str) -> str:
     """The pointer of ``hardware_profiles.<hw_id>.<key>`` in the taxonomy: for a traced
     id a stamp, not a read of the id: a rendering reused for another id gets that id's
-    pointer (:func:`validator.render.model` restamps its tokens)."""
+    pointer (:func:`validator.render.renderer` restamps its tokens)."""
     if isinstance(hw_id, TracedValue):
         reads = hw_id.reads
         if reads._stamped_at is None:

@@ -1,5 +1,5 @@
 """What the recipes site's page offers of a recipe: every configuration of
-:func:`validator.render.model.render_all` once (:func:`distinct`), the reasons the page would
+:func:`validator.render.renderer.render_all` once (:func:`distinct`), the reasons the page would
 not offer one (:func:`offer_reasons`), the feature labels its commands are shown with, and
 each rendering as JSON -- shared by ``render --all`` / ``--format json`` and the
 catalogue's configuration picker (:func:`offered_renderings`), so both list the same
@@ -15,14 +15,14 @@ from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.jsval import get, truthy
-from validator.render.model import (
+from validator.render.problems import not_offered_reasons, selection_problems
+from validator.render.renderer import (
     Configuration,
     Rendered,
     document_data,
     render_all,
     site_strategies,
 )
-from validator.render.problems import not_offered_reasons, selection_problems
 
 
 class Offered(NamedTuple):

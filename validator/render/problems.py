@@ -18,7 +18,7 @@ from validator.render.site import compatible_strategies
 from validator.render.types import RenderProblem as RenderProblem  # re-exported
 
 if TYPE_CHECKING:
-    from validator.render.rendered import Configuration, Process, Token
+    from validator.render.configuration import Configuration, Process, Token
 
 _BROKEN_TEXT = frozenset({"NaN", "undefined", "null", "Infinity", "-Infinity"})
 

@@ -1,5 +1,5 @@
 """The plain data types the renderer's modules share, imported by them and importing none
-of them (a leaf, so that :mod:`validator.render.rendered` and
+of them (a leaf, so that :mod:`validator.render.configuration` and
 :mod:`validator.render.problems` need not import each other).
 """
 

@@ -124,7 +124,7 @@ class GithubReporter:
 
     def _title(self, rule_id: str) -> str:
         if self._titles is None:
-            from validator.catalogue import all_rules
+            from validator.rule_index import all_rules
 
             self._titles = {r.id: r.summary for r in all_rules()}
         summary = self._titles.get(rule_id)

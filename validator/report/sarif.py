@@ -3,7 +3,7 @@ https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the input of GitHub code scann
 (``github/codeql-action/upload-sarif``).
 
 One run; ``tool.driver.rules`` is the whole rule catalogue
-(:func:`validator.catalogue.all_rules`) and every result names its rule by
+(:func:`validator.rule_index.all_rules`) and every result names its rule by
 ``ruleId`` and ``ruleIndex``. Regions are 1-based with exclusive ends, as libyaml and
 SARIF (section 3.30) both count them; columns count Unicode code points
 (``run.columnKind = "unicodeCodePoints"``, section 3.14.18).
@@ -202,7 +202,7 @@ def _catalogue(result: RunResult, rules: Sequence[Rule] | None
     """The rules of ``tool.driver.rules`` and the index of each id among them: ``rules``
     (default: every registered rule), plus a plain descriptor for each rule of a finding
     the catalogue does not hold."""
-    from validator.catalogue import all_rules
+    from validator.rule_index import all_rules
     from validator.rules.metadata import Rule
 
     catalogue = list(all_rules() if rules is None else rules)

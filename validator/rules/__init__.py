@@ -15,5 +15,5 @@
 
 This ``__init__`` imports nothing, so that importing the metadata does not import the
 check API or any family. The complete list of rule modules is
-:data:`validator.catalogue.RULE_MODULES`.
+:data:`validator.rule_index.RULE_MODULES`.
 """

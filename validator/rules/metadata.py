@@ -10,8 +10,8 @@ and ``docs/rules.md`` are generated from this registry.
 
 This module imports nothing above :mod:`validator.findings`: every stage may declare
 rules with it. The complete list (every module that declares rules, imported) is
-:mod:`validator.catalogue`, which is where :func:`~validator.catalogue.all_rules` and
-:func:`~validator.catalogue.check_rules` live.
+:mod:`validator.rule_index`, which is where :func:`~validator.rule_index.all_rules` and
+:func:`~validator.rule_index.check_rules` live.
 """
 
 from __future__ import annotations

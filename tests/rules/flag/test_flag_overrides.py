@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import line_of
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Settings, local_context
 from validator.findings import Finding, normalise_message
+from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 
 TAXONOMY = """\

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from tests.conftest import line_of
 from tests.rules.flag.test_flag import BASE, GLM, inject
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Settings, local_context
 from validator.findings import Finding
+from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 
 

@@ -16,9 +16,9 @@ import pytest
 
 from validator.analysis.flag_engine import FlagIssue
 from validator.analysis.flag_values import ISSUE_CODES
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Context, Settings, local_context
+from validator.rule_index import check_rules
 from validator.rules.flag import facts as flag_model
 from validator.rules.guide import facts as guide_model
 from validator.schema import SchemaValidator

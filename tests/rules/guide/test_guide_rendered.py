@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from validator.catalogue import check_rules
 from validator.checker import Checker, RunResult
 from validator.context import Settings, local_context
 from validator.findings import Finding
+from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
 

@@ -10,7 +10,7 @@ from tests.rules.ref.test_ref_shell_code import CHAT, _edit
 from validator.context import local_context
 from validator.load import load_yaml
 from validator.render.cache import context_strategies
-from validator.render.model import render_all
+from validator.render.renderer import render_all
 from validator.rules.ref.shell_code import (
     Printed,
     _argv_values,

@@ -16,7 +16,7 @@ from validator.context import local_context
 from validator.findings import Finding
 from validator.load import load_yaml
 from validator.render.cache import context_strategies
-from validator.render.model import Configuration, Rendered, render, render_all
+from validator.render.renderer import Configuration, Rendered, render, render_all
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"
 

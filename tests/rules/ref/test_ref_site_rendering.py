@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
-from validator.render.model import Configuration, Rendered
+from validator.render.renderer import Configuration, Rendered
 from validator.rules.ref.site_rendering import affected
 
 GLM = "models/zai-org/GLM-5.2.yaml"

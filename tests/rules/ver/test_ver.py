@@ -13,10 +13,10 @@ from tests.conftest import EXTRA, check_tree, line_of, replace_once
 from validator.analysis.stated_versions import parse_image, tag_version
 from validator.analysis.version_prose import version_statements
 from validator.analysis.versions import effective_min_version, parse_min_version
-from validator.catalogue import check_rules
 from validator.context import Context, local_context
 from validator.findings import Finding
 from validator.load import load_yaml
+from validator.rule_index import check_rules
 
 GLM51 = "models/zai-org/GLM-5.1.yaml"
 LAGUNA = "models/poolside/Laguna-XS-2.1.yaml"

@@ -21,8 +21,8 @@ from typing import Any
 from validator.evidence.site.config_json import JsonTable
 from validator.evidence.site.html import shown
 from validator.evidence.site.verdicts import scopes
+from validator.render.configuration import Configuration
 from validator.render.offered import Offered, rendering_json
-from validator.render.rendered import Configuration
 from validator.render_blocks import blocks
 
 CHOICES = (("hardware", "Hardware"), ("variant", "Variant"), ("strategy", "Strategy"),

@@ -13,8 +13,8 @@ from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.load import LoadedDocument, load_yaml
 from validator.render.jsval import JsTypeError
-from validator.render.model import Configuration, site_strategies
 from validator.render.offered import Offered, offered_renderings
+from validator.render.renderer import Configuration, site_strategies
 from validator.source.snapshots import SnapshotStore, SnapshotTree
 from validator.source.tree import RecipeTree, SourceError
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from validator.render.model import Rendered
+from validator.render.renderer import Rendered
 from validator.sourcemap import split_pointer
 
 WHOLE_RECIPE = None

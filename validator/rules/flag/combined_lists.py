@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from validator.analysis.arg_items import parse_int
 from validator.analysis.arg_layers import (
     ASCEND,
     ArgLayer,
@@ -24,7 +25,7 @@ from validator.analysis.arg_layers import (
     platform_plugin,
 )
 from validator.analysis.cli_plan import VLLM, VersionPlan, per_document
-from validator.analysis.flag_engine import env_issue, env_unverifiable, parse_int
+from validator.analysis.flag_engine import env_issue, env_unverifiable
 from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import as_dict, as_list, get

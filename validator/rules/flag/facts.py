@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from validator.analysis.arg_items import split_joined, value_lead
 from validator.analysis.arg_layers import (
     ArgLayer,
     ascend_variants,
@@ -42,13 +43,7 @@ from validator.analysis.cli_plan import (
     plan_for,
     versions,
 )
-from validator.analysis.flag_engine import (
-    FlagIssue,
-    check_tokens,
-    recipe_minimum,
-    split_joined,
-    value_lead,
-)
+from validator.analysis.flag_engine import FlagIssue, check_tokens, recipe_minimum
 from validator.analysis.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged, value_at
 from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from validator.analysis.flag_engine import split_joined
+from validator.analysis.arg_items import split_joined
 from validator.findings import Severity
 from validator.fix.model import Applicability
 from validator.fix.registry import FixRequest, FixResult, fixer

@@ -27,7 +27,7 @@ from validator.vllm_cli.parsed_args import ParsedArgs
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.model import Rendered, Token
+    from validator.render.renderer import Rendered, Token
     from validator.vllm_cli.data_source import CliRegistries
     from validator.vllm_cli.registry import CliRegistry
 

@@ -31,8 +31,8 @@ from validator.load import LoadedDocument
 from validator.render import jsval
 from validator.render.docker import compute_docker_meta
 from validator.render.documents import ptr
-from validator.render.model import Process, Rendered, Token
 from validator.render.omni import is_omni
+from validator.render.renderer import Process, Rendered, Token
 from validator.rules.api import CONTEXT_FILES, Hit, rule
 from validator.rules.ref.context_values import (
     context_arg_lists,

@@ -15,8 +15,8 @@ from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
 from validator.render.cache import problems_by_node
-from validator.render.model import Rendered
 from validator.render.problems import RenderProblem
+from validator.render.renderer import Rendered
 from validator.rules.api import CONTEXT_FILES, Hit, rule
 
 

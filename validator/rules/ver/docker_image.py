@@ -187,7 +187,7 @@ def rendered_images(doc: LoadedDocument, ctx: Context) -> RenderedImages | None:
     """The :class:`RenderedImages` of ``doc`` from the configurations the site renders
     (``None`` when it renders none: no taxonomy profile, a recipe it cannot plan)."""
     from validator.render.cache import rendered_configurations
-    from validator.render.model import CONFIGURATION_LIMIT
+    from validator.render.renderer import CONFIGURATION_LIMIT
 
     out = RenderedImages()
     nodes: dict[tuple[str, str], str | None] = {}

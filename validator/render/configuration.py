@@ -1,7 +1,7 @@
 """The values of the rendering API: a :class:`Configuration` (what the site's picker
 chooses) and the :class:`Rendered` configuration (commands, argument tokens with the YAML
 node each comes from, processes, the site's JSON, problems), with the :class:`Token` and
-:class:`Process` parts. :mod:`validator.render.model` renders them."""
+:class:`Process` parts. :mod:`validator.render.renderer` renders them."""
 
 from __future__ import annotations
 

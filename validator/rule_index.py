@@ -4,7 +4,7 @@ A rule is declared in its family's folder, ``validator/rules/<family>/`` (a chec
 :func:`validator.rules.api.rule`, a rule a pipeline stage emits with
 :func:`validator.rules.metadata.declare`), and its fix beside it. This module imports
 every module of every family folder (found on disk, so that a new module of rules or
-fixes needs nothing here), so that the catalogue is complete whatever else was imported,
+fixes needs nothing here), so that the rule list is complete whatever else was imported,
 and looks rules up by id. Nothing below this module imports it
 (``validator.config``, the reporters and the fix engine read it lazily, at run time);
 ``tests/test_architecture.py`` checks that every module declaring a rule is in

@@ -20,13 +20,13 @@ from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Arg, Override
 from validator.render.carry import Table, carried_table
+from validator.render.configuration import Configuration, Process, Rendered, Token, document_data
 from validator.render.docker import synthesize_install
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads
 from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
-from validator.render.rendered import Configuration, Process, Rendered, Token, document_data
 from validator.render.site import plan_variant, site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES, OVERRIDES
 
