@@ -14,7 +14,7 @@ import pytest
 from validator.context import Context
 from validator.load import load_yaml
 from validator.render.cache import rendered_configurations
-from validator.render.model import Rendered, render_all, site_strategies
+from validator.render.renderer import Rendered, render_all, site_strategies
 
 RECIPES = ("models/acme/Tiny-1B.yaml", "models/acme/Broken-1B.yaml")
 
