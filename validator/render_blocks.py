@@ -27,6 +27,7 @@ from validator.analysis.shell_hazards import (
     printed_word_hazards,
     warning_lines,
 )
+from validator.findings import printable
 from validator.render.args import shell_quote
 from validator.render.jsval import js_str
 from validator.render.model import Process, Rendered
@@ -88,11 +89,27 @@ def _model_words(proc: Process) -> list[Hazard]:
         model.text, literal=True, split=True, positional=MODEL_OPERAND)
 
 
+def _export_quoted(value: str) -> str:
+    """``value`` quoted for an ``export`` line: as the site's ``shellQuote`` does, but a
+    value holding a control or invisible character (a carriage return, a bidi control)
+    in bash's ``$'...'`` form with that character escaped (``\\r``, ``\\u202e``),
+    so that the line ``render`` prints (where such characters are shown escaped) sets
+    the recipe's true value when pasted."""
+    if printable(value) == value:
+        return str(shell_quote(value))
+    return "$'" + "".join(_ANSI_C.get(ch) or (
+        f"\\u{ord(ch):04x}" if printable(ch) != ch else ch) for ch in value) + "'"
+
+
+_ANSI_C = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+"""Characters bash's ``$'...'`` quoting writes escaped."""
+
+
 def _process_blocks(r: Rendered, proc: Process) -> list[Block]:
     lines: list[str] = []
     for key, value in proc.env.items():
         lines += hazard_lines(env_name_hazards(str(key)))
-        lines += _warned(f"export {key}={shell_quote(js_str(value))}")
+        lines += _warned(f"export {key}={_export_quoted(js_str(value))}")
     out = [Block(f"{proc.role}: vllm serve",
                  [*lines, *_warned_with(str(proc.command), _model_words(proc))])]
     if proc.docker_command:
