@@ -76,3 +76,11 @@ def test_the_bound_is_the_same_whatever_the_recursion_limit() -> None:
     ok = parse_config(b'[tool.recipe-check]\nselect = ["REF", "FLAG"]  # [[[\n'
                       b'[tool.other]\nv = "{{{[[["\n', "pyproject.toml")
     assert ok is not None and ok.select == ("REF", "FLAG")
+
+
+@pytest.mark.parametrize("text", ['[tool.recipe-check]\nselect = [""]\n',
+                                  '[tool.recipe-check]\nignore = ["REF018", " "]\n'])
+def test_an_empty_rule_id_in_a_config_is_named_empty(text: str) -> None:
+    with pytest.raises(Exception, match="an empty rule id") as caught:
+        parse_config(text.encode(), "pyproject.toml")
+    assert "unknown rule or family" not in str(caught.value)

@@ -156,6 +156,10 @@ def _selectors(values: Iterable[Any], where: str, text: str | None) -> list[str]
             raise ConfigError(where, _line_of(text, repr(value)), f"{value!r} is not a string "
                               "(rule ids and family prefixes are strings)")
         sel = normalise_selector(value)
+        if not value.strip():
+            raise ConfigError(where, _line_of(text, value), "an empty rule id (an "
+                              "empty value or a stray comma): name rule ids or families "
+                              "(see 'recipe-check rules')")
         if sel != "ALL" and sel not in valid:
             raise ConfigError(where, _line_of(text, value),
                               f"unknown rule or family {value!r} (see 'recipe-check rules')")
