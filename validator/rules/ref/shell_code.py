@@ -259,9 +259,8 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
                               "unquoted (its shellQuote quotes only a flag's value)",
                               literal=False, split=not is_flag)
     for pointer, flag in context_flags(kind, data):
-        yield Printed(path, pointer, flag, "the flag item",
-                      f"{_SITE} prints the strategy's parallel flag unquoted before the "
-                      "parallel size", literal=False)
+        yield Printed(path, pointer, flag, "the flag item", _parallel_flag_how(data, pointer),
+                      literal=False)
     for pointer, env in context_env_maps(kind, data):
         for key, value in env.items():
             if value is None or isinstance(value, dict | list):
@@ -273,6 +272,18 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
             yield Printed(path, at, key, "the env name", how, env_name=True)
             yield Printed(path, at, text, f"the value of env {key}", how, literal=False,
                           split=True)
+
+
+def _parallel_flag_how(data: Any, pointer: str) -> str:
+    """How the site prints a strategy's parallel flag: before the parallel size, except
+    on a multi-node deployment of more than one node, where it prints flags of its own
+    (``--tensor-parallel-size N``, the ``--data-parallel-*`` set for
+    ``--data-parallel-size``) and the strategy's text only where it renders on one node."""
+    if pointer == "/parallel_flag" and get(data, "deploy_type") == "multi_node":
+        return (f"{_SITE} prints it unquoted before the parallel size only where this "
+                "multi-node strategy renders on one node; on more nodes it prints "
+                "`--tensor-parallel-size N` of its own instead")
+    return f"{_SITE} prints the strategy's parallel flag unquoted before the parallel size"
 
 
 def context_shell_hits(path: str, kind: str, data: Any) -> list[Hit]:
