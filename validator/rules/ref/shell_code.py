@@ -145,8 +145,7 @@ def _omni_binary(doc: LoadedDocument, proc: Process) -> Iterator[Printed]:
     if any(t.layer == "omni.serve_binary" for t in proc.tokens):
         binary = jsval.js_str(get(doc.data, "omni", "serve_binary"))
         yield Printed(doc.path, "/omni/serve_binary", binary, "the serve binary",
-                      f"{_SITE} prints it unquoted before the model id",
-                      positional="the program to run")
+                      f"{_SITE} prints it unquoted before the model id")  # words: `x serve`
 
 
 def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered],
