@@ -255,8 +255,10 @@ LAYERS: dict[str, set[str]] = {
                           "validator.paths", "validator.rules.metadata",
                           "validator.vllm_cli"},  # CliRegistries, for the type of ctx.cli
     "validator.render": {"validator.context", "validator.errors", "validator.findings",
-                         "validator.load", "validator.source", "validator.sourcemap",
+                         "validator.load", "validator.owned_folder", "validator.source",
+                         "validator.sourcemap",
                          "validator.unit_pool"},  # the site API build renders on every core
+    "validator.owned_folder": set(),
     "validator.vllm_cli": {"validator.atomic", "validator.errors", "validator.paths",
                            "validator.releases"},
     "validator.guide": {"validator.errors", "validator.paths"},

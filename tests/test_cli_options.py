@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,16 @@ def test_diff_writes_its_markdown_to_a_file(tmp_path: Path,
     assert capsys.readouterr().out.startswith("{")
     text = out.read_text(encoding="utf-8")
     assert "0.12.0" in text and "0.13.0" in text and not text.startswith("{")
+
+
+def test_online_releases_help_says_what_is_used_without_it() -> None:
+    """Was "... instead of the vendored snapshots/vllm-releases.json (the default)": which
+    of the two is the default was unclear."""
+    done = subprocess.run([sys.executable, "-m", "validator", "check", "--help"], cwd=PROJECT,
+                          capture_output=True, text=True, timeout=60, check=True)
+    text = " ".join(done.stdout.split())
+    assert "without this option (the default) the vendored, digest-pinned " \
+        "snapshots/vllm-releases.json is used" in text
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert "`history` exits 0 with findings" in readme  # the exit codes name history's
+    assert "relative to that root, not to the current folder" in readme

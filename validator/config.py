@@ -156,6 +156,10 @@ def _selectors(values: Iterable[Any], where: str, text: str | None) -> list[str]
             raise ConfigError(where, _line_of(text, repr(value)), f"{value!r} is not a string "
                               "(rule ids and family prefixes are strings)")
         sel = normalise_selector(value)
+        if not value.strip():
+            raise ConfigError(where, _line_of(text, value), "an empty rule id (an "
+                              "empty value or a stray comma): name rule ids or families "
+                              "(see 'recipe-check rules')")
         if sel != "ALL" and sel not in valid:
             raise ConfigError(where, _line_of(text, value),
                               f"unknown rule or family {value!r} (see 'recipe-check rules')")
@@ -251,6 +255,61 @@ def parse_table(table: Mapping[str, Any], where: str, text: str | None = None) -
                   source=where)
 
 
+MAX_TOML_NESTING = 64
+"""How deep a configuration file's arrays, inline tables and dotted keys may nest
+(``tomllib`` recurses once per level: a thousand levels are a ``RecursionError``)."""
+_TOML_QUOTES = ('"""', "'''", '"', "'")
+
+
+def _toml_nesting_problem(text: str) -> int | None:
+    """The line where ``text`` nests deeper than :data:`MAX_TOML_NESTING` (``None``: it
+    does not). Counts open ``[`` / ``{`` and the parts of a dotted key or table header
+    outside strings and comments; the same text always gives the same answer, whatever
+    the interpreter's recursion limit."""
+    depth, line, i = 0, 1, 0
+    dots = 0
+    while i < len(text):
+        ch = text[i]
+        quote = next((q for q in _TOML_QUOTES if text.startswith(q, i)), None)
+        if quote is not None:
+            end = _string_end(text, i, quote)
+            line += text.count("\n", i, end)
+            i = end
+            continue
+        if ch == "#":
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if ch == "\n":
+            line, dots = line + 1, 0
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == "." and not text[i - 1:i].isdigit():
+            dots += 1
+        if depth + dots > MAX_TOML_NESTING:
+            return line
+        i += 1
+    return None
+
+
+def _string_end(text: str, start: int, quote: str) -> int:
+    """Index after the TOML string opened by ``quote`` at ``start`` (the end of the text
+    if it is never closed: tomllib reports that)."""
+    i = start + len(quote)
+    while i < len(text):
+        if quote[0] == '"' and text[i] == "\\":
+            i += 2
+            continue
+        if text.startswith(quote, i):
+            return i + len(quote)
+        if len(quote) == 1 and text[i] == "\n":
+            return i
+        i += 1
+    return len(text)
+
+
 def parse_config(data: bytes, where: str) -> Config | None:
     """The configuration in file ``where``'s bytes; ``None`` for a ``pyproject.toml``
     without a ``[tool.recipe-check]`` table.
@@ -264,6 +323,11 @@ def parse_config(data: bytes, where: str) -> Config | None:
     except UnicodeDecodeError as exc:
         raise ConfigError(where, None, f"not UTF-8 text ({exc.reason} at byte "
                           f"{exc.start})") from exc
+    too_deep = _toml_nesting_problem(text)
+    if too_deep is not None:
+        raise ConfigError(where, too_deep, f"nested deeper than {MAX_TOML_NESTING} levels "
+                          "(arrays, inline tables or dotted keys): not a configuration; "
+                          "refused before parsing")
     try:
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

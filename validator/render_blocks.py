@@ -16,12 +16,18 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from validator.analysis.shell_hazards import (
+    IMAGE_OPERAND,
+    MODEL_OPERAND,
     WARNING,
+    Hazard,
     comment_line,
     env_name_hazards,
     hazard_lines,
+    model_token,
+    printed_word_hazards,
     warning_lines,
 )
+from validator.findings import printable
 from validator.render.args import shell_quote
 from validator.render.jsval import js_str
 from validator.render.renderer import Process, Rendered
@@ -53,14 +59,62 @@ def _warned(command: str) -> list[str]:
     return [*_warnings_of(command), command]
 
 
-def _process_blocks(proc: Process) -> list[Block]:
+def _warned_with(command: str, words: list[Hazard]) -> list[str]:
+    """``command`` under its :func:`_warned` lines and one more per hazard of ``words``
+    (what bash does with a value printed unquoted as one word of it: a split, a changed
+    word, an operand read as an option) not already named."""
+    seen = {line for line in _warnings_of(command)}
+    extra = [line for line in hazard_lines(words) if line not in seen]
+    return [*_warnings_of(command), *dict.fromkeys(extra), command]
+
+
+def _docker_words(r: Rendered, proc: Process) -> list[Hazard]:
+    """The hazards of the values ``docker run`` prints unquoted as one word each: the
+    image, the model id, each ``-e KEY=VALUE`` (as ``REF018`` judges them)."""
+    out = _model_words(proc)
+    if isinstance(r.docker_image, str):
+        out += printed_word_hazards(r.docker_image, literal=True, split=True,
+                                    positional=IMAGE_OPERAND)
+    for key, value in proc.env.items():
+        if value is None or isinstance(value, dict | list):
+            continue
+        out += printed_word_hazards(str(key), literal=True, split=True)
+        out += printed_word_hazards(js_str(value), literal=False, split=True)
+    return out
+
+
+def _model_words(proc: Process) -> list[Hazard]:
+    model = model_token(proc)
+    return [] if model is None else printed_word_hazards(
+        model.text, literal=True, split=True, positional=MODEL_OPERAND)
+
+
+def _export_quoted(value: str) -> str:
+    """``value`` quoted for an ``export`` line: as the site's ``shellQuote`` does, but a
+    value holding a control or invisible character (a carriage return, a bidi control)
+    in bash's ``$'...'`` form with that character escaped (``\\r``, ``\\u202e``),
+    so that the line ``render`` prints (where such characters are shown escaped) sets
+    the recipe's true value when pasted."""
+    if printable(value) == value:
+        return str(shell_quote(value))
+    return "$'" + "".join(_ANSI_C.get(ch) or (
+        f"\\u{ord(ch):04x}" if printable(ch) != ch else ch) for ch in value) + "'"
+
+
+_ANSI_C = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+"""Characters bash's ``$'...'`` quoting writes escaped."""
+
+
+def _process_blocks(r: Rendered, proc: Process) -> list[Block]:
     lines: list[str] = []
     for key, value in proc.env.items():
         lines += hazard_lines(env_name_hazards(str(key)))
-        lines += _warned(f"export {key}={shell_quote(js_str(value))}")
-    out = [Block(f"{proc.role}: vllm serve", [*lines, *_warned(str(proc.command))])]
+        lines += _warned(f"export {key}={_export_quoted(js_str(value))}")
+    out = [Block(f"{proc.role}: vllm serve",
+                 [*lines, *_warned_with(str(proc.command), _model_words(proc))])]
     if proc.docker_command:
-        out.append(Block(f"{proc.role}: docker", _warned(proc.docker_command)))
+        out.append(Block(f"{proc.role}: docker",
+                         _warned_with(proc.docker_command, _docker_words(r, proc))))
     return out
 
 
@@ -94,7 +148,7 @@ def blocks(r: Rendered) -> list[Block]:
         if site.get("store"):
             out.append(Block("mooncake store", [str(site["store"].get("command", ""))]))
     for proc in r.processes:
-        out += _process_blocks(proc)
+        out += _process_blocks(r, proc)
     router = site.get("router")
     if isinstance(router, dict) and router.get("command"):
         out.append(Block("router", [str(router.get("install", "")), router["command"]]))
@@ -113,5 +167,7 @@ def _docker_install(r: Rendered, docker: dict[str, Any]) -> list[str]:
     # (not a plain pull) is shown as written.
     command = str(docker.get("command", ""))
     if r.docker_image is not None and command.startswith("docker pull ") and "\n" not in command:
-        return _warned(f"docker pull {js_str(r.docker_image)}")
+        image = js_str(r.docker_image)
+        return _warned_with(f"docker pull {image}", printed_word_hazards(
+            image, literal=True, split=True, positional=IMAGE_OPERAND))
     return [command]

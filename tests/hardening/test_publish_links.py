@@ -52,6 +52,9 @@ def assert_link_refused(done: subprocess.CompletedProcess[str], link: Path, to: 
     assert done.returncode == 1, done.stderr
     assert f"{link}: is a symbolic link (to {to})" in done.stderr, done.stderr
     assert "remove it" in done.stderr and "Traceback" not in done.stderr
+    # the closing line says nothing was published, and why (not "published N record(s)")
+    assert "published 0 of " in done.stdout and "refused, each for the reason printed " \
+        "above it" in done.stdout, done.stdout
     assert json.loads((out / "index.json").read_text())["records"] == []
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from validator.render.api_out import MARKER
+
 EXEMPT = ("alternatives", "by_hardware", "strategy_spec", "hardware_profile")
 """Rendering keys allowed to differ: links to other files and copies of specs."""
 
@@ -27,6 +29,8 @@ def read_api(folder: Path) -> dict[str, bytes]:
     for root, _, files in os.walk(folder):
         for name in files:
             path = Path(root) / name
+            if path == folder / MARKER:
+                continue  # recipe-check's ownership marker, not a file of the API
             out[path.relative_to(folder).as_posix()] = path.read_bytes()
     return out
 

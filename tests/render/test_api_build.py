@@ -207,7 +207,7 @@ def test_an_unrelated_folder_is_not_replaced(own_tree: Path, tmp_path: Path) -> 
     (out / "notes.txt").write_text("keep me", "utf-8")
     ours = run_our_build(own_tree, out)
     assert ours.code == 2
-    assert "holds no API" in ours.stderr
+    assert "is not an API an earlier" in ours.stderr
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
     empty = tmp_path / "empty"
     empty.mkdir()

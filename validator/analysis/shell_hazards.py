@@ -18,17 +18,22 @@ braces / globs / ``~`` bash changes (:func:`validator.analysis.shell_words.read_
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from validator.analysis.shell_words import history_expansion_at, read_item
 from validator.findings import printable
+from validator.render.renderer import Process, Token
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 _BRACED_NAME = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 _OPERATOR = re.compile(r"&&|\|\||;;|\|&|[;&|]")
 _REDIRECTION = re.compile(r"[0-9]*(?:&>>|&>|<<<|<<-?|>>|>&|<&|<>|>\||[<>])")
+IMAGE_OPERAND = "the image of `docker run`"
+MODEL_OPERAND = "the model of `vllm serve`"
+"""The operands a printed command holds (:func:`word_hazards` ``positional``)."""
 SHOWN = 80
 """At most this many characters of a piece of text are quoted in a description."""
 
@@ -291,15 +296,20 @@ def _double_quoted(scan: _Scan, i: int) -> int:
     return len(text)
 
 
-def word_hazards(value: str, *, literal: bool, split: bool) -> list[Hazard]:
+def word_hazards(value: str, *, literal: bool, split: bool,
+                 positional: str = "") -> list[Hazard]:
     """The :class:`Hazard` list of ``value`` printed unquoted as (part of) one word of a
     longer command: :func:`command_hazards` (any line break counts), then -- ``split`` --
     blanks that cut it into several words, what bash changes in the word (quotes,
     backslashes, braces, globs, a leading ``~``), and -- ``literal`` (a model id, an
-    image, an env name) -- any parameter expansion."""
+    image, an env name) -- any parameter expansion. ``positional`` (``the image of
+    `docker run```) names the argument the word stands for where a program reads its
+    operands: the word is always split-checked there, and a leading ``-`` makes it an
+    option of that program instead."""
     scan = _scan(value, embedded=True)
     out = list(scan.out)
     reading = read_item(value)
+    split = split or bool(positional)
     if not out and reading.changes:
         out.append(Hazard("word changed", value, "bash passes "
                           f"{', '.join(_code(w) for w in reading.words) or 'nothing'} "
@@ -307,6 +317,9 @@ def word_hazards(value: str, *, literal: bool, split: bool) -> list[Hazard]:
     elif split and not out and len(reading.words) > 1:
         out.append(Hazard("word split", value, f"bash passes {len(reading.words)} words "
                           f"({', '.join(_code(w) for w in reading.words[:4])}), not one"))
+    if positional and not out and value.startswith("-"):
+        out.append(Hazard("option", value, f"the program reads it as an option, not as "
+                          f"{positional}: it changes how the command runs"))
     for name in dict.fromkeys(scan.expansions):
         special = _SPECIAL_PARAMETERS.get(name[2:-1] if name.startswith("${") else name[1:])
         if any(h.text == name for h in out) or (special is None and not literal):
@@ -333,6 +346,41 @@ _SPECIAL_PARAMETERS = {
 }
 """Bash's special parameters (``$@``, ``$1``, ``$_`` ...), with what each expands to:
 never a value the recipe sets, so not a plain ``$NAME``."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_word_hazards(value: str, literal: bool, split: bool,
+                         positional: str) -> tuple[Hazard, ...]:
+    return tuple(word_hazards(value, literal=literal, split=split, positional=positional))
+
+
+def printed_word_hazards(value: str, *, literal: bool, split: bool,
+                         positional: str = "") -> list[Hazard]:
+    """:func:`word_hazards`, remembered: a recipe's configurations print the same values
+    again and again (``REF018`` and ``render``'s ``# warning`` lines judge them alike)."""
+    return list(_cached_word_hazards(value, literal, split, positional))
+
+
+def arguments_start(proc: Process) -> int:
+    """Index of the first token after ``vllm serve`` or the ``vllm-omni`` binary's words
+    among a process's tokens (the model id, when it has one)."""
+    start = 0
+    while start < len(proc.tokens) and proc.tokens[start].layer in ("vllm",
+                                                                     "omni.serve_binary"):
+        start += 1
+    return start
+
+
+def model_token(proc: Process) -> Token | None:
+    """The model id among a process's tokens; ``None`` if the process has none (its
+    first argument is a flag of no ``model_id`` field)."""
+    start = arguments_start(proc)
+    if start >= len(proc.tokens):
+        return None
+    token = proc.tokens[start]
+    if token.text.startswith("-") and not token.pointer.endswith("/model_id"):
+        return None
+    return token
 
 
 def comment_line(text: str) -> str:

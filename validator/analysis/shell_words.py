@@ -96,8 +96,24 @@ def read_item(item: str) -> ShellReading:
         for chars in expanded:
             if _globs(chars):
                 _note(out, "a glob pattern, replaced by file names where files match it")
-            out.words.append("".join(c for c, _ in chars))
+            out.words.append(_tilde_expanded(chars))
     return out
+
+
+_TILDE_PREFIX = re.compile(r"~([A-Za-z0-9_.][A-Za-z0-9_.-]*|[+-])?(?=/|$)")
+_TILDE_HOMES = {"": "$HOME", "+": "$PWD", "-": "$OLDPWD", "root": "/root"}
+
+
+def _tilde_expanded(chars: list[Char]) -> str:
+    """The word as bash passes it: a leading unquoted tilde-prefix (``~``, ``~+``, ``~-``,
+    ``~NAME`` up to the first ``/``) shown as what it becomes (``$HOME``, ``/root``,
+    ``<home of NAME>``)."""
+    text = "".join(c for c, _ in chars)
+    m = _TILDE_PREFIX.match(text)
+    if m is None or any(quoted for _, quoted in chars[:m.end()]):
+        return text
+    name = m.group(1) or ""
+    return _TILDE_HOMES.get(name, f"<home of {name}>") + text[m.end():]
 
 
 class _ItemReader:
@@ -190,7 +206,8 @@ class _ItemReader:
         if ch == "$" and (item.startswith("${", i) or _NAME.match(item, i + 1)):
             out.variables = True
         elif ch == "~" and self.cur is None:
-            _note(out, "a leading `~` becomes the home directory")
+            _note(out, "a leading `~` or `~NAME` becomes a home directory (the user's, or "
+                  "NAME's)")
         elif history_expansion_at(item, i):
             _note(out, HISTORY_CHANGE)
         self.push(ch, False)

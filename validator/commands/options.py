@@ -56,8 +56,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        help="no network: pinned sources are read from the snapshot store "
                             "only (and no vLLM data is fetched)")
     group.add_argument("--online-releases", action="store_true",
-                       help="fetch vLLM's release list from PyPI instead of the vendored, "
-                       "digest-pinned snapshots/vllm-releases.json (the default)")
+                       help="fetch vLLM's release list from PyPI; without this option "
+                       "(the default) the vendored, digest-pinned "
+                       "snapshots/vllm-releases.json is used")
     group.add_argument("--max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES,
                        metavar="N", help="refuse YAML files larger than N bytes (a positive "
                        "integer; default 2 MiB)")

@@ -246,8 +246,12 @@ class _PublishRun:
 
     def summary(self, index: dict[str, Any], reports: list[str]) -> str:
         """The closing line: what was written, kept, replaced, failed, indexed."""
-        return (f"published {len(self.entries)} record(s) into {self.args.out}: "
-                + ", ".join(f"{v} {k}" for k, v in self.counts.items())
+        total = len(self.entries)
+        head = (f"published {total} record(s) into {self.args.out}" if not self.failures
+                else f"published {total - self.failures} of {total} record(s) into "
+                f"{self.args.out}; {self.failures} refused, each for the reason printed "
+                "above it")
+        return (f"{head}: " + ", ".join(f"{v} {k}" for k, v in self.counts.items())
                 + f", {self.failures} failed; {self.skipped} unchanged by their inputs digest "
                   f"(not re-derived); index lists {len(index['records'])} file(s)"
                 + (f"; {len(reports)} file(s) publish did not make (see above)"

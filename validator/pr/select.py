@@ -345,6 +345,26 @@ def named_file_changes(changes: Sequence[Change], base: RecipeTree,
     return out
 
 
+def _platforms(tree: RecipeTree) -> dict[str, Any]:
+    """``platforms.yaml``'s entries by ``id`` (empty when absent or unreadable)."""
+    _present, data = _load_data(tree, PLATFORMS)
+    listed = data.get("platforms") if isinstance(data, dict) else None
+    return {e["id"]: e for e in listed if isinstance(e, dict) and isinstance(e.get("id"), str)
+            } if isinstance(listed, list) else {}
+
+
+def platform_changes(base: RecipeTree, head: RecipeTree) -> list[EntryChange]:
+    """The platforms of ``platforms.yaml`` a change removed (renamed), changed or added,
+    by ``id``: a recipe's ``meta.platforms`` names them (``REF026``)."""
+    old, new = _platforms(base), _platforms(head)
+    out = [EntryChange("platform", pid, "removed", PLATFORMS) for pid in old if pid not in new]
+    out += [EntryChange("platform", pid, "changed", PLATFORMS,
+                        _changed_fields(old[pid], new[pid]))
+            for pid in old if pid in new and old[pid] != new[pid]]
+    return out + [EntryChange("platform", pid, "added", PLATFORMS)
+                  for pid in new if pid not in old]
+
+
 def references(data: Any, names: set[str], pointer: str = "") -> Iterator[tuple[str, str]]:
     """``(name, pointer)`` for every mapping key or whole string value in ``data`` that
     equals one of ``names`` (pointer of the key's value, or of the string)."""
@@ -375,6 +395,8 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     if any(ch.path == TAXONOMY or ch.old_path == TAXONOMY for ch in changes):
         entries += taxonomy_changes(base, head)
     entries += named_file_changes(changes, base, head)
+    if any(PLATFORMS in (ch.path, ch.old_path) for ch in changes):
+        entries += platform_changes(base, head)
     sel.entries = entries
     _describe_entry_changes(sel.context_files, entries)
     _add_affected_recipes(sel, entries, base, head, patterns)

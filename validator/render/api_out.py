@@ -7,9 +7,11 @@ aside first and removed after. On any error the staging folder is removed and ``
 left as it was. A reader never sees a half-written file or a half-written API: ``DIR`` is
 the old API or the new one (between the two renames it is briefly absent).
 
-``DIR`` may be absent, an empty folder, or a folder holding an API written before (its
-``models.json`` and ``taxonomy.json``); anything else is refused, so that a mistyped
-``--api-out`` cannot replace an unrelated folder.
+``DIR`` may be absent, an empty folder, or an API an earlier ``render --api-out`` wrote:
+one holding its marker file :data:`MARKER` (which lists every file written) and no file
+the marker does not list (:func:`validator.owned_folder.ownership_problem`). Anything else
+is refused -- a folder that merely holds a ``models.json`` and a ``taxonomy.json`` too --
+so that ``--api-out`` never deletes a file it did not write.
 """
 
 from __future__ import annotations
@@ -25,9 +27,13 @@ from typing import Any
 import orjson
 
 from validator.errors import RecipeCheckError
+from validator.owned_folder import marker_bytes, ownership_problem
 from validator.render.api_paths import PUBLIC, api_path_problem
 
-_MARKERS = ("models.json", "taxonomy.json")
+MARKER = ".recipe-check-api.json"
+"""The file every API written holds: ``{"made_by": MADE_BY, "files": [relative paths]}``
+(not a file of the site's API: a comparison with the site's build leaves it out)."""
+MADE_BY = "recipe-check render --api-out"
 
 
 class ApiOutputError(RecipeCheckError):
@@ -48,11 +54,15 @@ def check_target(target: Path) -> None:
     """
     if not target.exists() and not target.is_symlink():
         return
-    if not target.is_dir() or target.is_symlink():
+    if target.is_symlink():
+        raise ApiOutputError(f"{target}: is a symbolic link (to {os.readlink(target)}); "
+                             "not replaced: name the folder itself")
+    if not target.is_dir():
         raise ApiOutputError(f"{target}: exists and is not a folder; not replaced")
-    if any(target.iterdir()) and not all((target / m).is_file() for m in _MARKERS):
-        raise ApiOutputError(f"{target}: folder is not empty and holds no API "
-                             f"({' and '.join(_MARKERS)}); not replaced")
+    problem = ownership_problem(target, MARKER, MADE_BY, "an API",
+                                "writing the API there")
+    if problem is not None:
+        raise ApiOutputError(f"{target}: {problem}; not replaced")
 
 
 class StagedApiFolder:
@@ -142,6 +152,9 @@ class StagedApiFolder:
         """Flush the stage and put it in place of the target (see the module doc)."""
         stage = self.stage
         check_target(self.target)
+        written = [Path(top, name).relative_to(stage).as_posix()
+                   for top, _, files in os.walk(stage) for name in files]
+        (stage / MARKER).write_bytes(marker_bytes(MADE_BY, written))
         os.sync()
         old: Path | None = None
         if self.target.is_dir() and any(self.target.iterdir()):

@@ -34,7 +34,7 @@ def test_braces_and_quotes_of_a_json_flag_item_give_two_other_words() -> None:
     ("--a=b\\c", ["--a=bc"]),
     ("--a 'x y'", ["--a", "x y"]),
     ("--files *.json", ["--files", "*.json"]),
-    ("--dir ~/models", ["--dir", "~/models"]),
+    ("--dir ~/models", ["--dir", "$HOME/models"]),
 ])
 def test_the_words_bash_produces(item: str, words: list[str]) -> None:
     reading = read_item(item)

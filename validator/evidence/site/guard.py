@@ -12,10 +12,12 @@ one of its ancestors.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+
+from validator.owned_folder import marker_bytes as owned_marker_bytes
+from validator.owned_folder import ownership_problem
 
 MARKER = ".recipe-check-catalogue.json"
 """The file every catalogue holds: ``{"made_by": MADE_BY, "files": [relative paths]}``."""
@@ -25,8 +27,7 @@ MADE_BY = "recipe-check publish --site"
 
 def marker_bytes(files: Iterable[str]) -> bytes:
     """The marker of a catalogue holding ``files`` (POSIX paths relative to it)."""
-    return (json.dumps({"made_by": MADE_BY, "files": sorted(files)}, indent=1) + "\n"
-            ).encode("utf-8")
+    return owned_marker_bytes(MADE_BY, files)
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -35,32 +36,8 @@ def _inside(child: Path, parent: Path) -> bool:
 
 def _catalogue_problem(site: Path) -> str | None:
     """``None`` when ``site`` (an existing folder) is empty or an earlier catalogue."""
-    try:
-        names = sorted(os.listdir(site))
-    except OSError as exc:
-        return f"cannot be listed ({exc.strerror or exc})"
-    if not names:
-        return None
-    marker = site / MARKER
-    try:
-        doc = json.loads(marker.read_text("utf-8")) if marker.is_file() else None
-        listed = set(doc["files"]) if isinstance(doc, dict) and doc.get(
-            "made_by") == MADE_BY else None
-    except (OSError, ValueError, KeyError, TypeError):
-        listed = None
-    if listed is None:
-        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-        return (f"is a folder that holds files ({shown}) and is not a catalogue an "
-                f"earlier 'publish --site' made (no valid {MARKER}); building the "
-                "catalogue there would delete them")
-    for top, dirs, files in os.walk(site):
-        dirs.sort()
-        for name in sorted(files):
-            rel = Path(top, name).relative_to(site).as_posix()
-            if rel != MARKER and rel not in listed:
-                return (f"holds {rel}, which no 'publish --site' made; building the "
-                        "catalogue there would delete it (move it out first)")
-    return None
+    return ownership_problem(site, MARKER, MADE_BY, "a catalogue",
+                             "building the catalogue there")
 
 
 def site_problem(site: Path, keep: Iterable[tuple[str, Path]] = ()) -> str | None:

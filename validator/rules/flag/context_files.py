@@ -23,14 +23,16 @@ are judged as a recipe's are (:mod:`validator.rules.ref.shown_commands`: ``REF02
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from validator.analysis.flag_engine import env_issue
 from validator.rules.api import Hit, Rule
-from validator.rules.flag.facts import add_issue_hits, context_list_issues
-from validator.rules.ref.context_values import context_arg_lists
+from validator.rules.flag.facts import add_issue_hits, context_list_issues, context_plan
+from validator.rules.ref.context_values import context_arg_lists, context_env_maps
 from validator.rules.ref.shell_code import context_shell_hits
 from validator.rules.ref.shown_commands import shown_command_hits
+from validator.sourcemap import join_pointer
 
 if TYPE_CHECKING:
     from validator.findings import Finding
@@ -50,12 +52,32 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
         for rule_id, found in joined.items():
             hits.setdefault(rule_id, []).extend(found)
         add_issue_hits(doc, layer, tokens, where, issues, hits)
+    env = list(_context_env_hits(cli, doc, kind))
+    if env:
+        hits.setdefault("FLAG016", []).extend(env)
     shell = context_shell_hits(doc.path, kind, doc.data)
     if shell:
         hits.setdefault("REF018", []).extend(shell)
     for rule_id, found in shown_command_hits(kind, doc.data).items():
         hits.setdefault(rule_id, []).extend(found)
     return hits
+
+
+def _context_env_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
+                      ) -> Iterator[Hit]:
+    """``FLAG016`` of the ``VLLM_*`` names of a kv-store deployment's ``vllm.env`` and of
+    the taxonomy's KV offload options' ``env``, judged as their argument lists are
+    (:func:`context_plan`) and reported on the file at the name's line. A strategy's
+    environment is judged on each recipe selecting it, at that recipe's release range."""
+    if kind == "strategy":
+        return
+    plan = context_plan(cli, doc)
+    for pointer, env in context_env_maps(kind, doc.data):
+        for name in env:
+            why = env_issue(name, plan) if isinstance(name, str) else None
+            if why is not None:
+                yield Hit(join_pointer(pointer, name), f"{pointer[1:].replace('/', '.')}: "
+                          f"{why[0]}", why[1], on_key=True)
 
 
 def context_arg_findings(cli: CliRegistries, doc: LoadedDocument, kind: str,

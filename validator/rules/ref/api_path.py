@@ -7,14 +7,18 @@ whose paths are one file where case is ignored."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from validator.analysis.recipe_data import elements, get, items
-from validator.context import Context
+from validator.context import Context, UndeclaredRead
 from validator.findings import Severity, printable
-from validator.load import LoadedDocument
+from validator.load import LoadedDocument, load_yaml
+from validator.render.api import hf_id_of
 from validator.render.api_paths import path_key, promoted_id, promoted_id_problem
 from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.ref.facts import expected_model_id
+from validator.sourcemap import join_pointer
 
 
 @rule("REF017", Severity.ERROR, "A variant model_id is no path of the site's API",
@@ -109,3 +113,123 @@ def _twins(ctx: Context) -> dict[str, list[str]]:
         index.setdefault(_stem_key(path), []).append(path)
     return {k: v for k, v in index.items() if len(v) > 1}
 
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """One id another recipe publishes files under: the recipe, the id, what it is."""
+
+    recipe: str
+    model_id: str
+    what: str
+
+
+def _own_id(path: str) -> str | None:
+    """The id the site publishes the recipe at ``path`` under (``org/<file stem>``)."""
+    ident = hf_id_of(path)
+    return None if ident is None else "/".join(ident)
+
+
+def _promoted(data: Any, path: str, recipe_ids: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """``(variant key, model_id)`` of each variant the site promotes to files of its own:
+    an id with a ``/`` that is neither the recipe's own nor a recipe's of the tree (that
+    variant the site leaves unpromoted)."""
+    variants = get(data, "variants")
+    for key, variant, _ in items(variants, "/variants"):
+        model_id = promoted_id(get(variant, "model_id"))
+        if model_id is not None and model_id != _own_id(path) and model_id not in recipe_ids:
+            yield str(key), model_id
+
+
+def _recipe_ids(ctx: Context) -> frozenset[str]:
+    return frozenset(filter(None, map(_own_id, ctx.recipe_paths)))
+
+
+def _claims(ctx: Context) -> list[_Claim]:
+    """The ids every recipe of the tree publishes files under (``<id>.json``, ``<id>/``):
+    its own (from its path) and each promoted variant's."""
+    recipe_ids = ctx.memoised("REF025.ids", lambda: _recipe_ids(ctx))
+    out = []
+    for path in sorted(ctx.recipe_paths):
+        own = _own_id(path)
+        if own is not None:
+            out.append(_Claim(path, own, "the recipe itself"))
+        try:
+            loaded = load_yaml(ctx.tree.read(path), path)
+        except UndeclaredRead:
+            raise
+        except Exception:  # that recipe's own findings say why it cannot be read
+            continue
+        out += [_Claim(path, model_id, f"its variant {printable(key)!r}")
+                for key, model_id in _promoted(loaded.data if loaded.ok else None, path,
+                                               recipe_ids)]
+    return out
+
+
+def _overlap(mine: str, claim: _Claim) -> str | None:
+    """How the API paths of id ``mine`` land on those of ``claim`` (``None``: apart)."""
+    a, b = path_key(mine), path_key(claim.model_id)
+    theirs = (f"{printable(claim.model_id)!r}, {claim.what} of "
+              f"{printable(claim.recipe)}")
+    if a == b:
+        return f"is {theirs}" + ("" if mine == claim.model_id else " where letter case or "
+                                 "Unicode form is ignored (macOS, Windows)")
+    if b.startswith(a + "/"):
+        return f"names a folder the site clears, which holds the files of {theirs}"
+    if a.startswith(b + "/"):
+        return f"lies inside the folder the site clears for {theirs}"
+    return None
+
+
+@rule("REF025", Severity.ERROR, "A variant model_id takes another recipe's API files",
+      reads=frozenset({Reads.RECIPE_LIST, Reads.TREE}), needs_root=True)
+def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
+                                                 ctx: Context) -> Iterator[Hit]:
+    """The site publishes a variant whose ``model_id`` holds a ``/`` under that id
+    (``<model_id>.json``, the folder ``<model_id>/`` it clears first). An id that is
+    another recipe's own (``zai-org/GLM-5`` in ``GLM-4.5.yaml``, in any letter case), or
+    another recipe's variant's, or a folder holding or inside theirs (or inside the
+    recipe's own), overwrites or deletes those pages: ``render --api-out`` refuses the
+    tree.
+
+    ``example-org/example-moe-120b`` in ``Example-Chat-8B.yaml`` beside
+    ``models/example-org/Example-MoE-120B.yaml`` is one; so is an id inside the folder of
+    the recipe's own pages.
+
+    Failing::
+
+        variants:
+          fp8:
+            model_id: "example-org/Example-Chat-8B/fp8"
+
+    Passing::
+
+        variants:
+          fp8:
+            model_id: "example-org/Example-Chat-8B-FP8"
+
+    How to fix: set ``model_id`` to the variant checkpoint's own Hugging Face id."""
+    recipe_ids = ctx.memoised("REF025.ids", lambda: _recipe_ids(ctx))
+    variants = list(_promoted(doc.data, doc.path, recipe_ids))
+    if not variants:
+        return
+    own = _own_id(doc.path)
+    mine = [_Claim(doc.path, own, "the recipe itself")] if own else []
+    mine += [_Claim(doc.path, model_id, f"its variant {printable(key)!r}")
+             for key, model_id in variants]
+    claims = mine + [c for c in ctx.memoised("REF025.claims", lambda: _claims(ctx))
+                     if c.recipe != doc.path]
+    for key, model_id in variants:
+        for claim in claims:
+            how = _overlap(model_id, claim)
+            if claim.recipe == doc.path and path_key(model_id) == path_key(claim.model_id):
+                continue  # one recipe's ids on one path: one page shared, or REF017's
+            if how is None:
+                continue
+            yield Hit(join_pointer(join_pointer("/variants", key), "model_id"),
+                      f"model_id {printable(model_id)!r} of variant {printable(key)!r} "
+                      f"{how}: the site publishes both on one path of its API, so one "
+                      "recipe's pages overwrite or delete the other's, and `render "
+                      "--api-out` refuses the tree",
+                      "set model_id to the variant checkpoint's own Hugging Face id")
+            break

@@ -67,10 +67,78 @@ def download_runs(text: str) -> list[DownloadRun]:
 
     outer = _SUBSTITUTION.sub(hide, text.replace("\\\n", " "))
     found = [run for inner in holes for run in download_runs(inner)]
+    saved: dict[str, list[str]] = {}
     for pipeline in _SEPARATORS.split(outer):
-        found += _pipeline_runs([_words(part) for part in re.split(r"(?<!\|)\|(?!\|)", pipeline)],
-                                holes)
+        stages = [_words(part) for part in re.split(r"(?<!\|)\|(?!\|)", pipeline)]
+        found += _pipeline_runs(stages, holes)
+        for words in stages:
+            found += _plain_http_installs(words)
+            found += _saved_runs(words, saved)
     return found
+
+
+_OUTPUT_OPTIONS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
+"""The options naming the file a downloader writes."""
+INSTALLERS = frozenset({"pip", "pip3"})
+"""Package installers that fetch and run a package's build code (``uv pip``, ``python -m
+pip`` too)."""
+
+
+def _saved_runs(words: list[str], saved: dict[str, list[str]]) -> Iterator[DownloadRun]:
+    """A file a downloader saved over plain HTTP (``curl URL -o F``, ``wget -O F URL``)
+    and a later command runs (``sh F``, ``bash ./F``, ``./F``): remembered in ``saved``
+    (file -> URLs), reported when run. A file fetched over ``https://`` and then run is the
+    reviewable form ``REF023`` recommends: not reported."""
+    name, args = _command(words)
+    if name in _OUTPUT_OPTIONS:
+        urls = [u for u in _urls(args) if not u.lower().startswith("https://")]
+        target = _output_file(name, args, urls)
+        if urls and target:
+            saved[PurePosixPath(target).name] = urls
+        return
+    script = args[0] if name in INTERPRETERS | CODE_WORDS and args else name
+    fetched = saved.get(PurePosixPath(script).name) if script else None
+    if fetched:
+        yield DownloadRun(f"`{name}` runs the file `{script}` downloaded before",
+                          tuple(fetched))
+
+
+def _output_file(name: str, args: list[str], urls: list[str]) -> str | None:
+    for i, arg in enumerate(args):
+        for option in _OUTPUT_OPTIONS[name]:
+            if arg == option and i + 1 < len(args):
+                return args[i + 1]
+            if arg.startswith(option) and len(arg) > len(option) and arg[len(option)] != "-":
+                return arg[len(option):].lstrip("=")
+    remote = name == "wget" or "-O" in args or "--remote-name" in args
+    return PurePosixPath(urls[0].split("?")[0]).name if remote and urls else None
+
+
+def _plain_http_installs(words: list[str]) -> Iterator[DownloadRun]:
+    """A package install that fetches over plain HTTP: ``pip install http://…``, a
+    ``git+http://`` requirement, ``--index-url``/``-i``/``--extra-index-url``/
+    ``--find-links`` at an ``http://`` address (``uv pip``, ``python -m pip`` too). The
+    installer runs the package's build code, so whoever answers that request chooses it."""
+    name, args = _command(words)
+    if name == "uv" and args[:1] == ["pip"]:
+        args = args[1:]
+    elif name.startswith("python") and args[:2] == ["-m", "pip"]:
+        args = args[2:]
+    elif name not in INSTALLERS:
+        return
+    if not args or args[0] not in ("install", "download", "wheel"):
+        return
+    urls = [arg.split("=", 1)[-1] for arg in args[1:] if _plain_http(arg.split("=", 1)[-1])]
+    if urls:
+        yield DownloadRun(f"`{' '.join(words[:words.index(args[0]) + 1])}` fetches and "
+                          "installs a package over plain HTTP (running its build code)",
+                          tuple(urls))
+
+
+def _plain_http(arg: str) -> bool:
+    lower = arg.lower()
+    return lower.startswith(("http://", "git+http://", "hg+http://", "svn+http://",
+                             "bzr+http://")) or "@http://" in lower
 
 
 def _words(text: str) -> list[str]:
@@ -119,16 +187,39 @@ def _pipeline_runs(stages: list[list[str]], holes: list[str]) -> Iterator[Downlo
             fetched = True
         else:
             fetched = False
+        if not fetched and downloads and name == "xargs":
+            name, args = _command(_after_options(args))  # `xargs sh -c`: the text is code
+            if name in INTERPRETERS or name in CODE_WORDS:
+                yield DownloadRun(f"`xargs {name}` runs the downloaded text it reads from "
+                                  "the pipe", tuple(downloads))
+                downloads = []
+            continue
         if not fetched and downloads and _runs_stdin(name, args):
             yield DownloadRun(f"`{name}` runs the downloaded text it reads from the pipe",
                               tuple(downloads))
             downloads = []
         label = "the command word" if _HOLE.search(name) else f"`{name}`"
-        for index in _holes_run(name, args):
+        run = set(_holes_run(name, args))
+        for index in run:
             fetched_urls = _fetched(holes[index])
             if fetched_urls is not None:
                 yield DownloadRun(f"{label} runs the text a substitution downloads",
                                   fetched_urls)
+        for index in {int(m.group(1)) for arg in args for m in _HOLE.finditer(arg)} - run:
+            fetched_urls = _fetched(holes[index])
+            plain = [u for u in fetched_urls or () if not u.lower().startswith("https://")]
+            if plain:  # over https the words are the author's to review (no finding)
+                yield DownloadRun(f"the words a substitution downloads become arguments of "
+                                  f"{label} (options included)", tuple(plain))
+
+
+def _after_options(args: list[str]) -> list[str]:
+    """``args`` of ``xargs`` from its command on (its options skipped; ``-I R``,
+    ``-n N``, ``-d D``, ``-P N``, ``-L N``, ``-s N``, ``-E E`` take a value)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-I", "-n", "-d", "-P", "-L", "-s", "-E", "-a") else 1
+    return args[i:]
 
 
 def _holes_run(name: str, args: list[str]) -> Iterator[int]:

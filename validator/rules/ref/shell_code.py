@@ -13,7 +13,6 @@ it, at that file's line, and (:func:`context_shell_hits`) on the file itself.
 
 from __future__ import annotations
 
-import functools
 import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator
@@ -23,7 +22,15 @@ from typing import Any
 from validator.analysis.arg_layers import collect_layers
 from validator.analysis.recipe_data import as_list, get
 from validator.analysis.rendered_commands import affected
-from validator.analysis.shell_hazards import Hazard, env_name_hazards, word_hazards
+from validator.analysis.shell_hazards import (
+    IMAGE_OPERAND,
+    MODEL_OPERAND,
+    Hazard,
+    arguments_start,
+    env_name_hazards,
+    model_token,
+    printed_word_hazards,
+)
 from validator.analysis.shell_words import printed_raw
 from validator.context import Context
 from validator.findings import Related, Severity, printable
@@ -59,31 +66,25 @@ class Printed:
     literal: bool = True
     split: bool = False
     env_name: bool = False
+    positional: str = ""
+    """The operand the value stands for (``the image of `docker run```): a leading ``-``
+    makes it an option there (:func:`word_hazards`)."""
 
     def judged(self) -> bool:
-        """Whether the value can hold a hazard (plain text outside an env name cannot)."""
-        return not _PLAIN.fullmatch(self.text) or (self.env_name
-                                                   and bool(env_name_hazards(self.text)))
-
-
-def _model_start(proc: Process) -> int:
-    """Index of the model id among a process's tokens (after ``vllm serve`` or the
-    ``vllm-omni`` binary's words)."""
-    start = 0
-    while start < len(proc.tokens) and proc.tokens[start].layer in ("vllm",
-                                                                     "omni.serve_binary"):
-        start += 1
-    return start
+        """Whether the value can hold a hazard (plain text outside an env name or an
+        operand that starts with ``-`` cannot)."""
+        return (not _PLAIN.fullmatch(self.text)
+                or (bool(self.positional) and self.text.startswith("-"))
+                or (self.env_name and bool(env_name_hazards(self.text))))
 
 
 def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Iterator[Printed]:
-    start = _model_start(proc)
-    if start >= len(proc.tokens):
-        return
-    model = proc.tokens[start]
-    if not model.text.startswith("-"):
+    model = model_token(proc)
+    start = arguments_start(proc)
+    if model is not None:
         yield Printed(model.document, model.pointer, model.text, "the model id",
-                      f"{_SITE} prints it unquoted in `vllm serve MODEL` and in `docker run`")
+                      f"{_SITE} prints it unquoted in `vllm serve MODEL` and in `docker run`",
+                      positional=MODEL_OPERAND)
         start += 1
     args = proc.tokens[start:]
     if all(_PLAIN.fullmatch(t.text) for t in args):
@@ -92,10 +93,12 @@ def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Itera
         if not raw or (token.document, token.pointer) in flag_items or _PLAIN.fullmatch(
                 token.text):
             continue  # a flag's value (quoted by the site) or FLAG027's flag item
-        what = "the flag item" if token.text.startswith("-") else "the argument item"
-        yield Printed(token.document, token.pointer, token.text, what,
+        flag = token.text.startswith("-")
+        yield Printed(token.document, token.pointer, token.text,
+                      "the flag item" if flag else "the argument item",
                       f"{_SITE} prints a flag item and an item no flag takes unquoted "
-                      "(its shellQuote quotes only a flag's value)", literal=False)
+                      "(its shellQuote quotes only a flag's value)", literal=False,
+                      split=not flag)
 
 
 def _env_values(proc: Process) -> Iterator[Printed]:
@@ -119,7 +122,7 @@ def _env_values(proc: Process) -> Iterator[Printed]:
 
 def _image(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> Iterator[Printed]:
     image = rendered.docker_image
-    if not isinstance(image, str) or _PLAIN.fullmatch(image):
+    if not isinstance(image, str) or (_PLAIN.fullmatch(image) and not image.startswith("-")):
         return
     profile = get(ctx.taxonomy.data if ctx.taxonomy and ctx.taxonomy.ok else None,
                   "hardware_profiles", rendered.hardware)
@@ -136,14 +139,14 @@ def _image(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> Iterator[Pr
     if jsval.truthy(meta.cuda_map) and not jsval.truthy(meta.pinned):
         parts += ("cu130" if jsval.truthy(get(meta.cuda_map, "cu130")) else "cu129",)
     yield Printed(doc.path, ptr(*parts), image, "the Docker image",
-                  f"{_SITE} prints it unquoted in `docker run`")
+                  f"{_SITE} prints it unquoted in `docker run`", positional=IMAGE_OPERAND)
 
 
 def _omni_binary(doc: LoadedDocument, proc: Process) -> Iterator[Printed]:
     if any(t.layer == "omni.serve_binary" for t in proc.tokens):
         binary = jsval.js_str(get(doc.data, "omni", "serve_binary"))
         yield Printed(doc.path, "/omni/serve_binary", binary, "the serve binary",
-                      f"{_SITE} prints it unquoted before the model id")
+                      f"{_SITE} prints it unquoted before the model id")  # words: `x serve`
 
 
 def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered],
@@ -217,13 +220,9 @@ def _env_key(proc: Process) -> Any:
     return key
 
 
-@functools.lru_cache(maxsize=4096)
-def _word_hazards(text: str, literal: bool, split: bool) -> tuple[Hazard, ...]:
-    return tuple(word_hazards(text, literal=literal, split=split))
-
-
 def _hazards(printed: Printed) -> tuple[Hazard, ...]:
-    found = _word_hazards(printed.text, printed.literal, printed.split)
+    found = tuple(printed_word_hazards(printed.text, literal=printed.literal,
+                                       split=printed.split, positional=printed.positional))
     return found + tuple(env_name_hazards(printed.text)) if printed.env_name else found
 
 
@@ -301,15 +300,15 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
         texts = [jsval.js_str(t) for t in layer.tokens]
         for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
             if raw and not _PLAIN.fullmatch(text):
-                what = "the flag item" if text.startswith("-") else "the argument item"
-                yield Printed(path, f"{layer.pointer}/{i}", text, what,
+                is_flag = text.startswith("-")
+                yield Printed(path, f"{layer.pointer}/{i}", text,
+                              "the flag item" if is_flag else "the argument item",
                               f"{_SITE} prints a flag item and an item no flag takes "
                               "unquoted (its shellQuote quotes only a flag's value)",
-                              literal=False)
+                              literal=False, split=not is_flag)
     for pointer, flag in context_flags(kind, data):
-        yield Printed(path, pointer, flag, "the flag item",
-                      f"{_SITE} prints the strategy's parallel flag unquoted before the "
-                      "parallel size", literal=False)
+        yield Printed(path, pointer, flag, "the flag item", _parallel_flag_how(data, pointer),
+                      literal=False)
     for pointer, env in context_env_maps(kind, data):
         for key, value in env.items():
             if value is None or isinstance(value, dict | list):
@@ -321,6 +320,18 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
             yield Printed(path, at, key, "the env name", how, env_name=True)
             yield Printed(path, at, text, f"the value of env {key}", how, literal=False,
                           split=True)
+
+
+def _parallel_flag_how(data: Any, pointer: str) -> str:
+    """How the site prints a strategy's parallel flag: before the parallel size, except
+    on a multi-node deployment of more than one node, where it prints flags of its own
+    (``--tensor-parallel-size N``, the ``--data-parallel-*`` set for
+    ``--data-parallel-size``) and the strategy's text only where it renders on one node."""
+    if pointer == "/parallel_flag" and get(data, "deploy_type") == "multi_node":
+        return (f"{_SITE} prints it unquoted before the parallel size only where this "
+                "multi-node strategy renders on one node; on more nodes it prints "
+                "`--tensor-parallel-size N` of its own instead")
+    return f"{_SITE} prints the strategy's parallel flag unquoted before the parallel size"
 
 
 def context_shell_hits(path: str, kind: str, data: Any) -> list[Hit]:

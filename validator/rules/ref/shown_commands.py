@@ -28,6 +28,7 @@ from typing import Any
 from validator.analysis.recipe_data import as_dict, elements, get
 from validator.context import Context
 from validator.findings import Severity
+from validator.guide.commands import find_fences
 from validator.load import LoadedDocument
 from validator.render.links import link_problem
 from validator.rules.api import RECIPE_ONLY, Hit, rule
@@ -94,23 +95,43 @@ def kv_offload_commands(data: Any) -> Iterator[tuple[str, str]]:
                 yield f"{base}/{tail}", text
 
 
-def download_hits(commands: Iterable[tuple[str, str]], *, secure: bool) -> Iterator[Hit]:
+SHELL_FENCES = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session"})
+"""The languages of a guide's code blocks that hold commands a reader pastes into a
+shell."""
+
+
+def guide_shell_blocks(data: Any) -> Iterator[tuple[str, str, int]]:
+    """``("/guide", text, first line)`` of each shell code block of the recipe's guide
+    (``first``: the guide line of the block's first line, 0-based)."""
+    guide = get(data, "guide")
+    if not isinstance(guide, str):
+        return
+    for fence in find_fences(guide):
+        if fence.lang in SHELL_FENCES and fence.lines:
+            yield "/guide", "\n".join(fence.lines), fence.first
+
+
+def download_hits(commands: Iterable[tuple[str, str] | tuple[str, str, int]], *,
+                  secure: bool) -> Iterator[Hit]:
     """One hit per command that runs a download: fetched over ``https://`` only
-    (``secure``: ``REF023``) or not (``REF022``); the insecure reading wins."""
-    for pointer, text in commands:
+    (``secure``: ``REF023``) or not (``REF022``); the insecure reading wins. A command
+    given with a first line (a guide's code block) is reported at the line of the URL."""
+    for pointer, text, *first in commands:
         runs = download_runs(text)
         if not runs:
             continue
         worst = next((r for r in runs if not r.secure), runs[0])
         if worst.secure == secure:
-            yield _download_hit(pointer, text, worst)
+            yield _download_hit(pointer, text, worst, first[0] if first else None)
 
 
-def _download_hit(pointer: str, text: str, run: DownloadRun) -> Hit:
+def _download_hit(pointer: str, text: str, run: DownloadRun, block: int | None) -> Hit:
     urls = run.insecure_urls or run.urls
     shown = ", ".join(f"`{u}`" for u in urls[:3]) or "a URL bash cannot see"
     first = next((text.find(u) for u in urls if u in text), -1)
     line = text.count("\n", 0, first) if first >= 0 and "\n" in text.rstrip("\n") else None
+    if block is not None:
+        line = block + (line or 0)
     if run.secure:
         return Hit(pointer, f"this command runs a script it downloads from {shown} ({run.how}):"
                    " the page shows the command, not the code that runs",
@@ -169,7 +190,8 @@ def insecure_download_run(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: fetch over ``https://``, or better download, check and run the file in
     separate steps."""
-    yield from download_hits(recipe_commands(doc.data), secure=False)
+    yield from download_hits([*recipe_commands(doc.data), *guide_shell_blocks(doc.data)],
+                             secure=False)
 
 
 @rule("REF023", Severity.WARNING, "A shown command runs a script it downloads",
@@ -192,7 +214,8 @@ def download_run(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: download the script in its own step and run the saved file, or install a
     pinned package."""
-    yield from download_hits(recipe_commands(doc.data), secure=True)
+    yield from download_hits([*recipe_commands(doc.data), *guide_shell_blocks(doc.data)],
+                             secure=True)
 
 
 @rule("REF024", Severity.ERROR, "A link the site shows is not an https:// address",

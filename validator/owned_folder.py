@@ -1,0 +1,61 @@
+"""Folders recipe-check replaces whole (the catalogue of ``publish --site``, the API of
+``render --api-out``) and may therefore only replace when it made them.
+
+Each such folder holds a marker file naming the command that made it and listing every
+file it wrote (:func:`marker_bytes`). A folder may be replaced when it is empty, or when
+its marker is valid and it holds no file the marker does not list
+(:func:`ownership_problem`): a folder of the user's, or a file added to ours by hand, is
+never deleted in silence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def marker_bytes(made_by: str, files: Iterable[str]) -> bytes:
+    """The marker of a folder ``made_by`` a command, holding ``files`` (POSIX paths
+    relative to it)."""
+    return (json.dumps({"made_by": made_by, "files": sorted(files)}, indent=1) + "\n"
+            ).encode("utf-8")
+
+
+def _listed(folder: Path, marker: str, made_by: str) -> set[str] | None:
+    path = folder / marker
+    try:
+        doc = json.loads(path.read_text("utf-8")) if path.is_file() else None
+        return set(doc["files"]) if isinstance(doc, dict) and doc.get(
+            "made_by") == made_by else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def ownership_problem(folder: Path, marker: str, made_by: str, what: str,
+                      action: str) -> str | None:
+    """``None`` when ``folder`` (an existing folder) is empty or was made by ``made_by``
+    and holds nothing else; otherwise why not. ``what`` names what the command makes
+    (``a catalogue``), ``action`` what replacing it does (``building the catalogue
+    there``)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        return f"cannot be listed ({exc.strerror or exc})"
+    if not names:
+        return None
+    listed = _listed(folder, marker, made_by)
+    if listed is None:
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        return (f"is a folder that holds files ({shown}) and is not {what} an "
+                f"earlier '{made_by.removeprefix('recipe-check ')}' made (no valid "
+                f"{marker}); {action} would delete them")
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            rel = Path(top, name).relative_to(folder).as_posix()
+            if rel != marker and rel not in listed:
+                return (f"holds {rel}, which no '{made_by.removeprefix('recipe-check ')}' "
+                        f"made; {action} would delete it (move it out first)")
+    return None
