@@ -54,6 +54,11 @@ ContextBuilder = Callable[[RecipeTree, Settings, CliRegistries], Context]
 ConfigOf = Callable[[RecipeTree], Config | None]
 """The configuration that applies to a tree (``check`` reads each local root's file)."""
 
+KnownUnits = dict[tuple[str, ...], tuple[list[Finding], Any]]
+"""Units another session of the run already checked: :func:`unit_identity` -> (findings
+as reported, install ranges recorded). ``--fix`` hands its final check what its loop
+found in the bytes it left."""
+
 @dataclass
 class Unit:
     """One recipe to check: its tree, path, verified bytes and provenance, and its cache
@@ -102,6 +107,8 @@ class Session:
         build: the context builder (default :func:`~validator.context.build_context`).
         cache: the persistent cache of document units (``None``: every recipe is
             checked); see :mod:`validator.unit_cache`.
+        known: units this run checked already (:data:`KnownUnits`): taken, as if just
+            computed, rather than checked again.
 
     Attributes:
         result: what the run found so far.
@@ -113,9 +120,11 @@ class Session:
                  config: Config | ConfigOf | None = None,
                  schema: SchemaValidator | None = None,
                  build: ContextBuilder = build_context,
-                 cache: UnitCache | None = None) -> None:
+                 cache: UnitCache | None = None,
+                 known: KnownUnits | None = None) -> None:
         self.settings = settings
         self.cache = cache
+        self.known = known or {}
         self.rules = list(rules)
         self.schema = schema or SchemaValidator(strict=settings.strict, as_of=settings.as_of)
         self._config = config
@@ -271,7 +280,21 @@ class Session:
         unit checked before with the same inputs is answered from it."""
         unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
         cached = self._cached(unit)
-        return self._settle(unit, cached or self._compute(unit), fresh=cached is None)
+        return self._settle(unit, cached or self._known(unit) or self._compute(unit),
+                            fresh=cached is None)
+
+    def _known(self, unit: Unit) -> UnitOutcome | None:
+        """The unit's outcome from :attr:`known` (only without pinning findings, which
+        the check adds to what the rules found)."""
+        if not self.known or pinning_findings(unit.prov, strict=self.settings.strict):
+            return None
+        found = self.known.pop(unit_identity(unit.opened, unit.path, unit.data, unit.prov),
+                               None)
+        if found is None:
+            return None
+        findings, ranges = found
+        return UnitOutcome(DocumentResult(unit.path, unit.prov, list(findings), "recipe"),
+                           ranges, [])
 
     def _cached(self, unit: Unit) -> UnitOutcome | None:
         found = self.cache.get(unit.key) if self.cache is not None and unit.key else None
@@ -401,6 +424,10 @@ class Session:
         if cached is not None:
             self._settle(unit, cached, fresh=False)
             return False
+        known = self._known(unit)
+        if known is not None:
+            self._settle(unit, known, fresh=True)
+            return False
         deferred.append((len(self.result.documents), unit))
         self.result.documents.append(DocumentResult(path, prov, [], "recipe"))  # its place
         return True
@@ -484,6 +511,15 @@ class Session:
                 gone.append((path, f"not readable at {where}: {exc}"))
         relocate(self.result, self.context_checked)
         return gone
+
+
+def unit_identity(opened: Opened, path: str, data: bytes,
+                  prov: Provenance) -> tuple[str, ...]:
+    """What decides the findings of checking ``data`` as ``path`` in ``opened`` within one
+    run (the unit cache's key without the run-wide parts): the context's digest, the
+    policy, the rules run, the path, the bytes' digest and the provenance."""
+    return (context_digest(opened.context), repr(opened.checker.policy.config),
+            ",".join(r.id for r in opened.checker.rules), path, sha256_hex(data), repr(prov))
 
 
 def _say_pinning_once(documents: list[DocumentResult]) -> None:
