@@ -69,3 +69,22 @@ def test_fix_report_is_the_check_of_the_fixed_tree(tmp_path: Path) -> None:
     assert code == check_code
     assert json.loads(fixed_report) == json.loads(check_report)
     assert json.loads(fixed_report)["documents"]
+
+
+def test_fix_reads_each_text_once_with_the_second_parser(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from validator.fix import second_reader
+
+    texts: collections.Counter[str] = collections.Counter()
+    read = second_reader.read
+
+    def counting(text: str) -> Any:
+        texts[text] += 1
+        return read(text)
+
+    monkeypatch.setattr(second_reader, "read", counting)
+    root = make_tree(tmp_path, BROKEN)
+    _code, _out, err = _run("--fix", "--no-cache", str(root / PATH))
+    assert "fixed 2 finding(s) with 2 fix(es) in 1 file(s)" in err
+    # the text read, each fix alone and both together, each read once
+    assert sorted(texts.values()) == [1, 1, 1, 1]

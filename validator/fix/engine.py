@@ -90,6 +90,7 @@ class _Document:
         self.checker = checker
         self._loaded: dict[str, LoadedDocument] = {}
         self._checked: dict[str, Checked] = {}
+        self._second: dict[str, Any] = {}
         self.doc = load_yaml(raw, self.path, max_bytes=self.checker.context.settings.max_bytes)
         self.text = self.doc.text
         self._loaded[self.text] = self.doc
@@ -103,6 +104,12 @@ class _Document:
                             max_bytes=self.checker.context.settings.max_bytes)
             self._loaded[text] = doc
         return doc
+
+    def read_second(self, text: str) -> Any | None:
+        """``text`` as ruamel.yaml reads it (:func:`second_reader.read`), once per text."""
+        if text not in self._second:
+            self._second[text] = second_reader.read(text)
+        return self._second[text]
 
     def check(self, text: str) -> Checked:
         """``text`` loaded and checked, once per text (unless a rule crashed on it)."""
@@ -132,7 +139,8 @@ class _Document:
             return "the data the fix intends cannot be computed"
         if _dump(new.data) != _dump(want):
             return "the edited file would load as other data than intended"
-        return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes])
+        return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes],
+                                       self.read_second)
 
     def new_findings(self, fixes: Sequence[Fix], findings: Sequence[Finding]) -> str | None:
         """Why ``fixes`` (applied together) are refused: the findings they would bring
