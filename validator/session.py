@@ -32,7 +32,7 @@ from validator.policy import Policy
 from validator.progress import Progress
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
-from validator.session_units import Opened, Unit, UnitOutcome
+from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_identity
 from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import (
@@ -67,6 +67,8 @@ class Session:
         build: the context builder (default :func:`~validator.context.build_context`).
         cache: the persistent cache of document units (``None``: every recipe is
             checked); see :mod:`validator.unit_cache`.
+        known: units this run checked already (:data:`KnownUnits`): taken, as if just
+            computed, rather than checked again.
 
     Attributes:
         result: what the run found so far.
@@ -78,9 +80,11 @@ class Session:
                  config: Config | ConfigOf | None = None,
                  schema: SchemaValidator | None = None,
                  build: ContextBuilder = build_context,
-                 cache: UnitCache | None = None) -> None:
+                 cache: UnitCache | None = None,
+                 known: KnownUnits | None = None) -> None:
         self.settings = settings
         self.cache = cache
+        self.known = known or {}
         self.rules = list(rules)
         self.schema = schema or SchemaValidator(strict=settings.strict, as_of=settings.as_of)
         self._config = config
@@ -236,7 +240,21 @@ class Session:
         unit checked before with the same inputs is answered from it."""
         unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
         cached = self._cached(unit)
-        return self._settle(unit, cached or self._compute(unit), fresh=cached is None)
+        return self._settle(unit, cached or self._known(unit) or self._compute(unit),
+                            fresh=cached is None)
+
+    def _known(self, unit: Unit) -> UnitOutcome | None:
+        """The unit's outcome from :attr:`known` (only without pinning findings, which
+        the check adds to what the rules found)."""
+        if not self.known or pinning_findings(unit.prov, strict=self.settings.strict):
+            return None
+        found = self.known.pop(unit_identity(unit.opened, unit.path, unit.data, unit.prov),
+                               None)
+        if found is None:
+            return None
+        findings, ranges = found
+        return UnitOutcome(DocumentResult(unit.path, unit.prov, list(findings), "recipe"),
+                           ranges, [])
 
     def _cached(self, unit: Unit) -> UnitOutcome | None:
         found = self.cache.get(unit.key) if self.cache is not None and unit.key else None
@@ -365,6 +383,10 @@ class Session:
         cached = self._cached(unit)
         if cached is not None:
             self._settle(unit, cached, fresh=False)
+            return False
+        known = self._known(unit)
+        if known is not None:
+            self._settle(unit, known, fresh=True)
             return False
         deferred.append((len(self.result.documents), unit))
         self.result.documents.append(DocumentResult(path, prov, [], "recipe"))  # its place

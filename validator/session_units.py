@@ -11,7 +11,14 @@ from typing import Any
 
 from validator.checker import Checker, DocumentResult
 from validator.context import Context
-from validator.source.provenance import Provenance
+from validator.findings import Finding
+from validator.source.provenance import Provenance, sha256_hex
+from validator.unit_cache import context_digest
+
+KnownUnits = dict[tuple[str, ...], tuple[list[Finding], Any]]
+"""Units another session of the run already checked: :func:`unit_identity` -> (findings
+as reported, install ranges recorded). ``--fix`` hands its final check what its loop
+found in the bytes it left."""
 
 
 @dataclass
@@ -47,3 +54,12 @@ class UnitOutcome:
     result: DocumentResult
     ranges: Any
     crashes: list[str]
+
+
+def unit_identity(opened: Opened, path: str, data: bytes,
+                  prov: Provenance) -> tuple[str, ...]:
+    """What decides the findings of checking ``data`` as ``path`` in ``opened`` within one
+    run (the unit cache's key without the run-wide parts): the context's digest, the
+    policy, the rules run, the path, the bytes' digest and the provenance."""
+    return (context_digest(opened.context), repr(opened.checker.policy.config),
+            ",".join(r.id for r in opened.checker.rules), path, sha256_hex(data), repr(prov))

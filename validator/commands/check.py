@@ -38,6 +38,7 @@ from validator.report.markdown import append_step_summary
 from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
 from validator.session import Session
+from validator.session_units import KnownUnits
 from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
 from validator.source.options import add_fetch_arguments, default_cache_dir, fetch_options_from
 from validator.source.spec import looks_like_spec, parse_spec
@@ -257,15 +258,17 @@ def selected_rules(args: argparse.Namespace) -> list[Rule]:
 def check_targets(targets: list[Target], settings: Settings,
                   config: Callable[[RecipeTree], Config] | None = None,
                   cache_dir: Path | None = None, jobs: int = 1,
-                  progress: Display = NO_PROGRESS) -> RunResult:
+                  progress: Display = NO_PROGRESS,
+                  known: KnownUnits | None = None) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
     (:class:`validator.session.Session`); with ``cache_dir``, units checked before with
     the same inputs come from its result cache (:mod:`validator.unit_cache`). ``progress``
-    shows the targets done (none by default)."""
+    shows the targets done (none by default); ``known``: units the run checked already
+    (:data:`~validator.session.KnownUnits`)."""
     rules = check_rules()
     cache = UnitCache(cache_dir, settings, rules) if cache_dir is not None else None
-    session = Session(settings, rules, config=config or None, cache=cache)
+    session = Session(settings, rules, config=config or None, cache=cache, known=known)
     bar = progress("checking", len(targets))
     try:
         result = session.check_targets(((t.tree, t.path) for t in targets), jobs, bar)
@@ -311,6 +314,7 @@ def run(args: argparse.Namespace) -> int:
     targets = collect_targets(args, notes=False)
     refuse_overwriting(args, target_inputs(targets))
     configs: dict[int, Config] = {}
+    known: KnownUnits = {}  # what --fix found in the bytes it left: not checked again
 
     def config_of(tree: RecipeTree) -> Config:
         # the file at a local recipes root; a pinned tree is configured by --config only
@@ -324,12 +328,12 @@ def run(args: argparse.Namespace) -> int:
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 
-        diff_code = run_fix(args, targets, settings, selected_rules(args), config_of)
+        diff_code = run_fix(args, targets, settings, selected_rules(args), config_of, known)
         if diff_code is not None:
             return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
     result = check_targets(targets, settings, config_of, result_cache_dir(args, settings),
-                           args.jobs or default_jobs(), display_of(args))
+                           args.jobs or default_jobs(), display_of(args), known)
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

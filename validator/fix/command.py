@@ -26,25 +26,28 @@ from validator.progress import NO_PROGRESS, Display, display_of
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.session import ConfigOf, Session
+from validator.session_units import KnownUnits, unit_identity
 from validator.source.local import Target
 from validator.source.tree import LocalTree, SourceError
 
 
 def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
                 unsafe: bool, config: ConfigOf | None = None,
-                progress: Display = NO_PROGRESS) -> list[DocumentFixes]:
+                progress: Display = NO_PROGRESS,
+                known: KnownUnits | None = None) -> list[DocumentFixes]:
     """Fix every target in memory (nothing is written here); the contexts and the
     configuration of each tree (``config``, as ``check`` reads it) come from the same
     :class:`~validator.session.Session` as a check's, so a finding the check does not
     report is not fixed. ``progress`` shows the targets done (on stderr, never in the
-    patch; none by default)."""
+    patch; none by default). ``known`` receives the check of each fixed text (as
+    ``check`` would find it in those bytes) for the check that follows the writes."""
     session = Session(settings, rules, config=config,
                       schema=SchemaValidator(strict=settings.strict, as_of=settings.as_of))
     out: list[DocumentFixes] = []
     bar = progress("fixing", len(targets))
     try:
         for target in targets:
-            fixed = _fix_target(session, target, unsafe)
+            fixed = _fix_target(session, target, unsafe, known)
             if fixed is not None:
                 out.append(fixed)
             bar.advance()
@@ -53,7 +56,8 @@ def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
     return out
 
 
-def _fix_target(session: Session, target: Target, unsafe: bool) -> DocumentFixes | None:
+def _fix_target(session: Session, target: Target, unsafe: bool,
+                known: KnownUnits | None = None) -> DocumentFixes | None:
     """One target fixed in memory; ``None`` (said on stderr) when it cannot be."""
     tree = target.tree
     if not isinstance(tree, LocalTree):
@@ -71,7 +75,12 @@ def _fix_target(session: Session, target: Target, unsafe: bool) -> DocumentFixes
     except (SourceError, FileNotFoundError) as exc:
         print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
         return None
-    return fix_document(raw, target.path, opened.checker, unsafe=unsafe)
+    outcome = fix_document(raw, target.path, opened.checker, unsafe=unsafe)
+    if known is not None and outcome.checked is not None:
+        data = outcome.fixed
+        identity = unit_identity(opened, target.path, data, tree.provenance(target.path, data))
+        known[identity] = (outcome.checked.findings, outcome.checked.install_ranges)
+    return outcome
 
 
 def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:
@@ -110,15 +119,17 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
 
 
 def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,
-            rules: list[Rule], config: ConfigOf | None = None) -> int | None:
+            rules: list[Rule], config: ConfigOf | None = None,
+            known: KnownUnits | None = None) -> int | None:
     """``--diff``: print the patch, return 1 when there is one (0 otherwise). ``--fix``:
-    write the files and return ``None`` (the caller checks again and reports)."""
+    write the files and return ``None`` (the caller checks again and reports; ``known``
+    receives what the fix loop found in the bytes it left, see :func:`fix_targets`)."""
     if args.unsafe_fixes and not (args.fix or args.diff):
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.fix and args.diff:
         raise UsageError("--fix writes the fixes and --diff only shows them: choose one")
     outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes, config=config,
-                           progress=display_of(args))
+                           progress=display_of(args), known=known)
     by_path = {t.path: t for t in targets}
     if args.diff:
         patch = "".join(unified_diff(o.path, o.original, o.fixed) for o in outcomes)

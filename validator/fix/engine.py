@@ -20,6 +20,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import validator.rule_index  # noqa: F401  (imports every module that declares a fix)
@@ -45,11 +46,33 @@ MAX_PASSES = 10
 _FATAL = ("YAML001", "YAML002", "YAML005", "YAML006", "YAML007")
 
 
-def document_findings(checker: Checker, doc: LoadedDocument) -> list[Finding]:
-    """Every finding ``checker`` reports on ``doc``, as ``check`` reports it: through
+@dataclass
+class Checked:
+    """One text of a document checked as ``check`` reports it: through
     :meth:`~validator.checker.Checker.document_findings`, so a finding the run's
     configuration or the document's own suppression comments remove is never fixed."""
-    return checker.document_findings(doc, doc.text.encode("utf-8"), RunResult())
+
+    doc: LoadedDocument
+    findings: list[Finding]
+    """Every finding (sorted; shared: never changed in place)."""
+    install_ranges: Any
+    """The install ranges the rules recorded (``None``: none)."""
+    crashed: bool
+    """Whether a rule crashed on it (then it is checked again when asked again, as the
+    crash is said on stderr each time)."""
+
+
+def document_findings(checker: Checker, doc: LoadedDocument) -> list[Finding]:
+    """Every finding ``checker`` reports on ``doc``, as ``check`` reports it."""
+    return check_document(checker, doc).findings
+
+
+def check_document(checker: Checker, doc: LoadedDocument) -> Checked:
+    """``doc`` checked by ``checker`` (see :class:`Checked`)."""
+    scratch = RunResult()
+    findings = checker.document_findings(doc, doc.text.encode("utf-8"), scratch)
+    return Checked(doc, findings, scratch.install_ranges.get(doc.path),
+                   bool(scratch.internal_errors))
 
 
 def _dump(data: Any) -> str:
@@ -57,18 +80,45 @@ def _dump(data: Any) -> str:
 
 
 class _Document:
-    """The text being fixed, with its loaded form."""
+    """The text being fixed, with its loaded form. Each text (the one read, each candidate
+    edit, the text a pass leaves) is loaded and checked once: the check of a candidate
+    fix is the next pass's check of the text it leaves."""
 
     def __init__(self, raw: bytes, path: str, checker: Checker) -> None:
         self.bom = raw.startswith(codecs.BOM_UTF8)
         self.path = path
         self.checker = checker
-        self.doc = self.load(raw)
+        self._loaded: dict[str, LoadedDocument] = {}
+        self._checked: dict[str, Checked] = {}
+        self._second: dict[str, Any] = {}
+        self.doc = load_yaml(raw, self.path, max_bytes=self.checker.context.settings.max_bytes)
         self.text = self.doc.text
+        self._loaded[self.text] = self.doc
         self.index = TextIndex(self.text)
 
-    def load(self, raw: bytes) -> LoadedDocument:
-        return load_yaml(raw, self.path, max_bytes=self.checker.context.settings.max_bytes)
+    def load(self, text: str) -> LoadedDocument:
+        """``text`` (edited) loaded, once per text."""
+        doc = self._loaded.get(text)
+        if doc is None:
+            doc = load_yaml(self.encode(text), self.path,
+                            max_bytes=self.checker.context.settings.max_bytes)
+            self._loaded[text] = doc
+        return doc
+
+    def read_second(self, text: str) -> Any | None:
+        """``text`` as ruamel.yaml reads it (:func:`second_reader.read`), once per text."""
+        if text not in self._second:
+            self._second[text] = second_reader.read(text)
+        return self._second[text]
+
+    def check(self, text: str) -> Checked:
+        """``text`` loaded and checked, once per text (unless a rule crashed on it)."""
+        found = self._checked.get(text)
+        if found is None:
+            found = check_document(self.checker, self.load(text))
+            if not found.crashed:
+                self._checked[text] = found
+        return found
 
     def encode(self, text: str) -> bytes:
         return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
@@ -79,7 +129,7 @@ class _Document:
             new_text = apply_edits(self.text, [e for f in fixes for e in f.edits])
         except ValueError:
             return "its edits overlap"
-        new = self.load(self.encode(new_text))
+        new = self.load(new_text)
         fatal = [f for f in new.findings if f.rule in _FATAL]
         if fatal or not new.ok:
             return "the edited file would not load" + (f" ({fatal[0].message})" if fatal else "")
@@ -89,7 +139,8 @@ class _Document:
             return "the data the fix intends cannot be computed"
         if _dump(new.data) != _dump(want):
             return "the edited file would load as other data than intended"
-        return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes])
+        return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes],
+                                       self.read_second)
 
     def new_findings(self, fixes: Sequence[Fix], findings: Sequence[Finding]) -> str | None:
         """Why ``fixes`` (applied together) are refused: the findings they would bring
@@ -99,9 +150,8 @@ class _Document:
         Safe fixes may bring no new finding at all; with an unsafe one no new error (it
         changes what users get, so a guide stating the old version, say, is a warning it
         may leave)."""
-        edited = self.load(self.encode(apply_edits(self.text, [e for f in fixes
-                                                                for e in f.edits])))
-        after = document_findings(self.checker, edited)
+        checked = self.check(apply_edits(self.text, [e for f in fixes for e in f.edits]))
+        edited, after = checked.doc, checked.findings
         unsafe = any(f.applicability is Applicability.UNSAFE for f in fixes)
         counted = (Severity.ERROR,) if unsafe else tuple(Severity)
         had = Counter(_finding_key(f) for f in findings if f.severity in counted)
@@ -135,7 +185,7 @@ class _Document:
 
     def apply(self, fixes: Sequence[Fix]) -> None:
         self.text = apply_edits(self.text, [e for f in fixes for e in f.edits])
-        self.doc = self.load(self.encode(self.text))
+        self.doc = self.load(self.text)
         self.index = TextIndex(self.text)
 
 
@@ -184,7 +234,8 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         return result
     rules: set[str] | None = None
     left_alone: Counter[tuple[str, str, str]] = Counter()
-    findings = document_findings(checker, work.doc)
+    checked = work.check(work.text)
+    findings = checked.findings
     initial = Counter((f.rule, f.pointer) for f in findings)
     for passes in range(MAX_PASSES + 1):
         wanted = [f for f in findings if f.rule in FIXES and (
@@ -207,8 +258,11 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
             chosen = chosen[:1]  # verified alone; together they interact: one per pass
         work.apply(chosen)
         result.applied += chosen
-        findings = document_findings(checker, work.doc)
+        checked = work.check(work.text)
+        findings = checked.findings
     result.fixed = work.encode(work.text)
+    if not checked.crashed and checked.doc.text.encode("utf-8") == result.fixed:
+        result.checked = checked  # what check finds in the bytes it leaves
     if result.applied:
         result.resolved = sum((initial - Counter((f.rule, f.pointer) for f in findings)).values())
     return result

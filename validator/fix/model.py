@@ -164,6 +164,10 @@ class DocumentFixes:
     skipped: list[Skip] = field(default_factory=list)
     error: str | None = None
     resolved: int = 0
+    checked: Any = None
+    """The check of ``fixed`` (:class:`validator.fix.engine.Checked`: its findings and
+    install ranges, as ``check`` finds them in those bytes), when the loop made it;
+    ``--fix``'s final check takes it rather than checking the bytes again."""
 
     @property
     def changed(self) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -81,13 +81,15 @@ def read(text: str) -> Any | None:
         return None
 
 
-def disagrees(old_text: str, new_text: str, changes: Sequence[DataChange]) -> str | None:
+def disagrees(old_text: str, new_text: str, changes: Sequence[DataChange],
+              reader: Callable[[str], Any | None] = read) -> str | None:
     """Why ruamel.yaml does not read ``new_text`` as ``old_text`` with ``changes`` made,
-    or ``None`` (also when it cannot read ``old_text`` at all: nothing to compare)."""
-    old = read(old_text)
+    or ``None`` (also when it cannot read ``old_text`` at all: nothing to compare).
+    ``reader`` is :func:`read` or one that remembers what it read (never changed here)."""
+    old = reader(old_text)
     if old is None:
         return None
-    new = read(new_text)
+    new = reader(new_text)
     if new is None:
         return "ruamel.yaml cannot read the edited file"
     try:
