@@ -76,3 +76,33 @@ def test_pr_blocks_a_change_whose_variant_takes_another_recipes_page(
 def _head(repo: Path) -> str:
     return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()
+
+
+def test_each_recipe_is_read_once_for_the_claims_of_every_tree_that_holds_it(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ids the other recipes claim are read once per recipe's bytes, not again for
+    each context holding them (each revision of ``history``, each ``--fix`` round):
+    a second tree with the same recipes loads none, one with an edited recipe loads
+    that one, and the verdict follows the edit."""
+    from validator.context import local_context
+    from validator.load import load_yaml
+    from validator.rules.ref import api_path
+
+    _variant(examples_tree, MOE, "fp8", "example-org/Example-Chat-8B-FP8")
+    monkeypatch.setattr(api_path, "_VARIANT_IDS_OF_BYTES", {})
+    loaded: list[str] = []
+    real = load_yaml
+
+    def counted(data: bytes, path: str) -> object:
+        loaded.append(path)
+        return real(data, path)
+
+    monkeypatch.setattr(api_path, "load_yaml", counted)
+    first = api_path._claims(local_context(examples_tree))
+    assert len(loaded) == len({c.recipe for c in first}) > 1
+    loaded.clear()
+    assert api_path._claims(local_context(examples_tree)) == first
+    assert loaded == []
+    _variant(examples_tree, CHAT, "fp8", "example-org/example-chat-8b-fp8")
+    assert _ref025(examples_tree, CHAT)  # case twin of the MoE recipe's variant id
+    assert loaded.count(CHAT) == 1 and MOE not in loaded

@@ -6,6 +6,7 @@ whose paths are one file where case is ignored."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -134,15 +135,49 @@ def _promoted(data: Any, path: str, recipe_ids: frozenset[str]) -> Iterator[tupl
     """``(variant key, model_id)`` of each variant the site promotes to files of its own:
     an id with a ``/`` that is neither the recipe's own nor a recipe's of the tree (that
     variant the site leaves unpromoted)."""
+    return ((key, model_id) for key, model_id in _variant_ids(data, path)
+            if model_id not in recipe_ids)
+
+
+def _variant_ids(data: Any, path: str) -> list[tuple[str, str]]:
+    """``(variant key, model_id)`` of each variant whose id with a ``/`` is not the
+    recipe's own."""
     variants = get(data, "variants")
+    out = []
     for key, variant, _ in items(variants, "/variants"):
         model_id = promoted_id(get(variant, "model_id"))
-        if model_id is not None and model_id != _own_id(path) and model_id not in recipe_ids:
-            yield str(key), model_id
+        if model_id is not None and model_id != _own_id(path):
+            out.append((str(key), model_id))
+    return out
 
 
 def _recipe_ids(ctx: Context) -> frozenset[str]:
     return frozenset(filter(None, map(_own_id, ctx.recipe_paths)))
+
+
+_VARIANT_IDS_OF_BYTES: dict[tuple[str, bytes], list[tuple[str, str]] | None] = {}
+"""A recipe's :func:`_variant_ids` by its path and the digest of its bytes (``None``: it
+does not load): the claims of a tree are those of its recipes, and from one revision (or
+one ``--fix`` round) to the next almost every recipe's bytes are the same."""
+
+
+def _variant_ids_of_file(ctx: Context, path: str) -> list[tuple[str, str]] | None:
+    data = ctx.tree.read(path)
+    key = (path, hashlib.sha256(data).digest())
+    if key in _VARIANT_IDS_OF_BYTES:
+        return _VARIANT_IDS_OF_BYTES[key]
+    try:
+        loaded = load_yaml(data, path)
+    except UndeclaredRead:
+        raise
+    except Exception:  # that recipe's own findings say why it cannot be read
+        found = None
+    else:
+        found = _variant_ids(loaded.data if loaded.ok else None, path)
+    if len(_VARIANT_IDS_OF_BYTES) >= 8192:
+        _VARIANT_IDS_OF_BYTES.clear()
+    _VARIANT_IDS_OF_BYTES[key] = found
+    return found
 
 
 def _claims(ctx: Context) -> list[_Claim]:
@@ -154,15 +189,9 @@ def _claims(ctx: Context) -> list[_Claim]:
         own = _own_id(path)
         if own is not None:
             out.append(_Claim(path, own, "the recipe itself"))
-        try:
-            loaded = load_yaml(ctx.tree.read(path), path)
-        except UndeclaredRead:
-            raise
-        except Exception:  # that recipe's own findings say why it cannot be read
-            continue
+        found = _variant_ids_of_file(ctx, path)
         out += [_Claim(path, model_id, f"its variant {printable(key)!r}")
-                for key, model_id in _promoted(loaded.data if loaded.ok else None, path,
-                                               recipe_ids)]
+                for key, model_id in found or () if model_id not in recipe_ids]
     return out
 
 
