@@ -24,12 +24,17 @@ from validator.cli import main
 #   active_parameters).
 # - SCHEMA005: slug "Qwen3.6-27b" is not lower-case kebab-case. ("Undisclosed" and prose
 #   in parameter_count/active_parameters are SCHEMA006 warnings: the site prints them.)
+# - REF018: MiniMax-M3's mi300x docker_image is "docker pull vllm/vllm-openai-rocm:nightly",
+#   which the site prints as the image of its docker run: bash passes `docker`, `pull` and
+#   the image as three words, so the copied command runs the image `docker`.
 KNOWN_ERRORS = {
     ("models/Google/gemma-4-E2B-it.yaml", "SCHEMA002", "/variants/mobile/precision", 89),
     ("models/Google/gemma-4-E4B-it.yaml", "SCHEMA002", "/variants/mobile/precision", 89),
     ("models/Lightricks/LTX-2.5-Diffusers.yaml", "SCHEMA002", "/meta/hardware/dgx_spark_gb10", 17),
     ("models/Lightricks/LTX-2.5-Diffusers.yaml", "SCHEMA002", "/meta/hardware/rtx_pro_5000", 18),
     ("models/Lightricks/LTX-2.5-Diffusers.yaml", "SCHEMA002", "/meta/hardware/rtx_pro_6000", 19),
+    ("models/MiniMaxAI/MiniMax-M3.yaml", "REF018",
+     "/variants/mxfp8/hardware_overrides/mi300x/docker_image", 153),
     ("models/OpenMOSS-Team/MOSS-Transcribe-Diarize.yaml", "SCHEMA003", "/model", 15),
     ("models/Qwen/Qwen3.6-27B.yaml", "SCHEMA005", "/meta/slug", 3),
     ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "SCHEMA002", "/meta/difficulty", 8),

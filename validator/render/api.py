@@ -23,7 +23,6 @@ configuration with a warning, we skip it and keep the warning.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import sys
@@ -222,6 +221,8 @@ class _Build:
 
     def _outputs(self, renderer: _RecipeRenderer, paths: list[str]) -> Iterator[RecipeOutput]:
         """Each recipe's output in the build's order; stops at the first that fails."""
+        import multiprocessing  # here: a check of one file never loads it (start-up time)
+
         jobs = min(os.cpu_count() or 1, 4)
         if (jobs < 2 or len(paths) < _PARALLEL_MIN_RECIPES
                 or not isinstance(self.tree, LocalTree)

@@ -162,14 +162,17 @@ one ``--fix`` round) to the next almost every recipe's bytes are the same."""
 
 
 def _variant_ids_of_file(ctx: Context, path: str) -> list[tuple[str, str]] | None:
-    data = ctx.tree.read(path)
+    try:
+        data = ctx.tree.read(path)
+    except UndeclaredRead:
+        raise
+    except Exception:  # not in the snapshot store, a link...: its own findings say why
+        return None
     key = (path, hashlib.sha256(data).digest())
     if key in _VARIANT_IDS_OF_BYTES:
         return _VARIANT_IDS_OF_BYTES[key]
     try:
         loaded = load_yaml(data, path)
-    except UndeclaredRead:
-        raise
     except Exception:  # that recipe's own findings say why it cannot be read
         found = None
     else:
