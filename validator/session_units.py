@@ -2,7 +2,9 @@
 (:class:`Opened`: the tree's context and the checker over it), one recipe of such a tree
 (:class:`Unit`: its bytes, provenance and cache key) and what checking that recipe gave
 (:class:`UnitOutcome`). A unit is checked in the session's process or in a forked worker
-(:func:`validator.unit_pool.run_units`) and its outcome recorded by the session."""
+(:func:`validator.unit_pool.run_units`) and its outcome recorded by the session; a unit
+another session of the run checked already (``--fix``'s loop) is handed over by its
+:func:`unit_identity` (:data:`KnownUnits`)."""
 
 from __future__ import annotations
 
