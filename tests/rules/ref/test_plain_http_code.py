@@ -7,9 +7,7 @@ is run in a real bash against a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import http.server
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pytest
 
 from tests.conftest import check_tree, line_of
 from tests.rules.ref.test_ref_shell_code import CHAT, _edit
+from tests.static_server import serve_folder
 
 
 @pytest.fixture
@@ -26,21 +25,8 @@ def server(tmp_path: Path) -> Iterator[str]:
     site.mkdir()
     (site / "i.sh").write_text("touch pwned\n")
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, directory=str(site), **kwargs)  # type: ignore[arg-type]
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serve_folder(site) as url:
+        yield url.rstrip("/")
 
 
 def _dependency(root: Path, command: str) -> str:
