@@ -6,6 +6,7 @@ Judged by ``check`` and by ``pr`` on a real git repository."""
 
 from __future__ import annotations
 
+import collections
 import json
 import subprocess
 from pathlib import Path
@@ -89,7 +90,7 @@ def test_each_recipe_is_read_once_for_the_claims_of_every_tree_that_holds_it(
     from validator.rules.ref import api_path
 
     _variant(examples_tree, MOE, "fp8", "example-org/Example-Chat-8B-FP8")
-    monkeypatch.setattr(api_path, "_VARIANT_IDS_OF_BYTES", {})
+    monkeypatch.setattr(api_path, "_VARIANT_IDS_OF_BYTES", collections.OrderedDict())
     loaded: list[str] = []
     real = load_yaml
 

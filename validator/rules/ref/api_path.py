@@ -7,6 +7,7 @@ whose paths are one file where case is ignored."""
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from validator.findings import Severity, printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render.api import hf_id_of
 from validator.render.api_paths import path_key, promoted_id, promoted_id_problem
+from validator.render.cache import kept_recent
 from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.ref.facts import expected_model_id
 from validator.sourcemap import join_pointer
@@ -155,32 +157,29 @@ def _recipe_ids(ctx: Context) -> frozenset[str]:
     return frozenset(filter(None, map(_own_id, ctx.recipe_paths)))
 
 
-_VARIANT_IDS_OF_BYTES: dict[tuple[str, bytes], list[tuple[str, str]] | None] = {}
-"""A recipe's :func:`_variant_ids` by its path and the digest of its bytes (``None``: it
+_VARIANT_IDS_OF_BYTES: OrderedDict[tuple[str, bytes], list[tuple[str, str]]] = OrderedDict()
+"""A recipe's :func:`_variant_ids` by its path and the digest of its bytes (none when it
 does not load): the claims of a tree are those of its recipes, and from one revision (or
 one ``--fix`` round) to the next almost every recipe's bytes are the same."""
 
 
-def _variant_ids_of_file(ctx: Context, path: str) -> list[tuple[str, str]] | None:
+def _variant_ids_of_file(ctx: Context, path: str) -> list[tuple[str, str]]:
     try:
         data = ctx.tree.read(path)
     except UndeclaredRead:
         raise
     except Exception:  # not in the snapshot store, a link...: its own findings say why
-        return None
-    key = (path, hashlib.sha256(data).digest())
-    if key in _VARIANT_IDS_OF_BYTES:
-        return _VARIANT_IDS_OF_BYTES[key]
-    try:
-        loaded = load_yaml(data, path)
-    except Exception:  # that recipe's own findings say why it cannot be read
-        found = None
-    else:
-        found = _variant_ids(loaded.data if loaded.ok else None, path)
-    if len(_VARIANT_IDS_OF_BYTES) >= 8192:
-        _VARIANT_IDS_OF_BYTES.clear()
-    _VARIANT_IDS_OF_BYTES[key] = found
-    return found
+        return []
+
+    def read() -> list[tuple[str, str]]:
+        try:
+            loaded = load_yaml(data, path)
+        except Exception:  # that recipe's own findings say why it cannot be read
+            return []
+        return _variant_ids(loaded.data if loaded.ok else None, path)
+
+    return kept_recent(_VARIANT_IDS_OF_BYTES, (path, hashlib.sha256(data).digest()), read,
+                       8192)
 
 
 def _claims(ctx: Context) -> list[_Claim]:
@@ -194,7 +193,7 @@ def _claims(ctx: Context) -> list[_Claim]:
             out.append(_Claim(path, own, "the recipe itself"))
         found = _variant_ids_of_file(ctx, path)
         out += [_Claim(path, model_id, f"its variant {printable(key)!r}")
-                for key, model_id in found or () if model_id not in recipe_ids]
+                for key, model_id in found if model_id not in recipe_ids]
     return out
 
 
