@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -54,7 +54,13 @@ class DownloadRun:
     @property
     def insecure_urls(self) -> tuple[str, ...]:
         """The URLs that are not ``https://`` (``curl host/x`` fetches over plain HTTP)."""
-        return tuple(u for u in self.urls if not u.lower().startswith("https://"))
+        return insecure(self.urls)
+
+
+def insecure(urls: Iterable[str]) -> tuple[str, ...]:
+    """Those of ``urls`` that are not ``https://`` (``curl host/x`` fetches over plain
+    HTTP)."""
+    return tuple(u for u in urls if not u.lower().startswith("https://"))
 
 
 def download_runs(text: str) -> list[DownloadRun]:
@@ -67,7 +73,7 @@ def download_runs(text: str) -> list[DownloadRun]:
 
     outer = _SUBSTITUTION.sub(hide, text.replace("\\\n", " "))
     found = [run for inner in holes for run in download_runs(inner)]
-    saved: dict[str, list[str]] = {}
+    saved: dict[str, tuple[str, ...]] = {}
     for pipeline in _SEPARATORS.split(outer):
         stages = [_words(part) for part in re.split(r"(?<!\|)\|(?!\|)", pipeline)]
         found += _pipeline_runs(stages, holes)
@@ -84,14 +90,14 @@ INSTALLERS = frozenset({"pip", "pip3"})
 pip`` too)."""
 
 
-def _saved_runs(words: list[str], saved: dict[str, list[str]]) -> Iterator[DownloadRun]:
+def _saved_runs(words: list[str], saved: dict[str, tuple[str, ...]]) -> Iterator[DownloadRun]:
     """A file a downloader saved over plain HTTP (``curl URL -o F``, ``wget -O F URL``)
     and a later command runs (``sh F``, ``bash ./F``, ``./F``): remembered in ``saved``
     (file -> URLs), reported when run. A file fetched over ``https://`` and then run is the
     reviewable form ``REF023`` recommends: not reported."""
     name, args = _command(words)
     if name in _OUTPUT_OPTIONS:
-        urls = [u for u in _urls(args) if not u.lower().startswith("https://")]
+        urls = insecure(_urls(args))
         target = _output_file(name, args, urls)
         if urls and target:
             saved[PurePosixPath(target).name] = urls
@@ -103,7 +109,7 @@ def _saved_runs(words: list[str], saved: dict[str, list[str]]) -> Iterator[Downl
                           tuple(fetched))
 
 
-def _output_file(name: str, args: list[str], urls: list[str]) -> str | None:
+def _output_file(name: str, args: list[str], urls: Sequence[str]) -> str | None:
     for i, arg in enumerate(args):
         for option in _OUTPUT_OPTIONS[name]:
             if arg == option and i + 1 < len(args):
@@ -207,10 +213,10 @@ def _pipeline_runs(stages: list[list[str]], holes: list[str]) -> Iterator[Downlo
                                   fetched_urls)
         for index in {int(m.group(1)) for arg in args for m in _HOLE.finditer(arg)} - run:
             fetched_urls = _fetched(holes[index])
-            plain = [u for u in fetched_urls or () if not u.lower().startswith("https://")]
+            plain = insecure(fetched_urls or ())
             if plain:  # over https the words are the author's to review (no finding)
                 yield DownloadRun(f"the words a substitution downloads become arguments of "
-                                  f"{label} (options included)", tuple(plain))
+                                  f"{label} (options included)", plain)
 
 
 def _after_options(args: list[str]) -> list[str]:
