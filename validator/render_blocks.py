@@ -63,9 +63,9 @@ def _warned_with(command: str, words: list[Hazard]) -> list[str]:
     """``command`` under its :func:`_warned` lines and one more per hazard of ``words``
     (what bash does with a value printed unquoted as one word of it: a split, a changed
     word, an operand read as an option) not already named."""
-    seen = {line for line in _warnings_of(command)}
-    extra = [line for line in hazard_lines(words) if line not in seen]
-    return [*_warnings_of(command), *dict.fromkeys(extra), command]
+    warned = _warnings_of(command)
+    extra = [line for line in hazard_lines(words) if line not in warned]
+    return [*warned, *dict.fromkeys(extra), command]
 
 
 def _docker_words(r: Rendered, proc: Process) -> list[Hazard]:
