@@ -267,6 +267,9 @@ LAYERS: dict[str, set[str]] = {
                            "validator.load", "validator.paths", "validator.releases",
                            "validator.render", "validator.rules.metadata", "validator.sourcemap",
                            "validator.vllm_cli"},
+    # REF025's index of the variant ids of a tree's recipes (kept in the result cache)
+    "validator.api_claims": {"validator.analysis", "validator.cache", "validator.context",
+                             "validator.load", "validator.render"},
 }
 CHECK_FAMILY_IMPORTS = {"validator.analysis", "validator.context", "validator.findings",
                         "validator.fix",
@@ -277,7 +280,7 @@ CHECK_FAMILY_IMPORTS = {"validator.analysis", "validator.context", "validator.fi
 """What a family of check rules may import (``validator.analysis`` for the domain code
 the families share)."""
 LAYERS.update({
-    "validator.rules.ref": CHECK_FAMILY_IMPORTS,
+    "validator.rules.ref": CHECK_FAMILY_IMPORTS | {"validator.api_claims"},
     "validator.rules.hw": CHECK_FAMILY_IMPORTS,
     "validator.rules.env": CHECK_FAMILY_IMPORTS,
     # FLAG judges the context files' lists with REF's shell-code check

@@ -280,9 +280,9 @@ class ResultCache:
             return {}
         return self._read(key) or {}
 
-    def put(self, key: str, results: dict[str, Any]) -> None:
-        """Merge ``results`` (label -> JSON value) into the entry of ``key``,
-        under the entry's lock, and write it atomically.
+    def put(self, key: str, results: dict[str, Any], *, replace: bool = False) -> None:
+        """Merge ``results`` (label -> JSON value) into the entry of ``key`` (``replace``:
+        in place of its labels), under the entry's lock, and write it atomically.
 
         Raises:
             OSError: the cache folder is not writable.
@@ -299,7 +299,7 @@ class ResultCache:
 
         try:
             with FileLock(str(path) + ".lock"):
-                merged: dict[str, Any] = dict(self._read(key) or {})
+                merged: dict[str, Any] = {} if replace else dict(self._read(key) or {})
                 merged.update(results)
                 plain = json.loads(json.dumps(dict(sorted(merged.items()))))
                 entry = {"format": FORMAT, "key": key, "results": plain,

@@ -43,7 +43,7 @@ from validator.source.verify import (
     pinning_findings,
     prov_finding,
 )
-from validator.unit_cache import UnitCache, context_digest
+from validator.unit_cache import UnitCache, context_digest, tree_reads_digest
 from validator.unit_pool import run_units
 from validator.vllm_cli.data_source import CliRegistries
 
@@ -129,6 +129,7 @@ class Session:
                         frozenset(d.path for d in context.context_documents())
                         | ({PLATFORMS} if context.taxonomy is not None else set()))
         if self.cache is not None:
+            self.cache.attach(context)
             opened.unit_prefix = (context_digest(context), repr(checker.policy.config),
                                   tuple(r.id for r in checker.rules))
         self._opened[key] = opened
@@ -300,7 +301,8 @@ class Session:
         if self.cache is None or opened.unit_prefix is None:
             return ""
         context, policy, rules = opened.unit_prefix
-        return self.cache.key(context, policy, rules, path, sha256_hex(data), prov)
+        tree = tree_reads_digest(opened.context, rules, path, data)
+        return self.cache.key(f"{context}\0{tree}", policy, rules, path, sha256_hex(data), prov)
 
     def run_rules(self, context: Context, doc: LoadedDocument,
                   rules: Sequence[Rule] | None = None) -> list[Finding]:

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validator.api_claims import attach_store, claims_digest, may_claim
 from validator.cache import RESULTS as RESULTS  # re-exported: the folder of the entries
 from validator.cache import ResultCache, checks_digest
-from validator.context import Context, Settings
+from validator.context import PLATFORMS, Context, Settings
 from validator.findings import Finding, Related, Severity
 from validator.rules.metadata import Rule
 from validator.source.provenance import Provenance
@@ -65,6 +66,31 @@ def context_digest(ctx: Context) -> str:
     for path in sorted(ctx.recipe_paths):
         h.update(f"recipe\0{path}\n".encode())
     return h.hexdigest()
+
+
+def tree_reads_digest(ctx: Context, rules: Sequence[str], path: str, raw: bytes) -> str:
+    """Hex SHA-256 of what the rules ``rules`` read of the tree besides the context
+    documents when they check the recipe ``raw`` at ``path``: REF025 the variant ids of
+    every recipe (:func:`validator.api_claims.claims_digest`; only when this recipe may
+    promote a variant itself, else it finds nothing), REF026 the bytes of
+    ``platforms.yaml``."""
+    h = hashlib.sha256()
+    if "REF025" in rules and may_claim(ctx, path, raw):
+        h.update(f"claims\0{claims_digest(ctx)}\n".encode())
+    if "REF026" in rules:
+        h.update(f"platforms\0{_platforms_digest(ctx)}\n".encode())
+    return h.hexdigest()
+
+
+def _platforms_digest(ctx: Context) -> str:
+    def compute() -> str:
+        try:
+            if not ctx.tree.exists(PLATFORMS):
+                return "absent"
+            return hashlib.sha256(ctx.tree.read(PLATFORMS)).hexdigest()
+        except Exception as exc:  # REF026 reads it the same way: unreadable, no ids
+            return f"unreadable {type(exc).__name__}"
+    return ctx.memoised("unit_cache:platforms", compute)
 
 
 def _row(f: Finding) -> dict[str, Any]:
@@ -103,7 +129,9 @@ class UnitCache:
 
     def __init__(self, root: Path, settings: Settings, rules: Sequence[Rule]) -> None:
         self.store = ResultCache(root / RESULTS)
-        self._prefix = f"{checks_digest(settings, rules)}\0{settings!r}\0"
+        self.root = root
+        self.tool = checks_digest(settings, rules)
+        self._prefix = f"{self.tool}\0{settings!r}\0"
         self.hits = 0
         self.misses = 0
 
@@ -111,6 +139,12 @@ class UnitCache:
     def notes(self) -> list[str]:
         """What the store had to say about itself (a replaced or unusable secret)."""
         return self.store.notes
+
+    def attach(self, ctx: Context) -> None:
+        """Keep the variant ids REF025 reads of ``ctx``'s recipes in this cache folder
+        (:func:`validator.api_claims.attach_store`)."""
+        if self.store.root is not None:
+            attach_store(ctx, self.root, self.tool)
 
     def key(self, context: str, policy: str, rules: Sequence[str], path: str,
             sha256: str, provenance: Provenance) -> str:

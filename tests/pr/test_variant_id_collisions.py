@@ -85,20 +85,21 @@ def test_each_recipe_is_read_once_for_the_claims_of_every_tree_that_holds_it(
     each context holding them (each revision of ``history``, each ``--fix`` round):
     a second tree with the same recipes loads none, one with an edited recipe loads
     that one, and the verdict follows the edit."""
+    from validator import api_claims
     from validator.context import local_context
     from validator.load import load_yaml
     from validator.rules.ref import api_path
 
     _variant(examples_tree, MOE, "fp8", "example-org/Example-Chat-8B-FP8")
-    monkeypatch.setattr(api_path, "_VARIANT_IDS_OF_BYTES", collections.OrderedDict())
+    monkeypatch.setattr(api_claims, "_OF_BYTES", collections.OrderedDict())
     loaded: list[str] = []
     real = load_yaml
 
-    def counted(data: bytes, path: str) -> object:
+    def counted(data: bytes, path: str, **options: bool) -> object:
         loaded.append(path)
-        return real(data, path)
+        return real(data, path, **options)
 
-    monkeypatch.setattr(api_path, "load_yaml", counted)
+    monkeypatch.setattr(api_claims, "load_yaml", counted)
     first = api_path._claims(local_context(examples_tree))
     assert len(loaded) == len({c.recipe for c in first}) > 1
     loaded.clear()

@@ -262,6 +262,7 @@ def load_yaml(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_nodes: int = DEFAULT_MAX_NODES,
+    characters: bool = True,
 ) -> LoadedDocument:
     """Load one YAML document from ``raw`` bytes.
 
@@ -274,6 +275,8 @@ def load_yaml(
         max_bytes: size limit in bytes (``YAML007`` beyond it).
         max_depth: nesting limit in levels.
         max_nodes: limit on built nodes, counting each alias expansion.
+        characters: look for hidden and look-alike characters (``YAML010``,
+            ``YAML013``); they add findings only, the data is the same without.
     """
     doc = LoadedDocument(path, "", None, SourceMap(), sha256=hashlib.sha256(raw).hexdigest())
     if len(raw) > max_bytes:
@@ -297,7 +300,7 @@ def load_yaml(
     doc.findings = [line_map.finding(f) for f in doc.findings]
     line_map.source_map(doc.source_map)
     stand_ins.restore(doc)
-    if built:
+    if built and characters:
         doc.findings += hidden_character_findings(doc)
     return doc
 

@@ -6,19 +6,16 @@ whose paths are one file where case is ignored."""
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from validator.analysis.recipe_data import elements, get, items
-from validator.context import Context, UndeclaredRead
+from validator.api_claims import own_id, tree_variant_ids_of, variant_ids
+from validator.context import Context
 from validator.findings import Severity, printable
-from validator.load import LoadedDocument, load_yaml
-from validator.render.api import hf_id_of
+from validator.load import LoadedDocument
 from validator.render.api_paths import path_key, promoted_id, promoted_id_problem
-from validator.render.cache import kept_recent
 from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.ref.facts import expected_model_id
 from validator.sourcemap import join_pointer
@@ -127,71 +124,29 @@ class _Claim:
     what: str
 
 
-def _own_id(path: str) -> str | None:
-    """The id the site publishes the recipe at ``path`` under (``org/<file stem>``)."""
-    ident = hf_id_of(path)
-    return None if ident is None else "/".join(ident)
-
-
 def _promoted(data: Any, path: str, recipe_ids: frozenset[str]) -> Iterator[tuple[str, str]]:
     """``(variant key, model_id)`` of each variant the site promotes to files of its own:
     an id with a ``/`` that is neither the recipe's own nor a recipe's of the tree (that
     variant the site leaves unpromoted)."""
-    return ((key, model_id) for key, model_id in _variant_ids(data, path)
+    return ((key, model_id) for key, model_id in variant_ids(data, path)
             if model_id not in recipe_ids)
 
 
-def _variant_ids(data: Any, path: str) -> list[tuple[str, str]]:
-    """``(variant key, model_id)`` of each variant whose id with a ``/`` is not the
-    recipe's own."""
-    variants = get(data, "variants")
-    out = []
-    for key, variant, _ in items(variants, "/variants"):
-        model_id = promoted_id(get(variant, "model_id"))
-        if model_id is not None and model_id != _own_id(path):
-            out.append((str(key), model_id))
-    return out
-
-
 def _recipe_ids(ctx: Context) -> frozenset[str]:
-    return frozenset(filter(None, map(_own_id, ctx.recipe_paths)))
-
-
-_VARIANT_IDS_OF_BYTES: OrderedDict[tuple[str, bytes], list[tuple[str, str]]] = OrderedDict()
-"""A recipe's :func:`_variant_ids` by its path and the digest of its bytes (none when it
-does not load): the claims of a tree are those of its recipes, and from one revision (or
-one ``--fix`` round) to the next almost every recipe's bytes are the same."""
-
-
-def _variant_ids_of_file(ctx: Context, path: str) -> list[tuple[str, str]]:
-    try:
-        data = ctx.tree.read(path)
-    except UndeclaredRead:
-        raise
-    except Exception:  # not in the snapshot store, a link...: its own findings say why
-        return []
-
-    def read() -> list[tuple[str, str]]:
-        try:
-            loaded = load_yaml(data, path)
-        except Exception:  # that recipe's own findings say why it cannot be read
-            return []
-        return _variant_ids(loaded.data if loaded.ok else None, path)
-
-    return kept_recent(_VARIANT_IDS_OF_BYTES, (path, hashlib.sha256(data).digest()), read,
-                       8192)
+    return frozenset(filter(None, map(own_id, ctx.recipe_paths)))
 
 
 def _claims(ctx: Context) -> list[_Claim]:
     """The ids every recipe of the tree publishes files under (``<id>.json``, ``<id>/``):
-    its own (from its path) and each promoted variant's."""
+    its own (from its path) and each promoted variant's (the variant ids of each recipe
+    come from :func:`validator.api_claims.tree_variant_ids_of`: read once per recipe
+    content, across runs from the result cache's index)."""
     recipe_ids = ctx.memoised("REF025.ids", lambda: _recipe_ids(ctx))
     out = []
-    for path in sorted(ctx.recipe_paths):
-        own = _own_id(path)
+    for path, found in tree_variant_ids_of(ctx).items():
+        own = own_id(path)
         if own is not None:
             out.append(_Claim(path, own, "the recipe itself"))
-        found = _variant_ids_of_file(ctx, path)
         out += [_Claim(path, model_id, f"its variant {printable(key)!r}")
                 for key, model_id in found if model_id not in recipe_ids]
     return out
@@ -244,7 +199,7 @@ def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
     variants = list(_promoted(doc.data, doc.path, recipe_ids))
     if not variants:
         return
-    own = _own_id(doc.path)
+    own = own_id(doc.path)
     mine = [_Claim(doc.path, own, "the recipe itself")] if own else []
     mine += [_Claim(doc.path, model_id, f"its variant {printable(key)!r}")
              for key, model_id in variants]

@@ -1,0 +1,226 @@
+"""The ids each recipe of a tree promotes variants to (REF025's claims on the site's API),
+read once per recipe content: in the process, and -- when the run has a result cache --
+across runs from one entry of the persistent cache.
+
+A recipe's *variant ids* are ``(variant key, model_id)`` of each variant whose ``model_id``
+holds a ``/`` and is not the recipe's own id (``org/<file stem>``), in the order the
+recipe writes them; a recipe that does not load into a mapping has none. They depend on
+the recipe's path and bytes only, so they are memoised by ``(path, SHA-256 of the bytes)``.
+
+With a store (:func:`attach_store`, done by ``check`` when it caches results), the ids of
+every recipe content ever read are kept in one :class:`~validator.cache.ResultCache` entry
+(``<cache folder>/claims``): a label per ``(path, bytes)`` under the tool digest, the whole
+entry under the cache's MAC, written atomically. An entry that is edited, cut short or
+written under another secret or tool is ignored and the ids are computed again; a label
+whose value is not a list of ``[key, model_id]`` strings is recomputed. The entry holds at
+most :data:`MAX_LABELS` labels: past it, it is rewritten with those of the current tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from validator.analysis.recipe_data import get, items
+from validator.context import Context, UndeclaredRead
+from validator.load import DEFAULT_MAX_BYTES, load_yaml
+from validator.render.api import hf_id_of
+from validator.render.api_paths import promoted_id
+from validator.render.cache import kept_recent
+
+if TYPE_CHECKING:
+    from validator.cache import ResultCache
+
+VariantIds = list[tuple[str, str]]
+"""``(variant key, model_id)`` of each variant a recipe promotes to files of its own."""
+
+FOLDER = "claims"
+"""Sub-folder of the cache folder (``--cache-dir``) that holds the index."""
+FORMAT = 1
+"""Version of the index's key and values."""
+MAX_LABELS = 4096
+"""Recipe contents the index keeps (the corpus has 173 recipes)."""
+_STORE = "api_claims:store"
+"""The :meth:`Context.memoised` key of the context's store."""
+
+_OF_BYTES: OrderedDict[tuple[str, bytes], VariantIds] = OrderedDict()
+"""Variant ids by recipe path and the digest of its bytes: from one revision (or one
+``--fix`` round) to the next almost every recipe's bytes are the same."""
+
+
+def own_id(path: str) -> str | None:
+    """The id the site publishes the recipe at ``path`` under (``org/<file stem>``)."""
+    ident = hf_id_of(path)
+    return None if ident is None else "/".join(ident)
+
+
+def variant_ids(data: Any, path: str) -> VariantIds:
+    """``(variant key, model_id)`` of each variant of the recipe ``data`` (at ``path``)
+    whose id holds a ``/`` and is not the recipe's own."""
+    variants = get(data, "variants")
+    out = []
+    for key, variant, _ in items(variants, "/variants"):
+        model_id = promoted_id(get(variant, "model_id"))
+        if model_id is not None and model_id != own_id(path):
+            out.append((str(key), model_id))
+    return out
+
+
+def _read_ids(raw: bytes, path: str) -> VariantIds:
+    """:func:`variant_ids` of the recipe ``raw``: loaded as every recipe is, without the
+    hidden-character findings (findings only: the data is the same)."""
+    try:
+        loaded = load_yaml(raw, path, characters=False)
+    except Exception:  # that recipe's own findings say why it cannot be read
+        return []
+    return variant_ids(loaded.data if loaded.ok else None, path)
+
+
+class ClaimsStore:
+    """The persistent index of variant ids (see the module docstring).
+
+    Args:
+        store: the cache entries' store (its folder is ``<cache folder>/claims``).
+        tool: the digest of the tool that reads the recipes
+            (:func:`validator.cache.checks_digest`).
+    """
+
+    def __init__(self, store: ResultCache, tool: str) -> None:
+        self.store = store
+        self.key = hashlib.sha256(f"{FORMAT}\0{tool}\0claims".encode()).hexdigest()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def label(path: str, digest: bytes) -> str:
+        """The label of one recipe content: its path and the SHA-256 of its bytes."""
+        return hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + digest
+                              ).hexdigest()
+
+    def read(self) -> dict[str, VariantIds]:
+        """Every valid label of the index (none when absent, damaged or unreadable)."""
+        try:
+            found = self.store.get(self.key)
+        except OSError:
+            return {}
+        return {label: [(k, m) for k, m in value] for label, value in found.items()
+                if isinstance(value, list) and all(
+                    isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+                    and isinstance(pair[1], str) for pair in value)}
+
+    def write(self, new: dict[str, VariantIds], tree: dict[str, VariantIds],
+              kept: int) -> None:
+        """Add the ``new`` labels (``kept``: how many the index holds); past
+        :data:`MAX_LABELS`, keep those of the current ``tree`` only."""
+        replace = kept + len(new) > MAX_LABELS
+        labels = tree if replace else new
+        # a read-only or full disk: the ids are computed again next time
+        with contextlib.suppress(OSError):
+            self.store.put(self.key, {k: [list(p) for p in v] for k, v in labels.items()},
+                           replace=replace)
+
+
+def attach_store(ctx: Context, root: Path, tool: str) -> None:
+    """Keep the variant ids of ``ctx``'s recipes in the index under the cache folder
+    ``root`` (``tool``: see :class:`ClaimsStore`)."""
+    from validator.cache import ResultCache
+
+    store = ClaimsStore(ResultCache(root / FOLDER), tool)
+    ctx.memoised(_STORE, lambda: store)
+
+
+def store_of(ctx: Context) -> ClaimsStore | None:
+    """The index attached to ``ctx`` (``None``: none)."""
+    found = ctx.memoised(_STORE, lambda: None)
+    return found if isinstance(found, ClaimsStore) else None
+
+
+def _recipe_bytes(ctx: Context, path: str) -> bytes | None:
+    try:
+        return ctx.tree.read(path)
+    except UndeclaredRead:
+        raise
+    except Exception:  # not in the snapshot store, a link...: its own findings say why
+        return None
+
+
+class _Pending:
+    """The index as read at the first use in a context, and the labels it lacks."""
+
+    def __init__(self, store: ClaimsStore | None) -> None:
+        self.store = store
+        self.index = store.read() if store is not None else {}
+        self.new: dict[str, VariantIds] = {}
+        self.seen: dict[str, VariantIds] = {}
+
+    def flush(self) -> None:
+        """Write the labels the index lacked (and count hits and misses)."""
+        if self.store is None:
+            return
+        self.store.hits += len(self.seen) - len(self.new)
+        self.store.misses += len(self.new)
+        if self.new:
+            self.store.write(self.new, self.seen, len(self.index))
+            self.index.update(self.new)
+            self.new = {}
+        self.seen = {}
+
+
+def _pending(ctx: Context) -> _Pending:
+    return ctx.memoised("api_claims:pending", lambda: _Pending(store_of(ctx)))
+
+
+def ids_of_bytes(ctx: Context, path: str, raw: bytes) -> VariantIds:
+    """:func:`variant_ids` of the recipe ``raw`` at ``path``: from the memo, the index of
+    ``ctx``'s store, or the recipe (a label the index lacks is written at the next
+    :func:`tree_variant_ids`)."""
+    pending = _pending(ctx)
+    digest = hashlib.sha256(raw).digest()
+    label = ClaimsStore.label(path, digest) if pending.store is not None else ""
+    cached = pending.index.get(label)
+    ids = kept_recent(_OF_BYTES, (path, digest),
+                      lambda: _read_ids(raw, path) if cached is None else cached, 8192)
+    if pending.store is not None:
+        pending.seen[label] = ids
+        if cached is None:
+            pending.new[label] = ids
+    return ids
+
+
+def may_claim(ctx: Context, path: str, raw: bytes) -> bool:
+    """Whether REF025 may read the other recipes' ids when it checks ``raw`` at ``path``:
+    the recipe has variant ids, or is too large to be read here (a run may allow more)."""
+    return len(raw) > DEFAULT_MAX_BYTES or bool(ids_of_bytes(ctx, path, raw))
+
+
+def tree_variant_ids(ctx: Context, paths: Sequence[str]) -> dict[str, VariantIds]:
+    """:func:`variant_ids` of each recipe at ``paths`` of ``ctx``'s tree (none for one
+    that cannot be read), from the memo, the index or the recipe."""
+    out: dict[str, VariantIds] = {}
+    for path in paths:
+        raw = _recipe_bytes(ctx, path)
+        out[path] = [] if raw is None else ids_of_bytes(ctx, path, raw)
+    _pending(ctx).flush()
+    return out
+
+
+def claims_digest(ctx: Context) -> str:
+    """Hex SHA-256 of every recipe's variant ids in ``ctx``'s tree (what REF025 reads of
+    the other recipes), computed once per context."""
+    def compute() -> str:
+        h = hashlib.sha256()
+        for path, ids in tree_variant_ids_of(ctx).items():
+            h.update(f"{path}\0{ids!r}\n".encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+    return ctx.memoised("api_claims:digest", compute)
+
+
+def tree_variant_ids_of(ctx: Context) -> dict[str, VariantIds]:
+    """:func:`tree_variant_ids` of every recipe of ``ctx`` (sorted by path), once per
+    context."""
+    return ctx.memoised("api_claims:tree",
+                        lambda: tree_variant_ids(ctx, sorted(ctx.recipe_paths)))
