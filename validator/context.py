@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TypeVar, cast
 from validator.load import LoadedDocument, load_yaml
 from validator.rules.metadata import Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
+from validator.source.roots import PLATFORMS
 from validator.source.tree import LocalTree, RecipeTree
 from validator.vllm_cli.data_source import CliRegistries, Window
 
@@ -28,9 +29,6 @@ __all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context
 
 KV_STORE = "kv_store"
 MODELS = "models"
-PLATFORMS = "platforms.yaml"
-"""The platforms of the deploy dialog: a context file no rendering reads (the site copies
-it to ``platforms.json``), checked on its own (schema, links, install snippets)."""
 
 
 @dataclass

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from validator import __version__
 from validator.paths import SCHEMAS_DIR, SNAPSHOTS_DIR
-from validator.source.roots import STRATEGIES, TAXONOMY, default_cache_dir, find_root
+from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY, default_cache_dir, find_root
 
 if TYPE_CHECKING:  # not imported at run time: the warm path imports as little as it can
     from typing import Any, TextIO
@@ -61,9 +61,10 @@ fixes, report files, pinned sources, ``--config``, ``--no-cache`` -- makes it ru
 NOT_KEYED = frozenset({"--jobs", "-j"})
 """Options that do not change the output (``--jobs``: the same for every N)."""
 ROOT_INPUTS = (TAXONOMY, ".recipe-check.toml", "pyproject.toml", STRATEGIES, "kv_store",
-               "models")
+               "models", PLATFORMS)
 """What a check reads at a recipes root besides the paths it is given: the taxonomy,
-the configuration files, the strategy and kv-store documents and the recipe list."""
+the configuration files, the strategy and kv-store documents, the recipe list and the
+platforms (REF026)."""
 ENVIRONMENT = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "LANG", "LC_ALL", "LC_CTYPE")
 """Environment variables a check reads (with every ``RECIPE_CHECK_*`` one)."""
 MAX_RUNS = 200

@@ -11,6 +11,10 @@ TAXONOMY = "taxonomy.yaml"
 """The taxonomy file at the recipes root."""
 STRATEGIES = "strategies"
 """The folder of strategy files at the recipes root."""
+PLATFORMS = "platforms.yaml"
+"""The platforms of the deploy dialog at the recipes root: a context file no rendering
+reads (the site copies it to ``platforms.json``), checked on its own (schema, links,
+install snippets); REF026 reads its ids."""
 
 
 def find_root(start: Path) -> Path | None:

@@ -1,0 +1,158 @@
+"""REF025 reads the variant ids of every other recipe (:mod:`validator.api_claims`): with a
+result cache they come from one MAC-checked index entry, so a later run loads no other
+recipe's YAML; an entry edited or cut short is recomputed, never trusted; and a cached
+check follows what REF025 and REF026 read of the rest of the tree (another recipe's
+variant ids, ``platforms.yaml``) instead of replaying a stale verdict."""
+
+from __future__ import annotations
+
+import collections
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import replace_once
+from tests.pr.test_platform_ids import _opt_in
+from tests.pr.test_variant_id_collisions import CHAT, MOE, _variant
+from validator import api_claims
+from validator.context import Settings
+from validator.report import get_reporter
+from validator.source.local import local_targets
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _cli(root: Path, cache: Path | None, recipe: str) -> tuple[int, str]:
+    """Exit code and JSON report of ``check`` of one recipe in its own process."""
+    where = ["--no-cache"] if cache is None else ["--cache-dir", str(cache)]
+    run = subprocess.run([sys.executable, "-m", "validator", "check", "--offline", "--format",
+                          "json", *where, recipe], cwd=root, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin"},
+                         timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    return run.returncode, run.stdout
+
+
+def _rules(report: str) -> list[str]:
+    return [f["rule"] for d in json.loads(report)["documents"] for f in d["findings"]]
+
+
+def test_a_cached_check_reports_a_collision_made_by_editing_another_recipe(
+        examples_tree: Path, tmp_path: Path) -> None:
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    cache = tmp_path / "cache"
+    assert "REF025" not in _rules(_cli(examples_tree, cache, CHAT)[1])
+    _variant(examples_tree, MOE, "fp8", "example-org/example-chat-8b-fp8")  # a case twin
+    cached = _cli(examples_tree, cache, CHAT)
+    assert cached == _cli(examples_tree, None, CHAT)
+    assert "REF025" in _rules(cached[1])
+
+
+def test_a_cached_check_follows_an_edited_platforms_file(examples_tree: Path,
+                                                         tmp_path: Path) -> None:
+    _opt_in(examples_tree)
+    cache = tmp_path / "cache"
+    assert "REF026" not in _rules(_cli(examples_tree, cache, CHAT)[1])
+    replace_once(examples_tree / "platforms.yaml", "id: example-cloud", "id: example-cloud-2")
+    cached = _cli(examples_tree, cache, CHAT)
+    assert cached == _cli(examples_tree, None, CHAT)
+    assert "REF026" in _rules(cached[1])
+
+
+def _check(root: Path, cache: Path) -> str:
+    """JSON report of ``check models/`` with the result cache ``cache``, as a new process
+    would run it (no variant ids memoised in this one)."""
+    from validator.rule_index import check_rules
+    from validator.session import Session
+    from validator.unit_cache import UnitCache
+
+    api_claims._OF_BYTES.clear()
+    settings = Settings(offline=True)
+    targets = local_targets(str(root / "models"), None, {})
+    session = Session(settings, check_rules(), cache=UnitCache(cache, settings, check_rules()))
+    result = session.check_targets((t.tree, t.path) for t in targets)
+    out = io.StringIO()
+    get_reporter("json").write(result, out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The recipes :mod:`validator.api_claims` loads YAML of, in order."""
+    seen: list[str] = []
+    real = api_claims.load_yaml
+
+    def counted(raw: bytes, path: str, **options: bool) -> object:
+        seen.append(path)
+        return real(raw, path, **options)
+
+    monkeypatch.setattr(api_claims, "load_yaml", counted)
+    monkeypatch.setattr(api_claims, "_OF_BYTES", collections.OrderedDict())
+    return seen
+
+
+def _touch(path: Path, mark: str) -> None:
+    """New bytes for ``path``, the same recipe (a comment at its end)."""
+    path.write_text(path.read_text("utf-8") + f"# {mark}\n", "utf-8")
+
+
+def _index(cache: Path) -> Path:
+    (entry,) = (cache / api_claims.FOLDER).glob("*/*.json")
+    return entry
+
+
+def test_a_later_run_reads_the_other_recipes_ids_from_the_index(
+        examples_tree: Path, tmp_path: Path, loads: list[str]) -> None:
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    _variant(examples_tree, MOE, "fp8", "example-org/Example-MoE-120B-FP8")
+    cache = tmp_path / "cache"
+    cold = _check(examples_tree, cache)
+    assert sorted(loads) == [CHAT, MOE]
+    loads.clear()
+    _touch(examples_tree / CHAT, "edited")
+    edited = _check(examples_tree, cache)
+    assert loads == [CHAT]  # the one edited; the other's ids come from the index
+    assert len(json.loads(_index(cache).read_text())["results"]) == 3  # and CHAT's new bytes
+    assert edited == _check(examples_tree, tmp_path / "fresh") != cold
+
+
+@pytest.mark.parametrize("damage", ["forged", "truncated"])
+def test_an_edited_or_truncated_index_is_recomputed_never_trusted(
+        examples_tree: Path, tmp_path: Path, loads: list[str], damage: str) -> None:
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    _variant(examples_tree, MOE, "fp8", "example-org/Example-MoE-120B-FP8")
+    cache = tmp_path / "cache"
+    _check(examples_tree, cache)
+    entry = _index(cache)
+    if damage == "forged":  # MoE's variant made the chat variant's id, checksum kept
+        stored = json.loads(entry.read_text())
+        for ids in stored["results"].values():
+            for pair in ids:
+                pair[1] = "example-org/Example-Chat-8B-FP8"
+        entry.write_text(json.dumps(stored))
+    else:
+        entry.write_bytes(entry.read_bytes()[:50])
+    _touch(examples_tree / CHAT, "edited")
+    loads.clear()
+    report = _check(examples_tree, cache)
+    assert sorted(loads) == [CHAT, MOE]  # the damaged index gave nothing: both read again
+    assert "REF025" not in _rules(report)
+    assert _check(examples_tree, tmp_path / "fresh") == report
+
+
+def test_the_index_keeps_at_most_its_bound_then_the_current_trees_ids(
+        examples_tree: Path, tmp_path: Path, loads: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api_claims, "MAX_LABELS", 3)
+    cache = tmp_path / "cache"
+    _check(examples_tree, cache)
+    _touch(examples_tree / CHAT, "one")
+    _check(examples_tree, cache)
+    assert len(json.loads(_index(cache).read_text())["results"]) == 3
+    _touch(examples_tree / MOE, "two")
+    _check(examples_tree, cache)
+    assert len(json.loads(_index(cache).read_text())["results"]) == 2  # this tree's two
