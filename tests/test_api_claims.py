@@ -156,3 +156,36 @@ def test_the_index_keeps_at_most_its_bound_then_the_current_trees_ids(
     _touch(examples_tree / MOE, "two")
     _check(examples_tree, cache)
     assert len(json.loads(_index(cache).read_text())["results"]) == 2  # this tree's two
+
+
+@pytest.mark.parametrize(("lines", "collides"), [
+    ('model_id: "example-org/\\u0045xample-Chat-8B-FP8"', True),  # an escape
+    ("model_id: 'example-org/EXAMPLE-chat-8b-fp8'", True),  # another letter case
+    ('model_id: "\uff45xample-org/Example-Chat-8B-FP8"', True),  # a full-width letter
+    ("model_id: !!str example-org/Example-Chat-8B-FP8", True),  # a tag: read in full
+    ('model_id: "./example-org/Example-Chat-8B-FP8"', True),  # a dot segment
+    ('model_id: "example-org/Example-Chat-8B-FP8/int4"', True),  # inside its folder
+    ('description: &id "example-org/Example-Chat-8B-FP8"\n    model_id: *id', True),
+    ('model_id: "example-org/Example-Chat-8B-FP8"\n    note: "\ttab"', True),
+    ('model_id: "example-org/Example-Chat-8B-FP8-2"', False),
+    ('model_id: "example-org/Example-Chat-8B"', False),  # the recipe's own id: not promoted
+])
+def test_checking_one_recipe_finds_what_reading_every_recipe_finds(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch, lines: str,
+        collides: bool) -> None:
+    """REF025 of the first recipes of a run without the index loads only the recipes
+    whose scalars may meet its ids (:func:`validator.api_claims.variant_ids_near`): the
+    findings are those of reading every recipe, whatever form the other id is written
+    in."""
+    from tests.conftest import check_tree
+    from validator.rules.ref import api_path
+
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    replace_once(examples_tree / MOE, "variants:\n  default:\n",
+                 f"variants:\n  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n"
+                 f"    {lines}\n  default:\n")
+    near = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
+    monkeypatch.setattr(api_path, "_NEAR_ONLY", 0)
+    every = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
+    assert near == every
+    assert bool(near) is collides

@@ -25,11 +25,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from validator.analysis.recipe_data import get, items
 from validator.context import Context, UndeclaredRead
-from validator.load import DEFAULT_MAX_BYTES, load_yaml
+from validator.load import DEFAULT_MAX_BYTES, decode_text, load_yaml
+from validator.load.lines import LIBYAML_ONLY_BREAKS
 from validator.render.api import hf_id_of
-from validator.render.api_paths import promoted_id
+from validator.render.api_paths import path_key, promoted_id
 from validator.render.cache import kept_recent
 
 if TYPE_CHECKING:
@@ -205,6 +208,83 @@ def tree_variant_ids(ctx: Context, paths: Sequence[str]) -> dict[str, VariantIds
         raw = _recipe_bytes(ctx, path)
         out[path] = [] if raw is None else ids_of_bytes(ctx, path, raw)
     _pending(ctx).flush()
+    return out
+
+
+Keys = tuple[frozenset[str], frozenset[str]]
+"""The :func:`~validator.render.api_paths.path_key` of every scalar of a recipe whose text
+holds a ``/``, and each of their prefixes that ends before a ``/``."""
+
+_NOT_AS_WRITTEN = LIBYAML_ONLY_BREAKS + "\t"
+"""Characters after which the loader may build from another text than the file's
+(:class:`~validator.load.stand_ins.StandIns`, the tab-indented lines js-yaml skips)."""
+
+_KEYS_OF_BYTES: OrderedDict[tuple[str, bytes], Keys | None] = OrderedDict()
+
+
+def overlap(a: str, b: str) -> str | None:
+    """How the API paths with keys ``a`` and ``b`` (:func:`path_key`) meet: ``"same"``,
+    ``"holds"`` (``a`` names a folder holding ``b``), ``"inside"`` (``a`` lies in ``b``'s
+    folder), ``None``: apart."""
+    if a == b:
+        return "same"
+    if b.startswith(a + "/"):
+        return "holds"
+    if a.startswith(b + "/"):
+        return "inside"
+    return None
+
+
+def _scalar_keys(raw: bytes) -> Keys | None:
+    """:data:`Keys` of the recipe ``raw``, from libyaml's token stream, or ``None`` when
+    they may not cover the strings its data holds: it does not decode, has a tag (a
+    tagged scalar's value may be another text), a tab or a line break only libyaml reads
+    (the loader may build from a rewritten text), or libyaml cannot scan it. Otherwise
+    every string of its data is the text of one of its scalar tokens
+    (:meth:`validator.load.builder.Builder.scalar`: plain, quoted and block scalars give
+    their text, or a number, boolean or null), so a ``model_id`` with a ``/`` has its key
+    here."""
+    text = decode_text(raw)[0] if len(raw) <= DEFAULT_MAX_BYTES else None
+    if text is None or any(ch in text for ch in _NOT_AS_WRITTEN):
+        return None
+    keys = set()
+    try:
+        for token in yaml.scan(text, Loader=yaml.CSafeLoader):
+            if isinstance(token, yaml.TagToken):
+                return None
+            if isinstance(token, yaml.ScalarToken) and "/" in token.value:
+                keys.add(path_key(token.value))
+    except Exception:  # a text libyaml refuses: the loader says why
+        return None
+    prefixes = {k[:i] for k in keys for i, c in enumerate(k) if c == "/"}
+    return frozenset(keys), frozenset(prefixes)
+
+
+def _may_overlap(keys: Keys | None, mine: Sequence[str]) -> bool:
+    """Whether a scalar of :data:`Keys` ``keys`` (``None``: unknown) may meet one of the
+    path keys ``mine`` (as :func:`overlap` judges)."""
+    if keys is None:
+        return True
+    held, prefixes = keys
+    return any(a in held or a in prefixes
+               or any(a[:i] in held for i, c in enumerate(a) if c == "/") for a in mine)
+
+
+def variant_ids_near(ctx: Context, ids: Sequence[str], skip: str) -> dict[str, VariantIds]:
+    """:func:`variant_ids` of every recipe of ``ctx`` but ``skip`` (sorted by path) that
+    may meet one of ``ids`` (as :func:`overlap` judges their path keys); a recipe none
+    of whose scalars can is given none without being loaded (it is scanned once per
+    content: libyaml's tokens, no data built)."""
+    mine = [path_key(i) for i in ids]
+    out: dict[str, VariantIds] = {}
+    for path in sorted(ctx.recipe_paths - {skip}):
+        raw = _recipe_bytes(ctx, path)
+        if raw is None:
+            out[path] = []
+            continue
+        keys = kept_recent(_KEYS_OF_BYTES, (path, hashlib.sha256(raw).digest()),
+                           lambda r=raw: _scalar_keys(r), 8192)
+        out[path] = ids_of_bytes(ctx, path, raw) if _may_overlap(keys, mine) else []
     return out
 
 

@@ -88,7 +88,6 @@ def test_each_recipe_is_read_once_for_the_claims_of_every_tree_that_holds_it(
     from validator import api_claims
     from validator.context import local_context
     from validator.load import load_yaml
-    from validator.rules.ref import api_path
 
     _variant(examples_tree, MOE, "fp8", "example-org/Example-Chat-8B-FP8")
     monkeypatch.setattr(api_claims, "_OF_BYTES", collections.OrderedDict())
@@ -100,11 +99,12 @@ def test_each_recipe_is_read_once_for_the_claims_of_every_tree_that_holds_it(
         return real(data, path, **options)
 
     monkeypatch.setattr(api_claims, "load_yaml", counted)
-    first = api_path._claims(local_context(examples_tree))
-    assert len(loaded) == len({c.recipe for c in first}) > 1
+    first = api_claims.tree_variant_ids_of(local_context(examples_tree))
+    assert sorted(loaded) == sorted(first) and len(first) > 1
     loaded.clear()
-    assert api_path._claims(local_context(examples_tree)) == first
+    assert api_claims.tree_variant_ids_of(local_context(examples_tree)) == first
     assert loaded == []
     _variant(examples_tree, CHAT, "fp8", "example-org/example-chat-8b-fp8")
     assert _ref025(examples_tree, CHAT)  # case twin of the MoE recipe's variant id
+    api_claims.tree_variant_ids_of(local_context(examples_tree))
     assert loaded.count(CHAT) == 1 and MOE not in loaded

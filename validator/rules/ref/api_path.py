@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.analysis.recipe_data import elements, get, items
-from validator.api_claims import own_id, tree_variant_ids_of, variant_ids
+from validator.api_claims import (
+    VariantIds,
+    overlap,
+    own_id,
+    store_of,
+    tree_variant_ids_of,
+    variant_ids,
+    variant_ids_near,
+)
 from validator.context import Context
 from validator.findings import Severity, printable
 from validator.load import LoadedDocument
@@ -136,14 +144,13 @@ def _recipe_ids(ctx: Context) -> frozenset[str]:
     return frozenset(filter(None, map(own_id, ctx.recipe_paths)))
 
 
-def _claims(ctx: Context) -> list[_Claim]:
-    """The ids every recipe of the tree publishes files under (``<id>.json``, ``<id>/``):
-    its own (from its path) and each promoted variant's (the variant ids of each recipe
-    come from :func:`validator.api_claims.tree_variant_ids_of`: read once per recipe
-    content, across runs from the result cache's index)."""
+def _claims(ctx: Context, ids: dict[str, VariantIds]) -> list[_Claim]:
+    """The ids the recipes of ``ids`` (path -> their variant ids) publish files under
+    (``<id>.json``, ``<id>/``): each one's own (from its path) and each promoted
+    variant's."""
     recipe_ids = ctx.memoised("REF025.ids", lambda: _recipe_ids(ctx))
     out = []
-    for path, found in tree_variant_ids_of(ctx).items():
+    for path, found in ids.items():
         own = own_id(path)
         if own is not None:
             out.append(_Claim(path, own, "the recipe itself"))
@@ -152,17 +159,37 @@ def _claims(ctx: Context) -> list[_Claim]:
     return out
 
 
+_NEAR_ONLY = 3
+"""Recipes of a context whose rules read only the other recipes that may meet their ids
+(:func:`validator.api_claims.variant_ids_near`); past them (a run over many recipes), or
+with the result cache's index, every recipe's ids are read once for all."""
+
+
+def _others(ctx: Context, path: str, ids: list[str]) -> list[_Claim]:
+    """The claims of every recipe but ``path`` that may meet one of ``ids``: those of
+    every recipe (read once per context; their variant ids from
+    :func:`validator.api_claims.tree_variant_ids_of`, across runs from the result cache's
+    index), or for the first few recipes of a run without that index only those of the
+    recipes whose scalars may meet them (the rest are not loaded: checking one file)."""
+    asked = ctx.memoised("REF025.asked", lambda: [0])
+    asked[0] += 1
+    if store_of(ctx) is None and asked[0] <= _NEAR_ONLY:
+        return _claims(ctx, variant_ids_near(ctx, ids, path))
+    every = ctx.memoised("REF025.claims", lambda: _claims(ctx, tree_variant_ids_of(ctx)))
+    return [c for c in every if c.recipe != path]
+
+
 def _overlap(mine: str, claim: _Claim) -> str | None:
     """How the API paths of id ``mine`` land on those of ``claim`` (``None``: apart)."""
-    a, b = path_key(mine), path_key(claim.model_id)
+    how = overlap(path_key(mine), path_key(claim.model_id))
     theirs = (f"{printable(claim.model_id)!r}, {claim.what} of "
               f"{printable(claim.recipe)}")
-    if a == b:
+    if how == "same":
         return f"is {theirs}" + ("" if mine == claim.model_id else " where letter case or "
                                  "Unicode form is ignored (macOS, Windows)")
-    if b.startswith(a + "/"):
+    if how == "holds":
         return f"names a folder the site clears, which holds the files of {theirs}"
-    if a.startswith(b + "/"):
+    if how == "inside":
         return f"lies inside the folder the site clears for {theirs}"
     return None
 
@@ -203,8 +230,7 @@ def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
     mine = [_Claim(doc.path, own, "the recipe itself")] if own else []
     mine += [_Claim(doc.path, model_id, f"its variant {printable(key)!r}")
              for key, model_id in variants]
-    claims = mine + [c for c in ctx.memoised("REF025.claims", lambda: _claims(ctx))
-                     if c.recipe != doc.path]
+    claims = mine + _others(ctx, doc.path, [model_id for _, model_id in variants])
     for key, model_id in variants:
         for claim in claims:
             how = _overlap(model_id, claim)
