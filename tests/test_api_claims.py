@@ -84,7 +84,7 @@ def _check(root: Path, cache: Path) -> str:
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The recipes :mod:`validator.api_claims` loads YAML of, in order."""
     seen: list[str] = []
-    real = api_claims.load_yaml
+    from validator.load import load_yaml as real
 
     def counted(raw: bytes, path: str, **options: bool) -> object:
         seen.append(path)
@@ -189,3 +189,26 @@ def test_checking_one_recipe_finds_what_reading_every_recipe_finds(
     every = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
     assert near == every
     assert bool(near) is collides
+
+
+_LOADS = """
+import sys
+import validator.load as load
+real = load.load_yaml
+seen = []
+def recorded(raw, path, *args, **options):
+    seen.append(path)
+    return real(raw, path, *args, **options)
+load.load_yaml = recorded
+from validator.cli import main
+rc = main(["check", "--no-cache", "--offline", sys.argv[1]])
+print(rc, sorted({p for p in seen if p.startswith("models/")}))
+"""
+
+
+def test_checking_one_file_without_a_cache_loads_no_other_recipe(examples_tree: Path) -> None:
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    run = subprocess.run([sys.executable, "-c", _LOADS, CHAT], cwd=examples_tree,
+                         capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin"})
+    assert run.stdout.splitlines()[-1] == f"0 ['{CHAT}']", run.stdout + run.stderr

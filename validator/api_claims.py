@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -219,7 +219,7 @@ _NOT_AS_WRITTEN = LIBYAML_ONLY_BREAKS + "\t"
 """Characters after which the loader may build from another text than the file's
 (:class:`~validator.load.stand_ins.StandIns`, the tab-indented lines js-yaml skips)."""
 
-_KEYS_OF_BYTES: OrderedDict[tuple[str, bytes], Keys | None] = OrderedDict()
+_KEYS_OF_BYTES: OrderedDict[tuple[str, bytes], tuple[Keys | None]] = OrderedDict()
 
 
 def overlap(a: str, b: str) -> str | None:
@@ -256,8 +256,15 @@ def _scalar_keys(raw: bytes) -> Keys | None:
                 keys.add(path_key(token.value))
     except Exception:  # a text libyaml refuses: the loader says why
         return None
-    prefixes = {k[:i] for k in keys for i, c in enumerate(k) if c == "/"}
-    return frozenset(keys), frozenset(prefixes)
+    return frozenset(keys), frozenset(p for k in keys for p in _folders(k))
+
+
+def _folders(key: str) -> Iterator[str]:
+    """Each prefix of ``key`` that ends before a ``/``."""
+    at = key.find("/")
+    while at != -1:
+        yield key[:at]
+        at = key.find("/", at + 1)
 
 
 def _may_overlap(keys: Keys | None, mine: Sequence[str]) -> bool:
@@ -266,8 +273,16 @@ def _may_overlap(keys: Keys | None, mine: Sequence[str]) -> bool:
     if keys is None:
         return True
     held, prefixes = keys
-    return any(a in held or a in prefixes
-               or any(a[:i] in held for i, c in enumerate(a) if c == "/") for a in mine)
+    return any(a in held or a in prefixes or any(f in held for f in _folders(a))
+               for a in mine)
+
+
+def _keys_of(path: str, raw: bytes) -> Keys | None:
+    """:func:`_scalar_keys` of ``raw``, once per content (the table holds them boxed: an
+    unknown one is ``None``)."""
+    def scan() -> tuple[Keys | None]:
+        return (_scalar_keys(raw),)
+    return kept_recent(_KEYS_OF_BYTES, (path, hashlib.sha256(raw).digest()), scan, 8192)[0]
 
 
 def variant_ids_near(ctx: Context, ids: Sequence[str], skip: str) -> dict[str, VariantIds]:
@@ -282,9 +297,8 @@ def variant_ids_near(ctx: Context, ids: Sequence[str], skip: str) -> dict[str, V
         if raw is None:
             out[path] = []
             continue
-        keys = kept_recent(_KEYS_OF_BYTES, (path, hashlib.sha256(raw).digest()),
-                           lambda r=raw: _scalar_keys(r), 8192)
-        out[path] = ids_of_bytes(ctx, path, raw) if _may_overlap(keys, mine) else []
+        out[path] = ids_of_bytes(ctx, path, raw) if _may_overlap(_keys_of(path, raw), mine) \
+            else []
     return out
 
 
