@@ -212,3 +212,18 @@ def test_checking_one_file_without_a_cache_loads_no_other_recipe(examples_tree: 
                          capture_output=True, text=True, timeout=300,
                          env={"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin"})
     assert run.stdout.splitlines()[-1] == f"0 ['{CHAT}']", run.stdout + run.stderr
+
+
+def test_cache_info_and_clean_include_the_index(examples_tree: Path, tmp_path: Path) -> None:
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    cache = tmp_path / "cache"
+    _cli(examples_tree, cache, CHAT)
+    assert _index(cache).is_file()
+    command = [sys.executable, "-m", "validator", "cache"]
+    env = {"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin"}
+    info = subprocess.run([*command, "info", "--cache-dir", str(cache)], capture_output=True,
+                          text=True, env=env, timeout=300, check=True).stdout
+    assert f"{cache / api_claims.FOLDER}: recipes' variant ids (REF025), " in info
+    subprocess.run([*command, "clean", "--cache-dir", str(cache)], capture_output=True,
+                   text=True, env=env, timeout=300, check=True)
+    assert not (cache / api_claims.FOLDER).exists()

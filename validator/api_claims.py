@@ -14,6 +14,11 @@ entry under the cache's MAC, written atomically. An entry that is edited, cut sh
 written under another secret or tool is ignored and the ids are computed again; a label
 whose value is not a list of ``[key, model_id]`` strings is recomputed. The entry holds at
 most :data:`MAX_LABELS` labels: past it, it is rewritten with those of the current tree.
+
+Without a store, the first recipes a context checks read only the recipes that may meet
+their ids (:func:`variant_ids_near`): every recipe's scalars are scanned (libyaml's
+tokens, no data built) and only those holding a path that may meet one of the ids are
+loaded -- checking one file loads no other recipe.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
 from validator.analysis.recipe_data import get, items
+from validator.cache import CLAIMS, ResultCache
 from validator.context import Context, UndeclaredRead
 from validator.load import DEFAULT_MAX_BYTES, decode_text, load_yaml
 from validator.load.lines import LIBYAML_ONLY_BREAKS
@@ -35,13 +41,10 @@ from validator.render.api import hf_id_of
 from validator.render.api_paths import path_key, promoted_id
 from validator.render.cache import kept_recent
 
-if TYPE_CHECKING:
-    from validator.cache import ResultCache
-
 VariantIds = list[tuple[str, str]]
 """``(variant key, model_id)`` of each variant a recipe promotes to files of its own."""
 
-FOLDER = "claims"
+FOLDER = CLAIMS
 """Sub-folder of the cache folder (``--cache-dir``) that holds the index."""
 FORMAT = 1
 """Version of the index's key and values."""
@@ -130,8 +133,6 @@ class ClaimsStore:
 def attach_store(ctx: Context, root: Path, tool: str) -> None:
     """Keep the variant ids of ``ctx``'s recipes in the index under the cache folder
     ``root`` (``tool``: see :class:`ClaimsStore`)."""
-    from validator.cache import ResultCache
-
     store = ClaimsStore(ResultCache(root / FOLDER), tool)
     ctx.memoised(_STORE, lambda: store)
 

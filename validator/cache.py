@@ -61,6 +61,9 @@ document units (:mod:`validator.unit_cache`)."""
 RUNS = "runs"
 """Sub-folder of the cache folder that holds whole check runs (:mod:`validator.run_cache`)
 and the tool stamps they are keyed on."""
+CLAIMS = "claims"
+"""Sub-folder of the cache folder that holds REF025's index of the recipes' variant ids
+(:mod:`validator.api_claims`)."""
 HISTORY_PART = "history"
 """Sub-folder of the cache folder (``--cache-dir``) that holds the history audit's
 entries (the check results are in :data:`validator.unit_cache.RESULTS`)."""

@@ -1,9 +1,9 @@
 """``recipe-check cache {clean,info}``: the cache folder (``--cache-dir``, default
 ``$XDG_CACHE_HOME/recipe-check``): the check results (``results/``), whole check runs
-(``runs/``), the history audit's results (``history/``) and the git clones of pinned
-sources (``git/``).
+(``runs/``), REF025's index of the recipes' variant ids (``claims/``), the history
+audit's results (``history/``) and the git clones of pinned sources (``git/``).
 
-``clean`` removes the result entries of all three (and the git clones with ``--git``); ``info``
+``clean`` removes the result entries of all four (and the git clones with ``--git``); ``info``
 prints how many entries each holds and their size. Neither follows a symbolic link.
 """
 
@@ -13,13 +13,14 @@ import argparse
 import shutil
 from pathlib import Path
 
-from validator.cache import HISTORY_PART, RUNS
+from validator.cache import CLAIMS, HISTORY_PART, RUNS
 from validator.errors import UsageError
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.unit_cache import RESULTS
 
 PARTS = {RESULTS: "check results", RUNS: "whole check runs",
-         HISTORY_PART: "history audit results", "git": "git clones"}
+         CLAIMS: "recipes' variant ids (REF025)", HISTORY_PART: "history audit results",
+         "git": "git clones"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
