@@ -167,6 +167,7 @@ def test_the_index_keeps_at_most_its_bound_then_the_current_trees_ids(
     ('model_id: "example-org/Example-Chat-8B-FP8/int4"', True),  # inside its folder
     ('description: &id "example-org/Example-Chat-8B-FP8"\n    model_id: *id', True),
     ('model_id: "example-org/Example-Chat-8B-FP8"\n    note: "\ttab"', True),
+    (f'model_id: "example-org/Example-Chat-8B-FP8/{"x" * 300}"', True),  # a long one
     ('model_id: "example-org/Example-Chat-8B-FP8-2"', False),
     ('model_id: "example-org/Example-Chat-8B"', False),  # the recipe's own id: not promoted
 ])
@@ -227,3 +228,14 @@ def test_cache_info_and_clean_include_the_index(examples_tree: Path, tmp_path: P
     subprocess.run([*command, "clean", "--cache-dir", str(cache)], capture_output=True,
                    text=True, env=env, timeout=300, check=True)
     assert not (cache / api_claims.FOLDER).exists()
+
+
+def test_a_recipes_scanned_paths_keep_no_long_text(examples_tree: Path) -> None:
+    """A guide is one scalar holding many ``/``: its text and its prefixes are not kept
+    (a corpus run held ~50 MB of them), only what an id can meet."""
+    guide = "## Serve\n\n" + "see https://example.com/docs/page and /opt/x/y\n" * 400
+    raw = (examples_tree / CHAT).read_bytes() + f"guide: |\n  {guide}".replace(
+        "\n", "\n  ").encode()
+    keys = api_claims._scalar_keys(raw)
+    assert keys is not None
+    assert max(map(len, keys[0] | keys[1])) <= api_claims._LONGEST

@@ -214,7 +214,12 @@ def tree_variant_ids(ctx: Context, paths: Sequence[str]) -> dict[str, VariantIds
 
 Keys = tuple[frozenset[str], frozenset[str]]
 """The :func:`~validator.render.api_paths.path_key` of every scalar of a recipe whose text
-holds a ``/``, and each of their prefixes that ends before a ``/``."""
+holds a ``/``, and each of their prefixes that ends before a ``/``: those of at most
+:data:`_LONGEST` characters (a guide's text is a scalar too)."""
+_LONGEST = 256
+"""Keys longer than this are not kept: ids that long are judged against every recipe
+(:func:`_may_overlap`); for shorter ones a longer key cannot be the same, and only its
+prefixes up to their length can hold them."""
 
 _NOT_AS_WRITTEN = LIBYAML_ONLY_BREAKS + "\t"
 """Characters after which the loader may build from another text than the file's
@@ -248,16 +253,20 @@ def _scalar_keys(raw: bytes) -> Keys | None:
     text = decode_text(raw)[0] if len(raw) <= DEFAULT_MAX_BYTES else None
     if text is None or any(ch in text for ch in _NOT_AS_WRITTEN):
         return None
-    keys = set()
+    held: set[str] = set()
+    folders: set[str] = set()
     try:
         for token in yaml.scan(text, Loader=yaml.CSafeLoader):
             if isinstance(token, yaml.TagToken):
                 return None
             if isinstance(token, yaml.ScalarToken) and "/" in token.value:
-                keys.add(path_key(token.value))
+                key = path_key(token.value)
+                if len(key) <= _LONGEST:
+                    held.add(key)
+                folders.update(_folders(key[:_LONGEST + 1]))
     except Exception:  # a text libyaml refuses: the loader says why
         return None
-    return frozenset(keys), frozenset(p for k in keys for p in _folders(k))
+    return frozenset(held), frozenset(folders)
 
 
 def _folders(key: str) -> Iterator[str]:
@@ -271,7 +280,7 @@ def _folders(key: str) -> Iterator[str]:
 def _may_overlap(keys: Keys | None, mine: Sequence[str]) -> bool:
     """Whether a scalar of :data:`Keys` ``keys`` (``None``: unknown) may meet one of the
     path keys ``mine`` (as :func:`overlap` judges)."""
-    if keys is None:
+    if keys is None or any(len(a) >= _LONGEST for a in mine):
         return True
     held, prefixes = keys
     return any(a in held or a in prefixes or any(f in held for f in _folders(a))
