@@ -196,7 +196,8 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     cache = ResultCache(options.cache_dir)
     with GitObjects(options.repo) as objects:
         walked = walk(objects, revisions, groups, lambda p: _selected(p, options), tool,
-                      settings, at_commit_date=options.at_commit_date, progress=progress)
+                      settings, at_commit_date=options.at_commit_date, progress=progress,
+                      cache=cache)
     result.recipes = len({p for s in walked.snapshots.values() for p in s.recipes})
     results = {key: cache.get(key) for key in walked.blobs}
     tasks = _tasks(walked, results, result)
