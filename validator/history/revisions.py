@@ -165,7 +165,8 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     recipes ``selected`` keeps. ``cache``: where the recipes' variant claims are kept
     between runs (:class:`~validator.history.claims.ClaimsIndex`)."""
     found = Walk({}, {}, {})
-    claims = (ClaimsIndex(cache or ResultCache(None), tool, objects.blob)
+    claims = (ClaimsIndex(cache or ResultCache(None), tool,
+                          lambda oids: [data for _kind, data in objects.read_many(oids)])
               if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
     sha_of: dict[str, str] = {}
     key_of: dict[tuple[str, str], str] = {}

@@ -85,15 +85,19 @@ class Worker:
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
         self._renderings: OrderedDict[tuple[str, str, str], OrderedDict[str, Any]] = \
             OrderedDict()
-        self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
+        self._limited: OrderedDict[tuple[frozenset[Reads], tuple[str, ...]], Context] = \
+            OrderedDict()
         self._carried: OrderedDict[str, Table] = OrderedDict()
 
     def context(self, state: State, reads: frozenset[Reads]) -> Context:
-        """The context of ``state`` limited to ``reads``. The context files are loaded
-        once per (taxonomy, strategies, kv-store, window) and shared by the states that
-        only differ in their recipes."""
-        return kept_recent(self._limited, (state.id, reads),
-                       lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
+        """The context of ``state`` limited to ``reads``, shared by every state whose
+        ``reads`` parts have the digests of ``state``'s (what the rules may see of them
+        is the same, and so are the views they memoise on it: REF025's claims, the
+        hardware groups...). The context files are loaded once per (taxonomy, strategies,
+        kv-store, window) and shared by the states that only differ in their recipes."""
+        seen = tuple(state.parts[p] for p in sorted(reads, key=lambda p: p.value))
+        return kept_recent(self._limited, (reads, seen),
+                           lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
 
     def _limited_context(self, state: State, reads: frozenset[Reads]) -> Context:
         files = (state.parts[Reads.TAXONOMY], state.parts[Reads.STRATEGIES],
