@@ -198,10 +198,6 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
         if known is None:
             not_files: dict[str, NotFile] = {}
             files = objects.files(info.tree, not_files=not_files)
-            claimed = "" if claims is None else claims.digest(
-                {p: o for p, o in files.items() if is_recipe(p)})
-            state = _state(found, info.id, files, window, claimed, groups, whole_tree,
-                           settings)
             recipes = _refused(found, not_files, selected, tool)
             for path, oid in files.items():
                 key = key_of.get((path, oid))
@@ -214,6 +210,11 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
                     key = key_of[(path, oid)] = blob_key(tool, path, sha)
                     found.blobs.setdefault(key, (path, oid))
                 recipes[path] = key
+            # the claims of a revision without a selected recipe are never asked for
+            claimed = "" if claims is None or not recipes else claims.digest(
+                {p: o for p, o in files.items() if is_recipe(p)})
+            state = _state(found, info.id, files, window, claimed, groups, whole_tree,
+                           settings)
             known = memo[memo_key] = (state, recipes)
         found.snapshots[info.id] = Snapshot(info, known[0], known[1])
     if claims is not None:
