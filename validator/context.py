@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
-from validator.rules.metadata import Reads
+from validator.rules.metadata import TREE_PARTS, Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.roots import PLATFORMS
 from validator.source.tree import LocalTree, RecipeTree
@@ -24,8 +24,8 @@ from validator.vllm_cli.data_source import CliRegistries, Window
 
 T = TypeVar("T")
 
-__all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context", "Settings",
-           "UndeclaredRead", "build_context", "find_root", "local_context"]
+__all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context", "PartialTree",
+           "Settings", "UndeclaredRead", "build_context", "find_root", "local_context"]
 
 KV_STORE = "kv_store"
 MODELS = "models"
@@ -87,10 +87,56 @@ class Unreadable:
         return f"Unreadable({self._part.name})"
 
 
+class PartialTree:
+    """Stands in for the tree of a context limited to some of its files
+    (:data:`~validator.rules.metadata.TREE_PARTS` short of ``Reads.TREE``): ``platforms.yaml``
+    with ``Reads.PLATFORMS``, the recipe files with ``Reads.VARIANT_CLAIMS``. Reading or
+    asking for any other file, listing, or any other use raises :class:`UndeclaredRead`
+    naming the part that would allow it."""
+
+    def __init__(self, tree: RecipeTree, allowed: frozenset[Reads]) -> None:
+        self._tree = tree
+        self.allowed = allowed & TREE_PARTS
+
+    @staticmethod
+    def part_of(path: str) -> Reads:
+        """The narrowest part that makes ``path`` readable."""
+        if path == PLATFORMS:
+            return Reads.PLATFORMS
+        if path.startswith(MODELS + "/") and path.endswith((".yaml", ".yml")):
+            return Reads.VARIANT_CLAIMS
+        return Reads.TREE
+
+    def _allow(self, path: str) -> None:
+        part = self.part_of(path)
+        if part not in self.allowed:
+            Unreadable(part)._refuse()
+
+    def read(self, path: str) -> bytes:
+        """The bytes of an allowed ``path`` (see :meth:`RecipeTree.read`)."""
+        self._allow(path)
+        return self._tree.read(path)
+
+    def exists(self, path: str) -> bool:
+        """Whether the tree has the allowed ``path``."""
+        self._allow(path)
+        return self._tree.exists(path)
+
+    def __getattr__(self, name: str) -> NoReturn:
+        Unreadable(Reads.TREE)._refuse()
+
+    def __bool__(self) -> NoReturn:
+        Unreadable(Reads.TREE)._refuse()
+
+    def __repr__(self) -> str:
+        return f"PartialTree({', '.join(sorted(p.name for p in self.allowed))})"
+
+
 _PARTS: dict[Reads, str] = {Reads.TAXONOMY: "taxonomy", Reads.STRATEGIES: "strategies",
                             Reads.KV_STORES: "kv_stores", Reads.RECIPE_LIST: "recipe_paths",
                             Reads.TREE: "tree"}
-"""The :class:`Context` field each context part is read through."""
+"""The :class:`Context` field each context part is read through (the parts of
+:data:`~validator.rules.metadata.TREE_PARTS`: ``tree``, whole or a :class:`PartialTree`)."""
 
 
 @dataclass
@@ -195,13 +241,18 @@ class Context:
         allowed = frozenset(reads)
         parts = {name: (getattr(self, name) if part in allowed else cast(Any, Unreadable(part)))
                  for part, name in _PARTS.items()}
+        if Reads.TREE not in allowed:
+            parts["tree"] = cast(Any, PartialTree(self.tree, allowed))
         return Context(settings=self.settings, cli=self.cli, **parts)
 
     def can_read(self, reads: Iterable[Reads]) -> bool:
         """Whether every part in ``reads`` is readable here (not limited away by
         :meth:`limited_to`)."""
+        wanted = frozenset(reads)
+        if isinstance(self.tree, PartialTree) and wanted & TREE_PARTS - self.tree.allowed:
+            return False
         return not any(isinstance(getattr(self, _PARTS[p]), Unreadable)
-                       for p in reads if p in _PARTS)
+                       for p in wanted if p in _PARTS)
 
     def context_documents(self) -> list[LoadedDocument]:
         """Taxonomy, strategies and kv-store documents, for checking them in turn (on a

@@ -21,7 +21,7 @@ from validator.rule_index import check_rules
 from validator.rules.metadata import Reads
 
 FILES = {"taxonomy.yaml": "t1", "strategies/tp.yaml": "s1", "kv_store/lm.yaml": "k1",
-         "models/org/a.yaml": "a1", "README.md": "r1"}
+         "models/org/a.yaml": "a1", "README.md": "r1", "platforms.yaml": "p1"}
 
 
 def _group(*parts: Reads) -> RuleGroup:
@@ -35,6 +35,7 @@ def _group(*parts: Reads) -> RuleGroup:
     ({"models/org/b.yaml": "b1"}, {Reads.RECIPE_LIST, Reads.TREE}),
     ({"models/org/a.yaml": "a2"}, {Reads.TREE}),  # the recipe's own bytes are the blob key
     ({"README.md": "r2"}, {Reads.TREE}),
+    ({"platforms.yaml": "p2"}, {Reads.PLATFORMS, Reads.TREE}),
 ])
 def test_a_label_changes_exactly_when_a_declared_part_changes(
         edit: dict[str, str], changed: set[Reads]) -> None:
@@ -44,6 +45,14 @@ def test_a_label_changes_exactly_when_a_declared_part_changes(
         group = _group(part)
         assert (group.label(before) != group.label(after)) == (part in changed), part
     assert _group().label(before) == _group().label(after)  # recipe only: never
+
+
+def test_the_variant_claims_digest_changes_only_variant_claims_readers() -> None:
+    before = part_digests(FILES, "2026-01-01", "claims 1")
+    after = part_digests(FILES, "2026-01-01", "claims 2")
+    for part in Reads:
+        moved = _group(part).label(before) != _group(part).label(after)
+        assert moved == (part is Reads.VARIANT_CLAIMS), part
 
 
 def test_the_release_window_changes_only_release_readers() -> None:

@@ -196,7 +196,8 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     cache = ResultCache(options.cache_dir)
     with GitObjects(options.repo) as objects:
         walked = walk(objects, revisions, groups, lambda p: _selected(p, options), tool,
-                      settings, at_commit_date=options.at_commit_date, progress=progress)
+                      settings, at_commit_date=options.at_commit_date, progress=progress,
+                      cache=cache)
     result.recipes = len({p for s in walked.snapshots.values() for p in s.recipes})
     results = {key: cache.get(key) for key in walked.blobs}
     tasks = _tasks(walked, results, result)
@@ -214,24 +215,24 @@ def _tasks(walked: Walk, results: dict[str, dict[str, Any]], result: AuditResult
            ) -> list[Task]:
     """One task per blob that lacks results: for each group label it lacks, the first
     state (in walk order) that needs it."""
-    states_of: dict[str, list[str]] = {}
+    states_of: dict[str, dict[str, None]] = {}  # blob key -> its states, in walk order
     for snap in walked.snapshots.values():
         for key in snap.recipes.values():
             if key in walked.refused:
                 continue  # no file: nothing to check (its PROV005 is known)
-            held = states_of.setdefault(key, [])
-            if snap.state not in held:
-                held.append(snap.state)
+            states_of.setdefault(key, {})[snap.state] = None
+    label_sets = {s: frozenset(state.labels.values()) for s, state in walked.states.items()}
     tasks: list[Task] = []
-    for key, state_ids in states_of.items():
+    for key, held in states_of.items():
+        state_ids = list(held)
         entry = results[key]
-        labels = {label for s in state_ids for label in walked.states[s].labels.values()}
+        labels: set[str] = set().union(*{label_sets[s] for s in state_ids})
         result.units += len(labels)
         missing = set(missing_labels(entry, sorted(labels)))
         result.cached += len(labels) - len(missing)
         result.checked += len(missing)
         needs: list[tuple[str, tuple[str, ...]]] = []
-        for s in state_ids:
+        for s in state_ids if missing else ():
             state = walked.states[s]
             names = tuple(n for n, label in sorted(state.labels.items()) if label in missing)
             if names:
@@ -248,13 +249,19 @@ def _tasks(walked: Walk, results: dict[str, dict[str, Any]], result: AuditResult
     return tasks
 
 
-def _compare(old: list[FindingRow], new: list[FindingRow]
+def _compare(old: list[FindingRow], new: list[FindingRow],
+             keys: dict[FindingRow, tuple[str, str, str]] | None = None
              ) -> tuple[list[FindingRow], list[FindingRow]]:
     """``(introduced, fixed)`` between two finding lists, keyed by
     :func:`~validator.findings.finding_key` (rule, pointer, normalised message) as a
-    multiset."""
+    multiset; ``keys`` remembers each row's key across calls."""
+    known = {} if keys is None else keys
+
     def key(r: FindingRow) -> tuple[str, str, str]:
-        return finding_key(r[0], r[2], r[5])
+        found = known.get(r)
+        if found is None:
+            found = known[r] = finding_key(r[0], r[2], r[5])
+        return found
 
     old_c, new_c = Counter(map(key, old)), Counter(map(key, new))
     gained, lost = new_c - old_c, old_c - new_c
@@ -284,18 +291,22 @@ def _released(rule: str, before: State, after: State, by_rule: dict[str, RuleGro
 
 def _report(result: AuditResult, revisions: list[str], walked: Walk,
             results: dict[str, dict[str, Any]]) -> None:
-    memo: dict[tuple[str, str], list[FindingRow]] = {}
+    # a blob's findings at a state are those of its labels there: one list per blob and
+    # distinct labels, shared by every state that has them (and compared by identity)
+    inputs = {s: (state.stage, tuple(state.labels.values()))
+              for s, state in walked.states.items()}
+    memo: dict[tuple[str, tuple[str, tuple[str, ...]]], list[FindingRow]] = {}
+    keys: dict[FindingRow, tuple[str, str, str]] = {}
     by_rule = {r.id: g for g in _groups() for r in g.rules}
 
     def rows(snap: Snapshot, path: str) -> list[FindingRow]:
-        key = (snap.recipes[path], snap.state)
+        key = (snap.recipes[path], inputs[snap.state])
         found = memo.get(key)
         if found is None and key[0] in walked.refused:
             found = memo[key] = [walked.refused[key[0]]]
         elif found is None:
-            state = walked.states[snap.state]
-            found = memo[key] = lookup(results.get(key[0], {}), state.labels.values(),
-                                       state.stage) or []
+            stage, labels = key[1]
+            found = memo[key] = lookup(results.get(key[0], {}), labels, stage) or []
         return found
 
     for rev in revisions:
@@ -318,7 +329,7 @@ def _report(result: AuditResult, revisions: list[str], walked: Walk,
                 before, after = rows(parent, path), rows(snap, path)
                 if before is after or before == after:
                     continue
-                gained, lost = _compare(before, after)
+                gained, lost = _compare(before, after, keys)
                 rotted = (set() if old_paths[path] != snap.recipes[path] else
                           {r[0] for r in gained + lost
                            if _released(r[0], walked.states[parent.state], state, by_rule)})

@@ -252,7 +252,10 @@ class GitObjects:
         ``/`` under ``prefix``). Symbolic links and submodules are left out: a link in a
         recipes tree is never followed. ``not_files``, when given, receives them."""
         out: dict[str, str] = {}
-        for mode, name, oid in self.tree_entries(tree):
+        entries = self.tree_entries(tree)
+        # the sub-trees not read yet, in one round trip (a revision changes a few of them)
+        self.prefetch_trees([oid for mode, _name, oid in entries if mode == _TREE_MODE])
+        for mode, name, oid in entries:
             path = f"{prefix}{name}"
             if mode == _TREE_MODE:
                 out.update(self.files(oid, path + "/", not_files))

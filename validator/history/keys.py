@@ -37,6 +37,7 @@ from validator.source.tree import SourceError
 
 MODELS = "models/"
 TAXONOMY_FILE = "taxonomy.yaml"
+PLATFORMS_FILE = "platforms.yaml"
 FOLDERS: dict[Reads, str] = {Reads.STRATEGIES: "strategies/", Reads.KV_STORES: "kv_store/"}
 RELEASE_PARTS = frozenset({Reads.CLI_REGISTRY, Reads.RELEASES})
 """Parts that depend on the release window, not on the revision's files."""
@@ -52,8 +53,9 @@ def is_recipe(path: str) -> bool:
 
 def is_context_file(path: str) -> bool:
     """Whether ``path`` is one of the data files a :class:`~validator.context.Context`
-    loads (taxonomy, strategies, kv-store options)."""
-    return path == TAXONOMY_FILE or path.startswith(tuple(FOLDERS.values()))
+    loads (taxonomy, strategies, kv-store options) or a rule reads by name
+    (``platforms.yaml``)."""
+    return path in (TAXONOMY_FILE, PLATFORMS_FILE) or path.startswith(tuple(FOLDERS.values()))
 
 
 def _digest(lines: Iterable[str]) -> str:
@@ -63,10 +65,14 @@ def _digest(lines: Iterable[str]) -> str:
     return h.hexdigest()
 
 
-def part_digests(files: Mapping[str, str], window: str) -> dict[Reads, str]:
+def part_digests(files: Mapping[str, str], window: str, claims: str = "") -> dict[Reads, str]:
     """Digest of each part of a revision: ``files`` is ``{path: blob id}`` of its tree
-    (every file), ``window`` names the release window it is judged in."""
-    out = {Reads.TAXONOMY: _digest([files.get(TAXONOMY_FILE, "-")])}
+    (every file), ``window`` names the release window it is judged in, ``claims`` is the
+    digest of its recipes' variant claims (:class:`~validator.history.claims.ClaimsIndex`;
+    ``""`` when no rule reads them)."""
+    out = {Reads.TAXONOMY: _digest([files.get(TAXONOMY_FILE, "-")]),
+           Reads.PLATFORMS: _digest([files.get(PLATFORMS_FILE, "-")]),
+           Reads.VARIANT_CLAIMS: _digest([claims])}
     for part, folder in FOLDERS.items():
         out[part] = _digest(f"{p}\0{files[p]}" for p in sorted(files) if p.startswith(folder))
     out[Reads.RECIPE_LIST] = _digest(p for p in sorted(files) if is_recipe(p))

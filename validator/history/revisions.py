@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from validator.cache import FindingRow, blob_key
+from validator.cache import FindingRow, ResultCache, blob_key
 from validator.context import Settings
+from validator.history.claims import ClaimsIndex
 from validator.history.gitdata import CommitInfo, GitObjects, NotFile
 from validator.history.keys import (
     RuleGroup,
@@ -138,6 +139,11 @@ def _upload_times() -> tuple[datetime, ...]:
     return tuple(sorted(r.uploaded for r in load_vendored().releases))
 
 
+READ_TOP_LEVEL = ("taxonomy.yaml", "platforms.yaml", "strategies", "kv_store", "models")
+"""The entries of a revision's top folder the rules read, when none reads the whole tree:
+revisions with the same entries (and window) are one state."""
+
+
 @dataclass
 class Walk:
     """What :func:`walk` found: ``snapshots`` by commit id (the revisions and their first
@@ -153,10 +159,15 @@ class Walk:
 
 def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...],
          selected: Callable[[str], bool], tool: str, settings: Settings, *,
-         at_commit_date: bool = True, progress: Progress | None = None) -> Walk:
+         at_commit_date: bool = True, progress: Progress | None = None,
+         cache: ResultCache | None = None) -> Walk:
     """Snapshots of ``revisions`` and of their first parents (the baselines), with the
-    recipes ``selected`` keeps."""
+    recipes ``selected`` keeps. ``cache``: where the recipes' variant claims are kept
+    between runs (:class:`~validator.history.claims.ClaimsIndex`)."""
     found = Walk({}, {}, {})
+    claims = (ClaimsIndex(cache or ResultCache(None), tool,
+                          lambda oids: [data for _kind, data in objects.read_many(oids)])
+              if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
     sha_of: dict[str, str] = {}
     key_of: dict[tuple[str, str], str] = {}
     window_of: dict[str, str] = {}
@@ -182,13 +193,11 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
             memo_key: tuple[str | None, ...] = (info.tree, window)
         else:
             top = {name: oid for _mode, name, oid in objects.tree_entries(info.tree)}
-            memo_key = (*(top.get(n) for n in ("taxonomy.yaml", "strategies", "kv_store",
-                                                "models")), window)
+            memo_key = (*(top.get(n) for n in READ_TOP_LEVEL), window)
         known = memo.get(memo_key)
         if known is None:
             not_files: dict[str, NotFile] = {}
             files = objects.files(info.tree, not_files=not_files)
-            state = _state(found, info.id, files, window, groups, whole_tree, settings)
             recipes = _refused(found, not_files, selected, tool)
             for path, oid in files.items():
                 key = key_of.get((path, oid))
@@ -201,8 +210,15 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
                     key = key_of[(path, oid)] = blob_key(tool, path, sha)
                     found.blobs.setdefault(key, (path, oid))
                 recipes[path] = key
+            # the claims of a revision without a selected recipe are never asked for
+            claimed = "" if claims is None or not recipes else claims.digest(
+                {p: o for p, o in files.items() if is_recipe(p)})
+            state = _state(found, info.id, files, window, claimed, groups, whole_tree,
+                           settings)
             known = memo[memo_key] = (state, recipes)
         found.snapshots[info.id] = Snapshot(info, known[0], known[1])
+    if claims is not None:
+        claims.save()
     return found
 
 
@@ -219,9 +235,9 @@ def _refused(found: Walk, not_files: Mapping[str, NotFile], selected: Callable[[
     return out
 
 
-def _state(found: Walk, commit: str, files: Mapping[str, str], window: str,
+def _state(found: Walk, commit: str, files: Mapping[str, str], window: str, claims: str,
            groups: tuple[RuleGroup, ...], whole_tree: bool, settings: Settings) -> str:
-    parts = part_digests(files, window_label(window, settings))
+    parts = part_digests(files, window_label(window, settings), claims)
     state_id = hashlib.sha256("".join(f"{p.value}={d}\n" for p, d in sorted(
         parts.items(), key=lambda kv: kv[0].value)).encode()).hexdigest()
     if state_id not in found.states:

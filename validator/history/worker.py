@@ -11,9 +11,7 @@ result), and each group's findings are stored under its label.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
-import signal
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import date
@@ -29,6 +27,7 @@ from validator.history.revisions import CommitTree, Progress, State
 from validator.render.cache import kept_recent, share_renderings
 from validator.render.carry import Table
 from validator.rules.metadata import Reads
+from validator.unit_pool import run_units
 
 if TYPE_CHECKING:
     from validator.schema import SchemaValidator
@@ -86,15 +85,19 @@ class Worker:
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
         self._renderings: OrderedDict[tuple[str, str, str], OrderedDict[str, Any]] = \
             OrderedDict()
-        self._limited: OrderedDict[tuple[str, frozenset[Reads]], Context] = OrderedDict()
+        self._limited: OrderedDict[tuple[frozenset[Reads], tuple[str, ...]], Context] = \
+            OrderedDict()
         self._carried: OrderedDict[str, Table] = OrderedDict()
 
     def context(self, state: State, reads: frozenset[Reads]) -> Context:
-        """The context of ``state`` limited to ``reads``. The context files are loaded
-        once per (taxonomy, strategies, kv-store, window) and shared by the states that
-        only differ in their recipes."""
-        return kept_recent(self._limited, (state.id, reads),
-                       lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
+        """The context of ``state`` limited to ``reads``, shared by every state whose
+        ``reads`` parts have the digests of ``state``'s (what the rules may see of them
+        is the same, and so are the views they memoise on it: REF025's claims, the
+        hardware groups...). The context files are loaded once per (taxonomy, strategies,
+        kv-store, window) and shared by the states that only differ in their recipes."""
+        seen = tuple(state.parts[p] for p in sorted(reads, key=lambda p: p.value))
+        return kept_recent(self._limited, (reads, seen),
+                           lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
 
     def _limited_context(self, state: State, reads: frozenset[Reads]) -> Context:
         files = (state.parts[Reads.TAXONOMY], state.parts[Reads.STRATEGIES],
@@ -168,49 +171,57 @@ class Worker:
 
 
 
-_POOL_WORKER: Worker | None = None
-"""The :class:`Worker` of a pool process: set there by :func:`_start_pool_worker`, never in
-the process that runs :func:`execute` (a pool's task function can only reach per-process
-state through its module)."""
+class WorkerPerProcess:
+    """The task function handed to the worker processes
+    (:func:`validator.unit_pool.run_units`): each process that calls it builds its own
+    :class:`Worker` (a git reader of its own, its own memos) on its first task and keeps
+    it in this object, its copy of the one the parent made before the fork.
 
+    Args:
+        init: the arguments of :class:`Worker`.
+    """
 
-def _start_pool_worker(repo: Path, states: dict[str, State], settings: Settings,
-                       cache_dir: Path | None) -> None:
-    global _POOL_WORKER
-    # Ctrl-C is the parent's to handle (it terminates the pool); a worker that also
-    # raised KeyboardInterrupt would print its own traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _POOL_WORKER = Worker(repo, states, settings, cache_dir)
+    def __init__(self, init: tuple[Path, dict[str, State], Settings, Path | None]) -> None:
+        self.init = init
+        self._pid = 0
+        self._worker: Worker | None = None
 
+    def __call__(self, task: Task) -> TaskResult | Exception:
+        """``Worker.run(task)`` with this process's worker, or the exception it raised
+        (handed to the parent, which raises it: a worker process must not die of it)."""
+        try:
+            if self._worker is None or self._pid != os.getpid():
+                # a copy of the parent's worker must not share its git reader
+                self._worker, self._pid = Worker(*self.init), os.getpid()
+            return self._worker.run(task)
+        except Exception as exc:  # any: the parent raises it, as it would in one process
+            return exc
 
-def _run_pool_task(task: Task) -> TaskResult:
-    assert _POOL_WORKER is not None
-    return _POOL_WORKER.run(task)
+    def close(self) -> None:
+        """Close this process's git reader, if it made a worker."""
+        if self._worker is not None and self._pid == os.getpid():
+            self._worker.objects.close()
+        self._worker = None
 
 
 def execute(tasks: list[Task], repo: Path, states: dict[str, State], settings: Settings,
             cache_dir: Path | None, jobs: int, progress: Progress | None = None
             ) -> Iterator[TaskResult]:
-    """Run ``tasks`` in ``jobs`` processes (1: in this one); results in completion order."""
+    """Run ``tasks`` in ``jobs`` processes (1: in this one; see
+    :func:`validator.unit_pool.run_units`: a worker that dies costs only time, its tasks
+    are run here); each worker writes its results to the cache as they are made, and
+    they are yielded in the order of the tasks once all are done."""
     if not tasks:
         return
     advance = progress("checking", len(tasks)) if progress else (lambda _n: None)
-    init = (repo, states, settings, cache_dir)
+    run = WorkerPerProcess((repo, states, settings, cache_dir))
     # biggest tasks first, so that the last ones to finish are short
     tasks = sorted(tasks, key=lambda t: -sum(len(names) for _s, names in t[4]))
-    jobs = max(1, min(jobs, len(tasks)))
-    if jobs == 1:
-        worker = Worker(*init)
-        try:
-            for task in tasks:
-                yield worker.run(task)
-                advance(1)
-        finally:
-            worker.objects.close()
-        return
-    # one task at a time: tasks are sorted biggest first, so chunks would hand the
-    # biggest ones to the same worker
-    with multiprocessing.get_context().Pool(jobs, _start_pool_worker, init) as pool:
-        for item in pool.imap_unordered(_run_pool_task, tasks, chunksize=1):
-            yield item
-            advance(1)
+    try:
+        results = run_units(run, tasks, max(1, jobs), done=lambda: advance(1))
+    finally:
+        run.close()
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+        yield result

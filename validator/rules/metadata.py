@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from validator.findings import Related, Severity
 
 __all__ = ["CONTEXT_FILES", "FAMILIES", "FIXABLE", "READS_EVERYTHING", "RECIPE_ONLY",
-           "RELEASE_DATA", "RULES", "UNDECLARED_READS", "AnyCheck", "Hit", "Reads", "Rule",
-           "Severity", "declare", "declare_fix", "register", "source_location"]
+           "RELEASE_DATA", "RULES", "TREE_PARTS", "UNDECLARED_READS", "AnyCheck", "Hit", "Reads",
+           "Rule", "Severity", "declare", "declare_fix", "register", "source_location"]
 
 FAMILIES: dict[str, str] = {
     "YAML": "parsing, duplicate keys, type ambiguity",
@@ -65,6 +65,14 @@ class Reads(enum.Enum):
     """The paths of every recipe of the revision: ``Context.recipe_paths``."""
     TREE = "tree"
     """Any other file of the revision (sibling recipes' contents): ``Context.tree``."""
+    PLATFORMS = "platforms"
+    """``platforms.yaml`` (the deploy dialog's platforms): ``Context.tree``, of which only
+    that file is readable."""
+    VARIANT_CLAIMS = "variant_claims"
+    """The ``model_id`` each recipe of the revision gives its variants: ``Context.tree``,
+    of which only the recipe files are readable, and a rule declaring this may use only
+    those ids of them (the history audit keys its results on them,
+    :func:`validator.history.claims.variant_claims_digest`)."""
     CLI_REGISTRY = "cli_registry"
     """The vendored vLLM (and plugin) CLI registries of the run's release window
     (:mod:`validator.analysis.cli_plan`)."""
@@ -74,7 +82,9 @@ class Reads(enum.Enum):
 
 READS_EVERYTHING: frozenset[Reads] = frozenset(Reads)
 """Every part."""
-UNDECLARED_READS: frozenset[Reads] = READS_EVERYTHING - {Reads.TREE}
+TREE_PARTS: frozenset[Reads] = frozenset({Reads.TREE, Reads.PLATFORMS, Reads.VARIANT_CLAIMS})
+"""The parts read through ``Context.tree``: all its files, or only some of them."""
+UNDECLARED_READS: frozenset[Reads] = READS_EVERYTHING - TREE_PARTS
 """What a rule without a declaration is taken to read: every part of the context and the
 release data, but not the other files of the tree (no rule reads ``Context.tree``;
 ``tests/test_rule_reads.py`` runs undeclared rules with this set too, so one that starts

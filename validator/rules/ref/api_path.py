@@ -195,7 +195,7 @@ def _overlap(mine: str, claim: _Claim) -> str | None:
 
 
 @rule("REF025", Severity.ERROR, "A variant model_id takes another recipe's API files",
-      reads=frozenset({Reads.RECIPE_LIST, Reads.TREE}), needs_root=True)
+      reads=frozenset({Reads.RECIPE_LIST, Reads.VARIANT_CLAIMS}), needs_root=True)
 def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
                                                  ctx: Context) -> Iterator[Hit]:
     """The site publishes a variant whose ``model_id`` holds a ``/`` under that id

@@ -43,7 +43,7 @@ def named_platforms(data: Any) -> Iterator[tuple[str, str]]:
 
 
 @rule("REF026", Severity.ERROR, "meta.platforms names a platform missing from platforms.yaml",
-      reads=frozenset({Reads.TREE}), needs_root=True)
+      reads=frozenset({Reads.PLATFORMS}), needs_root=True)
 def platform_id_in_platforms_file(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each ``meta.platforms`` entry names a platform by the ``id`` of an entry of
     ``platforms.yaml``, which the site's build copies unchanged to ``platforms.json``;
