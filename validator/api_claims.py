@@ -178,6 +178,14 @@ def _pending(ctx: Context) -> _Pending:
     return ctx.memoised("api_claims:pending", lambda: _Pending(store_of(ctx)))
 
 
+def recipe_variant_ids(path: str, raw: bytes) -> VariantIds:
+    """:func:`variant_ids` of the recipe ``raw`` at ``path``, from the process's memo
+    (the one :func:`ids_of_bytes` fills) or the recipe: for readers without a context,
+    such as the history audit's index of every revision's claims."""
+    return kept_recent(_OF_BYTES, (path, hashlib.sha256(raw).digest()),
+                       lambda: _read_ids(raw, path), 8192)
+
+
 def ids_of_bytes(ctx: Context, path: str, raw: bytes) -> VariantIds:
     """:func:`variant_ids` of the recipe ``raw`` at ``path``: from the memo, the index of
     ``ctx``'s store, or the recipe (a label the index lacks is written at the next

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from validator.api_claims import tree_variant_ids_of
 from validator.context import Context, Settings, UndeclaredRead, build_context
 from validator.history.audit import AuditOptions, _groups, run_audit
 from validator.history.claims import claimed_ids
@@ -20,7 +21,6 @@ from validator.history.revisions import walk
 from validator.load import load_yaml
 from validator.rule_index import check_rules
 from validator.rules.metadata import Reads
-from validator.rules.ref.api_path import _variant_ids_of_file
 from validator.source.tree import LocalTree
 
 RECIPE_A = """model:
@@ -151,8 +151,10 @@ def test_the_claims_the_audit_keys_on_are_ref025s(corpus_repo: Path) -> None:
     """On every recipe of corpus ``main``: the ids the audit's digest reads are those
     REF025 reads."""
     ctx = build_context(LocalTree(corpus_repo), Settings())
+    read_by_ref025 = tree_variant_ids_of(ctx)
+    assert any(read_by_ref025.values())
     for path in sorted(ctx.recipe_paths):
         assert claimed_ids((corpus_repo / path).read_bytes(), path) == \
-            _variant_ids_of_file(ctx, path), path
+            read_by_ref025[path], path
     assert load_yaml(b"variants: [", "models/o/x.yaml").ok is False
     assert claimed_ids(b"variants: [", "models/o/x.yaml") == []

@@ -15,32 +15,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from types import SimpleNamespace
-from typing import cast
 
+from validator.api_claims import recipe_variant_ids
 from validator.cache import ResultCache
-from validator.context import Context
-from validator.rules.ref.api_path import _variant_ids_of_file
-
-
-class _Blobs:
-    """The tree REF025's reader is given here: the bytes of the blobs being read."""
-
-    def __init__(self, data: Mapping[str, bytes]) -> None:
-        self.data = data
-
-    def read(self, path: str) -> bytes:
-        return self.data[path]
 
 
 def claimed_ids(data: bytes, path: str) -> list[tuple[str, str]]:
     """``(variant key, model_id)`` REF025 takes as the claims of the recipe file at
-    ``path`` holding ``data``: read by REF025's own reader
-    (:func:`validator.rules.ref.api_path._variant_ids_of_file`), which remembers them by
-    the bytes, so the audit's workers (this process, or forked from it) do not load the
-    file again for REF025."""
-    return _variant_ids_of_file(cast(Context, SimpleNamespace(tree=_Blobs({path: data}))),
-                                path)
+    ``path`` holding ``data``: read through REF025's own memo
+    (:func:`validator.api_claims.recipe_variant_ids`, by path and bytes), so the audit's
+    workers (this process, or forked from it) do not load the file again for REF025."""
+    return recipe_variant_ids(path, data)
 
 
 class ClaimsIndex:
