@@ -346,6 +346,17 @@ def test_every_module_declaring_rules_is_in_the_rule_index() -> None:
     assert listed - declaring == set(), "these modules of RULE_MODULES declare no rule"
 
 
+def test_every_rule_family_has_its_test_folder() -> None:
+    """``tests/rules/`` mirrors ``validator/rules/``: a family's rules are tested in
+    ``tests/rules/<family>/`` (a newcomer finds both by the family's name)."""
+    families = {p.name for p in (PACKAGE / "rules").iterdir()
+                if p.is_dir() and (p / "__init__.py").is_file()}
+    tested = {p.name for p in (ROOT / "tests" / "rules").iterdir()
+              if p.is_dir() and any(p.glob("test_*.py"))}
+    assert families - tested == set(), "give these rule families a tests/rules/ folder"
+    assert tested - families == set(), "these tests/rules/ folders name no rule family"
+
+
 def _rewraps(file: Path) -> list[int]:
     """Lines of ``raise UsageError(str(exc))``: a stage error re-raised as a usage error,
     which the command line converts by itself (the error already says what failed)."""

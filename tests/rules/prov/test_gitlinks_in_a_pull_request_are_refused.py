@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pr.conftest import commit_all, git
 from validator.cli import main
-
-from .conftest import commit_all, git
 
 GITLINK = "models/example-org/Example-Sub.yaml"
 

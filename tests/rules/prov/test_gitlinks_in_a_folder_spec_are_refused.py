@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import EXAMPLES
+from tests.source.github_server import GitHubServer
 from validator.cli import main
 
-from .github_server import GitHubServer
-
-PROJECT = Path(__file__).resolve().parents[2]
-EXAMPLES = PROJECT / "examples" / "recipes"
 REPO = "example-org/recipes"
 
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
+from tests.source._util import GLM, REPO, UPSTREAM_PINS
+from tests.source.github_server import GitHubServer
+from tests.source.test_http import http_options
 from validator.cli import main
 from validator.source.snapshots import LOCK_NAME
-
-from ._util import GLM, REPO, UPSTREAM_PINS
-from .github_server import GitHubServer
-from .test_http import http_options
 
 pytestmark = pytest.mark.corpus
 
