@@ -102,7 +102,7 @@ class UnitCache:
     """
 
     def __init__(self, root: Path, settings: Settings, rules: Sequence[Rule]) -> None:
-        self.store = ResultCache(root / RESULTS)
+        self.store = ResultCache(root / RESULTS, owner=root)
         self._prefix = f"{checks_digest(settings, rules)}\0{settings!r}\0"
         self.hits = 0
         self.misses = 0
