@@ -58,5 +58,5 @@ def test_the_configurations_ignore_still_applies(
     path.write_text(path.read_text(encoding="utf-8").replace(
         "guide: |\n", "guide: |\n  ## Install\n\n" + PIPED, 1), encoding="utf-8")
     commit_all(example_repo, "a guide piping a plain-HTTP script to sh")
-    code, data = pr(example_repo, capsys)
+    _code, data = pr(example_repo, capsys)
     assert ("REF022", "new") not in rules_on_chat(data)
