@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.context_files import kv_store_text
 from validator.cli import main
 
 from .conftest import commit_all, git
@@ -89,3 +90,36 @@ def test_a_strategy_whose_name_is_its_file_name_is_not_reported(
     code, data = pr(example_repo, capsys)
     assert not [e for e in new_errors(data) if e[1] == "REF027"]
     assert code == 0
+
+
+def test_a_kv_store_deployment_named_after_a_strategy_is_blocked_on_that_file_not_the_recipes(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The recipes rendering ``single_node_tp`` get the deployment instead, for which the
+    site renders no vLLM command: those errors are the kv-store file's (on its ``name``
+    line), not the recipes'."""
+    git(example_repo, "branch", "base")
+    (example_repo / "kv_store").mkdir()
+    (example_repo / "kv_store/zz.yaml").write_text(
+        kv_store_text().replace("name: kv_store_example", "name: single_node_tp"),
+        encoding="utf-8")
+    commit_all(example_repo, "a kv-store deployment claiming single_node_tp")
+    code, data = pr(example_repo, capsys)
+    errors = new_errors(data)
+    assert {rule for path, rule, _ in errors if path == "kv_store/zz.yaml"} >= {"REF027",
+                                                                                "REF015"}
+    assert {line for path, _, line in errors if path == "kv_store/zz.yaml"} == {1}
+    assert not [e for e in errors if e[0].startswith("models/")]
+    assert code == 1
+
+
+def test_render_names_the_kv_store_file_and_prints_no_python_none(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (example_repo / "kv_store").mkdir()
+    (example_repo / "kv_store/zz.yaml").write_text(
+        kv_store_text().replace("name: kv_store_example", "name: single_node_tp"),
+        encoding="utf-8")
+    code = main(["render", str(example_repo / CHAT)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "kv_store/zz.yaml:1:" in err and "claims the name 'single_node_tp'" in err
+    assert "None" not in out
