@@ -6,7 +6,6 @@ at its item), and no comment in the file silences it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +15,13 @@ from tests.context_files import kv_store_text
 from validator.cli import main
 
 from .conftest import commit_all, git
+from .test_context_attribution import pr
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"
 STRATEGY = "strategies/single_node_tp.yaml"
 NEWER_FLAG = 'vllm_args:\n  - "--language-model-only"\n'
 """A flag of vLLM 0.17.0 on: newer than the chat recipe's minimum 0.12.0."""
 
-
-def pr(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    code = main(["pr", "--offline", "--repo", str(repo), "--base", "base", "--head", "HEAD",
-                 "--no-summary", "--format", "json"])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def new_errors(data: dict[str, Any]) -> set[tuple[str, str, int]]:

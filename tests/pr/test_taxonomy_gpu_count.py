@@ -6,22 +6,14 @@ rendering that profile."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import line_of
-from validator.cli import main
 
 from .conftest import commit_all, git
-
-
-def pr(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    code = main(["pr", "--offline", "--repo", str(repo), "--base", "base", "--head", "HEAD",
-                 "--no-summary", "--format", "json"])
-    return code, json.loads(capsys.readouterr().out)
+from .test_context_attribution import pr
 
 
 @pytest.mark.parametrize("count", ["0", "-2", "1.5"])
