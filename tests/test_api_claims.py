@@ -168,6 +168,8 @@ def test_the_index_keeps_at_most_its_bound_then_the_current_trees_ids(
     ('description: &id "example-org/Example-Chat-8B-FP8"\n    model_id: *id', True),
     ('model_id: "example-org/Example-Chat-8B-FP8"\n    note: "\ttab"', True),
     (f'model_id: "example-org/Example-Chat-8B-FP8/{"x" * 300}"', True),  # a long one
+    ('model_id: "example-org/Example-Chat-8B-FP8.json"', True),  # its file's path
+    ('model_id: "example-org/Example-Chat-8B-FP8.JSON/x"', True),  # under its file
     ('model_id: "example-org/Example-Chat-8B-FP8-2"', False),
     ('model_id: "example-org/Example-Chat-8B"', False),  # the recipe's own id: not promoted
 ])

@@ -236,19 +236,6 @@ _NOT_AS_WRITTEN = LIBYAML_ONLY_BREAKS + "\t"
 _KEYS_OF_BYTES: OrderedDict[tuple[str, bytes], tuple[Keys | None]] = OrderedDict()
 
 
-def overlap(a: str, b: str) -> str | None:
-    """How the API paths with keys ``a`` and ``b`` (:func:`path_key`) meet: ``"same"``,
-    ``"holds"`` (``a`` names a folder holding ``b``), ``"inside"`` (``a`` lies in ``b``'s
-    folder), ``None``: apart."""
-    if a == b:
-        return "same"
-    if b.startswith(a + "/"):
-        return "holds"
-    if a.startswith(b + "/"):
-        return "inside"
-    return None
-
-
 def _scalar_keys(raw: bytes) -> Keys | None:
     """:data:`Keys` of the recipe ``raw``, from libyaml's token stream, or ``None`` when
     they may not cover the strings its data holds: it does not decode, has a tag (a
@@ -287,12 +274,27 @@ def _folders(key: str) -> Iterator[str]:
 
 def _may_overlap(keys: Keys | None, mine: Sequence[str]) -> bool:
     """Whether a scalar of :data:`Keys` ``keys`` (``None``: unknown) may meet one of the
-    path keys ``mine`` (as :func:`overlap` judges)."""
-    if keys is None or any(len(a) >= _LONGEST for a in mine):
+    path keys ``mine`` (as :func:`~validator.render.api_paths.id_outputs_meet` judges:
+    one path, a folder holding the other, or one's ``.json`` file where the other's
+    folder goes)."""
+    if keys is None or any(len(a) + len(_FILE) >= _LONGEST for a in mine):
         return True
     held, prefixes = keys
-    return any(a in held or a in prefixes or any(f in held for f in _folders(a))
-               for a in mine)
+    return any(_may_meet(held, prefixes, a) for a in mine)
+
+
+_FILE = ".json"
+"""The suffix of an id's API file (``<id>.json``) beside its folder (``<id>/``)."""
+
+
+def _may_meet(held: frozenset[str], prefixes: frozenset[str], a: str) -> bool:
+    folders = list(_folders(a))
+    if a in held or a in prefixes or any(f in held for f in folders):
+        return True
+    if a + _FILE in held or a + _FILE in prefixes:
+        return True
+    return any(f.endswith(_FILE) and f[:-len(_FILE)] in held
+               for f in [*folders, a])
 
 
 def _keys_of(path: str, raw: bytes) -> Keys | None:
@@ -305,7 +307,8 @@ def _keys_of(path: str, raw: bytes) -> Keys | None:
 
 def variant_ids_near(ctx: Context, ids: Sequence[str], skip: str) -> dict[str, VariantIds]:
     """:func:`variant_ids` of every recipe of ``ctx`` but ``skip`` (sorted by path) that
-    may meet one of ``ids`` (as :func:`overlap` judges their path keys); a recipe none
+    may meet one of ``ids`` (as :func:`~validator.render.api_paths.id_outputs_meet`
+    judges their path keys); a recipe none
     of whose scalars can is given none without being loaded (it is scanned once per
     content: libyaml's tokens, no data built)."""
     mine = [path_key(i) for i in ids]

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator.atomic import atomic_write
+from validator.owned_folder import tag_cache_folder
 
 if TYPE_CHECKING:
     from validator.context import Settings
@@ -210,13 +211,17 @@ class ResultCache:
 
     Args:
         root: the cache folder (created on first write). ``None`` disables caching.
+        owner: the recipe-check cache folder ``root`` is a part of (``results/``,
+            ``runs/``, ``history/``), tagged on first use so that ``cache clean`` knows
+            it (:func:`~validator.owned_folder.tag_cache_folder`); ``None``: none.
 
     Attributes:
         corrupt: number of entries found damaged and ignored during this run.
     """
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None, owner: Path | None = None) -> None:
         self.root = root
+        self.owner = owner
         self.corrupt = 0
         self.notes: list[str] = []
         self._secret: bytes | None = None
@@ -243,6 +248,8 @@ class ResultCache:
             else:
                 if note:
                     self.notes.append(note)
+                if self.owner is not None:
+                    tag_cache_folder(self.owner)
         return self._secret
 
     def _path(self, key: str) -> Path:

@@ -23,6 +23,8 @@ from validator.render.cache import recent_renderings
 from validator.render.renderer import CONFIGURATION_LIMIT
 from validator.rules.flag.context_files import context_arg_findings, context_shell_findings
 from validator.rules.metadata import Hit, Rule
+from validator.rules.ref.context_names import NAME_CLAIM, name_claim_hits
+from validator.rules.ref.platform_ids import duplicate_platform_hits
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.safety_limits import YAML_LIMIT
 from validator.schema import SchemaValidator
@@ -238,7 +240,13 @@ class Checker:
         if not doc.ok:
             return findings
         settings = self.context.settings
+        if schema_name in ("strategy", "kv_store"):
+            findings += [doc.finding(NAME_CLAIM, hit, strict=settings.strict)
+                         for hit in name_claim_hits(doc, self.context)]
         rules = {r.id: r for r in self.rules}
+        if schema_name == "platforms" and "REF026" in rules:
+            findings += [doc.finding(rules["REF026"], hit, strict=settings.strict)
+                         for hit in duplicate_platform_hits(doc.data)]
         if not args:  # shell code it adds to the commands is always judged on the file
             return findings + context_shell_findings(doc, schema_name, rules,
                                                      strict=settings.strict)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
+from validator.load.jsstring import js_str
 from validator.rules.metadata import TREE_PARTS, Reads
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.roots import PLATFORMS
@@ -228,9 +229,19 @@ class Context:
                     groups.setdefault(value.lower(), set()).add(hw_id)
         return groups
 
+    def strategy_document(self, name: str) -> LoadedDocument | None:
+        """The ``strategies/`` file the site renders for strategy ``name``: keyed by its
+        ``name`` field as the site's build keys it (a later file in byte order replaces an
+        earlier one), not by its file name; ``None`` when no file claims ``name``. A file
+        whose ``name`` is not its file name, or is another file's, is ``REF027`` on that
+        file (:mod:`validator.rules.ref.context_names`)."""
+        return self.memoised("strategies:by-name", lambda: by_claimed_name(
+            self.strategies.values())).get(name)
+
     def strategy_data(self, name: str) -> dict[str, Any] | None:
-        """Data of strategy ``name`` or ``None`` when there is no such strategy."""
-        doc = self.strategies.get(name)
+        """Data of strategy ``name`` (:meth:`strategy_document`) or ``None`` when there is
+        no such strategy."""
+        doc = self.strategy_document(name)
         return doc.data if doc is not None and doc.ok else None
 
     def limited_to(self, reads: Iterable[Reads]) -> Context:
@@ -263,6 +274,20 @@ class Context:
             if not isinstance(part, Unreadable):
                 docs += part.values()
         return docs
+
+
+def claimed_name(doc: LoadedDocument) -> str:
+    """The key the site's build files a strategy or kv-store document under: its ``name``
+    field as JavaScript prints it (``"undefined"`` when absent; a document that does not
+    load claims ``"undefined"`` too, as the site would fail on it)."""
+    name = doc.data.get("name") if doc.ok and isinstance(doc.data, dict) else None
+    return "undefined" if name is None else js_str(name)
+
+
+def by_claimed_name(docs: Iterable[LoadedDocument]) -> dict[str, LoadedDocument]:
+    """``docs`` keyed by :func:`claimed_name`, in byte order of their paths (a later
+    document claiming a name replaces an earlier one, as the site's build does)."""
+    return {claimed_name(d): d for d in sorted(docs, key=lambda d: d.path.encode())}
 
 
 def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, LoadedDocument]:

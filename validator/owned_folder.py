@@ -59,3 +59,36 @@ def ownership_problem(folder: Path, marker: str, made_by: str, what: str,
                 return (f"holds {rel}, which no '{made_by.removeprefix('recipe-check ')}' "
                         f"made; {action} would delete it (move it out first)")
     return None
+
+
+CACHE_TAG = "CACHEDIR.TAG"
+"""The marker of a recipe-check cache folder, in the Cache Directory Tagging format
+(backup tools skip such folders), with a second line naming recipe-check: ``cache clean``
+removes the parts of a folder holding it, and of no other folder."""
+
+CACHE_TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                  "# This file is a cache directory tag created by recipe-check.\n")
+
+
+def tag_cache_folder(folder: Path) -> None:
+    """Write :data:`CACHE_TAG` into ``folder`` (made when missing) unless it is there:
+    every writer of a cache part calls this before writing."""
+    path = folder / CACHE_TAG
+    if os.path.lexists(path):
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{CACHE_TAG}.{os.getpid()}.tmp"
+    tmp.write_text(CACHE_TAG_TEXT, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def is_tagged_cache(folder: Path) -> bool:
+    """Whether ``folder`` holds recipe-check's :data:`CACHE_TAG` (a regular file, not a
+    link, with recipe-check's text)."""
+    path = folder / CACHE_TAG
+    try:
+        return (not path.is_symlink() and path.is_file()
+                and path.read_text("utf-8", errors="replace")[:len(CACHE_TAG_TEXT) + 1]
+                == CACHE_TAG_TEXT)
+    except OSError:
+        return False

@@ -3,7 +3,8 @@
 :meth:`Policy.apply` is the one place where configuration and suppression comments change
 findings; the checker calls it on every document it reports (recipes and context files).
 In order: per-rule severity (then ``--strict``), ``select``/``ignore``, ``per-file-ignores``,
-inline suppression comments (:mod:`validator.suppress`; never of ``REF018``/``FLAG027``),
+inline suppression comments (:mod:`validator.suppress`; never of the rules
+:data:`~validator.rules.rc.unsuppressible.NOT_SUPPRESSIBLE_IDS` names),
 then the ``RC`` findings about the comments themselves (subject to the same selection and
 per-file ignores).
 """

@@ -213,7 +213,7 @@ def tool_stamp(store: Any) -> str:
 def _store(cache_dir: Path) -> Any:
     from validator.cache import RUNS, ResultCache
 
-    return ResultCache(cache_dir / RUNS)
+    return ResultCache(cache_dir / RUNS, owner=cache_dir)
 
 
 def plan_run(args: Sequence[str]) -> RunPlan | None:

@@ -9,8 +9,9 @@ family prefixes, any case, separated by commas or spaces.
 A suppression that suppresses nothing is itself a finding (``RC001``, like ruff's
 ``RUF100`` for an unused ``noqa``), as is one naming an unknown rule (``RC002``) or a
 directive that is not written as one of the two forms (``RC003``). Shell code in a
-command users copy (``REF018``, ``FLAG027``) is never suppressed by a comment: a directive
-naming it is ``RC005`` and a prefix covering it silences only the other rules.
+command users copy (``REF018``, ``FLAG027``), a plain-HTTP script run (``REF022``) and a
+context file claiming another's name (``REF027``) are never suppressed by a comment: a
+directive naming one is ``RC005`` and a prefix covering it silences only the other rules.
 
 Only YAML comments count: a ``#`` at the start of a line or after whitespace that is not
 inside a scalar (libyaml's token stream gives the scalars' spans: block scalars, quoted
@@ -30,7 +31,11 @@ import re
 from dataclasses import dataclass, field
 
 from validator.rules.rc.suppression_comments import IN_TEXT, MALFORMED, UNKNOWN, UNUSED
-from validator.rules.rc.unsuppressible import NOT_SUPPRESSIBLE, NOT_SUPPRESSIBLE_IDS
+from validator.rules.rc.unsuppressible import (
+    NOT_SUPPRESSIBLE,
+    NOT_SUPPRESSIBLE_IDS,
+    WHY_NOT_SUPPRESSIBLE,
+)
 
 _DIRECTIVE = re.compile(r"#\s*recipe-check\s*:(?P<rest>.*)$", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<ids>[A-Za-z0-9_]+(?:[\s,]+[A-Za-z0-9_]+)*)",
@@ -192,9 +197,9 @@ def _directive(rest: str, number: int, column: int, alone: bool,
         elif not is_known_selector(sel, ids):
             d.bad.append((UNKNOWN.id, f"{_quoted(name)} is not a rule id or family prefix"))
         elif not suppressible(sel):
-            d.bad.append((NOT_SUPPRESSIBLE.id, f"{sel} (shell code in a command users "
-                          "copy) cannot be suppressed by a comment: this mention of it is "
-                          "ignored and its findings are reported"))
+            d.bad.append((NOT_SUPPRESSIBLE.id, f"{sel} ({WHY_NOT_SUPPRESSIBLE[sel]}) cannot "
+                          "be suppressed by a comment: this mention of it is ignored and its "
+                          "findings are reported"))
         else:
             d.selectors.append(sel)
     return d

@@ -128,7 +128,7 @@ class UnitCache:
     """
 
     def __init__(self, root: Path, settings: Settings, rules: Sequence[Rule]) -> None:
-        self.store = ResultCache(root / RESULTS)
+        self.store = ResultCache(root / RESULTS, owner=root)
         self.root = root
         self.tool = checks_digest(settings, rules)
         self._prefix = f"{self.tool}\0{settings!r}\0"

@@ -76,7 +76,7 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
     out: list[ArgLayer] = []
     data = doc.data
     for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
-        sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
+        sdoc = ctx.strategy_document(name) if isinstance(name, str) else None
         if sdoc is None or not sdoc.ok:
             continue
         anchor = f"/compatible_strategies/{i}"

@@ -3,8 +3,11 @@
 (``runs/``), REF025's index of the recipes' variant ids (``claims/``), the history
 audit's results (``history/``) and the git clones of pinned sources (``git/``).
 
-``clean`` removes the result entries of all four (and the git clones with ``--git``); ``info``
-prints how many entries each holds and their size. Neither follows a symbolic link.
+``clean`` removes the result entries of all four (and the git clones with ``--git``), only
+in a folder recipe-check tagged as its cache when it made it (``CACHEDIR.TAG``,
+:func:`~validator.owned_folder.tag_cache_folder`): any other folder is refused, exit 2,
+nothing removed. ``info`` prints how many entries each holds and their size. Neither
+follows a symbolic link.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from validator.cache import CLAIMS, HISTORY_PART, RUNS
 from validator.errors import UsageError
+from validator.owned_folder import CACHE_TAG, is_tagged_cache
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.unit_cache import RESULTS
 
@@ -37,11 +41,24 @@ def _size(folder: Path) -> tuple[int, int]:
     return len(files), sum(f.stat().st_size for f in files)
 
 
+def _refuse_foreign(root: Path) -> None:
+    """Raise when ``root`` has a part to clean but no recipe-check cache tag: a folder of
+    the user's (or another tool's) is never emptied."""
+    present = [n for n in PARTS if (root / n).is_dir() and not (root / n).is_symlink()]
+    if present and not is_tagged_cache(root):
+        raise UsageError(
+            f"{root}: not a recipe-check cache (no {CACHE_TAG} written by recipe-check), "
+            f"so its {', '.join(n + '/' for n in present)} were left alone; a cache "
+            "recipe-check made holds that tag (an older cache without it: delete it by hand)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Clean or describe the cache folder; exit 0 (2 when it is not a folder)."""
     root: Path = args.cache_dir or default_cache_dir()
     if root.is_symlink() or (root.exists() and not root.is_dir()):
         raise UsageError(f"{root}: not a cache folder")
+    if args.action == "clean":
+        _refuse_foreign(root)
     for name, what in PARTS.items():
         part = root / name
         if not part.is_dir() or part.is_symlink():

@@ -85,11 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
-    from validator.evidence.publish import Publisher
+    from validator.evidence.publish import Publisher, foreign_index
 
     date = checked_on(args.checked_on)
     args.lock = _lock_file(args)
     _refuse_site_target(args)  # before anything is published
+    refused = foreign_index(args.out)
+    if refused is not None:
+        raise UsageError(f"--out-dir: {refused}; nothing published")
     pause = _pause_seconds()
     run = _PublishRun(args, date)
     with Publisher(args.out, attestation_of=_attestation_of, strict_index=True) as pub:

@@ -24,7 +24,7 @@ def text_block(r: Rendered, reasons: list[str] | None = None,
     else:
         head = (f"{r.recipe_path} · {c.hardware} · {c.variant} · {c.key}"
                 f"{f' (serving {c.strategy})' if c.kv_offload else ''} · "
-                f"{r.node_count} node{'s' if r.node_count != 1 else ''}"
+                f"{_nodes(r.node_count)}"
                 f"{''.join(f' · {role} ×{n}' for role, n in c.pd_nodes or ())}"
                 f"{f' · {c.kv_instances} kv instances' if c.kv_instances else ''}"
                 f" · features: {features}")
@@ -33,3 +33,11 @@ def text_block(r: Rendered, reasons: list[str] | None = None,
     for block in blocks(r):
         lines += block_text(block)
     return "\n".join(lines)
+
+
+def _nodes(count: object) -> str:
+    """``"2 nodes"``; ``"no node count"`` when the site's rendering gives none (a
+    configuration it renders no command for)."""
+    if not isinstance(count, int) or isinstance(count, bool):
+        return "no node count"
+    return f"{count} node{'s' if count != 1 else ''}"

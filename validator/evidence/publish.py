@@ -47,6 +47,7 @@ and listed under ``not_verified``, never read or indexed.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -63,6 +64,9 @@ from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
 
 INDEX = "index.json"
+INDEX_FORMAT = "recipe-check/record-index/v1"
+"""The ``format`` of the index publish writes: an ``index.json`` without it is not
+publish's, and publish refuses to replace it (:func:`foreign_index`)."""
 LOCK = ".publish.lock"
 RECORDS = "records"
 KEPT_MARK = "@recipe-check-"
@@ -396,7 +400,7 @@ class Publisher:
                 entry["attestation"] = att.relative_to(self.out).as_posix()
             entries.append(entry)
         entries.sort(key=lambda e: (e["repository"], e["commit"], e["path"], e["file"]))
-        index = {"format": "recipe-check/record-index/v1", "records": entries,
+        index = {"format": INDEX_FORMAT, "records": entries,
                  "unreadable": unreadable, "not_verified": not_verified,
                  "schemas": sorted(p.relative_to(self.out).as_posix()
                                    for p in (self.out / "schemas").glob("*.json"))
@@ -404,6 +408,27 @@ class Publisher:
         self._write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
                     .encode())
         return index
+
+
+def foreign_index(out: Path) -> str | None:
+    """Why ``out/index.json`` is a file publish did not write (so it may not replace it),
+    or ``None``: there is none, or it is a regular file holding a record index
+    (:data:`INDEX_FORMAT`), as :mod:`validator.owned_folder` judges the folders ``--site``
+    and ``--api-out`` replace."""
+    path = out / INDEX
+    if not os.path.lexists(path) or path.is_symlink():
+        return None  # a link is refused by name where publish meets it (ConfinedFolder)
+    if not path.is_file():
+        return f"{path} is not a regular file publish wrote"
+    try:
+        doc = json.loads(path.read_bytes()[:64 * 2**20])
+    except (OSError, ValueError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT:
+        return (f"{path} is not an index publish wrote (no \"format\": \"{INDEX_FORMAT}\"); "
+                "publishing there would replace it (move it out, or choose another "
+                "--out-dir)")
+    return None
 
 
 def _index_entry(rel: str, data: bytes) -> dict[str, Any]:

@@ -193,7 +193,8 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     since = resolve(options.repo, options.since) if options.since else None
     revisions = rev_list(options.repo, options.rev, since=since,
                          all_refs=options.all_refs)
-    cache = ResultCache(options.cache_dir)
+    cache = ResultCache(options.cache_dir,
+                        owner=options.cache_dir and options.cache_dir.parent)
     with GitObjects(options.repo) as objects:
         walked = walk(objects, revisions, groups, lambda p: _selected(p, options), tool,
                       settings, at_commit_date=options.at_commit_date, progress=progress,

@@ -98,4 +98,28 @@ def promoted_id_problem(model_id: str) -> str | None:
         return f"names the API's own file {key}.json"
     if top in SHARED_FOLDERS:
         return f"lies in the API's own folder {top}/"
+    if top.removesuffix(".json") in SHARED_FILES and top.endswith(".json"):
+        return f"makes a folder where the API's own file {top} is"
+    return None
+
+
+def id_outputs_meet(a: str, b: str) -> str | None:
+    """How the API outputs of two promoted ids with path keys ``a`` and ``b``
+    (:func:`path_key`) meet, as the output folder's ledger
+    (:class:`~validator.render.api_ledger.ApiLedger`) would refuse them: each id ``X``
+    has the file ``X.json`` and the folder ``X/`` it clears first. ``"same"`` (one path),
+    ``"holds"`` (``a``'s folder holds ``b``'s files), ``"inside"`` (``a``'s files lie in
+    ``b``'s folder), ``"file-holds"`` (``a``'s file ``a.json`` is where ``b``'s folder or
+    a folder above it would be: ``b`` is ``a.json`` or lies under it), ``"under-file"``
+    (the converse), ``None``: apart."""
+    if a == b:
+        return "same"
+    if b.startswith(a + "/"):
+        return "holds"
+    if a.startswith(b + "/"):
+        return "inside"
+    if b == a + ".json" or b.startswith(a + ".json/"):
+        return "file-holds"
+    if a == b + ".json" or a.startswith(b + ".json/"):
+        return "under-file"
     return None

@@ -351,17 +351,30 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                     f"`-e {key}={text}`", origin.document if origin else docs.recipe,
                     origin.pointer if origin else ""))
     if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
-        out.append(RenderProblem(
-            "broken-value", "error",
-            f"{label}: {config.strategy!r} is a kv-store deployment, not a serving strategy; "
-            "the site renders no vLLM command for it (name it as the KV offload instead)",
-            docs.recipe, ""))
+        out.append(_kv_store_as_strategy(label, config.strategy, docs))
     if site.get("docker_image") is None:
         out.append(RenderProblem(
             "no-docker-image", "warning",
             f"{label}: the site has no Docker image for this hardware (it renders "
             "`undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
     return _unique(out)
+
+
+def _kv_store_as_strategy(label: str, strategy: Any, docs: Documents) -> RenderProblem:
+    """The rendering of ``strategy`` found a kv-store deployment under that name: the
+    recipe's doing when the deployment's file is named so (it names a kv store as its
+    strategy), else the doing of the kv-store file claiming the name (``REF027``), where
+    the problem is placed (its ``name``)."""
+    name = jsval.js_str(strategy)
+    path = docs.strategy(strategy)
+    claimed = path.rsplit("/", 1)[-1].rsplit(".", 1)[0] != name
+    return RenderProblem(
+        "broken-value", "error",
+        f"{label}: {strategy!r} is a kv-store deployment, not a serving strategy; the site "
+        "renders no vLLM command for it " + (
+            f"({path} claims the name {name!r})" if claimed else
+            "(name it as the KV offload instead)"),
+        path if claimed else docs.recipe, "/name" if claimed else "")
 
 
 def _kind(value: Any) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
 
+from validator.context import by_claimed_name
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Arg, Override
@@ -38,12 +39,8 @@ def site_strategies(context: Any) -> dict[str, LoadedDocument]:
     """Strategies and kv-store deployments of a :class:`~validator.context.Context`, keyed
     by their ``name`` field as the site's build keys them (a later file with the same name
     replaces an earlier one; files in byte order, strategies before kv stores)."""
-    out: dict[str, LoadedDocument] = {}
-    for group in (context.strategies, context.kv_stores):
-        for doc in sorted(group.values(), key=lambda d: d.path.encode()):
-            name = get(doc.data, "name") if doc.ok else None
-            out["undefined" if name is None else jsval.js_str(name)] = doc
-    return out
+    return {**by_claimed_name(context.strategies.values()),
+            **by_claimed_name(context.kv_stores.values())}
 
 
 def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,

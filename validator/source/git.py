@@ -30,6 +30,7 @@ from typing import Any
 import git
 from filelock import FileLock
 
+from validator.owned_folder import tag_cache_folder
 from validator.source.options import FetchOptions
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path, check_rev
@@ -94,6 +95,7 @@ def open_mirror(repository: str, url: str, cache_dir: Path) -> git.Repo:
         SourceError: the clone failed (unreachable URL, not a repository).
     """
     dest = cache_path(cache_dir, repository, url)
+    tag_cache_folder(cache_dir)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(dest) + ".lock"):
         if not (dest / "HEAD").is_file():

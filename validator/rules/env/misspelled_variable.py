@@ -92,7 +92,7 @@ def vendor_env_typo(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                 msg, hint = _message(miss, where)
                 yield Hit(join_pointer(pointer, name), msg, hint, on_key=True)
     for i, sname in enumerate(as_list(get(data, "compatible_strategies"))):
-        sdoc = ctx.strategies.get(sname) if isinstance(sname, str) else None
+        sdoc = ctx.strategy_document(sname) if isinstance(sname, str) else None
         if sdoc is None or not sdoc.ok:
             continue
         for sptr, env in _env_maps(sdoc.data):

@@ -477,7 +477,7 @@ def _strategy_env_vars(doc: LoadedDocument, ctx: Context, served_by: str | None,
     # the environment of each compatible strategy (strategies/<name>.yaml), reported on the
     # recipe line that selects the strategy
     for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
-        sdoc = ctx.strategies.get(name) if isinstance(name, str) else None
+        sdoc = ctx.strategy_document(name) if isinstance(name, str) else None
         if sdoc is None or not sdoc.ok:
             continue
         plan = install_range(doc, ctx, None, name, served_by or VLLM).plan

@@ -13,7 +13,6 @@ from typing import Any
 from validator.analysis.recipe_data import elements, get, items
 from validator.api_claims import (
     VariantIds,
-    overlap,
     own_id,
     store_of,
     tree_variant_ids_of,
@@ -23,7 +22,12 @@ from validator.api_claims import (
 from validator.context import Context
 from validator.findings import Severity, printable
 from validator.load import LoadedDocument
-from validator.render.api_paths import path_key, promoted_id, promoted_id_problem
+from validator.render.api_paths import (
+    id_outputs_meet,
+    path_key,
+    promoted_id,
+    promoted_id_problem,
+)
 from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.ref.facts import expected_model_id
 from validator.sourcemap import join_pointer
@@ -37,7 +41,8 @@ def variant_model_id_is_an_api_path(doc: LoadedDocument, ctx: Context) -> Iterat
     ``<model_id>/hw/...``. An id with ``..`` segments, a backslash or a leading ``/``
     names no folder of the API: ``../..`` would write outside it, ``org/..`` would clear
     the whole API; ``./taxonomy`` or ``strategies/x`` would replace or clear the API's
-    own files. An id that differs from the recipe's own or another variant's only in
+    own files, and ``models.json/x`` would make a folder where the API's own
+    ``models.json`` is. An id that differs from the recipe's own or another variant's only in
     letter case or Unicode form would write one path on macOS and Windows (where case is
     ignored, one file): the later clears the earlier's files. (Variants naming the very
     same id share that checkpoint's page, as upstream recipes do.)
@@ -181,17 +186,21 @@ def _others(ctx: Context, path: str, ids: list[str]) -> list[_Claim]:
 
 def _overlap(mine: str, claim: _Claim) -> str | None:
     """How the API paths of id ``mine`` land on those of ``claim`` (``None``: apart)."""
-    how = overlap(path_key(mine), path_key(claim.model_id))
     theirs = (f"{printable(claim.model_id)!r}, {claim.what} of "
               f"{printable(claim.recipe)}")
-    if how == "same":
+    meet = id_outputs_meet(path_key(mine), path_key(claim.model_id))
+    if meet == "same":
         return f"is {theirs}" + ("" if mine == claim.model_id else " where letter case or "
                                  "Unicode form is ignored (macOS, Windows)")
-    if how == "holds":
-        return f"names a folder the site clears, which holds the files of {theirs}"
-    if how == "inside":
-        return f"lies inside the folder the site clears for {theirs}"
-    return None
+    return None if meet is None else _HOW[meet] + theirs
+
+
+_HOW = {"holds": "names a folder the site clears, which holds the files of ",
+        "inside": "lies inside the folder the site clears for ",
+        "file-holds": "names a file (<id>.json) where the site makes the folder of ",
+        "under-file": "makes a folder where the site writes the file (<id>.json) of "}
+"""How a variant's id meets another id's API paths (:func:`id_outputs_meet`), as the
+start of REF025's message."""
 
 
 @rule("REF025", Severity.ERROR, "A variant model_id takes another recipe's API files",
@@ -202,8 +211,10 @@ def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
     (``<model_id>.json``, the folder ``<model_id>/`` it clears first). An id that is
     another recipe's own (``zai-org/GLM-5`` in ``GLM-4.5.yaml``, in any letter case), or
     another recipe's variant's, or a folder holding or inside theirs (or inside the
-    recipe's own), overwrites or deletes those pages: ``render --api-out`` refuses the
-    tree.
+    recipe's own), or a folder where their ``<id>.json`` file is (``zai-org/GLM-5.2.json``
+    beside ``zai-org/GLM-5.2``), overwrites or deletes those pages: ``render --api-out``
+    refuses the tree (one predicate, :func:`~validator.render.api_paths.id_outputs_meet`,
+    refusing exactly what its output ledger refuses).
 
     ``example-org/example-moe-120b`` in ``Example-Chat-8B.yaml`` beside
     ``models/example-org/Example-MoE-120B.yaml`` is one; so is an id inside the folder of

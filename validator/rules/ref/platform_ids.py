@@ -42,13 +42,33 @@ def named_platforms(data: Any) -> Iterator[tuple[str, str]]:
             yield f"{pointer}/id", entry["id"]
 
 
+def duplicate_platform_hits(data: Any) -> Iterator[Hit]:
+    """``REF026`` hits of ``platforms.yaml`` (its loaded ``data``): an entry whose ``id``
+    an earlier entry already has, at the later entry's ``id`` line. The deploy dialog
+    looks a recipe's platform up by id, so one of the two is never shown for it."""
+    first: dict[str, str] = {}
+    for index, entry, pointer in elements(get(data, "platforms"), "/platforms"):
+        ident = get(entry, "id")
+        if not isinstance(ident, str):
+            continue
+        if ident in first:
+            yield Hit(f"{pointer}/id", f"platform id {printable(ident)!r} of entry {index} "
+                      f"is also the id of entry {first[ident]}: a recipe naming it gets only "
+                      "one of them in the deploy dialog",
+                      "give each platform its own id, or merge the two entries")
+        else:
+            first[ident] = str(index)
+
+
 @rule("REF026", Severity.ERROR, "meta.platforms names a platform missing from platforms.yaml",
       reads=frozenset({Reads.PLATFORMS}), needs_root=True)
 def platform_id_in_platforms_file(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """Each ``meta.platforms`` entry names a platform by the ``id`` of an entry of
     ``platforms.yaml``, which the site's build copies unchanged to ``platforms.json``;
     the deploy dialog looks the id up there for the platform's name and guide link. An id
-    the file does not have (a typo, a platform renamed or removed there) has neither.
+    the file does not have (a typo, a platform renamed or removed there) has neither. An
+    id two entries of ``platforms.yaml`` have is reported on that file, at the later
+    entry's ``id`` line.
 
     Failing::
 

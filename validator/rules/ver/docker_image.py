@@ -269,11 +269,23 @@ def docker_image_is_reference(doc: LoadedDocument, ctx: Context) -> Iterator[Hit
     How to fix: write only the image reference; the site adds the ``docker`` commands."""
     for site in image_sites(doc):
         if parse_image(site.value) is None:
-            fixed = site.value.strip().split()[-1] if site.value.strip() else ""
-            hint = (f"write only the image: {fixed!r}" if parse_image(fixed) else
+            fixed = _image_in(site.value)
+            hint = (f"write only the image: {fixed!r}" if fixed else
                     "write an image reference such as vllm/vllm-openai:v0.23.0")
             yield Hit(site.pointer, f"docker_image {site.value!r} is not an image reference",
                       hint)
+
+
+def _image_in(text: str) -> str | None:
+    """The one word of ``text`` that is an image reference with a repository path
+    (``org/name...``), not an option or an option's value (``-p 1:1``), or ``None`` when
+    there is not exactly one: the image a ``docker pull ...`` or ``image --flag x`` value
+    holds."""
+    words = text.split()
+    found = [w for i, w in enumerate(words) if "/" in w and not w.startswith("-")
+             and not (i and words[i - 1].startswith("-") and "=" not in words[i - 1])
+             and parse_image(w) is not None]
+    return found[0] if len(found) == 1 else None
 
 
 _RELEASE_TAG = re.compile(r"v?\d+\.\d+\.\d+")
