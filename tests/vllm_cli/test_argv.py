@@ -206,7 +206,7 @@ def test_a_token_is_an_option_exactly_when_argparse_takes_it_for_one(token: str)
     parser = argparse.ArgumentParser()
     assert looks_like_option(token) == (
         token.startswith("-") and token != "-"
-        and not parser._negative_number_matcher.match(token))  # type: ignore[attr-defined]
+        and not parser._negative_number_matcher.match(token))
 
 
 def test_a_registry_reads_each_option_token_once_and_every_parse_agrees(

@@ -194,7 +194,7 @@ def read_key(cli: CliSpec, token: str) -> KeyReading:
     keeps it per token (:attr:`validator.vllm_cli.registry.CliRegistry.key_readings`):
     the argument lists of every configuration and recipe repeat the same few hundred
     tokens."""
-    memo = getattr(cli, "key_readings", None)
+    memo: dict[str, KeyReading] | None = getattr(cli, "key_readings", None)
     if memo is None:
         return _read_key(cli, token)
     found = memo.get(token)
