@@ -155,7 +155,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                 "override spelled the canonical way does not replace this one"
                 if p.kind is Problem.UNDERSCORE else ""), hint))
     by_plugin = plugged(parsed)
-    judged = _plan_key(plan, reg)
+    judged = plan.cli.memoised(("flag:plan", _plan_key(plan, reg)), object)
     for opt in parsed.options:
         if opt.spec is not None and opt.values and not opt.keys \
                 and opt.dest not in by_plugin:
@@ -241,10 +241,11 @@ VALUES_KEPT = 32 * LISTS_KEPT
 
 
 def _option_value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
-                         judged: tuple[Any, ...]) -> tuple[FlagIssue, ...]:
-    """:func:`_value_issues` of ``opt``, judged once per run and plan (``judged``:
-    :func:`_plan_key`) for each option token bound with its values, whichever list and
-    recipe it comes from. The key holds what :func:`_value_issues` reads of ``opt``: the
+                         judged: object) -> tuple[FlagIssue, ...]:
+    """:func:`_value_issues` of ``opt``, judged once per run and plan for each option token
+    bound with its values, whichever list and recipe it comes from (``judged``: one object
+    per :func:`_plan_key` on the data source, so a key holding it is hashed without
+    hashing the plan's fields again). The key holds what :func:`_value_issues` reads of ``opt``: the
     option string (``opt.spec`` is ``reg.lookup`` of it, ``opt.dest`` the spec's), its
     spelling, keys and values, and where its values are relative to the option token;
     the issues are kept at those relative places and put back at ``opt``'s."""
