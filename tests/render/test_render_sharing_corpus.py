@@ -1,8 +1,9 @@
 """On corpus ``main``, what :func:`render_all` shares between configurations (a site
 rendering reused for another hardware where every read it made of its hardware gives the
-same value there, the memoised composers, layers and not-offered problems) never changes
-a rendering: each configuration rendered alone, with nothing shared, is the same to the
-last token pointer. Sampled recipes in the suite; every recipe with ``-m full_sweep``."""
+same value there, the memoised composers, layers, feature gates and not-offered
+problems) never changes a rendering: each configuration rendered alone, with nothing
+shared, is the same to the last token pointer. Sampled recipes in the suite; every recipe
+with ``-m full_sweep``."""
 
 from __future__ import annotations
 

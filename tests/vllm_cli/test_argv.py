@@ -198,3 +198,36 @@ def test_hidden_no_enable_alias_of_enable_disable_pairs() -> None:
     parsed = parse_args(["--no-enable-prefix-caching"], newest)
     assert parsed.problems == [] and parsed.options[0].dest == "enable_prefix_caching"
     assert kinds(["--no-max-model-len"], newest)[0][0] in {Problem.UNKNOWN, Problem.AMBIGUOUS}
+
+
+@pytest.mark.parametrize("token", ["-1", "-1.5", "-.5", "-٣", "-1e5", "-1.", "-¹", "-x", "-",
+                                   "--", "--1", "-O3"])
+def test_a_token_is_an_option_exactly_when_argparse_takes_it_for_one(token: str) -> None:
+    parser = argparse.ArgumentParser()
+    assert looks_like_option(token) == (
+        token.startswith("-") and token != "-"
+        and not parser._negative_number_matcher.match(token))
+
+
+def test_a_registry_reads_each_option_token_once_and_every_parse_agrees(
+        reg: CliRegistry) -> None:
+    tokens = ["--max_model_len=4096", "--speculative-config.method", "mtp", "--tens", "2",
+              "-O3", "--no-such-flag", "x", "--max_model_len=4096"]
+    reg.key_readings.clear()
+    first = parse_args(tokens, reg)
+    assert set(reg.key_readings) == {t for t in tokens if looks_like_option(t)}
+    again = parse_args(tokens, reg)
+    uncached = parse_args(tokens, _WithoutMemo(reg))
+    assert first == again == uncached
+
+
+class _WithoutMemo:
+    """A registry's tables without its memo of token readings."""
+
+    def __init__(self, reg: CliRegistry) -> None:
+        self._reg = reg
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "key_readings":
+            raise AttributeError(name)
+        return getattr(self._reg, name)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
@@ -50,7 +51,14 @@ def per_document(doc: LoadedDocument, ctx: Context, name: str,
     (``"flag:layers"``, ``"guide:commands"``)."""
     if not doc.sha256:  # a document built by hand, not read: nothing identifies it
         return compute()
-    return ctx.memoised(f"{name}:{doc.path}:{doc.sha256}:{ctx.cli.window!r}", compute)
+    return ctx.memoised(f"{name}:{doc.path}:{doc.sha256}:{_window_text(ctx.cli.window)}",
+                        compute)
+
+
+@lru_cache(maxsize=64)
+def _window_text(window: Window) -> str:
+    """``repr(window)``, made once per window: :func:`per_document` keys hold it."""
+    return repr(window)
 
 
 # --------------------------------------------------------------------------- registries

@@ -12,7 +12,8 @@ findings live in ``validator/rules/flag/`` (structured args) and
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
@@ -102,15 +103,22 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     reg = plan.minimum
     if reg is None:
         return None, []
-    top = plan.newest
-    key = (tuple(tokens), allow_positionals, duplicates, plan.family, reg.version, reg.sha256,
-           None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
-           plan.unreleased, plan.launch_day, plan.channel, plan.range_label, plan.floor,
-           plan.cli.window, expansions, auto_tool)
+    key = (tuple(tokens), allow_positionals, duplicates, _plan_key(plan, reg), expansions,
+           auto_tool)
     parsed, issues = plan.cli.bounded("flag:check_tokens", key, lambda: _one_finding(
         key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
         limit=LISTS_KEPT)
     return parsed, list(issues)
+
+
+def _plan_key(plan: VersionPlan, reg: CliRegistry) -> tuple[Any, ...]:
+    """Everything of ``plan`` (at its minimum ``reg``) a judgement of tokens reads, besides
+    the data source the memo lives on (``plan.cli``)."""
+    top = plan.newest
+    return (plan.family, reg.version, reg.sha256,
+            None if top is None else (top.version, top.sha256), plan.declared, plan.checked,
+            plan.unreleased, plan.launch_day, plan.channel, plan.range_label, plan.floor,
+            plan.cli.window)
 
 
 def _one_finding(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
@@ -147,9 +155,11 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                 "override spelled the canonical way does not replace this one"
                 if p.kind is Problem.UNDERSCORE else ""), hint))
     by_plugin = plugged(parsed)
+    judged = plan.cli.memoised(("flag:plan", _plan_key(plan, reg)), object)
     for opt in parsed.options:
-        if opt.dest not in by_plugin:
-            issues.extend(_value_issues(opt, reg, plan))
+        if opt.spec is not None and opt.values and not opt.keys \
+                and opt.dest not in by_plugin:
+            issues.extend(_option_value_issues(opt, reg, plan, judged))
     issues.extend(_speculative_issues(parsed))
     if duplicates:
         for first, second in argv.duplicates(parsed):
@@ -224,6 +234,28 @@ def _unknown_issue(p: parsed_args.ArgProblem, plan: VersionPlan) -> FlagIssue:
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
                      _option_hint(plan.cli, opt, top.version, fam))
+
+
+VALUES_KEPT = 32 * LISTS_KEPT
+"""How many (option, values, plan) judgements :func:`_option_value_issues` keeps."""
+
+
+def _option_value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
+                         judged: object) -> tuple[FlagIssue, ...]:
+    """:func:`_value_issues` of ``opt``, judged once per run and plan for each option token
+    bound with its values, whichever list and recipe it comes from (``judged``: one object
+    per :func:`_plan_key` on the data source, so a key holding it is hashed without
+    hashing the plan's fields again). The key holds what :func:`_value_issues` reads of ``opt``: the
+    option string (``opt.spec`` is ``reg.lookup`` of it, ``opt.dest`` the spec's), its
+    spelling, keys and values, and where its values are relative to the option token;
+    the issues are kept at those relative places and put back at ``opt``'s."""
+    at = tuple(i - opt.index for i in value_at(opt))
+    key = (opt.option, opt.normalised, opt.keys, opt.values, at, judged)
+    found: tuple[FlagIssue, ...] = plan.cli.bounded(
+        "flag:values", key, lambda: tuple(
+            replace(i, index=i.index - opt.index) for i in _value_issues(opt, reg, plan)),
+        limit=VALUES_KEPT)
+    return tuple(replace(i, index=i.index + opt.index) for i in found) if found else ()
 
 
 def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:

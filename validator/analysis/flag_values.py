@@ -15,6 +15,7 @@ from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 #: A parser plugin file registers its own parser names: their values are not checked.
 PLUGIN_OPTIONS = {"tool_call_parser": "tool_parser_plugin",
                    "reasoning_parser": "reasoning_parser_plugin"}
+_PLUGIN_DESTS = frozenset(PLUGIN_OPTIONS.values())
 
 
 #: Every :attr:`FlagIssue.code`: the engine's (:func:`~validator.analysis.flag_engine.check_tokens`)
@@ -117,8 +118,10 @@ def takes_string(spec: object) -> bool | None:
 def plugged(parsed: ParsedArgs) -> set[str]:
     """Parser options whose names a parser plugin file of the same list registers (a
     plugin in another list of the same rendered command: :func:`plugin_in_words`)."""
+    # one look at each option: only a plugin option's own, or one spelled like one, plugs
+    near = [o for o in parsed.options if o.dest in _PLUGIN_DESTS or "parser-plugin" in o.normalised]
     return {dest for dest, plugin in PLUGIN_OPTIONS.items()
-            if any(o.dest == plugin or _plugs(o.normalised, dest) for o in parsed.options)}
+            if any(o.dest == plugin or _plugs(o.normalised, dest) for o in near)}
 
 
 def plugin_in_words(words: Sequence[str], dest: str) -> bool:

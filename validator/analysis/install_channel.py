@@ -241,9 +241,16 @@ def configuration_statements(doc: LoadedDocument, ctx: Context, variant: str | N
                              modes: Iterable[tuple[str, str]] = ()) -> tuple[Stated, ...]:
     """The statements that apply to one rendered configuration: the image of its
     hardware, the minimums its features (and their modes) state."""
+    image = hardware_statement(doc, ctx, variant, hardware)
+    stated = feature_statements(doc, features, modes)
+    return (image, *stated) if image is not None else stated
+
+
+def feature_statements(doc: LoadedDocument, features: Iterable[str],
+                       modes: Iterable[tuple[str, str]] = ()) -> tuple[Stated, ...]:
+    """The minimums ``features`` (and their ``modes``) state, in feature order."""
     chosen = dict(modes)
-    found = [hardware_statement(doc, ctx, variant, hardware),
-             *(feature_statement(doc, f, chosen.get(f)) for f in features)]
+    found = (feature_statement(doc, f, chosen.get(f)) for f in features)
     return tuple(s for s in found if s is not None)
 
 

@@ -25,8 +25,8 @@ strategy raise the minimum; a variant pins its own image), which the ``FLAG`` an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
@@ -151,15 +151,22 @@ def classify_image(image: str, source: str) -> InstallPath | None:
     return InstallPath(CUSTOM, image, source)
 
 
-def _guide_paths(doc: LoadedDocument) -> Iterator[InstallPath]:
+def _guide_paths(doc: LoadedDocument) -> tuple[InstallPath, ...]:
     text = get(doc.data, "guide")
-    if not isinstance(text, str):
-        return
+    return _guide_text_paths(text) if isinstance(text, str) else ()
+
+
+@lru_cache(maxsize=16)
+def _guide_text_paths(text: str) -> tuple[InstallPath, ...]:
+    """The install paths of the commands of guide ``text``: read once per text, not once
+    per (variant, strategy) install range of its recipe."""
+    out = []
     for line in text.replace("\\\n", " ").splitlines():
         if "install" in line or "docker" in line or "clone" in line:
             found = classify_command(line, "/guide")
             if found is not None:
-                yield found
+                out.append(found)
+    return tuple(out)
 
 
 def install_paths(doc: LoadedDocument, variant: str | None = None,

@@ -105,8 +105,17 @@ def _structure_runs(keys: Sequence[str], plan: VersionPlan,
     position), first the group that reads them as ``plan.minimum`` does, if any (then
     ``True``): two releases of one group parse a list with these tokens into the same
     options and values (:func:`_key_run`). ``ranged``: :func:`_range_token` of the
-    minimum and the range."""
-    runs = [_key_run(key, plan, ranged) for key in dict.fromkeys(keys)]
+    minimum and the range. Memoised per (distinct keys in order, range): lists that
+    differ only in their values share it."""
+    distinct = tuple(dict.fromkeys(keys))
+    return plan.cli.bounded("range:structure", (distinct, ranged),
+                            lambda: _grouped_runs(distinct, plan, ranged), limit=LISTS_KEPT)
+
+
+def _grouped_runs(keys: Sequence[str], plan: VersionPlan,
+                  ranged: object) -> tuple[bool, list[tuple[int, ...]]]:
+    """:func:`_structure_runs` of distinct ``keys``."""
+    runs = [_key_run(key, plan, ranged) for key in keys]
     signatures = zip(*runs, strict=True)
     at_minimum = next(signatures)
     groups: dict[tuple[int, ...], list[int]] = {at_minimum: []}
@@ -158,6 +167,20 @@ def _key_structure(reg: CliRegistry, key: str) -> tuple[Any, ...]:
     arity = None if spec is None else argv._arity(spec)
     json_valued = bool(dot) and spec is not None and parsed_args.json_valued(spec)
     return (*settings, option, norm, tuple(candidates), arity, json_valued)
+
+
+def _accepted_at_minimum(opt: ParsedOption, plan: VersionPlan) -> bool:
+    """Whether ``plan.minimum`` accepts ``opt`` bound as its own parse binds it
+    (:func:`_rejection` finds nothing), judged once per run for each option token bound
+    with its values and release: what :func:`_rejection` reads of ``opt`` is its option
+    string (its entry is ``reg.lookup`` of that), spelling, whether it has dotted keys and
+    its values; an option without ambiguity at its own release."""
+    low = plan.minimum
+    assert low is not None
+    key = (opt.option, opt.normalised, opt.written, bool(opt.keys), opt.values, low.version,
+           low.sha256)
+    return plan.cli.bounded("range:accepted", key, lambda: _rejection(
+        opt, (opt.values, opt.spec), low, {}) is None, limit=VERDICTS_KEPT)
 
 
 def _split(parsed: ParsedArgs) -> tuple[dict[int, ParsedOption], dict[int, str]]:
@@ -235,12 +258,11 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
     assert low is not None
     if parsed is None or parsed.tokens != tokens:
         parsed = parse_at(plan.cli, tokens, low, allow_positionals, expansions)
-    no_ambiguity: dict[int, str] = {}
     # judged here: what the minimum accepts (its own rejections are the other issues), and
     # not the values of a parser that a parser plugin file registers
     by_plugin = plugged(parsed)
     accepted = [o for o in parsed.options if o.spec is not None and o.dest not in by_plugin
-                and _rejection(o, (o.values, o.spec), low, no_ambiguity) is None]
+                and _accepted_at_minimum(o, plan)]
     if not accepted:
         return
     keys = [t.split("=", 1)[0] for t in tokens if t.startswith("-")]

@@ -27,7 +27,12 @@ from validator.analysis.cli_plan import VLLM, VersionPlan
 from validator.analysis.flag_cascade import CONSEQUENCE
 from validator.analysis.flag_engine import FlagIssue, check_tokens
 from validator.analysis.flag_values import plugin_in_words
-from validator.analysis.install_channel import Stated, channel_plan, configuration_statements
+from validator.analysis.install_channel import (
+    Stated,
+    channel_plan,
+    feature_statements,
+    hardware_statement,
+)
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get
 from validator.analysis.shell_words import printed_expansions, shell_words
@@ -140,25 +145,29 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
 
 class _Plans:
     """The version plan of each rendered configuration of one document, computed once per
-    distinct inputs (:func:`_plan_inputs`: variant, strategy, family, statements), with a
+    distinct inputs (:data:`PlanInputs`: variant, strategy, family, statements), with a
     number per distinct plan key (configurations with equal numbers judge an argument
-    list alike)."""
+    list alike).
+
+    The inputs are put together from parts memoised apart, each keyed by exactly what it
+    reads: the variant and strategy names, the family per hardware, the hardware's image
+    statement per (variant, hardware), the feature statements per (features, modes). The
+    configurations of a recipe are nearly all distinct in the whole (variant, strategy,
+    hardware, features, modes), but share each part."""
 
     def __init__(self, doc: LoadedDocument, ctx: Context) -> None:
         self.doc = doc
         self.ctx = ctx
-        self.inputs: dict[tuple[Any, ...], PlanInputs] = {}
         self.plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
         self.numbers: dict[tuple[Any, ...], int] = {}
+        self.names: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+        self.families: dict[str, str] = {}
+        self.images: dict[tuple[str | None, str], Stated | None] = {}
+        self.features: dict[tuple[Any, Any], tuple[Stated, ...]] = {}
 
     def of(self, rendered: Rendered) -> tuple[PlanInputs, VersionPlan | None, int]:
         """The plan inputs of ``rendered``, its plan and the plan's number."""
-        config = rendered.config
-        at = (rendered.variant, rendered.strategy, rendered.hardware, config.features,
-              config.feature_modes)
-        if at not in self.inputs:
-            self.inputs[at] = _plan_inputs(self.doc, self.ctx, rendered)
-        where = self.inputs[at]
+        where = self._inputs(rendered)
         if where not in self.plans:
             found = _plan(self.doc, self.ctx, *where)
             self.plans[where] = (found, self.numbers.setdefault(
@@ -168,6 +177,27 @@ class _Plans:
                 len(self.numbers)))
         plan, number = self.plans[where]
         return where, plan, number
+
+    def _inputs(self, rendered: Rendered) -> PlanInputs:
+        """The :data:`PlanInputs` of ``rendered``, from its memoised parts."""
+        doc, ctx, config = self.doc, self.ctx, rendered.config
+        names = self.names.get((rendered.variant, rendered.strategy))
+        if names is None:
+            names = self.names[rendered.variant, rendered.strategy] = _plan_names(
+                doc, ctx, rendered.variant, rendered.strategy)
+        variant, strategy = names
+        hardware = rendered.hardware
+        family = self.families.get(hardware)
+        if family is None:
+            family = self.families[hardware] = _family(doc, ctx, hardware)
+        if (variant, hardware) not in self.images:
+            self.images[variant, hardware] = hardware_statement(doc, ctx, variant, hardware)
+        image = self.images[variant, hardware]
+        chosen = (config.features, config.feature_modes)
+        stated = self.features.get(chosen)
+        if stated is None:
+            stated = self.features[chosen] = feature_statements(doc, *chosen)
+        return variant, strategy, family, (image, *stated) if image is not None else stated
 
 
 def _env_channels(out: RenderedFacts, pointers: Sequence[str], label: str, own: bool,
@@ -284,25 +314,25 @@ def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointe
 
 
 PlanInputs = tuple[str | None, str | None, str, tuple[Stated, ...]]
-"""(variant, strategy, CLI family, channel statements) a rendered configuration's plan
-depends on (:func:`_plan_inputs`)."""
+"""What the plan of a rendered configuration depends on besides the document and the
+context: the recipe's variant and the strategy file it names (``None``: none of them),
+the CLI family its hardware is served by, and what the recipe states of its install
+channel (:func:`~validator.analysis.install_channel.configuration_statements`: the image
+of its hardware, the minimums its features state)."""
 
 
-def _plan_inputs(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> PlanInputs:
-    """What the plan of a rendered configuration depends on besides the document and the
-    context: the recipe's variant and the strategy file it names (``None``: none of
-    them), the CLI family its hardware is served by, and what the recipe states of its
-    install channel (:func:`~validator.analysis.install_channel.configuration_statements`:
-    the image of its hardware, the minimums its features state)."""
+def _plan_names(doc: LoadedDocument, ctx: Context, variant: str,
+                strategy: str) -> tuple[str | None, str | None]:
+    """The recipe's variant and the strategy file a configuration names (``None``: not
+    one of them)."""
     variants = get(doc.data, "variants")
-    variant = rendered.variant if isinstance(variants, dict) and rendered.variant in variants \
-        else None
-    strategy = rendered.strategy if rendered.strategy in ctx.strategies else None
-    family = platform_plugin(doc.data) or (
-        ASCEND if npu_hardware(ctx)(rendered.hardware) else VLLM)
-    stated = configuration_statements(doc, ctx, variant, rendered.hardware,
-                                      rendered.config.features, rendered.config.feature_modes)
-    return variant, strategy, family, stated
+    return (variant if isinstance(variants, dict) and variant in variants else None,
+            strategy if strategy in ctx.strategies else None)
+
+
+def _family(doc: LoadedDocument, ctx: Context, hardware: str) -> str:
+    """The CLI family that serves ``hardware`` for this recipe."""
+    return platform_plugin(doc.data) or (ASCEND if npu_hardware(ctx)(hardware) else VLLM)
 
 
 def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,

@@ -354,6 +354,8 @@ def whole_expansion(word: str) -> bool:
     whole parameter expansion: bash replaces it before vLLM sees anything, by words no
     check can know (none, one, or several: an unquoted ``$EXTRA_ARGS``, ``"$@"``,
     ``"${ARGS[@]}"``)."""
+    if "$" not in word:  # every expansion starts with one
+        return False
     if len(word) > 2 and word[0] == word[-1] == '"':
         word = word[1:-1]
     return _EXPANSION.fullmatch(word) is not None

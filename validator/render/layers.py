@@ -241,12 +241,10 @@ class Composer:
         -- everything :meth:`feature_layers` reads besides the recipe (the strategy only
         through its gate) -- in ``docs.cache``: the strategies of one variant on one
         hardware share it."""
-        features = get(self.recipe, "features")
-        allowed = tuple(gates.is_feature_allowed_for_strategy(get(features, name),
-                                                              self.strategy_name)
-                        for name in self.features)
-        key = ("features", self.variant_ptr, self.variant_key, raw_id(self.hw_id), allowed,
-               self.kv_composing, repr(self.features), repr(self.feature_modes))
+        selection = repr(self.features)
+        key = ("features", self.variant_ptr, self.variant_key, raw_id(self.hw_id),
+               self._allowed(selection), self.kv_composing, selection,
+               repr(self.feature_modes))
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \
                 and hit[2] is self.variant:
@@ -256,6 +254,22 @@ class Composer:
         self.feature_layers(out)
         self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out))
         return tuple(out)
+
+    def _allowed(self, selection: str) -> tuple[bool, ...]:
+        """Which of the selected features (``selection``: ``repr`` of them) the strategy's
+        gate allows, in ``docs.cache`` per (strategy, selection) with the recipe's
+        ``features`` it read: the configurations of every hardware share it."""
+        features = get(self.recipe, "features")
+        key = ("allowed", repr(self.strategy_name), selection)  # repr: 1, 1.0, True apart
+        hit = self.docs.cache.get(key)
+        if hit is not None and hit[0] is features:
+            found: tuple[bool, ...] = hit[1]
+            return found
+        allowed = tuple(gates.is_feature_allowed_for_strategy(get(features, name),
+                                                              self.strategy_name)
+                        for name in self.features)
+        self.docs.cache[key] = (features, allowed)
+        return allowed
 
     def _tail_args(self, role: str | None) -> tuple[Arg, ...]:
         """Step 8: the composing KV-offload option and the Mooncake KV-store connector."""

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 # the result types and value reading are imported from here by the analysis modules
 from validator.vllm_cli.parsed_args import (
@@ -67,7 +67,11 @@ def normalise(flag: str) -> str:
 def looks_like_option(token: str) -> bool:
     """Whether argparse would read ``token`` as an option rather than a value: it starts
     with ``-``, is not just ``-`` and is not a negative number."""
-    return token.startswith("-") and token != "-" and not NEGATIVE_NUMBER.match(token)
+    if not token.startswith("-") or token == "-":
+        return False
+    second = token[1]
+    # a negative number has a (Unicode) decimal digit or "." after its "-"
+    return not ((second == "." or second.isdecimal()) and NEGATIVE_NUMBER.match(token))
 
 
 def split_inline(token: str) -> tuple[str, str | None]:
@@ -154,25 +158,82 @@ def parse_args(tokens: Sequence[str], cli: CliSpec, *, allow_positionals: int = 
     return result
 
 
-def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
-               expansions: Collection[int] = ()) -> int:
-    token = tokens[i]
+class KeyReading(NamedTuple):
+    """How one release reads an option token before looking at the tokens after it
+    (:func:`read_key`): what :func:`_parse_one` decides from the token alone."""
+
+    key: str
+    """The token without its ``=value``."""
+    inline: str | None
+    """The ``=value`` part (``None``: none)."""
+    short_o: bool
+    """An ``-O3`` / ``-O=3`` optimisation level (the other fields are then unused)."""
+    normalised: str
+    """``key`` after the release's underscore rewrite."""
+    head: str
+    """For a dotted key, the option part before the first ``.``; else ``normalised``."""
+    rest: str | None
+    """For a dotted key, the key path after the first ``.``; else ``None``."""
+    option: str | None
+    """The option string ``head`` resolves to (after abbreviation), ``None``: none."""
+    spec: Any
+    """The release's entry of ``option``."""
+    candidates: tuple[str, ...]
+    """The abbreviation candidates of ``head``."""
+
+
+READINGS_KEPT = 4096
+"""How many option tokens a registry's memo of :func:`read_key` holds before it is
+emptied (a corpus run meets a few hundred distinct ones)."""
+
+
+def read_key(cli: CliSpec, token: str) -> KeyReading:
+    """How ``cli`` reads option token ``token`` by itself: its key and inline value, the
+    ``-O`` form, the normalised spelling, the dotted split and the option it resolves to.
+    Everything here is a function of the token and the release's tables, so a registry
+    keeps it per token (:attr:`validator.vllm_cli.registry.CliRegistry.key_readings`):
+    the argument lists of every configuration and recipe repeat the same few hundred
+    tokens."""
+    memo: dict[str, KeyReading] | None = getattr(cli, "key_readings", None)
+    if memo is None:
+        return _read_key(cli, token)
+    found = memo.get(token)
+    if found is None:
+        if len(memo) >= READINGS_KEPT:
+            memo.clear()
+        found = memo[token] = _read_key(cli, token)
+    return found
+
+
+def _read_key(cli: CliSpec, token: str) -> KeyReading:
     key, inline = split_inline(token)
     # -O3 / -O=3 (FlexibleArgumentParser rewrites them to the optimisation level)
     if (key.startswith("-O") and not key.startswith("--") and key != "-O" and key[2:3] != "."
             and getattr(cli, "short_o", True)):
-        return _parse_short_o(result, token, i, cli)
+        return KeyReading(key, inline, True, key, key, None, None, None, ())
     norm = cli.normalise(key)
     head, dot, rest = norm.partition(".")
-    if dot:
-        return _parse_dotted(result, tokens, i, cli, key, head, rest, inline)
-    option, spec, candidates = _resolve(cli, norm)
+    option, spec, candidates = _resolve(cli, head if dot else norm)
+    return KeyReading(key, inline, False, norm, head if dot else norm, rest if dot else None,
+                      option, spec, tuple(candidates))
+
+
+def _parse_one(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
+               expansions: Collection[int] = ()) -> int:
+    token = tokens[i]
+    reading = read_key(cli, token)
+    if reading.short_o:
+        return _parse_short_o(result, token, i, cli)
+    if reading.rest is not None:
+        return _parse_dotted(result, tokens, i, cli, reading)
+    key, inline, norm, option, spec = (reading.key, reading.inline, reading.normalised,
+                                       reading.option, reading.spec)
     values, indexes, nxt, value_problems = _option_values(tokens, i, option, spec, inline,
                                                           expansions)
     opt = ParsedOption(i, key, norm, option, spec, values=tuple(values),
                        value_indexes=tuple(indexes), inline=inline is not None)
     result.options.append(opt)
-    result.problems.extend(_name_problems(opt, candidates))
+    result.problems.extend(_name_problems(opt, reading.candidates))
     for kind, message, vidx in value_problems:
         result.problems.append(ArgProblem(kind, i, message, value_index=vidx, option=opt))
     return nxt
@@ -234,7 +295,7 @@ def _option_values(tokens: Sequence[str], i: int, option: str | None, spec: Any,
     return values, indexes, nxt, problems
 
 
-def _name_problems(opt: ParsedOption, candidates: list[str]) -> list[ArgProblem]:
+def _name_problems(opt: ParsedOption, candidates: Sequence[str]) -> list[ArgProblem]:
     """What is wrong with how ``opt`` names its option: unknown, an ambiguous or a
     unique abbreviation, underscores."""
     i, key, norm, option = opt.index, opt.written, opt.normalised, opt.option
@@ -256,8 +317,10 @@ def _name_problems(opt: ParsedOption, candidates: list[str]) -> list[ArgProblem]
     return out
 
 
-def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec, key: str,
-                  head: str, rest: str, inline: str | None) -> int:
+def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpec,
+                  reading: KeyReading) -> int:
+    key, head, inline = reading.key, reading.head, reading.inline
+    rest = reading.rest or ""
     append = rest.endswith("+")
     keys = tuple((rest[:-1] if append else rest).split("."))
     nxt = i + 1
@@ -280,7 +343,7 @@ def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpe
         else:
             problems.append((Problem.MISSING_VALUE, f"`{key}` is the last argument; a dotted "
                              "key needs a value (vLLM raises IndexError)", None))
-    option, spec, candidates = _resolve(cli, head)
+    option, spec, candidates = reading.option, reading.spec, reading.candidates
     opt = ParsedOption(i, key, head, option, spec, keys=keys, append=append,
                        values=() if value is None else (value,),
                        value_indexes=() if vidx is None else (vidx,),

@@ -149,6 +149,10 @@ class CliRegistry:
     short_o: bool
     plugin: PluginInfo | None = None
     _by_string: Mapping[str, CliOption] = field(repr=False, compare=False, default_factory=dict)
+    key_readings: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    """How this release's parser reads each option token met so far (the memo of
+    :func:`validator.vllm_cli.argv.read_key`: a function of the token and of this
+    registry's own tables, which never change)."""
 
     # ------------------------------------------------------------------ queries
 
