@@ -46,6 +46,7 @@ from validator.rules.ref.context_values import (
     context_env_maps,
     context_flags,
     context_kind,
+    context_router_words,
 )
 from validator.sourcemap import join_pointer, split_pointer
 
@@ -114,7 +115,7 @@ def _env_values(proc: Process) -> Iterator[Printed]:
         mount = " (and `-v VALUE:VALUE:ro`)" if key.endswith("_CONFIG_PATH") else ""
         how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE`{mount} in "
                "`docker run`; recipe-check's `render` quotes it in the `export` line")
-        yield Printed(source.document, source.pointer, key, "the env name", how,
+        yield Printed(source.document, source.pointer, key, "the env name", how, split=True,
                       env_name=True)
         yield Printed(source.document, source.pointer, text, f"the value of env {key}", how,
                       literal=False, split=True)
@@ -295,7 +296,8 @@ def _judged_on_their_files(ctx: Context) -> frozenset[tuple[str, str]]:
 def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
     """The values of a context file the site prints unquoted into the commands of every
     recipe that renders with it: the raw items of its argument lists, a strategy's
-    parallel-size flags, and the names and values of its environment maps."""
+    parallel-size flags, the router policy and vLLM port of the ``vllm-router`` command,
+    and the names and values of its environment maps."""
     for layer in context_arg_lists(kind, data):
         texts = [jsval.js_str(t) for t in layer.tokens]
         for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
@@ -309,6 +311,11 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
     for pointer, flag in context_flags(kind, data):
         yield Printed(path, pointer, flag, "the flag item", _parallel_flag_how(data, pointer),
                       literal=False)
+    for pointer, text, what, line in context_router_words(kind, data):
+        policy = line.startswith("vllm-router --policy")
+        yield Printed(path, pointer, text, what, f"{_SITE} prints it unquoted in the router "
+                      f"command's line `{line}`", literal=False, split=True,
+                      positional="the policy of `vllm-router --policy`" if policy else "")
     for pointer, env in context_env_maps(kind, data):
         for key, value in env.items():
             if value is None or isinstance(value, dict | list):
@@ -317,7 +324,7 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
             how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE` in "
                    "`docker run`")
             at = join_pointer(pointer, key)
-            yield Printed(path, at, key, "the env name", how, env_name=True)
+            yield Printed(path, at, key, "the env name", how, env_name=True, split=True)
             yield Printed(path, at, text, f"the value of env {key}", how, literal=False,
                           split=True)
 
