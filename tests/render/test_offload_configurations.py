@@ -1,0 +1,122 @@
+"""The KV-offload configurations the site offers (each taxonomy ``kv_offload`` option its
+builder's KV Offload row shows beside a configuration) are in ``render --all`` and the
+catalogue's configurations, gated as the site gates them, and render as the site's own
+``resolveCommand`` does with the option's key as ``kvOffload``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.render.test_differential import compare, run_oracle
+from validator.cli import main
+from validator.context import local_context
+from validator.load import load_yaml
+from validator.render.offered import every_offered, offered_renderings
+from validator.render.renderer import site_strategies
+
+QWEN = "models/Qwen/Qwen3-4B.yaml"  # lists offloading_cpu/_fs verified; simple, lmcache open
+
+
+def _json_all(root: Path, path: str, capsys: pytest.CaptureFixture[str]) -> list[Any]:
+    assert main(["render", "--all", "--format", "json", str(root / path)]) == 0
+    out: list[Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+@pytest.mark.corpus
+def test_render_all_lists_every_offload_option_the_site_offers_and_only_those(
+        corpus_main_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = _json_all(corpus_main_tree, QWEN, capsys)
+    taxonomy = local_context(corpus_main_tree).taxonomy
+    assert taxonomy is not None
+    profiles = taxonomy.data["hardware_profiles"]
+    plain = [d for d in docs if "kv_option" not in d["config"]]
+    with_option = [d for d in docs if "kv_option" in d["config"]]
+    assert with_option and all(d["offered"] for d in docs)
+    by_key = Counter(d["config"]["kv_option"] for d in with_option)
+    assert set(by_key) == {"simple", "offloading_cpu", "offloading_fs", "lmcache"}
+    for d in with_option:
+        c = d["config"]
+        assert c["kv_offload"] is None and d["deploy_type"] != "pd_cluster"
+        option = taxonomy.data["kv_offload"][c["kv_option"]]
+        if option.get("brands"):
+            assert profiles[c["hardware"]]["brand"] in option["brands"]
+        if option.get("strategies"):
+            assert c["strategy"] in option["strategies"]
+        assert d["argv"][-len(option["args"]):] == option["args"]  # last: it wins
+    # each plain configuration the row sits beside gets `simple` (no gate but the strategy)
+    beside = [d for d in plain if d["config"]["kv_offload"] is None
+              and d["deploy_type"] != "pd_cluster"]
+    assert by_key["simple"] == len(beside)
+    # a recipe listing an opt-in option `unsupported` (or not listing it) is not offered it
+    text = (corpus_main_tree / QWEN).read_text()
+    try:
+        (corpus_main_tree / QWEN).write_text(text.replace("offloading_cpu: verified",
+                                                          "offloading_cpu: unsupported"))
+        (corpus_main_tree / QWEN).write_text(
+            (corpus_main_tree / QWEN).read_text().replace("offloading_fs: verified\n", ""))
+        keys = {d["config"].get("kv_option") for d in _json_all(corpus_main_tree, QWEN, capsys)}
+        assert keys == {None, "simple", "lmcache"}
+    finally:
+        (corpus_main_tree / QWEN).write_text(text)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_offload_configurations_render_as_the_sites_resolve_command(
+        site_dir: Path, corpus_main_tree: Path) -> None:
+    ctx = local_context(corpus_main_tree)
+    strategies = site_strategies(ctx)
+    cases, rendered = [], []
+    for path in (QWEN, "models/deepseek-ai/DeepSeek-V4-Pro.yaml"):
+        doc = load_yaml((corpus_main_tree / path).read_bytes(), path)
+        for r in every_offered(doc, ctx.taxonomy, strategies):
+            c = r.config
+            if c.kv_option is None:
+                continue
+            rendered.append((doc, r))
+            cases.append({"path": path, "variant": c.variant, "strategy": c.strategy,
+                          "hardware": c.hardware, "features": list(c.features),
+                          "nodes": c.nodes, "pd_nodes": dict(c.pd_nodes) if c.pd_nodes else None,
+                          "feature_modes": dict(c.feature_modes), "kv_offload": c.kv_option,
+                          "kv_instances": c.kv_instances, "advanced": [], "docker": True})
+    assert len(cases) > 100
+    failures = []
+    for case, want, (doc, r) in zip(cases, run_oracle(site_dir, corpus_main_tree, cases),
+                                    rendered, strict=True):
+        failures += [f"{r.config.label()}: {d}" for d in compare(case, want, doc.data, ctx,
+                                                                 strategies, r)]
+    assert failures == []
+
+
+def test_the_catalogue_offers_the_kv_offload_configurations(
+        examples_tree: Path) -> None:
+    taxonomy = examples_tree / "taxonomy.yaml"
+    taxonomy.write_text(taxonomy.read_text() + """
+kv_offload:
+  example_cpu:
+    display_name: "CPU"
+    args: ["--kv-transfer-config", '{"kv_connector":"ExampleOffload"}']
+    env:
+      PYTHONHASHSEED: "0"
+  closed:
+    display_name: "Opt-in only"
+    requires_opt_in: true
+    args: ["--kv-transfer-config", '{"kv_connector":"Closed"}']
+""")
+    ctx = local_context(examples_tree)
+    path = "models/example-org/Example-Chat-8B.yaml"
+    doc = load_yaml((examples_tree / path).read_bytes(), path)
+    offered = offered_renderings(doc, ctx)
+    options = [o.rendered for o in offered if o.rendered.config.kv_option is not None]
+    assert options and {r.config.kv_option for r in options} == {"example_cpu"}
+    for r in options:
+        assert r.argv[-2:] == ("--kv-transfer-config", '{"kv_connector":"ExampleOffload"}')
+        assert r.env["PYTHONHASHSEED"] == "0"
+        assert "+ KV offload example_cpu" in r.config.label()
+    assert len(offered) == 2 * len(options)  # each configuration once with the option
