@@ -25,11 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from validator.render import gates, jsval
-from validator.render.configuration import Configuration, Rendered
+from validator.render.configuration import Configuration, Rendered, document_data
 from validator.render.jsval import get, or_
+
+if TYPE_CHECKING:
+    from validator.context import Context
+    from validator.load import LoadedDocument
 
 
 def offered_options(recipe: Any, taxonomy: Any, strategies: Any,
@@ -105,3 +109,17 @@ def recipe_options(recipe: Any, taxonomy: Any, strategies: Any,
         seen.add((c.hardware, c.strategy))
         found.update(offered_options(recipe, taxonomy, strategies, replace(c, kv_option=None)))
     return [k for k in jsval.keys(or_(get(taxonomy, "kv_offload"), {})) if k in found]
+
+
+def offered_to_recipe(doc: LoadedDocument, ctx: Context) -> list[str]:
+    """:func:`recipe_options` of ``doc`` over the configurations ``check`` renders of it
+    (:func:`validator.render.cache.rendered_configurations`, shared with the other
+    rules: nothing is rendered again)."""
+    from validator.render.cache import context_strategies, rendered_configurations
+
+    if not doc.ok or ctx.taxonomy is None or not ctx.taxonomy.ok or not jsval.is_object(
+            get(ctx.taxonomy.data, "kv_offload")):
+        return []
+    strategies = {k: document_data(v) for k, v in context_strategies(ctx).items()}
+    return recipe_options(doc.data, ctx.taxonomy.data, strategies,
+                          rendered_configurations(doc, ctx))
