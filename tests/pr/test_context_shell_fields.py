@@ -10,9 +10,12 @@ The fields, read from the site's renderer (``command-synthesis.js``): a kv-store
 for a kv-store deployment of two or more instances -- ``router.policy``
 (``vllm-router --policy POLICY``) and ``vllm.port`` (``--backend-url
 http://$VLLM_INSTANCE_N:PORT``); a strategy's ``router.policy`` lands in the PD router's
-line the same way. The whole commands shown as written (installs, ``mooncake_master`` and
-``mooncake_store_config`` commands, an option's ``companion.command``) are not spliced
-into a built command: ``REF022``/``REF023`` judge them."""
+line the same way. The Mooncake config (``mooncake_vllm_config.template``,
+``mooncake_store_config.config``) is written by the page through an unquoted heredoc (the
+corpus files' comments say so; the page code is not in the renderer we read): a command
+substitution in a key or value runs there. The whole commands shown as written
+(installs, ``mooncake_master`` and ``mooncake_store_config`` commands, an option's
+``companion.command``) are not spliced into a built command: ``REF022``/``REF023`` judge them."""
 
 from __future__ import annotations
 
@@ -39,7 +42,10 @@ CHAT = "models/example-org/Example-Chat-8B.yaml"
 STORE_EXTRA = ('  env:\n    MOONCAKE_CONFIG_PATH: "/etc/mooncake.json"\n  port: 8000\n'
                'router:\n  policy: "cache_aware"\n'
                'pd:\n  prefill:\n    args: ["--kv-transfer-config", "{}"]\n'
-               '  decode:\n    args: ["--kv-transfer-config", "{}"]\n')
+               '  decode:\n    args: ["--kv-transfer-config", "{}"]\n'
+               'mooncake_vllm_config:\n  template:\n    device_name: "$MOONCAKE_DEVICE_NAME"\n'
+               'mooncake_store_config:\n  command: "mooncake_store_service"\n'
+               '  config:\n    mode: "standalone-store"\n')
 OPTION_EXTRA = '    env:\n      PYTHONHASHSEED: "0"\n'
 
 
@@ -82,6 +88,10 @@ FIELDS = [  # (file, the plain text in the base, its hostile replacement, the ho
     (KV_STORE, "MOONCAKE_CONFIG_PATH:", '"A B":', '"A B"', "REF018"),
     (KV_STORE, '    - "--kv-transfer-config"', '    - "a b"\n    - "--kv-transfer-config"',
      '"a b"', "REF018"),
+    (KV_STORE, 'device_name: "$MOONCAKE_DEVICE_NAME"', 'device_name: "$(touch pwned)"',
+     "device_name", "REF018"),
+    (KV_STORE, 'mode: "standalone-store"', 'mode: "x`touch pwned`"', "mode:", "REF018"),
+    (KV_STORE, 'mode: "standalone-store"', '"$(id)": "standalone-store"', "$(id)", "REF018"),
     ("taxonomy.yaml", 'PYTHONHASHSEED: "0"', 'PYTHONHASHSEED: "0 1"', "PYTHONHASHSEED",
      "REF018"),
     ("taxonomy.yaml", 'PYTHONHASHSEED: "0"', 'PYTHONHASHSEED: "`touch pwned`"',
@@ -126,6 +136,17 @@ def test_the_router_command_runs_a_policy_and_a_port_as_bash_reads_them(
     run.mkdir()
     bash(router.replace("vllm-router", "true", 1), run)
     assert (run / "pwned-policy").exists() and (run / "pwned-port").exists()
+
+
+def test_an_unquoted_heredoc_runs_a_substitution_of_the_config_but_not_quotes_or_spaces(
+        tmp_path: Path) -> None:
+    """Why the Mooncake config is judged for substitutions only (real bash)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    bash('cat > config.json <<EOF\n{"a": "x y", "b": "\\$(touch kept)", '
+         '"c": "$(touch pwned)"}\nEOF', run)
+    assert (run / "pwned").exists() and not (run / "kept").exists()
+    assert (run / "config.json").read_text() == '{"a": "x y", "b": "$(touch kept)", "c": ""}\n'
 
 
 def test_plain_router_fields_and_a_port_number_are_no_finding(

@@ -88,6 +88,25 @@ def context_router_words(kind: str, data: Any) -> Iterator[tuple[str, str, str, 
             yield pointer, jsval.js_str(value), what, line
 
 
+HEREDOC_CONFIGS = {"kv_store": ("/mooncake_vllm_config/template",
+                                 "/mooncake_store_config/config")}
+"""Where a kv-store deployment keeps the Mooncake configuration the page writes to a file
+through an unquoted heredoc (the corpus files' own comments say so; the site's
+``command-synthesis.js`` passes it on as data, the page code writing it is not in it)."""
+
+
+def context_heredoc_values(kind: str, data: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each key and string value of a :data:`HEREDOC_CONFIGS`
+    mapping of a context document of ``kind``."""
+    for pointer in HEREDOC_CONFIGS.get(kind, ()):
+        for key, value in as_dict(_at(data, pointer)).items():
+            at = join_pointer(pointer, key)
+            if isinstance(key, str):
+                yield at, key
+            if isinstance(value, str):
+                yield at, value
+
+
 def _layer(pointer: str, value: Any, label: str) -> Iterator[ArgLayer]:
     tokens = list_tokens(value)
     if tokens is not None:

@@ -27,6 +27,7 @@ from validator.analysis.shell_hazards import (
     MODEL_OPERAND,
     Hazard,
     arguments_start,
+    command_hazards,
     env_name_hazards,
     model_token,
     printed_word_hazards,
@@ -45,6 +46,7 @@ from validator.rules.ref.context_values import (
     context_arg_lists,
     context_env_maps,
     context_flags,
+    context_heredoc_values,
     context_kind,
     context_router_words,
 )
@@ -70,6 +72,8 @@ class Printed:
     positional: str = ""
     """The operand the value stands for (``the image of `docker run```): a leading ``-``
     makes it an option there (:func:`word_hazards`)."""
+    heredoc: bool = False
+    """Written into an unquoted heredoc (:func:`_heredoc_hazards`), not as a word."""
 
     def judged(self) -> bool:
         """Whether the value can hold a hazard (plain text outside an env name or an
@@ -221,7 +225,27 @@ def _env_key(proc: Process) -> Any:
     return key
 
 
+def _heredoc_hazards(text: str) -> tuple[Hazard, ...]:
+    """What bash runs of ``text`` in the body of an unquoted heredoc: the first command
+    substitution (``$(...)``, a backquote; an arithmetic expansion ``$((...))``, whose
+    array index runs commands) that no backslash escapes. Quotes are plain characters
+    there, and ``$NAME`` is meant to expand (the corpus's ``$MOONCAKE_MASTER_IP``)."""
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`" or text.startswith("$(", i):
+            found = [h for h in command_hazards(text[i:]) if h.kind in (
+                "command substitution", "arithmetic expansion")]
+            return tuple(found[:1])
+        i += 1
+    return ()
+
+
 def _hazards(printed: Printed) -> tuple[Hazard, ...]:
+    if printed.heredoc:
+        return _heredoc_hazards(printed.text)
     found = tuple(printed_word_hazards(printed.text, literal=printed.literal,
                                        split=printed.split, positional=printed.positional))
     return found + tuple(env_name_hazards(printed.text)) if printed.env_name else found
@@ -316,6 +340,11 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
         yield Printed(path, pointer, text, what, f"{_SITE} prints it unquoted in the router "
                       f"command's line `{line}`", literal=False, split=True,
                       positional="the policy of `vllm-router --policy`" if policy else "")
+    for pointer, text in context_heredoc_values(kind, data):
+        yield Printed(path, pointer, text, "the Mooncake config text",
+                      "the page writes this config to a file through an unquoted heredoc "
+                      "(as the file's own comments say; the site's renderer passes it on as "
+                      "data)", heredoc=True)
     for pointer, env in context_env_maps(kind, data):
         for key, value in env.items():
             if value is None or isinstance(value, dict | list):
