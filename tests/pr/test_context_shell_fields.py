@@ -35,6 +35,7 @@ from validator.render.cache import context_strategies
 from validator.render.configuration import Configuration
 from validator.render.renderer import render
 from validator.render_blocks import blocks
+from validator.rules.ref.shell_code import context_shell_hits
 
 from .conftest import commit_all
 
@@ -170,3 +171,14 @@ def test_render_warns_above_a_router_command_holding_shell_code(examples_tree: P
     router, = [b for b in blocks(rendered) if b.title == "router"]
     assert "bash runs `touch pwned`" in router.lines[1]
     assert router.lines[1].startswith("# warning: REF018") and not router.copyable
+
+
+def test_a_pd_strategys_router_policy_is_judged_on_the_strategy() -> None:
+    """The PD router's line (``vllm-router --policy POLICY``) takes a strategy's policy."""
+    data = {"name": "pd_cluster", "deploy_type": "pd_cluster",
+            "router": {"policy": "round_robin;touch pwned"}}
+    hits = context_shell_hits("strategies/pd_cluster.yaml", "strategy", data)
+    assert [h.pointer for h in hits] == ["/router/policy"]
+    assert "runs `touch pwned` as a command of its own" in hits[0].message
+    data["router"] = {"policy": "round_robin"}
+    assert context_shell_hits("strategies/pd_cluster.yaml", "strategy", data) == []
