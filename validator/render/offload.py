@@ -114,12 +114,19 @@ def recipe_options(recipe: Any, taxonomy: Any, strategies: Any,
 def offered_to_recipe(doc: LoadedDocument, ctx: Context) -> list[str]:
     """:func:`recipe_options` of ``doc`` over the configurations ``check`` renders of it
     (:func:`validator.render.cache.rendered_configurations`, shared with the other
-    rules: nothing is rendered again)."""
+    rules: nothing is rendered again), once per document content and context."""
     from validator.render.cache import context_strategies, rendered_configurations
 
-    if not doc.ok or ctx.taxonomy is None or not ctx.taxonomy.ok or not jsval.is_object(
-            get(ctx.taxonomy.data, "kv_offload")):
+    taxonomy = ctx.taxonomy
+    if not doc.ok or taxonomy is None or not taxonomy.ok or not jsval.is_object(
+            get(taxonomy.data, "kv_offload")):
         return []
-    strategies = {k: document_data(v) for k, v in context_strategies(ctx).items()}
-    return recipe_options(doc.data, ctx.taxonomy.data, strategies,
-                          rendered_configurations(doc, ctx))
+
+    def compute() -> list[str]:
+        strategies = {k: document_data(v) for k, v in context_strategies(ctx).items()}
+        return recipe_options(doc.data, taxonomy.data, strategies,
+                              rendered_configurations(doc, ctx))
+
+    if not doc.sha256:  # a document built by hand: nothing identifies it
+        return compute()
+    return list(ctx.memoised(f"kv:offered:{doc.path}:{doc.sha256}", compute))
