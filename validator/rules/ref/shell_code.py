@@ -8,7 +8,11 @@ the recipe's own), the Docker image, the ``vllm-omni`` binary, and each environm
 variable as ``-e KEY=VALUE`` in ``docker run`` (``buildDockerRun``; a ``*_CONFIG_PATH``
 value also as ``-v VALUE:VALUE:ro``). Every configuration it renders is read, so a value
 of a strategy, kv-store or taxonomy file is reported on each recipe whose commands print
-it, at that file's line, and (:func:`context_shell_hits`) on the file itself.
+it, at that file's line, and (:func:`context_shell_hits`) on the file itself -- there also
+the values only a context file holds: the ``router.policy`` and ``vllm.port`` the site
+splices into the ``vllm-router`` command it builds, and the keys and values of a kv-store's
+Mooncake config, which the page writes through an unquoted heredoc (a command substitution
+runs there; :func:`_heredoc_hazards`).
 """
 
 from __future__ import annotations
