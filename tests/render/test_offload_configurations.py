@@ -71,3 +71,19 @@ kv_offload:
         assert r.env["PYTHONHASHSEED"] == "0"
         assert "+ KV offload example_cpu" in r.config.label()
     assert len(offered) == 2 * len(options)  # each configuration once with the option
+
+
+def test_offload_renderings_stop_at_the_configuration_limit(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A taxonomy of many options must not multiply a run: past the limit, one problem."""
+    taxonomy = examples_tree / "taxonomy.yaml"
+    options = "".join(f"  opt{i}:\n    args: [\"--enforce-eager\"]\n" for i in range(50))
+    taxonomy.write_text(taxonomy.read_text() + "\nkv_offload:\n" + options)
+    monkeypatch.setattr("validator.render.offload.MAX_CONFIGURATIONS", 5)
+    ctx = local_context(examples_tree)
+    path = "models/example-org/Example-Chat-8B.yaml"
+    doc = load_yaml((examples_tree / path).read_bytes(), path)
+    batch = every_offered(doc, ctx.taxonomy, site_strategies(ctx))
+    assert len(batch) == 6 and all(r.ok for r in batch[:5])
+    (problem,) = batch[5].problems
+    assert problem.code == "too-many-configurations" and "the first 5 only" in problem.message

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from validator.render import gates, jsval
 from validator.render.configuration import Configuration, Rendered, document_data
 from validator.render.jsval import get, or_
+from validator.render.renderer import CONFIGURATION_LIMIT, MAX_CONFIGURATIONS
+from validator.render.types import RenderProblem
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -85,14 +87,29 @@ def closed_reason(recipe: Any, taxonomy: Any, strategies: Any,
 def with_offload(batch: Iterable[Rendered], recipe: Any, taxonomy: Any, strategies: Any,
                  render_one: Callable[[Configuration], Rendered]) -> list[Rendered]:
     """``batch`` with, after each configuration that renders, a rendering of it with each
-    KV offload option the site offers beside it (:func:`offered_options`)."""
+    KV offload option the site offers beside it (:func:`offered_options`); past
+    :data:`~validator.render.renderer.MAX_CONFIGURATIONS` renderings, one
+    ``CONFIGURATION_LIMIT`` problem instead of the rest (a taxonomy of many options must
+    not multiply the run)."""
     out: list[Rendered] = []
     for rendered in batch:
         out.append(rendered)
-        if rendered.ok:
-            out += [render_one(replace(rendered.config, kv_option=key)) for key in
-                    offered_options(recipe, taxonomy, strategies, rendered.config)]
+        if not rendered.ok:
+            continue
+        for key in offered_options(recipe, taxonomy, strategies, rendered.config):
+            if len(out) >= MAX_CONFIGURATIONS:
+                out.append(_over_the_limit(rendered.recipe_path))
+                return out
+            out.append(render_one(replace(rendered.config, kv_option=key)))
     return out
+
+
+def _over_the_limit(path: str) -> Rendered:
+    return Rendered(Configuration(""), path, False, problems=(RenderProblem(
+        CONFIGURATION_LIMIT, "error",
+        f"the site renders more than {MAX_CONFIGURATIONS} configurations of this recipe "
+        "with its KV offload options: recipe-check renders the first "
+        f"{MAX_CONFIGURATIONS} only", path, ""),))
 
 
 def recipe_options(recipe: Any, taxonomy: Any, strategies: Any,
