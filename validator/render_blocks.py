@@ -151,7 +151,8 @@ def blocks(r: Rendered) -> list[Block]:
         out += _process_blocks(r, proc)
     router = site.get("router")
     if isinstance(router, dict) and router.get("command"):
-        out.append(Block("router", [str(router.get("install", "")), router["command"]]))
+        out.append(Block("router", [str(router.get("install", "")),
+                                    *_warned(str(router["command"]))]))
     return out
 
 

@@ -95,13 +95,15 @@ def test_without_a_taxonomy_render_says_the_taxonomy_is_missing(tree: Path) -> N
 def test_all_on_the_corpus_lists_glm_5_2_configurations_once(corpus_repo: Path,
                                                              tmp_path: Path) -> None:
     """GLM-5.2 at corpus main: 702 renderings before, 207 of them a default mode given
-    explicitly."""
+    explicitly; each of the 495 also with every KV offload option the site offers beside
+    it (1,100 more)."""
     recipes = tmp_path / "recipes"
     shutil.copytree(corpus_repo, recipes, ignore=shutil.ignore_patterns(".git"))
     done = cli(recipes / "models/zai-org/GLM-5.2.yaml", "--all", "--format", "json")
     assert done.returncode in (0, 1), done.stderr
     items = json.loads(done.stdout)
-    assert len(items) == 495
+    assert len([i for i in items if "kv_option" not in i["config"]]) == 495
+    assert len(items) == 1595
     keys = {(_base(i["config"]), json.dumps([p["argv"] for p in i["processes"]]))
             for i in items}
     assert len(keys) == len(items)

@@ -12,7 +12,7 @@ adds the strategy files' lists;
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -68,11 +68,15 @@ STRATEGY_ARG_LISTS = ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args")
 """Where a strategy keeps the arguments the site adds to ``vllm serve``."""
 
 
-def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
+def external_layers(doc: LoadedDocument, ctx: Context,
+                    offered: Collection[str] = ()) -> list[ArgLayer]:
     """Argument lists the recipe pulls in from other files of its revision: the
     ``vllm_args`` of each compatible strategy (``prefill``/``decode`` for PD) and the
-    ``args`` of each kv-offload option the recipe supports (``taxonomy.kv_offload``).
-    They are reported on the recipe line that selects them."""
+    ``args`` of each kv-offload option (``taxonomy.kv_offload``) the recipe lists as
+    supported or the site offers it (``offered``: the keys of the options its KV Offload
+    row shows beside some configuration of the recipe, listed or not). They are reported
+    on the recipe line that selects them (an option the recipe does not list: on the
+    recipe as a whole)."""
     out: list[ArgLayer] = []
     data = doc.data
     for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
@@ -87,7 +91,10 @@ def external_layers(doc: LoadedDocument, ctx: Context) -> list[ArgLayer]:
                                     strategy=name, anchor=anchor, origin=sdoc))
     tax = ctx.taxonomy
     options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
-    for key, status, ptr in items(get(data, "kv_offload_support"), "/kv_offload_support"):
+    listed = {key: (status, ptr) for key, status, ptr in
+              items(get(data, "kv_offload_support"), "/kv_offload_support")}
+    for key in [*listed, *(k for k in options if k in offered and k not in listed)]:
+        status, ptr = listed.get(key, (None, ""))
         if status == "unsupported" or key not in options or tax is None:
             continue
         toks = list_tokens(get(options[key], "args"))

@@ -41,7 +41,7 @@ from validator.render.api_paths import promoted_id, promoted_id_problem
 from validator.render.jsval import get
 from validator.render.offered import (
     Inputs,
-    distinct,
+    every_offered,
     feature_labels,
     offer_reasons,
     rendering_json,
@@ -54,7 +54,6 @@ from validator.render.renderer import (
     Rendered,
     document_data,
     render,
-    render_all,
     site_strategies,
 )
 from validator.source.options import add_fetch_arguments
@@ -161,8 +160,7 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             continue
         if args.all:
-            batch = distinct(render_all(doc, ctx.taxonomy, strategies), doc.data,
-                              document_data(ctx.taxonomy))
+            batch = every_offered(doc, ctx.taxonomy, strategies)
         else:
             config = Configuration.defaults(
                 doc, ctx.taxonomy, strategies, hardware=args.hardware, variant=args.variant,

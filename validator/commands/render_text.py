@@ -23,6 +23,7 @@ def text_block(r: Rendered, reasons: list[str] | None = None,
                 f"{f' · task {c.omni_task}' if c.omni_task else ''}")
     else:
         head = (f"{r.recipe_path} · {c.hardware} · {c.variant} · {c.key}"
+                f"{f' + KV offload {c.kv_option}' if c.kv_option else ''}"
                 f"{f' (serving {c.strategy})' if c.kv_offload else ''} · "
                 f"{_nodes(r.node_count)}"
                 f"{''.join(f' · {role} ×{n}' for role, n in c.pd_nodes or ())}"

@@ -6,7 +6,7 @@ node each comes from, processes, the site's JSON, problems), with the :class:`To
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
@@ -74,18 +74,40 @@ class Configuration:
     """vLLM-Omni recipes: the ``omni.tasks`` entry (by ``id``) whose ``model_id`` /
     ``extra_args`` apply (the site maps tasks with code outside the oracle: this mapping is
     ours and unverified); ``None``: no task."""
+    kv_option: str | None = None
+    """A taxonomy ``kv_offload`` option composing with the configuration (a pill of the
+    site's KV Offload row: :mod:`validator.render.offload`); ``None``: none. The site
+    passes it as ``kvOffload``, the argument :attr:`kv_offload` fills for a kv-store."""
 
     @property
     def key(self) -> str:
-        """The site's name of the choice (the kv-store id for a composition)."""
+        """The site's name of the choice (the kv-store id for a composition; a KV offload
+        option leaves the strategy the choice)."""
         return self.kv_offload or self.strategy
 
+    @property
+    def site_kv_offload(self) -> str | None:
+        """What the site's ``resolveCommand`` gets as ``kvOffload``: the kv-store id, else
+        the KV offload option."""
+        return self.kv_offload if self.kv_offload is not None else self.kv_option
+
     def label(self) -> str:
-        """``h200 · fp8 · multi_node_tp ×2`` (for messages)."""
+        """``h200 · fp8 · multi_node_tp ×2`` (``… + KV offload simple`` with an option;
+        for messages)."""
         parts = [self.hardware, self.variant, self.key]
         if self.nodes != 1:
             parts[-1] += f" ×{self.nodes}"
+        if self.kv_option is not None:
+            parts[-1] += f" + KV offload {self.kv_option}"
         return " · ".join(parts)
+
+    def as_json(self) -> dict[str, Any]:
+        """The configuration as a JSON object (``kv_option`` only when it has one, so a
+        configuration without reads as it always did)."""
+        out = asdict(self)
+        if self.kv_option is None:
+            del out["kv_option"]
+        return out
 
     @classmethod
     def defaults(cls, recipe: LoadedDocument, taxonomy: LoadedDocument | None,

@@ -8,6 +8,7 @@ configurations with the same commands."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, replace
 from typing import Any, NamedTuple
 
@@ -15,11 +16,13 @@ from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.jsval import get, truthy
+from validator.render.offload import closed_reason, with_offload
 from validator.render.problems import not_offered_reasons, selection_problems
 from validator.render.renderer import (
     Configuration,
     Rendered,
     document_data,
+    render,
     render_all,
     site_strategies,
 )
@@ -36,12 +39,23 @@ def offered_renderings(doc: LoadedDocument, ctx: Context) -> list[Offered]:
     """Every configuration the page offers of the loaded recipe ``doc`` that renders
     (what ``render --all`` prints), in ``render_all``'s order."""
     strategies = site_strategies(ctx)
-    batch = distinct(render_all(doc, ctx.taxonomy, strategies), doc.data,
-                     document_data(ctx.taxonomy))
+    batch = every_offered(doc, ctx.taxonomy, strategies)
     inputs = Inputs(doc.data, document_data(ctx.taxonomy),
                     {k: document_data(v) for k, v in strategies.items()}, {})
     return [Offered(r, feature_labels(inputs, r.config)) for r in batch
             if r.ok and not offer_reasons(inputs, r)]
+
+
+def every_offered(doc: LoadedDocument, taxonomy: LoadedDocument | None,
+                  strategies: Mapping[str, LoadedDocument]) -> list[Rendered]:
+    """Every configuration of ``render_all`` once (:func:`distinct`), each followed by
+    its KV-offload configurations (:func:`validator.render.offload.with_offload`)."""
+    tax = document_data(taxonomy)
+    batch = distinct(render_all(doc, taxonomy, strategies), doc.data, tax)
+    strat = {k: document_data(v) for k, v in strategies.items()}
+    memo: dict[Any, Any] = {}
+    return with_offload(batch, doc.data, tax, strat,
+                        lambda c: render(doc, taxonomy, strategies, c, memo=memo))
 
 
 def distinct(batch: list[Rendered], recipe: Any, taxonomy: Any) -> list[Rendered]:
@@ -86,9 +100,11 @@ def offer_reasons(inputs: Inputs, r: Rendered) -> list[str]:
     it does not offer on this variant and hardware included."""
     modes = selection_problems(inputs.recipe, inputs.taxonomy,
                                replace(r.config, omni_task=None), r.recipe_path)
+    closed = closed_reason(inputs.recipe, inputs.taxonomy, inputs.strategies, r.config)
     return not_offered_reasons(inputs.recipe, inputs.taxonomy, inputs.strategies, r.config,
                                r.compatible_hardware, r.problems,
-                               inputs.memo) + [p.message for p in modes]
+                               inputs.memo) + [p.message for p in modes] + (
+        [closed] if closed else [])
 
 
 def feature_labels(inputs: Inputs, c: Configuration) -> list[str]:
@@ -130,7 +146,7 @@ def rendering_json(r: Rendered, reasons: list[str]) -> Any:
     """One rendering as ``render --format json`` prints it (``reasons``: why the site
     would not offer it; empty when it does)."""
     return jsval.to_json_value({
-        "recipe": r.recipe_path, "ok": r.ok, "config": asdict(r.config),
+        "recipe": r.recipe_path, "ok": r.ok, "config": r.config.as_json(),
         "offered": not reasons, "reasons": reasons,
         "hardware": r.hardware, "variant": r.variant, "strategy": r.strategy,
         "node_count": r.node_count, "deploy_type": r.deploy_type, "env": dict(r.env),

@@ -156,9 +156,9 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
             return {**site, "hardware": config.hardware}, overrides, processes, env_sources
     site, traced = site_rendering_traced(
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
-        strat, tax, dict(config.pd_nodes) if config.pd_nodes else None, config.kv_offload,
-        docs, dict(config.feature_modes), list(config.advanced_args), config.kv_instances,
-        memo.get("docker-forms", True))
+        strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
+        config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
+        config.kv_instances, memo.get("docker-forms", True))
     processes = _processes(site, traced, memo.setdefault("tokens", {}))
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources

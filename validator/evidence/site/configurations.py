@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from validator.evidence.site.config_json import JsonTable
@@ -78,7 +78,8 @@ def _size(o: Offered) -> str:
 def choices(o: Offered) -> dict[str, str]:
     """The value of each select of :data:`CHOICES` for one configuration."""
     c = o.rendered.config
-    return {"hardware": c.hardware, "variant": c.variant, "strategy": c.key,
+    strategy = c.key + (f" + KV offload {c.kv_option}" if c.kv_option else "")
+    return {"hardware": c.hardware, "variant": c.variant, "strategy": strategy,
             "size": _size(o),
             "modes": ", ".join(f"{f}: {m}" for f, m in c.feature_modes) or "as the site picks",
             "task": c.omni_task or "none"}
@@ -87,7 +88,7 @@ def choices(o: Offered) -> dict[str, str]:
 def json_name(config: Configuration) -> str:
     """The name of a configuration's JSON (and its key in the page's URL): a digest of
     the configuration."""
-    text = json.dumps(asdict(config), sort_keys=True, separators=(",", ":"), default=list)
+    text = json.dumps(config.as_json(), sort_keys=True, separators=(",", ":"), default=list)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20] + ".json"
 
 

@@ -46,6 +46,7 @@ from validator.rules.flag.facts import (
     reported,
     string_arg_lists,
 )
+from validator.rules.flag.offload_options import option_env_hits
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.parsed_args import ParsedArgs
 
@@ -437,6 +438,7 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
             channels = env_channel_plans(found, at) if found is not None else []
             _env_verdict(at, name, label, [p for _, p in channels] or [plan], out)
     _strategy_env_vars(doc, ctx, served_by, out["FLAG016"])
+    out["FLAG016"] += option_env_hits(doc, ctx, served_by or VLLM)
 
 
 def _map_plan(doc: LoadedDocument, ctx: Context, pointer: str, variant: str | None,

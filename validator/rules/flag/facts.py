@@ -51,6 +51,7 @@ from validator.analysis.recipe_data import get
 from validator.analysis.shell_words import printed_expansions
 from validator.analysis.versions import MinVersion, parse_min_version, version_key
 from validator.findings import FLOOR, Related
+from validator.render.offload import offered_to_recipe
 from validator.rules.api import Hit, Reads
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
@@ -203,7 +204,7 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
         return out
     is_npu = npu_hardware(ctx)
     ascend = ascend_variants(doc.data, is_npu)
-    out.layers = collect_layers(doc.data) + external_layers(doc, ctx)
+    out.layers = collect_layers(doc.data) + external_layers(doc, ctx, offered_to_recipe(doc, ctx))
     noted: set[str] = set()
     for layer in out.layers:
         plan = _layer_plan(doc, ctx, layer, start.served_by or layer_plugin(layer, ascend, is_npu),

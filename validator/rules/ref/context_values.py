@@ -16,6 +16,7 @@ from typing import Any
 from validator.analysis.arg_layers import STRATEGY_ARG_LISTS, ArgLayer, list_tokens
 from validator.analysis.recipe_data import as_dict, get
 from validator.context import Context
+from validator.render import jsval
 from validator.sourcemap import join_pointer
 
 KV_STORE_ARG_LISTS = ("/vllm/vllm_args", "/pd/prefill/args", "/pd/decode/args")
@@ -27,6 +28,13 @@ ENV_MAPS = {"strategy": ("/env", "/prefill/env", "/decode/env"),
 PARALLEL_FLAGS = ("/parallel_flag", "/prefill/parallel_flag", "/decode/parallel_flag")
 """Where a strategy names the flag the site prints before the parallel size (unquoted,
 as every flag item)."""
+ROUTER_WORDS = {
+    "kv_store": (("/router/policy", "the router policy", "vllm-router --policy POLICY"),
+                 ("/vllm/port", "the vLLM port",
+                  "--backend-url http://$VLLM_INSTANCE_N:PORT")),
+    "strategy": (("/router/policy", "the router policy", "vllm-router --policy POLICY"),)}
+"""Where a kv-store deployment and a strategy keep a value the site splices unquoted into
+the ``vllm-router`` command it builds: ``(pointer, what it is, the line it lands in)``."""
 
 
 def _at(data: Any, pointer: str) -> Any:
@@ -68,6 +76,35 @@ def context_flags(kind: str, data: Any) -> Iterator[tuple[str, str]]:
         value = _at(data, pointer)
         if isinstance(value, str) and value:
             yield pointer, value
+
+
+def context_router_words(kind: str, data: Any) -> Iterator[tuple[str, str, str, str]]:
+    """``(pointer, text, what, line)`` of each :data:`ROUTER_WORDS` value of a context
+    document of ``kind`` that is a string or a number (another shape is the schema's to
+    report; the site prints its default when the value is absent or empty)."""
+    for pointer, what, line in ROUTER_WORDS.get(kind, ()):
+        value = _at(data, pointer)
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and value:
+            yield pointer, jsval.js_str(value), what, line
+
+
+HEREDOC_CONFIGS = {"kv_store": ("/mooncake_vllm_config/template",
+                                 "/mooncake_store_config/config")}
+"""Where a kv-store deployment keeps the Mooncake configuration the page writes to a file
+through an unquoted heredoc (the corpus files' own comments say so; the site's
+``command-synthesis.js`` passes it on as data, the page code writing it is not in it)."""
+
+
+def context_heredoc_values(kind: str, data: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each key and string value of a :data:`HEREDOC_CONFIGS`
+    mapping of a context document of ``kind``."""
+    for pointer in HEREDOC_CONFIGS.get(kind, ()):
+        for key, value in as_dict(_at(data, pointer)).items():
+            at = join_pointer(pointer, key)
+            if isinstance(key, str):
+                yield at, key
+            if isinstance(value, str):
+                yield at, value
 
 
 def _layer(pointer: str, value: Any, label: str) -> Iterator[ArgLayer]:

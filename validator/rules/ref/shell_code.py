@@ -8,7 +8,11 @@ the recipe's own), the Docker image, the ``vllm-omni`` binary, and each environm
 variable as ``-e KEY=VALUE`` in ``docker run`` (``buildDockerRun``; a ``*_CONFIG_PATH``
 value also as ``-v VALUE:VALUE:ro``). Every configuration it renders is read, so a value
 of a strategy, kv-store or taxonomy file is reported on each recipe whose commands print
-it, at that file's line, and (:func:`context_shell_hits`) on the file itself.
+it, at that file's line, and (:func:`context_shell_hits`) on the file itself -- there also
+the values only a context file holds: the ``router.policy`` and ``vllm.port`` the site
+splices into the ``vllm-router`` command it builds, and the keys and values of a kv-store's
+Mooncake config, which the page writes through an unquoted heredoc (a command substitution
+runs there; :func:`_heredoc_hazards`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from validator.analysis.shell_hazards import (
     MODEL_OPERAND,
     Hazard,
     arguments_start,
+    command_hazards,
     env_name_hazards,
     model_token,
     printed_word_hazards,
@@ -45,7 +50,9 @@ from validator.rules.ref.context_values import (
     context_arg_lists,
     context_env_maps,
     context_flags,
+    context_heredoc_values,
     context_kind,
+    context_router_words,
 )
 from validator.sourcemap import join_pointer, split_pointer
 
@@ -69,6 +76,8 @@ class Printed:
     positional: str = ""
     """The operand the value stands for (``the image of `docker run```): a leading ``-``
     makes it an option there (:func:`word_hazards`)."""
+    heredoc: bool = False
+    """Written into an unquoted heredoc (:func:`_heredoc_hazards`), not as a word."""
 
     def judged(self) -> bool:
         """Whether the value can hold a hazard (plain text outside an env name or an
@@ -114,7 +123,7 @@ def _env_values(proc: Process) -> Iterator[Printed]:
         mount = " (and `-v VALUE:VALUE:ro`)" if key.endswith("_CONFIG_PATH") else ""
         how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE`{mount} in "
                "`docker run`; recipe-check's `render` quotes it in the `export` line")
-        yield Printed(source.document, source.pointer, key, "the env name", how,
+        yield Printed(source.document, source.pointer, key, "the env name", how, split=True,
                       env_name=True)
         yield Printed(source.document, source.pointer, text, f"the value of env {key}", how,
                       literal=False, split=True)
@@ -220,7 +229,27 @@ def _env_key(proc: Process) -> Any:
     return key
 
 
+def _heredoc_hazards(text: str) -> tuple[Hazard, ...]:
+    """What bash runs of ``text`` in the body of an unquoted heredoc: the first command
+    substitution (``$(...)``, a backquote; an arithmetic expansion ``$((...))``, whose
+    array index runs commands) that no backslash escapes. Quotes are plain characters
+    there, and ``$NAME`` is meant to expand (the corpus's ``$MOONCAKE_MASTER_IP``)."""
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "`" or text.startswith("$(", i):
+            found = [h for h in command_hazards(text[i:]) if h.kind in (
+                "command substitution", "arithmetic expansion")]
+            return tuple(found[:1])
+        i += 1
+    return ()
+
+
 def _hazards(printed: Printed) -> tuple[Hazard, ...]:
+    if printed.heredoc:
+        return _heredoc_hazards(printed.text)
     found = tuple(printed_word_hazards(printed.text, literal=printed.literal,
                                        split=printed.split, positional=printed.positional))
     return found + tuple(env_name_hazards(printed.text)) if printed.env_name else found
@@ -295,7 +324,8 @@ def _judged_on_their_files(ctx: Context) -> frozenset[tuple[str, str]]:
 def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
     """The values of a context file the site prints unquoted into the commands of every
     recipe that renders with it: the raw items of its argument lists, a strategy's
-    parallel-size flags, and the names and values of its environment maps."""
+    parallel-size flags, the router policy and vLLM port of the ``vllm-router`` command,
+    and the names and values of its environment maps."""
     for layer in context_arg_lists(kind, data):
         texts = [jsval.js_str(t) for t in layer.tokens]
         for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
@@ -309,6 +339,16 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
     for pointer, flag in context_flags(kind, data):
         yield Printed(path, pointer, flag, "the flag item", _parallel_flag_how(data, pointer),
                       literal=False)
+    for pointer, text, what, line in context_router_words(kind, data):
+        policy = line.startswith("vllm-router --policy")
+        yield Printed(path, pointer, text, what, f"{_SITE} prints it unquoted in the router "
+                      f"command's line `{line}`", literal=False, split=True,
+                      positional="the policy of `vllm-router --policy`" if policy else "")
+    for pointer, text in context_heredoc_values(kind, data):
+        yield Printed(path, pointer, text, "the Mooncake config text",
+                      "the page writes this config to a file through an unquoted heredoc "
+                      "(as the file's own comments say; the site's renderer passes it on as "
+                      "data)", heredoc=True)
     for pointer, env in context_env_maps(kind, data):
         for key, value in env.items():
             if value is None or isinstance(value, dict | list):
@@ -317,7 +357,7 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
             how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE` in "
                    "`docker run`")
             at = join_pointer(pointer, key)
-            yield Printed(path, at, key, "the env name", how, env_name=True)
+            yield Printed(path, at, key, "the env name", how, env_name=True, split=True)
             yield Printed(path, at, text, f"the value of env {key}", how, literal=False,
                           split=True)
 

@@ -1,0 +1,85 @@
+"""A taxonomy KV offload option the site offers a recipe (its KV Offload row shows it
+beside some configuration: the strategy, recipe and brand gates open) adds its ``args``
+and ``env`` to that recipe's commands, so ``check`` judges them at the recipe's release
+range -- also an option the recipe does not list (no ``requires_opt_in``: the site offers
+it to every recipe that does not opt out), without rendering the KV-offload
+configurations. An option the gates close for the recipe adds nothing and is not judged
+there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import check_tree, line_of
+from validator.findings import Finding
+
+CHAT = "models/example-org/Example-Chat-8B.yaml"  # minimum 0.12.0, single_node_tp, NVIDIA
+NEWER_FLAG = "--linear-backend"  # a vLLM option from 0.22.0
+NEWER_VAR = "VLLM_USE_BREAKABLE_CUDAGRAPH"  # read from vLLM 0.22.0
+
+
+def _option(gate: str = "") -> str:
+    return f"""
+kv_offload:
+  example_tier:
+    display_name: "Example tier"
+{gate}    args: ["{NEWER_FLAG}", "auto"]
+    env:
+      {NEWER_VAR}: "1"
+"""
+
+
+def _found(root: Path) -> list[Finding]:
+    return [f for f in check_tree(root, CHAT) if f.rule in ("FLAG002", "FLAG016")
+            and "example_tier" in f.message]
+
+
+def test_an_unlisted_option_the_site_offers_is_judged_at_the_recipes_range(
+        examples_tree: Path) -> None:
+    taxonomy = examples_tree / "taxonomy.yaml"
+    text = taxonomy.read_text() + _option()
+    taxonomy.write_text(text)
+    found = sorted(_found(examples_tree), key=lambda f: f.rule)
+    assert [(f.rule, f.line) for f in found] == [("FLAG002", 1), ("FLAG016", 1)]
+    flag, var = found
+    assert f"`{NEWER_FLAG}` exists only from vLLM 0.22.0" in flag.message
+    assert "taxonomy.yaml kv_offload.example_tier.args" in flag.message
+    assert (flag.related[0].path, flag.related[0].line) == (
+        "taxonomy.yaml", line_of(text, NEWER_FLAG))
+    assert var.message.startswith("taxonomy.yaml kv_offload.example_tier.env: ")
+    assert NEWER_VAR in var.message and "0.22.0" in var.message
+    assert (var.related[0].path, var.related[0].line) == (
+        "taxonomy.yaml", line_of(text, f"{NEWER_VAR}:"))
+
+
+def test_a_listed_option_is_reported_at_the_recipe_line_that_lists_it(
+        examples_tree: Path) -> None:
+    taxonomy = examples_tree / "taxonomy.yaml"
+    taxonomy.write_text(taxonomy.read_text() + _option("    requires_opt_in: true\n"))
+    recipe = examples_tree / CHAT
+    text = recipe.read_text() + "kv_offload_support:\n  example_tier: verified\n"
+    recipe.write_text(text)
+    assert {(f.rule, f.line) for f in _found(examples_tree)} == {
+        ("FLAG002", line_of(text, "example_tier:")), ("FLAG016", line_of(text, "example_tier:"))}
+
+
+@pytest.mark.parametrize("gate", [
+    "    requires_opt_in: true\n",  # fail-closed, and the recipe does not list it
+    "    brands: [Google]\n",  # none of the recipe's hardware
+    "    strategies: [multi_node_tp]\n",  # the recipe offers single_node_tp only
+])
+def test_an_option_the_gates_close_for_the_recipe_is_not_judged_there(
+        examples_tree: Path, gate: str) -> None:
+    taxonomy = examples_tree / "taxonomy.yaml"
+    taxonomy.write_text(taxonomy.read_text() + _option(gate))
+    assert _found(examples_tree) == []
+
+
+def test_an_option_the_recipe_opts_out_of_is_not_judged_there(examples_tree: Path) -> None:
+    taxonomy = examples_tree / "taxonomy.yaml"
+    taxonomy.write_text(taxonomy.read_text() + _option())
+    recipe = examples_tree / CHAT
+    recipe.write_text(recipe.read_text() + "kv_offload_support:\n  example_tier: unsupported\n")
+    assert _found(examples_tree) == []
