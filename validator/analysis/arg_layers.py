@@ -51,6 +51,11 @@ class ArgLayer:
     mode_variants: tuple[str, ...] = ()
     anchor: str | None = None
     origin: LoadedDocument | None = None
+    unlisted: bool = False
+    """A list the recipe does not name (a KV offload option the site offers it without a
+    ``kv_offload_support`` entry): its defects are reported as warnings at most -- true
+    of the commands the site shows, but not a line of the recipe, and an option the
+    taxonomy adds for every recipe must not fail the recipes it reaches."""
 
     def site(self, doc: LoadedDocument, index: int) -> tuple[str, tuple[Related, ...]]:
         """(pointer in the recipe, related locations) for item ``index`` of this layer;
@@ -101,7 +106,7 @@ def external_layers(doc: LoadedDocument, ctx: Context,
         if toks is not None:
             out.append(ArgLayer(f"/kv_offload/{key}/args", toks,
                                 f"taxonomy.yaml kv_offload.{key}.args",
-                                anchor=ptr, origin=tax))
+                                anchor=ptr, origin=tax, unlisted=key not in listed))
     return out
 
 

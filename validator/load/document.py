@@ -64,9 +64,9 @@ class LoadedDocument:
                 end_line, end_col = span.end_line, span.end_column
                 if hit.value_after:
                     col = value_column(self.lines(), line, col, hit.value_after)
-        return Finding(rule=rule.id, severity=rule.effective_severity(strict), path=self.path,
-                       pointer=hit.pointer, line=line, column=col, message=hit.message,
-                       hint=hit.hint, end_line=end_line, end_column=end_col,
+        return Finding(rule=rule.id, severity=rule.effective_severity(strict, hit.severity),
+                       path=self.path, pointer=hit.pointer, line=line, column=col,
+                       message=hit.message, hint=hit.hint, end_line=end_line, end_column=end_col,
                        related=hit.related, reason=hit.reason)
 
     def finding_at(self, rule: Rule, pointer: str, position: tuple[int, int], message: str,

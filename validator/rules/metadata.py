@@ -119,6 +119,9 @@ class Hit:
             scalar's start, the scalar's own column is kept.
         reason: which kind of defect of its rule the hit is, when the rule reports several
             (:attr:`~validator.findings.Finding.reason`).
+        severity: the hit's severity when it is not its rule's (a defect the rule reports
+            as an error where the recipe states it, and as a warning where it only
+            reaches the recipe's commands from a file the recipe does not name).
     """
 
     pointer: str
@@ -129,6 +132,7 @@ class Hit:
     on_key: bool = False
     value_after: str = ""
     reason: str | None = None
+    severity: Severity | None = None
 
 
 AnyCheck = Callable[..., Iterable[Hit]]
@@ -192,11 +196,13 @@ class Rule:
         assert m is not None
         return m.group("family")
 
-    def effective_severity(self, strict: bool) -> Severity:
-        """``severity``, with warnings raised to errors when ``strict``."""
-        if strict and self.severity is Severity.WARNING:
+    def effective_severity(self, strict: bool, severity: Severity | None = None) -> Severity:
+        """``severity`` (or the hit's own ``severity``), with warnings raised to errors
+        when ``strict``."""
+        chosen = self.severity if severity is None else severity
+        if strict and chosen is Severity.WARNING:
             return Severity.ERROR
-        return self.severity
+        return chosen
 
 
 RULES: dict[str, Rule] = {}

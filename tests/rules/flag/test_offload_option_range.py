@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of
-from validator.findings import Finding
+from validator.findings import Finding, Severity
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"  # minimum 0.12.0, single_node_tp, NVIDIA
 NEWER_FLAG = "--linear-backend"  # a vLLM option from 0.22.0
@@ -44,6 +44,10 @@ def test_an_unlisted_option_the_site_offers_is_judged_at_the_recipes_range(
     found = sorted(_found(examples_tree), key=lambda f: f.rule)
     assert [(f.rule, f.line) for f in found] == [("FLAG002", 1), ("FLAG016", 1)]
     flag, var = found
+    # the recipe names no line of it: true of the commands shown, not a recipe error
+    assert flag.severity is Severity.WARNING
+    assert flag.hint is not None and flag.hint.endswith(
+        "or opt the recipe out: kv_offload_support: {example_tier: unsupported}")
     assert f"`{NEWER_FLAG}` exists only from vLLM 0.22.0" in flag.message
     assert "taxonomy.yaml kv_offload.example_tier.args" in flag.message
     assert (flag.related[0].path, flag.related[0].line) == (
@@ -61,8 +65,10 @@ def test_a_listed_option_is_reported_at_the_recipe_line_that_lists_it(
     recipe = examples_tree / CHAT
     text = recipe.read_text() + "kv_offload_support:\n  example_tier: verified\n"
     recipe.write_text(text)
-    assert {(f.rule, f.line) for f in _found(examples_tree)} == {
+    found = _found(examples_tree)
+    assert {(f.rule, f.line) for f in found} == {
         ("FLAG002", line_of(text, "example_tier:")), ("FLAG016", line_of(text, "example_tier:"))}
+    assert {f.severity for f in found if f.rule == "FLAG002"} == {Severity.ERROR}
 
 
 @pytest.mark.parametrize("gate", [

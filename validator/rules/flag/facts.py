@@ -50,9 +50,10 @@ from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get
 from validator.analysis.shell_words import printed_expansions
 from validator.analysis.versions import MinVersion, parse_min_version, version_key
-from validator.findings import FLOOR, Related
+from validator.findings import FLOOR, Related, Severity
 from validator.render.offload import offered_to_recipe
 from validator.rules.api import Hit, Reads
+from validator.rules.metadata import RULES
 from validator.sourcemap import join_pointer, split_pointer
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
@@ -263,9 +264,23 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
         if layer.origin is None:
             related += tuple(Related(line_of(doc, join_pointer(layer.pointer, where[at])), what)
                              for at, what in issue.consequences)
-        _add(hits, ISSUE_RULE[issue.code], Hit(ptr, issue.message, issue.hint,
-                                               related=related, value_after=lead,
-                                               reason=FLOOR if issue.floor else None))
+        rule_id = ISSUE_RULE[issue.code]
+        hint = issue.hint
+        if layer.unlisted:
+            key = split_pointer(layer.pointer)[1]
+            hint = (f"{hint}; or opt the recipe out: kv_offload_support: {{{key}: "
+                    "unsupported}" if hint else None)
+        _add(hits, rule_id, Hit(ptr, issue.message, hint, related=related,
+                                value_after=lead, reason=FLOOR if issue.floor else None,
+                                severity=_unlisted_severity(layer, rule_id)))
+
+
+def _unlisted_severity(layer: ArgLayer, rule_id: str) -> Severity | None:
+    """A warning for an error of a list the recipe does not name (:attr:`ArgLayer.unlisted`);
+    ``None``: the rule's own severity."""
+    if layer.unlisted and RULES[rule_id].severity is Severity.ERROR:
+        return Severity.WARNING
+    return None
 
 
 #: The issue code a recipe keeps on a list of another file although that file reports a
