@@ -19,9 +19,11 @@ counts it as existing unless the change edits the file
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 
 from validator.checker import DocumentResult, RunResult
+from validator.config import matches
 from validator.findings import Finding, Related
 from validator.identity import with_identities
 from validator.load import LoadedDocument
@@ -77,8 +79,32 @@ def relocate(result: RunResult, checked: CheckedContext) -> None:
     for target in targets.values():
         if id(target) in moved:
             target.findings = sorted(
-                target.findings + with_identities(moved[id(target)], target_data(
-                    checked, target)), key=Finding.sort_key)
+                [explain_unused(f, moved[id(target)]) for f in target.findings]
+                + with_identities(moved[id(target)], target_data(checked, target)),
+                key=Finding.sort_key)
+
+
+_UNUSED_FILE_WIDE = re.compile(r"suppression of (.+) suppresses nothing in this file$")
+
+
+def explain_unused(finding: Finding, moved: list[Finding]) -> Finding:
+    """``finding`` -- an ``RC001`` of a context file whose rule a finding moved onto the
+    file (``moved``) has -- with the reason the comment suppresses nothing there: those
+    findings are the recipes' (found and filtered while each recipe is checked, where a
+    comment in this file does not reach). Any other finding as it is."""
+    match = _UNUSED_FILE_WIDE.match(finding.message) if finding.rule == "RC001" else None
+    if match is None:
+        return finding
+    reached = sorted({f.rule for f in moved for selector in match.group(1).split(", ")
+                      if matches(selector, f.rule)})
+    if not reached:
+        return finding
+    return dataclasses.replace(
+        finding, message=f"{finding.message}: the {', '.join(reached)} finding(s) shown on "
+        "this file are findings of the recipes whose commands use its lists (each is "
+        "checked as part of its recipe), and a comment in this file does not suppress a "
+        "recipe's findings", hint="fix the list item the finding names (a comment in the "
+        "recipe that selects it, on its line, would suppress it there)")
 
 
 def _tree(doc: DocumentResult) -> tuple[str | None, str | None]:

@@ -22,6 +22,7 @@ from validator.analysis.shell_hazards import (
     Hazard,
     comment_line,
     env_name_hazards,
+    flag_item_hazards,
     hazard_lines,
     model_token,
     printed_word_hazards,
@@ -84,9 +85,11 @@ def _docker_words(r: Rendered, proc: Process) -> list[Hazard]:
 
 
 def _model_words(proc: Process) -> list[Hazard]:
+    """The hazards of the words a process's command prints unquoted: its model id, and
+    each flag item bash changes (as ``FLAG027`` judges them)."""
     model = model_token(proc)
-    return [] if model is None else printed_word_hazards(
-        model.text, literal=True, split=True, positional=MODEL_OPERAND)
+    return flag_item_hazards(proc) + ([] if model is None else printed_word_hazards(
+        model.text, literal=True, split=True, positional=MODEL_OPERAND))
 
 
 def _export_quoted(value: str) -> str:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from validator.analysis.shell_words import history_expansion_at, read_item
+from validator.analysis.shell_words import flag_item_change, history_expansion_at, read_item
 from validator.findings import printable
 from validator.render.renderer import Process, Token
 
@@ -381,6 +381,20 @@ def model_token(proc: Process) -> Token | None:
     if token.text.startswith("-") and not token.pointer.endswith("/model_id"):
         return None
     return token
+
+
+def flag_item_hazards(proc: Process) -> list[Hazard]:
+    """A :class:`Hazard` per flag item of ``proc`` that bash changes
+    (:func:`~validator.analysis.shell_words.flag_item_change`, ``FLAG027``'s predicate)
+    and that holds no code :func:`command_hazards` already names (``--x*``, ``--y{a,b}``,
+    ``--x\\``: a glob, braces, a backslash)."""
+    out = []
+    for token in proc.tokens:
+        change = flag_item_change(token.text)
+        if change is not None and not command_hazards(token.text):
+            out.append(Hazard("flag item", token.text,
+                              f"bash changes it ({change[0]}) and passes {change[1]}"))
+    return out
 
 
 def comment_line(text: str) -> str:

@@ -100,6 +100,20 @@ def read_item(item: str) -> ShellReading:
     return out
 
 
+def flag_item_change(item: str) -> tuple[str, str] | None:
+    """What bash does to a flag item (one starting with ``-``, which the site prints
+    unquoted) and the words it then passes, or ``None`` when it passes the item's
+    whitespace-split words unchanged (or ``item`` is no flag item): the one predicate of
+    ``FLAG027`` and of ``render``'s warning line for such an item."""
+    if not item.startswith("-"):
+        return None
+    reading = read_item(item)
+    if not reading.changed:
+        return None
+    what = "; ".join(reading.changes + ([reading.breaks] if reading.breaks else []))
+    return what, ", ".join(f"`{w}`" for w in reading.words) or "nothing"
+
+
 _TILDE_PREFIX = re.compile(r"~([A-Za-z0-9_.][A-Za-z0-9_.-]*|[+-])?(?=/|$)")
 _TILDE_HOMES = {"": "$HOME", "+": "$PWD", "-": "$OLDPWD", "root": "/root"}
 

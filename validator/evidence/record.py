@@ -386,6 +386,13 @@ def _notes(params: RecipeParameters, facts: FactSet) -> list[str]:
     ]
 
 
+RENDERED_LIMITATION = ("Rendered commands are recipe-check's reproduction of the site's "
+                       "command synthesis for the default configuration of each hardware "
+                       "profile; none was run.")
+"""The record's limitation about its commands (a catalogue page that renders every
+configuration says so instead)."""
+
+
 def _limitations(params: RecipeParameters, context_note: str | None) -> list[str]:
     images = params.docker_images
     out = [
@@ -394,8 +401,7 @@ def _limitations(params: RecipeParameters, context_note: str | None) -> list[str
         + ("." if any("@sha256:" in i for i in images.values())
            else " or a container image digest."),
         "Planning minimums are declared weights budgets, not measured peak memory.",
-        "Rendered commands are recipe-check's reproduction of the site's command synthesis "
-        "for the default configuration of each hardware profile; none was run.",
+        RENDERED_LIMITATION,
     ]
     if context_note:
         out.append(context_note)

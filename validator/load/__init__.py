@@ -25,6 +25,7 @@ from validator.load.hidden import hidden_character_findings
 from validator.load.lines import (
     LineMap,
     libyaml_lines,
+    libyaml_offset_position,
     replace_libyaml_line,
 )
 from validator.load.scalars import MERGE_TAG, construct_tagged, resolve_plain
@@ -164,6 +165,18 @@ def _syntax_finding(doc: LoadedDocument, exc: yaml.MarkedYAMLError,
     return doc.finding_at(YAML_INVALID, "", pos, f"invalid YAML: {what}")
 
 
+def _reader_finding(doc: LoadedDocument, exc: yaml.reader.ReaderError, text: str) -> Finding:
+    """The finding of a character libyaml's reader refuses (a control character, a
+    lone surrogate): ``YAML001`` at that character, naming it as U+XXXX."""
+    char = exc.character
+    code = char if isinstance(char, int) else ord(char) if char else 0
+    return doc.finding_at(
+        YAML_INVALID, "", libyaml_offset_position(text, exc.position),
+        f"invalid YAML: the character U+{code:04X} is not allowed in a YAML file "
+        f"({exc.reason})", "remove the character or write it as an escape (\\x.. or "
+        "\\u....) in a double-quoted string")
+
+
 def _tab_at(lines: list[str], pos: tuple[int, int]) -> tuple[int, int] | None:
     """The 1-based position of the tab that caused an error at ``pos``: the character at
     ``pos`` itself, or a tab in the indentation of that line."""
@@ -247,6 +260,8 @@ def scalar_spans(text: str) -> tuple[list[tuple[tuple[int, int], tuple[int, int]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         stopped = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    except yaml.reader.ReaderError as exc:
+        stopped = libyaml_offset_position(text, exc.position)
     except yaml.YAMLError:
         stopped = (1, 1)
     if line_map.active:
@@ -323,6 +338,9 @@ def _build(doc: LoadedDocument, text: str, line_map: LineMap, max_depth: int,
         return False
     except yaml.MarkedYAMLError as exc:
         doc.findings.append(_syntax_finding(doc, exc, lines, line_map))
+        return False
+    except yaml.reader.ReaderError as exc:
+        doc.findings.append(_reader_finding(doc, exc, text))
         return False
     except (yaml.YAMLError, RecursionError) as exc:
         doc.findings.append(doc.finding_at(YAML_INVALID, "", (1, 1), f"invalid YAML: {exc}"))

@@ -114,3 +114,12 @@ def value_column(lines: list[str], line: int, column: int, before: str) -> int:
     if raw.startswith('"' + before) and not any(c in before for c in '\\"'):
         return column + 1 + len(before)
     return column
+
+
+def libyaml_offset_position(text: str, offset: int) -> tuple[int, int]:
+    """1-based libyaml ``(line, column)`` of the UTF-8 byte ``offset`` of ``text`` (a
+    libyaml reader error gives no mark, only the byte offset of the character it
+    refused)."""
+    before = text.encode("utf-8")[:offset].decode("utf-8", errors="replace")
+    starts = [0] + [m.end() for m in _LIBYAML_BREAK.finditer(before)]
+    return len(starts), len(before) - starts[-1] + 1

@@ -44,7 +44,7 @@ def push_layer(out: list[Arg], value: Any, layer: str, document: str, pointer: s
     """
     if not jsval.truthy(value):
         return
-    items = jsval.spread(value, layer)
+    items = jsval.spread(value, layer, pointer, document)
     if isinstance(value, list):
         # an index needs no RFC 6901 escaping: "{pointer}/{i}" is join_pointer(pointer, i)
         out.extend([Arg(v, layer, document, f"{pointer}/{i}") for i, v in enumerate(items)])

@@ -88,13 +88,14 @@ def effective_compatible_strategies(recipe: Any) -> Any:
         and jsval.is_object(mapping) and jsval.in_list(jsval.values(mapping), "supported")
     ]
     if opt_ins:
-        return [*jsval.spread(listed, "compatible_strategies"), *opt_ins]
+        return [*jsval.spread(listed, "compatible_strategies", "/compatible_strategies"), *opt_ins]
     return listed
 
 
 def compatible_list(recipe: Any, what: str) -> list[Any]:
     """:func:`effective_compatible_strategies` where the site iterates or spreads it."""
-    return jsval.spread(effective_compatible_strategies(recipe), what)
+    return jsval.spread(effective_compatible_strategies(recipe), what,
+                        "/compatible_strategies")
 
 
 def find_compatible(recipe: Any, predicate: Any) -> Any:

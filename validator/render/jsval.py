@@ -193,13 +193,14 @@ def assign(target: dict[str, Any], source: Any) -> None:
             target[str(i)] = v
 
 
-def spread(value: Any, what: str) -> list[Any]:
-    """``[...value]``: an array's items, a string's characters; anything else throws."""
+def spread(value: Any, what: str, pointer: str, document: str = "") -> list[Any]:
+    """``[...value]``: an array's items, a string's characters; anything else throws
+    (naming the node at ``pointer`` of ``document``, "" for the recipe, that holds it)."""
     if isinstance(value, list):
         return list(value)
     if isinstance(value, str):
         return list(value)
-    raise JsTypeError(f"{what} is not iterable")
+    raise JsTypeError(f"{what} is not iterable", document, pointer)
 
 
 def same_value_zero(a: Any, b: Any) -> bool:

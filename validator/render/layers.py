@@ -308,7 +308,8 @@ class Composer:
             dep_ov: list[Any] = []
             for part in (get(so, "vllm_args"), get(so, "extra_args"), get(so_gen, "extra_args"),
                          get(so_exact, "extra_args")):
-                dep_ov += jsval.spread(or_(part, []), "strategy_overrides args")
+                dep_ov += jsval.spread(or_(part, []), "strategy_overrides args",
+                                       ptr("strategy_overrides", self.strategy_name))
             idx = _last_index(dep_ov, "--data-parallel-size-local")
             dp_local = (jsval.to_number(dep_ov[idx + 1]) if idx + 1 < len(dep_ov) else
                         float("nan")) if idx >= 0 else gpus

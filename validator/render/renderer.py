@@ -213,7 +213,7 @@ def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
     if task_id is None:
         return None, ""
     for index, entry in enumerate(jsval.spread(or_(get(get(data, "omni"), "tasks"), []),
-                                               "omni.tasks")):
+                                               "omni.tasks", "/omni/tasks")):
         if isinstance(entry, dict) and entry.get("id") == task_id:
             return ({"modelId": entry.get("model_id"), "extraArgs": entry.get("extra_args")},
                     f"/omni/tasks/{index}")
@@ -383,7 +383,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                                     problems=(RenderProblem(
                                         "synthesis-error", "error",
                                         f"the site cannot plan variant {variant_key}: {exc}",
-                                        recipe.path, f"/variants/{variant_key}"),)))
+                                        exc.document or recipe.path,
+                                        exc.pointer or f"/variants/{variant_key}"),)))
                 continue
             for config in configs:
                 if config not in seen:

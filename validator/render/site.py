@@ -26,6 +26,7 @@ from validator.render.documents import Documents
 from validator.render.hardware_reads import hardware_profile, raw_id
 from validator.render.jsval import get, or_, truthy
 from validator.render.synthesis import plain, resolve_command_traced
+from validator.sourcemap import join_pointer
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,10 @@ def default_features_for(recipe: Any, hw_id: str, variant_key: str = "default") 
     """Every feature minus ``opt_in_features`` and ``hardware_opt_in_features[hw]``, except
     features the variant forces on through ``default_modes``."""
     opt_in = {jsval.js_str(f) for f in jsval.spread(or_(get(recipe, "opt_in_features"), []),
-                                                    "opt_in_features")}
+                                                    "opt_in_features", "/opt_in_features")}
     hw_opt = or_(get(get(recipe, "hardware_opt_in_features"), hw_id), [])
-    opt_in |= {jsval.js_str(f) for f in jsval.spread(hw_opt, "hardware_opt_in_features")}
+    opt_in |= {jsval.js_str(f) for f in jsval.spread(
+        hw_opt, "hardware_opt_in_features", join_pointer("/hardware_opt_in_features", hw_id))}
     forced = set(jsval.keys(or_(get(get(get(recipe, "variants"), variant_key),
                                     "default_modes"), {})))
     return [f for f in jsval.keys(or_(get(recipe, "features"), {}))

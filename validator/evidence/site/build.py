@@ -211,6 +211,18 @@ def _swap(tmp: Path, site: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def vendored_releases() -> list[str]:
+    """Every final vLLM release of the vendored list (none when it cannot be read): the
+    versions the index's "I run vLLM" filter offers."""
+    from validator.releases import ReleaseListError, load_vendored
+
+    try:
+        return [str(r.version) for r in load_vendored().releases
+                if not r.version.is_prerelease and not r.version.is_devrelease]
+    except ReleaseListError:
+        return []
+
+
 def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
                index: dict[str, Any] | None = None,
                recipes: Callable[[dict[str, Any]], Recipe | None] | None = None,
@@ -258,7 +270,7 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
                 bar.advance()
         finally:
             bar.close()
-        _write(tmp / "index.html", index_html(entries))
+        _write(tmp / "index.html", index_html(entries, vendored_releases()))
         _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
                                           for p in tmp.rglob("*") if p.is_file()))
         refused = site_problem(site, keep)  # again: the folder may have changed meanwhile

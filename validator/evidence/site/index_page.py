@@ -7,6 +7,7 @@ and back / forward restore them). A mixed precision is filed under each precisio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,14 +99,16 @@ def _item(e: Entry) -> str:
             f"<div class=\"tags\">{''.join(tags)}</div></li>")
 
 
-def index_html(entries: list[Entry]) -> str:
-    """The whole index page."""
+def index_html(entries: list[Entry], releases: Sequence[str] = ()) -> str:
+    """The whole index page; its "I run vLLM" filter offers every one of ``releases``
+    (the vendored vLLM releases) and every minimum a record names."""
     entries = sorted(entries, key=lambda e: (e.title.lower(), e.path, e.commit))
     brands = sorted({b for e in entries for b in e.brands})
     precisions = sorted({p for e in entries for p in e.precisions})
     tasks = sorted({t for e in entries for t in e.tasks})
     verified = sorted({v for e in entries for v in e.verified})
-    versions = sorted({e.min_vllm for e in entries if e.min_vllm}, key=_version_order)
+    versions = sorted({e.min_vllm for e in entries if e.min_vllm} | set(releases),
+                      key=_version_order)
     form = (
         "<form id=\"filters\" class=\"filters\" role=\"search\" aria-label=\"Filter records\">"
         "<div><label for=\"f-q\">Search by model</label><input id=\"f-q\" name=\"q\" "

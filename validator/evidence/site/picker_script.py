@@ -2,7 +2,9 @@
 (:mod:`validator.evidence.site.configurations`), and on every pick shows the configuration
 the site offers for it -- the one matching the pick and as many of the other choices as
 possible, in the order of the selects -- with its verdict, install minimum, JSON link and
-blocks; the choice is kept in the URL's fragment (``#config=<json name>``), so a shared
+blocks; the choice is kept in the URL's fragment as readable parameters
+(``#hardware=h200&variant=default&strategy=single_node_tp&...&features=a,b``; the earlier
+``#config=<json name>`` still opens), so a shared
 link and back / forward restore it. The JSON link is a download made in the page from a
 ``Blob``: the first time a reader asks for one, the page loads its configurations' table
 (``<page>.configs.js``, :mod:`validator.evidence.site.config_json`) and lays the chosen
@@ -181,16 +183,39 @@ PICKER_JS = """\
       variant + ")"));
     jsonLink(k);
     document.getElementById("chosen-blocks").replaceWith(blocks(c));
-    var hash = "#config=" + c[5].replace(/\\.json$/, "");
+    var hash = "#" + names.map(function (n, i) {
+      return n + "=" + encodeURIComponent(S[c[0][i]]);
+    }).join("&") + "&features=" + features(c).map(encodeURIComponent).join(",");
     if (push && location.hash !== hash) { history.pushState(null, "", hash); }
   }
   function fromHash() {
-    var m = /^#config=([0-9a-f]+)$/.exec(location.hash);
-    var k = D["default"];
-    if (m) {
+    var k = D["default"], text = location.hash.slice(1);
+    var m = /^config=([0-9a-f]+)$/.exec(text);
+    if (m) {  // the earlier, opaque form of a shared link
       D.configs.forEach(function (c, i) { if (c[5] === m[1] + ".json") { k = i; } });
+      return k;
     }
-    return k;
+    var want = {};
+    text.split("&").forEach(function (pair) {
+      var at = pair.indexOf("=");
+      if (at > 0) {
+        try { want[pair.slice(0, at)] = decodeURIComponent(pair.slice(at + 1)); }
+        catch (e) { /* not a parameter of ours */ }
+      }
+    });
+    var found = -1;
+    D.configs.forEach(function (c, i) {
+      if (found >= 0) { return; }
+      var same = names.every(function (n, j) {
+        return !(n in want) || S[c[0][j]] === want[n];
+      });
+      if (same && "features" in want) {
+        same = features(c).slice().sort().join() ===
+          want.features.split(",").filter(Boolean).sort().join();
+      }
+      if (same) { found = i; }
+    });
+    return found >= 0 && Object.keys(want).length ? found : k;
   }
   form.addEventListener("change", function (e) {
     var t = e.target, p = picked();
@@ -211,7 +236,7 @@ PICKER_JS = """\
   });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
   function restore() {
-    if (location.hash === "" || location.hash.indexOf("#config=") === 0) {
+    if (location.hash === "" || location.hash.indexOf("=") > 0) {
       show(fromHash(), false);
     }
   }

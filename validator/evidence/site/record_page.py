@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.analysis.shell_hazards import warning_lines
+from validator.evidence.record import RENDERED_LIMITATION
 from validator.evidence.site.facts_page import facts
 from validator.evidence.site.guide_page import guide_body
 from validator.evidence.site.html import (
@@ -222,9 +223,18 @@ def limits(rec: dict[str, Any], guide_notes: list[Limitation]) -> str:
         for item in items) + "</ul>"
 
 
-def not_verified(rec: dict[str, Any]) -> str:
-    """What the record does not establish."""
-    items = list(rec.get("limitations") or [])
+EVERY_CONFIGURATION = ("The commands on this page are recipe-check's reproduction of the "
+                       "site's command synthesis for every configuration the page offers "
+                       "(the record's JSON keeps the default configuration of each hardware "
+                       "profile); none was run.")
+"""What a page with the configuration picker says of its commands."""
+
+
+def not_verified(rec: dict[str, Any], every_configuration: bool = False) -> str:
+    """What the record does not establish (``every_configuration``: the page renders
+    every configuration, not only the record's defaults)."""
+    items = [EVERY_CONFIGURATION if every_configuration and item == RENDERED_LIMITATION
+             else item for item in rec.get("limitations") or []]
     items.append("The site's rendering was reproduced by recipe-check, not by the site "
                  "(site_reproduced: false); no figure is comparable or ranked.")
     for c in rec["validation"]["context"]:
@@ -311,5 +321,6 @@ def record_html(rec: dict[str, Any], links: Links, configurations: str | None = 
     body = "".join((head, nav, configurations or commands(rec), editorial(rec),
                     limits(rec, guide_notes or []), findings(rec),
                     options(rec), facts(rec), results(rec), guide(guide_text), licence(rec),
-                    provenance(rec, links), not_verified(rec)))
+                    provenance(rec, links),
+                    not_verified(rec, configurations is not None)))
     return page(rec["title"], body, links.root, rec.get("summary") or "")

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from validator.analysis.arg_layers import collect_layers
-from validator.analysis.shell_words import read_item
+from validator.analysis.shell_words import flag_item_change
 from validator.findings import Severity
 from validator.rules.api import RECIPE_ONLY, Hit, rule
 
@@ -57,13 +57,10 @@ def flag_item_the_shell_changes(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     out: list[Hit] = []
     for layer in collect_layers(doc.data):
         for index, item in enumerate(layer.tokens):
-            if not item.startswith("-"):
+            change = flag_item_change(item)
+            if change is None:
                 continue
-            reading = read_item(item)
-            if not reading.changed:
-                continue
-            what = "; ".join(reading.changes + ([reading.breaks] if reading.breaks else []))
-            words = ", ".join(f"`{w}`" for w in reading.words) or "nothing"
+            what, words = change
             out.append(Hit(f"{layer.pointer}/{index}",
                            f"the site prints the flag item `{item}` unquoted and bash "
                            f"changes it ({what}): the copied command passes {words}",

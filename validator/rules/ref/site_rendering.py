@@ -10,6 +10,7 @@ to blame, with the configurations affected.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from validator.context import Context
 from validator.findings import Related, Severity
@@ -18,6 +19,7 @@ from validator.render.cache import problems_by_node
 from validator.render.problems import RenderProblem
 from validator.render.renderer import Rendered
 from validator.rules.api import CONTEXT_FILES, Hit, rule
+from validator.sourcemap import split_pointer
 
 
 def affected(renderings: list[Rendered]) -> str:
@@ -27,13 +29,37 @@ def affected(renderings: list[Rendered]) -> str:
     return f"on {labels[0]}{more}"
 
 
+def _value_at(data: Any, pointer: str) -> Any:
+    """The value at JSON ``pointer`` of ``data`` (``None`` where there is none)."""
+    for token in split_pointer(pointer):
+        if isinstance(data, dict):
+            data = data.get(token)
+        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
+            data = data[int(token)]
+        else:
+            return None
+    return data
+
+
+def fitting_hint(value: Any, message: str, hint: str) -> str:
+    """``hint``, unless the kind of the value the site cannot use calls for another fix:
+    a mapping, or any other value where the site iterates a list."""
+    if isinstance(value, dict):
+        return ("write a YAML list, one item per shell word, not a mapping (a key: value "
+                "pair is no argument): the site iterates it")
+    if "not iterable" in message:
+        return "write the value as a YAML list: the site iterates it"
+    return hint
+
+
 def _hits(doc: LoadedDocument, ctx: Context, codes: frozenset[str],
           hint: str) -> Iterator[Hit]:
     for (document, pointer, _), seen in problems_by_node(doc, ctx, codes).items():
         problem: RenderProblem = seen[0][0]
         where = affected([r for _, r in seen])
         if document == doc.path:
-            yield Hit(pointer, f"{_first_sentence(problem, seen[0][1])} ({where})", hint)
+            yield Hit(pointer, f"{_first_sentence(problem, seen[0][1])} ({where})",
+                      fitting_hint(_value_at(doc.data, pointer), problem.message, hint))
         else:  # the value sits in a strategy / kv-store / taxonomy file of the revision
             other = next((d for d in ctx.context_documents() if d.path == document), None)
             line = other.source_map.position(pointer)[0] if other else 1
