@@ -85,12 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
-    from validator.evidence.publish import Publisher, foreign_index
+    from validator.evidence.publish import Publisher, foreign_file
 
     date = checked_on(args.checked_on)
     args.lock = _lock_file(args)
     _refuse_site_target(args)  # before anything is published
-    refused = foreign_index(args.out)
+    refused = foreign_file(args.out)
     if refused is not None:
         raise UsageError(f"--out-dir: {refused}; nothing published")
     pause = _pause_seconds()

@@ -410,6 +410,31 @@ class Publisher:
         return index
 
 
+def foreign_file(out: Path, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> str | None:
+    """Why publish may not write into ``out``: its ``index.json`` (:func:`foreign_index`)
+    or a ``schemas/<name>`` it would copy is a file publish did not write; ``None``:
+    neither."""
+    return foreign_index(out) or next(
+        filter(None, (_foreign_schema(out / "schemas" / s.name, s) for s in schemas)), None)
+
+
+def _foreign_schema(path: Path, ours: Path) -> str | None:
+    """Why the file at ``path`` is not a copy of the schema ``ours`` publish made (any
+    version: the same ``$id``), or ``None``: there is none, or it is one. A link is
+    refused by name where publish meets it."""
+    if not os.path.lexists(path) or path.is_symlink():
+        return None
+    try:
+        doc = json.loads(path.read_bytes()[:64 * 2**20]) if path.is_file() else None
+    except (OSError, ValueError):
+        doc = None
+    own_id = json.loads(ours.read_bytes()).get("$id")
+    if isinstance(doc, dict) and doc.get("$id") == own_id:
+        return None
+    return (f"{path} is not a schema publish wrote (no \"$id\": \"{own_id}\"); "
+            "publishing there would replace it (move it out, or choose another --out-dir)")
+
+
 def foreign_index(out: Path) -> str | None:
     """Why ``out/index.json`` is a file publish did not write (so it may not replace it),
     or ``None``: there is none, or it is a regular file holding a record index
