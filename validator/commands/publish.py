@@ -85,7 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish every recipe entry; see the module docstring for exit codes."""
-    from validator.evidence.publish import Publisher, foreign_file
+    from validator.evidence.foreign_files import foreign_file
+    from validator.evidence.publish import Publisher
 
     date = checked_on(args.checked_on)
     args.lock = _lock_file(args)

@@ -47,7 +47,6 @@ and listed under ``not_verified``, never read or indexed.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -66,7 +65,8 @@ from validator.source.tree import SourceError
 INDEX = "index.json"
 INDEX_FORMAT = "recipe-check/record-index/v1"
 """The ``format`` of the index publish writes: an ``index.json`` without it is not
-publish's, and publish refuses to replace it (:func:`foreign_index`)."""
+publish's, and publish refuses to replace it
+(:func:`validator.evidence.foreign_files.foreign_index`)."""
 LOCK = ".publish.lock"
 RECORDS = "records"
 KEPT_MARK = "@recipe-check-"
@@ -408,52 +408,6 @@ class Publisher:
         self._write(self.out / INDEX, (json.dumps(index, indent=2, sort_keys=True) + "\n")
                     .encode())
         return index
-
-
-def foreign_file(out: Path, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> str | None:
-    """Why publish may not write into ``out``: its ``index.json`` (:func:`foreign_index`)
-    or a ``schemas/<name>`` it would copy is a file publish did not write; ``None``:
-    neither."""
-    return foreign_index(out) or next(
-        filter(None, (_foreign_schema(out / "schemas" / s.name, s) for s in schemas)), None)
-
-
-def _foreign_schema(path: Path, ours: Path) -> str | None:
-    """Why the file at ``path`` is not a copy of the schema ``ours`` publish made (any
-    version: the same ``$id``), or ``None``: there is none, or it is one. A link is
-    refused by name where publish meets it."""
-    if not os.path.lexists(path) or path.is_symlink():
-        return None
-    try:
-        doc = json.loads(path.read_bytes()[:64 * 2**20]) if path.is_file() else None
-    except (OSError, ValueError):
-        doc = None
-    own_id = json.loads(ours.read_bytes()).get("$id")
-    if isinstance(doc, dict) and doc.get("$id") == own_id:
-        return None
-    return (f"{path} is not a schema publish wrote (no \"$id\": \"{own_id}\"); "
-            "publishing there would replace it (move it out, or choose another --out-dir)")
-
-
-def foreign_index(out: Path) -> str | None:
-    """Why ``out/index.json`` is a file publish did not write (so it may not replace it),
-    or ``None``: there is none, or it is a regular file holding a record index
-    (:data:`INDEX_FORMAT`), as :mod:`validator.owned_folder` judges the folders ``--site``
-    and ``--api-out`` replace."""
-    path = out / INDEX
-    if not os.path.lexists(path) or path.is_symlink():
-        return None  # a link is refused by name where publish meets it (ConfinedFolder)
-    if not path.is_file():
-        return f"{path} is not a regular file publish wrote"
-    try:
-        doc = json.loads(path.read_bytes()[:64 * 2**20])
-    except (OSError, ValueError):
-        doc = None
-    if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT:
-        return (f"{path} is not an index publish wrote (no \"format\": \"{INDEX_FORMAT}\"); "
-                "publishing there would replace it (move it out, or choose another "
-                "--out-dir)")
-    return None
 
 
 def _index_entry(rel: str, data: bytes) -> dict[str, Any]:
