@@ -38,6 +38,7 @@ from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
 from validator.render import gates
 from validator.render.api_paths import promoted_id, promoted_id_problem
+from validator.render.docker import BASE_CUDA, CUDA_BUILDS
 from validator.render.jsval import get
 from validator.render.offered import (
     Inputs,
@@ -83,6 +84,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="node count, 1 to "
                         f"{gates.RENDER_MAX_NODES} (default: the site's for the strategy; "
                         f"the site's Nodes row stops at {gates.MAX_NODES})")
+    parser.add_argument("--cuda", choices=CUDA_BUILDS, default=BASE_CUDA,
+                        help="CUDA build of an NVIDIA image the recipe gives as a CUDA map "
+                             "({cu129: ..., cu130: ...}), as the recipes site's record page "
+                             f"lets the reader choose (default: {BASE_CUDA}, the build its "
+                             "JSON API shows)")
     parser.add_argument("--all", action="store_true",
                         help="every configuration the site renders (all variants, hardware, "
                         "strategies, and every feature on)")
@@ -131,11 +137,14 @@ def run(args: argparse.Namespace) -> int:
     args.format = chosen_format(args, "text")
     targets = collect_targets(args)
     if args.api_out is not None:
+        if args.cuda != BASE_CUDA:
+            raise UsageError(f"--api-out writes the site's JSON API, which shows {BASE_CUDA} "
+                             "images; it takes no --cuda")
         return _write_api(args, targets)
     if args.all and (args.hardware or args.variant or args.strategy or args.nodes
-                     or args.features is not None or args.mode):
+                     or args.features is not None or args.mode or args.cuda != BASE_CUDA):
         raise UsageError("--all renders every configuration; it takes no --hardware, "
-                         "--variant, --strategy, --features, --mode or --nodes")
+                         "--variant, --strategy, --features, --mode, --nodes or --cuda")
     contexts: dict[int, tuple[Context, dict[str, LoadedDocument]]] = {}
     results: list[tuple[Rendered, list[str], list[str]]] = []
     failed = False
@@ -167,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
                 strategy=args.strategy, features=_features(args.features), nodes=args.nodes)
             if args.mode or args.task:
                 config = replace(config, feature_modes=_modes(args.mode), omni_task=args.task)
-            batch = [render(doc, ctx.taxonomy, strategies, config)]
+            batch = [render(doc, ctx.taxonomy, strategies, config, cuda=args.cuda)]
             _refuse_unknown_selection(args, doc, ctx, batch[0])
         inputs = Inputs(doc.data, document_data(ctx.taxonomy),
                          {k: document_data(v) for k, v in strategies.items()}, {})

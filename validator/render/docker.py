@@ -27,6 +27,9 @@ _SERVE_PREFIX = re.compile(r"^vllm serve \S+\s*\\?\n?\s*")
 _JOIN = " \\\n  "
 BASE_CUDA = "cu130"
 """CUDA flavour of the install commands the site's JSON API shows."""
+CUDA_BUILDS = ("cu129", "cu130")
+"""The CUDA builds of a CUDA-keyed NVIDIA image (the site's ``dockerCudaVariant`` toggle:
+its record page re-picks the image from the map; its JSON API uses :data:`BASE_CUDA`)."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,9 @@ def _brand_keyed(value: Any) -> bool:
 
 
 def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
-                        hw_id: str | None = None) -> DockerMeta:
-    """Image precedence: variant hardware override > variant > model > brand default."""
+                        hw_id: str | None = None, cuda: str = BASE_CUDA) -> DockerMeta:
+    """Image precedence: variant hardware override > variant > model > brand default;
+    from a CUDA map, build ``cuda`` (else the other one)."""
     nightly = get(get(recipe, "model"), "nightly_required") is True
     defaults = _NIGHTLY if nightly else _LATEST
     is_amd = get(profile, "brand") == "AMD"
@@ -90,8 +94,8 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
                     cuda_map, source = value, (level, brand)
             elif brand == "nvidia" and _is_cuda_map(override):
                 cuda_map, source = override, (level, None)
-    from_map = or_(get(cuda_map, "cu130"), get(cuda_map, "cu129")) if truthy(
-        cuda_map) else None
+    from_map = or_(get(cuda_map, cuda), get(cuda_map, "cu130"), get(cuda_map, "cu129")) \
+        if truthy(cuda_map) else None
     if is_xpu and not truthy(pinned):
         image: Any = _XPU_IMAGE
     else:
@@ -181,6 +185,13 @@ def build_docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta,
             "-p", f"{port}:{port}", "-v", _HF_CACHE, *mounts, *env_words, meta.image, *cmd]
 
 
+def cuda_choice(meta: DockerMeta) -> bool:
+    """Whether the image of ``meta`` comes from a CUDA map holding both builds (the case
+    in which the site's record page offers the CUDA build choice)."""
+    return not truthy(meta.pinned) and truthy(meta.cuda_map) and all(
+        truthy(get(meta.cuda_map, build)) for build in CUDA_BUILDS)
+
+
 def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:
     """The NVIDIA image the JSON API's install block pulls (``model.docker_image`` only)."""
     fallback = _LATEST["nvidia"]
@@ -203,9 +214,10 @@ def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:
     return pick(override) if _is_cuda_map(override) else fallback
 
 
-def synthesize_install(recipe: Any) -> dict[str, Any] | None:
+def synthesize_install(recipe: Any, cuda: str = BASE_CUDA) -> dict[str, Any] | None:
     """The install commands of the JSON API: ``pip`` and ``docker`` (``model.install``
-    overrides; ``false`` omits one) plus ``extras`` (the recipe's ``dependencies``)."""
+    overrides; ``false`` omits one; ``docker pull`` of the image of CUDA build ``cuda``)
+    plus ``extras`` (the recipe's ``dependencies``)."""
     cfg = or_(get(get(recipe, "model"), "install"), {})
     pip_cfg, docker_cfg = get(cfg, "pip"), get(cfg, "docker")
     version = jsval.js_str(or_(get(get(recipe, "model"), "min_vllm_version"), ""))
@@ -227,7 +239,7 @@ def synthesize_install(recipe: Any) -> dict[str, Any] | None:
         note = or_(get(pip_cfg, "note") if truthy(pip_cfg) else None, default_note)
         out["pip"] = {"command": command, "note": note} if truthy(note) else {"command": command}
     if docker_cfg is not False:
-        default_cmd = f"docker pull {jsval.js_str(default_nvidia_image(recipe))}"
+        default_cmd = f"docker pull {jsval.js_str(default_nvidia_image(recipe, cuda))}"
         command = or_(get(docker_cfg, "command") if truthy(docker_cfg) else None, default_cmd)
         note = get(docker_cfg, "note") if truthy(docker_cfg) else None
         out["docker"] = {"command": command, "note": note} if truthy(note) else {

@@ -22,7 +22,7 @@ from validator.render import gates, jsval
 from validator.render.args import Arg, Override
 from validator.render.carry import Table, carried_table
 from validator.render.configuration import Configuration, Process, Rendered, Token, document_data
-from validator.render.docker import synthesize_install
+from validator.render.docker import BASE_CUDA, synthesize_install
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads
 from validator.render.jsval import get, or_, truthy
@@ -60,8 +60,10 @@ def _token(arg: Arg) -> Token:
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
            strategies: Mapping[str, LoadedDocument], config: Configuration, *,
-           memo: dict[Any, Any] | None = None) -> Rendered:
-    """Render ``config`` of ``recipe`` as the site does (never raises).
+           memo: dict[Any, Any] | None = None, cuda: str = BASE_CUDA) -> Rendered:
+    """Render ``config`` of ``recipe`` as the site does (never raises); ``cuda``: the CUDA
+    build the site's record page picks a CUDA-keyed NVIDIA image's tag for (its
+    ``dockerCudaVariant`` toggle; :data:`BASE_CUDA` is the site's JSON API's).
 
     ``memo``: a dict shared by calls for the same recipe, taxonomy and strategies (as
     :func:`render_all` does) to compute the per-variant/per-hardware facts once; its
@@ -69,7 +71,7 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     makes its own and releases it."""
     if memo is not None:
         return _render(recipe, taxonomy, strategies, config, memo)
-    own: dict[Any, Any] = {}
+    own: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
     try:
         return _render(recipe, taxonomy, strategies, config, own)
     finally:
@@ -101,7 +103,7 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         problems.append(picker_problem)
     try:
         if "install" not in memo:
-            memo["install"] = synthesize_install(data)
+            memo["install"] = synthesize_install(data, memo.get("cuda", BASE_CUDA))
         install = memo["install"]
         site, overrides, processes, env_sources = _site_rendering(data, config, strat, tax,
                                                                   docs, memo)
@@ -158,7 +160,7 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
         config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
-        config.kv_instances, memo.get("docker-forms", True))
+        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA))
     processes = _processes(site, traced, memo.setdefault("tokens", {}))
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources

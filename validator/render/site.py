@@ -16,6 +16,7 @@ from typing import Any
 
 from validator.render import gates, jsval
 from validator.render.docker import (
+    BASE_CUDA,
     EnvFlags,
     build_docker_argv,
     build_docker_run,
@@ -258,7 +259,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                           taxonomy: Any, pd_nodes: Any = None, kv_offload: Any = None,
                           docs: Documents | None = None, feature_modes: Any = None,
                           advanced: Sequence[Any] = (), kv_instances: Any = None,
-                          docker_forms: bool = True,
+                          docker_forms: bool = True, cuda: str = BASE_CUDA,
                           ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``renderCommand`` of the build: the JSON of one rendering, plus the traced
     ``resolveCommand`` result it was made from (argv tokens with provenance).
@@ -276,7 +277,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     result = plain(traced)
     variant = or_(get(get(recipe, "variants"), variant_key),
                   get(get(recipe, "variants"), "default"), {})
-    meta = _docker_meta(recipe, variant_key, variant, hw_id, taxonomy, docs)
+    meta = _docker_meta(recipe, variant_key, variant, hw_id, taxonomy, docs, cuda)
     env = or_(result.get("env"), {})
 
     flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
@@ -311,16 +312,16 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
 
 
 def _docker_meta(recipe: Any, variant_key: str, variant: Any, hw_id: str, taxonomy: Any,
-                 docs: Documents | None) -> Any:
+                 docs: Documents | None, cuda: str) -> Any:
     """The docker image and GPU flags of ``variant`` on ``hw_id``, computed once per
     recipe rendering (kept in the recipe's :attr:`Documents.cache`)."""
     profile = hardware_profile(taxonomy, hw_id)
     shared = docs.cache if docs is not None else {}
-    hit = shared.get(("docker", variant_key, raw_id(hw_id)))
+    hit = shared.get(("docker", variant_key, raw_id(hw_id), cuda))
     if hit is not None and hit[0] is variant and hit[1] is profile:
         return hit[2]
-    meta = compute_docker_meta(recipe, variant, profile, hw_id)
-    shared["docker", variant_key, raw_id(hw_id)] = (variant, profile, meta)
+    meta = compute_docker_meta(recipe, variant, profile, hw_id, cuda)
+    shared["docker", variant_key, raw_id(hw_id), cuda] = (variant, profile, meta)
     return meta
 
 

@@ -188,7 +188,7 @@ def _configurations(tmp: Path, page_rel: Path, record: dict[str, Any],
     page links to without script); ``None`` without the recipe."""
     if recipe is None or not recipe.offered:
         return None
-    made = picker(record, recipe.doc.data, recipe.offered, recipe.landing)
+    made = picker(record, recipe.doc.data, recipe.offered, recipe.landing, recipe.cu129)
     script = page_rel.name[:-len(".html")] + ".configs.js"
     _write(tmp / page_rel.parent / script, script_bytes(made.json))
     landing = page_rel.name[:-len(".html")] + ".landing.json"

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from validator.evidence.site.config_json import JsonTable
 from validator.evidence.site.html import shown
 from validator.evidence.site.verdicts import scopes
-from validator.render.configuration import Configuration
+from validator.render.configuration import Configuration, Rendered
 from validator.render.offered import Offered, rendering_json
-from validator.render_blocks import blocks
+from validator.render_blocks import Block, blocks
 
 CHOICES = (("hardware", "Hardware"), ("variant", "Variant"), ("strategy", "Strategy"),
            ("size", "Nodes"), ("modes", "Feature mode"), ("task", "Task"))
@@ -97,10 +97,32 @@ def _finding_rows(record: dict[str, Any]) -> list[list[Any]]:
             for f in record["validation"]["findings"]]
 
 
+def _cuda_lines(cu130: list[list[Any]], cu129: Sequence[Block], strings: _Table,
+                block_table: _Table) -> list[int]:
+    """What the cu129 build changes in a configuration's blocks (``cu130``: its block rows),
+    as flat triples: block position, line position and the line's string index (line
+    position -1: the whole block, by block index, where the line count differs)."""
+    out: list[int] = []
+    for n, (row, block) in enumerate(zip(cu130, cu129, strict=True)):
+        lines = [strings.add(line) for text in block.lines for line in text.split("\n")]
+        if len(lines) != len(row[2]):
+            out += [n, -1, block_table.add([strings.add(block.title), int(block.copyable),
+                                            lines])]
+            continue
+        out += [x for m, (was, now) in enumerate(zip(row[2], lines, strict=True))
+                if was != now for x in (n, m, now)]
+    return out
+
+
 def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
-           landing: Configuration | None) -> Picker:
+           landing: Configuration | None, cu129: Mapping[int, Rendered] | None = None
+           ) -> Picker:
     """The picker of ``record`` whose recipe (parsed ``data``) offers ``offered``;
-    ``landing`` is the configuration the site's page opens with."""
+    ``landing`` is the configuration the site's page opens with; ``cu129`` the cu129
+    renderings of the configurations whose image the reader may pick the CUDA build of
+    (by index in ``offered``): such a configuration's row ends with what that build
+    changes in its lines (:func:`_cuda_lines`)."""
+    cu129 = cu129 or {}
     strings, block_table, verdict_table = _Table(), _Table(), _Table()
     findings = record["validation"]["findings"]
     reach = scopes([str(f.get("pointer") or "") for f in findings], data,
@@ -118,10 +140,10 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         seen.add(key)
         if o.rendered.config == landing:
             default = len(configs)
-        block_ids = [block_table.add([strings.add(b.title), int(b.copyable),
-                                      [strings.add(line) for text in b.lines
-                                       for line in text.split("\n")]])
-                     for b in blocks(o.rendered)]
+        rows = [[strings.add(b.title), int(b.copyable),
+                 [strings.add(line) for text in b.lines for line in text.split("\n")]]
+                for b in blocks(o.rendered)]
+        block_ids = [block_table.add(row) for row in rows]
         applying = [n for n, scope in enumerate(reach) if scope is not None and i in scope]
         name = json_name(o.rendered.config)
         roots.append(documents.add([rendering_json(o.rendered, [])]))
@@ -129,6 +151,8 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
                         [strings.add(f) for f in features],
                         [strings.add(label) for label in o.feature_labels],
                         block_ids, verdict_table.add(applying), name])
+        if i in cu129:
+            configs[-1].append(_cuda_lines(rows, blocks(cu129[i]), strings, block_table))
     floors = {str(o["variant"]): str(o.get("minimum_runtime_version") or "")
               for o in record.get("deployment_options") or []}
     return Picker(data={

@@ -44,6 +44,8 @@ def _form(data: dict[str, Any], config: list[Any]) -> str:
         parts.append(_select(name, label, values, strings[config[0][n]]))
     features = sorted({strings[f] for c in data["configs"] for f in c[1]})
     parts.append(_checks(features, {strings[f] for f in config[1]}))
+    if any(len(c) > 6 for c in data["configs"]):  # a CUDA map of both builds
+        parts.append(_select("cuda", "CUDA build", ["cu130", "cu129"], "cu130"))
     return ("<form id=\"picker\" class=\"filters picker\" aria-label=\"Pick a configuration\">"
             + "".join(parts) + "</form>")
 

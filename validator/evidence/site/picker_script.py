@@ -20,6 +20,10 @@ PICKER_JS = """\
   if (!holder || !form) { return; }
   var D = JSON.parse(holder.textContent), S = D.strings;
   var names = D.choices.map(function (c) { return c[0]; });
+  var cudaSel = form.elements.cuda;
+  function cuda(c) {  // the CUDA build picked, where configuration c offers the choice
+    return cudaSel && c.length > 6 ? cudaSel.value : "cu130";
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -57,6 +61,7 @@ PICKER_JS = """\
   }
   function setForm(c) {
     names.forEach(function (n, i) { form.elements[n].value = S[c[0][i]]; });
+    if (cudaSel) { cudaSel.disabled = c.length <= 6; }
     var f = features(c);
     Array.prototype.forEach.call(form.querySelectorAll("input[name=feature]"), function (b) {
       b.checked = f.indexOf(b.value) >= 0;
@@ -95,8 +100,13 @@ PICKER_JS = """\
   function blocks(c) {
     var out = el("div");
     out.id = "chosen-blocks";
+    var whole = {}, line = {}, t, swaps = cuda(c) === "cu129" ? c[6] : [];
+    for (t = 0; t < swaps.length; t += 3) {
+      if (swaps[t + 1] < 0) { whole[swaps[t]] = swaps[t + 2]; }
+      else { line[swaps[t] + "," + swaps[t + 1]] = swaps[t + 2]; }
+    }
     c[3].forEach(function (b, n) {
-      var block = D.blocks[b], wrap = el("div", "cmd"), p = el("p");
+      var block = D.blocks[n in whole ? whole[n] : b], wrap = el("div", "cmd"), p = el("p");
       p.appendChild(el("strong", "", S[block[0]]));
       p.appendChild(document.createTextNode(" "));
       if (block[1]) {
@@ -108,8 +118,9 @@ PICKER_JS = """\
         p.appendChild(el("span", "muted",
           "no Copy button: the recipe puts shell code in this command (REF018)"));
       }
-      var pre = el("pre"), code = el("code", "", block[2].map(function (i) {
-        return S[i];
+      var pre = el("pre"), code = el("code", "", block[2].map(function (i, m) {
+        var k = n + "," + m;
+        return S[k in line ? line[k] : i];
       }).join("\\n"));
       code.id = "pb" + n;
       pre.appendChild(code);
@@ -185,7 +196,8 @@ PICKER_JS = """\
     document.getElementById("chosen-blocks").replaceWith(blocks(c));
     var hash = "#" + names.map(function (n, i) {
       return n + "=" + encodeURIComponent(S[c[0][i]]);
-    }).join("&") + "&features=" + features(c).map(encodeURIComponent).join(",");
+    }).join("&") + "&features=" + features(c).map(encodeURIComponent).join(",") +
+      (cuda(c) !== "cu130" ? "&cuda=" + cuda(c) : "");
     if (push && location.hash !== hash) { history.pushState(null, "", hash); }
   }
   function fromHash() {
@@ -203,6 +215,7 @@ PICKER_JS = """\
         catch (e) { /* not a parameter of ours */ }
       }
     });
+    if (cudaSel) { cudaSel.value = want.cuda === "cu129" ? "cu129" : "cu130"; }
     var found = -1;
     D.configs.forEach(function (c, i) {
       if (found >= 0) { return; }
@@ -219,6 +232,7 @@ PICKER_JS = """\
   }
   form.addEventListener("change", function (e) {
     var t = e.target, p = picked();
+    if (t.name === "cuda") { show(current, true); return; }
     var changed = t.name === "feature" ? {name: "feature", value: t.value, checked: t.checked}
       : {name: t.name, value: t.value};
     var k = best(p, changed), c = D.configs[k], moved = [];

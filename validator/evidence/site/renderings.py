@@ -6,27 +6,34 @@ commit and every configuration the site's page offers is rendered
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.load import LoadedDocument, load_yaml
-from validator.render.jsval import JsTypeError
+from validator.render.configuration import Rendered, document_data
+from validator.render.docker import compute_docker_meta, cuda_choice
+from validator.render.hardware_reads import hardware_profile, raw_id
+from validator.render.jsval import JsTypeError, get, or_
 from validator.render.offered import Offered, offered_renderings
-from validator.render.renderer import Configuration, site_strategies
+from validator.render.renderer import Configuration, render, site_strategies
 from validator.source.snapshots import SnapshotStore, SnapshotTree
 from validator.source.tree import RecipeTree, SourceError
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """A record's recipe: the loaded document, the configurations its page offers and the
-    one it opens with (``None`` when the site's defaults cannot be derived)."""
+    """A record's recipe: the loaded document, the configurations its page offers, the
+    one it opens with (``None`` when the site's defaults cannot be derived) and, by index
+    in ``offered``, the cu129 rendering of each configuration whose NVIDIA image is a CUDA
+    map of both builds (the site's page lets the reader pick the build: ``render --cuda``;
+    ``offered`` holds the cu130 ones)."""
 
     doc: LoadedDocument
     offered: list[Offered]
     landing: Configuration | None
+    cu129: dict[int, Rendered] = field(default_factory=dict)
 
 
 class RecipeReader:
@@ -62,9 +69,27 @@ class RecipeReader:
             strategies = site_strategies(ctx)
             landing = Configuration.defaults(doc, ctx.taxonomy, strategies) if strategies \
                 else None
-            return Recipe(doc, offered_renderings(doc, ctx), landing)
+            offered = offered_renderings(doc, ctx)
+            return Recipe(doc, offered, landing, cu129_renderings(doc, ctx, strategies, offered))
         except (JsTypeError, RecipeCheckError):  # what the site's build would stop on
             return None
+
+
+def cu129_renderings(doc: LoadedDocument, ctx: Context, strategies: dict[str, LoadedDocument],
+                     offered: list[Offered]) -> dict[int, Rendered]:
+    """The cu129 rendering of each of ``offered`` (by index) whose NVIDIA image is a CUDA
+    map holding both builds."""
+    taxonomy = document_data(ctx.taxonomy)
+    variants = get(doc.data, "variants")
+    out: dict[int, Rendered] = {}
+    for i, o in enumerate(offered):
+        config = o.rendered.config
+        variant = or_(get(variants, config.variant), get(variants, "default"), {})
+        meta = compute_docker_meta(doc.data, variant, hardware_profile(taxonomy, config.hardware),
+                                   raw_id(config.hardware))
+        if o.rendered.ok and cuda_choice(meta):
+            out[i] = render(doc, ctx.taxonomy, strategies, config, cuda="cu129")
+    return out
 
 
 def store_tree(store: SnapshotStore) -> Callable[[dict[str, Any]], RecipeTree]:

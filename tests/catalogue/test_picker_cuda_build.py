@@ -1,0 +1,89 @@
+"""The record page's picker offers the CUDA build (cu130 / cu129) of a recipe's NVIDIA
+image given as a CUDA map of both builds, as the recipes site's page does: picking cu129
+shows the blocks ``render --cuda cu129`` prints, the URL carries ``cuda=cu129`` (and
+opens with it), and the build costs the page only the lines it changes. In Chromium,
+on the corpus's Gemma 4 recipe of the commit before its CUDA map was removed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.catalogue.test_index_vllm_filter import context  # noqa: F401
+from tests.evidence.conftest import corpus_tree  # noqa: F401
+from validator.evidence.attest import statement_bytes
+from validator.evidence.publish import Publisher
+from validator.evidence.record import build_record, record_bytes
+from validator.evidence.site import build_site
+from validator.evidence.site.renderings import RecipeReader
+from validator.source.git import GitTree
+
+pytestmark = pytest.mark.xdist_group("chromium-index-vllm")
+
+COMMIT = "563d99cb119d8a70676976fed99e0c0e18a2f522"  # gemma4 images as {cu129, cu130}
+GEMMA = "models/Google/gemma-4-31B-it.yaml"
+CU129, CU130 = "vllm/vllm-openai:gemma4-0505-cu129", "vllm/vllm-openai:gemma4-0505-cu130"
+
+
+def _page(tmp_path: Path, tree: GitTree) -> Path:
+    record = build_record(tree, GEMMA, checked_on="2026-12-01")
+    out = tmp_path / "out"
+    with Publisher(out) as pub:
+        pub.copy_schemas()
+        pub.put(tree.repository, tree.commit, GEMMA, record_bytes(record),
+                statement_bytes(record))
+        pub.rebuild_index()
+    site = tmp_path / "site"
+    build_site(out, site, recipes=RecipeReader(lambda source: tree))
+    (page,) = site.rglob(Path(GEMMA).name + ".html")
+    return page
+
+
+def _render(corpus_repo: Path, tmp_path: Path, *args: str) -> str:
+    root = tmp_path / "tree"
+    root.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", COMMIT], cwd=corpus_repo, check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.run([sys.executable, "-m", "validator", "render", GEMMA, *args],
+                          cwd=root, check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def test_picking_cu129_shows_what_render_cuda_cu129_prints_and_is_in_the_url(
+        tmp_path: Path, corpus_repo: Path, corpus_tree: Callable[[str], GitTree],  # noqa: F811
+        context: Any) -> None:  # noqa: F811
+    rendered = json.loads(_render(corpus_repo, tmp_path, "--cuda", "cu129", "--format",
+                                  "json"))
+    (doc,) = rendered if isinstance(rendered, list) else [rendered]
+    assert doc["docker_image"] == CU129
+    text = _render(corpus_repo, tmp_path / "text", "--cuda", "cu129")
+    page_file = _page(tmp_path, corpus_tree(COMMIT))
+    page = context.new_page()
+    page.goto(page_file.as_uri())
+    blocks = page.locator("#chosen-blocks code")
+    assert CU130 in " ".join(blocks.all_inner_texts())
+    page.select_option("#p-cuda", "cu129")
+    shown = blocks.all_inner_texts()
+    assert CU130 not in " ".join(shown)
+    assert any(f"{CU129} " in b for b in shown)
+    for block in shown:  # each block as render --cuda cu129 prints it
+        assert block in text
+    fragment = str(page.evaluate("location.hash"))
+    assert "cuda=cu129" in fragment and "variant=" in fragment
+    fresh = context.new_page()
+    fresh.goto(page_file.as_uri() + fragment)
+    assert fresh.locator("#p-cuda").input_value() == "cu129"
+    assert fresh.locator("#chosen-blocks code").all_inner_texts() == shown
+    fresh.close()
+    page.select_option("#p-cuda", "cu130")
+    assert "cuda=" not in str(page.evaluate("location.hash"))
+    page.close()
