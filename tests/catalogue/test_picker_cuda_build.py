@@ -1,6 +1,6 @@
 """The record page's picker offers the CUDA build (cu130 / cu129) of a recipe's NVIDIA
 image given as a CUDA map of both builds, as the recipes site's page does: picking cu129
-shows the blocks ``render --cuda cu129`` prints, the URL carries ``cuda=cu129`` (and
+shows the blocks (and offers the JSON) ``render --cuda cu129`` prints, the URL carries ``cuda=cu129`` (and
 opens with it), and the build costs the page only the lines it changes. In Chromium,
 on the corpus's Gemma 4 recipe of the commit before its CUDA map was removed."""
 
@@ -61,9 +61,8 @@ def _render(corpus_repo: Path, tmp_path: Path, *args: str) -> str:
 def test_picking_cu129_shows_what_render_cuda_cu129_prints_and_is_in_the_url(
         tmp_path: Path, corpus_repo: Path, corpus_tree: Callable[[str], GitTree],  # noqa: F811
         context: Any) -> None:  # noqa: F811
-    rendered = json.loads(_render(corpus_repo, tmp_path, "--cuda", "cu129", "--format",
-                                  "json"))
-    (doc,) = rendered if isinstance(rendered, list) else [rendered]
+    json_text = _render(corpus_repo, tmp_path, "--cuda", "cu129", "--format", "json")
+    (doc,) = json.loads(json_text)
     assert doc["docker_image"] == CU129
     text = _render(corpus_repo, tmp_path / "text", "--cuda", "cu129")
     page_file = _page(tmp_path, corpus_tree(COMMIT))
@@ -77,6 +76,10 @@ def test_picking_cu129_shows_what_render_cuda_cu129_prints_and_is_in_the_url(
     assert any(f"{CU129} " in b for b in shown)
     for block in shown:  # each block as render --cuda cu129 prints it
         assert block in text
+    with page.expect_download() as info:  # its JSON: byte for byte render's
+        page.locator("a.config-json").click()
+    assert Path(info.value.path()).read_text("utf-8") == json_text
+    assert info.value.suggested_filename.endswith(".cu129.json")
     fragment = str(page.evaluate("location.hash"))
     assert "cuda=cu129" in fragment and "variant=" in fragment
     fresh = context.new_page()

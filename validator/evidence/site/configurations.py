@@ -121,14 +121,15 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
     ``landing`` is the configuration the site's page opens with; ``cu129`` the cu129
     renderings of the configurations whose image the reader may pick the CUDA build of
     (by index in ``offered``): such a configuration's row ends with what that build
-    changes in its lines (:func:`_cuda_lines`)."""
+    changes in its lines (:func:`_cuda_lines`) and the place of its cu129 JSON among the
+    documents after the configurations' own."""
     cu129 = cu129 or {}
     strings, block_table, verdict_table = _Table(), _Table(), _Table()
     findings = record["validation"]["findings"]
     reach = scopes([str(f.get("pointer") or "") for f in findings], data,
                    [o.rendered for o in offered])
     configs: list[list[Any]] = []
-    documents, roots = JsonTable(), list[int]()
+    documents, roots, cu129_roots = JsonTable(), list[int](), list[int]()
     seen: set[tuple[Any, ...]] = set()
     default = 0
     for i, o in enumerate(offered):
@@ -152,7 +153,9 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
                         [strings.add(label) for label in o.feature_labels],
                         block_ids, verdict_table.add(applying), name])
         if i in cu129:
-            configs[-1].append(_cuda_lines(rows, blocks(cu129[i]), strings, block_table))
+            configs[-1] += [_cuda_lines(rows, blocks(cu129[i]), strings, block_table),
+                            len(cu129_roots)]
+            cu129_roots.append(documents.add([rendering_json(cu129[i], [])]))
     floors = {str(o["variant"]): str(o.get("minimum_runtime_version") or "")
               for o in record.get("deployment_options") or []}
     return Picker(data={
@@ -161,4 +164,4 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         "findings": _finding_rows(record), "configs": configs, "floors": floors,
         "whole": [n for n, scope in enumerate(reach) if scope is None],
         "file": str(record["source"]["document_path"]).rsplit("/", 1)[-1],
-        "default": default}, json=documents.data(roots), default=default)
+        "default": default}, json=documents.data(roots + cu129_roots), default=default)

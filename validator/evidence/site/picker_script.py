@@ -163,9 +163,12 @@ PICKER_JS = """\
     current = k;
     if (blobUrl) { URL.revokeObjectURL(blobUrl); blobUrl = null; }
     jsonA.hidden = false;
-    jsonA.download = D.file.replace(/\\.ya?ml$/, "") + "." + D.configs[k][5];
+    var c = D.configs[k], cu129 = cuda(c) === "cu129";
+    jsonA.download = D.file.replace(/\\.ya?ml$/, "") + "." +
+      (cu129 ? c[5].replace(/\\.json$/, ".cu129.json") : c[5]);
     if (J) {
-      blobUrl = URL.createObjectURL(new Blob([layout(J.roots[k], "") + "\\n"],
+      var root = J.roots[cu129 ? D.configs.length + c[7] : k];
+      blobUrl = URL.createObjectURL(new Blob([layout(root, "") + "\\n"],
         {type: "application/json"}));
       jsonA.href = blobUrl;
     } else {
