@@ -1,8 +1,9 @@
 """The record page's picker offers the CUDA build (cu130 / cu129) of a recipe's NVIDIA
 image given as a CUDA map of both builds, as the recipes site's page does: picking cu129
-shows the blocks (and offers the JSON) ``render --cuda cu129`` prints, the URL carries ``cuda=cu129`` (and
-opens with it), and the build costs the page only the lines it changes. In Chromium,
-on the corpus's Gemma 4 recipe of the commit before its CUDA map was removed."""
+shows the blocks (and offers the JSON) ``render --cuda cu129`` prints, the URL carries
+``cuda=cu129`` (and opens with it), and the build costs the page only the lines it
+changes. In Chromium, on the corpus's Gemma 4 recipe of the commit before its CUDA map
+was removed."""
 
 from __future__ import annotations
 
