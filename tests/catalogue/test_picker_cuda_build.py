@@ -17,13 +17,9 @@ from typing import Any
 
 import pytest
 
+from tests.catalogue.site_pages import record_page
 from tests.catalogue.test_index_vllm_filter import context  # noqa: F401
 from tests.evidence.conftest import corpus_tree  # noqa: F401
-from validator.evidence.attest import statement_bytes
-from validator.evidence.publish import Publisher
-from validator.evidence.record import build_record, record_bytes
-from validator.evidence.site import build_site
-from validator.evidence.site.renderings import RecipeReader
 from validator.source.git import GitTree
 
 pytestmark = pytest.mark.xdist_group("chromium-index-vllm")
@@ -31,20 +27,6 @@ pytestmark = pytest.mark.xdist_group("chromium-index-vllm")
 COMMIT = "563d99cb119d8a70676976fed99e0c0e18a2f522"  # gemma4 images as {cu129, cu130}
 GEMMA = "models/Google/gemma-4-31B-it.yaml"
 CU129, CU130 = "vllm/vllm-openai:gemma4-0505-cu129", "vllm/vllm-openai:gemma4-0505-cu130"
-
-
-def _page(tmp_path: Path, tree: GitTree) -> Path:
-    record = build_record(tree, GEMMA, checked_on="2026-12-01")
-    out = tmp_path / "out"
-    with Publisher(out) as pub:
-        pub.copy_schemas()
-        pub.put(tree.repository, tree.commit, GEMMA, record_bytes(record),
-                statement_bytes(record))
-        pub.rebuild_index()
-    site = tmp_path / "site"
-    build_site(out, site, recipes=RecipeReader(lambda source: tree))
-    (page,) = site.rglob(Path(GEMMA).name + ".html")
-    return page
 
 
 def _render(corpus_repo: Path, tmp_path: Path, *args: str) -> str:
@@ -66,7 +48,7 @@ def test_picking_cu129_shows_what_render_cuda_cu129_prints_and_is_in_the_url(
     (doc,) = json.loads(json_text)
     assert doc["docker_image"] == CU129
     text = _render(corpus_repo, tmp_path / "text", "--cuda", "cu129")
-    page_file = _page(tmp_path, corpus_tree(COMMIT))
+    page_file = record_page(tmp_path, corpus_tree(COMMIT), GEMMA, picker=True)
     page = context.new_page()
     page.goto(page_file.as_uri())
     blocks = page.locator("#chosen-blocks code")

@@ -4,7 +4,9 @@ the site offers for it -- the one matching the pick and as many of the other cho
 possible, in the order of the selects -- with its verdict, install minimum, JSON link and
 blocks; the choice is kept in the URL's fragment as readable parameters
 (``#hardware=h200&variant=default&strategy=single_node_tp&...&features=a,b``; the earlier
-``#config=<json name>`` still opens), so a shared
+``#config=<json name>`` still opens; ``&cuda=cu129`` when the reader picked that CUDA
+build of an image given as a CUDA map: the page then shows the lines and JSON of
+``render --cuda cu129``), so a shared
 link and back / forward restore it. The JSON link is a download made in the page from a
 ``Blob``: the first time a reader asks for one, the page loads its configurations' table
 (``<page>.configs.js``, :mod:`validator.evidence.site.config_json`) and lays the chosen
