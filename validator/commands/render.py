@@ -91,7 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "JSON API shows)")
     parser.add_argument("--all", action="store_true",
                         help="every configuration the site renders (all variants, hardware, "
-                        "strategies, and every feature on)")
+                        "strategies, and every feature on), and each with every KV offload "
+                        "option the site offers beside it")
     parser.add_argument("--format", action="append", choices=("text", "json"), default=[],
                         help="format written to stdout (text: each configuration's commands "
                              "as the site shows them; json: one object per configuration with "
