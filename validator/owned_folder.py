@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -77,8 +78,9 @@ def tag_cache_folder(folder: Path) -> None:
     if os.path.lexists(path):
         return
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{CACHE_TAG}.{os.getpid()}.tmp"
-    tmp.write_text(CACHE_TAG_TEXT, encoding="utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{CACHE_TAG}.", suffix=".tmp", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:  # one name per writer: threads too
+        out.write(CACHE_TAG_TEXT)
     os.replace(tmp, path)
 
 

@@ -50,3 +50,33 @@ def test_another_tools_cache_tag_does_not_make_a_folder_ours(tmp_path: Path) -> 
                                         "# created by another tool\n")
     done = recipe_check("cache", "clean", "--cache-dir", str(other), cwd=tmp_path)
     assert done.returncode == 2 and (other / "results" / "keep").exists()
+
+
+def test_threads_tagging_one_new_cache_folder_at_once_all_succeed(tmp_path: Path) -> None:
+    """Each writer of the tag writes its own temporary file: threads of one process
+    (one pid) tagging a new folder together never lose each other's file."""
+    import threading
+
+    from validator.owned_folder import is_tagged_cache, tag_cache_folder
+
+    for round_ in range(20):
+        folder = tmp_path / f"cache{round_}"
+        errors: list[BaseException] = []
+        start = threading.Barrier(8)
+
+        def tag(folder: Path = folder, errors: list[BaseException] = errors,
+                start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                tag_cache_folder(folder)
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=tag) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert is_tagged_cache(folder)
+        assert [p.name for p in folder.iterdir()] == ["CACHEDIR.TAG"]
