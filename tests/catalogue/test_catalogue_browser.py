@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,26 @@ def _browser_missing(reason: str) -> None:
         pytest.fail(f"{reason}; CI must run the browser test (see .ci/install-browser)",
                     pytrace=False)
     pytest.skip(reason)
+
+
+@contextmanager
+def chromium_context(**options: Any) -> Iterator[Any]:
+    """A Playwright context of a headless Chromium (:data:`CHROMIUM` with :data:`FLAGS`,
+    1280x900 unless ``options`` say otherwise; ``options`` go to ``new_context``), closed
+    with its browser; a missing Chromium or Playwright skips, or fails under CI."""
+    if not Path(CHROMIUM).is_file():
+        _browser_missing(f"{CHROMIUM} is not installed")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _browser_missing("the playwright Python package is not installed")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        context = browser.new_context(**{"viewport": {"width": 1280, "height": 900},
+                                         **options})
+        yield context
+        context.close()
+        browser.close()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.catalogue.site_pages import catalogue_page
-from tests.catalogue.test_catalogue_browser import CHROMIUM, FLAGS, _browser_missing
+from tests.catalogue.test_catalogue_browser import chromium_context
 from tests.catalogue.test_record_page_picker import MINI, PATH
 from validator.releases import load_vendored
 
@@ -20,18 +20,8 @@ pytestmark = pytest.mark.xdist_group("chromium-index-vllm")
 
 @pytest.fixture(scope="module")
 def context() -> Iterator[Any]:
-    if not Path(CHROMIUM).is_file():
-        _browser_missing(f"{CHROMIUM} is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _browser_missing("the playwright Python package is not installed")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    with chromium_context() as ctx:
         yield ctx
-        ctx.close()
-        browser.close()
 
 
 def test_every_vendored_release_can_be_picked_and_filters(tmp_path: Path,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.catalogue.site_pages import catalogue_page
-from tests.catalogue.test_catalogue_browser import CHROMIUM, FLAGS, _browser_missing
+from tests.catalogue.test_catalogue_browser import chromium_context
 from tests.catalogue.test_record_page_picker import MINI, PATH
 from tests.static_server import serve_folder
 
@@ -35,19 +35,8 @@ def _render_json(repo: Path) -> bytes:
 @pytest.fixture(scope="module")
 def no_script_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Chromium context with JavaScript off (a reader who disabled it)."""
-    if not Path(CHROMIUM).is_file():
-        _browser_missing(f"{CHROMIUM} is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _browser_missing("the playwright Python package is not installed")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        context = browser.new_context(java_script_enabled=False, accept_downloads=True,
-                                      viewport={"width": 1280, "height": 900})
+    with chromium_context(java_script_enabled=False, accept_downloads=True) as context:
         yield context
-        context.close()
-        browser.close()
 
 
 def test_the_page_links_the_landing_configuration_s_json_written_beside_it(
