@@ -259,7 +259,7 @@ LAYERS: dict[str, set[str]] = {
                          "validator.load", "validator.owned_folder", "validator.source",
                          "validator.sourcemap",
                          "validator.unit_pool"},  # the site API build renders on every core
-    "validator.owned_folder": set(),
+    "validator.owned_folder": {"validator.atomic"},
     "validator.vllm_cli": {"validator.atomic", "validator.errors", "validator.paths",
                            "validator.releases"},
     "validator.guide": {"validator.errors", "validator.paths"},

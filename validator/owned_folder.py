@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from validator.atomic import atomic_write
 
 
 def marker_bytes(made_by: str, files: Iterable[str]) -> bytes:
@@ -77,11 +78,7 @@ def tag_cache_folder(folder: Path) -> None:
     path = folder / CACHE_TAG
     if os.path.lexists(path):
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{CACHE_TAG}.", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:  # one name per writer: threads too
-        out.write(CACHE_TAG_TEXT)
-    os.replace(tmp, path)
+    atomic_write(path, CACHE_TAG_TEXT.encode())  # a temporary file per writer: threads too
 
 
 def is_tagged_cache(folder: Path) -> bool:
