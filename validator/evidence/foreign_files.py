@@ -24,19 +24,8 @@ def foreign_file(out: Path, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> str | N
 
 def _foreign_schema(path: Path, ours: Path) -> str | None:
     """Why the file at ``path`` is not a copy of the schema ``ours`` publish made (any
-    version: the same ``$id``), or ``None``: there is none, or it is one. A link is
-    refused by name where publish meets it."""
-    if not os.path.lexists(path) or path.is_symlink():
-        return None
-    try:
-        doc = json.loads(path.read_bytes()[:64 * 2**20]) if path.is_file() else None
-    except (OSError, ValueError):
-        doc = None
-    own_id = json.loads(ours.read_bytes()).get("$id")
-    if isinstance(doc, dict) and doc.get("$id") == own_id:
-        return None
-    return (f"{path} is not a schema publish wrote (no \"$id\": \"{own_id}\"); "
-            "publishing there would replace it (move it out, or choose another --out-dir)")
+    version: the same ``$id``), or ``None``: there is none, or it is one."""
+    return _not_publishs(path, "$id", json.loads(ours.read_bytes()).get("$id"), "a schema")
 
 
 def foreign_index(out: Path) -> str | None:
@@ -44,17 +33,22 @@ def foreign_index(out: Path) -> str | None:
     or ``None``: there is none, or it is a regular file holding a record index
     (:data:`INDEX_FORMAT`), as :mod:`validator.owned_folder` judges the folders ``--site``
     and ``--api-out`` replace."""
-    path = out / INDEX
+    return _not_publishs(out / INDEX, "format", INDEX_FORMAT, "an index")
+
+
+def _not_publishs(path: Path, key: str, value: object, what: str) -> str | None:
+    """Why ``path`` is not ``what`` publish wrote -- a JSON object whose ``key`` is
+    ``value`` -- or ``None``: there is none, or it is. A link is refused by name where
+    publish meets it (:class:`~validator.atomic.ConfinedFolder`)."""
     if not os.path.lexists(path) or path.is_symlink():
-        return None  # a link is refused by name where publish meets it (ConfinedFolder)
+        return None
     if not path.is_file():
         return f"{path} is not a regular file publish wrote"
     try:
         doc = json.loads(path.read_bytes()[:64 * 2**20])
     except (OSError, ValueError):
         doc = None
-    if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT:
-        return (f"{path} is not an index publish wrote (no \"format\": \"{INDEX_FORMAT}\"); "
-                "publishing there would replace it (move it out, or choose another "
-                "--out-dir)")
-    return None
+    if isinstance(doc, dict) and doc.get(key) == value:
+        return None
+    return (f"{path} is not {what} publish wrote (no \"{key}\": \"{value}\"); "
+            "publishing there would replace it (move it out, or choose another --out-dir)")
