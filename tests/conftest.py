@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import inspect
 import os
-import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -34,22 +34,31 @@ CORPUS_FIXTURES = {"corpus_repo", "commit_map", "site_dir", "schemas_corpus"}
 """Fixtures that read ../shared; a test using one through other fixtures is found too
 (``item.fixturenames`` is the closure)."""
 
-_SHARED_NAMES = ("CORPUS", "SHARED", "SEEDS", "EXTRA", "BUNDLE", "COMMIT_MAP", "SITE")
+_SHARED_NAMES = frozenset({"CORPUS", "SHARED", "SEEDS", "EXTRA", "BUNDLE", "COMMIT_MAP",
+                           "SITE"})
+
+
+def _global_names(code: CodeType) -> set[str]:
+    """The global and attribute names ``code`` and the functions, lambdas and
+    comprehensions inside it load (their bytecode's ``co_names``)."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _global_names(const)
+    return names
 
 
 def needs_corpus(item: pytest.Item) -> bool:
     """Whether a test reads ../shared: marked ``corpus``, uses a corpus fixture (pytest
-    lists the fixtures a test uses transitively), or names a ../shared path constant."""
+    lists the fixtures a test uses transitively), or its code names a ../shared path
+    constant (read off its bytecode: reading and scanning each test's source cost about
+    a second of every pytest process's collection)."""
     if item.get_closest_marker("corpus") is not None:
         return True
     if CORPUS_FIXTURES & set(getattr(item, "fixturenames", ())):
         return True
-    function = getattr(item, "function", None)
-    try:
-        source = inspect.getsource(function) if function is not None else ""
-    except (OSError, TypeError):
-        source = ""
-    return any(re.search(rf"\b{name}\b", source) for name in _SHARED_NAMES)
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    return code is not None and not _SHARED_NAMES.isdisjoint(_global_names(code))
 
 
 hypothesis_settings.register_profile("recipe-check", derandomize=True, database=None)
@@ -82,6 +91,25 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="recipe-check-tests-cache-")
     os.environ[CACHE_HOME_ENV] = os.environ["XDG_CACHE_HOME"] = folder
     config.stash[_OWN_CACHE_HOME] = folder
+    _bytecode_outside_the_sources(config, Path(folder))
+
+
+def _bytecode_outside_the_sources(config: pytest.Config, run_folder: Path) -> None:
+    """Where Python is told to write no bytecode (``PYTHONDONTWRITEBYTECODE``, to keep
+    ``__pycache__`` folders out of the sources), the test run keeps its compiled modules
+    and pytest's rewritten test modules in pytest's cache folder (``.pytest_cache``; with
+    ``-p no:cacheprovider``, the run's own folder) through ``PYTHONPYCACHEPREFIX``: the
+    xdist workers and the hundreds of ``python -m validator`` processes tests start then
+    compile the package once, not each again (about 0.3 s of CPU per process). Nothing is
+    written beside the sources either way."""
+    if not sys.dont_write_bytecode or sys.pycache_prefix:
+        return
+    cache = getattr(config, "cache", None)
+    prefix = cache.mkdir("recipe-check-pycache") if cache is not None else run_folder / "pyc"
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = str(prefix)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

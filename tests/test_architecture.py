@@ -16,6 +16,7 @@ an ``__init__`` that imports nothing of its own package, as ``validator.analysis
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -178,18 +179,22 @@ def _describe(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
     return "\n    ".join(steps)
 
 
-GRAPH = import_graph()
+@functools.cache
+def module_graph() -> dict[str, dict[str, int]]:
+    """:func:`import_graph`, built once per process, when a test first asks for it (not
+    while pytest collects: every xdist worker imports this module)."""
+    return import_graph()
 
 
 def test_the_graph_sees_lazy_and_from_imports() -> None:
     # a function-level import (the rule index, read by validator.config when it runs)
-    assert "validator.rule_index" in GRAPH["validator.config"]
+    assert "validator.rule_index" in module_graph()["validator.config"]
     # ``from validator.analysis import arg_layers`` imports the package and the module
-    guide = set(GRAPH["validator.rules.guide.facts"])
+    guide = set(module_graph()["validator.rules.guide.facts"])
     assert {"validator.analysis", "validator.analysis.arg_layers"} <= guide
     # a TYPE_CHECKING import is an edge too: a cycle through one is still a cycle
-    assert "validator.recipe_diff" in GRAPH["validator.report.markdown"]
-    assert len(GRAPH) > 100
+    assert "validator.recipe_diff" in module_graph()["validator.report.markdown"]
+    assert len(module_graph()) > 100
 
 
 def test_cycles_are_found() -> None:
@@ -199,13 +204,13 @@ def test_cycles_are_found() -> None:
 
 
 def test_no_import_cycle() -> None:
-    remaining = [c for c in cycles(GRAPH) if frozenset(c[:-1]) not in ALLOWED_CYCLES]
+    remaining = [c for c in cycles(module_graph()) if frozenset(c[:-1]) not in ALLOWED_CYCLES]
     assert not remaining, "import cycles:\n  " + "\n  ".join(
-        _describe(GRAPH, c) for c in remaining)
+        _describe(module_graph(), c) for c in remaining)
 
 
 def test_no_allowed_cycle_is_gone_unnoticed() -> None:
-    present = {frozenset(c[:-1]) for c in cycles(GRAPH)}
+    present = {frozenset(c[:-1]) for c in cycles(module_graph())}
     assert [sorted(c) for c in ALLOWED_CYCLES if c not in present] == [], (
         "a cycle of ALLOWED_CYCLES was broken: remove it from the list")
 
@@ -308,7 +313,7 @@ NEVER_BELOW: dict[str, set[str]] = {
 def test_lower_layers_import_only_what_is_below_them(layer: str) -> None:
     allowed = LAYERS[layer] | {layer}
     wrong = sorted(f"{module} (line {line}) imports {target}"
-                   for module, targets in GRAPH.items() if _package(module) == layer
+                   for module, targets in module_graph().items() if _package(module) == layer
                    for target, line in targets.items()
                    if target not in allowed and _package(target) not in allowed)
     assert not wrong, "\n".join(wrong)
@@ -318,7 +323,7 @@ def test_lower_layers_import_only_what_is_below_them(layer: str) -> None:
 def test_upper_layers_are_imported_only_from_above(imported: str) -> None:
     allowed = NEVER_BELOW[imported] | {imported}
     wrong = sorted(f"{module} (line {line}) imports {target}"
-                   for module, targets in GRAPH.items()
+                   for module, targets in module_graph().items()
                    for target, line in targets.items()
                    if _package(target) == imported and _package(module) not in allowed
                    and module not in allowed)
