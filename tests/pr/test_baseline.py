@@ -23,14 +23,22 @@ from .conftest import git, sarif_errors
 
 pytestmark = pytest.mark.corpus
 
-PR_COUNT = 10
-"""Pull requests compared by :func:`test_split_equals_check_at_base_and_head`: the newest
-ten that touch a recipe (834 ... 824). Each costs three checks of its recipes (``pr`` at
-base and head, the oracle's two folders), so the cost is that of the recipes: 828 changes
-a strategy and brings 41 recipes (half of the test's time); 834 and 833 fix findings, 827
-adds five recipes, most bring new and unchanged ones. The next ten (823 ... 813), which
-the test compared before, are edits of one to seven recipes of the same kinds (new,
-unchanged, fixed findings; recipes added) at about 12 s of CPU more."""
+PR_COUNT = 30
+"""Pull requests compared by the full sweep of the split test (``-m full_sweep``): the
+newest thirty that touch a recipe (834 ... 801). Each costs three checks of its recipes
+(``pr`` at base and head, the oracle's two folders), so the cost is that of the recipes:
+828 changes a strategy and brings 41 recipes (about half of the sweep's time)."""
+
+SAMPLED_PRS = (834, 827, 812, 803, 804, 801)
+"""The pull requests the split test compares by default. Chosen with coverage.py (branch
+coverage, one coverage context per pull request, a greedy cover weighted by each one's
+``pr`` time) over the code ``pr`` runs to split findings: ``validator/pr/``,
+``validator/identity.py`` and ``validator/context_findings.py``. Together they take the
+1,003 arcs of it that the thirty of :data:`PR_COUNT` take, in about a quarter of their
+``pr`` time (11 s of 59 s of CPU), but 45 arcs of ``validator/pr/select.py`` that only
+828 takes (a strategy file changed: which recipes use it), which
+``tests/pr/test_select.py`` and ``tests/pr/test_context_changes.py`` take too. 834 has
+all three states (new, unchanged, fixed); 827 adds five recipes, 804 four."""
 
 
 def export(repo: Path, rev: str, dest: Path) -> Path:
@@ -90,61 +98,84 @@ def candidate_prs(repo: Path) -> list[int]:
     return numbers[::-1]  # newest first: closest to main, most likely to touch recipes
 
 
+def compare_split(repo: Path, number: int, tmp_path: Path,
+                  capsys: pytest.CaptureFixture[str]) -> tuple[bool, bool] | None:
+    """``pr`` on pull request ``number`` against ``main``, its split of each recipe's
+    findings compared with plain ``check`` at the merge base and at the head; ``None``
+    when it checks no recipe, else whether some recipe has (existing findings, new or
+    fixed ones)."""
+    head = git(repo, "rev-parse", f"refs/pull/{number}/head")
+    mb = git(repo, "merge-base", "main", head)
+    _, data = pr_json(repo, "main", head, capsys)
+    changed = set(git(repo, "diff", "--name-only", mb, head).split())
+    renamed = {c["path"]: c["reasons"][0].removeprefix("renamed from ")
+               for c in data["context"]["pr"]["files"]
+               if c["reasons"][0].startswith("renamed from ")}
+    recipes = [d["path"] for d in data["documents"] if d["path"].startswith("models/")]
+    if not recipes:
+        return None
+    with_existing = with_new_or_fixed = False
+    head_tree = export(repo, head, tmp_path / f"{number}-head")
+    # one folder per merge base: pull requests on the same base check it once (the unit
+    # cache answers the second; its key holds the folder and every input)
+    base_tree = tmp_path / f"base-{mb}"
+    if not base_tree.is_dir():
+        export(repo, mb, base_tree)
+    at_head = check_units(head_tree, recipes, capsys)
+    at_base = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
+    for doc in data["documents"]:
+        path = doc["path"]
+        if path not in recipes:
+            continue
+        head_keys = at_head.get(path, Counter())
+        base_file = base_tree / renamed.get(path, path)
+        base_keys = at_base.get(renamed.get(path, path), Counter())
+
+        def keys(state: str, items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
+            return units([f for f in items if f["baseline"] == state], file)
+
+        where = f"PR {number} {path}"
+        found = doc["findings"]
+        # a context file the change leaves alone causes it: existing, whatever the base
+        caused = units([f for f in found if _context_caused(f, path, changed)],
+                       head_tree / path)
+        added = head_keys - base_keys
+        assert keys("new", found, head_tree / path) == added - caused, where
+        assert keys("unchanged", found, head_tree / path) == \
+            (head_keys & base_keys) + (added & caused), where
+        assert keys("absent", doc["fixed"], base_file) == base_keys - head_keys, where
+        with_existing |= bool(head_keys & base_keys)
+        with_new_or_fixed |= bool(head_keys - base_keys or base_keys - head_keys)
+    summary = data["summary"]
+    assert summary["new"] + summary["existing"] == sum(len(d["findings"])
+                                                      for d in data["documents"])
+    return with_existing, with_new_or_fixed
+
+
 def test_split_equals_check_at_base_and_head(corpus_repo: Path, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    compared = 0
-    with_existing = with_new_or_fixed = 0
-    for number in candidate_prs(corpus_repo):
-        if compared == PR_COUNT:
-            break
-        head = git(corpus_repo, "rev-parse", f"refs/pull/{number}/head")
-        mb = git(corpus_repo, "merge-base", "main", head)
-        _, data = pr_json(corpus_repo, "main", head, capsys)
-        changed = set(git(corpus_repo, "diff", "--name-only", mb, head).split())
-        renamed = {c["path"]: c["reasons"][0].removeprefix("renamed from ")
-                   for c in data["context"]["pr"]["files"]
-                   if c["reasons"][0].startswith("renamed from ")}
-        recipes = [d["path"] for d in data["documents"] if d["path"].startswith("models/")]
-        if not recipes:
-            continue
-        compared += 1
-        head_tree = export(corpus_repo, head, tmp_path / f"{number}-head")
-        # one folder per merge base: pull requests on the same base check it once (the
-        # unit cache answers the second; its key holds the folder and every input)
-        base_tree = tmp_path / f"base-{mb}"
-        if not base_tree.is_dir():
-            export(corpus_repo, mb, base_tree)
-        at_head = check_units(head_tree, recipes, capsys)
-        at_base = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
-        for doc in data["documents"]:
-            path = doc["path"]
-            if path not in recipes:
-                continue
-            head_keys = at_head.get(path, Counter())
-            base_file = base_tree / renamed.get(path, path)
-            base_keys = at_base.get(renamed.get(path, path), Counter())
-
-            def keys(state: str, items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
-                return units([f for f in items if f["baseline"] == state], file)
-
-            where = f"PR {number} {path}"
-            found = doc["findings"]
-            # a context file the change leaves alone causes it: existing, whatever the base
-            caused = units([f for f in found if _context_caused(f, path, changed)],
-                           head_tree / path)
-            added = head_keys - base_keys
-            assert keys("new", found, head_tree / path) == added - caused, where
-            assert keys("unchanged", found, head_tree / path) == \
-                (head_keys & base_keys) + (added & caused), where
-            assert keys("absent", doc["fixed"], base_file) == base_keys - head_keys, where
-            with_existing += bool(head_keys & base_keys)
-            with_new_or_fixed += bool(head_keys - base_keys or base_keys - head_keys)
-        summary = data["summary"]
-        assert summary["new"] + summary["existing"] == sum(len(d["findings"])
-                                                          for d in data["documents"])
-    assert compared == PR_COUNT
+    """The pull requests of :data:`SAMPLED_PRS`."""
+    splits = [compare_split(corpus_repo, n, tmp_path, capsys) for n in SAMPLED_PRS]
+    compared = [s for s in splits if s is not None]
+    assert len(compared) == len(SAMPLED_PRS)  # each checks a recipe
     # the sample exercises all three states
-    assert with_existing and with_new_or_fixed
+    assert any(e for e, _ in compared) and any(n for _, n in compared)
+
+
+@pytest.mark.full_sweep
+def test_split_equals_check_at_base_and_head_full_sweep(
+        corpus_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The full sweep (``-m full_sweep``): the newest :data:`PR_COUNT` pull requests that
+    touch a recipe."""
+    splits: list[tuple[bool, bool]] = []
+    for number in candidate_prs(corpus_repo):
+        if len(splits) == PR_COUNT:
+            break
+        split = compare_split(corpus_repo, number, tmp_path, capsys)
+        if split is not None:
+            splits.append(split)
+    assert len(splits) == PR_COUNT
+    assert any(e for e, _ in splits) and any(n for _, n in splits)
 
 
 def test_pr_touching_only_a_file_with_old_errors_passes(
