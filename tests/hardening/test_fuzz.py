@@ -55,7 +55,7 @@ SAMPLE_CASES = (
 700, chosen with coverage.py (branch coverage of ``validator/``, one coverage context per
 mutant, a greedy cover weighted by each mutant's check time). They take every arc the
 700 take beyond one unmutated check (5,096; the first 500, which the default run
-checked before, take 4,962 of them) in about a third of the 500's check time: the
+checked before, take 4,962 of them) in about two fifths of the 500's check time: the
 mutants that reach more code are the ones that cost more. The mutants before the last
 one are drawn too (the seed's sequence), not checked; drawing costs about 1 ms each. A
 loader guard removed (the ``OverflowError`` of the YAML number check: huge integers)
