@@ -14,8 +14,10 @@ selects it (with the other file's line as the related location).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
+
+from packaging.version import Version
 
 from validator.analysis.arg_layers import (
     ASCEND,
@@ -24,7 +26,7 @@ from validator.analysis.arg_layers import (
     npu_hardware,
     platform_plugin,
 )
-from validator.analysis.cli_plan import VLLM, VersionPlan, per_document
+from validator.analysis.cli_plan import VLLM, VersionPlan, first_version, per_document
 from validator.analysis.flag_engine import env_issue, env_unverifiable
 from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
@@ -36,8 +38,9 @@ from validator.fix.model import Applicability
 from validator.fix.option_edits import raise_minimum
 from validator.fix.registry import FixRequest, FixResult, fixer
 from validator.rules.api import Hit, rule
-from validator.rules.flag.facts import FLAG_READS, gate, rendered_facts
+from validator.rules.flag.facts import FLAG_READS, context_plan, gate, rendered_facts
 from validator.rules.flag.offload_options import option_env_hits
+from validator.rules.ref.context_values import ENV_MAPS
 from validator.sourcemap import join_pointer, split_pointer
 
 if TYPE_CHECKING:
@@ -108,8 +111,10 @@ def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
             if not isinstance(name, str):
                 continue
             at = join_pointer(pointer, name)
-            _env_verdict(at, name, label, _judged_in(found, at, own), out)
-    _strategy_env_vars(doc, ctx, served_by, out["FLAG016"])
+            for rule_id, message, hint, _ in _verdicts(
+                    name, _judged_in(found, doc.path, at, own)):
+                out[rule_id].append(Hit(at, f"{label}: {message}", hint, on_key=True))
+    _strategy_env_vars(doc, ctx, served_by, found, out)
     out["FLAG016"] += option_env_hits(doc, ctx, served_by or VLLM)
 
 
@@ -126,12 +131,14 @@ def _map_plan(doc: LoadedDocument, ctx: Context, pointer: str, variant: str | No
                         reach.unreleased, stated)
 
 
-def _judged_in(found: RenderedFacts | None, at: str, own: VersionPlan) -> Judged:
-    """Where the variable at ``at`` is judged: for each rendered configuration exporting
-    it, its own plan (the recipe's install range for its variant and strategy, or the
-    plan of its install channel), grouped by plan; the map's own plan ``own`` when no
-    rendered configuration exports it, or only ones whose plans nothing checks."""
-    exporters = env_exporters(found, at) if found is not None else None
+def _judged_in(found: RenderedFacts | None, document: str, at: str,
+               own: VersionPlan) -> Judged:
+    """Where the variable at ``at`` of ``document`` (the recipe, or a strategy file it
+    renders with) is judged: for each rendered configuration exporting it, its own plan
+    (the recipe's install range for its variant and strategy, or the plan of its install
+    channel), grouped by plan; ``own`` (the plan of the map on its own) when no rendered
+    configuration exports it, or only ones whose plans nothing checks."""
+    exporters = env_exporters(found, document, at) if found is not None else None
     if exporters is None:
         return [(own, [])]
     groups: dict[int, tuple[VersionPlan, list[str]]] = {}  # plans are memoised: by identity
@@ -140,45 +147,66 @@ def _judged_in(found: RenderedFacts | None, at: str, own: VersionPlan) -> Judged
     return list(groups.values()) or [(own, exporters.unchecked)]
 
 
-def _env_verdict(at: str, name: str, label: str, judged: Judged,
-                 out: dict[str, list[Hit]]) -> None:
-    """The verdicts on variable ``name`` (at ``at``, of the map ``label``) where it is
+def _verdicts(name: str, judged: Judged) -> Iterator[tuple[str, str, str | None, VersionPlan]]:
+    """(rule id, message, hint, plan) of the verdicts on variable ``name`` where it is
     ``judged``: ``FLAG016`` where a plan does not read it, and the ``FLAG024`` info where a
-    channel no vendored release describes may read it, each once, naming the
-    configurations whose plans give it (the first such verdict of each rule)."""
+    channel no vendored release describes may read it, each once (the first such verdict
+    of each rule), the message naming the configurations whose plans give it."""
     rest = judged
     for rule_id, verdict_of in (("FLAG016", env_issue), ("FLAG024", env_unverifiable)):
         verdicts = [(verdict_of(name, plan), plan, configurations)
                     for plan, configurations in rest]
-        first = next((why for why, _, _ in verdicts if why is not None), None)
+        first = next(((why, plan) for why, plan, _ in verdicts if why is not None), None)
         if first is None:
             continue
-        named = [c for why, _, configurations in verdicts if why == first
+        named = [c for why, _, configurations in verdicts if why == first[0]
                  for c in configurations]
         where = f" ({affected(named)})" if named else ""
-        out[rule_id].append(Hit(at, f"{label}: {first[0]}{where}", first[1], on_key=True))
+        yield rule_id, f"{first[0][0]}{where}", first[0][1], first[1]
         rest = [(plan, configurations) for why, plan, configurations in verdicts
                 if why is None]
 
 
 def _strategy_env_vars(doc: LoadedDocument, ctx: Context, served_by: str | None,
-                       out: list[Hit]) -> None:
-    data = doc.data
-    # the environment of each compatible strategy (strategies/<name>.yaml), reported on the
-    # recipe line that selects the strategy
-    for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
+                       found: RenderedFacts | None, out: dict[str, list[Hit]]) -> None:
+    """The verdicts on the ``VLLM_*`` variables of each compatible strategy's environment
+    (``strategies/<name>.yaml``), judged where each configuration of the recipe exporting
+    it runs, as the recipe's own variables are, and reported on the recipe line that
+    selects the strategy with the strategy file's line. What the strategy file shows
+    judged on its own (:func:`~validator.rules.flag.context_files.context_arg_hits`) is
+    that file's finding; the recipe keeps a variable its range is too old for."""
+    for i, name in enumerate(as_list(get(doc.data, "compatible_strategies"))):
         sdoc = ctx.strategy_document(name) if isinstance(name, str) else None
         if sdoc is None or not sdoc.ok:
             continue
-        plan = install_range(doc, ctx, None, name, served_by or VLLM).plan
-        for sptr in ("/env", "/prefill/env", "/decode/env"):
+        own = install_range(doc, ctx, None, name, served_by or VLLM).plan
+        on_its_own = context_plan(ctx.cli, sdoc)
+        for sptr in ENV_MAPS["strategy"]:
             for var in as_dict(get(sdoc.data, *split_pointer(sptr))):
-                why = env_issue(var, plan) if isinstance(var, str) else None
-                if why is not None:
-                    line = sdoc.source_map.key_position(join_pointer(sptr, var))[0]
-                    out.append(Hit(f"/compatible_strategies/{i}",
-                                   f"{sdoc.path} {sptr[1:].replace('/', '.')}: {why[0]}",
-                                   why[1], related=(Related(line, var, sdoc.path),)))
+                if not isinstance(var, str):
+                    continue
+                at = join_pointer(sptr, var)
+                line = sdoc.source_map.key_position(at)[0]
+                for rule_id, message, hint, plan in _verdicts(
+                        var, _judged_in(found, sdoc.path, at, own)):
+                    if env_issue(var, on_its_own) is not None \
+                            and not _newer_than_minimum(var, plan):
+                        continue  # the strategy file's own finding
+                    out[rule_id].append(Hit(
+                        f"/compatible_strategies/{i}",
+                        f"{sdoc.path} {sptr[1:].replace('/', '.')}: {message}", hint,
+                        related=(Related(line, var, sdoc.path),)))
+
+
+def _newer_than_minimum(name: str, plan: VersionPlan) -> bool:
+    """Whether ``VLLM_*`` variable ``name`` is read only from a release newer than the
+    minimum of ``plan``: what a recipe's own range adds to a variable another file sets
+    (that file, judged at its own minimum, may well read it)."""
+    reg = plan.minimum
+    if reg is None or not reg.env_vars or reg.reads_env(name):
+        return False
+    first = first_version(plan.cli, "env", name, plan.family)
+    return first is not None and Version(first) > Version(reg.version)
 
 
 @fixer("FLAG016", applicability=Applicability.UNSAFE,
