@@ -16,7 +16,6 @@ per-document core the session drives.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -36,11 +35,11 @@ from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_
 from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.source.verify import (
-    NOT_PINNED,
     UNHANDLED_PATH,
     VerificationError,
     check_sha256,
     pinning_findings,
+    pinning_once,
     prov_finding,
 )
 from validator.unit_cache import UnitCache, context_digest, tree_reads_digest
@@ -370,7 +369,7 @@ class Session:
                 self.result.context["install_ranges"] = {
                     d.path: ranges[d.path] for d in self.result.documents if d.path in ranges}
         relocate(self.result, self.context_checked)
-        _say_pinning_once(self.result.documents)
+        pinning_once([d.findings for d in self.result.documents])
         return self.result
 
     def _defer(self, tree: RecipeTree, path: str, deferred: list[tuple[int, Unit]]) -> bool:
@@ -473,29 +472,3 @@ class Session:
                 gone.append((path, f"not readable at {where}: {exc}"))
         relocate(self.result, self.context_checked)
         return gone
-
-
-def _say_pinning_once(documents: list[DocumentResult]) -> None:
-    """One ``PROV004`` per revision resolved by name, on the first of its documents: the
-    files fetched from ``owner/name@main`` share the one unpinned revision, and a warning
-    per file (173 for ``models/``) says nothing more than the first. The one kept counts
-    the files it stands for."""
-    first: dict[str, tuple[DocumentResult, Finding, int]] = {}
-    for doc in documents:
-        kept = []
-        for f in doc.findings:
-            if f.rule != NOT_PINNED.id:
-                kept.append(f)
-            elif f.message not in first:
-                first[f.message] = (doc, f, 0)
-                kept.append(f)
-            else:
-                owner, finding, more = first[f.message]
-                first[f.message] = (owner, finding, more + 1)
-        doc.findings[:] = kept
-    for owner, finding, more in first.values():
-        if more:
-            at = owner.findings.index(finding)
-            owner.findings[at] = dataclasses.replace(
-                finding, message=f"{finding.message} (and for the {more} other file(s) of "
-                                 "this run read from it)")

@@ -21,6 +21,7 @@ from validator.cli import main
 from validator.findings import MAX_FINDINGS_PER_RULE
 from validator.render import gates, renderer
 from validator.rules.flag import combined_lists as flag_combined
+from validator.rules.flag import environment_variables as flag_env
 
 PROJECT = Path(__file__).resolve().parents[2]
 EXAMPLES = PROJECT / "examples" / "recipes"
@@ -60,7 +61,8 @@ def test_thousands_of_overrides_walk_each_environment_map_a_bounded_number_of_ti
         return look_up(name, plan)
 
     monkeypatch.setattr(flag_combined, "env_maps", counted_maps)
-    monkeypatch.setattr(flag_combined, "env_issue", counted_issue)
+    monkeypatch.setattr(flag_env, "env_maps", counted_maps)
+    monkeypatch.setattr(flag_env, "env_issue", counted_issue)
     code = main([str(recipe), "--no-cache", "--jobs", "1", "--select", "FLAG015,FLAG016",
                  "--format", "json"])
     assert code == 0

@@ -67,15 +67,19 @@ class RenderedFacts:
     env_reach: dict[str, list[str]] = field(default_factory=dict)
     """Pointer of an environment variable of the recipe -> the configurations that
     export it (the rendered env is not argv: its variables are traced apart)."""
-    env_channels: dict[str, list[tuple[str, VersionPlan | None]]] = field(
+    env_channels: dict[tuple[str, str], list[tuple[str, VersionPlan | None]]] = field(
         default_factory=dict)
-    """Pointer of an environment variable of the recipe -> (configuration, the plan of
-    its install channel) for each configuration that exports it in a channel of its own
+    """(document, pointer) of an environment variable the commands export (the recipe's,
+    a strategy's, a kv-store deployment's) -> (configuration, the plan of its install
+    channel) for each configuration that exports it in a channel of its own
     (:func:`~validator.analysis.install_channel.configuration_statements`); the plan is
     ``None`` where nothing can be checked."""
-    env_in_range: set[str] = field(default_factory=set)
-    """Pointers of the recipe's environment variables that a configuration without a
-    channel of its own exports: those the recipe's install range judges."""
+    env_in_range: dict[tuple[str, str], list[tuple[str, VersionPlan | None]]] = field(
+        default_factory=dict)
+    """(document, pointer) of an environment variable the commands export -> (configuration,
+    the plan of its install range) for each configuration without a channel of its own
+    that exports it: the recipe's install range for its variant and strategy judges it
+    there."""
     in_range: set[str] = field(default_factory=set)
     """Pointers of the recipe's tokens that a configuration without a channel of its own
     renders (:func:`~validator.analysis.install_channel.configuration_statements`: no image
@@ -105,9 +109,10 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         if not rendered.ok:
             continue
         out.configurations += 1
-        env = [t.pointer for t in rendered.env_sources.values() if t.document == doc.path]
-        for pointer in env:
-            out.env_reach.setdefault(pointer, []).append(rendered.config.label())
+        env = [(t.document, t.pointer) for t in rendered.env_sources.values()]
+        for document, pointer in env:
+            if document == doc.path:
+                out.env_reach.setdefault(pointer, []).append(rendered.config.label())
         where, plan, number = plans.of(rendered)
         _env_channels(out, env, rendered.config.label(), bool(where[3]), plan)
         if plan is None or plan.minimum is None:
@@ -200,27 +205,48 @@ class _Plans:
         return variant, strategy, family, (image, *stated) if image is not None else stated
 
 
-def _env_channels(out: RenderedFacts, pointers: Sequence[str], label: str, own: bool,
-                  plan: VersionPlan | None) -> None:
-    """Record where the environment variables at ``pointers`` of one configuration
-    (``label``) are judged: in ``plan``, when the configuration runs in a channel of its
-    own (``own``), else in the recipe's install range."""
-    for pointer in pointers:
-        if own:
-            out.env_channels.setdefault(pointer, []).append((label, plan))
-        else:
-            out.env_in_range.add(pointer)
+def _env_channels(out: RenderedFacts, sources: Sequence[tuple[str, str]], label: str,
+                  own: bool, plan: VersionPlan | None) -> None:
+    """Record where the environment variables at ``sources`` ((document, pointer)) of one
+    configuration (``label``) are judged: in ``plan``, the plan of the channel of its own
+    (``own``) or of the recipe's install range for it."""
+    judged = out.env_channels if own else out.env_in_range
+    for source in sources:
+        judged.setdefault(source, []).append((label, plan))
 
 
-def env_channel_plans(found: RenderedFacts, pointer: str) -> list[tuple[str, VersionPlan]]:
-    """(configuration, plan) of every rendered configuration exporting the variable at
-    ``pointer`` when each of them runs in a channel of its own (their plans, not the
-    recipe's install range, are the verdict on it), else ``[]``; configurations whose
-    channel nothing checks are left out."""
-    if pointer in found.env_in_range or pointer not in found.env_channels:
-        return []
-    return [(label, plan) for label, plan in found.env_channels[pointer] if plan is not None
-            and plan.minimum is not None]
+@dataclass(frozen=True)
+class EnvExporters:
+    """The rendered configurations that export one environment variable of the recipe,
+    by where each is judged."""
+
+    in_range: list[tuple[str, VersionPlan]]
+    """(configuration, the plan of the recipe's install range for it) of those without a
+    channel of their own."""
+    in_channels: list[tuple[str, VersionPlan]]
+    """(configuration, the plan of its install channel) of those that run in a channel of
+    their own that can be checked (a pinned release, a build no release describes)."""
+    unchecked: list[str]
+    """Configurations whose plan nothing checks (no vendored release in it)."""
+
+
+def env_exporters(found: RenderedFacts, document: str, pointer: str) -> EnvExporters | None:
+    """Where each rendered configuration exporting the variable at ``pointer`` of
+    ``document`` (the recipe, or a strategy or kv-store file it renders with) is judged
+    (``None``: no rendered configuration exports it)."""
+    in_range = found.env_in_range.get((document, pointer), [])
+    in_channels = found.env_channels.get((document, pointer), [])
+    if not in_range and not in_channels:
+        return None
+    return EnvExporters(_checked(in_range), _checked(in_channels), [
+        label for label, plan in (*in_range, *in_channels)
+        if plan is None or plan.minimum is None])
+
+
+def _checked(judged: list[tuple[str, VersionPlan | None]]) -> list[tuple[str, VersionPlan]]:
+    """The (configuration, plan) pairs of ``judged`` whose plan can be checked."""
+    return [(label, plan) for label, plan in judged
+            if plan is not None and plan.minimum is not None]
 
 
 OVERRIDE_LAYERS = ("hardware_overrides", "strategy_overrides")

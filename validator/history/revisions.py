@@ -168,8 +168,7 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     claims = (ClaimsIndex(cache or ResultCache(None), tool,
                           lambda oids: [data for _kind, data in objects.read_many(oids)])
               if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
-    sha_of: dict[str, str] = {}
-    key_of: dict[tuple[str, str], str] = {}
+    keys = _BlobKeys(objects, tool, found.blobs)
     window_of: dict[str, str] = {}
     commits = objects.commits(revisions)
     listed = set(revisions)
@@ -199,17 +198,7 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
             not_files: dict[str, NotFile] = {}
             files = objects.files(info.tree, not_files=not_files)
             recipes = _refused(found, not_files, selected, tool)
-            for path, oid in files.items():
-                key = key_of.get((path, oid))
-                if key is None:
-                    if not selected(path):
-                        continue
-                    sha = sha_of.get(oid)
-                    if sha is None:
-                        sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
-                    key = key_of[(path, oid)] = blob_key(tool, path, sha)
-                    found.blobs.setdefault(key, (path, oid))
-                recipes[path] = key
+            recipes.update(keys.of_selected(files, selected))
             # the claims of a revision without a selected recipe are never asked for
             claimed = "" if claims is None or not recipes else claims.digest(
                 {p: o for p, o in files.items() if is_recipe(p)})
@@ -220,6 +209,36 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     if claims is not None:
         claims.save()
     return found
+
+
+@dataclass
+class _BlobKeys:
+    """The blob key of each selected recipe file (path, blob id) of the revisions walked,
+    each blob hashed once; a new key is recorded in ``blobs`` (:attr:`Walk.blobs`)."""
+
+    objects: GitObjects
+    tool: str
+    blobs: dict[str, tuple[str, str]]
+    sha_of: dict[str, str] = field(default_factory=dict)
+    key_of: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def of_selected(self, files: Mapping[str, str], selected: Callable[[str], bool]
+                    ) -> dict[str, str]:
+        """``{path: key}`` of the files (path -> blob id) of one tree that ``selected``
+        keeps."""
+        out: dict[str, str] = {}
+        for path, oid in files.items():
+            key = self.key_of.get((path, oid))
+            if key is None:
+                if not selected(path):
+                    continue
+                sha = self.sha_of.get(oid)
+                if sha is None:
+                    sha = self.sha_of[oid] = hashlib.sha256(self.objects.blob(oid)).hexdigest()
+                key = self.key_of[(path, oid)] = blob_key(self.tool, path, sha)
+                self.blobs.setdefault(key, (path, oid))
+            out[path] = key
+        return out
 
 
 def _refused(found: Walk, not_files: Mapping[str, NotFile], selected: Callable[[str], bool],

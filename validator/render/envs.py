@@ -10,6 +10,7 @@ variables are dropped except on GB200/GB300, and a DEP pool's non-zero rank rebi
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from validator.render import jsval
@@ -17,8 +18,36 @@ from validator.render.args import Arg
 from validator.render.documents import ptr
 from validator.render.hardware_reads import in_hardware_ids
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import NVL4_HW_IDS, NVL4_ONLY_ENV, Composer, Env, role_nodes
-from validator.sourcemap import split_pointer
+from validator.render.layers import Composer, role_nodes
+from validator.sourcemap import join_pointer, split_pointer
+
+NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
+                 "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
+NVL4_HW_IDS = frozenset({"gb200", "gb300"})
+
+
+@dataclass
+class Env:
+    """An environment mapping built by ``Object.assign`` steps, with the source of each key."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, Arg] = field(default_factory=dict)
+
+    def assign(self, source: Any, layer: str, document: str, pointer: str) -> None:
+        """``Object.assign(env, source)``."""
+        jsval.assign(self.values, source)
+        for key in jsval.keys(source) if jsval.is_object(source) or isinstance(
+                source, str) else []:
+            self.sources[key] = Arg(self.values[key], layer, document, join_pointer(pointer, key))
+
+    def set(self, key: str, value: Any, origin: Arg) -> None:
+        """``env[key] = value``."""
+        self.values[key] = value
+        self.sources[key] = origin
+
+    def ordered(self) -> dict[str, Any]:
+        """The mapping in JS property order."""
+        return jsval.ordered(self.values)
 
 
 def build_env(c: Composer, role: str | None) -> Env:

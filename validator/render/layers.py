@@ -1,4 +1,5 @@
-"""The argument and environment layers of one rendered command, in the site's order.
+"""The argument layers of one rendered command, in the site's order (its environment,
+with the :class:`~validator.render.envs.Env` mapping, is :mod:`validator.render.envs`'s).
 
 Order of the arguments (later wins the last-wins de-duplication): ``model.base_args``,
 the variant's ``extra_args`` (and its exact-hardware override), the strategy's
@@ -21,34 +22,6 @@ from validator.render.documents import Documents, dotted, ptr
 from validator.render.hardware_reads import profile_pointer, raw_id
 from validator.render.jsval import get, or_, truthy
 from validator.sourcemap import join_pointer, split_pointer
-
-NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE",
-                 "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
-NVL4_HW_IDS = frozenset({"gb200", "gb300"})
-
-
-@dataclass
-class Env:
-    """An environment mapping built by ``Object.assign`` steps, with the source of each key."""
-
-    values: dict[str, Any] = field(default_factory=dict)
-    sources: dict[str, Arg] = field(default_factory=dict)
-
-    def assign(self, source: Any, layer: str, document: str, pointer: str) -> None:
-        """``Object.assign(env, source)``."""
-        jsval.assign(self.values, source)
-        for key in jsval.keys(source) if jsval.is_object(source) or isinstance(
-                source, str) else []:
-            self.sources[key] = Arg(self.values[key], layer, document, join_pointer(pointer, key))
-
-    def set(self, key: str, value: Any, origin: Arg) -> None:
-        """``env[key] = value``."""
-        self.values[key] = value
-        self.sources[key] = origin
-
-    def ordered(self) -> dict[str, Any]:
-        """The mapping in JS property order."""
-        return jsval.ordered(self.values)
 
 
 def role_nodes(pd_nodes: Any, role: str) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from typing import Any
 from validator.render import gates, jsval
 from validator.render.args import LEAD, Arg, command_of, final_args_traced, push_layer
 from validator.render.documents import Documents, ptr
+from validator.render.envs import Env
 from validator.render.jsval import get, or_, truthy
-from validator.render.layers import Env
 
 
 def is_omni(recipe: Any) -> bool:

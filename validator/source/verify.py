@@ -18,6 +18,8 @@ Rules (ids stable forever; declared in :mod:`validator.rules.prov`):
 
 from __future__ import annotations
 
+import dataclasses
+
 from validator.findings import Finding
 from validator.rules.metadata import RULES
 from validator.rules.prov.digests import BLOB_MISMATCH, SHA256_MISMATCH
@@ -104,6 +106,32 @@ def pinning_findings(prov: Provenance, *, strict: bool = False) -> list[Finding]
         NOT_PINNED.id, prov.path,
         f"revision {prov.resolved_from!r} was resolved to commit {prov.commit} for this run",
         f"pin the full commit: {prov.repository}@{prov.commit}:{prov.path}", strict=strict)]
+
+
+def pinning_once(findings_of: list[list[Finding]]) -> None:
+    """One ``PROV004`` per revision resolved by name, in the findings (``findings_of``:
+    each document's list, in the run's order, edited in place) of the first document read
+    from it: the files fetched from ``owner/name@main`` share the one unpinned revision,
+    and a warning per file (173 for ``models/``) says nothing more than the first. The one
+    kept counts the files it stands for."""
+    first: dict[str, tuple[list[Finding], Finding, int]] = {}
+    for findings in findings_of:
+        kept = []
+        for f in findings:
+            if f.rule != NOT_PINNED.id:
+                kept.append(f)
+            elif f.message not in first:
+                first[f.message] = (findings, f, 0)
+                kept.append(f)
+            else:
+                owner, finding, more = first[f.message]
+                first[f.message] = (owner, finding, more + 1)
+        findings[:] = kept
+    for owner, finding, more in first.values():
+        if more:
+            owner[owner.index(finding)] = dataclasses.replace(
+                finding, message=f"{finding.message} (and for the {more} other file(s) of "
+                                 "this run read from it)")
 
 
 class PinnedTree:

@@ -323,26 +323,7 @@ def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpe
     rest = reading.rest or ""
     append = rest.endswith("+")
     keys = tuple((rest[:-1] if append else rest).split("."))
-    nxt = i + 1
-    value: str | None = inline
-    vidx: int | None = i if inline is not None else None
-    problems: list[tuple[Problem, str, int | None]] = []
-    if inline is None and not cli.dotted_keys:
-        # refused as an unknown argument: argparse reads a following flag as itself
-        if nxt < len(tokens) and not looks_like_option(tokens[nxt]):
-            value, vidx = tokens[nxt], nxt
-            nxt += 1
-    elif inline is None:
-        if nxt < len(tokens):
-            value, vidx = tokens[nxt], nxt
-            nxt += 1
-            if looks_like_option(value) and cli.dotted_keys:
-                problems.append((Problem.DOTTED_NO_VALUE, f"`{key}` has no value, so vLLM "
-                                 f"takes the next argument `{value}` as its value (a dotted "
-                                 "key always consumes the following token)", vidx))
-        else:
-            problems.append((Problem.MISSING_VALUE, f"`{key}` is the last argument; a dotted "
-                             "key needs a value (vLLM raises IndexError)", None))
+    value, vidx, nxt, problems = _dotted_value(tokens, i, key, inline, cli)
     option, spec, candidates = reading.option, reading.spec, reading.candidates
     opt = ParsedOption(i, key, head, option, spec, keys=keys, append=append,
                        values=() if value is None else (value,),
@@ -378,6 +359,30 @@ def _parse_dotted(result: ParsedArgs, tokens: Sequence[str], i: int, cli: CliSpe
     for kind, message, vi in problems:
         result.problems.append(ArgProblem(kind, i, message, value_index=vi, option=opt))
     return nxt
+
+
+def _dotted_value(tokens: Sequence[str], i: int, key: str, inline: str | None, cli: CliSpec
+                  ) -> tuple[str | None, int | None, int, list[tuple[Problem, str, int | None]]]:
+    """The value of the dotted key ``key`` at ``tokens[i]`` (``inline``: written after its
+    ``=``), as vLLM reads it: ``(value, its index, the index after it, problems)``. A CLI
+    without dotted keys refuses the key as an unknown argument, and argparse then reads a
+    following flag as itself."""
+    nxt = i + 1
+    if inline is not None:
+        return inline, i, nxt, []
+    if not cli.dotted_keys:
+        if nxt < len(tokens) and not looks_like_option(tokens[nxt]):
+            return tokens[nxt], nxt, nxt + 1, []
+        return None, None, nxt, []
+    if nxt >= len(tokens):
+        return None, None, nxt, [(Problem.MISSING_VALUE, f"`{key}` is the last argument; a "
+                                  "dotted key needs a value (vLLM raises IndexError)", None)]
+    value = tokens[nxt]
+    if not looks_like_option(value):
+        return value, nxt, nxt + 1, []
+    return value, nxt, nxt + 1, [(Problem.DOTTED_NO_VALUE, f"`{key}` has no value, so vLLM "
+                                  f"takes the next argument `{value}` as its value (a dotted "
+                                  "key always consumes the following token)", nxt)]
 
 
 def duplicates(parsed: ParsedArgs) -> list[tuple[ParsedOption, ParsedOption]]:

@@ -3,11 +3,13 @@ each with its passing counterpart, plus the real defects the corpus has."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
+from validator.cli import main
 from validator.findings import Finding
 
 GLM = "models/zai-org/GLM-5.1.yaml"
@@ -342,11 +344,11 @@ def test_corpus_main_errors_are_the_verified_defects(
     assert {k: sorted(v) for k, v in found.items()} == expected
 
 
-def test_strategy_file_env_is_checked_for_the_recipe_its_args_on_the_file(
-        corpus_copy: Path) -> None:
-    """A strategy's unknown flag is the strategy file's problem, reported once on that
-    file (``tests/rules/flag/test_flag_context_files.py``), not on every recipe listing it; its
-    environment is still judged for the recipe."""
+def test_strategy_file_env_and_args_are_the_files_own_problems(
+        corpus_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A strategy's unknown flag and unknown ``VLLM_*`` name are the strategy file's
+    problems, reported once on that file (``tests/rules/flag/test_flag_context_files.py``,
+    ``tests/rules/flag/test_strategy_env.py``), not on every recipe listing it."""
     strategy = corpus_copy / "strategies" / "pd_cluster.yaml"
     text = strategy.read_text()
     port = '    VLLM_NIXL_SIDE_CHANNEL_PORT: "5558"'
@@ -355,9 +357,13 @@ def test_strategy_file_env_is_checked_for_the_recipe_its_args_on_the_file(
     strategy.write_text(text)
     found = [f for f in check_tree(corpus_copy, GLM) if f.rule in {"FLAG001", "FLAG016"}
              and f.pointer == "/compatible_strategies/6"]
-    assert [f.rule for f in found] == ["FLAG016"]
-    assert (found[0].related[0].path, found[0].related[0].line) == (
-        "strategies/pd_cluster.yaml", line_of(text, "VLLM_NOT_A_REAL"))
+    assert found == []
+    main(["check", "--offline", "--no-cache", "--format", "json",
+          str(corpus_copy / "strategies/pd_cluster.yaml")])
+    on_file = [(d["path"], f["rule"], f["line"])
+               for d in json.loads(capsys.readouterr().out)["documents"] for f in d["findings"]]
+    assert on_file == [("strategies/pd_cluster.yaml", "FLAG001", line_of(text, "--no-such-dec")),
+                       ("strategies/pd_cluster.yaml", "FLAG016", line_of(text, "VLLM_NOT_A_REAL"))]
 
 
 def test_unknown_flag_hint_names_the_nearest_real_flag(corpus_copy: Path) -> None:

@@ -2,8 +2,8 @@
 
 ``FLAG010`` (auto tool choice and its parser in one command), ``FLAG012`` (a later layer
 of the recipe overrides an earlier one), ``FLAG025`` (the site replaces a flag of the
-recipe with its own value), ``FLAG015`` (``--max-model-len`` against ``context_length``)
-and ``FLAG016`` (``VLLM_*`` variables). ``FLAG012`` and ``FLAG025`` read the renderer's
+recipe with its own value) and ``FLAG015`` (``--max-model-len`` against
+``context_length``). ``FLAG012`` and ``FLAG025`` read the renderer's
 trace of its last-wins de-duplication (``Rendered.overrides``); the others read the
 shared model of :mod:`validator.rules.flag.facts`. Each keeps its own logic next to its
 documentation; running one of them computes nothing the others need alone.
@@ -11,43 +11,26 @@ documentation; running one of them computes nothing the others need alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from validator.analysis.arg_items import parse_int
-from validator.analysis.arg_layers import (
-    ASCEND,
-    ArgLayer,
-    ascend_variants,
-    env_maps,
-    npu_hardware,
-    platform_plugin,
-)
-from validator.analysis.cli_plan import VLLM, VersionPlan, per_document
-from validator.analysis.flag_engine import env_issue, env_unverifiable
-from validator.analysis.install_channel import channel_plan, layer_statements
-from validator.analysis.install_range import install_range
+from validator.analysis.arg_layers import ArgLayer, env_maps
 from validator.analysis.recipe_data import as_dict, as_list, get
-from validator.analysis.rendered_commands import affected, env_channel_plans
-from validator.analysis.versions import parse_min_version
-from validator.findings import MAX_FINDINGS_PER_RULE, Related, Severity
-from validator.fix.model import Applicability
-from validator.fix.option_edits import raise_minimum
-from validator.fix.registry import FixRequest, FixResult, fixer
+from validator.analysis.rendered_commands import affected
+from validator.findings import Related, Severity
 from validator.render import jsval
 from validator.rules.api import Hit, rule
 from validator.rules.flag.facts import (
     FLAG_READS,
-    gate,
     layer_model,
     line_of,
     rendered_facts,
     reported,
     string_arg_lists,
 )
-from validator.rules.flag.offload_options import option_env_hits
-from validator.sourcemap import join_pointer, split_pointer
+from validator.sourcemap import split_pointer
 from validator.vllm_cli.parsed_args import ParsedArgs
 
 if TYPE_CHECKING:
@@ -373,129 +356,3 @@ def _allows_long(doc: LoadedDocument) -> bool:
         if str(env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip() not in ("", "0"):
             return True
     return False
-
-
-# --------------------------------------------------------------------------- FLAG016
-
-
-@rule("FLAG016", Severity.WARNING, "VLLM_* environment variable not read",
-      reads=FLAG_READS)
-def env_var_not_read(doc: LoadedDocument, ctx: Context) -> list[Hit]:
-    """A ``VLLM_*`` variable in ``base_env``, ``extra_env`` or a strategy ``env`` is not read
-    by the recipe's minimum vLLM (it is newer, older, or unknown), or is no longer read by
-    the newest release. Names come from ``vllm/envs.py`` of each release.
-
-    Failing::
-
-        model:
-          base_env: {VLLM_NOT_A_REAL_VARIABLE: "1"}
-
-    Passing::
-
-        model:
-          base_env: {VLLM_LOGGING_LEVEL: "INFO"}
-
-    A variable that every configuration exporting it sets in an install channel of its
-    own (the image the recipe gives its hardware: :mod:`validator.analysis.install_channel`)
-    is judged there, as its arguments are; where that channel is a build no vendored
-    release describes (a launch, nightly, community or dev image), a name no release
-    reads is the ``FLAG024`` info naming the image.
-
-    How to fix: drop the variable, or use the name the release reads."""
-    return reported("FLAG016", doc, ctx, env_hits(doc, ctx).get("FLAG016", []))
-
-
-def env_hits(doc: LoadedDocument, ctx: Context) -> dict[str, list[Hit]]:
-    """The ``FLAG016`` hits of the recipe's environment maps and the strategies it
-    selects, and the ``FLAG024`` infos of its variables that only channels no vendored
-    release describes set (once per document)."""
-    def compute() -> dict[str, list[Hit]]:
-        out: dict[str, list[Hit]] = {"FLAG016": [], "FLAG024": []}
-        if not gate(doc, ctx).stop:
-            is_npu = npu_hardware(ctx)
-            _env_vars(doc, ctx, ascend_variants(doc.data, is_npu), is_npu, out)
-        return out
-
-    return per_document(doc, ctx, "flag:env", compute)
-
-
-def _env_vars(doc: LoadedDocument, ctx: Context, ascend: set[str],
-              is_npu: Callable[[str], bool], out: dict[str, list[Hit]]) -> None:
-    data = doc.data
-    served_by = platform_plugin(data)
-    found = rendered_facts(doc, ctx)
-    for pointer, label, variant, hardware in env_maps(data):
-        npu = is_npu(hardware) if hardware else variant in ascend
-        family = served_by or (ASCEND if npu else VLLM)
-        plan = _map_plan(doc, ctx, pointer, variant, hardware, family)
-        for name in as_dict(get(data, *split_pointer(pointer))):
-            if len(out["FLAG016"]) > MAX_FINDINGS_PER_RULE:
-                return  # the checker shows no more; the rest are not looked up
-            if not isinstance(name, str):
-                continue
-            at = join_pointer(pointer, name)
-            # every configuration exporting it runs in a channel of its own: their plans
-            channels = env_channel_plans(found, at) if found is not None else []
-            _env_verdict(at, name, label, [p for _, p in channels] or [plan], out)
-    _strategy_env_vars(doc, ctx, served_by, out["FLAG016"])
-    out["FLAG016"] += option_env_hits(doc, ctx, served_by or VLLM)
-
-
-def _map_plan(doc: LoadedDocument, ctx: Context, pointer: str, variant: str | None,
-              hardware: str | None, family: str) -> VersionPlan:
-    """The plan an environment map is judged with on its own: the install channel of the
-    hardware it is for (:func:`~validator.analysis.install_channel.layer_statements`: the
-    image the recipe gives it), as its argument list is, else the recipe's install range."""
-    reach = install_range(doc, ctx, variant, family=family)
-    stated = layer_statements(doc, ctx, pointer, variant, hardware) if hardware else ()
-    if not stated:
-        return reach.plan
-    return channel_plan(ctx.cli, parse_min_version(reach.minimum), family, reach.top,
-                        reach.unreleased, stated)
-
-
-def _env_verdict(at: str, name: str, label: str, judged_in: list[VersionPlan],
-                 out: dict[str, list[Hit]]) -> None:
-    """The verdict on variable ``name`` (at ``at``, of the map ``label``) in the plans
-    ``judged_in`` (each configuration's channel, or the map's own plan): ``FLAG016`` where
-    one does not read it, else the ``FLAG024`` info where a channel no vendored release
-    describes may."""
-    plans = list({id(plan): plan for plan in judged_in}.values())  # plans are memoised
-    for plan in plans:
-        why = env_issue(name, plan)
-        if why is not None:
-            out["FLAG016"].append(Hit(at, f"{label}: {why[0]}", why[1], on_key=True))
-            return
-    for plan in plans:
-        info = env_unverifiable(name, plan)
-        if info is not None:
-            out["FLAG024"].append(Hit(at, f"{label}: {info[0]}", info[1], on_key=True))
-            return
-
-
-def _strategy_env_vars(doc: LoadedDocument, ctx: Context, served_by: str | None,
-                       out: list[Hit]) -> None:
-    data = doc.data
-    # the environment of each compatible strategy (strategies/<name>.yaml), reported on the
-    # recipe line that selects the strategy
-    for i, name in enumerate(as_list(get(data, "compatible_strategies"))):
-        sdoc = ctx.strategy_document(name) if isinstance(name, str) else None
-        if sdoc is None or not sdoc.ok:
-            continue
-        plan = install_range(doc, ctx, None, name, served_by or VLLM).plan
-        for sptr in ("/env", "/prefill/env", "/decode/env"):
-            for var in as_dict(get(sdoc.data, *split_pointer(sptr))):
-                why = env_issue(var, plan) if isinstance(var, str) else None
-                if why is not None:
-                    line = sdoc.source_map.key_position(join_pointer(sptr, var))[0]
-                    out.append(Hit(f"/compatible_strategies/{i}",
-                                           f"{sdoc.path} {sptr[1:].replace('/', '.')}: {why[0]}",
-                                           why[1], related=(Related(line, var, sdoc.path),)))
-
-
-@fixer("FLAG016", applicability=Applicability.UNSAFE,
-       summary="raise model.min_vllm_version to what the commands need")
-def raise_minimum_for_variable(req: FixRequest) -> FixResult:
-    """Raise ``model.min_vllm_version`` to the release the finding asks for (the highest
-    any finding of the document asks for: :func:`~validator.fix.option_edits.raise_minimum`)."""
-    return raise_minimum(req)

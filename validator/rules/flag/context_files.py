@@ -65,12 +65,11 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
 
 def _context_env_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
                       ) -> Iterator[Hit]:
-    """``FLAG016`` of the ``VLLM_*`` names of a kv-store deployment's ``vllm.env`` and of
-    the taxonomy's KV offload options' ``env``, judged as their argument lists are
-    (:func:`context_plan`) and reported on the file at the name's line. A strategy's
-    environment is judged on each recipe selecting it, at that recipe's release range."""
-    if kind == "strategy":
-        return
+    """``FLAG016`` of the ``VLLM_*`` names of a strategy's ``env`` (and its PD roles'), of a
+    kv-store deployment's ``vllm.env`` and of the taxonomy's KV offload options' ``env``,
+    judged as their argument lists are (:func:`context_plan`) and reported on the file at
+    the name's line. A recipe selecting the strategy keeps what only its own range or
+    channels show (:mod:`validator.rules.flag.environment_variables`)."""
     plan = context_plan(cli, doc)
     for pointer, env in context_env_maps(kind, doc.data):
         for name in env:

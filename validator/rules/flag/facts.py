@@ -13,8 +13,9 @@ parse a single argument list):
 
 Each part is per-document state of the run (:func:`validator.analysis.cli_plan.per_document`,
 kept in :meth:`validator.context.Context.memoised`), never a module global. The rules that
-combine lists (``FLAG010``, ``FLAG012``, ``FLAG015``, ``FLAG016``) keep their own logic
-beside their documentation in :mod:`validator.rules.flag.combined_lists`.
+combine lists (``FLAG010``, ``FLAG012``, ``FLAG015``) keep their own logic beside their
+documentation in :mod:`validator.rules.flag.combined_lists`, ``FLAG016`` (``VLLM_*``
+variables) in :mod:`validator.rules.flag.environment_variables`.
 """
 
 from __future__ import annotations

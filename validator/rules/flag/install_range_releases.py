@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from validator.findings import Severity
 from validator.rules.api import Hit, rule
-from validator.rules.flag.combined_lists import env_hits
+from validator.rules.flag.environment_variables import env_hits
 from validator.rules.flag.facts import FLAG_READS, issue_hits
 
 if TYPE_CHECKING:
@@ -77,10 +77,11 @@ def only_unreleased_code(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
     How to fix: nothing while the flag is unreleased; re-check with ``recipe-check data
     vllm-cli VERSION`` once the release ships."""
-    return issue_hits("FLAG024", _environment)(doc, ctx)
+    return issue_hits("FLAG024")(doc, ctx) + _environment(doc, ctx)
 
 
 def _environment(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The infos of ``VLLM_*`` variables that only channels no vendored release
-    describes set (:func:`~validator.rules.flag.combined_lists.env_hits`)."""
-    return env_hits(doc, ctx).get("FLAG024", [])
+    describes set (:func:`~validator.rules.flag.environment_variables.env_hits`: they name
+    their configurations already)."""
+    return env_hits(doc, ctx)["FLAG024"]

@@ -22,7 +22,7 @@ from validator.rules.guide.facts import GUIDE, GuideAnalysis, guide_model, guide
 from validator.rules.hw.facts import hardware_named
 from validator.sourcemap import join_pointer
 from validator.vllm_cli import argv
-from validator.vllm_cli.parsed_args import ParsedArgs
+from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -87,17 +87,20 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
                                          search)
         for opt, dest in wanted:
             found = values.over(targets, c.plan.minimum, dest)
-            if found is None or opt.value in found.values:
-                continue
-            flag_name = opt.option or opt.normalised
-            hits.append(Hit(GUIDE, f"the guide uses `{flag_name} {opt.value}` but the "
-                            f"rendered command uses " + ", ".join(f"`{v}`" for v in found.shown)
-                            + f" ({found.affected})",
-                            "make the guide and the structured args agree",
-                            block_index=c.cmd.arg_lines[opt.index],
-                            related=tuple(Related(ln, f"rendered {flag_name} {v}")
-                                          for v, ln in found.lines)))
+            if found is not None and opt.value not in found.values:
+                hits.append(_disagreement(c.cmd, opt, found))
     return hits
+
+
+def _disagreement(cmd: ServeCommand, opt: ParsedOption, found: _Used) -> Hit:
+    """The hit of guide command ``cmd``'s option ``opt``, whose value no rendered command
+    of its target configurations uses (``found``: what they use)."""
+    flag_name = opt.option or opt.normalised
+    return Hit(GUIDE, f"the guide uses `{flag_name} {opt.value}` but the rendered command "
+               "uses " + ", ".join(f"`{v}`" for v in found.shown) + f" ({found.affected})",
+               "make the guide and the structured args agree",
+               block_index=cmd.arg_lines[opt.index],
+               related=tuple(Related(ln, f"rendered {flag_name} {v}") for v, ln in found.lines))
 
 
 Used = tuple[str, int | None, str]
