@@ -215,7 +215,7 @@ def test_facts_are_grouped_with_readable_labels_and_evidence_named_by_file(
 
 def test_guide_licence_and_byline_are_on_the_page(mini: Path) -> None:
     page = mini.read_text("utf-8")
-    assert "## Run &lt;b&gt;it&lt;/b&gt;\nServe it." in page
+    assert "<h4>Run &lt;b&gt;it&lt;/b&gt;</h4>\n<p>Serve it.</p>" in page  # rendered
     assert '<h2 id="licence">Licence</h2>' in page and "Not determined" in page
     assert "Record by recipe-check (automated evidence record)" in page
     assert "recipe added 2026-01-02" in page and "updated 2026-02-03" in page
