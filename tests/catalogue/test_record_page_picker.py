@@ -20,6 +20,7 @@ from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
 from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
 from validator.context import build_context
 from validator.evidence.site.config_json import CALLBACK, JsonTable, document, script_bytes
+from validator.evidence.site.configurations import block_lines, expanded
 from validator.evidence.site.html import citations, evidence, value_text
 from validator.evidence.site.precision import precision_label, precisions
 from validator.evidence.site.renderings import RecipeReader
@@ -83,14 +84,16 @@ def _data(page: str) -> dict[str, Any]:
 
 def _configs(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Each configuration of the picker data with its choices, blocks and findings."""
-    s, out = data["strings"], []
-    for choice, features, _labels, blocks, verdict, name in data["configs"]:
+    s, out, lines = data["strings"], [], block_lines(data["blocks"])
+    for config in data["configs"]:
+        choice, features, _labels, blockset, verdict, name = expanded(
+            config, data["featuresets"])
         out.append({
             **{n: s[choice[i]] for i, (n, _) in enumerate(data["choices"])},
             "features": {s[f] for f in features}, "json": name,
             "blocks": {s[data["blocks"][b][0]]: (
-                "\n".join(s[i] for i in data["blocks"][b][2]), data["blocks"][b][1])
-                for b in blocks},
+                "\n".join(s[i] for i in lines[b]), data["blocks"][b][1])
+                for b in data["blocksets"][blockset]},
             "rules": {(data["findings"][n][1], data["findings"][n][2][:30])
                       for n in data["verdicts"][verdict]}})
     return out

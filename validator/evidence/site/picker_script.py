@@ -20,7 +20,19 @@ PICKER_JS = """\
   var holder = document.getElementById("picker-data");
   var form = document.getElementById("picker");
   if (!holder || !form) { return; }
-  var D = JSON.parse(holder.textContent), S = D.strings;
+  var D = JSON.parse(holder.textContent), S = D.strings, L = [];
+  D.configs = D.configs.map(function (c) {  // [choices, features, labels, blockset, ...]
+    return [c[0]].concat(D.featuresets[c[1]], c.slice(2));
+  });
+  D.blocks.forEach(function (row) {  // each block's lines: its own, or its base's edited
+    if (row.length === 3) { L.push(row[2]); return; }
+    var base = L[row[2]], lines = [], pos = 0;
+    row[3].forEach(function (edit) {
+      lines = lines.concat(base.slice(pos, edit[0]), edit.slice(2));
+      pos = edit[1];
+    });
+    L.push(lines.concat(base.slice(pos)));
+  });
   var names = D.choices.map(function (c) { return c[0]; });
   var cudaSel = form.elements.cuda;
   function cuda(c) {  // the CUDA build picked, where configuration c offers the choice
@@ -107,8 +119,9 @@ PICKER_JS = """\
       if (swaps[t + 1] < 0) { whole[swaps[t]] = swaps[t + 2]; }
       else { line[swaps[t] + "," + swaps[t + 1]] = swaps[t + 2]; }
     }
-    c[3].forEach(function (b, n) {
-      var block = D.blocks[n in whole ? whole[n] : b], wrap = el("div", "cmd"), p = el("p");
+    D.blocksets[c[3]].forEach(function (b, n) {
+      var id = n in whole ? whole[n] : b, block = D.blocks[id], wrap = el("div", "cmd"),
+        p = el("p");
       p.appendChild(el("strong", "", S[block[0]]));
       p.appendChild(document.createTextNode(" "));
       if (block[1]) {
@@ -120,7 +133,7 @@ PICKER_JS = """\
         p.appendChild(el("span", "muted",
           "no Copy button: the recipe puts shell code in this command (REF018)"));
       }
-      var pre = el("pre"), code = el("code", "", block[2].map(function (i, m) {
+      var pre = el("pre"), code = el("code", "", L[id].map(function (i, m) {
         var k = n + "," + m;
         return S[k in line ? line[k] : i];
       }).join("\\n"));
@@ -138,15 +151,23 @@ PICKER_JS = """\
     J = table;
     waiting.splice(0).forEach(function (f) { f(); });
   };
+  function items(n) {  // an array's or string's items (chunks spliced), an object's refs
+    if (n[0] === 3 || n[0] === 4) {
+      return [].concat.apply([], n.slice(1).map(function (c) { return J.nodes[c].slice(1); }));
+    }
+    return n.slice(n[0] === 1 ? 2 : 1);
+  }
   function layout(r, ind) {
     if (r < 0) { return J.texts[-r - 1]; }
-    var n = J.nodes[r], obj = n[0] === 1, inner = ind + "  ", items = [], i;
-    if (n.length === 1) { return obj ? "{}" : "[]"; }
-    for (i = 1; i < n.length; i += obj ? 2 : 1) {
-      items.push(inner + (obj ? J.texts[n[i]] + ": " + layout(n[i + 1], inner)
-        : layout(n[i], inner)));
+    var n = J.nodes[r], xs = items(n), inner = ind + "  ";
+    if (n[0] === 2 || n[0] === 4) {
+      return '"' + xs.map(function (t) { return J.texts[t]; }).join("\\\\n") + '"';
     }
-    return (obj ? "{" : "[") + "\\n" + items.join(",\\n") + "\\n" + ind + (obj ? "}" : "]");
+    var keys = n[0] === 1 ? J.shapes[n[1]] : null;
+    if (!xs.length) { return keys ? "{}" : "[]"; }
+    return (keys ? "{" : "[") + "\\n" + xs.map(function (x, i) {
+      return inner + (keys ? J.texts[keys[i]] + ": " : "") + layout(x, inner);
+    }).join(",\\n") + "\\n" + ind + (keys ? "}" : "]");
   }
   function withJson(done) {
     if (J) { done(); return; }
