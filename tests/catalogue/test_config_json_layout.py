@@ -15,9 +15,11 @@ import pytest
 
 from validator.evidence.site.config_json import (
     ARRAY_CHUNKS,
+    EDIT_DEPTH,
     LINES,
     LINES_CHUNKS,
     OBJECT,
+    OBJECT_EDIT,
     JsonTable,
     document,
 )
@@ -32,6 +34,9 @@ VALUES: list[Any] = [
       "nested": {"x": [[{}], [[]]]}}], [], {}, "plain", 3, "\n", "a\\\nb\\n\r\n",
     [{"a": [], "b": {}}, {"a": [], "b": {}}], list(range(100)), COMMAND,
     {"command": COMMAND + " \\\n  --extra 1", "argv": COMMAND.split() * 2},
+    *({"config": {"hardware": "h200", "variant": "default", "nodes": n, "features": ["a"],
+                  "strategy": "single_node_tp", "kv": None, "extra": [n, n + 1]},
+       "ok": True, "env": {}} for n in range(12)),
 ]
 
 
@@ -45,7 +50,13 @@ def test_python_layout_is_json_dumps_and_long_values_are_shared_chunks() -> None
     for k, value in enumerate(VALUES):
         assert document(data, k) == json.dumps(value, indent=2) + "\n"
     kinds = {node[0] for node in data["nodes"]}
-    assert {OBJECT, LINES, ARRAY_CHUNKS, LINES_CHUNKS} <= kinds
+    assert {OBJECT, OBJECT_EDIT, LINES, ARRAY_CHUNKS, LINES_CHUNKS} <= kinds
+    nodes = data["nodes"]
+    for node in nodes:  # an edit's chain of bases is short
+        depth = 0
+        while node[0] == OBJECT_EDIT:
+            node, depth = nodes[node[1]], depth + 1
+        assert depth <= EDIT_DEPTH
     assert len(data["nodes"]) == len({tuple(n) for n in data["nodes"]})  # stored once
     assert max(len(t) for t in data["texts"]) < 100  # no whole command stored as one text
     assert not any('"--option-1 1' in t for t in data["texts"])
@@ -54,7 +65,7 @@ def test_python_layout_is_json_dumps_and_long_values_are_shared_chunks() -> None
 def test_the_page_script_lays_every_value_out_as_python_does() -> None:
     if shutil.which("node") is None:
         pytest.skip("node not found on PATH")
-    start = PICKER_JS.index("  function items(n)")
+    start = PICKER_JS.index("  function object(n)")
     end = PICKER_JS.index("  function withJson")
     script = ("var J = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
               + PICKER_JS[start:end]

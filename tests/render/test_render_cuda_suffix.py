@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from tests.render.conftest import SITE
-from validator.render.docker import compute_docker_meta, cuda_tag, synthesize_install
+from validator.render.docker import compute_docker_meta, cuda_choice, cuda_tag, synthesize_install
 
 PAGE = Path("src") / "components" / "recipes" / "CommandBuilder.jsx"
 PAGE_SHA256 = "311b24e8268412196b8cfe9baae23875bbec28893a1ef0d1c6a859ab77c01623"
@@ -216,3 +216,17 @@ def test_api_out_takes_cuda(corpus_main_tree: Path, tmp_path: Path) -> None:
     amd = json.loads((tmp_path / "cu129" / "zai-org" / "GLM-5.2" / "hw" / "mi355x.json")
                      .read_text("utf-8"))
     assert amd["docker_image"].startswith("vllm/vllm-openai-rocm:nightly-")
+
+
+@pytest.mark.parametrize("model,hw,offered", [
+    ({}, "hx8", True), ({"docker_image": "acme/a:1"}, "hx8", True),
+    ({"docker_image": {"cu129": "a:9", "cu130": "a:13"}}, "hx8", True),
+    ({"docker_image": {"cu130": "a:13"}}, "hx8", False),  # one build: pinned to it
+    ({"install": {"docker": {"command": "docker pull acme/a:1"}}}, "hx8", False),
+    ({}, "amx8", False), ({}, "xpux8", False), ({}, "tpux4", False),
+])
+def test_the_build_is_offered_where_the_site_page_shows_its_toggle(
+        model: dict[str, Any], hw: str, offered: bool) -> None:
+    recipe = {"model": model}
+    meta = compute_docker_meta(recipe, {}, PROFILES[hw], hw)
+    assert cuda_choice(recipe, meta) is offered

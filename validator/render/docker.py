@@ -204,11 +204,15 @@ def build_docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta,
             "-p", f"{port}:{port}", "-v", _HF_CACHE, *mounts, *env_words, meta.image, *cmd]
 
 
-def cuda_choice(meta: DockerMeta) -> bool:
-    """Whether the image of ``meta`` comes from a CUDA map holding both builds (the case
-    in which the site's record page offers the CUDA build choice)."""
-    return not truthy(meta.pinned) and truthy(meta.cuda_map) and all(
-        truthy(get(meta.cuda_map, build)) for build in CUDA_BUILDS)
+def cuda_choice(recipe: Any, meta: DockerMeta) -> bool:
+    """Whether the site's record page lets the reader pick the CUDA build of ``meta``'s
+    image (its toggle): NVIDIA hardware, an image that is a plain tag or a CUDA map naming
+    both builds (a map of one build is pinned to it), and no ``docker`` install command of
+    the recipe's own (which names its tag)."""
+    install = get(get(recipe, "model"), "install")
+    if meta.brand_key != "nvidia" or truthy(get(get(install, "docker"), "command")):
+        return False
+    return not truthy(meta.cuda_map) or all(has_key(meta.cuda_map, b) for b in CUDA_BUILDS)
 
 
 def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:

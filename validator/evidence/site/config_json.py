@@ -24,8 +24,14 @@ import json
 import zlib
 from typing import Any
 
-ARRAY, OBJECT, LINES, ARRAY_CHUNKS, LINES_CHUNKS = 0, 1, 2, 3, 4
+ARRAY, OBJECT, LINES, ARRAY_CHUNKS, LINES_CHUNKS, OBJECT_EDIT = 0, 1, 2, 3, 4, 5
 """The first item of a node: what it lays out as (see :class:`JsonTable`)."""
+
+EDIT_BASES = 8
+"""How many earlier objects of the same shape a new object is compared with, to be stored
+as the edits of the closest (an ``OBJECT_EDIT``: configurations differ in a few values)."""
+EDIT_DEPTH = 8
+"""Longest chain of edits over edits: laying an object out reads at most this many."""
 
 CHUNK_SPLIT = 4
 """A sequence of :data:`CHUNK_MIN` or more items is cut after each item whose digest is
@@ -65,7 +71,9 @@ class JsonTable:
     shape), ``[LINES, text...]`` (a string holding line breaks: the JSON text of each line,
     without quotes, joined by ``\\n``), ``[ARRAY_CHUNKS, node...]`` and ``[LINES_CHUNKS,
     node...]`` (the items of the ``ARRAY`` or ``LINES`` nodes listed, in order: long
-    sequences are stored as chunks shared between configurations, :func:`_cuts`). A
+    sequences are stored as chunks shared between configurations, :func:`_cuts`),
+    ``[OBJECT_EDIT, node, position, ref, ...]`` (the object ``node``, an earlier
+    ``OBJECT`` or ``OBJECT_EDIT``, with the ref at each position given replaced). A
     reference ``r >= 0`` is node ``r``, ``r < 0`` the scalar ``texts[-r - 1]``."""
 
     def __init__(self) -> None:
@@ -77,6 +85,8 @@ class JsonTable:
         self._nodes: dict[tuple[int, ...], int] = {}
         self._scalars: dict[tuple[type, Any], int] = {}  # (type, value) -> reference
         self._keys: dict[Any, int] = {}
+        self._objects: dict[int, list[int]] = {}  # shape -> its object nodes
+        self._refs: dict[int, tuple[list[int], int]] = {}  # object node -> refs, depth
 
     def _text(self, text: str) -> int:
         if text not in self._texts:
@@ -124,6 +134,28 @@ class JsonTable:
                 self._keys[key] = ref
         return ref
 
+    def _object(self, shape: int, refs: list[int]) -> int:
+        """An object node, stored as the edits of the closest of the last
+        :data:`EDIT_BASES` objects of its shape when those are shorter."""
+        key = (OBJECT, shape, *refs)
+        if key in self._nodes:
+            return self._nodes[key]
+        stored, depth = [OBJECT, shape, *refs], 0
+        weight = _weight(stored)
+        for base in self._objects.get(shape, [])[-EDIT_BASES:]:
+            base_refs, base_depth = self._refs[base]
+            if base_depth >= EDIT_DEPTH:
+                continue
+            edit = [OBJECT_EDIT, base, *(x for n, (was, now) in enumerate(
+                zip(base_refs, refs, strict=True)) if was != now for x in (n, now))]
+            if _weight(edit) < weight:
+                stored, depth, weight = edit, base_depth + 1, _weight(edit)
+        ref = self._nodes[key] = len(self.nodes)
+        self.nodes.append(stored)
+        self._objects.setdefault(shape, []).append(ref)
+        self._refs[ref] = (refs, depth)
+        return ref
+
     def _shape(self, keys: tuple[int, ...]) -> int:
         if keys not in self._shapes:
             self._shapes[keys] = len(self.shapes)
@@ -135,8 +167,7 @@ class JsonTable:
         None), its parts stored once."""
         if isinstance(value, dict):
             refs = [self.add(item) for item in value.values()]
-            shape = self._shape(tuple(self._key(key) for key in value))
-            return self._node([OBJECT, shape, *refs])
+            return self._object(self._shape(tuple(self._key(key) for key in value)), refs)
         if isinstance(value, list | tuple):
             return self._sequence(ARRAY, [self.add(item) for item in value])
         return self._scalar(value)
@@ -147,12 +178,32 @@ class JsonTable:
                 "roots": roots}
 
 
+def _weight(node: list[int]) -> int:
+    """About the length of ``node``'s JSON text."""
+    return sum(len(str(x)) + 1 for x in node)
+
+
+def _object(nodes: list[list[int]], node: list[int]) -> tuple[int, list[int]]:
+    """The shape and refs of an ``OBJECT`` or ``OBJECT_EDIT`` node (edits applied)."""
+    edits = []
+    while node[0] == OBJECT_EDIT:
+        edits.append(node)
+        node = nodes[node[1]]
+    refs = list(node[2:])
+    for edit in reversed(edits):
+        for n in range(2, len(edit), 2):
+            refs[edit[n]] = edit[n + 1]
+    return node[1], refs
+
+
 def _items(nodes: list[list[int]], node: list[int]) -> list[int]:
-    """The items of an ``ARRAY`` or ``LINES`` node, its chunks' spliced; an ``OBJECT``'s
+    """The items of an ``ARRAY`` or ``LINES`` node, its chunks' spliced; an object's
     refs."""
     if node[0] in (ARRAY_CHUNKS, LINES_CHUNKS):
         return [item for chunk in node[1:] for item in nodes[chunk][1:]]
-    return node[2:] if node[0] == OBJECT else node[1:]
+    if node[0] in (OBJECT, OBJECT_EDIT):
+        return _object(nodes, node)[1]
+    return node[1:]
 
 
 def layout(data: dict[str, Any], ref: int, indent: str = "") -> str:
@@ -165,12 +216,12 @@ def layout(data: dict[str, Any], ref: int, indent: str = "") -> str:
     items = _items(nodes, node)
     if node[0] in (LINES, LINES_CHUNKS):
         return '"' + "\\n".join(texts[i] for i in items) + '"'
-    is_object = node[0] == OBJECT
+    is_object = node[0] in (OBJECT, OBJECT_EDIT)
     if not items:
         return "{}" if is_object else "[]"
     inner = indent + "  "
     if is_object:
-        keys = data["shapes"][node[1]]
+        keys = data["shapes"][_object(nodes, node)[0]]
         lines = [f"{inner}{texts[k]}: {layout(data, r, inner)}"
                  for k, r in zip(keys, items, strict=True)]
     else:

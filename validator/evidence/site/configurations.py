@@ -8,7 +8,8 @@ A recipe can offer hundreds of configurations (GLM-5.2: 1,595), which share most
 lines: every string is stored once (``strings``), every block once as string indexes
 (``blocks``: a block is most often another block's lines with a few edits, the lines a
 feature adds, and is stored as those edits, :class:`_Blocks`), every list of blocks once
-(``blocksets``), every set of features once (``featuresets``), every set of findings once
+(``blocksets``), every set of features once (``featuresets``), every set of lines the cu129
+build changes once (``cudasets``), every set of findings once
 (``verdicts``), and a configuration is its choices and the indexes of those
 (:func:`expanded`). The page script assembles the chosen one.
 """
@@ -127,11 +128,13 @@ def block_lines(blocks: list[list[Any]]) -> list[list[int]]:
     return out
 
 
-def expanded(config: list[Any], featuresets: list[list[Any]]) -> list[Any]:
-    """A configuration of the picker data as the page reads it: ``[choices, features,
+def expanded(config: list[Any], data: dict[str, Any]) -> list[Any]:
+    """A configuration of the picker ``data`` as the page reads it: ``[choices, features,
     feature labels, blockset, verdict, json name, (cu129 lines, cu129 document)]`` (the
-    data stores the two feature lists once, as ``featuresets``, and the index here)."""
-    return [config[0], *featuresets[config[1]], *config[2:]]
+    data stores the two feature lists once, as ``featuresets``, and the cu129 lines once,
+    as ``cudasets``; the configuration their indexes)."""
+    cuda = [data["cudasets"][config[5]], config[6]] if len(config) > 5 else []
+    return [config[0], *data["featuresets"][config[1]], *config[2:5], *cuda]
 
 
 def _size(o: Offered) -> str:
@@ -198,7 +201,7 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
     documents after the configurations' own."""
     cu129 = cu129 or {}
     strings, block_table, verdict_table = _Table(), _Blocks(), _Table()
-    blocksets, featuresets = _Table(), _Table()
+    blocksets, featuresets, cudasets = _Table(), _Table(), _Table()
     findings = record["validation"]["findings"]
     reach = scopes([str(f.get("pointer") or "") for f in findings], data,
                    [o.rendered for o in offered])
@@ -227,15 +230,15 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
                                          [strings.add(label) for label in o.feature_labels]]),
                         blocksets.add(block_ids), verdict_table.add(applying), name])
         if i in cu129:
-            configs[-1] += [_cuda_lines(rows, blocks(cu129[i]), strings, block_table),
-                            len(cu129_roots)]
+            configs[-1] += [cudasets.add(_cuda_lines(rows, blocks(cu129[i]), strings,
+                                                     block_table)), len(cu129_roots)]
             cu129_roots.append(documents.add([rendering_json(cu129[i], [])]))
     floors = {str(o["variant"]): str(o.get("minimum_runtime_version") or "")
               for o in record.get("deployment_options") or []}
     return Picker(data={
         "choices": [[n, label] for n, label in CHOICES], "strings": strings.items,
         "blocks": block_table.items, "blocksets": blocksets.items,
-        "featuresets": featuresets.items,
+        "featuresets": featuresets.items, "cudasets": cudasets.items,
         "verdicts": verdict_table.items,
         "findings": _finding_rows(record), "configs": configs, "floors": floors,
         "whole": [n for n, scope in enumerate(reach) if scope is None],

@@ -44,7 +44,7 @@ def _form(data: dict[str, Any], config: list[Any]) -> str:
         parts.append(_select(name, label, values, strings[config[0][n]]))
     features = sorted({strings[f] for c in data["configs"] for f in c[1]})
     parts.append(_checks(features, {strings[f] for f in config[1]}))
-    if any(len(c) > 6 for c in data["configs"]):  # a CUDA map of both builds
+    if any(len(c) > 6 for c in data["configs"]):  # an NVIDIA image whose build one picks
         parts.append(_select("cuda", "CUDA build", ["cu130", "cu129"], "cu130"))
     return ("<form id=\"picker\" class=\"filters picker\" aria-label=\"Pick a configuration\">"
             + "".join(parts) + "</form>")
@@ -105,7 +105,7 @@ def picker_section(picker: Picker, script: str, landing: str) -> str:
     of the landing configuration's JSON file, the download link's target without
     script."""
     data = {**picker.data, "json": script}
-    data = {**data, "configs": [expanded(c, data["featuresets"]) for c in data["configs"]]}
+    data = {**data, "configs": [expanded(c, data) for c in data["configs"]]}
     config = data["configs"][picker.default]
     variant = data["strings"][config[0][1]]
     floor = data["floors"].get(variant) or "unknown"

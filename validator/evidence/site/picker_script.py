@@ -5,8 +5,8 @@ possible, in the order of the selects -- with its verdict, install minimum, JSON
 blocks; the choice is kept in the URL's fragment as readable parameters
 (``#hardware=h200&variant=default&strategy=single_node_tp&...&features=a,b``; the earlier
 ``#config=<json name>`` still opens; ``&cuda=cu129`` when the reader picked that CUDA
-build of an image given as a CUDA map: the page then shows the lines and JSON of
-``render --cuda cu129``), so a shared
+build of an NVIDIA image (a plain tag, or a CUDA map of both builds): the page then shows
+the lines and JSON of ``render --cuda cu129``), so a shared
 link and back / forward restore it. The JSON link is a download made in the page from a
 ``Blob``: the first time a reader asks for one, the page loads its configurations' table
 (``<page>.configs.js``, :mod:`validator.evidence.site.config_json`) and lays the chosen
@@ -22,7 +22,8 @@ PICKER_JS = """\
   if (!holder || !form) { return; }
   var D = JSON.parse(holder.textContent), S = D.strings, L = [];
   D.configs = D.configs.map(function (c) {  // [choices, features, labels, blockset, ...]
-    return [c[0]].concat(D.featuresets[c[1]], c.slice(2));
+    return [c[0]].concat(D.featuresets[c[1]], c.slice(2, 5),
+      c.length > 5 ? [D.cudasets[c[5]], c[6]] : []);
   });
   D.blocks.forEach(function (row) {  // each block's lines: its own, or its base's edited
     if (row.length === 3) { L.push(row[2]); return; }
@@ -151,11 +152,20 @@ PICKER_JS = """\
     J = table;
     waiting.splice(0).forEach(function (f) { f(); });
   };
+  function object(n) {  // [shape, refs] of an object, the edits over its base applied
+    var edits = [], e, i;
+    while (n[0] === 5) { edits.push(n); n = J.nodes[n[1]]; }
+    var refs = n.slice(2);
+    for (e = edits.length - 1; e >= 0; e--) {
+      for (i = 2; i < edits[e].length; i += 2) { refs[edits[e][i]] = edits[e][i + 1]; }
+    }
+    return [n[1], refs];
+  }
   function items(n) {  // an array's or string's items (chunks spliced), an object's refs
     if (n[0] === 3 || n[0] === 4) {
       return [].concat.apply([], n.slice(1).map(function (c) { return J.nodes[c].slice(1); }));
     }
-    return n.slice(n[0] === 1 ? 2 : 1);
+    return n[0] === 1 || n[0] === 5 ? object(n)[1] : n.slice(1);
   }
   function layout(r, ind) {
     if (r < 0) { return J.texts[-r - 1]; }
@@ -163,7 +173,7 @@ PICKER_JS = """\
     if (n[0] === 2 || n[0] === 4) {
       return '"' + xs.map(function (t) { return J.texts[t]; }).join("\\\\n") + '"';
     }
-    var keys = n[0] === 1 ? J.shapes[n[1]] : null;
+    var keys = n[0] === 1 || n[0] === 5 ? J.shapes[object(n)[0]] : null;
     if (!xs.length) { return keys ? "{}" : "[]"; }
     return (keys ? "{" : "[") + "\\n" + xs.map(function (x, i) {
       return inner + (keys ? J.texts[keys[i]] + ": " : "") + layout(x, inner);
