@@ -123,6 +123,18 @@ def _lines(repo: Path, commit: str) -> Callable[[str], int]:
     return count
 
 
+def test_the_largest_record_page_and_its_configurations_file_stay_light(
+        catalogue: dict[str, Any]) -> None:
+    """GLM-5.2 (1,595 configurations): 407,436 bytes of HTML and a 3,172,153-byte
+    ``configs.js`` when every block and command was stored whole; 295,483 and 957,233
+    once blocks are edits of another, commands shared lines and chunks, objects shapes and
+    edits of another -- with the cu129 build of its 1,102 NVIDIA configurations added."""
+    (page,) = catalogue["site"].rglob("GLM-5.2.yaml.html")
+    configs = page.with_name("GLM-5.2.yaml.configs.js")
+    assert page.stat().st_size < 320_000
+    assert configs.stat().st_size < 1_100_000
+
+
 def test_catalogue_in_chromium(catalogue: dict[str, Any], browser_context: Any) -> None:
     site: Path = catalogue["site"]
     commit: str = catalogue["commit"]

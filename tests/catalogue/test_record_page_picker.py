@@ -20,6 +20,7 @@ from tests.catalogue.test_site_build import RECIPE as HOSTILE_RECIPE
 from tests.evidence.conftest import MINI_STRATEGY, MINI_TAXONOMY, make_repo
 from validator.context import build_context
 from validator.evidence.site.config_json import CALLBACK, JsonTable, document, script_bytes
+from validator.evidence.site.configurations import block_lines, expanded
 from validator.evidence.site.html import citations, evidence, value_text
 from validator.evidence.site.precision import precision_label, precisions
 from validator.evidence.site.renderings import RecipeReader
@@ -83,14 +84,15 @@ def _data(page: str) -> dict[str, Any]:
 
 def _configs(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Each configuration of the picker data with its choices, blocks and findings."""
-    s, out = data["strings"], []
-    for choice, features, _labels, blocks, verdict, name in data["configs"]:
+    s, out, lines = data["strings"], [], block_lines(data["blocks"])
+    for config in data["configs"]:
+        choice, features, _labels, blockset, verdict, name, *_cuda = expanded(config, data)
         out.append({
             **{n: s[choice[i]] for i, (n, _) in enumerate(data["choices"])},
             "features": {s[f] for f in features}, "json": name,
             "blocks": {s[data["blocks"][b][0]]: (
-                "\n".join(s[i] for i in data["blocks"][b][2]), data["blocks"][b][1])
-                for b in blocks},
+                "\n".join(s[i] for i in lines[b]), data["blocks"][b][1])
+                for b in data["blocksets"][blockset]},
             "rules": {(data["findings"][n][1], data["findings"][n][2][:30])
                       for n in data["verdicts"][verdict]}})
     return out
@@ -136,7 +138,9 @@ def test_json_of_each_configuration_is_what_render_format_json_prints(
     tree = make_repo(tmp_path / "again", {path: recipe, "taxonomy.yaml": MINI_TAXONOMY,
                                           "strategies/single_node_tp.yaml": MINI_STRATEGY})
     offered = offered_renderings(load_yaml(tree.read(path), path), build_context(tree))
-    assert len(table["roots"]) == len(data["configs"]) == len(offered) > 1
+    assert len(data["configs"]) == len(offered) > 1
+    cu129 = sum(1 for c in data["configs"] if len(c) > 5)  # their cu129 documents follow
+    assert len(table["roots"]) == len(offered) + cu129 and cu129 > 0
     for k, o in enumerate(offered):
         assert document(table, k) == renderings_text([rendering_json(o.rendered, [])])
     # one file per record, not one per configuration; every value stored once
@@ -215,7 +219,7 @@ def test_facts_are_grouped_with_readable_labels_and_evidence_named_by_file(
 
 def test_guide_licence_and_byline_are_on_the_page(mini: Path) -> None:
     page = mini.read_text("utf-8")
-    assert "## Run &lt;b&gt;it&lt;/b&gt;\nServe it." in page
+    assert "<h4>Run &lt;b&gt;it&lt;/b&gt;</h4>\n<p>Serve it.</p>" in page  # rendered
     assert '<h2 id="licence">Licence</h2>' in page and "Not determined" in page
     assert "Record by recipe-check (automated evidence record)" in page
     assert "recipe added 2026-01-02" in page and "updated 2026-02-03" in page

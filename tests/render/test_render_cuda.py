@@ -1,7 +1,7 @@
 """``render --cuda`` picks the CUDA build of an NVIDIA image given as a CUDA map, as the
 recipes site's record page lets the reader do (its ``dockerCudaVariant``): the ``docker
 run`` and the ``docker pull`` of the install use that build's tag; a map holding one
-build keeps it; ``--all`` and ``--api-out`` (the site's JSON API: cu130) refuse it."""
+build keeps it, in every configuration ``--all`` renders too."""
 
 from __future__ import annotations
 
@@ -38,10 +38,14 @@ def test_cuda_cu129_takes_the_cu129_tag_in_docker_run_and_pull(
     assert "gemma4-0505-cu130" not in text and "gemma4-0505-cu129" in text
 
 
-def test_a_map_of_one_build_keeps_it_and_all_refuses_cuda(
+def test_a_map_of_one_build_keeps_it_in_every_configuration(
         corpus_main_tree: Path) -> None:
     (doc,) = json.loads(_render(corpus_main_tree, ONE_BUILD, "--cuda", "cu129", "--format",
                                 "json").stdout)
     assert doc["docker_image"] == "vllm/vllm-openai:muse-glimmer"
-    refused = _render(corpus_main_tree, ONE_BUILD, "--all", "--cuda", "cu129")
-    assert refused.returncode == 2 and "--cuda" in refused.stderr
+    every = _render(corpus_main_tree, ONE_BUILD, "--all", "--cuda", "cu129", "--format",
+                    "json")
+    assert every.returncode == 0, every.stderr
+    images = {d["docker_image"] for d in json.loads(every.stdout)}
+    assert "vllm/vllm-openai:muse-glimmer" in images
+    assert not any("cu129" in image for image in images)

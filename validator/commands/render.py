@@ -85,10 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"{gates.RENDER_MAX_NODES} (default: the site's for the strategy; "
                         f"the site's Nodes row stops at {gates.MAX_NODES})")
     parser.add_argument("--cuda", choices=CUDA_BUILDS, default=BASE_CUDA,
-                        help="CUDA build of an NVIDIA image the recipe gives as a CUDA map "
-                             "({cu129: ..., cu130: ...}), as the recipes site's record page "
-                             f"lets the reader choose (default: {BASE_CUDA}, the build its "
-                             "JSON API shows)")
+                        help="CUDA build of the NVIDIA images, as the recipes site's record "
+                             "page lets the reader choose: the cu129 entry of an image given "
+                             "as a CUDA map ({cu129: ..., cu130: ...}), else the plain tag "
+                             "with -cu129 (:cu129-nightly for an upstream :nightly), and "
+                             "nightly wheels of that build; also with --all and --api-out "
+                             f"(default: {BASE_CUDA}, the build the site's JSON API shows)")
     parser.add_argument("--all", action="store_true",
                         help="every configuration the site renders (all variants, hardware, "
                         "strategies, and every feature on), and each with every KV offload "
@@ -138,14 +140,11 @@ def run(args: argparse.Namespace) -> int:
     args.format = chosen_format(args, "text")
     targets = collect_targets(args)
     if args.api_out is not None:
-        if args.cuda != BASE_CUDA:
-            raise UsageError(f"--api-out writes the site's JSON API, which shows {BASE_CUDA} "
-                             "images; it takes no --cuda")
         return _write_api(args, targets)
     if args.all and (args.hardware or args.variant or args.strategy or args.nodes
-                     or args.features is not None or args.mode or args.cuda != BASE_CUDA):
+                     or args.features is not None or args.mode):
         raise UsageError("--all renders every configuration; it takes no --hardware, "
-                         "--variant, --strategy, --features, --mode, --nodes or --cuda")
+                         "--variant, --strategy, --features, --mode or --nodes")
     contexts: dict[int, tuple[Context, dict[str, LoadedDocument]]] = {}
     results: list[tuple[Rendered, list[str], list[str]]] = []
     failed = False
@@ -170,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             continue
         if args.all:
-            batch = every_offered(doc, ctx.taxonomy, strategies)
+            batch = every_offered(doc, ctx.taxonomy, strategies, args.cuda)
         else:
             config = Configuration.defaults(
                 doc, ctx.taxonomy, strategies, hardware=args.hardware, variant=args.variant,
@@ -250,7 +249,7 @@ def _write_api(args: argparse.Namespace, targets: list[Any]) -> int:
     if len(trees) != 1:
         raise UsageError("--api-out takes recipes of one recipes tree")
     tree, paths = targets[0].tree, [t.path for t in targets]
-    code: int = write_api(args.api_out, tree, paths)
+    code: int = write_api(args.api_out, tree, paths, args.cuda)
     if code == 2:  # a refused path: say which recipe line holds the id behind it
         for line in _refused_id_lines(tree, paths):
             print(line, file=sys.stderr)

@@ -44,7 +44,7 @@ from validator.render.api_recipe import (
     promoted_recipe,
     publish_recipe,
 )
-from validator.render.docker import synthesize_install
+from validator.render.docker import BASE_CUDA, synthesize_install
 from validator.render.gates import list_compatible_hardware, pick_default_hardware
 from validator.render.jsval import (
     JsTypeError,
@@ -155,10 +155,12 @@ class _Build:
     input first (:class:`~validator.render.api_ledger.ApiLedger`): two inputs on one path
     stop the build before anything is put in place."""
 
-    def __init__(self, tree: RecipeTree, out: StagedApiFolder, only: set[str] | None) -> None:
+    def __init__(self, tree: RecipeTree, out: StagedApiFolder, only: set[str] | None,
+                 cuda: str = BASE_CUDA) -> None:
         self.tree = tree
         self.out = out
         self.only = only
+        self.cuda = cuda
         self.summary = ApiSummary()
         self.ledger = ApiLedger()
 
@@ -189,7 +191,7 @@ class _Build:
         self.write("kv_store.json", kv_store,
                    Owner("kv_store/", None, "the index of kv stores", "kv_store"))
         all_ids = {f"{o}/{r}" for o, r in filter(None, map(hf_id_of, inputs.recipe_paths))}
-        renderer = _RecipeRenderer(self.tree, strategies, inputs.taxonomy, all_ids)
+        renderer = _RecipeRenderer(self.tree, strategies, inputs.taxonomy, all_ids, self.cuda)
         paths = [p for p in inputs.recipe_paths if self.only is None or p in self.only]
         index: list[dict[str, Any]] = []
         promoted_index: list[dict[str, Any]] = []
@@ -240,8 +242,9 @@ class _RecipeRenderer:
     """Renders one recipe's files (see :class:`RecipeOutput`)."""
 
     def __init__(self, tree: RecipeTree, strategies: dict[str, Any], taxonomy: Any,
-                 all_ids: set[str]) -> None:
+                 all_ids: set[str], cuda: str = BASE_CUDA) -> None:
         self.tree = tree
+        self.cuda = cuda
         self.strategies = strategies
         self.taxonomy = taxonomy
         self.all_ids = all_ids
@@ -284,7 +287,7 @@ class _RecipeRenderer:
         org, repo = ident or ("", "")
         if ident:
             recipe["hf_id"] = f"{org}/{repo}"
-        publish_recipe(recipe, synthesize_install(recipe))
+        publish_recipe(recipe, synthesize_install(recipe, self.cuda))
         parent_id = f"{org}/{repo}"
         parent = Owner(path, None, f"the recipe {parent_id}", parent_id)
         default = self.variant(recipe, "default", parent_id, path, parent)
@@ -391,7 +394,7 @@ class _RecipeRenderer:
         for planned in plan.configurations:
             out = site.site_rendering(recipe, plan.variant, planned.strategy, hw, planned.nodes,
                                       list(planned.features), self.strategies, self.taxonomy,
-                                      planned.pd_nodes, planned.kv_offload)
+                                      planned.pd_nodes, planned.kv_offload, cuda=self.cuda)
             if out is not None:
                 out = _json_rendering(out)
             if out is None:
@@ -429,12 +432,15 @@ def _defined(obj: Any, *names: str) -> dict[str, Any]:
     return {name: obj[name] for name in names if has_key(obj, name)}
 
 
-def build_api(tree: RecipeTree, out_dir: Path, recipe_paths: list[str] | None = None
-              ) -> ApiSummary:
+def build_api(tree: RecipeTree, out_dir: Path, recipe_paths: list[str] | None = None,
+              cuda: str = BASE_CUDA) -> ApiSummary:
     """Build the API of ``tree`` into ``out_dir`` (replaced whole; see
     :mod:`validator.render.api_out`). ``recipe_paths``: only the recipes among these paths
     (``models/...``; when none is a recipe, as for the tree's root: every recipe). The
     index files are always written; ``models.json`` then lists the recipes written.
+    ``cuda``: the CUDA build of the NVIDIA images (the site's build writes
+    :data:`~validator.render.docker.BASE_CUDA`; ``cu129`` writes what its record page shows
+    with that build picked).
 
     Raises:
         ApiBuildError: the site's build would fail on this tree; nothing is written.
@@ -443,19 +449,20 @@ def build_api(tree: RecipeTree, out_dir: Path, recipe_paths: list[str] | None = 
     start = time.perf_counter()
     recipes = {p for p in recipe_paths or () if p.startswith("models/")}
     with StagedApiFolder(out_dir) as out:
-        summary = _Build(tree, out, recipes or None).run()
+        summary = _Build(tree, out, recipes or None, cuda).run()
         summary.files = out.file_count()
         out.commit()
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def write_api(out_dir: Path, tree: RecipeTree, recipe_paths: list[str]) -> int:
+def write_api(out_dir: Path, tree: RecipeTree, recipe_paths: list[str],
+              cuda: str = BASE_CUDA) -> int:
     """The ``--api-out DIR`` step of ``recipe-check render``: build, print a summary (or
     the problem) on stderr, return the exit code (0 written, 1 the site's build would
     fail on this tree, 2 the folder cannot be written or our renderer failed)."""
     try:
-        summary = build_api(tree, out_dir, recipe_paths)
+        summary = build_api(tree, out_dir, recipe_paths, cuda)
     except ApiBuildError as exc:
         print(f"recipe-check: render --api-out: {exc}; nothing written to {out_dir}",
               file=sys.stderr)

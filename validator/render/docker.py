@@ -30,6 +30,22 @@ BASE_CUDA = "cu130"
 CUDA_BUILDS = ("cu129", "cu130")
 """The CUDA builds of a CUDA-keyed NVIDIA image (the site's ``dockerCudaVariant`` toggle:
 its record page re-picks the image from the map; its JSON API uses :data:`BASE_CUDA`)."""
+ALT_CUDA = "cu129"
+"""The build the site's toggle offers beside the base one: a plain NVIDIA tag (not a CUDA
+map) gets it as a suffix, ``:tag-cu129`` (:func:`cuda_tag`)."""
+_UPSTREAM_NIGHTLY = re.compile(r"vllm/vllm-(?:openai|openai-rocm|tpu):nightly")
+"""An upstream nightly tag: its CUDA build is a prefix, ``:cu129-nightly``."""
+
+
+def cuda_tag(image: str, cuda: str) -> str:
+    """``image`` (a plain NVIDIA tag) of CUDA build ``cuda`` as the site's record page
+    writes it: unchanged for :data:`BASE_CUDA`; for :data:`ALT_CUDA` the upstream nightly
+    tags become ``:cu129-nightly``, any other tag gets ``-cu129`` appended."""
+    if cuda != ALT_CUDA:
+        return image
+    if _UPSTREAM_NIGHTLY.fullmatch(image):
+        return f"{image[:-len('nightly')]}{ALT_CUDA}-nightly"
+    return f"{image}-{ALT_CUDA}"
 
 
 @dataclass(frozen=True)
@@ -65,7 +81,8 @@ def _brand_keyed(value: Any) -> bool:
 def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
                         hw_id: str | None = None, cuda: str = BASE_CUDA) -> DockerMeta:
     """Image precedence: variant hardware override > variant > model > brand default;
-    from a CUDA map, build ``cuda`` (else the other one)."""
+    from a CUDA map, build ``cuda`` (else the other one); any other NVIDIA image takes
+    build ``cuda`` as the site's toggle writes it (:func:`cuda_tag`)."""
     nightly = get(get(recipe, "model"), "nightly_required") is True
     defaults = _NIGHTLY if nightly else _LATEST
     is_amd = get(profile, "brand") == "AMD"
@@ -100,6 +117,8 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
         image: Any = _XPU_IMAGE
     else:
         image = or_(pinned, from_map, defaults.get(brand))
+        if brand == "nvidia" and not truthy(cuda_map) and isinstance(image, str):
+            image = cuda_tag(image, cuda)
     if not truthy(pinned) and not truthy(from_map):
         source = None  # the site's own default image
     if is_tpu:
@@ -185,11 +204,15 @@ def build_docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta,
             "-p", f"{port}:{port}", "-v", _HF_CACHE, *mounts, *env_words, meta.image, *cmd]
 
 
-def cuda_choice(meta: DockerMeta) -> bool:
-    """Whether the image of ``meta`` comes from a CUDA map holding both builds (the case
-    in which the site's record page offers the CUDA build choice)."""
-    return not truthy(meta.pinned) and truthy(meta.cuda_map) and all(
-        truthy(get(meta.cuda_map, build)) for build in CUDA_BUILDS)
+def cuda_choice(recipe: Any, meta: DockerMeta) -> bool:
+    """Whether the site's record page lets the reader pick the CUDA build of ``meta``'s
+    image (its toggle): NVIDIA hardware, an image that is a plain tag or a CUDA map naming
+    both builds (a map of one build is pinned to it), and no ``docker`` install command of
+    the recipe's own (which names its tag)."""
+    install = get(get(recipe, "model"), "install")
+    if meta.brand_key != "nvidia" or truthy(get(get(install, "docker"), "command")):
+        return False
+    return not truthy(meta.cuda_map) or all(has_key(meta.cuda_map, b) for b in CUDA_BUILDS)
 
 
 def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:
@@ -214,21 +237,46 @@ def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:
     return pick(override) if _is_cuda_map(override) else fallback
 
 
+def _model_cuda_map(recipe: Any) -> Any:
+    """The CUDA map the install's NVIDIA image is picked from (``model.docker_image``, or
+    its ``nvidia`` entry), else ``None``."""
+    override = get(get(recipe, "model"), "docker_image")
+    if not truthy(override) or not jsval.is_object(override):
+        return None
+    nv = get(override, "nvidia") if _brand_keyed(override) else override
+    return nv if _is_cuda_map(nv) else None
+
+
+def _install_builds(recipe: Any, cuda: str) -> tuple[Any, str]:
+    """The image the install pulls and the CUDA build of its nightly wheels, for build
+    ``cuda`` of the site's toggle: a CUDA map's entry, else the plain tag with the build
+    (:func:`cuda_tag`); the wheels of a map holding only cu130 stay cu130, as the site's
+    page pins them to a map's single build."""
+    cuda_map = _model_cuda_map(recipe)
+    image = default_nvidia_image(recipe, cuda)
+    if cuda_map is None:
+        return (cuda_tag(image, cuda) if isinstance(image, str) else image), cuda
+    only_base = has_key(cuda_map, BASE_CUDA) and not has_key(cuda_map, ALT_CUDA)
+    return image, BASE_CUDA if only_base else cuda
+
+
 def synthesize_install(recipe: Any, cuda: str = BASE_CUDA) -> dict[str, Any] | None:
     """The install commands of the JSON API: ``pip`` and ``docker`` (``model.install``
-    overrides; ``false`` omits one; ``docker pull`` of the image of CUDA build ``cuda``)
-    plus ``extras`` (the recipe's ``dependencies``)."""
+    overrides; ``false`` omits one; ``docker pull`` of the image, nightly wheels of CUDA
+    build ``cuda``: :func:`_install_builds`) plus ``extras`` (the recipe's
+    ``dependencies``)."""
     cfg = or_(get(get(recipe, "model"), "install"), {})
     pip_cfg, docker_cfg = get(cfg, "pip"), get(cfg, "docker")
     version = jsval.js_str(or_(get(get(recipe, "model"), "min_vllm_version"), ""))
     nightly = get(get(recipe, "model"), "nightly_required") is True
+    image, wheels = _install_builds(recipe, cuda)
     out: dict[str, Any] = {}
     if pip_cfg is not False:
         if nightly:
             default_cmd = (
                 "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
-                f"  --extra-index-url https://wheels.vllm.ai/nightly/{BASE_CUDA} \\\n"
-                f"  --extra-index-url https://download.pytorch.org/whl/{BASE_CUDA} \\\n"
+                f"  --extra-index-url https://wheels.vllm.ai/nightly/{wheels} \\\n"
+                f"  --extra-index-url https://download.pytorch.org/whl/{wheels} \\\n"
                 "  --index-strategy unsafe-best-match")
             default_note: Any = f"vLLM {version} isn't released yet — nightly required."
         else:
@@ -239,7 +287,7 @@ def synthesize_install(recipe: Any, cuda: str = BASE_CUDA) -> dict[str, Any] | N
         note = or_(get(pip_cfg, "note") if truthy(pip_cfg) else None, default_note)
         out["pip"] = {"command": command, "note": note} if truthy(note) else {"command": command}
     if docker_cfg is not False:
-        default_cmd = f"docker pull {jsval.js_str(default_nvidia_image(recipe, cuda))}"
+        default_cmd = f"docker pull {jsval.js_str(image)}"
         command = or_(get(docker_cfg, "command") if truthy(docker_cfg) else None, default_cmd)
         note = get(docker_cfg, "note") if truthy(docker_cfg) else None
         out["docker"] = {"command": command, "note": note} if truthy(note) else {

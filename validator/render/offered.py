@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
+from validator.render.docker import BASE_CUDA
 from validator.render.jsval import get, truthy
 from validator.render.offload import closed_reason, with_offload
 from validator.render.problems import not_offered_reasons, selection_problems
@@ -47,13 +48,15 @@ def offered_renderings(doc: LoadedDocument, ctx: Context) -> list[Offered]:
 
 
 def every_offered(doc: LoadedDocument, taxonomy: LoadedDocument | None,
-                  strategies: Mapping[str, LoadedDocument]) -> list[Rendered]:
+                  strategies: Mapping[str, LoadedDocument],
+                  cuda: str = BASE_CUDA) -> list[Rendered]:
     """Every configuration of ``render_all`` once (:func:`distinct`), each followed by
-    its KV-offload configurations (:func:`validator.render.offload.with_offload`)."""
+    its KV-offload configurations (:func:`validator.render.offload.with_offload`), the
+    NVIDIA images of CUDA build ``cuda``."""
     tax = document_data(taxonomy)
-    batch = distinct(render_all(doc, taxonomy, strategies), doc.data, tax)
+    batch = distinct(render_all(doc, taxonomy, strategies, cuda=cuda), doc.data, tax)
     strat = {k: document_data(v) for k, v in strategies.items()}
-    memo: dict[Any, Any] = {}
+    memo: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
     return with_offload(batch, doc.data, tax, strat,
                         lambda c: render(doc, taxonomy, strategies, c, memo=memo))
 

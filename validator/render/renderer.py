@@ -341,7 +341,8 @@ CONFIGURATION_LIMIT = "too-many-configurations"
 
 def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
-               carried: Table | None = None, docker_forms: bool = True) -> list[Rendered]:
+               carried: Table | None = None, docker_forms: bool = True,
+               cuda: str = BASE_CUDA) -> list[Rendered]:
     """Every configuration the site's build renders for every variant on every picker
     hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
     same with every feature switched on, each modal feature in each of its modes; at most
@@ -361,7 +362,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     one ``docker_forms`` choice).
 
     ``docker_forms=False``: the renderings hold no ``docker run`` command or argv (see
-    :func:`~validator.render.site.site_rendering_traced`); everything else is the same."""
+    :func:`~validator.render.site.site_rendering_traced`); everything else is the same.
+    ``cuda``: the CUDA build of the NVIDIA images (as :func:`render`'s)."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
@@ -371,6 +373,8 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     seen: set[Configuration] = set()
     out: list[Rendered] = []
     memo: dict[Any, Any] = {"docker-forms": docker_forms}
+    if cuda != BASE_CUDA:
+        memo["cuda"] = cuda
     if carried is not None:
         memo["by-reads"] = carried_table(carried)
     if is_omni(data):

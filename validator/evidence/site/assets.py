@@ -47,7 +47,11 @@ table.fixed { table-layout: fixed; min-width: 36rem; }
 .w28 { width: 28%; } .w30 { width: 30%; } .w34 { width: 34%; }
 .nowrap { white-space: nowrap; }
 div.msg { overflow-wrap: anywhere; }
-pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
+div.guide { overflow-wrap: anywhere; } div.guide pre { overflow-wrap: normal; }
+div.guide h4 { font-size: 1rem; } div.guide h5, div.guide h6 { font-size: .95rem; }
+div.guide th, div.guide td { overflow-wrap: normal; min-width: 10rem; }
+div.guide .align-left { text-align: left; } div.guide .align-center { text-align: center; }
+div.guide .align-right { text-align: right; }
 details.inputs { margin: .2rem 0 0; } details.inputs summary { font-weight: 400; }
 details.inputs p { margin: .2rem 0; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px;

@@ -4,14 +4,19 @@ blocks ``render`` prints for it, the findings that apply to it
 (:mod:`validator.evidence.site.verdicts`) and its JSON (what ``render --format json``
 prints for it), all of them in one compact table (:mod:`validator.evidence.site.config_json`).
 
-A recipe can offer hundreds of configurations (GLM-5.2: 495), which share most of their
+A recipe can offer hundreds of configurations (GLM-5.2: 1,595), which share most of their
 lines: every string is stored once (``strings``), every block once as string indexes
-(``blocks``), every set of findings once (``verdicts``), and a configuration is its
-choices, block indexes and verdict index. The page script assembles the chosen one.
+(``blocks``: a block is most often another block's lines with a few edits, the lines a
+feature adds, and is stored as those edits, :class:`_Blocks`), every list of blocks once
+(``blocksets``), every set of features once (``featuresets``), every set of lines the cu129
+build changes once (``cudasets``), every set of findings once
+(``verdicts``), and a configuration is its choices and the indexes of those
+(:func:`expanded`). The page script assembles the chosen one.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -61,6 +66,77 @@ class _Table:
         return self._index[key]
 
 
+BASE_CANDIDATES = 8
+"""How many earlier blocks of the same title a new block is compared with to find the base
+whose edits are shortest."""
+
+
+def _edits(base: list[int], lines: list[int]) -> list[list[int]]:
+    """``lines`` as edits of ``base``: ``[start, end, line...]`` replaces ``base[start:end]``
+    by the lines given, in order."""
+    matcher = difflib.SequenceMatcher(a=base, b=lines, autojunk=False)
+    return [[i1, i2, *lines[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if tag != "equal"]
+
+
+def _weight(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":")))
+
+
+class _Blocks:
+    """Blocks ``[title, copyable, lines]`` stored once, each as the shortest of its lines
+    and its edits (:func:`_edits`) of one of the last :data:`BASE_CANDIDATES` blocks of its
+    title: ``[title, copyable, base, edits]`` (the base's index is smaller: read in order,
+    :func:`block_lines`)."""
+
+    def __init__(self) -> None:
+        self.items: list[list[Any]] = []
+        self._index: dict[str, int] = {}
+        self._lines: list[list[int]] = []
+        self._by_title: dict[int, list[int]] = {}
+
+    def add(self, row: list[Any]) -> int:
+        key = json.dumps(row)
+        if key in self._index:
+            return self._index[key]
+        title, copyable, lines = row
+        stored: list[Any] = row
+        for base in self._by_title.get(title, [])[-BASE_CANDIDATES:]:
+            edited = [title, copyable, base, _edits(self._lines[base], lines)]
+            if _weight(edited) < _weight(stored):
+                stored = edited
+        index = self._index[key] = len(self.items)
+        self.items.append(stored)
+        self._lines.append(lines)
+        self._by_title.setdefault(title, []).append(index)
+        return index
+
+
+def block_lines(blocks: list[list[Any]]) -> list[list[int]]:
+    """The line indexes of each block of the picker data's ``blocks`` (its own, or its
+    base's with its edits applied), as the page script reads them."""
+    out: list[list[int]] = []
+    for row in blocks:
+        if len(row) == 3:
+            out.append(row[2])
+            continue
+        base, lines, pos = out[row[2]], [], 0
+        for start, end, *new in row[3]:
+            lines += base[pos:start] + new
+            pos = end
+        out.append(lines + base[pos:])
+    return out
+
+
+def expanded(config: list[Any], data: dict[str, Any]) -> list[Any]:
+    """A configuration of the picker ``data`` as the page reads it: ``[choices, features,
+    feature labels, blockset, verdict, json name, (cu129 lines, cu129 document)]`` (the
+    data stores the two feature lists once, as ``featuresets``, and the cu129 lines once,
+    as ``cudasets``; the configuration their indexes)."""
+    cuda = [data["cudasets"][config[5]], config[6]] if len(config) > 5 else []
+    return [config[0], *data["featuresets"][config[1]], *config[2:5], *cuda]
+
+
 def _size(o: Offered) -> str:
     r, c = o.rendered, o.rendered.config
     if c.pd_nodes:
@@ -98,7 +174,7 @@ def _finding_rows(record: dict[str, Any]) -> list[list[Any]]:
 
 
 def _cuda_lines(cu130: list[list[Any]], cu129: Sequence[Block], strings: _Table,
-                block_table: _Table) -> list[int]:
+                block_table: _Blocks) -> list[int]:
     """What the cu129 build changes in a configuration's blocks (``cu130``: its block rows),
     as flat triples: block position, line position and the line's string index (line
     position -1: the whole block, by block index, where the line count differs)."""
@@ -124,7 +200,8 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
     changes in its lines (:func:`_cuda_lines`) and the place of its cu129 JSON among the
     documents after the configurations' own."""
     cu129 = cu129 or {}
-    strings, block_table, verdict_table = _Table(), _Table(), _Table()
+    strings, block_table, verdict_table = _Table(), _Blocks(), _Table()
+    blocksets, featuresets, cudasets = _Table(), _Table(), _Table()
     findings = record["validation"]["findings"]
     reach = scopes([str(f.get("pointer") or "") for f in findings], data,
                    [o.rendered for o in offered])
@@ -149,18 +226,20 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         name = json_name(o.rendered.config)
         roots.append(documents.add([rendering_json(o.rendered, [])]))
         configs.append([[strings.add(picked[n]) for n, _ in CHOICES],
-                        [strings.add(f) for f in features],
-                        [strings.add(label) for label in o.feature_labels],
-                        block_ids, verdict_table.add(applying), name])
+                        featuresets.add([[strings.add(f) for f in features],
+                                         [strings.add(label) for label in o.feature_labels]]),
+                        blocksets.add(block_ids), verdict_table.add(applying), name])
         if i in cu129:
-            configs[-1] += [_cuda_lines(rows, blocks(cu129[i]), strings, block_table),
-                            len(cu129_roots)]
+            configs[-1] += [cudasets.add(_cuda_lines(rows, blocks(cu129[i]), strings,
+                                                     block_table)), len(cu129_roots)]
             cu129_roots.append(documents.add([rendering_json(cu129[i], [])]))
     floors = {str(o["variant"]): str(o.get("minimum_runtime_version") or "")
               for o in record.get("deployment_options") or []}
     return Picker(data={
         "choices": [[n, label] for n, label in CHOICES], "strings": strings.items,
-        "blocks": block_table.items, "verdicts": verdict_table.items,
+        "blocks": block_table.items, "blocksets": blocksets.items,
+        "featuresets": featuresets.items, "cudasets": cudasets.items,
+        "verdicts": verdict_table.items,
         "findings": _finding_rows(record), "configs": configs, "floors": floors,
         "whole": [n for n, scope in enumerate(reach) if scope is None],
         "file": str(record["source"]["document_path"]).rsplit("/", 1)[-1],

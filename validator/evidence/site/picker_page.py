@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from validator.evidence.site.configurations import Picker
+from validator.evidence.site.configurations import Picker, block_lines, expanded
 from validator.evidence.site.html import attr, esc, json_script
 
 DATA_ID = "picker-data"
@@ -44,7 +44,7 @@ def _form(data: dict[str, Any], config: list[Any]) -> str:
         parts.append(_select(name, label, values, strings[config[0][n]]))
     features = sorted({strings[f] for c in data["configs"] for f in c[1]})
     parts.append(_checks(features, {strings[f] for f in config[1]}))
-    if any(len(c) > 6 for c in data["configs"]):  # a CUDA map of both builds
+    if any(len(c) > 6 for c in data["configs"]):  # an NVIDIA image whose build one picks
         parts.append(_select("cuda", "CUDA build", ["cu130", "cu129"], "cu130"))
     return ("<form id=\"picker\" class=\"filters picker\" aria-label=\"Pick a configuration\">"
             + "".join(parts) + "</form>")
@@ -71,9 +71,10 @@ def _verdict(data: dict[str, Any], config: list[Any]) -> str:
 
 
 def _blocks(data: dict[str, Any], config: list[Any]) -> str:
-    strings, out = data["strings"], []
-    for n, block_id in enumerate(config[3]):
-        title, copyable, lines = data["blocks"][block_id]
+    strings, out, every = data["strings"], [], block_lines(data["blocks"])
+    for n, block_id in enumerate(data["blocksets"][config[3]]):
+        title, copyable = data["blocks"][block_id][:2]
+        lines = every[block_id]
         button = (f"<button type=\"button\" class=\"copy\" data-target=\"pb{n}\" hidden>Copy"
                   "</button>") if copyable else (
             "<span class=\"muted\">no Copy button: the recipe puts shell code in this "
@@ -104,6 +105,7 @@ def picker_section(picker: Picker, script: str, landing: str) -> str:
     of the landing configuration's JSON file, the download link's target without
     script."""
     data = {**picker.data, "json": script}
+    data = {**data, "configs": [expanded(c, data) for c in data["configs"]]}
     config = data["configs"][picker.default]
     variant = data["strings"][config[0][1]]
     floor = data["floors"].get(variant) or "unknown"
@@ -125,4 +127,4 @@ def picker_section(picker: Picker, script: str, landing: str) -> str:
         "Download this configuration as JSON</a> <span class=\"muted\">(what "
         "<code>recipe-check render --format json</code> prints for it)</span></p>"
         "<div id=\"chosen-blocks\">" + _blocks(data, config) + "</div></div>"
-        + json_script(DATA_ID, data))
+        + json_script(DATA_ID, {**picker.data, "json": script}))

@@ -5,8 +5,8 @@ possible, in the order of the selects -- with its verdict, install minimum, JSON
 blocks; the choice is kept in the URL's fragment as readable parameters
 (``#hardware=h200&variant=default&strategy=single_node_tp&...&features=a,b``; the earlier
 ``#config=<json name>`` still opens; ``&cuda=cu129`` when the reader picked that CUDA
-build of an image given as a CUDA map: the page then shows the lines and JSON of
-``render --cuda cu129``), so a shared
+build of an NVIDIA image (a plain tag, or a CUDA map of both builds): the page then shows
+the lines and JSON of ``render --cuda cu129``), so a shared
 link and back / forward restore it. The JSON link is a download made in the page from a
 ``Blob``: the first time a reader asks for one, the page loads its configurations' table
 (``<page>.configs.js``, :mod:`validator.evidence.site.config_json`) and lays the chosen
@@ -20,7 +20,20 @@ PICKER_JS = """\
   var holder = document.getElementById("picker-data");
   var form = document.getElementById("picker");
   if (!holder || !form) { return; }
-  var D = JSON.parse(holder.textContent), S = D.strings;
+  var D = JSON.parse(holder.textContent), S = D.strings, L = [];
+  D.configs = D.configs.map(function (c) {  // [choices, features, labels, blockset, ...]
+    return [c[0]].concat(D.featuresets[c[1]], c.slice(2, 5),
+      c.length > 5 ? [D.cudasets[c[5]], c[6]] : []);
+  });
+  D.blocks.forEach(function (row) {  // each block's lines: its own, or its base's edited
+    if (row.length === 3) { L.push(row[2]); return; }
+    var base = L[row[2]], lines = [], pos = 0;
+    row[3].forEach(function (edit) {
+      lines = lines.concat(base.slice(pos, edit[0]), edit.slice(2));
+      pos = edit[1];
+    });
+    L.push(lines.concat(base.slice(pos)));
+  });
   var names = D.choices.map(function (c) { return c[0]; });
   var cudaSel = form.elements.cuda;
   function cuda(c) {  // the CUDA build picked, where configuration c offers the choice
@@ -107,8 +120,9 @@ PICKER_JS = """\
       if (swaps[t + 1] < 0) { whole[swaps[t]] = swaps[t + 2]; }
       else { line[swaps[t] + "," + swaps[t + 1]] = swaps[t + 2]; }
     }
-    c[3].forEach(function (b, n) {
-      var block = D.blocks[n in whole ? whole[n] : b], wrap = el("div", "cmd"), p = el("p");
+    D.blocksets[c[3]].forEach(function (b, n) {
+      var id = n in whole ? whole[n] : b, block = D.blocks[id], wrap = el("div", "cmd"),
+        p = el("p");
       p.appendChild(el("strong", "", S[block[0]]));
       p.appendChild(document.createTextNode(" "));
       if (block[1]) {
@@ -120,7 +134,7 @@ PICKER_JS = """\
         p.appendChild(el("span", "muted",
           "no Copy button: the recipe puts shell code in this command (REF018)"));
       }
-      var pre = el("pre"), code = el("code", "", block[2].map(function (i, m) {
+      var pre = el("pre"), code = el("code", "", L[id].map(function (i, m) {
         var k = n + "," + m;
         return S[k in line ? line[k] : i];
       }).join("\\n"));
@@ -138,15 +152,32 @@ PICKER_JS = """\
     J = table;
     waiting.splice(0).forEach(function (f) { f(); });
   };
+  function object(n) {  // [shape, refs] of an object, the edits over its base applied
+    var edits = [], e, i;
+    while (n[0] === 5) { edits.push(n); n = J.nodes[n[1]]; }
+    var refs = n.slice(2);
+    for (e = edits.length - 1; e >= 0; e--) {
+      for (i = 2; i < edits[e].length; i += 2) { refs[edits[e][i]] = edits[e][i + 1]; }
+    }
+    return [n[1], refs];
+  }
+  function items(n) {  // an array's or string's items (chunks spliced), an object's refs
+    if (n[0] === 3 || n[0] === 4) {
+      return [].concat.apply([], n.slice(1).map(function (c) { return J.nodes[c].slice(1); }));
+    }
+    return n[0] === 1 || n[0] === 5 ? object(n)[1] : n.slice(1);
+  }
   function layout(r, ind) {
     if (r < 0) { return J.texts[-r - 1]; }
-    var n = J.nodes[r], obj = n[0] === 1, inner = ind + "  ", items = [], i;
-    if (n.length === 1) { return obj ? "{}" : "[]"; }
-    for (i = 1; i < n.length; i += obj ? 2 : 1) {
-      items.push(inner + (obj ? J.texts[n[i]] + ": " + layout(n[i + 1], inner)
-        : layout(n[i], inner)));
+    var n = J.nodes[r], xs = items(n), inner = ind + "  ";
+    if (n[0] === 2 || n[0] === 4) {
+      return '"' + xs.map(function (t) { return J.texts[t]; }).join("\\\\n") + '"';
     }
-    return (obj ? "{" : "[") + "\\n" + items.join(",\\n") + "\\n" + ind + (obj ? "}" : "]");
+    var keys = n[0] === 1 || n[0] === 5 ? J.shapes[object(n)[0]] : null;
+    if (!xs.length) { return keys ? "{}" : "[]"; }
+    return (keys ? "{" : "[") + "\\n" + xs.map(function (x, i) {
+      return inner + (keys ? J.texts[keys[i]] + ": " : "") + layout(x, inner);
+    }).join(",\\n") + "\\n" + ind + (keys ? "}" : "]");
   }
   function withJson(done) {
     if (J) { done(); return; }

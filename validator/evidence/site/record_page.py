@@ -287,13 +287,14 @@ def licence(rec: dict[str, Any]) -> str:
 
 
 def guide(text: str | None) -> str:
-    """The recipe's guide as the recipe writes it (escaped text, code blocks highlighted:
+    """The recipe's guide, its markdown rendered (raw HTML shown as text, links only to
+    web URLs, code blocks highlighted:
     :func:`validator.evidence.site.guide_page.guide_body`), folded."""
     if not text:
         return ""
     lines = text.count("\n") + 1
     return ("<h2 id=\"guide\">Guide</h2><details><summary>The recipe's guide "
-            f"({lines} lines), as the recipe writes it; its commands are examples, the "
+            f"({lines} lines of markdown), as the site shows it; its commands are examples, the "
             "configurations above are what the site renders</summary>"
             f"{guide_body(text)}</details>")
 

@@ -26,9 +26,9 @@ from validator.source.tree import RecipeTree, SourceError
 class Recipe:
     """A record's recipe: the loaded document, the configurations its page offers, the
     one it opens with (``None`` when the site's defaults cannot be derived) and, by index
-    in ``offered``, the cu129 rendering of each configuration whose NVIDIA image is a CUDA
-    map of both builds (the site's page lets the reader pick the build: ``render --cuda``;
-    ``offered`` holds the cu130 ones)."""
+    in ``offered``, the cu129 rendering of each configuration whose NVIDIA image's build
+    the site's page lets the reader pick (a plain tag or a CUDA map of both builds:
+    ``render --cuda``; ``offered`` holds the cu130 ones)."""
 
     doc: LoadedDocument
     offered: list[Offered]
@@ -77,8 +77,9 @@ class RecipeReader:
 
 def cu129_renderings(doc: LoadedDocument, ctx: Context, strategies: dict[str, LoadedDocument],
                      offered: list[Offered]) -> dict[int, Rendered]:
-    """The cu129 rendering of each of ``offered`` (by index) whose NVIDIA image is a CUDA
-    map holding both builds."""
+    """The cu129 rendering of each of ``offered`` (by index) whose NVIDIA image the site's
+    page lets the reader pick the CUDA build of (:func:`~validator.render.docker.cuda_choice`:
+    a plain tag, or a CUDA map of both builds)."""
     taxonomy = document_data(ctx.taxonomy)
     variants = get(doc.data, "variants")
     out: dict[int, Rendered] = {}
@@ -87,7 +88,7 @@ def cu129_renderings(doc: LoadedDocument, ctx: Context, strategies: dict[str, Lo
         variant = or_(get(variants, config.variant), get(variants, "default"), {})
         meta = compute_docker_meta(doc.data, variant, hardware_profile(taxonomy, config.hardware),
                                    raw_id(config.hardware))
-        if o.rendered.ok and cuda_choice(meta):
+        if o.rendered.ok and cuda_choice(doc.data, meta):
             out[i] = render(doc, ctx.taxonomy, strategies, config, cuda="cu129")
     return out
 
