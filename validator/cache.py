@@ -45,6 +45,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from validator.atomic import atomic_write
 from validator.owned_folder import tag_cache_folder
 
@@ -114,16 +116,42 @@ def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
     return h.hexdigest()
 
 
-def blob_key(tool_digest: str, path: str, sha256: str) -> str:
-    """Cache key of one file: hex SHA-256 over the tool digest, its path and the SHA-256
-    of its bytes (the path is part of the key because rules compare it with the content,
-    e.g. ``model.id`` against ``models/<org>/<name>.yaml``)."""
-    return hashlib.sha256(f"{tool_digest}\0{path}\0{sha256}".encode()).hexdigest()
+def blob_key(tool_digest: str, path: str, content: str) -> str:
+    """Cache key of one file: hex SHA-256 over the tool digest, its path and the digest
+    of its bytes, ``content`` (the history audit's: ``blob:<git blob id>``, a digest git
+    computed of the bytes, so a warm run reads no blob to key it). The path is part of
+    the key because rules compare it with the content, e.g. ``model.id`` against
+    ``models/<org>/<name>.yaml``."""
+    return hashlib.sha256(f"{tool_digest}\0{path}\0{content}".encode()).hexdigest()
+
+
+def _compact(value: Any, *, sort: bool = False) -> bytes:
+    """``value`` as compact JSON, UTF-8, its keys sorted at every level when ``sort``
+    (orjson, in C; the standard library's equal text where orjson refuses a value, such
+    as a lone surrogate)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort else 0)
+    except TypeError:
+        return json.dumps(value, sort_keys=sort, separators=(",", ":"),
+                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def _parse(raw: bytes) -> Any:
+    """JSON ``raw`` (orjson; the standard library where orjson refuses it, e.g. an
+    escaped lone surrogate).
+
+    Raises:
+        ValueError: not JSON.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
 
 
 def _checksum(secret: bytes, key: str, results: dict[str, Any]) -> str:
-    text = json.dumps(results, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hmac.new(secret, f"{key}\0{text}".encode(), hashlib.sha256).hexdigest()
+    text = key.encode() + b"\0" + _compact(results, sort=True)
+    return hmac.new(secret, text, hashlib.sha256).hexdigest()
 
 
 class NotASecret(OSError):
@@ -269,7 +297,7 @@ class ResultCache:
             self.corrupt += 1
             return None
         try:
-            entry = json.loads(raw)
+            entry = _parse(raw)
             results = entry["results"]
             if isinstance(entry, dict) and entry.get("format") != FORMAT:
                 return None  # written by another version of the cache: recomputed
@@ -311,11 +339,10 @@ class ResultCache:
             with FileLock(str(path) + ".lock"):
                 merged: dict[str, Any] = {} if replace else dict(self._read(key) or {})
                 merged.update(results)
-                plain = json.loads(json.dumps(dict(sorted(merged.items()))))
+                plain = _parse(_compact(dict(sorted(merged.items()))))
                 entry = {"format": FORMAT, "key": key, "results": plain,
                          "checksum": _checksum(secret, key, plain)}
-                atomic_write(path, json.dumps(entry, separators=(",", ":"),
-                                              ensure_ascii=False).encode("utf-8"))
+                atomic_write(path, _compact(entry))
         except IsADirectoryError:
             self.corrupt += 1  # replaced by a folder while we computed
 

@@ -59,10 +59,8 @@ class ClaimsIndex:
                               strict=True):
             ids = claimed_ids(data, path)
             self.known[labels[path]] = self.new[labels[path]] = json.dumps(ids)
-        h = hashlib.sha256()
-        for path in sorted(recipes):
-            h.update(f"{path}\0{self.known[labels[path]]}\n".encode())
-        return h.hexdigest()
+        text = "".join(f"{path}\0{self.known[labels[path]]}\n" for path in sorted(recipes))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self) -> None:
         """Keep the claims read in this run in the cache.

@@ -97,6 +97,9 @@ class GitObjects:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self._trees: dict[str, list[tuple[bytes, str, str]]] = {}
+        self._leaves: dict[str, tuple[dict[str, str], dict[str, NotFile]]] = {}
+        """Files (by name) and links or submodule entries of each tree read that holds
+        no folder: most of a revision's folders are those of the revision before."""
         git(repo, "rev-parse", "--git-dir")
         try:
             self._proc = subprocess.Popen(
@@ -251,18 +254,31 @@ class GitObjects:
         """Every regular file below ``tree`` as ``{path: blob id}`` (paths joined with
         ``/`` under ``prefix``). Symbolic links and submodules are left out: a link in a
         recipes tree is never followed. ``not_files``, when given, receives them."""
+        leaf = self._leaves.get(tree)
+        if leaf is not None:  # a folder of files only, met in an earlier revision
+            held, odd = leaf
+            if not_files is not None and odd:
+                not_files.update({f"{prefix}{name}": entry for name, entry in odd.items()})
+            return {f"{prefix}{name}": oid for name, oid in held.items()}
         out: dict[str, str] = {}
         entries = self.tree_entries(tree)
         # the sub-trees not read yet, in one round trip (a revision changes a few of them)
-        self.prefetch_trees([oid for mode, _name, oid in entries if mode == _TREE_MODE])
+        folders = [oid for mode, _name, oid in entries if mode == _TREE_MODE]
+        self.prefetch_trees(folders)
+        odd_here: dict[str, NotFile] = {}
         for mode, name, oid in entries:
             path = f"{prefix}{name}"
             if mode == _TREE_MODE:
                 out.update(self.files(oid, path + "/", not_files))
             elif mode not in (_SYMLINK_MODE, _SUBMODULE_MODE):
                 out[path] = oid
-            elif not_files is not None:
-                not_files[path] = NotFile(mode == _SYMLINK_MODE, oid)
+            else:
+                odd_here[name] = NotFile(mode == _SYMLINK_MODE, oid)
+                if not_files is not None:
+                    not_files[path] = odd_here[name]
+        if not folders:
+            self._leaves[tree] = ({name: oid for mode, name, oid in entries
+                                   if mode not in (_SYMLINK_MODE, _SUBMODULE_MODE)}, odd_here)
         return out
 
 

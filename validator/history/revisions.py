@@ -16,9 +16,8 @@ from validator.history.claims import ClaimsIndex
 from validator.history.gitdata import CommitInfo, GitObjects, NotFile
 from validator.history.keys import (
     RuleGroup,
-    is_context_file,
-    is_recipe,
     part_digests,
+    path_part,
     refused_row,
     stage_label,
     window_label,
@@ -168,8 +167,8 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     claims = (ClaimsIndex(cache or ResultCache(None), tool,
                           lambda oids: [data for _kind, data in objects.read_many(oids)])
               if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
-    sha_of: dict[str, str] = {}
     key_of: dict[tuple[str, str], str] = {}
+    chosen: dict[str, bool] = {}  # path -> selected(path), asked once per path
     window_of: dict[str, str] = {}
     commits = objects.commits(revisions)
     listed = set(revisions)
@@ -202,17 +201,17 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
             for path, oid in files.items():
                 key = key_of.get((path, oid))
                 if key is None:
-                    if not selected(path):
+                    keep = chosen.get(path)
+                    if keep is None:
+                        keep = chosen[path] = selected(path)
+                    if not keep:
                         continue
-                    sha = sha_of.get(oid)
-                    if sha is None:
-                        sha = sha_of[oid] = hashlib.sha256(objects.blob(oid)).hexdigest()
-                    key = key_of[(path, oid)] = blob_key(tool, path, sha)
+                    key = key_of[(path, oid)] = blob_key(tool, path, f"blob:{oid}")
                     found.blobs.setdefault(key, (path, oid))
                 recipes[path] = key
             # the claims of a revision without a selected recipe are never asked for
             claimed = "" if claims is None or not recipes else claims.digest(
-                {p: o for p, o in files.items() if is_recipe(p)})
+                {p: o for p, o in files.items() if path_part(p) is Reads.RECIPE_LIST})
             state = _state(found, info.id, files, window, claimed, groups, whole_tree,
                            settings)
             known = memo[memo_key] = (state, recipes)
@@ -242,7 +241,7 @@ def _state(found: Walk, commit: str, files: Mapping[str, str], window: str, clai
         parts.items(), key=lambda kv: kv[0].value)).encode()).hexdigest()
     if state_id not in found.states:
         served = dict(files) if whole_tree else {p: o for p, o in files.items()
-                                                 if is_context_file(p) or is_recipe(p)}
+                                                 if path_part(p) is not None}
         found.states[state_id] = State(state_id, commit, served, window, parts,
                                        {g.name: g.label(parts) for g in groups},
                                        stage_label(window, settings))
