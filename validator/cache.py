@@ -100,20 +100,39 @@ def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
     (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even without a version
     bump, invalidates cached results; edits to reporters or publishing do not."""
     from validator import __version__
-    from validator.paths import SCHEMAS_DIR, SNAPSHOTS_DIR
+    from validator.paths import SNAPSHOTS_DIR
 
     h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
                        f"{settings.max_bytes}\n".encode())
     for r in rules:
         reads = ",".join(sorted(p.value for p in r.reads))
         h.update(f"{r.id}:{r.severity.value}:{reads}\n".encode())
-    package = Path(__file__).resolve().parent
     vendored = settings.vendored_dir or SNAPSHOTS_DIR  # the CLI registries the run reads
-    data = [f for folder in (SCHEMAS_DIR, Path(vendored)) if folder.is_dir()
-            for f in folder.rglob("*") if f.is_file()]
-    for f in _check_sources(package) + sorted(data):
-        h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+    h.update(_code_text(str(vendored)))
     return h.hexdigest()
+
+
+def code_digest() -> str:
+    """Hex SHA-256 of the version, the package's deciding source and its schemas (what
+    :func:`checks_digest` hashes, less the settings, the rules and the vendored CLI
+    data): what reads a recipe's data the same way under any settings (REF025's index of
+    variant ids, :mod:`validator.api_claims`) is keyed on it."""
+    from validator import __version__
+
+    return hashlib.sha256(f"{__version__}\n".encode() + _code_text(None)).hexdigest()
+
+
+def _code_text(vendored: str | None) -> bytes:
+    """Each deciding source file, schema and file of the ``vendored`` folder (none:
+    none) as its name and SHA-256."""
+    from validator.paths import SCHEMAS_DIR
+
+    package = Path(__file__).resolve().parent
+    folders = [SCHEMAS_DIR] + ([Path(vendored)] if vendored else [])
+    data = [f for folder in folders if folder.is_dir()
+            for f in folder.rglob("*") if f.is_file()]
+    return b"".join(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest()
+                    for f in _check_sources(package) + sorted(data))
 
 
 def blob_key(tool_digest: str, path: str, content: str) -> str:

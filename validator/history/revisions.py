@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from validator.cache import FindingRow, ResultCache, blob_key
+from validator.api_claims import ClaimsStore
+from validator.cache import FindingRow, blob_key
 from validator.context import Settings
 from validator.history.claims import ClaimsIndex
 from validator.history.gitdata import CommitInfo, GitObjects, NotFile
@@ -159,12 +160,13 @@ class Walk:
 def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...],
          selected: Callable[[str], bool], tool: str, settings: Settings, *,
          at_commit_date: bool = True, progress: Progress | None = None,
-         cache: ResultCache | None = None) -> Walk:
+         claims_store: ClaimsStore | None = None) -> Walk:
     """Snapshots of ``revisions`` and of their first parents (the baselines), with the
-    recipes ``selected`` keeps. ``cache``: where the recipes' variant claims are kept
-    between runs (:class:`~validator.history.claims.ClaimsIndex`)."""
+    recipes ``selected`` keeps. ``claims_store``: REF025's index, where the recipes'
+    variant claims are kept between runs (:class:`~validator.history.claims.ClaimsIndex`;
+    ``None``: in this run only)."""
     found = Walk({}, {}, {})
-    claims = (ClaimsIndex(cache or ResultCache(None), tool,
+    claims = (ClaimsIndex(claims_store,
                           lambda oids: [data for _kind, data in objects.read_many(oids)])
               if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
     key_of: dict[tuple[str, str], str] = {}
