@@ -46,3 +46,26 @@ def test_one_blob_at_two_paths_is_checked_at_each(own_repo: Path, tmp_path: Path
     copy = cached.revisions[-1]
     assert {c.path for c in copy.introduced} == {"models/org/b.yaml"}
     assert all(c.note == "file added" for c in copy.introduced)
+
+
+def test_a_tree_is_parsed_entry_by_entry_and_a_cut_tree_is_a_git_error(
+        own_repo: Path) -> None:  # noqa: F811
+    """Tree objects are parsed with one pattern; the entries equal ``git ls-tree``'s, and
+    a tree object cut short is a :class:`GitError` naming the repository (not a
+    traceback)."""
+    import subprocess
+
+    from validator.history.gitdata import GitError
+
+    tree = subprocess.run(["git", "-C", str(own_repo), "rev-parse", "HEAD^{tree}"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    listed = subprocess.run(["git", "-C", str(own_repo), "ls-tree", tree], check=True,
+                            capture_output=True, text=True).stdout.splitlines()
+    with GitObjects(own_repo) as objects:
+        entries = objects.tree_entries(tree)
+        kind, data = objects.read(tree)
+        with pytest.raises(GitError, match=str(own_repo)):
+            objects._tree("0" * 40, kind, data[:-5])
+    assert [f"{m.decode().zfill(6)} {n}" for m, n, _o in entries] == \
+        [f"{line.split()[0]} {line.split(chr(9))[1]}" for line in listed]
+    assert [o for _m, _n, o in entries] == [line.split()[2] for line in listed]

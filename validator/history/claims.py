@@ -43,28 +43,34 @@ class ClaimsIndex:
         self.store = store
         self.blobs = blobs
         self.held: dict[str, VariantIds] = {} if store is None else store.read()
-        self.known = {label: json.dumps(ids) for label, ids in self.held.items()}
+        self.lines: dict[tuple[str, str], str] = {}
+        """The digest's line of each ``(path, blob id)`` whose claims are known."""
+        for label, ids in self.held.items():
+            path, _, oid = label.rpartition("\0")
+            self.lines[(path, oid)] = f"{path}\0{json.dumps(ids)}\n"
         self.new: dict[str, VariantIds] = {}
-        self.seen: dict[str, VariantIds] = {}
+        self.seen: set[tuple[str, str]] = set()
 
     def digest(self, recipes: Mapping[str, str]) -> str:
         """Digest of the claims of every recipe of a revision, ``{path: blob id}``; the
         blobs whose claims are not known yet are read in one batch."""
-        labels = {path: ClaimsStore.label(path, oid) for path, oid in recipes.items()}
-        unknown = sorted(path for path, label in labels.items() if label not in self.known)
-        for path, data in zip(unknown, self.blobs([recipes[p] for p in unknown]),
-                              strict=True):
-            ids = claimed_ids(data, path, recipes[path])
-            self.held[labels[path]] = self.new[labels[path]] = ids
-            self.known[labels[path]] = json.dumps(ids)
-        for label in labels.values():
-            self.seen[label] = self.held[label]
-        text = "".join(f"{path}\0{self.known[labels[path]]}\n" for path in sorted(recipes))
+        named = sorted(recipes.items())
+        unknown = [pair for pair in named if pair not in self.lines]
+        for (path, oid), data in zip(unknown, self.blobs([o for _p, o in unknown]),
+                                     strict=True):
+            ids = claimed_ids(data, path, oid)
+            self.held[ClaimsStore.label(path, oid)] = self.new[ClaimsStore.label(path, oid)] \
+                = ids
+            self.lines[(path, oid)] = f"{path}\0{json.dumps(ids)}\n"
+        self.seen.update(named)
+        text = "".join(self.lines[pair] for pair in named)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self) -> None:
         """Keep the claims read in this run in the index (past its bound, those of this
         run only; a folder that cannot be written keeps nothing)."""
         if self.store is not None and self.new:
-            self.store.write(self.new, self.seen, len(self.held) - len(self.new))
+            seen = {ClaimsStore.label(p, o): self.held[ClaimsStore.label(p, o)]
+                    for p, o in self.seen}
+            self.store.write(self.new, seen, len(self.held) - len(self.new))
             self.new = {}

@@ -11,6 +11,7 @@ output ``<oid> SP <type> SP <size> LF <contents> LF``).
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,11 @@ class CommitInfo:
     date: str
     subject: str
 
+
+_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+"""One entry of a tree object: ``<mode> SP <name> NUL <20-byte id>``."""
+_TREE = re.compile(rb"(?:[0-7]+ [^\0]*\0.{20})*", re.DOTALL)
+"""A whole tree object: its entries, nothing else."""
 
 BATCH = 256
 """Objects asked of ``git cat-file --batch`` at once (41 bytes a request: 10 KiB)."""
@@ -237,15 +243,10 @@ class GitObjects:
     def _tree(self, oid: str, kind: str, data: bytes) -> list[tuple[bytes, str, str]]:
         if kind != "tree":
             raise GitError(f"{self.repo}: object {oid} is a {kind}, not a tree")
-        entries: list[tuple[bytes, str, str]] = []
-        pos = 0
-        while pos < len(data):
-            space = data.index(b" ", pos)
-            nul = data.index(b"\0", space)
-            mode = data[pos:space]
-            name = data[space + 1:nul].decode("utf-8", "surrogateescape")
-            entries.append((mode, name, data[nul + 1:nul + 21].hex()))
-            pos = nul + 21
+        if _TREE.fullmatch(data) is None:
+            raise GitError(f"{self.repo}: tree {oid} is malformed")
+        entries = [(mode, name.decode("utf-8", "surrogateescape"), ident.hex())
+                   for mode, name, ident in _ENTRY.findall(data)]
         self._trees[oid] = entries
         return entries
 
