@@ -12,6 +12,10 @@ that blob checked against that context)::
     {"format": 3, "key": "<k>", "results": {"<label>": <value>, ...},
      "checksum": "<HMAC-SHA256 of the key and canonical results>"}
 
+(an entry of :data:`LARGE` bytes or more also holds ``"canon": "orjson"``: its results'
+canonical text is orjson's, the same text for the values cached, and it is parsed and
+checked in C).
+
 The checksum is keyed with the cache's own secret, ``<cache_dir>/.secret`` (32 random
 bytes made on first use, mode 0600, published with a hard link so concurrent first runs
 agree on one; read without following a link or blocking, at most 33 bytes): an entry
@@ -44,8 +48,6 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from validator.atomic import atomic_write
 from validator.owned_folder import tag_cache_folder
@@ -144,32 +146,49 @@ def blob_key(tool_digest: str, path: str, content: str) -> str:
     return hashlib.sha256(f"{tool_digest}\0{path}\0{content}".encode()).hexdigest()
 
 
-def _compact(value: Any, *, sort: bool = False) -> bytes:
-    """``value`` as compact JSON, UTF-8, its keys sorted at every level when ``sort``
-    (orjson, in C; the standard library's equal text where orjson refuses a value, such
-    as a lone surrogate)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort else 0)
-    except TypeError:
-        return json.dumps(value, sort_keys=sort, separators=(",", ":"),
-                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+LARGE = 1 << 16
+"""Entries of this many bytes or more are parsed and checksummed with orjson (in C): a
+warm history audit reads thousands of them. Smaller ones, such as the one entry a warm
+``check`` reads, with the standard library (no orjson import on that path)."""
+FAST = "orjson"
+"""The value of an entry's ``canon`` field when its checksum is over orjson's text."""
+
+
+def _text(value: Any, fast: bool) -> bytes:
+    """``value`` as compact JSON with its keys sorted at every level, UTF-8: orjson's
+    text when ``fast`` (the standard library's where orjson refuses a value, such as a
+    lone surrogate), else the standard library's."""
+    if fast:
+        import orjson
+
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            pass
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _parse(raw: bytes) -> Any:
-    """JSON ``raw`` (orjson; the standard library where orjson refuses it, e.g. an
-    escaped lone surrogate).
+    """JSON ``raw``: a :data:`LARGE` one with orjson (the standard library where orjson
+    refuses it, e.g. an escaped lone surrogate).
 
     Raises:
         ValueError: not JSON.
     """
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)
+    if len(raw) >= LARGE:
+        import orjson
+
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
 
 
-def _checksum(secret: bytes, key: str, results: dict[str, Any]) -> str:
-    text = key.encode() + b"\0" + _compact(results, sort=True)
+def _checksum(secret: bytes, key: str, results: dict[str, Any], fast: bool = False) -> str:
+    """HMAC of ``key`` and the canonical text of ``results`` (:func:`_text`)."""
+    text = key.encode() + b"\0" + _text(results, fast)
     return hmac.new(secret, text, hashlib.sha256).hexdigest()
 
 
@@ -322,7 +341,8 @@ class ResultCache:
                 return None  # written by another version of the cache: recomputed
             ok = (entry.get("key") == key and isinstance(results, dict)
                   and hmac.compare_digest(str(entry.get("checksum")),
-                                          _checksum(secret, key, results)))
+                                          _checksum(secret, key, results,
+                                                    entry.get("canon") == FAST)))
             if not ok:
                 raise ValueError("entry does not verify")
             return dict(results)
@@ -358,10 +378,15 @@ class ResultCache:
             with FileLock(str(path) + ".lock"):
                 merged: dict[str, Any] = {} if replace else dict(self._read(key) or {})
                 merged.update(results)
-                plain = _parse(_compact(dict(sorted(merged.items()))))
-                entry = {"format": FORMAT, "key": key, "results": plain,
-                         "checksum": _checksum(secret, key, plain)}
-                atomic_write(path, _compact(entry))
+                plain = json.loads(json.dumps(dict(sorted(merged.items()))))
+                entry = {"format": FORMAT, "key": key, "results": plain}
+                text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+                fast = len(text) >= LARGE
+                entry["checksum"] = _checksum(secret, key, plain, fast)
+                if fast:  # read with orjson: checksummed over orjson's text
+                    entry["canon"] = FAST
+                atomic_write(path, json.dumps(entry, separators=(",", ":"),
+                                              ensure_ascii=False).encode("utf-8"))
         except IsADirectoryError:
             self.corrupt += 1  # replaced by a folder while we computed
 

@@ -69,3 +69,37 @@ def test_a_tree_is_parsed_entry_by_entry_and_a_cut_tree_is_a_git_error(
     assert [f"{m.decode().zfill(6)} {n}" for m, n, _o in entries] == \
         [f"{line.split()[0]} {line.split(chr(9))[1]}" for line in listed]
     assert [o for _m, _n, o in entries] == [line.split()[2] for line in listed]
+
+
+def test_a_large_entry_is_checked_in_c_and_an_edit_of_it_is_refused(tmp_path: Path) -> None:
+    """Entries of :data:`validator.cache.LARGE` bytes or more are parsed and checksummed
+    with orjson (``"canon": "orjson"``); smaller ones as before. An entry edited without
+    the secret is not trusted; without its ``canon`` it is checked over the standard
+    library's text, the same text for these values (orjson only reads it faster)."""
+    import json
+
+    from validator.cache import FAST, LARGE, ResultCache
+
+    cache = ResultCache(tmp_path / "c")
+    rows = {f"label{i}": {"rows": [["YAML003", "warning", f"/a/{i}", i, 1, "é ✓ \u2028"]]}
+            for i in range(LARGE // 40)}
+    cache.put("k" * 64, rows)
+    cache.put("s" * 64, {"one": {"rows": []}})
+    (big,) = (tmp_path / "c").glob("kk/*.json")
+    (small,) = (tmp_path / "c").glob("ss/*.json")
+    assert json.loads(big.read_text())["canon"] == FAST
+    assert "canon" not in json.loads(small.read_text())
+    assert ResultCache(tmp_path / "c").get("k" * 64) == rows
+    for edit in ("rows", "canon"):
+        entry = json.loads(big.read_text())
+        if edit == "rows":
+            entry["results"]["label1"]["rows"] = []
+        else:
+            del entry["canon"]
+        big.write_text(json.dumps(entry))
+        reader = ResultCache(tmp_path / "c")
+        if edit == "rows":
+            assert reader.get("k" * 64) == {} and reader.corrupt == 1
+        else:
+            assert reader.get("k" * 64) == rows and reader.corrupt == 0
+        cache.put("k" * 64, rows, replace=True)
