@@ -12,9 +12,10 @@ that blob checked against that context)::
     {"format": 3, "key": "<k>", "results": {"<label>": <value>, ...},
      "checksum": "<HMAC-SHA256 of the key and canonical results>"}
 
-(an entry of :data:`LARGE` bytes or more also holds ``"canon": "orjson"``: its results'
-canonical text is orjson's, the same text for the values cached, and it is parsed and
-checked in C).
+(an entry written by a store made with ``fast=True``, the history audit's, also holds
+``"canon": "orjson"``: its results' canonical text is orjson's, the same text for the
+values cached, so such a store parses and checks its thousands of entries in C; a
+``check`` store keeps the standard library and imports no orjson).
 
 The checksum is keyed with the cache's own secret, ``<cache_dir>/.secret`` (32 random
 bytes made on first use, mode 0600, published with a hard link so concurrent first runs
@@ -146,10 +147,6 @@ def blob_key(tool_digest: str, path: str, content: str) -> str:
     return hashlib.sha256(f"{tool_digest}\0{path}\0{content}".encode()).hexdigest()
 
 
-LARGE = 1 << 16
-"""Entries of this many bytes or more are parsed and checksummed with orjson (in C): a
-warm history audit reads thousands of them. Smaller ones, such as the one entry a warm
-``check`` reads, with the standard library (no orjson import on that path)."""
 FAST = "orjson"
 """The value of an entry's ``canon`` field when its checksum is over orjson's text."""
 
@@ -169,14 +166,14 @@ def _text(value: Any, fast: bool) -> bytes:
                       ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
-def _parse(raw: bytes) -> Any:
-    """JSON ``raw``: a :data:`LARGE` one with orjson (the standard library where orjson
-    refuses it, e.g. an escaped lone surrogate).
+def _parse(raw: bytes, fast: bool) -> Any:
+    """JSON ``raw``: with orjson when ``fast`` (the standard library where orjson refuses
+    it, e.g. an escaped lone surrogate).
 
     Raises:
         ValueError: not JSON.
     """
-    if len(raw) >= LARGE:
+    if fast:
         import orjson
 
         try:
@@ -280,14 +277,18 @@ class ResultCache:
         owner: the recipe-check cache folder ``root`` is a part of (``results/``,
             ``runs/``, ``history/``), tagged on first use so that ``cache clean`` knows
             it (:func:`~validator.owned_folder.tag_cache_folder`); ``None``: none.
+        fast: parse entries with orjson and checksum those it writes over orjson's text
+            (a store that reads thousands of entries a run, the history audit's).
 
     Attributes:
         corrupt: number of entries found damaged and ignored during this run.
     """
 
-    def __init__(self, root: Path | None, owner: Path | None = None) -> None:
+    def __init__(self, root: Path | None, owner: Path | None = None, *,
+                 fast: bool = False) -> None:
         self.root = root
         self.owner = owner
+        self.fast = fast
         self.corrupt = 0
         self.notes: list[str] = []
         self._secret: bytes | None = None
@@ -335,7 +336,7 @@ class ResultCache:
             self.corrupt += 1
             return None
         try:
-            entry = _parse(raw)
+            entry = _parse(raw, self.fast)
             results = entry["results"]
             if isinstance(entry, dict) and entry.get("format") != FORMAT:
                 return None  # written by another version of the cache: recomputed
@@ -380,10 +381,8 @@ class ResultCache:
                 merged.update(results)
                 plain = json.loads(json.dumps(dict(sorted(merged.items()))))
                 entry = {"format": FORMAT, "key": key, "results": plain}
-                text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
-                fast = len(text) >= LARGE
-                entry["checksum"] = _checksum(secret, key, plain, fast)
-                if fast:  # read with orjson: checksummed over orjson's text
+                entry["checksum"] = _checksum(secret, key, plain, self.fast)
+                if self.fast:  # checksummed over orjson's text
                     entry["canon"] = FAST
                 atomic_write(path, json.dumps(entry, separators=(",", ":"),
                                               ensure_ascii=False).encode("utf-8"))

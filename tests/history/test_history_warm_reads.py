@@ -71,35 +71,35 @@ def test_a_tree_is_parsed_entry_by_entry_and_a_cut_tree_is_a_git_error(
     assert [o for _m, _n, o in entries] == [line.split()[2] for line in listed]
 
 
-def test_a_large_entry_is_checked_in_c_and_an_edit_of_it_is_refused(tmp_path: Path) -> None:
-    """Entries of :data:`validator.cache.LARGE` bytes or more are parsed and checksummed
-    with orjson (``"canon": "orjson"``); smaller ones as before. An entry edited without
-    the secret is not trusted; without its ``canon`` it is checked over the standard
-    library's text, the same text for these values (orjson only reads it faster)."""
+def test_the_audits_entries_are_checked_in_c_and_an_edit_is_refused(tmp_path: Path) -> None:
+    """The history audit's store parses and checksums its entries with orjson
+    (``"canon": "orjson"``); a check's store as before, and each reads the other's. An
+    entry edited without the secret is not trusted; without its ``canon`` it is checked
+    over the standard library's text, the same text for these values."""
     import json
 
-    from validator.cache import FAST, LARGE, ResultCache
+    from validator.cache import FAST, ResultCache
 
-    cache = ResultCache(tmp_path / "c")
     rows = {f"label{i}": {"rows": [["YAML003", "warning", f"/a/{i}", i, 1, "é ✓ \u2028"]]}
-            for i in range(LARGE // 40)}
-    cache.put("k" * 64, rows)
-    cache.put("s" * 64, {"one": {"rows": []}})
-    (big,) = (tmp_path / "c").glob("kk/*.json")
-    (small,) = (tmp_path / "c").glob("ss/*.json")
-    assert json.loads(big.read_text())["canon"] == FAST
-    assert "canon" not in json.loads(small.read_text())
-    assert ResultCache(tmp_path / "c").get("k" * 64) == rows
+            for i in range(50)}
+    ResultCache(tmp_path / "c", fast=True).put("k" * 64, rows)
+    ResultCache(tmp_path / "c").put("s" * 64, rows)
+    (fast,) = (tmp_path / "c").glob("kk/*.json")
+    (plain,) = (tmp_path / "c").glob("ss/*.json")
+    assert json.loads(fast.read_text())["canon"] == FAST
+    assert "canon" not in json.loads(plain.read_text())
+    for reader in (ResultCache(tmp_path / "c"), ResultCache(tmp_path / "c", fast=True)):
+        assert reader.get("k" * 64) == reader.get("s" * 64) == rows
     for edit in ("rows", "canon"):
-        entry = json.loads(big.read_text())
+        entry = json.loads(fast.read_text())
         if edit == "rows":
             entry["results"]["label1"]["rows"] = []
         else:
             del entry["canon"]
-        big.write_text(json.dumps(entry))
-        reader = ResultCache(tmp_path / "c")
+        fast.write_text(json.dumps(entry))
+        reader = ResultCache(tmp_path / "c", fast=True)
         if edit == "rows":
             assert reader.get("k" * 64) == {} and reader.corrupt == 1
         else:
             assert reader.get("k" * 64) == rows and reader.corrupt == 0
-        cache.put("k" * 64, rows, replace=True)
+        ResultCache(tmp_path / "c", fast=True).put("k" * 64, rows, replace=True)

@@ -197,7 +197,7 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     revisions = rev_list(options.repo, options.rev, since=since,
                          all_refs=options.all_refs)
     cache = ResultCache(options.cache_dir,
-                        owner=options.cache_dir and options.cache_dir.parent)
+                        owner=options.cache_dir and options.cache_dir.parent, fast=True)
     claims = None if options.cache_dir is None else ClaimsStore.under(options.cache_dir.parent)
     with GitObjects(options.repo) as objects:
         walked = walk(objects, revisions, groups, lambda p: _selected(p, options), tool,
