@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.pr.test_variant_id_collisions import CHAT, MOE, _variant
-from tests.test_api_claims import _check, loads  # noqa: F401
+from tests.test_api_claims import _check, forge_index, loads  # noqa: F401
 from validator import api_claims
 from validator.history.audit import AuditOptions, run_audit
 
@@ -55,19 +55,13 @@ def test_a_damaged_index_is_not_trusted_by_the_audit(
         examples_tree: Path, tmp_path: Path, damage: str) -> None:
     """An index edited (checksum kept) or cut short gives the audit nothing: it reads
     the recipes again and reports what an audit without a cache reports."""
-    import json
-
     _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
     _commit(examples_tree)
     cache = tmp_path / "cache"
     _check(examples_tree, cache)
     (entry,) = (cache / api_claims.FOLDER).glob("*/*.json")
     if damage == "forged":  # the chat recipe made to claim the MoE recipe's own id
-        stored = json.loads(entry.read_text())
-        for ids in stored["results"].values():
-            for pair in ids:
-                pair[1] = "example-org/Example-MoE-120B"
-        entry.write_text(json.dumps(stored))
+        forge_index(entry, "example-org/Example-MoE-120B")
     else:
         entry.write_bytes(entry.read_bytes()[:40])
     api_claims._OF_BYTES.clear()
