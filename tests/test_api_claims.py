@@ -100,6 +100,15 @@ def _touch(path: Path, mark: str) -> None:
     path.write_text(path.read_text("utf-8") + f"# {mark}\n", "utf-8")
 
 
+def forge_index(entry: Path, model_id: str) -> None:
+    """Every id the index ``entry`` holds made ``model_id``, its checksum left as it was."""
+    stored = json.loads(entry.read_text())
+    for ids in stored["results"].values():
+        for pair in ids:
+            pair[1] = model_id
+    entry.write_text(json.dumps(stored))
+
+
 def _index(cache: Path) -> Path:
     (entry,) = (cache / api_claims.FOLDER).glob("*/*.json")
     return entry
@@ -129,11 +138,7 @@ def test_an_edited_or_truncated_index_is_recomputed_never_trusted(
     _check(examples_tree, cache)
     entry = _index(cache)
     if damage == "forged":  # MoE's variant made the chat variant's id, checksum kept
-        stored = json.loads(entry.read_text())
-        for ids in stored["results"].values():
-            for pair in ids:
-                pair[1] = "example-org/Example-Chat-8B-FP8"
-        entry.write_text(json.dumps(stored))
+        forge_index(entry, "example-org/Example-Chat-8B-FP8")
     else:
         entry.write_bytes(entry.read_bytes()[:50])
     _touch(examples_tree / CHAT, "edited")

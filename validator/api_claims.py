@@ -1,19 +1,24 @@
 """The ids each recipe of a tree promotes variants to (REF025's claims on the site's API),
 read once per recipe content: in the process, and -- when the run has a result cache --
-across runs from one entry of the persistent cache.
+across runs from one entry of the persistent cache, which ``check`` and the history
+audit share.
 
 A recipe's *variant ids* are ``(variant key, model_id)`` of each variant whose ``model_id``
 holds a ``/`` and is not the recipe's own id (``org/<file stem>``), in the order the
 recipe writes them; a recipe that does not load into a mapping has none. They depend on
-the recipe's path and bytes only, so they are memoised by ``(path, SHA-256 of the bytes)``.
+the recipe's path and bytes only, so they are memoised by ``(path, git blob id of the
+bytes)`` (:func:`blob_id`: the id git gives those bytes, so the history audit names a
+recipe without reading it, and ``check`` computes it from the bytes it read).
 
-With a store (:func:`attach_store`, done by ``check`` when it caches results), the ids of
-every recipe content ever read are kept in one :class:`~validator.cache.ResultCache` entry
-(``<cache folder>/claims``): a label per ``(path, bytes)`` under the tool digest, the whole
+With a store (:func:`attach_store`, done by ``check`` when it caches results;
+:class:`ClaimsStore` in the history audit), the ids of every recipe content ever read are
+kept in one :class:`~validator.cache.ResultCache` entry (``<cache folder>/claims``): a
+label per ``(path, blob id)`` under the digest of the code that reads them
+(:func:`~validator.cache.code_digest`, the same for every settings and command), the whole
 entry under the cache's MAC, written atomically. An entry that is edited, cut short or
 written under another secret or tool is ignored and the ids are computed again; a label
 whose value is not a list of ``[key, model_id]`` strings is recomputed. The entry holds at
-most :data:`MAX_LABELS` labels: past it, it is rewritten with those of the current tree.
+most :data:`MAX_LABELS` labels: past it, it is rewritten with those of the current run.
 
 Without a store, the first recipes a context checks read only the recipes that may meet
 their ids (:func:`variant_ids_near`): every recipe's scalars are scanned (libyaml's
@@ -33,7 +38,7 @@ from typing import Any
 import yaml
 
 from validator.analysis.recipe_data import get, items
-from validator.cache import CLAIMS, ResultCache
+from validator.cache import CLAIMS, ResultCache, code_digest
 from validator.context import Context, UndeclaredRead
 from validator.load import DEFAULT_MAX_BYTES, decode_text, load_yaml
 from validator.load.lines import LIBYAML_ONLY_BREAKS
@@ -46,16 +51,23 @@ VariantIds = list[tuple[str, str]]
 
 FOLDER = CLAIMS
 """Sub-folder of the cache folder (``--cache-dir``) that holds the index."""
-FORMAT = 1
-"""Version of the index's key and values."""
-MAX_LABELS = 4096
-"""Recipe contents the index keeps (the corpus has 173 recipes)."""
+FORMAT = 2
+"""Version of the index's key and values (2: labels by path and git blob id)."""
+MAX_LABELS = 16384
+"""Recipe contents the index keeps (the corpus has 173 recipes; its history of every
+ref, about 2,000 recipe blobs)."""
 _STORE = "api_claims:store"
 """The :meth:`Context.memoised` key of the context's store."""
 
-_OF_BYTES: OrderedDict[tuple[str, bytes], VariantIds] = OrderedDict()
-"""Variant ids by recipe path and the digest of its bytes: from one revision (or one
+_OF_BYTES: OrderedDict[tuple[str, str], VariantIds] = OrderedDict()
+"""Variant ids by recipe path and the git blob id of its bytes: from one revision (or one
 ``--fix`` round) to the next almost every recipe's bytes are the same."""
+
+
+def blob_id(raw: bytes) -> str:
+    """The id git gives a blob of the bytes ``raw`` (SHA-1 of ``blob <size>\\0`` and the
+    bytes, as ``git hash-object`` prints it)."""
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
 
 
 def own_id(path: str) -> str | None:
@@ -91,21 +103,23 @@ class ClaimsStore:
 
     Args:
         store: the cache entries' store (its folder is ``<cache folder>/claims``).
-        tool: the digest of the tool that reads the recipes
-            (:func:`validator.cache.checks_digest`).
     """
 
-    def __init__(self, store: ResultCache, tool: str) -> None:
+    def __init__(self, store: ResultCache) -> None:
         self.store = store
-        self.key = hashlib.sha256(f"{FORMAT}\0{tool}\0claims".encode()).hexdigest()
+        self.key = hashlib.sha256(f"{FORMAT}\0{code_digest()}\0claims".encode()).hexdigest()
         self.hits = 0
         self.misses = 0
 
+    @classmethod
+    def under(cls, root: Path) -> ClaimsStore:
+        """The index of the cache folder ``root`` (``--cache-dir``)."""
+        return cls(ResultCache(root / FOLDER, owner=root))
+
     @staticmethod
-    def label(path: str, digest: bytes) -> str:
-        """The label of one recipe content: its path and the SHA-256 of its bytes."""
-        return hashlib.sha256(path.encode("utf-8", "surrogatepass") + b"\0" + digest
-                              ).hexdigest()
+    def label(path: str, oid: str) -> str:
+        """The label of one recipe content: its path and git blob id."""
+        return f"{path}\0{oid}"
 
     def read(self) -> dict[str, VariantIds]:
         """Every valid label of the index (none when absent, damaged or unreadable)."""
@@ -118,22 +132,22 @@ class ClaimsStore:
                     isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
                     and isinstance(pair[1], str) for pair in value)}
 
-    def write(self, new: dict[str, VariantIds], tree: dict[str, VariantIds],
+    def write(self, new: dict[str, VariantIds], seen: dict[str, VariantIds],
               kept: int) -> None:
         """Add the ``new`` labels (``kept``: how many the index holds); past
-        :data:`MAX_LABELS`, keep those of the current ``tree`` only."""
+        :data:`MAX_LABELS`, keep those ``seen`` in this run only."""
         replace = kept + len(new) > MAX_LABELS
-        labels = tree if replace else new
+        labels = seen if replace else new
         # a read-only or full disk: the ids are computed again next time
         with contextlib.suppress(OSError):
             self.store.put(self.key, {k: [list(p) for p in v] for k, v in labels.items()},
                            replace=replace)
 
 
-def attach_store(ctx: Context, root: Path, tool: str) -> None:
+def attach_store(ctx: Context, root: Path) -> None:
     """Keep the variant ids of ``ctx``'s recipes in the index under the cache folder
-    ``root`` (``tool``: see :class:`ClaimsStore`)."""
-    store = ClaimsStore(ResultCache(root / FOLDER), tool)
+    ``root``."""
+    store = ClaimsStore.under(root)
     ctx.memoised(_STORE, lambda: store)
 
 
@@ -178,11 +192,12 @@ def _pending(ctx: Context) -> _Pending:
     return ctx.memoised("api_claims:pending", lambda: _Pending(store_of(ctx)))
 
 
-def recipe_variant_ids(path: str, raw: bytes) -> VariantIds:
-    """:func:`variant_ids` of the recipe ``raw`` at ``path``, from the process's memo
-    (the one :func:`ids_of_bytes` fills) or the recipe: for readers without a context,
-    such as the history audit's index of every revision's claims."""
-    return kept_recent(_OF_BYTES, (path, hashlib.sha256(raw).digest()),
+def recipe_variant_ids(path: str, raw: bytes, oid: str | None = None) -> VariantIds:
+    """:func:`variant_ids` of the recipe ``raw`` at ``path`` (``oid``: its
+    :func:`blob_id`, when known), from the process's memo (the one :func:`ids_of_bytes`
+    fills) or the recipe: for readers without a context, such as the history audit's
+    index of every revision's claims."""
+    return kept_recent(_OF_BYTES, (path, oid or blob_id(raw)),
                        lambda: _read_ids(raw, path), 8192)
 
 
@@ -191,10 +206,10 @@ def ids_of_bytes(ctx: Context, path: str, raw: bytes) -> VariantIds:
     ``ctx``'s store, or the recipe (a label the index lacks is written at the next
     :func:`tree_variant_ids`)."""
     pending = _pending(ctx)
-    digest = hashlib.sha256(raw).digest()
-    label = ClaimsStore.label(path, digest) if pending.store is not None else ""
+    oid = blob_id(raw)
+    label = ClaimsStore.label(path, oid)
     cached = pending.index.get(label)
-    ids = kept_recent(_OF_BYTES, (path, digest),
+    ids = kept_recent(_OF_BYTES, (path, oid),
                       lambda: _read_ids(raw, path) if cached is None else cached, 8192)
     if pending.store is not None:
         pending.seen[label] = ids

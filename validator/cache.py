@@ -12,6 +12,11 @@ that blob checked against that context)::
     {"format": 3, "key": "<k>", "results": {"<label>": <value>, ...},
      "checksum": "<HMAC-SHA256 of the key and canonical results>"}
 
+(an entry written by a store made with ``fast=True``, the history audit's, also holds
+``"canon": "orjson"``: its results' canonical text is orjson's, the same text for the
+values cached, so such a store parses and checks its thousands of entries in C; a
+``check`` store keeps the standard library and imports no orjson).
+
 The checksum is keyed with the cache's own secret, ``<cache_dir>/.secret`` (32 random
 bytes made on first use, mode 0600, published with a hard link so concurrent first runs
 agree on one; read without following a link or blocking, at most 33 bytes): an entry
@@ -98,32 +103,90 @@ def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
     (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even without a version
     bump, invalidates cached results; edits to reporters or publishing do not."""
     from validator import __version__
-    from validator.paths import SCHEMAS_DIR, SNAPSHOTS_DIR
+    from validator.paths import SNAPSHOTS_DIR
 
     h = hashlib.sha256(f"{__version__}\0{settings.strict}\0{settings.offline}\0"
                        f"{settings.max_bytes}\n".encode())
     for r in rules:
         reads = ",".join(sorted(p.value for p in r.reads))
         h.update(f"{r.id}:{r.severity.value}:{reads}\n".encode())
-    package = Path(__file__).resolve().parent
     vendored = settings.vendored_dir or SNAPSHOTS_DIR  # the CLI registries the run reads
-    data = [f for folder in (SCHEMAS_DIR, Path(vendored)) if folder.is_dir()
-            for f in folder.rglob("*") if f.is_file()]
-    for f in _check_sources(package) + sorted(data):
-        h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+    h.update(_code_text(str(vendored)))
     return h.hexdigest()
 
 
-def blob_key(tool_digest: str, path: str, sha256: str) -> str:
-    """Cache key of one file: hex SHA-256 over the tool digest, its path and the SHA-256
-    of its bytes (the path is part of the key because rules compare it with the content,
-    e.g. ``model.id`` against ``models/<org>/<name>.yaml``)."""
-    return hashlib.sha256(f"{tool_digest}\0{path}\0{sha256}".encode()).hexdigest()
+def code_digest() -> str:
+    """Hex SHA-256 of the version, the package's deciding source and its schemas (what
+    :func:`checks_digest` hashes, less the settings, the rules and the vendored CLI
+    data): what reads a recipe's data the same way under any settings (REF025's index of
+    variant ids, :mod:`validator.api_claims`) is keyed on it."""
+    from validator import __version__
+
+    return hashlib.sha256(f"{__version__}\n".encode() + _code_text(None)).hexdigest()
 
 
-def _checksum(secret: bytes, key: str, results: dict[str, Any]) -> str:
-    text = json.dumps(results, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hmac.new(secret, f"{key}\0{text}".encode(), hashlib.sha256).hexdigest()
+def _code_text(vendored: str | None) -> bytes:
+    """Each deciding source file, schema and file of the ``vendored`` folder (none:
+    none) as its name and SHA-256."""
+    from validator.paths import SCHEMAS_DIR
+
+    package = Path(__file__).resolve().parent
+    folders = [SCHEMAS_DIR] + ([Path(vendored)] if vendored else [])
+    data = [f for folder in folders if folder.is_dir()
+            for f in folder.rglob("*") if f.is_file()]
+    return b"".join(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest()
+                    for f in _check_sources(package) + sorted(data))
+
+
+def blob_key(tool_digest: str, path: str, content: str) -> str:
+    """Cache key of one file: hex SHA-256 over the tool digest, its path and the digest
+    of its bytes, ``content`` (the history audit's: ``blob:<git blob id>``, a digest git
+    computed of the bytes, so a warm run reads no blob to key it). The path is part of
+    the key because rules compare it with the content, e.g. ``model.id`` against
+    ``models/<org>/<name>.yaml``."""
+    return hashlib.sha256(f"{tool_digest}\0{path}\0{content}".encode()).hexdigest()
+
+
+FAST = "orjson"
+"""The value of an entry's ``canon`` field when its checksum is over orjson's text."""
+
+
+def _text(value: Any, fast: bool) -> bytes:
+    """``value`` as compact JSON with its keys sorted at every level, UTF-8: orjson's
+    text when ``fast`` (the standard library's where orjson refuses a value, such as a
+    lone surrogate), else the standard library's."""
+    if fast:
+        import orjson
+
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            pass
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def _parse(raw: bytes, fast: bool) -> Any:
+    """JSON ``raw``: with orjson when ``fast`` (the standard library where orjson refuses
+    it, e.g. an escaped lone surrogate).
+
+    Raises:
+        ValueError: not JSON.
+    """
+    if fast:
+        import orjson
+
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
+def _checksum(secret: bytes, key: str, results: dict[str, Any], fast: bool = False) -> str:
+    """HMAC of ``key`` and the canonical text of ``results`` (:func:`_text`)."""
+    text = key.encode() + b"\0" + _text(results, fast)
+    return hmac.new(secret, text, hashlib.sha256).hexdigest()
 
 
 class NotASecret(OSError):
@@ -214,14 +277,18 @@ class ResultCache:
         owner: the recipe-check cache folder ``root`` is a part of (``results/``,
             ``runs/``, ``history/``), tagged on first use so that ``cache clean`` knows
             it (:func:`~validator.owned_folder.tag_cache_folder`); ``None``: none.
+        fast: parse entries with orjson and checksum those it writes over orjson's text
+            (a store that reads thousands of entries a run, the history audit's).
 
     Attributes:
         corrupt: number of entries found damaged and ignored during this run.
     """
 
-    def __init__(self, root: Path | None, owner: Path | None = None) -> None:
+    def __init__(self, root: Path | None, owner: Path | None = None, *,
+                 fast: bool = False) -> None:
         self.root = root
         self.owner = owner
+        self.fast = fast
         self.corrupt = 0
         self.notes: list[str] = []
         self._secret: bytes | None = None
@@ -269,13 +336,14 @@ class ResultCache:
             self.corrupt += 1
             return None
         try:
-            entry = json.loads(raw)
+            entry = _parse(raw, self.fast)
             results = entry["results"]
             if isinstance(entry, dict) and entry.get("format") != FORMAT:
                 return None  # written by another version of the cache: recomputed
             ok = (entry.get("key") == key and isinstance(results, dict)
                   and hmac.compare_digest(str(entry.get("checksum")),
-                                          _checksum(secret, key, results)))
+                                          _checksum(secret, key, results,
+                                                    entry.get("canon") == FAST)))
             if not ok:
                 raise ValueError("entry does not verify")
             return dict(results)
@@ -312,8 +380,10 @@ class ResultCache:
                 merged: dict[str, Any] = {} if replace else dict(self._read(key) or {})
                 merged.update(results)
                 plain = json.loads(json.dumps(dict(sorted(merged.items()))))
-                entry = {"format": FORMAT, "key": key, "results": plain,
-                         "checksum": _checksum(secret, key, plain)}
+                entry = {"format": FORMAT, "key": key, "results": plain}
+                entry["checksum"] = _checksum(secret, key, plain, self.fast)
+                if self.fast:  # checksummed over orjson's text
+                    entry["canon"] = FAST
                 atomic_write(path, json.dumps(entry, separators=(",", ":"),
                                               ensure_ascii=False).encode("utf-8"))
         except IsADirectoryError:

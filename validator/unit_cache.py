@@ -144,7 +144,7 @@ class UnitCache:
         """Keep the variant ids REF025 reads of ``ctx``'s recipes in this cache folder
         (:func:`validator.api_claims.attach_store`)."""
         if self.store.root is not None:
-            attach_store(ctx, self.root, self.tool)
+            attach_store(ctx, self.root)
 
     def key(self, context: str, policy: str, rules: Sequence[str], path: str,
             sha256: str, provenance: Provenance) -> str:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from validator.api_claims import ClaimsStore
 from validator.cache import FindingRow, ResultCache
 from validator.context import Settings
 from validator.findings import finding_key
@@ -137,7 +138,9 @@ class AuditOptions:
         paths: recipe paths or folders to audit (``[]``: every ``models/**`` file).
         shard: ``(k, n)``, 1-based ``k``: audit only the paths of shard ``k``.
         jobs: worker processes (1: check in this process).
-        cache_dir: result cache folder, ``None`` for no cache.
+        cache_dir: result cache folder, ``None`` for no cache; REF025's index of the
+            recipes' variant ids is kept beside it (``claims``, as ``check`` keeps it in
+            its cache folder: ``history`` uses ``<cache folder>/history``).
         settings: check settings.
         at_commit_date: judge each revision with the releases published by its date.
     """
@@ -194,11 +197,12 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     revisions = rev_list(options.repo, options.rev, since=since,
                          all_refs=options.all_refs)
     cache = ResultCache(options.cache_dir,
-                        owner=options.cache_dir and options.cache_dir.parent)
+                        owner=options.cache_dir and options.cache_dir.parent, fast=True)
+    claims = None if options.cache_dir is None else ClaimsStore.under(options.cache_dir.parent)
     with GitObjects(options.repo) as objects:
         walked = walk(objects, revisions, groups, lambda p: _selected(p, options), tool,
                       settings, at_commit_date=options.at_commit_date, progress=progress,
-                      cache=cache)
+                      claims_store=claims)
     result.recipes = len({p for s in walked.snapshots.values() for p in s.recipes})
     results = {key: cache.get(key) for key in walked.blobs}
     tasks = _tasks(walked, results, result)

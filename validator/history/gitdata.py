@@ -11,6 +11,7 @@ output ``<oid> SP <type> SP <size> LF <contents> LF``).
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,11 @@ class CommitInfo:
     subject: str
 
 
+_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+"""One entry of a tree object: ``<mode> SP <name> NUL <20-byte id>``."""
+_TREE = re.compile(rb"(?:[0-7]+ [^\0]*\0.{20})*", re.DOTALL)
+"""A whole tree object: its entries, nothing else."""
+
 BATCH = 256
 """Objects asked of ``git cat-file --batch`` at once (41 bytes a request: 10 KiB)."""
 
@@ -97,6 +103,9 @@ class GitObjects:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self._trees: dict[str, list[tuple[bytes, str, str]]] = {}
+        self._leaves: dict[str, tuple[dict[str, str], dict[str, NotFile]]] = {}
+        """Files (by name) and links or submodule entries of each tree read that holds
+        no folder: most of a revision's folders are those of the revision before."""
         git(repo, "rev-parse", "--git-dir")
         try:
             self._proc = subprocess.Popen(
@@ -234,15 +243,10 @@ class GitObjects:
     def _tree(self, oid: str, kind: str, data: bytes) -> list[tuple[bytes, str, str]]:
         if kind != "tree":
             raise GitError(f"{self.repo}: object {oid} is a {kind}, not a tree")
-        entries: list[tuple[bytes, str, str]] = []
-        pos = 0
-        while pos < len(data):
-            space = data.index(b" ", pos)
-            nul = data.index(b"\0", space)
-            mode = data[pos:space]
-            name = data[space + 1:nul].decode("utf-8", "surrogateescape")
-            entries.append((mode, name, data[nul + 1:nul + 21].hex()))
-            pos = nul + 21
+        if _TREE.fullmatch(data) is None:
+            raise GitError(f"{self.repo}: tree {oid} is malformed")
+        entries = [(mode, name.decode("utf-8", "surrogateescape"), ident.hex())
+                   for mode, name, ident in _ENTRY.findall(data)]
         self._trees[oid] = entries
         return entries
 
@@ -251,18 +255,31 @@ class GitObjects:
         """Every regular file below ``tree`` as ``{path: blob id}`` (paths joined with
         ``/`` under ``prefix``). Symbolic links and submodules are left out: a link in a
         recipes tree is never followed. ``not_files``, when given, receives them."""
+        leaf = self._leaves.get(tree)
+        if leaf is not None:  # a folder of files only, met in an earlier revision
+            held, odd = leaf
+            if not_files is not None and odd:
+                not_files.update({f"{prefix}{name}": entry for name, entry in odd.items()})
+            return {f"{prefix}{name}": oid for name, oid in held.items()}
         out: dict[str, str] = {}
         entries = self.tree_entries(tree)
         # the sub-trees not read yet, in one round trip (a revision changes a few of them)
-        self.prefetch_trees([oid for mode, _name, oid in entries if mode == _TREE_MODE])
+        folders = [oid for mode, _name, oid in entries if mode == _TREE_MODE]
+        self.prefetch_trees(folders)
+        odd_here: dict[str, NotFile] = {}
         for mode, name, oid in entries:
             path = f"{prefix}{name}"
             if mode == _TREE_MODE:
                 out.update(self.files(oid, path + "/", not_files))
             elif mode not in (_SYMLINK_MODE, _SUBMODULE_MODE):
                 out[path] = oid
-            elif not_files is not None:
-                not_files[path] = NotFile(mode == _SYMLINK_MODE, oid)
+            else:
+                odd_here[name] = NotFile(mode == _SYMLINK_MODE, oid)
+                if not_files is not None:
+                    not_files[path] = odd_here[name]
+        if not folders:
+            self._leaves[tree] = ({name: oid for mode, name, oid in entries
+                                   if mode not in (_SYMLINK_MODE, _SUBMODULE_MODE)}, odd_here)
         return out
 
 

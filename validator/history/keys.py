@@ -25,6 +25,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property, lru_cache
 from typing import Any
 
 from validator.cache import FindingRow, as_row, checks_digest
@@ -58,11 +59,26 @@ def is_context_file(path: str) -> bool:
     return path in (TAXONOMY_FILE, PLATFORMS_FILE) or path.startswith(tuple(FOLDERS.values()))
 
 
+@lru_cache(maxsize=1 << 16)
+def path_part(path: str) -> Reads | None:
+    """The part of a revision the file ``path`` belongs to: :attr:`Reads.RECIPE_LIST`
+    for a recipe, the taxonomy, platforms, strategies or kv-store part for a context file
+    (:func:`is_context_file`), ``None`` for any other file (asked once per path: a
+    history holds a few thousand paths over thousands of revisions)."""
+    if is_recipe(path):
+        return Reads.RECIPE_LIST
+    if path == TAXONOMY_FILE:
+        return Reads.TAXONOMY
+    if path == PLATFORMS_FILE:
+        return Reads.PLATFORMS
+    return next((part for part, folder in FOLDERS.items() if path.startswith(folder)), None)
+
+
 def _digest(lines: Iterable[str]) -> str:
-    h = hashlib.sha256()
-    for line in lines:
-        h.update(line.encode() + b"\n")
-    return h.hexdigest()
+    """Hex SHA-256 of ``lines``, each ended by a line feed (hashed as one text)."""
+    held = list(lines)
+    text = "\n".join(held) + "\n" if held else ""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def part_digests(files: Mapping[str, str], window: str, claims: str = "") -> dict[Reads, str]:
@@ -70,15 +86,20 @@ def part_digests(files: Mapping[str, str], window: str, claims: str = "") -> dic
     (every file), ``window`` names the release window it is judged in, ``claims`` is the
     digest of its recipes' variant claims (:class:`~validator.history.claims.ClaimsIndex`;
     ``""`` when no rule reads them)."""
+    paths = sorted(files)
+    lines = [f"{p}\0{files[p]}" for p in paths]
+    parts = [path_part(p) for p in paths]
     out = {Reads.TAXONOMY: _digest([files.get(TAXONOMY_FILE, "-")]),
            Reads.PLATFORMS: _digest([files.get(PLATFORMS_FILE, "-")]),
            Reads.VARIANT_CLAIMS: _digest([claims])}
-    for part, folder in FOLDERS.items():
-        out[part] = _digest(f"{p}\0{files[p]}" for p in sorted(files) if p.startswith(folder))
-    out[Reads.RECIPE_LIST] = _digest(p for p in sorted(files) if is_recipe(p))
-    out[Reads.TREE] = _digest(f"{p}\0{files[p]}" for p in sorted(files))
+    for part in FOLDERS:
+        out[part] = _digest(line for line, of in zip(lines, parts, strict=True) if of is part)
+    out[Reads.RECIPE_LIST] = _digest(p for p, of in zip(paths, parts, strict=True)
+                                     if of is Reads.RECIPE_LIST)
+    out[Reads.TREE] = _digest(lines)
+    window_digest = _digest([window])
     for part in RELEASE_PARTS:
-        out[part] = _digest([window])
+        out[part] = window_digest
     return out
 
 
@@ -110,15 +131,18 @@ class RuleGroup:
     reads: frozenset[Reads]
     rules: tuple[Rule, ...]
 
-    @property
+    @cached_property
     def name(self) -> str:
         """``"recipe"`` or the parts' values joined by ``+`` (e.g. ``"strategies+taxonomy"``)."""
         return "+".join(sorted(p.value for p in self.reads)) or "recipe"
 
+    @cached_property
+    def _ordered(self) -> tuple[Reads, ...]:
+        return tuple(sorted(self.reads, key=lambda p: p.value))
+
     def label(self, parts: Mapping[Reads, str]) -> str:
         """Cache label of this group's findings at a revision with part digests ``parts``."""
-        ordered = sorted(self.reads, key=lambda p: p.value)
-        return f"{self.name}:{_digest(f'{p.value}={parts[p]}' for p in ordered)}"
+        return f"{self.name}:{_digest(f'{p.value}={parts[p]}' for p in self._ordered)}"
 
     def same_inputs(self, a: Mapping[Reads, str], b: Mapping[Reads, str], *,
                     but: frozenset[Reads] = frozenset()) -> bool:

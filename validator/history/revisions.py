@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from validator.cache import FindingRow, ResultCache, blob_key
+from validator.api_claims import ClaimsStore
+from validator.cache import FindingRow, blob_key
 from validator.context import Settings
 from validator.history.claims import ClaimsIndex
 from validator.history.gitdata import CommitInfo, GitObjects, NotFile
 from validator.history.keys import (
     RuleGroup,
-    is_context_file,
-    is_recipe,
     part_digests,
+    path_part,
     refused_row,
     stage_label,
     window_label,
@@ -160,15 +160,16 @@ class Walk:
 def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...],
          selected: Callable[[str], bool], tool: str, settings: Settings, *,
          at_commit_date: bool = True, progress: Progress | None = None,
-         cache: ResultCache | None = None) -> Walk:
+         claims_store: ClaimsStore | None = None) -> Walk:
     """Snapshots of ``revisions`` and of their first parents (the baselines), with the
-    recipes ``selected`` keeps. ``cache``: where the recipes' variant claims are kept
-    between runs (:class:`~validator.history.claims.ClaimsIndex`)."""
+    recipes ``selected`` keeps. ``claims_store``: REF025's index, where the recipes'
+    variant claims are kept between runs (:class:`~validator.history.claims.ClaimsIndex`;
+    ``None``: in this run only)."""
     found = Walk({}, {}, {})
-    claims = (ClaimsIndex(cache or ResultCache(None), tool,
+    claims = (ClaimsIndex(claims_store,
                           lambda oids: [data for _kind, data in objects.read_many(oids)])
               if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
-    keys = _BlobKeys(objects, tool, found.blobs)
+    keys = _BlobKeys(tool, found.blobs)
     window_of: dict[str, str] = {}
     commits = objects.commits(revisions)
     listed = set(revisions)
@@ -201,7 +202,7 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
             recipes.update(keys.of_selected(files, selected))
             # the claims of a revision without a selected recipe are never asked for
             claimed = "" if claims is None or not recipes else claims.digest(
-                {p: o for p, o in files.items() if is_recipe(p)})
+                {p: o for p, o in files.items() if path_part(p) is Reads.RECIPE_LIST})
             state = _state(found, info.id, files, window, claimed, groups, whole_tree,
                            settings)
             known = memo[memo_key] = (state, recipes)
@@ -213,13 +214,13 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
 
 @dataclass
 class _BlobKeys:
-    """The blob key of each selected recipe file (path, blob id) of the revisions walked,
-    each blob hashed once; a new key is recorded in ``blobs`` (:attr:`Walk.blobs`)."""
+    """The blob key of each selected recipe file (path, blob id) of the revisions walked:
+    keyed by the git blob id (no blob is read), ``selected`` asked once per path; a new
+    key is recorded in ``blobs`` (:attr:`Walk.blobs`)."""
 
-    objects: GitObjects
     tool: str
     blobs: dict[str, tuple[str, str]]
-    sha_of: dict[str, str] = field(default_factory=dict)
+    chosen: dict[str, bool] = field(default_factory=dict)
     key_of: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def of_selected(self, files: Mapping[str, str], selected: Callable[[str], bool]
@@ -230,12 +231,12 @@ class _BlobKeys:
         for path, oid in files.items():
             key = self.key_of.get((path, oid))
             if key is None:
-                if not selected(path):
+                keep = self.chosen.get(path)
+                if keep is None:
+                    keep = self.chosen[path] = selected(path)
+                if not keep:
                     continue
-                sha = self.sha_of.get(oid)
-                if sha is None:
-                    sha = self.sha_of[oid] = hashlib.sha256(self.objects.blob(oid)).hexdigest()
-                key = self.key_of[(path, oid)] = blob_key(self.tool, path, sha)
+                key = self.key_of[(path, oid)] = blob_key(self.tool, path, f"blob:{oid}")
                 self.blobs.setdefault(key, (path, oid))
             out[path] = key
         return out
@@ -261,7 +262,7 @@ def _state(found: Walk, commit: str, files: Mapping[str, str], window: str, clai
         parts.items(), key=lambda kv: kv[0].value)).encode()).hexdigest()
     if state_id not in found.states:
         served = dict(files) if whole_tree else {p: o for p, o in files.items()
-                                                 if is_context_file(p) or is_recipe(p)}
+                                                 if path_part(p) is not None}
         found.states[state_id] = State(state_id, commit, served, window, parts,
                                        {g.name: g.label(parts) for g in groups},
                                        stage_label(window, settings))

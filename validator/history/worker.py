@@ -81,7 +81,7 @@ class Worker:
         # over all of them later: keep their parses and verdicts until then
         self.session.cli.keep_more(KEEP_MORE)
         self._dated: dict[str, SchemaValidator] = {}
-        self.cache = ResultCache(cache_dir, owner=cache_dir and cache_dir.parent)
+        self.cache = ResultCache(cache_dir, owner=cache_dir and cache_dir.parent, fast=True)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
         self._renderings: OrderedDict[tuple[str, str, str], OrderedDict[str, Any]] = \
             OrderedDict()
