@@ -197,6 +197,13 @@ def target_inputs(targets: list[Target]) -> list[Path]:
     return files
 
 
+def _one_output(a: Path, b: Path) -> bool:
+    """Whether writing ``a`` and ``b`` writes one file: the same path once every link is
+    followed (also a link to a file not there yet, or a path through a linked folder), or
+    one existing file (a hard link)."""
+    return os.path.realpath(a) == os.path.realpath(b) or _same_file(a, b)
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.exists() and b.exists() and a.samefile(b)  # links and hard links too
@@ -233,8 +240,7 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None
     if not outputs:
         return
     for i, (option, path) in enumerate(outputs):
-        other = next(((o, p) for o, p in outputs[:i] if os.path.abspath(p) == os.path.abspath(
-            path) or _same_file(p, path)), None)
+        other = next(((o, p) for o, p in outputs[:i] if _one_output(p, path)), None)
         if other is not None:
             raise UsageError(f"{other[0]} {other[1]} and {option} {path} are the same file: "
                              "one report would overwrite the other (choose two files)")
