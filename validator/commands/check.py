@@ -36,6 +36,7 @@ from validator.progress import NO_PROGRESS, Display, display_of
 from validator.report import REPORTERS, get_reporter
 from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
+from validator.rules.ref.quickstart import is_quickstart_path
 from validator.session import Session
 from validator.session_units import KnownUnits
 from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
@@ -121,10 +122,11 @@ def _expect_local(targets: list[Target], sha256: str) -> None:
 def is_recipe_or_context(path: str) -> bool:
     """Whether the site reads ``path`` of a recipes root: a recipe (any ``.yaml``/``.yml``
     below ``models/``, as its build walks that folder), the taxonomy, or a strategy or
-    kv-store document (``strategies/<name>.yaml``, ``kv_store/<name>.yaml``)."""
+    kv-store document (``strategies/<name>.yaml``, ``kv_store/<name>.yaml``), or a
+    quickstart file (``quickstart/<name>.yaml``, which its build writes into its API)."""
     parts = path.split("/")
     return path.startswith("models/") or path in (TAXONOMY, PLATFORMS) or \
-        (len(parts) == 2 and parts[0] in CONTEXT_FOLDERS)
+        (len(parts) == 2 and parts[0] in CONTEXT_FOLDERS) or is_quickstart_path(path)
 
 
 def recipes_and_context(targets: list[Target], where: str, notes: bool = True
@@ -147,7 +149,8 @@ def recipes_and_context(targets: list[Target], where: str, notes: bool = True
     if left and notes:
         print(f"recipe-check: note: not checked, not recipes: {', '.join(left)} (the "
               "recipes site reads recipes from models/ only, and the taxonomy, strategies/, "
-              "kv_store/ and platforms.yaml as their context)", file=sys.stderr)
+              "kv_store/ and platforms.yaml as their context, and quickstart/*.yaml into its "
+              "API)", file=sys.stderr)
     return kept
 
 
