@@ -41,11 +41,17 @@ def test_a_link_to_a_report_file_not_yet_written_is_the_same_file(tree: Path,
     assert not (out / "f.json").exists()  # refused before anything is written
 
 
-def test_a_report_path_through_a_linked_folder_is_the_same_file(tree: Path,
-                                                                 tmp_path: Path) -> None:
+def _linked_out(tmp_path: Path) -> Path:
+    """A folder ``out`` holding ``sub``, a link to ``out`` itself."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "sub").symlink_to(out)
+    return out
+
+
+def test_a_report_path_through_a_linked_folder_is_the_same_file(tree: Path,
+                                                                 tmp_path: Path) -> None:
+    out = _linked_out(tmp_path)
     proc = _cli(["--no-cache", RECIPE, "--json", str(out / "h.json"),
                  "--markdown", str(out / "sub" / "h.json")], tree)
     assert proc.returncode == 2 and "are the same file" in proc.stderr, proc.stderr
@@ -68,9 +74,7 @@ def test_pr_refuses_two_reports_through_a_link_to_a_missing_file(tmp_path: Path)
 
 def test_two_different_report_files_next_to_a_link_are_both_written(tree: Path,
                                                                      tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "sub").symlink_to(out)
+    out = _linked_out(tmp_path)
     proc = _cli(["--no-cache", RECIPE, "--json", str(out / "a.json"),
                  "--sarif", str(out / "sub" / "b.sarif")], tree)
     assert proc.returncode in (0, 1), proc.stderr

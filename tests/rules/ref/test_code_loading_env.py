@@ -46,19 +46,6 @@ def test_each_code_loading_name_is_reported_at_its_line(examples_tree: Path,
     assert [f.line for f in _ref018(examples_tree)] == [line_of(text, name)]
 
 
-def test_a_code_loading_name_in_a_strategy_env_is_reported_on_the_strategy(
-        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    strategy = examples_tree / "strategies/single_node_tp.yaml"
-    text = strategy.read_text().replace("vllm_args: []",
-                                        'vllm_args: []\nenv:\n  NODE_OPTIONS: "--require=/x.js"')
-    strategy.write_text(text)
-    code = main(["check", "--offline", "--no-cache", "--select", "REF018", str(strategy)])
-    assert code == 1
-    line = line_of(text, "NODE_OPTIONS")
-    assert f"single_node_tp.yaml:{line}:17: error REF018 the env name 'NODE_OPTIONS'" in (
-        capsys.readouterr().out)
-
-
 def test_python_settings_that_load_no_code_stay_clean(examples_tree: Path) -> None:
     _edit(examples_tree, "  base_env: {}", '  base_env:\n    PYTHONUNBUFFERED: "1"\n'
           '    PYTHONHASHSEED: "0"\n    MY_PYTHONPATH: "/x"\n    NODE_ENV: "production"')
