@@ -36,7 +36,12 @@ from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
 from validator.render.api_ledger import ApiLedger, Owner, variant_owner
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
-from validator.render.api_paths import promoted_id, quickstart_profile, quickstart_profile_problem
+from validator.render.api_paths import (
+    promoted_id,
+    quickstart_missing_problem,
+    quickstart_profile,
+    quickstart_profile_problem,
+)
 from validator.render.api_recipe import (
     feature_mode_errors,
     head_ordered,
@@ -215,9 +220,9 @@ class _Build:
                    Owner("models/", None, "the index of recipes", "models"))
         for path, quick in inputs.quickstart:
             hardware = quickstart_profile(quick)
-            if hardware is None:
-                raise ApiBuildError(path, "REF028: the root is null; the site's build stops "
-                                    "reading its hardware_profile")
+            missing = quickstart_missing_problem(quick)
+            if missing is not None or hardware is None:
+                raise ApiOutputError(f"{path}: REF028: {missing}; refused")
             problem = quickstart_profile_problem(hardware)
             if problem is not None:
                 raise ApiOutputError(f"{path}: REF028: hardware_profile {hardware!r} {problem}"

@@ -166,3 +166,15 @@ def quickstart_profile(data: object) -> str | None:
     if not isinstance(data, dict) or "hardware_profile" not in data:
         return "undefined"
     return js_str(data["hardware_profile"])
+
+
+def quickstart_missing_problem(data: object) -> str | None:
+    """Why a quickstart file's data gives the site's build no ``hardware_profile`` of its
+    own (a ``null`` root stops the build; a root that is no mapping, or one without the key,
+    is written to ``quickstart/undefined.json``), or ``None`` when it has one."""
+    if data is None:
+        return "the file's root is null: the site's build stops reading its " \
+            "hardware_profile and writes no API"
+    if not isinstance(data, dict) or "hardware_profile" not in data:
+        return f"no hardware_profile: the site writes the file to {QUICKSTART}/undefined.json"
+    return None

@@ -19,6 +19,7 @@ from validator.load import LoadedDocument
 from validator.render.api_paths import (
     QUICKSTART,
     path_key,
+    quickstart_missing_problem,
     quickstart_profile,
     quickstart_profile_problem,
 )
@@ -96,13 +97,9 @@ def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
     pointer = "/hardware_profile" if isinstance(data, dict) and "hardware_profile" in data \
         else ""
     fix = "set hardware_profile to the hardware id this file is about"
-    if profile is None:
-        yield QUICKSTART_PATH, Hit("", "the file's root is null: the site's build stops "
-                                   "reading its hardware_profile and writes no API", fix)
-        return
-    if pointer == "":
-        yield QUICKSTART_PATH, Hit("", "no hardware_profile: the site writes the file to "
-                                   f"{QUICKSTART}/undefined.json", fix)
+    missing = quickstart_missing_problem(data)
+    if missing is not None or profile is None:
+        yield QUICKSTART_PATH, Hit("", missing or "", fix)
         return
     shown = printable(profile)
     problem = quickstart_profile_problem(profile)
