@@ -3,17 +3,14 @@ is blocked: the flag is judged on the strategy file (real git)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import line_of
 from tests.rules.flag.test_flag_parallel_flag import STRATEGY, _flag
-from validator.cli import main
 
-from .conftest import commit_all
+from .conftest import commit_all, pr_json
 
 
 def test_pr_changing_parallel_flag_to_a_typo_is_blocked(
@@ -21,9 +18,7 @@ def test_pr_changing_parallel_flag_to_a_typo_is_blocked(
     base = commit_all(example_repo, "base")
     text = _flag(example_repo, "--tensor-paralel-size")
     head = commit_all(example_repo, "a one-line strategy change")
-    code = main(["pr", "--offline", "--repo", str(example_repo), "--base", base, "--head",
-                 head, "--format", "json", "--no-summary"])
-    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    code, doc = pr_json(example_repo, base, head, capsys)
     new = [(d["path"], f["rule"], f["line"]) for d in doc["documents"] for f in d["findings"]
            if f.get("baseline") == "new"]
     assert code == 1

