@@ -19,16 +19,19 @@ from validator.findings import MAX_FINDINGS_PER_RULE, Finding, Severity, count_b
 from validator.identity import with_identities
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
+from validator.render.api_paths import QUICKSTART
 from validator.render.cache import recent_renderings
 from validator.render.renderer import CONFIGURATION_LIMIT
 from validator.rules.flag.context_files import context_arg_findings, context_shell_findings
 from validator.rules.metadata import Hit, Rule
 from validator.rules.ref.context_names import NAME_CLAIM, name_claim_hits
 from validator.rules.ref.platform_ids import duplicate_platform_hits
+from validator.rules.ref.quickstart import quickstart_hits, quickstart_paths
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.safety_limits import YAML_LIMIT
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
+from validator.source.tree import SourceError
 from validator.source.verify import REFUSED, VerificationError
 
 
@@ -236,10 +239,15 @@ class Checker:
         (:mod:`validator.rules.flag.context_files`), judged at the settings' release window;
         without, still the ``REF018`` findings of the values it adds to the commands.
         A crash of the argument check goes to ``result.internal_errors``."""
+        settings = self.context.settings
+        if schema_name == "quickstart":  # no schema: the site reads one field of it
+            return list(doc.findings) + [
+                doc.finding(rule, hit, strict=settings.strict)
+                for rule, hit in quickstart_hits(doc, self._quickstart_documents(),
+                                                 self._hardware_ids())]
         findings = list(doc.findings) + self.schema.validate(doc, schema_name)
         if not doc.ok:
             return findings
-        settings = self.context.settings
         if schema_name in ("strategy", "kv_store"):
             findings += [doc.finding(NAME_CLAIM, hit, strict=settings.strict)
                          for hit in name_claim_hits(doc, self.context)]
@@ -258,6 +266,22 @@ class Checker:
             print(f"recipe-check: {msg}", file=sys.stderr)
             result.internal_errors.append(msg)
         return findings
+
+    def _quickstart_documents(self) -> list[LoadedDocument]:
+        """The quickstart files of the context's tree, loaded (in the build's order)."""
+        tree = self.context.tree
+        max_bytes = self.context.settings.max_bytes
+        out = []
+        for path in quickstart_paths(tree.list(QUICKSTART)):
+            try:
+                out.append(load_yaml(tree.read(path), path, max_bytes=max_bytes))
+            except (OSError, SourceError):
+                continue  # refused or gone: reported when that file itself is checked
+        return out
+
+    def _hardware_ids(self) -> list[str] | None:
+        """The taxonomy's hardware ids, ``None`` without a taxonomy."""
+        return None if self.context.taxonomy is None else list(self.context.hardware_profiles)
 
     def check_context_document(self, doc: LoadedDocument, schema_name: str,
                                result: RunResult) -> None:

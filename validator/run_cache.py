@@ -61,10 +61,10 @@ fixes, report files, pinned sources, ``--config``, ``--no-cache`` -- makes it ru
 NOT_KEYED = frozenset({"--jobs", "-j"})
 """Options that do not change the output (``--jobs``: the same for every N)."""
 ROOT_INPUTS = (TAXONOMY, ".recipe-check.toml", "pyproject.toml", STRATEGIES, "kv_store",
-               "models", PLATFORMS)
+               "models", PLATFORMS, "quickstart")
 """What a check reads at a recipes root besides the paths it is given: the taxonomy,
 the configuration files, the strategy and kv-store documents, the recipe list and the
-platforms (REF026)."""
+platforms (REF026) and the quickstart files (REF028)."""
 ENVIRONMENT = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "LANG", "LC_ALL", "LC_CTYPE")
 """Environment variables a check reads (with every ``RECIPE_CHECK_*`` one)."""
 MAX_RUNS = 200

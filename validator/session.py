@@ -29,7 +29,9 @@ from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
 from validator.policy import Policy
 from validator.progress import Progress
+from validator.render.api_paths import QUICKSTART
 from validator.rules.metadata import Rule
+from validator.rules.ref.quickstart import is_quickstart_path, quickstart_paths
 from validator.schema import SchemaValidator
 from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_identity
 from validator.source.provenance import Provenance, sha256_hex
@@ -126,7 +128,8 @@ class Session:
         checker = Checker(context, self.rules_for(context), self.schema, self.policy(tree))
         opened = Opened(context, checker,
                         frozenset(d.path for d in context.context_documents())
-                        | ({PLATFORMS} if context.taxonomy is not None else set()))
+                        | ({PLATFORMS, *quickstart_paths(tree.list(QUICKSTART))}
+                           if context.taxonomy is not None else set()))
         if self.cache is not None:
             self.cache.attach(context)
             opened.unit_prefix = (context_digest(context), repr(checker.policy.config),
@@ -174,6 +177,8 @@ class Session:
             for doc in ctx.kv_stores.values():
                 checker.check_context_document(doc, "kv_store", self.result)
             self._check_platforms(tree, checker)
+            if ctx.taxonomy is not None:
+                self._check_quickstart(tree, checker)
             return
         for path, kind in files:
             read = self._read(tree, path)
@@ -203,6 +208,15 @@ class Session:
         if read is not None:
             doc = load_yaml(read[0], PLATFORMS, max_bytes=self.settings.max_bytes)
             checker.check_context_document(doc, "platforms", self.result)
+
+    def _check_quickstart(self, tree: RecipeTree, checker: Checker) -> None:
+        """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
+        build writes into its API), each reported only when it has findings."""
+        for path in quickstart_paths(tree.list(QUICKSTART)):
+            read = self._read(tree, path)
+            if read is not None:
+                doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
+                checker.check_context_document(doc, "quickstart", self.result)
 
     def _context_document(self, ctx: Context, path: str, data: bytes) -> LoadedDocument:
         """The loaded context document of ``path`` (the context's own copy when it
@@ -435,6 +449,7 @@ class Session:
         ctx = opened.context
         kind = ("taxonomy" if ctx.taxonomy is not None and ctx.taxonomy.path == path
                 else "platforms" if path == PLATFORMS
+                else "quickstart" if is_quickstart_path(path)
                 else "kv_store" if path in {d.path for d in ctx.kv_stores.values()}
                 else "strategy")
         doc = self._context_document(ctx, path, read[0])

@@ -114,23 +114,31 @@ def test_a_folder_link_leaving_the_root_is_a_prov005_error(
 
 def test_yaml_the_site_does_not_read_as_a_recipe_is_left_out_and_named(
         tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``quickstart/`` is left out and named; ``platforms.yaml`` is context, checked with
-    its own schema (issue 30: it was left out, so nothing in it was ever judged)."""
+    """A workflow file is left out and named; ``platforms.yaml`` is context, checked with
+    its own schema (issue 30: it was left out, so nothing in it was ever judged);
+    ``quickstart/*.yaml`` is checked as a kind of its own (the site writes it into its
+    API), reported only when it has findings."""
     (tree / "platforms.yaml").write_text("platforms:\n  - id: somewhere\n", "utf-8")
+    (tree / ".github/workflows").mkdir(parents=True)
+    (tree / ".github/workflows/ci.yaml").write_text("on: push\n", "utf-8")
     (tree / "quickstart").mkdir()
     (tree / "quickstart/h100.yaml").write_text("hardware_profile: h100\n", "utf-8")
+    (tree / "quickstart/up.yaml").write_text("hardware_profile: ../models\n", "utf-8")
     code = main(["check", str(tree), "--format", "json"])
     out, err = capsys.readouterr()
     assert code == 1
-    assert "recipe-check: note: not checked, not recipes: quickstart/h100.yaml (the recipes " \
-        "site reads recipes from models/ only" in err
+    assert "recipe-check: note: not checked, not recipes: .github/workflows/ci.yaml (the " \
+        "recipes site reads recipes from models/ only" in err
+    assert "quickstart/" not in err.split("(the recipes", 1)[0]
     documents = {d["path"]: d for d in json.loads(out)["documents"]}
-    assert RECIPE in documents and "quickstart/h100.yaml" not in documents
+    assert RECIPE in documents and ".github/workflows/ci.yaml" not in documents
     assert {(f["rule"], f["line"]) for f in documents["platforms.yaml"]["findings"]} == {
         ("SCHEMA003", 2)}  # name and url are missing
+    assert [f["rule"] for f in documents["quickstart/up.yaml"]["findings"]] == ["REF028"]
     assert main(["check", str(tree / "platforms.yaml")]) == 1
-    assert main(["check", str(tree / "quickstart/h100.yaml")]) == 2
+    assert main(["check", str(tree / ".github/workflows/ci.yaml")]) == 2
     assert "no recipes in" in capsys.readouterr().err
+    assert main(["check", str(tree / "quickstart/up.yaml")]) == 1
 
 
 def test_any_yaml_below_models_is_a_recipe_as_the_site_walks_it(

@@ -92,3 +92,14 @@ def example_repo(tmp_path: Path) -> Path:
     git(dest, "init", "-q", "-b", "main")
     commit_all(dest, "example tree")
     return dest
+
+
+def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str]
+            ) -> tuple[int, dict[str, Any]]:
+    """``recipe-check pr`` (offline, JSON, no job summary) of ``base..head`` in ``repo``:
+    its exit code and report."""
+    from validator.cli import main
+
+    code = main(["pr", "--offline", "--repo", str(repo), "--base", base, "--head", head,
+                 "--format", "json", "--no-summary"])
+    return code, json.loads(capsys.readouterr().out)

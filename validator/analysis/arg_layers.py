@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from validator.analysis.recipe_data import as_dict, as_list, get, items
@@ -71,6 +71,23 @@ class ArgLayer:
 
 STRATEGY_ARG_LISTS = ("/vllm_args", "/prefill/vllm_args", "/decode/vllm_args")
 """Where a strategy keeps the arguments the site adds to ``vllm serve``."""
+PARALLEL_FLAGS = ("/parallel_flag", "/prefill/parallel_flag", "/decode/parallel_flag")
+"""Where a strategy names the flag the site prints before the parallel size (unquoted,
+as every flag item)."""
+PARALLEL_SIZE = "1"
+"""The parallel size a :func:`parallel_flag_layers` layer gives its flag: the site prints
+the size it computes there; only the flag is the strategy's (issues of this item are not)."""
+
+
+def parallel_flag_layers(data: Any, **kw: Any) -> Iterator[ArgLayer]:
+    """Each ``parallel_flag`` a strategy names (a non-empty string: another shape is the
+    schema's), as the list ``[flag, size]`` the site renders it into at ``/parallel_flag``
+    (:data:`PARALLEL_FLAGS`): judged by the FLAG engine like an item of ``vllm_args``
+    (``kw``: the rest of the :class:`ArgLayer`, for a recipe's view of the strategy)."""
+    for pointer in PARALLEL_FLAGS:
+        flag = get(data, *pointer.strip("/").split("/"))
+        if isinstance(flag, str) and flag:
+            yield ArgLayer(pointer, (flag, PARALLEL_SIZE), pointer[1:].replace("/", "."), **kw)
 
 
 def external_layers(doc: LoadedDocument, ctx: Context,
@@ -94,6 +111,8 @@ def external_layers(doc: LoadedDocument, ctx: Context,
             if toks is not None:
                 out.append(ArgLayer(ptr, toks, f"{sdoc.path} {ptr[1:].replace('/', '.')}",
                                     strategy=name, anchor=anchor, origin=sdoc))
+        out += [replace(layer, label=f"{sdoc.path} {layer.label}") for layer in
+                parallel_flag_layers(sdoc.data, strategy=name, anchor=anchor, origin=sdoc)]
     tax = ctx.taxonomy
     options = as_dict(get(tax.data if tax is not None else None, "kv_offload"))
     listed = {key: (status, ptr) for key, status, ptr in

@@ -457,9 +457,40 @@ SHELL_CONTROL_NAMES = {
 with what it does: not settings of vLLM, never meant for a recipe's env."""
 
 
+_PYTHON = "every Python started later (vLLM included) "
+CODE_LOADING_NAMES = {
+    "PYTHONPATH": _PYTHON + "imports modules from the folders it names first",
+    "PYTHONHOME": _PYTHON + "loads its standard library from the folder it names",
+    "PYTHONSTARTUP": "every interactive Python started later first runs the file it names",
+    "PYTHONUSERBASE": _PYTHON + "reads the site-packages (and their `.pth` code) there",
+    "PYTHONBREAKPOINT": _PYTHON + "imports and calls what it names at `breakpoint()`",
+    "GCONV_PATH": "the C library loads character-set converters (code) from the folder it "
+                  "names",
+    "NODE_OPTIONS": "every Node.js started later takes its options (`--require` runs a file)",
+    "NODE_PATH": "every Node.js started later looks for modules there",
+    "PERL5OPT": "every perl started later takes its options (`-M` loads a module)",
+    "PERL5LIB": "every perl started later loads modules from the folders it names first",
+    "PERLLIB": "every perl started later loads modules from the folders it names first",
+    "RUBYOPT": "every ruby started later takes its options (`-r` loads a file)",
+    "RUBYLIB": "every ruby started later loads files from the folders it names first",
+    "JAVA_TOOL_OPTIONS": "every JVM started later takes its options (`-javaagent` loads code)",
+    "_JAVA_OPTIONS": "every JVM started later takes its options (`-javaagent` loads code)",
+    "JDK_JAVA_OPTIONS": "every `java` started later takes its options (`-javaagent` loads "
+                        "code)",
+}
+"""Environment variable names that change which code an interpreter or the C library
+loads, with what they do: not settings of vLLM (the corpus sets none of them in a recipe's
+or context file's env map; guide text may show them, and is not judged by them)."""
+CODE_LOADING = "code-loading variable"
+"""The :class:`Hazard` kind of a :data:`CODE_LOADING_NAMES` name."""
+
+
 def env_name_hazards(name: str) -> list[Hazard]:
     """The :class:`Hazard` of an environment variable name the shell or the dynamic loader
-    acts on (:data:`SHELL_CONTROL_NAMES`, an exported function ``BASH_FUNC_*``)."""
+    acts on (:data:`SHELL_CONTROL_NAMES`, an exported function ``BASH_FUNC_*``), or one
+    that changes which code a program loads (:data:`CODE_LOADING_NAMES`)."""
+    if name in CODE_LOADING_NAMES:
+        return [Hazard(CODE_LOADING, name, _EXPORTED + CODE_LOADING_NAMES[name])]
     effect = SHELL_CONTROL_NAMES.get(name)
     if effect is None and name.startswith("BASH_FUNC_"):
         effect = "every bash started later defines a shell function from its value"

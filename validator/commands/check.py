@@ -36,6 +36,7 @@ from validator.progress import NO_PROGRESS, Display, display_of
 from validator.report import REPORTERS, get_reporter
 from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
+from validator.rules.ref.quickstart import is_quickstart_path
 from validator.session import Session
 from validator.session_units import KnownUnits
 from validator.source.local import STRATEGIES, TAXONOMY, Target, local_targets
@@ -121,10 +122,11 @@ def _expect_local(targets: list[Target], sha256: str) -> None:
 def is_recipe_or_context(path: str) -> bool:
     """Whether the site reads ``path`` of a recipes root: a recipe (any ``.yaml``/``.yml``
     below ``models/``, as its build walks that folder), the taxonomy, or a strategy or
-    kv-store document (``strategies/<name>.yaml``, ``kv_store/<name>.yaml``)."""
+    kv-store document (``strategies/<name>.yaml``, ``kv_store/<name>.yaml``), or a
+    quickstart file (``quickstart/<name>.yaml``, which its build writes into its API)."""
     parts = path.split("/")
     return path.startswith("models/") or path in (TAXONOMY, PLATFORMS) or \
-        (len(parts) == 2 and parts[0] in CONTEXT_FOLDERS)
+        (len(parts) == 2 and parts[0] in CONTEXT_FOLDERS) or is_quickstart_path(path)
 
 
 def recipes_and_context(targets: list[Target], where: str, notes: bool = True
@@ -147,7 +149,8 @@ def recipes_and_context(targets: list[Target], where: str, notes: bool = True
     if left and notes:
         print(f"recipe-check: note: not checked, not recipes: {', '.join(left)} (the "
               "recipes site reads recipes from models/ only, and the taxonomy, strategies/, "
-              "kv_store/ and platforms.yaml as their context)", file=sys.stderr)
+              "kv_store/ and platforms.yaml as their context, and quickstart/*.yaml into its "
+              "API)", file=sys.stderr)
     return kept
 
 
@@ -197,6 +200,13 @@ def target_inputs(targets: list[Target]) -> list[Path]:
     return files
 
 
+def _one_output(a: Path, b: Path) -> bool:
+    """Whether writing ``a`` and ``b`` writes one file: the same path once every link is
+    followed (also a link to a file not there yet, or a path through a linked folder), or
+    one existing file (a hard link)."""
+    return os.path.realpath(a) == os.path.realpath(b) or _same_file(a, b)
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.exists() and b.exists() and a.samefile(b)  # links and hard links too
@@ -233,8 +243,7 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None
     if not outputs:
         return
     for i, (option, path) in enumerate(outputs):
-        other = next(((o, p) for o, p in outputs[:i] if os.path.abspath(p) == os.path.abspath(
-            path) or _same_file(p, path)), None)
+        other = next(((o, p) for o, p in outputs[:i] if _one_output(p, path)), None)
         if other is not None:
             raise UsageError(f"{other[0]} {other[1]} and {option} {path} are the same file: "
                              "one report would overwrite the other (choose two files)")

@@ -36,6 +36,7 @@ from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
 from validator.load import load_yaml
 from validator.pr.affected import reaches, renders_with, site_inputs
+from validator.rules.ref.quickstart import is_quickstart_path
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import join_pointer
 
@@ -129,11 +130,14 @@ def is_recipe_path(path: str) -> bool:
 
 def context_kind(path: str) -> str | None:
     """``"taxonomy"``, ``"strategy"``, ``"kv_store"``, ``"platforms"`` for a context file
-    path, else ``None``."""
+    path, ``"quickstart"`` for a quickstart file (checked as one: the site's build writes it
+    into its API, though no recipe reads it), else ``None``."""
     if path == TAXONOMY:
         return "taxonomy"
     if path == PLATFORMS:
         return "platforms"
+    if is_quickstart_path(path):
+        return "quickstart"
     p = PurePosixPath(path)
     if len(p.parts) == 2 and p.suffix in (".yaml", ".yml"):
         return {STRATEGIES: "strategy", KV_STORE: "kv_store"}.get(p.parts[0])
@@ -420,7 +424,7 @@ def _sort_changed_files(sel: Selection, changes: Sequence[Change],
             else:
                 sel.recipes.setdefault(ch.path, []).append(ch.describe())
         elif kind is not None:
-            context_changed = True
+            context_changed = context_changed or kind != "quickstart"  # no recipe reads one
             if ch.status == "deleted" or context_kind(ch.path) is None:
                 sel.skipped.append((ch.old_path or ch.path, "deleted"
                                     if ch.status == "deleted" else f"renamed to {ch.path}"))

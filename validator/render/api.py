@@ -36,7 +36,12 @@ from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
 from validator.render.api_ledger import ApiLedger, Owner, variant_owner
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
-from validator.render.api_paths import promoted_id
+from validator.render.api_paths import (
+    promoted_id,
+    quickstart_missing_problem,
+    quickstart_profile,
+    quickstart_profile_problem,
+)
 from validator.render.api_recipe import (
     feature_mode_errors,
     head_ordered,
@@ -216,7 +221,14 @@ class _Build:
         self.write("models.json", index + promoted_index,
                    Owner("models/", None, "the index of recipes", "models"))
         for path, quick in inputs.quickstart:
-            hardware = js_str(get(quick, "hardware_profile"))
+            hardware = quickstart_profile(quick)
+            missing = quickstart_missing_problem(quick)
+            if missing is not None or hardware is None:
+                raise ApiOutputError(f"{path}: REF028: {missing}; refused")
+            problem = quickstart_profile_problem(hardware)
+            if problem is not None:
+                raise ApiOutputError(f"{path}: REF028: hardware_profile {hardware!r} {problem}"
+                                     "; refused")
             self.write(f"quickstart/{hardware}.json", quick,
                        Owner(path, None, f"the quickstart of {hardware}", hardware))
         return self.summary

@@ -123,3 +123,58 @@ def id_outputs_meet(a: str, b: str) -> str | None:
     if a == b + ".json" or a.startswith(b + ".json/"):
         return "under-file"
     return None
+
+
+QUICKSTART = "quickstart"
+"""The folder of quickstart files (``quickstart/*.yaml``), and the API's folder the site's
+build writes each to (``quickstart/<hardware_profile>.json``)."""
+
+
+def quickstart_profile_problem(profile: str) -> str | None:
+    """Why the site's build cannot write a quickstart file whose ``hardware_profile``
+    reads ``profile`` (as a JS template string) to a file of its own,
+    ``quickstart/<profile>.json``, or ``None`` when it can. The build joins that path to
+    its output folder with ``..`` honoured, so ``profile`` must be one portable path
+    segment: else the file leaves the folder (:func:`api_path_problem`), or lands on
+    another output of the API (``../models`` is ``models.json``, ``../org/model`` a
+    recipe's page) or below a folder of its own, or it names no file on every system
+    (:func:`unportable_segment`). ``render --api-out`` refuses it, and ``REF028`` is its
+    finding on the quickstart file."""
+    rel = f"{QUICKSTART}/{profile}.json"
+    problem = api_path_problem(rel)
+    if problem is not None:
+        return problem
+    if "/" in profile:
+        target = posixpath.normpath(rel)
+        if not target.startswith(f"{QUICKSTART}/"):
+            return f"is {target}, outside the API's {QUICKSTART}/ folder (another output " \
+                "of the API: an index, a strategy, a recipe's page)"
+        return f"is {target}, below a folder of its own in {QUICKSTART}/ (a hardware " \
+            "profile is one name)"
+    return unportable_segment(profile)
+
+
+def quickstart_profile(data: object) -> str | None:
+    """``hardware_profile`` of a quickstart file's data as the site's build reads it into
+    the path it writes (``${q.hardware_profile}``): ``"undefined"`` when the root is no
+    mapping or has no such key, else the value as a JS template string; ``None`` when
+    the root is ``null`` (the build throws there and writes no API)."""
+    from validator.load.jsstring import js_str  # here: this module stays import-light
+
+    if data is None:
+        return None
+    if not isinstance(data, dict) or "hardware_profile" not in data:
+        return "undefined"
+    return js_str(data["hardware_profile"])
+
+
+def quickstart_missing_problem(data: object) -> str | None:
+    """Why a quickstart file's data gives the site's build no ``hardware_profile`` of its
+    own (a ``null`` root stops the build; a root that is no mapping, or one without the key,
+    is written to ``quickstart/undefined.json``), or ``None`` when it has one."""
+    if data is None:
+        return "the file's root is null: the site's build stops reading its " \
+            "hardware_profile and writes no API"
+    if not isinstance(data, dict) or "hardware_profile" not in data:
+        return f"no hardware_profile: the site writes the file to {QUICKSTART}/undefined.json"
+    return None

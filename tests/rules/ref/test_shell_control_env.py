@@ -47,16 +47,18 @@ def test_vllm_and_library_names_stay_clean(examples_tree: Path) -> None:
     assert _ref018(examples_tree) == []
 
 
+@pytest.mark.parametrize(("name", "value"), [("LD_PRELOAD", "/x.so"),
+                                           ("NODE_OPTIONS", "--require=/x.js")])
 def test_a_shell_control_name_in_a_strategy_is_reported_on_the_strategy(
-        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        examples_tree: Path, capsys: pytest.CaptureFixture[str], name: str, value: str) -> None:
     strategy = examples_tree / "strategies/single_node_tp.yaml"
     text = strategy.read_text().replace("vllm_args: []",
-                                        'vllm_args: []\nenv:\n  LD_PRELOAD: "/x.so"')
+                                        f'vllm_args: []\nenv:\n  {name}: "{value}"')
     strategy.write_text(text)
     code = main(["check", "--offline", "--no-cache", "--select", "REF018", str(strategy)])
     assert code == 1
-    line = line_of(text, "LD_PRELOAD")
-    assert f"single_node_tp.yaml:{line}:15: error REF018 the env name 'LD_PRELOAD'" in (
+    line = line_of(text, name)
+    assert f"single_node_tp.yaml:{line}:{len(name) + 5}: error REF018 the env name '{name}'" in (
         capsys.readouterr().out)
 
 

@@ -24,8 +24,10 @@ are judged as a recipe's are (:mod:`validator.rules.ref.shown_commands`: ``REF02
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from validator.analysis.arg_layers import parallel_flag_layers
 from validator.analysis.flag_engine import env_issue
 from validator.rules.api import Hit, Rule
 from validator.rules.flag.facts import add_issue_hits, context_list_issues, context_plan
@@ -52,6 +54,8 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
         for rule_id, found in joined.items():
             hits.setdefault(rule_id, []).extend(found)
         add_issue_hits(doc, layer, tokens, where, issues, hits)
+    if kind == "strategy":
+        _add_parallel_flag_hits(cli, doc, hits)
     env = list(_context_env_hits(cli, doc, kind))
     if env:
         hits.setdefault("FLAG016", []).extend(env)
@@ -61,6 +65,21 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
     for rule_id, found in shown_command_hits(kind, doc.data).items():
         hits.setdefault(rule_id, []).extend(found)
     return hits
+
+
+def _add_parallel_flag_hits(cli: CliRegistries, doc: LoadedDocument,
+                            hits: dict[str, list[Hit]]) -> None:
+    """The issues of each ``parallel_flag`` of the strategy ``doc``, judged as the item
+    ``[flag, size]`` the site renders (:func:`parallel_flag_layers`), reported at the
+    flag's line: those of the flag only (the size is the site's)."""
+    for layer in parallel_flag_layers(doc.data):
+        _parsed, tokens, where, issues, _joined = context_list_issues(cli, doc, layer)
+        found: dict[str, list[Hit]] = {}
+        add_issue_hits(doc, layer, tokens, where, [i for i in issues if where[i.index] == 0],
+                       found)
+        for rule_id, flag_hits in found.items():
+            hits.setdefault(rule_id, []).extend(
+                replace(h, pointer=layer.pointer, related=()) for h in flag_hits)
 
 
 def _context_env_hits(cli: CliRegistries, doc: LoadedDocument, kind: str

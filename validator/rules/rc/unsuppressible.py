@@ -11,6 +11,7 @@ WHY_NOT_SUPPRESSIBLE = {
     "FLAG027": "shell code in a command users copy",
     "REF022": "a command users copy runs a script fetched over plain HTTP",
     "REF027": "a context file replacing another's commands under a name not its own",
+    "REF028": "a quickstart file the site writes outside its folder or onto another file",
 }
 """Rules no ``# recipe-check:`` comment of the file under review silences, and why: each
 guards the person who copies a rendered or shown command from running code the command
@@ -25,8 +26,9 @@ NOT_SUPPRESSIBLE = declare("RC005", Severity.WARNING,
                            "suppression comment names a rule that cannot be suppressed", """
     A ``# recipe-check: ignore[...]`` or ``ignore-file[...]`` comment names ``REF018`` or
     ``FLAG027`` (shell code in a command users copy and paste), ``REF022`` (a shown
-    command running a script downloaded over plain HTTP) or ``REF027`` (a strategy or
-    kv-store file claiming another's name). A comment in the file itself never silences
+    command running a script downloaded over plain HTTP), ``REF027`` (a strategy or
+    kv-store file claiming another's name) or ``REF028`` (a quickstart file the site writes
+    outside its folder or onto another file). A comment in the file itself never silences
     them (nor this finding), so a change cannot switch them off for its own text; the
     finding stays, and the comment's mention of the rule is ignored.
     A prefix (``REF``) still silences the other rules it names.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from validator.analysis.arg_layers import STRATEGY_ARG_LISTS, ArgLayer, list_tokens
+from validator.analysis.arg_layers import PARALLEL_FLAGS, STRATEGY_ARG_LISTS, ArgLayer, list_tokens
 from validator.analysis.recipe_data import as_dict, get
 from validator.context import Context
 from validator.render import jsval
@@ -25,9 +25,6 @@ ENV_MAPS = {"strategy": ("/env", "/prefill/env", "/decode/env"),
             "kv_store": ("/vllm/env",)}
 """Where a strategy and a kv-store deployment keep the environment the site prints as
 ``-e KEY=VALUE`` (a KV offload option: ``kv_offload.<key>.env``)."""
-PARALLEL_FLAGS = ("/parallel_flag", "/prefill/parallel_flag", "/decode/parallel_flag")
-"""Where a strategy names the flag the site prints before the parallel size (unquoted,
-as every flag item)."""
 ROUTER_WORDS = {
     "kv_store": (("/router/policy", "the router policy", "vllm-router --policy POLICY"),
                  ("/vllm/port", "the vLLM port",

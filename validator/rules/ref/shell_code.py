@@ -27,6 +27,7 @@ from validator.analysis.arg_layers import collect_layers
 from validator.analysis.recipe_data import as_list, get
 from validator.analysis.rendered_commands import affected
 from validator.analysis.shell_hazards import (
+    CODE_LOADING,
     IMAGE_OPERAND,
     MODEL_OPERAND,
     Hazard,
@@ -256,15 +257,18 @@ def _hazards(printed: Printed) -> tuple[Hazard, ...]:
 
 
 def _control(hazards: tuple[Hazard, ...]) -> bool:
-    return all(h.kind == "shell-control variable" for h in hazards)
+    return all(h.kind in ("shell-control variable", CODE_LOADING) for h in hazards)
 
 
 def _problem(printed: Printed, hazards: tuple[Hazard, ...]) -> str:
     """``the env name 'X' is shell syntax, not one plain word`` (or a variable the
-    shell acts on)."""
-    return (f"{printed.what} '{printable(printed.text)}' is "
-            + ("a variable the shell acts on, not a setting of vLLM" if _control(hazards)
-               else "shell syntax, not one plain word"))
+    shell acts on, or one that decides which code a program loads)."""
+    if _control(hazards):
+        what = ("a variable that decides which code a program loads"
+                if any(h.kind == CODE_LOADING for h in hazards)
+                else "a variable the shell acts on")
+        return f"{printed.what} '{printable(printed.text)}' is {what}, not a setting of vLLM"
+    return f"{printed.what} '{printable(printed.text)}' is shell syntax, not one plain word"
 
 
 def _fix(printed: Printed, hazards: tuple[Hazard, ...]) -> str:
