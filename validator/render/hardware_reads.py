@@ -78,7 +78,8 @@ class HardwareReads:
     def record(self, *entry: Any) -> None:
         """Append one read (once: a read made again adds nothing)."""
         kind = entry[0]
-        key = (kind, entry[1], id(entry[2])) if kind in ("keyed", "listed") else entry
+        key = (kind, entry[1], id(entry[2])) if kind in ("keyed", "listed") else (
+            kind, entry[1], _identities(entry[2])) if kind == "derived-id" else entry
         try:
             if key in self._seen:
                 return
@@ -91,6 +92,10 @@ class HardwareReads:
         """Whether the first ``upto`` reads name the hardware id in a pointer into the
         taxonomy's profile (see :func:`profile_pointer`)."""
         return self._stamped_at is not None and self._stamped_at < upto
+
+    def plain_profile(self) -> Any:
+        """The profile as the rendering sees it, untraced (``profiles[hw] || {}``)."""
+        return jsval.or_(self.raw_profile, {})
 
     def value(self, source: Any) -> Any:
         """The plain value a :class:`TracedValue` of ``source`` stands for here."""
@@ -113,6 +118,12 @@ def _profile_kind(raw: Any) -> str:
     if type(raw) is dict:
         return "dict"
     return "value" if jsval.truthy(raw) else "falsy"
+
+
+def _identities(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``args`` as a key: strings by value, anything else by identity (a read's entry
+    holds its arguments, so their ids are not reused while the log lives)."""
+    return tuple(a if type(a) is str else id(a) for a in args)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -143,6 +154,8 @@ _REPLAY: dict[str, Replay] = {
     "listed": lambda mine, other, e: jsval.in_list(e[2], other.value(e[1])) == e[3],
     "member": lambda mine, other, e: (other.value(e[1]) in e[2]) == e[3],
     "derived": lambda mine, other, e: _same(e[1](other.raw_profile, *e[2]), e[3]),
+    "derived-id": lambda mine, other, e: _same(
+        e[1](other.plain_profile(), other.hw_id, *e[2]), e[3]),
     "stamp": lambda mine, other, e: True,
 }
 
@@ -313,6 +326,19 @@ def decided(profile: Any, decide: Callable[..., Any], *args: Any) -> Any:
         reads.record("derived", decide, args, result)
         return result
     return decide(profile, *args)
+
+
+def decided_by_hardware(profile: Any, hw_id: Any, decide: Callable[..., Any], *args: Any) -> Any:
+    """``decide(profile, hw_id, *args)``; for a traced id the decision (not the id, nor
+    every value of the profile it compared) is the read: ``decide`` gets the plain profile
+    and id, and ``args`` hold no hardware value. (Used where the id is a memo key:
+    hashing the traced id would make the rendering depend on the id itself.)"""
+    if isinstance(hw_id, TracedValue) and hw_id.source == "id":
+        reads = hw_id.reads
+        result = decide(reads.plain_profile(), reads.hw_id, *args)
+        reads.record("derived-id", decide, args, result)
+        return result
+    return decide(profile, hw_id, *args)
 
 
 def profile_pointer(hw_id: Any, key: str) -> str:
