@@ -6,13 +6,12 @@ that value differs (a key too coarse fails these tests)."""
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.render.tiny_tree import taxonomy_with_profiles
 from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
 from validator.render import jsval
@@ -36,10 +35,7 @@ PROFILES = {
 
 @pytest.fixture()
 def taxonomy(ctx: Context) -> LoadedDocument:
-    assert ctx.taxonomy is not None and ctx.taxonomy.ok
-    data = copy.deepcopy(ctx.taxonomy.data)
-    data["hardware_profiles"].update(copy.deepcopy(PROFILES))
-    return load_yaml(yaml.safe_dump(data, sort_keys=False).encode(), "taxonomy.yaml")
+    return taxonomy_with_profiles(ctx, PROFILES)
 
 
 def _recipe(tree: Path) -> LoadedDocument:
