@@ -30,6 +30,7 @@ PROFILES = {
     "hx8_blackwell": {**BASE, "generation": "blackwell"},  # the recipe's blackwell overrides
     "hx8_amd": {**BASE, "brand": "AMD", "generation": "amd"},
     "bx8": {**BASE, "generation": "blackwell"},  # the fp8 variant's exact-id override
+    "bx8_twin": {**BASE, "generation": "blackwell"},  # the same but for that override
 }
 
 
@@ -126,3 +127,42 @@ def test_a_profile_string_reads_as_itself_and_only_its_uses_count() -> None:
     assert not reads.holds_for(other_gen, len(reads.log))
     assert reads.profile.get("gpu_count") == 8  # a number is read as its value
     assert not reads.holds_for(same_gen, len(reads.log))
+
+
+def test_a_rendering_is_reused_where_its_own_reads_hold_whatever_others_read(
+        tree: Path, ctx: Context, taxonomy: LoadedDocument) -> None:
+    """The trace of a rendering is what it read (itself, or through the layers it
+    reused), not every read an earlier rendering of its hardware made: the TP rendering on
+    hx8 reads whether the variant fits one GPU, the DEP one does not, so the DEP one is
+    reused on hx8_small, where the answer differs."""
+    configs = [Configuration("hx8", "default", "single_node_tp"),
+               Configuration("hx8", "default", "single_node_dep"),
+               Configuration("hx8_small", "default", "single_node_dep"),
+               Configuration("hx8_small", "default", "single_node_tp")]
+    tp, dep, small_dep, small_tp = _render_in_order(tree, ctx, taxonomy, configs)
+    assert _shared(dep, small_dep)
+    assert not _shared(tp, small_tp)
+    for rendered in (tp, dep, small_dep, small_tp):
+        assert repr(rendered) == repr(_fresh(tree, ctx, taxonomy, rendered.config))
+
+
+@pytest.mark.parametrize("first,other,variant,strategy", [
+    ("hx8", "hx8_four", "default", "single_node_dep"),
+    ("hx8", "hx8_blackwell", "default", "single_node_dep"),
+    ("hx8", "hx8_four", "default", "multi_node_tp"),
+    ("bx8", "bx8_twin", "fp8", "single_node_tp"),  # the id, read for the override only
+    ("bx8", "bx8_twin", "fp8", "multi_node_tp"),
+])
+def test_reads_made_for_a_remembered_layer_count_for_every_rendering_that_reuses_it(
+        tree: Path, ctx: Context, taxonomy: LoadedDocument, first: str, other: str,
+        variant: str, strategy: str) -> None:
+    """The second rendering on ``first`` takes its composer, its argument head and its
+    environment from the first one's memo: the values read to make them (the GPU count,
+    the generation, the id's override) are its reads too, so it is not reused where they
+    differ."""
+    configs = [Configuration(first, variant, strategy, ()),
+               Configuration(first, variant, strategy, ("tool_calling",)),
+               Configuration(other, variant, strategy, ("tool_calling",))]
+    _, second, third = _render_in_order(tree, ctx, taxonomy, configs)
+    assert not _shared(second, third)
+    assert repr(third) == repr(_fresh(tree, ctx, taxonomy, third.config))
