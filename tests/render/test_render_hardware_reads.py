@@ -31,6 +31,7 @@ PROFILES = {
     "hx8_amd": {**BASE, "brand": "AMD", "generation": "amd"},
     "bx8": {**BASE, "generation": "blackwell"},  # the fp8 variant's exact-id override
     "bx8_twin": {**BASE, "generation": "blackwell"},  # the same but for that override
+    "hx8_one": {**BASE, "gpu_count": 1},  # one GPU: below the pinned variant's TP 2
 }
 
 
@@ -166,3 +167,17 @@ def test_reads_made_for_a_remembered_layer_count_for_every_rendering_that_reuses
     _, second, third = _render_in_order(tree, ctx, taxonomy, configs)
     assert not _shared(second, third)
     assert repr(third) == repr(_fresh(tree, ctx, taxonomy, third.config))
+
+
+@pytest.mark.parametrize("other,shared", [("hx8_four", True), ("hx8_one", False)])
+def test_a_declared_tp_size_reads_whether_the_node_caps_it_not_the_gpu_count(
+        tree: Path, ctx: Context, taxonomy: LoadedDocument, other: str,
+        shared: bool) -> None:
+    """The pinned variant declares TP 2 on hopper: the size is 2 on a node of 8 GPUs or
+    4 (one rendering for both), and 1 on a node of one GPU."""
+    configs = [Configuration(hw, "pinned", "single_node_tp") for hw in ("hx8", other)]
+    first, second = _render_in_order(tree, ctx, taxonomy, configs)
+    assert _shared(first, second) is shared
+    assert "2" in first.argv
+    for rendered in (first, second):
+        assert repr(rendered) == repr(_fresh(tree, ctx, taxonomy, rendered.config))

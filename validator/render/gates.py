@@ -110,17 +110,23 @@ def resolve_single_node_tp(recipe: Any, variant: Any, profile: Any,
                            strategy: str = "single_node_tp", hw_id: str | None = None) -> float:
     """Single-node TP size: variant ``tp`` > ``strategy_overrides.single_node_tp.tp`` >
     auto-fit (1 when the weights fit one GPU, else the whole node)."""
-    gpu_count = jsval.number_or(get(profile, "gpu_count"), 1)
     if strategy != "single_node_tp":
-        return gpu_count
+        return jsval.number_or(get(profile, "gpu_count"), 1)
     for raw in (get(variant, "tp"),
                 get(get(get(recipe, "strategy_overrides"), strategy), "tp")):
         tp = _declared_tp(raw, profile, hw_id)
         if jsval.is_number(tp) and tp > 0:
-            return float(tp) if get(profile, "generation") == "cpu" else jsval.js_min(
-                tp, gpu_count)
+            capped: float = float(tp) if get(profile, "generation") == "cpu" else decided(
+                profile, _capped_tp, tp)
+            return capped
     fitted: float = decided(profile, _auto_fit_tp, get(variant, "vram_minimum_gb"))
     return fitted
+
+
+def _capped_tp(profile: Any, tp: float) -> float:
+    """A declared TP size, at most the node's GPU count (a hardware profile's decision:
+    see :func:`~validator.render.hardware_reads.decided`)."""
+    return jsval.js_min(tp, jsval.number_or(get(profile, "gpu_count"), 1))
 
 
 def _auto_fit_tp(profile: Any, vram_minimum: Any) -> float:

@@ -302,7 +302,9 @@ class Composer:
         flag = or_(get(s, "parallel_flag"), "--tensor-parallel-size")
         nodes = jsval.to_number(self.node_count)
         is_multi = self.deploy_type == "multi_node" and nodes > 1
-        gpus = self.gpu_count
+        # the GPU count is read where a flag is made of it (a single-node size is
+        # resolved from it only where the recipe declares none)
+        gpus = self.gpu_count if is_multi else 0
         total = gpus * jsval.js_max(1, nodes)
         addr = self._address()
         num = jsval.js_str

@@ -169,8 +169,8 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
         kv_option=option, kv_option_key=key, kv_instances=instances, kv_current=current_i,
         docs=docs)
     # computed once here (none can throw), so that every copy inherits them
-    _ = (composer.gpu_count, composer.gen, composer.is_nvidia, composer.deploy_type,
-         composer.overrides)
+    # (not the GPU count: a rendering that makes no flag of it must not read it)
+    _ = (composer.gen, composer.is_nvidia, composer.deploy_type, composer.overrides)
     return composer
 
 
