@@ -6,13 +6,12 @@ that value differs (a key too coarse fails these tests)."""
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.render.tiny_tree import taxonomy_with_profiles
 from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
 from validator.render import jsval
@@ -31,15 +30,14 @@ PROFILES = {
     "hx8_blackwell": {**BASE, "generation": "blackwell"},  # the recipe's blackwell overrides
     "hx8_amd": {**BASE, "brand": "AMD", "generation": "amd"},
     "bx8": {**BASE, "generation": "blackwell"},  # the fp8 variant's exact-id override
+    "bx8_twin": {**BASE, "generation": "blackwell"},  # the same but for that override
+    "hx8_one": {**BASE, "gpu_count": 1},  # one GPU: below the pinned variant's TP 2
 }
 
 
 @pytest.fixture()
 def taxonomy(ctx: Context) -> LoadedDocument:
-    assert ctx.taxonomy is not None and ctx.taxonomy.ok
-    data = copy.deepcopy(ctx.taxonomy.data)
-    data["hardware_profiles"].update(copy.deepcopy(PROFILES))
-    return load_yaml(yaml.safe_dump(data, sort_keys=False).encode(), "taxonomy.yaml")
+    return taxonomy_with_profiles(ctx, PROFILES)
 
 
 def _recipe(tree: Path) -> LoadedDocument:
@@ -130,3 +128,56 @@ def test_a_profile_string_reads_as_itself_and_only_its_uses_count() -> None:
     assert not reads.holds_for(other_gen, len(reads.log))
     assert reads.profile.get("gpu_count") == 8  # a number is read as its value
     assert not reads.holds_for(same_gen, len(reads.log))
+
+
+def test_a_rendering_is_reused_where_its_own_reads_hold_whatever_others_read(
+        tree: Path, ctx: Context, taxonomy: LoadedDocument) -> None:
+    """The trace of a rendering is what it read (itself, or through the layers it
+    reused), not every read an earlier rendering of its hardware made: the TP rendering on
+    hx8 reads whether the variant fits one GPU, the DEP one does not, so the DEP one is
+    reused on hx8_small, where the answer differs."""
+    configs = [Configuration("hx8", "default", "single_node_tp"),
+               Configuration("hx8", "default", "single_node_dep"),
+               Configuration("hx8_small", "default", "single_node_dep"),
+               Configuration("hx8_small", "default", "single_node_tp")]
+    tp, dep, small_dep, small_tp = _render_in_order(tree, ctx, taxonomy, configs)
+    assert _shared(dep, small_dep)
+    assert not _shared(tp, small_tp)
+    for rendered in (tp, dep, small_dep, small_tp):
+        assert repr(rendered) == repr(_fresh(tree, ctx, taxonomy, rendered.config))
+
+
+@pytest.mark.parametrize("first,other,variant,strategy", [
+    ("hx8", "hx8_four", "default", "single_node_dep"),
+    ("hx8", "hx8_blackwell", "default", "single_node_dep"),
+    ("hx8", "hx8_four", "default", "multi_node_tp"),
+    ("bx8", "bx8_twin", "fp8", "single_node_tp"),  # the id, read for the override only
+    ("bx8", "bx8_twin", "fp8", "multi_node_tp"),
+])
+def test_reads_made_for_a_remembered_layer_count_for_every_rendering_that_reuses_it(
+        tree: Path, ctx: Context, taxonomy: LoadedDocument, first: str, other: str,
+        variant: str, strategy: str) -> None:
+    """The second rendering on ``first`` takes its composer, its argument head and its
+    environment from the first one's memo: the values read to make them (the GPU count,
+    the generation, the id's override) are its reads too, so it is not reused where they
+    differ."""
+    configs = [Configuration(first, variant, strategy, ()),
+               Configuration(first, variant, strategy, ("tool_calling",)),
+               Configuration(other, variant, strategy, ("tool_calling",))]
+    _, second, third = _render_in_order(tree, ctx, taxonomy, configs)
+    assert not _shared(second, third)
+    assert repr(third) == repr(_fresh(tree, ctx, taxonomy, third.config))
+
+
+@pytest.mark.parametrize("other,shared", [("hx8_four", True), ("hx8_one", False)])
+def test_a_declared_tp_size_reads_whether_the_node_caps_it_not_the_gpu_count(
+        tree: Path, ctx: Context, taxonomy: LoadedDocument, other: str,
+        shared: bool) -> None:
+    """The pinned variant declares TP 2 on hopper: the size is 2 on a node of 8 GPUs or
+    4 (one rendering for both), and 1 on a node of one GPU."""
+    configs = [Configuration(hw, "pinned", "single_node_tp") for hw in ("hx8", other)]
+    first, second = _render_in_order(tree, ctx, taxonomy, configs)
+    assert _shared(first, second) is shared
+    assert "2" in first.argv
+    for rendered in (first, second):
+        assert repr(rendered) == repr(_fresh(tree, ctx, taxonomy, rendered.config))

@@ -3,8 +3,15 @@ exercises the tricky parts of the site's command synthesis."""
 
 from __future__ import annotations
 
+import copy
 import subprocess
 from pathlib import Path
+from typing import Any
+
+import yaml
+
+from validator.context import Context
+from validator.load import LoadedDocument, load_yaml
 
 TAXONOMY = """\
 hardware_profiles:
@@ -269,3 +276,12 @@ def commit_tree(root: Path) -> str:
         subprocess.run(["git", *cmd], cwd=root, check=True)
     return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
                           capture_output=True, text=True).stdout.strip()
+
+
+def taxonomy_with_profiles(ctx: Context, profiles: dict[str, Any]) -> LoadedDocument:
+    """The taxonomy of ``ctx`` (the tiny tree's) with ``profiles`` added to its hardware
+    profiles, loaded as a document of its own."""
+    assert ctx.taxonomy is not None and ctx.taxonomy.ok
+    data = copy.deepcopy(ctx.taxonomy.data)
+    data["hardware_profiles"].update(copy.deepcopy(profiles))
+    return load_yaml(yaml.safe_dump(data, sort_keys=False).encode(), "taxonomy.yaml")

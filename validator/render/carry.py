@@ -5,7 +5,7 @@ reused for another hardware when every read it made of its hardware
 (:class:`~validator.render.hardware_reads.HardwareReads`) gives the same value there. The
 history audit renders the same recipe blob against many revisions' taxonomies, and most
 taxonomy edits only add or change a few hardware profiles. So the table of those
-renderings (configuration → ``(reads, trace length, rendering)``) is carried to the next
+renderings (configuration → ``(reads, trace, rendering)``) is carried to the next
 ``render_all`` of the same recipe bytes when everything else a site rendering reads is
 the same (:func:`inputs_digest`): the taxonomy apart from ``hardware_profiles``, and the
 strategy and kv-store documents by name and path. The hardware profiles then count
@@ -26,13 +26,13 @@ from typing import Any
 
 from validator.load import LoadedDocument
 from validator.render.configuration import document_data
-from validator.render.hardware_reads import HardwareReads
+from validator.render.hardware_reads import HardwareReads, Trace
 
 HARDWARE_PROFILES = "hardware_profiles"
 
-Table = dict[str, list[tuple[HardwareReads, int, Any]]]
+Table = dict[str, list[tuple[HardwareReads, Trace, Any]]]
 """Configuration (without its hardware) → the site renderings made of it, each with the
-reads of its hardware and the length of its trace."""
+reads of its hardware and its trace (which of those reads it made)."""
 
 
 def inputs_digest(taxonomy: LoadedDocument | None,
@@ -63,6 +63,6 @@ def carried_table(table: Table) -> Table:
     remember are of the previous call's hardware readers (by ``id``, which the next call's
     readers may reuse), so they are forgotten."""
     for made in table.values():
-        for reads, _upto, _found in made:
+        for reads, _trace, _found in made:
             reads.forget_replays()
     return table

@@ -53,10 +53,7 @@ class Env:
 def build_env(c: Composer, role: str | None) -> Env:
     """``buildEnv(role)`` of the site's renderer (a fresh copy of the one built once per
     composer memo: the environment never reads the feature selection)."""
-    key = ("env", role)
-    built = c.shared.get(key)
-    if built is None:
-        built = c.shared[key] = _build_env(c, role)
+    built: Env = c.remembered(("env", role), lambda: _build_env(c, role))
     return Env(dict(built.values), dict(built.sources))
 
 

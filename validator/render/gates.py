@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from validator.render import jsval
-from validator.render.hardware_reads import decided
+from validator.render.hardware_reads import decided, decided_by_hardware
 from validator.render.jsval import get, or_, truthy
 
 MAX_NODES = 16
@@ -110,17 +110,23 @@ def resolve_single_node_tp(recipe: Any, variant: Any, profile: Any,
                            strategy: str = "single_node_tp", hw_id: str | None = None) -> float:
     """Single-node TP size: variant ``tp`` > ``strategy_overrides.single_node_tp.tp`` >
     auto-fit (1 when the weights fit one GPU, else the whole node)."""
-    gpu_count = jsval.number_or(get(profile, "gpu_count"), 1)
     if strategy != "single_node_tp":
-        return gpu_count
+        return jsval.number_or(get(profile, "gpu_count"), 1)
     for raw in (get(variant, "tp"),
                 get(get(get(recipe, "strategy_overrides"), strategy), "tp")):
         tp = _declared_tp(raw, profile, hw_id)
         if jsval.is_number(tp) and tp > 0:
-            return float(tp) if get(profile, "generation") == "cpu" else jsval.js_min(
-                tp, gpu_count)
+            capped: float = float(tp) if get(profile, "generation") == "cpu" else decided(
+                profile, _capped_tp, tp)
+            return capped
     fitted: float = decided(profile, _auto_fit_tp, get(variant, "vram_minimum_gb"))
     return fitted
+
+
+def _capped_tp(profile: Any, tp: float) -> float:
+    """A declared TP size, at most the node's GPU count (a hardware profile's decision:
+    see :func:`~validator.render.hardware_reads.decided`)."""
+    return jsval.js_min(tp, jsval.number_or(get(profile, "gpu_count"), 1))
 
 
 def _auto_fit_tp(profile: Any, vram_minimum: Any) -> float:
@@ -411,15 +417,14 @@ def resolve_mode_key(feature: Any, feature_key: str, variant: Any, variant_key: 
         return None
 
     def allowed(key: str) -> bool:
-        mode = get(modes, key)
-        return is_mode_allowed_for_variant(mode, variant_key) and \
-            is_mode_supported(mode, profile, hw_id)
+        return _mode_allowed(modes, key, variant_key, profile, hw_id)
 
     # the site filters every mode, then looks the choices up in that list; judging only
     # the choices, and finding the first allowed mode once per modes object and gate,
     # gives the same key without judging every mode for every rendering (3,000 modes:
     # 3,000 renderings x 3,000)
-    first = _first_allowed(modes, (variant_key, profile_generation(profile), hw_id), allowed)
+    first: str | None = decided_by_hardware(profile, hw_id, _first_allowed_mode, modes,
+                                            variant_key)
     if first is None:
         return None
     for choice in (selected, get(get(variant, "default_modes"), feature_key),
@@ -432,6 +437,21 @@ def resolve_mode_key(feature: Any, feature_key: str, variant: Any, variant_key: 
 
 _FIRST_ALLOWED: dict[tuple[int, Any], tuple[Any, int, str | None]] = {}
 """(id of a ``modes`` object, gate) -> (that object, its size, its first allowed key)."""
+
+
+def _mode_allowed(modes: Any, key: str, variant_key: str, profile: Any,
+                  hw_id: str | None) -> bool:
+    mode = get(modes, key)
+    return is_mode_allowed_for_variant(mode, variant_key) and \
+        is_mode_supported(mode, profile, hw_id)
+
+
+def _first_allowed_mode(profile: Any, hw_id: str | None, modes: Any,
+                        variant_key: str) -> str | None:
+    """The first mode of ``modes`` allowed for the variant on the hardware (a decision of
+    the hardware: see :func:`~validator.render.hardware_reads.decided_by_hardware`)."""
+    return _first_allowed(modes, (variant_key, profile_generation(profile), hw_id),
+                          lambda key: _mode_allowed(modes, key, variant_key, profile, hw_id))
 
 
 def _first_allowed(modes: Any, gate: tuple[Any, ...],

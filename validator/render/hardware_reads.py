@@ -11,23 +11,34 @@ hardware:
 - the id's truthiness and its membership of a constant set;
 - every other use of the id (formatting it into a pointer, hashing, comparing it with a
   constant): the rendering then depends on the id itself and is reused for no other id;
-- a profile key read with its value, or the whole profile where it is iterated or copied.
+- a profile key read with its value, or the whole profile where it is iterated or copied;
+- a decision taken on the plain profile (and id) where only the decision counts
+  (:func:`decided`, :func:`decided_by_hardware`).
 
-:meth:`HardwareReads.holds_for` replays a prefix of the log against another hardware. The
-log of a hardware is shared by every rendering of it (memoised layers of one rendering are
-reused by the next), so a rendering's trace is the prefix of the log up to its end: a
-superset of its own reads, never less.
+The log of a hardware is shared by every rendering of it; a rendering's *trace* is the set
+of log entries it read (:meth:`HardwareReads.begin` / :meth:`~HardwareReads.end`), and
+:meth:`HardwareReads.holds_for` replays a trace against another hardware. A layer the
+renderer remembers for later renderings of the same hardware (the composer, the argument
+head and tail, the environment, the feature layers, the docker image) keeps the trace of
+its making (:func:`traced_call`), and each rendering that reuses it counts those reads as
+its own (:func:`touch`): so a trace holds every read its rendering depends on, and not the
+reads of other renderings of the hardware.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from validator.render import jsval
 from validator.render.documents import ptr
 
 _MISSING = object()
+T = TypeVar("T")
+
+Trace = int | frozenset[int]
+"""The reads a rendering made of its hardware: indexes into :attr:`HardwareReads.log`
+(:meth:`HardwareReads.end`), or the first so many of them."""
 
 
 class HardwareReads:
@@ -37,8 +48,9 @@ class HardwareReads:
         self.hw_id = hw_id
         self.raw_profile = jsval.get(profiles, hw_id)
         self.log: list[tuple[Any, ...]] = []
-        self._seen: set[Any] = set()
-        self._stamped_at: int | None = None
+        self._index: dict[Any, int] = {}
+        self._scopes: list[set[int]] = []
+        self._stamp: int | None = None
         self.id = TracedValue(hw_id, self, "id")
         self.profile: Any
         kind = _profile_kind(self.raw_profile)
@@ -50,22 +62,21 @@ class HardwareReads:
             self.profile = jsval.or_(self.raw_profile, {})
             if kind != "falsy":
                 self.log.append(("profile-whole",))
-        self._checked: dict[int, tuple[int, bool]] = {}
+        self._always = frozenset(range(len(self.log)))  # part of every trace
+        self._checked: dict[int, dict[int, bool]] = {}
 
-    def holds_for(self, other: HardwareReads, upto: int) -> bool:
-        """Whether the first ``upto`` reads give the same values on ``other``'s hardware
-        (against the same recipe, strategies and taxonomy objects)."""
-        done, ok = self._checked.get(id(other), (0, True))
-        if not ok and done <= upto:
-            return False
-        if done >= upto:
-            return True
-        for index in range(done, upto):
-            entry = self.log[index]
-            if not _REPLAY[entry[0]](self, other, entry):
-                self._checked[id(other)] = (index, False)
+    def holds_for(self, other: HardwareReads, trace: Trace) -> bool:
+        """Whether the reads of ``trace`` (indexes into the log, or the first ``trace``
+        reads) give the same values on ``other``'s hardware (against the same recipe,
+        strategies and taxonomy objects)."""
+        checked = self._checked.setdefault(id(other), {})
+        for index in range(trace) if isinstance(trace, int) else trace:
+            ok = checked.get(index)
+            if ok is None:
+                entry = self.log[index]
+                ok = checked[index] = _REPLAY[entry[0]](self, other, entry)
+            if not ok:
                 return False
-        self._checked[id(other)] = (upto, True)
         return True
 
     def forget_replays(self) -> None:
@@ -76,21 +87,57 @@ class HardwareReads:
         self._checked.clear()
 
     def record(self, *entry: Any) -> None:
-        """Append one read (once: a read made again adds nothing)."""
+        """Log one read (once: a read made again is the same entry) as a read of every
+        open trace (:meth:`begin`)."""
         kind = entry[0]
-        key = (kind, entry[1], id(entry[2])) if kind in ("keyed", "listed") else entry
+        key = (kind, entry[1], id(entry[2])) if kind in ("keyed", "listed") else (
+            kind, entry[1], _identities(entry[2])) if kind == "derived-id" else entry
         try:
-            if key in self._seen:
-                return
-            self._seen.add(key)
+            index = self._index.get(key)
+            if index is None:
+                index = self._index[key] = len(self.log)
+                self.log.append(entry)
         except TypeError:  # an unhashable value read: kept every time
-            pass
-        self.log.append(entry)
+            index = len(self.log)
+            self.log.append(entry)
+        if self._scopes:
+            self._scopes[-1].add(index)
 
-    def stamped(self, upto: int) -> bool:
-        """Whether the first ``upto`` reads name the hardware id in a pointer into the
-        taxonomy's profile (see :func:`profile_pointer`)."""
-        return self._stamped_at is not None and self._stamped_at < upto
+    def begin(self) -> None:
+        """Open a trace: the reads until :meth:`end` (and those :meth:`touch` adds)."""
+        self._scopes.append(set(self._always))
+
+    def end(self) -> frozenset[int]:
+        """Close the trace :meth:`begin` opened: its reads, which are reads of the trace
+        around it too."""
+        trace = self._scopes.pop()
+        if self._scopes:
+            self._scopes[-1] |= trace
+        return frozenset(trace)
+
+    def touch(self, trace: frozenset[int]) -> None:
+        """Count the reads of ``trace`` (of a result remembered from an earlier
+        computation) as reads of the open trace."""
+        if self._scopes:
+            self._scopes[-1] |= trace
+
+    def stamp(self) -> None:
+        """Log that the rendering names the hardware id in a taxonomy pointer (see
+        :func:`profile_pointer`)."""
+        self.record("stamp")
+        if self._stamp is None:
+            self._stamp = self._index[("stamp",)]
+
+    def stamped(self, trace: Trace) -> bool:
+        """Whether ``trace`` names the hardware id in a pointer into the taxonomy's
+        profile (see :func:`profile_pointer`)."""
+        if self._stamp is None:
+            return False
+        return self._stamp < trace if isinstance(trace, int) else self._stamp in trace
+
+    def plain_profile(self) -> Any:
+        """The profile as the rendering sees it, untraced (``profiles[hw] || {}``)."""
+        return jsval.or_(self.raw_profile, {})
 
     def value(self, source: Any) -> Any:
         """The plain value a :class:`TracedValue` of ``source`` stands for here."""
@@ -113,6 +160,12 @@ def _profile_kind(raw: Any) -> str:
     if type(raw) is dict:
         return "dict"
     return "value" if jsval.truthy(raw) else "falsy"
+
+
+def _identities(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``args`` as a key: strings by value, anything else by identity (a read's entry
+    holds its arguments, so their ids are not reused while the log lives)."""
+    return tuple(a if type(a) is str else id(a) for a in args)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -143,6 +196,8 @@ _REPLAY: dict[str, Replay] = {
     "listed": lambda mine, other, e: jsval.in_list(e[2], other.value(e[1])) == e[3],
     "member": lambda mine, other, e: (other.value(e[1]) in e[2]) == e[3],
     "derived": lambda mine, other, e: _same(e[1](other.raw_profile, *e[2]), e[3]),
+    "derived-id": lambda mine, other, e: _same(
+        e[1](other.plain_profile(), other.hw_id, *e[2]), e[3]),
     "stamp": lambda mine, other, e: True,
 }
 
@@ -315,15 +370,51 @@ def decided(profile: Any, decide: Callable[..., Any], *args: Any) -> Any:
     return decide(profile, *args)
 
 
+def decided_by_hardware(profile: Any, hw_id: Any, decide: Callable[..., Any], *args: Any) -> Any:
+    """``decide(profile, hw_id, *args)``; for a traced id the decision (not the id, nor
+    every value of the profile it compared) is the read: ``decide`` gets the plain profile
+    and id, and ``args`` hold no hardware value. (Used where the id is a memo key:
+    hashing the traced id would make the rendering depend on the id itself.)"""
+    if isinstance(hw_id, TracedValue) and hw_id.source == "id":
+        reads = hw_id.reads
+        result = decide(reads.plain_profile(), reads.hw_id, *args)
+        reads.record("derived-id", decide, args, result)
+        return result
+    return decide(profile, hw_id, *args)
+
+
 def profile_pointer(hw_id: Any, key: str) -> str:
     """The pointer of ``hardware_profiles.<hw_id>.<key>`` in the taxonomy: for a traced
     id a stamp, not a read of the id: a rendering reused for another id gets that id's
     pointer (:func:`validator.render.renderer` restamps its tokens)."""
     if isinstance(hw_id, TracedValue):
-        reads = hw_id.reads
-        if reads._stamped_at is None:
-            reads._stamped_at = len(reads.log)
-            reads.log.append(("stamp",))
+        hw_id.reads.stamp()
         hw_id = hw_id.raw
     return ptr("hardware_profiles", hw_id, key)
 
+
+
+def traced_call(hw_id: Any, compute: Callable[[], T]) -> tuple[T, frozenset[int] | None]:
+    """``compute()`` and, for a traced id, the reads of its hardware it made: a result
+    remembered for later renderings of the hardware is kept with them, and a rendering
+    that reuses it counts them as its own (:func:`touch`)."""
+    if not isinstance(hw_id, TracedValue):
+        return compute(), None
+    reads = hw_id.reads
+    reads.begin()
+    try:
+        return compute(), reads.end()
+    except BaseException:
+        reads.end()
+        raise
+
+
+def touch(hw_id: Any, trace: frozenset[int] | None) -> None:
+    """Count the reads of ``trace`` (:func:`traced_call`) as reads of the rendering in
+    progress on ``hw_id``'s hardware; a result made untraced (``None``) counts as a use of
+    the id itself."""
+    if isinstance(hw_id, TracedValue):
+        if trace is None:
+            hw_id.reads.record("identity", "id")
+        else:
+            hw_id.reads.touch(trace)

@@ -12,6 +12,7 @@ then the composing KV-offload option and the Mooncake KV-store connector.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from validator.render import gates, jsval
 from validator.render.args import Arg, push_layer
 from validator.render.documents import Documents, dotted, ptr
-from validator.render.hardware_reads import profile_pointer, raw_id
+from validator.render.hardware_reads import profile_pointer, raw_id, touch, traced_call
 from validator.render.jsval import get, or_, truthy
 from validator.sourcemap import join_pointer, split_pointer
 
@@ -149,19 +150,21 @@ class Composer:
         :attr:`shared` memo; the feature layers once per feature selection (see
         :meth:`feature_args`). Built in the site's order, so the first layer that throws
         is the one the site's throws at."""
-        shared = self.shared
-        head_key = ("head", role, node_role, repr(node_rank))
-        head = shared.get(head_key)
-        if head is None:
-            head = shared[head_key] = self._shared_head(role, node_role, node_rank)
-        out = list(head)
+        out = list(self.remembered(("head", role, node_role, repr(node_rank)),
+                                   lambda: self._shared_head(role, node_role, node_rank)))
         out += self.feature_args()
-        tail_key = ("tail", role)
-        tail = shared.get(tail_key)
-        if tail is None:
-            tail = shared[tail_key] = self._tail_args(role)
-        out += tail
+        out += self.remembered(("tail", role), lambda: self._tail_args(role))
         return out
+
+    def remembered(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, made once per :attr:`shared` memo; a later call counts the
+        hardware reads it made as its own (:func:`~validator.render.hardware_reads.touch`)."""
+        hit = self.shared.get(key)
+        if hit is None:
+            hit = self.shared[key] = traced_call(self.hw_id, compute)
+        else:
+            touch(self.hw_id, hit[1])
+        return hit[0]
 
     def _shared_head(self, role: str | None, node_role: str | None, node_rank: Any,
                      ) -> tuple[Arg, ...]:
@@ -174,10 +177,13 @@ class Composer:
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.strategy \
                 and hit[2] is self.profile and hit[3] is self.variant:
+            touch(self.hw_id, hit[5])
             found: tuple[Arg, ...] = hit[4]
             return found
-        head = self._head_args(role, node_role, node_rank)
-        self.docs.cache[key] = (self.recipe, self.strategy, self.profile, self.variant, head)
+        head, trace = traced_call(self.hw_id,
+                                  lambda: self._head_args(role, node_role, node_rank))
+        self.docs.cache[key] = (self.recipe, self.strategy, self.profile, self.variant, head,
+                                trace)
         return head
 
     def _address(self) -> str:
@@ -221,11 +227,12 @@ class Composer:
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \
                 and hit[2] is self.variant:
+            touch(self.hw_id, hit[4])
             found: tuple[Arg, ...] = hit[3]
             return found
         out: list[Arg] = []
-        self.feature_layers(out)
-        self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out))
+        _, trace = traced_call(self.hw_id, lambda: self.feature_layers(out))
+        self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out), trace)
         return tuple(out)
 
     def _allowed(self, selection: str) -> tuple[bool, ...]:
@@ -268,7 +275,9 @@ class Composer:
         flag = or_(get(s, "parallel_flag"), "--tensor-parallel-size")
         nodes = jsval.to_number(self.node_count)
         is_multi = self.deploy_type == "multi_node" and nodes > 1
-        gpus = self.gpu_count
+        # the GPU count is read where a flag is made of it (a single-node size is
+        # resolved from it only where the recipe declares none)
+        gpus = self.gpu_count if is_multi else 0
         total = gpus * jsval.js_max(1, nodes)
         addr = self._address()
         num = jsval.js_str

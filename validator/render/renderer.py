@@ -24,7 +24,7 @@ from validator.render.carry import Table, carried_table
 from validator.render.configuration import Configuration, Process, Rendered, Token, document_data
 from validator.render.docker import BASE_CUDA, synthesize_install
 from validator.render.documents import Documents, ptr
-from validator.render.hardware_reads import HardwareReads
+from validator.render.hardware_reads import HardwareReads, traced_call
 from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
@@ -148,23 +148,23 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
             config.hardware, get(tax, "hardware_profiles"))
     key = _sharing_key(config)
     made = memo.setdefault("by-reads", {}).setdefault(key, [])
-    for owner, upto, found in made:
-        if owner is reads or owner.holds_for(reads, upto):
+    for owner, trace, found in made:
+        if owner is reads or owner.holds_for(reads, trace):
             # (a rendering carried from another revision for the same hardware keeps
             # its pointers: nothing to restamp)
-            if owner.hw_id != reads.hw_id and owner.stamped(upto):
+            if owner.hw_id != reads.hw_id and owner.stamped(trace):
                 return _restamped(found, owner.hw_id, reads.hw_id, config.hardware, docs)
             site, overrides, processes, env_sources = found
             return {**site, "hardware": config.hardware}, overrides, processes, env_sources
-    site, traced = site_rendering_traced(
+    (site, traced), trace = traced_call(reads.id, lambda: site_rendering_traced(
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
         config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
-        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA))
+        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA)))
     processes = _processes(site, traced, memo.setdefault("tokens", {}))
     env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
-    made.append((reads, len(reads.log), result))
+    made.append((reads, trace if trace is not None else len(reads.log), result))
     return result
 
 

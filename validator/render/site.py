@@ -24,7 +24,7 @@ from validator.render.docker import (
     env_flags,
 )
 from validator.render.documents import Documents
-from validator.render.hardware_reads import hardware_profile, raw_id
+from validator.render.hardware_reads import hardware_profile, raw_id, touch, traced_call
 from validator.render.jsval import get, or_, truthy
 from validator.render.synthesis import plain, resolve_command_traced
 from validator.sourcemap import join_pointer
@@ -319,9 +319,11 @@ def _docker_meta(recipe: Any, variant_key: str, variant: Any, hw_id: str, taxono
     shared = docs.cache if docs is not None else {}
     hit = shared.get(("docker", variant_key, raw_id(hw_id), cuda))
     if hit is not None and hit[0] is variant and hit[1] is profile:
+        touch(hw_id, hit[3])
         return hit[2]
-    meta = compute_docker_meta(recipe, variant, profile, hw_id, cuda)
-    shared["docker", variant_key, raw_id(hw_id), cuda] = (variant, profile, meta)
+    meta, trace = traced_call(hw_id, lambda: compute_docker_meta(recipe, variant, profile,
+                                                                 hw_id, cuda))
+    shared["docker", variant_key, raw_id(hw_id), cuda] = (variant, profile, meta, trace)
     return meta
 
 

@@ -52,7 +52,7 @@ from validator.render.gates import (
     recommend_strategy,
     resolve_single_node_tp,
 )
-from validator.render.hardware_reads import hardware_profile, raw_id
+from validator.render.hardware_reads import hardware_profile, raw_id, touch, traced_call
 from validator.render.jsval import JsTypeError, get, or_, truthy
 from validator.render.layers import Composer, role_nodes
 
@@ -120,9 +120,12 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
     hit = docs.cache.get(key)
     if hit is None or hit[0] is not recipe or hit[1] is not strategies \
             or hit[2] is not taxonomy:
-        base = _new_composer(recipe, variant_key, strategy_name, hw_id, strategies, taxonomy,
-                             advanced, node_count, pd_nodes, kv_offload, kv_instances, docs)
-        hit = docs.cache[key] = (recipe, strategies, taxonomy, base)
+        base, trace = traced_call(hw_id, lambda: _new_composer(
+            recipe, variant_key, strategy_name, hw_id, strategies, taxonomy, advanced,
+            node_count, pd_nodes, kv_offload, kv_instances, docs))
+        hit = docs.cache[key] = (recipe, strategies, taxonomy, base, trace)
+    else:
+        touch(hw_id, hit[4])
     composer: Composer = hit[3]
     return composer.with_features(list(features or []), feature_modes or {})
 
@@ -166,8 +169,8 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
         kv_option=option, kv_option_key=key, kv_instances=instances, kv_current=current_i,
         docs=docs)
     # computed once here (none can throw), so that every copy inherits them
-    _ = (composer.gpu_count, composer.gen, composer.is_nvidia, composer.deploy_type,
-         composer.overrides)
+    # (not the GPU count: a rendering that makes no flag of it must not read it)
+    _ = (composer.gen, composer.is_nvidia, composer.deploy_type, composer.overrides)
     return composer
 
 
