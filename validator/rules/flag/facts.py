@@ -54,7 +54,7 @@ from validator.findings import FLOOR, Related, Severity
 from validator.render.offload import offered_to_recipe
 from validator.rules.api import Hit, Reads
 from validator.rules.metadata import RULES
-from validator.sourcemap import join_pointer, split_pointer
+from validator.sourcemap import alias_anchors, join_pointer, split_pointer
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
 if TYPE_CHECKING:
@@ -399,7 +399,8 @@ def reported(rule_id: str, doc: LoadedDocument, ctx: Context,
         return layer_hits
     from validator.analysis import rendered_commands as rendered
 
-    merged = rendered.merge({rule_id: layer_hits} if layer_hits else {}, found)
+    anchors = alias_anchors(doc.source_map, (h.pointer for h in layer_hits))
+    merged = rendered.merge({rule_id: layer_hits} if layer_hits else {}, found, anchors)
     return merged.get(rule_id, [])
 
 
