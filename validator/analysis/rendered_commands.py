@@ -399,8 +399,8 @@ def _with_reach(hit: Hit, rule_id: str, group: list[str], found: RenderedFacts,
                 reach: dict[tuple[str, str], list[str]],
                 consequences: dict[tuple[str, str], list[Related]]) -> Hit | None:
     """``hit`` (at the pointers ``group`` of one YAML node) with the configurations its
-    token reaches, or said to reach none; :data:`_DROPPED` when every rendered command
-    holding it runs in an install channel of its own (:func:`_judged_in_channels`): ``None``."""
+    token reaches, or said to reach none; ``None`` when every rendered command holding
+    it runs in an install channel of its own (:func:`_judged_in_channels`)."""
     labels = [label for p in group
               for label in (reach.get((rule_id, p)) or found.env_reach.get(p, []))]
     if not labels and all(_judged_in_channels(rule_id, p, found) for p in group):

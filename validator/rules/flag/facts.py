@@ -399,7 +399,8 @@ def reported(rule_id: str, doc: LoadedDocument, ctx: Context,
         return layer_hits
     from validator.analysis import rendered_commands as rendered
 
-    anchors = alias_anchors(doc.source_map, (h.pointer for h in layer_hits))
+    anchors = per_document(doc, ctx, "flag:alias_anchors",
+                           lambda: alias_anchors(doc.source_map, doc.source_map.values))
     merged = rendered.merge({rule_id: layer_hits} if layer_hits else {}, found, anchors)
     return merged.get(rule_id, [])
 
