@@ -51,3 +51,13 @@ def default_store_dir() -> Path:
         return Path(os.environ[STORE_ENV])
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "recipe-check" / "snapshots" / "recipes"
+
+
+def undecodable_name(path: str) -> str | None:
+    """``path`` as text a report can hold (each byte that is not UTF-8 written ``\\xff``)
+    when the file system gave it with such bytes (``surrogateescape``), else ``None``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return None

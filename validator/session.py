@@ -27,6 +27,7 @@ from validator.context_findings import relocate
 from validator.errors import UsageError
 from validator.findings import Finding
 from validator.load import LoadedDocument, load_yaml
+from validator.paths import undecodable_name
 from validator.policy import Policy
 from validator.progress import Progress
 from validator.render.api_paths import QUICKSTART
@@ -330,12 +331,13 @@ class Session:
         self.result.internal_errors += scratch.internal_errors
         return found
 
-    def unhandled(self, tree: RecipeTree, path: str, why: str) -> DocumentResult:
-        """A changed file that cannot be checked (``PROV006``: not a UTF-8 path under
-        ``models/<org>/`` ...): one error, so the run fails rather than passing it by."""
+    def unhandled(self, tree: RecipeTree, path: str, why: str,
+                  what: str = "changed file") -> DocumentResult:
+        """A changed file (``what``) that cannot be checked (``PROV006``: not a UTF-8 path
+        under ``models/<org>/`` ...): one error, so the run fails rather than passing it by."""
         doc_result = DocumentResult(
             path, Provenance(path, "", "", commit=tree.revision),
-            [prov_finding(UNHANDLED_PATH.id, path, f"changed file not checked: {why}",
+            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}",
                           "rename the file to a UTF-8 name under models/<org>/")])
         self.result.documents.append(doc_result)
         return doc_result
@@ -425,6 +427,9 @@ class Session:
             return False
         if first:
             self.check_context(tree)
+        if (escaped := undecodable_name(path)) is not None:  # as pr reports it (PROV006)
+            self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
+            return False
         if path in opened.context_paths:
             done = named.setdefault(id(tree), set())
             if path not in done:

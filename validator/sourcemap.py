@@ -7,6 +7,7 @@ line of the value starts, so a check can point at "line 7 of the guide".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -120,3 +121,36 @@ class SourceMap:
             return self.position(pointer)
         index = max(0, min(index, max(block.count - 1, 0)))
         return (block.first_line + index, block.indent + 1)
+
+
+def alias_anchors(smap: SourceMap, pointers: Iterable[str]) -> dict[str, str]:
+    """For each of ``pointers`` that reaches one YAML node through an alias (``*name``)
+    along with another of them, the pointer of that node where its anchor (``&name``)
+    writes it: the one whose nearest key comes last before the node's own text (so that
+    ``base_args: &ba [...]`` wins over ``args: *ba``). Pointers of nodes no other pointer
+    shares are left out."""
+    by_node: dict[Span, list[str]] = {}
+    for pointer in dict.fromkeys(pointers):
+        span = smap.values.get(pointer)
+        if span is not None:
+            by_node.setdefault(span, []).append(pointer)
+    out: dict[str, str] = {}
+    for span, group in by_node.items():
+        if len(group) > 1:
+            anchor = max(group, key=lambda p: _key_before(smap, p, span))
+            out.update(dict.fromkeys(group, anchor))
+    return out
+
+
+def _key_before(smap: SourceMap, pointer: str, span: Span) -> tuple[int, int]:
+    """The position of the nearest key introducing ``pointer`` or an ancestor of it, when
+    it stands before ``span`` (``(0, 0)``: none does)."""
+    ancestors = [""]
+    for token in split_pointer(pointer):
+        ancestors.append(join_pointer(ancestors[-1], token))
+    for ancestor in reversed(ancestors):
+        key = smap.keys.get(ancestor)
+        if key is not None:
+            where = (key.line, key.column)
+            return where if where <= (span.line, span.column) else (0, 0)
+    return (0, 0)

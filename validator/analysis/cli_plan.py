@@ -201,6 +201,19 @@ def allowed_values(reg: CliRegistry, spec: Any) -> frozenset[str] | None:
     return None
 
 
+def listed_choices(cli: CliRegistries, option: str, family: str = VLLM) -> tuple[str, ...]:
+    """Every value some vendored release of ``family`` lists for ``option``
+    (:func:`allowed_values`), sorted; memoised on the data source per window."""
+    def compute() -> tuple[str, ...]:
+        seen: set[str] = set()
+        for v in versions(cli, family):
+            reg = registry(cli, str(v), family)
+            seen |= allowed_values(reg, reg.lookup(option)) or frozenset()
+        return tuple(sorted(seen))
+
+    return cli.memoised(("listed_choices", option, family, cli.window), compute)
+
+
 # --------------------------------------------------------------------------- plans
 
 

@@ -42,6 +42,7 @@ from validator.analysis.flag_values import (
 from validator.analysis.flag_values import FlagIssue as FlagIssue  # re-exported
 from validator.analysis.option_hints import (
     all_options,
+    choice_typo,
     close_matches,
     dotted_option_hint,
     nearest_hint,
@@ -273,12 +274,19 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         return
     yield from type_issues(opt, reg, plan)
     allowed = allowed_values(reg, spec)
-    if allowed is None or spec.takes_value is False:
+    if spec.takes_value is False:
         return
     for at, value in zip(value_at(opt), opt.values, strict=True):
-        if value in allowed or value.startswith("$"):
+        if (allowed is not None and value in allowed) or value.startswith("$"):
             continue
-        first = first_version(plan.cli, f"choices:{name}", value, plan.family)
+        first = None if allowed is None else first_version(plan.cli, f"choices:{name}",
+                                                            value, plan.family)
+        if (allowed is None or (first is not None and Version(first) > Version(reg.version))) \
+                and (typo := _dropped_choice_typo(name, value, plan, at)) is not None:
+            yield typo  # a release that dropped the list takes any string: still a typo
+            continue
+        if allowed is None:
+            continue
         near = first is None and bool(close_matches(value, tuple(sorted(allowed)), n=1,
                                                     cutoff=TYPO_CUTOFF))
         if first is None and plan.launch_day and (plan.channel is None or near):
@@ -299,6 +307,18 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
             yield FlagIssue("choice", at, f"`{name} {value}`: `{value}` is not a value "
                             f"{plan.product} {reg.version} accepts",
                             _choice_hint(value, allowed, opt, reg), on_value=True)
+
+
+def _dropped_choice_typo(name: str, value: str, plan: VersionPlan, at: int) -> FlagIssue | None:
+    """A ``choice`` issue for ``value`` when it is in no vendored release's choices of
+    ``name`` and a near-miss of one (:func:`~validator.analysis.option_hints.choice_typo`);
+    never on launch day (a new value cannot be told from a typo there)."""
+    typo = None if plan.launch_day else choice_typo(plan.cli, name, value, plan.family)
+    if typo is None:
+        return None
+    return FlagIssue("choice", at, f"`{name} {value}`: `{value}` is in no vendored "
+                     f"{plan.product} release's choices of `{name}`: a typo of `{typo}`",
+                     f"did you mean `{typo}`?", on_value=True)
 
 
 #: How many accepted values a ``choice`` hint lists.

@@ -17,6 +17,7 @@ from packaging.version import Version
 
 from validator.analysis.cli_plan import VLLM, VersionPlan, registry, required_vllm, versions
 from validator.analysis.flag_values import FlagIssue, value_at
+from validator.vllm_cli.value_bounds import bound_of
 from validator.vllm_cli.value_kinds import ValueKind, load_kinds
 
 if TYPE_CHECKING:
@@ -44,16 +45,24 @@ def release_kinds(cli: CliRegistries, version: str) -> Mapping[str, ValueKind] |
 
 
 def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
-    """A ``value_type`` issue for each value of ``opt`` its kind at ``reg`` refuses."""
+    """A ``value_type`` issue for each value of ``opt`` its kind at ``reg`` refuses, or
+    that is a number outside the bound the release states for the option
+    (:mod:`validator.vllm_cli.value_bounds`)."""
     spec = opt.spec
     if spec is None or not spec.strings or plan.family != VLLM or reg.plugin is not None:
         return
     kind = kind_of(plan.cli, reg.version, spec.strings[0])
-    if kind is None:
-        return
+    bound = bound_of(spec.strings[0], reg.version)
     name = opt.option or opt.normalised
     for at, value in zip(value_at(opt), opt.values, strict=True):
-        if _FILLED_IN.search(value) or kind.accepts(value):
+        if _FILLED_IN.search(value):
+            continue
+        if kind is None or kind.accepts(value):
+            number = _number(value)
+            if bound is not None and number is not None and bound.refuses(number):
+                yield FlagIssue("value_type", at, f"`{name} {value}`: vLLM {reg.version} "
+                                f"takes only a value {bound.described} ({bound.source})",
+                                f"write a value {bound.described}", on_value=True)
             continue
         later = _first_accepting(plan.cli, spec.strings[0], value, reg.version)
         if later is not None:
@@ -66,6 +75,15 @@ def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Itera
         yield FlagIssue("value_type", at, f"`{name} {value}`: `{value}` is not "
                         f"{kind.described}, so vLLM {reg.version} refuses it",
                         f"write {kind.described}", on_value=True)
+
+
+def _number(value: str) -> float | None:
+    """``value`` as a number (``None``: not one, such as ``8k`` or ``auto``)."""
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if number == number else None  # NaN compares with nothing
 
 
 def _first_accepting(cli: CliRegistries, option: str, value: str,

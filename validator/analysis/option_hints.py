@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from validator.analysis.cli_plan import VLLM, registry
+from validator.analysis.cli_plan import VLLM, listed_choices, registry
 
 if TYPE_CHECKING:
     from validator.vllm_cli.data_source import CliRegistries
@@ -135,3 +135,19 @@ def close_matches(word: str, known: tuple[str, ...], n: int = 3,
         if ratio >= cutoff:
             found.append((ratio, x))
     return [x for _, x in heapq.nlargest(n, found)]
+
+
+#: Similarity (:func:`difflib.get_close_matches`) at which a value is a typo of a choice.
+VALUE_TYPO_CUTOFF = 0.85
+
+
+def choice_typo(cli: CliRegistries, option: str, value: str, family: str = VLLM) -> str | None:
+    """The choice ``value`` is a near-miss of (``None``: none), when ``value`` is in no
+    vendored release's choices of ``option`` (:func:`listed_choices`). A release that
+    dropped the list takes any string at argparse; such a value is still a typo, never
+    a value "accepted from" that release."""
+    known = listed_choices(cli, option, family)
+    if value in known:
+        return None
+    close = close_matches(value, known, n=1, cutoff=VALUE_TYPO_CUTOFF)
+    return close[0] if close else None

@@ -387,34 +387,59 @@ def _in_arg_list(pointer: str) -> bool:
     return not _ARG_LISTS.isdisjoint(pointer.split("/"))
 
 
-def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts) -> dict[str, list[Hit]]:
+def merge(layer_hits: dict[str, list[Hit]], found: RenderedFacts,
+          anchors: dict[str, str] | None = None) -> dict[str, list[Hit]]:
     """Layer hits with the configurations the rendered commands name, plus the problems
-    only a rendered command shows."""
+    only a rendered command shows. ``anchors`` (:func:`validator.sourcemap.alias_anchors`)
+    maps the pointers that reach one YAML node through an alias to the anchor's: their
+    hits of one message are one hit there, on the configurations of them all."""
     out: dict[str, list[Hit]] = {}
     reach = _labels_by_pointer(found)
     consequences = _consequences_by_pointer(found)
+    members: dict[str, list[str]] = {}
+    for pointer, anchor in (anchors or {}).items():
+        members.setdefault(anchor, []).append(pointer)
     for rule_id, hits in layer_hits.items():
-        kept = []
+        kept: list[Hit | None] = []
+        seen: set[tuple[str, str]] = set()
         for hit in hits:
-            labels = reach.get((rule_id, hit.pointer)) or found.env_reach.get(hit.pointer, [])
-            if not labels and _judged_in_channels(rule_id, hit.pointer, found):
-                continue
-            if labels:
-                hit = replace(hit, message=f"{hit.message} ({affected(labels)})",
-                              related=tuple(dict.fromkeys([
-                                  *hit.related, *consequences.get((rule_id, hit.pointer), ())])))
-            elif hit.pointer.startswith(LAYER_ROOTS) and hit.pointer not in found.pointers \
-                    and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
-                hit = replace(hit, message=f"{hit.message} (in no command the site renders)")
-            kept.append(hit)
-        out[rule_id] = kept
+            anchor = (anchors or {}).get(hit.pointer, hit.pointer)
+            if (anchor, hit.message) in seen:
+                continue  # the same node through another alias: one defect, one finding
+            seen.add((anchor, hit.message))
+            group = members.get(anchor, [anchor])
+            kept.append(_with_reach(replace(hit, pointer=anchor), rule_id, group, found, reach,
+                                    consequences))
+        out[rule_id] = [h for h in kept if h is not None]
     for rule_id, pairs in found.hits.items():
-        known = {h.pointer for h in layer_hits.get(rule_id, [])}
+        known = {p for h in layer_hits.get(rule_id, [])
+                 for p in members.get((anchors or {}).get(h.pointer, h.pointer), [h.pointer])}
         for hit, labels in pairs:
             if hit.pointer not in known:
                 out.setdefault(rule_id, []).append(replace(
                     hit, message=f"rendered command: {hit.message} ({affected(labels)})"))
     return out
+
+
+def _with_reach(hit: Hit, rule_id: str, group: list[str], found: RenderedFacts,
+                reach: dict[tuple[str, str], list[str]],
+                consequences: dict[tuple[str, str], list[Related]]) -> Hit | None:
+    """``hit`` (at the pointers ``group`` of one YAML node) with the configurations its
+    token reaches, or said to reach none; ``None`` when every rendered command holding
+    it runs in an install channel of its own (:func:`_judged_in_channels`)."""
+    labels = [label for p in group
+              for label in (reach.get((rule_id, p)) or found.env_reach.get(p, []))]
+    if not labels and all(_judged_in_channels(rule_id, p, found) for p in group):
+        return None
+    if labels:
+        return replace(hit, message=f"{hit.message} ({affected(labels)})",
+                       related=tuple(dict.fromkeys([
+                           *hit.related, *(r for p in group
+                                           for r in consequences.get((rule_id, p), ()))])))
+    if hit.pointer.startswith(LAYER_ROOTS) and not any(p in found.pointers for p in group) \
+            and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
+        return replace(hit, message=f"{hit.message} (in no command the site renders)")
+    return hit
 
 
 CHANNEL_RULES = frozenset({"FLAG001", "FLAG002", "FLAG006", "FLAG023", "FLAG024"})

@@ -35,6 +35,7 @@ from validator.fix.model import (
     TextIndex,
     apply_edits,
     expected_data,
+    through_aliases,
 )
 from validator.fix.registry import FIXES, FixRequest
 from validator.fix.spans import NotApplicable
@@ -133,14 +134,14 @@ class _Document:
         fatal = [f for f in new.findings if f.rule in _FATAL]
         if fatal or not new.ok:
             return "the edited file would not load" + (f" ({fatal[0].message})" if fatal else "")
+        changes = through_aliases(self.doc, [c for f in fixes for c in f.changes])
         try:
-            want = expected_data(self.doc.data, [c for f in fixes for c in f.changes])
+            want = expected_data(self.doc.data, changes)
         except (KeyError, IndexError, TypeError, ValueError):
             return "the data the fix intends cannot be computed"
         if _dump(new.data) != _dump(want):
             return "the edited file would load as other data than intended"
-        return second_reader.disagrees(self.text, new_text, [c for f in fixes for c in f.changes],
-                                       self.read_second)
+        return second_reader.disagrees(self.text, new_text, changes, self.read_second)
 
     def new_findings(self, fixes: Sequence[Fix], findings: Sequence[Finding]) -> str | None:
         """Why ``fixes`` (applied together) are refused: the findings they would bring

@@ -16,10 +16,13 @@ import copy
 import enum
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from validator.sourcemap import split_pointer
+
+if TYPE_CHECKING:
+    from validator.load import LoadedDocument
 
 
 class Applicability(enum.StrEnum):
@@ -88,6 +91,19 @@ class ReplaceLine:
 
 
 DataChange = SetValue | ReplaceItem | ReplaceLine
+
+
+def through_aliases(doc: LoadedDocument, changes: Sequence[DataChange]) -> list[DataChange]:
+    """``changes`` and, for each, the same change at every other pointer that reaches its
+    YAML node through an alias (an edit of ``base_args: &ba [...]`` also changes what
+    ``args: *ba`` loads as)."""
+    spans = doc.source_map.values
+    out = list(changes)
+    for change in changes:
+        span = spans.get(change.pointer)
+        out += [replace(change, pointer=other) for other, at in spans.items()
+                if at == span and other != change.pointer] if span is not None else []
+    return out
 
 
 def _walk(data: Any, tokens: Sequence[str]) -> Any:

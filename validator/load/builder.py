@@ -102,6 +102,7 @@ class Builder:
         self.max_nodes = max_nodes
         self.nodes = 0
         self.per_rule: dict[str, int] = {}
+        self.open_mappings: set[int] = set()  # ids of the mapping nodes being built
 
     def build(self, node: yaml.Node, pointer: str, depth: int, key: str | None = None) -> Any:
         self.nodes += 1
@@ -132,14 +133,21 @@ class Builder:
         return self.mapping(node, pointer, depth)
 
     def mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
+        self.open_mappings.add(id(node))
+        try:
+            return self._mapping(node, pointer, depth)
+        finally:
+            self.open_mappings.discard(id(node))
+
+    def _mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         seen: dict[str, yaml.Node] = {}
-        merges: list[yaml.Node] = []
+        merges: list[tuple[yaml.Node, yaml.Node]] = []
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag == MERGE_TAG:
                 if key_node.value == "<<":
                     self.merge_sources(value_node, pointer)
-                    merges.append(value_node)  # built after the explicit keys (see below)
+                    merges.append((key_node, value_node))  # built after the explicit keys
                     continue
                 self.refused(key_node, pointer, f"`!!merge {printable(key_node.value)!r}`: "
                              "only the key `<<` is a merge key, so js-yaml (the recipes "
@@ -163,15 +171,25 @@ class Builder:
             result[key] = self.build(value_node, child, depth + 1, key)
         # Explicit keys override merged ones; building them first also gives their
         # pointers the explicit node's position in the source map.
-        for merge_node in merges:
-            for k, v in self.merge(merge_node, pointer, depth).items():
+        for key_node, merge_node in merges:
+            for k, v in self.merge(key_node, merge_node, pointer, depth).items():
                 result.setdefault(k, v)
         return result
 
-    def merge(self, node: yaml.Node, pointer: str, depth: int) -> dict[str, Any]:
+    def merge(self, key_node: yaml.Node, node: yaml.Node, pointer: str,
+              depth: int) -> dict[str, Any]:
+        """The keys the merge key ``key_node`` (``<<``) takes from ``node``; a source that
+        is a mapping holding this merge key (``meta: &a {<<: *a}``) is refused
+        (``YAML007`` at the ``<<``): it would merge itself without end."""
         sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
         out: dict[str, Any] = {}
         for src in sources:
+            if id(src) in self.open_mappings:
+                line = self.line_map.position(src.start_mark.line + 1, 1)[0]
+                raise LimitExceeded(
+                    f"the merge key `<<` merges a mapping it is itself inside (the anchor "
+                    f"on line {line}): that mapping would include itself without end",
+                    key_node)
             if isinstance(src, yaml.MappingNode):
                 for k, v in self.mapping(src, pointer, depth + 1).items():
                     out.setdefault(k, v)

@@ -79,9 +79,20 @@ def test_hw001_unknown_hardware_key(corpus_copy: Path, path: str, old: str, new:
 
 def test_hw001_layered_generation_brand_and_default_are_known(corpus_copy: Path) -> None:
     inject(corpus_copy, GLM51, "hardware_overrides: {}\n",
-           "hardware_overrides:\n  hopper: {}\n  amd: {}\n  nvidia: {}\n  default: {}\n"
-           "  h200: {}\n")
+           "hardware_overrides:\n  hopper: {}\n  amd: {}\n  nvidia: {}\n  default: {}\n")
     assert hw(corpus_copy, GLM51, "HW001") == []
+
+
+def test_hw001_a_hardware_id_at_the_top_level_overrides_reaches_no_command(
+        corpus_copy: Path) -> None:
+    text = inject(corpus_copy, GLM51, "hardware_overrides: {}\n",
+                  "hardware_overrides:\n  hopper: {}\n  h200:\n    extra_args: []\n")
+    found = [f for f in check_tree(corpus_copy, GLM51) if f.rule == "HW001"]
+    assert [(f.pointer, f.line) for f in found] == [("/hardware_overrides/h200",
+                                                     text.splitlines().index("  h200:") + 1)]
+    assert "the site reads only generation keys and 'nvidia'" in found[0].message
+    assert "variants.<variant>.hardware_overrides.h200" in (found[0].hint or "")
+    assert "key it 'hopper'" in (found[0].hint or "")
 
 
 def test_hw001_arch_selector_needs_compute_arch_in_taxonomy(corpus_copy: Path) -> None:

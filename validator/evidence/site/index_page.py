@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from validator.evidence.site.html import attr, esc, hidden_count, local_link, page
 from validator.evidence.site.precision import precisions
 
@@ -66,13 +68,16 @@ def _options(name: str, label: str, values: list[str], any_label: str) -> str:
             f"</option>{opts}</select></div>")
 
 
-def _version_order(v: str) -> tuple[int, ...]:
+def _version_order(v: str) -> tuple[int, Version | str]:
+    """PEP 440 order (``0.6.1.post1`` before ``0.6.1.post2``, ``0.10.0rc1`` before
+    ``0.10.0``); a minimum that is no PEP 440 version after them by its text, ``nightly``
+    last."""
     if v == "nightly":
-        return (9999,)
-    parts = []
-    for p in v.replace("rc", ".").split("."):
-        parts.append(int(p) if p.isdigit() else 0)
-    return tuple(parts)
+        return (2, v)
+    try:
+        return (0, Version(v))
+    except InvalidVersion:
+        return (1, v)
 
 
 def _item(e: Entry) -> str:

@@ -55,7 +55,7 @@ from validator.findings import FLOOR, Related, Severity
 from validator.render.offload import offered_to_recipe
 from validator.rules.api import Hit, Reads
 from validator.rules.metadata import RULES
-from validator.sourcemap import join_pointer, split_pointer
+from validator.sourcemap import alias_anchors, join_pointer, split_pointer
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
 if TYPE_CHECKING:
@@ -400,7 +400,9 @@ def reported(rule_id: str, doc: LoadedDocument, ctx: Context,
         return layer_hits
     from validator.analysis import rendered_commands as rendered
 
-    merged = rendered.merge({rule_id: layer_hits} if layer_hits else {}, found)
+    anchors = per_document(doc, ctx, "flag:alias_anchors",
+                           lambda: alias_anchors(doc.source_map, doc.source_map.values))
+    merged = rendered.merge({rule_id: layer_hits} if layer_hits else {}, found, anchors)
     return merged.get(rule_id, [])
 
 

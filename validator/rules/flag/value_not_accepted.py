@@ -33,7 +33,13 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     integer such as ``32k``, a number, a boolean, and the words it also takes such as
     ``auto``; vendored per release in ``snapshots/vllm-cli/types``). A release without
     vendored kinds judges no value this way, and a value the shell or a reader fills in
-    (``$MAX_LEN``, ``${LEN:-8192}``, ``<len>``) is not judged.
+    (``$MAX_LEN``, ``${LEN:-8192}``, ``<len>``) is not judged. A number outside the bound
+    the minimum's release states in its config (``--gpu-memory-utilization 1.5``,
+    ``--max-num-batched-tokens 0``; vendored per release with its source in
+    ``validator/data/vllm_bounds.json``) is reported too. A value in no vendored
+    release's choices that is a near-miss of one (``--load-format safetensor``) is a
+    typo, also where a later release dropped the choices list and takes any string: it
+    is never "accepted from" that release, and raising the minimum does not fix it.
 
     Failing::
 

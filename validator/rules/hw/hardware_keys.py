@@ -87,6 +87,12 @@ def hardware_keys_known(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
           default:
             supported_hardware: [h100, b200, mi300x]
 
+    A profile id as a key of the recipe's top-level ``hardware_overrides`` (``h100:``) is
+    reported too: the site reads only a profile's generation and ``nvidia`` there
+    (``recipe.hardware_overrides?.[gen] || nvidia``), so the block reaches no command;
+    exact ids are read under ``variants.<v>.hardware_overrides`` and
+    ``strategy_overrides.<s>.hardware_overrides``.
+
     How to fix: use the exact profile id (or, for layered keys, a generation, a lower-cased
     brand or ``default``) that ``taxonomy.yaml`` defines; the message names the close ones."""
     if not ctx.hardware_profiles:
@@ -98,6 +104,7 @@ def hardware_keys_known(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     yield from _mapping_keys(data, _LAYERED_MAPS, layered_keys(ctx), "hardware key",
                              "profile id, generation, brand or 'default'")
     yield from _strategy_min_gpus_keys(data, ids, set(ctx.strategies) | set(ctx.kv_stores))
+    yield from _unread_top_level_ids(data, ctx)
     known = profiles(ctx).values()
     archs = {p.compute_arch for p in known if p.compute_arch}
     generations = {g for p in known for g in p.generations}
@@ -130,6 +137,25 @@ def _mapping_keys(data: Any, maps: tuple[tuple[str, str], ...], known: set[str],
                     yield Hit(join_pointer(ptr, key), f"{ptr[1:].replace('/', '.')} names "
                               f"unknown {noun} {key!r}", _unknown(key, known, what),
                               on_key=True)
+
+
+def _unread_top_level_ids(data: Any, ctx: Context) -> Iterator[Hit]:
+    """A profile id keying the recipe's top-level ``hardware_overrides``, which the site
+    reads only by generation (a profile's first) and ``nvidia``."""
+    known = profiles(ctx)
+    read = {"nvidia"} | {p.generations[0] for p in known.values() if p.generations}
+    for key, _, ptr in items(get(data, "hardware_overrides"), "/hardware_overrides"):
+        if key not in known or key in read:
+            continue
+        gens = known[key].generations
+        yield Hit(ptr, f"hardware_overrides names hardware profile {key!r}, but at the "
+                  "recipe's top level the site reads only generation keys and 'nvidia': "
+                  "this block reaches no command",
+                  f"move it to variants.<variant>.hardware_overrides.{key} or "
+                  f"strategy_overrides.<strategy>.hardware_overrides.{key} (exact hardware "
+                  "ids are read there)"
+                  + (f", or key it {gens[0]!r} for every {gens[0]} profile" if gens else ""),
+                  on_key=True)
 
 
 def _strategy_min_gpus_keys(data: Any, ids: set[str], strategies: set[str]) -> Iterator[Hit]:

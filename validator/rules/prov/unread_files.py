@@ -24,7 +24,9 @@ UNHANDLED_PATH = declare(
     """A pull request changes a file whose name or change recorded by git cannot be
     handled (a name that is not valid UTF-8, a change type git reports that PR mode does
     not know). PR mode lists changed files from git's NUL-separated output, so every name
-    is seen; one it cannot interpret fails the run instead of being skipped.
+    is seen; one it cannot interpret fails the run instead of being skipped. ``check``
+    reports a file it is given or finds in a folder whose name is not valid UTF-8 the same
+    way ("file not checked"), the name written with ``\\xff`` escapes in every report.
 
     How to fix: rename the file to a UTF-8 name (recipes live at
     ``models/<org>/<model>.yaml``).
