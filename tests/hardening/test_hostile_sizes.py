@@ -15,7 +15,7 @@ import pytest
 
 from validator.analysis import install_range
 from validator.analysis.arg_layers import env_maps
-from validator.analysis.flag_engine import env_issue
+from validator.analysis.env_verdicts import env_issue
 from validator.analysis.stated_versions import image_sites
 from validator.cli import main
 from validator.findings import MAX_FINDINGS_PER_RULE

@@ -444,3 +444,12 @@ def _plugin_plan(cli: CliRegistries, declared: str | None, family: str) -> Versi
         note = (f"no {name} release is built on vLLM {declared}; checked against {name} "
                 f"{reg.version} (built on vLLM {reg.plugin.vllm_version})")
     return VersionPlan(reg, top, declared, note, family=family, cli=cli)
+
+
+def unverifiable_by(plan: VersionPlan, installs: str) -> str:
+    """Why a token no vendored release has may still be right: the channel the command
+    runs in (:attr:`VersionPlan.channel`), else the recipe's unreleased ``installs``."""
+    if plan.channel is not None:
+        return (f"{plan.channel}, a build no vendored release describes (a community, dev, "
+                "nightly or launch image): it cannot be verified against vendored releases")
+    return f"the recipe installs unreleased code ({installs}), which may have it"

@@ -4,7 +4,7 @@ arguments against one :class:`~validator.analysis.cli_plan.VersionPlan`.
 :func:`check_tokens` parses the tokens with the model of vLLM's parser
 (:mod:`validator.vllm_cli.argv`) at the plan's minimum registry and returns every
 :class:`FlagIssue` (unknown, newer, removed, bad value, JSON, duplicates, spelling);
-:func:`env_issue` judges one ``VLLM_*`` variable. The rules that turn issues into
+:mod:`validator.analysis.env_verdicts` judges ``VLLM_*`` variables. The rules that turn issues into
 findings live in ``validator/rules/flag/`` (structured args) and
 ``validator/rules/guide/`` (guide commands).
 """
@@ -27,6 +27,7 @@ from validator.analysis.cli_plan import (
     last_version,
     pre_release_removal,
     required_vllm,
+    unverifiable_by,
 )
 from validator.analysis.flag_cascade import collapse, repaired, swallowers
 from validator.analysis.flag_types import type_issues
@@ -180,15 +181,6 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     return parsed, tuple(issues)
 
 
-def _unverifiable_by(plan: VersionPlan, installs: str) -> str:
-    """Why a token no vendored release has may still be right: the channel the command
-    runs in (:attr:`VersionPlan.channel`), else the recipe's unreleased ``installs``."""
-    if plan.channel is not None:
-        return (f"{plan.channel}, a build no vendored release describes (a community, dev, "
-                "nightly or launch image): it cannot be verified against vendored releases")
-    return f"the recipe installs unreleased code ({installs}), which may have it"
-
-
 def _option_hint(cli: CliRegistries, opt: parsed_args.ParsedOption, version: str,
                  family: str) -> str | None:
     """"did you mean" for an option ``version`` of ``family`` does not have; with dotted
@@ -230,7 +222,7 @@ def _unknown_issue(p: parsed_args.ArgProblem, plan: VersionPlan) -> FlagIssue:
             name, all_options(plan.cli, top.version, fam), n=1, cutoff=TYPO_CUTOFF):
         return FlagIssue("unreleased_only", p.index, f"`{opt.written}` is not an option of any "
                          f"vendored {prod} release up to {top.version}; "
-                         + _unverifiable_by(plan, "a nightly or source install"),
+                         + unverifiable_by(plan, "a nightly or source install"),
                          _option_hint(plan.cli, opt, top.version, fam))
     return FlagIssue("unknown", p.index, f"`{opt.written}` is not an option of any vendored "
                      f"{prod} release up to {top.version}",
@@ -294,7 +286,7 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
         if first is None and plan.unreleased and not near:
             yield FlagIssue("unreleased_only", at, f"`{name} {value}`: `{value}` is not a "
                             f"value any vendored {plan.product} release accepts; "
-                            + _unverifiable_by(plan, "a nightly, source or launch-image "
+                            + unverifiable_by(plan, "a nightly, source or launch-image "
                                                "install"),
                             _choice_hint(value, allowed, opt, reg), on_value=True)
             continue
@@ -409,56 +401,6 @@ def _pre_releases(lacking: list[str], last_stable: str | None) -> str:
     return f"{span}, {kind} (not yet removed in a stable release{has_it})"
 
 
-
-
-def env_issue(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
-    """Why ``VLLM_*`` variable ``name`` is not read at ``plan`` (or was removed since),
-    with a hint; ``None`` when it is fine or cannot be judged."""
-    reg, top = plan.minimum, plan.newest
-    if reg is None or not reg.env_vars or not name.startswith("VLLM_"):
-        return None
-    fam, prod = plan.family, plan.product
-    if reg.reads_env(name):
-        if top is not None and top.env_vars and not top.reads_env(name):
-            gone = first_without(plan.cli, "env", name, reg.version, fam)
-            return f"`{name}` is no longer read from {prod} {gone or top.version}", None
-        return None
-    first = first_version(plan.cli, "env", name, fam)
-    if first is not None and Version(first) > Version(reg.version):
-        return (f"`{name}` is read only from {prod} {first}, but {plan.short_of()}",
-                plan.raise_to(required_vllm(plan.cli, first, fam)))
-    if first is not None:
-        return (f"`{name}` is not read by {prod} {reg.version} (read by {first} to "
-                f"{last_version(plan.cli, 'env', name, fam)})", None)
-    if plan.launch_day:
-        return None  # read by no release yet: unverifiable on launch day (env_unverifiable)
-    return (f"`{name}` is not an environment variable any vendored {prod} release reads",
-            nearest_hint(name, _known_env(plan)))
-
-
-def env_unverifiable(name: str, plan: VersionPlan) -> tuple[str, str | None] | None:
-    """For a ``VLLM_*`` variable no vendored release reads, set for commands that run in
-    a channel of their own no vendored release describes (:attr:`VersionPlan.channel`: a
-    launch, nightly, community or dev image): that it cannot be verified there, naming
-    the channel, with the nearest released name as a hint; else ``None`` (judged by
-    :func:`env_issue`, or said once by a launch-day recipe's note)."""
-    reg = plan.minimum
-    if not (plan.launch_day and plan.channel is not None) or reg is None or not reg.env_vars \
-            or not name.startswith("VLLM_") or reg.reads_env(name) \
-            or first_version(plan.cli, "env", name, plan.family) is not None:
-        return None
-    return (f"`{name}` is not an environment variable any vendored {plan.product} release "
-            "reads; " + _unverifiable_by(plan, ""), nearest_hint(name, _known_env(plan)))
-
-
-def _known_env(plan: VersionPlan) -> list[str]:
-    """The variables the newest release of ``plan`` reads (for "did you mean")."""
-    top = plan.newest
-    return sorted(v for v in top.env_vars if not v.endswith("*")) if top is not None else []
-
-
-
-
 def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIssue]:
     """Top-level ``--additional-config`` keys the vLLM-Ascend release of ``plan`` does not
     read: ``config_key_rejected`` where its typed config forbids unknown keys (startup
@@ -490,7 +432,7 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
                 # it when the recipe's launch-day note says so once)
                 yield FlagIssue("unreleased_only", at, f"`--additional-config` key `{key}` "
                                 f"is read by no vendored {plan.product} release; "
-                                + _unverifiable_by(plan, "a nightly, source or launch-image "
+                                + unverifiable_by(plan, "a nightly, source or launch-image "
                                                    "install"),
                                 nearest_hint(key, sorted(info.additional_config_keys)),
                                 on_value=not opt.keys)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from validator.context import Context, build_context
-from validator.render import gates, jsval
+from validator.render import gates, jsval, offload_gates
 from validator.render.configuration import document_data
 from validator.render.omni import is_omni
 from validator.render.renderer import site_strategies
@@ -101,7 +101,7 @@ def rendering_reach(recipe: Any, site: SiteInputs) -> Reach:
     out.add("KV store", kv_stores)
     out.add("strategy", kv_stores)  # before kv_store/, the deployments were strategy files
     options = jsval.or_(jsval.get(site.taxonomy, "kv_offload"), {})
-    out.add("KV offload option", [k for k in jsval.keys(options) if gates.
+    out.add("KV offload option", [k for k in jsval.keys(options) if offload_gates.
                                   kv_offload_supported_for_recipe(jsval.get(options, k), k,
                                                                   recipe)])
     return out

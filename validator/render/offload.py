@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from validator.render import gates, jsval
+from validator.render import jsval, offload_gates
 from validator.render.configuration import Configuration, Rendered, document_data
 from validator.render.jsval import get, or_
 from validator.render.renderer import CONFIGURATION_LIMIT, MAX_CONFIGURATIONS
@@ -59,9 +59,9 @@ def offered_options(recipe: Any, taxonomy: Any, strategies: Any,
 
 
 def _open(option: Any, key: str, recipe: Any, name: str, strategy: Any, profile: Any) -> bool:
-    return (jsval.is_object(option) and gates.kv_offload_allowed(option, name, strategy)
-            and gates.kv_offload_supported_for_recipe(option, key, recipe)
-            and gates.kv_offload_brand_supported(option, profile))
+    return (jsval.is_object(option) and offload_gates.kv_offload_allowed(option, name, strategy)
+            and offload_gates.kv_offload_supported_for_recipe(option, key, recipe)
+            and offload_gates.kv_offload_brand_supported(option, profile))
 
 
 def closed_reason(recipe: Any, taxonomy: Any, strategies: Any,

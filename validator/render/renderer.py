@@ -385,12 +385,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                 configs = _variant_configurations(data, variant_key, profiles, strat, tax,
                                                   feature_sets)
             except jsval.JsTypeError as exc:
-                out.append(Rendered(Configuration("", variant_key), recipe.path, False,
-                                    problems=(RenderProblem(
-                                        "synthesis-error", "error",
-                                        f"the site cannot plan variant {variant_key}: {exc}",
-                                        exc.document or recipe.path,
-                                        exc.pointer or f"/variants/{variant_key}"),)))
+                out.append(_unplanned_variant(recipe, variant_key, exc))
                 continue
             for config in configs:
                 if config not in seen:
@@ -402,6 +397,17 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     finally:
         _release(memo)
     return out
+
+
+def _unplanned_variant(recipe: LoadedDocument, variant_key: str,
+                       exc: jsval.JsTypeError) -> Rendered:
+    """The rendering standing for a variant the site's build cannot plan (its error)."""
+    return Rendered(Configuration("", variant_key), recipe.path, False,
+                    problems=(RenderProblem(
+                        "synthesis-error", "error",
+                        f"the site cannot plan variant {variant_key}: {exc}",
+                        exc.document or recipe.path,
+                        exc.pointer or f"/variants/{variant_key}"),))
 
 
 def _release(memo: dict[Any, Any]) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from validator.render import gates, jsval
+from validator.render import gates, jsval, offload_gates
 from validator.render.args import LEAD, Arg, Override, command_of, final_args_traced
 from validator.render.docker import (
     DockerMeta,
@@ -149,9 +149,9 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
     composing = kv_store is not None and get(strategy, "deploy_type") != "pd_cluster"
     option = get(get(taxonomy, "kv_offload"), kv_offload)
     key = jsval.js_str(kv_offload)
-    if not (truthy(option) and gates.kv_offload_allowed(option, strategy_name, strategy)
-            and gates.kv_offload_supported_for_recipe(option, key, recipe)
-            and gates.kv_offload_brand_supported(option, profile)):
+    if not (truthy(option) and offload_gates.kv_offload_allowed(option, strategy_name, strategy)
+            and offload_gates.kv_offload_supported_for_recipe(option, key, recipe)
+            and offload_gates.kv_offload_brand_supported(option, profile)):
         option = None
     inst = kv_instances if isinstance(kv_instances, dict) else {"count": kv_instances}
     count = get(inst, "count")

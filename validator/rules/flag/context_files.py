@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from validator.analysis.arg_layers import parallel_flag_layers
-from validator.analysis.flag_engine import env_issue
+from validator.analysis.env_verdicts import env_issue
 from validator.rules.api import Hit, Rule
 from validator.rules.flag.facts import add_issue_hits, context_list_issues, context_plan
 from validator.rules.ref.context_values import context_arg_lists, context_env_maps

@@ -27,7 +27,7 @@ from validator.analysis.arg_layers import (
     platform_plugin,
 )
 from validator.analysis.cli_plan import VLLM, VersionPlan, first_version, per_document
-from validator.analysis.flag_engine import env_issue, env_unverifiable
+from validator.analysis.env_verdicts import env_issue, env_unverifiable
 from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import as_dict, as_list, get

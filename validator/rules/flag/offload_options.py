@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from validator.analysis.flag_engine import env_issue
+from validator.analysis.env_verdicts import env_issue
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import as_dict, get
 from validator.findings import Related

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from validator.analysis import cli_plan, flag_engine
+from validator.analysis import cli_plan, env_verdicts
 from validator.findings import Related, Severity
 from validator.fix.model import Applicability
 from validator.fix.option_edits import raise_minimum
@@ -26,10 +26,10 @@ def _env(doc: LoadedDocument, cmd: ServeCommand, plan: cli_plan.VersionPlan,
         if name in seen:
             continue
         seen.add(name)
-        why = flag_engine.env_issue(name, plan)
+        why = env_verdicts.env_issue(name, plan)
         rule_id = "GUIDE010"
         if why is None:
-            why, rule_id = flag_engine.env_unverifiable(name, plan), "GUIDE018"
+            why, rule_id = env_verdicts.env_unverifiable(name, plan), "GUIDE018"
         if why is not None:
             out.add(rule_id, line, f"environment of a `vllm serve` command: {why[0]}",
                     why[1], related=(Related(file_line(doc, cmd.line), "the command"),))
@@ -39,7 +39,7 @@ def guide_env_hits(doc: LoadedDocument, ctx: Context) -> GuideAnalysis:
     """The ``GUIDE010`` hits of the guide commands' ``VLLM_*`` variables, and the
     ``GUIDE018`` infos of those no vendored release reads that a command sets in a
     channel no vendored release describes (a launch, nightly, community or dev image:
-    :func:`~validator.analysis.flag_engine.env_unverifiable`); once per document."""
+    :func:`~validator.analysis.env_verdicts.env_unverifiable`); once per document."""
     def compute() -> GuideAnalysis:
         out = GuideAnalysis()
         for c in guide_model(doc, ctx).checked:
