@@ -122,12 +122,15 @@ def test_state_replayed_from_the_changes_equals_a_direct_check(
     assert sum((+state).values()) > 0
 
 
-ZAI_SAMPLE = [f"{ZAI}/GLM-5.yaml", f"{ZAI}/GLM-4.6V.yaml"]
+ZAI_SAMPLE = [f"{ZAI}/GLM-5.yaml", f"{ZAI}/GLM-4.6V.yaml", f"{ZAI}/GLM-4.7.yaml"]
 """The recipe paths of ``models/zai-org`` the larger-slice replay audits by default. Chosen
-with coverage.py (branch coverage of the audit): together they take every arc of
+with coverage.py (branch coverage of the audit): GLM-5 and GLM-4.6V take every arc of
 ``validator/history/`` that the audit of all 15 paths takes but one (``keys.py``'s loop
 over a cached entry's rows, 192->192), in under a third of its CPU time (21.7 s of 72.9 s
-under coverage); the whole folder (``ZAI``) is the full sweep (``-m full_sweep``)."""
+under coverage); GLM-4.7 adds findings that depend on the release window (GUIDE017,
+VER013), so the cache keying a rule's findings by that window is checked too (a window
+digest made constant fails the sample and the full sweep alike). The whole folder
+(``ZAI``) is the full sweep (``-m full_sweep``)."""
 
 
 @pytest.mark.parametrize("paths", [
