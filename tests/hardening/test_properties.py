@@ -153,11 +153,39 @@ def real_recipe(corpus_repo: Path) -> tuple[Any, bytes]:
     return local_context(corpus_repo), (corpus_repo / "models/zai-org/GLM-5.2.yaml").read_bytes()
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+RULES_SAMPLE = 30
+"""Examples of the fixed sample of the rules property run by default (derandomized even
+under ``HYPOTHESIS_PROFILE=explore``, which the full sweep follows). Sized with coverage.py
+(branch coverage of ``validator/``): these 30 take 14,928 arcs, the 60 of the full sweep
+(``-m full_sweep``) 14,734. Of the 81 arcs only the 60 take, 11 are loops of
+``rules/ref`` (``download_run``, ``shown_commands``), 43 the loader's (hidden and
+look-alike characters), 20 the guide parser's, 7 ``identity``'s."""
+
+RULES = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                      HealthCheck.function_scoped_fixture])
+
+
+@settings(RULES, max_examples=RULES_SAMPLE, derandomize=True)
 @given(st.lists(SHELLISH, max_size=20).map("".join), JSONISH)
 def test_rules_never_crash_on_random_guides_and_values(
         real_recipe: tuple[Any, bytes], guide: str, value: Any) -> None:
+    """A fixed sample of :data:`RULES_SAMPLE` guides and values (the same each run)."""
+    _rules_report_only_real_nodes(real_recipe, guide, value)
+
+
+@pytest.mark.full_sweep
+@settings(RULES, max_examples=60)
+@given(st.lists(SHELLISH, max_size=20).map("".join), JSONISH)
+def test_rules_never_crash_on_random_guides_and_values_full_sweep(
+        real_recipe: tuple[Any, bytes], guide: str, value: Any) -> None:
+    """The full sweep (``-m full_sweep``): 60 random guides and values."""
+    _rules_report_only_real_nodes(real_recipe, guide, value)
+
+
+def _rules_report_only_real_nodes(real_recipe: tuple[Any, bytes], guide: str,
+                                  value: Any) -> None:
+    """Check GLM-5.2 with ``guide`` and ``value`` planted: no internal error, every finding
+    at a node and a line of the document, the unknown key and a non-string version found."""
     from validator.checker import Checker, RunResult
     from validator.rule_index import check_rules
     from validator.schema import SchemaValidator
