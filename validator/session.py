@@ -214,6 +214,9 @@ class Session:
         """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
         build writes into its API), each reported only when it has findings."""
         for path in quickstart_paths(tree.list(QUICKSTART)):
+            if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
+                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
+                continue
             read = self._read(tree, path)
             if read is not None:
                 doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
@@ -428,7 +431,8 @@ class Session:
         if first:
             self.check_context(tree)
         if (escaped := undecodable_name(path)) is not None:  # as pr reports it (PROV006)
-            self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
+            if not any(d.path == escaped for d in self.result.documents):  # a quickstart
+                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
             return False
         if path in opened.context_paths:
             done = named.setdefault(id(tree), set())

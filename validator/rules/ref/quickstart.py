@@ -82,7 +82,7 @@ def quickstart_paths(listed: Iterable[str]) -> list[str]:
     """The quickstart files of a tree whose ``quickstart/`` folder holds ``listed`` that
     the site's build reads, in its (name) order."""
     return sorted((p for p in listed if is_quickstart_path(p)),
-                  key=lambda p: p.encode())
+                  key=lambda p: p.encode("utf-8", "surrogateescape"))
 
 
 def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
