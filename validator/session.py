@@ -30,9 +30,13 @@ from validator.load import LoadedDocument, load_yaml
 from validator.paths import undecodable_name
 from validator.policy import Policy
 from validator.progress import Progress
-from validator.render.api_paths import QUICKSTART
+from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.metadata import Rule
-from validator.rules.ref.quickstart import is_quickstart_path, quickstart_paths
+from validator.rules.ref.quickstart import (
+    is_quickstart_path,
+    quickstart_folder_finding,
+    quickstart_paths,
+)
 from validator.schema import SchemaValidator
 from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_identity
 from validator.source.provenance import Provenance, sha256_hex
@@ -182,6 +186,9 @@ class Session:
                 self._check_quickstart(tree, checker)
             return
         for path, kind in files:
+            if kind == "quickstart" and path in quickstart_folder_entries(tree.list(QUICKSTART)):
+                self._quickstart_folder(tree, path)
+                continue
             read = self._read(tree, path)
             if read is None:
                 continue
@@ -213,6 +220,8 @@ class Session:
     def _check_quickstart(self, tree: RecipeTree, checker: Checker) -> None:
         """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
         build writes into its API), each reported only when it has findings."""
+        for entry in quickstart_folder_entries(tree.list(QUICKSTART)):
+            self._quickstart_folder(tree, entry)
         for path in quickstart_paths(tree.list(QUICKSTART)):
             if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
                 self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
@@ -221,6 +230,13 @@ class Session:
             if read is not None:
                 doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
                 checker.check_context_document(doc, "quickstart", self.result)
+
+    def _quickstart_folder(self, tree: RecipeTree, entry: str) -> None:
+        """``REF028`` on ``entry``, a folder named as a quickstart file (the site's build
+        stops there)."""
+        self.result.documents.append(DocumentResult(
+            entry, Provenance(entry, "", "", commit=tree.revision),
+            [quickstart_folder_finding(entry)], "quickstart"))
 
     def _context_document(self, ctx: Context, path: str, data: bytes) -> LoadedDocument:
         """The loaded context document of ``path`` (the context's own copy when it

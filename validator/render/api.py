@@ -37,7 +37,10 @@ from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
 from validator.render.api_ledger import ApiLedger, Owner, variant_owner
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
 from validator.render.api_paths import (
+    QUICKSTART,
+    QUICKSTART_FOLDER_PROBLEM,
     promoted_id,
+    quickstart_folder_entries,
     quickstart_missing_problem,
     quickstart_profile,
     quickstart_profile_problem,
@@ -220,6 +223,8 @@ class _Build:
                                 "lists the recipe in models.json")
         self.write("models.json", index + promoted_index,
                    Owner("models/", None, "the index of recipes", "models"))
+        for entry in quickstart_folder_entries(self.tree.list(QUICKSTART)):
+            raise ApiOutputError(f"{entry}: REF028: {QUICKSTART_FOLDER_PROBLEM}; refused")
         for path, quick in inputs.quickstart:
             hardware = quickstart_profile(quick)
             missing = quickstart_missing_problem(quick)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
+from collections.abc import Iterable
 
 PUBLIC = "public"
 """The site's output folder; every path of the API is joined to it (``path.join``)."""
@@ -152,6 +153,22 @@ def quickstart_profile_problem(profile: str) -> str | None:
         return f"is {target}, below a folder of its own in {QUICKSTART}/ (a hardware " \
             "profile is one name)"
     return unportable_segment(profile)
+
+
+QUICKSTART_FOLDER_PROBLEM = (
+    "is a folder, not a file: the site's build lists it among the quickstart files (its "
+    "name ends in .yaml) and stops reading it (EISDIR), writing no API")
+"""Why a ``quickstart/<name>.yaml`` that is a folder stops the site's build (``REF028``;
+``render --api-out`` refuses it)."""
+
+
+def quickstart_folder_entries(listed: Iterable[str]) -> list[str]:
+    """The entries ``quickstart/<name>.yaml`` the site's build lists as quickstart files
+    that are folders, given the files ``listed`` under ``quickstart/`` (a folder shows as
+    the files below it)."""
+    return sorted({"/".join(parts[:2]) for parts in (p.split("/") for p in listed)
+                   if len(parts) > 2 and parts[0] == QUICKSTART
+                   and parts[1].endswith(".yaml")})
 
 
 def quickstart_profile(data: object) -> str | None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from validator.findings import Severity, printable
+from validator.findings import Finding, Severity, printable
 from validator.load import LoadedDocument
 from validator.render.api_paths import (
     QUICKSTART,
+    QUICKSTART_FOLDER_PROBLEM,
     path_key,
     quickstart_missing_problem,
     quickstart_profile,
@@ -36,8 +37,9 @@ QUICKSTART_PATH = declare(
     ``x.``) or another quickstart file's profile (compared as a case-insensitive file
     system does) replaces or loses a file; without it (or with a root that is no mapping)
     the file is written as ``quickstart/undefined.json``, and a ``null`` root stops the
-    build. Reported at ``hardware_profile`` (else the file's start); a ``# recipe-check:``
-    comment in the file does not silence it.
+    build, as does a folder named ``quickstart/<name>.yaml`` (the build lists it with the
+    files and cannot read it). Reported at ``hardware_profile`` (else the file's start);
+    a ``# recipe-check:`` comment in the file does not silence it.
 
     Failing (``quickstart/h100.yaml``)::
 
@@ -83,6 +85,14 @@ def quickstart_paths(listed: Iterable[str]) -> list[str]:
     the site's build reads, in its (name) order."""
     return sorted((p for p in listed if is_quickstart_path(p)),
                   key=lambda p: p.encode("utf-8", "surrogateescape"))
+
+
+def quickstart_folder_finding(entry: str) -> Finding:
+    """The ``REF028`` error on ``entry``, a ``quickstart/<name>.yaml`` that is a folder."""
+    return Finding(rule=QUICKSTART_PATH.id, severity=Severity.ERROR, path=entry, pointer="",
+                   line=1, column=1, message=f"{entry} {QUICKSTART_FOLDER_PROBLEM}",
+                   hint="move the files out of that folder, or rename it so its name does "
+                   "not end in .yaml")
 
 
 def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
