@@ -44,6 +44,7 @@ from validator.render.api_paths import (
     quickstart_missing_problem,
     quickstart_profile,
     quickstart_profile_problem,
+    quickstart_value_problem,
 )
 from validator.render.api_recipe import (
     feature_mode_errors,
@@ -230,7 +231,7 @@ class _Build:
             missing = quickstart_missing_problem(quick)
             if missing is not None or hardware is None:
                 raise ApiOutputError(f"{path}: REF028: {missing}; refused")
-            problem = quickstart_profile_problem(hardware)
+            problem = quickstart_value_problem(quick) or quickstart_profile_problem(hardware)
             if problem is not None:
                 raise ApiOutputError(f"{path}: REF028: hardware_profile {hardware!r} {problem}"
                                      "; refused")
