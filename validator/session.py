@@ -224,7 +224,8 @@ class Session:
             self._quickstart_folder(tree, entry)
         for path in quickstart_paths(tree.list(QUICKSTART)):
             if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
-                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
+                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
+                               f"rename the file to a UTF-8 name in {QUICKSTART}/")
                 continue
             read = self._read(tree, path)
             if read is not None:
@@ -350,14 +351,14 @@ class Session:
         self.result.internal_errors += scratch.internal_errors
         return found
 
-    def unhandled(self, tree: RecipeTree, path: str, why: str,
-                  what: str = "changed file") -> DocumentResult:
+    def unhandled(self, tree: RecipeTree, path: str, why: str, what: str = "changed file",
+                  hint: str = "rename the file to a UTF-8 name under models/<org>/"
+                  ) -> DocumentResult:
         """A changed file (``what``) that cannot be checked (``PROV006``: not a UTF-8 path
         under ``models/<org>/`` ...): one error, so the run fails rather than passing it by."""
         doc_result = DocumentResult(
             path, Provenance(path, "", "", commit=tree.revision),
-            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}",
-                          "rename the file to a UTF-8 name under models/<org>/")])
+            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}", hint)])
         self.result.documents.append(doc_result)
         return doc_result
 

@@ -38,3 +38,4 @@ def test_undecodable_quickstart_name_is_one_prov006_error(corpus_copy: Path) -> 
         assert isinstance(findings, list)
         assert [f["rule"] for f in findings] == ["PROV006"]
         assert "not valid UTF-8" in findings[0]["message"]
+        assert findings[0]["hint"] == "rename the file to a UTF-8 name in quickstart/"
