@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from validator.analysis.env_value_hazards import env_value_hazards
 from validator.analysis.shell_hazards import (
     IMAGE_OPERAND,
     MODEL_OPERAND,
@@ -111,7 +112,8 @@ _ANSI_C = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 def _process_blocks(r: Rendered, proc: Process) -> list[Block]:
     lines: list[str] = []
     for key, value in proc.env.items():
-        lines += hazard_lines(env_name_hazards(str(key)))
+        lines += hazard_lines(env_name_hazards(str(key))
+                              + env_value_hazards(str(key), js_str(value)))
         lines += _warned(f"export {key}={_export_quoted(js_str(value))}")
     out = [Block(f"{proc.role}: vllm serve",
                  [*lines, *_warned_with(str(proc.command), _model_words(proc))])]

@@ -30,9 +30,13 @@ from validator.load import LoadedDocument, load_yaml
 from validator.paths import undecodable_name
 from validator.policy import Policy
 from validator.progress import Progress
-from validator.render.api_paths import QUICKSTART
+from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.metadata import Rule
-from validator.rules.ref.quickstart import is_quickstart_path, quickstart_paths
+from validator.rules.ref.quickstart import (
+    is_quickstart_path,
+    quickstart_folder_finding,
+    quickstart_paths,
+)
 from validator.schema import SchemaValidator
 from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_identity
 from validator.source.provenance import Provenance, sha256_hex
@@ -182,6 +186,9 @@ class Session:
                 self._check_quickstart(tree, checker)
             return
         for path, kind in files:
+            if kind == "quickstart" and path in quickstart_folder_entries(tree.list(QUICKSTART)):
+                self._quickstart_folder(tree, path)
+                continue
             read = self._read(tree, path)
             if read is None:
                 continue
@@ -213,11 +220,24 @@ class Session:
     def _check_quickstart(self, tree: RecipeTree, checker: Checker) -> None:
         """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
         build writes into its API), each reported only when it has findings."""
+        for entry in quickstart_folder_entries(tree.list(QUICKSTART)):
+            self._quickstart_folder(tree, entry)
         for path in quickstart_paths(tree.list(QUICKSTART)):
+            if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
+                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
+                               f"rename the file to a UTF-8 name in {QUICKSTART}/")
+                continue
             read = self._read(tree, path)
             if read is not None:
                 doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
                 checker.check_context_document(doc, "quickstart", self.result)
+
+    def _quickstart_folder(self, tree: RecipeTree, entry: str) -> None:
+        """``REF028`` on ``entry``, a folder named as a quickstart file (the site's build
+        stops there)."""
+        self.result.documents.append(DocumentResult(
+            entry, Provenance(entry, "", "", commit=tree.revision),
+            [quickstart_folder_finding(entry)], "quickstart"))
 
     def _context_document(self, ctx: Context, path: str, data: bytes) -> LoadedDocument:
         """The loaded context document of ``path`` (the context's own copy when it
@@ -331,14 +351,14 @@ class Session:
         self.result.internal_errors += scratch.internal_errors
         return found
 
-    def unhandled(self, tree: RecipeTree, path: str, why: str,
-                  what: str = "changed file") -> DocumentResult:
+    def unhandled(self, tree: RecipeTree, path: str, why: str, what: str = "changed file",
+                  hint: str = "rename the file to a UTF-8 name under models/<org>/"
+                  ) -> DocumentResult:
         """A changed file (``what``) that cannot be checked (``PROV006``: not a UTF-8 path
         under ``models/<org>/`` ...): one error, so the run fails rather than passing it by."""
         doc_result = DocumentResult(
             path, Provenance(path, "", "", commit=tree.revision),
-            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}",
-                          "rename the file to a UTF-8 name under models/<org>/")])
+            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}", hint)])
         self.result.documents.append(doc_result)
         return doc_result
 
@@ -428,7 +448,8 @@ class Session:
         if first:
             self.check_context(tree)
         if (escaped := undecodable_name(path)) is not None:  # as pr reports it (PROV006)
-            self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
+            if not any(d.path == escaped for d in self.result.documents):  # a quickstart
+                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
             return False
         if path in opened.context_paths:
             done = named.setdefault(id(tree), set())

@@ -464,6 +464,8 @@ CODE_LOADING_NAMES = {
     "PYTHONSTARTUP": "every interactive Python started later first runs the file it names",
     "PYTHONUSERBASE": _PYTHON + "reads the site-packages (and their `.pth` code) there",
     "PYTHONBREAKPOINT": _PYTHON + "imports and calls what it names at `breakpoint()`",
+    "OPENSSL_CONF": "every program using OpenSSL reads that configuration file, which can "
+                    "load engine and provider libraries (code)",
     "GCONV_PATH": "the C library loads character-set converters (code) from the folder it "
                   "names",
     "NODE_OPTIONS": "every Node.js started later takes its options (`--require` runs a file)",

@@ -36,6 +36,7 @@ from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
 from validator.load import load_yaml
 from validator.pr.affected import reaches, renders_with, site_inputs
+from validator.render.api_paths import quickstart_folder_entries
 from validator.rules.ref.quickstart import is_quickstart_path
 from validator.source.tree import RecipeTree, SourceError
 from validator.sourcemap import join_pointer
@@ -416,6 +417,9 @@ def _sort_changed_files(sel: Selection, changes: Sequence[Change],
         kind = context_kind(ch.path) or (context_kind(ch.old_path) if ch.old_path else None)
         if ch.status == "unhandled":
             sel.unhandled.append((ch.path, ch.problem or "cannot be handled"))
+        elif ch.status != "deleted" and quickstart_folder_entries([ch.path]):
+            sel.context_files.setdefault(quickstart_folder_entries([ch.path])[0],
+                                         []).append(ch.describe())  # REF028: a folder
         elif is_recipe_path(ch.path):
             if ch.status == "deleted":
                 sel.skipped.append((ch.path, "deleted"))

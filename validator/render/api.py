@@ -37,10 +37,14 @@ from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
 from validator.render.api_ledger import ApiLedger, Owner, variant_owner
 from validator.render.api_out import ApiOutputError, StagedApiFolder, json_bytes
 from validator.render.api_paths import (
+    QUICKSTART,
+    QUICKSTART_FOLDER_PROBLEM,
     promoted_id,
+    quickstart_folder_entries,
     quickstart_missing_problem,
     quickstart_profile,
     quickstart_profile_problem,
+    quickstart_value_problem,
 )
 from validator.render.api_recipe import (
     feature_mode_errors,
@@ -220,12 +224,14 @@ class _Build:
                                 "lists the recipe in models.json")
         self.write("models.json", index + promoted_index,
                    Owner("models/", None, "the index of recipes", "models"))
+        for entry in quickstart_folder_entries(self.tree.list(QUICKSTART)):
+            raise ApiOutputError(f"{entry}: REF028: {QUICKSTART_FOLDER_PROBLEM}; refused")
         for path, quick in inputs.quickstart:
             hardware = quickstart_profile(quick)
             missing = quickstart_missing_problem(quick)
             if missing is not None or hardware is None:
                 raise ApiOutputError(f"{path}: REF028: {missing}; refused")
-            problem = quickstart_profile_problem(hardware)
+            problem = quickstart_value_problem(quick) or quickstart_profile_problem(hardware)
             if problem is not None:
                 raise ApiOutputError(f"{path}: REF028: hardware_profile {hardware!r} {problem}"
                                      "; refused")

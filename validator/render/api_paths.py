@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
+from collections.abc import Iterable
 
 PUBLIC = "public"
 """The site's output folder; every path of the API is joined to it (``path.join``)."""
@@ -151,7 +152,59 @@ def quickstart_profile_problem(profile: str) -> str | None:
                 "of the API: an index, a strategy, a recipe's page)"
         return f"is {target}, below a folder of its own in {QUICKSTART}/ (a hardware " \
             "profile is one name)"
+    name_bytes = len(f"{profile}.json".encode("utf-8", "surrogateescape"))
+    if name_bytes > MAX_NAME_BYTES:
+        return f"is a file name of {name_bytes} bytes, longer than file systems allow " \
+            f"({MAX_NAME_BYTES}): the site's build stops writing it (ENAMETOOLONG)"
     return unportable_segment(profile)
+
+
+MAX_NAME_BYTES = 255
+"""The longest file name (in bytes) the usual file systems (ext4, APFS, NTFS) allow."""
+
+
+def _throws_as_text(value: object) -> bool:
+    """Whether JavaScript's ``String(value)`` throws for js-yaml data ``value``: a mapping
+    with a ``toString`` key (a plain object whose own ``toString`` is no function), also
+    inside a list (a list is its items' texts joined)."""
+    if isinstance(value, dict):
+        return "toString" in value
+    return isinstance(value, list) and any(_throws_as_text(v) for v in value)
+
+
+def quickstart_value_problem(data: object) -> str | None:
+    """Why the site's build cannot use a quickstart file's ``hardware_profile`` (of a
+    mapping root ``data``) as a name: a mapping or a list is no name (written as its JS
+    text, ``[object Object]`` or its items joined with ``,``), and one whose text
+    conversion throws stops the build; ``None`` for any other value."""
+    from validator.load.jsstring import js_str  # here: this module stays import-light
+
+    value = data.get("hardware_profile") if isinstance(data, dict) else None
+    if not isinstance(value, (dict, list)):
+        return None
+    kind = "a mapping" if isinstance(value, dict) else "a list"
+    if _throws_as_text(value):
+        return f"is {kind} holding a toString key: the site's build cannot make it a " \
+            "file name (TypeError: Cannot convert object to primitive value) and stops, " \
+            "writing no API"
+    return f"is {kind}, not a name: the site writes this file to " \
+        f"{QUICKSTART}/{js_str(value)}.json"
+
+
+QUICKSTART_FOLDER_PROBLEM = (
+    "is a folder, not a file: the site's build lists it among the quickstart files (its "
+    "name ends in .yaml) and stops reading it (EISDIR), writing no API")
+"""Why a ``quickstart/<name>.yaml`` that is a folder stops the site's build (``REF028``;
+``render --api-out`` refuses it)."""
+
+
+def quickstart_folder_entries(listed: Iterable[str]) -> list[str]:
+    """The entries ``quickstart/<name>.yaml`` the site's build lists as quickstart files
+    that are folders, given the files ``listed`` under ``quickstart/`` (a folder shows as
+    the files below it)."""
+    return sorted({"/".join(parts[:2]) for parts in (p.split("/") for p in listed)
+                   if len(parts) > 2 and parts[0] == QUICKSTART
+                   and parts[1].endswith(".yaml")})
 
 
 def quickstart_profile(data: object) -> str | None:

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from validator.findings import Severity, printable
+from validator.findings import Finding, Severity, printable
 from validator.load import LoadedDocument
 from validator.render.api_paths import (
     QUICKSTART,
+    QUICKSTART_FOLDER_PROBLEM,
     path_key,
     quickstart_missing_problem,
     quickstart_profile,
     quickstart_profile_problem,
+    quickstart_value_problem,
 )
 from validator.rules.metadata import Hit, Rule, declare
 
@@ -30,14 +32,17 @@ QUICKSTART_PATH = declare(
     "A quickstart file's hardware_profile writes outside quickstart/ or onto another file", """
     The site's build writes each ``quickstart/<file>.yaml`` to
     ``quickstart/<hardware_profile>.json`` of its API, joining the path with ``..``
-    honoured. ``hardware_profile`` must be one name: with ``/`` or ``..`` the file lands
-    on another output of the API (``../models`` replaces ``models.json``, ``../org/model``
-    a recipe's page) or outside the API; a name no file can have everywhere (``con``,
-    ``x.``) or another quickstart file's profile (compared as a case-insensitive file
-    system does) replaces or loses a file; without it (or with a root that is no mapping)
-    the file is written as ``quickstart/undefined.json``, and a ``null`` root stops the
-    build. Reported at ``hardware_profile`` (else the file's start); a ``# recipe-check:``
-    comment in the file does not silence it.
+    honoured. ``hardware_profile`` must be one name: with ``/`` or ``..`` the file lands on
+    another output of the API (``../models`` replaces ``models.json``, ``../org/model`` a
+    recipe's page) or outside the API; a name no file can have everywhere (``con``, ``x.``)
+    or another quickstart file's profile (compared as a case-insensitive file system does)
+    replaces or loses a file; a mapping or a list is no name (the site writes ``[object
+    Object].json``, or stops when its text conversion throws), nor is one too long for a
+    file name (over 255 bytes with ``.json``: the build stops); without it (or with a root
+    that is no mapping) the file is written as ``quickstart/undefined.json``, and a ``null``
+    root stops the build, as does a folder named ``quickstart/<name>.yaml`` (the build lists
+    it with the files and cannot read it). Reported at ``hardware_profile`` (else the file's
+    start); a ``# recipe-check:`` comment in the file does not silence it.
 
     Failing (``quickstart/h100.yaml``)::
 
@@ -82,7 +87,15 @@ def quickstart_paths(listed: Iterable[str]) -> list[str]:
     """The quickstart files of a tree whose ``quickstart/`` folder holds ``listed`` that
     the site's build reads, in its (name) order."""
     return sorted((p for p in listed if is_quickstart_path(p)),
-                  key=lambda p: p.encode())
+                  key=lambda p: p.encode("utf-8", "surrogateescape"))
+
+
+def quickstart_folder_finding(entry: str) -> Finding:
+    """The ``REF028`` error on ``entry``, a ``quickstart/<name>.yaml`` that is a folder."""
+    return Finding(rule=QUICKSTART_PATH.id, severity=Severity.ERROR, path=entry, pointer="",
+                   line=1, column=1, message=f"{entry} {QUICKSTART_FOLDER_PROBLEM}",
+                   hint="move the files out of that folder, or rename it so its name does "
+                   "not end in .yaml")
 
 
 def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
@@ -102,6 +115,10 @@ def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
         yield QUICKSTART_PATH, Hit("", missing or "", fix)
         return
     shown = printable(profile)
+    value_problem = quickstart_value_problem(data)
+    if value_problem is not None:
+        yield QUICKSTART_PATH, Hit(pointer, f"hardware_profile {value_problem}", fix)
+        return
     problem = quickstart_profile_problem(profile)
     if problem is not None:
         yield QUICKSTART_PATH, Hit(pointer, f"hardware_profile {shown!r}: the site writes "

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.analysis.arg_layers import collect_layers
+from validator.analysis.env_value_hazards import env_value_hazards
 from validator.analysis.recipe_data import as_list, get
 from validator.analysis.rendered_commands import affected
 from validator.analysis.shell_hazards import (
@@ -79,13 +80,16 @@ class Printed:
     makes it an option there (:func:`word_hazards`)."""
     heredoc: bool = False
     """Written into an unquoted heredoc (:func:`_heredoc_hazards`), not as a word."""
+    env_value_of: str = ""
+    """The env name whose value this is (its value may load code: ``PYTHONWARNINGS``)."""
 
     def judged(self) -> bool:
         """Whether the value can hold a hazard (plain text outside an env name or an
         operand that starts with ``-`` cannot)."""
         return (not _PLAIN.fullmatch(self.text)
                 or (bool(self.positional) and self.text.startswith("-"))
-                or (self.env_name and bool(env_name_hazards(self.text))))
+                or (self.env_name and bool(env_name_hazards(self.text)))
+                or bool(env_value_hazards(self.env_value_of, self.text)))
 
 
 def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Iterator[Printed]:
@@ -119,7 +123,8 @@ def _env_values(proc: Process) -> Iterator[Printed]:
         if source is None or not source.document:
             continue  # the site's own value (`$IFACE_NAME` of PD GPU pinning)
         text = jsval.js_str(value)
-        if _PLAIN.fullmatch(text) and _PLAIN.fullmatch(key) and not env_name_hazards(key):
+        if _PLAIN.fullmatch(text) and _PLAIN.fullmatch(key) and not env_name_hazards(key) \
+                and not env_value_hazards(key, text):
             continue
         mount = " (and `-v VALUE:VALUE:ro`)" if key.endswith("_CONFIG_PATH") else ""
         how = (f"{_SITE} prints it unquoted as `-e {printable(key)}=VALUE`{mount} in "
@@ -127,7 +132,7 @@ def _env_values(proc: Process) -> Iterator[Printed]:
         yield Printed(source.document, source.pointer, key, "the env name", how, split=True,
                       env_name=True)
         yield Printed(source.document, source.pointer, text, f"the value of env {key}", how,
-                      literal=False, split=True)
+                      literal=False, split=True, env_value_of=str(key))
 
 
 def _image(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> Iterator[Printed]:
@@ -253,6 +258,7 @@ def _hazards(printed: Printed) -> tuple[Hazard, ...]:
         return _heredoc_hazards(printed.text)
     found = tuple(printed_word_hazards(printed.text, literal=printed.literal,
                                        split=printed.split, positional=printed.positional))
+    found += tuple(env_value_hazards(printed.env_value_of, printed.text))
     return found + tuple(env_name_hazards(printed.text)) if printed.env_name else found
 
 
