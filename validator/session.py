@@ -16,13 +16,12 @@ per-document core the session drives.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
-from validator.context import PLATFORMS, TAXONOMY, Context, Settings, build_context
+from validator.context import PLATFORMS, Context, Settings, build_context
 from validator.context_findings import relocate
 from validator.errors import UsageError
 from validator.findings import Finding
@@ -34,13 +33,13 @@ from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.metadata import Rule
 from validator.rules.ref.quickstart import (
     is_quickstart_path,
-    quickstart_folder_finding,
     quickstart_paths,
 )
 from validator.schema import SchemaValidator
+from validator.session_root_files import RootFileChecks
 from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_identity
 from validator.source.provenance import Provenance, sha256_hex
-from validator.source.tree import LocalTree, RecipeTree, SourceError
+from validator.source.tree import RecipeTree, SourceError
 from validator.source.verify import (
     UNHANDLED_PATH,
     VerificationError,
@@ -60,7 +59,7 @@ ConfigOf = Callable[[RecipeTree], Config | None]
 """The configuration that applies to a tree (``check`` reads each local root's file)."""
 
 
-class Session:
+class Session(RootFileChecks):
     """One run over one or more trees.
 
     Args:
@@ -202,42 +201,6 @@ class Session:
 
     def _context_checked(self, prov: Provenance, doc: LoadedDocument) -> None:
         self.context_checked.setdefault((prov.repository, prov.commit), {})[doc.path] = doc
-
-    def _check_platforms(self, tree: RecipeTree, checker: Checker) -> None:
-        """``platforms.yaml`` of a recipes root, as the other context files: reported only
-        when it has findings (its schema, links and install snippets); one that is there
-        but no regular file inside the root (a link leaving it, a FIFO) is ``PROV005``, as
-        the site's build would follow it."""
-        there = tree.exists(PLATFORMS) or (isinstance(tree, LocalTree) and os.path.lexists(
-            tree.root / PLATFORMS))
-        if not tree.exists(TAXONOMY) or not there:
-            return
-        read = self._read(tree, PLATFORMS)
-        if read is not None:
-            doc = load_yaml(read[0], PLATFORMS, max_bytes=self.settings.max_bytes)
-            checker.check_context_document(doc, "platforms", self.result)
-
-    def _check_quickstart(self, tree: RecipeTree, checker: Checker) -> None:
-        """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
-        build writes into its API), each reported only when it has findings."""
-        for entry in quickstart_folder_entries(tree.list(QUICKSTART)):
-            self._quickstart_folder(tree, entry)
-        for path in quickstart_paths(tree.list(QUICKSTART)):
-            if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
-                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
-                               f"rename the file to a UTF-8 name in {QUICKSTART}/")
-                continue
-            read = self._read(tree, path)
-            if read is not None:
-                doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
-                checker.check_context_document(doc, "quickstart", self.result)
-
-    def _quickstart_folder(self, tree: RecipeTree, entry: str) -> None:
-        """``REF028`` on ``entry``, a folder named as a quickstart file (the site's build
-        stops there)."""
-        self.result.documents.append(DocumentResult(
-            entry, Provenance(entry, "", "", commit=tree.revision),
-            [quickstart_folder_finding(entry)], "quickstart"))
 
     def _context_document(self, ctx: Context, path: str, data: bytes) -> LoadedDocument:
         """The loaded context document of ``path`` (the context's own copy when it

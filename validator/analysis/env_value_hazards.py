@@ -11,7 +11,7 @@ import), and ``builtins.``/``warnings.`` name modules Python has loaded already.
 
 from __future__ import annotations
 
-from validator.analysis.shell_hazards import _EXPORTED, CODE_LOADING, Hazard
+from validator.analysis.shell_hazards import CODE_LOADING, EXPORTED_EFFECT, Hazard
 
 _LOADED_MODULES = frozenset({"builtins", "warnings"})
 """Modules a warning category may name without importing anything new."""
@@ -35,7 +35,7 @@ def env_value_hazards(name: str, value: str) -> list[Hazard]:
     load code (``PYTHONWARNINGS`` naming a category of a module to import), else none."""
     if name != "PYTHONWARNINGS":
         return []
-    return [Hazard(CODE_LOADING, f"{name}={value}", _EXPORTED + "every Python started later "
+    return [Hazard(CODE_LOADING, f"{name}={value}", EXPORTED_EFFECT + "every Python started later "
                    f"(vLLM included) imports the module `{module}` its warning filter names "
                    "as a category, running its code")
             for module in imported_warning_modules(value)[:1]]

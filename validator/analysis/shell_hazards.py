@@ -420,7 +420,7 @@ WARNING = "REF018: bash would not run this command as shown:"
 """The start of each :func:`warning_lines` line."""
 
 
-_EXPORTED = ("`export NAME=...` (recipe-check's `render`, a guide) sets it in the user's "
+EXPORTED_EFFECT = ("`export NAME=...` (recipe-check's `render`, a guide) sets it in the user's "
              "own shell, `docker run -e` in every process of the container: ")
 SHELL_CONTROL_NAMES = {
     "PROMPT_COMMAND": "bash runs its value as a command before every prompt",
@@ -492,10 +492,10 @@ def env_name_hazards(name: str) -> list[Hazard]:
     acts on (:data:`SHELL_CONTROL_NAMES`, an exported function ``BASH_FUNC_*``), or one
     that changes which code a program loads (:data:`CODE_LOADING_NAMES`)."""
     if name in CODE_LOADING_NAMES:
-        return [Hazard(CODE_LOADING, name, _EXPORTED + CODE_LOADING_NAMES[name])]
+        return [Hazard(CODE_LOADING, name, EXPORTED_EFFECT + CODE_LOADING_NAMES[name])]
     effect = SHELL_CONTROL_NAMES.get(name)
     if effect is None and name.startswith("BASH_FUNC_"):
         effect = "every bash started later defines a shell function from its value"
     if effect is None:
         return []
-    return [Hazard("shell-control variable", name, _EXPORTED + effect)]
+    return [Hazard("shell-control variable", name, EXPORTED_EFFECT + effect)]

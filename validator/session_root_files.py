@@ -1,0 +1,69 @@
+"""The files of a recipes root beside its recipes and context documents that a run checks:
+``platforms.yaml`` and the quickstart files (``quickstart/*.yaml``, which the site's build
+writes into its API). A part of :class:`~validator.session.Session`, kept apart so the
+session stays one screenful of driver code."""
+
+from __future__ import annotations
+
+import os
+
+from validator.checker import Checker, DocumentResult, RunResult
+from validator.context import PLATFORMS, TAXONOMY, Settings
+from validator.load import load_yaml
+from validator.paths import undecodable_name
+from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
+from validator.rules.ref.quickstart import quickstart_folder_finding, quickstart_paths
+from validator.source.provenance import Provenance
+from validator.source.tree import LocalTree, RecipeTree
+
+
+class RootFileChecks:
+    """The checks of ``platforms.yaml`` and ``quickstart/``; the session provides
+    :attr:`result`, :attr:`settings`, :meth:`_read` and :meth:`unhandled`."""
+
+    result: RunResult
+    settings: Settings
+
+    def _read(self, tree: RecipeTree, path: str) -> tuple[bytes, Provenance] | None:
+        raise NotImplementedError
+
+    def unhandled(self, tree: RecipeTree, path: str, why: str, what: str = "changed file",
+                  hint: str = "rename the file to a UTF-8 name under models/<org>/"
+                  ) -> DocumentResult:
+        raise NotImplementedError
+
+    def _check_platforms(self, tree: RecipeTree, checker: Checker) -> None:
+        """``platforms.yaml`` of a recipes root, as the other context files: reported only
+        when it has findings (its schema, links and install snippets); one that is there
+        but no regular file inside the root (a link leaving it, a FIFO) is ``PROV005``, as
+        the site's build would follow it."""
+        there = tree.exists(PLATFORMS) or (isinstance(tree, LocalTree) and os.path.lexists(
+            tree.root / PLATFORMS))
+        if not tree.exists(TAXONOMY) or not there:
+            return
+        read = self._read(tree, PLATFORMS)
+        if read is not None:
+            doc = load_yaml(read[0], PLATFORMS, max_bytes=self.settings.max_bytes)
+            checker.check_context_document(doc, "platforms", self.result)
+
+    def _check_quickstart(self, tree: RecipeTree, checker: Checker) -> None:
+        """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
+        build writes into its API), each reported only when it has findings."""
+        for entry in quickstart_folder_entries(tree.list(QUICKSTART)):
+            self._quickstart_folder(tree, entry)
+        for path in quickstart_paths(tree.list(QUICKSTART)):
+            if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
+                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
+                               f"rename the file to a UTF-8 name in {QUICKSTART}/")
+                continue
+            read = self._read(tree, path)
+            if read is not None:
+                doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
+                checker.check_context_document(doc, "quickstart", self.result)
+
+    def _quickstart_folder(self, tree: RecipeTree, entry: str) -> None:
+        """``REF028`` on ``entry``, a folder named as a quickstart file (the site's build
+        stops there)."""
+        self.result.documents.append(DocumentResult(
+            entry, Provenance(entry, "", "", commit=tree.revision),
+            [quickstart_folder_finding(entry)], "quickstart"))
