@@ -388,13 +388,18 @@ def flag_item_hazards(proc: Process) -> list[Hazard]:
     (:func:`~validator.analysis.shell_words.flag_item_change`, ``FLAG027``'s predicate)
     and that holds no code :func:`command_hazards` already names (``--x*``, ``--y{a,b}``,
     ``--x\\``: a glob, braces, a backslash)."""
-    out = []
-    for token in proc.tokens:
-        change = flag_item_change(token.text)
-        if change is not None and not command_hazards(token.text):
-            out.append(Hazard("flag item", token.text,
-                              f"bash changes it ({change[0]}) and passes {change[1]}"))
-    return out
+    return [h for h in map(_flag_item_hazard, (t.text for t in proc.tokens)) if h is not None]
+
+
+@functools.lru_cache(maxsize=8192)
+def _flag_item_hazard(text: str) -> Hazard | None:
+    """The :func:`flag_item_hazards` entry of one token's text, remembered: the processes
+    of a recipe's configurations (and of their cu129 renderings) hold the same tokens
+    again and again."""
+    change = flag_item_change(text)
+    if change is None or command_hazards(text):
+        return None
+    return Hazard("flag item", text, f"bash changes it ({change[0]}) and passes {change[1]}")
 
 
 def comment_line(text: str) -> str:

@@ -32,7 +32,7 @@ from validator.render.site import plan_variant, site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES, OVERRIDES
 
 __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "document_data",
-           "render", "render_all", "site_strategies"]
+           "render", "render_all", "render_each", "site_strategies"]
 
 
 def site_strategies(context: Any) -> dict[str, LoadedDocument]:
@@ -76,6 +76,18 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         return _render(recipe, taxonomy, strategies, config, own)
     finally:
         _release(own)
+
+
+def render_each(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
+                strategies: Mapping[str, LoadedDocument], configs: list[Configuration], *,
+                cuda: str = BASE_CUDA) -> list[Rendered]:
+    """:func:`render` of each of ``configs`` (build ``cuda``) sharing one memo, as
+    :func:`render_all` does: each the same as rendered alone."""
+    memo: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
+    try:
+        return [render(recipe, taxonomy, strategies, c, memo=memo) for c in configs]
+    finally:
+        _release(memo)
 
 
 def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,

@@ -17,7 +17,7 @@ from validator.render.docker import compute_docker_meta, cuda_choice
 from validator.render.hardware_reads import hardware_profile, raw_id
 from validator.render.jsval import JsTypeError, get, or_
 from validator.render.offered import Offered, offered_renderings
-from validator.render.renderer import Configuration, render, site_strategies
+from validator.render.renderer import Configuration, render_each, site_strategies
 from validator.source.snapshots import SnapshotStore, SnapshotTree
 from validator.source.tree import RecipeTree, SourceError
 
@@ -79,19 +79,22 @@ def cu129_renderings(doc: LoadedDocument, ctx: Context, strategies: dict[str, Lo
                      offered: list[Offered]) -> dict[int, Rendered]:
     """The cu129 rendering of each of ``offered`` (by index) whose NVIDIA image the site's
     page lets the reader pick the CUDA build of (:func:`~validator.render.docker.cuda_choice`:
-    a plain tag, or a CUDA map of both builds)."""
+    a plain tag, or a CUDA map of both builds), rendered sharing one memo
+    (:func:`~validator.render.renderer.render_each`: a site rendering is reused across
+    hardware where its hardware reads hold, as for the cu130 ones)."""
     taxonomy = document_data(ctx.taxonomy)
     variants = get(doc.data, "variants")
-    out: dict[int, Rendered] = {}
+    picked: list[int] = []
     for i, o in enumerate(offered):
         config = o.rendered.config
         variant = or_(get(variants, config.variant), get(variants, "default"), {})
         meta = compute_docker_meta(doc.data, variant, hardware_profile(taxonomy, config.hardware),
                                    raw_id(config.hardware))
         if o.rendered.ok and cuda_choice(doc.data, meta):
-            out[i] = render(doc, ctx.taxonomy, strategies, config, cuda="cu129")
-    return out
-
+            picked.append(i)
+    made = render_each(doc, ctx.taxonomy, strategies,
+                       [offered[i].rendered.config for i in picked], cuda="cu129")
+    return dict(zip(picked, made, strict=True))
 
 def store_tree(store: SnapshotStore) -> Callable[[dict[str, Any]], RecipeTree]:
     """The commit of a record's ``source`` as stored in ``store`` (every read
