@@ -15,14 +15,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from validator.analysis.env_value_hazards import env_value_hazards
+from validator.analysis.env_hazards import env_name_hazards, env_value_hazards
 from validator.analysis.shell_hazards import (
     IMAGE_OPERAND,
     MODEL_OPERAND,
     WARNING,
     Hazard,
     comment_line,
-    env_name_hazards,
     flag_item_hazards,
     hazard_lines,
     model_token,

@@ -24,17 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.analysis.arg_layers import collect_layers
-from validator.analysis.env_value_hazards import env_value_hazards
+from validator.analysis.env_hazards import CODE_LOADING, env_name_hazards, env_value_hazards
 from validator.analysis.recipe_data import as_list, get
 from validator.analysis.rendered_commands import affected
 from validator.analysis.shell_hazards import (
-    CODE_LOADING,
     IMAGE_OPERAND,
     MODEL_OPERAND,
     Hazard,
     arguments_start,
     command_hazards,
-    env_name_hazards,
     model_token,
     printed_word_hazards,
 )
