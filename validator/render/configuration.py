@@ -6,13 +6,13 @@ node each comes from, processes, the site's JSON, problems), with the :class:`To
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Override
-from validator.render.jsval import get, or_
+from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni
 from validator.render.site import Planned, VariantPlan, plan_variant
 from validator.render.types import RenderProblem
@@ -256,3 +256,40 @@ def document_data(doc: LoadedDocument | None) -> Any:
     """The loaded data of a context document as the renderer reads it: ``{}`` for an
     absent or unloadable one."""
     return doc.data if doc is not None and doc.ok else {}
+
+
+def variant_configurations(data: Any, variant_key: str, profiles: Any, strat: Any, tax: Any,
+                           feature_sets: bool) -> list[Configuration]:
+    """The configurations :func:`~validator.render.renderer.render_all` renders for one
+    variant: per picker hardware (its default first), each planned configuration and --
+    with ``feature_sets`` -- the same with every feature on, each modal feature in each
+    of its modes."""
+    variant = get(get(data, "variants"), variant_key)
+    hw_ids = [gates.pick_default_hardware(profiles, variant, data)]
+    hw_ids += [h for h in gates.picker_hardware(profiles, variant, data) if h not in hw_ids]
+    configs: list[Configuration] = []
+    all_features = tuple(jsval.keys(or_(get(data, "features"), {})))
+    for hw in hw_ids:
+        plan = plan_variant(data, variant_key, hw, strat, tax)
+        if plan is None or plan.variant != variant_key:
+            continue
+        for p in plan.configurations:
+            base = Configuration(hw, variant_key, p.strategy, p.features,
+                                 int(jsval.to_number(p.nodes)),
+                                 tuple(p.pd_nodes.items()) if p.pd_nodes else None, (),
+                                 p.kv_offload)
+            configs.append(base)
+            if feature_sets and all_features:
+                configs += _feature_variants(data, base, all_features)
+    return configs
+
+
+def _feature_variants(data: Any, base: Configuration,
+                      all_features: tuple[str, ...]) -> list[Configuration]:
+    out = [replace(base, features=all_features)]
+    for name in all_features:
+        modes = get(get(get(data, "features"), name), "modes")
+        if jsval.is_object(modes) and truthy(modes):
+            out += [replace(base, features=all_features, feature_modes=((name, m),))
+                    for m in jsval.keys(modes)]
+    return out

@@ -21,14 +21,21 @@ from validator.load import LoadedDocument
 from validator.render import gates, jsval
 from validator.render.args import Arg, Override
 from validator.render.carry import Table, carried_table
-from validator.render.configuration import Configuration, Process, Rendered, Token, document_data
+from validator.render.configuration import (
+    Configuration,
+    Process,
+    Rendered,
+    Token,
+    document_data,
+    variant_configurations,
+)
 from validator.render.docker import BASE_CUDA, synthesize_install
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads, traced_call
-from validator.render.jsval import get, or_, truthy
+from validator.render.jsval import get, or_
 from validator.render.omni import is_omni, resolve_omni_traced
 from validator.render.problems import RenderProblem, configuration_problems, output_problems
-from validator.render.site import plan_variant, site_rendering_traced
+from validator.render.site import site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES, OVERRIDES
 
 __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "document_data",
@@ -394,7 +401,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     try:
         for variant_key in jsval.keys(or_(get(data, "variants"), {})):
             try:
-                configs = _variant_configurations(data, variant_key, profiles, strat, tax,
+                configs = variant_configurations(data, variant_key, profiles, strat, tax,
                                                   feature_sets)
             except jsval.JsTypeError as exc:
                 out.append(_unplanned_variant(recipe, variant_key, exc))
@@ -465,37 +472,4 @@ def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             for task in tasks:
                 config = Configuration(hw, variant_key, "omni", omni_task=task)
                 out.append(render(recipe, taxonomy, strategies, config))
-    return out
-
-
-def _variant_configurations(data: Any, variant_key: str, profiles: Any, strat: Any, tax: Any,
-                            feature_sets: bool) -> list[Configuration]:
-    variant = get(get(data, "variants"), variant_key)
-    hw_ids = [gates.pick_default_hardware(profiles, variant, data)]
-    hw_ids += [h for h in gates.picker_hardware(profiles, variant, data) if h not in hw_ids]
-    configs: list[Configuration] = []
-    all_features = tuple(jsval.keys(or_(get(data, "features"), {})))
-    for hw in hw_ids:
-        plan = plan_variant(data, variant_key, hw, strat, tax)
-        if plan is None or plan.variant != variant_key:
-            continue
-        for p in plan.configurations:
-            base = Configuration(hw, variant_key, p.strategy, p.features,
-                                 int(jsval.to_number(p.nodes)),
-                                 tuple(p.pd_nodes.items()) if p.pd_nodes else None, (),
-                                 p.kv_offload)
-            configs.append(base)
-            if feature_sets and all_features:
-                configs += _feature_variants(data, base, all_features)
-    return configs
-
-
-def _feature_variants(data: Any, base: Configuration,
-                      all_features: tuple[str, ...]) -> list[Configuration]:
-    out = [replace(base, features=all_features)]
-    for name in all_features:
-        modes = get(get(get(data, "features"), name), "modes")
-        if jsval.is_object(modes) and truthy(modes):
-            out += [replace(base, features=all_features, feature_modes=((name, m),))
-                    for m in jsval.keys(modes)]
     return out
