@@ -51,6 +51,9 @@ class ArgLayer:
     mode_variants: tuple[str, ...] = ()
     anchor: str | None = None
     origin: LoadedDocument | None = None
+    scalar: bool = False
+    """A single value the site renders as the item ``[value, size]`` (a ``parallel_flag``):
+    its items are reported at ``pointer`` itself."""
     unlisted: bool = False
     """A list the recipe does not name (a KV offload option the site offers it without a
     ``kv_offload_support`` entry): its defects are reported as warnings at most -- true
@@ -62,7 +65,7 @@ class ArgLayer:
         items of another file (a strategy, the taxonomy) are reported at ``anchor`` with
         a :class:`Related` pointing into that file."""
         if self.origin is None or self.anchor is None:
-            return join_pointer(self.pointer, index), ()
+            return (self.pointer if self.scalar else join_pointer(self.pointer, index)), ()
         pointer = join_pointer(self.pointer, index)
         line = self.origin.source_map.position(pointer)[0]
         return self.anchor, (Related(line, f"{self.label} item {index}", self.origin.path,
@@ -88,6 +91,32 @@ def parallel_flag_layers(data: Any, **kw: Any) -> Iterator[ArgLayer]:
         flag = get(data, *pointer.strip("/").split("/"))
         if isinstance(flag, str) and flag:
             yield ArgLayer(pointer, (flag, PARALLEL_SIZE), pointer[1:].replace("/", "."), **kw)
+
+
+def parallel_flag_value(layer: ArgLayer) -> tuple[str, str] | None:
+    """(message, hint) when the flag of a :func:`parallel_flag_layers` layer carries its own
+    value (``--tensor-parallel-size=2``): the site prints the size after it, a stray
+    argument vLLM refuses; ``None`` otherwise."""
+    flag = layer.tokens[0]
+    key, value = argv.split_inline(flag)
+    if value is None:
+        return None
+    return (f"{layer.label} `{flag}` already carries a value; the site prints the parallel "
+            f"size after it (`{flag} N`), a stray argument",
+            f"name the flag alone: {key}")
+
+
+def recipe_parallel_flag_layers(data: Any) -> Iterator[ArgLayer]:
+    """Each ``strategy_overrides.<strategy>.<prefill|decode>.parallel_flag`` of a recipe
+    (the site reads it before the strategy file's, for that role of a PD strategy), as
+    the :func:`parallel_flag_layers` item ``[flag, size]`` reported at its own line."""
+    for sname, so, sptr in items(get(data, "strategy_overrides"), "/strategy_overrides"):
+        for role in ("prefill", "decode"):
+            flag = get(get(so, role), "parallel_flag")
+            if isinstance(flag, str) and flag:
+                yield ArgLayer(f"{sptr}/{role}/parallel_flag", (flag, PARALLEL_SIZE),
+                               f"strategy_overrides.{sname}.{role}.parallel_flag",
+                               strategy=sname, scalar=True)
 
 
 def external_layers(doc: LoadedDocument, ctx: Context,

@@ -78,12 +78,12 @@ def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Itera
 
 
 def _number(value: str) -> float | None:
-    """``value`` as a number (``None``: not one, such as ``8k`` or ``auto``)."""
+    """``value`` as a number (``None``: not one, such as ``8k`` or ``auto``); NaN stays
+    NaN (whether a release refuses it is its bound's :meth:`ValueBound.refuses`)."""
     try:
-        number = float(value)
+        return float(value)
     except (ValueError, OverflowError):
         return None
-    return number if number == number else None  # NaN compares with nothing
 
 
 def _first_accepting(cli: CliRegistries, option: str, value: str,

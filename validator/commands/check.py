@@ -19,10 +19,12 @@ from validator.commands.options import (
     add_rule_arguments,
     add_run_arguments,
     chosen_format,
+    goes_to_stdout,
     is_stdout,
     local_rule_config,
     rule_config,
     settings_from,
+    summary_target,
     write_outputs,
 )
 from validator.commands.options import (
@@ -214,32 +216,38 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path]) -> None:
+def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
+                       fmt: str | None = None) -> None:
     """The one guard of every command writing reports: a report file (``--output``,
-    ``--json/--sarif/--markdown FILE``, ``--summary``) that is one of ``inputs`` (or
+    ``--json/--sarif/--markdown FILE``, the job summary: ``--summary``, or
+    ``$GITHUB_STEP_SUMMARY`` with ``fmt`` ``github``) that is one of ``inputs`` (or
     ``--config``), through a link or a hard link too, would replace what the run reads
-    by a report; two report options naming one file would keep only the last report.
+    by a report; two reports naming one file would keep only the last; two going to
+    standard output (``-``, ``/dev/stdout``, the file it is redirected to) run into
+    each other.
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
     """
     outputs = [(option, path) for option, path in (
         ("--output", getattr(args, "output", None)),
-        *((f"--{fmt}", getattr(args, f"{fmt}_file", None)) for fmt in FILE_FORMATS),
-        ("--summary", getattr(args, "summary", None))) if path is not None]
-    dashes = [option for option, path in outputs if is_stdout(path)]  # named '-'
-    if "--summary" in dashes:
+        *((f"--{name}", getattr(args, f"{name}_file", None)) for name in FILE_FORMATS),
+        summary_target(args, fmt) or ("--summary", None)) if path is not None]
+    if any(option == "--summary" and is_stdout(path) for option, path in outputs):
         raise UsageError("--summary -: the job summary is appended to a file; name one "
                          "(or leave --summary out)")
-    others = [option for option in dashes if option != "--output"]
-    if others and is_stdout(getattr(args, "output", None)):  # the --format report's too
-        first = "--output -" if "--output" in dashes else "the --format report"
-        raise UsageError(f"{first} and {others[0]} - both go to standard output: one report "
+    dashes = {option: "-" if is_stdout(path) else str(path) for option, path in outputs
+              if goes_to_stdout(path)}
+    others = [f"{option} {shown}" for option, shown in dashes.items() if option != "--output"]
+    if others and goes_to_stdout(getattr(args, "output", None)):  # the --format report's too
+        first = f"--output {dashes['--output']}" if "--output" in dashes \
+            else "the --format report"
+        raise UsageError(f"{first} and {others[0]} both go to standard output: one report "
                          "would run into the other (name a file for one of them)")
     if len(others) > 1:
-        raise UsageError(f"{others[0]} - and {others[1]} - both go to standard output: one "
+        raise UsageError(f"{others[0]} and {others[1]} both go to standard output: one "
                          "report would run into the other (name a file for one of them)")
-    outputs = [(option, path) for option, path in outputs if not is_stdout(path)]
+    outputs = [(option, path) for option, path in outputs if option not in dashes]
     if not outputs:
         return
     for i, (option, path) in enumerate(outputs):
@@ -320,7 +328,7 @@ def run(args: argparse.Namespace) -> int:
     rule_config(args)  # a bad --config or --select is a usage error before anything runs
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     targets = collect_targets(args, notes=False)
-    refuse_overwriting(args, target_inputs(targets))
+    refuse_overwriting(args, target_inputs(targets), fmt)
     configs: dict[int, Config] = {}
     known: KnownUnits = {}  # what --fix found in the bytes it left: not checked again
 

@@ -311,6 +311,39 @@ def is_stdout(path: Path | None) -> bool:
     return path is None or path is STDOUT_PATH or str(path) == STDOUT
 
 
+#: Names of standard output as a file (followed to the process's descriptor 1).
+STDOUT_FILES = frozenset({"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+
+
+def goes_to_stdout(path: Path | None) -> bool:
+    """Whether writing a report option's value writes standard output: :func:`is_stdout`,
+    a name of it (:data:`STDOUT_FILES`), or the very file (pipe, terminal, redirected
+    file) descriptor 1 is."""
+    if is_stdout(path) or str(path) in STDOUT_FILES:
+        return True
+    if os.path.realpath(str(path)) == os.devnull:
+        return False  # what goes there is dropped: nothing runs into anything
+    try:
+        return os.path.samestat(os.stat(str(path)), os.fstat(1))
+    except OSError:
+        return False
+
+
+def summary_target(args: argparse.Namespace, fmt: str | None,
+                   env: Mapping[str, str] | None = None) -> tuple[str, Path] | None:
+    """(what names it, file) of the job summary a run with format ``fmt`` appends to:
+    ``--summary FILE``, else ``$GITHUB_STEP_SUMMARY`` with ``--format github``; ``None``
+    with ``--no-summary`` or neither."""
+    env = os.environ if env is None else env
+    if getattr(args, "no_summary", False):
+        return None
+    if getattr(args, "summary", None) is not None:
+        return "--summary", args.summary
+    if fmt == "github" and env.get("GITHUB_STEP_SUMMARY"):
+        return "$GITHUB_STEP_SUMMARY", Path(env["GITHUB_STEP_SUMMARY"])
+    return None
+
+
 def report_file(text: str) -> Path:
     """The ``FILE`` of a report option; ``-`` is standard output (:data:`STDOUT_PATH`;
     write ``./-`` for a file of that name). A name ending in ``/`` names a folder, which
@@ -403,13 +436,10 @@ def write_outputs(args: argparse.Namespace, write: Writer, fmt: str,
             write_output(path, buffer.getvalue().encode("utf-8"))
         except OSError as exc:
             raise UsageError(f"{path}: {exc.strerror or exc}") from exc
-    if summary is None or getattr(args, "no_summary", False):
+    named = summary_target(args, fmt, env)
+    if named is None or summary is None:
         return
-    target = getattr(args, "summary", None)
-    if target is None and fmt == "github" and env.get("GITHUB_STEP_SUMMARY"):
-        target = Path(env["GITHUB_STEP_SUMMARY"])
-    if target is None:
-        return
+    target = named[1]
     try:
         if summary(target) == 0:
             print(f"recipe-check: {target} already holds GitHub's 1 MiB; summary not "

@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     fmt = chosen_format(args, None)
     event = os.environ.get("GITHUB_EVENT_PATH")  # read when no revision is given
-    refuse_overwriting(args, [*work_tree_inputs(folder), *([Path(event)] if event else [])])
+    refuse_overwriting(args, [*work_tree_inputs(folder), *([Path(event)] if event else [])],
+                       fmt)
     config = _config(args, folder, base)
     result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
                     config=config, fail_on=config.fail_on or "new",

@@ -6,6 +6,7 @@ release the file lists for no bound of an option has none judged."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -17,15 +18,20 @@ DATA_FILE = PACKAGE_DIR / "data" / "vllm_bounds.json"
 @dataclass(frozen=True)
 class ValueBound:
     """The numbers one option takes in one release: at least ``least`` (or above
-    ``above``), at most ``most``; ``source`` says where the release states it."""
+    ``above``), at most ``most``; ``source`` says where the release states it;
+    ``refuses_nan``: the release's check refuses NaN (a pydantic bound), not only a
+    comparison NaN passes (``nan > 1.0`` is false)."""
 
     least: float | None
     above: float | None
     most: float | None
     source: str
+    refuses_nan: bool = False
 
     def refuses(self, number: float) -> bool:
-        """Whether the release refuses ``number``."""
+        """Whether the release refuses ``number`` (NaN: as its check treats it)."""
+        if math.isnan(number):
+            return self.refuses_nan
         return ((self.least is not None and number < self.least)
                 or (self.above is not None and number <= self.above)
                 or (self.most is not None and number > self.most))
@@ -46,7 +52,7 @@ def _bounds() -> dict[tuple[str, str], ValueBound]:
     out: dict[tuple[str, str], ValueBound] = {}
     for entry in raw["bounds"]:
         bound = ValueBound(entry.get("min"), entry.get("above"), entry.get("max"),
-                           entry["source"])
+                           entry["source"], entry.get("refuses_nan", False))
         out.update({(entry["option"], version): bound for version in entry["releases"]})
     return out
 

@@ -45,3 +45,12 @@ def test_every_vendored_bound_names_vendored_releases_and_a_source() -> None:
     registries = {p.stem for p in (SNAPSHOTS_DIR / "vllm-cli").glob("0.*.json")}
     for entry in json.loads(DATA_FILE.read_text(encoding="utf-8"))["bounds"]:
         assert entry["source"] and set(entry["releases"]) <= registries, entry["option"]
+
+
+def test_nan_utilisation_is_flag006_only_where_a_pydantic_bound_refuses_it(
+        corpus_copy: Path) -> None:
+    """From 0.11.1 the field is a pydantic ``Field(gt=0, le=1)``, which refuses NaN; before,
+    the check is ``gpu_memory_utilization > 1.0``, false for NaN, so vLLM took it."""
+    args = '["--gpu-memory-utilization", "nan"]'
+    assert flag006(corpus_copy, "0.12.0", args) == ["`--gpu-memory-utilization nan`"]
+    assert flag006(corpus_copy, "0.8.5", args) == []

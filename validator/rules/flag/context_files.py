@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from validator.analysis.arg_layers import parallel_flag_layers
+from validator.analysis.arg_layers import parallel_flag_layers, parallel_flag_value
 from validator.analysis.env_verdicts import env_issue
 from validator.rules.api import Hit, Rule
 from validator.rules.flag.facts import add_issue_hits, context_list_issues, context_plan
@@ -71,7 +71,8 @@ def _add_parallel_flag_hits(cli: CliRegistries, doc: LoadedDocument,
                             hits: dict[str, list[Hit]]) -> None:
     """The issues of each ``parallel_flag`` of the strategy ``doc``, judged as the item
     ``[flag, size]`` the site renders (:func:`parallel_flag_layers`), reported at the
-    flag's line: those of the flag only (the size is the site's)."""
+    flag's line: those of the flag only (the size is the site's), and ``FLAG005`` when the
+    flag carries its own value (:func:`parallel_flag_value`)."""
     for layer in parallel_flag_layers(doc.data):
         _parsed, tokens, where, issues, _joined = context_list_issues(cli, doc, layer)
         found: dict[str, list[Hit]] = {}
@@ -80,6 +81,9 @@ def _add_parallel_flag_hits(cli: CliRegistries, doc: LoadedDocument,
         for rule_id, flag_hits in found.items():
             hits.setdefault(rule_id, []).extend(
                 replace(h, pointer=layer.pointer, related=()) for h in flag_hits)
+        glued = parallel_flag_value(layer)
+        if glued is not None:
+            hits.setdefault("FLAG005", []).append(Hit(layer.pointer, glued[0], glued[1]))
 
 
 def _context_env_hits(cli: CliRegistries, doc: LoadedDocument, kind: str

@@ -34,7 +34,9 @@ from validator.analysis.arg_layers import (
     external_layers,
     layer_plugin,
     npu_hardware,
+    parallel_flag_value,
     platform_plugin,
+    recipe_parallel_flag_layers,
 )
 from validator.analysis.cli_plan import (
     SERVE_FIRST,
@@ -221,7 +223,23 @@ def _layer_model(doc: LoadedDocument, ctx: Context) -> LayerModel:
         if layer.origin is not None:
             issues = _recipe_own(ctx.cli, layer, issues)
         add_issue_hits(doc, layer, tokens, where, issues, out.hits)
+    for layer in recipe_parallel_flag_layers(doc.data):
+        plan = _layer_plan(doc, ctx, layer, start.served_by, start.served_by, out, noted)
+        if plan is not None and not plan.predates_serve and plan.minimum is not None:
+            _add_parallel_flag_hits(doc, layer, plan, out.hits)
     return out
+
+
+def _add_parallel_flag_hits(doc: LoadedDocument, layer: ArgLayer, plan: VersionPlan,
+                            hits: dict[str, list[Hit]]) -> None:
+    """The hits of a recipe's ``parallel_flag`` (:func:`recipe_parallel_flag_layers`)
+    judged at ``plan``: the issues of the flag only (the size is the site's), and
+    ``FLAG005`` when the flag carries its own value."""
+    _result, tokens, where, issues = judge_list(doc, layer, plan, {})
+    add_issue_hits(doc, layer, tokens, where, [i for i in issues if where[i.index] == 0], hits)
+    glued = parallel_flag_value(layer)
+    if glued is not None:
+        _add(hits, "FLAG005", Hit(layer.pointer, glued[0], glued[1]))
 
 
 def judge_list(doc: LoadedDocument, layer: ArgLayer, plan: VersionPlan,
