@@ -10,8 +10,9 @@ import git
 import pytest
 import yaml
 
+from validator.pr.entry_changes import EntryChange
 from validator.pr.run import PrError, run_pr
-from validator.pr.select import EntryChange, Selection, diff_changes, matches, references, select
+from validator.pr.select import Selection, diff_changes, matches, references, select
 from validator.source.git import GitTree
 
 from .conftest import git as run_git

@@ -35,7 +35,7 @@ KV_BRANDS = ("NVIDIA", "AMD")
 @dataclass
 class Reach:
     """What the rendered commands of one recipe read of the context, by entry kind as
-    :class:`~validator.pr.select.EntryChange` names them (``"hardware profile"``,
+    :class:`~validator.pr.entry_changes.EntryChange` names them (``"hardware profile"``,
     ``"strategy"``, ``"KV store"``, ``"KV offload option"``) -> ids."""
 
     names: dict[str, set[str]] = field(default_factory=dict)
@@ -125,7 +125,7 @@ def reaches(recipe: Any, sites: Sequence[SiteInputs | None]) -> list[Reach] | No
 
 def renders_with(kind: str, name: str, change: str, fields: Sequence[str],
                  found: list[Reach] | None) -> bool:
-    """Whether an entry change (see :class:`~validator.pr.select.EntryChange`) reaches
+    """Whether an entry change (see :class:`~validator.pr.entry_changes.EntryChange`) reaches
     a recipe whose reaches at the base and the head are ``found``."""
     if change == "changed" and fields and set(fields) <= DISPLAY_FIELDS:
         return False
