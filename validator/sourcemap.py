@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def escape_token(token: str | int) -> str:
@@ -37,6 +38,25 @@ def split_pointer(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise ValueError(f"JSON Pointer must start with '/': {pointer!r}")
     return [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+def pointer_value(data: Any, pointer: str, missing: Any = None) -> Any:
+    """The value at JSON ``pointer`` of loaded YAML/JSON ``data`` (mappings and lists);
+    ``missing`` where nothing is there (a key not in a mapping, an index past a list's
+    end or not digits, a step into a scalar).
+
+    Raises:
+        ValueError: a malformed pointer (see :func:`split_pointer`).
+    """
+    node = data
+    for token in split_pointer(pointer):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return missing
+    return node
 
 
 @dataclass(frozen=True)

@@ -120,17 +120,9 @@ class LineIndex:
 
     def value(self, pointer: str) -> Any:
         """The data at ``pointer`` (``None`` when absent)."""
-        from validator.sourcemap import split_pointer
+        from validator.sourcemap import pointer_value
 
-        node: Any = self.doc.data
-        for token in split_pointer(pointer):
-            if isinstance(node, dict):
-                node = node.get(token)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
+        return pointer_value(self.doc.data, pointer)
 
 
 @dataclass

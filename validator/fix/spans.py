@@ -16,9 +16,13 @@ from typing import Any
 
 from validator.fix.model import Edit, ReplaceItem, ReplaceLine, SetValue, TextIndex
 from validator.load import LoadedDocument, resolve_plain
-from validator.sourcemap import split_pointer
+from validator.sourcemap import pointer_value
 
 GUIDE = "/guide"
+
+
+_NOTHING = object()
+"""What :func:`value_at` is given back where there is no value."""
 
 
 class NotApplicable(Exception):
@@ -39,14 +43,9 @@ class ScalarSpan:
 
 def value_at(doc: LoadedDocument, pointer: str) -> Any:
     """The loaded value at ``pointer`` (``NotApplicable`` when absent)."""
-    node = doc.data
-    for token in split_pointer(pointer):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            raise NotApplicable(f"nothing at {pointer}")
+    node = pointer_value(doc.data, pointer, _NOTHING)
+    if node is _NOTHING:
+        raise NotApplicable(f"nothing at {pointer}")
     return node
 
 

@@ -19,7 +19,7 @@ from validator.render.cache import problems_by_node
 from validator.render.problems import RenderProblem
 from validator.render.renderer import Rendered
 from validator.rules.api import CONTEXT_FILES, Hit, rule
-from validator.sourcemap import split_pointer
+from validator.sourcemap import pointer_value
 
 
 def affected(renderings: list[Rendered]) -> str:
@@ -27,18 +27,6 @@ def affected(renderings: list[Rendered]) -> str:
     labels = list(dict.fromkeys(r.config.label() for r in renderings))
     more = f" and {len(labels) - 1} more" if len(labels) > 1 else ""
     return f"on {labels[0]}{more}"
-
-
-def _value_at(data: Any, pointer: str) -> Any:
-    """The value at JSON ``pointer`` of ``data`` (``None`` where there is none)."""
-    for token in split_pointer(pointer):
-        if isinstance(data, dict):
-            data = data.get(token)
-        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
-            data = data[int(token)]
-        else:
-            return None
-    return data
 
 
 def fitting_hint(value: Any, message: str, hint: str) -> str:
@@ -59,7 +47,7 @@ def _hits(doc: LoadedDocument, ctx: Context, codes: frozenset[str],
         where = affected([r for _, r in seen])
         if document == doc.path:
             yield Hit(pointer, f"{_first_sentence(problem, seen[0][1])} ({where})",
-                      fitting_hint(_value_at(doc.data, pointer), problem.message, hint))
+                      fitting_hint(pointer_value(doc.data, pointer), problem.message, hint))
         else:  # the value sits in a strategy / kv-store / taxonomy file of the revision
             other = next((d for d in ctx.context_documents() if d.path == document), None)
             line = other.source_map.position(pointer)[0] if other else 1
