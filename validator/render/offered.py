@@ -25,6 +25,7 @@ from validator.render.renderer import (
     document_data,
     render,
     render_all,
+    shared_memo,
     site_strategies,
 )
 
@@ -56,9 +57,9 @@ def every_offered(doc: LoadedDocument, taxonomy: LoadedDocument | None,
     tax = document_data(taxonomy)
     batch = distinct(render_all(doc, taxonomy, strategies, cuda=cuda), doc.data, tax)
     strat = {k: document_data(v) for k, v in strategies.items()}
-    memo: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
-    return with_offload(batch, doc.data, tax, strat,
-                        lambda c: render(doc, taxonomy, strategies, c, memo=memo))
+    with shared_memo(cuda) as memo:
+        return with_offload(batch, doc.data, tax, strat,
+                            lambda c: render(doc, taxonomy, strategies, c, memo=memo))
 
 
 def distinct(batch: list[Rendered], recipe: Any, taxonomy: Any) -> list[Rendered]:

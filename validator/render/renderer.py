@@ -12,7 +12,8 @@ included): build it with :func:`site_strategies`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import fields, replace
 from typing import Any
 
@@ -78,11 +79,20 @@ def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     makes its own and releases it."""
     if memo is not None:
         return _render(recipe, taxonomy, strategies, config, memo)
-    own: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
-    try:
+    with shared_memo(cuda) as own:
         return _render(recipe, taxonomy, strategies, config, own)
+
+
+@contextmanager
+def shared_memo(cuda: str = BASE_CUDA) -> Iterator[dict[Any, Any]]:
+    """The memo :func:`render` calls for one recipe share (``memo=``), for NVIDIA images
+    of CUDA build ``cuda``; what they shared is released when the block ends
+    (:func:`_release`), their renderings stay whole."""
+    memo: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
+    try:
+        yield memo
     finally:
-        _release(own)
+        _release(memo)
 
 
 def render_each(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
@@ -90,11 +100,8 @@ def render_each(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                 cuda: str = BASE_CUDA) -> list[Rendered]:
     """:func:`render` of each of ``configs`` (build ``cuda``) sharing one memo, as
     :func:`render_all` does: each the same as rendered alone."""
-    memo: dict[Any, Any] = {} if cuda == BASE_CUDA else {"cuda": cuda}
-    try:
+    with shared_memo(cuda) as memo:
         return [render(recipe, taxonomy, strategies, c, memo=memo) for c in configs]
-    finally:
-        _release(memo)
 
 
 def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
