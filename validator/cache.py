@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from validator.atomic import atomic_write
 from validator.owned_folder import tag_cache_folder
+from validator.state_json import parse_json
 
 if TYPE_CHECKING:
     from validator.context import Settings
@@ -164,23 +165,6 @@ def _text(value: Any, fast: bool) -> bytes:
             pass
     return json.dumps(value, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False).encode("utf-8", "surrogatepass")
-
-
-def _parse(raw: bytes, fast: bool) -> Any:
-    """JSON ``raw``: with orjson when ``fast`` (the standard library where orjson refuses
-    it, e.g. an escaped lone surrogate).
-
-    Raises:
-        ValueError: not JSON.
-    """
-    if fast:
-        import orjson
-
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(raw)
 
 
 def _checksum(secret: bytes, key: str, results: dict[str, Any], fast: bool = False) -> str:
@@ -336,7 +320,7 @@ class ResultCache:
             self.corrupt += 1
             return None
         try:
-            entry = _parse(raw, self.fast)
+            entry = parse_json(raw, fast=self.fast)
             results = entry["results"]
             if isinstance(entry, dict) and entry.get("format") != FORMAT:
                 return None  # written by another version of the cache: recomputed
@@ -347,8 +331,8 @@ class ResultCache:
             if not ok:
                 raise ValueError("entry does not verify")
             return dict(results)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            self.corrupt += 1
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            self.corrupt += 1  # RecursionError: results deep enough to stop the checksum
             return None
 
     def get(self, key: str) -> dict[str, Any]:

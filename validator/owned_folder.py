@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from validator.atomic import atomic_write
+from validator.state_json import parse_json
 
 
 def marker_bytes(made_by: str, files: Iterable[str]) -> bytes:
@@ -28,7 +29,7 @@ def marker_bytes(made_by: str, files: Iterable[str]) -> bytes:
 def _listed(folder: Path, marker: str, made_by: str) -> set[str] | None:
     path = folder / marker
     try:
-        doc = json.loads(path.read_text("utf-8")) if path.is_file() else None
+        doc = parse_json(path.read_bytes()) if path.is_file() else None
         return set(doc["files"]) if isinstance(doc, dict) and doc.get(
             "made_by") == made_by else None
     except (OSError, ValueError, KeyError, TypeError):

@@ -33,6 +33,7 @@ from packaging.version import InvalidVersion, Version
 
 from validator.errors import RecipeCheckError
 from validator.paths import SNAPSHOTS_DIR
+from validator.state_json import parse_json
 
 if TYPE_CHECKING:
     import requests
@@ -296,7 +297,7 @@ def load_vendored(snapshot_dir: Path | None = None) -> ReleaseList:
                                f"in {DIGEST_NAME}; run 'recipe-check data refresh' or restore "
                                "the file")
     try:
-        data = json.loads(raw)
+        data = parse_json(raw)
     except ValueError as exc:
         raise ReleaseListError(f"{path}: not JSON: {exc}") from exc
     fetched = data.get("fetched") if isinstance(data, dict) else None

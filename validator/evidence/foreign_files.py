@@ -12,6 +12,7 @@ from pathlib import Path
 
 from validator.evidence.model import SCHEMA_PATH
 from validator.evidence.publish import INDEX, INDEX_FORMAT
+from validator.state_json import parse_json
 
 
 def foreign_file(out: Path, schemas: Iterable[Path] = (SCHEMA_PATH,)) -> str | None:
@@ -45,7 +46,7 @@ def _not_publishs(path: Path, key: str, value: object, what: str) -> str | None:
     if not path.is_file():
         return f"{path} is not a regular file publish wrote"
     try:
-        doc = json.loads(path.read_bytes()[:64 * 2**20])
+        doc = parse_json(path.read_bytes()[:64 * 2**20])
     except (OSError, ValueError):
         doc = None
     if isinstance(doc, dict) and doc.get(key) == value:

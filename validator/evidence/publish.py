@@ -61,6 +61,7 @@ from validator.render.api_paths import path_key
 from validator.source.provenance import sha256_hex
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
+from validator.state_json import parse_json
 
 INDEX = "index.json"
 INDEX_FORMAT = "recipe-check/record-index/v1"
@@ -138,7 +139,7 @@ def attestation_path(target: Path) -> Path:
 
 def _tool_version(data: bytes) -> str | None:
     try:
-        doc = json.loads(data)
+        doc = parse_json(data)
         version = doc["validation"]["tool"]["version"]
     except (ValueError, KeyError, TypeError):
         return None
@@ -148,7 +149,7 @@ def _tool_version(data: bytes) -> str | None:
 def _identity(data: bytes) -> Any:
     """A record without what may differ between two records of one input: the dates it
     was checked and generated on, and the name its commit was resolved from."""
-    doc = json.loads(data)
+    doc = parse_json(data)
     for section, key in (("source", "checked_on"), ("editorial", "generated_on"),
                          ("source", "resolved_from")):
         part = doc.get(section) if isinstance(doc, dict) else None
@@ -416,7 +417,7 @@ def _index_entry(rel: str, data: bytes) -> dict[str, Any]:
     Raises:
         ValueError, KeyError, TypeError: ``data`` is not a JSON record.
     """
-    doc = json.loads(data)
+    doc = parse_json(data)
     src = doc["source"]
     return {
         "repository": src["repository"], "commit": src["revision"],
@@ -441,7 +442,7 @@ def record_problem(old: bytes, new: bytes, key: tuple[str, str, str]) -> str | N
     from validator.evidence.model import RecordInvalid, validate_record
 
     try:
-        data, fresh = json.loads(old), json.loads(new)
+        data, fresh = parse_json(old), parse_json(new)
     except ValueError:
         return "not valid JSON (truncated or damaged)"
     if not isinstance(data, dict):

@@ -31,6 +31,7 @@ from typing import Any
 from validator.atomic import ConfinedFolder
 from validator.paths import PACKAGE_DIR, SCHEMAS_DIR, SNAPSHOTS_DIR
 from validator.source.provenance import sha256_hex
+from validator.state_json import parse_json
 
 MANIFEST = ".publish-inputs.json"
 FORMAT = "recipe-check/publish-inputs/v1"
@@ -105,7 +106,7 @@ class InputsManifest:
         self.old: dict[str, dict[str, Any]] = {}
         self.new: dict[str, dict[str, Any]] = {}
         try:
-            doc = json.loads(self.files.read(MANIFEST) or b"")
+            doc = parse_json(self.files.read(MANIFEST) or b"")
         except (OSError, ValueError):
             return  # none yet, or damaged: every record takes the full path
         records = doc.get("records") if isinstance(doc, dict) and \

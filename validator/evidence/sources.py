@@ -14,7 +14,6 @@ exists, for the record's note.
 from __future__ import annotations
 
 import builtins
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
+from validator.state_json import parse_json
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def read_manifest(manifest: Path) -> list[ManifestEntry]:
         SourceError: unreadable or malformed manifest (the message names the file).
     """
     try:
-        rows: Any = json.loads(manifest.read_text("utf-8"))
+        rows: Any = parse_json(manifest.read_bytes())
     except (OSError, ValueError) as exc:
         raise SourceError(f"{manifest}: cannot read manifest: {exc}") from exc
     if not isinstance(rows, list):

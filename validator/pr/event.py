@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from validator.errors import RecipeCheckError
+from validator.state_json import parse_json
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _ZERO = "0" * 40
@@ -63,7 +64,7 @@ def read_event(env: Mapping[str, str]) -> EventRevisions | None:
     if not path:
         return None
     try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+        payload = parse_json(Path(path).read_bytes())
     except OSError as exc:
         raise EventError(f"cannot read GITHUB_EVENT_PATH {path}: {exc.strerror or exc}") from exc
     except ValueError as exc:

@@ -30,6 +30,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from validator.state_json import parse_json
+
 FORMAT = "recipe-check/vllm-cli-compact/v1"
 CACHE_ENV = "RECIPE_CHECK_CLI_CACHE"
 """Environment variable naming the folder of derived files (tests point it elsewhere)."""
@@ -76,7 +78,7 @@ def derive(folder: Path, pins: dict[str, str]) -> dict[str, Any]:
             data = path.read_bytes()
             if hashlib.sha256(data).hexdigest() != pin:
                 continue
-            doc = json.loads(data)
+            doc = parse_json(data)
             kept = {}
             for key, sub in _KEPT.items():
                 if key in doc:
@@ -113,7 +115,7 @@ def _read(file: Path) -> dict[str, Any] | None:
     if hashlib.sha256(body).hexdigest().encode() != digest:
         return None
     try:
-        data: dict[str, Any] = json.loads(body)
+        data: dict[str, Any] = parse_json(body)
     except ValueError:
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from packaging.version import InvalidVersion, Version
 
 from validator.errors import RecipeCheckError
 from validator.paths import SNAPSHOTS_DIR
+from validator.state_json import parse_json
 
 #: The vendored vLLM CLI registries (the project's ``snapshots/vllm-cli``; a plugin's are in
 #: ``<that folder>/<PyPI name>``). A run reads the folder its settings name, see
@@ -292,7 +292,7 @@ def _stat_key(path: Path) -> tuple[int, int]:
 @functools.lru_cache(maxsize=16)
 def _read_index(path: Path, _stat: tuple[int, int]) -> Mapping[str, str]:
     try:
-        versions = json.loads(path.read_bytes())
+        versions = parse_json(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise RegistryError(f"{path}: not a vllm-cli snapshot index ({exc})") from exc
     if not isinstance(versions, dict) or not all(
@@ -378,7 +378,7 @@ def _load_file(path: Path, pinned: str, _stat: tuple[int, int]) -> CliRegistry:
             "scripts/refresh_vllm_cli.py"
         )
     try:
-        doc = json.loads(data)
+        doc = parse_json(data)
         return _from_doc(doc, actual)
     except (ValueError, KeyError, TypeError) as exc:
         raise RegistryError(f"{path}: malformed snapshot ({type(exc).__name__}: {exc})") from exc

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.state_json import parse_json
 from validator.vllm_cli.registry import DEFAULT_REGISTRY_DIR, INDEX_NAME, RegistryError
 
 #: vLLM's ``human_readable_int`` suffixed form (``1k``, ``25.6k``, ``32K``).
@@ -89,7 +89,7 @@ def load_kinds(version: str, folder: Path | None = None) -> Mapping[str, ValueKi
 @functools.lru_cache(maxsize=8)
 def _pins(index: Path, _mtime: int, _size: int) -> Mapping[str, str]:
     try:
-        found = json.loads(index.read_bytes())
+        found = parse_json(index.read_bytes())
     except (OSError, ValueError) as exc:
         raise RegistryError(f"{index}: not a kinds index ({exc})") from exc
     if not isinstance(found, dict):
@@ -105,7 +105,7 @@ def _kinds(path: Path, pinned: str, _mtime: int, _size: int) -> Mapping[str, Val
         raise RegistryError(f"{path}: sha256 {actual} does not match the pin {pinned} in "
                             f"{path.parent / INDEX_NAME}")
     try:
-        doc = json.loads(data)
+        doc = parse_json(data)
         return {str(name): ValueKind(str(k["kind"]), tuple(str(w) for w in k["words"]))
                 for name, k in doc["kinds"].items()}
     except (ValueError, KeyError, TypeError) as exc:

@@ -24,7 +24,6 @@ earlier build made (:mod:`validator.evidence.site.guard`); anything else is refu
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -50,6 +49,7 @@ from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
 from validator.evidence.site.renderings import Recipe
 from validator.progress import NO_PROGRESS, Display
+from validator.state_json import parse_json
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
@@ -81,7 +81,7 @@ def _write(path: Path, text: str | bytes) -> None:
 def _read_index(out: Path) -> dict[str, Any]:
     index_file = out / INDEX
     try:
-        index = json.loads(index_file.read_text("utf-8"))
+        index = parse_json(index_file.read_bytes())
         if not isinstance(index, dict):
             raise ValueError("not a JSON object")
     except (OSError, ValueError) as exc:
@@ -108,7 +108,7 @@ def _load(out: Path, index: dict[str, Any]) -> list[tuple[dict[str, Any], bytes,
                 raise SiteError(f"{file}: not the record publish verified and indexed (its "
                                 "SHA-256 differs from the index's; edited since?); not shown "
                                 "as current -- run publish again")
-            loaded.append((entry, data, json.loads(data)))
+            loaded.append((entry, data, parse_json(data)))
         except (OSError, ValueError, KeyError) as exc:
             raise SiteError(f"{file}: cannot read the record ({exc})") from exc
     return loaded
