@@ -76,3 +76,14 @@ def test_a_link_to_a_folder_is_refused_as_a_link(tree: Path, tmp_path: Path) -> 
     assert done.returncode == 2
     assert "is a symbolic link" in done.stderr and "not a folder" not in done.stderr
     assert link.is_symlink() and not any(target.iterdir())
+
+
+def test_a_marker_too_deep_to_decode_is_no_valid_marker(tree: Path, tmp_path: Path) -> None:
+    """Was: ``[[[...]]]`` 200,000 deep in the marker gave a RecursionError traceback."""
+    out = tmp_path / "api"
+    assert _api_out(tree, out).returncode == 0
+    (out / MARKER).write_bytes(b"[" * 200_000 + b"]" * 200_000)
+    refused = _api_out(tree, out)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert f"no valid {MARKER}" in refused.stderr and "would delete them" in refused.stderr
+    assert (out / "models.json").is_file()
