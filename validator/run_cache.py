@@ -9,8 +9,9 @@ and uses the cache gets a *run key*: the SHA-256 of
   bytes is kept in the cache under the digest of their ``stat`` results, so an unchanged
   install is not read again);
 * the command line (its options, ``--jobs`` left out: the output is the same for every
-  number of jobs), the current folder, the environment variables the run reads and the
-  encoding of the standard streams;
+  number of jobs), the current folder, the environment variables the run reads (the
+  reporters' among them: ``NO_COLOR``, those of the rule links) and, for each standard
+  stream, its encoding and whether it is a terminal (colour);
 * everything the run reads of the recipes (:func:`inputs_digest`): for each recipes root,
   its taxonomy, configuration files and the ``strategies/``, ``kv_store/`` and
   ``models/`` folders, and the folder or file each PATH names -- names, types, modes,
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from validator import __version__
 from validator.paths import SCHEMAS_DIR, SNAPSHOTS_DIR
+from validator.report.environment import REPORT_VARIABLES
 from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY, default_cache_dir, find_root
 
 if TYPE_CHECKING:  # not imported at run time: the warm path imports as little as it can
@@ -65,8 +67,10 @@ ROOT_INPUTS = (TAXONOMY, ".recipe-check.toml", "pyproject.toml", STRATEGIES, "kv
 """What a check reads at a recipes root besides the paths it is given: the taxonomy,
 the configuration files, the strategy and kv-store documents, the recipe list and the
 platforms (REF026) and the quickstart files (REF028)."""
-ENVIRONMENT = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "LANG", "LC_ALL", "LC_CTYPE")
-"""Environment variables a check reads (with every ``RECIPE_CHECK_*`` one)."""
+ENVIRONMENT = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "LANG", "LC_ALL", "LC_CTYPE",
+               *REPORT_VARIABLES)
+"""Environment variables a check reads (with every ``RECIPE_CHECK_*`` one): the
+reporters' (:data:`~validator.report.environment.REPORT_VARIABLES`) among them."""
 MAX_RUNS = 200
 """Run entries kept (a corpus run's JSON report is about 1 MiB); past it the oldest go."""
 MAX_INPUT_BYTES = 256 * 2**20
@@ -216,6 +220,14 @@ def _store(cache_dir: Path) -> Any:
     return ResultCache(cache_dir / RUNS, owner=cache_dir)
 
 
+def _is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (a reporter colours its output there)."""
+    try:
+        return bool(getattr(stream, "isatty", lambda: False)())
+    except (OSError, ValueError):  # closed
+        return False
+
+
 def plan_run(args: Sequence[str]) -> RunPlan | None:
     """The plan of a ``check`` command line (``args`` after the command name) that the
     cache may answer, or ``None`` when it must run."""
@@ -246,7 +258,7 @@ def plan_run(args: Sequence[str]) -> RunPlan | None:
         return None
     env = sorted((k, v) for k, v in os.environ.items()
                  if k in ENVIRONMENT or k.startswith("RECIPE_CHECK"))
-    streams = [(getattr(s, "encoding", None), getattr(s, "errors", None))
+    streams = [(getattr(s, "encoding", None), getattr(s, "errors", None), _is_terminal(s))
                for s in (sys.stdout, sys.stderr)]
     text = json.dumps([FORMAT, stamp, os.getcwd(), keyed, paths, [str(r) for r in roots],
                        env, streams], ensure_ascii=False)

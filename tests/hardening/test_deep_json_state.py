@@ -119,7 +119,7 @@ def lock(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _publish(lock: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return _cli(PROJECT, "publish", "--lock", str(lock), "--out", str(out), "--checked-on",
+    return _cli(PROJECT, "publish", "--lock", str(lock), "--out-dir", str(out), "--checked-on",
                 "2026-12-06", *extra)
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 import io
-import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from validator import __version__
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding, Severity, count_by_severity, printable
+from validator.report.environment import report_environment
 
 if TYPE_CHECKING:
     from validator.recipe_diff import RecipeDiff
@@ -51,7 +51,7 @@ def project_url(env: Mapping[str, str] | None = None) -> str | None:
     when an Action step is running; the installed package's ``Project-URL``
     (:data:`PROJECT_URL_LABELS`).
     """
-    env = os.environ if env is None else env
+    env = report_environment() if env is None else env
     if env.get("RECIPE_CHECK_PROJECT_URL"):
         return env["RECIPE_CHECK_PROJECT_URL"].rstrip("/")
     if env.get("GITHUB_ACTION_REPOSITORY"):
@@ -94,7 +94,7 @@ def rule_doc_url(rule_id: str, env: Mapping[str, str] | None = None) -> str | No
     (a ``file:`` URI); else None (no link: ``recipe-check rules --long`` documents it)."""
     from validator.docs import rule_anchor
 
-    env = os.environ if env is None else env
+    env = report_environment() if env is None else env
     base = project_url(env)
     if base is not None:
         ref = env.get("RECIPE_CHECK_DOCS_REF") or env.get("GITHUB_ACTION_REF") or "main"
@@ -123,14 +123,14 @@ class MarkdownReporter:
         path_prefix: prepended to document paths for links (recipes in a sub-folder of
             the repository).
         env: environment to read ``GITHUB_*``/``RECIPE_CHECK_*`` from (default
-            ``os.environ``).
+            :func:`~validator.report.environment.report_environment`).
     """
 
     def __init__(self, budget: int = SUMMARY_LIMIT, path_prefix: str = "",
                  env: Mapping[str, str] | None = None) -> None:
         self.budget = budget
         self.path_prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
-        self.env = dict(os.environ if env is None else env)
+        self.env = dict(report_environment() if env is None else env)
         self._pr: dict[str, Any] | None = None
 
     # -- links -------------------------------------------------------------------------

@@ -24,7 +24,6 @@ The output is valid against the official schema, vendored in
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -34,6 +33,7 @@ from validator import __version__
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding, Severity, json_text
 from validator.identity import fingerprint
+from validator.report.environment import report_environment
 from validator.report.github import finding_text
 from validator.report.markdown import project_url, rule_doc_url
 
@@ -152,9 +152,10 @@ def sarif_log(result: RunResult, *, path_prefix: str = "",
         path_prefix: prepended to document paths (recipes in a sub-folder of the
             repository that ``%SRCROOT%`` stands for).
         rules: the catalogue for ``tool.driver.rules`` (default: every registered rule).
-        env: environment for links and repository (default ``os.environ``).
+        env: environment for links and repository (default
+            :func:`~validator.report.environment.report_environment`).
     """
-    env = os.environ if env is None else env
+    env = report_environment() if env is None else env
     prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
     catalogue, index = _catalogue(result, rules)
     artifacts: list[dict[str, Any]] = []

@@ -4,11 +4,11 @@ unset, https://no-color.org)."""
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from validator.checker import RunResult
 from validator.findings import Finding, Severity, printable
+from validator.report.environment import NO_COLOR, report_environment
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"
@@ -56,7 +56,7 @@ class TextReporter:
         """Write every document's findings, then a one-line summary."""
         colour = self.colour
         if colour is None:
-            colour = stream.isatty() and "NO_COLOR" not in os.environ
+            colour = stream.isatty() and NO_COLOR not in report_environment()
         for doc in result.documents:
             if not doc.findings and not doc.fixed and not doc.hidden:
                 continue
