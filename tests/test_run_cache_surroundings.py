@@ -37,17 +37,17 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _check(root: Path, cache: Path | None, *options: str, tty: bool = False,
-           **env: str) -> tuple[str, str]:
+           env: dict[str, str] | None = None) -> tuple[str, str]:
     """(stdout, how: computed/replayed) of ``check --offline models/`` in ``root``, its
     standard output a pseudo-terminal when ``tty``; ``cache=None``: ``--no-cache``."""
     where = ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
     argv = [sys.executable, "-c", RUN, "check", "--offline", *where, *options, "models/"]
     if not tty:
-        done = subprocess.run(argv, cwd=root, env=_env(**env), capture_output=True,
+        done = subprocess.run(argv, cwd=root, env=_env(**(env or {})), capture_output=True,
                               text=True, timeout=300, check=False)
         return done.stdout, done.stderr.rsplit("<", 1)[-1]
     master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=root, env=_env(**env), stdout=slave,
+    proc = subprocess.Popen(argv, cwd=root, env=_env(**(env or {})), stdout=slave,
                             stderr=subprocess.PIPE)
     os.close(slave)
     out = b""
@@ -80,23 +80,24 @@ def test_no_color_on_a_terminal_is_obeyed_by_a_replay(examples_tree: Path,
                                                       tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     assert COLOUR in _check(examples_tree, cache, tty=True)[0]
-    plain, how = _check(examples_tree, cache, tty=True, NO_COLOR="1")
+    plain, how = _check(examples_tree, cache, tty=True, env={"NO_COLOR": "1"})
     assert COLOUR not in plain and how == "computed>"
-    assert plain == _check(examples_tree, None, tty=True, NO_COLOR="1")[0]
+    assert plain == _check(examples_tree, None, tty=True, env={"NO_COLOR": "1"})[0]
 
 
 def test_markdown_rule_links_name_the_action_that_runs_now(examples_tree: Path,
                                                            tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = _check(examples_tree, cache, "--format", "markdown",
-                   GITHUB_ACTION_REPOSITORY="first/action", GITHUB_ACTION_REF="v1")[0]
+                   env={"GITHUB_ACTION_REPOSITORY": "first/action",
+                        "GITHUB_ACTION_REF": "v1"})[0]
     assert "https://github.com/first/action/blob/v1/" in first
     second = {"GITHUB_ACTION_REPOSITORY": "second/action", "GITHUB_ACTION_REF": "v2",
               "GITHUB_SERVER_URL": "https://git.example"}
-    cached, how = _check(examples_tree, cache, "--format", "markdown", **second)
+    cached, how = _check(examples_tree, cache, "--format", "markdown", env=second)
     assert how == "computed>" and "https://git.example/second/action/blob/v2/" in cached
     assert "first/action" not in cached
-    assert cached == _check(examples_tree, None, "--format", "markdown", **second)[0]
+    assert cached == _check(examples_tree, None, "--format", "markdown", env=second)[0]
 
 
 @pytest.mark.parametrize("name", REPORT_VARIABLES)
