@@ -30,8 +30,9 @@ atomically by a new secret, with a note, so the cache works again from the next 
 Writes are atomic (a temporary file in the same folder, ``fsync``, then ``os.replace``),
 so a process killed at any point leaves the old file or the new one. Read-merge-write of
 one entry is serialised across processes with a :mod:`filelock` lock next to it, so two
-runs sharing the folder never lose each other's results. An entry that does not parse,
-names another key, or fails its checksum is treated as missing (counted in
+runs sharing the folder never lose each other's results. An entry that does not parse
+(:func:`~validator.state_json.parse_json`: invalid, or nested too deep to decode), names
+another key, or fails its checksum is treated as missing (counted in
 :attr:`ResultCache.corrupt`) and overwritten with recomputed results.
 """
 
