@@ -12,7 +12,8 @@ from packaging.version import Version
 
 from validator.analysis.cli_plan import plan_for
 from validator.analysis.flag_engine import check_tokens
-from validator.analysis.flag_segments import command_issues
+from validator.analysis.flag_segments import command_issues, segment_starts
+from validator.vllm_cli import argv
 from validator.vllm_cli.data_source import CliRegistries
 
 LISTS: tuple[tuple[list[str], frozenset[int]], ...] = (
@@ -59,3 +60,26 @@ def test_a_list_of_judged_segments_judges_none_again() -> None:
                              "--enforce-eager", "--max-model-len", "abc"], plan)
     assert cli._bounded["flag:segments"] == judged
     assert [(i.code, i.index) for i in issues] == [("choice", 3), ("value_type", 6)]
+
+
+@pytest.mark.parametrize("minimum", ["0.6.0", "0.9.0", "0.11.0"])
+def test_a_list_parses_into_the_options_of_its_segments(minimum: str) -> None:
+    registry = plan_for(CliRegistries(), Version(minimum)).minimum
+    assert registry is not None
+    for words, _ in LISTS:
+        starts = segment_starts(words)
+        if starts is None:
+            assert any(len(w) > 1 and "." in w and "=" not in w for w in words), words
+            continue
+        whole = [(o.index, o.option, o.values, o.keys)
+                 for o in argv.parse_args(words, registry).options]
+        ends = [*starts[1:], len(words)]
+        parts = [(start + o.index, o.option, o.values, o.keys)
+                 for start, end in zip(starts, ends, strict=True)
+                 for o in argv.parse_args(words[start:end], registry).options]
+        assert parts == whole, words
+
+
+def test_a_dotted_key_taking_the_next_option_leaves_the_list_whole() -> None:
+    assert segment_starts(["--speculative-config.method", "--enforce-eager"]) is None
+    assert segment_starts(["--speculative-config.method", "ngram", "--enforce-eager"]) == [0, 2]

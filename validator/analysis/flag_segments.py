@@ -60,7 +60,7 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
     reg = plan.minimum
     if reg is None:
         return []
-    starts = _segment_starts(words)
+    starts = segment_starts(words)
     if starts is not None:
         token = plan.cli.memoised(("flag:plan", plan_key(plan, reg)), object)
         ends = [*starts[1:], len(words)]
@@ -76,10 +76,12 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
     return check_tokens(words, plan, expansions=expansions, auto_tool=True)[1]
 
 
-def _segment_starts(words: Sequence[str]) -> list[int] | None:
+def segment_starts(words: Sequence[str]) -> list[int] | None:
     """Where each segment of ``words`` starts (the first at 0, each other at an option
     word); ``None`` when a dotted key without a value is a segment of its own (it takes
-    the next word, an option, as its value)."""
+    the next word, an option, as its value). Otherwise the options of ``words`` and their
+    values are those of its segments parsed alone (at every release: no other word is
+    taken across an option word)."""
     starts = [0]
     for index, word in enumerate(words):
         if index and looks_like_option(word):
