@@ -83,3 +83,21 @@ def test_a_list_parses_into_the_options_of_its_segments(minimum: str) -> None:
 def test_a_dotted_key_taking_the_next_option_leaves_the_list_whole() -> None:
     assert segment_starts(["--speculative-config.method", "--enforce-eager"]) is None
     assert segment_starts(["--speculative-config.method", "ngram", "--enforce-eager"]) == [0, 2]
+
+
+@pytest.mark.parametrize("minimum", ["0.9.0", "0.11.0"])
+def test_distinct_dotted_keys_of_one_option_are_judged_by_segments(minimum: str) -> None:
+    cli = CliRegistries()
+    plan = plan_for(cli, Version(minimum))
+    lists = (["--compilation-config.level", "3", "--enforce-eager", "--compilation-config.x",
+              "{", "--max-model-len", "abc"],
+             ["--compilation-config.level", "3", "--compilation-config.level", "2"],
+             ["--compilation-config", '{"level": 3}', "--compilation-config.level", "2"],
+             ["--compilation-config.level", "3", "--compilation-config", '{"level": 3}'])
+    whole = []  # whether each list was judged whole (the engine's memo of whole lists grew)
+    for words in lists:
+        before = len(cli._bounded.get("flag:check_tokens", {}))
+        issues = command_issues(words, plan)
+        whole.append(len(cli._bounded.get("flag:check_tokens", {})) > before)
+        assert issues == check_tokens(words, plan, auto_tool=True)[1]
+    assert whole == [False, True, True, True]

@@ -12,10 +12,11 @@ source) and puts the verdicts of a list together, shifted to the segment's place
 What only the whole list shows is judged on the whole list
 (:func:`~validator.analysis.flag_engine.check_tokens`, as before) wherever it may
 matter: a dotted key without a value (it takes the next word, an option, as its value), two
-occurrences of one option (duplicates), ``--enable-auto-tool-choice`` without
-``--tool-call-parser``, more than one ``--speculative-config``, a parser plugin option
-(it changes how another option's value is judged), and a verdict that points at another
-word (a consequence, a related word). Every other verdict of a list is the verdicts of its
+occurrences of one option other than distinct dotted keys (duplicates),
+``--enable-auto-tool-choice`` without ``--tool-call-parser``, more than one
+``--speculative-config`` (vLLM merges them), a parser plugin option (it changes how
+another option's value is judged), and a verdict that points at another word (a
+consequence, a related word). Every other verdict of a list is the verdicts of its
 segments: the same issues, in the same order.
 """
 
@@ -35,8 +36,10 @@ SEGMENTS_KEPT = 64 * LISTS_KEPT
 """How many (segment, plan) verdicts :func:`command_issues` keeps (a corpus run meets a few
 thousand)."""
 
-#: ``--enable-auto-tool-choice`` and the option it needs beside it in one command.
-AUTO_TOOL, TOOL_PARSER = "enable_auto_tool_choice", "tool_call_parser"
+#: ``--enable-auto-tool-choice`` and the option it needs beside it in one command, and
+#: the option whose dotted keys' merged value the engine judges (``num_speculative_tokens``).
+AUTO_TOOL, TOOL_PARSER, SPECULATIVE = ("enable_auto_tool_choice", "tool_call_parser",
+                                       "speculative_config")
 
 
 class SegmentVerdict(NamedTuple):
@@ -44,9 +47,11 @@ class SegmentVerdict(NamedTuple):
 
     issues: tuple[FlagIssue, ...]
     """Its issues, indexes relative to the segment's first word."""
-    dests: tuple[str, ...]
-    """The destination of its option (at the plan's minimum), when the option is known:
-    two occurrences of one option (duplicates) have the same."""
+    options: tuple[tuple[str, str, bool], ...]
+    """The destination of its option (at the plan's minimum), what makes two occurrences
+    of it the same (:attr:`~validator.vllm_cli.parsed_args.ParsedOption.ident`: the
+    destination and dotted keys) and whether it sets dotted keys, when the option is
+    known."""
     alone: bool
     """Whether its verdict holds inside any list: no parser plugin option, no issue that
     points at another word."""
@@ -95,13 +100,22 @@ def segment_starts(words: Sequence[str]) -> list[int] | None:
 
 
 def _segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:
-    """Whether the list of these segments has exactly their verdicts: each holds alone, no
-    option occurs twice (so at most one ``--speculative-config``), and an
-    ``--enable-auto-tool-choice`` has its ``--tool-call-parser``."""
-    dests = [d for v in verdicts for d in v.dests]
-    unique = set(dests)
-    return all(v.alone for v in verdicts) and len(unique) == len(dests) \
-        and (AUTO_TOOL not in unique or TOOL_PARSER in unique)
+    """Whether the list of these segments has exactly their verdicts: each holds alone,
+    an option occurs twice only as distinct dotted keys (``--attention-config.a 1
+    --attention-config.b 2``: no duplicate; but vLLM merges ``--speculative-config``'s, whose
+    merged value the whole list judges), and an ``--enable-auto-tool-choice`` has its
+    ``--tool-call-parser``."""
+    if not all(v.alone for v in verdicts):
+        return False
+    by_dest: dict[str, list[tuple[str, bool]]] = {}
+    for verdict in verdicts:
+        for dest, ident, dotted in verdict.options:
+            by_dest.setdefault(dest, []).append((ident, dotted))
+    for dest, seen in by_dest.items():
+        if len(seen) > 1 and (dest == SPECULATIVE or not all(dotted for _, dotted in seen)
+                              or len({ident for ident, _ in seen}) < len(seen)):
+            return False
+    return AUTO_TOOL not in by_dest or TOOL_PARSER in by_dest
 
 
 def _verdict(segment: tuple[str, ...], expansions: frozenset[int], plan: VersionPlan,
@@ -115,7 +129,8 @@ def _verdict(segment: tuple[str, ...], expansions: frozenset[int], plan: Version
         known = [o for o in parsed.options if o.option is not None or o.spec is not None]
         alone = not plugged(parsed) and all(
             i.related_index is None and not i.consequences for i in issues)
-        return SegmentVerdict(issues, tuple(o.dest for o in known), alone)
+        return SegmentVerdict(issues, tuple((o.dest, o.ident, bool(o.keys)) for o in known),
+                              alone)
 
     return plan.cli.bounded("flag:segments", (segment, expansions, token), compute,
                             limit=SEGMENTS_KEPT)
