@@ -105,15 +105,15 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     reg = plan.minimum
     if reg is None:
         return None, []
-    key = (tuple(tokens), allow_positionals, duplicates, _plan_key(plan, reg), expansions,
+    key = (tuple(tokens), allow_positionals, duplicates, plan_key(plan, reg), expansions,
            auto_tool)
-    parsed, issues = plan.cli.bounded("flag:check_tokens", key, lambda: _one_finding(
+    parsed, issues = plan.cli.bounded("flag:check_tokens", key, lambda: judged_tokens(
         key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
         limit=LISTS_KEPT)
     return parsed, list(issues)
 
 
-def _plan_key(plan: VersionPlan, reg: CliRegistry) -> tuple[Any, ...]:
+def plan_key(plan: VersionPlan, reg: CliRegistry) -> tuple[Any, ...]:
     """Everything of ``plan`` (at its minimum ``reg``) a judgement of tokens reads, besides
     the data source the memo lives on (``plan.cli``)."""
     top = plan.newest
@@ -123,7 +123,7 @@ def _plan_key(plan: VersionPlan, reg: CliRegistry) -> tuple[Any, ...]:
             plan.cli.window)
 
 
-def _one_finding(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
+def judged_tokens(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                  allow_positionals: int, duplicates: bool, expansions: frozenset[int],
                  auto_tool: bool) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
     """What :func:`check_tokens` returns: :func:`_checked`, with the consequences of each
@@ -157,7 +157,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                 "override spelled the canonical way does not replace this one"
                 if p.kind is Problem.UNDERSCORE else ""), hint))
     by_plugin = plugged(parsed)
-    judged = plan.cli.memoised(("flag:plan", _plan_key(plan, reg)), object)
+    judged = plan.cli.memoised(("flag:plan", plan_key(plan, reg)), object)
     for opt in parsed.options:
         if opt.spec is not None and opt.values and not opt.keys \
                 and opt.dest not in by_plugin:
@@ -237,7 +237,7 @@ def _option_value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
                          judged: object) -> tuple[FlagIssue, ...]:
     """:func:`_value_issues` of ``opt``, judged once per run and plan for each option token
     bound with its values, whichever list and recipe it comes from (``judged``: one object
-    per :func:`_plan_key` on the data source, so a key holding it is hashed without
+    per :func:`plan_key` on the data source, so a key holding it is hashed without
     hashing the plan's fields again). The key holds what :func:`_value_issues` reads of ``opt``: the
     option string (``opt.spec`` is ``reg.lookup`` of it, ``opt.dest`` the spec's), its
     spelling, keys and values, and where its values are relative to the option token;

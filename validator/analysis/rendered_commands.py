@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from validator.analysis.arg_layers import ASCEND, npu_hardware, platform_plugin
 from validator.analysis.cli_plan import VLLM, VersionPlan
 from validator.analysis.flag_cascade import CONSEQUENCE
-from validator.analysis.flag_engine import FlagIssue, check_tokens
+from validator.analysis.flag_engine import FlagIssue
+from validator.analysis.flag_segments import command_issues
 from validator.analysis.flag_values import plugin_in_words
 from validator.analysis.install_channel import (
     Stated,
@@ -298,8 +299,7 @@ def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIss
     (:func:`~validator.analysis.shell_words.shell_words`: a ``"--flag value"`` item is two
     words there), each at the index of the item it comes from."""
     words, where = shell_words(args)
-    _, issues = check_tokens(words, plan, expansions=printed_expansions(args, words, where),
-                             auto_tool=True)
+    issues = command_issues(words, plan, printed_expansions(args, words, where))
     split = {i for i in where if where.count(i) > 1}
     out = []
     for issue in issues:

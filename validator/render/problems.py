@@ -317,18 +317,66 @@ def _nodes_reasons(data: Any, tax: Any, profile: Any, strategies: Any,
 
 def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Documents,
                     config: Configuration, env_sources: Mapping[str, Token] | None = None,
+                    faults: dict[int, tuple[Sequence[Process], tuple[Fault, ...]]] | None = None,
                     ) -> list[RenderProblem]:
     """Problems visible in what the site renders (broken commands); ``env_sources`` (env key
-    -> origin) places env problems on their YAML line."""
+    -> origin) places env problems on their YAML line. ``faults``: a dict shared by the
+    calls for one recipe, where the faults of each processes tuple are found once (the
+    configurations that reuse a rendering share its processes)."""
     env_sources = env_sources or {}
     out: list[RenderProblem] = []
-    label = config.label()
-    for proc in processes:
-        if len(proc.argv) > 2 and proc.argv[2] == "unknown":
+    label = None
+    for kind, proc, token, key in _faults(processes, faults):
+        label = label or config.label()
+        if kind == "model":
             out.append(RenderProblem(
                 "no-model-id", "error",
                 f"{label}: neither the variant nor model.model_id gives a model id; the site "
                 "renders `vllm serve unknown`", docs.recipe, "/model"))
+        elif kind == "token" and token is not None:
+            out.append(RenderProblem(
+                "broken-value", "error",
+                f"{label}: the {proc.role} command contains {token.text!r} (from "
+                f"{token.layer}): the value there cannot be rendered", token.document,
+                token.pointer))
+        else:
+            value = proc.env[key]
+            text = jsval.js_str(value)
+            origin = env_sources.get(key)
+            out.append(RenderProblem(
+                "broken-value", "error",
+                f"{label}: env {key} holds {_kind(value)}, which the site renders as "
+                f"`-e {key}={text}`", origin.document if origin else docs.recipe,
+                origin.pointer if origin else ""))
+    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
+        out.append(_kv_store_as_strategy(config.label(), config.strategy, docs))
+    if site.get("docker_image") is None:
+        out.append(RenderProblem(
+            "no-docker-image", "warning",
+            f"{config.label()}: the site has no Docker image for this hardware (it renders "
+            "`undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
+    return _unique(out)
+
+
+Fault = tuple[str, "Process", "Token | None", Any]
+"""A broken part of a rendered process: ``("model", process, None, None)`` a model id the
+site renders as ``unknown``, ``("token", process, token, None)`` an argument that cannot be
+rendered, ``("env", process, None, key)`` an env value that is a mapping, a list or
+null."""
+
+
+def _faults(processes: Sequence[Process],
+            memo: dict[int, tuple[Sequence[Process], tuple[Fault, ...]]] | None
+            ) -> tuple[Fault, ...]:
+    """The :data:`Fault` values of ``processes`` in order, found once per processes tuple
+    in ``memo`` (kept with the tuple, so that its id cannot be reused meanwhile)."""
+    hit = memo.get(id(processes)) if memo is not None else None
+    if hit is not None and hit[0] is processes:
+        return hit[1]
+    found: list[Fault] = []
+    for proc in processes:
+        if len(proc.argv) > 2 and proc.argv[2] == "unknown":
+            found.append(("model", proc, None, None))
         for token in proc.tokens[3:]:
             # a YAML string that reads "null" is the author's (an item of a list as
             # written); a number the renderer computed (NaN, Infinity) or an object it
@@ -336,28 +384,12 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
             text = token.text
             if "[object Object]" in text or (text in _BROKEN_TEXT and not token.pointer.rsplit(
                     "/", 1)[-1].isdigit()):
-                out.append(RenderProblem(
-                    "broken-value", "error",
-                    f"{label}: the {proc.role} command contains {token.text!r} (from "
-                    f"{token.layer}): the value there cannot be rendered", token.document,
-                    token.pointer))
-        for key, value in proc.env.items():
-            if isinstance(value, dict | list) or value is None:
-                text = jsval.js_str(value)
-                origin = env_sources.get(key)
-                out.append(RenderProblem(
-                    "broken-value", "error",
-                    f"{label}: env {key} holds {_kind(value)}, which the site renders as "
-                    f"`-e {key}={text}`", origin.document if origin else docs.recipe,
-                    origin.pointer if origin else ""))
-    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
-        out.append(_kv_store_as_strategy(label, config.strategy, docs))
-    if site.get("docker_image") is None:
-        out.append(RenderProblem(
-            "no-docker-image", "warning",
-            f"{label}: the site has no Docker image for this hardware (it renders "
-            "`undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
-    return _unique(out)
+                found.append(("token", proc, token, None))
+        found += [("env", proc, None, key) for key, value in proc.env.items()
+                  if isinstance(value, dict | list) or value is None]
+    if memo is not None:
+        memo[id(processes)] = (processes, tuple(found))
+    return tuple(found)
 
 
 def _kv_store_as_strategy(label: str, strategy: Any, docs: Documents) -> RenderProblem:

@@ -147,7 +147,8 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
             "please report this", recipe.path, ""))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
     first = processes[0] if processes else None
-    problems += output_problems(site, processes, docs, config, env_sources)
+    problems += output_problems(site, processes, docs, config, env_sources,
+                                memo.setdefault("faults", {}))
     return Rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
         site.get("env") or {}, site.get("docker_image"),

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from validator.analysis import arg_layers, cli_plan, flag_engine
+from validator.analysis.flag_segments import segment_starts
 from validator.analysis.guide_sections import SectionSearch
 from validator.analysis.recipe_data import as_dict, get
 from validator.analysis.release_range import parse_at
@@ -135,6 +136,9 @@ class _RenderedValues:
         # rendering, so that its id cannot be reused meanwhile)
         self.used: dict[tuple[int, str], tuple[Rendered, dict[str, list[Used]]]] = {}
         self.lines: dict[str, int] = {}
+        # (segment, release, registry id) -> (the registry, its options of KEY_DESTS)
+        self.segments: dict[tuple[Any, ...], tuple[CliRegistry,
+                                                   list[tuple[str, str, int]]]] = {}
 
     def over(self, targets: list[Rendered], registry: CliRegistry, dest: str) -> _Used | None:
         """What ``targets`` use for ``dest`` (``None``: none of them sets it). The key
@@ -172,19 +176,46 @@ class _RenderedValues:
             start = 3 if len(args) > 2 and not args[2].startswith("-") else 2
             key = (tuple(args), registry.version)
             if key not in self.memo:
-                parsed = parse_at(self.cli, args[start:], registry)  # shared with the FLAG checks
                 self.memo[key] = {}
-                for opt in parsed.options:
-                    if opt.dest in KEY_DESTS and opt.value is not None \
-                            and start + opt.index < len(process.tokens):
-                        self.memo[key].setdefault(opt.dest, []).append(
-                            (opt.value, process.tokens[start + opt.index]))
+                for dest, value, index in self._key_values(tuple(args[start:]), registry):
+                    if start + index < len(process.tokens):
+                        self.memo[key].setdefault(dest, []).append(
+                            (value, process.tokens[start + index]))
             for dest, found in self.memo[key].items():
                 for value, token in found:
                     line = self._line(token.pointer) \
                         if token.document == self.doc.path and token.pointer else None
                     out.setdefault(dest, []).append((value, line, label))
         return out
+
+
+    def _key_values(self, args: tuple[str, ...], registry: CliRegistry
+                    ) -> list[tuple[str, str, int]]:
+        """(destination, value, index) of each option of :data:`KEY_DESTS` with a value in
+        ``args`` parsed at ``registry``: from its segments, each parsed once
+        (:func:`~validator.analysis.flag_segments.segment_starts`), else from the whole
+        list."""
+        starts = segment_starts(args)
+        if starts is None:
+            return _key_options(parse_at(self.cli, args, registry))
+        ends = [*starts[1:], len(args)]
+        return [(dest, value, start + index) for start, end in zip(starts, ends, strict=True)
+                for dest, value, index in self._segment_values(args[start:end], registry)]
+
+    def _segment_values(self, segment: tuple[str, ...], registry: CliRegistry
+                        ) -> list[tuple[str, str, int]]:
+        key = (segment, registry.version, registry.sha256, id(registry))
+        found = self.segments.get(key)
+        if found is None or found[0] is not registry:
+            found = self.segments[key] = (registry, _key_options(argv.parse_args(segment,
+                                                                                 registry)))
+        return found[1]
+
+
+def _key_options(parsed: ParsedArgs) -> list[tuple[str, str, int]]:
+    """(destination, value, index) of each option of :data:`KEY_DESTS` with a value."""
+    return [(opt.dest, opt.value, opt.index) for opt in parsed.options
+            if opt.dest in KEY_DESTS and opt.value is not None]
 
 
 def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: ServeCommand,
