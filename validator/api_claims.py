@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,17 +205,45 @@ def ids_of_bytes(ctx: Context, path: str, raw: bytes) -> VariantIds:
     """:func:`variant_ids` of the recipe ``raw`` at ``path``: from the memo, the index of
     ``ctx``'s store, or the recipe (a label the index lacks is written at the next
     :func:`tree_variant_ids`)."""
-    pending = _pending(ctx)
     oid = blob_id(raw)
+    return _ids_of_blob(ctx, path, oid, _pending(ctx).index.get(ClaimsStore.label(path, oid)),
+                        lambda: _read_ids(raw, path))
+
+
+def _ids_of_blob(ctx: Context, path: str, oid: str, cached: VariantIds | None,
+                 read: Callable[[], VariantIds]) -> VariantIds:
+    """The ids of the recipe at ``path`` whose git blob id is ``oid``: from the memo,
+    ``cached`` (the index's), or ``read()``; noted in the pending labels of the index."""
+    pending = _pending(ctx)
     label = ClaimsStore.label(path, oid)
-    cached = pending.index.get(label)
-    ids = kept_recent(_OF_BYTES, (path, oid),
-                      lambda: _read_ids(raw, path) if cached is None else cached, 8192)
+    ids = kept_recent(_OF_BYTES, (path, oid), read if cached is None else lambda: cached,
+                      8192)
     if pending.store is not None:
         pending.seen[label] = ids
         if cached is None:
             pending.new[label] = ids
     return ids
+
+
+def names_blobs(ctx: Context) -> bool:
+    """Whether ``ctx``'s tree names the git blob id of its files without reading them (a
+    commit's tree, :meth:`validator.history.revisions.CommitTree.blob_id`): the ids of its
+    recipes already read are then found without reading any recipe."""
+    return getattr(ctx.tree, "blob_id", None) is not None
+
+
+def _known_ids(ctx: Context, path: str) -> VariantIds | None:
+    """The ids of the recipe file at ``path`` without reading it, where ``ctx``'s tree
+    names its git blob id (:func:`names_blobs`) and the memo or the index holds them;
+    else ``None``."""
+    named = getattr(ctx.tree, "blob_id", None)
+    oid = None if named is None else named(path)
+    if oid is None:
+        return None
+    cached = _pending(ctx).index.get(ClaimsStore.label(path, oid))
+    if cached is None and (path, oid) not in _OF_BYTES:
+        return None
+    return _ids_of_blob(ctx, path, oid, cached, list)
 
 
 def may_claim(ctx: Context, path: str, raw: bytes) -> bool:
@@ -229,6 +257,10 @@ def tree_variant_ids(ctx: Context, paths: Sequence[str]) -> dict[str, VariantIds
     that cannot be read), from the memo, the index or the recipe."""
     out: dict[str, VariantIds] = {}
     for path in paths:
+        known = _known_ids(ctx, path)
+        if known is not None:
+            out[path] = known
+            continue
         raw = _recipe_bytes(ctx, path)
         out[path] = [] if raw is None else ids_of_bytes(ctx, path, raw)
     _pending(ctx).flush()

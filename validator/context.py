@@ -123,6 +123,20 @@ class PartialTree:
         self._allow(path)
         return self._tree.exists(path)
 
+    @property
+    def blob_id(self) -> Callable[[str], str | None] | None:
+        """Where the tree names its files' git blob ids without reading them (``blob_id``
+        of a commit's tree): that look-up, for allowed paths only; else ``None``."""
+        named: Callable[[str], str | None] | None = getattr(self._tree, "blob_id", None)
+        if named is None:
+            return None
+
+        def blob_id(path: str) -> str | None:
+            self._allow(path)
+            return named(path)
+
+        return blob_id
+
     def __getattr__(self, name: str) -> NoReturn:
         Unreadable(Reads.TREE)._refuse()
 

@@ -66,6 +66,11 @@ class CommitTree:
         """Whether the commit has file ``path``."""
         return path in self.files
 
+    def blob_id(self, path: str) -> str | None:
+        """The git blob id of file ``path`` (``None``: the commit has no such file),
+        named without reading the blob."""
+        return self.files.get(path)
+
     def list(self, prefix: str) -> list[str]:
         """Sorted files under folder ``prefix``."""
         base = prefix.rstrip("/") + "/" if prefix else ""

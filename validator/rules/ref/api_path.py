@@ -13,6 +13,7 @@ from typing import Any
 from validator.analysis.recipe_data import elements, get, items
 from validator.api_claims import (
     VariantIds,
+    names_blobs,
     own_id,
     store_of,
     tree_variant_ids_of,
@@ -178,7 +179,7 @@ def _others(ctx: Context, path: str, ids: list[str]) -> list[_Claim]:
     recipes whose scalars may meet them (the rest are not loaded: checking one file)."""
     asked = ctx.memoised("REF025.asked", lambda: [0])
     asked[0] += 1
-    if store_of(ctx) is None and asked[0] <= _NEAR_ONLY:
+    if store_of(ctx) is None and asked[0] <= _NEAR_ONLY and not names_blobs(ctx):
         return _claims(ctx, variant_ids_near(ctx, ids, path))
     every = ctx.memoised("REF025.claims", lambda: _claims(ctx, tree_variant_ids_of(ctx)))
     return [c for c in every if c.recipe != path]
