@@ -24,6 +24,10 @@ DURATIONS = Path(__file__).with_name("durations.json")
 """Test node id (without the ``@group`` suffix xdist adds) -> seconds it took."""
 LONG = 2.0
 """A unit of at least this many seconds goes first."""
+SWEEP = 60.0
+"""The seconds counted for a ``full_sweep`` test :data:`DURATIONS` does not list: each
+full sweep takes minutes, so when the sweeps run with the suite (``.ci/run``) they start
+first even before their durations are recorded."""
 RECORDED = 0.5
 """``--record-durations`` keeps the tests of at least this many seconds."""
 
@@ -47,14 +51,20 @@ def _unit(item: pytest.Item) -> str:
     return f"@{group.args[0]}" if group is not None and group.args else item.nodeid
 
 
+def _seconds(item: pytest.Item, durations: dict[str, float]) -> float:
+    if item.nodeid in durations:
+        return durations[item.nodeid]
+    return SWEEP if item.get_closest_marker("full_sweep") is not None else 0.0
+
+
 def long_units_first(items: list[pytest.Item], durations: dict[str, float]) -> None:
     """Reorder ``items`` in place: the units of at least :data:`LONG` seconds first,
     longest first, the tests of each unit in collection order; the rest after them in
-    collection order."""
+    collection order. A full sweep not in ``durations`` counts :data:`SWEEP` seconds."""
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         units.setdefault(_unit(item), []).append(item)
-    seconds = {unit: sum(durations.get(item.nodeid, 0.0) for item in members)
+    seconds = {unit: sum(_seconds(item, durations) for item in members)
                for unit, members in units.items()}
     order = sorted(units, key=lambda unit: -seconds[unit] if seconds[unit] >= LONG else 0.0)
     items[:] = [item for unit in order for item in units[unit]]

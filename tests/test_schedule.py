@@ -23,10 +23,13 @@ class Item:
 
     nodeid: str
     group: str | None = None
+    sweep: bool = False
 
     def get_closest_marker(self, name: str) -> Any:
         if name == "xdist_group" and self.group is not None:
             return pytest.mark.xdist_group(self.group).mark
+        if name == "full_sweep" and self.sweep:
+            return pytest.mark.full_sweep.mark
         return None
 
 
@@ -44,6 +47,13 @@ def test_long_units_go_first_longest_first_and_the_rest_keeps_its_order() -> Non
     # the group's 3 s make it a long unit, its tests stay together; 1.9 s is not long
     assert _ordered(items, durations) == ["c::longer", "a::long", "b::g1", "b::g2",
                                           "a::short1", "a::short2", "d::short3"]
+
+
+def test_a_full_sweep_without_a_recorded_duration_counts_as_long() -> None:
+    items = [Item("a::short"), Item("a::long"), Item("b::sweep", sweep=True)]
+    assert _ordered(items, {"a::long": 30.0}) == ["b::sweep", "a::long", "a::short"]
+    assert _ordered(items, {"a::long": 30.0, "b::sweep": 3.0}) == [
+        "a::long", "b::sweep", "a::short"]
 
 
 def test_without_durations_the_collection_order_is_kept() -> None:
