@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests import schedule
 from tests.shared_run import shared_result
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ CACHE_HOME_ENV = "RECIPE_CHECK_TEST_CACHE_HOME"
 _OWN_CACHE_HOME = pytest.StashKey[str]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    schedule.add_option(parser)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The engine's caches (``$XDG_CACHE_HOME/recipe-check``: check results, derived CLI
     registries) live in one fresh folder per test run, shared by its xdist workers and the
@@ -85,6 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
     The CLI processes tests start draw no progress (``RECIPE_CHECK_PROGRESS=off``), so
     their stderr is the same inside a CI job (``CI`` set) and outside; the tests about
     progress choose it themselves."""
+    schedule.register_recorder(config)
     if os.environ.get(CACHE_HOME_ENV):  # a worker: the controller made it
         return
     os.environ["RECIPE_CHECK_PROGRESS"] = "off"
@@ -121,8 +127,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 SHARED_FIXTURE_GROUPS = {
-    "safe_fix": "corpus-fix-safe",
-    "unsafe_fix": "corpus-fix-unsafe",
+    "safe_fix": "corpus-fix",
+    "unsafe_fix": "corpus-fix",
     "undeclared_reads": "rule-reads",
     "main_recipes": "rule-reads",
     "slice_result": "history-slice",
@@ -133,7 +139,9 @@ output (a whole-corpus ``--fix``, the instrumented rule runs, a history audit, t
 build of corpus ``main``) that several tests assert on. Under ``--dist loadgroup`` (the
 README's command) the tests of one group run on one worker, one after the other: the
 output is computed once and no other worker sits blocked on its lock
-(:func:`tests.shared_run.shared_result`) or computes a module-scoped one again."""
+(:func:`tests.shared_run.shared_result`) or computes a module-scoped one again. The safe
+and the unsafe ``--fix`` share one group: both start from :func:`corpus_main_findings`,
+which the other would wait for when the two long units are handed out first together."""
 
 
 def _add_shared_fixture_group(item: pytest.Item) -> None:
@@ -149,7 +157,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     at all (a plain clone on GitHub's runners) they are skipped, with the reason in the
     skip line (``-rs``) and in the closing summary; where it exists (this project's CI,
     a developer's machine) they always run, and a missing file there fails them. Tests
-    sharing one expensive output get its xdist group (:data:`SHARED_FIXTURE_GROUPS`)."""
+    sharing one expensive output get its xdist group (:data:`SHARED_FIXTURE_GROUPS`), and
+    the tests known to be long run first (:mod:`tests.schedule`)."""
     absent = not SHARED.is_dir()
     reason = (f"needs ../shared/corpus (the real recipes history), absent: {SHARED} does "
               "not exist")
@@ -159,6 +168,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.corpus)
             if absent:
                 item.add_marker(pytest.mark.skip(reason=reason))
+    schedule.long_units_first(items, schedule.known_durations())
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,

@@ -30,7 +30,7 @@ def test_plain():
 def run_copy(tmp_path: Path, with_shared: bool) -> subprocess.CompletedProcess[str]:
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)
-    for helper in ("conftest.py", "shared_run.py"):  # conftest imports shared_run
+    for helper in ("conftest.py", "shared_run.py", "schedule.py"):  # conftest imports them
         shutil.copy(PROJECT / "tests" / helper, project / "tests" / helper)
     (project / "tests" / "__init__.py").write_text("", encoding="utf-8")
     (project / "tests" / "test_sample.py").write_text(TESTS, encoding="utf-8")

@@ -10,10 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.corpus
-
 ESCAPED = "quickstart/q\\xfe.yaml"
 
 
@@ -25,12 +21,12 @@ def _check(root: Path, target: str) -> tuple[int, list[dict[str, object]]]:
     return run.returncode, json.loads(run.stdout.decode("utf-8"))["documents"]
 
 
-def test_undecodable_quickstart_name_is_one_prov006_error(corpus_copy: Path) -> None:
-    folder = corpus_copy / "quickstart"
+def test_undecodable_quickstart_name_is_one_prov006_error(examples_tree: Path) -> None:
+    folder = examples_tree / "quickstart"
     folder.mkdir(exist_ok=True)
     (folder / os.fsdecode(b"q\xfe.yaml")).write_text("hardware_profile: h100\n")
     for target in (".", "quickstart"):
-        code, docs = _check(corpus_copy, target)
+        code, docs = _check(examples_tree, target)
         assert code == 1
         named = [d for d in docs if d["path"] == ESCAPED]
         assert len(named) == 1, target

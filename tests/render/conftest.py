@@ -8,6 +8,8 @@ fail: a parity suite that silently does not run would claim parity it never chec
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import stat
@@ -125,6 +127,66 @@ def run_site_build(site: Path, tree: Path) -> SiteBuild:
                      done.stderr)
 
 
+SITE_BUILD_CACHE = "recipe-check-site-builds"
+"""The folder of pytest's cache (``.pytest_cache/d/...``) that keeps the site's builds of
+earlier runs (:func:`cached_site_build`)."""
+
+
+def _folder_digest(root: Path, skip: frozenset[str]) -> str:
+    """SHA-256 of every file under ``root`` (path and bytes) outside the top-level
+    folders ``skip``."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root)
+        if relative.parts[0] not in skip:
+            digest.update(f"{relative.as_posix()}\0{path.stat().st_size}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def cached_site_build(site: Path, tree: Path, cache: Path | None) -> SiteBuild:
+    """:func:`run_site_build`, kept in ``cache`` (a folder of pytest's cache; None: not
+    kept) under the digest of the site's sources (``../shared/corpus/site``), Node's
+    version and every file of ``tree``: a later run over the same bytes reads the build's
+    output folder, its output and its exit status from there instead of running Node
+    again. Only ``public/`` is kept: a build that also writes outside it (a quickstart
+    file's ``..``) must call :func:`run_site_build`. The returned ``public`` is then the
+    kept folder, which tests only read."""
+    if cache is None:
+        return run_site_build(site, tree)
+    key = hashlib.sha256("\0".join((
+        _folder_digest(SITE, frozenset({"node_modules"})), _node_version(),
+        _folder_digest(tree, frozenset({"public"})))).encode()).hexdigest()[:32]
+    entry = cache / key
+    with FileLock(f"{entry}.lock"):
+        if not (entry / "build.json").is_file():
+            build = run_site_build(site, tree)
+            shutil.rmtree(entry, ignore_errors=True)
+            if build.public.is_dir():
+                shutil.copytree(build.public, entry / "public")
+            entry.mkdir(parents=True, exist_ok=True)
+            fields = {"ok": build.ok, "seconds": build.seconds, "stdout": build.stdout,
+                      "stderr": build.stderr}
+            (entry / "build.json").write_text(json.dumps(fields), encoding="utf-8")
+            return build
+    fields = json.loads((entry / "build.json").read_text(encoding="utf-8"))
+    return SiteBuild(fields["ok"], entry / "public", fields["seconds"], fields["stdout"],
+                     fields["stderr"])
+
+
+@pytest.fixture(scope="session")
+def site_builds(request: pytest.FixtureRequest) -> Path | None:
+    """The folder of pytest's cache for :func:`cached_site_build`; None when pytest runs
+    without its cache (``-p no:cacheprovider``)."""
+    cache = getattr(request.config, "cache", None)
+    return None if cache is None else cache.mkdir(SITE_BUILD_CACHE)
+
+
 def export_revision(repo: Path, rev: str, dest: Path) -> Path:
     """The data files of ``rev`` of the git repository ``repo`` as a folder ``dest``
     (``git archive``; only what the site's build reads)."""
@@ -160,12 +222,13 @@ def corpus_main_tree(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture(scope="session")
-def site_main_build(site_dir: Path, corpus_main_tree: Path,
+def site_main_build(site_dir: Path, corpus_main_tree: Path, site_builds: Path | None,
                     tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteBuild]:
-    """The site's build over corpus ``main`` (run once, in a copy of the tree)."""
+    """The site's build over corpus ``main`` (run once, in a copy of the tree; kept in
+    pytest's cache for the next run over the same bytes: :func:`cached_site_build`)."""
     tree = tmp_path_factory.mktemp("site-main") / "tree"
     shutil.copytree(corpus_main_tree, tree)
-    build = run_site_build(site_dir, tree)
+    build = cached_site_build(site_dir, tree, site_builds)
     if not build.ok:
         pytest.fail(f"the site's build fails on corpus main:\n{build.stderr}", pytrace=False)
     yield build

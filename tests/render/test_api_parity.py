@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from .api_compare import ApiComparison, compare_api, read_api
-from .conftest import PROJECT, SiteBuild, run_site_build
+from .conftest import PROJECT, SiteBuild, cached_site_build
 from .head_inputs import HeadBuild, export_build, plan_head_builds
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
@@ -134,10 +134,11 @@ class HeadResult:
     comparison: ApiComparison | None
 
 
-def _check_build(site_dir: Path, repo: Path, build: HeadBuild, work: Path) -> HeadResult:
+def _check_build(site_dir: Path, cache: Path | None, repo: Path, build: HeadBuild,
+                 work: Path) -> HeadResult:
     tree = export_build(repo, build, work / f"pr{build.number}")
     try:
-        site = run_site_build(site_dir, tree)
+        site = cached_site_build(site_dir, tree, cache)
         ours = run_our_build(tree, work / f"pr{build.number}-api")
         comparison = None
         if site.ok and ours.code == 0:
@@ -178,16 +179,17 @@ class HeadsChecked:
         return [r.comparison for r in self.results if r.comparison is not None]
 
 
-def check_heads(site_dir: Path, repo: Path, numbers: list[int], rejected: list[int],
-                work: Path) -> HeadsChecked:
+def check_heads(site_dir: Path, cache: Path | None, repo: Path, numbers: list[int],
+                rejected: list[int], work: Path) -> HeadsChecked:
     """Build ``numbers`` (as reduced trees, :mod:`tests.render.head_inputs`) and
     ``rejected`` (whole) with the site's build and ours, two builds at a time (each: the
     site's, then ours); every head must agree: our API equals the site's where its build
     succeeds, and ours exits 1 writing nothing where it fails -- for the context (no
-    ``taxonomy.yaml`` or ``kv_store/``), never for one recipe."""
+    ``taxonomy.yaml`` or ``kv_store/``), never for one recipe. The site's builds are kept
+    in ``cache`` (:func:`~tests.render.conftest.cached_site_build`)."""
     builds = plan_head_builds(repo, numbers + rejected, set(rejected))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda b: _check_build(site_dir, repo, b, work), builds))
+        results = list(pool.map(lambda b: _check_build(site_dir, cache, repo, b, work), builds))
     failures = [f for r in results if (f := _failure(r)) is not None]
     checked = HeadsChecked(builds, results)
     print(f"\n{len(numbers) + len(rejected)} pull-request heads "
@@ -221,15 +223,16 @@ SAMPLED_REJECTED = 1
 """Of the 3 rejected heads of the full sweep, the highest-numbered."""
 
 
-def test_sampled_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Path,
-                                                         tmp_path: Path) -> None:
+def test_sampled_pull_request_heads_equal_the_site_build(
+        site_dir: Path, site_builds: Path | None, corpus_repo: Path, tmp_path: Path) -> None:
     """:data:`SAMPLED_HEADS` (all among the 30 heads of the full sweep below) and the
     highest-numbered head the site's build rejects: our API equals the site's build,
     or is refused as the site's build refuses it (:func:`check_heads`)."""
     numbers = pull_request_heads(corpus_repo)
     assert set(SAMPLED_HEADS) <= set(numbers)
     rejected = heads_without_inputs(corpus_repo, numbers, count=SAMPLED_REJECTED)
-    checked = check_heads(site_dir, corpus_repo, list(SAMPLED_HEADS), rejected, tmp_path)
+    checked = check_heads(site_dir, site_builds, corpus_repo, list(SAMPLED_HEADS),
+                          rejected, tmp_path)
     # every sampled head brings something new to render and is built: compared, or (809:
     # a tree without kv_store/) rejected by both builds for its context
     assert {r.build.number for r in checked.results} == {*SAMPLED_HEADS, *rejected}
@@ -238,8 +241,8 @@ def test_sampled_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_
 
 
 @pytest.mark.full_sweep
-def test_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Path,
-                                                 tmp_path: Path) -> None:
+def test_pull_request_heads_equal_the_site_build(
+        site_dir: Path, site_builds: Path | None, corpus_repo: Path, tmp_path: Path) -> None:
     """The full sweep (``-m full_sweep``): the 30 highest-numbered pull requests of the
     bundle whose head changes a file under ``models/`` (against ``git merge-base main
     <head>``), at their head: where the site's build succeeds, our API equals it (same
@@ -256,7 +259,7 @@ def test_pull_request_heads_equal_the_site_build(site_dir: Path, corpus_repo: Pa
     assert len(numbers) == PULL_REQUESTS
     rejected = heads_without_inputs(corpus_repo, numbers)
     assert len(rejected) == 3
-    checked = check_heads(site_dir, corpus_repo, numbers, rejected, tmp_path)
+    checked = check_heads(site_dir, site_builds, corpus_repo, numbers, rejected, tmp_path)
     # the sweep still renders what the heads bring: older contexts in full, new recipes
     assert len(checked.compared) >= 20
     assert sum(b.new_inputs for b in checked.builds) >= 900

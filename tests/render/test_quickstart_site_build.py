@@ -1,8 +1,9 @@
 """The site's build (Node, the oracle) writes ``quickstart/*.yaml`` to
-``quickstart/<hardware_profile>.json`` with ``..`` honoured: over the corpus ``main`` with
-quickstart files added, it replaces ``models.json`` and a recipe's page and writes outside
-its output folder. ``check`` reports each such file (``REF028``) and ``render --api-out``
-refuses the tree; a file of a hardware id is written by both builds alike."""
+``quickstart/<hardware_profile>.json`` with ``..`` honoured: over corpus ``main``'s context
+files and one of its recipes with quickstart files added, it replaces ``models.json`` and
+the recipe's page and writes outside its output folder. ``check`` reports each such file
+(``REF028``) and ``render --api-out`` refuses the tree; a file of a hardware id is
+written by both builds alike."""
 
 from __future__ import annotations
 
@@ -15,11 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PROJECT, run_site_build
+from .conftest import PROJECT, TREE_PARTS, run_site_build
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 BAD = {"a.yaml": "../models", "b.yaml": "../zai-org/GLM-5.2", "c.yaml": "../../ESCAPED"}
+RECIPE = "models/zai-org/GLM-5.2.yaml"
+"""The one recipe of the tree: a quickstart file writes where the site reads it from its
+own path, whatever else the tree holds, so the builds run over the context files and this
+recipe (a second each) rather than the whole corpus (some 20 s of Node and of ours)."""
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -29,7 +34,11 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _tree(corpus_main_tree: Path, dest: Path, files: dict[str, str]) -> Path:
-    shutil.copytree(corpus_main_tree, dest)
+    for part in (*TREE_PARTS, RECIPE):
+        source, target = corpus_main_tree / part, dest / part
+        if part != "models":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
     (dest / "quickstart").mkdir()
     for name, profile in files.items():
         (dest / "quickstart" / name).write_text(f'hardware_profile: "{profile}"\n'
