@@ -267,14 +267,23 @@ def _other_org_recipe(root: Path, lines: str) -> None:
     ('model_id: "exam\\\n      ple-org/Example-Chat-8B-FP8"', True),  # an escaped break
     ('model_id: "x/../EXAMPLE-ORG/Example-Chat-8B-FP8"', True),  # a dot-dot segment
     ('model_id: "Example-org/Example-Chat-8B-FP8/int4"', True),  # inside its folder
+    ('model_id: "Example-Org/"', True),  # the folder holding it
+    ('model_id: "./example-org/."', True),
+    ('model_id: "./Example-Org"', True),
+    ('model_id: "example-org/x/.."', True),
+    ('model_id: "example-org\\/"', True),  # an escaped slash
+    ('model_id: "x/../example-org"', True),
+    ('model_id: "example-org.json/x"', False),  # neither its file nor its folder
+    ('model_id: "example-org-2/x"', False),
     ('model_id: "other-org/Example-Chat-8B-FP8"', False),
 ])
-def test_a_recipe_whose_text_cannot_hold_the_ids_org_is_not_scanned(
+def test_a_recipe_whose_text_cannot_hold_a_path_meeting_the_ids_is_not_scanned(
         examples_tree: Path, monkeypatch: pytest.MonkeyPatch, lines: str,
         collides: bool) -> None:
     """Checking one recipe reads, of another org's recipes, only those whose text (read
     as a path key is: letter case, full-width forms, escapes and joined lines) may hold
-    the org of its variants' ids; what is found is what reading every recipe finds."""
+    a path meeting its variants' ids (``org`` and the name, or ``org`` alone in a path
+    that is only its folder); what is found is what reading every recipe finds."""
     from tests.conftest import check_tree
     from validator.rules.ref import api_path
 

@@ -21,8 +21,8 @@ whose value is not a list of ``[key, model_id]`` strings is recomputed. The entr
 most :data:`MAX_LABELS` labels: past it, it is rewritten with those of the current run.
 
 Without a store, the first recipes a context checks read only the recipes that may meet
-their ids (:func:`variant_ids_near`): only the recipes whose text may hold the ids' first
-segment have their scalars scanned (libyaml's tokens, no data built), and only those
+their ids (:func:`variant_ids_near`): only the recipes whose text may hold a path meeting
+them have their scalars scanned (libyaml's tokens, no data built), and only those
 holding a path that may meet one of the ids are loaded -- checking one file loads no other
 recipe.
 """
@@ -342,32 +342,75 @@ _BREAK_BEFORE_NON_ASCII = re.compile(r"\\(?:\r\n|\r|\n) *[^\x00-\x7f]")
 that may compose with the one before the break once the two are joined."""
 
 
-def _head(key: str) -> str | None:
-    """What every path key that meets ``key`` (as
-    :func:`~validator.render.api_paths.id_outputs_meet` judges) holds: ``key``'s first
-    segment, without a ``.json`` suffix (``org.json/x`` lies in the folder of the key
-    ``org``). ``None`` when that text may be split in a file: empty, not ASCII, or holding
-    one of :data:`_SEPARATORS`."""
-    head = key.split("/", 1)[0].removesuffix(".json")
-    if not head or not head.isascii() or not _SEPARATORS.isdisjoint(head):
-        return None
-    return head
+def _plain(text: str) -> bool:
+    """Whether ``text`` is one piece wherever a file holds it: not empty, ASCII, and none
+    of :data:`_SEPARATORS`."""
+    return bool(text) and text.isascii() and _SEPARATORS.isdisjoint(text)
 
 
-def _text_may_meet(raw: bytes, heads: Sequence[str | None]) -> bool:
-    """Whether a string of the recipe ``raw`` may have a path key holding one of
-    ``heads`` (:func:`_head`); ``False`` only when none can: the text, its escaped line
-    breaks joined and normalised as :func:`~validator.render.api_paths.path_key`
-    normalises a path, holds none of them.
+_DOTS = ("../", "..\\", "/..")
+"""A ``..`` segment (``x/../org``), which may leave one segment of a path."""
+_ENDS = re.escape("".join(sorted(_SEPARATORS)) + ".")
+
+
+class _Meeting:
+    """What the normalised text of a recipe holds when one of its strings has a path key
+    that meets ``key`` (as :func:`~validator.render.api_paths.id_outputs_meet` judges:
+    one path, a folder holding the other, or one's ``.json`` file where the other's
+    folder goes), from ``key``'s first two segments ``org/name``:
+
+    * a key of two segments or more holds ``org`` and ``name`` without ``.json``;
+    * a key of one segment is ``org`` (or ``org`` without ``.json``), written in a
+      string with a ``/`` whose other segments vanish: ``org/``, ``org/.``, ``./org``,
+      or with a ``..`` segment.
+
+    A part that may be split in a file (:func:`_plain`) is not looked for; with no
+    second segment, or a one-segment form that may be split, every text may meet."""
+
+    def __init__(self, key: str) -> None:
+        segments = key.split("/")
+        org = segments[0]
+        parts = [p.removesuffix(".json") for p in segments[1::-1]]  # the rarer first
+        self.whole = [p for p in parts if _plain(p)]
+        alone = [org, *([org.removesuffix(".json")] if org.endswith(".json") else [])]
+        self.sure = len(segments) > 1 and all(map(_plain, alone))
+        self.alone = [(p, re.compile(rf"{re.escape(p)}(?:/(?:[{_ENDS}]|\Z)|\\/)"))
+                      for p in alone]
+
+    def may_meet(self, norm: str, dots: bool) -> bool:
+        """Whether the normalised text ``norm`` (``dots``: it holds one of :data:`_DOTS`)
+        may hold a string meeting the key."""
+        if not self.sure or all(p in norm for p in self.whole):
+            return True
+        return any(p in norm and (dots or after.search(norm) is not None
+                                  or _after_dot_or_slash(norm, f"/{p}"))
+                   for p, after in self.alone)
+
+
+def _after_dot_or_slash(norm: str, text: str) -> bool:
+    """Whether ``text`` is in ``norm`` right after a ``.``, ``/`` or ``\\`` (``./org``)."""
+    at = norm.find(text, 1)
+    while at != -1:
+        if norm[at - 1] in "./\\":
+            return True
+        at = norm.find(text, at + 1)
+    return False
+
+
+def _text_may_meet(raw: bytes, meetings: Sequence[_Meeting]) -> bool:
+    """Whether a string of the recipe ``raw`` may have a path key that meets one of
+    ``meetings``' keys; ``False`` only when none can: the text, its escaped line breaks
+    joined and normalised as :func:`~validator.render.api_paths.path_key` normalises a
+    path, holds none of what they look for (:class:`_Meeting`).
 
     A scalar's value is made of pieces of the text between :data:`_SEPARATORS`, so a
-    head, which holds none, lies in one piece, normalised alike; joining at escaped line
-    breaks keeps each piece (followed by an ASCII character, which composes with none),
-    and makes one of those a double-quoted scalar joins. Unless the loader may read
-    another text (:data:`_NOT_AS_WRITTEN`), or the text has a tag, an escape that writes
-    a character or a join before a character that is not ASCII: then ``True``."""
+    part that holds none of them lies in one piece, normalised alike; joining at escaped
+    line breaks keeps each piece (followed by an ASCII character, which composes with
+    none), and makes one of those a double-quoted scalar joins. Unless the loader may
+    read another text (:data:`_NOT_AS_WRITTEN`), or the text has a tag, an escape that
+    writes a character or a join before a character that is not ASCII: then ``True``."""
     text = decode_text(raw)[0] if len(raw) <= DEFAULT_MAX_BYTES else None
-    if text is None or None in heads or any(ch in text for ch in _NOT_AS_WRITTEN) \
+    if text is None or any(ch in text for ch in _NOT_AS_WRITTEN) \
             or ("!" in text and _TAG.search(text)):
         return True
     if "\\" in text:
@@ -376,25 +419,26 @@ def _text_may_meet(raw: bytes, heads: Sequence[str | None]) -> bool:
         text = _ESCAPED_BREAK.sub("", text)
     norm = text.lower() if text.isascii() else unicodedata.normalize(
         "NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return any(head in norm for head in heads if head is not None)
+    dots = any(d in norm for d in _DOTS)
+    return any(m.may_meet(norm, dots) for m in meetings)
 
 
 def variant_ids_near(ctx: Context, ids: Sequence[str], skip: str) -> dict[str, VariantIds]:
     """:func:`variant_ids` of every recipe of ``ctx`` but ``skip`` (sorted by path) that
     may meet one of ``ids`` (as :func:`~validator.render.api_paths.id_outputs_meet`
     judges their path keys); a recipe none of whose scalars can is given none without
-    being loaded: its normalised text holds none of the ids' first segments
+    being loaded: its normalised text holds no form of a path meeting them
     (:func:`_text_may_meet`), or else its scalars show it (scanned once per content:
     libyaml's tokens, no data built)."""
     mine = [path_key(i) for i in ids]
-    heads = [_head(a) for a in mine]
+    meetings = [_Meeting(a) for a in mine]
     out: dict[str, VariantIds] = {}
     for path in sorted(ctx.recipe_paths - {skip}):
         raw = _recipe_bytes(ctx, path)
         if raw is None:
             out[path] = []
             continue
-        near = _text_may_meet(raw, heads) and _may_overlap(_keys_of(path, raw), mine)
+        near = _text_may_meet(raw, meetings) and _may_overlap(_keys_of(path, raw), mine)
         out[path] = ids_of_bytes(ctx, path, raw) if near else []
     return out
 
