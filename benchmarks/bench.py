@@ -219,6 +219,17 @@ def prepare_site(root: Path, repo: Path) -> tuple[Path | None, str]:
     return dest, f"node {git_version(node)}, output on {where} ({dest})"
 
 
+def child_env(code: Path, cache: Path) -> dict[str, str]:
+    """The environment of the runs of the code at ``code``: it first on ``PYTHONPATH``,
+    its own cache folder, and bytecode written (``PYTHONDONTWRITEBYTECODE`` dropped), so
+    that the warm-up run writes the ``.pyc`` files of the frozen copy, as an installed
+    tool has them; with it set, every run compiles every module it imports, which adds
+    the same compile time (about 0.25 s) to the one-file check and to its imports and
+    shrinks their ratio (measured: 2.53x with the ``.pyc`` files, 1.74x without)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(cache)}
+
+
 def needed_imports(code: Path) -> str:
     """:data:`NEEDED`, with ``jsonschema_rs`` when the code's schema stage uses it."""
     schema = code / "validator" / "schema.py"
@@ -302,8 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         repo = clone(args.bundle, root / "recipes")
         recipes = sorted(str(p.relative_to(repo)) for p in (repo / "models").rglob("*.yaml"))
         commits = len(git("-C", str(repo), "rev-list", "--all").split())
-        envs = {label: {**os.environ, "PYTHONPATH": str(code),
-                        "XDG_CACHE_HOME": str(root / f"xdg-{i}")}
+        envs = {label: child_env(code, root / f"xdg-{i}")
                 for i, (label, code) in enumerate(codes.items())}
         py = sys.executable
         if args.history_only:

@@ -246,3 +246,54 @@ def test_a_recipes_scanned_paths_keep_no_long_text(examples_tree: Path) -> None:
     keys = api_claims._scalar_keys(raw)
     assert keys is not None
     assert max(map(len, keys[0] | keys[1])) <= api_claims._LONGEST
+
+
+OTHER = "models/other-org/Other-MoE-120B.yaml"
+
+
+def _other_org_recipe(root: Path, lines: str) -> None:
+    """A recipe of another org (``other-org``, whose text names ``example-org`` nowhere
+    else) with a variant written as ``lines``."""
+    text = (root / MOE).read_text("utf-8").replace("example-org", "other-org").replace(
+        "variants:\n  default:\n", f"variants:\n  fp8:\n    precision: fp8\n"
+        f"    vram_minimum_gb: 10\n    {lines}\n  default:\n", 1)
+    (root / OTHER).parent.mkdir()
+    (root / OTHER).write_text(text, "utf-8")
+
+
+@pytest.mark.parametrize(("lines", "collides"), [
+    ('model_id: "\uff45xample-org/Example-Chat-8B-FP8"', True),  # a full-width letter
+    ('model_id: "\\x65xample-org/Example-Chat-8B-FP8"', True),  # an escape writing one
+    ('model_id: "exam\\\n      ple-org/Example-Chat-8B-FP8"', True),  # an escaped break
+    ('model_id: "x/../EXAMPLE-ORG/Example-Chat-8B-FP8"', True),  # a dot-dot segment
+    ('model_id: "Example-org/Example-Chat-8B-FP8/int4"', True),  # inside its folder
+    ('model_id: "Example-Org/"', True),  # the folder holding it
+    ('model_id: "./example-org/."', True),
+    ('model_id: "./Example-Org"', True),
+    ('model_id: "example-org/x/.."', True),
+    ('model_id: "example-org\\/"', True),  # an escaped slash
+    ('model_id: "x/../example-org"', True),
+    ('model_id: "example-org.json/x"', False),  # neither its file nor its folder
+    ('model_id: "example-org-2/x"', False),
+    ('model_id: "other-org/Example-Chat-8B-FP8"', False),
+])
+def test_a_recipe_whose_text_cannot_hold_a_path_meeting_the_ids_is_not_scanned(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch, lines: str,
+        collides: bool) -> None:
+    """Checking one recipe reads, of another org's recipes, only those whose text (read
+    as a path key is: letter case, full-width forms, escapes and joined lines) may hold
+    a path meeting its variants' ids (``org`` and the name, or ``org`` alone in a path
+    that is only its folder); what is found is what reading every recipe finds."""
+    from tests.conftest import check_tree
+    from validator.rules.ref import api_path
+
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    _other_org_recipe(examples_tree, lines)
+    monkeypatch.setattr(api_claims, "_KEYS_OF_BYTES", collections.OrderedDict())
+    near = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
+    scanned = {path for path, _ in api_claims._KEYS_OF_BYTES}
+    monkeypatch.setattr(api_path, "_NEAR_ONLY", 0)
+    every = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
+    assert near == every
+    assert bool(near) is collides
+    assert (OTHER in scanned) is collides

@@ -21,15 +21,18 @@ whose value is not a list of ``[key, model_id]`` strings is recomputed. The entr
 most :data:`MAX_LABELS` labels: past it, it is rewritten with those of the current run.
 
 Without a store, the first recipes a context checks read only the recipes that may meet
-their ids (:func:`variant_ids_near`): every recipe's scalars are scanned (libyaml's
-tokens, no data built) and only those holding a path that may meet one of the ids are
-loaded -- checking one file loads no other recipe.
+their ids (:func:`variant_ids_near`): only the recipes whose text may hold a path meeting
+them have their scalars scanned (libyaml's tokens, no data built), and only those
+holding a path that may meet one of the ids are loaded -- checking one file loads no other
+recipe.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -352,21 +355,123 @@ def _keys_of(path: str, raw: bytes) -> Keys | None:
     return kept_recent(_KEYS_OF_BYTES, (path, hashlib.sha256(raw).digest()), scan, 8192)[0]
 
 
+_SEPARATORS = frozenset(chr(i) for i in range(128)) - frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-=<>")
+"""ASCII characters NFKC never joins with a neighbour: no character decomposes to one of
+them and another (``=``, ``<`` and ``>`` do: ``≠``), so the normal form of a text is that
+of its parts between them, each left as it is; case folding keeps them too. The YAML
+scanner writes a scalar's text from the file's apart from them: it drops quotes and
+indentation, folds line breaks and reads escapes, each one of these characters in the
+file (``\\``, a quote, a space) or a character of the same kind in the scalar."""
+_TAG = re.compile(r"(?:^|[\s\[{,:\ufeff])!", re.MULTILINE)
+"""Where a tag may start (a tagged scalar's value may be another text)."""
+_ESCAPE_WRITING = re.compile(r'\\[^0abtnvfre "/\\NLP_\t\r\n ]')
+"""A double-quoted escape that may write any character (``\\x41``), or an unknown one."""
+_ESCAPED_BREAK = re.compile(r"\\(?:\r\n|\r|\n) *")
+"""A double-quoted escaped line break, which joins the text on both sides of it."""
+_BREAK_BEFORE_NON_ASCII = re.compile(r"\\(?:\r\n|\r|\n) *[^\x00-\x7f]")
+"""An escaped line break (or a ``\\`` ending a line of a block scalar) before a character
+that may compose with the one before the break once the two are joined."""
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` is one piece wherever a file holds it: not empty, ASCII, and none
+    of :data:`_SEPARATORS`."""
+    return bool(text) and text.isascii() and _SEPARATORS.isdisjoint(text)
+
+
+_DOTS = ("../", "..\\", "/..")
+"""A ``..`` segment (``x/../org``), which may leave one segment of a path."""
+_ENDS = re.escape("".join(sorted(_SEPARATORS)) + ".")
+
+
+class _Meeting:
+    """What the normalised text of a recipe holds when one of its strings has a path key
+    that meets ``key`` (as :func:`~validator.render.api_paths.id_outputs_meet` judges:
+    one path, a folder holding the other, or one's ``.json`` file where the other's
+    folder goes), from ``key``'s first two segments ``org/name``:
+
+    * a key of two segments or more holds ``org`` and ``name`` without ``.json``;
+    * a key of one segment is ``org`` (or ``org`` without ``.json``), written in a
+      string with a ``/`` whose other segments vanish: ``org/``, ``org/.``, ``./org``,
+      or with a ``..`` segment.
+
+    A part that may be split in a file (:func:`_plain`) is not looked for; with no
+    second segment, or a one-segment form that may be split, every text may meet."""
+
+    def __init__(self, key: str) -> None:
+        segments = key.split("/")
+        org = segments[0]
+        parts = [p.removesuffix(".json") for p in segments[1::-1]]  # the rarer first
+        self.whole = [p for p in parts if _plain(p)]
+        alone = [org, *([org.removesuffix(".json")] if org.endswith(".json") else [])]
+        self.sure = len(segments) > 1 and all(map(_plain, alone))
+        self.alone = [(p, re.compile(rf"{re.escape(p)}(?:/(?:[{_ENDS}]|\Z)|\\/)"))
+                      for p in alone]
+
+    def may_meet(self, norm: str, dots: bool) -> bool:
+        """Whether the normalised text ``norm`` (``dots``: it holds one of :data:`_DOTS`)
+        may hold a string meeting the key."""
+        if not self.sure or all(p in norm for p in self.whole):
+            return True
+        return any(p in norm and (dots or after.search(norm) is not None
+                                  or _after_dot_or_slash(norm, f"/{p}"))
+                   for p, after in self.alone)
+
+
+def _after_dot_or_slash(norm: str, text: str) -> bool:
+    """Whether ``text`` is in ``norm`` right after a ``.``, ``/`` or ``\\`` (``./org``)."""
+    at = norm.find(text, 1)
+    while at != -1:
+        if norm[at - 1] in "./\\":
+            return True
+        at = norm.find(text, at + 1)
+    return False
+
+
+def _text_may_meet(raw: bytes, meetings: Sequence[_Meeting]) -> bool:
+    """Whether a string of the recipe ``raw`` may have a path key that meets one of
+    ``meetings``' keys; ``False`` only when none can: the text, its escaped line breaks
+    joined and normalised as :func:`~validator.render.api_paths.path_key` normalises a
+    path, holds none of what they look for (:class:`_Meeting`).
+
+    A scalar's value is made of pieces of the text between :data:`_SEPARATORS`, so a
+    part that holds none of them lies in one piece, normalised alike; joining at escaped
+    line breaks keeps each piece (followed by an ASCII character, which composes with
+    none), and makes one of those a double-quoted scalar joins. Unless the loader may
+    read another text (:data:`_NOT_AS_WRITTEN`), or the text has a tag, an escape that
+    writes a character or a join before a character that is not ASCII: then ``True``."""
+    text = decode_text(raw)[0] if len(raw) <= DEFAULT_MAX_BYTES else None
+    if text is None or any(ch in text for ch in _NOT_AS_WRITTEN) \
+            or ("!" in text and _TAG.search(text)):
+        return True
+    if "\\" in text:
+        if _ESCAPE_WRITING.search(text) or _BREAK_BEFORE_NON_ASCII.search(text):
+            return True
+        text = _ESCAPED_BREAK.sub("", text)
+    norm = text.lower() if text.isascii() else unicodedata.normalize(
+        "NFKC", unicodedata.normalize("NFKC", text).casefold())
+    dots = any(d in norm for d in _DOTS)
+    return any(m.may_meet(norm, dots) for m in meetings)
+
+
 def variant_ids_near(ctx: Context, ids: Sequence[str], skip: str) -> dict[str, VariantIds]:
     """:func:`variant_ids` of every recipe of ``ctx`` but ``skip`` (sorted by path) that
     may meet one of ``ids`` (as :func:`~validator.render.api_paths.id_outputs_meet`
-    judges their path keys); a recipe none
-    of whose scalars can is given none without being loaded (it is scanned once per
-    content: libyaml's tokens, no data built)."""
+    judges their path keys); a recipe none of whose scalars can is given none without
+    being loaded: its normalised text holds no form of a path meeting them
+    (:func:`_text_may_meet`), or else its scalars show it (scanned once per content:
+    libyaml's tokens, no data built)."""
     mine = [path_key(i) for i in ids]
+    meetings = [_Meeting(a) for a in mine]
     out: dict[str, VariantIds] = {}
     for path in sorted(ctx.recipe_paths - {skip}):
         raw = _recipe_bytes(ctx, path)
         if raw is None:
             out[path] = []
             continue
-        out[path] = ids_of_bytes(ctx, path, raw) if _may_overlap(_keys_of(path, raw), mine) \
-            else []
+        near = _text_may_meet(raw, meetings) and _may_overlap(_keys_of(path, raw), mine)
+        out[path] = ids_of_bytes(ctx, path, raw) if near else []
     return out
 
 

@@ -97,6 +97,25 @@ def section_span(guide: str, line: int) -> tuple[tuple[str, ...], int, int]:
     return chain, start, end
 
 
+_ASCII_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The characters besides an ASCII letter's two cases that ``re.IGNORECASE`` matches to it
+(``İ ı`` to ``i``, ``ſ`` to ``s``, the Kelvin sign to ``k``), as that letter."""
+
+
+def folded(text: str) -> str:
+    """``text`` lower-cased after :data:`_ASCII_FOLD`: where a pattern holding the ASCII
+    literal ``word`` matches ``text`` case-insensitively, ``word.lower()`` is a substring
+    of ``folded(text)`` (:func:`may_match`)."""
+    return text.translate(_ASCII_FOLD).lower()
+
+
+def may_match(word: str, folded_text: str) -> bool:
+    """Whether a case-insensitive pattern that must match the literal ``word`` may match
+    the text whose :func:`folded` form is ``folded_text``: ``False`` only when it surely
+    cannot (``word`` is ASCII and not in it), so that a caller can skip compiling it."""
+    return not word.isascii() or word.lower() in folded_text
+
+
 class SectionSearch:
     """Whether the text of a guide section up to a line matches a pattern: the text is
     ``" ".join(headings + prose)`` of :func:`section_headings`, and each pattern is
@@ -112,6 +131,17 @@ class SectionSearch:
         self.guide = guide
         self._texts: dict[int, tuple[str, tuple[int, ...]]] = {}
         self._first: dict[tuple[int, re.Pattern[str]], int | None] = {}
+        self._folded: dict[int, str] = {}
+
+    def may_say(self, word: str, line: int) -> bool:
+        """Whether :meth:`says` may find a case-insensitive pattern that matches the
+        literal ``word`` (:func:`may_match` on the section's whole text): checked before
+        compiling such a pattern, most names being nowhere in the section."""
+        chain, start, end = section_span(self.guide, line)
+        text = self._folded.get(start)
+        if text is None:
+            text = self._folded[start] = folded(self._text(chain, start, end)[0])
+        return may_match(word, text)
 
     def says(self, pattern: re.Pattern[str], line: int, headings_only: bool = False) -> bool:
         """Whether the section text before 0-based guide ``line`` (with

@@ -250,8 +250,10 @@ def named_hardware(ctx: Context, search: SectionSearch, line: int) -> set[str]:
     """Profile ids the section of guide ``line`` names before it: an id or display name
     anywhere in it, a brand or generation key (``AMD``, ``Hopper``) in its headings."""
     return hardware_named(
-        ctx, lambda name: search.says(_word(re.escape(name)), line),
-        lambda key: search.says(_word(re.escape(key)), line, headings_only=True))
+        ctx, lambda name: search.may_say(name, line)
+        and search.says(_word(re.escape(name)), line),
+        lambda key: search.may_say(key, line)
+        and search.says(_word(re.escape(key)), line, headings_only=True))
 
 
 @lru_cache(maxsize=1024)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from validator.analysis.guide_sections import folded, may_match
 from validator.analysis.recipe_data import as_dict, get, items
 from validator.context import Context
 from validator.findings import Severity
@@ -145,8 +146,8 @@ def qualified_hardware(st: MultiNodeStatement, ctx: Context) -> set[str]:
     words after the phrase first (``BF16 on 8xH200; requires multi-node on H100`` is about
     H100). Empty: the statement names no hardware and is about every profile."""
     for text in (st.after, st.before):
-        def says(name: str, text: str = text) -> bool:
-            return _qualifier(name).search(text) is not None
+        def says(name: str, text: str = text, lowered: str = folded(text)) -> bool:
+            return may_match(name, lowered) and _qualifier(name).search(text) is not None
 
         named = hardware_named(ctx, says, says)
         if named:
