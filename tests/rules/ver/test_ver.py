@@ -108,8 +108,7 @@ def test_ver002_image_meets_minimum(corpus_copy: Path) -> None:
            '  min_vllm_version: "0.19.1"\n  docker_image:\n'
            '    cu129: "vllm/vllm-openai:v0.19.1-cu129"\n'
            '    cu130: "vllm/vllm-openai:v0.20.0"\n')
-    assert ver(corpus_copy, GLM51, "VER002") == []
-    assert ver(corpus_copy, GLM51, "VER003") == []
+    assert [f for f in ver(corpus_copy, GLM51) if f[0] in ("VER002", "VER003")] == []
 
 
 def test_ver002_model_image_used_by_a_variant_with_a_higher_minimum(corpus_copy: Path) -> None:
