@@ -235,16 +235,15 @@ def check_tree(root: Path, *paths: str, strict: bool = False,
     """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
     tree on disk (``settings``: more :class:`~validator.context.Settings`, such as
     ``rendered=True``); returns every finding, sorted. The checks of one test process share
-    the CLI registries, as the contexts of one run do (:mod:`tests.shared_registries`)."""
-    from tests.shared_registries import shared_registries
+    the CLI registries and the loaded context files of equal trees, as the contexts of one
+    run do (:mod:`tests.shared_context`)."""
+    from tests.shared_context import shared_context
     from validator.checker import Checker, RunResult
-    from validator.context import Settings, build_context
+    from validator.context import Settings
     from validator.rule_index import check_rules
     from validator.schema import SchemaValidator
-    from validator.source.tree import LocalTree
 
-    run_settings = Settings(strict=strict, **settings)
-    ctx = build_context(LocalTree(root), run_settings, shared_registries(run_settings))
+    ctx = shared_context(root, Settings(strict=strict, **settings))
     checker = Checker(ctx, check_rules(), SchemaValidator(strict=strict))
     result = RunResult()
     for path in paths:
