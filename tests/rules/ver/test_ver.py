@@ -10,10 +10,11 @@ import pytest
 from packaging.version import Version
 
 from tests.conftest import EXTRA, check_tree, line_of, replace_once
+from tests.shared_context import shared_context
 from validator.analysis.stated_versions import parse_image, tag_version
 from validator.analysis.version_prose import version_statements
 from validator.analysis.versions import effective_min_version, parse_min_version
-from validator.context import Context, local_context
+from validator.context import Context, Settings, local_context
 from validator.findings import Finding
 from validator.load import load_yaml
 from validator.rule_index import check_rules
@@ -311,7 +312,7 @@ def ver008_lines(corpus_repo: Path, minimum: str, *lines: str) -> list[tuple[int
     text = GLM53_FIXTURE.split("guide: |")[0].replace('"0.29.0"', f'"{minimum}"', 1)
     text += "guide: |\n" + "".join(f"  {line}\n" for line in lines)
     return [(f.line, f.hint or "") for f in run_ver(text, "models/zai-org/GLM-5.3.yaml",
-                                                      local_context(corpus_repo))
+                                                      shared_context(corpus_repo, Settings()))
             if f.rule == "VER008"]
 
 
