@@ -244,13 +244,16 @@ def check_tree(root: Path, *paths: str, strict: bool = False,
                **settings: Any) -> list[Finding]:
     """Run the full pipeline (loader, schema, every check rule) on ``paths`` of a recipes
     tree on disk (``settings``: more :class:`~validator.context.Settings`, such as
-    ``rendered=True``); returns every finding, sorted."""
+    ``rendered=True``); returns every finding, sorted. The checks of one test process share
+    the CLI registries and the loaded context files of equal trees, as the contexts of one
+    run do (:mod:`tests.shared_context`)."""
+    from tests.shared_context import shared_context
     from validator.checker import Checker, RunResult
-    from validator.context import Settings, local_context
+    from validator.context import Settings
     from validator.rule_index import check_rules
     from validator.schema import SchemaValidator
 
-    ctx = local_context(root, Settings(strict=strict, **settings))
+    ctx = shared_context(root, Settings(strict=strict, **settings))
     checker = Checker(ctx, check_rules(), SchemaValidator(strict=strict))
     result = RunResult()
     for path in paths:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import PROJECT, line_of
+from tests.shared_context import shared_context
 from validator.analysis.cli_plan import versions
 from validator.analysis.install_range import (
     InstallPath,
@@ -85,7 +86,7 @@ def run(root: Path, text: str, settings: Settings | None = None) -> tuple[list[F
     target = root / PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, "utf-8")
-    ctx = local_context(root, settings or Settings())
+    ctx = shared_context(root, settings or Settings())
     result = RunResult()
     data = target.read_bytes()
     Checker(ctx, check_rules(), SchemaValidator()).check_recipe(

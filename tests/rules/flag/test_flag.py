@@ -16,12 +16,20 @@ GLM = "models/zai-org/GLM-5.1.yaml"
 
 
 def findings(root: Path, path: str = GLM, prefix: str = "FLAG") -> list[tuple[str, str, int, str]]:
-    return [(f.rule, f.pointer, f.line, f.message) for f in check_tree(root, path)
-            if f.rule.startswith(prefix)]
+    return rows(check_tree(root, path), prefix)
+
+
+def rows(found: list[Finding], prefix: str = "FLAG") -> list[tuple[str, str, int, str]]:
+    """(rule, pointer, line, message) of the findings of rules named ``prefix...``."""
+    return [(f.rule, f.pointer, f.line, f.message) for f in found if f.rule.startswith(prefix)]
 
 
 def rules(root: Path, path: str = GLM) -> set[str]:
-    return {r for r, _, _, _ in findings(root, path)}
+    return rules_of(findings(root, path))
+
+
+def rules_of(found: list[tuple[str, str, int, str]]) -> set[str]:
+    return {r for r, _, _, _ in found}
 
 
 def inject(root: Path, old: str, new: str, path: str = GLM) -> str:
@@ -38,8 +46,9 @@ IGNORED = {"FLAG012", "FLAG016"}
 
 
 def test_unmodified_glm_has_no_flag_errors(corpus_copy: Path) -> None:
-    assert rules(corpus_copy) == BASELINE
-    (env,) = [f for f in findings(corpus_copy) if f[0] == "FLAG016"]
+    found = findings(corpus_copy)
+    assert rules_of(found) == BASELINE
+    (env,) = [f for f in found if f[0] == "FLAG016"]
     assert env[1] == "/variants/nvfp4/extra_env/VLLM_USE_FLASHINFER_MOE_FP4"
     assert "no longer read from vLLM" in env[3]
 
@@ -88,7 +97,7 @@ def test_injected_fault_is_found_at_its_line(corpus_copy: Path, rule: str, old: 
     expected = line_of(text, needle)
     found = findings(corpus_copy)
     assert any(r == rule and p == pointer and ln == expected for r, p, ln, _ in found), found
-    assert rules(corpus_copy) - IGNORED == {rule} - IGNORED, found
+    assert rules_of(found) - IGNORED == {rule} - IGNORED, found
 
 
 def test_spec_tokens_dotted_value_that_swallows_a_flag(corpus_copy: Path) -> None:
@@ -135,14 +144,15 @@ def test_flag_newer_than_minimum(corpus_copy: Path) -> None:
 
 
 def test_flag_removed_inside_the_install_range_is_an_error(corpus_copy: Path) -> None:
-    assert "FLAG003" not in rules(corpus_copy) and "FLAG023" not in rules(corpus_copy)
+    assert not {"FLAG003", "FLAG023"} & rules(corpus_copy)
     # --calculate-kv-scales: 0.7.0 .. 0.27.1 (vendored registries); the site's
     # `uv pip install -U vllm` pulls the newest release, so 0.28.0 on are claimed
     inject(corpus_copy, BASE, BASE + '    - "--calculate-kv-scales"\n')
-    (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG023"]
+    every = findings(corpus_copy)
+    (found,) = [f for f in every if f[0] == "FLAG023"]
     assert found[1] == "/model/base_args/2"
     assert "rejected by vLLM 0.28.0–0.33.0, 6 releases" in found[3]
-    assert "FLAG003" not in rules(corpus_copy)
+    assert "FLAG003" not in rules_of(every)
 
 
 def test_flag_removed_after_every_pinned_install_path_is_a_warning(corpus_copy: Path) -> None:
@@ -151,10 +161,11 @@ def test_flag_removed_after_every_pinned_install_path_is_a_warning(corpus_copy: 
     inject(corpus_copy, "  base_env: {}\n", '  base_env: {}\n  docker_image: '
            '"vllm/vllm-openai:v0.21.0"\n  install:\n    pip:\n      command: '
            '"uv pip install vllm==0.21.0"\n')
-    (found,) = [f for f in findings(corpus_copy) if f[0] == "FLAG003"]
+    every = findings(corpus_copy)
+    (found,) = [f for f in every if f[0] == "FLAG003"]
     assert found[1] == "/model/base_args/2"
     assert "was removed in vLLM 0.28.0" in found[3]
-    assert "FLAG023" not in rules(corpus_copy)
+    assert "FLAG023" not in rules_of(every)
 
 
 AUDIO = "models/stabilityai/stable-audio-open-1.0.yaml"  # tasks: omni, min 0.22.0
@@ -165,11 +176,12 @@ def test_omni_recipe_is_checked_against_vllm_omni(corpus_copy: Path) -> None:
     text = inject(corpus_copy, '    - "--enforce-eager"\n',
                   '    - "--enforce-eager"\n    - "--omni"\n    - "--cache-backend"\n'
                   '    - "tea_cache"\n    - "--enforce-eagre"\n', AUDIO)
-    found = findings(corpus_copy, AUDIO)
+    every = check_tree(corpus_copy, AUDIO)
+    found = rows(every)
     line = line_of(text, '"--enforce-eagre"')
     assert [(r, ln) for r, _, ln, _ in found] == [("FLAG001", line)], found
     assert "any vendored vLLM-Omni release up to" in found[0][3]
-    [hint] = [f.hint for f in check_tree(corpus_copy, AUDIO) if f.rule == "FLAG001"]
+    [hint] = [f.hint for f in every if f.rule == "FLAG001"]
     assert hint is not None and "`--enforce-eager`" in hint
 
 
@@ -199,10 +211,11 @@ def test_ascend_variant_is_checked_against_vllm_ascend(corpus_copy: Path) -> Non
                          "FLAG021"} for r, p, _, _ in found if "ascend" in p), found
     text = inject(corpus_copy, '      - "16384"\n',
                   '      - "16384"\n      - "--enable-expert-paralel"\n', QWEN38)
-    bad = [(r, ln, m) for r, p, ln, m in findings(corpus_copy, QWEN38) if r == "FLAG001"]
+    every = check_tree(corpus_copy, QWEN38)
+    bad = [(r, ln, m) for r, p, ln, m in rows(every) if r == "FLAG001"]
     assert bad == [("FLAG001", line_of(text, '"--enable-expert-paralel"'), bad[0][2])]
     assert "vLLM-Ascend" in bad[0][2]
-    [hint] = [f.hint for f in check_tree(corpus_copy, QWEN38) if f.rule == "FLAG001"]
+    [hint] = [f.hint for f in every if f.rule == "FLAG001"]
     assert hint is not None and "`--enable-expert-parallel`" in hint
 
 
@@ -453,8 +466,9 @@ def test_omni_task_written_as_a_string_still_selects_vllm_omni(corpus_copy: Path
     inject(corpus_copy, "  tasks:\n    - omni\n", "  tasks: omni\n", AUDIO)
     inject(corpus_copy, '    - "--enforce-eager"\n', '    - "--enforce-eager"\n    - "--usp"\n'
            '    - "2"\n', AUDIO)
-    assert findings(corpus_copy, AUDIO) == []
-    assert "SCHEMA001" in {f.rule for f in check_tree(corpus_copy, AUDIO)}
+    every = check_tree(corpus_copy, AUDIO)
+    assert rows(every) == []
+    assert "SCHEMA001" in {f.rule for f in every}
 
 
 def test_feature_hardware_override_overrides_base_args_not_the_reverse(

@@ -8,15 +8,16 @@ from pathlib import Path
 
 from tests.conftest import line_of
 from tests.rules.flag.test_flag import BASE, GLM, inject
+from tests.shared_context import shared_context
 from validator.checker import Checker, RunResult
-from validator.context import Settings, local_context
+from validator.context import Settings
 from validator.findings import Finding
 from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
 
 
 def rendered_findings(root: Path, rule: str, path: str = GLM) -> list[Finding]:
-    ctx = local_context(root, Settings(rendered=True))
+    ctx = shared_context(root, Settings(rendered=True))
     result = RunResult()
     data = (root / path).read_bytes()
     Checker(ctx, check_rules(), SchemaValidator()).check_recipe(

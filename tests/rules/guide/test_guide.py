@@ -59,9 +59,8 @@ def test_injected_guide_fault_is_found_at_its_line(corpus_copy: Path, rule: str,
 
 def test_docker_command_flags_are_checked(corpus_copy: Path) -> None:
     text = inject(corpus_copy, DOCKER, DOCKER + "      --kv-cache-dtype fp9 \\\n")
-    assert guide_findings(corpus_copy) == [
-        ("GUIDE006", line_of(text, "--kv-cache-dtype fp9"),
-         guide_findings(corpus_copy)[0][2])]
+    found = guide_findings(corpus_copy)
+    assert found == [("GUIDE006", line_of(text, "--kv-cache-dtype fp9"), found[0][2])]
 
 
 MULTI_NODE = """

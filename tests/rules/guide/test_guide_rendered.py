@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.shared_context import shared_context
 from validator.checker import Checker, RunResult
-from validator.context import Settings, local_context
+from validator.context import Settings
 from validator.findings import Finding
 from validator.rule_index import check_rules
 from validator.schema import SchemaValidator
@@ -47,7 +48,7 @@ def tree(corpus_repo: Path, tmp_path: Path) -> Path:
 def check(root: Path, data: dict[str, object]) -> list[Finding]:
     text = yaml.safe_dump(data, sort_keys=False).encode("utf-8")
     (root / RECIPE).write_bytes(text)
-    ctx = local_context(root, Settings(offline=True))
+    ctx = shared_context(root, Settings(offline=True))
     result = RunResult()
     rules = [r for r in check_rules() if r.id == "GUIDE011"]
     Checker(ctx, rules, SchemaValidator()).check_recipe(
