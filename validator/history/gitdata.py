@@ -16,6 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.source.git_objects import unsupported_object_format
 from validator.source.tree import SourceError
 
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -325,11 +326,16 @@ def rev_list(repo: Path, rev: str, *, since: str | None = None, first_parent: bo
 
 
 def ensure_repository(repo: Path) -> None:
-    """Raise :class:`GitError` ("not a git repository") unless ``repo`` is one."""
+    """Raise :class:`GitError` unless ``repo`` is a git repository ("not a git
+    repository") in SHA-1 object format
+    (:func:`validator.source.git_objects.unsupported_object_format`)."""
     try:
         git(repo, "rev-parse", "--git-dir")
     except GitError as exc:
         raise GitError(f"{repo}: not a git repository") from exc
+    problem = unsupported_object_format(repo)
+    if problem is not None:
+        raise GitError(f"{repo}: {problem}")
 
 
 def resolve(repo: Path, rev: str) -> str:

@@ -35,6 +35,7 @@ from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
 from validator.session import Session
 from validator.source.git import GitTree, present_commit
+from validator.source.git_objects import unsupported_object_format
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
 
@@ -67,12 +68,17 @@ def open_repository(folder: Path) -> git.Repo:
     """The git repository whose work tree (or git dir) is ``folder``.
 
     Raises:
-        PrError: ``folder`` is not a git repository.
+        PrError: ``folder`` is not a git repository, or not one in SHA-1 object format
+            (:func:`validator.source.git_objects.unsupported_object_format`).
     """
     try:
-        return git.Repo(folder)
+        repo = git.Repo(folder)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
         raise PrError(f"{folder}: not a git repository (pass --repo DIR)") from exc
+    problem = unsupported_object_format(folder)
+    if problem is not None:
+        raise PrError(f"{folder}: {problem}")
+    return repo
 
 
 def _resolve(repo: git.Repo, rev: str, what: str) -> str:

@@ -24,7 +24,7 @@ import yaml
 
 from validator.errors import RecipeCheckError
 from validator.findings import Severity
-from validator.load import MERGE_TAG, load_yaml, resolve_plain
+from validator.load import MERGE_TAG, LoadedDocument, load_yaml, resolve_plain
 from validator.load.scalars import js_timestamp_iso
 from validator.render.jsval import keys as js_keys
 from validator.render.links import link_problem
@@ -177,8 +177,23 @@ def read_yaml(tree: RecipeTree, path: str) -> tuple[Any, SourceMap]:
                    else "the document's root is not a mapping")
         raise ApiBuildError(path, f"{message} (the site's build stops on this file)",
                             first.line if first else None)
-    dates = frozenset(_plain_timestamps(doc.text)) if _may_hold_dates(doc.data) else frozenset()
-    return js_data(doc.data, dates), doc.source_map
+    return site_data(doc), doc.source_map
+
+
+def site_data(doc: LoadedDocument) -> Any:
+    """The data of ``doc`` (a YAML file the loader read) as the site's build holds it
+    (:func:`js_data`): every plain scalar js-yaml reads as a timestamp becomes the
+    ``YYYY-MM-DD`` of its UTC instant (the build's ``normalizeDates``; ``2024-13-45``
+    rolls over to ``2025-02-14``), a quoted one stays text. What ``render --api-out``
+    writes, and what ``check`` judges where the build's output depends on a value (a
+    quickstart file's ``hardware_profile`` names the file it is written to)."""
+    if not _may_hold_dates(doc.data):
+        return js_data(doc.data)
+    try:
+        dates = frozenset(_plain_timestamps(doc.text))
+    except yaml.YAMLError:  # the loader read past it; no node to tell plain from quoted
+        dates = frozenset()
+    return js_data(doc.data, dates)
 
 
 def _walk_order(path: str) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ import git
 from filelock import FileLock
 
 from validator.owned_folder import tag_cache_folder
+from validator.source.git_objects import unsupported_object_format
 from validator.source.options import FetchOptions
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path, check_rev
@@ -92,7 +93,9 @@ def open_mirror(repository: str, url: str, cache_dir: Path) -> git.Repo:
     """The cached mirror of ``repository`` from ``url``, cloning it on first use.
 
     Raises:
-        SourceError: the clone failed (unreachable URL, not a repository).
+        SourceError: the clone failed (unreachable URL, not a repository), or the
+            repository is not in SHA-1 object format
+            (:func:`validator.source.git_objects.unsupported_object_format`).
     """
     dest = cache_path(cache_dir, repository, url)
     tag_cache_folder(cache_dir)
@@ -110,6 +113,9 @@ def open_mirror(repository: str, url: str, cache_dir: Path) -> git.Repo:
                 if (tmp / "repo.git").is_dir() and not dest.exists():
                     os.replace(tmp / "repo.git", dest)
                 shutil.rmtree(tmp, ignore_errors=True)
+        problem = unsupported_object_format(dest)
+        if problem is not None:
+            raise SourceError(f"{redact_url(url)}: {problem}")
         return git.Repo(dest)
 
 

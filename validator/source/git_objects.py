@@ -1,11 +1,16 @@
 """Raw git objects as the snapshot store keeps them: their ids, the parts of commit and
-tree objects that tie a stored file to its commit, and the chain of objects of a tree."""
+tree objects that tie a stored file to its commit, and the chain of objects of a tree; and
+whether a repository's objects are of the one format the tool reads (SHA-1 ids)."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import subprocess
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,6 +20,29 @@ if TYPE_CHECKING:
 def git_object_hash(raw: bytes) -> str:
     """Git's id of a raw object (``<type> <size>\\0`` + body): its SHA-1."""
     return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+
+
+_FORMAT_NAMES = {"sha256": "SHA-256"}
+
+
+def unsupported_object_format(folder: Path | str) -> str | None:
+    """Why the git repository at ``folder`` (a work tree, git dir or bare mirror) cannot
+    be read, when its object format is not SHA-1 (``git init --object-format=sha256``):
+    every id the tool reads, recomputes (:func:`git_object_hash`) and records is a 40-hex
+    SHA-1. ``None`` for a SHA-1 repository, or when git cannot tell (not a repository:
+    the caller reports that its own way). Every command that opens a repository asks
+    this first, so none fails later on ids it cannot read."""
+    env = {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        proc = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-object-format"],
+                              capture_output=True, text=True, env=env, check=False)
+    except OSError:
+        return None
+    found = proc.stdout.strip()
+    if proc.returncode != 0 or found == "sha1" or not re.fullmatch(r"sha\d+", found):
+        return None
+    return (f"{_FORMAT_NAMES.get(found, found)} object format is not supported "
+            "(recipe-check reads repositories in git's SHA-1 format only)")
 
 
 def commit_headers(body: bytes) -> dict[str, str]:

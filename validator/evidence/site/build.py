@@ -16,6 +16,11 @@ no server code, no external request)::
 
 The whole folder is written into a temporary sibling and swapped in at the end: a build
 that fails (or is killed) leaves the previous catalogue as it was, never a half-written one.
+The temporary folder is removed when the build fails, is interrupted or terminated
+(SIGTERM); one a killed run left (``.DIR.tmp-XXXXXXXX``, or ``.DIR.old-XXXXXXXX`` of an
+interrupted swap: only names this module makes) is removed by the next build of ``DIR``,
+unless a running build holds it: each build holds an exclusive ``flock`` on its folder
+while it fills it.
 As the swap deletes what ``DIR`` held, ``DIR`` must be new, empty, or a catalogue an
 earlier build made (:mod:`validator.evidence.site.guard`); anything else is refused
 (:class:`SiteRefused`) before anything is written.
@@ -23,11 +28,17 @@ earlier build made (:mod:`validator.evidence.site.guard`); anything else is refu
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
+import re
 import shutil
+import signal
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +64,9 @@ from validator.state_json import parse_json
 
 INDEX = "index.json"
 ATTESTATION_SUFFIX = ".intoto.json"
+_WORK_FOLDER = r"\.{site}\.(?:tmp|old)-[a-z0-9_]{{8}}"
+"""Name of a work folder of a build of ``site`` (``tempfile.mkdtemp`` adds 8 characters
+of ``[a-z0-9_]`` to the prefixes :func:`build_site` and :func:`_swap` give)."""
 
 
 class SiteError(RecipeCheckError):
@@ -254,30 +268,98 @@ def build_site(out: Path, site: Path, keep: tuple[tuple[str, Path], ...] = (),
     loaded = _load(out, _read_index(out) if index is None else index)
     site = site.resolve()
     site.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
+    with _terminate_unwinds():
+        _remove_work_folders(site)
+        with _work_folder(site) as tmp:
+            pages = _build_into(tmp, out, loaded, recipes, progress)
+            refused = site_problem(site, keep)  # again: the folder may have changed meanwhile
+            if refused is not None:
+                raise SiteRefused(refused)
+            _swap(tmp, site)
+    return SiteResult(pages=pages)
+
+
+def _build_into(tmp: Path, out: Path, loaded: list[tuple[dict[str, Any], bytes, Any]],
+                recipes: Callable[[dict[str, Any]], Recipe | None] | None,
+                progress: Display) -> int:
+    """Write the whole catalogue of the ``loaded`` records into the folder ``tmp``; the
+    number of record pages."""
+    os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's 0700 is no folder's mode
+    _write(tmp / "assets" / "site.css", CSS + highlight_css())
+    _write(tmp / "assets" / "site.js", JS + PICKER_JS)
+    schema = out / "schemas" / "record.schema.json"
+    if schema.is_file():
+        _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
+    bar = progress("building the catalogue", len(loaded))
     try:
-        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's 0700 is no folder's mode
-        _write(tmp / "assets" / "site.css", CSS + highlight_css())
-        _write(tmp / "assets" / "site.js", JS + PICKER_JS)
-        schema = out / "schemas" / "record.schema.json"
-        if schema.is_file():
-            _write(tmp / "schemas" / "record.schema.json", schema.read_bytes())
-        bar = progress("building the catalogue", len(loaded))
-        try:
-            entries = []
-            for entry, data, record in loaded:
-                entries.append(_record_files(tmp, out, entry, data, record, recipes))
-                bar.advance()
-        finally:
-            bar.close()
-        _write(tmp / "index.html", index_html(entries, vendored_releases()))
-        _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
-                                          for p in tmp.rglob("*") if p.is_file()))
-        refused = site_problem(site, keep)  # again: the folder may have changed meanwhile
-        if refused is not None:
-            raise SiteRefused(refused)
-        _swap(tmp, site)
+        entries = []
+        for entry, data, record in loaded:
+            entries.append(_record_files(tmp, out, entry, data, record, recipes))
+            bar.advance()
+    finally:
+        bar.close()
+    _write(tmp / "index.html", index_html(entries, vendored_releases()))
+    _write(tmp / MARKER, marker_bytes(p.relative_to(tmp).as_posix()
+                                      for p in tmp.rglob("*") if p.is_file()))
+    return len(entries)
+
+
+@contextmanager
+def _work_folder(site: Path) -> Iterator[Path]:
+    """A new temporary folder beside ``site``, held (``flock``) while in use and removed
+    when the block fails or is interrupted."""
+    while True:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{site.name}.tmp-", dir=site.parent))
+        fd = os.open(tmp, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(tmp).st_ino == os.fstat(fd).st_ino:
+                break  # not taken for a stale one by another build before it was held
+        os.close(fd)
+    try:
+        yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return SiteResult(pages=len(entries))
+    finally:
+        os.close(fd)
+
+
+def _remove_work_folders(site: Path) -> None:
+    """Remove the work folders (:data:`_WORK_FOLDER`) beside ``site`` that an earlier build
+    left when it was killed: those no running build holds (:func:`_work_folder`). A link
+    or file of that name is left alone."""
+    pattern = re.compile(_WORK_FOLDER.format(site=re.escape(site.name)))
+    for child in site.parent.iterdir():
+        if not pattern.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
+            continue
+        try:
+            fd = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(child, ignore_errors=True)
+        except BlockingIOError:
+            pass  # a running build's
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def _terminate_unwinds() -> Iterator[None]:
+    """While the build runs in the main thread, SIGTERM (``timeout``, ``kill``) exits by
+    raising :class:`SystemExit` (status 128 + 15, as a shell reports the signal), so the
+    temporary folder is removed and the locks are released on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

@@ -11,8 +11,11 @@ URL. Tables' alignment is a class, never an inline style (the pages' CSP allows 
 Headings move two levels down (a guide's ``#`` is an ``<h3>`` under the page's Guide
 ``<h2>``) and take no ``id``, so none clashes with the page's section links.
 
-Pygments only splits a code block into tokens (by the fence's language; a language it
-does not know, or none, leaves the block plain); each token is a ``<span>`` whose class is
+Pygments only splits a code block into tokens, by the fence's language when it is one of
+:data:`HIGHLIGHTED_LANGUAGES` (the languages guides use, whose lexers take time linear in
+the block's length) and the block has at most :data:`MAX_HIGHLIGHTED` characters; any
+other block is plain escaped text (some Pygments lexers take time quadratic in the length,
+minutes for one long block). Each token is a ``<span>`` whose class is
 Pygments' short name for the token type (``hl-k`` keyword, ``hl-s2`` string ...), coloured
 by rules of the site's stylesheet (:func:`highlight_css`): no inline style, no script."""
 
@@ -50,6 +53,22 @@ MAX_RENDERED = 100_000
 characters); parsing takes time about linear in the length, ~2 s per 100,000 characters
 of the worst inputs tried on a loaded 2-core machine."""
 
+MAX_HIGHLIGHTED = 20_000
+"""Longest code block highlighted (the longest fence of the corpus's guides has 2,622
+characters); a longer one is plain escaped text, so highlighting a whole guide takes well
+under a second."""
+
+HIGHLIGHTED_LANGUAGES = frozenset({
+    "bash", "sh", "shell", "zsh", "ksh",  # Pygments' Bash lexer
+    "python", "py", "python3",
+    "json", "toml", "dockerfile", "docker", "text",
+})
+"""Fence languages highlighted: those the corpus's guides use (bash, python, shell, json,
+text) and a few more whose lexers take time linear in the block's length (measured on
+repeated quotes, brackets, backslashes and random text: at most ~0.15 s CPU per 20,000
+characters). Others, such as ``yaml``, ``console``, ``diff``, ``ini`` (quadratic) or
+``amdgpu`` (minutes), are plain text."""
+
 HEADING_SHIFT = 2
 """A guide heading of level N is an ``<h(N+2)>`` (at most ``<h6>``)."""
 
@@ -68,7 +87,9 @@ def highlight_css() -> str:
 
 
 def _lexer(lang: str) -> Lexer | None:
-    if not lang:
+    """The lexer of a fence language of :data:`HIGHLIGHTED_LANGUAGES` (matched in any case,
+    as Pygments does); ``None`` for any other."""
+    if lang.lower() not in HIGHLIGHTED_LANGUAGES:
         return None
     try:
         return get_lexer_by_name(lang, stripnl=False, ensurenl=False, stripall=False)
@@ -87,9 +108,10 @@ def _css_class(ttype: _TokenType | None) -> str:
 
 def highlighted(code: str, lang: str) -> str:
     """``code`` (a fenced block's lines) as HTML: escaped, its tokens in classed spans
-    when Pygments knows ``lang``; escaped plain text otherwise (also when the tokens would
-    not give back ``code`` exactly)."""
-    lexer = _lexer(lang)
+    when ``lang`` is highlighted (:data:`HIGHLIGHTED_LANGUAGES`) and ``code`` has at most
+    :data:`MAX_HIGHLIGHTED` characters; escaped plain text otherwise (also when the tokens
+    would not give back ``code`` exactly)."""
+    lexer = _lexer(lang) if len(code) <= MAX_HIGHLIGHTED else None
     tokens = list(lexer.get_tokens(code)) if lexer is not None else []
     if "".join(value for _, value in tokens) != code:
         return esc(code)

@@ -7,7 +7,10 @@ sub-folder) and writes it, whole, to ``quickstart/<hardware_profile>.json`` of i
 folder with ``..`` honoured. So that value decides where the file lands: ``../models``
 replaces the index of recipes, ``../org/model`` a recipe's page, ``../../x`` writes
 outside the API. ``render --api-out`` refuses the same values
-(:func:`validator.render.api_paths.quickstart_profile_problem`, one predicate).
+(:func:`validator.render.api_paths.quickstart_profile_problem`, one predicate), read from
+the same data (:func:`validator.render.api_inputs.site_data`: a value js-yaml reads as a
+timestamp is the ``YYYY-MM-DD`` the build writes, ``2024-01-01T10:00:00Z`` is
+``2024-01-01``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterable, Iterator
 
 from validator.findings import Finding, Severity, printable
 from validator.load import LoadedDocument
+from validator.render.api_inputs import site_data
 from validator.render.api_paths import (
     QUICKSTART,
     QUICKSTART_FOLDER_PROBLEM,
@@ -105,7 +109,7 @@ def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
     ``hardware_ids``: the taxonomy's hardware ids (``None``: no taxonomy to compare with)."""
     if not doc.ok:
         return
-    data = doc.data
+    data = site_data(doc)  # as the build names the file: dates normalised
     profile = quickstart_profile(data)
     pointer = "/hardware_profile" if isinstance(data, dict) and "hardware_profile" in data \
         else ""
@@ -115,6 +119,9 @@ def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
         yield QUICKSTART_PATH, Hit("", missing or "", fix)
         return
     shown = printable(profile)
+    written = doc.data.get("hardware_profile") if isinstance(doc.data, dict) else None
+    read_as = (f" (YAML reads {printable(written)!r} as a date)"
+               if isinstance(written, str) and written != profile else "")
     value_problem = quickstart_value_problem(data)
     if value_problem is not None:
         yield QUICKSTART_PATH, Hit(pointer, f"hardware_profile {value_problem}", fix)
@@ -126,13 +133,14 @@ def quickstart_hits(doc: LoadedDocument, others: Iterable[LoadedDocument],
                                    fix)
         return
     twins = [d.path for d in others if d.path != doc.path and d.ok
-             and path_key(quickstart_profile(d.data) or "") == path_key(profile)]
+             and path_key(quickstart_profile(site_data(d)) or "") == path_key(profile)]
     if twins:
-        yield QUICKSTART_PATH, Hit(pointer, f"hardware_profile {shown!r} is also that of "
+        yield QUICKSTART_PATH, Hit(pointer, f"hardware_profile {shown!r}{read_as} is also "
+                                   "that of "
                                    f"{', '.join(twins)}: the site writes both to "
                                    f"{QUICKSTART}/{shown}.json, the later replacing the "
                                    "earlier", "give each quickstart file its own hardware")
     if hardware_ids is not None and profile not in set(hardware_ids):
-        yield QUICKSTART_HARDWARE, Hit(pointer, f"hardware_profile {shown!r} is no hardware "
-                                       "id of the taxonomy (hardware_profiles)",
+        yield QUICKSTART_HARDWARE, Hit(pointer, f"hardware_profile {shown!r}{read_as} is no "
+                                       "hardware id of the taxonomy (hardware_profiles)",
                                        "use the taxonomy's id of that hardware")
