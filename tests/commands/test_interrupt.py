@@ -16,7 +16,10 @@ from tests.conftest import EXAMPLES
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHAT = "models/example-org/Example-Chat-8B.yaml"
-COPIES = 60
+COPIES = 400
+"""Enough that the run is still going well after its third unit is kept: the copies share
+every memo, so each costs little (60 once ended between the poll and the signal under
+load)."""
 
 
 def _entries(cache: Path) -> int:

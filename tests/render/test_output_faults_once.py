@@ -4,12 +4,21 @@ with its own label."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+from tests.conftest import EXAMPLES
 from validator.render.configuration import Configuration, Process, Token
 from validator.render.documents import Documents
 from validator.render.problems import output_problems
 
+PROJECT = Path(__file__).resolve().parents[2]
+CHAT = "models/example-org/Example-Chat-8B.yaml"
 DOCS = Documents("models/x/Y.yaml", "taxonomy.yaml", {})
 
 
@@ -48,3 +57,24 @@ def test_a_clean_rendering_makes_no_label() -> None:
     assert output_problems({"docker_image": "img"}, clean, DOCS, Configuration("h200"), None,
                            faults) == []
     assert faults[id(clean)] == (clean, ())
+
+
+def test_a_strategy_id_that_is_no_string_gives_the_render_rules_nothing(
+        tmp_path: Path) -> None:
+    """``compatible_strategies: [single_node_tp, 0]``: the schema reports the ``0``; the
+    render rules, which name configurations, add nothing and none of them crashes (the
+    labels made only for problems once let a configuration named ``0`` reach them)."""
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    path = root / CHAT
+    text = path.read_text(encoding="utf-8")
+    assert "compatible_strategies:" in text
+    path.write_text(text.replace("compatible_strategies:", "compatible_strategies:\n  - 0",
+                                 1), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "check", "--offline", "--no-cache",
+         "--format", "json", CHAT], cwd=root, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert "internal error" not in proc.stderr, proc.stderr
+    rules = {f["rule"] for d in json.loads(proc.stdout)["documents"] for f in d["findings"]}
+    assert "SCHEMA001" in rules

@@ -323,6 +323,11 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
     -> origin) places env problems on their YAML line. ``faults``: a dict shared by the
     calls for one recipe, where the faults of each processes tuple are found once (the
     configurations that reuse a rendering share its processes)."""
+    if not all(isinstance(part, str) for part in (config.hardware, config.variant, config.key)):
+        # an id of another type (``compatible_strategies: [0]``: the schema reports it)
+        # names no configuration: the rendering fails here, as it did when every label was
+        # made at once, and the render rules add nothing (render.cache)
+        raise TypeError(f"a configuration id is not a string: {config!r}")
     env_sources = env_sources or {}
     out: list[RenderProblem] = []
     label = None
