@@ -41,10 +41,7 @@ class RootFileChecks:
             tree.root / PLATFORMS))
         if not tree.exists(TAXONOMY) or not there:
             return
-        read = self._read(tree, PLATFORMS)
-        if read is not None:
-            doc = load_yaml(read[0], PLATFORMS, max_bytes=self.settings.max_bytes)
-            checker.check_context_document(doc, "platforms", self.result)
+        self._check_root_file(tree, PLATFORMS, "platforms", checker)
 
     def _check_quickstart(self, tree: RecipeTree, checker: Checker) -> None:
         """The quickstart files of a recipes root (``quickstart/*.yaml``, which the site's
@@ -56,10 +53,16 @@ class RootFileChecks:
                 self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
                                f"rename the file to a UTF-8 name in {QUICKSTART}/")
                 continue
-            read = self._read(tree, path)
-            if read is not None:
-                doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
-                checker.check_context_document(doc, "quickstart", self.result)
+            self._check_root_file(tree, path, "quickstart", checker)
+
+    def _check_root_file(self, tree: RecipeTree, path: str, kind: str,
+                         checker: Checker) -> None:
+        """Read ``path`` (a file it cannot read is reported by :meth:`_read`), load it and
+        check it as a context document of ``kind``."""
+        read = self._read(tree, path)
+        if read is not None:
+            doc = load_yaml(read[0], path, max_bytes=self.settings.max_bytes)
+            checker.check_context_document(doc, kind, self.result)
 
     def _quickstart_folder(self, tree: RecipeTree, entry: str) -> None:
         """``REF028`` on ``entry``, a folder named as a quickstart file (the site's build

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from validator.findings import Finding
 from validator.load import load_yaml
+from validator.sourcemap import pointer_value
 
 FAST = settings(max_examples=300, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -220,14 +221,9 @@ def _rules_report_only_real_nodes(real_recipe: tuple[Any, bytes], guide: str,
 
 
 def _resolves(data: Any, pointer: str) -> bool:
-    """Whether JSON pointer ``pointer`` names a node of ``data``."""
-    node = data
-    for part in pointer.split("/")[1:]:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return False
-    return True
+    """Whether JSON pointer ``pointer`` names a node of ``data`` (a malformed pointer
+    raises)."""
+    return pointer_value(data, pointer, _NOTHING) is not _NOTHING
+
+
+_NOTHING = object()
