@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from validator.analysis.cli_plan import plan_for
 from validator.analysis.flag_engine import check_tokens
-from validator.analysis.flag_segments import command_issues, segment_starts
+from validator.analysis.flag_segments import command_issues, segment_spans, segment_starts
 from validator.vllm_cli import argv
 from validator.vllm_cli.data_source import CliRegistries
 
@@ -67,15 +67,14 @@ def test_a_list_parses_into_the_options_of_its_segments(minimum: str) -> None:
     registry = plan_for(CliRegistries(), Version(minimum)).minimum
     assert registry is not None
     for words, _ in LISTS:
-        starts = segment_starts(words)
-        if starts is None:
+        spans = segment_spans(words)
+        if spans is None:
             assert any(len(w) > 1 and "." in w and "=" not in w for w in words), words
             continue
         whole = [(o.index, o.option, o.values, o.keys)
                  for o in argv.parse_args(words, registry).options]
-        ends = [*starts[1:], len(words)]
         parts = [(start + o.index, o.option, o.values, o.keys)
-                 for start, end in zip(starts, ends, strict=True)
+                 for start, end in spans
                  for o in argv.parse_args(words[start:end], registry).options]
         assert parts == whole, words
 

@@ -65,16 +65,15 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
     reg = plan.minimum
     if reg is None:
         return []
-    starts = segment_starts(words)
-    if starts is not None:
+    spans = segment_spans(words)
+    if spans is not None:
         token = plan.cli.memoised(("flag:plan", plan_key(plan, reg)), object)
-        ends = [*starts[1:], len(words)]
         verdicts = [_verdict(tuple(words[start:end]), frozenset(
             i - start for i in expansions if start <= i < end), plan, token)
-            for start, end in zip(starts, ends, strict=True)]
+            for start, end in spans]
         if _segments_decide(verdicts):
             out: list[FlagIssue] = []
-            for start, verdict in zip(starts, verdicts, strict=True):
+            for (start, _end), verdict in zip(spans, verdicts, strict=True):
                 out += verdict.issues if not start else [
                     replace(i, index=i.index + start) for i in verdict.issues]
             return out
@@ -97,6 +96,14 @@ def segment_starts(words: Sequence[str]) -> list[int] | None:
         if single and "." in word and "=" not in word:
             return None
     return starts
+
+
+def segment_spans(words: Sequence[str]) -> list[tuple[int, int]] | None:
+    """``(start, end)`` of each segment of ``words`` (:func:`segment_starts`; ``None``
+    where it gives ``None``)."""
+    starts = segment_starts(words)
+    return None if starts is None else list(zip(starts, [*starts[1:], len(words)],
+                                                strict=True))
 
 
 def _segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:

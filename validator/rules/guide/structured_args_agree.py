@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from validator.analysis import arg_layers, cli_plan, flag_engine
-from validator.analysis.flag_segments import segment_starts
+from validator.analysis.flag_segments import segment_spans
 from validator.analysis.guide_sections import SectionSearch
 from validator.analysis.recipe_data import as_dict, get
 from validator.analysis.release_range import parse_at
@@ -193,13 +193,12 @@ class _RenderedValues:
                     ) -> list[tuple[str, str, int]]:
         """(destination, value, index) of each option of :data:`KEY_DESTS` with a value in
         ``args`` parsed at ``registry``: from its segments, each parsed once
-        (:func:`~validator.analysis.flag_segments.segment_starts`), else from the whole
+        (:func:`~validator.analysis.flag_segments.segment_spans`), else from the whole
         list."""
-        starts = segment_starts(args)
-        if starts is None:
+        spans = segment_spans(args)
+        if spans is None:
             return _key_options(parse_at(self.cli, args, registry))
-        ends = [*starts[1:], len(args)]
-        return [(dest, value, start + index) for start, end in zip(starts, ends, strict=True)
+        return [(dest, value, start + index) for start, end in spans
                 for dest, value, index in self._segment_values(args[start:end], registry)]
 
     def _segment_values(self, segment: tuple[str, ...], registry: CliRegistry
