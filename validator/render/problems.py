@@ -354,12 +354,13 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                 f"`-e {key}={text}`", origin.document if origin else docs.recipe,
                 origin.pointer if origin else ""))
     if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
-        out.append(_kv_store_as_strategy(config.label(), config.strategy, docs))
+        label = label or config.label()
+        out.append(_kv_store_as_strategy(label, config.strategy, docs))
     if site.get("docker_image") is None:
         out.append(RenderProblem(
             "no-docker-image", "warning",
-            f"{config.label()}: the site has no Docker image for this hardware (it renders "
-            "`undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
+            f"{label or config.label()}: the site has no Docker image for this hardware (it "
+            "renders `undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
     return _unique(out)
 
 
