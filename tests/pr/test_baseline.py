@@ -18,6 +18,7 @@ from validator.context_findings import SELECTORS
 from validator.findings import Finding, Severity
 from validator.identity import Identity, identity
 from validator.load import load_yaml
+from validator.pr.baseline import minimum_lowered
 
 from .conftest import git, sarif_errors
 
@@ -61,17 +62,18 @@ def units(items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
 
 
 def check_units(root: Path, paths: list[str], capsys: pytest.CaptureFixture[str]
-                ) -> dict[str, Counter[Identity]]:
+                ) -> tuple[dict[str, Counter[Identity]], dict[str, Any]]:
     """Finding identities per path of plain ``recipe-check check`` on a tree on disk
     (every rendered command checked, as ``pr`` checks both revisions), counted as ``pr``
-    compares them (:func:`units`)."""
+    compares them (:func:`units`), and the run's install ranges per path."""
     present = [p for p in paths if (root / p).is_file()]
     if not present:
-        return {}
+        return {}, {}
     main(["check", "--format", "json", "--root", str(root),
           *(str(root / p) for p in present)])
     data = json.loads(capsys.readouterr().out)
-    return {d["path"]: units(d["findings"], root / d["path"]) for d in data["documents"]}
+    return ({d["path"]: units(d["findings"], root / d["path"]) for d in data["documents"]},
+            data["context"].get("install_ranges") or {})
 
 
 def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
@@ -81,10 +83,14 @@ def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str]
     return code, json.loads(capsys.readouterr().out)
 
 
-def _context_caused(finding: dict[str, Any], path: str, changed: set[str]) -> bool:
+def _context_caused(finding: dict[str, Any], path: str, changed: set[str],
+                    lowered: bool) -> bool:
     """Whether ``pr`` counts ``finding`` of ``path`` as caused by an unchanged context file
     (:func:`validator.pr.baseline.context_caused`): on a line selecting one or on the whole
-    recipe, every related location in such a file."""
+    recipe, every related location in such a file -- but not a finding about the recipe's
+    minimum when the change ``lowered`` one (:func:`validator.pr.baseline.minimum_lowered`)."""
+    if lowered and "but the recipe's minimum is" in finding["message"]:
+        return False
     if finding["pointer"] and not finding["pointer"].startswith(SELECTORS):
         return False
     others = [r["path"] for r in finding.get("related", []) if r.get("path", path) != path]
@@ -121,8 +127,8 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
     base_tree = tmp_path / f"base-{mb}"
     if not base_tree.is_dir():
         export(repo, mb, base_tree)
-    at_head = check_units(head_tree, recipes, capsys)
-    at_base = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
+    at_head, head_ranges = check_units(head_tree, recipes, capsys)
+    at_base, base_ranges = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
     for doc in data["documents"]:
         path = doc["path"]
         if path not in recipes:
@@ -137,7 +143,9 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
         where = f"PR {number} {path}"
         found = doc["findings"]
         # a context file the change leaves alone causes it: existing, whatever the base
-        caused = units([f for f in found if _context_caused(f, path, changed)],
+        lowered = minimum_lowered(head_ranges.get(path),
+                                  base_ranges.get(renamed.get(path, path)))
+        caused = units([f for f in found if _context_caused(f, path, changed, lowered)],
                        head_tree / path)
         added = head_keys - base_keys
         assert keys("new", found, head_tree / path) == added - caused, where

@@ -14,7 +14,7 @@ import pytest
 
 from validator.cli import main
 from validator.findings import Finding, Related, Severity
-from validator.pr.baseline import context_caused
+from validator.pr.baseline import context_caused, minimum_lowered
 
 from .conftest import commit_all, git
 
@@ -177,3 +177,59 @@ def test_another_copy_of_a_token_above_the_minimum_is_the_old_defect(
     commit_all(example_repo, "a block with another flag above the minimum")
     code, data = pr(example_repo, capsys)
     assert new_guide_findings(data) == [("GUIDE004", "--attention-backend")] and code == 1
+
+
+def set_chat_minimum(repo: Path, version: str) -> None:
+    file = repo / CHAT
+    text = file.read_text(encoding="utf-8")
+    old = text.split('min_vllm_version: "', 1)[1].split('"', 1)[0]
+    file.write_text(text.replace(f'min_vllm_version: "{old}"', f'min_vllm_version: "{version}"'),
+                    encoding="utf-8")
+
+
+def test_lowering_the_recipe_minimum_below_an_unchanged_strategy_flag_is_new(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The strategy's 0.17 flag is fine for the chat recipe at the base (minimum 0.17.0);
+    the change lowers the recipe's minimum back to 0.12.0 and leaves the strategy alone:
+    the recipe's change made the pair fail, so the FLAG002 on the recipe is new."""
+    set_strategy_args(example_repo)
+    set_chat_minimum(example_repo, "0.17.0")
+    commit_all(example_repo, "strategy with a 0.17 flag, recipe from 0.17")
+    git(example_repo, "branch", "base")
+    set_chat_minimum(example_repo, "0.12.0")
+    commit_all(example_repo, "the recipe's minimum lowered")
+    code, data = pr(example_repo, capsys)
+    assert strategy_states(data) == [(CHAT, "FLAG002", "new")]
+    assert code == 1
+
+
+def test_raising_the_recipe_minimum_keeps_an_unchanged_strategy_defect_existing(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A change that raises the minimum (still below the flag's release) lowers nothing:
+    the strategy's defect stays the strategy's."""
+    set_strategy_args(example_repo)
+    commit_all(example_repo, "strategy with a 0.17 flag")
+    git(example_repo, "branch", "base")
+    set_chat_minimum(example_repo, "0.13.0")
+    commit_all(example_repo, "the recipe's minimum raised")
+    code, data = pr(example_repo, capsys)
+    assert strategy_states(data) == [(CHAT, "FLAG002", "unchanged")]
+    assert code == 0
+
+
+@pytest.mark.parametrize(("head", "base", "lowered"), [
+    ([("0.12.0", None)], [("0.17.0", None)], True),
+    ([("0.17.0", None)], [("0.12.0", None)], False),
+    ([("0.17.0", None), ("0.12.0", "v2")], [("0.17.0", None)], True),
+    ([("0.17.0", "v2")], [("0.12.0", None), ("0.17.0", "v2")], False),
+    ([("nightly", None)], [("0.17.0", None)], False),
+    ([("0.12.0", None)], None, False),
+    ([("0.12.0", None)], [("nightly", None)], False),
+])
+def test_minimum_lowered_compares_each_configuration_with_its_base(
+        head: list[tuple[str, str | None]], base: list[tuple[str, str | None]] | None,
+        lowered: bool) -> None:
+    def ranges(items: list[tuple[str, str | None]] | None) -> list[dict[str, Any]] | None:
+        return None if items is None else [
+            {"variant": v, "strategy": None, "min_vllm_version": m} for m, v in items]
+    assert minimum_lowered(ranges(head), ranges(base)) is lowered
