@@ -6,13 +6,15 @@ the ``# warning:`` lines of ``render`` and the catalogue).
 every :class:`Hazard`: a command substitution (``$(...)``, a backquote, ``<(...)``), an
 arithmetic expansion, a control operator (``;``, ``&``, ``&&``, ``|``, ``||``), a
 redirection (``<``, ``>``, ``>>``, ``2>``, ``&>``, ``<<``), a subshell parenthesis, a line
-break that starts another command, a ``#`` that drops the rest, a quote left open, a
-history expansion (``!-2``, ``!!``: an interactive bash, where users paste, puts an
-earlier command there), and a parameter expansion with an operator (``${X:-...}``). A
-backslash-newline continuation, quoted text and a plain ``$NAME`` / ``${NAME}`` (which the
-site prints itself: ``$HEAD_IP``) are no hazard. :func:`word_hazards` adds what matters
-for one value printed as (part of) one word: a split at blanks, quotes / backslashes /
-braces / globs / ``~`` bash changes (:func:`validator.analysis.shell_words.read_item`), and
+break or a carriage return (Enter, once pasted) that starts another command, a control
+character a terminal takes as a key (Ctrl-U, Escape ...), a ``#`` that drops the rest, a
+quote left open, a history expansion (``!-2``, ``!!``: an interactive bash, where users
+paste, puts an earlier command there), and a parameter expansion with an operator
+(``${X:-...}``). A backslash-newline continuation, quoted text and a plain ``$NAME`` /
+``${NAME}`` (which the site prints itself: ``$HEAD_IP``) are no hazard.
+:func:`word_hazards` adds what matters for one value printed as (part of) one word: a
+split at blanks, quotes / backslashes / braces / globs / ``~`` bash changes
+(:func:`validator.analysis.shell_words.read_item`), and
 -- where a literal is expected -- any parameter expansion. Nothing is ever run.
 """
 
@@ -85,7 +87,7 @@ class _Scan:
             if self.text.startswith("\\\n", end):
                 end += 2
                 continue
-            if self.text[end] in ";&|\n":
+            if self.text[end] in ";&|\n\r":
                 break
             end += 1
         return self.text[start:end]
@@ -118,8 +120,14 @@ def _step(scan: _Scan, i: int) -> int:
     if ch in " \t":
         scan.in_word = False
         return i + 1
-    if ch == "\n":
+    if ch in "\n\r":  # pasted into a terminal, a carriage return is Enter too
         return _line_break(scan, i)
+    if ch in _CONTROL_KEYS:
+        scan.add("control character", f"U+{ord(ch):04X}", "a terminal reads it as a key "
+                 "(Ctrl-" + chr(ord(ch) ^ 0x40) + ") when the command is pasted, not as "
+                 "text of the command")
+        scan.started = scan.in_word = True
+        return i + 1
     if ch == "#" and not scan.in_word:
         end = text.find("\n", i)
         end = len(text) if end < 0 else end
@@ -147,6 +155,11 @@ def _step(scan: _Scan, i: int) -> int:
     return _operator(scan, i)
 
 
+_CONTROL_KEYS = frozenset(map(chr, [*range(0x20), 0x7F])) - set("\t\n\r")
+"""C0 controls and DEL a terminal takes as keys (Ctrl-C, Ctrl-U, Escape ...); a tab, a
+line break and a carriage return are read above as bash reads them."""
+
+
 def _history(scan: _Scan, i: int) -> None:
     event = re.match(r"![^\s;&|<>()'\"]*", scan.text[i:])
     scan.add("history expansion", event.group() if event else "!", "an interactive bash "
@@ -155,13 +168,18 @@ def _history(scan: _Scan, i: int) -> None:
 
 
 def _line_break(scan: _Scan, i: int) -> int:
+    """A line break, or a carriage return (Enter, once pasted into a terminal)."""
     text = scan.text
-    following = text[i + 1:].lstrip(" \t\n\\")
+    following = text[i + 1:].lstrip(" \t\r\n\\")
     if scan.embedded or (scan.started and following and not following.startswith("#")):
         nxt = scan.rest_of_command(i + 1)
-        scan.add("line break", "\\n", "bash ends the command there and runs " + (
+        ends = "bash ends the command there and runs " + (
             f"the next line ({_code(nxt)})" if nxt.strip() else "what the command prints "
-            "after this value") + " as a command of its own")
+            "after this value") + " as a command of its own"
+        if text[i] == "\r":
+            scan.add("carriage return", "\\r", f"pasted into a terminal it is Enter: {ends}")
+        else:
+            scan.add("line break", "\\n", ends)
     scan.started = scan.in_word = False
     return i + 1
 

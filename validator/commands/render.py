@@ -208,7 +208,8 @@ def _print_renderings(args: argparse.Namespace,
     if shown != text:
         print("recipe-check: note: the commands above hold control or invisible "
               "characters (bidi controls, zero-width spaces ...: YAML010 of `recipe-check "
-              "check`), printed escaped as \\uXXXX so that none is hidden; copied as "
+              "check`; a carriage return or a control key in an unquoted value: its "
+              "REF018), printed escaped as \\uXXXX so that none is hidden; copied as "
               "printed they are not what the recipe says (--format json keeps the true "
               "strings)", file=sys.stderr)
 

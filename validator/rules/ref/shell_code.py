@@ -416,18 +416,18 @@ _HINT = ("write a plain value: the site does not quote this text, so bash reads 
 def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A value the site prints unquoted into the ``vllm serve`` or ``docker run`` command
     users copy holds shell syntax: bash runs a command substitution (``$(...)``, a
-    backquote), ends the command at a control operator (``;``, ``&``, ``&&``, ``|``) or a
-    line break and runs what follows, redirects into a file, opens a subshell, drops the
-    rest at a ``#``, reads on past a quote left open, splits an env entry into several
-    words, changes the text (quotes, braces, globs), or -- in a model id, an image or an
-    env name -- expands a parameter. The site quotes only a flag's value; the model id,
-    the image, argument items no flag takes and each ``-e KEY=VALUE`` of ``docker run``
-    are printed as written (a plain ``$NAME`` env value, as the site's own ``$HEAD_IP``,
-    is meant to expand and is not reported). An env name the shell or the dynamic loader
-    acts on (``PROMPT_COMMAND``, ``BASH_ENV``, ``LD_PRELOAD``, ``PATH``, ``IFS``,
-    ``PS1``, ``BASH_FUNC_*`` ...) is reported too: ``export NAME=...`` changes the user's
-    own shell.
-
+    backquote), ends the command at a control operator (``;``, ``&``, ``&&``, ``|``), a
+    line break or a carriage return (Enter, once pasted into a terminal) and runs what
+    follows, takes a control character as a key (Ctrl-U erases the line), redirects into a
+    file, opens a subshell, drops the rest at a ``#``, reads on past a quote left open,
+    splits an env entry into several words, changes the text (quotes, braces, globs), or
+    -- in a model id, an image or an env name -- expands a parameter. The site quotes only
+    a flag's value; the model id, the image, argument items no flag takes and each ``-e
+    KEY=VALUE`` of ``docker run`` are printed as written (a plain ``$NAME`` env value, as
+    the site's own ``$HEAD_IP``, is meant to expand and is not reported). An env name the
+    shell or the dynamic loader acts on (``PROMPT_COMMAND``, ``BASH_ENV``, ``LD_PRELOAD``,
+    ``PATH``, ``IFS``, ``PS1``, ``BASH_FUNC_*`` ...) is reported too: ``export NAME=...``
+    changes the user's own shell.
     Failing::
 
         model:
