@@ -115,6 +115,26 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of the regular file ``path``, opened without following a link and without
+    blocking: a FIFO, a device or a socket in its place is never read (a FIFO would block
+    the run for ever).
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        OSError: a link (``ELOOP``), a folder, FIFO, device or socket (:class:`NotAFileError`),
+            or the file cannot be read.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFileError(errno.EINVAL, f"{path}: not a regular file")
+        return _read_all(fd)
+    finally:
+        os.close(fd)
+
+
 class NotAFileError(OSError):
     """A report or record file names something that is neither a file nor a stream (a
     folder, a socket, a block device); ``strerror`` says which."""

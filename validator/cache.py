@@ -51,7 +51,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from validator.atomic import atomic_write
+from validator.atomic import atomic_write, read_regular_file
 from validator.owned_folder import tag_cache_folder
 from validator.state_json import parse_json
 
@@ -314,10 +314,10 @@ class ResultCache:
             return None
         path = self._path(key)
         try:
-            raw = path.read_bytes()
+            raw = read_regular_file(path)
         except FileNotFoundError:
             return None
-        except OSError:  # a folder in its place, no access
+        except OSError:  # a link, folder or FIFO in its place, no access
             self.corrupt += 1
             return None
         try:
