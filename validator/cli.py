@@ -70,8 +70,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # a write to a closed stdout outside the command (help, usage)
-        print(f"recipe-check: {exc.strerror or exc}", file=sys.stderr)
+        _error(str(exc.strerror or exc))
         return 2
+
+
+def _error(message: str) -> None:
+    """Print ``recipe-check: message`` on stderr, its control characters (a path's ESC or
+    carriage return, from the command line or a file name) escaped as ``\\uXXXX``, so
+    that no path or value can recolour the terminal or fake a line; line breaks of a
+    message of several lines are kept."""
+    from validator.findings import printable
+
+    print(f"recipe-check: {printable(message, keep=chr(10))}", file=sys.stderr)
 
 
 class _ClosedStream(io.TextIOBase):
@@ -151,7 +161,7 @@ def _main(argv: Sequence[str] | None) -> int:
         code: int = module.run(options)
         return code
     except RecipeCheckError as exc:  # every stage's error, converted here and nowhere else
-        print(f"recipe-check: {exc}", file=sys.stderr)
+        _error(str(exc))
         return exc.exit_code
     except KeyboardInterrupt:  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
         print("recipe-check: interrupted", file=sys.stderr)
@@ -160,5 +170,5 @@ def _main(argv: Sequence[str] | None) -> int:
         raise  # handled by main(), quietly
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"recipe-check: {where}{exc.strerror or exc}", file=sys.stderr)
+        _error(f"{where}{exc.strerror or exc}")
         return 2
