@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import replace_once
 from tests.pr.test_platform_ids import _opt_in
 from tests.pr.test_variant_id_collisions import CHAT, MOE, _variant
-from validator import api_claims
+from validator import api_claims, claims_store
 from validator.context import Settings
 from validator.report import get_reporter
 from validator.source.local import local_targets
@@ -152,7 +152,7 @@ def test_an_edited_or_truncated_index_is_recomputed_never_trusted(
 def test_the_index_keeps_at_most_its_bound_then_the_current_trees_ids(
         examples_tree: Path, tmp_path: Path, loads: list[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api_claims, "MAX_LABELS", 3)
+    monkeypatch.setattr(claims_store, "MAX_LABELS", 3)  # the index's own module
     cache = tmp_path / "cache"
     _check(examples_tree, cache)
     _touch(examples_tree / CHAT, "one")

@@ -252,14 +252,17 @@ LAYERS: dict[str, set[str]] = {
     "validator.globs": {"validator.errors"},
     "validator.progress": set(),
     "validator.unit_pool": set(),
+    "validator.settings": set(),
     "validator.cache": {"validator", "validator.atomic", "validator.paths",
-                        "validator.owned_folder", "validator.state_json", "validator.context",
+                        "validator.owned_folder", "validator.state_json", "validator.settings",
                         "validator.rules.metadata"},
+    # REF025's index in the result cache, read without the renderer (a warm history audit)
+    "validator.claims_store": {"validator.cache"},
     "validator.schema": {"validator.findings", "validator.format_history", "validator.load",
                          "validator.paths", "validator.rules.metadata", "validator.rules.schema",
                          "validator.sourcemap"},
     "validator.context": {"validator.load", "validator.source", "validator.findings",
-                          "validator.paths", "validator.rules.metadata",
+                          "validator.paths", "validator.rules.metadata", "validator.settings",
                           "validator.vllm_cli"},  # CliRegistries, for the type of ctx.cli
     "validator.render": {"validator.context", "validator.errors", "validator.findings",
                          "validator.load", "validator.owned_folder", "validator.source",
@@ -276,8 +279,8 @@ LAYERS: dict[str, set[str]] = {
                            "validator.render", "validator.rules.metadata", "validator.sourcemap",
                            "validator.vllm_cli"},
     # REF025's index of the variant ids of a tree's recipes (kept in the result cache)
-    "validator.api_claims": {"validator.analysis", "validator.cache", "validator.context",
-                             "validator.load", "validator.render"},
+    "validator.api_claims": {"validator.analysis", "validator.cache", "validator.claims_store",
+                             "validator.context", "validator.load", "validator.render"},
 }
 CHECK_FAMILY_IMPORTS = {"validator.analysis", "validator.context", "validator.findings",
                         "validator.fix",

@@ -29,7 +29,6 @@ recipe.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
 import unicodedata
@@ -41,7 +40,11 @@ from typing import Any
 import yaml
 
 from validator.analysis.recipe_data import get, items
-from validator.cache import CLAIMS, ResultCache, code_digest
+from validator.claims_store import FOLDER as FOLDER  # re-exported
+from validator.claims_store import FORMAT as FORMAT
+from validator.claims_store import MAX_LABELS as MAX_LABELS
+from validator.claims_store import ClaimsStore as ClaimsStore
+from validator.claims_store import VariantIds as VariantIds
 from validator.context import Context, UndeclaredRead
 from validator.load import DEFAULT_MAX_BYTES, decode_text, load_yaml
 from validator.load.lines import LIBYAML_ONLY_BREAKS
@@ -49,16 +52,6 @@ from validator.render.api import hf_id_of
 from validator.render.api_paths import path_key, promoted_id
 from validator.render.cache import kept_recent
 
-VariantIds = list[tuple[str, str]]
-"""``(variant key, model_id)`` of each variant a recipe promotes to files of its own."""
-
-FOLDER = CLAIMS
-"""Sub-folder of the cache folder (``--cache-dir``) that holds the index."""
-FORMAT = 2
-"""Version of the index's key and values (2: labels by path and git blob id)."""
-MAX_LABELS = 16384
-"""Recipe contents the index keeps (the corpus has 173 recipes; its history of every
-ref, about 2,000 recipe blobs)."""
 _STORE = "api_claims:store"
 """The :meth:`Context.memoised` key of the context's store."""
 
@@ -99,52 +92,6 @@ def _read_ids(raw: bytes, path: str) -> VariantIds:
     except Exception:  # that recipe's own findings say why it cannot be read
         return []
     return variant_ids(loaded.data if loaded.ok else None, path)
-
-
-class ClaimsStore:
-    """The persistent index of variant ids (see the module docstring).
-
-    Args:
-        store: the cache entries' store (its folder is ``<cache folder>/claims``).
-    """
-
-    def __init__(self, store: ResultCache) -> None:
-        self.store = store
-        self.key = hashlib.sha256(f"{FORMAT}\0{code_digest()}\0claims".encode()).hexdigest()
-        self.hits = 0
-        self.misses = 0
-
-    @classmethod
-    def under(cls, root: Path) -> ClaimsStore:
-        """The index of the cache folder ``root`` (``--cache-dir``)."""
-        return cls(ResultCache(root / FOLDER, owner=root))
-
-    @staticmethod
-    def label(path: str, oid: str) -> str:
-        """The label of one recipe content: its path and git blob id."""
-        return f"{path}\0{oid}"
-
-    def read(self) -> dict[str, VariantIds]:
-        """Every valid label of the index (none when absent, damaged or unreadable)."""
-        try:
-            found = self.store.get(self.key)
-        except OSError:
-            return {}
-        return {label: [(k, m) for k, m in value] for label, value in found.items()
-                if isinstance(value, list) and all(
-                    isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
-                    and isinstance(pair[1], str) for pair in value)}
-
-    def write(self, new: dict[str, VariantIds], seen: dict[str, VariantIds],
-              kept: int) -> None:
-        """Add the ``new`` labels (``kept``: how many the index holds); past
-        :data:`MAX_LABELS`, keep those ``seen`` in this run only."""
-        replace = kept + len(new) > MAX_LABELS
-        labels = seen if replace else new
-        # a read-only or full disk: the ids are computed again next time
-        with contextlib.suppress(OSError):
-            self.store.put(self.key, {k: [list(p) for p in v] for k, v in labels.items()},
-                           replace=replace)
 
 
 def attach_store(ctx: Context, root: Path) -> None:

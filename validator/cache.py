@@ -56,8 +56,8 @@ from validator.owned_folder import tag_cache_folder
 from validator.state_json import parse_json
 
 if TYPE_CHECKING:
-    from validator.context import Settings
     from validator.rules.metadata import Rule
+    from validator.settings import Settings
 
 FORMAT = 3
 SECRET_NAME = ".secret"
@@ -117,14 +117,29 @@ def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
     return h.hexdigest()
 
 
+_CODE_DIGEST: list[str] = []
+""":func:`code_digest` once known in this process (computed, or read back from a cache
+entry under the package's tool stamp: :func:`remember_code_digest`)."""
+
+
 def code_digest() -> str:
     """Hex SHA-256 of the version, the package's deciding source and its schemas (what
     :func:`checks_digest` hashes, less the settings, the rules and the vendored CLI
     data): what reads a recipe's data the same way under any settings (REF025's index of
-    variant ids, :mod:`validator.api_claims`) is keyed on it."""
+    variant ids, :mod:`validator.api_claims`) is keyed on it. Computed once per process."""
     from validator import __version__
 
-    return hashlib.sha256(f"{__version__}\n".encode() + _code_text(None)).hexdigest()
+    if not _CODE_DIGEST:
+        _CODE_DIGEST.append(
+            hashlib.sha256(f"{__version__}\n".encode() + _code_text(None)).hexdigest())
+    return _CODE_DIGEST[0]
+
+
+def remember_code_digest(digest: str) -> None:
+    """Take ``digest`` as :func:`code_digest` for the rest of the process: the history
+    audit reads it back from its cache under the package's tool stamp
+    (:mod:`validator.history.tool`), so its warm run hashes no source file."""
+    _CODE_DIGEST[:] = [digest]
 
 
 def _code_text(vendored: str | None) -> bytes:

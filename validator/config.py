@@ -149,8 +149,7 @@ def _selectors(values: Iterable[Any], where: str, text: str | None) -> list[str]
     """The selectors ``values`` name, each once, in order (so that a long list repeating
     ids costs what its distinct ids cost)."""
     out: dict[str, None] = {}
-    ids = known_ids()
-    valid = {sel for rule_id in ids for sel in _prefixes(rule_id)}
+    valid: set[str] = set()  # the rules are imported only to judge a selector
     for value in values:
         if not isinstance(value, str):
             raise ConfigError(where, _line_of(text, repr(value)), f"{value!r} is not a string "
@@ -160,6 +159,8 @@ def _selectors(values: Iterable[Any], where: str, text: str | None) -> list[str]
             raise ConfigError(where, _line_of(text, value), "an empty rule id (an "
                               "empty value or a stray comma): name rule ids or families "
                               "(see 'recipe-check rules')")
+        if sel != "ALL" and not valid:
+            valid = {p for rule_id in known_ids() for p in _prefixes(rule_id)}
         if sel != "ALL" and sel not in valid:
             raise ConfigError(where, _line_of(text, value),
                               f"unknown rule or family {value!r} (see 'recipe-check rules')")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
@@ -18,6 +17,7 @@ from typing import Any, NoReturn, TypeVar, cast
 from validator.load import LoadedDocument, load_yaml
 from validator.load.jsstring import js_str
 from validator.rules.metadata import TREE_PARTS, Reads
+from validator.settings import Settings as Settings  # re-exported
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
 from validator.source.roots import PLATFORMS
 from validator.source.tree import LocalTree, RecipeTree
@@ -30,34 +30,6 @@ __all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context
 
 KV_STORE = "kv_store"
 MODELS = "models"
-
-
-@dataclass
-class Settings:
-    """Run-wide options the checks and data loaders honour.
-
-    Attributes:
-        strict: warnings count as errors.
-        offline: never touch the network (release list, fetches come from snapshots).
-        vendored_dir: folder of vendored, digest-pinned data (default: the project's
-            ``snapshots/``): the vLLM release list and, in its ``vllm-cli/``, the CLI
-            registries the rules read (:class:`validator.vllm_cli.data_source.CliRegistries`).
-        max_bytes: size limit for any YAML file read, in bytes.
-        online_releases: fetch the vLLM release list from PyPI instead of the vendored
-            snapshot (see :mod:`validator.releases`); off by default.
-        as_of: judge with the vLLM releases published by that date (``--as-of``).
-        vllm: check every install range against this one vendored release (``--vllm``).
-        rendered: also check every command the recipes site renders (``--rendered``).
-    """
-
-    strict: bool = False
-    offline: bool = False
-    vendored_dir: Path | None = None
-    max_bytes: int = 2 * 1024 * 1024
-    online_releases: bool = False
-    as_of: date | None = None
-    vllm: str | None = None
-    rendered: bool = False
 
 
 class UndeclaredRead(Exception):

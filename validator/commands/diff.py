@@ -21,13 +21,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from validator.commands.check import (
-    collect_targets,
-    refuse_overwriting,
-    target_inputs,
-    work_tree_inputs,
-)
+from validator.commands.check import collect_targets
 from validator.commands.options import add_output_arguments, chosen_format, write_outputs
+from validator.commands.output_guard import refuse_overwriting, target_inputs, work_tree_inputs
 from validator.context import build_context
 from validator.errors import UsageError
 from validator.findings import printable

@@ -23,7 +23,6 @@ from typing import TextIO
 
 from validator import __version__
 from validator.cache import HISTORY_PART
-from validator.commands.check import refuse_overwriting, work_tree_inputs
 from validator.commands.options import (
     DEFAULT_MAX_BYTES,
     add_output_arguments,
@@ -33,20 +32,16 @@ from validator.commands.options import (
     positive_int,
     write_outputs,
 )
-from validator.context import Settings
+from validator.commands.output_guard import refuse_overwriting, work_tree_inputs
 from validator.errors import UsageError
 from validator.findings import Finding, Severity
-from validator.history.audit import (
-    AuditOptions,
-    AuditResult,
-    Change,
-    default_jobs,
-    run_audit,
-)
+from validator.history.audit import AuditOptions, AuditResult, Change, run_audit
 from validator.policy import Policy
 from validator.progress import Progress, display_of
+from validator.settings import Settings
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.source.tree import LocalTree
+from validator.unit_pool import default_jobs
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -152,7 +147,13 @@ def repository_path(arg: str, repo: Path) -> str:
 
 def apply_policy(result: AuditResult, policy: Policy) -> None:
     """Drop the changes of rules the configuration deselects or ignores for their path,
-    and apply its severities (inline suppression comments are not applied to history)."""
+    and apply its severities (inline suppression comments are not applied to history).
+    A configuration that selects every rule, ignores none and sets no severity changes
+    nothing: the changes are left as they are."""
+    config = policy.config
+    if (config.select is None or "ALL" in config.select) and not config.ignore \
+            and not config.per_file_ignores and not config.severity:
+        return
     def keep(changes: list[Change]) -> list[Change]:
         out = []
         for ch in changes:

@@ -34,9 +34,9 @@ from typing import TextIO
 
 from validator.atomic import output_problem, write_output
 from validator.config import Config, find_config, known_ids, load_config_file
-from validator.context import Settings
 from validator.errors import UsageError
 from validator.policy import Policy
+from validator.settings import Settings
 from validator.source.tree import LocalTree
 
 FILE_FORMATS = ("json", "sarif", "markdown")
@@ -285,6 +285,8 @@ def local_rule_config(args: argparse.Namespace, tree: LocalTree) -> Config:
 def _warn_if_no_rule_runs(args: argparse.Namespace, config: Config) -> None:
     """A selection that leaves no rule passes every file: say so on stderr, once a run
     (``args`` is the run's; commands read the configuration more than once)."""
+    if not config.ignore and (config.select is None or "ALL" in config.select):
+        return  # every rule is selected (known without importing the rules)
     policy = Policy(config)
     warned: set[str] = vars(args).setdefault("_warned_no_rule", set())
     where = config.source or "the command line"

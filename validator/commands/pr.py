@@ -30,11 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from validator.checker import RunResult
-from validator.commands.check import (
-    refuse_overwriting,
-    release_list_context,
-    work_tree_inputs,
-)
+from validator.commands.check import release_list_context
 from validator.commands.options import (
     add_output_arguments,
     add_rule_arguments,
@@ -44,6 +40,7 @@ from validator.commands.options import (
     settings_from,
     write_outputs,
 )
+from validator.commands.output_guard import refuse_overwriting, work_tree_inputs
 from validator.config import Config
 from validator.findings import printable
 from validator.pr.event import read_event

@@ -12,8 +12,10 @@ How it works:
    declared inputs (:mod:`validator.history.keys`), in the
    :class:`~validator.cache.ResultCache` under the same tool digest
    (:func:`~validator.history.keys.tool_digest`: version, rule set, the package's own
-   source and schemas, and the settings). What is missing is checked in worker processes
-   (:mod:`validator.history.worker`), one task per blob.
+   source and schemas, and the settings; with the groups, read back from the cache under
+   the package's tool stamp when it is unchanged, :mod:`validator.history.tool`, so a
+   warm run imports no rule). What is missing is checked in worker processes
+   (:mod:`validator.history.worker`, imported only then), one task per blob.
 3. Per revision, the findings of each recipe are compared with those at its first
    parent, keyed by ``(rule, pointer, normalised message)`` (not by line, so that an edit
    above a finding does not report it as fixed and introduced again). A change of a rule
@@ -32,12 +34,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from validator.api_claims import ClaimsStore
-from validator.cache import FindingRow, ResultCache
-from validator.context import Settings
+from validator.cache import RUNS, FindingRow, ResultCache
 from validator.findings import finding_key
+from validator.history.findings_at import FindingsAt
 from validator.history.gitdata import CommitInfo, GitObjects, ensure_repository, resolve, rev_list
 from validator.history.keys import (
     RELEASE_PARTS,
@@ -49,8 +50,13 @@ from validator.history.keys import (
     tool_digest,
 )
 from validator.history.revisions import CommitTree, Progress, Snapshot, State, Walk, walk
-from validator.history.worker import Task, default_jobs, execute
+from validator.history.tool import tool_facts
+from validator.settings import Settings
 from validator.source.tree import SourceError
+from validator.unit_pool import default_jobs
+
+if TYPE_CHECKING:
+    from validator.history.worker import Task
 
 RELEASED = "vLLM release"
 """:attr:`Change.note` of a change with the same recipe bytes as the parent, whose rule's
@@ -186,8 +192,6 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
         OSError: the cache folder cannot be written.
     """
     settings = options.settings
-    tool = tool_digest(settings)
-    groups = _groups()
     mode = "all refs" if options.all_refs else f"first-parent {options.rev}"
     result = AuditResult(mode)
     ensure_repository(options.repo)
@@ -198,9 +202,17 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
                          all_refs=options.all_refs)
     cache = ResultCache(options.cache_dir,
                         owner=options.cache_dir and options.cache_dir.parent, fast=True)
-    claims = None if options.cache_dir is None else ClaimsStore.under(options.cache_dir.parent)
+    claims = stamps = None
+    if options.cache_dir is not None:
+        from validator.claims_store import ClaimsStore
+
+        claims = ClaimsStore.under(options.cache_dir.parent)
+        # beside the tool stamp check's whole-run cache keeps (validator.run_cache)
+        stamps = ResultCache(options.cache_dir.parent / RUNS, owner=options.cache_dir.parent)
+    facts = tool_facts(settings, stamps)
+    groups = facts.groups
     with GitObjects(options.repo) as objects:
-        walked = walk(objects, revisions, groups, lambda p: _selected(p, options), tool,
+        walked = walk(objects, revisions, groups, lambda p: _selected(p, options), facts.digest,
                       settings, at_commit_date=options.at_commit_date, progress=progress,
                       claims_store=claims)
     result.recipes = len({p for s in walked.snapshots.values() for p in s.recipes})
@@ -208,11 +220,14 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     tasks = _tasks(walked, results, result)
     result.corrupt = cache.corrupt
     result.cache_notes = list(cache.notes)
-    for key, rows, errors in execute(tasks, options.repo, walked.states, settings,
-                                     options.cache_dir, options.jobs, progress):
-        results[key].update(rows)
-        result.internal_errors += errors
-    _report(result, revisions, walked, results)
+    if tasks:  # the worker, the checker and the rules are imported only to check
+        from validator.history.worker import execute
+
+        for key, rows, errors in execute(tasks, options.repo, walked.states, settings,
+                                         options.cache_dir, options.jobs, progress):
+            results[key].update(rows)
+            result.internal_errors += errors
+    _report(result, revisions, walked, results, groups)
     return result
 
 
@@ -295,57 +310,55 @@ def _released(rule: str, before: State, after: State, by_rule: dict[str, RuleGro
 
 
 def _report(result: AuditResult, revisions: list[str], walked: Walk,
-            results: dict[str, dict[str, Any]]) -> None:
-    # a blob's findings at a state are those of its labels there: one list per blob and
-    # distinct labels, shared by every state that has them (and compared by identity)
-    inputs = {s: (state.stage, tuple(state.labels.values()))
-              for s, state in walked.states.items()}
-    memo: dict[tuple[str, tuple[str, tuple[str, ...]]], list[FindingRow]] = {}
+            results: dict[str, dict[str, Any]], groups: tuple[RuleGroup, ...]) -> None:
+    found = FindingsAt(results, walked.refused, walked.states)
     keys: dict[FindingRow, tuple[str, str, str]] = {}
-    by_rule = {r.id: g for g in _groups() for r in g.rules}
-
-    def rows(snap: Snapshot, path: str) -> list[FindingRow]:
-        key = (snap.recipes[path], inputs[snap.state])
-        found = memo.get(key)
-        if found is None and key[0] in walked.refused:
-            found = memo[key] = [walked.refused[key[0]]]
-        elif found is None:
-            stage, labels = key[1]
-            found = memo[key] = lookup(results.get(key[0], {}), labels, stage) or []
-        return found
-
+    by_rule = {i: g for g in groups for i in g.ids}
     for rev in revisions:
         snap = walked.snapshots[rev]
         state = walked.states[snap.state]
         parent_id = snap.commit.parents[0] if snap.commit.parents else None
         parent = walked.snapshots.get(parent_id) if parent_id else None
         report = RevisionReport(snap.commit, parent_id, window=state.window)
+        result.revisions.append(report)
+        if parent is not None and parent.state == snap.state and parent.recipes is snap.recipes:
+            continue  # the same recipes in the same state: nothing changed
         old_paths = parent.recipes if parent else {}
+        kept = found.same_paths(old_paths, snap.recipes, parent.state, snap.state) \
+            if parent is not None else set()
         for path in sorted(set(old_paths) | set(snap.recipes)):
             if path not in snap.recipes:
                 assert parent is not None
-                report.fixed += [Change(path, r, "file removed") for r in rows(parent, path)]
+                report.fixed += [Change(path, r, "file removed")
+                                 for r in found.at(old_paths[path], parent.state)]
             elif path not in old_paths or parent is None:
                 report.introduced += [Change(path, r, "file added")
-                                      for r in rows(snap, path)]
-            elif parent.state == snap.state and old_paths[path] == snap.recipes[path]:
+                                      for r in found.at(snap.recipes[path], snap.state)]
+            elif path in kept:
                 continue
             else:
-                before, after = rows(parent, path), rows(snap, path)
-                if before is after or before == after:
-                    continue
-                gained, lost = _compare(before, after, keys)
-                rotted = (set() if old_paths[path] != snap.recipes[path] else
-                          {r[0] for r in gained + lost
-                           if _released(r[0], walked.states[parent.state], state, by_rule)})
-                report.introduced += [Change(path, r, RELEASED if r[0] in rotted else "")
-                                      for r in gained]
-                report.fixed += [Change(path, r, RELEASED if r[0] in rotted else "")
-                                 for r in lost]
-        result.revisions.append(report)
+                _changed(report, path, (parent, snap), found, keys,
+                         (walked.states[parent.state], state, by_rule))
     if revisions:
         last = walked.snapshots[revisions[-1]]
-        result.tip = Counter(r[0] for p in last.recipes for r in rows(last, p))
+        result.tip = Counter(r[0] for p, blob in last.recipes.items()
+                             for r in found.at(blob, last.state))
+
+
+def _changed(report: RevisionReport, path: str, sides: tuple[Snapshot, Snapshot],
+             found: FindingsAt, keys: dict[FindingRow, tuple[str, str, str]],
+             states: tuple[State, State, dict[str, RuleGroup]]) -> None:
+    """The changes of ``path`` between its findings at the parent and at the revision
+    (``sides``); ``states``: their states and the rule groups by rule id."""
+    parent, snap = sides
+    old, new = parent.recipes[path], snap.recipes[path]
+    before, after = found.at(old, parent.state), found.at(new, snap.state)
+    if before is after or before == after:
+        return
+    gained, lost = _compare(before, after, keys)
+    rotted = set() if old != new else {r[0] for r in gained + lost if _released(r[0], *states)}
+    report.introduced += [Change(path, r, RELEASED if r[0] in rotted else "") for r in gained]
+    report.fixed += [Change(path, r, RELEASED if r[0] in rotted else "") for r in lost]
 
 
 def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
@@ -374,6 +387,8 @@ def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
                 oid = walked.blobs[key][1]
                 if oid not in first:
                     first[oid] = (path, rev, key, snap.state)
+    from validator.history.worker import execute
+
     names = tuple(g.name for g in groups)
     tasks: list[Task] = [(path, oid, key, (state,), ((state, names),))
                          for oid, (path, _rev, key, state) in first.items()]

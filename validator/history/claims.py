@@ -17,7 +17,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 
-from validator.api_claims import ClaimsStore, VariantIds, recipe_variant_ids
+from validator.claims_store import ClaimsStore, VariantIds
 
 
 def claimed_ids(data: bytes, path: str, oid: str | None = None) -> list[tuple[str, str]]:
@@ -25,7 +25,10 @@ def claimed_ids(data: bytes, path: str, oid: str | None = None) -> list[tuple[st
     ``path`` holding ``data`` (``oid``: its git blob id, when known): read through
     REF025's own memo (:func:`validator.api_claims.recipe_variant_ids`, by path and blob
     id), so the audit's workers (this process, or forked from it) do not load the file
-    again for REF025."""
+    again for REF025; imported here, as the first claims are read: a warm audit reads
+    none)."""
+    from validator.api_claims import recipe_variant_ids
+
     return recipe_variant_ids(path, data, oid)
 
 

@@ -29,11 +29,11 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from validator.cache import FindingRow, as_row, checks_digest
-from validator.context import Settings
 from validator.findings import Finding
 from validator.format_history import undone_at
 from validator.history.gitdata import NotFile
 from validator.rules.metadata import Reads, Rule
+from validator.settings import Settings
 from validator.source.tree import SourceError
 
 MODELS = "models/"
@@ -126,10 +126,18 @@ def _did_not_load(entry: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class RuleGroup:
-    """The check rules that declare the same :attr:`reads`."""
+    """The check rules that declare the same :attr:`reads`, by id (:attr:`ids`): a warm
+    audit knows the groups without importing a rule (:mod:`validator.history.tool`)."""
 
     reads: frozenset[Reads]
-    rules: tuple[Rule, ...]
+    ids: tuple[str, ...]
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules of :attr:`ids` (every rule family imported)."""
+        from validator.rule_index import rule_by_id
+
+        return tuple(rule_by_id(i) for i in self.ids)
 
     @cached_property
     def name(self) -> str:
@@ -156,7 +164,7 @@ def rule_groups(rules: Iterable[Rule]) -> tuple[RuleGroup, ...]:
     by: dict[frozenset[Reads], list[Rule]] = {}
     for r in rules:
         by.setdefault(r.reads, []).append(r)
-    groups = (RuleGroup(reads, tuple(rs)) for reads, rs in by.items())
+    groups = (RuleGroup(reads, tuple(r.id for r in rs)) for reads, rs in by.items())
     return tuple(sorted(groups, key=lambda g: g.name))
 
 

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from validator.api_claims import ClaimsStore
 from validator.cache import FindingRow, blob_key
-from validator.context import Settings
+from validator.claims_store import ClaimsStore
 from validator.history.claims import ClaimsIndex
 from validator.history.gitdata import CommitInfo, GitObjects, NotFile
 from validator.history.keys import (
@@ -24,6 +23,7 @@ from validator.history.keys import (
     window_label,
 )
 from validator.rules.metadata import Reads
+from validator.settings import Settings
 from validator.source.provenance import Provenance
 
 Progress = Callable[[str, int], Callable[[int], None]]

@@ -50,14 +50,6 @@ TaskResult = tuple[str, dict[str, Any], list[str]]
 """``(blob key, new cache labels -> values, internal errors)``."""
 
 
-def default_jobs() -> int:
-    """Worker processes to use by default: the CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 class Worker:
     """Per-process state: a git reader, the rule groups, the schema stage, and the
     contexts of recent states (LRU), so rules' per-context caches keep working across

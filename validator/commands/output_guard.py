@@ -1,0 +1,119 @@
+"""The guard of every command that writes reports: no report file may be a file the run
+reads, or another report's file (:func:`refuse_overwriting`), and the files a run reads
+(:func:`root_inputs`, :func:`work_tree_inputs`, :func:`target_inputs`).
+
+Kept apart from :mod:`validator.commands.check` so that a command that only needs the
+guard (``history``, answered from its cache) does not import the checker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from validator.commands.options import FILE_FORMATS, goes_to_stdout, is_stdout, summary_target
+from validator.config import CONFIG_FILES
+from validator.errors import UsageError
+from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY
+from validator.source.tree import LocalTree
+
+if TYPE_CHECKING:
+    from validator.source.local import Target
+
+
+CONTEXT_FOLDERS = (STRATEGIES, "kv_store")
+"""Folders of context documents at a recipes root (strategies, kv-store deployments)."""
+
+
+def root_inputs(root: Path) -> list[Path]:
+    """The files at a recipes root that a run reads besides the recipes: the taxonomy,
+    ``platforms.yaml``, the configuration files and every strategy and kv-store document."""
+    files = [root / TAXONOMY, root / PLATFORMS, *(root / name for name in CONFIG_FILES)]
+    return files + [f for folder in CONTEXT_FOLDERS if (root / folder).is_dir()
+                    for f in (root / folder).iterdir()]
+
+
+def work_tree_inputs(folder: Path, paths: Iterable[str] = ()) -> list[Path]:
+    """The work-tree files of a git repository of recipes whose revisions a run reads
+    (``pr``, ``history``, ``diff REV REV PATH``): :func:`root_inputs`, every recipe below
+    ``models/`` (folder links not entered, as the site's build does not) and ``paths``."""
+    files = root_inputs(folder) + [folder / path for path in paths]
+    for top, dirs, names in os.walk(folder / "models"):  # followlinks=False
+        dirs.sort()
+        files += [Path(top, n) for n in sorted(names) if n.endswith((".yaml", ".yml"))]
+    return files
+
+
+def target_inputs(targets: list[Target]) -> list[Path]:
+    """The files on disk a check of ``targets`` reads: each local target and the
+    taxonomy, strategy, kv-store and configuration files at its recipes root."""
+    files: list[Path] = []
+    for root in dict.fromkeys(t.tree.root for t in targets if isinstance(t.tree, LocalTree)):
+        files += root_inputs(root)
+    files += [t.tree.root / t.path for t in targets if isinstance(t.tree, LocalTree)]
+    return files
+
+
+def _one_output(a: Path, b: Path) -> bool:
+    """Whether writing ``a`` and ``b`` writes one file: the same path once every link is
+    followed (also a link to a file not there yet, or a path through a linked folder), or
+    one existing file (a hard link)."""
+    return os.path.realpath(a) == os.path.realpath(b) or _same_file(a, b)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and a.samefile(b)  # links and hard links too
+    except OSError:
+        return False
+
+
+def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
+                       fmt: str | None = None) -> None:
+    """The one guard of every command writing reports: a report file (``--output``,
+    ``--json/--sarif/--markdown FILE``, the job summary: ``--summary``, or
+    ``$GITHUB_STEP_SUMMARY`` with ``fmt`` ``github``) that is one of ``inputs`` (or
+    ``--config``), through a link or a hard link too, would replace what the run reads
+    by a report; two reports naming one file would keep only the last; two going to
+    standard output (``-``, ``/dev/stdout``, the file it is redirected to) run into
+    each other.
+
+    Raises:
+        UsageError: naming the option and the file (exit 2), before anything is written.
+    """
+    outputs = [(option, path) for option, path in (
+        ("--output", getattr(args, "output", None)),
+        *((f"--{name}", getattr(args, f"{name}_file", None)) for name in FILE_FORMATS),
+        summary_target(args, fmt) or ("--summary", None)) if path is not None]
+    if any(option == "--summary" and is_stdout(path) for option, path in outputs):
+        raise UsageError("--summary -: the job summary is appended to a file; name one "
+                         "(or leave --summary out)")
+    dashes = {option: "-" if is_stdout(path) else str(path) for option, path in outputs
+              if goes_to_stdout(path)}
+    others = [f"{option} {shown}" for option, shown in dashes.items() if option != "--output"]
+    if others and goes_to_stdout(getattr(args, "output", None)):  # the --format report's too
+        first = f"--output {dashes['--output']}" if "--output" in dashes \
+            else "the --format report"
+        raise UsageError(f"{first} and {others[0]} both go to standard output: one report "
+                         "would run into the other (name a file for one of them)")
+    if len(others) > 1:
+        raise UsageError(f"{others[0]} and {others[1]} both go to standard output: one "
+                         "report would run into the other (name a file for one of them)")
+    outputs = [(option, path) for option, path in outputs if option not in dashes]
+    if not outputs:
+        return
+    for i, (option, path) in enumerate(outputs):
+        other = next(((o, p) for o, p in outputs[:i] if _one_output(p, path)), None)
+        if other is not None:
+            raise UsageError(f"{other[0]} {other[1]} and {option} {path} are the same file: "
+                             "one report would overwrite the other (choose two files)")
+    config = getattr(args, "config", None)
+    files = [*inputs, *([config] if config is not None else [])]
+    for option, path in outputs:
+        clash = next((f for f in files if _same_file(path, f)), None)
+        if clash is not None:
+            raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
+                             "the report there would overwrite it (choose another file)")
