@@ -253,9 +253,10 @@ LAYERS: dict[str, set[str]] = {
     "validator.progress": set(),
     "validator.unit_pool": set(),
     "validator.settings": set(),
-    "validator.cache": {"validator", "validator.atomic", "validator.paths",
-                        "validator.owned_folder", "validator.state_json", "validator.settings",
-                        "validator.rules.metadata"},
+    "validator.file_digests": set(),
+    "validator.cache": {"validator", "validator.atomic", "validator.file_digests",
+                        "validator.paths", "validator.owned_folder", "validator.state_json",
+                        "validator.settings", "validator.rules.metadata"},
     # REF025's index in the result cache, read without the renderer (a warm history audit)
     "validator.claims_store": {"validator.cache"},
     "validator.schema": {"validator.findings", "validator.format_history", "validator.load",
