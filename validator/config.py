@@ -384,16 +384,18 @@ def load_config_file(path: Path) -> Config:
     return parse_config(data, str(path)) or Config(source=str(path))
 
 
-def find_config(read: Any, exists: Any, label: str = "") -> Config:
+def find_config(read: Any, exists: Any, label: str = "",
+                names: Sequence[str] = CONFIG_FILES) -> Config:
     """The configuration at a recipes root, read through a tree's ``read``/``exists``
-    (a local checkout or a git revision): the first of :data:`CONFIG_FILES` that exists
-    and holds one, else the default :class:`Config`. ``exists`` should say whether the
+    (a local checkout or a git revision): the first of ``names`` (default
+    :data:`CONFIG_FILES`; ``pr`` passes the one ``--config`` names inside the repository)
+    that exists and holds one, else the default :class:`Config`. ``exists`` should say whether the
     name is taken at all (a folder too): what is there and cannot be read is an error.
 
     Raises:
         ConfigError: the file found is wrong.
     """
-    for name in CONFIG_FILES:
+    for name in names:
         if exists(name):
             where = (f"{label}{name}" if not label or label.endswith((":", "/"))
                      else f"{label}/{name}")

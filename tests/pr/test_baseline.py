@@ -264,7 +264,12 @@ def test_configuration_is_read_at_the_merge_base(scratch_repo: Path,
     assert data["context"]["config"].endswith(":.recipe-check.toml")
     rules = {f["rule"]: f["baseline"] for d in data["documents"] for f in d["findings"]}
     assert rules["REF002"] == "new" and "REF013" not in rules
-    # --config names a file explicitly (here: the head's, as a maintainer may choose)
+    # --config naming the file inside the repository reads it at the merge base too
+    # (the work tree holds the head's); a copy outside the repository is read from disk
     code, data = pr_json(scratch_repo, "base", "work", capsys, "--config",
                          str(scratch_repo / ".recipe-check.toml"))
+    assert code == 1 and data["context"]["config"].endswith(":.recipe-check.toml")
+    outside = scratch_repo.parent / "maintainer.toml"
+    outside.write_bytes((scratch_repo / ".recipe-check.toml").read_bytes())
+    code, data = pr_json(scratch_repo, "base", "work", capsys, "--config", str(outside))
     assert code == 0 and data["summary"]["errors"] == 0

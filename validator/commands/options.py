@@ -244,14 +244,20 @@ def add_rule_arguments(parser: argparse.ArgumentParser, *, fail_on: bool = False
 
 
 def rule_config(args: argparse.Namespace, read: Callable[[str], bytes] | None = None,
-                exists: Callable[[str], bool] | None = None, label: str = "") -> Config:
+                exists: Callable[[str], bool] | None = None, label: str = "",
+                names: Sequence[str] | None = None) -> Config:
     """The run's :class:`Config`: ``--config``, else the file found through ``read`` and
     ``exists`` at the recipes root (when given), with the command-line options applied.
+    With ``names`` (``pr``: ``--config`` names a file inside the repository) the first of
+    them found through ``read`` and ``exists`` is used instead of ``--config``'s file on
+    disk (none found: no configuration file).
 
     Raises:
         ConfigError: the file or an option is wrong (message ``file:line: ...``).
     """
-    if args.config is not None:
+    if names is not None and read is not None and exists is not None:
+        config = find_config(read, exists, label, names)
+    elif args.config is not None:
         config = load_config_file(args.config)
     elif read is not None and exists is not None:
         config = find_config(read, exists, label)

@@ -19,6 +19,7 @@ from validator.config import CONFIG_FILES
 from validator.errors import UsageError
 from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY
 from validator.source.tree import LocalTree
+from validator.work_tree import report_path_problem
 
 if TYPE_CHECKING:
     from validator.source.local import Target
@@ -72,14 +73,17 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
-                       fmt: str | None = None) -> None:
+                       fmt: str | None = None, work_tree: Path | None = None) -> None:
     """The one guard of every command writing reports: a report file (``--output``,
     ``--json/--sarif/--markdown FILE``, the job summary: ``--summary``, or
     ``$GITHUB_STEP_SUMMARY`` with ``fmt`` ``github``) that is one of ``inputs`` (or
     ``--config``), through a link or a hard link too, would replace what the run reads
     by a report; two reports naming one file would keep only the last; two going to
     standard output (``-``, ``/dev/stdout``, the file it is redirected to) run into
-    each other.
+    each other. With ``work_tree`` (``pr``: the repository, in the Action the pull
+    request's checkout), a report path inside it that is, or passes through, a symbolic
+    link there, or resolves outside it, would write where a committed link points
+    (:func:`validator.work_tree.report_path_problem`).
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
@@ -103,8 +107,10 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
         raise UsageError(f"{others[0]} and {others[1]} both go to standard output: one "
                          "report would run into the other (name a file for one of them)")
     outputs = [(option, path) for option, path in outputs if option not in dashes]
-    if not outputs:
-        return
+    problem = next(((o, p, why) for o, p in outputs if work_tree is not None
+                    and (why := report_path_problem(p, work_tree)) is not None), None)
+    if problem is not None:
+        raise UsageError("{} {}: {}".format(*problem))
     for i, (option, path) in enumerate(outputs):
         other = next(((o, p) for o, p in outputs[:i] if _one_output(p, path)), None)
         if other is not None:

@@ -15,7 +15,10 @@ rendered command included; ``--as-written`` checks the argument lists as written
 The same files are checked at the merge base, and each finding is reported as new,
 existing or fixed (:mod:`validator.pr.baseline`); by default only new errors fail
 (``--fail-on all``: every error at the head). The configuration file is read from the
-merge base (``--config FILE`` to name one).
+merge base (``--config FILE`` names another: inside the repository it is read at the merge
+base too, outside it from disk). A report path inside the repository that is or passes
+through a symbolic link there is refused (exit 2): in the Action the work tree is the pull
+request's checkout.
 
 Exit codes: 0 no failing errors, 1 errors that fail under ``--fail-on`` (warnings too with
 ``--strict``), 2 usage, repository or revision problems, or a crashed check.
@@ -49,6 +52,7 @@ from validator.report import REPORTERS, get_reporter
 from validator.report.github import escape_data
 from validator.report.markdown import append_step_summary
 from validator.source.git import GitTree
+from validator.work_tree import repository_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = chosen_format(args, None)
     event = os.environ.get("GITHUB_EVENT_PATH")  # read when no revision is given
     refuse_overwriting(args, [*work_tree_inputs(folder), *([Path(event)] if event else [])],
-                       fmt)
+                       fmt, work_tree=folder)
     config = _config(args, folder, base)
     result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
                     config=config, fail_on=config.fail_on or "new",
@@ -153,15 +157,30 @@ def _wants_summary(args: argparse.Namespace, fmt: str) -> bool:
 
 
 def _config(args: argparse.Namespace, folder: Path, base: str | None) -> Config:
-    """``--config``, else the configuration file at the root of the *base* revision (so
-    that a pull request cannot switch checks off for itself), else the head's when there
-    is no base; with the command-line options applied."""
-    if args.config is not None:
+    """The configuration file at the root of the *base* revision (so that a pull request
+    cannot switch checks off for itself), else the head's when there is no base; with the
+    command-line options applied. ``--config`` names another file: one inside the
+    repository is read at that revision too (in the Action the work tree is the pull
+    request's checkout; not there: no configuration file, said on stderr), one outside
+    it from disk (the maintainer's own)."""
+    inside = None if args.config is None else repository_path(args.config, folder)
+    if args.config is not None and inside is None:
         return rule_config(args)
     repo = open_repository(folder)
     try:
         rev = resolve_revisions(repo, base, args.head or "HEAD")
-        tree = GitTree("", rev.merge_base or rev.head, None, repo, str(folder))
-        return rule_config(args, tree.read, tree.exists, f"{(rev.merge_base or rev.head)[:12]}:")
+        commit = rev.merge_base or rev.head
+        tree = GitTree("", commit, None, repo, str(folder))
+        label = f"{commit[:12]}:"
+        if inside is None:
+            return rule_config(args, tree.read, tree.exists, label)
+        which = "merge base" if rev.merge_base else "head (no base revision)"
+        if not tree.exists(inside):
+            print(f"recipe-check: warning: --config {printable(str(args.config))}: "
+                  f"{printable(inside)} is not a file of the repository at the {which} "
+                  f"{commit[:12]} (the configuration is read there, not from the work tree): "
+                  "no configuration file is used, every rule runs at its default severity",
+                  file=sys.stderr)
+        return rule_config(args, tree.read, tree.exists, label, names=(inside,))
     finally:
         repo.close()
