@@ -16,9 +16,9 @@ import pytest
 from validator.cli import main
 from validator.context_findings import SELECTORS
 from validator.findings import Finding, Severity
-from validator.identity import Identity, identity
+from validator.identity import Identity, identity, rule_group
 from validator.load import load_yaml
-from validator.pr.baseline import minimum_lowered
+from validator.pr.baseline import NOT_JUDGED_AT_BASE, UNLOADED, minimum_lowered
 
 from .conftest import git, sarif_errors
 
@@ -40,6 +40,11 @@ coverage, one coverage context per pull request, a greedy cover weighted by each
 828 takes (a strategy file changed: which recipes use it), which
 ``tests/pr/test_select.py`` and ``tests/pr/test_context_changes.py`` take too. 834 has
 all three states (new, unchanged, fixed); 827 adds five recipes, 804 four."""
+
+
+NOT_JUDGED = f" [{NOT_JUDGED_AT_BASE}]"
+"""What ``pr`` appends to a finding of a file that did not load at the merge base."""
+UNLOADED_GROUPS = {rule_group(r) for r in UNLOADED}
 
 
 def export(repo: Path, rev: str, dest: Path) -> Path:
@@ -121,6 +126,8 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
     if not recipes:
         return None
     with_existing = with_new_or_fixed = False
+    removed_inputs = [d["path"] for d in data["documents"]
+                      if any(f["rule"] == "REF030" for f in d["findings"])]
     head_tree = export(repo, head, tmp_path / f"{number}-head")
     # one folder per merge base: pull requests on the same base check it once (the unit
     # cache answers the second; its key holds the folder and every input)
@@ -138,7 +145,8 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
         base_keys = at_base.get(renamed.get(path, path), Counter())
 
         def keys(state: str, items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
-            return units([f for f in items if f["baseline"] == state], file)
+            return units([{**f, "message": f["message"].removesuffix(NOT_JUDGED)}
+                          for f in items if f["baseline"] == state], file)
 
         where = f"PR {number} {path}"
         found = doc["findings"]
@@ -148,10 +156,16 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
         caused = units([f for f in found if _context_caused(f, path, changed, lowered)],
                        head_tree / path)
         added = head_keys - base_keys
-        assert keys("new", found, head_tree / path) == added - caused, where
+        # a file that did not load at the base was not judged there: nothing is new
+        judged = not any(k.rule in UNLOADED_GROUPS for k in base_keys)
+        assert keys("new", found, head_tree / path) == \
+            (added - caused if judged else Counter()), where
         assert keys("unchanged", found, head_tree / path) == \
-            (head_keys & base_keys) + (added & caused), where
-        assert keys("absent", doc["fixed"], base_file) == base_keys - head_keys, where
+            ((head_keys & base_keys) + (added & caused) if judged else head_keys), where
+        if removed_inputs:  # hidden, not fixed: what the removed context judged
+            assert not keys("absent", doc["fixed"], base_file) - (base_keys - head_keys)
+        else:
+            assert keys("absent", doc["fixed"], base_file) == base_keys - head_keys, where
         with_existing |= bool(head_keys & base_keys)
         with_new_or_fixed |= bool(head_keys - base_keys or base_keys - head_keys)
     summary = data["summary"]

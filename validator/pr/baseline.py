@@ -11,8 +11,16 @@ a raised minimum rewords its message, and none of them makes it new.
 Each head finding gets ``baseline`` ``"new"`` or ``"unchanged"``; findings of the base
 that the head no longer has are kept in :attr:`DocumentResult.fixed` with ``"absent"``
 (the three words are SARIF 2.1.0's ``baselineState`` values, section 3.27.24) -- unless
-the head only hides them: a suppression comment of the head names the rule, or the
-head's file does not load; those are :attr:`DocumentResult.hidden`, not counted fixed.
+the head only hides them: a suppression comment of the head names the rule, the head's
+file does not load, or the head removes a file or folder the site's build reads
+(``taxonomy.yaml``, ``strategies/``, ``kv_store/``: reported itself as ``REF030``) and the
+rule reads the context files or looks names up in the root; those are
+:attr:`DocumentResult.hidden`, not counted fixed.
+
+Symmetrically, a file that does not load at the merge base (:data:`UNLOADED`) was not
+judged there: every finding the head reports on it is ``"unchanged"``, its message saying
+it was not judged at the merge base (:func:`not_judged_at_base`). The change that makes
+the file load shows the defects the loader's error hid; it does not introduce them.
 
 The rendered configurations a finding names (``(on h200 · fp8 · multi_node_tp and 11
 more)``, ``(in no command the site renders)``) are left out of the comparison, and copies
@@ -46,12 +54,15 @@ from validator.context_findings import context_cause
 from validator.findings import FLOOR, Finding
 from validator.identity import defect_of, match
 from validator.pr.select import context_kind
+from validator.rules.metadata import CONTEXT_FILES, RULES
+from validator.rules.ref.removed_inputs import describe as describe_removed
 from validator.suppress import directives, suppressible
 
 
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
          changed: Collection[str] | None = None,
-         head_bytes: Mapping[str, bytes] | None = None) -> None:
+         head_bytes: Mapping[str, bytes] | None = None,
+         removed: Sequence[str] = ()) -> None:
     """Set ``baseline`` on every finding of ``head`` and fill each document's ``fixed``
     list, comparing with ``base``.
 
@@ -74,7 +85,9 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         old = at_base.get(base_name)
         doc.findings, gone = compare(old.findings if old else [], doc.findings,
                                      doc.path)
-        why = not_fixed(doc, (head_bytes or {}).get(doc.path))
+        if old is not None and any(f.rule in UNLOADED for f in old.findings):
+            doc.findings = [not_judged_at_base(f) for f in doc.findings]
+        why = not_fixed(doc, (head_bytes or {}).get(doc.path), removed)
         reasons = [(f, why(f)) for f in gone]
         doc.fixed = [f for f, reason in reasons if reason is None]
         doc.hidden = [dataclasses.replace(f, message=f"{f.message} [{reason}]")
@@ -118,20 +131,48 @@ UNLOADED = frozenset({"YAML001", "YAML005", "YAML006"})
 no rule judged it, so a finding the merge base had is not fixed there."""
 
 
-def not_fixed(doc: DocumentResult, data: bytes | None) -> Callable[[Finding], str | None]:
+NOT_JUDGED_AT_BASE = ("not judged at the merge base, where the file does not load: counted "
+                      "existing, not new")
+
+
+def not_judged_at_base(finding: Finding) -> Finding:
+    """``finding`` of a file that did not load at the merge base (:data:`UNLOADED`), as
+    existing: no rule judged the base, so the change that makes the file load does not
+    introduce what it then shows (the defects were there, hidden by the loader's error).
+    A new one gets ``"unchanged"`` and says so in its message."""
+    if finding.baseline != "new":
+        return finding
+    return dataclasses.replace(finding, baseline="unchanged",
+                               message=f"{finding.message} [{NOT_JUDGED_AT_BASE}]")
+
+
+def not_fixed(doc: DocumentResult, data: bytes | None,
+              removed: Sequence[str] = ()) -> Callable[[Finding], str | None]:
     """Why a finding of the merge base that ``doc`` (the head's result, of bytes ``data``)
     no longer reports is not fixed, or ``None`` when it is: the head's file does not load
-    (:data:`UNLOADED`), or a suppression comment of the head names its rule."""
+    (:data:`UNLOADED`), the head removes a file or folder the site's build reads
+    (``removed``) and the finding's rule reads the context files, or a suppression
+    comment of the head names its rule."""
     if any(f.rule in UNLOADED for f in doc.findings):
         return lambda _f: "not judged: the file does not load at the head"
     comments = directives(data) if data else []
     named = [s for d in comments for s in d.selectors]
 
     def why(finding: Finding) -> str | None:
+        if removed and reads_context(finding.rule):
+            return describe_removed(removed)
         if suppressible(finding.rule) and any(matches(s, finding.rule) for s in named):
             return "suppressed at the head, not fixed"
         return None
     return why
+
+
+def reads_context(rule_id: str) -> bool:
+    """Whether rule ``rule_id`` reads the taxonomy, the strategies or the kv-store files,
+    or looks names up in the recipes root (skipped without a taxonomy); an unknown rule
+    is taken to."""
+    found = RULES.get(rule_id)
+    return found is None or found.needs_root or bool(found.reads & CONTEXT_FILES)
 
 
 def context_caused(finding: Finding, changed: Collection[str]) -> str | None:

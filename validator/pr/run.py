@@ -16,7 +16,7 @@ from typing import Any
 
 import git
 
-from validator.checker import Checker, RunResult
+from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import MODELS, Settings
 from validator.errors import RecipeCheckError
@@ -33,9 +33,11 @@ from validator.pr.select import (
 from validator.pr.user_changes import user_changes
 from validator.rule_index import check_rules
 from validator.rules.metadata import Rule
+from validator.rules.ref.removed_inputs import SITE_INPUTS, removed_input_finding
 from validator.session import Session
 from validator.source.git import GitTree, present_commit
 from validator.source.git_objects import unsupported_object_format
+from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
 
@@ -267,13 +269,38 @@ def _compare_with_base(result: RunResult, head_run: Session, sel: Selection,
         raise PrError(f"the merge base {base_tree.commit[:12]} cannot be checked "
                       f"as the baseline: {exc}") from exc
     touched = {p for ch in sel.changes for p in (ch.path, ch.old_path) if p}
+    removed = removed_inputs(head_run, base_tree, head_tree)
     baseline.mark(result, base_result, base_paths, touched,
-                  {path: data for path, (_c, data) in head_run.checked.items()})
+                  {path: data for path, (_c, data) in head_run.checked.items()}, removed)
     if user_diffs:
         result.suggested_patches = suggested_patches(result, head_run.checked)
         result.user_changes = user_changes(base_tree, head_tree,
                                            _diff_order(sel, base_paths))
     result.internal_errors += [f"at the merge base: {e}" for e in base_result.internal_errors]
+
+
+def _present(tree: GitTree, path: str) -> bool:
+    return bool(tree.list(path.rstrip("/"))) if path.endswith("/") else tree.exists(path)
+
+
+def removed_site_inputs(base: GitTree, head: GitTree) -> list[tuple[str, str]]:
+    """``(path, kind)`` of each of :data:`~validator.rules.ref.removed_inputs.SITE_INPUTS`
+    that ``base`` has and ``head`` does not (a folder: no file left in it)."""
+    return [(p, k) for p, k in SITE_INPUTS if _present(base, p) and not _present(head, p)]
+
+
+def removed_inputs(head_run: Session, base_tree: GitTree, head_tree: GitTree) -> list[str]:
+    """The files and folders the site's build reads that the head removes
+    (:func:`removed_site_inputs`), each reported as a
+    document of ``head_run``'s result with its ``REF030`` error (as the run's
+    configuration selects it)."""
+    removed = removed_site_inputs(base_tree, head_tree)
+    policy = head_run.policy(head_tree)
+    for path, kind in removed:
+        findings = policy.apply(path, [removed_input_finding(path)], None)
+        head_run.result.documents.append(DocumentResult(
+            path, Provenance(path, "", "", commit=head_tree.revision), findings, kind))
+    return [path for path, _kind in removed]
 
 
 def pr_context(revs: Revisions, sel: Selection, repository: str | None,

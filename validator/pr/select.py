@@ -19,7 +19,9 @@ pull request ("three-dot" diff). From it:
 * so is every recipe whose rendered commands read a hardware profile, strategy,
   kv-store deployment or KV offload option that changed, was removed or was added,
   although it does not name it (the hardware of its picker, the kv-stores every recipe
-  is offered ...): :mod:`validator.pr.affected`, with ``renders with ...`` as the reason.
+  is offered ...): :mod:`validator.pr.affected`, with ``renders with ...`` as the reason;
+* so is every recipe whose ``related_recipes`` names a recipe the change deletes or
+  renames away (:mod:`validator.pr.related`), with ``names the removed recipe ...``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from validator.pr.entry_changes import (
     platform_changes,
     taxonomy_changes,
 )
+from validator.pr.related import naming_recipes, removed_recipe_ids
 from validator.render.api_paths import quickstart_folder_entries
 from validator.rules.ref.quickstart import is_quickstart_path
 from validator.source.tree import RecipeTree, SourceError
@@ -266,7 +269,9 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     always considered.
     """
     sel = Selection(changes=list(changes))
-    if not _sort_changed_files(sel, changes, patterns):
+    context_changed = _sort_changed_files(sel, changes, patterns)
+    _add_related_recipes(sel, changes, head, patterns)
+    if not context_changed:
         return sel
     entries: list[EntryChange] = []
     if any(ch.path == TAXONOMY or ch.old_path == TAXONOMY for ch in changes):
@@ -278,6 +283,21 @@ def select(changes: Sequence[Change], base: RecipeTree, head: RecipeTree,
     _describe_entry_changes(sel.context_files, entries)
     _add_affected_recipes(sel, entries, base, head, patterns)
     return sel
+
+
+def _add_related_recipes(sel: Selection, changes: Sequence[Change], head: RecipeTree,
+                         patterns: Sequence[str]) -> None:
+    """Add every recipe at the head whose ``related_recipes`` names a recipe the change
+    deletes or renames away (:mod:`validator.pr.related`), with the reasons."""
+    gone = [ch.old_path or ch.path for ch in changes
+            if ch.status == "deleted" or (ch.status == "renamed" and ch.old_path)]
+    removed = removed_recipe_ids(gone, head)
+    if not removed:
+        return
+    paths = [p for p in head.list(MODELS) if is_recipe_path(p) and matches(p, patterns)]
+    for path, reasons in naming_recipes(removed, head, paths).items():
+        sel.recipes.setdefault(path, []).extend(reasons)
+    sel.recipes = dict(sorted(sel.recipes.items()))
 
 
 def _sort_changed_files(sel: Selection, changes: Sequence[Change],

@@ -83,10 +83,10 @@ class TextReporter:
         stream.write(counts_line(result) + "\n")
         if result.has_baseline():
             b = result.baseline_counts()
+            hidden = (f", {b['hidden']} hidden at the head (suppressed, not loaded or "
+                      "context removed), not fixed") if b.get("hidden") else ""
             stream.write(f"against the merge base: {b['new']} new, {b['existing']} existing, "
-                         f"{b['fixed']} fixed" + (f", {b['hidden']} hidden at the head "
-                                                  "(suppressed or not loaded), not fixed"
-                                                  if b.get("hidden") else "") + "\n")
+                         f"{b['fixed']} fixed{hidden}\n")
         for msg in result.internal_errors:
             stream.write(f"internal error: {printable(msg)}\n")
 
