@@ -35,7 +35,12 @@ from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads, traced_call
 from validator.render.jsval import get, or_
 from validator.render.omni import is_omni, resolve_omni_traced
-from validator.render.problems import RenderProblem, configuration_problems, output_problems
+from validator.render.problems import (
+    RenderProblem,
+    configuration_problems,
+    configuration_problems_once,
+    output_problems,
+)
 from validator.render.site import site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES, OVERRIDES
 
@@ -117,14 +122,13 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                           {k: document_data(v) for k, v in strategies.items()},
                           _documents(recipe, taxonomy, strategies))
     tax, strat, docs = memo["inputs"]
-    if is_omni(data):
+    omni = memo.get("omni")
+    if omni is None:
+        omni = memo["omni"] = is_omni(data)
+    if omni:
         return _render_omni(recipe, data, tax, config, docs, memo)
-    problems = list(configuration_problems(data, tax, strat, config, docs, memo))
-    profiles = or_(get(tax, "hardware_profiles"), {})
-    variant = or_(get(get(data, "variants"), config.variant),
-                  get(get(data, "variants"), "default"), {})
-    compatible, default_hw, picker_problem = _picker(recipe, data, profiles, variant, config,
-                                                     memo)
+    problems = list(configuration_problems_once(data, tax, strat, config, docs, memo))
+    compatible, default_hw, picker_problem = _picker(recipe, data, tax, config, memo)
     if picker_problem is not None:
         problems.append(picker_problem)
     try:
@@ -198,11 +202,24 @@ def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs
 _BUT_HARDWARE = tuple(f.name for f in fields(Configuration) if f.name != "hardware")
 
 
-def _sharing_key(config: Configuration) -> str:
+def _sharing_key(config: Configuration) -> Any:
     """Everything of ``config`` but its hardware: the renderings of one key are shared
-    where their hardware reads hold. ``repr``: equal only for equal values of equal types
-    (``1``, ``1.0`` and ``True`` render differently)."""
+    where their hardware reads hold. Equal only for equal values of equal types (``1``,
+    ``1.0`` and ``True`` render differently): the tuple of the values where each is a
+    string, an ``int`` or ``None`` (or a tuple of strings), else their ``repr``."""
+    c = config
+    if type(c.variant) is str and type(c.strategy) is str and type(c.nodes) is int and \
+            c.pd_nodes is None and c.kv_instances is None and c.omni_task is None and \
+            c.kv_option is None and (c.kv_offload is None or type(c.kv_offload) is str) and \
+            not c.advanced_args and _strings(c.features) and type(c.feature_modes) is tuple \
+            and all(_strings(pair) for pair in c.feature_modes):
+        return (c.variant, c.strategy, c.features, c.nodes, c.feature_modes, c.kv_offload)
     return repr(tuple(getattr(config, name) for name in _BUT_HARDWARE))
+
+
+def _strings(values: Any) -> bool:
+    """Whether ``values`` is a tuple of strings."""
+    return type(values) is tuple and all(type(v) is str for v in values)
 
 
 def _restamped(found: tuple[dict[str, Any], tuple[Override, ...], tuple[Process, ...],
@@ -249,12 +266,14 @@ def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
     return None, ""
 
 
-def _picker(recipe: LoadedDocument, data: Any, profiles: Any, variant: Any,
-            config: Configuration, memo: dict[Any, Any]
-            ) -> tuple[tuple[str, ...], str | None, RenderProblem | None]:
+def _picker(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
+            memo: dict[Any, Any]) -> tuple[tuple[str, ...], str | None, RenderProblem | None]:
     """The picker's hardware list and landing hardware of ``config.variant``, or the
     problem that keeps the page from showing its picker (the command still renders)."""
     if ("hardware", config.variant) not in memo:
+        profiles = or_(get(tax, "hardware_profiles"), {})
+        variant = or_(get(get(data, "variants"), config.variant),
+                      get(get(data, "variants"), "default"), {})
         try:
             memo["hardware", config.variant] = (
                 tuple(gates.picker_hardware(profiles, variant, data)),
@@ -273,8 +292,6 @@ def _picker(recipe: LoadedDocument, data: Any, profiles: Any, variant: Any,
 def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
                  docs: Documents, memo: dict[Any, Any]) -> Rendered:
     profiles = or_(get(tax, "hardware_profiles"), {})
-    variant = or_(get(get(data, "variants"), config.variant),
-                  get(get(data, "variants"), "default"), {})
     problems = [p for p in configuration_problems(data, tax, {config.strategy: {}}, config,
                                                   docs) if p.code != "not-offered"]
     try:
@@ -290,8 +307,7 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
             "synthesis-error", "error", f"the site cannot render {config.label()}: {exc}",
             exc.document or recipe.path, exc.pointer))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
-    compatible, default_hw, picker_problem = _picker(recipe, data, profiles, variant, config,
-                                                     memo)
+    compatible, default_hw, picker_problem = _picker(recipe, data, tax, config, memo)
     if picker_problem is not None:
         problems.append(picker_problem)
     tokens = tuple(_token(a) for a in traced["argv"])
@@ -410,7 +426,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         for variant_key in jsval.keys(or_(get(data, "variants"), {})):
             try:
                 configs = variant_configurations(data, variant_key, profiles, strat, tax,
-                                                  feature_sets)
+                                                  feature_sets, memo)
             except jsval.JsTypeError as exc:
                 out.append(_unplanned_variant(recipe, variant_key, exc))
                 continue
@@ -469,15 +485,17 @@ def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                 entry.get("model_id") or entry.get("extra_args")) and entry["id"] not in tasks:
             tasks.append(entry["id"])  # entries sharing an id render as the first of them
     out: list[Rendered] = []
-    for variant_key in jsval.keys(or_(get(data, "variants"), {})):
-        variant = get(get(data, "variants"), variant_key)
-        try:
-            hw_ids = list(dict.fromkeys([gates.pick_default_hardware(profiles, variant, data),
-                                         *gates.picker_hardware(profiles, variant, data)]))
-        except jsval.JsTypeError:
-            hw_ids = []
-        for hw in hw_ids:
-            for task in tasks:
-                config = Configuration(hw, variant_key, "omni", omni_task=task)
-                out.append(render(recipe, taxonomy, strategies, config))
+    with shared_memo() as memo:
+        for variant_key in jsval.keys(or_(get(data, "variants"), {})):
+            variant = get(get(data, "variants"), variant_key)
+            try:
+                hw_ids = list(dict.fromkeys([
+                    gates.pick_default_hardware(profiles, variant, data),
+                    *gates.picker_hardware(profiles, variant, data)]))
+            except jsval.JsTypeError:
+                hw_ids = []
+            for hw in hw_ids:
+                for task in tasks:
+                    config = Configuration(hw, variant_key, "omni", omni_task=task)
+                    out.append(render(recipe, taxonomy, strategies, config, memo=memo))
     return out
