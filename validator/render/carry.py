@@ -30,7 +30,7 @@ from validator.render.hardware_reads import HardwareReads, Trace
 
 HARDWARE_PROFILES = "hardware_profiles"
 
-Table = dict[str, list[tuple[HardwareReads, Trace, Any]]]
+Table = dict[Any, list[tuple[HardwareReads, Trace, Any]]]
 """Configuration (without its hardware) → the site renderings made of it, each with the
 reads of its hardware and its trace (which of those reads it made)."""
 

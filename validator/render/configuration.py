@@ -6,7 +6,7 @@ node each comes from, processes, the site's JSON, problems), with the :class:`To
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from validator.load import LoadedDocument
@@ -259,18 +259,25 @@ def document_data(doc: LoadedDocument | None) -> Any:
 
 
 def variant_configurations(data: Any, variant_key: str, profiles: Any, strat: Any, tax: Any,
-                           feature_sets: bool) -> list[Configuration]:
+                           feature_sets: bool, memo: dict[Any, Any] | None = None,
+                           ) -> list[Configuration]:
     """The configurations :func:`~validator.render.renderer.render_all` renders for one
     variant: per picker hardware (its default first), each planned configuration and --
     with ``feature_sets`` -- the same with every feature on, each modal feature in each
-    of its modes."""
+    of its modes. ``memo``: the renderer's memo of the recipe (see
+    :func:`~validator.render.renderer.render`), which keeps the picker of the variant
+    (``("hardware", variant_key)``) and the strategies offered on each hardware."""
     variant = get(get(data, "variants"), variant_key)
-    hw_ids = [gates.pick_default_hardware(profiles, variant, data)]
-    hw_ids += [h for h in gates.picker_hardware(profiles, variant, data) if h not in hw_ids]
+    default = gates.pick_default_hardware(profiles, variant, data)
+    picker = gates.picker_hardware(profiles, variant, data)
+    if memo is not None and truthy(variant):  # the variant the renderer's picker reads
+        memo["hardware", variant_key] = (tuple(picker), default, None)
+    hw_ids = [default, *(h for h in picker if h != default)]
     configs: list[Configuration] = []
     all_features = tuple(jsval.keys(or_(get(data, "features"), {})))
+    modal: list[tuple[tuple[str, str], ...]] = []
     for hw in hw_ids:
-        plan = plan_variant(data, variant_key, hw, strat, tax)
+        plan = plan_variant(data, variant_key, hw, strat, tax, memo)
         if plan is None or plan.variant != variant_key:
             continue
         for p in plan.configurations:
@@ -280,16 +287,22 @@ def variant_configurations(data: Any, variant_key: str, profiles: Any, strat: An
                                  p.kv_offload)
             configs.append(base)
             if feature_sets and all_features:
-                configs += _feature_variants(data, base, all_features)
+                configs += _feature_variants(data, base, all_features, modal)
     return configs
 
 
-def _feature_variants(data: Any, base: Configuration,
-                      all_features: tuple[str, ...]) -> list[Configuration]:
-    out = [replace(base, features=all_features)]
-    for name in all_features:
-        modes = get(get(get(data, "features"), name), "modes")
-        if jsval.is_object(modes) and truthy(modes):
-            out += [replace(base, features=all_features, feature_modes=((name, m),))
-                    for m in jsval.keys(modes)]
-    return out
+def _feature_variants(data: Any, base: Configuration, all_features: tuple[str, ...],
+                      modal: list[tuple[tuple[str, str], ...]]) -> list[Configuration]:
+    """``base`` with every feature on, then each modal feature in each of its modes;
+    ``modal``: the mode choices per modal feature, filled at the first call (a variant
+    with no configuration reads no mode)."""
+    if not modal:
+        modal.append(())  # the list is filled: empty for a recipe without modal features
+        for name in all_features:
+            modes = get(get(get(data, "features"), name), "modes")
+            if jsval.is_object(modes) and truthy(modes):
+                modal.extend(((name, m),) for m in jsval.keys(modes))
+    hw, variant, strategy, nodes, pd, kv = (base.hardware, base.variant, base.strategy,
+                                            base.nodes, base.pd_nodes, base.kv_offload)
+    return [Configuration(hw, variant, strategy, all_features, nodes, pd, modes, kv)
+            for modes in modal]

@@ -64,6 +64,10 @@ class Composer:
     """What this composer built that does not depend on its feature selection (argument
     layers before and after the features, environments), shared with every composer
     :meth:`with_features` makes from it."""
+    mode_reads: list[tuple[Any, Any]] = field(default_factory=list)
+    """``(feature name, mode key)`` of each modal feature whose mode the feature layers
+    resolved (where they read :attr:`feature_modes`): a selection that resolves to the
+    same keys gives the same layers."""
 
     def with_features(self, features: list[Any], feature_modes: Any) -> Composer:
         """A copy with another feature selection sharing this one's :attr:`shared` memo
@@ -72,6 +76,7 @@ class Composer:
         clone.__dict__.update(self.__dict__)
         clone.features = features
         clone.feature_modes = feature_modes
+        clone.mode_reads = []
         return clone
 
     @cached_property
@@ -219,7 +224,8 @@ class Composer:
         (variant, hardware, which selected features the strategy allows, KV composition)
         -- everything :meth:`feature_layers` reads besides the recipe (the strategy only
         through its gate) -- in ``docs.cache``: the strategies of one variant on one
-        hardware share it."""
+        hardware share it. The modes it resolved count as this composer's reads
+        (:attr:`mode_reads`)."""
         selection = repr(self.features)
         key = ("features", self.variant_ptr, self.variant_key, raw_id(self.hw_id),
                self._allowed(selection), self.kv_composing, selection,
@@ -228,11 +234,15 @@ class Composer:
         if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \
                 and hit[2] is self.variant:
             touch(self.hw_id, hit[4])
+            self.mode_reads += hit[5]
             found: tuple[Arg, ...] = hit[3]
             return found
         out: list[Arg] = []
-        _, trace = traced_call(self.hw_id, lambda: self.feature_layers(out))
-        self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out), trace)
+        resolved: list[tuple[Any, Any]] = []
+        _, trace = traced_call(self.hw_id, lambda: self.feature_layers(out, resolved))
+        self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out), trace,
+                                tuple(resolved))
+        self.mode_reads += resolved
         return tuple(out)
 
     def _allowed(self, selection: str) -> tuple[bool, ...]:
@@ -433,8 +443,10 @@ class Composer:
             role_exact = get(get(get(so, role), "hardware_overrides"), self.hw_id)
             self.exact_layer(out, get(role_exact, "extra_args"), [*split_pointer(base), role])
 
-    def feature_layers(self, out: list[Arg]) -> None:
-        """Step 7: enabled features (modal ones emit their effective mode)."""
+    def feature_layers(self, out: list[Arg], resolved: list[tuple[Any, Any]] | None = None,
+                       ) -> None:
+        """Step 7: enabled features (modal ones emit their effective mode; ``resolved``
+        gets the ``(name, mode key)`` of each)."""
         for name in self.features:
             feat = get(get(self.recipe, "features"), name)
             if not truthy(feat) or not gates.is_feature_allowed_for_strategy(
@@ -448,6 +460,8 @@ class Composer:
                 key = gates.resolve_mode_key(feat, name, self.variant, self.variant_key,
                                              self.profile, self.hw_id,
                                              get(self.feature_modes, name))
+                if resolved is not None:
+                    resolved.append((name, key))
                 mode = get(modes, key) if key else None
                 if truthy(mode):
                     mptr = ptr(*split_pointer(fptr), "modes", key)

@@ -14,7 +14,7 @@ from validator.render import gates, jsval
 from validator.render.documents import Documents, ptr
 from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni
-from validator.render.site import compatible_strategies
+from validator.render.site import compatible_once
 from validator.render.types import RenderProblem as RenderProblem  # re-exported
 
 if TYPE_CHECKING:
@@ -36,7 +36,38 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
                            docs: Documents, memo: dict[Any, Any] | None = None,
                            ) -> Iterator[RenderProblem]:
     """Problems of the configuration itself (names the site does not know)."""
-    recipe = docs.recipe
+    memo = {} if memo is None else memo
+    for part in _PARTS:
+        yield from part(data, tax, strategies, config, docs, memo)
+
+
+def configuration_problems_once(data: Any, tax: Any, strategies: Any, config: Configuration,
+                                docs: Documents, memo: dict[Any, Any]
+                                ) -> tuple[RenderProblem, ...]:
+    """:func:`configuration_problems` of ``config``, each of its parts made once per
+    distinct input in ``memo`` (a dict shared by the calls for one recipe, taxonomy and
+    strategies): the hardware's, the variant's and strategy's, the not-offered ones of
+    (hardware, strategy, choice), the KV offload's and the feature selection's. Ids of
+    other types than ``str`` (the schema reports them) are judged afresh: ``1``, ``1.0``
+    and ``True`` would share a key."""
+    hw, variant, strategy, kv = config.hardware, config.variant, config.strategy, \
+        config.kv_offload
+    if type(hw) is not str or type(variant) is not str or type(strategy) is not str or \
+            (kv is not None and type(kv) is not str) or \
+            not all(type(f) is str for f in config.features):
+        return tuple(configuration_problems(data, tax, strategies, config, docs, memo))
+    out: tuple[RenderProblem, ...] = ()
+    for part, key in zip(_PARTS, (hw, (variant, strategy), (hw, strategy, kv),
+                                  (kv, config.features)), strict=True):
+        found = memo.get((part, key))
+        if found is None:
+            found = memo[part, key] = tuple(part(data, tax, strategies, config, docs, memo))
+        out += found
+    return out
+
+
+def _hardware_problems(data: Any, tax: Any, strategies: Any, config: Configuration,
+                       docs: Documents, memo: dict[Any, Any]) -> Iterator[RenderProblem]:
     profiles = or_(get(tax, "hardware_profiles"), {})
     if not isinstance(get(profiles, config.hardware), dict):
         where = "/meta/default_hardware" if get(get(data, "meta"), "default_hardware") == \
@@ -45,7 +76,12 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
             "unknown-hardware", "error",
             f"hardware {config.hardware!r} is not a profile of {docs.taxonomy}; the site "
             "renders it as a profile with no brand, generation or GPU count (1 GPU); "
-            f"known: {_names(profiles)}", recipe, where)
+            f"known: {_names(profiles)}", docs.recipe, where)
+
+
+def _name_problems(data: Any, tax: Any, strategies: Any, config: Configuration,
+                   docs: Documents, memo: dict[Any, Any]) -> Iterator[RenderProblem]:
+    recipe = docs.recipe
     variants = or_(get(data, "variants"), {})
     if not isinstance(get(variants, config.variant), dict):
         fallback = "variant 'default'" if isinstance(get(variants, "default"), dict) else \
@@ -54,21 +90,31 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
             "unknown-variant", "error",
             f"variant {config.variant!r} is not declared under variants; the site renders "
             f"{fallback} instead; declared: {_names(variants)}", recipe, "/variants")
-    for name in (config.strategy,):
-        if not isinstance(get(strategies, name), dict):
-            where = _find_in_list(data, "compatible_strategies", name)
-            if not where and get(data, "default_strategy") == name:
-                where = "/default_strategy"
-            yield RenderProblem(
-                "unknown-strategy", "error",
-                f"strategy {name!r} has no file under strategies/ (by its name field); the "
-                "site renders it as a single-node strategy with no arguments; known: "
-                f"{_names(strategies)}", recipe, where)
-    memo = {} if memo is None else memo
+    name = config.strategy
+    if not isinstance(get(strategies, name), dict):
+        where = _find_in_list(data, "compatible_strategies", name)
+        if not where and get(data, "default_strategy") == name:
+            where = "/default_strategy"
+        yield RenderProblem(
+            "unknown-strategy", "error",
+            f"strategy {name!r} has no file under strategies/ (by its name field); the "
+            "site renders it as a single-node strategy with no arguments; known: "
+            f"{_names(strategies)}", recipe, where)
+
+
+def _offer_problems(data: Any, tax: Any, strategies: Any, config: Configuration,
+                    docs: Documents, memo: dict[Any, Any]) -> Iterator[RenderProblem]:
     offer = ("not-offered", config.hardware, config.strategy, config.key)
     if offer not in memo:  # the same for every variant and feature selection
-        memo[offer] = tuple(_not_offered(data, profiles, strategies, config, recipe, memo))
+        profiles = or_(get(tax, "hardware_profiles"), {})
+        memo[offer] = tuple(_not_offered(data, profiles, strategies, config, docs.recipe,
+                                         memo))
     yield from memo[offer]
+
+
+def _selection_problems(data: Any, tax: Any, strategies: Any, config: Configuration,
+                        docs: Documents, memo: dict[Any, Any]) -> Iterator[RenderProblem]:
+    recipe = docs.recipe
     kv = config.kv_offload
     if kv is not None and get(get(strategies, kv), "deploy_type") != "kv_store_lb" and \
             not isinstance(get(get(tax, "kv_offload"), kv), dict):
@@ -85,6 +131,11 @@ def configuration_problems(data: Any, tax: Any, strategies: Any, config: Configu
                 f"declared: {_names(features)}", recipe, "/features")
 
 
+_PARTS = (_hardware_problems, _name_problems, _offer_problems, _selection_problems)
+"""The parts of :func:`configuration_problems`, in its order: each reads only the parts of
+the configuration :func:`configuration_problems_once` keys it by."""
+
+
 def _names(mapping: Any) -> str:
     return ", ".join(jsval.keys(mapping)) or "none"
 
@@ -94,14 +145,9 @@ def _not_offered(data: Any, profiles: Any, strategies: Any, config: Configuratio
     profile = get(profiles, config.hardware)
     if not isinstance(profile, dict) or not isinstance(get(strategies, config.strategy), dict):
         return
-    if ("offered", config.hardware) not in memo:
-        try:
-            memo["offered", config.hardware] = compatible_strategies(
-                data, profile, config.hardware, strategies)
-        except jsval.JsTypeError:
-            memo["offered", config.hardware] = None
-    offered = memo["offered", config.hardware]
-    if offered is None:
+    try:
+        offered = compatible_once(data, profile, config.hardware, strategies, memo)
+    except jsval.JsTypeError:
         return
     if not jsval.in_list(offered, config.key):
         try:

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import fields, replace
 from typing import Any
 
 from validator.context import by_claimed_name
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
-from validator.render.args import Arg, Override
 from validator.render.carry import Table, carried_table
 from validator.render.configuration import (
     Configuration,
@@ -31,13 +29,16 @@ from validator.render.configuration import (
     variant_configurations,
 )
 from validator.render.docker import BASE_CUDA, synthesize_install
-from validator.render.documents import Documents, ptr
-from validator.render.hardware_reads import HardwareReads, traced_call
+from validator.render.documents import Documents
 from validator.render.jsval import get, or_
 from validator.render.omni import is_omni, resolve_omni_traced
-from validator.render.problems import RenderProblem, configuration_problems, output_problems
-from validator.render.site import site_rendering_traced
-from validator.render.synthesis import ENV_SOURCES, OVERRIDES
+from validator.render.problems import (
+    RenderProblem,
+    configuration_problems,
+    configuration_problems_once,
+    output_problems,
+)
+from validator.render.site_renderings import arg_token, shared_site_rendering
 
 __all__ = ["Configuration", "Process", "RenderProblem", "Rendered", "Token", "document_data",
            "render", "render_all", "render_each", "site_strategies"]
@@ -55,15 +56,6 @@ def _documents(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument]) -> Documents:
     return Documents(recipe.path, taxonomy.path if taxonomy else "taxonomy.yaml",
                      {k: v.path for k, v in strategies.items()})
-
-
-_NEW_TUPLE = tuple.__new__
-
-
-def _token(arg: Arg) -> Token:
-    value, layer, document, pointer = arg
-    return _NEW_TUPLE(Token, (value if type(value) is str else jsval.js_str(value), layer,
-                              pointer, document))
 
 
 def render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
@@ -117,21 +109,20 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                           {k: document_data(v) for k, v in strategies.items()},
                           _documents(recipe, taxonomy, strategies))
     tax, strat, docs = memo["inputs"]
-    if is_omni(data):
+    omni = memo.get("omni")
+    if omni is None:
+        omni = memo["omni"] = is_omni(data)
+    if omni:
         return _render_omni(recipe, data, tax, config, docs, memo)
-    problems = list(configuration_problems(data, tax, strat, config, docs, memo))
-    profiles = or_(get(tax, "hardware_profiles"), {})
-    variant = or_(get(get(data, "variants"), config.variant),
-                  get(get(data, "variants"), "default"), {})
-    compatible, default_hw, picker_problem = _picker(recipe, data, profiles, variant, config,
-                                                     memo)
+    problems = list(configuration_problems_once(data, tax, strat, config, docs, memo))
+    compatible, default_hw, picker_problem = _picker(recipe, data, tax, config, memo)
     if picker_problem is not None:
         problems.append(picker_problem)
     try:
         if "install" not in memo:
             memo["install"] = synthesize_install(data, memo.get("cuda", BASE_CUDA))
         install = memo["install"]
-        site, overrides, processes, env_sources = _site_rendering(data, config, strat, tax,
+        site, overrides, processes, env_sources = shared_site_rendering(data, config, strat, tax,
                                                                   docs, memo)
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
@@ -159,83 +150,6 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         overrides)
 
 
-def _site_rendering(data: Any, config: Configuration, strat: Any, tax: Any, docs: Documents,
-                    memo: dict[Any, Any]) -> tuple[dict[str, Any], tuple[Override, ...],
-                                                   tuple[Process, ...], dict[str, Token]]:
-    """The site's JSON of ``config``, its overrides, processes and env sources: made once
-    per distinct set of hardware reads. A rendering of the same configuration on another
-    hardware is reused (with this hardware's id) when every read it made of its hardware
-    (:class:`HardwareReads`) gives the same value on this one.
-
-    Raises:
-        jsval.JsTypeError: where the site's synthesis throws."""
-    reads = memo.get(("reads", config.hardware))
-    if reads is None:
-        reads = memo["reads", config.hardware] = HardwareReads(
-            config.hardware, get(tax, "hardware_profiles"))
-    key = _sharing_key(config)
-    made = memo.setdefault("by-reads", {}).setdefault(key, [])
-    for owner, trace, found in made:
-        if owner is reads or owner.holds_for(reads, trace):
-            # (a rendering carried from another revision for the same hardware keeps
-            # its pointers: nothing to restamp)
-            if owner.hw_id != reads.hw_id and owner.stamped(trace):
-                return _restamped(found, owner.hw_id, reads.hw_id, config.hardware, docs)
-            site, overrides, processes, env_sources = found
-            return {**site, "hardware": config.hardware}, overrides, processes, env_sources
-    (site, traced), trace = traced_call(reads.id, lambda: site_rendering_traced(
-        data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
-        strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
-        config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
-        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA)))
-    processes = _processes(site, traced, memo.setdefault("tokens", {}))
-    env_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
-    result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
-    made.append((reads, trace if trace is not None else len(reads.log), result))
-    return result
-
-
-_BUT_HARDWARE = tuple(f.name for f in fields(Configuration) if f.name != "hardware")
-
-
-def _sharing_key(config: Configuration) -> str:
-    """Everything of ``config`` but its hardware: the renderings of one key are shared
-    where their hardware reads hold. ``repr``: equal only for equal values of equal types
-    (``1``, ``1.0`` and ``True`` render differently)."""
-    return repr(tuple(getattr(config, name) for name in _BUT_HARDWARE))
-
-
-def _restamped(found: tuple[dict[str, Any], tuple[Override, ...], tuple[Process, ...],
-                            dict[str, Token]], old: str, new: str, hardware: str,
-               docs: Documents) -> tuple[dict[str, Any], tuple[Override, ...],
-                                         tuple[Process, ...], dict[str, Token]]:
-    """A rendering made for hardware ``old`` with the taxonomy pointers it made of its
-    profile (:func:`~validator.render.hardware_reads.profile_pointer`) made for ``new``."""
-    site, overrides, processes, env_sources = found
-    before, after = ptr("hardware_profiles", old) + "/", ptr("hardware_profiles", new) + "/"
-    size = len(before)
-
-    def token(t: Token) -> Token:
-        if t.document == docs.taxonomy and t.pointer.startswith(before):
-            return t._replace(pointer=after + t.pointer[size:])
-        return t
-
-    def arg(a: Arg | None) -> Any:
-        if a is not None and a.document == docs.taxonomy and a.pointer.startswith(before):
-            return a._replace(pointer=after + a.pointer[size:])
-        return a
-
-    def sources(mapping: Mapping[str, Token]) -> dict[str, Token]:
-        return {k: token(t) for k, t in mapping.items()}
-
-    shared = sources(env_sources)
-    moved = tuple(replace(p, tokens=tuple(map(token, p.tokens)),
-                          env_sources=shared if p.env_sources is env_sources
-                          else sources(p.env_sources)) for p in processes)
-    return ({**site, "hardware": hardware}, tuple(Override(*map(arg, o)) for o in overrides),
-            moved, shared)
-
-
 def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
     """The task object ``{modelId, extraArgs}`` of ``omni.tasks`` entry ``task_id`` and its
     pointer (``(None, "")`` for no task or an unknown id)."""
@@ -249,12 +163,14 @@ def omni_task(data: Any, task_id: str | None) -> tuple[Any, str]:
     return None, ""
 
 
-def _picker(recipe: LoadedDocument, data: Any, profiles: Any, variant: Any,
-            config: Configuration, memo: dict[Any, Any]
-            ) -> tuple[tuple[str, ...], str | None, RenderProblem | None]:
+def _picker(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
+            memo: dict[Any, Any]) -> tuple[tuple[str, ...], str | None, RenderProblem | None]:
     """The picker's hardware list and landing hardware of ``config.variant``, or the
     problem that keeps the page from showing its picker (the command still renders)."""
     if ("hardware", config.variant) not in memo:
+        profiles = or_(get(tax, "hardware_profiles"), {})
+        variant = or_(get(get(data, "variants"), config.variant),
+                      get(get(data, "variants"), "default"), {})
         try:
             memo["hardware", config.variant] = (
                 tuple(gates.picker_hardware(profiles, variant, data)),
@@ -273,8 +189,6 @@ def _picker(recipe: LoadedDocument, data: Any, profiles: Any, variant: Any,
 def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configuration,
                  docs: Documents, memo: dict[Any, Any]) -> Rendered:
     profiles = or_(get(tax, "hardware_profiles"), {})
-    variant = or_(get(get(data, "variants"), config.variant),
-                  get(get(data, "variants"), "default"), {})
     problems = [p for p in configuration_problems(data, tax, {config.strategy: {}}, config,
                                                   docs) if p.code != "not-offered"]
     try:
@@ -290,13 +204,12 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
             "synthesis-error", "error", f"the site cannot render {config.label()}: {exc}",
             exc.document or recipe.path, exc.pointer))
         return Rendered(config, recipe.path, False, problems=tuple(problems))
-    compatible, default_hw, picker_problem = _picker(recipe, data, profiles, variant, config,
-                                                     memo)
+    compatible, default_hw, picker_problem = _picker(recipe, data, tax, config, memo)
     if picker_problem is not None:
         problems.append(picker_problem)
-    tokens = tuple(_token(a) for a in traced["argv"])
+    tokens = tuple(arg_token(a) for a in traced["argv"])
     argv = tuple(a.value for a in traced["argv"])
-    env_sources = {k: _token(a) for k, a in traced["envSources"].items()}
+    env_sources = {k: arg_token(a) for k, a in traced["envSources"].items()}
     proc = Process("serve", traced["command"], argv, None, None, traced["env"], tokens,
                    env_sources)
     problems += output_problems({"docker_image": ""}, (proc,), docs, config, env_sources)
@@ -304,59 +217,6 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
                     traced["command"], argv, None, (), tokens, (proc,), env_sources,
                     synthesize_install(data), compatible, default_hw, None, tuple(problems),
                     tuple(traced["overrides"]))
-
-
-def _processes(site: dict[str, Any], traced: dict[str, Any],
-               known: dict[int, tuple[Arg, Token]]) -> tuple[Process, ...]:
-    """The processes of a rendering; ``known`` holds the token of every argument already
-    converted (by identity: most arguments are the same objects in many renderings of a
-    recipe; the argument is kept with its token, so its id cannot be reused meanwhile)."""
-    def token(arg: Arg) -> Token:
-        hit = known.get(id(arg))
-        if hit is not None and hit[0] is arg:
-            return hit[1]
-        made = _token(arg)
-        known[id(arg)] = (arg, made)
-        return made
-
-    shared_sources = {k: _token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
-
-    def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any,
-             sources: dict[str, Token] | None = None) -> Process:
-        tokens = tuple(map(token, args)) if isinstance(args, list) else ()
-        argv = tuple(a.value for a in args) if isinstance(args, list) else ()
-        return Process(role, command, argv, dcmd, tuple(dargv) if dargv else None, env or {},
-                       tokens, shared_sources if sources is None else sources)
-
-    deploy = site.get("deploy_type")
-    env = site.get("env") or {}
-    if deploy == "multi_node" and "head_command" in site:
-        out = [proc("head", site["head_command"], traced["headArgv"],
-                    site["head_docker_command"], site["head_docker_argv"], env)]
-        for i, args in enumerate(traced["workerArgvs"]):
-            out.append(proc(f"worker {i + 1}", site["worker_commands"][i], args,
-                            site["worker_docker_commands"][i], site["worker_docker_argvs"][i],
-                            env))
-        return tuple(out)
-    if deploy == "pd_cluster":
-        return tuple(proc(r, site[r]["command"], traced[r]["argv"], site[r]["docker_command"],
-                          site[r]["docker_argv"], site[r]["env"],
-                          {k: _token(a) for k, a in traced[r].get(ENV_SOURCES, {}).items()})
-                     for r in ("prefill", "decode"))
-    if deploy == "kv_store_lb" and "vllm" in traced:
-        vllm = traced["vllm"]
-        out = [proc("vllm", site["vllm_command"], vllm["argv"], site["vllm_docker_command"],
-                    site["vllm_docker_argv"], env)]
-        for i, args in enumerate(vllm.get("workerArgvs") or []):
-            out.append(proc(f"vllm worker {i + 1}", site["vllm_worker_commands"][i], args,
-                            site["vllm_worker_docker_commands"][i],
-                            site["vllm_worker_docker_argvs"][i], env))
-        return tuple(out)
-    if deploy == "kv_store_lb":  # a kv-store deployment as the serving strategy: the
-        # site's JSON has no vllm_* commands; the command resolveCommand made is kept
-        return (proc("serve", traced.get("command"), traced.get("argv"), None, None, env),)
-    return (proc("serve", site["command"], traced["argv"], site["docker_command"],
-                 site["docker_argv"], env),)
 
 
 MAX_CONFIGURATIONS = 10_000
@@ -410,7 +270,7 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         for variant_key in jsval.keys(or_(get(data, "variants"), {})):
             try:
                 configs = variant_configurations(data, variant_key, profiles, strat, tax,
-                                                  feature_sets)
+                                                  feature_sets, memo)
             except jsval.JsTypeError as exc:
                 out.append(_unplanned_variant(recipe, variant_key, exc))
                 continue
@@ -469,15 +329,17 @@ def _render_all_omni(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                 entry.get("model_id") or entry.get("extra_args")) and entry["id"] not in tasks:
             tasks.append(entry["id"])  # entries sharing an id render as the first of them
     out: list[Rendered] = []
-    for variant_key in jsval.keys(or_(get(data, "variants"), {})):
-        variant = get(get(data, "variants"), variant_key)
-        try:
-            hw_ids = list(dict.fromkeys([gates.pick_default_hardware(profiles, variant, data),
-                                         *gates.picker_hardware(profiles, variant, data)]))
-        except jsval.JsTypeError:
-            hw_ids = []
-        for hw in hw_ids:
-            for task in tasks:
-                config = Configuration(hw, variant_key, "omni", omni_task=task)
-                out.append(render(recipe, taxonomy, strategies, config))
+    with shared_memo() as memo:
+        for variant_key in jsval.keys(or_(get(data, "variants"), {})):
+            variant = get(get(data, "variants"), variant_key)
+            try:
+                hw_ids = list(dict.fromkeys([
+                    gates.pick_default_hardware(profiles, variant, data),
+                    *gates.picker_hardware(profiles, variant, data)]))
+            except jsval.JsTypeError:
+                hw_ids = []
+            for hw in hw_ids:
+                for task in tasks:
+                    config = Configuration(hw, variant_key, "omni", omni_task=task)
+                    out.append(render(recipe, taxonomy, strategies, config, memo=memo))
     return out

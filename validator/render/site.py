@@ -138,18 +138,40 @@ def compatible_strategies(recipe: Any, profile: Any, hw_id: str, strategies: Any
     return out
 
 
+def compatible_once(recipe: Any, profile: Any, hw_id: str, strategies: Any,
+                    memo: dict[Any, Any] | None) -> list[str]:
+    """:func:`compatible_strategies`, found once per hardware id in ``memo`` (a dict shared
+    by the calls for one recipe, taxonomy and strategies; ``None``: none) and raising as
+    it does. Ids of other types than ``str`` are not kept (``1`` and ``True`` would share
+    a key)."""
+    if memo is None or type(hw_id) is not str:
+        return compatible_strategies(recipe, profile, hw_id, strategies)
+    found: tuple[list[str], jsval.JsTypeError | None] | None = memo.get(("compatible", hw_id))
+    if found is None:
+        try:
+            found = (compatible_strategies(recipe, profile, hw_id, strategies), None)
+        except jsval.JsTypeError as exc:
+            found = ([], exc)
+        memo["compatible", hw_id] = found
+    if found[1] is not None:
+        raise found[1]
+    return list(found[0])
+
+
 def plan_variant(recipe: Any, variant_key: str, hw_id: str, strategies: Any,
-                 taxonomy: Any) -> VariantPlan | None:
+                 taxonomy: Any, memo: dict[Any, Any] | None = None) -> VariantPlan | None:
     """The configurations ``buildVariantRendering`` renders (recommended first), or
     ``None`` where the build renders nothing (omni recipe, unknown variant, nothing fits,
-    a PD recommendation that would need more than 4 nodes per role)."""
+    a PD recommendation that would need more than 4 nodes per role). ``memo``: a dict
+    shared by the calls for one recipe, taxonomy and strategies, where the strategies
+    offered on each hardware are found once (:func:`compatible_once`)."""
     chosen = _variant_on_hardware(recipe, variant_key, hw_id, taxonomy)
     if chosen is None:
         return None
     variant_key, variant, profile = chosen
     scalable = gates.is_hardware_scalable(profile)
     gpus = get(profile, "gpu_count")
-    compatible = compatible_strategies(recipe, profile, hw_id, strategies)
+    compatible = compatible_once(recipe, profile, hw_id, strategies, memo)
     multi = scalable and any(jsval.js_str(s).startswith("multi_node_") for s in compatible)
     base_nodes = 2 if not gates.fits_single_node(profile, variant) and multi else 1
     recommended = _recommended_strategy(recipe, profile, base_nodes, compatible, strategies)

@@ -58,6 +58,9 @@ from validator.render.layers import Composer, role_nodes
 
 ENV_SOURCES = "__envSources__"
 OVERRIDES = "__overrides__"
+MODE_READS = "__modeReads__"
+"""Key of a traced result holding the ``(feature name, mode key)`` of each modal feature
+whose mode the rendering resolved (:attr:`~validator.render.layers.Composer.mode_reads`)."""
 """Key of the traced result holding every :class:`Override` the de-duplication resolved
 (over all processes, in finalization order)."""
 """Key of a traced result (and of each role of a pd_cluster one) holding the env key ->
@@ -104,7 +107,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-_TRACE_KEYS = frozenset({ENV_SOURCES, OVERRIDES})
+_TRACE_KEYS = frozenset({ENV_SOURCES, OVERRIDES, MODE_READS})
 
 
 def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
@@ -200,6 +203,7 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     else:
         result = _single_node(c, writer, deploy)
     result[OVERRIDES] = writer.overrides
+    result[MODE_READS] = tuple(c.mode_reads)
     return result
 
 
