@@ -171,9 +171,12 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
                            for i, item in enumerate(layer.tokens) if item.startswith("-"))
     out: dict[Printed, list[str]] = {}
     # most renderings of a recipe print the same argument lists, environments and images
-    # (in other configurations): each distinct one is read once
+    # (in other configurations): each distinct one is read once, and each processes
+    # tuple the renderer shares between configurations once (kept alive by
+    # ``renderings``, so its id names one tuple of immutable processes throughout)
     seen: dict[Any, list[Printed]] = {}
     plain: dict[tuple[Any, ...], bool] = {}
+    shared: dict[int, list[Printed]] = {}
     omni = is_omni(doc.data)  # only an omni rendering has serve-binary tokens
     for rendered in renderings:
         if not rendered.ok:
@@ -181,13 +184,17 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
         label = rendered.config.label()
         found = _once(seen, ("image", rendered.hardware, rendered.variant,
                              rendered.docker_image), _image, doc, ctx, rendered)
-        for proc in rendered.processes:
-            if omni:
-                found += _once(seen, ("omni", proc.tokens), _omni_binary, doc, proc)
-            if not _plain_argv(plain, proc.argv):
-                found += _once(seen, ("argv", proc.tokens), _argv_values, proc, flag_items)
-            found += _once(seen, _env_key(proc), _env_values, proc)
-        for printed in found:
+        processes = shared.get(id(rendered.processes))
+        if processes is None:
+            processes = shared[id(rendered.processes)] = []
+            for proc in rendered.processes:
+                if omni:
+                    processes += _once(seen, ("omni", proc.tokens), _omni_binary, doc, proc)
+                if not _plain_argv(plain, proc.argv):
+                    processes += _once(seen, ("argv", proc.tokens), _argv_values, proc,
+                                       flag_items)
+                processes += _once(seen, _env_key(proc), _env_values, proc)
+        for printed in (*found, *processes):
             out.setdefault(printed, []).append(label)
     return out
 
