@@ -4,11 +4,14 @@ prints a value, in rendering order: the same as reading every rendering on its o
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.rules.ref.test_ref_shell_code import CHAT, _edit
+from validator.analysis.shell_words import printed_raw
 from validator.context import local_context
 from validator.load import load_yaml
 from validator.render.cache import context_strategies
@@ -76,3 +79,28 @@ def test_a_processes_tuple_of_several_configurations_is_read_once(
     assert len(keyed) == sum(len(p) for p in {id(r.processes): r.processes
                                                for r in renderings}.values())
     assert found == _one_by_one(doc, ctx, twice)
+
+
+def test_the_texts_of_an_argument_list_are_read_once(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _edit(examples_tree, '    - "32768"\n', '    - "32768"\n    - "--x=$(id)"\n')
+    ctx = local_context(examples_tree)
+    doc = load_yaml((examples_tree / CHAT).read_bytes(), CHAT)
+    renderings = [r for r in render_all(doc, ctx.taxonomy, context_strategies(ctx)) if r.ok]
+    # each configuration's processes again, as new objects with the same tokens
+    copies = [dataclasses.replace(r, processes=tuple(
+        dataclasses.replace(p, tokens=tuple(t._replace(pointer=t.pointer + "/") for t in
+                                            p.tokens)) for p in r.processes))
+        for r in renderings]
+    read: list[tuple[str, ...]] = []
+
+    def counted(args: Sequence[str]) -> list[bool]:
+        read.append(tuple(args))
+        return printed_raw(args)
+
+    monkeypatch.setattr("validator.rules.ref.shell_code.printed_raw", counted)
+    found = printed_values(doc, ctx, renderings + copies)
+    assert read and len(read) == len(set(read)), read
+    monkeypatch.undo()
+    assert found == _one_by_one(doc, ctx, renderings + copies)
+    assert "--x=$(id)" in {p.text for p in found}
