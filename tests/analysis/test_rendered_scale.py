@@ -7,11 +7,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from tests.render.tiny_tree import TINY, write_tree
 from tests.rules.flag.test_flag_rendered import rendered_findings
-from validator.analysis import cli_plan, option_hints
+from tests.shared_context import shared_context
+from validator.analysis import cli_plan, option_hints, rendered_commands
+from validator.analysis.cli_plan import VersionPlan, plan_for
+from validator.analysis.flag_values import FlagIssue
+from validator.analysis.printed_args import judged_items
 from validator.analysis.rendered_commands import RenderedFacts, merge
+from validator.context import Settings
+from validator.findings import Related
+from validator.load import LoadedDocument, load_yaml
+from validator.render.cache import rendered_configurations
+from validator.render.configuration import Token
+from validator.rules.flag.facts import ISSUE_RULE
 from validator.rules.metadata import Hit
 from validator.vllm_cli.data_source import CliRegistries
 
@@ -88,3 +99,39 @@ def test_each_unknown_name_is_judged_once_over_every_configuration(
     assert sorted(h for h in hinted if h.startswith("--no-such-option-")) == sorted(asked)
     configurations = [f for f in unknown if " more)" in f.message]
     assert configurations, "the tokens reach several rendered configurations"
+
+
+def test_a_process_shared_by_configurations_is_judged_and_grouped_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_tree(tmp_path / "tree")
+    path = _recipe_with_unknown_flags(root, 2)
+    ctx = shared_context(root, Settings(rendered=True))
+    doc = load_yaml((root / path).read_bytes(), path)
+    process = next(p for r in rendered_configurations(doc, ctx) if r.ok
+                   for p in r.processes if p.argv[:2] == ("vllm", "serve"))
+    judged: list[tuple[str, ...]] = []
+
+    def counted_judge(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
+        judged.append(args)
+        return judged_items(args, plan)
+
+    grouped: list[FlagIssue] = []
+    real_consequences = rendered_commands._consequences
+
+    def counted_consequences(doc: LoadedDocument, issue: FlagIssue,
+                             tokens: Sequence[Token]) -> tuple[Related, ...]:
+        grouped.append(issue)
+        return real_consequences(doc, issue, tokens)
+
+    monkeypatch.setattr("validator.analysis.rendered_commands.judged_items", counted_judge)
+    monkeypatch.setattr(rendered_commands, "_consequences", counted_consequences)
+    processes = rendered_commands._Processes(doc, ISSUE_RULE)
+    plan = plan_for(ctx.cli, Version("0.9.0"))
+    # two configurations rendering the same process object, at one plan number
+    read = processes.read(process)
+    assert read is not None and processes.read(process) is read
+    first = processes.groups(process, read, plan, 0)
+    assert processes.groups(process, read, plan, 0) == first
+    assert [g[2] for g in first if "--no-such-option-" in g[2]], first
+    assert len(judged) == 1
+    assert len(grouped) == len(first)

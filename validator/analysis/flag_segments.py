@@ -67,15 +67,15 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
         return []
     spans = segment_spans(words)
     if spans is not None:
-        token = plan.cli.memoised(("flag:plan", plan_key(plan, reg)), object)
-        verdicts = [_verdict(tuple(words[start:end]), frozenset(
+        token = plan_token(plan)
+        verdicts = [verdict(tuple(words[start:end]), frozenset(
             i - start for i in expansions if start <= i < end), plan, token)
             for start, end in spans]
-        if _segments_decide(verdicts):
+        if segments_decide(verdicts):
             out: list[FlagIssue] = []
-            for (start, _end), verdict in zip(spans, verdicts, strict=True):
-                out += verdict.issues if not start else [
-                    replace(i, index=i.index + start) for i in verdict.issues]
+            for (start, _end), found in zip(spans, verdicts, strict=True):
+                out += found.issues if not start else [
+                    replace(i, index=i.index + start) for i in found.issues]
             return out
     return check_tokens(words, plan, expansions=expansions, auto_tool=True)[1]
 
@@ -106,7 +106,7 @@ def segment_spans(words: Sequence[str]) -> list[tuple[int, int]] | None:
                                                 strict=True))
 
 
-def _segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:
+def segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:
     """Whether the list of these segments has exactly their verdicts: each holds alone,
     an option occurs twice only as distinct dotted keys (``--attention-config.a 1
     --attention-config.b 2``: no duplicate; but vLLM merges ``--speculative-config``'s, whose
@@ -125,10 +125,17 @@ def _segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:
     return AUTO_TOOL not in by_dest or TOOL_PARSER in by_dest
 
 
-def _verdict(segment: tuple[str, ...], expansions: frozenset[int], plan: VersionPlan,
-             token: object) -> SegmentVerdict:
-    """The :class:`SegmentVerdict` of ``segment`` at ``plan`` (``token``: one object per
-    plan key), once per run."""
+def plan_token(plan: VersionPlan) -> object:
+    """One object per :func:`~validator.analysis.flag_engine.plan_key` of ``plan`` (its
+    minimum set) on the plan's data source: what the memos of verdicts key a plan by."""
+    assert plan.minimum is not None
+    return plan.cli.memoised(("flag:plan", plan_key(plan, plan.minimum)), object)
+
+
+def verdict(segment: tuple[str, ...], expansions: frozenset[int], plan: VersionPlan,
+            token: object) -> SegmentVerdict:
+    """The :class:`SegmentVerdict` of ``segment`` at ``plan`` (``token``: its
+    :func:`plan_token`), once per run."""
     def compute() -> SegmentVerdict:
         assert plan.minimum is not None
         parsed, issues = judged_tokens(segment, plan, plan.minimum, 0, True, expansions,

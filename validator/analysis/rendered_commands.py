@@ -20,32 +20,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
-from validator.analysis.arg_layers import ASCEND, npu_hardware, platform_plugin
-from validator.analysis.cli_plan import VLLM, VersionPlan
+from validator.analysis.cli_plan import VersionPlan
 from validator.analysis.flag_cascade import CONSEQUENCE
 from validator.analysis.flag_engine import FlagIssue
-from validator.analysis.flag_segments import command_issues
 from validator.analysis.flag_values import plugin_in_words
-from validator.analysis.install_channel import (
-    Stated,
-    channel_plan,
-    feature_statements,
-    hardware_statement,
-)
-from validator.analysis.install_range import install_range
-from validator.analysis.recipe_data import get
-from validator.analysis.shell_words import printed_expansions, shell_words
-from validator.analysis.versions import parse_min_version
+from validator.analysis.printed_args import judged_items
+from validator.analysis.rendered_plans import Plans
+from validator.analysis.shell_words import shell_words
 from validator.findings import FLOOR, Related
 from validator.rules.metadata import Hit
 
 if TYPE_CHECKING:
     from validator.context import Context
     from validator.load import LoadedDocument
-    from validator.render.configuration import Token
-    from validator.render.renderer import Rendered
+    from validator.render.configuration import Process, Token
 
 #: Issue codes judged on the layers alone (spelling is a property of the list as written).
 LAYER_ONLY = frozenset({"underscore", "abbreviation", "removed"})
@@ -99,111 +89,109 @@ def affected(labels: Sequence[str]) -> str:
 
 
 def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> RenderedFacts:
-    """The :class:`RenderedFacts` of ``doc`` (every rendered configuration checked)."""
+    """The :class:`RenderedFacts` of ``doc`` (every rendered configuration checked).
+
+    A process the renderer shares between configurations (one :class:`Process` object in
+    several renderings) is read once (:class:`_Processes`), and its findings made once per
+    plan number; each configuration then only adds its label to them."""
     from validator.render.cache import rendered_configurations
 
     out = RenderedFacts()
     grouped: dict[Group, list[str]] = {}
-    memo: dict[tuple[Any, ...], list[FlagIssue]] = {}
-    plans = _Plans(doc, ctx)
+    plans = Plans(doc, ctx)
+    processes = _Processes(doc, code_rule)
     for rendered in rendered_configurations(doc, ctx):  # shared with REF014-REF016
         if not rendered.ok:
             continue
         out.configurations += 1
+        label = rendered.config.label()
         env = [(t.document, t.pointer) for t in rendered.env_sources.values()]
         for document, pointer in env:
             if document == doc.path:
-                out.env_reach.setdefault(pointer, []).append(rendered.config.label())
+                out.env_reach.setdefault(pointer, []).append(label)
         where, plan, number = plans.of(rendered)
-        _env_channels(out, env, rendered.config.label(), bool(where[3]), plan)
+        _env_channels(out, env, label, bool(where[3]), plan)
         if plan is None or plan.minimum is None:
             continue
         for process in rendered.processes:
-            argv = [str(a) for a in process.argv]
-            start = _args_start(argv)
-            if start is None:
+            read = processes.read(process)
+            if read is None:
                 continue
-            args = tuple(argv[start:])
-            tokens = process.tokens[start:]
-            mine = {t.pointer for t in tokens if t.document == doc.path}
-            out.pointers.update(mine)
+            out.pointers.update(read.mine)
             if not where[3]:
-                out.in_range.update(mine)
-            key = (args, number)
-            if key not in memo:
-                out.distinct += 1
-                memo[key] = _judge_shell_words(args, plan)
-            for issue in memo[key]:
-                rule_id = code_rule.get(issue.code)
-                if rule_id is None or issue.code in LAYER_ONLY or issue.index >= len(tokens):
-                    continue
-                if tokens[issue.index].document != doc.path:
-                    continue  # a strategy file's or the site's own token: not this recipe's
-                group: Group = _hardware_override(doc, issue, tokens) or (
-                    rule_id, tokens[issue.index].pointer, issue.message, issue.hint,
-                    _consequences(doc, issue, tokens), FLOOR if issue.floor else None)
-                grouped.setdefault(group, []).append(rendered.config.label())
+                out.in_range.update(read.mine)
+            for group in processes.groups(process, read, plan, number):
+                grouped.setdefault(group, []).append(label)
+    out.distinct = len(processes.judged)
     for (rule_id, pointer, message, hint, related, reason), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
                                                      reason=reason), labels))
     return out
 
 
-class _Plans:
-    """The version plan of each rendered configuration of one document, computed once per
-    distinct inputs (:data:`PlanInputs`: variant, strategy, family, statements), with a
-    number per distinct plan key (configurations with equal numbers judge an argument
-    list alike).
+class _Read(NamedTuple):
+    """What :func:`facts` reads of one process: its ``vllm serve`` arguments after the
+    model, their tokens, and the pointers of the recipe's own tokens among them."""
 
-    The inputs are put together from parts memoised apart, each keyed by exactly what it
-    reads: the variant and strategy names, the family per hardware, the hardware's image
-    statement per (variant, hardware), the feature statements per (features, modes). The
-    configurations of a recipe are nearly all distinct in the whole (variant, strategy,
-    hardware, features, modes), but share each part."""
+    args: tuple[str, ...]
+    tokens: tuple[Token, ...]
+    mine: frozenset[str]
 
-    def __init__(self, doc: LoadedDocument, ctx: Context) -> None:
+
+class _Processes:
+    """The processes of one document's renderings, each read once per object and judged
+    once per distinct (arguments, plan number). The processes are kept referenced while
+    this lives, so an ``id`` names one (immutable) process throughout."""
+
+    def __init__(self, doc: LoadedDocument, code_rule: dict[str, str]) -> None:
         self.doc = doc
-        self.ctx = ctx
-        self.plans: dict[tuple[Any, ...], tuple[VersionPlan | None, int]] = {}
-        self.numbers: dict[tuple[Any, ...], int] = {}
-        self.names: dict[tuple[str, str], tuple[str | None, str | None]] = {}
-        self.families: dict[str, str] = {}
-        self.images: dict[tuple[str | None, str], Stated | None] = {}
-        self.features: dict[tuple[Any, Any], tuple[Stated, ...]] = {}
+        self.code_rule = code_rule
+        self.kept: list[Process] = []
+        self.reads: dict[int, _Read | None] = {}
+        self.judged: dict[tuple[tuple[str, ...], int], list[FlagIssue]] = {}
+        self.made: dict[tuple[int, int], list[Group]] = {}
 
-    def of(self, rendered: Rendered) -> tuple[PlanInputs, VersionPlan | None, int]:
-        """The plan inputs of ``rendered``, its plan and the plan's number."""
-        where = self._inputs(rendered)
-        if where not in self.plans:
-            found = _plan(self.doc, self.ctx, *where)
-            self.plans[where] = (found, self.numbers.setdefault(
-                (found.minimum.version, found.family, found.checked, found.unreleased,
-                 found.launch_day, found.floor, found.channel)
-                if found is not None and found.minimum is not None else (),
-                len(self.numbers)))
-        plan, number = self.plans[where]
-        return where, plan, number
+    def read(self, process: Process) -> _Read | None:
+        """The :class:`_Read` of ``process`` (``None``: not a ``vllm serve`` process)."""
+        key = id(process)
+        if key in self.reads:
+            return self.reads[key]
+        self.kept.append(process)
+        argv = [str(a) for a in process.argv]
+        start = _args_start(argv)
+        found = None
+        if start is not None:
+            tokens = process.tokens[start:]
+            found = _Read(tuple(argv[start:]), tokens, frozenset(
+                t.pointer for t in tokens if t.document == self.doc.path))
+        self.reads[key] = found
+        return found
 
-    def _inputs(self, rendered: Rendered) -> PlanInputs:
-        """The :data:`PlanInputs` of ``rendered``, from its memoised parts."""
-        doc, ctx, config = self.doc, self.ctx, rendered.config
-        names = self.names.get((rendered.variant, rendered.strategy))
-        if names is None:
-            names = self.names[rendered.variant, rendered.strategy] = _plan_names(
-                doc, ctx, rendered.variant, rendered.strategy)
-        variant, strategy = names
-        hardware = rendered.hardware
-        family = self.families.get(hardware)
-        if family is None:
-            family = self.families[hardware] = _family(doc, ctx, hardware)
-        if (variant, hardware) not in self.images:
-            self.images[variant, hardware] = hardware_statement(doc, ctx, variant, hardware)
-        image = self.images[variant, hardware]
-        chosen = (config.features, config.feature_modes)
-        stated = self.features.get(chosen)
-        if stated is None:
-            stated = self.features[chosen] = feature_statements(doc, *chosen)
-        return variant, strategy, family, (image, *stated) if image is not None else stated
+    def groups(self, process: Process, read: _Read, plan: VersionPlan, number: int
+               ) -> list[Group]:
+        """The finding groups of ``process`` (read as ``read``) at plan number ``number``
+        (``plan``: the plan of the first configuration with that number)."""
+        key = (id(process), number)
+        found = self.made.get(key)
+        if found is None:
+            issues = self.judged.get((read.args, number))
+            if issues is None:
+                issues = self.judged[read.args, number] = judged_items(read.args, plan)
+            found = self.made[key] = self._groups(read.tokens, issues)
+        return found
+
+    def _groups(self, tokens: tuple[Token, ...], issues: list[FlagIssue]) -> list[Group]:
+        doc, out = self.doc, []
+        for issue in issues:
+            rule_id = self.code_rule.get(issue.code)
+            if rule_id is None or issue.code in LAYER_ONLY or issue.index >= len(tokens):
+                continue
+            if tokens[issue.index].document != doc.path:
+                continue  # a strategy file's or the site's own token: not this recipe's
+            out.append(_hardware_override(doc, issue, tokens) or (
+                rule_id, tokens[issue.index].pointer, issue.message, issue.hint,
+                _consequences(doc, issue, tokens), FLOOR if issue.floor else None))
+        return out
 
 
 def _env_channels(out: RenderedFacts, sources: Sequence[tuple[str, str]], label: str,
@@ -294,24 +282,6 @@ def _hardware_override(doc: LoadedDocument, issue: FlagIssue,
             f"takes the last{dotted}", None, related, None)
 
 
-def _judge_shell_words(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
-    """The issues of the words bash gives for the printed command of ``args``
-    (:func:`~validator.analysis.shell_words.shell_words`: a ``"--flag value"`` item is two
-    words there), each at the index of the item it comes from."""
-    words, where = shell_words(args)
-    issues = command_issues(words, plan, printed_expansions(args, words, where))
-    split = {i for i in where if where.count(i) > 1}
-    out = []
-    for issue in issues:
-        item = where[issue.index]
-        related = None if issue.related_index is None else where[issue.related_index]
-        if issue.code == "duplicate" and (item in split or related in split):
-            continue  # the site's de-duplication reads the item whole: FLAG020 is the fix
-        out.append(replace(issue, index=item, related_index=related, consequences=tuple(
-            (where[at], what) for at, what in issue.consequences)))
-    return out
-
-
 def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointer: str,
                         dest: str) -> bool:
     """Whether the site renders the token at ``pointer`` of ``document`` in some ``vllm
@@ -337,35 +307,6 @@ def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointe
                 return False
             seen = True
     return seen
-
-
-PlanInputs = tuple[str | None, str | None, str, tuple[Stated, ...]]
-"""What the plan of a rendered configuration depends on besides the document and the
-context: the recipe's variant and the strategy file it names (``None``: none of them),
-the CLI family its hardware is served by, and what the recipe states of its install
-channel (:func:`~validator.analysis.install_channel.configuration_statements`: the image
-of its hardware, the minimums its features state)."""
-
-
-def _plan_names(doc: LoadedDocument, ctx: Context, variant: str,
-                strategy: str) -> tuple[str | None, str | None]:
-    """The recipe's variant and the strategy file a configuration names (``None``: not
-    one of them)."""
-    variants = get(doc.data, "variants")
-    return (variant if isinstance(variants, dict) and variant in variants else None,
-            strategy if strategy in ctx.strategies else None)
-
-
-def _family(doc: LoadedDocument, ctx: Context, hardware: str) -> str:
-    """The CLI family that serves ``hardware`` for this recipe."""
-    return platform_plugin(doc.data) or (ASCEND if npu_hardware(ctx)(hardware) else VLLM)
-
-
-def _plan(doc: LoadedDocument, ctx: Context, variant: str | None, strategy: str | None,
-          family: str, stated: tuple[Stated, ...]) -> VersionPlan | None:
-    reach = install_range(doc, ctx, variant, strategy)
-    return channel_plan(ctx.cli, parse_min_version(reach.minimum), family, reach.top,
-                        reach.unreleased, stated)
 
 
 def _args_start(argv: Sequence[str]) -> int | None:

@@ -107,3 +107,24 @@ def test_guide011_work_grows_linearly_with_the_blocks(
     # linear: 4x the blocks, at most ~4x the work (a prefix search per block was ~16x)
     assert large_chars <= 4.5 * small_chars, (small_chars, large_chars)
     assert large_lines <= 4.5 * small_lines, (small_lines, large_lines)
+
+
+@pytest.mark.parametrize("layout", [one_section, many_sections])
+def test_guide011_picks_the_targets_of_one_naming_once(
+        tree: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811 - the fixture
+        layout: Callable[[int], str]) -> None:
+    narrowed: list[int] = []
+    real = guide_structured._narrow
+
+    def counted(items: list[Any], keep: Callable[[Any], bool]) -> list[Any]:
+        narrowed.append(len(items))
+        return real(items, keep)
+
+    monkeypatch.setattr(guide_structured, "_narrow", counted)
+    n = 12
+    data = amd_override()
+    data["guide"] = layout(n)
+    found = check(tree, data)
+    # every block names H200 and serves the recipe's model id: one set of targets
+    assert len(found) == n
+    assert 0 < len(narrowed) <= 2, narrowed

@@ -80,3 +80,25 @@ def ledger_refuses(a: str, b: str) -> bool:
 @pytest.mark.parametrize(("a", "b"), list(itertools.permutations(IDS, 2)))
 def test_ref025s_predicate_refuses_exactly_what_the_ledger_refuses(a: str, b: str) -> None:
     assert (id_outputs_meet(path_key(a), path_key(b)) is not None) == ledger_refuses(a, b)
+
+
+def test_each_id_is_made_a_path_key_once_per_run(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_variant_id(examples_tree, "example-org/Other-9B.json")
+    chat = (examples_tree / CHAT).read_text(encoding="utf-8")
+    (examples_tree / "models/example-org/Third-7B.yaml").write_text(
+        chat.replace("Example-Chat-8B", "Third-7B").replace(
+            "Other-9B.json", "Third-7B-FP8"), encoding="utf-8")
+    keyed: list[str] = []
+
+    def counted(rel: str) -> str:
+        keyed.append(rel)
+        return path_key(rel)
+
+    monkeypatch.setattr("validator.rules.ref.api_path.path_key", counted)
+    found = [f for f in check_tree(examples_tree, CHAT, "models/example-org/Third-7B.yaml")
+             if f.rule == "REF025"]
+    assert [f.path for f in found] == [CHAT]
+    # two recipes compare their variants with every id of the tree: REF025 keys each id
+    # once (the other REF rules key a recipe's own id and path once each per recipe)
+    assert keyed and len(keyed) < 2 * len(set(keyed)), keyed

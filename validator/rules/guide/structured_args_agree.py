@@ -78,16 +78,15 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
         return out.hits.get("GUIDE011", [])
     hits: list[Hit] = []
     values = _RenderedValues(doc, ctx.cli)
-    search = SectionSearch(text)
+    targets = _Targets(doc, ctx, SectionSearch(text), model.ids, renderings)
     for c in model.checked:
         wanted = [(opt, opt.dest) for opt in c.parsed.options if opt.dest in KEY_DESTS
                   and opt.value is not None and not opt.value.startswith("$")]
         if not wanted or c.plan.minimum is None:
             continue
-        targets = target_configurations(doc, ctx, text, c.cmd, model.ids, renderings,
-                                         search)
+        picked, narrowed = targets.of(c.cmd)
         for opt, dest in wanted:
-            found = values.over(targets, c.plan.minimum, dest)
+            found = values.over(picked, narrowed, c.plan.minimum, dest)
             if found is not None and opt.value not in found.values:
                 hits.append(_disagreement(c.cmd, opt, found))
     return hits
@@ -140,10 +139,11 @@ class _RenderedValues:
         self.segments: dict[tuple[Any, ...], tuple[CliRegistry,
                                                    list[tuple[str, str, int]]]] = {}
 
-    def over(self, targets: list[Rendered], registry: CliRegistry, dest: str) -> _Used | None:
-        """What ``targets`` use for ``dest`` (``None``: none of them sets it). The key
-        holds the renderings' ids: they are alive in ``targets`` for the whole rule."""
-        key = (tuple(id(r) for r in targets), registry.version, dest)
+    def over(self, targets: list[Rendered], narrowed: Narrowed, registry: CliRegistry,
+             dest: str) -> _Used | None:
+        """What ``targets`` use for ``dest`` (``None``: none of them sets it); ``narrowed``:
+        what picked ``targets`` of the rule's renderings (:meth:`_Targets.of`)."""
+        key = (narrowed, registry.version, dest)
         if key not in self.gathered:
             used = [u for r in targets for u in self.of(r, registry).get(dest, [])]
             self.gathered[key] = _Used(
@@ -217,32 +217,54 @@ def _key_options(parsed: ParsedArgs) -> list[tuple[str, str, int]]:
             if opt.dest in KEY_DESTS and opt.value is not None]
 
 
-def target_configurations(doc: LoadedDocument, ctx: Context, text: str, cmd: ServeCommand,
-                          ids: dict[str, str | None], renderings: list[Rendered],
-                          search: SectionSearch | None = None) -> list[Rendered]:
-    """The renderings a guide command's section targets: the variant whose ``model_id`` it
-    serves, the hardware and the strategy the section names (each narrowed only when it
-    leaves a rendering). ``search``: the :class:`SectionSearch` of ``text`` when the
-    caller asks about several commands of it (each section is then searched once)."""
-    search = search if search is not None else SectionSearch(text)
-    picked = renderings
-    model = (cmd.model or "").lower()
-    if model in ids:
-        variant = ids[model]
-        own = {k for k, v in as_dict(get(doc.data, "variants")).items()
-               if isinstance(get(v, "model_id"), str)
-               and str(get(v, "model_id")).lower() != str(get(doc.data, "model", "model_id")
-                                                            ).lower()}
-        picked = _narrow(picked, lambda r: r.config.variant == variant if variant is not None
-                         else r.config.variant not in own)
-    hardware = named_hardware(ctx, search, cmd.line)
-    if hardware:
-        picked = _narrow(picked, lambda r: r.config.hardware in hardware)
-    strategies = {r.config.key for r in renderings}
-    named = {s for s in strategies if search.says(_word(s.replace("_", "[ _-]")), cmd.line)}
-    if named:
-        picked = _narrow(picked, lambda r: r.config.key in named)
-    return picked
+Narrowed = tuple[tuple[bool, str | None], frozenset[str], frozenset[str]]
+"""What picks the renderings a guide command's section targets (:class:`_Targets`):
+(whether a variant is named, and which; ``None``: one serving the recipe's own model id),
+the hardware and the strategies the section names."""
+
+
+class _Targets:
+    """The renderings each guide command's section targets: the variant whose ``model_id``
+    it serves, the hardware and the strategy the section names (each narrowed only when
+    it leaves a rendering), picked once per distinct :data:`Narrowed`."""
+
+    def __init__(self, doc: LoadedDocument, ctx: Context, search: SectionSearch,
+                 ids: dict[str, str | None], renderings: list[Rendered]) -> None:
+        self.ctx = ctx
+        self.search = search
+        self.ids = ids
+        self.renderings = renderings
+        self.strategies = {r.config.key for r in renderings}
+        self.own = {k for k, v in as_dict(get(doc.data, "variants")).items()
+                    if isinstance(get(v, "model_id"), str)
+                    and str(get(v, "model_id")).lower() != str(get(doc.data, "model",
+                                                                    "model_id")).lower()}
+        self.picked: dict[Narrowed, list[Rendered]] = {}
+
+    def of(self, cmd: ServeCommand) -> tuple[list[Rendered], Narrowed]:
+        """The renderings ``cmd``'s section targets, and what picked them."""
+        model = (cmd.model or "").lower()
+        search = self.search
+        named = frozenset(s for s in self.strategies
+                          if search.says(_word(s.replace("_", "[ _-]")), cmd.line))
+        narrowed = ((model in self.ids, self.ids.get(model)),
+                    frozenset(named_hardware(self.ctx, search, cmd.line)), named)
+        picked = self.picked.get(narrowed)
+        if picked is None:
+            picked = self.picked[narrowed] = self._pick(narrowed)
+        return picked, narrowed
+
+    def _pick(self, narrowed: Narrowed) -> list[Rendered]:
+        (by_model, variant), hardware, named = narrowed
+        picked = self.renderings
+        if by_model:
+            picked = _narrow(picked, lambda r: r.config.variant == variant
+                             if variant is not None else r.config.variant not in self.own)
+        if hardware:
+            picked = _narrow(picked, lambda r: r.config.hardware in hardware)
+        if named:
+            picked = _narrow(picked, lambda r: r.config.key in named)
+        return picked
 
 
 def named_hardware(ctx: Context, search: SectionSearch, line: int) -> set[str]:

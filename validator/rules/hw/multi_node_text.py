@@ -76,6 +76,9 @@ def _mentions(text: str, data: Any) -> list[str]:
     variants = as_dict(get(data, "variants"))
     precisions = [str(get(v, "precision")) for v in variants.values()]
     out = []
+    # an ASCII word in ASCII text matches its case-insensitive pattern only where its
+    # lower case is in the text's: the pattern is searched only then (other text: always)
+    lowered = text.lower() if text.isascii() else None
     for name, variant in variants.items():
         words = [name]
         model_id = get(variant, "model_id")
@@ -84,7 +87,8 @@ def _mentions(text: str, data: Any) -> list[str]:
         prec = get(variant, "precision")
         if isinstance(prec, str) and precisions.count(prec) == 1:
             words.append(prec)
-        if any(_named(w).search(text) for w in words):
+        if any((lowered is None or not w.isascii() or w.lower() in lowered)
+               and _named(w).search(text) for w in words):
             out.append(name)
     return out
 

@@ -6,7 +6,7 @@ whose paths are one file where case is ignored."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,15 +185,32 @@ def _others(ctx: Context, path: str, ids: list[str]) -> list[_Claim]:
     return [c for c in every if c.recipe != path]
 
 
-def _overlap(mine: str, claim: _Claim) -> str | None:
-    """How the API paths of id ``mine`` land on those of ``claim`` (``None``: apart)."""
+def _overlap(mine: str, mine_key: str, claim: _Claim, claim_key: str) -> str | None:
+    """How the API paths of id ``mine`` land on those of ``claim`` (``None``: apart);
+    ``mine_key`` and ``claim_key``: the :func:`path_key` of each id."""
+    meet = id_outputs_meet(mine_key, claim_key)
+    if meet is None:
+        return None
     theirs = (f"{printable(claim.model_id)!r}, {claim.what} of "
               f"{printable(claim.recipe)}")
-    meet = id_outputs_meet(path_key(mine), path_key(claim.model_id))
     if meet == "same":
         return f"is {theirs}" + ("" if mine == claim.model_id else " where letter case or "
                                  "Unicode form is ignored (macOS, Windows)")
-    return None if meet is None else _HOW[meet] + theirs
+    return _HOW[meet] + theirs
+
+
+def _path_keys(ctx: Context) -> Callable[[str], str]:
+    """:func:`path_key`, once per id string of the context's run (a pure function of it:
+    every recipe compares its variants' ids with every other recipe's)."""
+    keys: dict[str, str] = ctx.memoised("REF025.path_keys", dict)
+
+    def key_of(model_id: str) -> str:
+        found = keys.get(model_id)
+        if found is None:
+            found = keys[model_id] = path_key(model_id)
+        return found
+
+    return key_of
 
 
 _HOW = {"holds": "names a folder the site clears, which holds the files of ",
@@ -243,11 +260,14 @@ def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
     mine += [_Claim(doc.path, model_id, f"its variant {printable(key)!r}")
              for key, model_id in variants]
     claims = mine + _others(ctx, doc.path, [model_id for _, model_id in variants])
+    key_of = _path_keys(ctx)
     for key, model_id in variants:
+        mine_key = key_of(model_id)
         for claim in claims:
-            how = _overlap(model_id, claim)
-            if claim.recipe == doc.path and path_key(model_id) == path_key(claim.model_id):
+            claim_key = key_of(claim.model_id)
+            if claim.recipe == doc.path and mine_key == claim_key:
                 continue  # one recipe's ids on one path: one page shared, or REF017's
+            how = _overlap(model_id, mine_key, claim, claim_key)
             if how is None:
                 continue
             yield Hit(join_pointer(join_pointer("/variants", key), "model_id"),

@@ -90,7 +90,11 @@ class Printed:
                 or bool(env_value_hazards(self.env_value_of, self.text)))
 
 
-def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Iterator[Printed]:
+def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]],
+                 printed: dict[tuple[str, ...], tuple[int, ...]] | None = None
+                 ) -> Iterator[Printed]:
+    """The model id and the argument items ``proc`` prints unquoted with text other than
+    plain (``printed``: a memo of :func:`_bare_items` by the items' texts)."""
     model = model_token(proc)
     start = arguments_start(proc)
     if model is not None:
@@ -99,18 +103,33 @@ def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]]) -> Itera
                       positional=MODEL_OPERAND)
         start += 1
     args = proc.tokens[start:]
-    if all(_PLAIN.fullmatch(t.text) for t in args):
-        return
-    for token, raw in zip(args, printed_raw([t.text for t in args]), strict=True):
-        if not raw or (token.document, token.pointer) in flag_items or _PLAIN.fullmatch(
-                token.text):
-            continue  # a flag's value (quoted by the site) or FLAG027's flag item
+    texts = tuple(t.text for t in args)
+    try:
+        bare = None if printed is None else printed.get(texts)
+    except TypeError:  # a text of the wrong type: judged as it is (and refused there)
+        printed = bare = None
+    if bare is None:
+        bare = _bare_items(texts)
+        if printed is not None:
+            printed[texts] = bare
+    for token in (args[i] for i in bare):
+        if (token.document, token.pointer) in flag_items:
+            continue  # FLAG027's flag item
         flag = token.text.startswith("-")
         yield Printed(token.document, token.pointer, token.text,
                       "the flag item" if flag else "the argument item",
                       f"{_SITE} prints a flag item and an item no flag takes unquoted "
                       "(its shellQuote quotes only a flag's value)", literal=False,
                       split=not flag)
+
+
+def _bare_items(texts: tuple[str, ...]) -> tuple[int, ...]:
+    """Indexes of the argument items of ``texts`` the site prints unquoted whose text is
+    not plain (a flag's value is quoted by the site)."""
+    if all(_PLAIN.fullmatch(t) for t in texts):
+        return ()
+    return tuple(i for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True))
+                 if raw and not _PLAIN.fullmatch(text))
 
 
 def _env_values(proc: Process) -> Iterator[Printed]:
@@ -171,9 +190,13 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
                            for i, item in enumerate(layer.tokens) if item.startswith("-"))
     out: dict[Printed, list[str]] = {}
     # most renderings of a recipe print the same argument lists, environments and images
-    # (in other configurations): each distinct one is read once
+    # (in other configurations): each distinct one is read once, and each processes
+    # tuple the renderer shares between configurations once (kept alive by
+    # ``renderings``, so its id names one tuple of immutable processes throughout)
     seen: dict[Any, list[Printed]] = {}
     plain: dict[tuple[Any, ...], bool] = {}
+    bare: dict[tuple[str, ...], tuple[int, ...]] = {}
+    shared: dict[int, list[Printed]] = {}
     omni = is_omni(doc.data)  # only an omni rendering has serve-binary tokens
     for rendered in renderings:
         if not rendered.ok:
@@ -181,13 +204,17 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
         label = rendered.config.label()
         found = _once(seen, ("image", rendered.hardware, rendered.variant,
                              rendered.docker_image), _image, doc, ctx, rendered)
-        for proc in rendered.processes:
-            if omni:
-                found += _once(seen, ("omni", proc.tokens), _omni_binary, doc, proc)
-            if not _plain_argv(plain, proc.argv):
-                found += _once(seen, ("argv", proc.tokens), _argv_values, proc, flag_items)
-            found += _once(seen, _env_key(proc), _env_values, proc)
-        for printed in found:
+        processes = shared.get(id(rendered.processes))
+        if processes is None:
+            processes = shared[id(rendered.processes)] = []
+            for proc in rendered.processes:
+                if omni:
+                    processes += _once(seen, ("omni", proc.tokens), _omni_binary, doc, proc)
+                if not _plain_argv(plain, proc.argv):
+                    processes += _once(seen, ("argv", proc.tokens), _argv_values, proc,
+                                       flag_items, bare)
+                processes += _once(seen, _env_key(proc), _env_values, proc)
+        for printed in (*found, *processes):
             out.setdefault(printed, []).append(label)
     return out
 

@@ -1,0 +1,147 @@
+"""A ``vllm serve`` argument list as the site prints it, judged chunk by chunk.
+
+The site prints a flag item raw and quotes the value item after it
+(:func:`~validator.analysis.shell_words.printed_raw`); bash then splits a raw item of
+plain words at whitespace (:func:`~validator.analysis.shell_words.shell_words`).
+:func:`judged_items` gives the issues of the words bash passes, each at the index of the
+item it comes from.
+
+The argument lists of one corpus differ in few items, so a list is judged from its
+*chunks*: an item that starts with ``-`` and the items up to the next such item. Which
+items print raw, the words of each item, which words bash expands and where each
+segment of :mod:`validator.analysis.flag_segments` starts depend on the chunk alone (a
+flag pairs with its value only when the value does not start with ``-``), as long as the
+first word of each chunk but the first is an option word: then the segments of the list
+are those of its chunks, and each chunk is read and its segments judged once per plan
+(:func:`_chunk`). Wherever that does not hold, or the segments do not decide the list
+(:func:`~validator.analysis.flag_segments.segments_decide`), the list is judged whole as
+before (:func:`whole_items`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+from typing import NamedTuple
+
+from validator.analysis.cli_plan import VersionPlan
+from validator.analysis.flag_engine import FlagIssue
+from validator.analysis.flag_segments import (
+    AUTO_TOOL,
+    TOOL_PARSER,
+    SegmentVerdict,
+    command_issues,
+    plan_token,
+    segment_spans,
+    segments_decide,
+    verdict,
+)
+from validator.analysis.release_range import LISTS_KEPT
+from validator.analysis.shell_words import printed_expansions, shell_words
+from validator.vllm_cli.argv import looks_like_option
+
+CHUNKS_KEPT = 64 * LISTS_KEPT
+"""How many (chunk, plan) readings :func:`judged_items` keeps."""
+
+
+class Chunk(NamedTuple):
+    """One chunk of items read and its segments judged at one plan."""
+
+    opens: bool
+    """Whether its first word is an option word (a segment of the list starts there)."""
+    verdicts: tuple[SegmentVerdict, ...]
+    """The verdict of each of its segments, in order."""
+    alone: bool
+    """Whether every verdict holds alone (:attr:`SegmentVerdict.alone`)."""
+    dests: tuple[str, ...]
+    """The destination of each known option of its segments, in order."""
+    issues: tuple[FlagIssue, ...]
+    """The issues of its segments, each at the index of its item in the chunk."""
+
+
+def judged_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
+    """The issues of the words bash gives for the printed command of ``args`` (an argument
+    list after the model), each at the index of the item it comes from: what
+    :func:`whole_items` gives, from the chunks' memoised verdicts where they decide it."""
+    if plan.minimum is None:
+        return []
+    if not args:
+        return whole_items(args, plan)
+    token = plan_token(plan)
+    starts = [i for i, item in enumerate(args) if i == 0 or item.startswith("-")]
+    chunks: list[Chunk] = []
+    for at, (start, end) in enumerate(zip(starts, [*starts[1:], len(args)], strict=True)):
+        items = args[start:end]
+        found = plan.cli.bounded("flag:chunks", (items, token),
+                                 partial(_chunk, items, plan, token), limit=CHUNKS_KEPT)
+        if found is None or (at and not found.opens):
+            return whole_items(args, plan)
+        chunks.append(found)
+    if not _decided(chunks):
+        return whole_items(args, plan)
+    out: list[FlagIssue] = []
+    for start, chunk in zip(starts, chunks, strict=True):
+        out += chunk.issues if not start else [
+            replace(i, index=i.index + start) for i in chunk.issues]
+    return out
+
+
+def _chunk(items: tuple[str, ...], plan: VersionPlan, token: object) -> Chunk | None:
+    """``items`` (one chunk) read and its segments judged at ``plan``; ``None`` when a
+    segment of it is a dotted key without a value (then only the whole list tells)."""
+    words, where = shell_words(items)
+    spans = segment_spans(words)
+    if spans is None:
+        return None
+    expansions = printed_expansions(items, words, where)
+    verdicts = tuple(verdict(words[start:end], frozenset(
+        i - start for i in expansions if start <= i < end), plan, token) for start, end in spans)
+    split = _split_items(where)
+    issues = []
+    for (start, _end), found in zip(spans, verdicts, strict=True):
+        for issue in found.issues:
+            item = where[issue.index + start]
+            if issue.code == "duplicate" and item in split:
+                continue  # as whole_items: the site's de-duplication reads the item whole
+            issues.append(replace(issue, index=item))
+    return Chunk(looks_like_option(words[0]), verdicts, all(v.alone for v in verdicts),
+                 tuple(dest for v in verdicts for dest, _ident, _dotted in v.options),
+                 tuple(issues))
+
+
+def _decided(chunks: Sequence[Chunk]) -> bool:
+    """:func:`~validator.analysis.flag_segments.segments_decide` of the segments of
+    ``chunks``; without an option twice, what it says of ``--enable-auto-tool-choice``
+    alone."""
+    if not all(chunk.alone for chunk in chunks):
+        return False
+    dests = [dest for chunk in chunks for dest in chunk.dests]
+    once = set(dests)
+    if len(once) < len(dests):
+        return segments_decide([v for chunk in chunks for v in chunk.verdicts])
+    return AUTO_TOOL not in once or TOOL_PARSER in once
+
+
+def _split_items(where: Sequence[int]) -> set[int]:
+    """The items of more than one word (``where``: the item of each word, ascending)."""
+    return {item for at, item in enumerate(where) if at and where[at - 1] == item}
+
+
+def whole_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
+    """The issues of the words bash gives for the printed command of ``args``
+    (:func:`~validator.analysis.shell_words.shell_words`: a ``"--flag value"`` item is two
+    words there), each at the index of the item it comes from, the whole list judged at
+    once (:func:`~validator.analysis.flag_segments.command_issues`)."""
+    words, where = shell_words(args)
+    issues = command_issues(words, plan, printed_expansions(args, words, where))
+    split = _split_items(where)
+    out = []
+    for issue in issues:
+        item = where[issue.index]
+        related = None if issue.related_index is None else where[issue.related_index]
+        if issue.code == "duplicate" and (item in split or related in split):
+            continue  # the site's de-duplication reads the item whole: FLAG020 is the fix
+        out.append(replace(issue, index=item, related_index=related, consequences=tuple(
+            (where[at], what) for at, what in issue.consequences)))
+    return out
