@@ -13,6 +13,8 @@ from validator.source.provenance import Provenance
 READ_LIMIT = 64 * 1024 * 1024
 """Largest file a :class:`LocalTree` reads, in bytes (recipes are tens of KiB)."""
 
+_NOT_REGULAR = "not a regular file (FIFO, device or socket); not read"
+
 
 class SourceError(RecipeCheckError):
     """Bytes could not be obtained (missing path, I/O failure, refused path).
@@ -119,13 +121,16 @@ class LocalTree:
                                       f"({self.unreadable.get(path, 'permission denied')}); "
                                       "the recipes in it were not checked")
                 raise SourceError(f"{path}: is a directory")
-            # O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked
-            # on the open descriptor, so the file cannot be swapped after the check
+            # a FIFO, device or socket is refused before it is opened (opening a FIFO
+            # would wake a writer waiting on it); O_NONBLOCK and the type checked again on
+            # the open descriptor: swapped in after the first check, it is neither waited
+            # on nor read
+            if not stat.S_ISREG(os.stat(target).st_mode):
+                raise SourceError(f"{path}: {_NOT_REGULAR}")
             fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
             with os.fdopen(fd, "rb") as stream:
                 if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                    raise SourceError(f"{path}: not a regular file (FIFO, device or "
-                                      "socket); not read")
+                    raise SourceError(f"{path}: {_NOT_REGULAR}")
                 data = stream.read(READ_LIMIT + 1)
         except FileNotFoundError:
             raise
