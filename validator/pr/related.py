@@ -8,11 +8,11 @@ platform, ``pr`` checks those recipes too, so the ``REF013`` the change causes i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from validator.analysis.recipe_data import elements, get
 from validator.context import MODELS
-from validator.load import load_yaml
+from validator.load import LoadedDocument, load_yaml
 from validator.source.tree import RecipeTree, SourceError
 
 PREFIX = MODELS + "/"
@@ -33,6 +33,19 @@ def removed_recipe_ids(gone: Iterable[str], head: RecipeTree) -> set[str]:
             if not any(head.exists(f"{PREFIX}{rid}{ext}") for ext in (".yaml", ".yml"))}
 
 
+def loaded_recipes(head: RecipeTree, paths: Iterable[str]
+                   ) -> Iterator[tuple[str, LoadedDocument]]:
+    """``(path, document)`` of each of ``paths`` at ``head`` that reads and loads (one that
+    does not is skipped: a changed one is reported by the check itself)."""
+    for path in paths:
+        try:
+            doc = load_yaml(head.read(path), path)
+        except (SourceError, FileNotFoundError):
+            continue
+        if doc.ok:
+            yield path, doc
+
+
 def naming_recipes(removed: set[str], head: RecipeTree,
                    paths: Sequence[str]) -> dict[str, list[str]]:
     """Recipe path at ``head`` (of ``paths``) -> why it is checked: each entry of its
@@ -40,13 +53,7 @@ def naming_recipes(removed: set[str], head: RecipeTree,
     out: dict[str, list[str]] = {}
     if not removed:
         return out
-    for path in paths:
-        try:
-            doc = load_yaml(head.read(path), path)
-        except (SourceError, FileNotFoundError):
-            continue  # unreadable here; a changed one is reported by the check itself
-        if not doc.ok:
-            continue
+    for path, doc in loaded_recipes(head, paths):
         for _, ref, pointer in elements(get(doc.data, "meta", "related_recipes"),
                                         "/meta/related_recipes"):
             if isinstance(ref, str) and ref in removed:

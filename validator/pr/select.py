@@ -36,7 +36,6 @@ import git
 from validator.context import KV_STORE, MODELS, PLATFORMS, STRATEGIES, TAXONOMY
 from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
-from validator.load import load_yaml
 from validator.pr.affected import reaches, renders_with, site_inputs
 from validator.pr.entry_changes import (
     EntryChange,
@@ -45,10 +44,10 @@ from validator.pr.entry_changes import (
     platform_changes,
     taxonomy_changes,
 )
-from validator.pr.related import naming_recipes, removed_recipe_ids
+from validator.pr.related import loaded_recipes, naming_recipes, removed_recipe_ids
 from validator.render.api_paths import quickstart_folder_entries
 from validator.rules.ref.quickstart import is_quickstart_path
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import RecipeTree
 from validator.sourcemap import join_pointer
 
 _STATUS = {"A": "added", "M": "modified", "T": "modified", "R": "renamed", "C": "added",
@@ -355,15 +354,8 @@ def _add_affected_recipes(sel: Selection, entries: Sequence[EntryChange], base: 
         return
     sites = (site_inputs(base), site_inputs(head)) if rendered else ()
     changed = set(sel.recipes)  # checked in full anyway: "modified" says why
-    for path in head.list(MODELS):
-        if not is_recipe_path(path) or not matches(path, patterns):
-            continue
-        try:
-            doc = load_yaml(head.read(path), path)
-        except (SourceError, FileNotFoundError):
-            continue  # unreadable here; a changed one is reported by the check itself
-        if not doc.ok:
-            continue
+    listed = [p for p in head.list(MODELS) if is_recipe_path(p) and matches(p, patterns)]
+    for path, doc in loaded_recipes(head, listed):
         reasons, cited = _reference_reasons(doc.data, by_name)
         if rendered and path not in changed:
             found = reaches(doc.data, sites)
