@@ -28,8 +28,6 @@ from typing import NamedTuple
 from validator.analysis.cli_plan import VersionPlan
 from validator.analysis.flag_engine import FlagIssue
 from validator.analysis.flag_segments import (
-    AUTO_TOOL,
-    TOOL_PARSER,
     SegmentVerdict,
     command_issues,
     plan_token,
@@ -52,10 +50,6 @@ class Chunk(NamedTuple):
     """Whether its first word is an option word (a segment of the list starts there)."""
     verdicts: tuple[SegmentVerdict, ...]
     """The verdict of each of its segments, in order."""
-    alone: bool
-    """Whether every verdict holds alone (:attr:`SegmentVerdict.alone`)."""
-    dests: tuple[str, ...]
-    """The destination of each known option of its segments, in order."""
     issues: tuple[FlagIssue, ...]
     """The issues of its segments, each at the index of its item in the chunk."""
 
@@ -78,7 +72,7 @@ def judged_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
         if found is None or (at and not found.opens):
             return whole_items(args, plan)
         chunks.append(found)
-    if not _decided(chunks):
+    if not segments_decide([v for chunk in chunks for v in chunk.verdicts]):
         return whole_items(args, plan)
     out: list[FlagIssue] = []
     for start, chunk in zip(starts, chunks, strict=True):
@@ -105,22 +99,7 @@ def _chunk(items: tuple[str, ...], plan: VersionPlan, token: object) -> Chunk | 
             if issue.code == "duplicate" and item in split:
                 continue  # as whole_items: the site's de-duplication reads the item whole
             issues.append(replace(issue, index=item))
-    return Chunk(looks_like_option(words[0]), verdicts, all(v.alone for v in verdicts),
-                 tuple(dest for v in verdicts for dest, _ident, _dotted in v.options),
-                 tuple(issues))
-
-
-def _decided(chunks: Sequence[Chunk]) -> bool:
-    """:func:`~validator.analysis.flag_segments.segments_decide` of the segments of
-    ``chunks``; without an option twice, what it says of ``--enable-auto-tool-choice``
-    alone."""
-    if not all(chunk.alone for chunk in chunks):
-        return False
-    dests = [dest for chunk in chunks for dest in chunk.dests]
-    once = set(dests)
-    if len(once) < len(dests):
-        return segments_decide([v for chunk in chunks for v in chunk.verdicts])
-    return AUTO_TOOL not in once or TOOL_PARSER in once
+    return Chunk(looks_like_option(words[0]), verdicts, tuple(issues))
 
 
 def _split_items(where: Sequence[int]) -> set[int]:

@@ -76,6 +76,9 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         head_bytes: path -> the head's bytes of each checked file: a finding gone at the
             head that a suppression comment there names is ``hidden``, not fixed
             (:func:`not_fixed`).
+        removed: the files and folders the site's build reads that the head removes
+            (``REF030``): a base finding of a rule reading them that the head no longer
+            makes is ``hidden``, not fixed (:func:`reads_context`).
     """
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
     head_ranges = head.context.get("install_ranges") or {}

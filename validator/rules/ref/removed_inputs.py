@@ -44,7 +44,6 @@ _WHAT = {TAXONOMY: "its hardware profiles, tasks and KV offload options",
          KV_STORE + "/": "every kv_store/*.yaml"}
 
 
-
 def removed_input_finding(path: str) -> Finding:
     """The ``REF030`` error on ``path``, one of :data:`SITE_INPUTS`."""
     return Finding(rule=REMOVED_INPUT.id, severity=Severity.ERROR, path=path, pointer="",
