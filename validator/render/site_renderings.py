@@ -66,8 +66,8 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
         config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
         config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA)))
-    processes = processes_of(site, traced, memo.setdefault("tokens", {}))
     env_sources = {k: arg_token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
+    processes = processes_of(site, traced, memo.setdefault("tokens", {}), env_sources)
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
     made.append((reads, trace if trace is not None else len(reads.log),
                  (*result, traced.get(MODE_READS, ()))))
@@ -156,10 +156,14 @@ def _restamped(found: Found, old: str, new: str, hardware: str, docs: Documents)
 
 
 def processes_of(site: dict[str, Any], traced: dict[str, Any],
-                 known: dict[int, tuple[Arg, Token]]) -> tuple[Process, ...]:
+                 known: dict[int, tuple[Arg, Token]],
+                 shared_sources: dict[str, Token]) -> tuple[Process, ...]:
     """The processes of a rendering; ``known`` holds the token of every argument already
     converted (by identity: most arguments are the same objects in many renderings of a
-    recipe; the argument is kept with its token, so its id cannot be reused meanwhile)."""
+    recipe; the argument is kept with its token, so its id cannot be reused meanwhile);
+    ``shared_sources``: the rendering's env sources (the tokens of ``traced``'s
+    :data:`~validator.render.synthesis.ENV_SOURCES`), the object every process but a
+    P/D role (which has its own) holds, so a restamp (:func:`_restamped`) makes them once."""
     def token(arg: Arg) -> Token:
         hit = known.get(id(arg))
         if hit is not None and hit[0] is arg:
@@ -167,8 +171,6 @@ def processes_of(site: dict[str, Any], traced: dict[str, Any],
         made = arg_token(arg)
         known[id(arg)] = (arg, made)
         return made
-
-    shared_sources = {k: arg_token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
 
     def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any,
              sources: dict[str, Token] | None = None) -> Process:
