@@ -129,45 +129,32 @@ class FindingsAt:
         if self.combo[a] == self.combo[b] or blob in self.refused:
             return True
         pairs = self._differing(a, b)
-        if pairs is None:
-            return False
-        stage = self._stage(blob, self.inputs[a][0])
-        if stage is None or not stage[1]:
-            return stage is not None  # did not load: the stage's rows alone, the same
-        parts = self.parts(blob)
-        for la, lb in pairs:
-            pa, pb = parts.get(la), parts.get(lb)
-            if pa is None or pb is None or (pa is not pb and pa != pb):
-                return False
-        return True
+        return pairs is not None and self._same_rows(blob, self.inputs[a][0], pairs)
 
     def same_paths(self, before: Mapping[str, str], after: Mapping[str, str], a: str,
                    b: str) -> set[str]:
         """The paths that hold the same blob in ``before`` and ``after`` (path -> blob
         key, at states ``a`` and ``b``) whose findings are surely equal at both
-        (:meth:`same`, asked of each)."""
+        (:meth:`same` of each, with what the two states share worked out once)."""
+        kept = [(p, blob) for p, blob in after.items() if before.get(p) == blob]
         if self.combo[a] == self.combo[b]:
-            return {p for p, blob in after.items() if before.get(p) == blob}
+            return {p for p, _blob in kept}
         pairs = self._differing(a, b)
         if pairs is None:
-            return {p for p, blob in after.items() if before.get(p) == blob
-                    and blob in self.refused}
+            return {p for p, blob in kept if blob in self.refused}
         stage_label = self.inputs[a][0]
-        out = set()
-        for path, blob in after.items():
-            if before.get(path) != blob:
-                continue
-            stage = self._stage(blob, stage_label) if blob not in self.refused else ((), False)
-            if stage is None:
-                continue
-            if stage[1]:
-                parts = self._parts.get(blob) or self.parts(blob)
-                for la, lb in pairs:
-                    pa, pb = parts.get(la), parts.get(lb)
-                    if pa is None or pb is None or (pa is not pb and pa != pb):
-                        break
-                else:
-                    out.add(path)
-            else:
-                out.add(path)
-        return out
+        return {p for p, blob in kept if self._same_rows(blob, stage_label, pairs)}
+
+    def _same_rows(self, blob: str, stage_label: str,
+                   pairs: tuple[tuple[str, str], ...]) -> bool:
+        """Whether ``blob``'s findings are surely equal at two states of stage
+        ``stage_label`` whose labels differ by ``pairs``: it is no file, it did not load
+        (the stage's rows alone), or each pair's valid rows are equal."""
+        if blob in self.refused:
+            return True
+        stage = self._stage(blob, stage_label)
+        if stage is None or not stage[1]:
+            return stage is not None
+        parts = self.parts(blob)
+        return all((pa := parts.get(la)) is not None and (pb := parts.get(lb)) is not None
+                   and (pa is pb or pa == pb) for la, lb in pairs)
