@@ -455,6 +455,7 @@ def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iter
     shell or the dynamic loader acts on (``PROMPT_COMMAND``, ``BASH_ENV``, ``LD_PRELOAD``,
     ``PATH``, ``IFS``, ``PS1``, ``BASH_FUNC_*`` ...) is reported too: ``export NAME=...``
     changes the user's own shell.
+
     Failing::
 
         model:
