@@ -25,7 +25,12 @@ from validator.commands.options import (
 from validator.commands.options import (
     positive_int as positive_int,  # re-exported: `render --nodes` uses it from here
 )
-from validator.commands.output_guard import CONTEXT_FOLDERS, refuse_overwriting, target_inputs
+from validator.commands.output_guard import (
+    CONTEXT_FOLDERS,
+    local_roots,
+    refuse_overwriting,
+    target_inputs,
+)
 from validator.config import Config
 from validator.context import PLATFORMS, Settings
 from validator.errors import UsageError
@@ -229,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     rule_config(args)  # a bad --config or --select is a usage error before anything runs
     releases = release_list_context(settings)  # fail fast (exit 2) before any check runs
     targets = collect_targets(args, notes=False)
-    refuse_overwriting(args, target_inputs(targets), fmt)
+    refuse_overwriting(args, target_inputs(targets), fmt, trees=local_roots(targets))
     configs: dict[int, Config] = {}
     known: KnownUnits = {}  # what --fix found in the bytes it left: not checked again
 

@@ -23,7 +23,12 @@ from typing import TextIO
 
 from validator.commands.check import collect_targets
 from validator.commands.options import add_output_arguments, chosen_format, write_outputs
-from validator.commands.output_guard import refuse_overwriting, target_inputs, work_tree_inputs
+from validator.commands.output_guard import (
+    local_roots,
+    refuse_overwriting,
+    target_inputs,
+    work_tree_inputs,
+)
 from validator.context import build_context
 from validator.errors import UsageError
 from validator.findings import printable
@@ -120,8 +125,9 @@ def _file_sides(args: argparse.Namespace) -> tuple[Side, Side]:
     args_ = (args.old, args.new)
     loose = {arg: _loose_file(arg, args.root) for arg in args_}
     targets = {arg: _one(args, arg) for arg in args_ if loose[arg] is None}
-    refuse_overwriting(args, target_inputs(list(targets.values()))
-                       + [p for p in loose.values() if p is not None])
+    named = list(targets.values())  # the sides that are not loose files
+    refuse_overwriting(args, target_inputs(named) + [p for p in loose.values() if p is not None],
+                       trees=local_roots(named) + ([args.root] if args.root else []))
     context = LocalTree(args.root) if args.root is not None else \
         next((t.tree for t in targets.values()), None)
     if context is None:
@@ -182,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     """Compare, print, and return 0 (no change for users) or 1."""
     fmt = chosen_format(args, "text")
     if args.path is not None:
-        refuse_overwriting(args, work_tree_inputs(args.repo, [args.path]))
+        refuse_overwriting(args, work_tree_inputs(args.repo, [args.path]), trees=[args.repo])
         old, new = _revision_sides(args)
     else:
         old, new = _file_sides(args)

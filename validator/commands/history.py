@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = chosen_format(args, "text")
     policy = Policy(local_rule_config(args, LocalTree(args.repo)))
     paths = [rel for p in args.paths if (rel := repository_path(p, args.repo))]
-    refuse_overwriting(args, work_tree_inputs(args.repo, paths))
+    refuse_overwriting(args, work_tree_inputs(args.repo, paths), trees=[args.repo])
     options = AuditOptions(
         repo=args.repo, rev=args.rev, since=args.since, all_refs=args.all_refs,
         paths=paths,

@@ -52,7 +52,7 @@ def target_inputs(targets: list[Target]) -> list[Path]:
     """The files on disk a check of ``targets`` reads: each local target and the
     taxonomy, strategy, kv-store and configuration files at its recipes root."""
     files: list[Path] = []
-    for root in dict.fromkeys(t.tree.root for t in targets if isinstance(t.tree, LocalTree)):
+    for root in local_roots(targets):
         files += root_inputs(root)
     files += [t.tree.root / t.path for t in targets if isinstance(t.tree, LocalTree)]
     return files
@@ -72,8 +72,31 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def local_roots(targets: list[Target]) -> list[Path]:
+    """The recipes roots on disk of ``targets`` (each once)."""
+    return list(dict.fromkeys(t.tree.root for t in targets if isinstance(t.tree, LocalTree)))
+
+
+def _recipe_path_problem(path: Path, trees: Iterable[Path]) -> str | None:
+    """Why ``path`` may not be a report: a ``.yaml``/``.yml`` file below ``models/`` of a
+    recipes tree is a recipe there (one this run did not read is replaced by the report)
+    or becomes one (the next run of that tree reads the report as a recipe)."""
+    if not path.name.endswith((".yaml", ".yml")):
+        return None
+    real = Path(os.path.realpath(path))
+    for tree in trees:
+        models = Path(os.path.realpath(tree / "models"))
+        if real.is_relative_to(models):
+            what = "is a recipe of" if real.exists() else "would be read as a recipe of"
+            return (f"{what} the recipes tree {tree} ({real.relative_to(models.parent)}): "
+                    "a report there would replace a recipe or be checked as one "
+                    "(choose a file outside models/ or not named .yaml)")
+    return None
+
+
 def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
-                       fmt: str | None = None, work_tree: Path | None = None) -> None:
+                       fmt: str | None = None, work_tree: Path | None = None,
+                       trees: Iterable[Path] = ()) -> None:
     """The one guard of every command writing reports: a report file (``--output``,
     ``--json/--sarif/--markdown FILE``, the job summary: ``--summary``, or
     ``$GITHUB_STEP_SUMMARY`` with ``fmt`` ``github``) that is one of ``inputs`` (or
@@ -83,7 +106,9 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
     each other. With ``work_tree`` (``pr``: the repository, in the Action the pull
     request's checkout), a report path inside it that is, or passes through, a symbolic
     link there, or resolves outside it, would write where a committed link points
-    (:func:`validator.work_tree.report_path_problem`).
+    (:func:`validator.work_tree.report_path_problem`). A report path of a recipe below
+    ``models/`` of one of the recipes ``trees`` (read by this run or not, there or not
+    yet) is refused too (:func:`_recipe_path_problem`).
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
@@ -123,3 +148,8 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
         if clash is not None:
             raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
                              "the report there would overwrite it (choose another file)")
+    trees = list(trees)
+    recipe = next(((o, p, why) for o, p in outputs
+                   if (why := _recipe_path_problem(Path(p), trees)) is not None), None)
+    if recipe is not None:
+        raise UsageError("{} {}: {}".format(*recipe))

@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = chosen_format(args, None)
     event = os.environ.get("GITHUB_EVENT_PATH")  # read when no revision is given
     refuse_overwriting(args, [*work_tree_inputs(folder), *([Path(event)] if event else [])],
-                       fmt, work_tree=folder)
+                       fmt, work_tree=folder, trees=[folder])
     config = _config(args, folder, base)
     result = run_pr(folder, base, head, settings=settings, patterns=args.paths,
                     config=config, fail_on=config.fail_on or "new",
