@@ -45,6 +45,7 @@ from validator.evidence.reported import reported_results
 from validator.findings import Finding, count_by_severity
 from validator.load import LoadedDocument, load_yaml
 from validator.load.scalars import json_number_problem
+from validator.render.api_inputs import site_refusal
 from validator.rules.metadata import READS_EVERYTHING, RELEASE_DATA, Reads
 from validator.source.provenance import Provenance
 from validator.source.snapshots import LICENSE_FILES
@@ -174,8 +175,9 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
     rec_findings = [_finding(f, cite) for f in findings]
     facts = FactBuilder(cite, tax_cite, _version_sources(doc, ctx)).build()
+    refusal = site_refusal(doc)
     rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \
-        else None
+        and refusal is None else None
     context_note = _context_note(status, commit)
     dv = facts.default_variant
     dvf = facts.variants.get(dv) if dv else None
@@ -204,7 +206,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         deployment_options=options, recipe_parameters=params,
         source=_source(prov, cite, path, checked_on),
         license=_license(tree, repo, commit), notes=_notes(params, facts),
-        limitations=_limitations(params, context_note), facts=facts.facts,
+        limitations=_limitations(params, context_note, _site_note(path, refusal)),
+        facts=facts.facts,
         reported_results=reported_results(cite), rendered_defaults=rendered,
         editorial=editorial, validation=validation)
 
@@ -393,7 +396,21 @@ RENDERED_LIMITATION = ("Rendered commands are recipe-check's reproduction of the
 configuration says so instead)."""
 
 
-def _limitations(params: RecipeParameters, context_note: str | None) -> list[str]:
+def _site_note(path: str, refusal: tuple[str, int | None] | None) -> str | None:
+    """What the record says when the recipes site cannot load the file (js-yaml refuses
+    it, :func:`~validator.render.api_inputs.site_refusal`): its facts are read as
+    recipe-check's loader reads the file, and it has no rendered commands."""
+    if refusal is None:
+        return None
+    message, line = refusal
+    where = f"{path}:{line}" if line else path
+    return (f"The recipes site cannot load this file ({where}: {message}); its facts are "
+            "this reading of the file, which no site page shows, and no command is "
+            "rendered for it.")
+
+
+def _limitations(params: RecipeParameters, context_note: str | None,
+                 site_note: str | None = None) -> list[str]:
     images = params.docker_images
     out = [
         "No model was run for this record; reported_results are the guide's own figures.",
@@ -403,8 +420,7 @@ def _limitations(params: RecipeParameters, context_note: str | None) -> list[str
         "Planning minimums are declared weights budgets, not measured peak memory.",
         RENDERED_LIMITATION,
     ]
-    if context_note:
-        out.append(context_note)
+    out += [note for note in (site_note, context_note) if note]
     return out
 
 

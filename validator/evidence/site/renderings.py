@@ -12,6 +12,7 @@ from typing import Any
 from validator.context import Context, Settings, build_context
 from validator.errors import RecipeCheckError
 from validator.load import LoadedDocument, load_yaml
+from validator.render.api_inputs import site_refusal
 from validator.render.configuration import Rendered, document_data
 from validator.render.docker import compute_docker_meta, cuda_choice
 from validator.render.hardware_reads import hardware_profile, raw_id
@@ -63,8 +64,8 @@ class RecipeReader:
                             str(source["document_path"]))
         except (SourceError, OSError, KeyError):
             return None
-        if not doc.ok or ctx.taxonomy is None or not ctx.taxonomy.ok:
-            return None
+        if site_refusal(doc) is not None or ctx.taxonomy is None or not ctx.taxonomy.ok:
+            return None  # js-yaml refuses the file: the site renders nothing of it
         try:
             strategies = site_strategies(ctx)
             landing = Configuration.defaults(doc, ctx.taxonomy, strategies) if strategies \
