@@ -33,3 +33,13 @@ def test_a_recipe_beside_its_case_twin_is_an_error_and_the_api_build_refuses_the
 
 def test_recipes_of_distinct_paths_are_no_twins(examples_tree: Path) -> None:
     assert [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF020"] == []
+
+
+def test_unicode_form_twins_are_told_apart_in_the_message(examples_tree: Path) -> None:
+    composed, decomposed = "models/caf/G\u00e9.yaml", "models/caf/Ge\u0301.yaml"
+    (examples_tree / "models/caf").mkdir()
+    for path in (composed, decomposed):
+        (examples_tree / path).write_bytes((examples_tree / CHAT).read_bytes())
+    [found] = [f for f in check_tree(examples_tree, decomposed) if f.rule == "REF020"]
+    assert ("the recipe path 'models/caf/Ge\\u0301.yaml' is one file with "
+            "'models/caf/G\\xe9.yaml'") in found.message

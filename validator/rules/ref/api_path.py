@@ -6,6 +6,7 @@ whose paths are one file where case is ignored."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -113,12 +114,23 @@ def recipe_path_case_twin(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     index: dict[str, list[str]] = ctx.memoised("REF020.index", lambda: _twins(ctx))
     others = [p for p in index.get(_stem_key(doc.path), []) if p != doc.path]
     if others:
-        yield Hit("", f"the recipe path {printable(doc.path)!r} is one file with "
-                  f"{', '.join(repr(printable(p)) for p in others)} on a file system that "
+        mine, *theirs = _distinct_shown([doc.path, *others])
+        yield Hit("", f"the recipe path {mine} is one file with "
+                  f"{', '.join(theirs)} on a file system that "
                   "ignores letter case or Unicode form (macOS, Windows), and both publish "
                   "one page of the site's API: `render --api-out` refuses the tree",
                   "keep one recipe per model: edit the existing file instead of adding one "
                   "whose path differs only in case")
+
+
+def _distinct_shown(paths: list[str]) -> list[str]:
+    """``paths`` quoted as a message shows them (``repr`` of :func:`printable`), or, when
+    two would look alike (Unicode form twins: ``é`` as one code point or as ``e`` and a
+    combining accent), each quoted with its non-ASCII characters escaped
+    (``'G\\xe9'``, ``'Ge\\u0301'``)."""
+    if len({unicodedata.normalize("NFC", p) for p in paths}) == len(paths):
+        return [repr(printable(p)) for p in paths]
+    return ["'" + p.encode("ascii", "backslashreplace").decode("ascii") + "'" for p in paths]
 
 
 def _twins(ctx: Context) -> dict[str, list[str]]:
@@ -227,7 +239,8 @@ def variant_model_id_takes_another_recipes_files(doc: LoadedDocument,
                                                  ctx: Context) -> Iterator[Hit]:
     """The site publishes a variant whose ``model_id`` holds a ``/`` under that id
     (``<model_id>.json``, the folder ``<model_id>/`` it clears first). An id that is
-    another recipe's own (``zai-org/GLM-5`` in ``GLM-4.5.yaml``, in any letter case), or
+    another recipe's own in another letter case (``zai-org/glm-5`` in ``GLM-4.5.yaml``
+    beside ``GLM-5.yaml``; the very same id the site does not promote: the recipe wins), or
     another recipe's variant's, or a folder holding or inside theirs (or inside the
     recipe's own), or a folder where their ``<id>.json`` file is (``zai-org/GLM-5.2.json``
     beside ``zai-org/GLM-5.2``), overwrites or deletes those pages: ``render --api-out``
