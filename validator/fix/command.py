@@ -30,6 +30,10 @@ from validator.session_units import KnownUnits, unit_identity
 from validator.source.local import Target
 from validator.source.tree import LocalTree, SourceError
 
+LINK_NOT_FIXED = "a symbolic link; not fixed (fix the file it points to)"
+"""Why a recipe that is a symbolic link is neither fixed by ``--fix`` nor in ``--diff``'s
+patch: writing it would replace the link by a file (or edit a file elsewhere)."""
+
 
 def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
                 unsafe: bool, config: ConfigOf | None = None,
@@ -70,6 +74,8 @@ def _fix_target(session: Session, target: Target, unsafe: bool,
         return None
     if target.path in opened.context_paths:
         return None
+    if (tree.root / target.path).is_symlink():  # --diff shows only what --fix writes
+        return DocumentFixes(target.path, b"", b"", error=LINK_NOT_FIXED)
     try:
         raw = tree.read(target.path)
     except (SourceError, FileNotFoundError) as exc:
@@ -88,8 +94,8 @@ def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:
     link; returns why it was not written, or ``None``."""
     assert isinstance(target.tree, LocalTree)
     file = target.tree.root / target.path
-    if file.is_symlink():
-        return "a symbolic link; not written"
+    if file.is_symlink():  # a link made after the fix loop read the file
+        return LINK_NOT_FIXED
     try:
         if target.tree.read(target.path) != outcome.original:
             return "changed since it was read; not written"
