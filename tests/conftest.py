@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from validator.findings import Finding
 
 PROJECT = Path(__file__).resolve().parents[1]
-SHARED = PROJECT.parent / "shared"
+SHARED = Path(os.environ.get("RECIPE_CHECK_SHARED") or PROJECT.parent / "shared")
+"""The shared test inputs (the corpus bundle, the site's sources, the seeds): ``../shared``
+beside the checkout, or the folder ``$RECIPE_CHECK_SHARED`` names."""
 EXAMPLES = PROJECT / "examples" / "recipes"
 """The example recipes root the project ships (README's first command checks it)."""
 CORPUS = SHARED / "corpus"

@@ -27,7 +27,8 @@ def test_plain():
 '''
 
 
-def run_copy(tmp_path: Path, with_shared: bool) -> subprocess.CompletedProcess[str]:
+def run_copy(tmp_path: Path, with_shared: bool, shared_elsewhere: Path | None = None
+             ) -> subprocess.CompletedProcess[str]:
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)
     for helper in ("conftest.py", "shared_run.py", "schedule.py"):  # conftest imports them
@@ -36,10 +37,12 @@ def run_copy(tmp_path: Path, with_shared: bool) -> subprocess.CompletedProcess[s
     (project / "tests" / "test_sample.py").write_text(TESTS, encoding="utf-8")
     if with_shared:
         (tmp_path / "shared").mkdir()
+    env = {"PATH": "/usr/bin:/bin", "CI": "true", "PYTHONPATH": str(project)}
+    if shared_elsewhere is not None:
+        env["RECIPE_CHECK_SHARED"] = str(shared_elsewhere)
     return subprocess.run([sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider",
                            "tests"], cwd=project, capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/bin:/bin", "CI": "true",
-                               "PYTHONPATH": str(project)})
+                          env=env)
 
 
 def test_absent_shared_skips_with_the_reason(tmp_path: Path) -> None:
@@ -55,3 +58,12 @@ def test_present_shared_never_skips(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "skipped" not in done.stdout
     assert "corpus bundle missing" in done.stdout
+
+
+def test_shared_named_by_the_environment_is_used_instead_of_the_sibling(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "inputs"
+    elsewhere.mkdir()
+    done = run_copy(tmp_path, with_shared=False, shared_elsewhere=elsewhere)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "skipped" not in done.stdout
+    assert f"corpus bundle missing: {elsewhere}" in done.stdout

@@ -26,12 +26,12 @@ import orjson
 import pytest
 from filelock import FileLock
 
+from tests.conftest import SHARED
 from tests.render.tiny_tree import write_tree
 from tests.shared_run import run_folder
 from validator.context import Context, local_context
 
 PROJECT = Path(__file__).resolve().parents[2]
-SHARED = PROJECT.parent / "shared"
 SITE = SHARED / "corpus" / "site"
 BUILD_SCRIPT = Path("scripts") / "build-recipes-api.mjs"
 TREE_PARTS = ("models", "taxonomy.yaml", "strategies", "kv_store", "platforms.yaml")

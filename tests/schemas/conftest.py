@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-BUNDLE = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "vllm-recipes.bundle"
+from tests.conftest import BUNDLE
 
 
 @pytest.fixture(scope="session")

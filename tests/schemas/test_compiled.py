@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import BUNDLE
 from validator.load import load_yaml
 from validator.schema import SchemaValidator, _validator, compiled, surely_valid
 
 PROJECT = Path(__file__).resolve().parents[2]
-BUNDLE = PROJECT.parent / "shared" / "corpus" / "vllm-recipes.bundle"
 EXAMPLE = PROJECT / "examples" / "recipes" / "models" / "example-org" / "Example-Chat-8B.yaml"
 
 
