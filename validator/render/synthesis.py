@@ -104,8 +104,13 @@ def plain(value: Any) -> Any:
     kind = type(value)
     if kind is Arg:
         return value.value
+    # (a string, the most frequent leaf, is its own plain value: not recursed into)
     if kind is list:
-        return [v.value if type(v) is Arg else plain(v) for v in value]
+        return [v.value if type(v) is Arg else v if type(v) is str else plain(v)
+                for v in value]
+    if kind is dict:
+        return {k: v if type(v) is str else plain(v) for k, v in value.items()
+                if k not in _TRACE_KEYS}
     if isinstance(value, Arg):
         return value.value
     if isinstance(value, dict):
