@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,17 +187,30 @@ def test_checking_one_recipe_finds_what_reading_every_recipe_finds(
     findings are those of reading every recipe, whatever form the other id is written
     in."""
     from tests.conftest import check_tree
-    from validator.rules.ref import api_path
 
     _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
     replace_once(examples_tree / MOE, "variants:\n  default:\n",
                  f"variants:\n  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n"
                  f"    {lines}\n  default:\n")
     near = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
-    monkeypatch.setattr(api_path, "_NEAR_ONLY", 0)
-    every = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
-    assert near == every
+    indexed, every = _indexed_and_every(examples_tree, monkeypatch)
+    assert near == indexed == every
     assert bool(near) is collides
+
+
+def _indexed_and_every(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], ...]:
+    """REF025 of CHAT as a recipe past the first of a run finds it (from every recipe's
+    scanned scalars, :func:`validator.api_claims.variant_ids_indexed`), and from reading
+    every recipe's ids."""
+    from tests.conftest import check_tree
+    from validator.rules.ref import api_path
+
+    monkeypatch.setattr(api_path, "_NEAR_ONLY", 0)
+    indexed = [f for f in check_tree(root, CHAT) if f.rule == "REF025"]
+    monkeypatch.setattr(api_path, "variant_ids_indexed", lambda ctx, _ids, skip: {
+        p: ids for p, ids in api_claims.tree_variant_ids_of(ctx).items() if p != skip})
+    every = [f for f in check_tree(root, CHAT) if f.rule == "REF025"]
+    return indexed, every
 
 
 _LOADS = """
@@ -285,15 +299,31 @@ def test_a_recipe_whose_text_cannot_hold_a_path_meeting_the_ids_is_not_scanned(
     a path meeting its variants' ids (``org`` and the name, or ``org`` alone in a path
     that is only its folder); what is found is what reading every recipe finds."""
     from tests.conftest import check_tree
-    from validator.rules.ref import api_path
 
     _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
     _other_org_recipe(examples_tree, lines)
     monkeypatch.setattr(api_claims, "_KEYS_OF_BYTES", collections.OrderedDict())
     near = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
     scanned = {path for path, _ in api_claims._KEYS_OF_BYTES}
-    monkeypatch.setattr(api_path, "_NEAR_ONLY", 0)
-    every = [f for f in check_tree(examples_tree, CHAT) if f.rule == "REF025"]
-    assert near == every
+    indexed, every = _indexed_and_every(examples_tree, monkeypatch)
+    assert near == indexed == every
     assert bool(near) is collides
     assert (OTHER in scanned) is collides
+
+
+def test_a_run_past_its_first_recipes_loads_only_the_recipes_that_may_meet_their_ids(
+        examples_tree: Path, monkeypatch: pytest.MonkeyPatch, loads: list[str]) -> None:
+    """Past the first recipes of a run without the index, REF025 finds the recipes that
+    may meet a recipe's ids from every recipe's scalars, scanned once, and loads only
+    those: no recipe's YAML is loaded a second time for the ids of the whole tree."""
+    from tests.conftest import check_tree, corpus_recipes
+    from validator.rules.ref import api_path
+
+    _variant(examples_tree, CHAT, "fp8", "example-org/Example-Chat-8B-FP8")
+    _variant(examples_tree, MOE, "fp8", "example-org/Example-Chat-8B-FP8/int4")
+    _other_org_recipe(examples_tree, 'model_id: "other-org/Other-MoE-120B-FP8"')
+    monkeypatch.setattr(api_path, "_NEAR_ONLY", 0)
+    found = [f for f in check_tree(examples_tree, *corpus_recipes(examples_tree))
+             if f.rule == "REF025"]
+    assert sorted(f.path for f in found) == [CHAT, MOE]
+    assert sorted(loads) == [CHAT, MOE]  # each for the other; OTHER meets neither

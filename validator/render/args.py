@@ -76,41 +76,71 @@ def dedupe(args: list[Arg]) -> list[Arg]:
 
 def dedupe_traced(args: list[Arg]) -> tuple[list[Arg], list[Override]]:
     """:func:`dedupe` and the :class:`Override` of every unit it drops."""
-    units: list[tuple[Arg, Arg | None, bool]] = []  # (head, value, positional)
-    i = 0
-    while i < len(args):
-        cur = args[i]
-        if _is_flag(cur.value):
-            nxt = args[i + 1] if i + 1 < len(args) else None
-            if nxt is not None and not _is_flag(nxt.value):
+    return planned(args, dedupe_plan([a.value for a in args]))
+
+
+Plan = tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...]]
+"""What a de-duplication keeps and drops, by index into the values it was made from: the
+indices kept, in order, and per :class:`Override` the indices of its four arguments
+(``-1`` for a unit without a value)."""
+
+
+def dedupe_plan(values: list[Any] | tuple[Any, ...]) -> Plan:
+    """:func:`dedupe_traced` of arguments with these values, by index: it reads nothing of
+    an argument but its value."""
+    return _dedupe_plan(values, range(len(values)))
+
+
+def final_plan(values: tuple[Any, ...]) -> Plan:
+    """:func:`final_args_traced` of arguments with these values, by index into them."""
+    return _dedupe_plan(values, [i for i, v in enumerate(values) if jsval.truthy(v)])
+
+
+def planned(args: list[Arg], plan: Plan) -> tuple[list[Arg], list[Override]]:
+    """The arguments a :data:`Plan` made from ``args``' values keeps, and its overrides."""
+    kept, dropped = plan
+    return [args[i] for i in kept], [
+        Override(args[a], None if b < 0 else args[b], args[c], None if d < 0 else args[d])
+        for a, b, c, d in dropped]
+
+
+def _dedupe_plan(values: list[Any] | tuple[Any, ...], at: Any) -> Plan:
+    """The de-duplication of ``values`` at the indices ``at`` (in order)."""
+    units: list[tuple[int, int, bool]] = []  # (head, value or -1, positional)
+    i, n = 0, len(at)
+    while i < n:
+        cur = at[i]
+        if _is_flag(values[cur]):
+            nxt = at[i + 1] if i + 1 < n else -1
+            if nxt >= 0 and not _is_flag(values[nxt]):
                 units.append((cur, nxt, False))
                 i += 2
                 continue
-            units.append((cur, None, False))
+            units.append((cur, -1, False))
         else:
-            units.append((cur, None, True))
+            units.append((cur, -1, True))
         i += 1
     seen: dict[str, int] = {}
     keep = [False] * len(units)
-    overrides: list[Override] = []
+    overrides: list[tuple[int, int, int, int]] = []
     for index in range(len(units) - 1, -1, -1):
         head, value, positional = units[index]
         if positional:
             keep[index] = True
-        elif head.value not in seen:
-            seen[head.value] = index
+        elif values[head] not in seen:
+            seen[values[head]] = index
             keep[index] = True
         else:
-            winner, winner_value, _ = units[seen[head.value]]
-            overrides.append(Override(head, value, winner, winner_value))
-    out: list[Arg] = []
+            winner, winner_value, _ = units[seen[values[head]]]
+            overrides.append((head, value, winner, winner_value))
+    out: list[int] = []
     for index, (head, value, _) in enumerate(units):
         if keep[index]:
             out.append(head)
-            if value is not None:
+            if value >= 0:
                 out.append(value)
     overrides.reverse()
-    return out, overrides
+    return tuple(out), tuple(overrides)
 
 
 def shell_quote(value: Any) -> Any:
@@ -129,7 +159,7 @@ def final_args(args: list[Arg]) -> list[Arg]:
 
 def final_args_traced(args: list[Arg]) -> tuple[list[Arg], list[Override]]:
     """:func:`final_args` and the overrides its de-duplication resolves."""
-    return dedupe_traced([a for a in args if jsval.truthy(a.value)])
+    return planned(args, final_plan(tuple(a.value for a in args)))
 
 
 def format_command(args: list[Arg], model_id: Any, binary: str = "vllm serve") -> str:

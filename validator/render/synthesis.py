@@ -24,7 +24,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from validator.render import gates, jsval, offload_gates
-from validator.render.args import LEAD, Arg, Override, command_of, final_args_traced
+from validator.render.args import (
+    LEAD,
+    Arg,
+    Override,
+    command_of,
+    final_args_traced,
+    final_plan,
+    planned,
+)
 from validator.render.docker import (
     DockerMeta,
     build_docker_argv,
@@ -96,8 +104,13 @@ def plain(value: Any) -> Any:
     kind = type(value)
     if kind is Arg:
         return value.value
+    # (a string, the most frequent leaf, is its own plain value: not recursed into)
     if kind is list:
-        return [v.value if type(v) is Arg else plain(v) for v in value]
+        return [v.value if type(v) is Arg else v if type(v) is str else plain(v)
+                for v in value]
+    if kind is dict:
+        return {k: v if type(v) is str else plain(v) for k, v in value.items()
+                if k not in _TRACE_KEYS}
     if isinstance(value, Arg):
         return value.value
     if isinstance(value, dict):
@@ -212,9 +225,12 @@ class _CommandWriter:
     overrides finalizing dropped.
 
     Each argument list is finalized once for its command and its argv (the list is kept
-    alive in ``finals``, so its id cannot be reused meanwhile); equal lists of hashable
-    arguments (with their provenance) share one result across renderings through
-    ``shared`` (the recipe's :attr:`Documents.cache`)."""
+    alive in ``finals``, so its id cannot be reused meanwhile). Finalizing reads only the
+    arguments' values, and a command only the values it keeps: lists of string values
+    share, through ``shared`` (the recipe's :attr:`Documents.cache`), one
+    :func:`~validator.render.args.final_plan` and one command per distinct tuple of
+    values, whatever their provenance (the same arguments from another hardware's
+    profile, layer or pointer)."""
 
     def __init__(self, model: Arg, model_id: Any, shared: dict[Any, Any]) -> None:
         self.model = model
@@ -224,22 +240,25 @@ class _CommandWriter:
         self.overrides: list[Override] = []
 
     def finalize(self, args: list[Arg]) -> tuple[list[Arg], Any]:
-        """``args`` finalized, and the key it is shared under (``None``: not shared)."""
+        """``args`` finalized, and the key its command is shared under (``None``: not
+        shared)."""
         finals = self.finals
-        if id(args) not in finals:
+        found = finals.get(id(args))
+        if found is None:
+            values = tuple([a.value for a in args])
             # only all-string lists: 1 == 1.0 == True would make unequal lists one key
-            key: Any = ("final", tuple(args)) if all(type(a.value) is str for a in args) \
-                else None
-            hit = self.shared.get(key) if key is not None else None
-            if hit is None:
+            if all(type(v) is str for v in values):
+                key: Any = ("plan", values)
+                plan = self.shared.get(key)
+                if plan is None:
+                    plan = self.shared[key] = final_plan(values)
+                kept, dropped = planned(args, plan)
+            else:
+                key = None
                 kept, dropped = final_args_traced(args)
-                hit = (tuple(kept), tuple(dropped))
-                if key is not None:
-                    self.shared[key] = hit
-            finals[id(args)] = (args, list(hit[0]), key)
-            self.overrides.extend(hit[1])
-        _, filtered, key = finals[id(args)]
-        return filtered, key
+            found = finals[id(args)] = (args, kept, key)
+            self.overrides.extend(dropped)
+        return found[1], found[2]
 
     def command(self, args: list[Arg]) -> str:
         """The shell command of ``args``."""

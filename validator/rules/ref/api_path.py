@@ -19,6 +19,7 @@ from validator.api_claims import (
     store_of,
     tree_variant_ids_of,
     variant_ids,
+    variant_ids_indexed,
     variant_ids_near,
 )
 from validator.context import Context
@@ -178,21 +179,24 @@ def _claims(ctx: Context, ids: dict[str, VariantIds]) -> list[_Claim]:
 
 
 _NEAR_ONLY = 3
-"""Recipes of a context whose rules read only the other recipes that may meet their ids
-(:func:`validator.api_claims.variant_ids_near`); past them (a run over many recipes), or
-with the result cache's index, every recipe's ids are read once for all."""
+"""Recipes of a context whose rules find the other recipes that may meet their ids from
+those recipes' text (:func:`validator.api_claims.variant_ids_near`); past them (a run over
+many recipes) from every recipe's scalars, scanned once
+(:func:`validator.api_claims.variant_ids_indexed`). Only the recipes that may meet them are
+loaded; with the result cache's index, every recipe's ids are read once for all."""
 
 
 def _others(ctx: Context, path: str, ids: list[str]) -> list[_Claim]:
-    """The claims of every recipe but ``path`` that may meet one of ``ids``: those of
-    every recipe (read once per context; their variant ids from
-    :func:`validator.api_claims.tree_variant_ids_of`, across runs from the result cache's
-    index), or for the first few recipes of a run without that index only those of the
-    recipes whose scalars may meet them (the rest are not loaded: checking one file)."""
+    """The claims of every recipe but ``path`` that may meet one of ``ids``: without the
+    result cache's index those of the recipes whose scalars may meet them (the rest are
+    not loaded: checking one file loads no other recipe, a whole tree only the few that
+    may meet); with it, those of every recipe (read once per context; their variant ids
+    from :func:`validator.api_claims.tree_variant_ids_of`, across runs from the index)."""
     asked = ctx.memoised("REF025.asked", lambda: [0])
     asked[0] += 1
-    if store_of(ctx) is None and asked[0] <= _NEAR_ONLY and not names_blobs(ctx):
-        return _claims(ctx, variant_ids_near(ctx, ids, path))
+    if store_of(ctx) is None and not names_blobs(ctx):
+        near = variant_ids_near if asked[0] <= _NEAR_ONLY else variant_ids_indexed
+        return _claims(ctx, near(ctx, ids, path))
     every = ctx.memoised("REF025.claims", lambda: _claims(ctx, tree_variant_ids_of(ctx)))
     return [c for c in every if c.recipe != path]
 
