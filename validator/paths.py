@@ -39,6 +39,8 @@ SNAPSHOTS_DIR = data_dir("snapshots")
 
 STORE_ENV = "RECIPE_CHECK_STORE"
 """Environment variable naming the recipe snapshot store folder."""
+LOCK_NAME = "recipes.lock.json"
+"""The lock file of a snapshot store, at its top (:mod:`validator.source.lockfile`)."""
 
 
 def default_store_dir() -> Path:
