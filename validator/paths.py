@@ -63,3 +63,11 @@ def undecodable_name(path: str) -> str | None:
     except UnicodeEncodeError:
         return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return None
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
+    XDG Base Directory specification."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "recipe-check"
