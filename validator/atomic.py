@@ -143,6 +143,58 @@ class NotAFileError(OSError):
         return str(self.strerror or super().__str__())
 
 
+INPUT_LIMIT = 64 * 1024 * 1024
+"""Largest input file a user names that :func:`read_input_file` reads, in bytes (the
+limit of a recipes tree's files too: :data:`validator.source.tree.READ_LIMIT`)."""
+
+
+def _kind(mode: int) -> str:
+    """What a file of ``mode`` that is not a regular file is, in words."""
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a file"
+
+
+def read_input_file(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of an input file the user names (``--config``, ``--manifest``, a lock
+    file, the event file): the one reader of them. A link is followed (the user named
+    it); what it names must be a regular file of at most ``limit`` bytes (default
+    :data:`INPUT_LIMIT`). Its type is
+    judged before it is opened (opening a FIFO would block the run for ever, and a device
+    such as ``/dev/zero`` never ends), and again on the descriptor, opened without
+    blocking (a FIFO swapped in meanwhile is not waited on); at most ``limit + 1`` bytes
+    are read, so a file that grows is not read without end either.
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        NotAFileError: a folder, FIFO, device or socket, or a file larger than ``limit``
+            (``strerror`` says which, ending in "not read").
+        OSError: the file cannot be read.
+    """
+    limit = INPUT_LIMIT if limit is None else limit
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotAFileError(errno.EINVAL, f"not a regular file ({_kind(mode)}); not read")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotAFileError(errno.EINVAL, f"not a regular file ({_kind(mode)}); not read")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and (block := os.read(fd, min(1 << 20, limit + 1 - size))):
+            chunks.append(block)
+            size += len(block)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise NotAFileError(errno.EFBIG, f"larger than {limit} bytes; not read")
+    return b"".join(chunks)
+
+
 def output_problem(path: Path) -> str | None:
     """Why a report or record cannot be written at ``path`` (``None``: it can): what a
     link names is judged, not the link; a regular file, a FIFO, a character device and a

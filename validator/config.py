@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from validator.atomic import read_input_file
 from validator.errors import RecipeCheckError
 from validator.findings import Severity
 from validator.globs import GlobError, compile_glob, unclosed_class
@@ -377,8 +378,8 @@ def load_config_file(path: Path) -> Config:
     Raises:
         ConfigError: the file cannot be read or is wrong.
     """
-    try:
-        data = path.read_bytes()
+    try:  # a regular file (through a link), bounded: never a FIFO or /dev/zero
+        data = read_input_file(path)
     except OSError as exc:
         raise ConfigError(str(path), None, exc.strerror or str(exc)) from exc
     return parse_config(data, str(path)) or Config(source=str(path))

@@ -39,6 +39,8 @@ SNAPSHOTS_DIR = data_dir("snapshots")
 
 STORE_ENV = "RECIPE_CHECK_STORE"
 """Environment variable naming the recipe snapshot store folder."""
+LOCK_NAME = "recipes.lock.json"
+"""The lock file of a snapshot store, at its top (:mod:`validator.source.lockfile`)."""
 
 
 def default_store_dir() -> Path:
@@ -61,3 +63,11 @@ def undecodable_name(path: str) -> str | None:
     except UnicodeEncodeError:
         return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return None
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
+    XDG Base Directory specification."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "recipe-check"

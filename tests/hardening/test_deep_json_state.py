@@ -171,13 +171,13 @@ def test_the_catalogue_build_refuses_an_index_too_deep_to_decode(tmp_path: Path)
 
 
 def test_the_cli_data_cache_rereads_a_body_too_deep_to_decode(tmp_path: Path) -> None:
-    import hashlib
-
+    from validator.cache import ResultCache
     from validator.vllm_cli import compact
 
-    file = tmp_path / "compact.json"
-    file.write_bytes(hashlib.sha256(DEEP).hexdigest().encode() + b"\n" + DEEP)
-    assert compact._read(file) is None
+    store = ResultCache(tmp_path, fast=True)
+    store.put("ab" * 32, {compact.LABEL: {"format": compact.FORMAT}})
+    (tmp_path / "ab" / f"{'ab' * 32}.json").write_bytes(DEEP)
+    assert compact._read(store, "ab" * 32) is None and store.corrupt == 1
 
 
 READS_PACKAGE_DATA = {

@@ -22,6 +22,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = tmp_path / "cache"
     monkeypatch.setenv(compact.CACHE_ENV, str(folder))
     monkeypatch.setattr(compact, "_LOADED", {})
+    monkeypatch.setattr(compact, "_CHOSEN", [])  # no command chose a cache folder
     reg._from_compact.cache_clear()
     yield folder
     reg._from_compact.cache_clear()
@@ -43,23 +44,25 @@ def test_every_vendored_registry_equals_the_one_from_its_file(cache: Path) -> No
             assert made == again and made._by_string == again._by_string
             count += 1
     assert count >= 100
-    assert len(list(cache.glob("*.json"))) == len(folders)
+    assert len(list(cache.glob("*/*.json"))) == len(folders)
 
 
 def test_a_damaged_or_stale_copy_is_derived_again(cache: Path) -> None:
     folder = reg.DEFAULT_REGISTRY_DIR.resolve()
     pins = tuple(sorted(reg._index(folder).items()))
     compact.compact(folder, pins)
-    (file,) = cache.glob("*.json")
+    (file,) = cache.glob("*/*.json")
+    store, key = compact._store(), file.stem
     good = file.read_bytes()
-    digest, _, body = good.partition(b"\n")
-    assert compact._read(file) is not None
-    edited = body.replace(b'"takes_value":true', b'"takes_value":false', 1)
-    file.write_bytes(digest + b"\n" + edited)
-    assert compact._read(file) is None  # the first line no longer hashes the rest
-    assert compact.compact(folder, pins, fresh=True)["options"] == json.loads(body)["options"]
+    assert compact._read(store, key) is not None
+    edited = good.replace(b'"takes_value":true', b'"takes_value":false', 1)
+    assert edited != good
+    file.write_bytes(edited)
+    assert compact._read(store, key) is None  # its HMAC no longer verifies
+    body = json.loads(good)["results"][compact.LABEL]
+    assert compact.compact(folder, pins, fresh=True)["options"] == body["options"]
     assert file.read_bytes() == good
-    data = json.loads(body)
+    data = body
     data["stats"][pins[0][0]] = [0, 1]  # a file changed since the copy was made
     assert not compact._current(data, folder, dict(pins))
 

@@ -1,9 +1,10 @@
 """``recipe-check cache {clean,info}``: the cache folder (``--cache-dir``, default
 ``$XDG_CACHE_HOME/recipe-check``): the check results (``results/``), whole check runs
 (``runs/``), REF025's index of the recipes' variant ids (``claims/``), the history
-audit's results (``history/``) and the git clones of pinned sources (``git/``).
+audit's results (``history/``), the vLLM CLI registries derived from the vendored ones
+(``vllm-cli/``) and the git clones of pinned sources (``git/``).
 
-``clean`` removes the result entries of all four (and the git clones with ``--git``), only
+``clean`` removes the entries of all five (and the git clones with ``--git``), only
 in a folder recipe-check tagged as its cache when it made it (``CACHEDIR.TAG``,
 :func:`~validator.owned_folder.tag_cache_folder`): any other folder is refused, exit 2,
 nothing removed. ``info`` prints how many entries each holds and their size. Neither
@@ -21,10 +22,11 @@ from validator.errors import UsageError
 from validator.owned_folder import CACHE_TAG, is_tagged_cache
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.unit_cache import RESULTS
+from validator.vllm_cli.compact import PART as CLI_PART
 
 PARTS = {RESULTS: "check results", RUNS: "whole check runs",
          CLAIMS: "recipes' variant ids (REF025)", HISTORY_PART: "history audit results",
-         "git": "git clones"}
+         CLI_PART: "derived vLLM CLI registries", "git": "git clones"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

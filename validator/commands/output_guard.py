@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from validator.commands.options import FILE_FORMATS, goes_to_stdout, is_stdout, summary_target
 from validator.config import CONFIG_FILES
 from validator.errors import UsageError
+from validator.paths import LOCK_NAME, default_store_dir
 from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY
 from validator.source.tree import LocalTree
 from validator.work_tree import report_path_problem
@@ -94,6 +95,42 @@ def _recipe_path_problem(path: Path, trees: Iterable[Path]) -> str | None:
     return None
 
 
+def _is_git_dir(folder: Path) -> bool:
+    """Whether ``folder`` is the git directory of a repository: a ``.git`` folder, or a
+    folder holding ``HEAD``, ``objects/`` and ``refs/`` (a bare repository, such as a
+    clone of the cache, or a work tree's folder inside ``.git/worktrees/``)."""
+    return folder.name == ".git" or ((folder / "HEAD").is_file()
+                                     and (folder / "objects").is_dir()
+                                     and (folder / "refs").is_dir())
+
+
+def repository_or_store_problem(path: Path, stores: Iterable[Path], *,
+                                what: str = "the report", folder: bool = False
+                                ) -> str | None:
+    """Why ``path`` may not be written (``what``: a report file; with ``folder``, a
+    folder a command writes into, which may not be one of those either): it is, or is
+    inside, the git directory of a repository (the ``.git`` of a work tree, whose
+    revisions ``pr``, ``history`` and ``diff`` read; a bare clone of the cache, which
+    pinned sources are read from), or inside a snapshot store (one of ``stores``, or any
+    folder holding a :data:`~validator.paths.LOCK_NAME`): it would replace the
+    repository's data, the store's lock file or the stored bytes of a recipe."""
+    real = Path(os.path.realpath(path))
+    if real.name == ".git":
+        return (f"is the .git of the repository {real.parent}: writing {what} there "
+                "would break the repository (choose a place outside it)")
+    known = [Path(os.path.realpath(store)) for store in stores]
+    for above in ([real] if folder else []) + list(real.parents):
+        where = "is" if above == real else "is inside"
+        if _is_git_dir(above):
+            return (f"{where} {above}, the git directory of a repository: writing {what} "
+                    "there would damage the repository (choose a place outside it)")
+        if above in known or (above / LOCK_NAME).is_file():
+            return (f"{where} {above}, a snapshot store: writing {what} there would "
+                    f"replace its {LOCK_NAME} or the stored bytes of a recipe (choose a "
+                    "place outside it)")
+    return None
+
+
 def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
                        fmt: str | None = None, work_tree: Path | None = None,
                        trees: Iterable[Path] = ()) -> None:
@@ -108,7 +145,10 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
     link there, or resolves outside it, would write where a committed link points
     (:func:`validator.work_tree.report_path_problem`). A report path of a recipe below
     ``models/`` of one of the recipes ``trees`` (read by this run or not, there or not
-    yet) is refused too (:func:`_recipe_path_problem`).
+    yet) is refused too (:func:`_recipe_path_problem`), and so is a report path inside
+    the git directory of a repository or inside a snapshot store (the run's:
+    ``--store-dir`` or the default; or any folder holding a lock file), through links
+    too (:func:`repository_or_store_problem`).
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
@@ -148,8 +188,20 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
         if clash is not None:
             raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
                              "the report there would overwrite it (choose another file)")
-    trees = list(trees)
-    recipe = next(((o, p, why) for o, p in outputs
-                   if (why := _recipe_path_problem(Path(p), trees)) is not None), None)
-    if recipe is not None:
-        raise UsageError("{} {}: {}".format(*recipe))
+    _refuse_places(outputs, list(trees),
+                   [getattr(args, "store_dir", None) or default_store_dir()])
+
+
+def _refuse_places(outputs: list[tuple[str, Path]], trees: list[Path],
+                   stores: list[Path]) -> None:
+    """Raise when a report path is a recipe's place in one of ``trees``
+    (:func:`_recipe_path_problem`), or lies in a repository's git directory or a snapshot
+    store (:func:`repository_or_store_problem`)."""
+    checks: list[Callable[[Path], str | None]] = [
+        lambda p: _recipe_path_problem(p, trees),
+        lambda p: repository_or_store_problem(p, stores)]
+    for problem in checks:
+        found = next(((o, p, why) for o, p in outputs
+                      if (why := problem(Path(p))) is not None), None)
+        if found is not None:
+            raise UsageError("{} {}: {}".format(*found))

@@ -91,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     date = checked_on(args.checked_on)
     args.lock = _lock_file(args)
     _refuse_site_target(args)  # before anything is published
+    _refuse_inside_repository_or_store(args)
     refused = foreign_file(args.out)
     if refused is not None:
         raise UsageError(f"--out-dir: {refused}; nothing published")
@@ -124,6 +125,20 @@ def _lock_file(args: argparse.Namespace) -> Path:
         raise UsageError(f"{lock}: no such lock file (fetch recipes into the store "
                          "first: recipe-check fetch)")
     return lock
+
+
+def _refuse_inside_repository_or_store(args: argparse.Namespace) -> None:
+    """A usage error when ``--out-dir`` or ``--site`` is, or lies inside, the git
+    directory of a repository or a snapshot store (the one read: that of the lock file)
+    (:func:`~validator.commands.output_guard.repository_or_store_problem`)."""
+    from validator.commands.output_guard import repository_or_store_problem
+
+    for option, folder in (("--out-dir", args.out), ("--site", args.site)):
+        why = folder and repository_or_store_problem(
+            folder, [args.lock.parent], what="records" if option == "--out-dir"
+            else "the catalogue", folder=True)
+        if why:
+            raise UsageError(f"{option} {folder}: {why}; nothing published")
 
 
 def _refuse_site_target(args: argparse.Namespace) -> None:

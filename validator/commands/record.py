@@ -77,6 +77,10 @@ def run(args: argparse.Namespace) -> int:
 
     date = checked_on(args.checked_on)
     spec = parse_spec(args.spec)
+    if not is_stdout(args.output):  # before anything is fetched or written
+        from validator.commands.output_guard import refuse_overwriting
+
+        refuse_overwriting(args, [args.manifest] if args.manifest is not None else [])
     tree: RecipeTree
     if args.manifest is not None:
         from validator.evidence.sources import ManifestTree

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validator.atomic import read_input_file
 from validator.source.provenance import Provenance
 from validator.source.spec import FULL_COMMIT, check_path
 from validator.source.tree import SourceError
@@ -42,7 +43,7 @@ def read_manifest(manifest: Path) -> list[ManifestEntry]:
         SourceError: unreadable or malformed manifest (the message names the file).
     """
     try:
-        rows: Any = parse_json(manifest.read_bytes())
+        rows: Any = parse_json(read_input_file(manifest))
     except (OSError, ValueError) as exc:
         raise SourceError(f"{manifest}: cannot read manifest: {exc}") from exc
     if not isinstance(rows, list):
@@ -104,7 +105,7 @@ class ManifestTree:
             raise FileNotFoundError(f"{path}: not listed for {self.repository}@{self.commit}")
         target = self.root / entry.commit / entry.path
         try:
-            data = target.read_bytes()
+            data = read_input_file(target)
         except OSError as exc:
             raise SourceError(f"{target}: {exc.strerror or exc}") from exc
         got = Provenance.of_bytes(path, data).sha256

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from validator.atomic import read_input_file
 from validator.errors import RecipeCheckError
 from validator.state_json import parse_json
 
@@ -64,7 +65,7 @@ def read_event(env: Mapping[str, str]) -> EventRevisions | None:
     if not path:
         return None
     try:
-        payload = parse_json(Path(path).read_bytes())
+        payload = parse_json(read_input_file(Path(path)))
     except OSError as exc:
         raise EventError(f"cannot read GITHUB_EVENT_PATH {path}: {exc.strerror or exc}") from exc
     except ValueError as exc:

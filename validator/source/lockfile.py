@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from validator.paths import LOCK_NAME as _LOCK_NAME
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 
-LOCK_NAME = "recipes.lock.json"
+LOCK_NAME = _LOCK_NAME
 LOCK_VERSION = 1
 
 

@@ -4,8 +4,9 @@ above a path, and the cache folder. The command line's warm path
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from validator.paths import default_cache_dir as default_cache_dir  # re-exported
 
 TAXONOMY = "taxonomy.yaml"
 """The taxonomy file at the recipes root."""
@@ -27,11 +28,3 @@ def find_root(start: Path) -> Path | None:
         if (folder / TAXONOMY).is_file() and (folder / STRATEGIES).is_dir():
             return folder
     return None
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/recipe-check`` (``~/.cache/recipe-check`` when unset), per the
-    XDG Base Directory specification."""
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "recipe-check"

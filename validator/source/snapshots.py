@@ -30,7 +30,7 @@ from urllib.parse import unquote
 from filelock import FileLock
 from pydantic import ValidationError
 
-from validator.atomic import atomic_write
+from validator.atomic import atomic_write, read_input_file
 from validator.source.git_objects import (
     chain_objects,
     commit_headers,
@@ -154,7 +154,9 @@ class SnapshotStore:
         if self._cache and self._cache[0] == stat.st_mtime_ns:
             return self._cache[1]
         try:
-            lock = LockFile.model_validate_json(self.lock_path.read_bytes())
+            lock = LockFile.model_validate_json(read_input_file(self.lock_path))
+        except OSError as exc:  # a FIFO, device or folder in its place, too large
+            raise SourceError(f"{self.lock_path}: {exc.strerror or exc}") from exc
         except ValidationError as exc:
             raise SourceError(f"{self.lock_path}: not a valid lock file: "
                               f"{exc.errors()[0]['msg']} at "

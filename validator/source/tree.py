@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from validator.atomic import read_input_file
 from validator.errors import RecipeCheckError
 from validator.source.provenance import Provenance
 
 READ_LIMIT = 64 * 1024 * 1024
 """Largest file a :class:`LocalTree` reads, in bytes (recipes are tens of KiB)."""
-
-_NOT_REGULAR = "not a regular file (FIFO, device or socket); not read"
 
 
 class SourceError(RecipeCheckError):
@@ -122,22 +120,13 @@ class LocalTree:
                                       "the recipes in it were not checked")
                 raise SourceError(f"{path}: is a directory")
             # a FIFO, device or socket is refused before it is opened (opening a FIFO
-            # would wake a writer waiting on it); O_NONBLOCK and the type checked again on
-            # the open descriptor: swapped in after the first check, it is neither waited
-            # on nor read
-            if not stat.S_ISREG(os.stat(target).st_mode):
-                raise SourceError(f"{path}: {_NOT_REGULAR}")
-            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
-            with os.fdopen(fd, "rb") as stream:
-                if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                    raise SourceError(f"{path}: {_NOT_REGULAR}")
-                data = stream.read(READ_LIMIT + 1)
+            # would wake a writer waiting on it), and again on the descriptor; a file
+            # larger than the limit is not read into memory
+            data = read_input_file(target, READ_LIMIT)
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise SourceError(f"{path}: {exc.strerror or exc}") from exc
-        if len(data) > READ_LIMIT:
-            raise SourceError(f"{path}: larger than {READ_LIMIT} bytes; not read")
         return data
 
     def exists(self, path: str) -> bool:

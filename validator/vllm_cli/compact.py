@@ -8,10 +8,14 @@ option once and, per release, the ids of its options and the other fields
 :func:`validator.vllm_cli.registry._from_doc` reads. A registry built from it equals the
 one built from its file (same fields, same ``sha256``).
 
-The derived file lives in the user cache (``$XDG_CACHE_HOME/recipe-check/vllm-cli/``),
-is built at first use and is trusted only when:
+The derived data is one entry of the ``vllm-cli/`` part of the run's cache folder
+(``--cache-dir``, default ``$XDG_CACHE_HOME/recipe-check``; none under ``--no-cache``: then
+it is derived for the run, in memory), kept by a :class:`~validator.cache.ResultCache` as
+every other cache entry is: written atomically under a lock, with an HMAC under the
+part's own secret. It is built at first use and trusted only when:
 
-* its first line is the SHA-256 of the rest (a damaged or edited copy is rebuilt);
+* its HMAC verifies (an entry that is damaged, edited or re-stamped without the secret is
+  derived again, never trusted);
 * it was derived from the same folder with the same ``index.json`` pins;
 * every registry file still has the size and modification time it had then.
 
@@ -28,13 +32,24 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from validator.state_json import parse_json
 
+if TYPE_CHECKING:
+    from validator.cache import ResultCache
+
 FORMAT = "recipe-check/vllm-cli-compact/v1"
 CACHE_ENV = "RECIPE_CHECK_CLI_CACHE"
-"""Environment variable naming the folder of derived files (tests point it elsewhere)."""
+"""Environment variable naming the folder of derived entries when no command chose one
+(:func:`use_cache`; tests point it elsewhere)."""
+PART = "vllm-cli"
+"""Sub-folder of the cache folder (``--cache-dir``) that holds the derived data."""
+LABEL = "compact"
+"""The label of the data in its entry."""
+MAX_ENTRIES = 64
+"""Entries the part keeps (one per folder of registries and set of pins; about 1 MiB
+each); past it the oldest are removed."""
 
 _OPTION_KEYS = ("strings", "dest", "takes_value", "nargs", "choices", "is_json", "negatable",
                 "deprecated", "help", "default", "hidden", "json_takes_string",
@@ -46,12 +61,31 @@ _KEPT = {"schema": None, "version": None, "serve_available": None, "provenance":
          "plugin": None}
 
 
-def cache_dir() -> Path:
-    """``$RECIPE_CHECK_CLI_CACHE``, else ``$XDG_CACHE_HOME/recipe-check/vllm-cli``."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "recipe-check" / "vllm-cli"
+_CHOSEN: list[Path | None] = []
+"""The cache folder a command chose (:func:`use_cache`); empty: none chose."""
+
+
+def use_cache(root: Path | None) -> None:
+    """Keep the derived data in the ``vllm-cli/`` part of the cache folder ``root`` (the
+    run's ``--cache-dir`` or the default), or nowhere (``None``: ``--no-cache``, derived
+    in memory for the run). Until a command calls this, the part of
+    ``$RECIPE_CHECK_CLI_CACHE`` (that folder itself) or of the default cache folder is
+    used."""
+    _CHOSEN[:] = [root]
+
+
+def _store() -> ResultCache | None:
+    """The store of the derived data (see :func:`use_cache`), ``None``: none."""
+    from validator.cache import ResultCache
+    from validator.paths import default_cache_dir
+
+    if _CHOSEN:
+        root = _CHOSEN[0]
+    elif os.environ.get(CACHE_ENV):
+        return ResultCache(Path(os.environ[CACHE_ENV]), fast=True)
+    else:
+        root = default_cache_dir()
+    return None if root is None else ResultCache(root / PART, owner=root, fast=True)
 
 
 def _stats(folder: Path, versions: list[str]) -> dict[str, list[int]] | None:
@@ -102,31 +136,29 @@ def derive(folder: Path, pins: dict[str, str]) -> dict[str, Any]:
             "options": options, "releases": releases}
 
 
-def _cache_file(folder: Path) -> Path:
-    return cache_dir() / f"{hashlib.sha256(str(folder).encode()).hexdigest()[:24]}.json"
+def _key(folder: Path, pins: dict[str, str]) -> str:
+    """The entry's key: the format, the folder and its pins."""
+    text = json.dumps([FORMAT, str(folder), sorted(pins.items())])
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _read(file: Path) -> dict[str, Any] | None:
-    try:
-        raw = file.read_bytes()
-    except OSError:
-        return None
-    digest, _, body = raw.partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+def _read(store: ResultCache | None, key: str) -> dict[str, Any] | None:
+    """The data of the entry ``key`` when it verifies (see the module docstring)."""
+    if store is None:
         return None
     try:
-        data: dict[str, Any] = parse_json(body)
-    except ValueError:
+        data = store.get(key).get(LABEL)
+    except OSError:  # the part cannot be made or read: derived for this run
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
-def _write(file: Path, data: dict[str, Any]) -> None:
-    from validator.atomic import atomic_write
-
-    body = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+def _write(store: ResultCache | None, key: str, data: dict[str, Any]) -> None:
+    if store is None:
+        return
     with contextlib.suppress(OSError):  # read-only cache: the data derived serves this run
-        atomic_write(file, hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        store.put(key, {LABEL: data}, replace=True)
+        store.prune(MAX_ENTRIES)
 
 
 def _current(data: dict[str, Any] | None, folder: Path, pins: dict[str, str]) -> bool:
@@ -147,11 +179,11 @@ def compact(folder: Path, pins_items: tuple[tuple[str, str], ...],
     key = (folder, pins_items)
     if fresh or key not in _LOADED:
         pins = dict(pins_items)
-        file = _cache_file(folder)
-        data = _read(file)
+        store, entry = _store(), _key(folder, pins)
+        data = _read(store, entry)
         if not _current(data, folder, pins):
             data = derive(folder, pins)
-            _write(file, data)
+            _write(store, entry, data)
         assert data is not None
         _LOADED[key] = _share(data)
     return _LOADED[key]
