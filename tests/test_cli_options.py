@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from validator.cli import main
 from validator.commands.option_table import (
     TABLE_END,
@@ -127,8 +126,8 @@ def test_diff_writes_its_markdown_to_a_file(tmp_path: Path,
 def test_online_releases_help_says_what_is_used_without_it() -> None:
     """Was "... instead of the vendored snapshots/vllm-releases.json (the default)": which
     of the two is the default was unclear."""
-    done = subprocess.run([sys.executable, "-m", "validator", "check", "--help"], cwd=PROJECT,
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = run_cli("check", "--help", cwd=PROJECT)
+    assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())
     assert "without this option (the default) the vendored, digest-pinned " \
         "snapshots/vllm-releases.json is used" in text

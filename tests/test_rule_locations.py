@@ -5,16 +5,16 @@ from its id."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.cli_in_process import run_cli
 
 PROJECT = Path(__file__).resolve().parents[1]
 
 
 def catalogue() -> list[dict[str, object]]:
-    proc = subprocess.run([sys.executable, "-m", "validator", "rules", "--format", "json"],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=120, check=True)
+    proc = run_cli("rules", "--format", "json", cwd=PROJECT)
+    assert proc.returncode == 0, proc.stderr
     entries: list[dict[str, object]] = json.loads(proc.stdout)
     return entries
 

@@ -47,12 +47,12 @@ import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator.atomic import atomic_write, read_regular_file
-from validator.file_digests import file_digest
+from validator.file_digests import file_digest, keep, recall
 from validator.owned_folder import tag_cache_folder
 from validator.state_json import parse_json
 
@@ -162,6 +162,23 @@ def _code_text(vendored: str | None) -> bytes:
             for f in folder.rglob("*") if f.is_file()]
     return b"".join(f.name.encode() + b"\0" + file_digest(f)
                     for f in _check_sources(package) + sorted(data))
+
+
+def tool_folders() -> tuple[Path, ...]:
+    """The folders of the tool's own files: the package, its schemas, its vendored data."""
+    from validator.paths import SCHEMAS_DIR, SNAPSHOTS_DIR
+
+    return Path(__file__).resolve().parent, SCHEMAS_DIR, SNAPSHOTS_DIR
+
+
+@contextlib.contextmanager
+def digests_kept_in(store: ResultCache) -> Iterator[None]:
+    """Within the block, the digests of the tool's files are those kept in ``store`` (the
+    cache folder's ``runs`` part), each while its file's stamp is the same; what the block
+    had to read and hash is kept there after it (:mod:`validator.file_digests`)."""
+    recall(store)
+    yield
+    keep(store, tool_folders())
 
 
 def blob_key(tool_digest: str, path: str, content: str) -> str:

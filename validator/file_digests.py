@@ -21,14 +21,25 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 SETTLED_NS = 2_000_000_000
 """A file changed less than this long (2 s) before it is hashed is hashed again on the
 next call: its stamp might not show a write within the same clock tick."""
 
 _KNOWN: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
-"""Path -> (stamp, SHA-256) of the settled files this process hashed."""
+"""Path -> (stamp, SHA-256) of the settled files this process hashed or recalled."""
+
+_READ: set[str] = set()
+"""Paths of :data:`_KNOWN` this process read and hashed since it last kept them."""
+
+_RECALLED: set[str] = set()
+"""The stores (their folders) this process recalled digests from."""
+
+KEPT_KEY = hashlib.sha256(b"recipe-check file digests\0" + b"1").hexdigest()
+"""The key of the entry that keeps the digests in a store (one per cache folder)."""
 
 
 def _stamp(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -46,4 +57,53 @@ def file_digest(path: Path) -> bytes:
     digest = hashlib.sha256(path.read_bytes()).digest()
     if time.time_ns() - max(stamp[2], stamp[3]) >= SETTLED_NS:
         _KNOWN[key] = (stamp, digest)
+        _READ.add(key)
     return digest
+
+
+def _kept(value: Any) -> tuple[tuple[int, int, int, int], bytes] | None:
+    """A kept ``[inode, size, mtime_ns, ctime_ns, hex digest]``; ``None`` if malformed."""
+    if not (isinstance(value, list) and len(value) == 5
+            and all(type(v) is int for v in value[:4]) and isinstance(value[4], str)
+            and len(value[4]) == 64):
+        return None
+    try:
+        digest = bytes.fromhex(value[4])
+    except ValueError:
+        return None
+    return (value[0], value[1], value[2], value[3]), digest
+
+
+def recall(store: Any) -> None:
+    """Take the digests kept in ``store`` (a :class:`~validator.cache.ResultCache`; once
+    per store and process) as known, each for the stamp it was kept with; a malformed or
+    damaged entry is passed over. Raises nothing: a store that cannot be read is none."""
+    root = getattr(store, "root", None)
+    if root is None or str(root) in _RECALLED:
+        return
+    _RECALLED.add(str(root))
+    try:
+        found = store.get(KEPT_KEY)
+    except OSError:
+        return
+    for path, value in found.items():
+        kept = _kept(value)
+        if kept is not None and path not in _KNOWN:
+            _KNOWN[path] = kept
+
+
+def keep(store: Any, under: Sequence[Path]) -> None:
+    """Write into ``store`` the digests of the files below the folders ``under`` that this
+    process read since it last kept them (nothing when it read none: a process that
+    recalled them writes nothing). Raises nothing: a store that cannot be written keeps
+    nothing."""
+    prefixes = tuple(os.path.join(str(folder), "") for folder in under)
+    new = {path: [*_KNOWN[path][0], _KNOWN[path][1].hex()] for path in sorted(_READ)
+           if path.startswith(prefixes)}
+    if not new or getattr(store, "root", None) is None:
+        return
+    try:
+        store.put(KEPT_KEY, new)
+    except OSError:
+        return
+    _READ.difference_update(new)

@@ -204,11 +204,14 @@ def tool_stamp(store: Any) -> str:
     found = store.get(key).get(STAMP_LABEL)
     if isinstance(found, str):
         return found
+    from validator.cache import digests_kept_in
+    from validator.file_digests import file_digest
+
     by_bytes = hashlib.sha256(f"{FORMAT}\0{__version__}\0{sys.version}\0{sys.executable}"
                               .encode("utf-8", "surrogateescape"))
-    for f in files:
-        by_bytes.update(f"{f}\0".encode("utf-8", "surrogateescape")
-                        + hashlib.sha256(f.read_bytes()).digest())
+    with digests_kept_in(store):
+        for f in files:
+            by_bytes.update(f"{f}\0".encode("utf-8", "surrogateescape") + file_digest(f))
     stamp = by_bytes.hexdigest()
     store.put(key, {STAMP_LABEL: stamp})
     return stamp

@@ -30,7 +30,7 @@ from typing import Any
 
 from validator.api_claims import attach_store, claims_digest, may_claim
 from validator.cache import RESULTS as RESULTS  # re-exported: the folder of the entries
-from validator.cache import ResultCache, checks_digest
+from validator.cache import RUNS, ResultCache, checks_digest, digests_kept_in
 from validator.context import PLATFORMS, Context, Settings
 from validator.findings import Finding, Related, Severity
 from validator.rules.metadata import Rule
@@ -130,7 +130,8 @@ class UnitCache:
     def __init__(self, root: Path, settings: Settings, rules: Sequence[Rule]) -> None:
         self.store = ResultCache(root / RESULTS, owner=root)
         self.root = root
-        self.tool = checks_digest(settings, rules)
+        with digests_kept_in(ResultCache(root / RUNS, owner=root)):
+            self.tool = checks_digest(settings, rules)
         self._prefix = f"{self.tool}\0{settings!r}\0"
         self.hits = 0
         self.misses = 0

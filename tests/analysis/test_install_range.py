@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.conftest import PROJECT, line_of
 from tests.shared_context import shared_context
 from validator.analysis.cli_plan import versions
@@ -145,9 +144,7 @@ def test_pinned_install_paths_bound_the_range(corpus_copy: Path) -> None:
 def test_install_ranges_in_json_output(corpus_copy: Path) -> None:
     (corpus_copy / PATH).parent.mkdir(parents=True, exist_ok=True)
     (corpus_copy / PATH).write_text(recipe(), "utf-8")
-    out = subprocess.run([sys.executable, "-m", "validator", "--format", "json",
-                          str(corpus_copy / PATH)], cwd=PROJECT, capture_output=True,
-                         text=True, timeout=300)
+    out = run_cli("--format", "json", str(corpus_copy / PATH), cwd=PROJECT)
     doc = json.loads(out.stdout)
     (default, variant) = doc["context"]["install_ranges"][PATH]
     assert default["variant"] is None and variant["variant"] == "default"
@@ -200,8 +197,7 @@ def test_vllm_option_checks_one_release(corpus_copy: Path) -> None:
 
 
 def test_vllm_option_refuses_a_release_without_registry() -> None:
-    out = subprocess.run([sys.executable, "-m", "validator", "--vllm", "9.9.9", "models/"],
-                         cwd=PROJECT, capture_output=True, text=True, timeout=120)
+    out = run_cli("--vllm", "9.9.9", "models/", cwd=PROJECT)
     assert out.returncode == 2
     assert "recipe-check data vllm-cli 9.9.9" in out.stderr
 

@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.history_slice import SLICE, cold_slice_cache
 from validator.cache import ResultCache
 from validator.history.audit import AuditOptions, AuditResult, run_audit
 
 pytestmark = pytest.mark.corpus
-
-SLICE = "models/thinkingmachines"  # 3 recipe paths over main's history, incl. a rename
 FORGED = ["YAML001", "error", "", 1, 1, "forged finding"]
 
 
@@ -47,9 +46,9 @@ def test_forged_entry_with_recomputed_checksum_is_refused(tmp_path: Path) -> Non
     assert ResultCache(tmp_path).get("ab" * 32) == {}
 
 
-def test_forged_entry_in_a_real_audit(corpus_repo: Path, tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    reference = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+def test_forged_entry_in_a_real_audit(corpus_repo: Path, tmp_path: Path,
+                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache, reference = cold_slice_cache(tmp_path_factory, corpus_repo, tmp_path / "root")
     for path in sorted(cache.rglob("*.json")):
         entry = json.loads(path.read_text())
         for value in entry["results"].values():
@@ -65,9 +64,9 @@ def test_forged_entry_in_a_real_audit(corpus_repo: Path, tmp_path: Path) -> None
     assert _rows(again) == _rows(reference)
 
 
-def test_entry_replaced_by_a_folder_does_not_abort(corpus_repo: Path, tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    reference = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+def test_entry_replaced_by_a_folder_does_not_abort(
+        corpus_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache, reference = cold_slice_cache(tmp_path_factory, corpus_repo, tmp_path / "root")
     entries = sorted(cache.rglob("*.json"))
     for path in entries[:3]:
         path.unlink()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.history_slice import SLICE, cold_slice_cache
 from validator.cache import SECRET_BYTES, SECRET_NAME, ResultCache
 from validator.history.audit import AuditOptions, run_audit
 
@@ -83,16 +84,15 @@ def test_a_secret_of_the_wrong_length_is_replaced_once(tmp_path: Path,
 
 
 @pytest.mark.corpus
-def test_an_emptied_secret_in_a_real_audit_is_damage_once(corpus_repo: Path,
-                                                          tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
+def test_an_emptied_secret_in_a_real_audit_is_damage_once(
+        corpus_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache, cold = cold_slice_cache(tmp_path_factory, corpus_repo, tmp_path / "root")
 
     def audit() -> tuple[int, int, int, list[str]]:
-        r = run_audit(AuditOptions(repo=corpus_repo, jobs=1, cache_dir=cache,
-                                   paths=["models/thinkingmachines"]))
+        r = run_audit(AuditOptions(repo=corpus_repo, jobs=1, cache_dir=cache, paths=[SLICE]))
         return r.checked, r.cached, r.corrupt, r.cache_notes
 
-    checked, _, _, _ = audit()
+    checked = cold.checked
     (cache / SECRET_NAME).write_bytes(b"")
     again = audit()
     assert again[0] == checked and again[2] > 0 and len(again[3]) == 1

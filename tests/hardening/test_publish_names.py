@@ -8,22 +8,24 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.render.tiny_tree import commit_tree, write_tree
 from validator.source.snapshots import LOCK_NAME
 
 HERE = Path(__file__).resolve().parent
-"""Runs start here, where no ``validator`` package lies: the one on ``sys.path`` is run."""
+"""Runs start here (the folder of runs in a process of their own before, where no
+``validator`` package lies)."""
 REPO = "acme/recipes"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", *map(str, args)], cwd=HERE,
-                          capture_output=True, text=True, timeout=300, check=False)
+    """``recipe-check ARGS`` in this process (:mod:`tests.cli_in_process`): these tests
+    pin what the command writes, prints and returns, not the process."""
+    return run_cli(*args, cwd=HERE)
 
 
 def published(tmp_path: Path, names: list[str]) -> tuple[subprocess.CompletedProcess[str],

@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 
+from tests.history_slice import SLICE, cold_slice_cache
 from validator.cli import main
 from validator.context import Settings
 from validator.findings import normalise_message
 from validator.history.audit import AuditOptions, AuditResult, run_audit, tool_digest
 from validator.progress import Progress, progress_style
 
-SLICE = "models/thinkingmachines"  # 3 recipe paths over main's history, incl. a rename
 INKLING_RENAME = "35cf78a4945d810c7abc1cc345c81e862bf369f1"  # upstream commit ids
 INKLING_NIGHTLY = "819817043a8bd606f6265a8a5cb2a9fa92fc279a"
 
@@ -278,20 +278,21 @@ def test_sharded_audit_union_equals_unsharded(corpus_repo: Path,
 
 # --- cache ----------------------------------------------------------------------------------
 
-def test_warm_run_checks_nothing_and_reports_the_same(corpus_repo: Path, tmp_path: Path,
-                                                      slice_result: AuditResult) -> None:
-    cache = tmp_path / "cache"
-    cold = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+def test_warm_run_checks_nothing_and_reports_the_same(
+        corpus_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+        slice_result: AuditResult) -> None:
+    cache, cold = cold_slice_cache(tmp_path_factory, corpus_repo, tmp_path / "root")
     warm = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
     assert cold.checked == cold.units > 0 and cold.cached == 0
     assert warm.checked == 0 and warm.cached == warm.units == cold.units
     assert changes(cold) == changes(warm) == changes(slice_result)
 
 
-def test_other_settings_do_not_reuse_results(corpus_repo: Path, tmp_path: Path) -> None:
+def test_other_settings_do_not_reuse_results(
+        corpus_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     assert tool_digest(Settings()) != tool_digest(Settings(max_bytes=1000))
-    cache = tmp_path / "cache"
-    audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+    cache, cold = cold_slice_cache(tmp_path_factory, corpus_repo, tmp_path / "root")
+    assert cold.checked > 0
     small = audit(corpus_repo, paths=[SLICE], cache_dir=cache,
                   settings=Settings(max_bytes=1000))
     assert small.cached == 0
@@ -299,9 +300,8 @@ def test_other_settings_do_not_reuse_results(corpus_repo: Path, tmp_path: Path) 
 
 
 def test_corrupted_cache_entries_are_detected_and_recomputed(
-        corpus_repo: Path, tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    reference = audit(corpus_repo, paths=[SLICE], cache_dir=cache)
+        corpus_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    cache, reference = cold_slice_cache(tmp_path_factory, corpus_repo, tmp_path / "root")
     entries = sorted(cache.rglob("*.json"))
     assert len(entries) >= 3
     entries[0].write_bytes(entries[0].read_bytes()[: len(entries[0].read_bytes()) // 2])

@@ -5,11 +5,11 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.render.tiny_tree import write_tree
 from validator.checker import DocumentResult, RunResult
 from validator.findings import Finding, Severity
@@ -20,10 +20,8 @@ from .conftest import PROJECT, git
 
 
 def _pr(repo: Path, fmt: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", "pr", "--repo", str(repo),
-                           "--base", "main~1", "--head", "main", "--format", fmt,
-                           "--no-summary"], cwd=PROJECT, capture_output=True, text=True,
-                          timeout=600, check=False)
+    return run_cli("pr", "--repo", str(repo), "--base", "main~1", "--head", "main", "--format",
+                   fmt, "--no-summary", cwd=PROJECT)
 
 
 def _base_repo(tmp_path: Path) -> Path:
@@ -117,10 +115,8 @@ def test_summary_line_says_existing_errors_pass_under_fail_on_new(
 
 
 def test_summary_line_says_why_fail_on_all_fails(unchanged_errors_repo: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "validator", "pr", "--repo",
-                           str(unchanged_errors_repo), "--base", "main~1", "--head", "main",
-                           "--format", "text", "--no-summary", "--fail-on", "all"],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=600, check=False)
+    done = run_cli("pr", "--repo", str(unchanged_errors_repo), "--base", "main~1", "--head",
+                   "main", "--format", "text", "--no-summary", "--fail-on", "all", cwd=PROJECT)
     assert done.returncode == 1, done.stderr
     assert " error(s) (0 new), " in done.stdout
     assert ": failing (--fail-on all)\n" in done.stdout

@@ -8,23 +8,25 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.render.tiny_tree import write_tree
 
 HERE = Path(__file__).resolve().parent
-"""Runs start here, where no ``validator`` package lies: the one on ``sys.path`` is run."""
+"""Runs start here (the folder of runs in a process of their own before, where no
+``validator`` package lies)."""
 TINY = "models/acme/Tiny-1B.yaml"
 BROKEN = "models/acme/Broken-1B.yaml"
 NVFP4_ID = "    model_id: /models/tiny-nvfp4\n"
 
 
 def run(*args: str | Path, cwd: Path = HERE) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, check=False)
+    """``recipe-check ARGS`` in this process (:mod:`tests.cli_in_process`): these tests
+    pin what the command writes, prints and returns, not the process."""
+    return run_cli(*args, cwd=cwd)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from validator.render.api_out import MARKER
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -28,10 +28,8 @@ def tree(examples_tree: Path, corpus_main_tree: Path) -> Path:
 
 
 def _api_out(tree: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", "render", "--api-out", str(out),
-                           str(tree / "models/example-org/Example-Chat-8B.yaml")],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=600,
-                          check=False)
+    return run_cli("render", "--api-out", str(out),
+                   str(tree / "models/example-org/Example-Chat-8B.yaml"), cwd=PROJECT)
 
 
 def _files(folder: Path) -> set[str]:

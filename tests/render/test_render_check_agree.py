@@ -6,11 +6,11 @@ into a real bash; and the message says what bash passes for a ``~NAME`` word."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.conftest import check_tree, line_of
 from tests.rules.ref.test_ref_shell_code import CHAT, _edit
 
@@ -18,9 +18,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _render(root: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "validator", "render", str(root / CHAT)],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = run_cli("render", str(root / CHAT), cwd=PROJECT)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

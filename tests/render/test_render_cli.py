@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.render.conftest import SiteBuild
 from tests.render.tiny_tree import TINY, write_tree
 
@@ -17,8 +16,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", "render", *map(str, args)],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=300, check=False)
+    """``recipe-check render ARGS``, in this process (what it prints and returns is what
+    these tests pin, not the process: :mod:`tests.cli_in_process`)."""
+    return run_cli("render", *args, cwd=PROJECT)
 
 
 @pytest.fixture(scope="module")
@@ -130,10 +130,8 @@ def test_a_pinned_spec_renders_like_the_checkout(corpus_repo: Path, corpus_main_
 
 
 def _check(root: Path, *options: str) -> list[dict[str, object]]:
-    done = subprocess.run([sys.executable, "-m", "validator", "check", "--format", "json",
-                           *options, "models/example-org/Example-8B.yaml"], cwd=root,
-                          env={**os.environ, "PYTHONPATH": str(PROJECT)},
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = run_cli("check", "--format", "json", *options, "models/example-org/Example-8B.yaml",
+                   cwd=root)
     assert done.returncode in (0, 1), done.stderr
     (document,) = json.loads(done.stdout)["documents"]
     findings: list[dict[str, object]] = document["findings"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli_in_process import run_cli
 from tests.render.conftest import export_revision
 
 GEMMA_CUDA_MAP = "563d99cb119d8a70676976fed99e0c0e18a2f522"  # gemma4 {cu129, cu130}
@@ -18,8 +18,7 @@ ONE_BUILD = "models/meta-models/Muse-Glimmer-30B.yaml"  # nvidia: {cu130: ...} o
 
 
 def _render(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", "render", *args], cwd=root,
-                          capture_output=True, text=True, timeout=300)
+    return run_cli("render", *args, cwd=root)
 
 
 def test_cuda_cu129_takes_the_cu129_tag_in_docker_run_and_pull(

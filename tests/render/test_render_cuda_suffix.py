@@ -16,13 +16,13 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.cli_in_process import run_cli
 from tests.render.conftest import SITE
 from validator.render.docker import compute_docker_meta, cuda_choice, cuda_tag, synthesize_install
 
@@ -156,8 +156,7 @@ def test_nightly_wheels_and_the_pull_follow_the_build() -> None:
 
 
 def _render(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", "render", *args], cwd=root,
-                          capture_output=True, text=True, timeout=600)
+    return run_cli("render", *args, cwd=root)
 
 
 GLM = "models/zai-org/GLM-5.2.yaml"

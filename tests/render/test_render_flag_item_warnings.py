@@ -7,11 +7,11 @@ The rendered command is run in a real bash to show what it passes."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.conftest import check_tree
 from tests.render.test_render_shell_warnings import CHAT, PROJECT
 
@@ -27,9 +27,7 @@ def _with_items(root: Path, items: list[str]) -> None:
 
 
 def _render_text(root: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "validator", "render", str(root / CHAT)],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = run_cli("render", str(root / CHAT), cwd=PROJECT)
     return done.stdout
 
 

@@ -5,17 +5,16 @@ text on the line, so a line break in it cannot start a command -- run in a real 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.cli_in_process import run_cli
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHAT = "models/example-org/Example-Chat-8B.yaml"
 
 
 def _render(root: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "validator", "render", str(root / CHAT)],
-                          cwd=PROJECT, capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = run_cli("render", str(root / CHAT), cwd=PROJECT)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -86,19 +86,23 @@ def test_branch_resolves_and_token_is_sent_not_shown(server: GitHubServer,
     assert token not in str(info.value)
 
 
-def test_500s_then_success(server: GitHubServer, commit_map: dict[str, str]) -> None:
-    tree = HttpTree.open(REPO, commit_map[UPSTREAM_PINS[0]], http_options(server))
-    server.fail("/raw", "500", times=2)
+def test_500s_then_success(server: GitHubServer, commit_map: dict[str, str],
+                           corpus_repo: Path) -> None:
+    commit = commit_map[UPSTREAM_PINS[0]]
+    tree = HttpTree.open(REPO, commit, http_options(server))
+    fault = server.fail("/raw", "500", times=2)
     before = len(server.requests)
-    assert tree.read(GLM)
-    assert len(server.requests) - before == 3
+    assert tree.read(GLM) == git_bytes(corpus_repo, "cat-file", "blob", f"{commit}:{GLM}")
+    assert len(server.requests) - before == 3 and fault.times == 0  # two 500s, then the file
 
 
 def test_500s_forever(server: GitHubServer, commit_map: dict[str, str]) -> None:
     tree = HttpTree.open(REPO, commit_map[UPSTREAM_PINS[0]], http_options(server))
-    server.fail("/raw", "500", times=99)
+    fault = server.fail("/raw", "500", times=99)
+    before = len(server.requests)
     with pytest.raises(SourceError, match="answered 500 after 3 retries"):
         tree.read(GLM)
+    assert len(server.requests) - before == 99 - fault.times == 4  # the first and 3 retries
 
 
 def _raw_requests(server: GitHubServer) -> int:

@@ -19,7 +19,7 @@ from validator.source.http import HttpTree, verify_commit
 from validator.source.options import MAX_RESPONSE_BYTES, fetch_options_from
 from validator.source.tree import SourceError
 
-from ._util import GLM, REPO, UPSTREAM_PINS, git_out
+from ._util import GLM, REPO, UPSTREAM_PINS, git_bytes, git_out
 from .github_server import GitHubServer, commit_answer
 from .test_http import http_options
 
@@ -118,11 +118,16 @@ def test_redirect_to_other_host_refused(prefix: str, server: GitHubServer,
     assert not other.requests
 
 
-def test_same_host_redirect_followed(server: GitHubServer,
+def test_same_host_redirect_followed(server: GitHubServer, corpus_repo: Path,
                                      commit_map: dict[str, str]) -> None:
-    tree = HttpTree.open(REPO, commit_map[UPSTREAM_PINS[0]], http_options(server))
-    server.fail("/raw", "redirect", new=server.base.encode())
-    assert tree.read(GLM)
+    """A redirect to the same host is followed: the file's bytes come from where it
+    points, and they are the commit's."""
+    commit = commit_map[UPSTREAM_PINS[0]]
+    tree = HttpTree.open(REPO, commit, http_options(server))
+    fault = server.fail("/raw", "redirect", new=server.base.encode())
+    before = len(server.requests)
+    assert tree.read(GLM) == git_bytes(corpus_repo, "cat-file", "blob", f"{commit}:{GLM}")
+    assert fault.answered == 1 and len(server.requests) - before == 2
 
 
 def _max_rss_mib() -> float:
@@ -185,8 +190,10 @@ def test_command_deadline_bounds_all_requests(server: GitHubServer,
     options = http_options(server, command_deadline=1.0)
     tree = HttpTree.open(REPO, commit_map[UPSTREAM_PINS[0]], options)
     time.sleep(1.05)
+    before = len(server.requests)
     with pytest.raises(SourceError, match="command's deadline of 1 s has passed"):
         tree.read(GLM)
+    assert len(server.requests) == before  # refused before asking
 
 
 def test_a_trickle_stops_within_a_few_http_timeouts(server: GitHubServer,

@@ -25,7 +25,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from validator.cache import ResultCache, code_digest, remember_code_digest
+from validator.cache import ResultCache, code_digest, digests_kept_in, remember_code_digest
 from validator.history.keys import RuleGroup, rule_groups, tool_digest
 from validator.rules.metadata import Reads
 from validator.settings import Settings
@@ -102,7 +102,8 @@ def tool_facts(settings: Settings, store: ResultCache | None) -> ToolFacts:
                          f"{settings.offline}\0{settings.max_bytes}".encode()).hexdigest()
     found = ToolFacts.from_json(store.get(key).get(LABEL))
     if found is None:
-        found = computed(settings)
+        with digests_kept_in(store):
+            found = computed(settings)
         store.put(key, {LABEL: found.to_json()}, replace=True)
     remember_code_digest(found.code)
     return found

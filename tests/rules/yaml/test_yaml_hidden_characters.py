@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from validator.findings import Finding
 from validator.load import load_yaml
 from validator.load.hidden import escape_hidden
@@ -95,14 +94,12 @@ def test_render_prints_them_escaped_with_a_note_and_json_keeps_them(tmp_path: Pa
     recipe.write_text(text.replace('    - "32768"\n',
                                    f'    - "32768"\n    - "--served-model-name"\n'
                                    f'    - "chat{RLO}8b"\n', 1))
-    run = [sys.executable, "-m", "validator", "render", str(recipe)]
-    proc = subprocess.run(run, capture_output=True, text=True, cwd=PROJECT, timeout=300)
+    run = ["render", str(recipe)]
+    proc = run_cli(*run, cwd=PROJECT)
     assert RLO not in proc.stdout
     assert "--served-model-name 'chat\\u202e8b'" in proc.stdout
     assert "escaped" in proc.stderr and "YAML010" in proc.stderr
-    proc = subprocess.run([*run, "--format", "json"], capture_output=True, text=True,
-                          cwd=PROJECT, timeout=300)
+    proc = run_cli(*run, "--format", "json", cwd=PROJECT)
     assert f"chat{RLO}8b" in json.dumps(json.loads(proc.stdout), ensure_ascii=False)
-    check = subprocess.run([sys.executable, "-m", "validator", str(recipe)],
-                           capture_output=True, text=True, cwd=PROJECT, timeout=300)
+    check = run_cli(str(recipe), cwd=PROJECT)
     assert check.returncode == 1 and "YAML010" in check.stdout
