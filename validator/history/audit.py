@@ -51,6 +51,7 @@ from validator.history.keys import (
 )
 from validator.history.revisions import CommitTree, Progress, Snapshot, State, Walk, walk
 from validator.history.tool import tool_facts
+from validator.paths import name_bytes
 from validator.settings import Settings
 from validator.source.tree import SourceError
 from validator.unit_pool import default_jobs
@@ -66,7 +67,7 @@ declared inputs differ from the parent's only in the release window: the recipe 
 
 def shard_of(path: str, count: int) -> int:
     """0-based shard of ``path`` among ``count`` (stable: SHA-256 of the path)."""
-    return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % count
+    return int(hashlib.sha256(name_bytes(path)).hexdigest()[:8], 16) % count
 
 
 @dataclass(frozen=True)
