@@ -142,7 +142,7 @@ def printable(text: str, keep: str = "") -> str:
     (``"\\n"`` for a format that escapes line breaks itself) are left as they are."""
     if text.isascii() and text.isprintable():  # ASCII has no Cf/Zl/Zp; Cc = non-printable
         return text
-    return _NOT_PLAIN.sub(lambda m: _escaped(m.group(), keep), text)
+    return _NOT_PLAIN.sub(lambda m: _printable(m.group(), keep), text)
 
 
 _NOT_PLAIN = re.compile(r"[^\x20-\x7e]")
@@ -152,15 +152,18 @@ _HIDDEN = ("Cc", "Cf", "Zl", "Zp")
 
 
 def _escaped(ch: str, keep: str = "") -> str:
-    if ch in keep:
-        return ch
-    category = unicodedata.category(ch)
-    if category == "Cs":  # a lone surrogate: no UTF-8 report could hold it
-        # a byte of a file name that is not UTF-8 (surrogateescape) as \xff, as the name
-        # is written in PROV006 (validator.paths.undecodable_name)
-        return f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF \
-            else f"\\u{ord(ch):04x}"
-    return f"\\u{ord(ch):04x}" if category in _HIDDEN else ch
+    return f"\\u{ord(ch):04x}" if ch not in keep and unicodedata.category(ch) in _HIDDEN \
+        else ch
+
+
+def _printable(ch: str, keep: str = "") -> str:
+    """:func:`_escaped`, and a lone surrogate (no UTF-8 report could hold it) escaped: a
+    byte of a file name that is not UTF-8 (``surrogateescape``) as ``\\xff``, as
+    ``PROV006`` writes the name (:func:`validator.paths.undecodable_name`)."""
+    if ch not in keep and unicodedata.category(ch) == "Cs":
+        code = ord(ch)
+        return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+    return _escaped(ch, keep)
 
 
 def json_text(value: object) -> str:
