@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 from validator.atomic import atomic_write, read_regular_file
 from validator.file_digests import file_digest, keep, recall
 from validator.owned_folder import tag_cache_folder
+from validator.paths import name_bytes
 from validator.state_json import parse_json
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def blob_key(tool_digest: str, path: str, content: str) -> str:
     computed of the bytes, so a warm run reads no blob to key it). The path is part of
     the key because rules compare it with the content, e.g. ``model.id`` against
     ``models/<org>/<name>.yaml``."""
-    return hashlib.sha256(f"{tool_digest}\0{path}\0{content}".encode()).hexdigest()
+    return hashlib.sha256(name_bytes(f"{tool_digest}\0{path}\0{content}")).hexdigest()
 
 
 FAST = "orjson"
@@ -209,9 +210,19 @@ def _text(value: Any, fast: bool) -> bytes:
                       ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
+def _entry_bytes(entry: dict[str, Any]) -> bytes:
+    """``entry`` as compact JSON, UTF-8; with ``\\u`` escapes where it holds a file name
+    that is not UTF-8 (a lone surrogate, ``surrogateescape``), which reads back as the
+    same text (an entry of such a name is kept, not refused as it is written)."""
+    try:
+        return json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(entry, separators=(",", ":")).encode("ascii")
+
+
 def _checksum(secret: bytes, key: str, results: dict[str, Any], fast: bool = False) -> str:
     """HMAC of ``key`` and the canonical text of ``results`` (:func:`_text`)."""
-    text = key.encode() + b"\0" + _text(results, fast)
+    text = name_bytes(key) + b"\0" + _text(results, fast)
     return hmac.new(secret, text, hashlib.sha256).hexdigest()
 
 
@@ -410,8 +421,7 @@ class ResultCache:
                 entry["checksum"] = _checksum(secret, key, plain, self.fast)
                 if self.fast:  # checksummed over orjson's text
                     entry["canon"] = FAST
-                atomic_write(path, json.dumps(entry, separators=(",", ":"),
-                                              ensure_ascii=False).encode("utf-8"))
+                atomic_write(path, _entry_bytes(entry))
         except IsADirectoryError:
             self.corrupt += 1  # replaced by a folder while we computed
 

@@ -136,11 +136,13 @@ def printable(text: str, keep: str = "") -> str:
     Zl and Zp: newlines, escapes, NEL, bidi overrides, zero-width spaces, U+2028 and
     U+2029 line and paragraph separators) written as ``\\uXXXX``, so
     that a file name or value quoted in a message cannot fake output lines or hide text
-    (Trojan Source, CVE-2021-42574). Characters in ``keep`` (``"\\n"`` for a format
-    that escapes line breaks itself) are left as they are."""
+    (Trojan Source, CVE-2021-42574). A lone surrogate (Cs: a byte of a file name that
+    is not UTF-8, ``surrogateescape``) is written ``\\xff``, as ``PROV006`` names such a
+    file, so no report writer meets text UTF-8 cannot hold. Characters in ``keep``
+    (``"\\n"`` for a format that escapes line breaks itself) are left as they are."""
     if text.isascii() and text.isprintable():  # ASCII has no Cf/Zl/Zp; Cc = non-printable
         return text
-    return _NOT_PLAIN.sub(lambda m: _escaped(m.group(), keep), text)
+    return _NOT_PLAIN.sub(lambda m: _printable(m.group(), keep), text)
 
 
 _NOT_PLAIN = re.compile(r"[^\x20-\x7e]")
@@ -152,6 +154,16 @@ _HIDDEN = ("Cc", "Cf", "Zl", "Zp")
 def _escaped(ch: str, keep: str = "") -> str:
     return f"\\u{ord(ch):04x}" if ch not in keep and unicodedata.category(ch) in _HIDDEN \
         else ch
+
+
+def _printable(ch: str, keep: str = "") -> str:
+    """:func:`_escaped`, and a lone surrogate (no UTF-8 report could hold it) escaped: a
+    byte of a file name that is not UTF-8 (``surrogateescape``) as ``\\xff``, as
+    ``PROV006`` writes the name (:func:`validator.paths.undecodable_name`)."""
+    if ch not in keep and unicodedata.category(ch) == "Cs":
+        code = ord(ch)
+        return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+    return _escaped(ch, keep)
 
 
 def json_text(value: object) -> str:

@@ -55,6 +55,15 @@ def default_store_dir() -> Path:
     return Path(base) / "recipe-check" / "snapshots" / "recipes"
 
 
+def name_bytes(text: str) -> bytes:
+    """``text`` (a path, or a key or digest input holding paths) as UTF-8, each byte of a
+    file name that is not UTF-8 (``surrogateescape``, as the file system and git give it)
+    back as that byte: the same bytes as ``text.encode()`` for every valid name, and no
+    ``UnicodeEncodeError`` for the others (they are reported ``PROV006``, never a crash
+    of the digest that keys them)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def undecodable_name(path: str) -> str | None:
     """``path`` as text a report can hold (each byte that is not UTF-8 written ``\\xff``)
     when the file system gave it with such bytes (``surrogateescape``), else ``None``."""

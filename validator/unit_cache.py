@@ -33,6 +33,7 @@ from validator.cache import RESULTS as RESULTS  # re-exported: the folder of the
 from validator.cache import RUNS, ResultCache, checks_digest, digests_kept_in
 from validator.context import PLATFORMS, Context, Settings
 from validator.findings import Finding, Related, Severity
+from validator.paths import name_bytes
 from validator.rules.metadata import Rule
 from validator.source.provenance import Provenance
 
@@ -57,14 +58,14 @@ def context_digest(ctx: Context) -> str:
     """Hex SHA-256 of what a recipe's rules may read of ``ctx``: the tree's label, the
     bytes (by SHA-256) of its taxonomy, strategy and kv-store documents, and its recipe
     paths."""
-    h = hashlib.sha256(f"{ctx.tree.label}\0".encode())
+    h = hashlib.sha256(name_bytes(f"{ctx.tree.label}\0"))
     tax = ctx.taxonomy
-    h.update(f"taxonomy\0{tax.path if tax else '-'}\0{tax.sha256 if tax else '-'}\n".encode())
+    h.update(name_bytes(f"taxonomy\0{tax.path if tax else '-'}\0{tax.sha256 if tax else '-'}\n"))
     for kind, docs in (("strategy", ctx.strategies), ("kv_store", ctx.kv_stores)):
         for name in sorted(docs):
-            h.update(f"{kind}\0{name}\0{docs[name].path}\0{docs[name].sha256}\n".encode())
+            h.update(name_bytes(f"{kind}\0{name}\0{docs[name].path}\0{docs[name].sha256}\n"))
     for path in sorted(ctx.recipe_paths):
-        h.update(f"recipe\0{path}\n".encode())
+        h.update(name_bytes(f"recipe\0{path}\n"))
     return h.hexdigest()
 
 

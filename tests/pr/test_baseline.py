@@ -18,7 +18,13 @@ from validator.context_findings import SELECTORS
 from validator.findings import Finding, Severity
 from validator.identity import Identity, identity, rule_group
 from validator.load import load_yaml
-from validator.pr.baseline import NOT_JUDGED_AT_BASE, UNLOADED, minimum_lowered
+from validator.pr.baseline import (
+    EDITED_AT_HEAD,
+    NEVER_EXISTING,
+    NOT_JUDGED_AT_BASE,
+    UNLOADED,
+    minimum_lowered,
+)
 
 from .conftest import git, sarif_errors
 
@@ -42,8 +48,17 @@ coverage, one coverage context per pull request, a greedy cover weighted by each
 all three states (new, unchanged, fixed); 827 adds five recipes, 804 four."""
 
 
-NOT_JUDGED = f" [{NOT_JUDGED_AT_BASE}]"
-"""What ``pr`` appends to a finding of a file that did not load at the merge base."""
+NOT_JUDGED = tuple(f" [{note}]" for note in (NOT_JUDGED_AT_BASE, EDITED_AT_HEAD,
+                                             NEVER_EXISTING))
+"""What ``pr`` appends to a finding of a file that did not load at the merge base (existing,
+new on an edited line, new as a rule no comment silences)."""
+
+
+def _bare(message: str) -> str:
+    """``message`` without a :data:`NOT_JUDGED` note."""
+    for note in NOT_JUDGED:
+        message = message.removesuffix(note)
+    return message
 UNLOADED_GROUPS = {rule_group(r) for r in UNLOADED}
 
 
@@ -145,7 +160,7 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
         base_keys = at_base.get(renamed.get(path, path), Counter())
 
         def keys(state: str, items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
-            return units([{**f, "message": f["message"].removesuffix(NOT_JUDGED)}
+            return units([{**f, "message": _bare(f["message"])}
                           for f in items if f["baseline"] == state], file)
 
         where = f"PR {number} {path}"
@@ -156,12 +171,17 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
         caused = units([f for f in found if _context_caused(f, path, changed, lowered)],
                        head_tree / path)
         added = head_keys - base_keys
-        # a file that did not load at the base was not judged there: nothing is new
+        # a file that did not load at the base was not judged there: each head finding
+        # is new or existing by the lines the change edits (each saying which)
         judged = not any(k.rule in UNLOADED_GROUPS for k in base_keys)
-        assert keys("new", found, head_tree / path) == \
-            (added - caused if judged else Counter()), where
-        assert keys("unchanged", found, head_tree / path) == \
-            ((head_keys & base_keys) + (added & caused) if judged else head_keys), where
+        if judged:
+            assert keys("new", found, head_tree / path) == added - caused, where
+            assert keys("unchanged", found, head_tree / path) == \
+                (head_keys & base_keys) + (added & caused), where
+        else:
+            assert keys("new", found, head_tree / path) + \
+                keys("unchanged", found, head_tree / path) == head_keys, where
+            assert all(f["message"].endswith(NOT_JUDGED) for f in found), where
         if removed_inputs:  # hidden, not fixed: what the removed context judged
             assert not keys("absent", doc["fixed"], base_file) - (base_keys - head_keys)
         else:

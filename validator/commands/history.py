@@ -115,9 +115,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for bar in bars:
             bar.close()
-    if args.paths and not result.recipes:
-        # a mistyped PATH must not pass as "no findings"
-        raise UsageError(f"no recipe in the audited history matches: {', '.join(args.paths)}")
+    if args.paths and not result.matched:
+        # a mistyped PATH must not pass as "no findings" (an empty range or shard may)
+        where = ("in the audited history" if result.revisions
+                 else f"at --since {args.since!r}" if args.since else "in the history")
+        raise UsageError(f"no recipe {where} matches: {', '.join(args.paths)}")
     apply_policy(result, policy)
     write_outputs(args, lambda name, stream: _write(result, name, stream), fmt,
                   file_formats=("json",))
@@ -191,6 +193,8 @@ def _write(result: AuditResult, fmt: str, stream: TextIO) -> None:
             note = f"; {ch.note}" if ch.note else ""
             stream.write(f"  - {ch.path}: {sev} {rule} {msg} (fixed; was line {line}{note})\n")
     tip = ", ".join(f"{rule} {n}" for rule, n in sorted(result.tip.items())) or "none"
+    if result.note:
+        stream.write(f"{result.note}\n")
     stream.write(
         f"{len(result.revisions)} revision(s) ({result.mode}), {result.recipes} recipe path(s); "
         f"{result.units} recipe x context unit(s): {result.checked} checked, "

@@ -39,7 +39,16 @@ from typing import TYPE_CHECKING, Any
 from validator.cache import RUNS, FindingRow, ResultCache
 from validator.findings import finding_key
 from validator.history.findings_at import FindingsAt
-from validator.history.gitdata import CommitInfo, GitObjects, ensure_repository, resolve, rev_list
+from validator.history.gitdata import (
+    CommitInfo,
+    GitError,
+    GitObjects,
+    NotFile,
+    ensure_repository,
+    is_ancestor,
+    resolve,
+    rev_list,
+)
 from validator.history.keys import (
     RELEASE_PARTS,
     RuleGroup,
@@ -51,6 +60,7 @@ from validator.history.keys import (
 )
 from validator.history.revisions import CommitTree, Progress, Snapshot, State, Walk, walk
 from validator.history.tool import tool_facts
+from validator.paths import name_bytes
 from validator.settings import Settings
 from validator.source.tree import SourceError
 from validator.unit_pool import default_jobs
@@ -66,7 +76,7 @@ declared inputs differ from the parent's only in the release window: the recipe 
 
 def shard_of(path: str, count: int) -> int:
     """0-based shard of ``path`` among ``count`` (stable: SHA-256 of the path)."""
-    return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % count
+    return int(hashlib.sha256(name_bytes(path)).hexdigest()[:8], 16) % count
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,11 @@ class AuditResult:
         internal_errors: messages of rules that crashed (not cached; exit 2).
         tip: findings per rule id at the last audited revision.
         recipes: distinct selected recipe paths seen.
+        matched: distinct recipe paths the PATHs match, whatever the shard: in the
+            audited revisions, or at the ``--since`` commit when none is audited (0: a
+            PATH matches no recipe).
+        note: why the report is empty (no commit after ``--since``, no recipe path in
+            the shard), else ``None``.
     """
 
     mode: str
@@ -130,6 +145,8 @@ class AuditResult:
     internal_errors: list[str] = field(default_factory=list)
     tip: Counter[str] = field(default_factory=Counter)
     recipes: int = 0
+    matched: int = 0
+    note: str | None = None
 
 
 @dataclass
@@ -163,14 +180,55 @@ class AuditOptions:
     at_commit_date: bool = True
 
 
-def _selected(path: str, options: AuditOptions) -> bool:
-    if not is_recipe(path):
+def _matches(path: str, options: AuditOptions) -> bool:
+    """Whether ``path`` is a recipe path the PATHs of ``options`` name (any shard)."""
+    return is_recipe(path) and (not options.paths or any(
+        path == p or path.startswith(p.rstrip("/") + "/") for p in options.paths))
+
+
+def _selected(path: str, options: AuditOptions, matched: set[str] | None = None) -> bool:
+    """Whether ``path`` is audited: named by the PATHs and in the shard; each path the
+    PATHs name is added to ``matched``."""
+    if not _matches(path, options):
         return False
-    if options.paths and not any(path == p or path.startswith(p.rstrip("/") + "/")
-                                 for p in options.paths):
-        return False
+    if matched is not None:
+        matched.add(path)
     k, n = options.shard
     return n == 1 or shard_of(path, n) == k - 1
+
+
+def _revisions(options: AuditOptions) -> tuple[list[str], str | None]:
+    """The commits to audit, oldest first, and the full id of ``--since`` (or ``None``).
+
+    Raises:
+        GitError: a revision is missing, or ``--since`` is not an ancestor of ``--rev``
+            (the commits "after" it are then not a part of ``--rev``'s history).
+    """
+    rev = None if options.all_refs else resolve(options.repo, options.rev)
+    since = resolve(options.repo, options.since) if options.since else None
+    if since is not None and rev is not None and not is_ancestor(options.repo, since, rev):
+        raise GitError(f"--since {options.since!r} ({since[:12]}) is not an ancestor of "
+                       f"--rev {options.rev!r} ({rev[:12]}); --since names the baseline, a "
+                       "commit of --rev's history, and the commits after it are audited")
+    return rev_list(options.repo, options.rev, since=since,
+                    all_refs=options.all_refs), since
+
+
+def _empty_note(result: AuditResult, options: AuditOptions, audited: int,
+                since: str | None, matched_at_since: Callable[[], set[str]]) -> None:
+    """Set ``result.note`` (and ``matched``, from the ``--since`` commit, when no
+    commit is ``audited``) when the audit has nothing to report."""
+    if not audited:
+        if since is not None:
+            result.matched = len(matched_at_since())
+        where = "no ref" if options.all_refs else f"--rev {options.rev!r}"
+        result.note = (f"no commit was audited: {where} has no commit after --since "
+                       f"{options.since!r}" if options.since else
+                       "no commit was audited: the history is empty")
+    elif not result.recipes and result.matched:
+        k, n = options.shard
+        result.note = (f"no recipe was audited: none of the {result.matched} recipe path(s) "
+                       f"selected falls in shard {k}/{n}")
 
 
 def _groups() -> tuple[RuleGroup, ...]:
@@ -195,11 +253,7 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
     mode = "all refs" if options.all_refs else f"first-parent {options.rev}"
     result = AuditResult(mode)
     ensure_repository(options.repo)
-    if not options.all_refs:
-        resolve(options.repo, options.rev)
-    since = resolve(options.repo, options.since) if options.since else None
-    revisions = rev_list(options.repo, options.rev, since=since,
-                         all_refs=options.all_refs)
+    revisions, since = _revisions(options)
     cache = ResultCache(options.cache_dir,
                         owner=options.cache_dir and options.cache_dir.parent, fast=True)
     claims = stamps = None
@@ -211,11 +265,15 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
         stamps = ResultCache(options.cache_dir.parent / RUNS, owner=options.cache_dir.parent)
     facts = tool_facts(settings, stamps)
     groups = facts.groups
+    matched: set[str] = set()
     with GitObjects(options.repo) as objects:
-        walked = walk(objects, revisions, groups, lambda p: _selected(p, options), facts.digest,
-                      settings, at_commit_date=options.at_commit_date, progress=progress,
-                      claims_store=claims)
-    result.recipes = len({p for s in walked.snapshots.values() for p in s.recipes})
+        walked = walk(objects, revisions, groups, lambda p: _selected(p, options, matched),
+                      facts.digest, settings, at_commit_date=options.at_commit_date,
+                      progress=progress, claims_store=claims)
+        result.recipes = len({p for s in walked.snapshots.values() for p in s.recipes})
+        result.matched = len(matched)
+        _empty_note(result, options, len(revisions), since,
+                    lambda: _matched_at(objects, since, options))
     results = {key: cache.get(key) for key in walked.blobs}
     tasks = _tasks(walked, results, result)
     result.corrupt = cache.corrupt
@@ -229,6 +287,17 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
             result.internal_errors += errors
     _report(result, revisions, walked, results, groups)
     return result
+
+
+def _matched_at(objects: GitObjects, commit: str | None, options: AuditOptions) -> set[str]:
+    """The recipe paths of ``commit``'s tree (files, links, submodule entries) that the
+    PATHs of ``options`` name."""
+    if commit is None:
+        return set()
+    [info] = objects.commits([commit])
+    not_files: dict[str, NotFile] = {}
+    files = objects.files(info.tree, not_files=not_files)
+    return {p for p in (*files, *not_files) if _matches(p, options)}
 
 
 def _tasks(walked: Walk, results: dict[str, dict[str, Any]], result: AuditResult

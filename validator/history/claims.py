@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Mapping
 
 from validator.claims_store import ClaimsStore, VariantIds
+from validator.paths import name_bytes
 
 
 def claimed_ids(data: bytes, path: str, oid: str | None = None) -> list[tuple[str, str]]:
@@ -67,7 +68,7 @@ class ClaimsIndex:
             self.lines[(path, oid)] = f"{path}\0{json.dumps(ids)}\n"
         self.seen.update(named)
         text = "".join(self.lines[pair] for pair in named)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return hashlib.sha256(name_bytes(text)).hexdigest()
 
     def save(self) -> None:
         """Keep the claims read in this run in the index (past its bound, those of this

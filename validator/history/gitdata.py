@@ -325,6 +325,25 @@ def rev_list(repo: Path, rev: str, *, since: str | None = None, first_parent: bo
     return git(repo, *args, "--").split()
 
 
+def is_ancestor(repo: Path, ancestor: str, rev: str) -> bool:
+    """Whether commit ``ancestor`` is ``rev`` or an ancestor of it (both full ids).
+
+    Raises:
+        GitError: git is missing or fails otherwise.
+    """
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor",
+                               ancestor, rev], capture_output=True, text=True, env=_env(),
+                              check=False)
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc.strerror or exc}") from exc
+    if proc.returncode not in (0, 1):
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        detail = lines[-1] if lines else f"exit status {proc.returncode}"
+        raise GitError(f"{repo}: git merge-base failed: {detail}")
+    return proc.returncode == 0
+
+
 def ensure_repository(repo: Path) -> None:
     """Raise :class:`GitError` unless ``repo`` is a git repository ("not a git
     repository") in SHA-1 object format

@@ -32,6 +32,7 @@ from validator.cache import FindingRow, as_row, checks_digest
 from validator.findings import Finding
 from validator.format_history import undone_at
 from validator.history.gitdata import NotFile
+from validator.paths import name_bytes
 from validator.rules.metadata import Reads, Rule
 from validator.settings import Settings
 from validator.source.tree import SourceError
@@ -78,7 +79,7 @@ def _digest(lines: Iterable[str]) -> str:
     """Hex SHA-256 of ``lines``, each ended by a line feed (hashed as one text)."""
     held = list(lines)
     text = "\n".join(held) + "\n" if held else ""
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(name_bytes(text)).hexdigest()
 
 
 def part_digests(files: Mapping[str, str], window: str, claims: str = "") -> dict[Reads, str]:
@@ -181,6 +182,22 @@ def refused_row(path: str, entry: NotFile) -> FindingRow:
 
     (finding,) = DocumentResult.refused(path, SourceError(entry.why(path)), None).findings
     return finding_row(finding)
+
+
+UNDECODABLE = "file not checked: the file name is not valid UTF-8"
+"""The ``PROV006`` message ``check`` gives a file whose name is not UTF-8."""
+
+UNDECODABLE_HINT = "rename the file to a UTF-8 name under models/<org>/"
+
+
+def undecodable_row(escaped: str) -> FindingRow:
+    """The ``PROV006`` finding ``check`` and ``pr`` give a recipe path whose name is not
+    valid UTF-8 (reported under ``escaped``, its ``\\xff`` form), for such a path in a
+    revision's tree: nothing of it is read or checked."""
+    from validator.rules.prov.unread_files import UNHANDLED_PATH
+    from validator.source.verify import prov_finding
+
+    return finding_row(prov_finding(UNHANDLED_PATH.id, escaped, UNDECODABLE, UNDECODABLE_HINT))
 
 
 def rows_of(findings: Iterable[Finding]) -> list[FindingRow]:

@@ -20,8 +20,10 @@ from validator.history.keys import (
     path_part,
     refused_row,
     stage_label,
+    undecodable_row,
     window_label,
 )
+from validator.paths import undecodable_name
 from validator.rules.metadata import Reads
 from validator.settings import Settings
 from validator.source.provenance import Provenance
@@ -174,7 +176,7 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
     claims = (ClaimsIndex(claims_store,
                           lambda oids: [data for _kind, data in objects.read_many(oids)])
               if any(Reads.VARIANT_CLAIMS in g.reads for g in groups) else None)
-    keys = _BlobKeys(tool, found.blobs)
+    keys = _BlobKeys(tool, found.blobs, found.refused)
     window_of: dict[str, str] = {}
     commits = objects.commits(revisions)
     listed = set(revisions)
@@ -221,12 +223,16 @@ def walk(objects: GitObjects, revisions: list[str], groups: tuple[RuleGroup, ...
 class _BlobKeys:
     """The blob key of each selected recipe file (path, blob id) of the revisions walked:
     keyed by the git blob id (no blob is read), ``selected`` asked once per path; a new
-    key is recorded in ``blobs`` (:attr:`Walk.blobs`)."""
+    key is recorded in ``blobs`` (:attr:`Walk.blobs`). A path whose name is not valid
+    UTF-8 is listed under its ``\\xff`` form (as ``check`` names it) with a key of its
+    own, whose one ``PROV006`` row is recorded in ``refused`` (:attr:`Walk.refused`):
+    its blob is neither read nor checked, as ``check`` and ``pr`` do not read it."""
 
     tool: str
     blobs: dict[str, tuple[str, str]]
+    refused: dict[str, FindingRow]
     chosen: dict[str, bool] = field(default_factory=dict)
-    key_of: dict[tuple[str, str], str] = field(default_factory=dict)
+    key_of: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
     def of_selected(self, files: Mapping[str, str], selected: Callable[[str], bool]
                     ) -> dict[str, str]:
@@ -234,17 +240,27 @@ class _BlobKeys:
         keeps."""
         out: dict[str, str] = {}
         for path, oid in files.items():
-            key = self.key_of.get((path, oid))
-            if key is None:
+            named = self.key_of.get((path, oid))
+            if named is None:
                 keep = self.chosen.get(path)
                 if keep is None:
                     keep = self.chosen[path] = selected(path)
                 if not keep:
                     continue
-                key = self.key_of[(path, oid)] = blob_key(self.tool, path, f"blob:{oid}")
-                self.blobs.setdefault(key, (path, oid))
-            out[path] = key
+                named = self.key_of[(path, oid)] = self._key(path, oid)
+            out[named[0]] = named[1]
         return out
+
+    def _key(self, path: str, oid: str) -> tuple[str, str]:
+        """``(name reported, key)`` of the selected file ``path`` of blob ``oid``."""
+        escaped = undecodable_name(path)
+        if escaped is not None:
+            key = blob_key(self.tool, path, f"undecodable:{oid}")
+            self.refused.setdefault(key, undecodable_row(escaped))
+            return escaped, key
+        key = blob_key(self.tool, path, f"blob:{oid}")
+        self.blobs.setdefault(key, (path, oid))
+        return path, key
 
 
 def _refused(found: Walk, not_files: Mapping[str, NotFile], selected: Callable[[str], bool],

@@ -18,9 +18,20 @@ rule reads the context files or looks names up in the root; those are
 :attr:`DocumentResult.hidden`, not counted fixed.
 
 Symmetrically, a file that does not load at the merge base (:data:`UNLOADED`) was not
-judged there: every finding the head reports on it is ``"unchanged"``, its message saying
-it was not judged at the merge base (:func:`not_judged_at_base`). The change that makes
-the file load shows the defects the loader's error hid; it does not introduce them.
+judged there, so its findings cannot be matched with the base's: the head's findings are
+placed by the lines of the text, which the base still has even though it does not load
+(:func:`not_judged_at_base`). A finding on lines the change leaves as they were is
+``"unchanged"``, its message saying it was not judged at the merge base: the change that
+makes the file load shows the defects the loader's error hid, it does not introduce them.
+A finding on a line the change adds or edits (a line diff of the base's bytes to the
+head's, :func:`edited_lines`) is ``"new"``: the change wrote it. A finding of a rule no
+suppression comment silences (:func:`validator.suppress.suppressible`: shell code in a
+command, a script fetched over plain HTTP, a context file or quickstart writing over
+another's) is ``"new"`` wherever it is: the base's file did not load, so the site never
+rendered it, and the change that makes it load is what publishes it (a file broken by one
+change and given shell code by a second would otherwise let a third, repairing only the
+syntax, through). The head's own loader errors, when it does not load either, stay
+``"unchanged"``: the file did not load before the change.
 
 The rendered configurations a finding names (``(on h200 · fp8 · multi_node_tp and 11
 more)``, ``(in no command the site renders)``) are left out of the comparison, and copies
@@ -43,6 +54,7 @@ of the recipe (:func:`minimum_lowered`): the recipe's change made the pair fail.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -62,7 +74,8 @@ from validator.suppress import directives, suppressible
 def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
          changed: Collection[str] | None = None,
          head_bytes: Mapping[str, bytes] | None = None,
-         removed: Sequence[str] = ()) -> None:
+         removed: Sequence[str] = (), base_bytes: Mapping[str, bytes] | None = None
+         ) -> None:
     """Set ``baseline`` on every finding of ``head`` and fill each document's ``fixed``
     list, comparing with ``base``.
 
@@ -79,8 +92,12 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         removed: the files and folders the site's build reads that the head removes
             (``REF030``): a base finding of a rule reading them that the head no longer
             makes is ``hidden``, not fixed (:func:`reads_context`).
+        base_bytes: path at the base -> the base's bytes of each checked file: a head
+            finding of a file that does not load at the base is new when it is on a line
+            the change adds or edits (:func:`not_judged_at_base`).
     """
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
+    base_bytes = base_bytes or {}
     head_ranges = head.context.get("install_ranges") or {}
     base_ranges = base.context.get("install_ranges") or {}
     for doc in head.documents:
@@ -89,7 +106,8 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         doc.findings, gone = compare(old.findings if old else [], doc.findings,
                                      doc.path)
         if old is not None and any(f.rule in UNLOADED for f in old.findings):
-            doc.findings = [not_judged_at_base(f) for f in doc.findings]
+            edited = edited_lines(base_bytes.get(base_name), (head_bytes or {}).get(doc.path))
+            doc.findings = [not_judged_at_base(f, edited) for f in doc.findings]
         why = not_fixed(doc, (head_bytes or {}).get(doc.path), removed)
         reasons = [(f, why(f)) for f in gone]
         doc.fixed = [f for f, reason in reasons if reason is None]
@@ -136,17 +154,73 @@ no rule judged it, so a finding the merge base had is not fixed there."""
 
 NOT_JUDGED_AT_BASE = ("not judged at the merge base, where the file does not load: counted "
                       "existing, not new")
+EDITED_AT_HEAD = ("not judged at the merge base, where the file does not load: new, on a "
+                  "line the change adds or edits")
+NEVER_EXISTING = ("not judged at the merge base, where the file does not load: new, as a "
+                  "rule no suppression comment silences")
 
 
-def not_judged_at_base(finding: Finding) -> Finding:
-    """``finding`` of a file that did not load at the merge base (:data:`UNLOADED`), as
-    existing: no rule judged the base, so the change that makes the file load does not
-    introduce what it then shows (the defects were there, hidden by the loader's error).
-    A new one gets ``"unchanged"`` and says so in its message."""
+def not_judged_at_base(finding: Finding, edited: Collection[int] | None) -> Finding:
+    """``finding`` (marked by :func:`compare`) of a file that did not load at the merge
+    base (:data:`UNLOADED`), where no rule judged it. ``edited``: the head's 1-based
+    lines the change adds or edits (:func:`edited_lines`; ``None``: the base's or the
+    head's text is not at hand, and every line counts as edited).
+
+    A new finding stays ``"new"`` when its rule cannot be suppressed
+    (:func:`~validator.suppress.suppressible`) or it is on an edited line (its line span,
+    or a related line of the same file); the head's own loader error stays
+    ``"unchanged"`` (the file did not load before either), as does a finding on lines
+    the change leaves as they were, or with no line (0): the defects were there, hidden by
+    the loader's error. Each says so in its message."""
     if finding.baseline != "new":
         return finding
-    return dataclasses.replace(finding, baseline="unchanged",
-                               message=f"{finding.message} [{NOT_JUDGED_AT_BASE}]")
+    if not suppressible(finding.rule):
+        note, state = NEVER_EXISTING, "new"
+    elif finding.rule not in UNLOADED and _on_edited_line(finding, edited):
+        note, state = EDITED_AT_HEAD, "new"
+    else:
+        note, state = NOT_JUDGED_AT_BASE, "unchanged"
+    return dataclasses.replace(finding, baseline=state, message=f"{finding.message} [{note}]")
+
+
+def _on_edited_line(finding: Finding, edited: Collection[int] | None) -> bool:
+    if finding.line <= 0:
+        return False
+    if edited is None:
+        return True
+    last = max(finding.line, finding.end_line or 0)
+    lines = [*range(finding.line, last + 1), *(r.line for r in finding.related
+                                                if r.path is None)]
+    return any(line in edited for line in lines)
+
+
+def edited_lines(base: bytes | None, head: bytes | None) -> frozenset[int] | None:
+    """The 1-based lines of ``head`` that a line diff of ``base`` to ``head`` adds or
+    replaces (lines broken at LF, CR LF and CR, as findings count them), or ``None`` when
+    either text is missing. The lines both texts start and end with are kept as they
+    are; between them, past :data:`DIFF_CELLS` (line pairs a diff of both middles would
+    weigh: a hostile file of repeated lines makes a diff quadratic), every line of the
+    head's middle counts as edited."""
+    if base is None or head is None:
+        return None
+    old, new = base.splitlines(), head.splitlines()
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    old, new = old[start:len(old) - end], new[start:len(new) - end]
+    if len(old) * len(new) > DIFF_CELLS:
+        return frozenset(range(start + 1, start + len(new) + 1))
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return frozenset(start + line + 1 for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
+                     if tag in ("replace", "insert") for line in range(j1, j2))
+
+
+DIFF_CELLS = 1_000_000
+"""Past this product of the two texts' differing middles (in lines), :func:`edited_lines`
+counts the head's whole middle as edited rather than diffing it."""
 
 
 def not_fixed(doc: DocumentResult, data: bytes | None,

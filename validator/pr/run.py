@@ -263,15 +263,17 @@ def _compare_with_base(result: RunResult, head_run: Session, sel: Selection,
     base_tree, head_tree = trees
     base_sel, base_paths = base_selection(sel, base_tree)
     try:
-        base_result = check_selection(base_sel, base_tree, settings, rules, config,
-                                      where="the merge base").result
+        base_run = check_selection(base_sel, base_tree, settings, rules, config,
+                                   where="the merge base")
     except (SourceError, VerificationError) as exc:
         raise PrError(f"the merge base {base_tree.commit[:12]} cannot be checked "
                       f"as the baseline: {exc}") from exc
     touched = {p for ch in sel.changes for p in (ch.path, ch.old_path) if p}
     removed = removed_inputs(head_run, base_tree, head_tree)
+    base_result = base_run.result
     baseline.mark(result, base_result, base_paths, touched,
-                  {path: data for path, (_c, data) in head_run.checked.items()}, removed)
+                  {path: data for path, (_c, data) in head_run.checked.items()}, removed,
+                  {path: data for path, (_c, data) in base_run.checked.items()})
     if user_diffs:
         result.suggested_patches = suggested_patches(result, head_run.checked)
         result.user_changes = user_changes(base_tree, head_tree,
