@@ -82,7 +82,8 @@ def test_a_finding_on_a_line_the_repair_writes_is_new_the_hidden_one_existing(
 
 def test_edited_lines_are_the_heads_lines_a_line_diff_adds_or_replaces() -> None:
     assert edited_lines(b"a\nb\nc\n", b"a\nB\nc\nd\n") == frozenset({2, 4})
-    assert edited_lines(b"a\r\nb\rc\n", b"a\r\nb\rC\n") == frozenset({3})  # CR LF and CR break lines
+    # CR LF and CR break lines too
+    assert edited_lines(b"a\r\nb\rc\n", b"a\r\nb\rC\n") == frozenset({3})
     assert edited_lines(b"a\n", b"a\n") == frozenset()
     assert edited_lines(None, b"a\n") is None
     # a middle too large to diff counts as edited, between the kept start and end
