@@ -90,30 +90,34 @@ def test_a_text_that_differs_where_no_rendering_reads_reuses_every_site_renderin
     ('    - "4096"', '    - "8192"', None),
     # one variant's arguments: only that variant's renderings read them
     ('extra_args: ["--quantization", "fp8"]', 'extra_args: ["--quantization", "fp8x"]',
-     "fp8"),
+     ("variant", "fp8")),
     # the default variant, which the variants without their own values fall back to
     ("  default:\n    precision: bf16\n    vram_minimum_gb: 60\n",
      "  default:\n    precision: bf16\n    vram_minimum_gb: 60\n    extra_args: [-x]\n",
-     "default"),
-    # the recipe's hardware overrides, a feature's arguments, a strategy's overrides
+     ("variant", "default")),
+    # the recipe's hardware overrides, a feature's arguments
     ('extra_args: ["--async-scheduling"]', 'extra_args: ["--async-scheduling", "-y"]', None),
     ('"--tool-call-parser", "tiny"', '"--tool-call-parser", "tiny2"', None),
+    # a strategy's overrides: only that strategy's renderings read them
     ('extra_args: ["--data-parallel-size-local", "2"]',
-     'extra_args: ["--data-parallel-size-local", "4"]', None),
+     'extra_args: ["--data-parallel-size-local", "4"]', ("strategy", "multi_node_dep")),
+    ('extra_args: ["--all2all-backend", "deepep"]', 'extra_args: ["--all2all-backend", "x"]',
+     ("strategy", "single_node_dep")),
 ])
 def test_an_edit_of_a_node_the_renderings_read_is_rendered_anew(
-        tree: Path, old: str, new: str, changed: str | None) -> None:
+        tree: Path, old: str, new: str, changed: tuple[str, str] | None) -> None:
     """The second text's renderings are those a fresh ``render_all`` of it makes, and
     some differ from the first text's (the node is read: a key without it would serve
-    the first text's renderings and fail); with ``changed``, the renderings of every
-    other variant are the first text's."""
+    the first text's renderings and fail); with ``changed`` (a variant or strategy),
+    the renderings of every other variant or strategy are the first text's."""
     first, second = _text(tree), _text(tree, (old, new))
     before, after = _one_after_another(tree, first, second)
     assert [repr(r) for r in after] == [repr(r) for r in _fresh(tree, second)]
     old_ones = _by_config(before)
     assert any(repr(r) != repr(old_ones.get(repr(r.config))) for r in after)
     if changed is not None:
-        others = [r for r in after if r.config.variant != changed and r.processes
+        field, name = changed
+        others = [r for r in after if getattr(r.config, field) != name and r.processes
                   and repr(r.config) in old_ones]
         assert others and all(_shares(old_ones[repr(r.config)], r) for r in others)
 

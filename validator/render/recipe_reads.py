@@ -33,12 +33,17 @@ And of ``variants`` a rendering of variant ``V`` reads ``variants.V`` only, and
 {}`` in :func:`~validator.render.synthesis._new_composer` and
 :func:`~validator.render.site.site_rendering_traced`; every other reader of ``variants``
 -- :func:`~validator.render.gates.pick_fitting_variant`, the default features -- is the
-planning's). So the site renderings of a recipe text are kept in a table
-(:mod:`validator.render.carry`) under :func:`text_digest` -- the recipe's data without
-``guide``, ``meta``, the content of a mapping ``variants`` -- and each entry of the
-table under its configuration and :func:`variant_fingerprint` (``variants.V``, and
-``variants.default`` where that is falsy); of a mapping ``model`` the digest holds the
-keys of :data:`MODEL_READ`. Equal values of equal types: ``repr`` of the data the loader
+planning's). Of ``strategy_overrides`` a rendering of strategy ``S`` reads the entry
+``S`` (:attr:`~validator.render.layers.Composer.overrides`,
+:func:`~validator.render.gates.resolve_single_node_tp`, both with the rendering's
+strategy) and ``pd_cluster`` (:func:`~validator.render.gates.pd_pool_modes`) only (the
+planning reads ``pd_cluster`` too). So the site renderings of a recipe text are kept in
+a table (:mod:`validator.render.carry`) under :func:`text_digest` -- the recipe's data
+without ``guide``, ``meta``, the content of a mapping ``variants`` or
+``strategy_overrides``; of a mapping ``model``, the keys of :data:`MODEL_READ` -- and
+each entry of the table under its configuration and :func:`read_fingerprint`
+(``variants.V``, and ``variants.default`` where that is falsy; ``strategy_overrides.S``
+and ``strategy_overrides.pd_cluster``). Equal values of equal types: ``repr`` of the data the loader
 makes (dicts, lists, strings, numbers, booleans, ``None``) keeps ``1``, ``1.0`` and
 ``True`` apart and mapping keys in order.
 
@@ -59,6 +64,7 @@ UNREAD = frozenset({"guide", "meta"})
 """Top-level keys of a recipe that no site rendering reads (see the module docstring)."""
 
 VARIANTS = "variants"
+STRATEGY_OVERRIDES = "strategy_overrides"
 MODEL = "model"
 MODEL_READ = frozenset({"base_args", "base_env", "model_id", "docker_image",
                         "nightly_required"})
@@ -67,7 +73,8 @@ MODEL_READ = frozenset({"base_args", "base_env", "model_id", "docker_image",
 
 def text_digest(data: Any) -> str:
     """Digest of everything of a recipe's ``data`` a site rendering of any configuration
-    may read, but the content of a mapping ``variants`` (:func:`variant_fingerprint`):
+    may read, but the content of a mapping ``variants`` or ``strategy_overrides``
+    (:func:`read_fingerprint`):
     every top-level key but those of :data:`UNREAD`, in order, with its value (of a
     mapping ``model``, its keys of :data:`MODEL_READ`)."""
     if type(data) is not dict:
@@ -76,7 +83,7 @@ def text_digest(data: Any) -> str:
     for key, value in data.items():
         if key in UNREAD:
             continue
-        if key == VARIANTS and type(value) is dict:
+        if key in (VARIANTS, STRATEGY_OVERRIDES) and type(value) is dict:
             parts.append((key, "mapping"))
         elif key == MODEL and type(value) is dict:
             parts.append((key, "mapping", [(k, v) for k, v in value.items()
@@ -86,20 +93,32 @@ def text_digest(data: Any) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def variant_fingerprint(data: Any, variant: Any, memo: dict[Any, Any]) -> Any:
-    """What a site rendering of ``variant`` reads of ``data``'s ``variants`` where
-    :func:`text_digest` leaves it out (a mapping): ``repr`` of ``variants.<variant>``, and
-    of ``variants.default`` too where the first is falsy; ``None`` where the digest holds
-    the whole value. Made once per variant in ``memo`` (the rendering memo of one text)."""
-    variants = get(data, VARIANTS)
-    if type(variants) is not dict:
-        return None
-    key = ("variant-read", variant if type(variant) is str else repr(variant))
+def read_fingerprint(data: Any, variant: Any, strategy: Any, memo: dict[Any, Any]) -> Any:
+    """What a site rendering of ``variant`` and ``strategy`` reads of ``data`` where
+    :func:`text_digest` leaves it out: of a mapping ``variants``, ``repr`` of
+    ``variants.<variant>``, and of ``variants.default`` too where the first is falsy; of
+    a mapping ``strategy_overrides``, ``repr`` of its ``<strategy>`` and ``pd_cluster``
+    entries (``None`` for a part the digest holds whole). Made once per variant and
+    strategy in ``memo`` (the rendering memo of one text)."""
+    key = ("recipe-read", repr(variant), repr(strategy))  # repr: 1, 1.0 and True apart
     found = memo.get(key)
     if found is None:
-        own = get(variants, variant)
-        found = memo[key] = repr(own) if truthy(own) else repr((own, get(variants, "default")))
+        found = memo[key] = (_variant_read(get(data, VARIANTS), variant),
+                             _strategy_read(get(data, STRATEGY_OVERRIDES), strategy))
     return found
+
+
+def _variant_read(variants: Any, variant: Any) -> str | None:
+    if type(variants) is not dict:
+        return None
+    own = get(variants, variant)
+    return repr(own) if truthy(own) else repr((own, get(variants, "default")))
+
+
+def _strategy_read(overrides: Any, strategy: Any) -> str | None:
+    if type(overrides) is not dict:
+        return None
+    return repr((get(overrides, strategy), get(overrides, "pd_cluster")))
 
 
 PER_PATH = 8
