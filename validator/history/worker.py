@@ -79,7 +79,7 @@ class Worker:
             OrderedDict()
         self._limited: OrderedDict[tuple[frozenset[Reads], tuple[str, ...]], Context] = \
             OrderedDict()
-        self._carried: OrderedDict[str, Table] = OrderedDict()
+        self._carried: OrderedDict[Any, Table] = OrderedDict()
 
     def context(self, state: State, reads: frozenset[Reads]) -> Context:
         """The context of ``state`` limited to ``reads``, shared by every state whose

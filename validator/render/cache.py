@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render.carry import Table, carry_key, inputs_digest
 from validator.render.problems import RenderProblem
+from validator.render.recipe_reads import SHARED, kept_table
 from validator.render.renderer import Rendered, render_all, site_strategies
 
 K = TypeVar("K", bound=Hashable)
@@ -60,7 +61,7 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
 
 
 def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]],
-                     carried: OrderedDict[str, Table] | None = None) -> None:
+                     carried: OrderedDict[Any, Table] | None = None) -> None:
     """Let ``ctx`` keep its renderings in ``store``, which the caller shares between
     contexts with the same taxonomy, strategy and kv-store bytes (the only inputs of a
     rendering besides the recipe): the history audit's contexts of one revision's files
@@ -69,27 +70,27 @@ def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]],
     kv stores are unreadable must not share (its rules are to fail when they render).
 
     ``carried``, shared by every context of the caller, keeps the site renderings of the
-    last :data:`CARRIED` recipe contents for the next context that renders them
-    (:mod:`validator.render.carry`: reused where the hardware reads hold)."""
+    recipe texts rendered last (:func:`~validator.render.recipe_reads.kept_table`) for the
+    next context that renders them, or another text of the recipe
+    (:mod:`validator.render.carry`: reused where what they read holds); without it the
+    context uses the process's store."""
     ctx.memoised("render:recent", lambda: store)
     ctx.memoised("render:carried", lambda: carried)
 
 
-#: How many recipe contents' site renderings a shared ``carried`` store keeps: the
-#: history worker renders one blob against all its revisions before the next.
-CARRIED = 2
-
-
 def _carried(doc: LoadedDocument, ctx: Context) -> Table | None:
-    """The carried site renderings of ``doc`` under ``ctx``'s non-hardware inputs, when
-    ``ctx`` shares a store (:func:`share_renderings`)."""
-    store: OrderedDict[str, Table] | None = ctx.memoised("render:carried", lambda: None)
-    if store is None:
-        return None
+    """The carried site renderings of ``doc`` under ``ctx``'s non-hardware inputs: from
+    the store ``ctx`` shares (:func:`share_renderings`), else from the process's
+    (:data:`~validator.render.recipe_reads.SHARED`: the texts of one recipe that a fix
+    tries, a pull request's base and head, checked in contexts of their own)."""
+    store: OrderedDict[Any, Table] | None = ctx.memoised("render:carried", lambda: None)
     inputs = ctx.memoised("render:inputs",
                           lambda: inputs_digest(ctx.taxonomy, context_strategies(ctx)))
     key = carry_key(doc, inputs)
-    return None if key is None else kept_recent(store, key, dict, CARRIED)
+    if key is None:
+        return None
+    found: Table = kept_table(SHARED if store is None else store, key)
+    return found
 
 
 def recent_renderings(doc: LoadedDocument, ctx: Context) -> list[Rendered]:

@@ -6,11 +6,13 @@ reused for another hardware when every read it made of its hardware
 history audit renders the same recipe blob against many revisions' taxonomies, and most
 taxonomy edits only add or change a few hardware profiles. So the table of those
 renderings (configuration → ``(reads, trace, rendering)``) is carried to the next
-``render_all`` of the same recipe bytes when everything else a site rendering reads is
-the same (:func:`inputs_digest`): the taxonomy apart from ``hardware_profiles``, and the
-strategy and kv-store documents by name and path. The hardware profiles then count
-exactly as far as the rendering read them: each carried rendering is replayed against
-the new revision's profile of its hardware, and rendered again when one read differs.
+``render_all`` of the same recipe -- of any text of it where what its site renderings
+read is the same (:mod:`validator.render.recipe_reads`) -- when everything else a site
+rendering reads is the same (:func:`inputs_digest`): the taxonomy apart from
+``hardware_profiles``, and the strategy and kv-store documents by name and path. The
+hardware profiles then count exactly as far as the rendering read them: each carried
+rendering is replayed against the new revision's profile of its hardware, and rendered
+again when one read differs.
 
 What a site rendering reads of the taxonomy besides its hardware profile (the
 ``kv_offload`` options) is in the digest; the configuration planning, the picker and the
@@ -27,12 +29,15 @@ from typing import Any
 from validator.load import LoadedDocument
 from validator.render.configuration import document_data
 from validator.render.hardware_reads import HardwareReads, Trace
+from validator.render.recipe_reads import text_digest
 
 HARDWARE_PROFILES = "hardware_profiles"
 
 Table = dict[Any, list[tuple[HardwareReads, Trace, Any]]]
-"""Configuration (without its hardware) → the site renderings made of it, each with the
-reads of its hardware and its trace (which of those reads it made)."""
+"""Configuration (without its hardware) and what it read of ``variants`` and
+``strategy_overrides`` (:func:`~validator.render.recipe_reads.read_fingerprint`) → the
+site renderings made of it, each with the reads of its hardware and its trace (which of
+those reads it made)."""
 
 
 def inputs_digest(taxonomy: LoadedDocument | None,
@@ -50,12 +55,14 @@ def inputs_digest(taxonomy: LoadedDocument | None,
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def carry_key(recipe: LoadedDocument, inputs: str) -> str | None:
-    """Key of the carried table of ``recipe`` (its path and bytes) under ``inputs``
-    (:func:`inputs_digest`); ``None`` for a document built by hand (no digest)."""
+def carry_key(recipe: LoadedDocument, inputs: str) -> tuple[str, str, str] | None:
+    """Key of the carried table of ``recipe`` under ``inputs`` (:func:`inputs_digest`): its
+    path and what its site renderings may read of it
+    (:func:`~validator.render.recipe_reads.text_digest`: texts that differ only where no
+    rendering reads share the table); ``None`` for a document built by hand (no digest)."""
     if not recipe.sha256:
         return None
-    return f"{recipe.path}:{recipe.sha256}:{inputs}"
+    return recipe.path, text_digest(recipe.data), inputs
 
 
 def carried_table(table: Table) -> Table:

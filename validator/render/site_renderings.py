@@ -19,6 +19,7 @@ from validator.render.docker import BASE_CUDA
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads, traced_call
 from validator.render.jsval import get
+from validator.render.recipe_reads import read_fingerprint
 from validator.render.site import site_rendering_traced
 from validator.render.synthesis import ENV_SOURCES, MODE_READS, OVERRIDES
 
@@ -47,6 +48,10 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
     rendering resolved each selected feature to the selected mode (or never read it): the
     selection is read only there (:attr:`~validator.render.layers.Composer.mode_reads`).
 
+    The table ``memo["by-reads"]`` may hold the renderings of other texts of the recipe
+    (:mod:`validator.render.carry`), kept with what they read of ``variants`` and
+    ``strategy_overrides`` (:func:`read_fingerprint`).
+
     Raises:
         jsval.JsTypeError: where the site's synthesis throws."""
     reads = memo.get(("reads", config.hardware))
@@ -54,10 +59,11 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
         reads = memo["reads", config.hardware] = HardwareReads(
             config.hardware, get(tax, "hardware_profiles"))
     by_reads = memo.setdefault("by-reads", {})
-    made = by_reads.setdefault(_sharing_key(config), [])
+    read = read_fingerprint(data, config.variant, config.strategy, memo)
+    made = by_reads.setdefault((_sharing_key(config), read), [])
     found = _reused(made, reads, config, docs, None)
     if found is None and config.feature_modes:
-        without = by_reads.get(_sharing_key(replace(config, feature_modes=())), ())
+        without = by_reads.get((_sharing_key(replace(config, feature_modes=())), read), ())
         found = _reused(without, reads, config, docs, dict(config.feature_modes))
     if found is not None:
         return found
