@@ -98,9 +98,10 @@ def _configs(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.fixture()
-def mini(tmp_path: Path) -> Path:
-    return _site(tmp_path, MINI)
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The MINI page, built once for the tests that only read it."""
+    return _site(tmp_path_factory.mktemp("mini"), MINI)
 
 
 def test_page_offers_every_configuration_with_the_commands_and_json_render_gives(

@@ -97,8 +97,28 @@ def command_hazards(text: str, *, embedded: bool = False) -> list[Hazard]:
     """Every :class:`Hazard` of ``text`` read as bash reads a command line. ``embedded``:
     the text is one value printed inside a longer command, so any line break in it ends
     that command early (for a whole command, only a line break between two commands
-    counts)."""
+    counts). A command of :data:`_PLAIN` text has none and is not read character by
+    character (a catalogue reads thousands of them)."""
+    if _PLAIN.fullmatch(text):
+        return []
     return _scan(text, embedded).out
+
+
+_NAMED = r"\$[A-Za-z_][A-Za-z0-9_]*+|\$\{[A-Za-z_][A-Za-z0-9_]*+\}"
+_PLAIN = re.compile(
+    r"(?:[^\x00-\x08\x0a-\x1f\x7f#'\"`$!<>&|;()\\]++"  # plain characters
+    r"|\\[\s\S]"  # a backslash and what it escapes
+    r"|'[^']*+'"  # a closed single-quoted string
+    r'|"(?:[^"\\`$!]++|\\[\s\S]|' + _NAMED + r')*+"'  # a closed double-quoted one
+    r"|" + _NAMED + r")*+"  # $NAME, ${NAME}
+    r"\\?")  # a backslash ending the text
+"""Text in which :func:`_step` finds no hazard, read item by item as it reads it: plain
+characters (none that starts a construct: no control character but a tab, no ``#``,
+quote, ``$``, ``!``, redirection, operator or parenthesis), a backslash and the character
+it escapes (a continuation too), a closed single-quoted string, a plain ``$NAME`` or
+``${NAME}``, and a closed double-quoted string of plain characters, escapes and such
+names. The quantifiers are possessive: each item is read as :func:`_step` reads it,
+never shortened."""
 
 
 def _scan(text: str, embedded: bool) -> _Scan:

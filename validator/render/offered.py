@@ -8,8 +8,9 @@ configurations with the same commands."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
+from functools import partial
 from typing import Any, NamedTuple
 
 from validator.context import Context
@@ -21,7 +22,9 @@ from validator.render.offload import closed_reason, with_offload
 from validator.render.problems import not_offered_reasons, selection_problems
 from validator.render.renderer import (
     Configuration,
+    Process,
     Rendered,
+    Token,
     document_data,
     render,
     render_all,
@@ -146,9 +149,24 @@ def renderings_text(documents: list[Any]) -> str:
     return json.dumps(documents, indent=2) + "\n"
 
 
-def rendering_json(r: Rendered, reasons: list[str]) -> Any:
+def rendering_json(r: Rendered, reasons: list[str],
+                   shared: Callable[[object, Callable[[], Any]], Any] | None = None) -> Any:
     """One rendering as ``render --format json`` prints it (``reasons``: why the site
-    would not offer it; empty when it does)."""
+    would not offer it; empty when it does). ``shared(part, make)``, when given, stands
+    for the JSON of each process and token (what ``make()`` gives): the catalogue's table
+    (:class:`validator.evidence.site.config_json.Shared`) walks a process or token that
+    the renderings of several configurations share once."""
+    def part(owner: Process | Token, make: Callable[[], Any]) -> Any:
+        return make() if shared is None else shared(owner, lambda: jsval.to_json_value(make()))
+
+    def token(t: Token) -> Any:
+        return part(t, t._asdict)
+
+    def process(p: Process) -> dict[str, Any]:
+        return {"role": p.role, "command": p.command, "argv": list(p.argv),
+                "docker_command": p.docker_command, "docker_argv": list(p.docker_argv or ()),
+                "env": dict(p.env), "tokens": [token(t) for t in p.tokens]}
+
     return jsval.to_json_value({
         "recipe": r.recipe_path, "ok": r.ok, "config": r.config.as_json(),
         "offered": not reasons, "reasons": reasons,
@@ -158,11 +176,8 @@ def rendering_json(r: Rendered, reasons: list[str]) -> Any:
         "docker_command": r.docker_command, "docker_argv": list(r.docker_argv),
         "install": r.install, "compatible_hardware": list(r.compatible_hardware),
         "default_hardware": r.default_hardware,
-        "processes": [{"role": p.role, "command": p.command, "argv": list(p.argv),
-                       "docker_command": p.docker_command,
-                       "docker_argv": list(p.docker_argv or ()), "env": dict(p.env),
-                       "tokens": [t._asdict() for t in p.tokens]} for p in r.processes],
-        "env_sources": {k: t._asdict() for k, t in r.env_sources.items()},
+        "processes": [part(p, partial(process, p)) for p in r.processes],
+        "env_sources": {k: token(t) for k, t in r.env_sources.items()},
         "site": r.site,
         "problems": [asdict(p) for p in r.problems],
     })

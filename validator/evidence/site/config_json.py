@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 ARRAY, OBJECT, LINES, ARRAY_CHUNKS, LINES_CHUNKS, OBJECT_EDIT = 0, 1, 2, 3, 4, 5
@@ -64,6 +65,18 @@ def _cuts(items: list[int], texts: list[str]) -> list[list[int]]:
     return [*chunks, current] if current else chunks
 
 
+class Shared:
+    """A part of a document that :meth:`JsonTable.add` walks once per ``owner`` (the same
+    object, compared by identity and kept alive by the table): ``make()`` gives its JSON
+    value, the same each time -- a process that the renderings of several configurations
+    share (:func:`validator.render.offered.rendering_json`)."""
+
+    __slots__ = ("make", "owner")
+
+    def __init__(self, owner: object, make: Callable[[], Any]) -> None:
+        self.owner, self.make = owner, make
+
+
 class JsonTable:
     """JSON values stored once: ``texts`` (scalar and key JSON texts, and the lines of
     multi-line strings), ``shapes`` (the key text indexes of each object shape) and
@@ -87,6 +100,8 @@ class JsonTable:
         self._keys: dict[Any, int] = {}
         self._objects: dict[int, list[int]] = {}  # shape -> its object nodes
         self._refs: dict[int, tuple[list[int], int]] = {}  # object node -> refs, depth
+        self._flat: dict[tuple[Any, ...], int] = {}  # _flat_key -> reference
+        self._parts: dict[int, tuple[object, int]] = {}  # id(owner) -> owner, reference
 
     def _text(self, text: str) -> int:
         if text not in self._texts:
@@ -118,6 +133,8 @@ class JsonTable:
         key = (float, repr(value)) if type(value) is float else (type(value), value)
         ref = self._scalars.get(key)
         if ref is None:
+            if type(value) is Shared:
+                return self._part(value)
             if isinstance(value, str) and "\n" in value:
                 ref = self._sequence(LINES, [self._text(json.dumps(line)[1:-1])
                                              for line in value.split("\n")])
@@ -125,6 +142,13 @@ class JsonTable:
                 ref = -1 - self._text(json.dumps(value))
             self._scalars[key] = ref
         return ref
+
+    def _part(self, part: Shared) -> int:
+        """The reference of a :class:`Shared` part: its value's, added once per owner."""
+        found = self._parts.get(id(part.owner))
+        if found is None:
+            found = self._parts[id(part.owner)] = (part.owner, self.add(part.make()))
+        return found[1]
 
     def _key(self, key: Any) -> int:
         ref = self._keys.get(key) if type(key) is str else None
@@ -164,12 +188,29 @@ class JsonTable:
 
     def add(self, value: Any) -> int:
         """The reference of ``value`` (parsed JSON: dict, list, str, int, float, bool,
-        None), its parts stored once."""
+        None), its parts stored once. Adding a value equal to one added before stores
+        nothing and gives its reference again, so a flat array or object (of strings,
+        integers, booleans and nulls: the argv lists and tokens every configuration
+        repeats) is looked up whole by :func:`_flat_key` instead of item by item."""
         if isinstance(value, dict):
-            refs = [self.add(item) for item in value.values()]
-            return self._object(self._shape(tuple(self._key(key) for key in value)), refs)
+            items = tuple(value.values())
+            flat = _flat_key(tuple(value), items)
+            ref = self._flat.get(flat) if flat is not None else None
+            if ref is None:
+                refs = [self.add(item) for item in items]
+                ref = self._object(self._shape(tuple(self._key(key) for key in value)), refs)
+                if flat is not None:
+                    self._flat[flat] = ref
+            return ref
         if isinstance(value, list | tuple):
-            return self._sequence(ARRAY, [self.add(item) for item in value])
+            items = tuple(value)
+            flat = _flat_key(None, items)
+            ref = self._flat.get(flat) if flat is not None else None
+            if ref is None:
+                ref = self._sequence(ARRAY, [self.add(item) for item in items])
+                if flat is not None:
+                    self._flat[flat] = ref
+            return ref
         return self._scalar(value)
 
     def data(self, roots: list[int]) -> dict[str, Any]:
@@ -178,9 +219,27 @@ class JsonTable:
                 "roots": roots}
 
 
+_FLAT_TYPES = frozenset({str, int, bool, type(None)})
+"""Item types whose equal values (of one type) have one JSON text: not ``float``
+(``-0.0 == 0.0``), not containers."""
+
+
+def _flat_key(keys: tuple[Any, ...] | None, items: tuple[Any, ...]
+              ) -> tuple[Any, ...] | None:
+    """What names an array (``keys`` ``None``) or object of ``items`` exactly: its keys,
+    its items and their types (``True == 1``, but their JSON differs); ``None`` unless
+    every key is a string and every item of :data:`_FLAT_TYPES`."""
+    types = tuple(map(type, items))
+    if not _FLAT_TYPES.issuperset(types):
+        return None
+    if keys is not None and not all(type(key) is str for key in keys):
+        return None
+    return (keys, types, items)
+
+
 def _weight(node: list[int]) -> int:
-    """About the length of ``node``'s JSON text."""
-    return sum(len(str(x)) + 1 for x in node)
+    """About the length of ``node``'s JSON text: each item's digits and a comma."""
+    return len(",".join(map(str, node))) + 1 if node else 0
 
 
 def _object(nodes: list[list[int]], node: list[int]) -> tuple[int, list[int]]:

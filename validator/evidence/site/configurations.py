@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from validator.evidence.site.config_json import JsonTable
+from validator.evidence.site.config_json import JsonTable, Shared
 from validator.evidence.site.html import shown
 from validator.evidence.site.verdicts import scopes
 from validator.render.configuration import Configuration, Rendered
@@ -55,15 +55,28 @@ class _Table:
     def __init__(self) -> None:
         self.items: list[Any] = []
         self._index: dict[Any, int] = {}
+        self._strings: dict[str, int] = {}  # a string as given -> its index
 
     def add(self, value: Any) -> int:
         if isinstance(value, str):
-            value = shown(value)  # a hidden character shows as <U+202E>, as on the page
-        key = json.dumps(value, sort_keys=True) if isinstance(value, list | dict) else value
+            found = self._strings.get(value)
+            if found is None:  # a hidden character shows as <U+202E>, as on the page
+                found = self._strings[value] = self._add(shown(value))
+            return found
+        return self._add(_SORTED.encode(value) if isinstance(value, list | dict) else value,
+                         value)
+
+    def _add(self, key: Any, value: Any = None) -> int:
         if key not in self._index:
             self._index[key] = len(self.items)
-            self.items.append(value)
+            self.items.append(key if value is None else value)
         return self._index[key]
+
+
+_SORTED = json.JSONEncoder(sort_keys=True)
+"""``json.dumps(value, sort_keys=True)``, made once."""
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+"""``json.dumps(value, separators=(",", ":"))``, made once."""
 
 
 BASE_CANDIDATES = 8
@@ -71,16 +84,19 @@ BASE_CANDIDATES = 8
 whose edits are shortest."""
 
 
-def _edits(base: list[int], lines: list[int]) -> list[list[int]]:
-    """``lines`` as edits of ``base``: ``[start, end, line...]`` replaces ``base[start:end]``
-    by the lines given, in order."""
-    matcher = difflib.SequenceMatcher(a=base, b=lines, autojunk=False)
+def _edits(matcher: difflib.SequenceMatcher[int], base: list[int],
+           lines: list[int]) -> list[list[int]]:
+    """``lines`` (what ``matcher`` was made for: its second sequence) as edits of ``base``:
+    ``[start, end, line...]`` replaces ``base[start:end]`` by the lines given, in order
+    (one matcher per new block: its index of the block's lines is made once for every
+    base it is compared with)."""
+    matcher.set_seq1(base)
     return [[i1, i2, *lines[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes()
             if tag != "equal"]
 
 
 def _weight(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":")))
+    return len(_COMPACT.encode(value))
 
 
 class _Blocks:
@@ -101,10 +117,12 @@ class _Blocks:
             return self._index[key]
         title, copyable, lines = row
         stored: list[Any] = row
+        weight = _weight(row)
+        matcher = difflib.SequenceMatcher(a=lines, b=lines, autojunk=False)
         for base in self._by_title.get(title, [])[-BASE_CANDIDATES:]:
-            edited = [title, copyable, base, _edits(self._lines[base], lines)]
-            if _weight(edited) < _weight(stored):
-                stored = edited
+            edited = [title, copyable, base, _edits(matcher, self._lines[base], lines)]
+            if _weight(edited) < weight:
+                stored, weight = edited, _weight(edited)
         index = self._index[key] = len(self.items)
         self.items.append(stored)
         self._lines.append(lines)
@@ -224,7 +242,7 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         block_ids = [block_table.add(row) for row in rows]
         applying = [n for n, scope in enumerate(reach) if scope is not None and i in scope]
         name = json_name(o.rendered.config)
-        roots.append(documents.add([rendering_json(o.rendered, [])]))
+        roots.append(documents.add([rendering_json(o.rendered, [], Shared)]))
         configs.append([[strings.add(picked[n]) for n, _ in CHOICES],
                         featuresets.add([[strings.add(f) for f in features],
                                          [strings.add(label) for label in o.feature_labels]]),
@@ -232,7 +250,7 @@ def picker(record: dict[str, Any], data: Any, offered: Sequence[Offered],
         if i in cu129:
             configs[-1] += [cudasets.add(_cuda_lines(rows, blocks(cu129[i]), strings,
                                                      block_table)), len(cu129_roots)]
-            cu129_roots.append(documents.add([rendering_json(cu129[i], [])]))
+            cu129_roots.append(documents.add([rendering_json(cu129[i], [], Shared)]))
     floors = {str(o["variant"]): str(o.get("minimum_runtime_version") or "")
               for o in record.get("deployment_options") or []}
     return Picker(data={

@@ -83,7 +83,9 @@ def scopes(pointers: Sequence[str], data: Any,
     commands take a token from the node (or from inside it), else those selecting it
     (:func:`_selects`) -- or :data:`WHOLE_RECIPE` when it is about the recipe as a
     whole."""
-    used = [used_pointers(r) for r in renderings]
+    used: dict[frozenset[str], list[int]] = {}  # pointers used -> renderings using them
+    for i, r in enumerate(renderings):
+        used.setdefault(used_pointers(r), []).append(i)
     out: list[frozenset[int] | None] = []
     for pointer in pointers:
         try:
@@ -93,8 +95,8 @@ def scopes(pointers: Sequence[str], data: Any,
         if not parts:  # the whole document, or no pointer at all
             out.append(WHOLE_RECIPE)
             continue
-        reached = frozenset(i for i, pointers_of in enumerate(used)
-                            if any(_related(pointer, p) for p in pointers_of))
+        reached = frozenset(i for pointers_of, users in used.items()
+                            if any(_related(pointer, p) for p in pointers_of) for i in users)
         if not reached:
             reached = frozenset(i for i, r in enumerate(renderings)
                                 if _selects(parts, data, r))
