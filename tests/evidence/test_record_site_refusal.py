@@ -42,8 +42,11 @@ def test_a_file_js_yaml_refuses_has_a_limitation_and_no_rendered_commands(
     assert record["page"] is None
 
 
-def test_a_file_the_site_loads_keeps_its_rendered_commands(tmp_path: Path) -> None:
-    record = _record(tmp_path, "")
+@pytest.mark.parametrize("edit", [
+    "", 'extra_note: "a\u202eb"\n',  # a loader error (YAML010) js-yaml reads past
+])
+def test_a_file_the_site_loads_keeps_its_rendered_commands(tmp_path: Path, edit: str) -> None:
+    record = _record(tmp_path, edit)
     assert record["rendered_defaults"]
     assert record["page"] is not None and record["page"].offered
     assert not any("recipes site cannot load" in n for n in record["limitations"])

@@ -169,19 +169,28 @@ def read_yaml(tree: RecipeTree, path: str) -> tuple[Any, SourceMap]:
     except SourceError as exc:
         raise ApiBuildError(path, str(exc)) from None
     doc = load_yaml(raw, path)
-    refusal = site_refusal(doc)
-    if refusal is not None:
-        message, line = refusal
-        raise ApiBuildError(path, f"{message} (the site's build stops on this file)", line)
+    errors = [f for f in doc.findings if f.severity is Severity.ERROR
+              and f.rule not in _SITE_READS_IT]
+    if errors or not doc.ok:
+        first = errors[0] if errors else None
+        message = (f"{first.rule}: {first.message}" if first
+                   else "the document's root is not a mapping")
+        raise ApiBuildError(path, f"{message} (the site's build stops on this file)",
+                            first.line if first else None)
     return site_data(doc), doc.source_map
 
 
+JS_YAML_REFUSES = frozenset({"YAML001", "YAML002", "YAML005", "YAML008", "YAML009"})
+"""The loader's findings of what js-yaml refuses to load: YAML that does not parse, a
+repeated key, more than one document or a root that is no mapping, a tag on a value it
+cannot type or a tag it does not know. A hidden character (``YAML010``), a timestamp
+(``YAML011``) or a look-alike character (``YAML013``) it reads."""
+
+
 def site_refusal(doc: LoadedDocument) -> tuple[str, int | None] | None:
-    """Why the site's build stops on ``doc`` (js-yaml refuses it: a loader error other
-    than those it reads past, or a root that is not a mapping) and the line, or ``None``
-    when the build reads it."""
-    first = next((f for f in doc.findings if f.severity is Severity.ERROR
-                  and f.rule not in _SITE_READS_IT), None)
+    """Why the recipes site cannot load ``doc`` (js-yaml refuses it,
+    :data:`JS_YAML_REFUSES`, or its root is not a mapping) and the line, or ``None``."""
+    first = next((f for f in doc.findings if f.rule in JS_YAML_REFUSES), None)
     if first is not None:
         return f"{first.rule}: {first.message}", first.line
     return None if doc.ok else ("the document's root is not a mapping", None)
