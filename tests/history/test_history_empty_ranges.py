@@ -7,24 +7,15 @@ no recipe stays one (not passed as "no findings"), the empty range or not."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.history.fixed_date_git import git as _git
 from tests.render.tiny_tree import write_tree
 from validator.cli import main
 
 RECIPE = "models/acme/Tiny-1B.yaml"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-03-01T00:00:00+00:00",
-           "GIT_COMMITTER_DATE": "2026-03-01T00:00:00+00:00"}
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.invalid",
-                           "-c", "user.name=t", *args], check=True, capture_output=True,
-                          text=True, env=env).stdout.strip()
 
 
 @pytest.fixture

@@ -6,14 +6,13 @@ the path being passed over in silence."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.history.fixed_date_git import git as _git
 from tests.render.tiny_tree import write_tree
 from validator.cli import main
 
@@ -21,14 +20,6 @@ RECIPE = "models/acme/Tiny-1B.yaml"
 LINK = "models/acme/Linked-1B.yaml"
 GITLINK = "models/acme/Sub-1B.yaml"
 SUBMODULE_COMMIT = "1234567890abcdef1234567890abcdef12345678"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-03-01T00:00:00+00:00",
-           "GIT_COMMITTER_DATE": "2026-03-01T00:00:00+00:00"}
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.invalid",
-                           "-c", "user.name=t", *args], check=True, capture_output=True,
-                          text=True, env=env).stdout.strip()
 
 
 def _commit(repo: Path, message: str, *paths: str) -> str:

@@ -175,9 +175,9 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     findings, rules_run, skipped = _check(tree, ctx, path, data, prov, status)
     rec_findings = [_finding(f, cite) for f in findings]
     facts = FactBuilder(cite, tax_cite, _version_sources(doc, ctx)).build()
-    refusal = site_refusal(doc)
-    rendered = rendered_defaults(doc, ctx) if tax_cite is not None and status.strategies \
-        and refusal is None else None
+    refusal = site_refusal(doc)  # the site renders nothing of a file js-yaml refuses
+    rendered = rendered_defaults(doc, ctx) if tax_cite and status.strategies and not refusal \
+        else None
     context_note = _context_note(status, commit)
     dv = facts.default_variant
     dvf = facts.variants.get(dv) if dv else None
@@ -207,9 +207,8 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         source=_source(prov, cite, path, checked_on),
         license=_license(tree, repo, commit), notes=_notes(params, facts),
         limitations=_limitations(params, context_note, _site_note(path, refusal)),
-        facts=facts.facts,
-        reported_results=reported_results(cite), rendered_defaults=rendered,
-        editorial=editorial, validation=validation)
+        facts=facts.facts, reported_results=reported_results(cite),
+        rendered_defaults=rendered, editorial=editorial, validation=validation)
 
 
 def _taxonomy_citer(tree: RecipeTree, ctx: Context, status: ContextStatus, repo: str,
