@@ -287,3 +287,29 @@ def examples_tree(tmp_path: Path) -> Path:
     dest = tmp_path / "recipes"
     shutil.copytree(EXAMPLES, dest)
     return dest
+
+
+EDITED_RECIPE = "models/example-org/Example-Chat-8B.yaml"
+"""The recipe the second commit of :func:`examples_repo` edits."""
+
+
+def git_out(repo: Path, *args: str) -> str:
+    """``git ARGS`` run in ``repo``; its stripped standard output (raises on failure)."""
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture()
+def examples_repo(examples_tree: Path) -> Path:
+    """The example recipes root as a git repository of two commits on ``main``: the
+    shipped tree, then ``# edited`` appended to :data:`EDITED_RECIPE` (so that ``pr``,
+    ``diff`` and ``history`` have a change to read)."""
+    git_out(examples_tree, "init", "-q", "-b", "main")
+    git_out(examples_tree, "config", "user.email", "tests@example.invalid")
+    git_out(examples_tree, "config", "user.name", "recipe-check tests")
+    git_out(examples_tree, "add", ".")
+    git_out(examples_tree, "commit", "-q", "-m", "recipes")
+    recipe = examples_tree / EDITED_RECIPE
+    recipe.write_text(recipe.read_text("utf-8") + "# edited\n", "utf-8")
+    git_out(examples_tree, "commit", "-q", "-am", "edit a recipe")
+    return examples_tree

@@ -7,34 +7,22 @@ written (trial 8 #3: ``history --output .git/HEAD`` broke the repository, ``chec
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import git_out as _git
 from validator.cli import main
 
 RECIPE = "models/example-org/Example-Chat-8B.yaml"
 REPO = "vllm-project/recipes"
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
 @pytest.fixture()
-def repo(examples_tree: Path) -> Path:
-    """The example recipes root as a git repository of two commits on ``main``."""
-    _git(examples_tree, "init", "-q", "-b", "main")
-    _git(examples_tree, "config", "user.email", "tests@example.invalid")
-    _git(examples_tree, "config", "user.name", "recipe-check tests")
-    _git(examples_tree, "add", ".")
-    _git(examples_tree, "commit", "-q", "-m", "recipes")
-    recipe = examples_tree / RECIPE
-    recipe.write_text(recipe.read_text("utf-8") + "# edited\n", "utf-8")
-    _git(examples_tree, "commit", "-q", "-am", "edit a recipe")
-    return examples_tree
+def repo(examples_repo: Path) -> Path:
+    """The example recipes root as a git repository of two commits (the second edits a
+    recipe, so that ``pr`` and ``diff`` have a change to read)."""
+    return examples_repo
 
 
 def _refused(argv: list[str], option: str, report: Path, says: str,

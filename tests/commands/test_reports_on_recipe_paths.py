@@ -4,7 +4,6 @@ written, whether the run reads that recipe or not, and whether it exists or not.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -54,18 +53,11 @@ def test_reports_outside_models_or_not_named_yaml_are_written(
 
 
 def test_history_and_pr_refuse_a_report_onto_a_recipe_of_their_repository(
-        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(examples_tree), *args], check=True,
-                       capture_output=True)
-    git("init", "-q")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "0")
-    git("add", "-A")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "1")
-    report = examples_tree / "models/example-org/New.yaml"
-    assert main(["history", "--repo", str(examples_tree), "--output", str(report)]) == 2
+        examples_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = examples_repo / "models/example-org/New.yaml"
+    assert main(["history", "--repo", str(examples_repo), "--output", str(report)]) == 2
     assert "would be read as a recipe" in capsys.readouterr().err
-    assert main(["pr", "--repo", str(examples_tree), "--base", "HEAD~1", "--head", "HEAD",
+    assert main(["pr", "--repo", str(examples_repo), "--base", "HEAD~1", "--head", "HEAD",
                  "--offline", "--output", str(report)]) == 2
     assert "would be read as a recipe" in capsys.readouterr().err
     assert not report.exists()
