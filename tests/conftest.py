@@ -186,11 +186,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
             "corpus tests run where ../shared is beside the checkout)", yellow=True)
 
 
-def _git(*args: str, cwd: Path | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
-
-
 @pytest.fixture(scope="session")
 def corpus_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clone of the corpus bundle at ``main`` with every ``refs/pull/*`` fetched.
@@ -200,8 +195,8 @@ def corpus_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not BUNDLE.is_file():
         pytest.fail(f"corpus bundle missing: {BUNDLE} (CI puts ../shared beside the checkout)")
     dest = tmp_path_factory.mktemp("corpus") / "recipes"
-    _git("clone", "-q", str(BUNDLE), str(dest))
-    _git("fetch", "-q", str(BUNDLE), "refs/pull/*:refs/pull/*", cwd=dest)
+    git_out(dest.parent, "clone", "-q", str(BUNDLE), str(dest))
+    git_out(dest, "fetch", "-q", str(BUNDLE), "refs/pull/*:refs/pull/*")
     return dest
 
 
