@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from validator import __version__
 from validator.analysis.recipe_data import as_dict, as_list, get
@@ -183,8 +184,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
     dvf = facts.variants.get(dv) if dv else None
     options = _deployment_options(doc, facts)
     params = _parameters(doc, facts)
-    model = as_dict(get(doc.data, "model"))
-    meta = as_dict(get(doc.data, "meta"))
+    model, meta = as_dict(get(doc.data, "model")), as_dict(get(doc.data, "meta"))
     validation = Validation(
         tool=ToolInfo(name="recipe-check", version=__version__), rules_run=rules_run,
         rules_skipped=skipped, context=_context_files(status, commit, tax_sha),
@@ -206,7 +206,7 @@ def build_record(tree: RecipeTree, path: str, *, checked_on: str,
         deployment_options=options, recipe_parameters=params,
         source=_source(prov, cite, path, checked_on),
         license=_license(tree, repo, commit), notes=_notes(params, facts),
-        limitations=_limitations(params, context_note, _site_note(path, refusal)),
+        limitations=_limitations(params, prov, context_note, _site_note(path, refusal)),
         facts=facts.facts, reported_results=reported_results(cite),
         rendered_defaults=rendered, editorial=editorial, validation=validation)
 
@@ -408,7 +408,29 @@ def _site_note(path: str, refusal: tuple[str, int | None] | None) -> str | None:
             "rendered for it.")
 
 
-def _limitations(params: RecipeParameters, context_note: str | None,
+GITHUB_HOSTS = frozenset({"github.com", "raw.githubusercontent.com", "api.github.com",
+                          "codeload.github.com"})
+"""Hosts whose bytes are GitHub's own: a record of bytes fetched elsewhere says so."""
+
+
+def _mirror_note(fetched_from: str | None) -> str | None:
+    """The record's limitation when its bytes came from a mirror or a local copy rather
+    than GitHub (``RECIPE_CHECK_GIT_URL``, ``--git-url``, a manifest folder): its commit
+    and GitHub links are that copy's word. A local path is not named (it is the
+    publisher's machine); another host is."""
+    if fetched_from is None:
+        return None
+    url = urlsplit(fetched_from)
+    host = (url.hostname or "").lower() if url.scheme in ("http", "https") else ""
+    if url.scheme == "https" and host in GITHUB_HOSTS:
+        return None
+    where = f"the host {host}" if host else "a local copy"
+    return (f"The bytes were read from {where}, not from GitHub: the commit and the GitHub "
+            "links of this record are as that copy states them and may not exist on "
+            "GitHub. The SHA-256 and git blob id identify the bytes wherever they are.")
+
+
+def _limitations(params: RecipeParameters, prov: Provenance, context_note: str | None,
                  site_note: str | None = None) -> list[str]:
     images = params.docker_images
     out = [
@@ -419,7 +441,8 @@ def _limitations(params: RecipeParameters, context_note: str | None,
         "Planning minimums are declared weights budgets, not measured peak memory.",
         RENDERED_LIMITATION,
     ]
-    out += [note for note in (site_note, context_note) if note]
+    out += [note for note in (site_note, context_note, _mirror_note(prov.fetched_from))
+            if note]
     return out
 
 
