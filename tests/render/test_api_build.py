@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.cli_in_process import run_cli
 from validator.render.api_inputs import js_date_text
 
 from .api_compare import compare_api, read_api
@@ -185,6 +186,31 @@ def test_a_tree_the_site_rejects_is_rejected_and_nothing_is_written(
     assert where in ours.stderr and "nothing written" in ours.stderr
     assert read_api(out) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".api.")]
+
+
+@pytest.mark.parametrize(("new", "rule"), [
+    ('    args: ["--enable-auto-tool-choice\u200b"]\n', "YAML010"),
+    ('    args: ["--en\u0430ble-auto-tool-choice"]\n', "YAML013"),
+], ids=["hidden", "look-alike"])
+def test_a_file_with_loader_errors_js_yaml_reads_past_is_built_as_the_site_builds_it(
+        site_dir: Path, own_tree: Path, tmp_path: Path, new: str, rule: str) -> None:
+    """A hidden or a look-alike character in an argument is an error of ``check``, but
+    js-yaml reads the file and the site's build writes its API: ours writes the same
+    bytes instead of stopping as if the site refused it."""
+    recipe = own_tree / "models/acme/Edge-Model.yaml"
+    text = recipe.read_text("utf-8")
+    old = '    args: ["--enable-auto-tool-choice"]\n'
+    assert old in text
+    recipe.write_text(text.replace(old, new, 1), "utf-8")
+    checked = run_cli("check", "--offline", "--select", rule, recipe)
+    assert f"error {rule}" in checked.stdout
+    site = run_site_build(site_dir, own_tree)
+    assert site.ok, site.stderr
+    ours = run_our_build(own_tree, tmp_path / "api")
+    assert ours.code == 0, ours.stderr
+    result = compare_api(read_api(site.public), read_api(ours.out))
+    assert result.equal, result.report()
+    assert result.byte_identical == result.site_files
 
 
 def test_an_id_leaving_the_folder_is_refused(own_tree: Path, tmp_path: Path) -> None:

@@ -150,17 +150,15 @@ def js_data(value: Any, dates: frozenset[str] = frozenset(), pointer: str = "") 
     return value
 
 
-_SITE_READS_IT = frozenset({"YAML014"})
-"""Loader errors js-yaml reads past: a number JSON cannot hold is NaN or Infinity to the
-site's build, which writes it as ``null``."""
-
-
 def read_yaml(tree: RecipeTree, path: str) -> tuple[Any, SourceMap]:
-    """One YAML file of ``tree`` as the site's build holds it, and its source map.
+    """One YAML file of ``tree`` as the site's build holds it, and its source map. A file
+    with loader errors js-yaml reads past (a hidden or look-alike character, a timestamp,
+    a number JSON cannot hold) is read as the build reads it: ``check`` reports those.
 
     Raises:
-        ApiBuildError: the file is missing, unreadable, not YAML js-yaml accepts
-            (duplicate keys included), or its root is not a mapping.
+        ApiBuildError: the file is missing or unreadable, js-yaml refuses it
+            (:data:`JS_YAML_REFUSES`, a root that is no mapping), or recipe-check cannot
+            read it (not UTF-8, over a safety limit).
     """
     try:
         raw = tree.read(path)
@@ -169,15 +167,16 @@ def read_yaml(tree: RecipeTree, path: str) -> tuple[Any, SourceMap]:
     except SourceError as exc:
         raise ApiBuildError(path, str(exc)) from None
     doc = load_yaml(raw, path)
-    errors = [f for f in doc.findings if f.severity is Severity.ERROR
-              and f.rule not in _SITE_READS_IT]
-    if errors or not doc.ok:
-        first = errors[0] if errors else None
-        message = (f"{first.rule}: {first.message}" if first
-                   else "the document's root is not a mapping")
-        raise ApiBuildError(path, f"{message} (the site's build stops on this file)",
-                            first.line if first else None)
-    return site_data(doc), doc.source_map
+    refusal = site_refusal(doc)
+    if refusal is None:
+        return site_data(doc), doc.source_map
+    refused = any(f.rule in JS_YAML_REFUSES for f in doc.findings)
+    unread = next((f for f in doc.findings if f.severity is Severity.ERROR), None)
+    if unread is not None and not refused:
+        raise ApiBuildError(path, f"{unread.rule}: {unread.message} (recipe-check cannot "
+                            "read this file as the site's build does)", unread.line)
+    raise ApiBuildError(path, f"{refusal[0]} (the site's build stops on this file)",
+                        refusal[1])
 
 
 JS_YAML_REFUSES = frozenset({"YAML001", "YAML002", "YAML005", "YAML008", "YAML009"})
