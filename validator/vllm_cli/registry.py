@@ -278,7 +278,13 @@ class CliRegistry:
 
 
 def _resolve_dir(folder: Path | None) -> Path:
-    return (folder or DEFAULT_REGISTRY_DIR).resolve()
+    return _vendored_dir() if folder is None else folder.resolve()
+
+
+@functools.cache
+def _vendored_dir() -> Path:
+    """:data:`DEFAULT_REGISTRY_DIR`, resolved once per process."""
+    return DEFAULT_REGISTRY_DIR.resolve()
 
 
 def _stat_key(path: Path) -> tuple[int, int]:
@@ -338,8 +344,8 @@ def load_registry(version: str | Version, folder: Path | None = None) -> CliRegi
     if v not in pins:
         known = ", ".join(str(x) for x in sorted(Version(k) for k in pins))
         raise RegistryError(f"vllm {v}: no snapshot pinned in {d / INDEX_NAME} (have: {known})")
-    if d.is_relative_to(_resolve_dir(None)):  # vendored: from the shipped compact copy
-        reg = _from_compact(d.relative_to(_resolve_dir(None)).as_posix(), v, pins[v])
+    if d.is_relative_to(_vendored_dir()):  # vendored: from the shipped compact copy
+        reg = _from_compact(d.relative_to(_vendored_dir()).as_posix(), v, pins[v])
         if reg is not None:
             return reg
     path = d / f"{v}.json"
