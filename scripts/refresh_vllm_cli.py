@@ -6,7 +6,9 @@ PyPI from 0.4.2) or ``missing`` (releases not yet pinned in the index).  Snapsho
 written to ``snapshots/vllm-cli/`` (or ``--out DIR``) and pinned in its ``index.json``,
 each with its option value kinds in ``types/`` (:mod:`validator.vllm_cli.extract_types`).
 Downloads are cached in ``$RECIPE_CHECK_VLLM_CACHE`` (default: ``<tmp>/vllm-cli-cache``).
-Exit status: 0 all written, 1 some failed, 2 the package index could not be read.
+Written to the project's folder, the compact form shipped in the package is derived
+again (``scripts/derive_vllm_cli.py``). Exit status: 0 all written, 1 some failed (or the
+compact form could not be derived), 2 the package index could not be read.
 See docs/vllm-cli-registry.md.
 """
 
@@ -29,7 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("versions", nargs="+", help="release versions, 'all' or 'missing'")
     ap.add_argument("--out", type=Path, default=DEFAULT_REGISTRY_DIR, help="snapshot dir")
     ns = ap.parse_args(argv)
-    return main_vllm_cli(list(ns.versions), ns.out, extract_release)
+    status = main_vllm_cli(list(ns.versions), ns.out, extract_release)
+    if ns.out.resolve() == DEFAULT_REGISTRY_DIR.resolve():
+        from scripts.derive_vllm_cli import main as derive
+
+        status = max(status, derive([]))
+    return status
 
 
 if __name__ == "__main__":

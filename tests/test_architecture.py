@@ -271,9 +271,9 @@ LAYERS: dict[str, set[str]] = {
                          "validator.unit_pool"},  # the site API build renders on every core
     "validator.owned_folder": {"validator.atomic", "validator.state_json"},
     "validator.state_json": set(),
-    # the derived registries are an entry of the result cache (compact.py), under its HMAC
-    "validator.vllm_cli": {"validator.atomic", "validator.cache", "validator.errors",
-                           "validator.paths", "validator.releases", "validator.state_json"},
+    # the derived registries are package data (compact.py): no cache, nothing written
+    "validator.vllm_cli": {"validator.errors", "validator.paths", "validator.releases",
+                           "validator.state_json"},
     "validator.guide": {"validator.errors", "validator.paths"},
     "validator.releases": {"validator.errors", "validator.paths", "validator.state_json"},
     "validator.analysis": {"validator.context", "validator.findings", "validator.guide",

@@ -123,17 +123,6 @@ def freeze_imports() -> None:
     gc.freeze()
 
 
-def _choose_cli_cache(options: argparse.Namespace) -> None:
-    """Keep the derived vLLM CLI registries (:mod:`validator.vllm_cli.compact`) where the
-    command keeps its cache: ``--cache-dir`` (default ``$XDG_CACHE_HOME/recipe-check``),
-    nowhere under ``--no-cache``. A command without those options uses the default."""
-    from validator.source.roots import default_cache_dir
-    from validator.vllm_cli.compact import use_cache
-
-    use_cache(None if getattr(options, "no_cache", False)
-              else getattr(options, "cache_dir", None) or default_cache_dir())
-
-
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
@@ -164,7 +153,6 @@ def _main(argv: Sequence[str] | None) -> int:
     options = parser.parse_args(args)
     # how long runs show progress: chosen here, once, and handed to what counts
     options.progress = Display(progress_style(sys.stderr, os.environ))
-    _choose_cli_cache(options)
     try:
         if plan is not None:
             from validator.run_cache import record

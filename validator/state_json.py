@@ -1,8 +1,8 @@
 """The one parser of JSON that recipe-check reads back from disk: its cache entries
 (results, REF025's claims, history), the state files of its output folders (publish's
 inputs manifest and ``index.json``, the catalogue's and the API folder's ownership
-markers, the records publish compares), the CLI data cache, and the few JSON inputs it
-is given (an event payload, a sources manifest, a release list).
+markers, the records publish compares), the package's compact CLI data, and the few
+JSON inputs it is given (an event payload, a sources manifest, a release list).
 
 Such a file may hold anything: truncated text, another program's bytes, or JSON nested
 deeper than Python's decoder can follow (``[[[...]]]`` 200,000 deep makes

@@ -170,14 +170,20 @@ def test_the_catalogue_build_refuses_an_index_too_deep_to_decode(tmp_path: Path)
         build_site(out, tmp_path / "site")
 
 
-def test_the_cli_data_cache_rereads_a_body_too_deep_to_decode(tmp_path: Path) -> None:
-    from validator.cache import ResultCache
+def test_a_shipped_cli_data_file_too_deep_to_decode_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI data is no longer a cache entry (it is package data): a damaged copy of it
+    # is not used, and the releases are read from their own files.
     from validator.vllm_cli import compact
 
-    store = ResultCache(tmp_path, fast=True)
-    store.put("ab" * 32, {compact.LABEL: {"format": compact.FORMAT}})
-    (tmp_path / "ab" / f"{'ab' * 32}.json").write_bytes(DEEP)
-    assert compact._read(store, "ab" * 32) is None and store.corrupt == 1
+    monkeypatch.setattr(compact, "DATA_DIR", tmp_path)
+    compact.data_file("").write_bytes(DEEP)
+    compact.shipped.cache_clear()
+    try:
+        assert compact.shipped("") is None
+        assert compact.release_doc("", "0.10.0", "0" * 64) is None
+    finally:
+        compact.shipped.cache_clear()
 
 
 READS_PACKAGE_DATA = {

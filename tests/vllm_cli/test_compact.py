@@ -1,30 +1,31 @@
-"""The compact copy of the vendored CLI registries gives the same registries as the files,
-is verified (damaged copy rebuilt, changed file re-derived) and leaves out a file that
-fails its pin."""
+"""The compact copy of the vendored CLI registries is package data: it gives the same
+registries as the files, equals a fresh derivation from them (so it cannot go stale), is
+used for a release only while that release's pin is the one it was derived from, and a
+run reads it instead of hashing and parsing the vendored files (no derivation at run
+time, no cache)."""
 
 from __future__ import annotations
 
 import itertools
-import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from scripts.derive_vllm_cli import derived, families
 from validator.vllm_cli import compact
 from validator.vllm_cli import registry as reg
 from validator.vllm_cli.plugins import PLUGINS
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(compact.CACHE_ENV, str(folder))
-    monkeypatch.setattr(compact, "_LOADED", {})
-    monkeypatch.setattr(compact, "_CHOSEN", [])  # no command chose a cache folder
+def fresh() -> Iterator[None]:
+    """Nothing of the compact data read yet in this process."""
+    compact.shipped.cache_clear()
     reg._from_compact.cache_clear()
-    yield folder
+    yield
+    compact.shipped.cache_clear()
     reg._from_compact.cache_clear()
 
 
@@ -33,38 +34,60 @@ def _from_files(folder: Path, version: str) -> reg.CliRegistry:
     return reg._load_file(path, reg._index(folder)[version], reg._stat_key(path))
 
 
-def test_every_vendored_registry_equals_the_one_from_its_file(cache: Path) -> None:
+def test_every_vendored_registry_equals_the_one_from_its_file(fresh: None) -> None:
     folders = [reg.DEFAULT_REGISTRY_DIR, *(p.registry_dir for p in PLUGINS.values())]
     count = 0
     for folder in (f.resolve() for f in folders):
+        family = "" if folder == reg.DEFAULT_REGISTRY_DIR.resolve() else folder.name
         for version in reg.available_versions(folder):
             made = reg.load_registry(version, folder)
+            assert compact.release_doc(family, str(version), made.sha256) is not None
             again = _from_files(folder, str(version))
             assert made is not again
             assert made == again and made._by_string == again._by_string
             count += 1
     assert count >= 100
-    assert len(list(cache.glob("*/*.json"))) == len(folders)
 
 
-def test_a_damaged_or_stale_copy_is_derived_again(cache: Path) -> None:
+def test_the_shipped_files_equal_a_fresh_derivation_of_the_vendored_ones() -> None:
+    shipped = sorted(compact.DATA_DIR.glob("vllm_cli*.json"))
+    assert shipped == sorted(compact.data_file(f) for f in families())
+    assert len(shipped) == 1 + len(PLUGINS)
+    for family in families():
+        body, missing = derived(family)
+        assert not missing, f"{family or 'vllm'}: releases failing their pin: {missing}"
+        assert compact.data_file(family).read_bytes() == body, \
+            f"{compact.data_file(family)} is stale: run scripts/derive_vllm_cli.py"
+
+
+def test_a_run_derives_nothing_and_reads_no_registry_file(
+        fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: object) -> None:
+        raise AssertionError("read a vendored registry file or derived the compact data")
+
+    monkeypatch.setattr(compact, "derive", refused)
+    monkeypatch.setattr(reg, "_load_file", refused)
+    read: list[str] = []
+    data_file = compact.data_file
+
+    def recorded(family: str) -> Path:
+        read.append(family)
+        return data_file(family)
+
+    monkeypatch.setattr(compact, "data_file", recorded)
     folder = reg.DEFAULT_REGISTRY_DIR.resolve()
-    pins = tuple(sorted(reg._index(folder).items()))
-    compact.compact(folder, pins)
-    (file,) = cache.glob("*/*.json")
-    store, key = compact._store(), file.stem
-    good = file.read_bytes()
-    assert compact._read(store, key) is not None
-    edited = good.replace(b'"takes_value":true', b'"takes_value":false', 1)
-    assert edited != good
-    file.write_bytes(edited)
-    assert compact._read(store, key) is None  # its HMAC no longer verifies
-    body = json.loads(good)["results"][compact.LABEL]
-    assert compact.compact(folder, pins, fresh=True)["options"] == body["options"]
-    assert file.read_bytes() == good
-    data = body
-    data["stats"][pins[0][0]] = [0, 1]  # a file changed since the copy was made
-    assert not compact._current(data, folder, dict(pins))
+    for version in reg.available_versions(folder):
+        reg.load_registry(version, folder)
+    assert read == [""]  # vLLM's own file, once; no plugin's
+
+
+def test_a_release_pinned_anew_is_not_served_from_the_shipped_data(fresh: None) -> None:
+    folder = reg.DEFAULT_REGISTRY_DIR.resolve()
+    version, pin = sorted(reg._index(folder).items())[0]
+    assert compact.release_doc("", version, pin) is not None
+    assert compact.release_doc("", version, "0" * 64) is None
+    assert compact.release_doc("", "0.0.1", pin) is None
+    assert reg._from_compact(".", version, "0" * 64) is None  # load_registry reads the file
 
 
 def test_a_file_failing_its_pin_is_left_out(tmp_path: Path) -> None:
@@ -80,7 +103,7 @@ def test_a_file_failing_its_pin_is_left_out(tmp_path: Path) -> None:
     assert data["releases"][versions[0]]["sha256"] == pins[versions[0]]
 
 
-def test_releases_listing_the_same_names_share_one_set(cache: Path) -> None:
+def test_releases_listing_the_same_names_share_one_set(fresh: None) -> None:
     folder = reg.DEFAULT_REGISTRY_DIR.resolve()
     made = [reg.load_registry(v, folder) for v in reg.available_versions(folder)]
     pairs = [(a, b) for a, b in itertools.pairwise(made) if a.env_vars == b.env_vars]

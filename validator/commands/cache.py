@@ -1,10 +1,11 @@
 """``recipe-check cache {clean,info}``: the cache folder (``--cache-dir``, default
 ``$XDG_CACHE_HOME/recipe-check``): the check results (``results/``), whole check runs
 (``runs/``), REF025's index of the recipes' variant ids (``claims/``), the history
-audit's results (``history/``), the vLLM CLI registries derived from the vendored ones
-(``vllm-cli/``) and the git clones of pinned sources (``git/``).
+audit's results (``history/``) and the git clones of pinned sources (``git/``); and
+``vllm-cli/``, where earlier versions kept the vLLM CLI registries they derived (now
+shipped in the package, :mod:`validator.vllm_cli.compact`): no run reads or writes it.
 
-``clean`` removes the entries of all five (and the git clones with ``--git``), only
+``clean`` removes the entries of all (and the git clones with ``--git``), only
 in a folder recipe-check tagged as its cache when it made it (``CACHEDIR.TAG``,
 :func:`~validator.owned_folder.tag_cache_folder`): any other folder is refused, exit 2,
 nothing removed. ``info`` prints how many entries each holds and their size. Neither
@@ -22,11 +23,15 @@ from validator.errors import UsageError
 from validator.owned_folder import CACHE_TAG, is_tagged_cache
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.unit_cache import RESULTS
-from validator.vllm_cli.compact import PART as CLI_PART
+
+LEFT_BY_EARLIER = "vllm-cli"
+"""The part where versions before the CLI data was shipped in the package kept what they
+derived: nothing reads it; ``info`` lists it and ``clean`` removes it while it is there."""
 
 PARTS = {RESULTS: "check results", RUNS: "whole check runs",
          CLAIMS: "recipes' variant ids (REF025)", HISTORY_PART: "history audit results",
-         CLI_PART: "derived vLLM CLI registries", "git": "git clones"}
+         LEFT_BY_EARLIER: "vLLM CLI registries derived by an earlier version (unused)",
+         "git": "git clones"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -278,7 +278,13 @@ class CliRegistry:
 
 
 def _resolve_dir(folder: Path | None) -> Path:
-    return (folder or DEFAULT_REGISTRY_DIR).resolve()
+    return _vendored_dir() if folder is None else folder.resolve()
+
+
+@functools.cache
+def _vendored_dir() -> Path:
+    """:data:`DEFAULT_REGISTRY_DIR`, resolved once per process."""
+    return DEFAULT_REGISTRY_DIR.resolve()
 
 
 def _stat_key(path: Path) -> tuple[int, int]:
@@ -338,23 +344,23 @@ def load_registry(version: str | Version, folder: Path | None = None) -> CliRegi
     if v not in pins:
         known = ", ".join(str(x) for x in sorted(Version(k) for k in pins))
         raise RegistryError(f"vllm {v}: no snapshot pinned in {d / INDEX_NAME} (have: {known})")
-    path = d / f"{v}.json"
-    stat = _stat_key(path)
-    if d.is_relative_to(_resolve_dir(None)):  # vendored: from the compact copy when current
-        reg = _from_compact(d, tuple(sorted(pins.items())), v, stat)
+    if d.is_relative_to(_vendored_dir()):  # vendored: from the shipped compact copy
+        reg = _from_compact(d.relative_to(_vendored_dir()).as_posix(), v, pins[v])
         if reg is not None:
             return reg
-    return _load_file(path, pins[v], stat)
+    path = d / f"{v}.json"
+    return _load_file(path, pins[v], _stat_key(path))
 
 
 @functools.lru_cache(maxsize=512)
-def _from_compact(folder: Path, pins: tuple[tuple[str, str], ...], version: str,
-                  stat: tuple[int, int]) -> CliRegistry | None:
-    """The registry of ``version`` built from :mod:`validator.vllm_cli.compact` (the same
-    fields as from its file), or ``None`` when the compact data lacks it."""
+def _from_compact(family: str, version: str, pin: str) -> CliRegistry | None:
+    """The registry of ``version`` of the vendored folder ``family`` (``"."``: vLLM's own)
+    built from :mod:`validator.vllm_cli.compact`'s shipped data (the same fields as from
+    its file), or ``None`` when that data lacks it or was derived from another file than
+    the one pinned (``pin``)."""
     from validator.vllm_cli.compact import release_doc
 
-    found = release_doc(folder, pins, version, stat)
+    found = release_doc("" if family == "." else family, version, pin)
     if found is None:
         return None
     doc, table, made = found
@@ -362,7 +368,7 @@ def _from_compact(folder: Path, pins: tuple[tuple[str, str], ...], version: str,
         if made[i] is None:
             made[i] = _option(table[i])
     try:
-        return _from_doc(doc, dict(pins)[version], [made[i] for i in doc["options"]])
+        return _from_doc(doc, pin, [made[i] for i in doc["options"]])
     except (ValueError, KeyError, TypeError):
         return None
 
