@@ -130,6 +130,7 @@ OTHER_PATHS = 1
 """How many tables of other recipes a store keeps besides: a corpus run renders each
 recipe once, and would otherwise hold :data:`PER_PATH` recipes' renderings."""
 
+
 def kept_table(store: OrderedDict[tuple[str, str, str], Any],
                key: tuple[str, str, str]) -> Any:
     """The table of ``key`` (``(path, text digest, inputs digest)``) in ``store``, a new
