@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from validator.file_digests import FileDigests
 from validator.report.environment import REPORT_VARIABLES
 from validator.run_cache import ENVIRONMENT, plan_run
 
@@ -108,11 +109,11 @@ def test_the_run_key_changes_with_every_variable_a_reporter_reads(
     for other in REPORT_VARIABLES:
         monkeypatch.delenv(other, raising=False)
     args = ["--offline", "--cache-dir", str(tmp_path / "cache"), "models/"]
-    unset = plan_run(args)
+    unset = plan_run(args, FileDigests())
     monkeypatch.setenv(name, "1")
-    one = plan_run(args)
+    one = plan_run(args, FileDigests())
     monkeypatch.setenv(name, "2")
-    two = plan_run(args)
+    two = plan_run(args, FileDigests())
     assert unset is not None and one is not None and two is not None
     assert len({unset.key, one.key, two.key}) == 3
     assert name in ENVIRONMENT

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,9 +47,10 @@ def rules_of(session: Session, path: str) -> list[str]:
 def test_check_targets_context_first_then_recipes_and_context_built_once(tree: Path) -> None:
     built: list[RecipeTree] = []
 
-    def build(t: RecipeTree, settings: Settings, cli: CliRegistries) -> Context:
+    def build(t: RecipeTree, settings: Settings, cli: CliRegistries,
+              renderings: OrderedDict[Any, Any]) -> Context:
         built.append(t)
-        return build_context(t, settings, cli)
+        return build_context(t, settings, cli, renderings)
 
     (tree / "strategies" / "single_node_tp.yaml").write_text("name: [unclosed\n",
                                                              encoding="utf-8")
@@ -93,7 +96,8 @@ def test_refused_file_is_prov005_and_the_rest_is_checked(tree: Path, tmp_path: P
 
 
 def test_untrusted_context_checks_nothing_of_its_tree(tree: Path) -> None:
-    def untrusted(t: RecipeTree, settings: Settings, cli: CliRegistries) -> Context:
+    def untrusted(t: RecipeTree, settings: Settings, cli: CliRegistries,
+                  renderings: OrderedDict[Any, Any]) -> Context:
         raise VerificationError("PROV001", "taxonomy.yaml", "digest differs from the lock")
 
     local = LocalTree(tree)

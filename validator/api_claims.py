@@ -40,6 +40,7 @@ from typing import Any
 import yaml
 
 from validator.analysis.recipe_data import get, items
+from validator.cache import FileDigests
 from validator.claims_store import FOLDER as FOLDER  # re-exported
 from validator.claims_store import FORMAT as FORMAT
 from validator.claims_store import MAX_LABELS as MAX_LABELS
@@ -94,10 +95,11 @@ def _read_ids(raw: bytes, path: str) -> VariantIds:
     return variant_ids(loaded.data if loaded.ok else None, path)
 
 
-def attach_store(ctx: Context, root: Path) -> None:
+def attach_store(ctx: Context, root: Path, digests: FileDigests | None = None) -> None:
     """Keep the variant ids of ``ctx``'s recipes in the index under the cache folder
-    ``root``."""
-    store = ClaimsStore.under(root)
+    ``root`` (keyed on the code digest, its files hashed through ``digests``: the
+    run's)."""
+    store = ClaimsStore.under(root, digests)
     ctx.memoised(_STORE, lambda: store)
 
 

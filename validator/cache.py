@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator.atomic import atomic_write, read_regular_file
-from validator.file_digests import file_digest, keep, recall
+from validator.file_digests import FileDigests as FileDigests  # re-exported: the run's
 from validator.owned_folder import tag_cache_folder
 from validator.paths import name_bytes
 from validator.state_json import parse_json
@@ -105,14 +105,16 @@ def _check_sources(package: Path) -> list[Path]:
     return [package / rel for rel in sorted(found, key=lambda rel: rel.split("/"))]
 
 
-def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
+def checks_digest(settings: Settings, rules: Iterable[Rule],
+                  digests: FileDigests | None = None) -> str:
     """Hex SHA-256 identifying what produces findings: the version, ``rules`` (id,
     severity and declared reads), the source of every ``validator`` module that can
     decide findings (all but the parts in ``_NOT_CHECKS``), every schema and vendored
     data file (``schemas/``, the settings' vendored folder, default ``snapshots/``: the
     CLI registries and the release list), and the settings that change findings
     (``strict``, ``offline``, ``max_bytes``). Any edit to a rule, even without a version
-    bump, invalidates cached results; edits to reporters or publishing do not."""
+    bump, invalidates cached results; edits to reporters or publishing do not. The files
+    are hashed through ``digests`` (the run's; default: one of the call's own)."""
     from validator import __version__
     from validator.paths import SNAPSHOTS_DIR
 
@@ -122,7 +124,7 @@ def checks_digest(settings: Settings, rules: Iterable[Rule]) -> str:
         reads = ",".join(sorted(p.value for p in r.reads))
         h.update(f"{r.id}:{r.severity.value}:{reads}\n".encode())
     vendored = settings.vendored_dir or SNAPSHOTS_DIR  # the CLI registries the run reads
-    h.update(_code_text(str(vendored)))
+    h.update(_code_text(str(vendored), digests or FileDigests()))
     return h.hexdigest()
 
 
@@ -131,16 +133,18 @@ _CODE_DIGEST: list[str] = []
 entry under the package's tool stamp: :func:`remember_code_digest`)."""
 
 
-def code_digest() -> str:
+def code_digest(digests: FileDigests | None = None) -> str:
     """Hex SHA-256 of the version, the package's deciding source and its schemas (what
     :func:`checks_digest` hashes, less the settings, the rules and the vendored CLI
     data): what reads a recipe's data the same way under any settings (REF025's index of
-    variant ids, :mod:`validator.api_claims`) is keyed on it. Computed once per process."""
+    variant ids, :mod:`validator.api_claims`) is keyed on it. Computed once per process
+    (its files hashed through ``digests``, the run's; default: one of the call's own)."""
     from validator import __version__
 
     if not _CODE_DIGEST:
         _CODE_DIGEST.append(
-            hashlib.sha256(f"{__version__}\n".encode() + _code_text(None)).hexdigest())
+            hashlib.sha256(f"{__version__}\n".encode()
+                           + _code_text(None, digests or FileDigests())).hexdigest())
     return _CODE_DIGEST[0]
 
 
@@ -151,17 +155,17 @@ def remember_code_digest(digest: str) -> None:
     _CODE_DIGEST[:] = [digest]
 
 
-def _code_text(vendored: str | None) -> bytes:
+def _code_text(vendored: str | None, digests: FileDigests) -> bytes:
     """Each deciding source file, schema and file of the ``vendored`` folder (none:
-    none) as its name and SHA-256 (read again only where a file changed since this
-    process hashed it: :func:`~validator.file_digests.file_digest`)."""
+    none) as its name and SHA-256 (read again only where a file changed since
+    ``digests`` hashed it: :meth:`~validator.file_digests.FileDigests.digest`)."""
     from validator.paths import SCHEMAS_DIR
 
     package = Path(__file__).resolve().parent
     folders = [SCHEMAS_DIR] + ([Path(vendored)] if vendored else [])
     data = [f for folder in folders if folder.is_dir()
             for f in folder.rglob("*") if f.is_file()]
-    return b"".join(f.name.encode() + b"\0" + file_digest(f)
+    return b"".join(f.name.encode() + b"\0" + digests.digest(f)
                     for f in _check_sources(package) + sorted(data))
 
 
@@ -173,13 +177,14 @@ def tool_folders() -> tuple[Path, ...]:
 
 
 @contextlib.contextmanager
-def digests_kept_in(store: ResultCache) -> Iterator[None]:
-    """Within the block, the digests of the tool's files are those kept in ``store`` (the
-    cache folder's ``runs`` part), each while its file's stamp is the same; what the block
-    had to read and hash is kept there after it (:mod:`validator.file_digests`)."""
-    recall(store)
+def digests_kept_in(store: ResultCache, digests: FileDigests) -> Iterator[None]:
+    """Within the block, the digests of the tool's files known to ``digests`` (the run's)
+    are those kept in ``store`` (the cache folder's ``runs`` part), each while its file's
+    stamp is the same; what the block had to read and hash is kept there after it
+    (:mod:`validator.file_digests`)."""
+    digests.recall(store)
     yield
-    keep(store, tool_folders())
+    digests.keep(store, tool_folders())
 
 
 def blob_key(tool_digest: str, path: str, content: str) -> str:

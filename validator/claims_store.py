@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 from pathlib import Path
 
-from validator.cache import CLAIMS, ResultCache, code_digest
+from validator.cache import CLAIMS, FileDigests, ResultCache, code_digest
 
 VariantIds = list[tuple[str, str]]
 """``(variant key, model_id)`` of each variant a recipe promotes to files of its own."""
@@ -30,18 +30,20 @@ class ClaimsStore:
 
     Args:
         store: the cache entries' store (its folder is ``<cache folder>/claims``).
+        digests: the run's digests of the tool's files, for the code digest.
     """
 
-    def __init__(self, store: ResultCache) -> None:
+    def __init__(self, store: ResultCache, digests: FileDigests | None = None) -> None:
         self.store = store
-        self.key = hashlib.sha256(f"{FORMAT}\0{code_digest()}\0claims".encode()).hexdigest()
+        self.key = hashlib.sha256(f"{FORMAT}\0{code_digest(digests)}\0claims".encode()
+                                  ).hexdigest()
         self.hits = 0
         self.misses = 0
 
     @classmethod
-    def under(cls, root: Path) -> ClaimsStore:
+    def under(cls, root: Path, digests: FileDigests | None = None) -> ClaimsStore:
         """The index of the cache folder ``root`` (``--cache-dir``)."""
-        return cls(ResultCache(root / FOLDER, owner=root))
+        return cls(ResultCache(root / FOLDER, owner=root), digests)
 
     @staticmethod
     def label(path: str, oid: str) -> str:

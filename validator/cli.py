@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from validator import __version__
 from validator.errors import RecipeCheckError, UsageError
+from validator.file_digests import FileDigests
 from validator.progress import Display, progress_style
 
 __all__ = ["COMMANDS", "UsageError", "main"]
@@ -136,12 +137,15 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     name = args.pop(0) if args and args[0] in COMMANDS else "check"
     plan = None
+    # the digests of the tool's files this run hashes: made here, once, and handed to the
+    # run cache's tool stamp and to the command (check's tool digest reuses them)
+    digests = FileDigests()
     # this process's own command line only (a caller's in-process run may have patched
     # what the key cannot see), before any rule is imported: an unchanged run is one entry
     if name == "check" and argv is None:
         from validator.run_cache import plan_run, replay
 
-        plan = plan_run(args)
+        plan = plan_run(args, digests)
         if plan is not None and (replayed := replay(plan)) is not None:
             return replayed
     module = importlib.import_module(COMMANDS[name][0])
@@ -153,6 +157,7 @@ def _main(argv: Sequence[str] | None) -> int:
     options = parser.parse_args(args)
     # how long runs show progress: chosen here, once, and handed to what counts
     options.progress = Display(progress_style(sys.stderr, os.environ))
+    options.digests = digests
     try:
         if plan is not None:
             from validator.run_cache import record

@@ -8,6 +8,7 @@ from one :class:`~validator.source.tree.RecipeTree`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -143,6 +144,12 @@ class Context:
             every context of the run, each seeing it through its own window,
             :meth:`CliRegistries.at`); when none is given, the registries ``settings``
             name.
+        renderings: where the site renderings of a recipe text are kept for the next
+            text of the recipe (:func:`validator.render.cache.rendered_configurations`,
+            :mod:`validator.render.recipe_reads`): given at construction like ``cli`` (the
+            session builds one store per run and gives it to every context of the run:
+            check's trees, ``pr``'s base and head, each text a fix tries, and their
+            :meth:`limited_to` copies); a context built without one keeps its own.
     """
 
     tree: RecipeTree
@@ -153,6 +160,8 @@ class Context:
     settings: Settings = field(default_factory=Settings)
     # None only as the constructor's default: __post_init__ replaces it
     cli: CliRegistries = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    renderings: OrderedDict[Any, Any] = field(default_factory=OrderedDict, repr=False,
+                                              compare=False)
 
     _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -240,7 +249,8 @@ class Context:
                  for part, name in _PARTS.items()}
         if Reads.TREE not in allowed:
             parts["tree"] = cast(Any, PartialTree(self.tree, allowed))
-        return Context(settings=self.settings, cli=self.cli, **parts)
+        return Context(settings=self.settings, cli=self.cli, renderings=self.renderings,
+                       **parts)
 
     def can_read(self, reads: Iterable[Reads]) -> bool:
         """Whether every part in ``reads`` is readable here (not limited away by
@@ -286,9 +296,11 @@ def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, Lo
 
 
 def build_context(tree: RecipeTree, settings: Settings | None = None,
-                  cli: CliRegistries | None = None) -> Context:
+                  cli: CliRegistries | None = None,
+                  renderings: OrderedDict[Any, Any] | None = None) -> Context:
     """Load the context files of ``tree`` (``cli``: the run's CLI registries, shared with
-    the run's other contexts; default: those ``settings`` name).
+    the run's other contexts; default: those ``settings`` name; ``renderings``: the run's
+    store of site renderings, shared likewise; default: one of the context's own).
 
     Raises:
         validator.source.tree.SourceError: a context file could not be read.
@@ -306,6 +318,7 @@ def build_context(tree: RecipeTree, settings: Settings | None = None,
         recipe_paths=recipes,
         settings=settings,
         cli=cli or CliRegistries.from_settings(settings),
+        renderings=OrderedDict() if renderings is None else renderings,
     )
 
 

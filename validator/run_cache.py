@@ -46,6 +46,8 @@ from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY, default_cach
 if TYPE_CHECKING:  # not imported at run time: the warm path imports as little as it can
     from typing import Any, TextIO
 
+    from validator.file_digests import FileDigests
+
 FORMAT = 1
 """Version of the run key and entry layout."""
 LABEL = "run"
@@ -188,11 +190,12 @@ def _package_files() -> list[Path]:
     return files
 
 
-def tool_stamp(store: Any) -> str:
+def tool_stamp(store: Any, digests: FileDigests) -> str:
     """Hex SHA-256 naming the tool: version, Python, and the bytes of every file of the
     package, its schemas and vendored data. The bytes' digest is cached in ``store`` (a
     :class:`validator.cache.ResultCache`) under the digest of the files' ``stat``
-    results (path, size, modification and change times, inode)."""
+    results (path, size, modification and change times, inode); the files are hashed
+    through ``digests`` (the run's)."""
     files = _package_files()
     by_stat = hashlib.sha256(f"{FORMAT}\0{__version__}\0{sys.version}\0{sys.executable}"
                              .encode("utf-8", "surrogateescape"))
@@ -205,13 +208,12 @@ def tool_stamp(store: Any) -> str:
     if isinstance(found, str):
         return found
     from validator.cache import digests_kept_in
-    from validator.file_digests import file_digest
 
     by_bytes = hashlib.sha256(f"{FORMAT}\0{__version__}\0{sys.version}\0{sys.executable}"
                               .encode("utf-8", "surrogateescape"))
-    with digests_kept_in(store):
+    with digests_kept_in(store, digests):
         for f in files:
-            by_bytes.update(f"{f}\0".encode("utf-8", "surrogateescape") + file_digest(f))
+            by_bytes.update(f"{f}\0".encode("utf-8", "surrogateescape") + digests.digest(f))
     stamp = by_bytes.hexdigest()
     store.put(key, {STAMP_LABEL: stamp})
     return stamp
@@ -231,9 +233,10 @@ def _is_terminal(stream: object) -> bool:
         return False
 
 
-def plan_run(args: Sequence[str]) -> RunPlan | None:
+def plan_run(args: Sequence[str], digests: FileDigests) -> RunPlan | None:
     """The plan of a ``check`` command line (``args`` after the command name) that the
-    cache may answer, or ``None`` when it must run."""
+    cache may answer, or ``None`` when it must run (``digests``: the run's, for the tool
+    stamp)."""
     parsed = _parse(args)
     if parsed is None:
         return None
@@ -256,7 +259,7 @@ def plan_run(args: Sequence[str]) -> RunPlan | None:
     roots = list(dict.fromkeys(roots))
     try:
         digest = inputs_digest(roots, paths)
-        stamp = tool_stamp(_store(cache_dir))
+        stamp = tool_stamp(_store(cache_dir), digests)
     except (OSError, TooLarge, RecursionError):  # a folder nested past the stack: run it
         return None
     env = sorted((k, v) for k, v in os.environ.items()

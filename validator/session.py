@@ -17,7 +17,9 @@ per-document core the session drives.
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
@@ -52,8 +54,9 @@ from validator.unit_cache import UnitCache, context_digest, tree_reads_digest
 from validator.unit_pool import run_units
 from validator.vllm_cli.data_source import CliRegistries
 
-ContextBuilder = Callable[[RecipeTree, Settings, CliRegistries], Context]
-"""Builds the context of a tree (default :func:`validator.context.build_context`)."""
+ContextBuilder = Callable[[RecipeTree, Settings, CliRegistries, OrderedDict[Any, Any]], Context]
+"""Builds the context of a tree (default :func:`validator.context.build_context`) with the
+run's CLI registries and store of site renderings."""
 
 ConfigOf = Callable[[RecipeTree], Config | None]
 """The configuration that applies to a tree (``check`` reads each local root's file)."""
@@ -97,6 +100,11 @@ class Session(RootFileChecks):
         #: The vendored CLI registries of the run (one data source, from the settings),
         #: given to every context the session checks against.
         self.cli = CliRegistries.from_settings(settings)
+        #: The site renderings of the recipe texts the run rendered last (the store of
+        #: :func:`validator.render.recipe_reads.kept_table`), given to every context the
+        #: session builds: a recipe's next text (``pr``'s head after its base, a fix's
+        #: next candidate) reuses them where what they read is the same.
+        self.renderings: OrderedDict[Any, Any] = OrderedDict()
         self._opened: dict[int, Opened | None] = {}
         self._trees: list[RecipeTree] = []  # kept alive: an id is only unique while it lives
         self.result = RunResult()
@@ -124,7 +132,7 @@ class Session(RootFileChecks):
         self._trees.append(tree)
         if context is None:
             try:
-                context = self._build(tree, self.settings, self.cli)
+                context = self._build(tree, self.settings, self.cli, self.renderings)
             except VerificationError as exc:  # untrusted context: check nothing of the tree
                 self.result.documents.append(DocumentResult.unverified(exc, tree.revision))
                 self._opened[key] = None

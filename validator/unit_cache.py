@@ -32,6 +32,7 @@ from validator.api_claims import attach_store, claims_digest, may_claim
 from validator.cache import RESULTS as RESULTS  # re-exported: the folder of the entries
 from validator.cache import RUNS, ResultCache, checks_digest, digests_kept_in
 from validator.context import PLATFORMS, Context, Settings
+from validator.file_digests import FileDigests as FileDigests  # re-exported: the run's
 from validator.findings import Finding, Related, Severity
 from validator.paths import name_bytes
 from validator.rules.metadata import Rule
@@ -123,16 +124,20 @@ class UnitCache:
         root: the cache folder (``--cache-dir``; entries go to ``root / "results"``).
         settings: the run's settings (part of every key).
         rules: every rule the run may run (their declarations are part of every key).
+        digests: the run's digests of the tool's files (default: one of the cache's
+            own), through which the tool digest and REF025's index key are hashed.
 
     Attributes:
         hits, misses: units answered from the cache, and units computed, this run.
     """
 
-    def __init__(self, root: Path, settings: Settings, rules: Sequence[Rule]) -> None:
+    def __init__(self, root: Path, settings: Settings, rules: Sequence[Rule],
+                 digests: FileDigests | None = None) -> None:
         self.store = ResultCache(root / RESULTS, owner=root)
         self.root = root
-        with digests_kept_in(ResultCache(root / RUNS, owner=root)):
-            self.tool = checks_digest(settings, rules)
+        self.digests = digests or FileDigests()
+        with digests_kept_in(ResultCache(root / RUNS, owner=root), self.digests):
+            self.tool = checks_digest(settings, rules, self.digests)
         self._prefix = f"{self.tool}\0{settings!r}\0"
         self.hits = 0
         self.misses = 0
@@ -146,7 +151,7 @@ class UnitCache:
         """Keep the variant ids REF025 reads of ``ctx``'s recipes in this cache folder
         (:func:`validator.api_claims.attach_store`)."""
         if self.store.root is not None:
-            attach_store(ctx, self.root)
+            attach_store(ctx, self.root, self.digests)
 
     def key(self, context: str, policy: str, rules: Sequence[str], path: str,
             sha256: str, provenance: Provenance) -> str:

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import shutil
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from validator.context import Context, local_context
+from validator.context import Context, Settings, build_context, local_context
 from validator.load import LoadedDocument, load_yaml
 from validator.render.cache import rendered_configurations, share_renderings
 from validator.render.carry import Table
 from validator.render.recipe_reads import OTHER_PATHS, PER_PATH, kept_table
 from validator.render.renderer import Rendered, render_all, site_strategies
+from validator.source.tree import LocalTree
 
 RECIPE = "models/acme/Tiny-1B.yaml"
 
@@ -122,17 +124,52 @@ def test_an_edit_of_a_node_the_renderings_read_is_rendered_anew(
         assert others and all(_shares(old_ones[repr(r.config)], r) for r in others)
 
 
-def test_contexts_that_share_no_store_use_the_process_one(tree: Path) -> None:
+def test_contexts_built_with_one_store_carry_the_renderings_from_one_to_the_next(
+        tree: Path) -> None:
     """A fix's checks of its candidate texts (and a pull request's base and head) are
-    made in contexts that share no store of their own: the process's store carries the
+    made in contexts that share no store of their own (:func:`share_renderings`): the
+    store the run built them with (:attr:`Context.renderings`, the session's) carries the
     renderings from one to the next."""
     first = _text(tree)
     second = _text(tree, ("meta:\n", "meta:\n  date_updated: '2032-02-02'\n"))
-    before = rendered_configurations(first, local_context(tree))
-    after = rendered_configurations(second, local_context(tree))
+    store: OrderedDict[Any, Any] = OrderedDict()
+    before = rendered_configurations(first, build_context(LocalTree(tree), renderings=store))
+    after = rendered_configurations(second, build_context(LocalTree(tree), renderings=store))
     assert [repr(r) for r in after] == [repr(r) for r in _fresh(tree, second)]
     old = _by_config(before)
     assert all(_shares(old[repr(r.config)], r) for r in after if r.processes)
+    assert len(store) == 1
+
+
+def test_contexts_built_each_with_a_store_of_its_own_share_no_rendering(tree: Path) -> None:
+    """The process keeps no renderings: contexts of two runs (each built without a store)
+    render the same text each for itself."""
+    doc = _text(tree)
+    first, second = local_context(tree), local_context(tree)
+    before = rendered_configurations(doc, first)
+    after = rendered_configurations(doc, second)
+    assert [repr(r) for r in after] == [repr(r) for r in before]
+    assert not any(_shares(a, b) for a, b in zip(before, after, strict=True))
+    assert first.renderings is not second.renderings and len(second.renderings) == 1
+
+
+def test_every_context_of_a_session_and_its_limited_copies_use_the_session_store(
+        tree: Path, tmp_path: Path) -> None:
+    """check's trees, ``pr``'s base and head: the contexts one session builds, and the
+    copies limited to a rule's reads, keep their renderings in the session's store."""
+    from validator.rule_index import check_rules
+    from validator.rules.metadata import Reads
+    from validator.session import Session
+
+    other = tmp_path / "other"
+    shutil.copytree(tree, other)
+    session = Session(Settings(), check_rules())
+    opened = [session.open(LocalTree(root)) for root in (tree, other)]
+    contexts = [o.context for o in opened if o is not None]
+    assert len(contexts) == 2 and contexts[0] is not contexts[1]
+    assert all(c.renderings is session.renderings for c in contexts)
+    limited = contexts[0].limited_to({Reads.TAXONOMY, Reads.STRATEGIES, Reads.KV_STORES})
+    assert limited.renderings is session.renderings
 
 
 def test_a_store_keeps_some_tables_of_the_recipe_and_one_of_another() -> None:

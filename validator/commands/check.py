@@ -47,7 +47,7 @@ from validator.source.options import add_fetch_arguments, default_cache_dir, fet
 from validator.source.spec import looks_like_spec, parse_spec
 from validator.source.targets import open_targets
 from validator.source.tree import LocalTree, RecipeTree
-from validator.unit_cache import UnitCache
+from validator.unit_cache import FileDigests, UnitCache
 from validator.unit_pool import default_jobs
 
 
@@ -181,15 +181,17 @@ def check_targets(targets: list[Target], settings: Settings,
                   config: Callable[[RecipeTree], Config] | None = None,
                   cache_dir: Path | None = None, jobs: int = 1,
                   progress: Display = NO_PROGRESS,
-                  known: KnownUnits | None = None) -> RunResult:
+                  known: KnownUnits | None = None,
+                  digests: FileDigests | None = None) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
     (:class:`validator.session.Session`); with ``cache_dir``, units checked before with
     the same inputs come from its result cache (:mod:`validator.unit_cache`). ``progress``
     shows the targets done (none by default); ``known``: units the run checked already
-    (:data:`~validator.session.KnownUnits`)."""
+    (:data:`~validator.session.KnownUnits`); ``digests``: the run's digests of the tool's
+    files, which the cache's keys hash (:mod:`validator.file_digests`)."""
     rules = check_rules()
-    cache = UnitCache(cache_dir, settings, rules) if cache_dir is not None else None
+    cache = UnitCache(cache_dir, settings, rules, digests) if cache_dir is not None else None
     session = Session(settings, rules, config=config or None, cache=cache, known=known)
     bar = progress("checking", len(targets))
     try:
@@ -255,7 +257,8 @@ def run(args: argparse.Namespace) -> int:
             return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
     result = check_targets(targets, settings, config_of, result_cache_dir(args, settings),
-                           args.jobs or default_jobs(), display_of(args), known)
+                           args.jobs or default_jobs(), display_of(args), known,
+                           getattr(args, "digests", None))
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

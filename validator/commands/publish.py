@@ -42,6 +42,7 @@ import argparse
 import os
 import sys
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,6 +191,9 @@ class _PublishRun:
         self.counts = {"written": 0, "unchanged": 0, "replaced": 0}
         self.trees: dict[tuple[str, str], SnapshotTree] = {}
         self.contexts: dict[tuple[str, str], Context] = {}
+        #: the store of site renderings every context of the run shares: a recipe's
+        #: record at the next commit reuses them where what they read is the same
+        self.renderings: OrderedDict[Any, Any] = OrderedDict()
         self.revisions: dict[tuple[str, str], dict[str, Any]] = {}
         self.settings = Settings(offline=True)
 
@@ -253,7 +257,8 @@ class _PublishRun:
             self.skipped += 1
             return
         if key not in self.contexts:
-            self.contexts[key] = build_context(tree, self.settings)
+            self.contexts[key] = build_context(tree, self.settings,
+                                               renderings=self.renderings)
         record = build_record(tree, entry.path, checked_on=self.date, settings=self.settings,
                               context=self.contexts[key])
         attestation = statement_bytes(record) if self.args.attestation else None

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator.cache import RUNS, FindingRow, ResultCache
+from validator.file_digests import FileDigests
 from validator.findings import finding_key
 from validator.history.findings_at import FindingsAt
 from validator.history.gitdata import (
@@ -263,7 +264,7 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
         claims = ClaimsStore.under(options.cache_dir.parent)
         # beside the tool stamp check's whole-run cache keeps (validator.run_cache)
         stamps = ResultCache(options.cache_dir.parent / RUNS, owner=options.cache_dir.parent)
-    facts = tool_facts(settings, stamps)
+    facts = tool_facts(settings, stamps, FileDigests())  # the run's digests of its files
     groups = facts.groups
     matched: set[str] = set()
     with GitObjects(options.repo) as objects:

@@ -28,7 +28,7 @@ from datetime import date
 from functools import cached_property, lru_cache
 from typing import Any
 
-from validator.cache import FindingRow, as_row, checks_digest
+from validator.cache import FileDigests, FindingRow, as_row, checks_digest
 from validator.findings import Finding
 from validator.format_history import undone_at
 from validator.history.gitdata import NotFile
@@ -239,9 +239,9 @@ def missing_labels(entry: Mapping[str, Any], labels: Iterable[str]) -> list[str]
     return out
 
 
-def tool_digest(settings: Settings) -> str:
+def tool_digest(settings: Settings, digests: FileDigests | None = None) -> str:
     """:func:`validator.cache.checks_digest` of every registered rule: what produced a
-    cached result of the audit."""
+    cached result of the audit (the files hashed through ``digests``, the run's)."""
     from validator.rule_index import all_rules
 
-    return checks_digest(settings, all_rules())
+    return checks_digest(settings, all_rules(), digests)

@@ -25,7 +25,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from validator.cache import ResultCache, code_digest, digests_kept_in, remember_code_digest
+from validator.cache import (
+    FileDigests,
+    ResultCache,
+    code_digest,
+    digests_kept_in,
+    remember_code_digest,
+)
 from validator.history.keys import RuleGroup, rule_groups, tool_digest
 from validator.rules.metadata import Reads
 from validator.settings import Settings
@@ -76,34 +82,40 @@ class ToolFacts:
             return None
 
 
-def computed(settings: Settings) -> ToolFacts:
-    """The facts, computed: every rule family imported, every deciding file hashed."""
+def computed(settings: Settings, digests: FileDigests | None = None) -> ToolFacts:
+    """The facts, computed: every rule family imported, every deciding file hashed
+    (through ``digests``, the run's: each file once)."""
     from validator.rule_index import check_rules
 
-    return ToolFacts(tool_digest(settings), code_digest(), rule_groups(check_rules()))
+    digests = digests or FileDigests()
+    return ToolFacts(tool_digest(settings, digests), code_digest(digests),
+                     rule_groups(check_rules()))
 
 
-def tool_facts(settings: Settings, store: ResultCache | None) -> ToolFacts:
+def tool_facts(settings: Settings, store: ResultCache | None,
+               digests: FileDigests | None = None) -> ToolFacts:
     """The facts for ``settings``: read from ``store`` (the cache folder's ``runs`` part)
     under the tool stamp when it holds them, else computed and kept there. ``None`` (the
     cache off) or a vendored folder of the settings' own (not part of the stamp):
     computed. REF025's index is keyed on the code digest read back
-    (:func:`~validator.cache.remember_code_digest`).
+    (:func:`~validator.cache.remember_code_digest`). ``digests``: the run's digests of
+    the tool's files (default: the call's own).
 
     Raises:
         OSError: the cache folder cannot be written.
     """
+    digests = digests or FileDigests()
     if store is None or store.root is None or settings.vendored_dir is not None:
-        return computed(settings)
+        return computed(settings, digests)
     from validator.run_cache import tool_stamp
 
-    stamp = tool_stamp(store)
+    stamp = tool_stamp(store, digests)
     key = hashlib.sha256(f"{LABEL}\0{FORMAT}\0{stamp}\0{settings.strict}\0"
                          f"{settings.offline}\0{settings.max_bytes}".encode()).hexdigest()
     found = ToolFacts.from_json(store.get(key).get(LABEL))
     if found is None:
-        with digests_kept_in(store):
-            found = computed(settings)
+        with digests_kept_in(store, digests):
+            found = computed(settings, digests)
         store.put(key, {LABEL: found.to_json()}, replace=True)
     remember_code_digest(found.code)
     return found

@@ -16,7 +16,7 @@ from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render.carry import Table, carry_key, inputs_digest
 from validator.render.problems import RenderProblem
-from validator.render.recipe_reads import SHARED, kept_table
+from validator.render.recipe_reads import kept_table
 from validator.render.renderer import Rendered, render_all, site_strategies
 
 K = TypeVar("K", bound=Hashable)
@@ -73,23 +73,24 @@ def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]],
     recipe texts rendered last (:func:`~validator.render.recipe_reads.kept_table`) for the
     next context that renders them, or another text of the recipe
     (:mod:`validator.render.carry`: reused where what they read holds); without it the
-    context uses the process's store."""
+    context uses the store it was built with (:attr:`~validator.context.Context.renderings`)."""
     ctx.memoised("render:recent", lambda: store)
     ctx.memoised("render:carried", lambda: carried)
 
 
 def _carried(doc: LoadedDocument, ctx: Context) -> Table | None:
     """The carried site renderings of ``doc`` under ``ctx``'s non-hardware inputs: from
-    the store ``ctx`` shares (:func:`share_renderings`), else from the process's
-    (:data:`~validator.render.recipe_reads.SHARED`: the texts of one recipe that a fix
-    tries, a pull request's base and head, checked in contexts of their own)."""
+    the store ``ctx`` shares (:func:`share_renderings`), else from the one it was built
+    with (:attr:`~validator.context.Context.renderings`: the run's, which the texts of
+    one recipe that a fix tries, a pull request's base and head, checked in contexts of
+    their own, share)."""
     store: OrderedDict[Any, Table] | None = ctx.memoised("render:carried", lambda: None)
     inputs = ctx.memoised("render:inputs",
                           lambda: inputs_digest(ctx.taxonomy, context_strategies(ctx)))
     key = carry_key(doc, inputs)
     if key is None:
         return None
-    found: Table = kept_table(SHARED if store is None else store, key)
+    found: Table = kept_table(ctx.renderings if store is None else store, key)
     return found
 
 

@@ -130,11 +130,6 @@ OTHER_PATHS = 1
 """How many tables of other recipes a store keeps besides: a corpus run renders each
 recipe once, and would otherwise hold :data:`PER_PATH` recipes' renderings."""
 
-SHARED: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
-"""The store of the contexts that share none of their own
-(:func:`validator.render.cache.share_renderings`): check, fix and ``pr`` (whose base and
-head are checked in contexts of their own)."""
-
 
 def kept_table(store: OrderedDict[tuple[str, str, str], Any],
                key: tuple[str, str, str]) -> Any:

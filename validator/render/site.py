@@ -297,8 +297,10 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                                     taxonomy, advanced, node_count, pd_nodes, feature_modes,
                                     kv_offload, kv_instances, docs)
     result = plain(traced)
-    variant = or_(get(get(recipe, "variants"), variant_key),
-                  get(get(recipe, "variants"), "default"), {})
+    variant = get(get(recipe, "variants"), variant_key)
+    if not truthy(variant):  # ``variants[key] || variants.default || {}``: the default is
+        # read only here (the renderings' key holds it only then: recipe_reads)
+        variant = or_(get(get(recipe, "variants"), "default"), {})
     meta = _docker_meta(recipe, variant_key, variant, hw_id, taxonomy, docs, cuda)
     env = or_(result.get("env"), {})
 
