@@ -47,6 +47,22 @@ def test_a_label_changes_exactly_when_a_declared_part_changes(
     assert _group().label(before) == _group().label(after)  # recipe only: never
 
 
+def test_states_that_share_a_groups_parts_share_its_label_made_once() -> None:
+    """The label of a group is made once per group and digests of its parts: two
+    revisions' states that differ in a part the group does not read get the one string
+    made first (thousands of states share most groups' labels); the label is the digest
+    of the group's parts, whatever the order they are given in."""
+    tax = _group(Reads.TAXONOMY, Reads.STRATEGIES)
+    before = part_digests(FILES, "2026-01-01")
+    other = part_digests({**FILES, "models/org/b.yaml": "b1"}, "2026-02-01", "claims")
+    assert tax.label(other) is tax.label(before)
+    assert tax.label(dict(reversed(list(before.items())))) == tax.label(before)
+    assert RuleGroup(frozenset({Reads.TAXONOMY, Reads.STRATEGIES}), ("X",)).label(before) \
+        == tax.label(before)  # the same name and parts: the same label
+    assert tax.label(part_digests({**FILES, "taxonomy.yaml": "t2"}, "2026-01-01")) \
+        != tax.label(before)
+
+
 def test_the_variant_claims_digest_changes_only_variant_claims_readers() -> None:
     before = part_digests(FILES, "2026-01-01", "claims 1")
     after = part_digests(FILES, "2026-01-01", "claims 2")

@@ -259,12 +259,15 @@ def run_audit(options: AuditOptions, progress: Progress | None = None) -> AuditR
                         owner=options.cache_dir and options.cache_dir.parent, fast=True)
     claims = stamps = None
     if options.cache_dir is not None:
-        from validator.claims_store import ClaimsStore
-
-        claims = ClaimsStore.under(options.cache_dir.parent)
         # beside the tool stamp check's whole-run cache keeps (validator.run_cache)
         stamps = ResultCache(options.cache_dir.parent / RUNS, owner=options.cache_dir.parent)
-    facts = tool_facts(settings, stamps, FileDigests())  # the run's digests of its files
+    digests = FileDigests()  # the run's digests of its files
+    facts = tool_facts(settings, stamps, digests)
+    if options.cache_dir is not None:
+        from validator.claims_store import ClaimsStore
+
+        # after the facts: the index is keyed on the code digest they read back
+        claims = ClaimsStore.under(options.cache_dir.parent, digests)
     groups = facts.groups
     matched: set[str] = set()
     with GitObjects(options.repo) as objects:

@@ -104,9 +104,10 @@ class GitObjects:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self._trees: dict[str, list[tuple[bytes, str, str]]] = {}
-        self._leaves: dict[str, tuple[dict[str, str], dict[str, NotFile]]] = {}
-        """Files (by name) and links or submodule entries of each tree read that holds
-        no folder: most of a revision's folders are those of the revision before."""
+        self._leaves: dict[tuple[str, str], tuple[dict[str, str], dict[str, NotFile]]] = {}
+        """Files and links or submodule entries (by path) of each tree read that holds
+        no folder, by tree id and the path it was met at: most of a revision's folders
+        are those of the revision before, and their paths are made once."""
         git(repo, "rev-parse", "--git-dir")
         try:
             self._proc = subprocess.Popen(
@@ -256,32 +257,40 @@ class GitObjects:
         """Every regular file below ``tree`` as ``{path: blob id}`` (paths joined with
         ``/`` under ``prefix``). Symbolic links and submodules are left out: a link in a
         recipes tree is never followed. ``not_files``, when given, receives them."""
-        leaf = self._leaves.get(tree)
-        if leaf is not None:  # a folder of files only, met in an earlier revision
-            held, odd = leaf
-            if not_files is not None and odd:
-                not_files.update({f"{prefix}{name}": entry for name, entry in odd.items()})
-            return {f"{prefix}{name}": oid for name, oid in held.items()}
         out: dict[str, str] = {}
+        self._collect(tree, prefix, out, not_files)
+        return out
+
+    def _collect(self, tree: str, prefix: str, out: dict[str, str],
+                 not_files: dict[str, NotFile] | None) -> None:
+        """Add the files below ``tree`` to ``out`` (:meth:`files`), in the order of the
+        tree's entries; a folder of files only, met before at the same path, is added
+        from :attr:`_leaves` without reading or naming anything again."""
+        leaf = self._leaves.get((tree, prefix))
+        if leaf is not None:
+            held, odd = leaf
+            out.update(held)
+            if not_files is not None and odd:
+                not_files.update(odd)
+            return
         entries = self.tree_entries(tree)
         # the sub-trees not read yet, in one round trip (a revision changes a few of them)
         folders = [oid for mode, _name, oid in entries if mode == _TREE_MODE]
         self.prefetch_trees(folders)
+        here: dict[str, str] = {}
         odd_here: dict[str, NotFile] = {}
         for mode, name, oid in entries:
             path = f"{prefix}{name}"
             if mode == _TREE_MODE:
-                out.update(self.files(oid, path + "/", not_files))
+                self._collect(oid, path + "/", out, not_files)
             elif mode not in (_SYMLINK_MODE, _SUBMODULE_MODE):
-                out[path] = oid
+                out[path] = here[path] = oid
             else:
-                odd_here[name] = NotFile(mode == _SYMLINK_MODE, oid)
+                odd_here[path] = NotFile(mode == _SYMLINK_MODE, oid)
                 if not_files is not None:
-                    not_files[path] = odd_here[name]
+                    not_files[path] = odd_here[path]
         if not folders:
-            self._leaves[tree] = ({name: oid for mode, name, oid in entries
-                                   if mode not in (_SYMLINK_MODE, _SUBMODULE_MODE)}, odd_here)
-        return out
+            self._leaves[(tree, prefix)] = (here, odd_here)
 
 
 def _git_date(line: bytes) -> str:

@@ -150,14 +150,21 @@ class RuleGroup:
         return tuple(sorted(self.reads, key=lambda p: p.value))
 
     def label(self, parts: Mapping[Reads, str]) -> str:
-        """Cache label of this group's findings at a revision with part digests ``parts``."""
-        return f"{self.name}:{_digest(f'{p.value}={parts[p]}' for p in self._ordered)}"
+        """Cache label of this group's findings at a revision with part digests ``parts``
+        (made once per group and digests: most revisions' states share most of them)."""
+        return _label(self.name, tuple((p.value, parts[p]) for p in self._ordered))
 
     def same_inputs(self, a: Mapping[Reads, str], b: Mapping[Reads, str], *,
                     but: frozenset[Reads] = frozenset()) -> bool:
         """Whether revisions with part digests ``a`` and ``b`` give this group the same
         inputs, ignoring the parts in ``but``."""
         return all(a[p] == b[p] for p in self.reads - but)
+
+
+@lru_cache(maxsize=1 << 14)
+def _label(name: str, parts: tuple[tuple[str, str], ...]) -> str:
+    """:meth:`RuleGroup.label` of the group ``name`` with ``(part, digest)`` pairs."""
+    return f"{name}:{_digest(f'{part}={digest}' for part, digest in parts)}"
 
 
 def rule_groups(rules: Iterable[Rule]) -> tuple[RuleGroup, ...]:

@@ -239,15 +239,16 @@ class _BlobKeys:
         """``{path: key}`` of the files (path -> blob id) of one tree that ``selected``
         keeps."""
         out: dict[str, str] = {}
+        chosen, key_of = self.chosen, self.key_of
         for path, oid in files.items():
-            named = self.key_of.get((path, oid))
+            keep = chosen.get(path)
+            if keep is None:
+                keep = chosen[path] = selected(path)
+            if not keep:
+                continue  # most files of a tree, when a few recipes are audited
+            named = key_of.get((path, oid))
             if named is None:
-                keep = self.chosen.get(path)
-                if keep is None:
-                    keep = self.chosen[path] = selected(path)
-                if not keep:
-                    continue
-                named = self.key_of[(path, oid)] = self._key(path, oid)
+                named = key_of[(path, oid)] = self._key(path, oid)
             out[named[0]] = named[1]
         return out
 
