@@ -7,8 +7,10 @@ rules, the context) and knows nothing of argument parsing or output formats.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import sys
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +77,25 @@ class DocumentResult:
                           line=1, column=1, message=f"not read: {exc}",
                           hint="replace the link or special file by the recipe itself")
         return cls(path, Provenance(path, "", "", commit=revision), [finding])
+
+
+JUDGED_TEXTS = 512
+"""How many texts' findings a checker keeps (:meth:`Checker.document_findings`): more
+than the recipes of one ``pr`` run (its suggested patches start from each)."""
+
+_Judged = tuple[tuple[Finding, ...], Any]
+"""The findings of a text and the install ranges its rules recorded (``None``: none)."""
+
+
+def _text_key(doc: LoadedDocument, data: bytes | None) -> tuple[str, str, str, str] | None:
+    """What a checker's findings of ``doc`` depend on besides the checker: its path, the
+    bytes it was loaded from, what the loader found (its limits and options decide that,
+    and the data beside it) and ``data`` (the suppression comments); ``None`` for a
+    document built by hand (no digest)."""
+    if not doc.sha256:
+        return None
+    return (doc.path, doc.sha256, repr(doc.findings),
+            "" if data is None else hashlib.sha256(data).hexdigest())
 
 
 @dataclass
@@ -156,6 +177,7 @@ class Checker:
         self.context = context
         self.rules = [r for r in rules if self.policy.selected(r.id)]
         self.schema = schema
+        self._judged_texts: OrderedDict[tuple[str, str, str, str], _Judged] = OrderedDict()
 
     def check_recipe(self, path: str, data: bytes, provenance: Provenance,
                      result: RunResult, extra: Sequence[Finding] = ()) -> DocumentResult:
@@ -172,7 +194,33 @@ class Checker:
         per-file ignores and the suppression comments of ``data``, the document's bytes).
 
         Every command that judges a recipe (check, pr, history, record, ``--fix`` and
-        ``--diff``) goes through here, so none can see a finding the others suppress."""
+        ``--diff``) goes through here, so none can see a finding the others suppress.
+
+        Judged once per content: the findings of a text (path, the bytes loaded,
+        ``data``; no ``extra``) this checker judged before without a crash are its
+        findings again, with the install ranges recorded then (``pr`` checks a head
+        recipe, then its suggested patch starts from the same text). The checker's
+        context, rules and policy are fixed, so nothing else enters them."""
+        key = _text_key(doc, data) if not extra else None
+        known = self._judged_texts.get(key) if key is not None else None
+        if known is None:
+            scratch = RunResult()  # the crashes and ranges of this text alone
+            found = self._judge(doc, data, scratch, extra)
+            known = (tuple(found), scratch.install_ranges.get(doc.path))
+            result.internal_errors += scratch.internal_errors
+            if key is not None and not scratch.internal_errors:
+                self._judged_texts[key] = known
+                while len(self._judged_texts) > JUDGED_TEXTS:
+                    self._judged_texts.popitem(last=False)
+        elif key is not None:
+            self._judged_texts.move_to_end(key)
+        findings, ranges = known
+        if ranges is not None:
+            result.install_ranges[doc.path] = ranges
+        return list(findings)
+
+    def _judge(self, doc: LoadedDocument, data: bytes | None, result: RunResult,
+               extra: Sequence[Finding]) -> list[Finding]:
         findings = list(doc.findings) + list(extra)
         if self._judged(doc):
             findings += self.schema.validate(doc, "recipe")

@@ -244,7 +244,7 @@ class Session(RootFileChecks):
         schema -> rules, with the pinning findings of ``prov``; records the install
         ranges the rules found (``result.context["install_ranges"]``). With a cache, a
         unit checked before with the same inputs is answered from it."""
-        unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
+        unit = Unit(opened, path, data, prov, self.unit_key(opened, path, data, prov))
         cached = self._cached(unit)
         return self._settle(unit, cached or self._known(unit) or self._compute(unit),
                             fresh=cached is None)
@@ -300,7 +300,7 @@ class Session(RootFileChecks):
         if self.cache is not None and unit.key and not outcome.crashes:
             self.cache.put(unit.key, outcome.result.findings, outcome.ranges)
 
-    def _unit_key(self, opened: Opened, path: str, data: bytes, prov: Provenance) -> str:
+    def unit_key(self, opened: Opened, path: str, data: bytes, prov: Provenance) -> str:
         """The cache key of checking ``data`` as ``path`` in ``opened`` ("" without a
         cache)."""
         if self.cache is None or opened.unit_prefix is None:
@@ -387,7 +387,7 @@ class Session(RootFileChecks):
         if opened is None or read is None:
             return False
         data, prov = read
-        unit = Unit(opened, path, data, prov, self._unit_key(opened, path, data, prov))
+        unit = Unit(opened, path, data, prov, self.unit_key(opened, path, data, prov))
         cached = self._cached(unit)
         if cached is not None:
             self._settle(unit, cached, fresh=False)

@@ -5,6 +5,7 @@ gives on the fixed tree."""
 
 from __future__ import annotations
 
+import codecs
 import collections
 import contextlib
 import io
@@ -88,3 +89,42 @@ def test_fix_reads_each_text_once_with_the_second_parser(
     assert "fixed 2 finding(s) with 2 fix(es) in 1 file(s)" in err
     # the text read, each fix alone and both together, each read once
     assert sorted(texts.values()) == [1, 1, 1, 1]
+
+
+def test_fix_takes_the_checks_of_its_texts_from_the_result_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each text the fix loop checks (the text read, each candidate, what a pass leaves)
+    is a unit of ``check``'s result cache: ``--fix`` run again on the same bytes with the
+    same cache judges no text, and writes and reports what the first run did."""
+    cache = tmp_path / "cache"
+    root = make_tree(tmp_path, BROKEN)
+    (root / CLEAN).write_text(RECIPE)
+    targets = ("--fix", "--cache-dir", str(cache), "--jobs", "1", str(root / PATH),
+               str(root / CLEAN))
+    first = _run(*targets)
+    assert (root / PATH).read_text() == FIXED
+    (root / PATH).write_text(BROKEN)
+    seen = _count_checks(monkeypatch)
+    assert _run(*targets) == first
+    assert (root / PATH).read_text() == FIXED
+    assert "fixed 2 finding(s) with 2 fix(es) in 1 file(s)" in first[2]
+    assert not seen, seen
+
+
+def test_fix_checks_a_text_with_a_byte_order_mark_itself(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop checks a file with a BOM as its text without the BOM, which is not what
+    ``check`` checks in those bytes: no such text is taken from (or put in) the cache."""
+    cache = tmp_path / "cache"
+    root = make_tree(tmp_path, BROKEN)
+    broken = codecs.BOM_UTF8 + BROKEN.encode()
+    (root / PATH).write_bytes(broken)
+    targets = ("--fix", "--cache-dir", str(cache), "--jobs", "1", str(root / PATH))
+    first = _run(*targets)
+    (root / PATH).write_bytes(broken)
+    seen = _count_checks(monkeypatch)
+    assert _run(*targets) == first
+    assert (root / PATH).read_bytes() == codecs.BOM_UTF8 + FIXED.encode()
+    # the text read, each fix alone, both together; the check after the write takes the
+    # loop's (``known``)
+    assert sum(seen.values()) == 4

@@ -244,3 +244,35 @@ def test_every_corpus_recipe_renders_the_same_through_another_texts_renderings(
     compared = sum(_reused_equals_fresh(corpus_main_tree, ctx, p)
                    for p in _corpus_recipes(corpus_main_tree))
     assert compared > 25_000
+
+
+def test_texts_that_differ_only_in_the_guide_are_rendered_once(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``render_all`` reads a recipe's path and data but never its guide: two texts of a
+    recipe that differ only in the guide (a fix of the guide, a candidate the fix loop
+    tries) get one ``render_all`` in a context, the first text's renderings, which equal a
+    fresh rendering of the second; a text with other ``meta`` (the planning reads it) is
+    rendered anew."""
+    import validator.render.cache as render_cache
+
+    calls: list[str] = []
+    real = render_all
+
+    def counted(recipe: LoadedDocument, *args: Any, **kwargs: Any) -> list[Rendered]:
+        calls.append(recipe.sha256)
+        return real(recipe, *args, **kwargs)
+
+    monkeypatch.setattr(render_cache, "render_all", counted)
+    base = (tree / RECIPE).read_text()
+    first, second, third = (
+        load_yaml(f"{base}guide: |\n  {line}\n".encode(), RECIPE)
+        for line in ("Run it.", "Run it twice.", "Run it twice."))
+    third = load_yaml(third.text.replace("meta:\n", "meta:\n  date_updated: '2033-03-03'\n",
+                                         1).encode(), RECIPE)
+    assert first.data["guide"] != second.data["guide"] and first.sha256 != second.sha256
+    ctx = local_context(tree)
+    before = rendered_configurations(first, ctx)
+    after = rendered_configurations(second, ctx)
+    assert after is before and len(calls) == 1
+    assert [repr(r) for r in after] == [repr(r) for r in _fresh(tree, second)]
+    assert rendered_configurations(third, ctx) is not before and len(calls) == 2

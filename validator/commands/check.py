@@ -182,16 +182,20 @@ def check_targets(targets: list[Target], settings: Settings,
                   cache_dir: Path | None = None, jobs: int = 1,
                   progress: Display = NO_PROGRESS,
                   known: KnownUnits | None = None,
-                  digests: FileDigests | None = None) -> RunResult:
+                  digests: FileDigests | None = None,
+                  cache: UnitCache | None = None) -> RunResult:
     """Check every target against the context of its own tree, with the configuration
     ``config`` gives for that tree (default: none), through the one driver
     (:class:`validator.session.Session`); with ``cache_dir``, units checked before with
     the same inputs come from its result cache (:mod:`validator.unit_cache`). ``progress``
     shows the targets done (none by default); ``known``: units the run checked already
     (:data:`~validator.session.KnownUnits`); ``digests``: the run's digests of the tool's
-    files, which the cache's keys hash (:mod:`validator.file_digests`)."""
+    files, which the cache's keys hash (:mod:`validator.file_digests`); ``cache``: the
+    result cache of ``cache_dir`` opened already (by ``--fix``, whose loop checked units
+    into it), closed here."""
     rules = check_rules()
-    cache = UnitCache(cache_dir, settings, rules, digests) if cache_dir is not None else None
+    if cache is None and cache_dir is not None:
+        cache = UnitCache(cache_dir, settings, rules, digests)
     session = Session(settings, rules, config=config or None, cache=cache, known=known)
     bar = progress("checking", len(targets))
     try:
@@ -249,16 +253,21 @@ def run(args: argparse.Namespace) -> int:
                 configs[id(tree)] = rule_config(args)
         return configs[id(tree)]
 
+    cache_dir, digests = result_cache_dir(args, settings), getattr(args, "digests", None)
+    cache = None  # --fix checks its texts as units of the check's cache (not --diff)
     if args.fix or args.diff or args.unsafe_fixes:
         from validator.fix.command import remaining_note, run_fix
 
-        diff_code = run_fix(args, targets, settings, selected_rules(args), config_of, known)
+        if args.fix and not args.diff and cache_dir is not None:
+            cache = UnitCache(cache_dir, settings, check_rules(), digests)
+        diff_code = run_fix(args, targets, settings, selected_rules(args), config_of, known,
+                            cache)
         if diff_code is not None:
             return diff_code
     targets = collect_targets(args)  # again: --fix may have changed what is there
-    result = check_targets(targets, settings, config_of, result_cache_dir(args, settings),
-                           args.jobs or default_jobs(), display_of(args), known,
-                           getattr(args, "digests", None))
+    result = check_targets(targets, settings, config_of, cache_dir,
+                           args.jobs or default_jobs(), display_of(args), known, digests,
+                           cache)
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases

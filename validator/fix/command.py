@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 from validator.atomic import replace_unchanged
 from validator.checker import RunResult
 from validator.context import Settings
 from validator.errors import UsageError
+from validator.findings import Finding
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
@@ -26,9 +28,11 @@ from validator.progress import NO_PROGRESS, Display, display_of
 from validator.rules.metadata import Rule
 from validator.schema import SchemaValidator
 from validator.session import ConfigOf, Session
-from validator.session_units import KnownUnits, unit_identity
+from validator.session_units import KnownUnits, Opened, unit_identity
 from validator.source.local import Target
 from validator.source.tree import LocalTree, SourceError
+from validator.source.verify import pinning_findings
+from validator.unit_cache import UnitCache
 
 LINK_NOT_FIXED = "a symbolic link; not fixed (fix the file it points to)"
 """Why a recipe that is a symbolic link is neither fixed by ``--fix`` nor in ``--diff``'s
@@ -38,14 +42,18 @@ patch: writing it would replace the link by a file (or edit a file elsewhere).""
 def fix_targets(targets: list[Target], settings: Settings, rules: list[Rule], *,
                 unsafe: bool, config: ConfigOf | None = None,
                 progress: Display = NO_PROGRESS,
-                known: KnownUnits | None = None) -> list[DocumentFixes]:
+                known: KnownUnits | None = None,
+                cache: UnitCache | None = None) -> list[DocumentFixes]:
     """Fix every target in memory (nothing is written here); the contexts and the
     configuration of each tree (``config``, as ``check`` reads it) come from the same
     :class:`~validator.session.Session` as a check's, so a finding the check does not
     report is not fixed. ``progress`` shows the targets done (on stderr, never in the
     patch; none by default). ``known`` receives the check of each fixed text (as
-    ``check`` would find it in those bytes) for the check that follows the writes."""
-    session = Session(settings, rules, config=config,
+    ``check`` would find it in those bytes) for the check that follows the writes.
+    ``cache``: the result cache of ``check``; each text the fix loop checks is a unit of
+    it (the text read, each candidate fix, what a pass leaves), taken from it when
+    checked before with the same inputs (by ``check``, or by an earlier ``--fix``)."""
+    session = Session(settings, rules, config=config, cache=cache,
                       schema=SchemaValidator(strict=settings.strict, as_of=settings.as_of))
     out: list[DocumentFixes] = []
     bar = progress("fixing", len(targets))
@@ -81,12 +89,43 @@ def _fix_target(session: Session, target: Target, unsafe: bool,
     except (SourceError, FileNotFoundError) as exc:
         print(f"recipe-check: {target.path}: not fixed: {exc}", file=sys.stderr)
         return None
-    outcome = fix_document(raw, target.path, opened.checker, unsafe=unsafe)
+    units = _CachedTexts(session, opened, tree, target.path) if session.cache else None
+    outcome = fix_document(raw, target.path, opened.checker, unsafe=unsafe, units=units)
     if known is not None and outcome.checked is not None:
         data = outcome.fixed
         identity = unit_identity(opened, target.path, data, tree.provenance(target.path, data))
         known[identity] = (outcome.checked.findings, outcome.checked.install_ranges)
     return outcome
+
+
+@dataclass
+class _CachedTexts:
+    """The texts of recipe ``path`` of ``tree`` as units of the session's result cache
+    (:class:`~validator.fix.engine.TextUnits`): keyed as ``check`` keys the file with
+    those bytes (:meth:`~validator.session.Session.unit_key`), so either command reuses
+    what the other checked. Not for a revision resolved by name (its pinning finding is
+    part of the check, not of the fix loop's)."""
+
+    session: Session
+    opened: Opened
+    tree: LocalTree
+    path: str
+
+    def _key(self, data: bytes) -> str:
+        prov = self.tree.provenance(self.path, data)
+        if pinning_findings(prov, strict=self.session.settings.strict):
+            return ""
+        return self.session.unit_key(self.opened, self.path, data, prov)
+
+    def get(self, data: bytes) -> tuple[list[Finding], Any] | None:
+        key = self._key(data)
+        found = self.session.cache.get(key) if self.session.cache and key else None
+        return None if found is None else (found.findings, found.install_ranges)
+
+    def put(self, data: bytes, findings: list[Finding], install_ranges: Any) -> None:
+        key = self._key(data)
+        if self.session.cache and key:
+            self.session.cache.put(key, findings, install_ranges)
 
 
 def write_fixed(target: Target, outcome: DocumentFixes) -> str | None:
@@ -126,16 +165,17 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
 
 def run_fix(args: argparse.Namespace, targets: list[Target], settings: Settings,
             rules: list[Rule], config: ConfigOf | None = None,
-            known: KnownUnits | None = None) -> int | None:
+            known: KnownUnits | None = None, cache: UnitCache | None = None) -> int | None:
     """``--diff``: print the patch, return 1 when there is one (0 otherwise). ``--fix``:
     write the files and return ``None`` (the caller checks again and reports; ``known``
-    receives what the fix loop found in the bytes it left, see :func:`fix_targets`)."""
+    receives what the fix loop found in the bytes it left, see :func:`fix_targets`;
+    ``cache``: the result cache the check after the writes uses too)."""
     if args.unsafe_fixes and not (args.fix or args.diff):
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.fix and args.diff:
         raise UsageError("--fix writes the fixes and --diff only shows them: choose one")
     outcomes = fix_targets(targets, settings, rules, unsafe=args.unsafe_fixes, config=config,
-                           progress=display_of(args), known=known)
+                           progress=display_of(args), known=known, cache=cache)
     by_path = {t.path: t for t in targets}
     if args.diff:
         patch = "".join(unified_diff(o.path, o.original, o.fixed) for o in outcomes)

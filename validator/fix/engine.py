@@ -16,12 +16,13 @@ from __future__ import annotations
 import bisect
 import codecs
 import difflib
+import hashlib
 import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import validator.rule_index  # noqa: F401  (imports every module that declares a fix)
 from validator.checker import Checker, RunResult
@@ -76,6 +77,18 @@ def check_document(checker: Checker, doc: LoadedDocument) -> Checked:
                    bool(scratch.internal_errors))
 
 
+class TextUnits(Protocol):
+    """Checks of the texts of one recipe kept by content across runs (``--fix``: the
+    result cache of ``check``, :mod:`validator.unit_cache`): the findings and install
+    ranges of checking ``data`` as ``check`` checks a file of those bytes."""
+
+    def get(self, data: bytes) -> tuple[list[Finding], Any] | None:
+        """What checking ``data`` found, when kept; else ``None``."""
+
+    def put(self, data: bytes, findings: list[Finding], install_ranges: Any) -> None:
+        """Keep what checking ``data`` found (no rule crashed on it)."""
+
+
 def _dump(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, allow_nan=True)
 
@@ -85,10 +98,12 @@ class _Document:
     edit, the text a pass leaves) is loaded and checked once: the check of a candidate
     fix is the next pass's check of the text it leaves."""
 
-    def __init__(self, raw: bytes, path: str, checker: Checker) -> None:
+    def __init__(self, raw: bytes, path: str, checker: Checker,
+                 units: TextUnits | None = None) -> None:
         self.bom = raw.startswith(codecs.BOM_UTF8)
         self.path = path
         self.checker = checker
+        self.units = units
         self._loaded: dict[str, LoadedDocument] = {}
         self._checked: dict[str, Checked] = {}
         self._second: dict[str, Any] = {}
@@ -116,9 +131,24 @@ class _Document:
         """``text`` loaded and checked, once per text (unless a rule crashed on it)."""
         found = self._checked.get(text)
         if found is None:
-            found = check_document(self.checker, self.load(text))
+            found = self._check_unit(self.load(text))
             if not found.crashed:
                 self._checked[text] = found
+        return found
+
+    def _check_unit(self, doc: LoadedDocument) -> Checked:
+        """``doc`` checked, or what :attr:`units` kept of checking its bytes. Only where
+        ``doc`` was loaded from exactly the bytes the check judges (``doc.text`` encoded:
+        no BOM), so that a kept check is exactly this check."""
+        data = doc.text.encode("utf-8")
+        units = self.units if self.units is not None and \
+            hashlib.sha256(data).hexdigest() == doc.sha256 else None
+        kept = units.get(data) if units is not None else None
+        if kept is not None:
+            return Checked(doc, kept[0], kept[1], False)
+        found = check_document(self.checker, doc)
+        if units is not None and not found.crashed:
+            units.put(data, found.findings, found.install_ranges)
         return found
 
     def encode(self, text: str) -> bytes:
@@ -213,7 +243,8 @@ def _line_of(index: TextIndex, offset: int) -> int:
 
 
 def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = False,
-                 select: Callable[[Finding], bool] | None = None) -> DocumentFixes:
+                 select: Callable[[Finding], bool] | None = None,
+                 units: TextUnits | None = None) -> DocumentFixes:
     """Fix ``raw`` (the bytes of recipe ``path``) as far as the fixes allow.
 
     Args:
@@ -223,11 +254,13 @@ def fix_document(raw: bytes, path: str, checker: Checker, *, unsafe: bool = Fals
         unsafe: apply unsafe fixes too.
         select: fix only the findings it accepts (of the document as read; later passes
             fix what those fixes leave of the same rules, never a finding it refused).
+        units: where checks of the recipe's texts are kept across runs (none: each text
+            is checked once in this call).
 
     Returns:
         The outcome; ``fixed`` is ``raw`` when nothing applied or the file does not load.
     """
-    work = _Document(raw, path, checker)
+    work = _Document(raw, path, checker, units)
     result = DocumentFixes(path, raw, raw)
     if not work.doc.ok:
         problem = work.doc.findings[0].message if work.doc.findings else "not a mapping"

@@ -16,7 +16,7 @@ from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render.carry import Table, carry_key, inputs_digest
 from validator.render.problems import RenderProblem
-from validator.render.recipe_reads import kept_table
+from validator.render.recipe_reads import kept_table, rendering_digest
 from validator.render.renderer import Rendered, render_all, site_strategies
 
 K = TypeVar("K", bound=Hashable)
@@ -57,7 +57,21 @@ def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]
             return []
 
     recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
-    return kept_recent(recent, f"{doc.path}:{doc.sha256}", all_configurations, KEPT)
+    return kept_recent(recent, _rendering_key(doc, ctx), all_configurations, KEPT)
+
+
+def _rendering_key(doc: LoadedDocument, ctx: Context) -> str:
+    """The key of ``doc``'s renderings in the store of ``ctx``: its path and what a
+    ``render_all`` reads of it (:func:`~validator.render.recipe_reads.rendering_digest`;
+    it reads the document's path, ``ok`` and data, never its text or source map), so
+    texts that differ only in the guide (the fixes of the guide a fix run tries) are
+    rendered once. Made once per document content (dropped with its other per-document
+    state, :meth:`~validator.context.Context.forget_document`); a document built by hand
+    (no digest) keeps the key of its path alone, as before."""
+    if not doc.sha256:
+        return f"{doc.path}:"
+    return ctx.memoised(f"render:key:{doc.path}:{doc.sha256}:",
+                        lambda: f"{doc.path}:{rendering_digest(doc.ok, doc.data)}")
 
 
 def share_renderings(ctx: Context, store: OrderedDict[str, list[Rendered]],
@@ -97,7 +111,7 @@ def _carried(doc: LoadedDocument, ctx: Context) -> Table | None:
 def recent_renderings(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
     """The renderings of ``doc`` its rules made, while ``ctx`` keeps them (else none)."""
     recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
-    return recent.get(f"{doc.path}:{doc.sha256}") or []
+    return recent.get(_rendering_key(doc, ctx)) or []
 
 
 #: How many documents' renderings a context keeps: a recipe's base and head in ``pr``.

@@ -93,6 +93,19 @@ def text_digest(data: Any) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+def rendering_digest(ok: bool, data: Any) -> str:
+    """Digest of everything of a recipe a ``render_all`` of it reads: whether it loaded
+    and its data but ``guide`` (:data:`UNREAD`; the planning reads ``meta``, so it is
+    kept), each top-level key in order with its value (``repr``, as :func:`text_digest`).
+    The renderings of two texts of one recipe with the same digest are the same: a fix of
+    the guide keeps those of the text it edits
+    (:func:`validator.render.cache.rendered_configurations`)."""
+    if type(data) is not dict:
+        return hashlib.sha256(repr((ok, data)).encode()).hexdigest()
+    parts = [(k, v) for k, v in data.items() if k != "guide"]
+    return hashlib.sha256(repr((ok, parts)).encode()).hexdigest()
+
+
 def read_fingerprint(data: Any, variant: Any, strategy: Any, memo: dict[Any, Any]) -> Any:
     """What a site rendering of ``variant`` and ``strategy`` reads of ``data`` where
     :func:`text_digest` leaves it out: of a mapping ``variants``, ``repr`` of
