@@ -1,7 +1,7 @@
 """A configuration file nested a thousand levels deep (arrays, inline tables) is a usage
 error naming the file and line, exit 2 -- in ``check``, ``pr`` and ``history``, as
 ``.recipe-check.toml`` or inside ``pyproject.toml`` -- never a ``RecursionError``
-traceback; run through the real CLI on a real git repository."""
+traceback; run through the CLI (its main, in the test process) on a real git repository."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from validator.config import MAX_TOML_NESTING, parse_config
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -25,10 +26,10 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "validator", *args], cwd=cwd,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PROJECT),
-                               "HOME": str(cwd)},
-                          capture_output=True, text=True, timeout=600, check=False)
+    """The command in this process (:func:`tests.cli_in_process.run_cli`): what is pinned
+    is its exit code and message, not the process; an uncaught ``RecursionError`` would
+    fail the test as it is raised."""
+    return run_cli(*args, cwd=cwd)
 
 
 @pytest.fixture

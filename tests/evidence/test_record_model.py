@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.conftest import EXTRA
 from tests.evidence.conftest import (
     EXTRA_GLM53,
@@ -127,8 +128,8 @@ def test_attestation_statement(glm53: dict[str, Any]) -> None:
 
 def test_record_command_errors_are_clean(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "validator", "record", *args],
-                              capture_output=True, text=True)
+        # in this process: an exception the command let escape would fail the test here
+        return run_cli("record", *args)
 
     r = run("not-a-spec")
     assert r.returncode == 2 and "OWNER/REPO@REV:PATH" in r.stderr and "Traceback" not in r.stderr

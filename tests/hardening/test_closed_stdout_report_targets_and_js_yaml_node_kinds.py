@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from validator.cli import main
 from validator.load import load_yaml
 
@@ -28,6 +29,9 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _cli(args: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """``python -m validator ARGS`` as a process of its own, for the tests about the
+    process (its closed stdout); the others run the command in this process
+    (:func:`tests.cli_in_process.run_cli`)."""
     env = dict(os.environ, PYTHONPATH=str(PROJECT))
     kwargs.setdefault("stdout", subprocess.PIPE)
     proc: subprocess.CompletedProcess[str] = subprocess.run(
@@ -81,16 +85,16 @@ def test_tags_and_merges_js_yaml_accepts_are_not_findings(text: str) -> None:
 def test_a_wrong_kind_tag_in_a_recipe_fails_the_check(tree: Path) -> None:
     file = tree / RECIPE
     file.write_text(file.read_text().replace("base_env: {}", "base_env: !!str {}", 1))
-    proc = _cli([RECIPE], tree)
+    proc = run_cli(RECIPE, cwd=tree)
     assert proc.returncode == 1, proc.stdout
     assert f"{RECIPE}:27:13: error YAML008 `!!str` on a mapping" in proc.stdout
 
 
 def test_a_file_named_twice_is_checked_and_counted_once(tree: Path) -> None:
     moe = "models/example-org/Example-MoE-120B.yaml"
-    once = _cli(["models/"], tree)
+    once = run_cli("models/", cwd=tree)
     for args in ([moe, moe], ["models/", moe], ["models/", f"./{moe}", str(tree / moe)]):
-        proc = _cli(args, tree)
+        proc = run_cli(*args, cwd=tree)
         assert proc.returncode == 1
         last = proc.stdout.strip().splitlines()[-1]
         if args[0] == "models/":
@@ -106,7 +110,7 @@ def test_a_file_named_twice_is_checked_and_counted_once(tree: Path) -> None:
     ["--json", "x.json", "--summary", "{tree}/x.json"],
 ])
 def test_two_reports_into_one_file_is_a_usage_error(tree: Path, options: list[str]) -> None:
-    proc = _cli([RECIPE, *(o.format(tree=tree) for o in options)], tree)
+    proc = run_cli(RECIPE, *(o.format(tree=tree) for o in options), cwd=tree)
     assert proc.returncode == 2 and "are the same file" in proc.stderr, proc.stderr
     assert not list(tree.glob("x.*"))  # refused before anything is written
 
@@ -115,7 +119,7 @@ def test_two_reports_into_one_file_is_a_usage_error(tree: Path, options: list[st
     ("newdir/", "ends with '/', so it names a folder"), ("", "an empty file name")])
 def test_a_report_file_that_names_a_folder_is_a_usage_error(tree: Path, value: str,
                                                             says: str) -> None:
-    proc = _cli([RECIPE, "--output", value], tree)
+    proc = run_cli(RECIPE, "--output", value, cwd=tree)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
     assert not (tree / "newdir").exists()  # was: a file 'newdir' holding the report
 

@@ -4,13 +4,13 @@ folder): otherwise the second report replaces the first without a word."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_in_process import run_cli
 
 PROJECT = Path(__file__).resolve().parents[2]
 EXAMPLES = PROJECT / "examples" / "recipes"
@@ -18,9 +18,9 @@ RECIPE = "models/example-org/Example-Chat-8B.yaml"
 
 
 def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(PROJECT))
-    return subprocess.run([sys.executable, "-m", "validator", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    """The command in this process (:func:`tests.cli_in_process.run_cli`): the tests pin
+    its exit code, message and files, not the process."""
+    return run_cli(*args, cwd=cwd)
 
 
 @pytest.fixture()
