@@ -62,7 +62,7 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
             config.hardware, get(tax, "hardware_profiles"))
     by_reads = memo.setdefault("by-reads", {})
     read = read_fingerprint(data, config.variant, config.strategy, memo)
-    made = by_reads.setdefault((_sharing_key(replace(config, feature_modes=())), read), [])
+    made = by_reads.setdefault((_sharing_key(config), read), [])
     found = _reused(made, reads, config, docs)
     if found is not None:
         return found
@@ -86,11 +86,14 @@ def _reused(made: Any, reads: HardwareReads, config: Configuration, docs: Docume
     reads of its mode selection hold on ``config``'s (a rendering of the same selection
     read the same values, and its mode decisions read the hardware through its hardware
     reads), for ``config``; else ``None``."""
-    for owner, trace, kept in made:
+    same = config.feature_modes
+    # (the renderings of this very selection first: they need no replay of their reads
+    # of it)
+    for owner, trace, kept in sorted(made, key=lambda entry: not _same(entry[2][4][0], same)):
         modes, selection_read = kept[4]
         if not (owner is reads or owner.holds_for(reads, trace)):
             continue
-        if modes != config.feature_modes and not _modes_hold(selection_read, config, reads):
+        if not _same(modes, same) and not _modes_hold(selection_read, config, reads):
             continue
         # (a rendering carried from another revision for the same hardware keeps its
         # pointers: nothing to restamp)
@@ -99,6 +102,11 @@ def _reused(made: Any, reads: HardwareReads, config: Configuration, docs: Docume
         site, overrides, processes, env_sources = kept[:4]
         return {**site, "hardware": config.hardware}, overrides, processes, env_sources
     return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal selections of equal types (``1``, ``1.0`` and ``True`` apart)."""
+    return a is b or (a == b and repr(a) == repr(b))
 
 
 def _modes_hold(selection_read: Any, config: Configuration, reads: HardwareReads) -> bool:
@@ -110,21 +118,23 @@ def _modes_hold(selection_read: Any, config: Configuration, reads: HardwareReads
                  reads.hw_id)
 
 
-_BUT_HARDWARE = tuple(f.name for f in fields(Configuration) if f.name != "hardware")
+_BUT_HARDWARE = tuple(f.name for f in fields(Configuration)
+                      if f.name not in ("hardware", "feature_modes"))
 
 
 def _sharing_key(config: Configuration) -> Any:
-    """Everything of ``config`` but its hardware: the renderings of one key are shared
-    where their hardware reads hold. Equal only for equal values of equal types (``1``,
-    ``1.0`` and ``True`` render differently): the tuple of the values where each is a
-    string, an ``int`` or ``None`` (or a tuple of strings), else their ``repr``."""
+    """Everything of ``config`` but its hardware and mode selection: the renderings of
+    one key are shared where their hardware and selection reads hold. Equal only for
+    equal values of equal types (``1``, ``1.0`` and ``True`` render differently): the
+    tuple of the values where each is a string, an ``int`` or ``None`` (or a tuple of
+    strings), else their ``repr``."""
     c = config
     if type(c.variant) is str and type(c.strategy) is str and type(c.nodes) is int and \
             c.pd_nodes is None and c.kv_instances is None and c.omni_task is None and \
             c.kv_option is None and (c.kv_offload is None or type(c.kv_offload) is str) and \
             not c.advanced_args and _strings(c.features) and type(c.feature_modes) is tuple \
             and all(_strings(pair) for pair in c.feature_modes):
-        return (c.variant, c.strategy, c.features, c.nodes, c.feature_modes, c.kv_offload)
+        return (c.variant, c.strategy, c.features, c.nodes, c.kv_offload)
     return repr(tuple(getattr(config, name) for name in _BUT_HARDWARE))
 
 
