@@ -29,6 +29,7 @@ from validator.rules.metadata import Hit, Rule
 from validator.rules.ref.context_names import NAME_CLAIM, name_claim_hits
 from validator.rules.ref.platform_ids import duplicate_platform_hits
 from validator.rules.ref.quickstart import quickstart_hits, quickstart_paths
+from validator.rules.ref.site_rendering import context_count_hits
 from validator.rules.yaml.document_shape import YAML_SHAPE
 from validator.rules.yaml.safety_limits import YAML_LIMIT
 from validator.schema import SchemaValidator
@@ -303,6 +304,9 @@ class Checker:
         if schema_name == "platforms" and "REF026" in rules:
             findings += [doc.finding(rules["REF026"], hit, strict=settings.strict)
                          for hit in duplicate_platform_hits(doc.data)]
+        if "REF014" in rules:  # a count expanded past the bound: always on the file
+            findings += [doc.finding(rules["REF014"], hit, strict=settings.strict)
+                         for hit in context_count_hits(schema_name, doc.data)]
         if not args:  # shell code it adds to the commands is always judged on the file
             return findings + context_shell_findings(doc, schema_name, rules,
                                                      strict=settings.strict)

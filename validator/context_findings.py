@@ -28,10 +28,12 @@ from validator.findings import Finding, Related
 from validator.identity import with_identities
 from validator.load import LoadedDocument
 
-SELECTORS = ("/compatible_strategies/", "/kv_offload_support/")
-"""Pointers of the recipe lines that pull a context file's lists into its commands: a
-finding there (or on the whole document) with a related location in that file is about
-what the file puts into the command, not about something the recipe wrote."""
+SELECTORS = ("/compatible_strategies/", "/kv_offload_support/", "/model/min_vllm_version")
+"""Pointers of the recipe lines that pull a context file's lists into its commands (or,
+for a KV offload option the site offers the recipe unlisted, the minimum its flags are
+newer than): a finding there (or on the whole document) with a related location in that
+file is about what the file puts into the command, not about something the recipe
+wrote."""
 
 SELECTS = "the recipe line that selects this list"
 """The message of the related location a relocated finding keeps of the recipe."""

@@ -8,14 +8,17 @@ output of ``--jobs N`` is the output of ``--jobs 1`` byte for byte.
 
 A worker that dies (killed, out of memory) costs nothing but time: the units it did not
 return are computed in the parent. Where ``fork`` is not available (macOS's and Windows'
-default), or this process runs other threads, everything runs in the parent.
+default), or this process runs other threads, everything runs in the parent. A worker
+ends when the parent dies, killed or not (:func:`_die_with_parent`).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -45,9 +48,46 @@ def _may_fork() -> bool:
             and threading.active_count() == 1)
 
 
+PARENT_POLL_SECONDS = 0.5
+"""How often a worker looks whether its parent is still there (where the kernel cannot
+be asked to end it with its parent)."""
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when its parent ``parent`` dies, however it dies (``kill -9``
+    too): a worker whose parent is gone would compute the rest of the units for nobody,
+    then hang for good in multiprocessing's exit, joining a queue no one reads.
+
+    On Linux the kernel sends the worker ``SIGKILL`` when the parent ends
+    (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon thread ends the worker once its
+    parent process id changes (the worker was handed to another process), every
+    :data:`PARENT_POLL_SECONDS`. A parent already gone at the start ends it at once."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(
+                _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no libc prctl: the thread below does it
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="recipe-check parent watch").start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
+
+
 def _worker(compute: Callable[[Any], Any], units: Sequence[Any], todo: Any,
-            done: Any) -> None:
+            done: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent(parent)
     while True:
         index = todo.get()
         if index is None:
@@ -75,7 +115,8 @@ def run_units(compute: Callable[[T], R], units: Sequence[T], jobs: int,
     todo, finished = ctx.SimpleQueue(), ctx.Queue()
     for index in range(len(units)):
         todo.put(index)
-    workers = [ctx.Process(target=_worker, args=(compute, units, todo, finished), daemon=True)
+    workers = [ctx.Process(target=_worker, args=(compute, units, todo, finished, os.getpid()),
+                           daemon=True)
                for _ in range(jobs)]
     for w in workers:
         todo.put(None)

@@ -15,8 +15,9 @@ from typing import Any
 
 from validator.render import jsval
 from validator.render.args import Arg
+from validator.render.counts import MAX_EXPANDED, bounded
 from validator.render.documents import ptr
-from validator.render.hardware_reads import in_hardware_ids
+from validator.render.hardware_reads import in_hardware_ids, profile_pointer, raw_id
 from validator.render.jsval import get, or_, truthy
 from validator.render.layers import Composer, role_nodes
 from validator.sourcemap import join_pointer, split_pointer
@@ -104,6 +105,9 @@ def _pin_pd_gpus(c: Composer, env: Env, role: str) -> None:
     legacy = 1 if jsval.to_number(c.node_count) > 1 else 0
     nodes = spec["nodes"] if jsval.is_number(spec.get("nodes")) else legacy
     gpus = c.gpu_count
+    if gpus > MAX_EXPANDED:  # one id per GPU
+        bounded(gpus, f"hardware_profiles.{raw_id(c.hw_id)}.gpu_count", c.docs.taxonomy,
+                profile_pointer(c.hw_id, "gpu_count"))
     origin = Arg(None, f"strategy:{c.strategy_name}", c.docs.strategy(c.strategy_name),
                  f"/{role}")
     if nodes >= 1:

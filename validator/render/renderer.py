@@ -28,6 +28,7 @@ from validator.render.configuration import (
     document_data,
     variant_configurations,
 )
+from validator.render.counts import COUNT_REFUSED, CountRefused
 from validator.render.docker import BASE_CUDA, synthesize_install
 from validator.render.documents import Documents
 from validator.render.jsval import get, or_
@@ -124,6 +125,11 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
         install = memo["install"]
         site, overrides, processes, env_sources = shared_site_rendering(data, config, strat, tax,
                                                                   docs, memo)
+    except CountRefused as exc:
+        problems.append(RenderProblem(
+            COUNT_REFUSED, "error", f"recipe-check does not render {config.label()}: {exc}",
+            exc.document or recipe.path, exc.pointer))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error",
@@ -199,6 +205,11 @@ def _render_omni(recipe: LoadedDocument, data: Any, tax: Any, config: Configurat
                 "entry of omni.tasks; rendered without a task", recipe.path, "/omni/tasks"))
         traced = resolve_omni_traced(data, config.variant, task, get(profiles, config.hardware)
                                      or {}, config.hardware, docs, task_ptr)
+    except CountRefused as exc:
+        problems.append(RenderProblem(
+            COUNT_REFUSED, "error", f"recipe-check does not render {config.label()}: {exc}",
+            exc.document or recipe.path, exc.pointer))
+        return Rendered(config, recipe.path, False, problems=tuple(problems))
     except jsval.JsTypeError as exc:
         problems.append(RenderProblem(
             "synthesis-error", "error", f"the site cannot render {config.label()}: {exc}",

@@ -20,6 +20,7 @@ Raises :class:`~validator.render.jsval.JsTypeError` where the site's function th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ from validator.render.args import (
     final_plan,
     planned,
 )
+from validator.render.counts import bounded
 from validator.render.docker import (
     DockerMeta,
     build_docker_argv,
@@ -169,12 +171,9 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
             and offload_gates.kv_offload_supported_for_recipe(option, key, recipe)
             and offload_gates.kv_offload_brand_supported(option, profile)):
         option = None
+    instances = _kv_instance_count(kv_instances, kv_store, composing,
+                                   docs.strategy(kv_offload))
     inst = kv_instances if isinstance(kv_instances, dict) else {"count": kv_instances}
-    count = get(inst, "count")
-    if jsval.is_number(count) and count >= 1:
-        instances = int(jsval.floor(count))
-    else:
-        instances = int(jsval.to_number(or_(get(kv_store, "default_instances"), 2)))
     current = jsval.to_number(jsval.nullish(get(inst, "current"), 0))
     current_i = int(jsval.js_max(0, jsval.js_min(instances - 1, current)))
     composer = Composer(
@@ -188,6 +187,25 @@ def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
     # (not the GPU count: a rendering that makes no flag of it must not read it)
     _ = (composer.gen, composer.is_nvidia, composer.deploy_type, composer.overrides)
     return composer
+
+
+def _kv_instance_count(kv_instances: Any, kv_store: Any, composing: bool,
+                       document: str) -> int:
+    """The instances a kv-store composition renders: the configuration's count (a number
+    of at least 1), else the deployment's ``default_instances`` (falsy: 2), bounded
+    where the rendering expands them (``composing``: one ``--backend-url`` each), else 0
+    when not a number (:func:`~validator.render.counts.bounded`)."""
+    inst = kv_instances if isinstance(kv_instances, dict) else {"count": kv_instances}
+    count = get(inst, "count")
+    if jsval.is_number(count) and count >= 1:
+        value, pointer = jsval.floor(count), ""
+    else:
+        value, pointer = or_(get(kv_store, "default_instances"), 2), "/default_instances"
+    if composing:
+        return bounded(value, "default_instances" if pointer else "the instance count",
+                       document if pointer else "", pointer)
+    number = jsval.to_number(value)
+    return int(number) if number == number and abs(number) != math.inf else 0
 
 
 def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,

@@ -8,11 +8,13 @@ there."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import check_tree, line_of
+from validator.cli import main
 from validator.findings import Finding, Severity
 
 CHAT = "models/example-org/Example-Chat-8B.yaml"  # minimum 0.12.0, single_node_tp, NVIDIA
@@ -42,7 +44,10 @@ def test_an_unlisted_option_the_site_offers_is_judged_at_the_recipes_range(
     text = taxonomy.read_text() + _option()
     taxonomy.write_text(text)
     found = sorted(_found(examples_tree), key=lambda f: f.rule)
-    assert [(f.rule, f.line) for f in found] == [("FLAG002", 1), ("FLAG016", 1)]
+    recipe_text = (examples_tree / CHAT).read_text()
+    # the flag newer than the minimum: at the minimum, the line its first fix raises
+    assert [(f.rule, f.line) for f in found] == [
+        ("FLAG002", line_of(recipe_text, "min_vllm_version")), ("FLAG016", 1)]
     flag, var = found
     # the recipe names no line of it: true of the commands shown, not a recipe error
     assert flag.severity is Severity.WARNING
@@ -89,3 +94,18 @@ def test_an_option_the_recipe_opts_out_of_is_not_judged_there(examples_tree: Pat
     recipe = examples_tree / CHAT
     recipe.write_text(recipe.read_text() + "kv_offload_support:\n  example_tier: unsupported\n")
     assert _found(examples_tree) == []
+
+
+def test_an_unlisted_options_newer_flag_moves_onto_the_taxonomy_when_it_is_checked(
+        examples_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Reported at the recipe's ``min_vllm_version``, the finding is still the option's:
+    a run that checks the taxonomy too shows it there, at the flag's own line."""
+    taxonomy = examples_tree / "taxonomy.yaml"
+    text = taxonomy.read_text() + _option()
+    taxonomy.write_text(text)
+    main(["check", "--offline", "--no-cache", "--format", "json", "--select", "FLAG002",
+          str(examples_tree / CHAT), str(taxonomy)])
+    doc = json.loads(capsys.readouterr().out)
+    found = [(d["path"], f["line"]) for d in doc["documents"] for f in d["findings"]
+             if "example_tier" in f["message"]]
+    assert found == [("taxonomy.yaml", line_of(text, NEWER_FLAG))]

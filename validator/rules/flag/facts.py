@@ -284,6 +284,8 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
             related += tuple(Related(line_of(doc, join_pointer(layer.pointer, where[at])), what)
                              for at, what in issue.consequences)
         rule_id = ISSUE_RULE[issue.code]
+        if layer.unlisted and rule_id == "FLAG002" and get(doc.data, *MINIMUM) is not None:
+            ptr = "/" + "/".join(MINIMUM)  # the line of the hint's first fix, not 1:1
         hint = issue.hint
         if layer.unlisted:
             key = split_pointer(layer.pointer)[1]
@@ -292,6 +294,11 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
         _add(hits, rule_id, Hit(ptr, issue.message, hint, related=related,
                                 value_after=lead, reason=FLOOR if issue.floor else None,
                                 severity=_unlisted_severity(layer, rule_id)))
+
+
+MINIMUM = ("model", "min_vllm_version")
+"""Where a flag of a list the recipe does not name (an unlisted KV offload option) that is
+newer than the recipe's minimum is reported: the recipe line the finding's fix raises."""
 
 
 def _unlisted_severity(layer: ArgLayer, rule_id: str) -> Severity | None:

@@ -16,6 +16,7 @@ from validator.context import Context
 from validator.findings import Related, Severity
 from validator.load import LoadedDocument
 from validator.render.cache import problems_by_node
+from validator.render.counts import COUNT_REFUSED, MAX_EXPANDED, context_count_problems
 from validator.render.problems import RenderProblem
 from validator.render.renderer import Rendered
 from validator.rules.api import CONTEXT_FILES, Hit, rule
@@ -84,10 +85,32 @@ def site_cannot_render(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         model:
           base_args: ["--max-model-len", "4096"]
 
+    A count a context file gives that the site expands into one entry each (a kv-store
+    deployment's ``default_instances``: one ``--backend-url`` per instance; a hardware
+    profile's ``gpu_count``: one id per GPU of a PD pool) is reported on that file, at its
+    line, past 256 or when it is no number; recipe-check then does not render the
+    configurations that expand it (``render`` says why).
+
     How to fix: quote the value (every argument is a string), or write the list as a list.
     """
     yield from _hits(doc, ctx, frozenset({"synthesis-error"}),
                      "quote the value: every argument of a command is a string")
+    yield from (hit for hit in _hits(doc, ctx, frozenset({COUNT_REFUSED}), COUNT_HINT)
+                if not hit.related)  # a context file's count: on that file, at its line
+
+
+COUNT_HINT = (f"write a whole number from 1 to {MAX_EXPANDED}: the site writes one entry "
+              "for each")
+
+
+def context_count_hits(kind: str, data: Any) -> list[Hit]:
+    """``REF014`` of the context document ``data`` of ``kind``: each count the site
+    expands into one line each that recipe-check refuses to render (past
+    :data:`~validator.render.counts.MAX_EXPANDED`, or no number), at its line. The
+    recipes rendering with it report nothing of it (their configurations that expand it
+    are not rendered: ``render`` says why)."""
+    return [Hit(pointer, why, COUNT_HINT)
+            for pointer, why in context_count_problems(kind, data)]
 
 
 @rule("REF015", Severity.ERROR, "A rendered command holds a value that cannot be rendered",
