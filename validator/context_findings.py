@@ -38,6 +38,10 @@ wrote."""
 SELECTS = "the recipe line that selects this list"
 """The message of the related location a relocated finding keeps of the recipe."""
 
+SETS_MINIMUM = "the recipe's minimum vLLM version, older than these flags"
+"""That message for a KV offload option the site offers the recipe unlisted (the finding
+sits at ``/model/min_vllm_version``)."""
+
 
 def context_cause(finding: Finding, is_context: Callable[[str], bool]) -> Related | None:
     """The related location in a context file whose list causes ``finding`` (the first
@@ -125,7 +129,8 @@ def on_context_file(finding: Finding, cause: Related, doc: LoadedDocument) -> Fi
     pointer = cause.pointer or ""
     span = doc.source_map.span(pointer) if pointer else None
     line, column = (span.line, span.column) if span else (cause.line, 1)
-    related = (Related(finding.line, SELECTS, finding.path),
+    why = SETS_MINIMUM if finding.pointer == "/model/min_vllm_version" else SELECTS
+    related = (Related(finding.line, why, finding.path),
                *(r if r.path else dataclasses.replace(r, path=finding.path)
                  for r in finding.related if r is not cause))
     return dataclasses.replace(

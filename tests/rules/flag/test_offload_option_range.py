@@ -109,3 +109,11 @@ def test_an_unlisted_options_newer_flag_moves_onto_the_taxonomy_when_it_is_check
     found = [(d["path"], f["line"]) for d in doc["documents"] for f in d["findings"]
              if "example_tier" in f["message"]]
     assert found == [("taxonomy.yaml", line_of(text, NEWER_FLAG))]
+    (moved,) = [f for d in doc["documents"] for f in d["findings"]
+                if "example_tier" in f["message"]]
+    recipe = (examples_tree / CHAT).read_text()
+    assert {"path": moved["related"][0]["path"], "line": moved["related"][0]["line"],
+            "message": moved["related"][0]["message"]} == {
+        "path": CHAT,
+        "line": line_of(recipe, "min_vllm_version:"),
+        "message": "the recipe's minimum vLLM version, older than these flags"}
