@@ -180,6 +180,7 @@ class Session(RootFileChecks):
                 checker.check_context_document(doc, "strategy", self.result)
             for doc in ctx.kv_stores.values():
                 checker.check_context_document(doc, "kv_store", self.result)
+            self._check_undecodable_context(tree)
             self._check_platforms(tree, checker)
             if ctx.taxonomy is not None:
                 self._check_quickstart(tree, checker)

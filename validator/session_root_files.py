@@ -8,13 +8,15 @@ from __future__ import annotations
 import os
 
 from validator.checker import Checker, DocumentResult, RunResult
-from validator.context import PLATFORMS, TAXONOMY, Settings
+from validator.context import KV_STORE, PLATFORMS, STRATEGIES, TAXONOMY, Settings, context_paths
 from validator.load import load_yaml
 from validator.paths import undecodable_name
 from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.ref.quickstart import quickstart_folder_finding, quickstart_paths
 from validator.source.provenance import Provenance
 from validator.source.tree import LocalTree, RecipeTree
+
+CONTEXT_FOLDERS = (STRATEGIES, KV_STORE)
 
 
 class RootFileChecks:
@@ -54,6 +56,16 @@ class RootFileChecks:
                                f"rename the file to a UTF-8 name in {QUICKSTART}/")
                 continue
             self._check_root_file(tree, path, "quickstart", checker)
+
+    def _check_undecodable_context(self, tree: RecipeTree) -> None:
+        """``PROV006`` on each strategy or kv-store file whose name is not valid UTF-8:
+        it is not read (:func:`validator.context.build_context` leaves it out), as a
+        recipe of such a name is not, and the run fails rather than passing it by."""
+        for folder in CONTEXT_FOLDERS:
+            for path in context_paths(tree, folder):
+                if (escaped := undecodable_name(path)) is not None:
+                    self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
+                                   f"rename the file to a UTF-8 name in {folder}/")
 
     def _check_root_file(self, tree: RecipeTree, path: str, kind: str,
                          checker: Checker) -> None:
