@@ -73,3 +73,17 @@ def test_history_audits_recipes_beside_an_undecodable_strategy(
                              head, "--since", base, "--no-cache", "models/acme")
     assert "internal error" not in err and code in (0, 1)
     assert [r["commit"] for r in report["revisions"]] == [head]
+
+
+@pytest.mark.parametrize("folder", sorted(PLACES))
+def test_api_out_refuses_an_undecodable_context_file_naming_it(
+        tmp_path: Path, folder: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_tree(tmp_path / "tree")
+    escaped = _bad_copy(root, folder)
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    assert main(["render", "--api-out", str(tmp_path / "api"), "models/acme/Voice-1B.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert f"{escaped}: the file name is not valid UTF-8" in err and "\udcff" not in err, err
+    assert not (tmp_path / "api").exists()
