@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 from validator.load import LoadedDocument, load_yaml
 from validator.load.jsstring import js_str
+from validator.paths import name_bytes, undecodable_name
 from validator.rules.metadata import TREE_PARTS, Reads
 from validator.settings import Settings as Settings  # re-exported
 from validator.source.local import STRATEGIES, TAXONOMY, find_root
@@ -283,13 +284,24 @@ def claimed_name(doc: LoadedDocument) -> str:
 def by_claimed_name(docs: Iterable[LoadedDocument]) -> dict[str, LoadedDocument]:
     """``docs`` keyed by :func:`claimed_name`, in byte order of their paths (a later
     document claiming a name replaces an earlier one, as the site's build does)."""
-    return {claimed_name(d): d for d in sorted(docs, key=lambda d: d.path.encode())}
+    return {claimed_name(d): d for d in sorted(docs, key=lambda d: name_bytes(d.path))}
+
+
+def context_paths(tree: RecipeTree, folder: str) -> list[str]:
+    """The documents of the context ``folder`` of ``tree`` (``strategies/``,
+    ``kv_store/``): its ``.yaml``/``.yml`` files, links and all, as listed, with a name
+    that is not valid UTF-8 among them (:func:`_load_dir` leaves those out)."""
+    return [p for p in tree.list(folder) if p.endswith((".yaml", ".yml")) and p.count("/") == 1]
 
 
 def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, LoadedDocument]:
+    """The documents of ``folder`` by file stem; one whose name is not valid UTF-8 is
+    not read (the site's build, which lists names as text, cannot open it either): it is
+    no part of any rendering or key, and ``check`` reports it ``PROV006``
+    (:meth:`validator.session_root_files.RootFileChecks._check_undecodable_context`)."""
     out: dict[str, LoadedDocument] = {}
-    for path in tree.list(folder):
-        if path.endswith((".yaml", ".yml")) and path.count("/") == 1:
+    for path in context_paths(tree, folder):
+        if undecodable_name(path) is None:
             name = path.rsplit("/", 1)[1].rsplit(".", 1)[0]
             out[name] = load_yaml(tree.read(path), path, max_bytes=settings.max_bytes)
     return out

@@ -36,6 +36,12 @@ def _listed(folder: Path, marker: str, made_by: str) -> set[str] | None:
         return None
 
 
+def is_made_by(folder: Path, marker: str, made_by: str) -> bool:
+    """Whether ``folder`` holds a valid ``marker`` naming ``made_by`` (whatever else it
+    holds)."""
+    return _listed(folder, marker, made_by) is not None
+
+
 def ownership_problem(folder: Path, marker: str, made_by: str, what: str,
                       action: str) -> str | None:
     """``None`` when ``folder`` (an existing folder) is empty or was made by ``made_by``

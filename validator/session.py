@@ -16,7 +16,6 @@ per-document core the session drives.
 
 from __future__ import annotations
 
-import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -33,12 +32,13 @@ from validator.policy import Policy
 from validator.progress import Progress
 from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.metadata import Rule
+from validator.rules.prov.unread_files import REFUSED
 from validator.rules.ref.quickstart import (
     is_quickstart_path,
     quickstart_paths,
 )
 from validator.schema import SchemaValidator
-from validator.session_root_files import RootFileChecks
+from validator.session_root_files import ROOT_LINKS, RootFileChecks
 from validator.session_units import KnownUnits, Opened, Unit, UnitOutcome, unit_identity
 from validator.source.provenance import Provenance, sha256_hex
 from validator.source.tree import RecipeTree, SourceError
@@ -175,19 +175,18 @@ class Session(RootFileChecks):
             return
         ctx, checker = opened.context, opened.checker
         if files is None:
+            refused = self._check_root_links(tree)
             if ctx.taxonomy is None:
-                skipped = sorted(r.id for r in self.rules if r.needs_root
-                                 and checker.policy.selected(r.id))
-                print(f"recipe-check: warning: {tree.label} has no taxonomy.yaml, so it is "
-                      "not a recipes root: the rules that look names up in the root's "
-                      f"taxonomy, strategies/ and models/ were skipped "
-                      f"({', '.join(skipped) or 'none selected'})", file=sys.stderr)
+                self._warn_without_taxonomy(tree, sorted(
+                    r.id for r in self.rules if r.needs_root and checker.policy.selected(r.id)),
+                    refused)
             else:
                 checker.check_context_document(ctx.taxonomy, "taxonomy", self.result)
             for doc in ctx.strategies.values():
                 checker.check_context_document(doc, "strategy", self.result)
             for doc in ctx.kv_stores.values():
                 checker.check_context_document(doc, "kv_store", self.result)
+            self._check_undecodable_context(tree)
             self._check_platforms(tree, checker)
             if ctx.taxonomy is not None:
                 self._check_quickstart(tree, checker)
@@ -418,6 +417,9 @@ class Session(RootFileChecks):
             return False
         if first:
             self.check_context(tree)
+        if path in ROOT_LINKS and any(d.path == path and [f.rule for f in d.findings] == [
+                REFUSED.id] for d in self.result.documents):
+            return False  # a link leaving the root, refused with the root (PROV005)
         if (escaped := undecodable_name(path)) is not None:  # as pr reports it (PROV006)
             if not any(d.path == escaped for d in self.result.documents):  # a quickstart
                 self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")

@@ -6,15 +6,20 @@ session stays one screenful of driver code."""
 from __future__ import annotations
 
 import os
+import sys
 
 from validator.checker import Checker, DocumentResult, RunResult
-from validator.context import PLATFORMS, TAXONOMY, Settings
+from validator.context import KV_STORE, PLATFORMS, STRATEGIES, TAXONOMY, Settings, context_paths
 from validator.load import load_yaml
 from validator.paths import undecodable_name
 from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.ref.quickstart import quickstart_folder_finding, quickstart_paths
 from validator.source.provenance import Provenance
 from validator.source.tree import LocalTree, RecipeTree
+
+CONTEXT_FOLDERS = (STRATEGIES, KV_STORE)
+ROOT_LINKS = (TAXONOMY, *CONTEXT_FOLDERS)
+"""What :meth:`RootFileChecks._check_root_links` refuses when it is a link leaving the root."""
 
 
 class RootFileChecks:
@@ -54,6 +59,40 @@ class RootFileChecks:
                                f"rename the file to a UTF-8 name in {QUICKSTART}/")
                 continue
             self._check_root_file(tree, path, "quickstart", checker)
+
+    def _check_root_links(self, tree: RecipeTree) -> bool:
+        """``PROV005`` on ``taxonomy.yaml``, ``strategies/`` or ``kv_store/`` of a local
+        root when it is a link leaving the root (or one that cannot be resolved): not
+        followed, so the run fails naming it rather than reading the root as one without
+        it. Whether ``taxonomy.yaml`` was such a link."""
+        if not isinstance(tree, LocalTree):
+            return False
+        refused = False
+        for name in ROOT_LINKS:
+            why = tree.refused_link(name)
+            if why is not None and not any(d.path == name for d in self.result.documents):
+                self.result.documents.append(DocumentResult.refused(name, why, tree.revision))
+                refused = refused or name == TAXONOMY
+        return refused
+
+    def _warn_without_taxonomy(self, tree: RecipeTree, skipped: list[str],
+                               refused: bool) -> None:
+        """The warning of a root without a readable taxonomy: the rules ``skipped``."""
+        why = (": its taxonomy.yaml is a link leaving the root, not followed (PROV005)"
+               if refused else " has no taxonomy.yaml, so it is not a recipes root")
+        print(f"recipe-check: warning: {tree.label}{why}: the rules that look names up in "
+              "the root's taxonomy, strategies/ and models/ were skipped "
+              f"({', '.join(skipped) or 'none selected'})", file=sys.stderr)
+
+    def _check_undecodable_context(self, tree: RecipeTree) -> None:
+        """``PROV006`` on each strategy or kv-store file whose name is not valid UTF-8:
+        it is not read (:func:`validator.context.build_context` leaves it out), as a
+        recipe of such a name is not, and the run fails rather than passing it by."""
+        for folder in CONTEXT_FOLDERS:
+            for path in context_paths(tree, folder):
+                if (escaped := undecodable_name(path)) is not None:
+                    self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
+                                   f"rename the file to a UTF-8 name in {folder}/")
 
     def _check_root_file(self, tree: RecipeTree, path: str, kind: str,
                          checker: Checker) -> None:

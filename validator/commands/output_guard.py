@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from validator.commands.options import FILE_FORMATS, goes_to_stdout, is_stdout, summary_target
 from validator.config import CONFIG_FILES
 from validator.errors import UsageError
-from validator.paths import LOCK_NAME, default_store_dir
+from validator.owned_folder import CACHE_TAG, is_tagged_cache
+from validator.paths import LOCK_NAME, default_cache_dir, default_store_dir
 from validator.source.roots import PLATFORMS, STRATEGIES, TAXONOMY
 from validator.source.tree import LocalTree
 from validator.work_tree import report_path_problem
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 CONTEXT_FOLDERS = (STRATEGIES, "kv_store")
 """Folders of context documents at a recipes root (strategies, kv-store deployments)."""
+INPUT_FOLDERS = ("models", *CONTEXT_FOLDERS, "quickstart")
+"""The folders of a recipes root the site's build reads (its own output, ``public/``,
+lies beside them)."""
 
 
 def root_inputs(root: Path) -> list[Path]:
@@ -131,6 +135,67 @@ def repository_or_store_problem(path: Path, stores: Iterable[Path], *,
     return None
 
 
+def cache_problem(path: Path, caches: Iterable[Path], *, what: str = "the report",
+                  folder: bool = False) -> str | None:
+    """Why ``path`` may not be written (``folder``: a folder written into, which may not
+    be one either): it is inside a recipe-check cache folder (one of ``caches``, the
+    run's ``--cache-dir`` or the default, or any folder holding recipe-check's
+    :data:`~validator.owned_folder.CACHE_TAG`), through links too: it would replace the
+    tag (``cache clean`` would then refuse the folder for good) or cached results."""
+    real = Path(os.path.realpath(path))
+    known = [Path(os.path.realpath(cache)) for cache in caches]
+    for above in ([real] if folder else []) + list(real.parents):
+        if above in known or is_tagged_cache(above):
+            where = "is" if above == real else "is inside"
+            return (f"{where} {above}, a recipe-check cache folder: writing {what} there "
+                    f"would replace its {CACHE_TAG} or cached results (choose a place "
+                    "outside it)")
+    return None
+
+
+def run_caches(args: argparse.Namespace) -> list[Path]:
+    """The run's cache folder (``--cache-dir`` or the default; with ``--no-cache`` too:
+    later runs use it)."""
+    return [getattr(args, "cache_dir", None) or default_cache_dir()]
+
+
+def _input_folder_problem(folder: Path, trees: Iterable[Path]) -> str | None:
+    """Why ``folder`` may not be an API folder: it is, or is inside, a folder of a
+    recipes tree that the site's build reads (:data:`INPUT_FOLDERS`); another folder of
+    the tree (the build's own ``public/``) is allowed."""
+    real = Path(os.path.realpath(folder))
+    for tree in trees:
+        for name in INPUT_FOLDERS:
+            inside = Path(os.path.realpath(tree / name))
+            if real.is_relative_to(inside):
+                where = "is" if real == inside else "is inside"
+                return (f"{where} {name}/ of the recipes tree {tree}, which the site's "
+                        "build reads: the API would be mixed into the recipes tree's "
+                        "inputs (choose a folder outside them, such as public/)")
+    return None
+
+
+def refuse_api_folder(args: argparse.Namespace, folder: Path, trees: Iterable[Path]) -> None:
+    """The guard of ``render --api-out DIR``, as of the report paths and ``publish``'s
+    folders: ``DIR`` is, or is inside, a folder of the recipes ``trees`` read that the
+    site's build reads (:func:`_input_folder_problem`), the git directory of a repository
+    or a snapshot store (:func:`repository_or_store_problem`), or a cache folder
+    (:func:`cache_problem`).
+
+    Raises:
+        UsageError: naming ``DIR`` (exit 2), before anything is written.
+    """
+    stores = [getattr(args, "store_dir", None) or default_store_dir()]
+    problems: list[Callable[[], str | None]] = [
+        lambda: _input_folder_problem(folder, trees),
+        lambda: repository_or_store_problem(folder, stores, what="the API", folder=True),
+        lambda: cache_problem(folder, run_caches(args), what="the API", folder=True)]
+    for problem in problems:
+        why = problem()
+        if why is not None:
+            raise UsageError(f"--api-out {folder}: {why}; nothing written")
+
+
 def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
                        fmt: str | None = None, work_tree: Path | None = None,
                        trees: Iterable[Path] = ()) -> None:
@@ -148,7 +213,8 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
     yet) is refused too (:func:`_recipe_path_problem`), and so is a report path inside
     the git directory of a repository or inside a snapshot store (the run's:
     ``--store-dir`` or the default; or any folder holding a lock file), through links
-    too (:func:`repository_or_store_problem`).
+    too (:func:`repository_or_store_problem`), or inside a cache folder (the run's, or any
+    holding recipe-check's cache tag: :func:`cache_problem`).
 
     Raises:
         UsageError: naming the option and the file (exit 2), before anything is written.
@@ -189,17 +255,18 @@ def refuse_overwriting(args: argparse.Namespace, inputs: Iterable[Path],
             raise UsageError(f"{option} {path}: is {clash}, a file this run reads; writing "
                              "the report there would overwrite it (choose another file)")
     _refuse_places(outputs, list(trees),
-                   [getattr(args, "store_dir", None) or default_store_dir()])
+                   [getattr(args, "store_dir", None) or default_store_dir()], run_caches(args))
 
 
 def _refuse_places(outputs: list[tuple[str, Path]], trees: list[Path],
-                   stores: list[Path]) -> None:
+                   stores: list[Path], caches: list[Path]) -> None:
     """Raise when a report path is a recipe's place in one of ``trees``
     (:func:`_recipe_path_problem`), or lies in a repository's git directory or a snapshot
-    store (:func:`repository_or_store_problem`)."""
+    store (:func:`repository_or_store_problem`) or a cache folder (:func:`cache_problem`)."""
     checks: list[Callable[[Path], str | None]] = [
         lambda p: _recipe_path_problem(p, trees),
-        lambda p: repository_or_store_problem(p, stores)]
+        lambda p: repository_or_store_problem(p, stores),
+        lambda p: cache_problem(p, caches)]
     for problem in checks:
         found = next(((o, p, why) for o, p in outputs
                       if (why := problem(Path(p))) is not None), None)

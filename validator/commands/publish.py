@@ -131,13 +131,19 @@ def _lock_file(args: argparse.Namespace) -> Path:
 def _refuse_inside_repository_or_store(args: argparse.Namespace) -> None:
     """A usage error when ``--out-dir`` or ``--site`` is, or lies inside, the git
     directory of a repository or a snapshot store (the one read: that of the lock file)
-    (:func:`~validator.commands.output_guard.repository_or_store_problem`)."""
-    from validator.commands.output_guard import repository_or_store_problem
+    (:func:`~validator.commands.output_guard.repository_or_store_problem`), or a cache
+    folder (:func:`~validator.commands.output_guard.cache_problem`)."""
+    from validator.commands.output_guard import (
+        cache_problem,
+        repository_or_store_problem,
+        run_caches,
+    )
 
     for option, folder in (("--out-dir", args.out), ("--site", args.site)):
-        why = folder and repository_or_store_problem(
-            folder, [args.lock.parent], what="records" if option == "--out-dir"
-            else "the catalogue", folder=True)
+        what = "records" if option == "--out-dir" else "the catalogue"
+        why = folder and (repository_or_store_problem(folder, [args.lock.parent], what=what,
+                                                      folder=True)
+                          or cache_problem(folder, run_caches(args), what=what, folder=True))
         if why:
             raise UsageError(f"{option} {folder}: {why}; nothing published")
 

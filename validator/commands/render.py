@@ -31,6 +31,7 @@ from typing import Any
 
 from validator.commands.check import collect_targets, positive_int
 from validator.commands.options import chosen_format
+from validator.commands.output_guard import refuse_api_folder
 from validator.commands.render_text import text_block
 from validator.context import Context, build_context
 from validator.errors import RecipeCheckError, UsageError
@@ -58,7 +59,7 @@ from validator.render.renderer import (
     site_strategies,
 )
 from validator.source.options import add_fetch_arguments
-from validator.source.tree import RecipeTree
+from validator.source.tree import LocalTree, RecipeTree
 from validator.sourcemap import join_pointer
 
 
@@ -250,6 +251,7 @@ def _write_api(args: argparse.Namespace, targets: list[Any]) -> int:
     if len(trees) != 1:
         raise UsageError("--api-out takes recipes of one recipes tree")
     tree, paths = targets[0].tree, [t.path for t in targets]
+    refuse_api_folder(args, args.api_out, [tree.root] if isinstance(tree, LocalTree) else [])
     code: int = write_api(args.api_out, tree, paths, args.cuda)
     if code == 2:  # a refused path: say which recipe line holds the id behind it
         for line in _refused_id_lines(tree, paths):

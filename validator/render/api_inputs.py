@@ -26,6 +26,7 @@ from validator.errors import RecipeCheckError
 from validator.findings import Severity
 from validator.load import MERGE_TAG, LoadedDocument, load_yaml, resolve_plain
 from validator.load.scalars import js_timestamp_iso
+from validator.paths import undecodable_name
 from validator.render.jsval import keys as js_keys
 from validator.render.links import link_problem
 from validator.source.tree import RecipeTree, SourceError
@@ -158,8 +159,13 @@ def read_yaml(tree: RecipeTree, path: str) -> tuple[Any, SourceMap]:
     Raises:
         ApiBuildError: the file is missing or unreadable, js-yaml refuses it
             (:data:`JS_YAML_REFUSES`, a root that is no mapping), or recipe-check cannot
-            read it (not UTF-8, over a safety limit).
+            read it (not UTF-8, over a safety limit), or its file name is not valid UTF-8
+            (reported in its ``\\xff`` form, as ``check`` reports it: ``PROV006``).
     """
+    escaped = undecodable_name(path)
+    if escaped is not None:
+        raise ApiBuildError(escaped, "the file name is not valid UTF-8: the site's build, "
+                            "which lists file names as text, cannot open it (rename it)")
     try:
         raw = tree.read(path)
     except FileNotFoundError:

@@ -7,6 +7,13 @@ aside first and removed after. On any error the staging folder is removed and ``
 left as it was. A reader never sees a half-written file or a half-written API: ``DIR`` is
 the old API or the new one (between the two renames it is briefly absent).
 
+A run that is killed leaves its staging folder (``.DIR.XXXXXXXX.staging``), or the old API
+renamed aside (``.DIR.XXXXXXXX.old``); the next run of ``DIR`` removes those it can prove
+its own (:func:`remove_stale_folders`): a folder (not a link) of that name holding a valid
+:data:`MARKER` (a stage holds one from its start) that no running run holds -- each run
+holds an exclusive ``flock`` on its stage, and on the old API while it swaps, and writes
+the stage's marker only once it holds the lock.
+
 ``DIR`` may be absent, an empty folder, or an API an earlier ``render --api-out`` wrote:
 one holding its marker file :data:`MARKER` (which lists every file written) and no file
 the marker does not list (:func:`validator.owned_folder.ownership_problem`). Anything else
@@ -16,8 +23,10 @@ so that ``--api-out`` never deletes a file it did not write.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import posixpath
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -27,7 +36,7 @@ from typing import Any
 import orjson
 
 from validator.errors import RecipeCheckError
-from validator.owned_folder import marker_bytes, ownership_problem
+from validator.owned_folder import is_made_by, marker_bytes, ownership_problem
 from validator.render.api_paths import PUBLIC, api_path_problem
 
 MARKER = ".recipe-check-api.json"
@@ -65,6 +74,52 @@ def check_target(target: Path) -> None:
         raise ApiOutputError(f"{target}: {problem}; not replaced")
 
 
+_WORK_FOLDER = r"\.{name}\.[a-z0-9_]{{8}}\.(?:staging|old)"
+"""The names of the folders a run makes beside ``DIR`` (``tempfile.mkdtemp``'s 8 letters)."""
+
+
+def _held_folder(path: Path) -> int:
+    """An open descriptor of the folder ``path`` holding an exclusive ``flock`` on it
+    (waiting for another run's).
+
+    Raises:
+        OSError: it cannot be opened (not a folder, a link).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def remove_stale_folders(target: Path) -> list[Path]:
+    """Remove the staging and old folders beside ``target`` a killed run left: named as
+    a run names them, a folder (not a link) holding a valid :data:`MARKER`, and held by
+    no running run (a non-blocking ``flock``). Returns those removed; anything else of a
+    similar name is left alone."""
+    pattern = re.compile(_WORK_FOLDER.format(name=re.escape(target.name)))
+    removed: list[Path] = []
+    try:
+        children = sorted(target.parent.iterdir())
+    except OSError:
+        return removed
+    for child in children:
+        if not pattern.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
+            continue
+        try:
+            fd = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if is_made_by(child, MARKER, MADE_BY):  # written once its run held the lock
+                shutil.rmtree(child, ignore_errors=True)
+                removed.append(child)
+        except BlockingIOError:
+            pass  # a running run's
+        finally:
+            os.close(fd)
+    return removed
+
+
 class StagedApiFolder:
     """A context manager: files are written under a staging folder, :meth:`commit` puts
     it in place of the target; leaving the block without committing removes it."""
@@ -73,13 +128,17 @@ class StagedApiFolder:
         self.target = target
         self._stage: Path | None = None
         self._made: set[Path] = set()  # folders known to exist in the stage
+        self._held: int | None = None  # the stage's descriptor, holding its flock
 
     def __enter__(self) -> StagedApiFolder:
         check_target(self.target)
         parent = self.target.parent
         parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_folders(self.target)
         self._stage = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", suffix=".staging",
                                             dir=parent))
+        self._held = _held_folder(self._stage)
+        (self._stage / MARKER).write_bytes(marker_bytes(MADE_BY, []))  # ours, once held
         self._stage.chmod(0o755)  # mkdtemp makes it private; the API is meant to be served
         return self
 
@@ -88,6 +147,9 @@ class StagedApiFolder:
         if self._stage is not None:
             shutil.rmtree(self._stage, ignore_errors=True)
             self._stage = None
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
 
     @property
     def stage(self) -> Path:
@@ -137,7 +199,8 @@ class StagedApiFolder:
         before writing it); ``rel`` naming the folder itself empties it."""
         path = self._resolve(rel)
         self._made.clear()
-        targets = list(self.stage.iterdir()) if path is None else [path]
+        targets = [p for p in self.stage.iterdir() if p.name != MARKER] if path is None \
+            else [path]
         for item in targets:
             if item.is_dir() and not item.is_symlink():
                 shutil.rmtree(item)
@@ -145,27 +208,35 @@ class StagedApiFolder:
                 item.unlink()
 
     def file_count(self) -> int:
-        """Files now in the stage (writes that replaced or were removed not counted)."""
-        return sum(len(files) for _, _, files in os.walk(self.stage))
+        """Files now in the stage (writes that replaced or were removed not counted; the
+        stage's marker not counted)."""
+        return sum(len(files) for _, _, files in os.walk(self.stage)) - int(
+            (self.stage / MARKER).is_file())
 
     def commit(self) -> None:
         """Flush the stage and put it in place of the target (see the module doc)."""
         stage = self.stage
         check_target(self.target)
-        written = [Path(top, name).relative_to(stage).as_posix()
-                   for top, _, files in os.walk(stage) for name in files]
+        written = [rel for top, _, files in os.walk(stage) for name in files
+                   if (rel := Path(top, name).relative_to(stage).as_posix()) != MARKER]
         (stage / MARKER).write_bytes(marker_bytes(MADE_BY, written))
         os.sync()
         old: Path | None = None
-        if self.target.is_dir() and any(self.target.iterdir()):
-            old = stage.with_name(stage.name[: -len(".staging")] + ".old")
-            os.rename(self.target, old)
+        held_old: int | None = None  # the old API held while aside (no run removes it)
         try:
-            os.rename(stage, self.target)
-        except OSError:
+            if self.target.is_dir() and any(self.target.iterdir()):
+                old = stage.with_name(stage.name[: -len(".staging")] + ".old")
+                held_old = _held_folder(self.target)
+                os.rename(self.target, old)
+            try:
+                os.rename(stage, self.target)
+            except OSError:
+                if old is not None:
+                    os.rename(old, self.target)
+                raise
+            self._stage = None
             if old is not None:
-                os.rename(old, self.target)
-            raise
-        self._stage = None
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+                shutil.rmtree(old, ignore_errors=True)
+        finally:
+            if held_old is not None:
+                os.close(held_old)

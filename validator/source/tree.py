@@ -129,6 +129,17 @@ class LocalTree:
             raise SourceError(f"{path}: {exc.strerror or exc}") from exc
         return data
 
+    def refused_link(self, path: str) -> SourceError | None:
+        """Why ``root/path``, when it is there (a link too, dangling or not), is not
+        followed: it resolves outside the root or cannot be resolved; else ``None``."""
+        if not os.path.lexists(self.root / path):
+            return None
+        try:
+            self._resolve(path)
+        except SourceError as exc:
+            return exc
+        return None
+
     def exists(self, path: str) -> bool:
         """Whether ``root/path`` is a regular file inside the root."""
         try:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from validator.context import Context, claimed_name
 from validator.findings import Severity
 from validator.load import LoadedDocument
+from validator.paths import name_bytes
 from validator.rules.metadata import Hit, declare
 
 NAME_CLAIM = declare("REF027", Severity.ERROR,
@@ -48,7 +49,7 @@ NAME_CLAIM = declare("REF027", Severity.ERROR,
 def _site_order(ctx: Context) -> list[LoadedDocument]:
     """The strategy and kv-store documents in the order the site's build reads them."""
     def ordered(docs: Iterable[LoadedDocument]) -> list[LoadedDocument]:
-        return sorted(docs, key=lambda d: d.path.encode())
+        return sorted(docs, key=lambda d: name_bytes(d.path))
     return ordered(ctx.strategies.values()) + ordered(ctx.kv_stores.values())
 
 
