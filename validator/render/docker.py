@@ -80,6 +80,13 @@ def _brand_keyed(value: Any) -> bool:
     return any(has_key(value, k) for k in ("nvidia", "amd", "tpu", "intel"))
 
 
+def _map_key(cuda_map: Any, order: tuple[str, ...]) -> str | None:
+    """The first key of ``order`` whose entry of ``cuda_map`` is truthy (JS ``||``)."""
+    if not truthy(cuda_map):
+        return None
+    return next((k for k in order if truthy(get(cuda_map, k))), None)
+
+
 def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
                         hw_id: str | None = None, cuda: str = BASE_CUDA) -> DockerMeta:
     """Image precedence: variant hardware override > variant > model > brand default;
@@ -113,8 +120,7 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
                     cuda_map, source = value, (level, brand)
             elif brand == "nvidia" and _is_cuda_map(override):
                 cuda_map, source = override, (level, None)
-    cuda_key = next((k for k in (cuda, "cu130", "cu129") if truthy(get(cuda_map, k))),
-                    None) if truthy(cuda_map) else None
+    cuda_key = _map_key(cuda_map, (cuda, "cu130", "cu129"))
     from_map = get(cuda_map, cuda_key) if cuda_key is not None else None
     if is_xpu and not truthy(pinned):
         image: Any = _XPU_IMAGE
@@ -124,8 +130,6 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
             image = cuda_tag(image, cuda)
     if not truthy(pinned) and not truthy(from_map):
         source = None  # the site's own default image
-    if truthy(pinned):
-        cuda_key = None
     if is_tpu:
         flags = "--privileged --network host \\\n  -v /dev/shm:/dev/shm"
         argv: tuple[str, ...] = ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm")
@@ -245,7 +249,7 @@ def install_image_source(recipe: Any, base_cuda: str = BASE_CUDA
             return cuda_map, parts
     if not _is_cuda_map(cuda_map):
         return fallback, None
-    key = next((k for k in (base_cuda, "cu129", "cu130") if truthy(get(cuda_map, k))), None)
+    key = _map_key(cuda_map, (base_cuda, "cu129", "cu130"))
     return (fallback, None) if key is None else (get(cuda_map, key), (*parts, key))
 
 
