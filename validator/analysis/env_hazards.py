@@ -120,3 +120,65 @@ def env_value_hazards(name: str, value: str) -> list[Hazard]:
                    f"(vLLM included) imports the module `{module}` its warning filter names "
                    "as a category, running its code")
             for module in imported_warning_modules(value)[:1]]
+
+
+_PROXY = ("every program that honours it (pip, uv, curl, huggingface_hub, vLLM's own "
+          "downloads) sends its requests through the server it names")
+_CA = ("Python's requests, curl or OpenSSL trust the certificates of the file it names: a "
+       "server holding one can stand in for the model hub or the package index")
+DOWNLOAD_SOURCE_NAMES = {
+    "HF_ENDPOINT": "huggingface_hub (which vLLM downloads models with) fetches the model's "
+                   "files -- weights, configs and, with `--trust-remote-code`, Python code "
+                   "-- from the server it names instead of huggingface.co",
+    "MODELSCOPE_DOMAIN": "ModelScope downloads the model's files from the domain it names",
+    "VLLM_USE_MODELSCOPE": "vLLM downloads the model from ModelScope, where the same id may "
+                           "name another owner's repository, instead of huggingface.co",
+    "VLLM_MODEL_REDIRECT_PATH": "vLLM reads a file mapping model ids to other repositories "
+                                "or folders, and loads those instead",
+    "VLLM_CI_USE_S3": "vLLM loads the model from the S3 bucket of vLLM's CI instead of "
+                      "huggingface.co",
+    "VLLM_LORA_RESOLVER_HF_REPO_LIST": "vLLM's Hugging Face LoRA resolver loads adapters "
+                                       "from the repositories it lists",
+    "PIP_INDEX_URL": "pip installs packages (vLLM itself) from the index it names",
+    "PIP_EXTRA_INDEX_URL": "pip also looks for packages (vLLM itself) in the index it names, "
+                           "and takes the highest version of either",
+    "PIP_FIND_LINKS": "pip installs packages from the pages or folders it names",
+    "PIP_TRUSTED_HOST": "pip accepts packages from that host over plain HTTP or an "
+                        "unverified certificate",
+    "PIP_CONFIG_FILE": "pip reads its settings (index URLs included) from the file it names",
+    "PIP_CERT": "pip trusts the certificates of the file it names",
+    "UV_INDEX_URL": "uv installs packages (vLLM itself) from the index it names",
+    "UV_DEFAULT_INDEX": "uv installs packages (vLLM itself) from the index it names",
+    "UV_EXTRA_INDEX_URL": "uv also looks for packages (vLLM itself) in the index it names",
+    "UV_INDEX": "uv also looks for packages (vLLM itself) in the indexes it names",
+    "UV_FIND_LINKS": "uv installs packages from the pages or folders it names",
+    "UV_INSECURE_HOST": "uv accepts packages from that host without a verified certificate",
+    "UV_CONFIG_FILE": "uv reads its settings (index URLs included) from the file it names",
+    "UV_PYTHON_INSTALL_MIRROR": "uv downloads the Python interpreters it installs from the "
+                                "mirror it names",
+    "HTTP_PROXY": _PROXY, "http_proxy": _PROXY,
+    "HTTPS_PROXY": _PROXY, "https_proxy": _PROXY,
+    "ALL_PROXY": _PROXY, "all_proxy": _PROXY,
+    "REQUESTS_CA_BUNDLE": _CA, "CURL_CA_BUNDLE": _CA, "SSL_CERT_FILE": _CA,
+    "SSL_CERT_DIR": _CA,
+}
+"""Environment variable names that change where the model's weights and code, or the
+packages a user installs, are fetched from (or whom a download trusts), with what each
+does: the Hugging Face hub's and ModelScope's endpoints, vLLM's own switches (names from
+the vendored vLLM registries, ``validator/data/vllm_cli.json``), pip's and uv's index,
+find-links, trusted-host and configuration-file settings, the proxy variables and the CA
+bundles. Each has honest uses (a mirror, a corporate proxy), so ``ENV002`` warns; the
+corpus (main and every pull request head) sets none of them in an env map."""
+DOWNLOAD_SWITCHES = {"VLLM_USE_MODELSCOPE": ("true",), "VLLM_CI_USE_S3": ("1",)}
+"""Names of :data:`DOWNLOAD_SOURCE_NAMES` that act only for these values (vLLM compares
+``VLLM_USE_MODELSCOPE`` lower-cased with ``true``, ``VLLM_CI_USE_S3`` with ``1``)."""
+
+
+def download_source_effect(name: str, value: str) -> str | None:
+    """What env ``name`` set to ``value`` changes about where code, weights or packages
+    come from (:data:`DOWNLOAD_SOURCE_NAMES`), or ``None``."""
+    effect = DOWNLOAD_SOURCE_NAMES.get(name)
+    switch = DOWNLOAD_SWITCHES.get(name)
+    if effect is None or (switch is not None and value.lower() not in switch):
+        return None
+    return effect

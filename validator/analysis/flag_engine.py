@@ -87,11 +87,14 @@ _SPELLING = {Problem.UNDERSCORE: "underscore", Problem.ABBREVIATION: "abbreviati
 
 def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals: int = 0,
                  duplicates: bool = True, expansions: frozenset[int] = frozenset(),
-                 auto_tool: bool = False) -> tuple[ParsedArgs | None, list[FlagIssue]]:
+                 auto_tool: bool = False, literals: frozenset[int] = frozenset(),
+                 ) -> tuple[ParsedArgs | None, list[FlagIssue]]:
     """Parse ``tokens`` at ``plan.minimum`` and report every problem (``expansions``: the
     tokens a shell expands into unknown words, :func:`validator.vllm_cli.argv.parse_args`;
     ``auto_tool``: the tokens are one whole command, so ``--enable-auto-tool-choice``
-    without ``--tool-call-parser`` is an issue too).
+    without ``--tool-call-parser`` is an issue too; ``literals``: the tokens holding a
+    ``$`` that reach vLLM as written, :func:`~validator.analysis.shell_words.printed_literals`,
+    whose values are judged as text).
 
     Returns the parse at the minimum (``None`` when the plan has no registry) and the
     issues, in token order. Never raises. A defect that makes the parser consume the next
@@ -106,9 +109,9 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     if reg is None:
         return None, []
     key = (tuple(tokens), allow_positionals, duplicates, plan_key(plan, reg), expansions,
-           auto_tool)
+           auto_tool, literals)
     parsed, issues = plan.cli.bounded("flag:check_tokens", key, lambda: judged_tokens(
-        key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool),
+        key[0], plan, reg, allow_positionals, duplicates, expansions, auto_tool, literals),
         limit=LISTS_KEPT)
     return parsed, list(issues)
 
@@ -125,22 +128,24 @@ def plan_key(plan: VersionPlan, reg: CliRegistry) -> tuple[Any, ...]:
 
 def judged_tokens(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                  allow_positionals: int, duplicates: bool, expansions: frozenset[int],
-                 auto_tool: bool) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+                 auto_tool: bool, literals: frozenset[int] = frozenset(),
+                 ) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
     """What :func:`check_tokens` returns: :func:`_checked`, with the consequences of each
     swallowing defect folded into it (:mod:`validator.analysis.flag_cascade`)."""
     parsed, issues = _checked(tokens, plan, reg, allow_positionals, duplicates, expansions,
-                              auto_tool)
+                              auto_tool, literals)
     roots = swallowers(parsed)
     if not roots:
         return parsed, issues
     meant, fixed = _checked(repaired(tokens, roots), plan, reg, allow_positionals,
-                            duplicates, expansions, auto_tool)
+                            duplicates, expansions, auto_tool, literals)
     return meant, tuple(collapse(issues, fixed, roots, tokens))
 
 
 def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
              allow_positionals: int, duplicates: bool, expansions: frozenset[int],
-             auto_tool: bool = False) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
+             auto_tool: bool = False, literals: frozenset[int] = frozenset(),
+             ) -> tuple[ParsedArgs, tuple[FlagIssue, ...]]:
     """The parse of ``tokens`` and every issue of it."""
     parsed = parse_at(plan.cli, tokens, reg, allow_positionals, expansions)
     issues: list[FlagIssue] = []
@@ -161,7 +166,9 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     for opt in parsed.options:
         if opt.spec is not None and opt.values and not opt.keys \
                 and opt.dest not in by_plugin:
-            issues.extend(_option_value_issues(opt, reg, plan, judged))
+            literal = tuple(i in literals and i != opt.index for i in value_at(opt)) \
+                if literals else ()
+            issues.extend(_option_value_issues(opt, reg, plan, judged, literal))
     issues.extend(_speculative_issues(parsed))
     if duplicates:
         for first, second in argv.duplicates(parsed):
@@ -234,7 +241,8 @@ VALUES_KEPT = 32 * LISTS_KEPT
 
 
 def _option_value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
-                         judged: object) -> tuple[FlagIssue, ...]:
+                         judged: object, literal: tuple[bool, ...] = (),
+                         ) -> tuple[FlagIssue, ...]:
     """:func:`_value_issues` of ``opt``, judged once per run and plan for each option token
     bound with its values, whichever list and recipe it comes from (``judged``: one object
     per :func:`plan_key` on the data source, so a key holding it is hashed without
@@ -243,15 +251,19 @@ def _option_value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
     spelling, keys and values, and where its values are relative to the option token;
     the issues are kept at those relative places and put back at ``opt``'s."""
     at = tuple(i - opt.index for i in value_at(opt))
-    key = (opt.option, opt.normalised, opt.keys, opt.values, at, judged)
+    key = (opt.option, opt.normalised, opt.keys, opt.values, at, judged, literal)
     found: tuple[FlagIssue, ...] = plan.cli.bounded(
         "flag:values", key, lambda: tuple(
-            replace(i, index=i.index - opt.index) for i in _value_issues(opt, reg, plan)),
+            replace(i, index=i.index - opt.index)
+            for i in _value_issues(opt, reg, plan, literal)),
         limit=VALUES_KEPT)
     return tuple(replace(i, index=i.index + opt.index) for i in found) if found else ()
 
 
-def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
+def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
+                  literal: tuple[bool, ...] = ()) -> Iterator[FlagIssue]:
+    """The issues of ``opt``'s values (``literal``: per value, whether a ``$`` in it
+    reaches vLLM as written, so it is judged as text)."""
     spec = opt.spec
     if spec is None or not opt.values or opt.keys:
         return
@@ -264,12 +276,13 @@ def _value_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Ite
                                 "write a JSON object in single quotes, e.g. '{\"key\": 1}'",
                                 on_value=True)
         return
-    yield from type_issues(opt, reg, plan)
+    yield from type_issues(opt, reg, plan, literal)
     allowed = allowed_values(reg, spec)
     if spec.takes_value is False:
         return
-    for at, value in zip(value_at(opt), opt.values, strict=True):
-        if (allowed is not None and value in allowed) or value.startswith("$"):
+    for j, (at, value) in enumerate(zip(value_at(opt), opt.values, strict=True)):
+        if (allowed is not None and value in allowed) or (
+                value.startswith("$") and literal[j:j + 1] != (True,)):
             continue
         first = None if allowed is None else first_version(plan.cli, f"choices:{name}",
                                                             value, plan.family)

@@ -58,10 +58,12 @@ class SegmentVerdict(NamedTuple):
 
 
 def command_issues(words: Sequence[str], plan: VersionPlan,
-                   expansions: frozenset[int] = frozenset()) -> list[FlagIssue]:
+                   expansions: frozenset[int] = frozenset(),
+                   literals: frozenset[int] = frozenset()) -> list[FlagIssue]:
     """The issues :func:`~validator.analysis.flag_engine.check_tokens` gives for ``words``,
     one whole command (``auto_tool=True``), at ``plan`` (``expansions``: the words a shell
-    expands); computed from the verdicts of its segments wherever they decide it."""
+    expands; ``literals``: the words holding a ``$`` that reach vLLM as written);
+    computed from the verdicts of its segments wherever they decide it."""
     reg = plan.minimum
     if reg is None:
         return []
@@ -69,15 +71,16 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
     if spans is not None:
         token = plan_token(plan)
         verdicts = [verdict(tuple(words[start:end]), frozenset(
-            i - start for i in expansions if start <= i < end), plan, token)
-            for start, end in spans]
+            i - start for i in expansions if start <= i < end), plan, token, frozenset(
+            i - start for i in literals if start <= i < end)) for start, end in spans]
         if segments_decide(verdicts):
             out: list[FlagIssue] = []
             for (start, _end), found in zip(spans, verdicts, strict=True):
                 out += found.issues if not start else [
                     replace(i, index=i.index + start) for i in found.issues]
             return out
-    return check_tokens(words, plan, expansions=expansions, auto_tool=True)[1]
+    return check_tokens(words, plan, expansions=expansions, auto_tool=True,
+                        literals=literals)[1]
 
 
 def segment_starts(words: Sequence[str]) -> list[int] | None:
@@ -133,18 +136,18 @@ def plan_token(plan: VersionPlan) -> object:
 
 
 def verdict(segment: tuple[str, ...], expansions: frozenset[int], plan: VersionPlan,
-            token: object) -> SegmentVerdict:
+            token: object, literals: frozenset[int] = frozenset()) -> SegmentVerdict:
     """The :class:`SegmentVerdict` of ``segment`` at ``plan`` (``token``: its
     :func:`plan_token`), once per run."""
     def compute() -> SegmentVerdict:
         assert plan.minimum is not None
         parsed, issues = judged_tokens(segment, plan, plan.minimum, 0, True, expansions,
-                                       False)
+                                       False, literals)
         known = [o for o in parsed.options if o.option is not None or o.spec is not None]
         alone = not plugged(parsed) and all(
             i.related_index is None and not i.consequences for i in issues)
         return SegmentVerdict(issues, tuple((o.dest, o.ident, bool(o.keys)) for o in known),
                               alone)
 
-    return plan.cli.bounded("flag:segments", (segment, expansions, token), compute,
+    return plan.cli.bounded("flag:segments", (segment, expansions, token, literals), compute,
                             limit=SEGMENTS_KEPT)

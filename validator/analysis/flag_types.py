@@ -44,18 +44,21 @@ def release_kinds(cli: CliRegistries, version: str) -> Mapping[str, ValueKind] |
                         lambda: load_kinds(version, cli.registry_dir(VLLM)))
 
 
-def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan) -> Iterator[FlagIssue]:
+def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
+                literal: tuple[bool, ...] = ()) -> Iterator[FlagIssue]:
     """A ``value_type`` issue for each value of ``opt`` its kind at ``reg`` refuses, or
     that is a number outside the bound the release states for the option
-    (:mod:`validator.vllm_cli.value_bounds`)."""
+    (:mod:`validator.vllm_cli.value_bounds`). ``literal``: per value, whether it reaches
+    vLLM as written though it holds a ``$`` (a value the site quotes: ``'abc$'``), so it
+    is judged as the text it is, not as a value someone fills in."""
     spec = opt.spec
     if spec is None or not spec.strings or plan.family != VLLM or reg.plugin is not None:
         return
     kind = kind_of(plan.cli, reg.version, spec.strings[0])
     bound = bound_of(spec.strings[0], reg.version)
     name = opt.option or opt.normalised
-    for at, value in zip(value_at(opt), opt.values, strict=True):
-        if _FILLED_IN.search(value):
+    for j, (at, value) in enumerate(zip(value_at(opt), opt.values, strict=True)):
+        if _FILLED_IN.search(value) and literal[j:j + 1] != (True,):
             continue
         if kind is None or kind.accepts(value):
             number = _number(value)

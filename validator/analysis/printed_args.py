@@ -36,7 +36,7 @@ from validator.analysis.flag_segments import (
     verdict,
 )
 from validator.analysis.release_range import LISTS_KEPT
-from validator.analysis.shell_words import printed_expansions, shell_words
+from validator.analysis.shell_words import printed_expansions, printed_literals, shell_words
 from validator.vllm_cli.argv import looks_like_option
 
 CHUNKS_KEPT = 64 * LISTS_KEPT
@@ -89,8 +89,10 @@ def _chunk(items: tuple[str, ...], plan: VersionPlan, token: object) -> Chunk | 
     if spans is None:
         return None
     expansions = printed_expansions(items, words, where)
+    literals = printed_literals(items, words, where)
     verdicts = tuple(verdict(words[start:end], frozenset(
-        i - start for i in expansions if start <= i < end), plan, token) for start, end in spans)
+        i - start for i in expansions if start <= i < end), plan, token, frozenset(
+        i - start for i in literals if start <= i < end)) for start, end in spans)
     split = _split_items(where)
     issues = []
     for (start, _end), found in zip(spans, verdicts, strict=True):
@@ -113,7 +115,8 @@ def whole_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
     words there), each at the index of the item it comes from, the whole list judged at
     once (:func:`~validator.analysis.flag_segments.command_issues`)."""
     words, where = shell_words(args)
-    issues = command_issues(words, plan, printed_expansions(args, words, where))
+    issues = command_issues(words, plan, printed_expansions(args, words, where),
+                            printed_literals(args, words, where))
     split = _split_items(where)
     out = []
     for issue in issues:

@@ -390,3 +390,15 @@ def printed_expansions(items: Sequence[str], words: Sequence[str],
     raw = printed_raw(items)
     return frozenset(k for k, w in enumerate(words) if whole_expansion(w) and (
         raw[where[k]] or shell_quote(w) == w))
+
+
+def printed_literals(items: Sequence[str], words: Sequence[str],
+                     where: Sequence[int]) -> frozenset[int]:
+    """Indexes of ``words`` holding a ``$`` that reach vLLM as written: a flag's value the
+    site's quoting makes literal (``'abc$'``, ``'${PORT}'``; a bare ``$NAME`` is left to
+    expand: :func:`printed_expansions`), judged as the text it is."""
+    if not any("$" in w for w in words):
+        return frozenset()
+    raw = printed_raw(items)
+    return frozenset(k for k, w in enumerate(words)
+                     if "$" in w and not raw[where[k]] and shell_quote(w) != w)

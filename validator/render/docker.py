@@ -68,6 +68,8 @@ class DockerMeta:
     cuda_map: Any
     nightly_required: bool
     source: tuple[str, str | None] | None = None
+    cuda_key: str | None = None
+    """The key of the CUDA map the image was picked from (``None``: not from a map)."""
 
 
 def _is_cuda_map(value: Any) -> bool:
@@ -76,6 +78,13 @@ def _is_cuda_map(value: Any) -> bool:
 
 def _brand_keyed(value: Any) -> bool:
     return any(has_key(value, k) for k in ("nvidia", "amd", "tpu", "intel"))
+
+
+def _map_key(cuda_map: Any, order: tuple[str, ...]) -> str | None:
+    """The first key of ``order`` whose entry of ``cuda_map`` is truthy (JS ``||``)."""
+    if not truthy(cuda_map):
+        return None
+    return next((k for k in order if truthy(get(cuda_map, k))), None)
 
 
 def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
@@ -111,8 +120,8 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
                     cuda_map, source = value, (level, brand)
             elif brand == "nvidia" and _is_cuda_map(override):
                 cuda_map, source = override, (level, None)
-    from_map = or_(get(cuda_map, cuda), get(cuda_map, "cu130"), get(cuda_map, "cu129")) \
-        if truthy(cuda_map) else None
+    cuda_key = _map_key(cuda_map, (cuda, "cu130", "cu129"))
+    from_map = get(cuda_map, cuda_key) if cuda_key is not None else None
     if is_xpu and not truthy(pinned):
         image: Any = _XPU_IMAGE
     else:
@@ -137,7 +146,7 @@ def compute_docker_meta(recipe: Any, variant: Any, profile: Any,
         flags, argv = "--shm-size=16g", ("--shm-size", "16g")
     else:
         flags, argv = "--gpus all", ("--gpus", "all")
-    return DockerMeta(image, flags, argv, brand, pinned, cuda_map, nightly, source)
+    return DockerMeta(image, flags, argv, brand, pinned, cuda_map, nightly, source, cuda_key)
 
 
 def _local_model_mount(model_id: Any) -> list[str]:
@@ -217,24 +226,31 @@ def cuda_choice(recipe: Any, meta: DockerMeta) -> bool:
 
 def default_nvidia_image(recipe: Any, base_cuda: str = BASE_CUDA) -> Any:
     """The NVIDIA image the JSON API's install block pulls (``model.docker_image`` only)."""
+    return install_image_source(recipe, base_cuda)[0]
+
+
+def install_image_source(recipe: Any, base_cuda: str = BASE_CUDA
+                         ) -> tuple[Any, tuple[str, ...] | None]:
+    """:func:`default_nvidia_image` and the path of the recipe's value it is (``("model",
+    "docker_image", "nvidia", "cu129")``), ``None`` for the site's own default."""
     fallback = _LATEST["nvidia"]
+    parts: tuple[str, ...] = ("model", "docker_image")
     override = get(get(recipe, "model"), "docker_image")
     if not truthy(override):
-        return fallback
+        return fallback, None
     if isinstance(override, str):
-        return override
+        return override, parts
     if not jsval.is_object(override):
-        return fallback
-
-    def pick(m: Any) -> Any:
-        return or_(get(m, base_cuda), get(m, "cu129"), get(m, "cu130"), fallback)
-
+        return fallback, None
+    cuda_map = override
     if _brand_keyed(override):
-        nv = get(override, "nvidia")
-        if isinstance(nv, str):
-            return nv
-        return pick(nv) if _is_cuda_map(nv) else fallback
-    return pick(override) if _is_cuda_map(override) else fallback
+        cuda_map, parts = get(override, "nvidia"), (*parts, "nvidia")
+        if isinstance(cuda_map, str):
+            return cuda_map, parts
+    if not _is_cuda_map(cuda_map):
+        return fallback, None
+    key = _map_key(cuda_map, (base_cuda, "cu129", "cu130"))
+    return (fallback, None) if key is None else (get(cuda_map, key), (*parts, key))
 
 
 def _model_cuda_map(recipe: Any) -> Any:

@@ -16,12 +16,12 @@ from validator.context import local_context
 from validator.load import load_yaml
 from validator.render.cache import context_strategies
 from validator.render.renderer import Process, render_all
+from validator.rules.ref.printed import Printed
+from validator.rules.ref.printed_images import rendered_images as _image
 from validator.rules.ref.shell_code import (
-    Printed,
     _argv_values,
     _env_key,
     _env_values,
-    _image,
     _omni_binary,
     printed_values,
 )

@@ -30,7 +30,7 @@ from validator.sourcemap import join_pointer
 _ENV_KEYS = frozenset({"env", "extra_env", "base_env"})
 
 
-def _env_maps(data: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+def env_maps(data: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """``(pointer, mapping)`` of every ``env``/``extra_env``/``base_env`` mapping in
     ``data`` (model, variants, features, modes, overrides, prefill/decode roles)."""
     if isinstance(data, dict):
@@ -39,10 +39,10 @@ def _env_maps(data: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any
             if key in _ENV_KEYS and isinstance(value, dict):
                 yield child, value
             else:
-                yield from _env_maps(value, child)
+                yield from env_maps(value, child)
     elif isinstance(data, list):
         for i, value in enumerate(data):
-            yield from _env_maps(value, join_pointer(pointer, i))
+            yield from env_maps(value, join_pointer(pointer, i))
 
 
 def _message(miss: NearMiss, where: str) -> tuple[str, str]:
@@ -84,7 +84,7 @@ def vendor_env_typo(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: rename the variable to the one the message names."""
     data = doc.data
-    for pointer, env in _env_maps(data):
+    for pointer, env in env_maps(data):
         where = pointer[1:].replace("/", ".")
         for name in env:
             miss = near_miss(name) if isinstance(name, str) else None
@@ -95,7 +95,7 @@ def vendor_env_typo(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
         sdoc = ctx.strategy_document(sname) if isinstance(sname, str) else None
         if sdoc is None or not sdoc.ok:
             continue
-        for sptr, env in _env_maps(sdoc.data):
+        for sptr, env in env_maps(sdoc.data):
             for name in as_dict(env):
                 miss = near_miss(name) if isinstance(name, str) else None
                 if miss is not None:

@@ -51,7 +51,7 @@ from validator.analysis.flag_values import ISSUE_CODES, PLUGIN_OPTIONS, plugged,
 from validator.analysis.install_channel import channel_plan, layer_statements
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get
-from validator.analysis.shell_words import printed_expansions
+from validator.analysis.shell_words import printed_expansions, printed_literals
 from validator.analysis.versions import MinVersion, parse_min_version, version_key
 from validator.findings import FLOOR, Related, Severity
 from validator.render.offload import offered_to_recipe
@@ -258,7 +258,7 @@ def judge_list(doc: LoadedDocument, layer: ArgLayer, plan: VersionPlan,
                                   "argv keeps one token, which vLLM refuses)", "write the flag "
                                   "and its value as two list items", related=rel))
     result, issues = check_tokens(tokens, plan, expansions=printed_expansions(
-        layer.tokens, tokens, where))
+        layer.tokens, tokens, where), literals=printed_literals(layer.tokens, tokens, where))
     return result, tokens, where, issues
 
 

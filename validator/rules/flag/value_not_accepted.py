@@ -33,7 +33,10 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     integer such as ``32k``, a number, a boolean, and the words it also takes such as
     ``auto``; vendored per release in ``snapshots/vllm-cli/types``). A release without
     vendored kinds judges no value this way, and a value the shell or a reader fills in
-    (``$MAX_LEN``, ``${LEN:-8192}``, ``<len>``) is not judged. A number outside the bound
+    (a bare ``$MAX_LEN`` the site leaves unquoted, a guide command's ``${LEN:-8192}``,
+    ``<len>``) is not judged; a list's value holding another ``$`` reaches vLLM as
+    written (the site single-quotes it: ``--port 'abc$'``) and is judged as that text.
+    A number outside the bound
     the minimum's release states in its config (``--gpu-memory-utilization 1.5``,
     ``--max-num-batched-tokens 0``; vendored per release with its source in
     ``validator/data/vllm_bounds.json``) is reported too. A value in no vendored

@@ -17,10 +17,8 @@ runs there; :func:`_heredoc_hazards`).
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from validator.analysis.arg_layers import collect_layers
@@ -41,8 +39,6 @@ from validator.context import Context
 from validator.findings import Related, Severity, printable
 from validator.load import LoadedDocument
 from validator.render import jsval
-from validator.render.docker import compute_docker_meta
-from validator.render.documents import ptr
 from validator.render.omni import is_omni
 from validator.render.renderer import Process, Rendered, Token
 from validator.rules.api import CONTEXT_FILES, Hit, rule
@@ -54,40 +50,11 @@ from validator.rules.ref.context_values import (
     context_kind,
     context_router_words,
 )
+from validator.rules.ref.printed import PLAIN as _PLAIN
+from validator.rules.ref.printed import SITE as _SITE
+from validator.rules.ref.printed import Printed
+from validator.rules.ref.printed_images import install_images, new_image, rendered_images
 from validator.sourcemap import join_pointer, split_pointer
-
-_PLAIN = re.compile(r"[A-Za-z0-9_./=:@,+%-]*")
-"""Text the site's ``shellQuote`` itself leaves bare: no shell syntax at all."""
-_SITE = "the site's renderer (command-synthesis.js)"
-
-
-@dataclass(frozen=True)
-class Printed:
-    """A value printed unquoted: where it comes from, what it is, how the site prints it."""
-
-    document: str
-    pointer: str
-    text: str
-    what: str
-    how: str
-    literal: bool = True
-    split: bool = False
-    env_name: bool = False
-    positional: str = ""
-    """The operand the value stands for (``the image of `docker run```): a leading ``-``
-    makes it an option there (:func:`word_hazards`)."""
-    heredoc: bool = False
-    """Written into an unquoted heredoc (:func:`_heredoc_hazards`), not as a word."""
-    env_value_of: str = ""
-    """The env name whose value this is (its value may load code: ``PYTHONWARNINGS``)."""
-
-    def judged(self) -> bool:
-        """Whether the value can hold a hazard (plain text outside an env name or an
-        operand that starts with ``-`` cannot)."""
-        return (not _PLAIN.fullmatch(self.text)
-                or (bool(self.positional) and self.text.startswith("-"))
-                or (self.env_name and bool(env_name_hazards(self.text)))
-                or bool(env_value_hazards(self.env_value_of, self.text)))
 
 
 def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]],
@@ -152,28 +119,6 @@ def _env_values(proc: Process) -> Iterator[Printed]:
                       literal=False, split=True, env_value_of=str(key))
 
 
-def _image(doc: LoadedDocument, ctx: Context, rendered: Rendered) -> Iterator[Printed]:
-    image = rendered.docker_image
-    if not isinstance(image, str) or (_PLAIN.fullmatch(image) and not image.startswith("-")):
-        return
-    profile = get(ctx.taxonomy.data if ctx.taxonomy and ctx.taxonomy.ok else None,
-                  "hardware_profiles", rendered.hardware)
-    variant = get(doc.data, "variants", rendered.variant)
-    meta = compute_docker_meta(doc.data, variant, profile, rendered.hardware)
-    if meta.source is None:
-        return  # the site's own default image
-    level, brand = meta.source
-    base = {"hardware": ("variants", rendered.variant, "hardware_overrides",
-                         rendered.hardware, "docker_image"),
-            "variant": ("variants", rendered.variant, "docker_image"),
-            "model": ("model", "docker_image")}[level]
-    parts: tuple[Any, ...] = base + ((brand,) if brand else ())
-    if jsval.truthy(meta.cuda_map) and not jsval.truthy(meta.pinned):
-        parts += ("cu130" if jsval.truthy(get(meta.cuda_map, "cu130")) else "cu129",)
-    yield Printed(doc.path, ptr(*parts), image, "the Docker image",
-                  f"{_SITE} prints it unquoted in `docker run`", positional=IMAGE_OPERAND)
-
-
 def _omni_binary(doc: LoadedDocument, proc: Process) -> Iterator[Printed]:
     if any(t.layer == "omni.serve_binary" for t in proc.tokens):
         binary = jsval.js_str(get(doc.data, "omni", "serve_binary"))
@@ -203,7 +148,7 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
             continue
         label = rendered.config.label()
         found = _once(seen, ("image", rendered.hardware, rendered.variant,
-                             rendered.docker_image), _image, doc, ctx, rendered)
+                             rendered.docker_image), rendered_images, doc, ctx, rendered)
         processes = shared.get(id(rendered.processes))
         if processes is None:
             processes = shared[id(rendered.processes)] = []
@@ -216,6 +161,13 @@ def printed_values(doc: LoadedDocument, ctx: Context, renderings: list[Rendered]
                 processes += _once(seen, _env_key(proc), _env_values, proc)
         for printed in (*found, *processes):
             out.setdefault(printed, []).append(label)
+    shown: dict[str, set[str]] = {}
+    for printed in out:
+        if printed.positional == IMAGE_OPERAND:
+            shown.setdefault(printed.pointer, set()).add(printed.text)
+    for printed in _once(seen, None, install_images, doc):
+        if new_image(shown, printed.pointer, printed.text):
+            out.setdefault(printed, []).append("the install command")
     return out
 
 
@@ -450,8 +402,11 @@ def rendered_command_holds_shell_code(doc: LoadedDocument, ctx: Context) -> Iter
     splits an env entry into several words, changes the text (quotes, braces, globs), or
     -- in a model id, an image or an env name -- expands a parameter. The site quotes only
     a flag's value; the model id, the image, argument items no flag takes and each ``-e
-    KEY=VALUE`` of ``docker run`` are printed as written (a plain ``$NAME`` env value, as
-    the site's own ``$HEAD_IP``, is meant to expand and is not reported). An env name the
+    KEY=VALUE`` of ``docker run`` are printed as written (the image of every CUDA build
+    the record page's toggle can show -- each entry of a CUDA-keyed map at every level, a
+    plain tag as ``TAG-cu129`` -- and of the install's ``docker pull``; a plain ``$NAME``
+    env value, as the site's own ``$HEAD_IP``, is meant to expand and is not reported).
+    An env name the
     shell or the dynamic loader acts on (``PROMPT_COMMAND``, ``BASH_ENV``, ``LD_PRELOAD``,
     ``PATH``, ``IFS``, ``PS1``, ``BASH_FUNC_*`` ...) is reported too: ``export NAME=...``
     changes the user's own shell.
