@@ -15,7 +15,7 @@ from tests.render.tiny_tree import taxonomy_with_profiles
 from validator.context import Context
 from validator.load import LoadedDocument, load_yaml
 from validator.render import jsval
-from validator.render.hardware_reads import _MISSING, HardwareReads, TracedProfile
+from validator.render.hardware_reads import HardwareReads
 from validator.render.renderer import Configuration, Rendered, render, site_strategies
 
 BASE = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 640}
@@ -181,29 +181,3 @@ def test_a_declared_tp_size_reads_whether_the_node_caps_it_not_the_gpu_count(
     assert "2" in first.argv
     for rendered in (first, second):
         assert repr(rendered) == repr(_fresh(tree, ctx, taxonomy, rendered.config))
-
-
-@pytest.mark.parametrize("dropped,other,variant,strategy", [
-    ("gpu_count", "hx8_four", "default", "single_node_dep"),
-    ("brand", "hx8_amd", "default", "single_node_tp"),
-])
-def test_a_profile_read_left_out_of_the_trace_makes_a_wrong_rendering(
-        tree: Path, ctx: Context, taxonomy: LoadedDocument, monkeypatch: pytest.MonkeyPatch,
-        dropped: str, other: str, variant: str, strategy: str) -> None:
-    """The oracle of the tests above has teeth: a profile that reads ``dropped`` without
-    logging it (the trace without that read) lets the rendering on ``hx8`` be reused on
-    ``other``, whose ``dropped`` differs, and that rendering differs from the one made
-    alone."""
-    real = TracedProfile._read
-
-    def unlogged(self: TracedProfile, key: Any) -> Any:
-        if key == dropped:  # read, not logged
-            return dict.get(self, key, _MISSING)
-        return real(self, key)
-
-    configs = [Configuration("hx8", variant, strategy), Configuration(other, variant, strategy)]
-    monkeypatch.setattr(TracedProfile, "_read", unlogged)
-    first, second = _render_in_order(tree, ctx, taxonomy, configs)
-    monkeypatch.undo()
-    assert _shared(first, second)
-    assert repr(second) != repr(_fresh(tree, ctx, taxonomy, second.config))

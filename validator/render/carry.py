@@ -34,12 +34,10 @@ from validator.render.recipe_reads import text_digest
 HARDWARE_PROFILES = "hardware_profiles"
 
 Table = dict[Any, list[tuple[HardwareReads, Trace, Any]]]
-"""Configuration (without its hardware and mode selection) and what it read of
-``variants`` and ``strategy_overrides``
-(:func:`~validator.render.recipe_reads.read_fingerprint`) → the site renderings made of
-it, each with the reads of its hardware and its trace (which of those reads it made),
-and its selection with what it read of it
-(:mod:`~validator.render.selection_reads`)."""
+"""Configuration (without its hardware) and what it read of ``variants`` and
+``strategy_overrides`` (:func:`~validator.render.recipe_reads.read_fingerprint`) → the
+site renderings made of it, each with the reads of its hardware and its trace (which of
+those reads it made)."""
 
 
 def inputs_digest(taxonomy: LoadedDocument | None,

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from validator.render import gates, jsval, selection_reads
+from validator.render import gates, jsval
 from validator.render.args import Arg, push_layer
 from validator.render.documents import Documents, dotted, ptr
 from validator.render.hardware_reads import profile_pointer, raw_id, touch, traced_call
 from validator.render.jsval import get, or_, truthy
-from validator.render.selection_reads import selection_key
 from validator.sourcemap import join_pointer, split_pointer
 
 
@@ -65,6 +64,10 @@ class Composer:
     """What this composer built that does not depend on its feature selection (argument
     layers before and after the features, environments), shared with every composer
     :meth:`with_features` makes from it."""
+    mode_reads: list[tuple[Any, Any]] = field(default_factory=list)
+    """``(feature name, mode key)`` of each modal feature whose mode the feature layers
+    resolved (where they read :attr:`feature_modes`): a selection that resolves to the
+    same keys gives the same layers."""
 
     def with_features(self, features: list[Any], feature_modes: Any) -> Composer:
         """A copy with another feature selection sharing this one's :attr:`shared` memo
@@ -73,6 +76,7 @@ class Composer:
         clone.__dict__.update(self.__dict__)
         clone.features = features
         clone.feature_modes = feature_modes
+        clone.mode_reads = []
         return clone
 
     @cached_property
@@ -220,24 +224,25 @@ class Composer:
         (variant, hardware, which selected features the strategy allows, KV composition)
         -- everything :meth:`feature_layers` reads besides the recipe (the strategy only
         through its gate) -- in ``docs.cache``: the strategies of one variant on one
-        hardware share it. What they read of the mode selection counts as this
-        rendering's reads (:mod:`~validator.render.selection_reads`)."""
+        hardware share it. The modes it resolved count as this composer's reads
+        (:attr:`mode_reads`)."""
         selection = repr(self.features)
         key = ("features", self.variant_ptr, self.variant_key, raw_id(self.hw_id),
                self._allowed(selection), self.kv_composing, selection,
-               selection_key(self.feature_modes))
+               repr(self.feature_modes))
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.profile \
                 and hit[2] is self.variant:
             touch(self.hw_id, hit[4])
-            selection_reads.touch(self.feature_modes, hit[5])
+            self.mode_reads += hit[5]
             found: tuple[Arg, ...] = hit[3]
             return found
         out: list[Arg] = []
-        start = selection_reads.read_count(self.feature_modes)
-        _, trace = traced_call(self.hw_id, lambda: self.feature_layers(out))
+        resolved: list[tuple[Any, Any]] = []
+        _, trace = traced_call(self.hw_id, lambda: self.feature_layers(out, resolved))
         self.docs.cache[key] = (self.recipe, self.profile, self.variant, tuple(out), trace,
-                                selection_reads.reads_since(self.feature_modes, start))
+                                tuple(resolved))
+        self.mode_reads += resolved
         return tuple(out)
 
     def _allowed(self, selection: str) -> tuple[bool, ...]:
@@ -438,9 +443,10 @@ class Composer:
             role_exact = get(get(get(so, role), "hardware_overrides"), self.hw_id)
             self.exact_layer(out, get(role_exact, "extra_args"), [*split_pointer(base), role])
 
-    def feature_layers(self, out: list[Arg]) -> None:
-        """Step 7: enabled features (modal ones emit their effective mode: the selection's
-        entry resolved, a decision of the selection, :func:`_mode_key`)."""
+    def feature_layers(self, out: list[Arg], resolved: list[tuple[Any, Any]] | None = None,
+                       ) -> None:
+        """Step 7: enabled features (modal ones emit their effective mode; ``resolved``
+        gets the ``(name, mode key)`` of each)."""
         for name in self.features:
             feat = get(get(self.recipe, "features"), name)
             if not truthy(feat) or not gates.is_feature_allowed_for_strategy(
@@ -451,10 +457,11 @@ class Composer:
             fptr = ptr("features", name)
             modes = get(feat, "modes")
             if truthy(modes) and jsval.is_object(modes):
-                key = selection_reads.decided(
-                    self.feature_modes, name, _mode_key(feat, name, self.variant,
-                                                        self.variant_key),
-                    self.profile, self.hw_id)
+                key = gates.resolve_mode_key(feat, name, self.variant, self.variant_key,
+                                             self.profile, self.hw_id,
+                                             get(self.feature_modes, name))
+                if resolved is not None:
+                    resolved.append((name, key))
                 mode = get(modes, key) if key else None
                 if truthy(mode):
                     mptr = ptr(*split_pointer(fptr), "modes", key)
@@ -473,16 +480,6 @@ class Composer:
                 self.recipe_layer(out, ho_args, f"{hp}/args")
             else:
                 self.recipe_layer(out, get(feat, "args"), f"{fptr}/args")
-
-
-def _mode_key(feature: Any, name: Any, variant: Any, variant_key: str,
-              ) -> Callable[[Any, Any, Any], Any]:
-    """The mode resolution of ``feature`` as a function of the selected mode and the
-    hardware (:func:`~validator.render.gates.resolve_mode_key`)."""
-    def decide(selected: Any, profile: Any, hw_id: Any) -> Any:
-        return gates.resolve_mode_key(feature, name, variant, variant_key, profile, hw_id,
-                                      selected)
-    return decide
 
 
 def _first_truthy_block(mapping: Any, gen: Any, is_nvidia: bool) -> tuple[Any, str]:

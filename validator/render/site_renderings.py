@@ -2,10 +2,9 @@
 configurations of one recipe: a configuration's rendering is made once per distinct set
 of what it read -- of its hardware (:mod:`validator.render.hardware_reads`: reused on
 other hardware where each read gives the same value, with the taxonomy pointers that
-name the hardware restamped) and of its mode selection
-(:mod:`validator.render.selection_reads`: reused for another selection where each entry
-it read, and each mode it resolved, comes out the same) -- and its processes and
-argument tokens are made from the traced result."""
+name the hardware restamped) and of its mode selection (reused from the configuration
+without one where the rendering resolved the selected modes anyway) -- and its processes
+and argument tokens are made from the traced result."""
 
 from __future__ import annotations
 
@@ -21,9 +20,8 @@ from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads, traced_call
 from validator.render.jsval import get
 from validator.render.recipe_reads import read_fingerprint
-from validator.render.selection_reads import TracedSelection, holds
 from validator.render.site import site_rendering_traced
-from validator.render.synthesis import ENV_SOURCES, OVERRIDES
+from validator.render.synthesis import ENV_SOURCES, MODE_READS, OVERRIDES
 
 Found = tuple[dict[str, Any], tuple[Override, ...], tuple[Process, ...], dict[str, Token]]
 """A site rendering: its JSON, overrides, processes and env sources (kept in the
@@ -43,12 +41,12 @@ def arg_token(arg: Arg) -> Token:
 def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any,
                           docs: Documents, memo: dict[Any, Any]) -> Found:
     """The site's JSON of ``config``, its overrides, processes and env sources: made once
-    per distinct set of reads. The renderings of the configurations that differ only in
-    hardware and mode selection are kept together; one is reused for ``config`` (with
-    this hardware's id) when every read it made of its hardware (:class:`HardwareReads`)
-    gives the same value on this one, and every read it made of its mode selection
-    (:mod:`~validator.render.selection_reads`: an entry, or the mode the feature layers
-    resolved from it) gives the same value on ``config``'s selection and hardware.
+    per distinct set of reads. A rendering of the same configuration on another hardware
+    is reused (with this hardware's id) when every read it made of its hardware
+    (:class:`HardwareReads`) gives the same value on this one; a configuration with a
+    mode selection reuses the rendering of the same configuration without one when that
+    rendering resolved each selected feature to the selected mode (or never read it): the
+    selection is read only there (:attr:`~validator.render.layers.Composer.mode_reads`).
 
     The table ``memo["by-reads"]`` may hold the renderings of other texts of the recipe
     (:mod:`validator.render.carry`), kept with what they read of ``variants`` and
@@ -63,78 +61,70 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
     by_reads = memo.setdefault("by-reads", {})
     read = read_fingerprint(data, config.variant, config.strategy, memo)
     made = by_reads.setdefault((_sharing_key(config), read), [])
-    found = _reused(made, reads, config, docs)
+    found = _reused(made, reads, config, docs, None)
+    if found is None and config.feature_modes:
+        without = by_reads.get((_sharing_key(replace(config, feature_modes=())), read), ())
+        found = _reused(without, reads, config, docs, dict(config.feature_modes))
     if found is not None:
         return found
-    selection = TracedSelection(config.feature_modes)
     (site, traced), trace = traced_call(reads.id, lambda: site_rendering_traced(
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
-        config.site_kv_offload, docs, selection, list(config.advanced_args),
+        config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
         config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA)))
     env_sources = {k: arg_token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     processes = processes_of(site, traced, memo.setdefault("tokens", {}), env_sources)
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
     made.append((reads, trace if trace is not None else len(reads.log),
-                 (*result, (config.feature_modes, tuple(selection.reads)))))
+                 (*result, traced.get(MODE_READS, ()))))
     return result
 
 
 def _reused(made: Any, reads: HardwareReads, config: Configuration, docs: Documents,
-            ) -> Found | None:
-    """A rendering of ``made`` whose hardware reads hold on ``reads``' hardware and whose
-    reads of its mode selection hold on ``config``'s (a rendering of the same selection
-    read the same values, and its mode decisions read the hardware through its hardware
-    reads), for ``config``; else ``None``."""
-    same = config.feature_modes
-    # (the renderings of this very selection first: they need no replay of their reads
-    # of it)
-    for owner, trace, kept in sorted(made, key=lambda entry: not _same(entry[2][4][0], same)):
-        modes, selection_read = kept[4]
-        if not (owner is reads or owner.holds_for(reads, trace)):
+            modes: dict[Any, Any] | None) -> Found | None:
+    """A rendering of ``made`` whose hardware reads hold on ``reads``' hardware (and, with
+    ``modes``, which resolved every feature it read a mode of to the mode ``modes``
+    selects, or ``modes`` selects none), for ``config``; else ``None``."""
+    for owner, trace, kept in made:
+        if modes is not None and not _selects_resolved(modes, kept[4]):
             continue
-        if not _same(modes, same) and not _modes_hold(selection_read, config, reads):
-            continue
-        # (a rendering carried from another revision for the same hardware keeps its
-        # pointers: nothing to restamp)
-        if owner.hw_id != reads.hw_id and owner.stamped(trace):
-            return _restamped(kept[:4], owner.hw_id, reads.hw_id, config.hardware, docs)
-        site, overrides, processes, env_sources = kept[:4]
-        return {**site, "hardware": config.hardware}, overrides, processes, env_sources
+        if owner is reads or owner.holds_for(reads, trace):
+            # (a rendering carried from another revision for the same hardware keeps
+            # its pointers: nothing to restamp)
+            if owner.hw_id != reads.hw_id and owner.stamped(trace):
+                return _restamped(kept[:4], owner.hw_id, reads.hw_id, config.hardware, docs)
+            site, overrides, processes, env_sources = kept[:4]
+            return {**site, "hardware": config.hardware}, overrides, processes, env_sources
     return None
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal selections of equal types (``1``, ``1.0`` and ``True`` apart)."""
-    return a is b or (a == b and repr(a) == repr(b))
+def _selects_resolved(modes: dict[Any, Any], resolved: tuple[tuple[Any, Any], ...]) -> bool:
+    """Whether the selection ``modes`` reads, for each feature of ``resolved``, no mode
+    or the mode the rendering resolved without a selection: the site then resolves the
+    same mode (a selection is taken only where it is allowed, and the resolved mode is)."""
+    for name, key in resolved:
+        selected = get(modes, name)
+        if selected is not None and not (type(selected) is str and type(key) is str
+                                         and selected == key):
+            return False
+    return True
 
 
-def _modes_hold(selection_read: Any, config: Configuration, reads: HardwareReads) -> bool:
-    """Whether reads of a mode selection give the same values on ``config``'s selection
-    (a mode decision: taken on the plain profile and id of ``reads``' hardware)."""
-    if not selection_read:
-        return True
-    return holds(selection_read, dict(config.feature_modes), reads.plain_profile(),
-                 reads.hw_id)
-
-
-_BUT_HARDWARE = tuple(f.name for f in fields(Configuration)
-                      if f.name not in ("hardware", "feature_modes"))
+_BUT_HARDWARE = tuple(f.name for f in fields(Configuration) if f.name != "hardware")
 
 
 def _sharing_key(config: Configuration) -> Any:
-    """Everything of ``config`` but its hardware and mode selection: the renderings of
-    one key are shared where their hardware and selection reads hold. Equal only for
-    equal values of equal types (``1``, ``1.0`` and ``True`` render differently): the
-    tuple of the values where each is a string, an ``int`` or ``None`` (or a tuple of
-    strings), else their ``repr``."""
+    """Everything of ``config`` but its hardware: the renderings of one key are shared
+    where their hardware reads hold. Equal only for equal values of equal types (``1``,
+    ``1.0`` and ``True`` render differently): the tuple of the values where each is a
+    string, an ``int`` or ``None`` (or a tuple of strings), else their ``repr``."""
     c = config
     if type(c.variant) is str and type(c.strategy) is str and type(c.nodes) is int and \
             c.pd_nodes is None and c.kv_instances is None and c.omni_task is None and \
             c.kv_option is None and (c.kv_offload is None or type(c.kv_offload) is str) and \
             not c.advanced_args and _strings(c.features) and type(c.feature_modes) is tuple \
             and all(_strings(pair) for pair in c.feature_modes):
-        return (c.variant, c.strategy, c.features, c.nodes, c.kv_offload)
+        return (c.variant, c.strategy, c.features, c.nodes, c.feature_modes, c.kv_offload)
     return repr(tuple(getattr(config, name) for name in _BUT_HARDWARE))
 
 

@@ -65,10 +65,12 @@ from validator.render.gates import (
 from validator.render.hardware_reads import hardware_profile, raw_id, touch, traced_call
 from validator.render.jsval import JsTypeError, get, or_, truthy
 from validator.render.layers import Composer, role_nodes
-from validator.render.selection_reads import TracedSelection
 
 ENV_SOURCES = "__envSources__"
 OVERRIDES = "__overrides__"
+MODE_READS = "__modeReads__"
+"""Key of a traced result holding the ``(feature name, mode key)`` of each modal feature
+whose mode the rendering resolved (:attr:`~validator.render.layers.Composer.mode_reads`)."""
 """Key of the traced result holding every :class:`Override` the de-duplication resolved
 (over all processes, in finalization order)."""
 """Key of a traced result (and of each role of a pd_cluster one) holding the env key ->
@@ -120,7 +122,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-_TRACE_KEYS = frozenset({ENV_SOURCES, OVERRIDES})
+_TRACE_KEYS = frozenset({ENV_SOURCES, OVERRIDES, MODE_READS})
 
 
 def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
@@ -143,9 +145,7 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
     else:
         touch(hw_id, hit[4])
     composer: Composer = hit[3]
-    # (a traced selection is passed as is: its truth would be a read of all of it)
-    return composer.with_features(list(features or []), feature_modes if isinstance(
-        feature_modes, TracedSelection) else feature_modes or {})
+    return composer.with_features(list(features or []), feature_modes or {})
 
 
 def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
@@ -234,6 +234,7 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     else:
         result = _single_node(c, writer, deploy)
     result[OVERRIDES] = writer.overrides
+    result[MODE_READS] = tuple(c.mode_reads)
     return result
 
 
