@@ -111,6 +111,8 @@ def _carried(doc: LoadedDocument, ctx: Context) -> Table | None:
 def recent_renderings(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
     """The renderings of ``doc`` its rules made, while ``ctx`` keeps them (else none)."""
     recent: OrderedDict[str, list[Rendered]] = ctx.memoised("render:recent", OrderedDict)
+    if not recent:  # no rule rendered: no key to make
+        return []
     return recent.get(_rendering_key(doc, ctx)) or []
 
 
