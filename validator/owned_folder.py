@@ -10,9 +10,12 @@ never deleted in silence.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
-from collections.abc import Iterable
+import re
+import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from validator.atomic import atomic_write
@@ -98,3 +101,33 @@ def is_tagged_cache(folder: Path) -> bool:
                 == CACHE_TAG_TEXT)
     except OSError:
         return False
+
+
+def remove_unheld_folders(parent: Path, pattern: re.Pattern[str],
+                          owned: Callable[[Path], bool] = lambda _: True) -> list[Path]:
+    """Remove the folders of ``parent`` whose names match ``pattern`` that a killed run
+    left: a folder (never a link or a file), ``owned`` by such a run, and held by no
+    running one (each run holds an exclusive ``flock`` on its own; a non-blocking
+    ``flock`` here fails on those). Returns those removed, by name order."""
+    removed: list[Path] = []
+    try:
+        children = sorted(parent.iterdir())
+    except OSError:
+        return removed
+    for child in children:
+        if not pattern.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
+            continue
+        try:
+            fd = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if owned(child):
+                shutil.rmtree(child, ignore_errors=True)
+                removed.append(child)
+        except BlockingIOError:
+            pass  # a running run's
+        finally:
+            os.close(fd)
+    return removed

@@ -36,7 +36,12 @@ from typing import Any
 import orjson
 
 from validator.errors import RecipeCheckError
-from validator.owned_folder import is_made_by, marker_bytes, ownership_problem
+from validator.owned_folder import (
+    is_made_by,
+    marker_bytes,
+    ownership_problem,
+    remove_unheld_folders,
+)
 from validator.render.api_paths import PUBLIC, api_path_problem
 
 MARKER = ".recipe-check-api.json"
@@ -96,28 +101,9 @@ def remove_stale_folders(target: Path) -> list[Path]:
     no running run (a non-blocking ``flock``). Returns those removed; anything else of a
     similar name is left alone."""
     pattern = re.compile(_WORK_FOLDER.format(name=re.escape(target.name)))
-    removed: list[Path] = []
-    try:
-        children = sorted(target.parent.iterdir())
-    except OSError:
-        return removed
-    for child in children:
-        if not pattern.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
-            continue
-        try:
-            fd = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if is_made_by(child, MARKER, MADE_BY):  # written once its run held the lock
-                shutil.rmtree(child, ignore_errors=True)
-                removed.append(child)
-        except BlockingIOError:
-            pass  # a running run's
-        finally:
-            os.close(fd)
-    return removed
+    # the marker is written once its run held the lock
+    return remove_unheld_folders(target.parent, pattern,
+                                 lambda child: is_made_by(child, MARKER, MADE_BY))
 
 
 class StagedApiFolder:

@@ -59,6 +59,7 @@ from validator.evidence.site.picker_page import picker_section
 from validator.evidence.site.picker_script import PICKER_JS
 from validator.evidence.site.record_page import Links, record_html
 from validator.evidence.site.renderings import Recipe
+from validator.owned_folder import remove_unheld_folders
 from validator.progress import NO_PROGRESS, Display
 from validator.state_json import parse_json
 
@@ -329,21 +330,8 @@ def _remove_work_folders(site: Path) -> None:
     """Remove the work folders (:data:`_WORK_FOLDER`) beside ``site`` that an earlier build
     left when it was killed: those no running build holds (:func:`_work_folder`). A link
     or file of that name is left alone."""
-    pattern = re.compile(_WORK_FOLDER.format(site=re.escape(site.name)))
-    for child in site.parent.iterdir():
-        if not pattern.fullmatch(child.name) or child.is_symlink() or not child.is_dir():
-            continue
-        try:
-            fd = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            shutil.rmtree(child, ignore_errors=True)
-        except BlockingIOError:
-            pass  # a running build's
-        finally:
-            os.close(fd)
+    remove_unheld_folders(site.parent,
+                          re.compile(_WORK_FOLDER.format(site=re.escape(site.name))))
 
 
 @contextmanager
