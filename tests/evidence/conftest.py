@@ -215,6 +215,8 @@ def resolve_pointer(doc: Any, pointer: str) -> Any:
 
 
 def _holds(token: str, text: str) -> bool:
+    if len(token) == 12 and re.search(rf"(?<![0-9a-f]){token}[0-9a-f]{{28}}(?![0-9a-f])", text):
+        return True  # a commit's abbreviation, all digits by chance: held by the full id
     if re.fullmatch(r"\d[\d,]*(?:\.\d+)*", token):
         plain = token.replace(",", "")
         return bool(re.search(rf"(?<![\d.]){re.escape(token)}(?![\d])", text) or re.search(
