@@ -417,8 +417,9 @@ class Session(RootFileChecks):
             return False
         if first:
             self.check_context(tree)
-        if path in ROOT_LINKS and any(d.path == path and [f.rule for f in d.findings] == [
-                REFUSED.id] for d in self.result.documents):
+        if path.split("/", 1)[0] in ROOT_LINKS and any(
+                d.path == path and [f.rule for f in d.findings] == [REFUSED.id]
+                for d in self.result.documents):
             return False  # a link leaving the root, refused with the root (PROV005)
         if (escaped := undecodable_name(path)) is not None:  # as pr reports it (PROV006)
             if not any(d.path == escaped for d in self.result.documents):  # a quickstart

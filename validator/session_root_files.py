@@ -62,9 +62,11 @@ class RootFileChecks:
 
     def _check_root_links(self, tree: RecipeTree) -> bool:
         """``PROV005`` on ``taxonomy.yaml``, ``strategies/`` or ``kv_store/`` of a local
-        root when it is a link leaving the root (or one that cannot be resolved): not
-        followed, so the run fails naming it rather than reading the root as one without
-        it. Whether ``taxonomy.yaml`` was such a link."""
+        root when it is a link leaving the root (or one that cannot be resolved), and on
+        each strategy or kv-store document that is such a link or dangles: not followed,
+        so the run fails naming it (also when only recipes are named, whose strategy it
+        removes) rather than reading the root as one without it. Whether
+        ``taxonomy.yaml`` was such a link."""
         if not isinstance(tree, LocalTree):
             return False
         refused = False
@@ -73,6 +75,11 @@ class RootFileChecks:
             if why is not None and not any(d.path == name for d in self.result.documents):
                 self.result.documents.append(DocumentResult.refused(name, why, tree.revision))
                 refused = refused or name == TAXONOMY
+        for folder in CONTEXT_FOLDERS:  # a strategy or kv-store file linked out of the root
+            for path, why in tree.refused_links(folder).items():
+                if undecodable_name(path) is None:  # else PROV006 names it
+                    self.result.documents.append(
+                        DocumentResult.refused(path, why, tree.revision))
         return refused
 
     def _warn_without_taxonomy(self, tree: RecipeTree, skipped: list[str],

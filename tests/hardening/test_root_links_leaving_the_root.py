@@ -49,3 +49,30 @@ def test_a_root_file_linked_outside_the_root_is_prov005(
         assert "is a link leaving the root" in err
         code, report, _err = _check(capsys, *store, name, RECIPE)  # named: reported once
         assert code == 1 and [d["path"] for d in report["documents"]].count(name) == 1
+
+
+@pytest.mark.parametrize("target", ["outside", "dangling"])
+@pytest.mark.parametrize("named", [[RECIPE], ["."]])
+def test_a_context_document_linked_outside_the_root_or_dangling_is_prov005_once(
+        tmp_path: Path, target: str, named: list[str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A strategy or kv-store file that is such a link is left out of the context; the
+    run names it (once, whether the recipes or the whole root are checked) instead of
+    reporting only the recipes' strategy as unknown (REF002)."""
+    root = write_tree(tmp_path / "tree")
+    links = [root / "strategies" / "single_node_tp.yaml",
+             root / "kv_store" / "kv_mooncake_test.yaml"]
+    for link in links:
+        moved = tmp_path / link.name
+        shutil.move(link, moved)
+        link.symlink_to(moved if target == "outside" else root / "strategies" / "gone.yaml")
+    monkeypatch.chdir(root)
+    code, report, _err = _check(capsys, "--no-cache", *named)
+    assert code == 1
+    for link in links:
+        path = link.relative_to(root).as_posix()
+        [doc] = [d for d in report["documents"] if d["path"] == path]
+        [finding] = doc["findings"]
+        assert (finding["rule"], finding["line"]) == ("PROV005", 1)
+        assert ("resolves outside the recipes root" if target == "outside"
+                else "dangling symbolic link") in finding["message"]

@@ -140,6 +140,30 @@ class LocalTree:
             return exc
         return None
 
+    def refused_links(self, folder: str) -> dict[str, SourceError]:
+        """The links directly in ``root/folder`` named as YAML documents that
+        :meth:`list` leaves out because they are not followed (leaving the root, looping,
+        dangling) -> why; none when ``folder`` itself is refused or no folder."""
+        base = self.root / folder
+        if self.refused_link(folder) is not None or not base.is_dir():
+            return {}
+        refused: dict[str, SourceError] = {}
+        try:
+            entries = sorted(os.scandir(base), key=lambda entry: entry.name)
+        except OSError:
+            return {}
+        for entry in entries:
+            if not entry.is_symlink() or not entry.name.endswith((".yaml", ".yml")):
+                continue
+            path = f"{folder}/{entry.name}"
+            why = self.refused_link(path)
+            if why is None and not os.path.exists(entry.path):
+                why = SourceError(f"{path}: dangling symbolic link (its target does not "
+                                  "exist); not read")
+            if why is not None:
+                refused[path] = why
+        return refused
+
     def exists(self, path: str) -> bool:
         """Whether ``root/path`` is a regular file inside the root."""
         try:
