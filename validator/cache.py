@@ -128,31 +128,21 @@ def checks_digest(settings: Settings, rules: Iterable[Rule],
     return h.hexdigest()
 
 
-_CODE_DIGEST: list[str] = []
-""":func:`code_digest` once known in this process (computed, or read back from a cache
-entry under the package's tool stamp: :func:`remember_code_digest`)."""
-
-
 def code_digest(digests: FileDigests | None = None) -> str:
     """Hex SHA-256 of the version, the package's deciding source and its schemas (what
     :func:`checks_digest` hashes, less the settings, the rules and the vendored CLI
     data): what reads a recipe's data the same way under any settings (REF025's index of
-    variant ids, :mod:`validator.api_claims`) is keyed on it. Computed once per process
-    (its files hashed through ``digests``, the run's; default: one of the call's own)."""
+    variant ids, :mod:`validator.api_claims`) is keyed on it. Computed once per run: kept
+    as ``digests.code`` (the run's :class:`~validator.file_digests.FileDigests`, whose
+    files it hashes; the history audit sets it from its cache under the package's tool
+    stamp, so its warm run hashes no source file); ``None``: computed for this call."""
     from validator import __version__
 
-    if not _CODE_DIGEST:
-        _CODE_DIGEST.append(
-            hashlib.sha256(f"{__version__}\n".encode()
-                           + _code_text(None, digests or FileDigests())).hexdigest())
-    return _CODE_DIGEST[0]
-
-
-def remember_code_digest(digest: str) -> None:
-    """Take ``digest`` as :func:`code_digest` for the rest of the process: the history
-    audit reads it back from its cache under the package's tool stamp
-    (:mod:`validator.history.tool`), so its warm run hashes no source file."""
-    _CODE_DIGEST[:] = [digest]
+    digests = digests or FileDigests()
+    if digests.code is None:
+        digests.code = hashlib.sha256(f"{__version__}\n".encode()
+                                      + _code_text(None, digests)).hexdigest()
+    return digests.code
 
 
 def _code_text(vendored: str | None, digests: FileDigests) -> bytes:

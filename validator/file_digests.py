@@ -70,6 +70,9 @@ class FileDigests:
         self.known: dict[str, tuple[Stamp, bytes]] = {}
         self.read: set[str] = set()
         self.recalled: set[str] = set()
+        self.code: str | None = None
+        """The run's :func:`~validator.cache.code_digest` once known (computed, or read
+        back from the history audit's cache under the package's tool stamp)."""
 
     def digest(self, path: Path) -> bytes:
         """The SHA-256 of ``path``'s bytes (the raw 32 bytes): from :attr:`known` when

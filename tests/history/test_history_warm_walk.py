@@ -53,7 +53,6 @@ def test_a_warm_audit_hashes_no_source_file_for_the_claims_index(
         hashed.append(vendored)
         return real(vendored, digests)
 
-    monkeypatch.setattr(validator.cache, "_CODE_DIGEST", [])  # as in a new process
     monkeypatch.setattr(validator.cache, "_code_text", recorded)
     warm = audit(own_repo, cache_dir=cache)
     assert warm.checked == 0 and warm.cached == cold.units > 0

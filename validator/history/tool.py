@@ -30,7 +30,6 @@ from validator.cache import (
     ResultCache,
     code_digest,
     digests_kept_in,
-    remember_code_digest,
 )
 from validator.history.keys import RuleGroup, rule_groups, tool_digest
 from validator.rules.metadata import Reads
@@ -98,7 +97,7 @@ def tool_facts(settings: Settings, store: ResultCache | None,
     under the tool stamp when it holds them, else computed and kept there. ``None`` (the
     cache off) or a vendored folder of the settings' own (not part of the stamp):
     computed. REF025's index is keyed on the code digest read back
-    (:func:`~validator.cache.remember_code_digest`). ``digests``: the run's digests of
+    (kept as ``digests.code``). ``digests``: the run's digests of
     the tool's files (default: the call's own).
 
     Raises:
@@ -117,5 +116,5 @@ def tool_facts(settings: Settings, store: ResultCache | None,
         with digests_kept_in(store, digests):
             found = computed(settings, digests)
         store.put(key, {LABEL: found.to_json()}, replace=True)
-    remember_code_digest(found.code)
+    digests.code = found.code
     return found
