@@ -32,7 +32,7 @@ from validator.policy import Policy
 from validator.progress import Progress
 from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
 from validator.rules.metadata import Rule
-from validator.rules.prov.unread_files import REFUSED
+from validator.rules.prov.unread_files import NOT_UTF8, REFUSED, rename_hint
 from validator.rules.ref.quickstart import (
     is_quickstart_path,
     quickstart_paths,
@@ -322,13 +322,14 @@ class Session(RootFileChecks):
         return found
 
     def unhandled(self, tree: RecipeTree, path: str, why: str, what: str = "changed file",
-                  hint: str = "rename the file to a UTF-8 name under models/<org>/"
-                  ) -> DocumentResult:
+                  hint: str | None = None) -> DocumentResult:
         """A changed file (``what``) that cannot be checked (``PROV006``: not a UTF-8 path
-        under ``models/<org>/`` ...): one error, so the run fails rather than passing it by."""
+        ...): one error, so the run fails rather than passing it by. ``hint``: default,
+        rename the file in its folder."""
         doc_result = DocumentResult(
             path, Provenance(path, "", "", commit=tree.revision),
-            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}", hint)])
+            [prov_finding(UNHANDLED_PATH.id, path, f"{what} not checked: {why}",
+                          hint or (rename_hint(path) if NOT_UTF8 in why else None))])
         self.result.documents.append(doc_result)
         return doc_result
 
@@ -423,7 +424,7 @@ class Session(RootFileChecks):
             return False  # a link leaving the root, refused with the root (PROV005)
         if (escaped := undecodable_name(path)) is not None:  # as pr reports it (PROV006)
             if not any(d.path == escaped for d in self.result.documents):  # a quickstart
-                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file")
+                self.unhandled(tree, escaped, NOT_UTF8, "file")
             return False
         if path in opened.context_paths:
             done = named.setdefault(id(tree), set())

@@ -13,6 +13,7 @@ from validator.context import KV_STORE, PLATFORMS, STRATEGIES, TAXONOMY, Setting
 from validator.load import load_yaml
 from validator.paths import undecodable_name
 from validator.render.api_paths import QUICKSTART, quickstart_folder_entries
+from validator.rules.prov.unread_files import NOT_UTF8
 from validator.rules.ref.quickstart import quickstart_folder_finding, quickstart_paths
 from validator.source.provenance import Provenance
 from validator.source.tree import LocalTree, RecipeTree
@@ -33,8 +34,7 @@ class RootFileChecks:
         raise NotImplementedError
 
     def unhandled(self, tree: RecipeTree, path: str, why: str, what: str = "changed file",
-                  hint: str = "rename the file to a UTF-8 name under models/<org>/"
-                  ) -> DocumentResult:
+                  hint: str | None = None) -> DocumentResult:
         raise NotImplementedError
 
     def _check_platforms(self, tree: RecipeTree, checker: Checker) -> None:
@@ -55,8 +55,7 @@ class RootFileChecks:
             self._quickstart_folder(tree, entry)
         for path in quickstart_paths(tree.list(QUICKSTART)):
             if (escaped := undecodable_name(path)) is not None:  # as for recipes (PROV006)
-                self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
-                               f"rename the file to a UTF-8 name in {QUICKSTART}/")
+                self.unhandled(tree, escaped, NOT_UTF8, "file")
                 continue
             self._check_root_file(tree, path, "quickstart", checker)
 
@@ -98,8 +97,7 @@ class RootFileChecks:
         for folder in CONTEXT_FOLDERS:
             for path in context_paths(tree, folder):
                 if (escaped := undecodable_name(path)) is not None:
-                    self.unhandled(tree, escaped, "the file name is not valid UTF-8", "file",
-                                   f"rename the file to a UTF-8 name in {folder}/")
+                    self.unhandled(tree, escaped, NOT_UTF8, "file")
 
     def _check_root_file(self, tree: RecipeTree, path: str, kind: str,
                          checker: Checker) -> None:

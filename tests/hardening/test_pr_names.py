@@ -103,3 +103,29 @@ def test_rename_and_delete_with_odd_names(scratch: Path,
                diff_changes(gitpython.Repo(scratch), "main", "work")}
     assert ("renamed", "models/zz/ren\ta med.yaml", old) in changes
     assert ("deleted", recipes[1], None) in changes
+
+
+@pytest.mark.parametrize(("name", "blocked", "hint"), [
+    (b"docs/\xffpicture.png", False, None),
+    (b"models/a/\xffnotes.md", False, None),
+    (b"strategies/\xffbad.yaml", True, "rename the file to a UTF-8 name in strategies/"),
+    (b"kv_store/\xffbad.yaml", True, "rename the file to a UTF-8 name in kv_store/"),
+    (b"models/a/\xffbad.yaml", True, "rename the file to a UTF-8 name under models/<org>/"),
+])
+def test_an_undecodable_name_fails_the_pr_only_where_a_check_would_read_the_file(
+        scratch: Path, name: bytes, blocked: bool, hint: str | None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A PR is not failed for a file no check reads (as ``check`` lists no such file);
+    a recipe or context file of such a name is PROV006, the hint naming its folder."""
+    head = _commit_files(scratch, {name: b"x: 1\n"})
+    code, report = _pr_json(scratch, head, capsys)
+    escaped = name.decode("utf-8", "backslashreplace")
+    prov006 = [(d["path"], f["hint"]) for d in report["documents"] for f in d["findings"]
+               if f["rule"] == "PROV006"]
+    if blocked:
+        assert code == 1
+        assert prov006 == [(escaped, hint)]
+    else:
+        assert (code, prov006) == (0, [])
+        skipped = {s["path"] for s in report["context"]["pr"]["skipped"]}
+        assert escaped in skipped

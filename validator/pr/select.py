@@ -46,6 +46,7 @@ from validator.pr.entry_changes import (
 )
 from validator.pr.related import loaded_recipes, naming_recipes, removed_recipe_ids
 from validator.render.api_paths import quickstart_folder_entries
+from validator.rules.prov.unread_files import NOT_UTF8
 from validator.rules.ref.quickstart import is_quickstart_path
 from validator.source.tree import RecipeTree
 from validator.sourcemap import join_pointer
@@ -126,7 +127,7 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError:
         return (raw.decode("utf-8", "backslashreplace"),
-                "the file name is not valid UTF-8")
+                NOT_UTF8)
 
 
 def diff_changes(repo: git.Repo, base: str, head: str) -> list[Change]:
@@ -136,7 +137,10 @@ def diff_changes(repo: git.Repo, base: str, head: str) -> list[Change]:
     byte a file name may hold (newline, tab, quotes, escapes) is read as part of the name
     and no later file is lost. A change git reports that cannot be handled (a name that is
     not UTF-8, an unknown status letter) is a :class:`Change` of status ``unhandled``;
-    :func:`select` turns it into an error, never a silent skip.
+    :func:`select` turns it into an error, never a silent skip. A name that is not UTF-8
+    is such a problem only where a check would read the file (a recipe or context path,
+    in its ``\\xff`` form): ``check`` lists no other file, and a PR is not failed for
+    one it does not check (its ``docs/`` picture, say).
 
     Raises:
         git.GitCommandError, ValueError: a revision is not in ``repo``.
@@ -167,6 +171,9 @@ def diff_changes(repo: git.Repo, base: str, head: str) -> list[Change]:
             continue
         path = names[-1][0]
         old_path = names[0][0] if count == 2 else None
+        if status is not None and len(names) == count and not any(
+                is_recipe_path(name) or context_kind(name) for name, _ in names):
+            problems = []  # an undecodable name no check reads: passed as any such file
         if problems or status is None:
             out.append(Change("unhandled", path, old_path, "; ".join(problems)))
         elif status == "renamed":
