@@ -6,6 +6,7 @@ exported index really redirects the next ``pip`` (trial 9 #5)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
+from tests.render.tiny_tree import write_tree
 from tests.rules.ref.test_ref_shell_code import CHAT
 from validator.cli import main
 
@@ -87,3 +89,33 @@ def test_the_rendered_export_redirects_the_users_next_pip(
     proc = subprocess.run(["bash", "-c", pip], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120, check=False)
     assert "Looking in indexes: http://127.0.0.1:9/simple" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(("path", "before", "line"), [
+    ("kv_store/kv_mooncake_test.yaml", "    STORE_CONFIG_PATH: /etc/store.json\n",
+     '    HF_ENDPOINT: "http://hub.example"\n'),
+    ("taxonomy.yaml", '      TIER_HASH_SEED: "7"\n',
+     '      PIP_INDEX_URL: "http://pypi.example/simple"\n'),
+])
+def test_a_kv_store_or_kv_offload_env_is_reported_on_its_own_file(
+        tmp_path: Path, path: str, before: str, line: str,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The site adds these to the commands of every recipe the store or option is active
+    for: the warning is on the file, at the name's line, and a comment there silences it."""
+    root = write_tree(tmp_path / "tree")
+    file = root / path
+    text = file.read_text("utf-8")
+    assert before in text
+    file.write_text(text.replace(before, before + line), "utf-8")
+    monkeypatch.chdir(root)
+    main(["check", "--offline", "--no-cache", "--format", "json", "."])
+    report = json.loads(capsys.readouterr().out)
+    hits = [(d["path"], f["line"]) for d in report["documents"] for f in d["findings"]
+            if f["rule"] == "ENV002"]
+    assert hits == [(path, line_of(file.read_text("utf-8"), line.strip()))]
+    file.write_text(file.read_text("utf-8").replace(
+        line, line.rstrip("\n") + "  # recipe-check: ignore[ENV002]\n"), "utf-8")
+    main(["check", "--offline", "--no-cache", "--format", "json", "."])
+    report = json.loads(capsys.readouterr().out)
+    assert not [f for d in report["documents"] for f in d["findings"]
+                if f["rule"] in ("ENV002", "RC001", "RC005")]

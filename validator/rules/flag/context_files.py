@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from validator.analysis.arg_layers import parallel_flag_layers, parallel_flag_value
 from validator.analysis.env_verdicts import env_issue
 from validator.rules.api import Hit, Rule
+from validator.rules.env.download_source import context_download_source_hits
 from validator.rules.flag.facts import add_issue_hits, context_list_issues, context_plan
 from validator.rules.ref.context_values import context_arg_lists, context_env_maps
 from validator.rules.ref.shell_code import context_shell_hits
@@ -59,6 +60,9 @@ def context_arg_hits(cli: CliRegistries, doc: LoadedDocument, kind: str
     env = list(_context_env_hits(cli, doc, kind))
     if env:
         hits.setdefault("FLAG016", []).extend(env)
+    download = list(context_download_source_hits(kind, doc.data))
+    if download:
+        hits.setdefault("ENV002", []).extend(download)
     shell = context_shell_hits(doc.path, kind, doc.data)
     if shell:
         hits.setdefault("REF018", []).extend(shell)
