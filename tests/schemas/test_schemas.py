@@ -227,6 +227,20 @@ def test_fixture_recipe_is_valid() -> None:
     assert errors("recipe", recipe()) == set()
 
 
+@pytest.mark.parametrize("version", ["0.10.1.1", "0.9.0.1", "0.10", "0.11.0rc1",
+                                     "0.8.5.post1", "nightly"])
+def test_every_form_of_a_vllm_release_number_is_a_version(version: str) -> None:
+    """vLLM has published four-part releases (0.9.0.1, 0.10.1.1): a recipe pinning one is
+    valid, as the vendored release list and the images are."""
+    assert errors("recipe", recipe(model__min_vllm_version=version)) == set()
+
+
+@pytest.mark.parametrize("version", ["0.10.1.1.1", "v0.10.1", "0.10.", "1"])
+def test_a_malformed_release_number_is_not_a_version(version: str) -> None:
+    assert errors("recipe", recipe(model__min_vllm_version=version)) == {
+        ("/model/min_vllm_version", "pattern", version)}
+
+
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [
