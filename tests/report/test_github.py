@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from validator.checker import RunResult
+from validator.cli import main
 from validator.findings import Related, Severity, printable
 from validator.report import get_reporter
 from validator.report.github import (
@@ -122,3 +125,29 @@ def test_any_text_stays_on_one_line_and_round_trips(message: str, value: str) ->
     assert _unescape(data, prop=False) == printable(message, keep="\r\n")
     props = dict(p.split("=", 1) for p in head.removeprefix("error ").split(","))
     assert _unescape(props["file"], prop=True) == printable(value, keep="\r\n")
+
+
+@pytest.mark.parametrize(("argv", "env", "where"), [
+    ([], {}, "each is a plain line of this log (no job summary is written"),
+    ([], {"GITHUB_STEP_SUMMARY": "summary.md"}, "see the job summary for every finding"),
+    (["--summary", "own.md"], {}, "see the job summary for every finding"),
+    (["--summary", "own.md", "--no-summary"], {"GITHUB_STEP_SUMMARY": "summary.md"},
+     "each is a plain line of this log (no job summary is written"),
+])
+def test_the_note_on_findings_past_the_limit_names_a_summary_only_when_one_is_written(
+        tmp_path: Path, argv: list[str], env: dict[str, str], where: str,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "models" / "example-org"
+    folder.mkdir(parents=True)
+    (tmp_path / "taxonomy.yaml").write_text("hardware_profiles: {}\n", "utf-8")
+    (tmp_path / "strategies").mkdir()
+    for i in range(12):  # a broken file each: one error each, 12 > the limit of 10
+        (folder / f"Broken-{i}.yaml").write_text("model: [\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, str(tmp_path / value))
+    main(["check", "--offline", "--no-cache", "--format", "github", *argv, "models/"])
+    [note] = [line for line in capsys.readouterr().out.splitlines()
+              if "more not annotated" in line]
+    assert where in note

@@ -20,6 +20,7 @@ from validator.commands.options import (
     local_rule_config,
     rule_config,
     settings_from,
+    summary_target,
     write_outputs,
 )
 from validator.commands.options import (
@@ -271,8 +272,9 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and (note := remaining_note(result, args.unsafe_fixes)):
         print(f"recipe-check: {note}", file=sys.stderr)
     result.context["release_list"] = releases
-    write_outputs(args, lambda name, stream: get_reporter(name).write(result, stream), fmt,
-                  summary=lambda path: _step_summary(result, path))
+    summary = summary_target(args, fmt) is not None
+    write_outputs(args, lambda name, stream: get_reporter(name, summary=summary).write(
+        result, stream), fmt, summary=lambda path: _step_summary(result, path))
     return result.exit_code
 
 

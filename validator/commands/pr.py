@@ -41,6 +41,7 @@ from validator.commands.options import (
     chosen_format,
     rule_config,
     settings_from,
+    summary_target,
     write_outputs,
 )
 from validator.commands.output_guard import refuse_overwriting, work_tree_inputs
@@ -138,10 +139,12 @@ def run(args: argparse.Namespace) -> int:
         source = Path(config.source)
         result.context["config"] = source.name if source.is_absolute() else config.source
 
+    summary = summary_target(args, fmt) is not None
+
     def write(name: str, stream: TextIO) -> None:
         if stream is sys.stdout:
             _write_preamble(name, result, stream)
-        get_reporter(name).write(result, stream)
+        get_reporter(name, summary=summary).write(result, stream)
 
     write_outputs(args, write, fmt, summary=lambda path: append_step_summary(result, path))
     return result.exit_code

@@ -57,10 +57,15 @@ REPORTERS: dict[str, Callable[[], Reporter]] = {"text": _text, "json": _json,
 """Format name -> factory. Factories import lazily so start-up stays fast."""
 
 
-def get_reporter(name: str) -> Reporter:
-    """The reporter for ``--format name``.
+def get_reporter(name: str, *, summary: bool = True) -> Reporter:
+    """The reporter for ``--format name``; ``summary``: whether the run writes a job
+    summary (the ``github`` format's note on findings past its limit points there).
 
     Raises:
         KeyError: unknown format name.
     """
+    if name == "github":
+        from validator.report.github import GithubReporter
+
+        return GithubReporter(summary=summary)
     return REPORTERS[name]()

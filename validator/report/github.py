@@ -114,13 +114,16 @@ class GithubReporter:
             sub-folder; ``""`` when they are the repository root.
         limit: annotations per kind (default :data:`ANNOTATION_LIMIT`).
         titles: rule id -> rule summary, for annotation titles (default: the registry).
+        summary: whether the run writes a job summary, where the note on findings past
+            the limit sends the reader (else: to the plain lines of this log).
     """
 
     def __init__(self, path_prefix: str = "", limit: int = ANNOTATION_LIMIT,
-                 titles: Mapping[str, str] | None = None) -> None:
+                 titles: Mapping[str, str] | None = None, *, summary: bool = True) -> None:
         self.path_prefix = path_prefix.strip("/") + "/" if path_prefix.strip("/") else ""
         self.limit = limit
         self._titles = titles
+        self.summary = summary
 
     def _title(self, rule_id: str) -> str:
         if self._titles is None:
@@ -161,8 +164,10 @@ class GithubReporter:
                          f"{b['existing']} existing (not annotated), {b['fixed']} fixed\n")
         more = [f"{n} {kind}(s)" for kind, n in hidden.items() if n]
         if more:
+            where = ("see the job summary for every finding" if self.summary else
+                     "each is a plain line of this log (no job summary is written: "
+                     "--summary FILE or $GITHUB_STEP_SUMMARY)")
             stream.write(f"recipe-check: {', '.join(more)} more not annotated (GitHub shows "
-                         f"{self.limit} of each kind per step); see the job summary for "
-                         "every finding\n")
+                         f"{self.limit} of each kind per step); {where}\n")
         for msg in result.internal_errors:
             stream.write(f"::error title=recipe-check internal error::{escape_data(msg)}\n")
