@@ -23,7 +23,6 @@ from validator.pr.baseline import (
     NEVER_EXISTING,
     NOT_JUDGED_AT_BASE,
     UNLOADED,
-    minimum_lowered,
 )
 
 from .conftest import git, sarif_errors
@@ -82,18 +81,17 @@ def units(items: list[dict[str, Any]], file: Path) -> Counter[Identity]:
 
 
 def check_units(root: Path, paths: list[str], capsys: pytest.CaptureFixture[str]
-                ) -> tuple[dict[str, Counter[Identity]], dict[str, Any]]:
+                ) -> dict[str, Counter[Identity]]:
     """Finding identities per path of plain ``recipe-check check`` on a tree on disk
     (every rendered command checked, as ``pr`` checks both revisions), counted as ``pr``
-    compares them (:func:`units`), and the run's install ranges per path."""
+    compares them (:func:`units`)."""
     present = [p for p in paths if (root / p).is_file()]
     if not present:
-        return {}, {}
+        return {}
     main(["check", "--format", "json", "--root", str(root),
           *(str(root / p) for p in present)])
     data = json.loads(capsys.readouterr().out)
-    return ({d["path"]: units(d["findings"], root / d["path"]) for d in data["documents"]},
-            data["context"].get("install_ranges") or {})
+    return {d["path"]: units(d["findings"], root / d["path"]) for d in data["documents"]}
 
 
 def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
@@ -103,13 +101,12 @@ def pr_json(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str]
     return code, json.loads(capsys.readouterr().out)
 
 
-def _context_caused(finding: dict[str, Any], path: str, changed: set[str],
-                    lowered: bool) -> bool:
+def _context_caused(finding: dict[str, Any], path: str, changed: set[str]) -> bool:
     """Whether ``pr`` counts ``finding`` of ``path`` as caused by an unchanged context file
     (:func:`validator.pr.baseline.context_caused`): on a line selecting one or on the whole
     recipe, every related location in such a file -- but not a finding about the recipe's
-    minimum when the change ``lowered`` one (:func:`validator.pr.baseline.minimum_lowered`)."""
-    if lowered and "but the recipe's minimum is" in finding["message"]:
+    minimum (a new one of those is a pair the change made)."""
+    if "but the recipe's minimum is" in finding["message"]:
         return False
     if finding["pointer"] and not finding["pointer"].startswith(SELECTORS):
         return False
@@ -149,8 +146,8 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
     base_tree = tmp_path / f"base-{mb}"
     if not base_tree.is_dir():
         export(repo, mb, base_tree)
-    at_head, head_ranges = check_units(head_tree, recipes, capsys)
-    at_base, base_ranges = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
+    at_head = check_units(head_tree, recipes, capsys)
+    at_base = check_units(base_tree, [renamed.get(p, p) for p in recipes], capsys)
     for doc in data["documents"]:
         path = doc["path"]
         if path not in recipes:
@@ -166,9 +163,7 @@ def compare_split(repo: Path, number: int, tmp_path: Path,
         where = f"PR {number} {path}"
         found = doc["findings"]
         # a context file the change leaves alone causes it: existing, whatever the base
-        lowered = minimum_lowered(head_ranges.get(path),
-                                  base_ranges.get(renamed.get(path, path)))
-        caused = units([f for f in found if _context_caused(f, path, changed, lowered)],
+        caused = units([f for f in found if _context_caused(f, path, changed)],
                        head_tree / path)
         added = head_keys - base_keys
         # a file that did not load at the base was not judged there: each head finding

@@ -47,8 +47,11 @@ file's line is. When the change leaves that file alone, the finding stays on the
 and is ``"unchanged"`` even on a recipe the change adds or edits: the recipe reaches a
 defect the file already has, and the file's author, not the recipe's, fixes it
 (:func:`context_caused`) -- unless the finding says the file's token needs a release above
-the recipe's minimum (:data:`~validator.findings.FLOOR`) and the change lowered a minimum
-of the recipe (:func:`minimum_lowered`): the recipe's change made the pair fail.
+the recipe's minimum (:data:`~validator.findings.FLOOR`). Such a finding is about the pair,
+not the file: a new one (the recipe at the base did not have that defect,
+:func:`compare`) means the change made the pair -- it added the recipe, selected the
+strategy, opted into the KV offload option or lowered the recipe's minimum -- so it is
+new.
 """
 
 from __future__ import annotations
@@ -56,9 +59,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
-
-from packaging.version import InvalidVersion, Version
 
 from validator.checker import DocumentResult, RunResult
 from validator.config import matches
@@ -98,8 +98,6 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
     """
     at_base: dict[str, DocumentResult] = {d.path: d for d in base.documents}
     base_bytes = base_bytes or {}
-    head_ranges = head.context.get("install_ranges") or {}
-    base_ranges = base.context.get("install_ranges") or {}
     for doc in head.documents:
         base_name = base_path.get(doc.path, doc.path)
         old = at_base.get(base_name)
@@ -114,9 +112,8 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         doc.hidden = [dataclasses.replace(f, message=f"{f.message} [{reason}]")
                       for f, reason in reasons if reason is not None]
         if changed is not None:
-            lowered = minimum_lowered(head_ranges.get(doc.path), base_ranges.get(base_name))
             doc.findings = [dataclasses.replace(f, baseline="unchanged")
-                            if f.baseline == "new" and not (lowered and f.reason == FLOOR)
+                            if f.baseline == "new" and f.reason != FLOOR
                             and context_caused(f, changed) else f
                             for f in doc.findings]
     head.context["baseline"] = {"compared_with": "merge base",
@@ -260,33 +257,3 @@ def context_caused(finding: Finding, changed: Collection[str]) -> str | None:
     :func:`validator.context_findings.relocate`.)"""
     cause = context_cause(finding, lambda p: context_kind(p) is not None and p not in changed)
     return None if cause is None else str(cause.path)
-
-
-def minimum_lowered(head: Sequence[dict[str, Any]] | None,
-                    base: Sequence[dict[str, Any]] | None) -> bool:
-    """Whether some configuration's minimum at the head (an install range of the JSON
-    report: ``variant``, ``strategy``, ``min_vllm_version``) is a lower release than the
-    same configuration's at the base, or than the base's lowest when the base has no such
-    configuration. ``False`` without ranges on either side (a recipe the change adds, a
-    minimum that is not a release)."""
-    if not head or not base:
-        return False
-    at_base = {(r.get("variant"), r.get("strategy")): _release(r) for r in base}
-    known = [v for v in at_base.values() if v is not None]
-    if not known:
-        return False
-    lowest = min(known)
-    for entry in head:
-        now = _release(entry)
-        before = at_base.get((entry.get("variant"), entry.get("strategy"))) or lowest
-        if now is not None and now < before:
-            return True
-    return False
-
-
-def _release(install_range: dict[str, Any]) -> Version | None:
-    text = install_range.get("min_vllm_version")
-    try:
-        return Version(text) if isinstance(text, str) else None
-    except InvalidVersion:
-        return None
