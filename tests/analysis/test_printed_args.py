@@ -69,3 +69,34 @@ def test_a_chunk_met_before_is_read_once(monkeypatch: pytest.MonkeyPatch) -> Non
     assert [(i.code, i.index) for i in issues] == [
         (i.code, i.index) for i in whole_items(second, plan)]
     assert {i.index for i in issues} == {2, 4}
+
+
+def test_a_chunk_is_read_once_per_run_whatever_plan_judges_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk reading memo is keyed by the chunk's items alone: a second plan judging
+    the same chunk does not read it again, while a chunk that differs from it only in a
+    later item (its value) or in how an item prints is read and judged on its own (a key
+    narrower than every item would hand it the first chunk's words)."""
+    cli = CliRegistries()
+    low, high = plan_for(cli, Version("0.6.0")), plan_for(cli, Version("0.11.0"))
+    chunk = ("--max-model-len", "abc")
+    others = (("--max-model-len", "8"), ("--max-model-len", "$LEN"),
+              ("--max-model-len 8",), ("--max-model-len", "abc def"))
+    wanted = {(args, id(plan)): whole_items(args, plan)
+              for args in (chunk, *others) for plan in (low, high)}
+    read: list[tuple[str, ...]] = []
+
+    def counted(items: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        read.append(tuple(items))
+        return shell_words(items)
+
+    monkeypatch.setattr("validator.analysis.printed_args.shell_words", counted)
+    assert judged_items(chunk, low) == wanted[chunk, id(low)]
+    assert read == [chunk]
+    assert judged_items(chunk, high) == wanted[chunk, id(high)]
+    assert read == [chunk]  # the second plan judges the reading the first one made
+    for other in others:
+        read.clear()
+        assert judged_items(other, high) == wanted[other, id(high)], other
+        assert read == [other]
+    assert wanted[chunk, id(high)] != wanted[others[0], id(high)]

@@ -186,7 +186,10 @@ def hardware_statement(doc: LoadedDocument, ctx: Context, variant: str | None,
 
 def _hardware_image(doc: LoadedDocument, ctx: Context, variant: str | None,
                     hardware: str) -> Stated | None:
-    sites = list(image_sites(doc))
+    # the image strings of the document content: read once however many (variant,
+    # hardware) pairs its configurations ask about
+    sites = per_document(doc, ctx, "install_channel:image_sites",
+                         lambda: tuple(image_sites(doc)))
     if variant is None:  # a list of every variant: the channel all of them agree on
         variants = get(doc.data, "variants")
         names = [v for v in variants if isinstance(v, str)] if isinstance(variants, dict) \

@@ -12,8 +12,9 @@ items print raw, the words of each item, which words bash expands and where each
 segment of :mod:`validator.analysis.flag_segments` starts depend on the chunk alone (a
 flag pairs with its value only when the value does not start with ``-``), as long as the
 first word of each chunk but the first is an option word: then the segments of the list
-are those of its chunks, and each chunk is read and its segments judged once per plan
-(:func:`_chunk`). Wherever that does not hold, or the segments do not decide the list
+are those of its chunks. Each distinct chunk is read once per run, whatever the plan
+(:func:`_reading`: the reading depends on its items alone), and its segments judged once
+per plan (:func:`_chunk`). Wherever that does not hold, or the segments do not decide the list
 (:func:`~validator.analysis.flag_segments.segments_decide`), the list is judged whole as
 before (:func:`whole_items`).
 """
@@ -40,7 +41,8 @@ from validator.analysis.shell_words import printed_expansions, printed_literals,
 from validator.vllm_cli.argv import looks_like_option
 
 CHUNKS_KEPT = 64 * LISTS_KEPT
-"""How many (chunk, plan) readings :func:`judged_items` keeps."""
+"""How many (chunk, plan) verdicts :func:`judged_items` keeps, and how many chunk readings
+(:func:`_reading`)."""
 
 
 class Chunk(NamedTuple):
@@ -81,27 +83,55 @@ def judged_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
     return out
 
 
+class Reading(NamedTuple):
+    """What the printed command makes of one chunk of items, whatever the plan."""
+
+    segments: tuple[tuple[int, tuple[str, ...], frozenset[int], frozenset[int]], ...]
+    """Each segment of its words: where it starts, its words, and the words of it (from
+    its start) that bash expands and that hold a ``$`` reaching vLLM as written."""
+    where: tuple[int, ...]
+    """The item of the chunk each word comes from."""
+    split: frozenset[int]
+    """The items of more than one word (:func:`_split_items`)."""
+    opens: bool
+    """Whether its first word is an option word."""
+
+
 def _chunk(items: tuple[str, ...], plan: VersionPlan, token: object) -> Chunk | None:
-    """``items`` (one chunk) read and its segments judged at ``plan``; ``None`` when a
-    segment of it is a dotted key without a value (then only the whole list tells)."""
+    """``items`` (one chunk) read (:func:`_reading`) and its segments judged at ``plan``;
+    ``None`` when a segment of it is a dotted key without a value (then only the whole
+    list tells)."""
+    read = plan.cli.bounded("flag:chunk_readings", items, partial(_reading, items),
+                            limit=CHUNKS_KEPT)
+    if read is None:
+        return None
+    verdicts = tuple(verdict(words, expansions, plan, token, literals)
+                     for _start, words, expansions, literals in read.segments)
+    issues = []
+    for (start, *_), found in zip(read.segments, verdicts, strict=True):
+        for issue in found.issues:
+            item = read.where[issue.index + start]
+            if issue.code == "duplicate" and item in read.split:
+                continue  # as whole_items: the site's de-duplication reads the item whole
+            issues.append(replace(issue, index=item))
+    return Chunk(read.opens, verdicts, tuple(issues))
+
+
+def _reading(items: tuple[str, ...]) -> Reading | None:
+    """The :class:`Reading` of ``items`` (one chunk), which depends on them alone: once per
+    run for each distinct chunk, whichever plans judge it (``None`` when a segment of it
+    is a dotted key without a value)."""
     words, where = shell_words(items)
     spans = segment_spans(words)
     if spans is None:
         return None
     expansions = printed_expansions(items, words, where)
     literals = printed_literals(items, words, where)
-    verdicts = tuple(verdict(words[start:end], frozenset(
-        i - start for i in expansions if start <= i < end), plan, token, frozenset(
+    segments = tuple((start, words[start:end], frozenset(
+        i - start for i in expansions if start <= i < end), frozenset(
         i - start for i in literals if start <= i < end)) for start, end in spans)
-    split = _split_items(where)
-    issues = []
-    for (start, _end), found in zip(spans, verdicts, strict=True):
-        for issue in found.issues:
-            item = where[issue.index + start]
-            if issue.code == "duplicate" and item in split:
-                continue  # as whole_items: the site's de-duplication reads the item whole
-            issues.append(replace(issue, index=item))
-    return Chunk(looks_like_option(words[0]), verdicts, tuple(issues))
+    return Reading(segments, where, frozenset(_split_items(where)),
+                   looks_like_option(words[0]))
 
 
 def _split_items(where: Sequence[int]) -> set[int]:
