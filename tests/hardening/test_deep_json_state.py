@@ -132,8 +132,10 @@ def lock(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _publish(lock: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return _cli(PROJECT, "publish", "--lock", str(lock), "--out-dir", str(out), "--checked-on",
-                "2026-12-06", *extra)
+    """``publish`` through the CLI in this process (:func:`run_cli`): an exception a
+    damaged state file raised would reach the test."""
+    return run_cli("publish", "--lock", str(lock), "--out-dir", str(out), "--checked-on",
+                   "2026-12-06", *extra, cwd=PROJECT)
 
 
 def _record(out: Path) -> Path:
