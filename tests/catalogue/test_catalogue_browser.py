@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.evidence.conftest import REPO
 from validator.evidence.cite import parse_anchor
 from validator.source.git import GitTree
@@ -83,11 +83,8 @@ def catalogue(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     root = tmp_path_factory.mktemp("catalogue")
     snapshot_spec(SnapshotStore(root / "store"), tree, REPO, list(RECIPES))
     out, site = root / "published", root / "site"
-    done = subprocess.run(
-        [sys.executable, "-m", "validator", "publish", "--lock",
-         str(root / "store" / LOCK_NAME), "--out", str(out), "--checked-on", "2026-12-01",
-         "--attestation", "--site", str(site)], capture_output=True, text=True, timeout=600,
-        check=False)
+    done = run_cli("publish", "--lock", str(root / "store" / LOCK_NAME), "--out", str(out),
+                   "--checked-on", "2026-12-01", "--attestation", "--site", str(site))
     assert done.returncode == 0, done.stderr
     assert f"catalogue: {len(RECIPES)} record page(s)" in done.stdout
     return {"site": site, "out": out, "commit": head, "repo": corpus_repo}
@@ -268,10 +265,12 @@ def test_index_filters_are_kept_in_the_url(catalogue: dict[str, Any],
 
 
 def _render_json(repo: Path, *options: str) -> bytes:
-    """What ``render --format json`` prints for one configuration of GLM-5.2."""
-    return subprocess.run([sys.executable, "-m", "validator", "render", "--format", "json",
-                           *options, "models/zai-org/GLM-5.2.yaml"], cwd=repo,
-                          capture_output=True, timeout=300, check=True).stdout
+    """What ``render --format json`` prints for one configuration of GLM-5.2 (the CLI, in
+    this process)."""
+    done = run_cli("render", "--format", "json", *options, "models/zai-org/GLM-5.2.yaml",
+                   cwd=repo)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.encode("utf-8", "surrogateescape")
 
 
 def _picked_options(page: Any) -> list[str]:
@@ -312,10 +311,10 @@ def test_record_page_shows_the_configuration_picked_as_render_renders_it(
     page.goto(next(site.rglob("GLM-5.2.yaml.html")).as_uri())
     # the landing configuration's JSON: the first click loads the table, then downloads
     assert _downloaded_json(page) == _render_json(catalogue["repo"], *_picked_options(page))
-    every = json.loads(subprocess.run(
-        [sys.executable, "-m", "validator", "render", "--all", "--format", "json",
-         "models/zai-org/GLM-5.2.yaml"], cwd=catalogue["repo"], capture_output=True,
-        text=True, timeout=300, check=True).stdout)
+    done = run_cli("render", "--all", "--format", "json", "models/zai-org/GLM-5.2.yaml",
+                   cwd=catalogue["repo"])
+    assert done.returncode == 0, done.stderr
+    every = json.loads(done.stdout)
     assert f"{len(every)} configurations" in page.locator("#configurations + p").inner_text()
     assert len(every) > 100  # every configuration the site offers, not one per hardware
 

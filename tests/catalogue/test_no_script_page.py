@@ -4,8 +4,6 @@ offers the JSON of the configuration it shows: a plain link to that configuratio
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ import pytest
 from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_catalogue_browser import chromium_context
 from tests.catalogue.test_record_page_picker import MINI, PATH
+from tests.cli_in_process import run_cli
 from tests.static_server import serve_folder
 
 pytestmark = pytest.mark.xdist_group("chromium-no-script")
@@ -26,10 +25,11 @@ def _site(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _render_json(repo: Path) -> bytes:
-    """What ``render --format json`` prints for the recipe's landing configuration."""
-    return subprocess.run([sys.executable, "-m", "validator", "render", "--format", "json",
-                           PATH], cwd=repo, capture_output=True, timeout=300,
-                          check=True).stdout
+    """What ``render --format json`` prints for the recipe's landing configuration (the
+    CLI, in this process)."""
+    done = run_cli("render", "--format", "json", PATH, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.encode("utf-8", "surrogateescape")
 
 
 @pytest.fixture(scope="module")

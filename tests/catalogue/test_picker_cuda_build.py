@@ -8,9 +8,7 @@ was removed."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pytest
 
 from tests.catalogue.site_pages import record_page
 from tests.catalogue.test_index_vllm_filter import context  # noqa: F401
+from tests.cli_in_process import run_cli
 from tests.evidence.conftest import corpus_tree  # noqa: F401
 from validator.source.git import GitTree
 
@@ -29,25 +28,30 @@ GEMMA = "models/Google/gemma-4-31B-it.yaml"
 CU129, CU130 = "vllm/vllm-openai:gemma4-0505-cu129", "vllm/vllm-openai:gemma4-0505-cu130"
 
 
-def _render(corpus_repo: Path, tmp_path: Path, *args: str) -> str:
-    root = tmp_path / "tree"
+def _extract(corpus_repo: Path, root: Path) -> Path:
+    """The files of :data:`COMMIT` under ``root``."""
     root.mkdir(parents=True)
     archive = subprocess.run(["git", "archive", COMMIT], cwd=corpus_repo, check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run([sys.executable, "-m", "validator", "render", GEMMA, *args],
-                          cwd=root, check=True, capture_output=True, text=True,
-                          env=env).stdout
+    return root
+
+
+def _render(root: Path, *args: str) -> str:
+    """What ``render GEMMA ARGS`` prints in ``root`` (the CLI, in this process)."""
+    done = run_cli("render", GEMMA, *args, cwd=root)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_picking_cu129_shows_what_render_cuda_cu129_prints_and_is_in_the_url(
         tmp_path: Path, corpus_repo: Path, corpus_tree: Callable[[str], GitTree],  # noqa: F811
         context: Any) -> None:  # noqa: F811
-    json_text = _render(corpus_repo, tmp_path, "--cuda", "cu129", "--format", "json")
+    root = _extract(corpus_repo, tmp_path / "tree")
+    json_text = _render(root, "--cuda", "cu129", "--format", "json")
     (doc,) = json.loads(json_text)
     assert doc["docker_image"] == CU129
-    text = _render(corpus_repo, tmp_path / "text", "--cuda", "cu129")
+    text = _render(root, "--cuda", "cu129")
     page_file = record_page(tmp_path, corpus_tree(COMMIT), GEMMA, picker=True)
     page = context.new_page()
     page.goto(page_file.as_uri())

@@ -6,8 +6,6 @@ Chromium, on the mini recipe (the site's default image on NVIDIA hardware)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +14,16 @@ import pytest
 from tests.catalogue.site_pages import catalogue_page
 from tests.catalogue.test_index_vllm_filter import context  # noqa: F401
 from tests.catalogue.test_record_page_picker import MINI, PATH
+from tests.cli_in_process import run_cli
 
 pytestmark = pytest.mark.xdist_group("chromium-index-vllm")
 
 
 def _render(repo: Path, *args: str) -> str:
-    return subprocess.run([sys.executable, "-m", "validator", "render", PATH, *args],
-                          cwd=repo, check=True, capture_output=True, text=True,
-                          timeout=300).stdout
+    """What ``render PATH ARGS`` prints in ``repo`` (the CLI, in this process)."""
+    done = run_cli("render", PATH, *args, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_picking_cu129_of_a_plain_tag_shows_what_render_prints(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.evidence.conftest import GLM52_UPSTREAM, REPO
 from validator.evidence.model import validate_record
 from validator.evidence.publish import PublishConflict, Publisher, record_path
@@ -188,8 +189,7 @@ def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list
     version is refused, left as it is and not indexed (was: indexed as current)."""
     root, paths = store
     out = tmp_path / "out"
-    first = _publish(root / LOCK_NAME, out)
-    assert first.wait(timeout=120) == 0
+    assert _run(root / LOCK_NAME, out)[0] == 0
     older, tampered = sorted(_records(out))[:2]
     doc = json.loads(older.read_bytes())
     doc["validation"]["tool"]["version"] = "0.0.1"
@@ -199,10 +199,9 @@ def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list
     doc["notes"].append("edited by hand")
     tampered.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     tampered_bytes = tampered.read_bytes()
-    again = _publish(root / LOCK_NAME, out)
-    stdout, stderr = again.communicate(timeout=120)
-    assert again.returncode == 1
-    assert "same tool version" in stderr.decode() and "1 replaced" in stdout.decode()
+    rc, stdout, stderr = _run(root / LOCK_NAME, out)
+    assert rc == 1
+    assert "same tool version" in stderr and "1 replaced" in stdout
     kept = older.with_name(older.name[:-len(".json")] + "@recipe-check-0.0.1.json")
     assert kept.read_bytes() == old_bytes
     assert json.loads(older.read_bytes())["validation"]["tool"]["version"] != "0.0.1"
@@ -215,9 +214,10 @@ def test_rerun_after_a_tool_upgrade_keeps_the_old_record(store: tuple[Path, list
 
 
 def _run(lock: Path, out: Path, *extra: str) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "validator", "publish", "--lock", str(lock),
-                           "--out", str(out), "--checked-on", "2026-11-29", "--attestation",
-                           *extra], capture_output=True, text=True, timeout=300)
+    """``publish`` in this process (:func:`run_cli`): what it prints and returns, for the
+    tests that do not kill it or race two of them."""
+    proc = run_cli("publish", "--lock", str(lock), "--out", str(out), "--checked-on",
+                   "2026-11-29", "--attestation", *extra)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.evidence.test_publish import store  # noqa: F401  (the corpus store fixture)
 from validator.evidence.publish_inputs import MANIFEST, InputsManifest
 from validator.source.snapshots import LOCK_NAME
@@ -61,9 +60,9 @@ def test_without_a_key_nothing_is_noted(tmp_path: Path) -> None:
 
 
 def _run(lock: Path, out: Path) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "validator", "publish", "--lock", str(lock),
-                           "--out-dir", str(out), "--checked-on", "2026-11-29"],
-                          capture_output=True, text=True, timeout=300)
+    """``publish`` through the CLI in this process (:func:`run_cli`)."""
+    proc = run_cli("publish", "--lock", str(lock), "--out-dir", str(out), "--checked-on",
+                   "2026-11-29")
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -45,9 +45,9 @@ def test_checked_in_schema_is_fresh() -> None:
 
 
 def test_print_schema_command_matches_file() -> None:
-    out = subprocess.run([sys.executable, "-m", "validator", "record", "--print-schema"],
-                         check=True, capture_output=True, text=True).stdout
-    assert out == SCHEMA_PATH.read_text("utf-8")
+    done = run_cli("record", "--print-schema")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == SCHEMA_PATH.read_text("utf-8")
 
 
 @pytest.fixture(scope="module")

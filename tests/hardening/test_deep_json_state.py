@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_cli
+from tests.history_slice import SLICE, cold_slice_cache
 from validator.cache import ResultCache
 from validator.cli import main
 from validator.source.snapshots import LOCK_NAME
@@ -56,6 +58,8 @@ def test_a_store_counts_an_entry_too_deep_to_decode_as_damaged(fast: bool,
     script = f"""
 import sys
 from pathlib import Path
+from tests.cli_in_process import run_cli
+from tests.history_slice import SLICE, cold_slice_cache
 from validator.cache import ResultCache
 root, key = Path(sys.argv[1]), "ab" * 32
 ResultCache(root, fast={fast}).put(key, {{"ctx": [1, 2]}})
@@ -88,18 +92,27 @@ def test_entries_nested_near_the_recursion_limit_are_damaged(tmp_path: Path) -> 
 
 
 @pytest.mark.corpus
-def test_history_recomputes_entries_too_deep_to_decode(corpus_repo: Path,
-                                                       tmp_path: Path) -> None:
-    cache, out = tmp_path / "cache", tmp_path / "out.json"
-    args = ["history", "--repo", str(corpus_repo), "models/thinkingmachines", "--jobs", "1",
-            "--cache-dir", str(cache), "--format", "json", "--output", str(out)]
-    assert _cli(tmp_path, *args).returncode == 0
-    cold = json.loads(out.read_text("utf-8"))
-    entries = sorted(cache.glob("history/*/*.json"))
+def test_history_recomputes_entries_too_deep_to_decode(
+        corpus_repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The cold audit is the run's shared one of :data:`~tests.history_slice.SLICE` into
+    a cache folder laid out as ``history --cache-dir`` lays it out (a copy of it); its
+    report is what ``history --format json`` writes for it (was: a cold ``history`` CLI
+    process of its own, about 3 s of CPU). The damaged run is the CLI in this process:
+    every entry counted corrupt shows each was read and decoded, and a ``RecursionError``
+    would reach the test."""
+    from validator.commands.history import to_json
+
+    root, out = tmp_path / "cache", tmp_path / "out.json"
+    cache, reference = cold_slice_cache(tmp_path_factory, corpus_repo, root)
+    args = ["history", "--repo", str(corpus_repo), SLICE, "--jobs", "1",
+            "--cache-dir", str(root), "--format", "json", "--output", str(out)]
+    cold = json.loads(json.dumps(to_json(reference)))
+    assert cold["summary"]["checked"] == cold["summary"]["units"] > 0
+    entries = sorted(cache.glob("*/*.json"))
     assert entries
     for entry in entries:
         entry.write_bytes(DEEP)
-    warm = _cli(tmp_path, *args)
+    warm = run_cli(*args, cwd=tmp_path)
     assert warm.returncode == 0 and "Traceback" not in warm.stderr, warm.stderr[-2000:]
     again = json.loads(out.read_text("utf-8"))
     assert again["summary"].pop("corrupt") == len(entries)
@@ -119,8 +132,10 @@ def lock(corpus_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _publish(lock: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return _cli(PROJECT, "publish", "--lock", str(lock), "--out-dir", str(out), "--checked-on",
-                "2026-12-06", *extra)
+    """``publish`` through the CLI in this process (:func:`run_cli`): an exception a
+    damaged state file raised would reach the test."""
+    return run_cli("publish", "--lock", str(lock), "--out-dir", str(out), "--checked-on",
+                   "2026-12-06", *extra, cwd=PROJECT)
 
 
 def _record(out: Path) -> Path:

@@ -10,18 +10,17 @@ import multiprocessing
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.history_slice import SLICE, cold_slice_result
 from validator.context import Settings
 from validator.history import worker as worker_module
 from validator.history.gitdata import GitError
-from validator.history.revisions import Progress
 from validator.history.worker import Task, execute
-
-SLICE = "models/thinkingmachines"
 
 
 def test_the_worker_module_sets_no_module_state_at_run_time() -> None:
@@ -47,10 +46,12 @@ def test_a_tasks_error_reaches_the_caller(tmp_path: Path, jobs: int) -> None:
         list(execute(tasks, repo, {}, Settings(), None, jobs))
 
 
-def test_a_killed_worker_costs_only_time(corpus_repo: Path) -> None:
+def test_a_killed_worker_costs_only_time(corpus_repo: Path,
+                                        tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every worker is killed as the first result comes in: the blobs they did not return
-    are checked in this process, and the audit is the one of one job."""
-    from validator.history.audit import AuditOptions, run_audit
+    are checked in this process, and the audit is the one of one job (the run's shared
+    cold one-job audit of the slice, :func:`~tests.history_slice.cold_slice_result`)."""
+    from validator.history.audit import AuditOptions, AuditResult, run_audit
 
     killed: list[int] = []
 
@@ -60,11 +61,16 @@ def test_a_killed_worker_costs_only_time(corpus_repo: Path) -> None:
             os.kill(child.pid, signal.SIGKILL)
             killed.append(child.pid)
 
-    def audit(jobs: int, progress: Progress | None = None) -> list[dict[str, Any]]:
-        result = run_audit(AuditOptions(repo=corpus_repo, paths=[SLICE], jobs=jobs),
-                           progress)
+    def changes(result: AuditResult) -> list[dict[str, Any]]:
         return [{"commit": r.commit.id, "introduced": [c.to_dict() for c in r.introduced],
                  "fixed": [c.to_dict() for c in r.fixed]} for r in result.revisions]
 
-    assert audit(2, lambda _label, _total: kill_the_workers) == audit(1)
+    one_job = cold_slice_result(tmp_path_factory, corpus_repo)
+    assert one_job.checked == one_job.units > 0  # every unit checked, none from a cache
+
+    def killing(_label: str, _total: int) -> Callable[[int], None]:
+        return kill_the_workers
+
+    two_jobs = run_audit(AuditOptions(repo=corpus_repo, paths=[SLICE], jobs=2), killing)
+    assert changes(two_jobs) == changes(one_job)
     assert len(killed) == 2
