@@ -59,16 +59,6 @@ def test_names_that_only_configure_downloads_pass(corpus_copy: Path) -> None:
     assert not of(found, "ENV002")
 
 
-def test_a_selected_strategy_env_is_reported_on_the_selecting_line(corpus_copy: Path) -> None:
-    strategy = corpus_copy / "strategies" / "single_node_tp.yaml"
-    strategy.write_text(strategy.read_text() + 'env:\n  PIP_INDEX_URL: "http://x/simple"\n')
-    text = recipe()
-    found, _ = run(corpus_copy, text)
-    (hit,) = of(found, "ENV002")
-    assert hit.line == line_of(text, "- single_node_tp")
-    assert hit.related and str(hit.related[0].path).endswith("single_node_tp.yaml")
-
-
 def test_a_comment_silences_it(corpus_copy: Path) -> None:
     text = _with_env(recipe(), '    HF_ENDPOINT: "https://hf-mirror.example"'
                      "  # recipe-check: ignore[ENV002]\n")
@@ -92,16 +82,19 @@ def test_the_rendered_export_redirects_the_users_next_pip(
 
 
 @pytest.mark.parametrize(("path", "before", "line"), [
+    ("strategies/single_node_tp.yaml", 'parallel_flag: "--tensor-parallel-size"\n',
+     'env:\n  PIP_INDEX_URL: "http://pypi.example/simple"\n'),
     ("kv_store/kv_mooncake_test.yaml", "    STORE_CONFIG_PATH: /etc/store.json\n",
      '    HF_ENDPOINT: "http://hub.example"\n'),
     ("taxonomy.yaml", '      TIER_HASH_SEED: "7"\n',
      '      PIP_INDEX_URL: "http://pypi.example/simple"\n'),
 ])
-def test_a_kv_store_or_kv_offload_env_is_reported_on_its_own_file(
+def test_a_strategy_kv_store_or_kv_offload_env_is_reported_once_on_its_own_file(
         tmp_path: Path, path: str, before: str, line: str,
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """The site adds these to the commands of every recipe the store or option is active
-    for: the warning is on the file, at the name's line, and a comment there silences it."""
+    """The site adds these to the commands of every recipe selecting the strategy or
+    having the store or option active: the warning is on the file, once (not on each
+    recipe), at the name's line, and a comment there silences it."""
     root = write_tree(tmp_path / "tree")
     file = root / path
     text = file.read_text("utf-8")
@@ -112,7 +105,8 @@ def test_a_kv_store_or_kv_offload_env_is_reported_on_its_own_file(
     report = json.loads(capsys.readouterr().out)
     hits = [(d["path"], f["line"]) for d in report["documents"] for f in d["findings"]
             if f["rule"] == "ENV002"]
-    assert hits == [(path, line_of(file.read_text("utf-8"), line.strip()))]
+    name = line.strip().splitlines()[-1].strip()
+    assert hits == [(path, line_of(file.read_text("utf-8"), name))]
     file.write_text(file.read_text("utf-8").replace(
         line, line.rstrip("\n") + "  # recipe-check: ignore[ENV002]\n"), "utf-8")
     main(["check", "--offline", "--no-cache", "--format", "json", "."])

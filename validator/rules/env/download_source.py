@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from validator.analysis.env_hazards import download_source_effect
-from validator.analysis.recipe_data import as_dict, as_list, get
+from validator.analysis.recipe_data import as_dict
 from validator.context import Context
-from validator.findings import Related, Severity, printable
+from validator.findings import Severity, printable
 from validator.load import LoadedDocument
 from validator.render import jsval
-from validator.rules.api import Hit, Reads, rule
+from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.env.misspelled_variable import env_maps
 from validator.rules.ref.context_values import context_env_maps
 from validator.sourcemap import join_pointer
@@ -45,11 +45,12 @@ def _hits(env: object, pointer: str) -> Iterator[tuple[str, str, str, str]]:
 
 
 def context_download_source_hits(kind: str, data: object) -> Iterator[Hit]:
-    """``ENV002`` of a kv-store deployment's ``vllm.env`` and of the taxonomy's KV offload
-    options' ``env``, on the file at the name's line: the site adds them to the commands
-    of every recipe the option or store is active for, so the file is where to fix them
-    (a strategy's names are reported on each recipe selecting it, as its other values)."""
-    if kind not in ("kv_store", "taxonomy"):
+    """``ENV002`` of a strategy's ``env`` (and its PD roles'), a kv-store deployment's
+    ``vllm.env`` and the taxonomy's KV offload options' ``env``, on the file at the
+    name's line: the site adds them to the commands of every recipe that selects the
+    strategy or has the store or option active, so the file is where to fix them (once,
+    not once per recipe)."""
+    if kind not in ("strategy", "kv_store", "taxonomy"):
         return
     for pointer, env in context_env_maps(kind, data):
         where = pointer[1:].replace("/", ".")
@@ -58,14 +59,13 @@ def context_download_source_hits(kind: str, data: object) -> Iterator[Hit]:
 
 
 @rule("ENV002", Severity.WARNING, "Environment variable changes where downloads come from",
-      reads=frozenset({Reads.STRATEGIES}))
+      reads=RECIPE_ONLY)
 def download_source_variable(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """An environment variable of a recipe (``model.base_env``, a variant's, hardware
-    override's, feature's, mode's or strategy override's ``env``/``extra_env``, or the
-    ``env`` of a selected strategy file; on the file itself, a kv-store deployment's
-    ``vllm.env`` and the taxonomy's KV offload options' ``env``) changes where the
-    model's weights and code, or the packages the user installs, are fetched from, or
-    whom a download trusts: the
+    override's, feature's, mode's or strategy override's ``env``/``extra_env``; and, on
+    the file itself, a strategy's ``env``, a kv-store deployment's ``vllm.env`` and the
+    taxonomy's KV offload options' ``env``) changes where the model's weights and code,
+    or the packages the user installs, are fetched from, or whom a download trusts: the
     Hugging Face hub's ``HF_ENDPOINT``, ModelScope's ``MODELSCOPE_DOMAIN``, vLLM's
     ``VLLM_USE_MODELSCOPE`` (when ``true``), ``VLLM_MODEL_REDIRECT_PATH``,
     ``VLLM_CI_USE_S3`` (when ``1``) and ``VLLM_LORA_RESOLVER_HF_REPO_LIST``, pip's and
@@ -96,13 +96,3 @@ def download_source_variable(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
         where = pointer[1:].replace("/", ".")
         for at, name, value, effect in _hits(env, pointer):
             yield Hit(at, *_message(name, value, effect, where), on_key=True)
-    for i, sname in enumerate(as_list(get(doc.data, "compatible_strategies"))):
-        sdoc = ctx.strategy_document(sname) if isinstance(sname, str) else None
-        if sdoc is None or not sdoc.ok:
-            continue
-        for sptr, env in env_maps(sdoc.data):
-            for at, name, value, effect in _hits(env, sptr):
-                line = sdoc.source_map.key_position(at)[0]
-                where = f"{sdoc.path} {sptr[1:].replace('/', '.')}"
-                yield Hit(f"/compatible_strategies/{i}", *_message(name, value, effect, where),
-                          related=(Related(line, name, sdoc.path),))
