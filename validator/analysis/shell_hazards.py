@@ -104,7 +104,8 @@ def command_hazards(text: str, *, embedded: bool = False) -> list[Hazard]:
     return _scan(text, embedded).out
 
 
-_NAMED = r"\$[A-Za-z_][A-Za-z0-9_]*+|\$\{[A-Za-z_][A-Za-z0-9_]*+\}"
+_NAMED = (r"\$(?:[A-Za-z][A-Za-z0-9_]*+|_[A-Za-z0-9_]++)"
+          r"|\$\{(?:[A-Za-z][A-Za-z0-9_]*+|_[A-Za-z0-9_]++)\}")
 _PLAIN = re.compile(
     r"(?:[^\x00-\x08\x0a-\x1f\x7f#'\"`$!<>&|;()\\]++"  # plain characters
     r"|\\[\s\S]"  # a backslash and what it escapes
@@ -302,12 +303,25 @@ def _dollar(scan: _Scan, i: int) -> int:
         if not _BRACED_NAME.fullmatch(whole):
             scan.add("parameter expansion", whole, "bash computes the value with an operator "
                      "(a default, a pattern, an indirection), not as written")
+        else:
+            _special(scan, whole, whole[2:-1])
         return len(text) if end < 0 else end + 1
     name = _NAME.match(text, i + 1)
     if name is not None:
         scan.expansions.append(text[i:name.end()])
+        _special(scan, text[i:name.end()], name.group())
         return name.end()
     return i + 1
+
+
+def _special(scan: _Scan, whole: str, name: str) -> None:
+    """A hazard for ``whole``, an expansion of ``name``, when that is one of bash's
+    special parameters (``$_``, ``$1``, ``$@`` ...): never a variable the recipe sets,
+    though ``$_`` looks like one (the site leaves it unquoted as a bare ``$NAME``)."""
+    special = _SPECIAL_PARAMETERS.get(name)
+    if special is not None:
+        scan.add("special parameter", whole, f"bash puts {special} here, not a variable of "
+                 "the recipe")
 
 
 def _double_quoted(scan: _Scan, i: int) -> int:

@@ -192,3 +192,30 @@ def test_a_model_id_of_the_wrong_type_is_a_schema_finding_not_an_internal_error(
     _edit(examples_tree, 'model_id: "example-org/Example-Chat-8B"', f"model_id: {value}")
     found = check_tree(examples_tree, CHAT)  # asserts no internal error
     assert any(f.rule.startswith("SCHEMA") for f in found)
+
+
+@pytest.mark.parametrize("value", ["$_", "${_}"])
+def test_a_special_parameter_the_site_leaves_unquoted_as_a_flag_value_is_an_error(
+        examples_tree: Path, tmp_path: Path, value: str) -> None:
+    """``$_`` has the shape of a plain ``$NAME``, so the site prints it unquoted after its
+    flag; bash puts the last word of the user's previous command there."""
+    text = _edit(examples_tree, '    - "32768"',
+                 f'    - "32768"\n    - "--served-model-name"\n    - "{value}"')
+    rendering = _default_rendering(examples_tree)
+    run = tmp_path / "run"
+    run.mkdir()
+    ran = bash(f"echo previous-word >/dev/null\n{rendering.command}", run)
+    assert "[previous-word]" in ran.stdout or value == "${_}"  # ${_} is quoted by the site
+    found = _ref018(examples_tree)
+    if value == "$_":
+        assert [f.line for f in found] and {f.line for f in found} == {
+            line_of(text, f'- "{value}"')}
+        assert "special parameter `$_`" in found[0].message
+    else:
+        assert found == []
+
+
+def test_a_special_parameter_in_a_printed_command_is_a_hazard() -> None:
+    assert [h.kind for h in command_hazards("vllm serve m --served-model-name $_")] == [
+        "special parameter"]
+    assert command_hazards("vllm serve m --host $HEAD_IP --x $_IP") == []

@@ -39,6 +39,7 @@ from validator.context import Context
 from validator.findings import Related, Severity, printable
 from validator.load import LoadedDocument
 from validator.render import jsval
+from validator.render.args import shell_quote
 from validator.render.omni import is_omni
 from validator.render.renderer import Process, Rendered, Token
 from validator.rules.api import CONTEXT_FILES, Hit, rule
@@ -58,7 +59,7 @@ from validator.sourcemap import join_pointer, split_pointer
 
 
 def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]],
-                 printed: dict[tuple[str, ...], tuple[int, ...]] | None = None
+                 printed: dict[tuple[str, ...], tuple[tuple[int, bool], ...]] | None = None
                  ) -> Iterator[Printed]:
     """The model id and the argument items ``proc`` prints unquoted with text other than
     plain (``printed``: a memo of :func:`_bare_items` by the items' texts)."""
@@ -79,24 +80,36 @@ def _argv_values(proc: Process, flag_items: frozenset[tuple[str, str]],
         bare = _bare_items(texts)
         if printed is not None:
             printed[texts] = bare
-    for token in (args[i] for i in bare):
+    for i, raw in bare:
+        token = args[i]
         if (token.document, token.pointer) in flag_items:
             continue  # FLAG027's flag item
-        flag = token.text.startswith("-")
-        yield Printed(token.document, token.pointer, token.text,
-                      "the flag item" if flag else "the argument item",
-                      f"{_SITE} prints a flag item and an item no flag takes unquoted "
-                      "(its shellQuote quotes only a flag's value)", literal=False,
-                      split=not flag)
+        yield _printed_item(token.document, token.pointer, token.text, raw)
 
 
-def _bare_items(texts: tuple[str, ...]) -> tuple[int, ...]:
-    """Indexes of the argument items of ``texts`` the site prints unquoted whose text is
-    not plain (a flag's value is quoted by the site)."""
+def _printed_item(path: str, pointer: str, text: str, raw: bool) -> Printed:
+    """An argument item the site prints unquoted: a flag item, an item no flag takes, or
+    (not ``raw``) a flag's value its ``shellQuote`` leaves bare (a ``$NAME``)."""
+    if not raw:
+        return Printed(path, pointer, text, "the flag's value",
+                       f"{_SITE} quotes a flag's value, but leaves one shaped as `$NAME` "
+                       "unquoted", literal=False)
+    flag = text.startswith("-")
+    return Printed(path, pointer, text, "the flag item" if flag else "the argument item",
+                   f"{_SITE} prints a flag item and an item no flag takes unquoted "
+                   "(its shellQuote quotes only a flag's value)", literal=False,
+                   split=not flag)
+
+
+def _bare_items(texts: tuple[str, ...]) -> tuple[tuple[int, bool], ...]:
+    """``(index, raw)`` of the argument items of ``texts`` the site prints unquoted whose
+    text is not plain: a flag item or an item no flag takes (``raw``), and a flag's value
+    its quoting leaves bare (``$NAME``, and ``$_``, which only looks like one)."""
     if all(_PLAIN.fullmatch(t) for t in texts):
         return ()
-    return tuple(i for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True))
-                 if raw and not _PLAIN.fullmatch(text))
+    return tuple((i, raw) for i, (text, raw) in enumerate(zip(texts, printed_raw(texts),
+                                                              strict=True))
+                 if not _PLAIN.fullmatch(text) and (raw or shell_quote(text) == text))
 
 
 def _env_values(proc: Process) -> Iterator[Printed]:
@@ -316,13 +329,8 @@ def _context_printed(path: str, kind: str, data: Any) -> Iterator[Printed]:
     for layer in context_arg_lists(kind, data):
         texts = [jsval.js_str(t) for t in layer.tokens]
         for i, (text, raw) in enumerate(zip(texts, printed_raw(texts), strict=True)):
-            if raw and not _PLAIN.fullmatch(text):
-                is_flag = text.startswith("-")
-                yield Printed(path, f"{layer.pointer}/{i}", text,
-                              "the flag item" if is_flag else "the argument item",
-                              f"{_SITE} prints a flag item and an item no flag takes "
-                              "unquoted (its shellQuote quotes only a flag's value)",
-                              literal=False, split=not is_flag)
+            if not _PLAIN.fullmatch(text) and (raw or shell_quote(text) == text):
+                yield _printed_item(path, f"{layer.pointer}/{i}", text, raw)
     for pointer, flag in context_flags(kind, data):
         yield Printed(path, pointer, flag, "the flag item", _parallel_flag_how(data, pointer),
                       literal=False)
