@@ -15,7 +15,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from validator.atomic import atomic_write
@@ -45,6 +45,20 @@ def is_made_by(folder: Path, marker: str, made_by: str) -> bool:
     return _listed(folder, marker, made_by) is not None
 
 
+def walk_files(folder: str, ordered: bool = False) -> Iterator[str]:
+    """Every file under ``folder`` (``os.walk``: links to folders listed, not followed)
+    as a POSIX path relative to it, built from strings (a folder of 15,000 files);
+    ``ordered``: each folder's files, then its subfolders, by name."""
+    cut = len(folder.rstrip("/")) + 1
+    for top, dirs, files in os.walk(folder):
+        prefix = top[cut:] + "/" if top != folder else ""
+        if ordered:
+            dirs.sort()
+            files.sort()
+        for name in files:
+            yield prefix + name
+
+
 def ownership_problem(folder: Path, marker: str, made_by: str, what: str,
                       action: str) -> str | None:
     """``None`` when ``folder`` (an existing folder) is empty or was made by ``made_by``
@@ -63,13 +77,10 @@ def ownership_problem(folder: Path, marker: str, made_by: str, what: str,
         return (f"is a folder that holds files ({shown}) and is not {what} an "
                 f"earlier '{made_by.removeprefix('recipe-check ')}' made (no valid "
                 f"{marker}); {action} would delete them")
-    for top, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in sorted(files):
-            rel = Path(top, name).relative_to(folder).as_posix()
-            if rel != marker and rel not in listed:
-                return (f"holds {rel}, which no '{made_by.removeprefix('recipe-check ')}' "
-                        f"made; {action} would delete it (move it out first)")
+    for rel in walk_files(str(folder), ordered=True):
+        if rel != marker and rel not in listed:
+            return (f"holds {rel}, which no '{made_by.removeprefix('recipe-check ')}' "
+                    f"made; {action} would delete it (move it out first)")
     return None
 
 

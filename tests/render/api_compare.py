@@ -24,15 +24,36 @@ EXEMPT = ("alternatives", "by_hardware", "strategy_spec", "hardware_profile")
 
 
 def read_api(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder``: POSIX path relative to it -> bytes."""
+    """Every file under ``folder``: POSIX path relative to it -> bytes (links to folders
+    not followed, as ``os.walk``); recipe-check's ownership marker :data:`MARKER` left
+    out, it is no file of the API."""
     out: dict[str, bytes] = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
-            path = Path(root) / name
-            if path == folder / MARKER:
-                continue  # recipe-check's ownership marker, not a file of the API
-            out[path.relative_to(folder).as_posix()] = path.read_bytes()
+    _read_folder(os.fspath(folder), "", out)
+    out.pop(MARKER, None)
     return out
+
+
+_CHUNK = 1 << 16
+
+
+def _read_folder(top: str, prefix: str, out: dict[str, bytes]) -> None:
+    """:func:`read_api` of the folder ``top`` (``prefix``: its path in the API): os-level
+    calls on strings, an open, two reads and a close a file (15,000 files a build)."""
+    with os.scandir(top) as entries:
+        listed = list(entries)
+    for entry in listed:
+        if entry.is_dir():
+            if not entry.is_symlink():
+                _read_folder(entry.path, f"{prefix}{entry.name}/", out)
+            continue
+        fd = os.open(entry.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            chunks = [os.read(fd, _CHUNK)]
+            while chunks[-1]:
+                chunks.append(os.read(fd, _CHUNK))
+        finally:
+            os.close(fd)
+        out[prefix + entry.name] = chunks[0] if len(chunks) == 2 else b"".join(chunks)
 
 
 def rendering_of(rel: str, doc: Any) -> dict[str, Any] | None:

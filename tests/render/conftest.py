@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import stat
 import subprocess
@@ -27,6 +28,7 @@ import pytest
 from filelock import FileLock
 
 from tests.conftest import SHARED
+from tests.render.api_compare import read_api
 from tests.render.tiny_tree import write_tree
 from tests.shared_run import run_folder
 from validator.context import Context, local_context
@@ -112,6 +114,18 @@ class SiteBuild:
     seconds: float
     stdout: str
     stderr: str
+    pack: Path | None = None
+    """The API as one file (:func:`cached_site_build`; ``None``: read ``public``)."""
+
+
+def site_api(build: SiteBuild) -> dict[str, bytes]:
+    """Every file of the API ``build`` wrote, as :func:`tests.render.api_compare.read_api`
+    gives it: from its pack when kept in the cache (one file, not 15,000), else from
+    ``public``."""
+    if build.pack is None:
+        return read_api(build.public)
+    files: dict[str, bytes] = pickle.loads(build.pack.read_bytes())
+    return files
 
 
 def run_site_build(site: Path, tree: Path) -> SiteBuild:
@@ -149,14 +163,21 @@ def _node_version() -> str:
                           check=True).stdout.strip()
 
 
-def cached_site_build(site: Path, tree: Path, cache: Path | None) -> SiteBuild:
+PACK = "api.pickle"
+"""The API of a kept build as one file: :func:`site_api`'s dict, pickled."""
+
+
+def cached_site_build(site: Path, tree: Path, cache: Path | None,
+                      keep_folder: bool = False) -> SiteBuild:
     """:func:`run_site_build`, kept in ``cache`` (a folder of pytest's cache; None: not
     kept) under the digest of the site's sources (``../shared/corpus/site``), Node's
     version and every file of ``tree``: a later run over the same bytes reads the build's
-    output folder, its output and its exit status from there instead of running Node
-    again. Only ``public/`` is kept: a build that also writes outside it (a quickstart
-    file's ``..``) must call :func:`run_site_build`. The returned ``public`` is then the
-    kept folder, which tests only read."""
+    output, its exit status and its API from there instead of running Node again. The API
+    is kept as one file (:data:`PACK`, read by :func:`site_api`) with its SHA-256, checked
+    before the entry is used (an entry whose pack does not match, or of an older layout,
+    is built again); ``keep_folder`` keeps ``public/`` too, as the returned ``public``,
+    which tests only read. Only ``public/`` is kept: a build that also writes outside it
+    (a quickstart file's ``..``) must call :func:`run_site_build`."""
     if cache is None:
         return run_site_build(site, tree)
     key = hashlib.sha256("\0".join((
@@ -164,19 +185,47 @@ def cached_site_build(site: Path, tree: Path, cache: Path | None) -> SiteBuild:
         _folder_digest(tree, frozenset({"public"})))).encode()).hexdigest()[:32]
     entry = cache / key
     with FileLock(f"{entry}.lock"):
-        if not (entry / "build.json").is_file():
-            build = run_site_build(site, tree)
-            shutil.rmtree(entry, ignore_errors=True)
-            if build.public.is_dir():
+        kept = _kept_build(entry, keep_folder)
+        if kept is not None:
+            return kept
+        build = run_site_build(site, tree)
+        shutil.rmtree(entry, ignore_errors=True)
+        entry.mkdir(parents=True)
+        fields: dict[str, Any] = {"ok": build.ok, "seconds": build.seconds,
+                                  "stdout": build.stdout, "stderr": build.stderr,
+                                  "folder": keep_folder and build.public.is_dir()}
+        if build.public.is_dir():
+            data = pickle.dumps(read_api(build.public), protocol=pickle.HIGHEST_PROTOCOL)
+            (entry / PACK).write_bytes(data)
+            fields["pack_sha256"] = hashlib.sha256(data).hexdigest()
+            if fields["folder"]:
                 shutil.copytree(build.public, entry / "public")
-            entry.mkdir(parents=True, exist_ok=True)
-            fields = {"ok": build.ok, "seconds": build.seconds, "stdout": build.stdout,
-                      "stderr": build.stderr}
-            (entry / "build.json").write_text(json.dumps(fields), encoding="utf-8")
-            return build
-    fields = json.loads((entry / "build.json").read_text(encoding="utf-8"))
+        partial = entry / "build.json.partial"  # written last: the entry is whole
+        partial.write_text(json.dumps(fields), encoding="utf-8")
+        partial.replace(entry / "build.json")
+        return SiteBuild(build.ok, build.public, build.seconds, build.stdout, build.stderr,
+                         entry / PACK if "pack_sha256" in fields else None)
+
+
+def _kept_build(entry: Path, keep_folder: bool) -> SiteBuild | None:
+    """The build kept in ``entry`` (:func:`cached_site_build`), ``None`` when there is
+    none, it is of an older layout, its pack does not match its digest, or it lacks
+    ``public/`` that ``keep_folder`` asks for."""
+    try:
+        fields = json.loads((entry / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pack = entry / PACK
+    if "pack_sha256" in fields:
+        with pack.open("rb") as stream:
+            if hashlib.file_digest(stream, "sha256").hexdigest() != fields["pack_sha256"]:
+                return None
+    elif fields.get("ok") or "folder" not in fields:  # a build that wrote an API, or old
+        return None
+    if keep_folder and fields["ok"] and not fields["folder"]:
+        return None
     return SiteBuild(fields["ok"], entry / "public", fields["seconds"], fields["stdout"],
-                     fields["stderr"])
+                     fields["stderr"], pack if "pack_sha256" in fields else None)
 
 
 @pytest.fixture(scope="session")
@@ -228,7 +277,7 @@ def site_main_build(site_dir: Path, corpus_main_tree: Path, site_builds: Path | 
     pytest's cache for the next run over the same bytes: :func:`cached_site_build`)."""
     tree = tmp_path_factory.mktemp("site-main") / "tree"
     shutil.copytree(corpus_main_tree, tree)
-    build = cached_site_build(site_dir, tree, site_builds)
+    build = cached_site_build(site_dir, tree, site_builds, keep_folder=True)
     if not build.ok:
         pytest.fail(f"the site's build fails on corpus main:\n{build.stderr}", pytrace=False)
     yield build

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from .api_compare import ApiComparison, compare_api, read_api
-from .conftest import PROJECT, SiteBuild, cached_site_build
+from .conftest import PROJECT, SiteBuild, cached_site_build, site_api
 from .head_inputs import HeadBuild, export_build, plan_head_builds
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
@@ -59,7 +59,7 @@ def run_our_build(tree: Path, out: Path) -> OurBuild:
 def compare_builds(site: SiteBuild, ours: OurBuild) -> ApiComparison:
     """Compare the two outputs; the readable report is in the assertion message."""
     assert ours.code == 0, ours.stderr
-    return compare_api(read_api(site.public), read_api(ours.out))
+    return compare_api(site_api(site), read_api(ours.out))
 
 
 def test_corpus_main_equals_the_site_build(site_main_build: SiteBuild, corpus_main_tree: Path,
@@ -142,7 +142,7 @@ def _check_build(site_dir: Path, cache: Path | None, repo: Path, build: HeadBuil
         ours = run_our_build(tree, work / f"pr{build.number}-api")
         comparison = None
         if site.ok and ours.code == 0:
-            comparison = compare_api(read_api(site.public), read_api(ours.out))
+            comparison = compare_api(site_api(site), read_api(ours.out))
         return HeadResult(build, site, ours, comparison)
     finally:
         shutil.rmtree(tree, ignore_errors=True)

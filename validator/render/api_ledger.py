@@ -58,6 +58,16 @@ def variant_owner(path: str, key: str, model_id: str, source_map: SourceMap) -> 
     return Owner(path, line, f"variant {key}'s model_id {model_id!r}", model_id)
 
 
+def _ancestors(key: str) -> list[str]:
+    """The folders of the path ``key``, outermost first: ``a/b/c`` -> ``a``, ``a/b``."""
+    out: list[str] = []
+    cut = key.find("/")
+    while cut != -1:
+        out.append(key[:cut])
+        cut = key.find("/", cut + 1)
+    return out
+
+
 class ApiCollision(ApiOutputError):
     """Two inputs would write one path of the API (the message names both)."""
 
@@ -82,8 +92,8 @@ class ApiLedger:
                 a folder of that name.
         """
         key = path_key(rel)
-        parts = key.split("/")
-        self._check_ancestors(rel, owner, parts)
+        ancestors = _ancestors(key)
+        self._check_ancestors(rel, owner, ancestors)
         others = self._folders.get(key, {})
         for other, below in others.items():
             raise self._collision(rel, owner, f"it is a folder holding {below}", other, below)
@@ -91,8 +101,8 @@ class ApiLedger:
         if prior is not None and (prior[1] != owner or prior[0] != rel):
             raise self._collision(rel, owner, f"{prior[0]} is written", prior[1], prior[0])
         self._files[key] = (rel, owner)
-        for depth in range(1, len(parts)):
-            self._folders.setdefault("/".join(parts[:depth]), {}).setdefault(owner, rel)
+        for folder in ancestors:
+            self._folders.setdefault(folder, {}).setdefault(owner, rel)
 
     def claim_removal(self, rel: str, owner: Owner) -> None:
         """Let ``owner`` clear ``rel`` (a file or a folder).
@@ -101,8 +111,8 @@ class ApiLedger:
             ApiCollision: ``rel`` is a file of another owner or holds one.
         """
         key = path_key(rel)
-        parts = key.split("/")
-        self._check_ancestors(rel, owner, parts)
+        ancestors = _ancestors(key)
+        self._check_ancestors(rel, owner, ancestors)
         taken = self._files.get(key) or self._cleared.get(key)
         if taken is not None and taken[1] != owner:
             raise self._collision(rel, owner, f"clearing it removes {taken[0]}", taken[1],
@@ -111,13 +121,13 @@ class ApiLedger:
             if other != owner:
                 raise self._collision(rel, owner, f"clearing it removes {below}", other, below)
         self._cleared[key] = (rel, owner)
-        for depth in range(1, len(parts) + 1):
-            self._folders.setdefault("/".join(parts[:depth]), {}).setdefault(owner, rel)
+        for folder in [*ancestors, key]:
+            self._folders.setdefault(folder, {}).setdefault(owner, rel)
 
-    def _check_ancestors(self, rel: str, owner: Owner, parts: list[str]) -> None:
-        """Refuse ``rel`` under a file, or inside a folder another owner clears."""
-        for depth in range(1, len(parts)):
-            folder = "/".join(parts[:depth])
+    def _check_ancestors(self, rel: str, owner: Owner, ancestors: list[str]) -> None:
+        """Refuse ``rel`` under a file, or inside a folder another owner clears
+        (``ancestors``: the keys of its folders, :func:`_ancestors`)."""
+        for folder in ancestors:
             taken = self._files.get(folder)
             if taken is not None:
                 raise self._collision(rel, owner, f"{taken[0]} is a file", taken[1], taken[0])

@@ -53,6 +53,8 @@ def path_key(rel: str) -> str:
     ``.`` segments and doubled ``/`` dropped, NFKC-normalised and case-folded; two paths
     with one key are one file there."""
     norm = posixpath.normpath(rel) if rel else rel
+    if norm.isascii():  # NFKC leaves ASCII as it is; casefold is lower() there
+        return norm.lower()
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", norm).casefold())
 
 
