@@ -26,6 +26,7 @@ from validator.render.configuration import (
     Rendered,
     Token,
     document_data,
+    new_rendered,
     variant_configurations,
 )
 from validator.render.counts import COUNT_REFUSED, CountRefused
@@ -146,7 +147,7 @@ def _render(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     first = processes[0] if processes else None
     problems += output_problems(site, processes, docs, config, env_sources,
                                 memo.setdefault("faults", {}))
-    return Rendered(
+    return new_rendered(
         config, recipe.path, True, site.get("node_count"), site.get("deploy_type"),
         site.get("env") or {}, site.get("docker_image"),
         first.command if first else None, first.argv if first else (),
@@ -286,8 +287,9 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                 out.append(_unplanned_variant(recipe, variant_key, exc))
                 continue
             for config in configs:
-                if config not in seen:
-                    seen.add(config)
+                count = len(seen)
+                seen.add(config)
+                if len(seen) > count:  # a configuration not seen before (hashed once)
                     if len(seen) > MAX_CONFIGURATIONS:  # not counted further: bounded time
                         out.append(_over_the_limit(recipe))
                         return out
