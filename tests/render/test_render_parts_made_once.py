@@ -7,6 +7,7 @@ rendering stays what rendering its configuration alone gives (``test_render_shar
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -108,3 +109,30 @@ def test_composer_keys_tell_values_of_other_types_apart(node_count: Any) -> None
     assert mine == keys[repr(node_count)]
     assert _composer_key("v", "s", "hx8", ["--x"], 1, None, None, None) != keys["1"]
     assert _composer_key("v", "s", "hx8", [], 1, {"prefill": 1}, None, None) != keys["1"]
+
+
+def test_render_all_renders_with_the_cyclic_collector_paused(
+        tree: Path, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector is off while ``render_all`` renders (its young passes walked every
+    object the rendering keeps until its end), on again after it, and left off where
+    the caller had turned it off; the renderings are the same either way."""
+    doc = load_yaml((tree / PATH).read_bytes(), PATH)
+    strategies = site_strategies(ctx)
+    seen: list[bool] = []
+    real = docker.build_docker_run
+
+    def watching(*args: Any) -> str:
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    monkeypatch.setattr(site, "build_docker_run", watching)
+    assert gc.isenabled()
+    first = render_all(doc, ctx.taxonomy, strategies)
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        again = render_all(doc, ctx.taxonomy, strategies)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert again == first
