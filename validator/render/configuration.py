@@ -5,9 +5,9 @@ node each comes from, processes, the site's JSON, problems), with the :class:`To
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, NamedTuple, TypeVar
 
 from validator.load import LoadedDocument
 from validator.render import gates, jsval
@@ -16,6 +16,8 @@ from validator.render.jsval import get, or_, truthy
 from validator.render.omni import is_omni
 from validator.render.site import Planned, VariantPlan, plan_variant
 from validator.render.types import RenderProblem
+
+T = TypeVar("T")
 
 
 class Token(NamedTuple):
@@ -250,6 +252,30 @@ class Rendered:
     def strategy(self) -> str:
         """The site's name of the choice (strategy id, or the kv-store id)."""
         return self.config.key
+
+
+def whole_maker(cls: type[T]) -> Callable[..., T]:
+    """A constructor of the frozen dataclass ``cls`` from a value for each of its fields,
+    in order: the object its ``__init__`` makes (no ``__post_init__``), its fields set at
+    once instead of one ``object.__setattr__`` each (the renderer makes one
+    :class:`Rendered` per configuration and one :class:`Process` per process)."""
+    names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+    new = object.__new__
+
+    def make(*values: Any) -> T:
+        if len(values) != len(names):
+            raise TypeError(f"{cls.__name__} needs {len(names)} values, not {len(values)}")
+        made = new(cls)
+        made.__dict__.update(zip(names, values, strict=True))
+        return made
+
+    return make
+
+
+new_rendered = whole_maker(Rendered)
+""":class:`Rendered` from a value for each field, in order (see :func:`whole_maker`)."""
+new_process = whole_maker(Process)
+""":class:`Process` from a value for each field, in order (see :func:`whole_maker`)."""
 
 
 def document_data(doc: LoadedDocument | None) -> Any:

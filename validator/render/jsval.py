@@ -170,6 +170,8 @@ def is_key(obj: Any, key: Any) -> bool:
 
 def entries(obj: Any) -> list[tuple[str, Any]]:
     """``Object.entries(obj)`` in JS order."""
+    if type(obj) is dict:  # (a plain mapping: its own values, without a :func:`get` each)
+        return [(k, obj[k] if type(k) is str else get(obj, k)) for k in keys(obj)]
     return [(k, get(obj, k)) for k in keys(obj)]
 
 

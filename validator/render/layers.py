@@ -128,13 +128,14 @@ class Composer:
         push_layer(out, value, dotted(pointer), self.docs.recipe, pointer)
         cache[pointer] = (value, tuple(out[start:]))
 
-    def exact_layer(self, out: list[Arg], value: Any, parent: list[str]) -> None:
-        """:meth:`recipe_layer` of an exact-hardware override's ``extra_args`` under
-        ``parent``: its pointer names the hardware id, so it is made only where the
-        override has arguments (the rendering then depends on the id itself)."""
+    def exact_layer(self, out: list[Arg], value: Any, parent: str, *more: str) -> None:
+        """:meth:`recipe_layer` of an exact-hardware override's ``extra_args`` under the
+        pointer ``parent`` (and its tokens ``more``): its pointer names the hardware id, so
+        it is made only where the override has arguments (the rendering then depends on
+        the id itself)."""
         if value is not None:
-            self.recipe_layer(out, value,
-                              ptr(*parent, "hardware_overrides", self.hw_id, "extra_args"))
+            self.recipe_layer(out, value, ptr(*split_pointer(parent), *more,
+                                              "hardware_overrides", self.hw_id, "extra_args"))
 
     def synth(self, out: list[Arg], pairs: list[tuple[Any, Any]], pointer: str,
               document: str | None = None, layer: str | None = None) -> None:
@@ -176,8 +177,11 @@ class Composer:
         """:meth:`_head_args`, shared in ``docs.cache`` by the composers that differ only in
         what it does not read: the KV-offload choice enters only through the
         ``--data-parallel-address`` / ``--master-addr`` value (:meth:`_address`)."""
-        key = ("head", self.variant_ptr, self.strategy_name, raw_id(self.hw_id),
-               repr((self.node_count, self.pd_nodes, self.advanced, node_rank)), role,
+        counts: Any = (self.node_count, node_rank)
+        if type(self.node_count) is not int or self.pd_nodes is not None or self.advanced \
+                or type(node_rank) is not int:  # else the values are the key (no repr)
+            counts = repr((self.node_count, self.pd_nodes, self.advanced, node_rank))
+        key = ("head", self.variant_ptr, self.strategy_name, raw_id(self.hw_id), counts, role,
                node_role, self._address())
         hit = self.docs.cache.get(key)
         if hit is not None and hit[0] is self.recipe and hit[1] is self.strategy \
@@ -205,7 +209,7 @@ class Composer:
         vptr = self.variant_ptr
         self.recipe_layer(out, get(self.variant, "extra_args"), f"{vptr}/extra_args")
         vho = get(get(self.variant, "hardware_overrides"), self.hw_id)
-        self.exact_layer(out, get(vho, "extra_args"), split_pointer(vptr))
+        self.exact_layer(out, get(vho, "extra_args"), vptr)
         sdoc = self.docs.strategy(self.strategy_name)
         slayer = f"strategy:{self.strategy_name}"
         if self.deploy_type != "pd_cluster":
@@ -438,10 +442,10 @@ class Composer:
                                             f"{self.variant_ptr}/hardware_overrides")
             self.recipe_layer(out, get(variant_ho, "extra_args"), f"{vp}/extra_args")
         exact = get(get(so, "hardware_overrides"), self.hw_id)
-        self.exact_layer(out, get(exact, "extra_args"), split_pointer(base))
+        self.exact_layer(out, get(exact, "extra_args"), base)
         if role:
             role_exact = get(get(get(so, role), "hardware_overrides"), self.hw_id)
-            self.exact_layer(out, get(role_exact, "extra_args"), [*split_pointer(base), role])
+            self.exact_layer(out, get(role_exact, "extra_args"), base, role)
 
     def feature_layers(self, out: list[Arg], resolved: list[tuple[Any, Any]] | None = None,
                        ) -> None:

@@ -56,13 +56,18 @@ def configuration_problems_once(data: Any, tax: Any, strategies: Any, config: Co
             (kv is not None and type(kv) is not str) or \
             not all(type(f) is str for f in config.features):
         return tuple(configuration_problems(data, tax, strategies, config, docs, memo))
-    out: tuple[RenderProblem, ...] = ()
+    whole = ("problems", hw, variant, strategy, kv, config.features)
+    out: tuple[RenderProblem, ...] | None = memo.get(whole)
+    if out is not None:  # every part's key is made of these: the parts read no more
+        return out
+    out = ()
     for part, key in zip(_PARTS, (hw, (variant, strategy), (hw, strategy, kv),
                                   (kv, config.features)), strict=True):
         found = memo.get((part, key))
         if found is None:
             found = memo[part, key] = tuple(part(data, tax, strategies, config, docs, memo))
         out += found
+    memo[whole] = out
     return out
 
 
@@ -407,7 +412,7 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
             "no-docker-image", "warning",
             f"{label or config.label()}: the site has no Docker image for this hardware (it "
             "renders `undefined`); set model.docker_image", docs.recipe, "/model/docker_image"))
-    return _unique(out)
+    return _unique(out) if len(out) > 1 else out
 
 
 Fault = tuple[str, "Process", "Token | None", Any]

@@ -305,6 +305,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     env = or_(result.get("env"), {})
 
     flags_of: dict[int, tuple[Any, EnvFlags]] = {}  # env id -> (env, its flags)
+    shared = docs.cache if docs is not None else {}
 
     def dockerize(command: Any, argv: Any, env: Any, port: int = 8000) -> dict[str, Any]:
         if not docker_forms:
@@ -313,8 +314,7 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
         if known is None or known[0] is not env:
             known = flags_of[id(env)] = (env, env_flags(env))
         flags = known[1]
-        return {"docker_command": build_docker_run(command, env, meta.image, meta.gpu_flags,
-                                                   port, flags),
+        return {"docker_command": docker_run_once(command, env, meta, port, flags, shared),
                 "docker_argv": build_docker_argv(argv, env, meta, port, flags)}
 
     deploy = result["deployType"]
@@ -333,6 +333,23 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
         if "companions" in result:
             out["companions"] = result["companions"]
     return out, traced
+
+
+def docker_run_once(command: Any, env: Any, meta: Any, port: int, flags: EnvFlags,
+                    shared: dict[Any, Any]) -> str:
+    """:func:`build_docker_run` of ``command`` (``flags``: those of ``env``), made once per
+    distinct string command, flags, image, GPU flags and port in ``shared`` (the recipe's
+    :attr:`Documents.cache`): renderings on other hardware of one brand, or differing
+    only where the command does not, wrap the same command the same way."""
+    image, gpu_flags = meta.image, meta.gpu_flags
+    if type(command) is not str or not (image is None or type(image) is str) \
+            or type(gpu_flags) is not str:
+        return build_docker_run(command, env, image, gpu_flags, port, flags)
+    key = ("docker-run", command, flags, image, gpu_flags, port)
+    found: str | None = shared.get(key)
+    if found is None:
+        found = shared[key] = build_docker_run(command, env, image, gpu_flags, port, flags)
+    return found
 
 
 def _docker_meta(recipe: Any, variant_key: str, variant: Any, hw_id: str, taxonomy: Any,

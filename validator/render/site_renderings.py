@@ -14,7 +14,7 @@ from typing import Any
 
 from validator.render import jsval
 from validator.render.args import Arg, Override
-from validator.render.configuration import Configuration, Process, Token
+from validator.render.configuration import Configuration, Process, Token, new_process
 from validator.render.docker import BASE_CUDA
 from validator.render.documents import Documents, ptr
 from validator.render.hardware_reads import HardwareReads, traced_call
@@ -184,8 +184,8 @@ def processes_of(site: dict[str, Any], traced: dict[str, Any],
         listed = isinstance(args, list)
         tokens = tokens_of(args) if listed else ()
         argv = tuple([a.value for a in args]) if listed else ()
-        return Process(role, command, argv, dcmd, tuple(dargv) if dargv else None, env or {},
-                       tokens, shared_sources if sources is None else sources)
+        return new_process(role, command, argv, dcmd, tuple(dargv) if dargv else None,
+                           env or {}, tokens, shared_sources if sources is None else sources)
 
     deploy = site.get("deploy_type")
     env = site.get("env") or {}

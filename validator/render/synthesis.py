@@ -131,10 +131,10 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
               kv_instances: Any, docs: Documents) -> Composer:
     """The composer of one call: made once per distinct choice of everything but the
     feature selection (kept in ``docs.cache`` with the data it was made from), then copied
-    with this call's features. ``repr`` keys: equal only for equal values of equal types
-    (``1``, ``1.0`` and ``True`` render differently)."""
-    key = ("composer", repr((variant_key, strategy_name, raw_id(hw_id), list(advanced or []),
-                             node_count, pd_nodes, kv_offload, kv_instances)))
+    with this call's features. Keys equal only for equal values of equal types (``1``,
+    ``1.0`` and ``True`` render differently: :func:`_composer_key`)."""
+    key = _composer_key(variant_key, strategy_name, raw_id(hw_id), advanced, node_count,
+                        pd_nodes, kv_offload, kv_instances)
     hit = docs.cache.get(key)
     if hit is None or hit[0] is not recipe or hit[1] is not strategies \
             or hit[2] is not taxonomy:
@@ -146,6 +146,19 @@ def _composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
         touch(hw_id, hit[4])
     composer: Composer = hit[3]
     return composer.with_features(list(features or []), feature_modes or {})
+
+
+def _composer_key(variant_key: Any, strategy_name: Any, hw: Any, advanced: Any, node_count: Any,
+                  pd_nodes: Any, kv_offload: Any, kv_instances: Any) -> Any:
+    """:func:`_composer`'s memo key: the values for string ids, ``int`` counts (not
+    ``bool``) and no advanced arguments or PD nodes, else a ``repr`` of them all."""
+    if type(variant_key) is str and type(strategy_name) is str and type(hw) is str and \
+            not advanced and type(node_count) is int and pd_nodes is None and \
+            (kv_offload is None or type(kv_offload) is str) and \
+            (kv_instances is None or type(kv_instances) is int):
+        return ("composer", variant_key, strategy_name, hw, node_count, kv_offload, kv_instances)
+    return ("composer", repr((variant_key, strategy_name, hw, list(advanced or []),
+                              node_count, pd_nodes, kv_offload, kv_instances)))
 
 
 def _new_composer(recipe: Any, variant_key: str, strategy_name: str, hw_id: str,
