@@ -77,7 +77,8 @@ def index_url() -> Iterator[str]:
     """A real HTTP server on 127.0.0.1 answering like PyPI's JSON API."""
     _Handler.failures_left, _Handler.status, _Handler.calls = 0, 200, 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # polls for shutdown() every 0.05 s (default 0.5 s: each teardown would wait for it)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/pypi/vllm/json"
     server.shutdown()
