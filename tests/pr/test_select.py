@@ -136,9 +136,10 @@ def test_bad_revisions_are_clear_errors(corpus_repo: Path, tmp_path: Path) -> No
 
 
 def test_no_base_checks_every_recipe_under_paths(corpus_repo: Path) -> None:
-    result = run_pr(corpus_repo, None, "main", patterns=["models/Qwen/"], env={})
+    result = run_pr(corpus_repo, None, "main", patterns=["models/microsoft/"], env={})
     pr = result.context["pr"]
     assert pr["mode"] == "full" and pr["merge_base"] is None
-    listed = run_git(corpus_repo, "ls-tree", "-r", "--name-only", "main", "models/Qwen/")
+    listed = run_git(corpus_repo, "ls-tree", "-r", "--name-only", "main", "models/microsoft/")
+    assert len(listed.splitlines()) == 3  # a folder of three recipes, all checked
     assert [f["path"] for f in pr["files"]] == sorted(listed.splitlines())
     assert {d.path for d in result.documents} == set(listed.splitlines())
