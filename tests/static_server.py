@@ -21,7 +21,9 @@ def serve_folder(folder: Path) -> Iterator[str]:
     """``folder`` served over HTTP on 127.0.0.1; yields its base URL
     (``http://127.0.0.1:PORT/``)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # serve_forever checks for shutdown() every poll interval: 0.05 s, not the default
+    # 0.5 s, so a test's teardown does not wait half a second for the thread.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"

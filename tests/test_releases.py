@@ -77,7 +77,8 @@ def index_url() -> Iterator[str]:
     """A real HTTP server on 127.0.0.1 answering like PyPI's JSON API."""
     _Handler.failures_left, _Handler.status, _Handler.calls = 0, 200, 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # polls for shutdown() every 0.05 s (default 0.5 s: each teardown would wait for it)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/pypi/vllm/json"
     server.shutdown()
@@ -171,7 +172,9 @@ def test_data_refresh_and_show(index_url: str, tmp_path: Path,
     assert "vllm releases: 3" in out and "latest 0.3.0 (2024-03-01)" in out
     assert main(["data", "show", "--vendored-dir", str(tmp_path)]) == 0
     assert "verified against the pinned digest" in capsys.readouterr().out
-    _Handler.status = 500
+    # a failed fetch: 404, answered at once (a 5xx is retried with back-off sleeps, which
+    # test_fetch_online_retries_server_errors pins; both fail fetch_online alike)
+    _Handler.status = 404
     before = (tmp_path / SNAPSHOT_NAME).read_bytes()
     assert main(["data", "refresh", "--url", index_url, "--vendored-dir", str(tmp_path),
                  "--timeout", "2"]) == 2

@@ -23,13 +23,13 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.shared_context import shared_context
 from validator.checker import Checker, RunResult
-from validator.context import Settings, build_context
+from validator.context import Settings
 from validator.load import load_yaml
 from validator.rule_index import all_rules, check_rules
 from validator.schema import SchemaValidator
 from validator.source.provenance import Provenance
-from validator.source.tree import LocalTree
 
 PROJECT = Path(__file__).resolve().parents[1]
 BASE = PROJECT / "examples/recipes/models/example-org/Example-Chat-8B.yaml"
@@ -111,7 +111,9 @@ def rules_reported(tree: Path, rule_id: str, text: str) -> list[str]:
     base = yaml.safe_load(BASE.read_text(encoding="utf-8"))
     data = yaml.safe_dump(merged(base, yaml.safe_load(text)), sort_keys=False,
                           allow_unicode=True).encode("utf-8")
-    ctx = build_context(LocalTree(tree), Settings(offline=True))
+    # a context of its own, over the tree's files and the vendored registries loaded once
+    # per process (tests.shared_context), as the contexts of one run share them
+    ctx = shared_context(tree, Settings(offline=True))
     rules = [r for r in check_rules() if r.id == rule_id]
     result = RunResult()
     Checker(ctx, rules, SchemaValidator()).check_recipe(

@@ -107,16 +107,38 @@ def _retarget_link(root: Path) -> None:
         f.write("\nmodel: {}\n")
 
 
+@pytest.fixture(scope="module")
+def linked_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with ``recipes`` (the examples and a recipe that is a link to a file
+    outside ``models/``) and ``cache``, holding the computed run of that tree, and a
+    pristine copy of both under ``pristine/``: each change starts from the same computed
+    run at the same paths (:func:`restored`) instead of computing it again."""
+    base = tmp_path_factory.mktemp("linked-run")
+    root, cache = tree(base), base / "cache"
+    (root / "elsewhere").mkdir()
+    shutil.copy(root / CHAT, root / "elsewhere" / "linked.yaml")
+    (root / "models/example-org/Linked.yaml").symlink_to("../../elsewhere/linked.yaml")
+    assert check(root, cache)[2]
+    for part in (root, cache):
+        shutil.copytree(part, base / "pristine" / part.name, symlinks=True)
+    return base
+
+
+def restored(base: Path) -> tuple[Path, Path]:
+    """The recipes and cache of :func:`linked_run` put back as the computed run left them
+    (modes and links kept: the run key reads names, types, modes, link targets, bytes)."""
+    for name in ("recipes", "cache"):
+        shutil.rmtree(base / name, ignore_errors=True)
+        shutil.copytree(base / "pristine" / name, base / name, symlinks=True)
+    return base / "recipes", base / "cache"
+
+
 @pytest.mark.parametrize("change", [_edit_recipe, _add_recipe, _chmod_recipe,
                                     _edit_taxonomy, _add_config, _retarget_link])
 def test_a_change_to_what_the_run_reads_computes_it_again(
-        tmp_path: Path, change: Callable[[Path], None]) -> None:
-    root, cache = tree(tmp_path), tmp_path / "cache"
-    (root / "elsewhere").mkdir()  # a recipe that is a link to a file outside models/
-    shutil.copy(root / CHAT, root / "elsewhere" / "linked.yaml")
-    (root / "models/example-org/Linked.yaml").symlink_to("../../elsewhere/linked.yaml")
-    check(root, cache)
-    assert not check(root, cache)[2]
+        linked_run: Path, change: Callable[[Path], None]) -> None:
+    root, cache = restored(linked_run)
+    assert not check(root, cache)[2]  # the unchanged tree is answered from the cache
     change(root)
     again = check(root, cache)
     assert again[2], "answered from the cache after a change to its inputs"

@@ -88,17 +88,23 @@ def test_strategy_change_and_modified_recipe(corpus_repo: Path) -> None:
                        for r in reasons), path
 
 
+REMOVED = "arc_pro_b60"
+"""The hardware profile test_rename_delete_and_removed_profile removes from the taxonomy:
+five recipes name it, each in meta.hardware, so pr checks eight recipes, not the 24 of
+xeon6 (its name is no prefix of another profile's: git grep finds exactly its users)."""
+
+
 def test_rename_delete_and_removed_profile(scratch_repo: Path) -> None:
     repo = scratch_repo
     run_git(repo, "mv", "models/Qwen/Qwen3-8B.yaml", "models/Qwen/Qwen3-8B-renamed.yaml")
     run_git(repo, "rm", "-q", "models/Qwen/Qwen3-4B.yaml")
     (repo / "NOTES.txt").write_text("not a recipe\n")
     taxonomy = (repo / "taxonomy.yaml").read_text(encoding="utf-8")
-    block = re.search(r"\n  xeon6:\n(    .*\n)+", taxonomy)
+    block = re.search(rf"\n  {REMOVED}:\n(    .*\n)+", taxonomy)
     assert block is not None
     (repo / "taxonomy.yaml").write_text(taxonomy.replace(block.group(0), "\n"), encoding="utf-8")
     run_git(repo, "add", "-A")
-    run_git(repo, "commit", "-q", "-m", "rename, delete, drop xeon6")
+    run_git(repo, "commit", "-q", "-m", f"rename, delete, drop {REMOVED}")
 
     result = run_pr(repo, "main", "HEAD", env={})
     pr = result.context["pr"]
@@ -109,21 +115,21 @@ def test_rename_delete_and_removed_profile(scratch_repo: Path) -> None:
     assert {"path": "NOTES.txt",
             "why": "not a recipe, taxonomy, strategy or kv-store file"} in pr["skipped"]
     assert "models/Qwen/Qwen3-4B.yaml" not in files
-    assert {"kind": "hardware profile", "name": "xeon6", "change": "removed",
+    assert {"kind": "hardware profile", "name": REMOVED, "change": "removed",
             "source": "taxonomy.yaml", "fields": []} in pr["changed_entries"]
-    # every recipe of the head naming xeon6 is checked, and now fails REF004
-    users = {ln for ln in run_git(repo, "grep", "-l", "xeon6", "HEAD", "--", "models/")
+    # every recipe of the head naming the profile is checked, and now fails REF004
+    users = {ln for ln in run_git(repo, "grep", "-l", REMOVED, "HEAD", "--", "models/")
              .replace("HEAD:", "").splitlines()}
     assert users and users <= set(files)
     ref004 = {f.path for f in result.all_findings() if f.rule == "REF004"
-              and "'xeon6'" in f.message}
+              and f"'{REMOVED}'" in f.message}
     in_meta = set()
     for p in users:
         data = yaml.safe_load(run_git(repo, "show", f"HEAD:{p}"))
-        if "xeon6" in ((data.get("meta") or {}).get("hardware") or {}):
+        if REMOVED in ((data.get("meta") or {}).get("hardware") or {}):
             in_meta.add(p)
     assert in_meta and ref004 == in_meta
-    assert all(any("hardware profile 'xeon6' (removed in taxonomy.yaml)" in r
+    assert all(any(f"hardware profile '{REMOVED}' (removed in taxonomy.yaml)" in r
                    for r in files[p]) for p in ref004)
     assert result.exit_code == 1
 
@@ -136,9 +142,10 @@ def test_bad_revisions_are_clear_errors(corpus_repo: Path, tmp_path: Path) -> No
 
 
 def test_no_base_checks_every_recipe_under_paths(corpus_repo: Path) -> None:
-    result = run_pr(corpus_repo, None, "main", patterns=["models/Qwen/"], env={})
+    result = run_pr(corpus_repo, None, "main", patterns=["models/microsoft/"], env={})
     pr = result.context["pr"]
     assert pr["mode"] == "full" and pr["merge_base"] is None
-    listed = run_git(corpus_repo, "ls-tree", "-r", "--name-only", "main", "models/Qwen/")
+    listed = run_git(corpus_repo, "ls-tree", "-r", "--name-only", "main", "models/microsoft/")
+    assert len(listed.splitlines()) == 3  # a folder of three recipes, all checked
     assert [f["path"] for f in pr["files"]] == sorted(listed.splitlines())
     assert {d.path for d in result.documents} == set(listed.splitlines())
