@@ -295,9 +295,11 @@ the families share)."""
 LAYERS.update({
     "validator.rules.ref": CHECK_FAMILY_IMPORTS | {"validator.api_claims"},
     "validator.rules.hw": CHECK_FAMILY_IMPORTS,
-    "validator.rules.env": CHECK_FAMILY_IMPORTS,
-    # FLAG judges the context files' lists with REF's shell-code check
-    "validator.rules.flag": CHECK_FAMILY_IMPORTS | {"validator.rules.ref"},
+    # ENV002 reads a context file's env maps where REF018 does (rules.ref.context_values)
+    "validator.rules.env": CHECK_FAMILY_IMPORTS | {"validator.rules.ref"},
+    # FLAG judges the context files' lists with REF's shell-code check and ENV's
+    # download-source check (context_arg_hits: every rule's hits of one context file)
+    "validator.rules.flag": CHECK_FAMILY_IMPORTS | {"validator.rules.env", "validator.rules.ref"},
     # GUIDE011 compares with the structured args (FLAG's reads) and names hardware (HW's)
     "validator.rules.guide": CHECK_FAMILY_IMPORTS | {"validator.rules.flag", "validator.rules.hw"},
     # VER014 reads which variants a text names (HW's multi-node text)
