@@ -53,11 +53,19 @@ CASES = [
      "/variants/bf16/default_modes/spec_decoding", "      spec_decoding: dspark"),
     ("REF013", '    - "zai-org/GLM-5.1"', '    - "zai-org/GLM-5.15"', "/meta/related_recipes/1",
      '"zai-org/GLM-5.15"'),
+    ("REF005", "kv_offload_support:", "hardware_opt_in_features:\n  b200:\n    - spec_decode"
+     "\n\nkv_offload_support:", "/hardware_opt_in_features/b200/0", "    - spec_decode"),
+    ("REF031", "kv_offload_support:", "default_strategy: multi_node_tpp\n\nkv_offload_support:",
+     "/default_strategy", "default_strategy: multi_node_tpp"),
+    ("REF031", "kv_offload_support:", "default_strategy: multi_node_tp_dp\n\n"
+     "kv_offload_support:", "/default_strategy", "default_strategy: multi_node_tp_dp"),
+    ("REF032", "  offloading_fs: verified\n", "  offloading_fs: verified\n  offloading_gpu: "
+     "verified\n", "/kv_offload_support/offloading_gpu", "offloading_gpu: verified"),
 ]
 
 
 @pytest.mark.parametrize(("rule", "old", "new", "pointer", "needle"), CASES,
-                         ids=[c[0] for c in CASES])
+                         ids=[f"{c[0]}-{c[3]}" for c in CASES])
 def test_injected_fault_is_found_at_its_line(corpus_copy: Path, rule: str, old: str, new: str,
                                              pointer: str, needle: str) -> None:
     text = inject(corpus_copy, old, new)
@@ -77,3 +85,16 @@ def test_model_id_case_mismatch_is_a_warning(corpus_repo: Path) -> None:
     assert ref001[0].severity.value == "warning"
     text = (corpus_repo / "models/Google/gemma-4-E2B-it.yaml").read_text()
     assert ref001[0].line == line_of(text, "model_id:")
+
+
+@pytest.mark.parametrize("added", [
+    "default_strategy: multi_node_tp\n",
+    "default_strategy: multi_node_tp_dp\nstrategy_hardware:\n  multi_node_tp_dp:\n"
+    "    b200: supported\n",
+])
+def test_a_default_strategy_the_recipe_offers_is_no_finding(corpus_copy: Path,
+                                                             added: str) -> None:
+    """Offered by ``compatible_strategies``, or on some hardware by ``strategy_hardware``
+    (the site recommends it there)."""
+    inject(corpus_copy, "kv_offload_support:", added + "\nkv_offload_support:")
+    assert not [f for f in ref_findings(corpus_copy) if f[0] == "REF031"]

@@ -18,13 +18,15 @@ from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.ref.facts import (
     nearest_hint,
 )
+from validator.sourcemap import join_pointer
 
 
 @rule("REF005", Severity.ERROR, "opt_in_features names an undeclared feature",
       reads=RECIPE_ONLY)
 def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Every ``opt_in_features`` entry must be a key of ``features``; otherwise the opt-in
-    is inert and the feature it meant is on by default.
+    """Every ``opt_in_features`` entry, and every entry of a ``hardware_opt_in_features``
+    list, must be a key of ``features``; otherwise the opt-in is inert and the feature it
+    meant is on by default (on that hardware).
 
     Failing::
 
@@ -38,10 +40,14 @@ def opt_in_feature_declared(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: name a key of ``features`` (check the spelling), or declare the feature."""
     features = as_dict(get(doc.data, "features"))
-    for _, name, pointer in elements(get(doc.data, "opt_in_features"), "/opt_in_features"):
-        if isinstance(name, str) and name not in features:
-            yield Hit(pointer, f"opt-in feature {name!r} is not declared under features",
-                      nearest_hint(name, features))
+    lists = [("/opt_in_features", get(doc.data, "opt_in_features"))]
+    lists += [(join_pointer("/hardware_opt_in_features", hw), names) for hw, names
+              in as_dict(get(doc.data, "hardware_opt_in_features")).items()]
+    for at, names in lists:
+        for _, name, pointer in elements(names, at):
+            if isinstance(name, str) and name not in features:
+                yield Hit(pointer, f"opt-in feature {name!r} is not declared under features",
+                          nearest_hint(name, features))
 
 
 @rule("REF006", Severity.ERROR, "Feature declares both args and modes",

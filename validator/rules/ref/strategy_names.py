@@ -1,15 +1,16 @@
-"""``REF002``, ``REF003``: ``compatible_strategies`` and ``strategy_overrides`` name strategies of
-``strategies/``."""
+"""``REF002``, ``REF003``, ``REF031``: ``compatible_strategies``, ``strategy_overrides`` and
+``default_strategy`` name strategies of ``strategies/`` (the last one the recipe offers)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from validator.analysis.recipe_data import elements, get, items
+from validator.analysis.recipe_data import as_dict, elements, get, items
 from validator.context import Context
 from validator.findings import Severity
 from validator.load import LoadedDocument
 from validator.rules.api import Hit, Reads, rule
+from validator.rules.ref.facts import nearest_hint
 
 
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",
@@ -61,3 +62,51 @@ def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
         if name not in ctx.strategies:
             yield Hit(pointer, f"strategy_overrides names unknown strategy {name!r}",
                       f"known strategies: {', '.join(sorted(ctx.strategies))}", on_key=True)
+
+
+def _offered(data: object) -> list[str]:
+    """The strategies the recipe offers on some hardware: ``compatible_strategies`` and
+    those ``strategy_hardware`` adds (``supported``) on a profile."""
+    names = [n for _, n, _ in elements(get(data, "compatible_strategies"), "")
+             if isinstance(n, str)]
+    for name, gates in as_dict(get(data, "strategy_hardware")).items():
+        if isinstance(name, str) and "supported" in as_dict(gates).values():
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+@rule("REF031", Severity.WARNING, "default_strategy names no strategy the recipe offers",
+      reads=frozenset({Reads.STRATEGIES}), needs_root=True)
+def default_strategy_offered(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``default_strategy`` must be a strategy the recipe offers (``compatible_strategies``,
+    or one ``strategy_hardware`` adds on some hardware): the site recommends it only then,
+    and otherwise picks its own default without a word, so the author's choice never
+    shows.
+
+    Failing::
+
+        compatible_strategies:
+          - single_node_tp
+          - multi_node_tp
+        default_strategy: multi_node_tpp
+
+    Passing::
+
+        compatible_strategies:
+          - single_node_tp
+          - multi_node_tp
+        default_strategy: multi_node_tp
+
+    How to fix: name one of the recipe's strategies (check the spelling), or add the
+    strategy to ``compatible_strategies``."""
+    name = get(doc.data, "default_strategy")
+    if not isinstance(name, str):
+        return
+    offered = _offered(doc.data)
+    if name in offered:
+        return
+    why = ("does not exist in strategies/" if name not in ctx.strategies
+           else "is not one the recipe offers")
+    yield Hit("/default_strategy", f"default_strategy {name!r} {why}: the site ignores it "
+              "and recommends its own pick",
+              nearest_hint(name, offered) or f"offered: {', '.join(offered) or 'none'}")
