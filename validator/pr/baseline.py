@@ -33,6 +33,10 @@ change and given shell code by a second would otherwise let a third, repairing o
 syntax, through). The head's own loader errors, when it does not load either, stay
 ``"unchanged"``: the file did not load before the change.
 
+A finding below a mapping key the change renames (a variant, a feature) is matched with
+the base's under the old key (:func:`validator.pr.renamed_keys.carry_renamed`): existing,
+and not fixed.
+
 The rendered configurations a finding names (``(on h200 · fp8 · multi_node_tp and 11
 more)``, ``(in no command the site renders)``) are left out of the comparison, and copies
 of one finding at one line count once: a change that adds a hardware profile or a
@@ -65,6 +69,7 @@ from validator.config import matches
 from validator.context_findings import context_cause
 from validator.findings import FLOOR, Finding
 from validator.identity import defect_of, match
+from validator.pr.renamed_keys import carry_renamed
 from validator.pr.select import context_kind
 from validator.rules.metadata import CONTEXT_FILES, RULES
 from validator.rules.ref.removed_inputs import describe as describe_removed
@@ -103,6 +108,8 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
         old = at_base.get(base_name)
         doc.findings, gone = compare(old.findings if old else [], doc.findings,
                                      doc.path)
+        doc.findings, gone = carry_renamed(doc.findings, gone, base_bytes.get(base_name),
+                                           (head_bytes or {}).get(doc.path), doc.path)
         if old is not None and any(f.rule in UNLOADED for f in old.findings):
             edited = edited_lines(base_bytes.get(base_name), (head_bytes or {}).get(doc.path))
             doc.findings = [not_judged_at_base(f, edited) for f in doc.findings]
