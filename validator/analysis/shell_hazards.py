@@ -372,14 +372,10 @@ def word_hazards(value: str, *, literal: bool, split: bool,
     if positional and not out and value.startswith("-"):
         out.append(Hazard("option", value, f"the program reads it as an option, not as "
                           f"{positional}: it changes how the command runs"))
-    for name in dict.fromkeys(scan.expansions):
-        special = _SPECIAL_PARAMETERS.get(name[2:-1] if name.startswith("${") else name[1:])
-        if any(h.text == name for h in out) or (special is None and not literal):
-            continue
-        out.append(Hazard("special parameter", name, f"bash puts {special} here, not a "
-                          "variable of the recipe") if special is not None else Hazard(
-            "parameter expansion", name, "bash replaces it by the value of that variable "
-            "(nothing when unset), where a literal is expected"))
+    for name in dict.fromkeys(scan.expansions if literal else ()):
+        if not any(h.text == name for h in out):  # a special parameter is named by the scan
+            out.append(Hazard("parameter expansion", name, "bash replaces it by the value of "
+                              "that variable (nothing when unset), where a literal is expected"))
     return out
 
 
