@@ -191,20 +191,16 @@ def refused_row(path: str, entry: NotFile) -> FindingRow:
     return finding_row(finding)
 
 
-UNDECODABLE = "file not checked: the file name is not valid UTF-8"
-"""The ``PROV006`` message ``check`` gives a file whose name is not UTF-8."""
-
-UNDECODABLE_HINT = "rename the file to a UTF-8 name under models/<org>/"
-
-
 def undecodable_row(escaped: str) -> FindingRow:
     """The ``PROV006`` finding ``check`` and ``pr`` give a recipe path whose name is not
     valid UTF-8 (reported under ``escaped``, its ``\\xff`` form), for such a path in a
-    revision's tree: nothing of it is read or checked."""
-    from validator.rules.prov.unread_files import UNHANDLED_PATH
+    revision's tree: nothing of it is read or checked (the message and hint of
+    :meth:`validator.session.Session.unhandled`)."""
+    from validator.rules.prov.unread_files import NOT_UTF8, UNHANDLED_PATH, rename_hint
     from validator.source.verify import prov_finding
 
-    return finding_row(prov_finding(UNHANDLED_PATH.id, escaped, UNDECODABLE, UNDECODABLE_HINT))
+    return finding_row(prov_finding(UNHANDLED_PATH.id, escaped, f"file not checked: {NOT_UTF8}",
+                                    rename_hint(escaped)))
 
 
 def rows_of(findings: Iterable[Finding]) -> list[FindingRow]:
