@@ -8,15 +8,21 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .conftest import PACK, api_files, cached_site_build, site_api
+from .conftest import PACK, SiteBuild, api_files, cached_site_build, site_api
+
+
+def _first_build(site_dir: Path, tree: Path, tmp_path: Path) -> tuple[Path, Path, SiteBuild]:
+    """``(cache, work, build)``: a copy of ``tree`` (without ``public/``) built once into
+    an empty cache folder."""
+    cache, work = tmp_path / "cache", tmp_path / "tree"
+    cache.mkdir()
+    shutil.copytree(tree, work, ignore=shutil.ignore_patterns("public"))
+    return cache, work, cached_site_build(site_dir, work, cache)
 
 
 def test_the_same_tree_is_read_from_the_cache_and_a_changed_one_built_again(
         site_dir: Path, tree: Path, tmp_path: Path) -> None:
-    cache, work = tmp_path / "cache", tmp_path / "tree"
-    cache.mkdir()
-    shutil.copytree(tree, work, ignore=shutil.ignore_patterns("public"))
-    first = cached_site_build(site_dir, work, cache)
+    cache, work, first = _first_build(site_dir, tree, tmp_path)
     assert first.ok, first.stderr
     built = api_files(first.public)
     assert built
@@ -48,10 +54,7 @@ def test_the_same_tree_is_read_from_the_cache_and_a_changed_one_built_again(
 
 def test_a_kept_api_that_does_not_match_its_digest_is_built_again(
         site_dir: Path, tree: Path, tmp_path: Path) -> None:
-    cache, work = tmp_path / "cache", tmp_path / "tree"
-    cache.mkdir()
-    shutil.copytree(tree, work, ignore=shutil.ignore_patterns("public"))
-    first = cached_site_build(site_dir, work, cache)
+    cache, work, first = _first_build(site_dir, tree, tmp_path)
     assert first.pack is not None
     built = site_api(first)
     data = first.pack.read_bytes()
