@@ -320,3 +320,35 @@ def test_missing_node_fails_on_ci_and_skips_elsewhere(tmp_path: Path,
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="node not found"):
         require_node_tools()
+
+
+@pytest.mark.parametrize(("link", "target", "why"), [
+    ("strategies/outside.yaml", "{outside}", "resolves outside the recipes root"),
+    ("kv_store/dangling.yaml", "nowhere.yaml", "dangling symbolic link"),
+    ("strategies/self.yaml", "self.yaml", "symbolic link loop"),
+], ids=["leaving-the-root", "dangling", "looping"])
+def test_a_context_file_link_that_is_not_followed_refuses_the_build(
+        own_tree: Path, tmp_path: Path, link: str, target: str, why: str) -> None:
+    """A strategy or kv-store entry that is a link leaving the root, dangling or looping:
+    ``check`` reports it (PROV005) and does not follow it, so the build is refused
+    (exit 1) naming the link, and an API written before is left as it was."""
+    out = tmp_path / "api"
+    assert run_our_build(own_tree, out).code == 0
+    before = read_api(out)
+    outside = tmp_path / "outside.yaml"
+    shutil.copy(own_tree / "strategies/single_node_tp.yaml", outside)
+    (own_tree / link).symlink_to(target.format(outside=outside))
+    ours = run_our_build(own_tree, out)
+    assert ours.code == 1, ours.stderr
+    assert f"{link}: PROV005: {why}" in ours.stderr and "nothing written" in ours.stderr
+    assert read_api(out) == before
+    checked = run_cli("check", "--offline", "--no-cache", "--select", "PROV005",
+                      own_tree / "models")
+    assert f"{link}:" in checked.stdout and "PROV005" in checked.stdout
+
+
+def test_a_dangling_context_file_fails_the_site_build(site_dir: Path, own_tree: Path) -> None:
+    """The oracle of the refusal above: the site's build reads every file of
+    ``kv_store/`` and fails on a dangling entry."""
+    (own_tree / "kv_store/dangling.yaml").symlink_to("nowhere.yaml")
+    assert not run_site_build(site_dir, own_tree).ok

@@ -29,7 +29,7 @@ from validator.load.scalars import js_timestamp_iso
 from validator.paths import undecodable_name
 from validator.render.jsval import keys as js_keys
 from validator.render.links import link_problem
-from validator.source.tree import RecipeTree, SourceError
+from validator.source.tree import LocalTree, RecipeTree, SourceError
 from validator.sourcemap import SourceMap, join_pointer
 
 
@@ -271,6 +271,23 @@ def _platforms(tree: RecipeTree) -> Any:
     return data
 
 
+def _refuse_context_links(tree: RecipeTree, folder: str) -> None:
+    """Refuse the build when ``folder`` (``strategies/``, ``kv_store/``) of a local tree
+    holds a YAML entry that is a link leaving the root, looping or dangling: the site's
+    build reads every file of the folder, and ``check`` reports it (``PROV005``).
+
+    Raises:
+        ApiBuildError: the first such link, in name order.
+    """
+    if not isinstance(tree, LocalTree):
+        return
+    for path, why in tree.refused_links(folder).items():
+        if undecodable_name(path) is None:  # else read_yaml names it (PROV006)
+            reason = str(why).removeprefix(f"{path}: ")
+            raise ApiBuildError(path, f"PROV005: {reason} (the site's build reads every "
+                                "file of the folder)")
+
+
 def read_inputs(tree: RecipeTree) -> ApiInputs:
     """Read everything but the recipes (see :class:`ApiInputs`).
 
@@ -281,6 +298,7 @@ def read_inputs(tree: RecipeTree) -> ApiInputs:
     platforms = _platforms(tree) if tree.exists("platforms.yaml") else None
     inputs = ApiInputs(taxonomy, platforms)
     for folder, target in (("strategies", inputs.serving), ("kv_store", inputs.kv_store)):
+        _refuse_context_links(tree, folder)
         paths = _direct_yaml(tree, folder, (".yaml",))
         if not paths and not tree.list(folder):
             raise ApiBuildError(f"{folder}/", "no such folder; the site's build reads it")
