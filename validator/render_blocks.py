@@ -7,7 +7,8 @@ docker), dependencies, companions, the Mooncake master and store, each process's
 shows the same blocks (:mod:`validator.evidence.site.configurations`), so a page shows
 exactly what ``render`` prints. A ``vllm serve`` / ``docker run`` / ``export`` line holding
 shell code has a ``# warning:`` line per hazard above it (REF018), and such a block is not
-:attr:`Block.copyable`.
+:attr:`Block.copyable`; an ``export`` that changes where downloads come from has a
+``# note: ENV002`` line above it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from validator.analysis.env_hazards import env_name_hazards, env_value_hazards
+from validator.analysis.env_hazards import (
+    download_source_effect,
+    env_name_hazards,
+    env_value_hazards,
+)
 from validator.analysis.shell_hazards import (
     IMAGE_OPERAND,
     MODEL_OPERAND,
@@ -108,17 +113,31 @@ _ANSI_C = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 """Characters bash's ``$'...'`` quoting writes escaped."""
 
 
+def _download_source_note(name: str, value: str) -> list[str]:
+    """A ``# note: ENV002 ...`` line for an export that changes where code, weights or
+    packages are fetched from (a mirror has honest uses: a note, the block stays
+    copyable), as ``check``'s warning says; none for any other export."""
+    effect = download_source_effect(name, value)
+    if effect is None:
+        return []
+    return [comment_line(f"note: ENV002 {name}={value} changes where code, weights or "
+                         f"packages are fetched from: {effect}")]
+
+
 def _process_blocks(r: Rendered, proc: Process) -> list[Block]:
     lines: list[str] = []
     for key, value in proc.env.items():
         lines += hazard_lines(env_name_hazards(str(key))
                               + env_value_hazards(str(key), js_str(value)))
+        lines += _download_source_note(str(key), js_str(value))
         lines += _warned(f"export {key}={_export_quoted(js_str(value))}")
     out = [Block(f"{proc.role}: vllm serve",
                  [*lines, *_warned_with(str(proc.command), _model_words(proc))])]
     if proc.docker_command:
-        out.append(Block(f"{proc.role}: docker",
-                         _warned_with(proc.docker_command, _docker_words(r, proc))))
+        notes = [line for key, value in proc.env.items()
+                 for line in _download_source_note(str(key), js_str(value))]
+        out.append(Block(f"{proc.role}: docker", [
+            *notes, *_warned_with(proc.docker_command, _docker_words(r, proc))]))
     return out
 
 

@@ -66,3 +66,23 @@ def test_every_comment_line_keeps_all_of_its_recipe_text_on_the_line(
     _run_all(text, tmp_path)
     assert not (tmp_path / "from-dependency").exists()
     assert "# --- dependency: Pin vllm\\u000atouch from-dependency ---" in text.splitlines()
+
+
+def test_an_export_changing_the_download_source_has_a_note_and_stays_copyable(
+        examples_tree: Path) -> None:
+    """``HF_ENDPOINT`` (``check``: ENV002, a warning) gets a ``# note: ENV002`` line above
+    its ``export`` and above the ``docker run`` that passes it with ``-e``; no
+    ``# warning:`` (the block is still copyable); another env name gets no note."""
+    recipe = examples_tree / CHAT
+    recipe.write_text(recipe.read_text().replace(
+        "  base_env: {}",
+        '  base_env:\n    HF_ENDPOINT: "https://hf-mirror.example"\n    NCCL_DEBUG: "INFO"'))
+    lines = _render(examples_tree).splitlines()
+    note = ("# note: ENV002 HF_ENDPOINT=https://hf-mirror.example changes where code, "
+            "weights or packages are fetched from: huggingface_hub")
+    export = lines.index("export HF_ENDPOINT=https://hf-mirror.example")
+    assert lines[export - 1].startswith(note)
+    docker = lines.index("docker run --gpus all \\")
+    assert lines[docker - 1].startswith(note)
+    assert sum(line.startswith("# note: ENV002") for line in lines) == 2
+    assert not any(line.startswith("# warning:") for line in lines)
