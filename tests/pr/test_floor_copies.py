@@ -14,6 +14,7 @@ import pytest
 from validator.cli import main
 from validator.findings import FLOOR, Finding, Severity
 from validator.identity import defect_of
+from validator.pr.baseline import compare
 
 from .conftest import commit_all, git
 
@@ -113,3 +114,26 @@ def test_the_defect_of_a_floor_finding_is_rule_group_document_token_and_reason()
     assert defect_of(finding(low.message, FLOOR, path="models/o/Other.yaml")) != defect_of(low)
     # the same words without the rule's reason: not a floor finding
     assert defect_of(finding(low.message, None)) is None
+
+
+def at(severity: Severity, pointer: str, line: int) -> Finding:
+    """A FLAG002 floor finding of ``--kv-transfer-config`` of the chat recipe."""
+    return Finding("FLAG002", severity, CHAT, pointer, line, 5,
+                   "`--kv-transfer-config`: exists only from vLLM 0.6.5, but the recipe's "
+                   "minimum is 0.6.2", reason=FLOOR)
+
+
+@pytest.mark.parametrize(("base", "head", "state"), [
+    (Severity.WARNING, Severity.ERROR, "new"),
+    (Severity.ERROR, Severity.ERROR, "unchanged"),
+    (Severity.WARNING, Severity.WARNING, "unchanged"),
+    (Severity.ERROR, Severity.WARNING, "unchanged"),
+])
+def test_a_floor_copy_is_the_old_defect_only_when_the_base_copy_was_as_severe(
+        base: Severity, head: Severity, state: str) -> None:
+    """The base reached a too-new token only in warnings (KV offload options the recipe
+    never chose); the head opts into another option with it, an error: a new error,
+    which blocks, not an "existing" one that no such change could ever make new."""
+    old = [at(base, "/kv_offload/simple/args/0", 20)]
+    marked, _ = compare(old, [*old, at(head, "/kv_offload_support/offloading_cpu", 39)])
+    assert [f.baseline for f in marked] == ["unchanged", state]

@@ -67,8 +67,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from validator.checker import DocumentResult, RunResult
 from validator.config import matches
 from validator.context_findings import context_cause
-from validator.findings import FLOOR, Finding
-from validator.identity import defect_of, match
+from validator.findings import FLOOR, Finding, Severity
+from validator.identity import Defect, defect_of, match
 from validator.pr.renamed_keys import carry_renamed
 from validator.pr.select import context_kind
 from validator.rules.metadata import CONTEXT_FILES, RULES
@@ -138,18 +138,28 @@ def compare(old: list[Finding], new: list[Finding],
     above the configuration's minimum (reason :data:`~validator.findings.FLOOR`) is about
     the minimum: another copy of one the base has (the same rule group and token in the
     same document, :func:`validator.identity.defect_of`: in another guide block or
-    argument list, whatever releases its message names) is that defect, not a new one.
+    argument list, whatever releases its message names) is that defect, not a new one --
+    when the base's copy was at least as severe: an error whose token the base had only
+    in warnings (a KV offload option the recipe now opts into, where the base reached the
+    token only through options it never chose) is new.
     ``path``: the head's path of the document (a renamed file keeps its defects).
     """
     kept, gone = match(old, new)
-    floors = {defect_of(f, path) for f in old} - {None}
+    floors: dict[Defect | None, int] = {}  # a defect -> its most severe rank at the base
+    for f in old:
+        if (defect := defect_of(f, path)) is not None:
+            floors[defect] = max(floors.get(defect, -1), _RANK[f.severity])
     marked = [dataclasses.replace(f, baseline="unchanged" if k or (
-                  defect_of(f, path) in floors) else "new")
+                  floors.get(defect_of(f, path), -1) >= _RANK[f.severity]) else "new")
               for f, k in zip(new, kept, strict=True)]
     fixed = [dataclasses.replace(f, baseline="absent")
              for f, g in zip(old, gone, strict=True) if g]
     return marked, fixed
 
+
+_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+"""Severities in order: a base copy of a defect makes a head copy existing only when it
+was at least as severe (:func:`compare`)."""
 
 UNLOADED = frozenset({"YAML001", "YAML005", "YAML006"})
 """Loader findings of a file that does not load (not YAML, not one mapping, not UTF-8):
