@@ -29,3 +29,17 @@ def link_problem(url: str) -> str | None:
     if not _HOST.fullmatch(parts.netloc) or not url.lower().startswith("https://"):
         return f"its host {parts.netloc!r} is not a host name"
     return None
+
+
+def page_link_problem(href: str) -> str | None:
+    """Why ``href`` cannot be a link a recipe page shows in its own layout (a hardware
+    note's ``link.href``, which the site writes as the ``href`` of an ``<a>`` as given),
+    or ``None``: an in-page anchor (``#section``), a path of the site (``/models/...``,
+    never ``//host`` or ``/\\host``, which browsers read as another host), or an address
+    :func:`link_problem` allows."""
+    if href.startswith(("#", "/")) and not href.startswith(("//", "/\\")):
+        if _URL_TEXT.fullmatch(href):
+            return None
+        return "it holds a character a URL cannot hold unescaped (a space, a backslash, " \
+            "a control or non-ASCII character)"
+    return link_problem(href)

@@ -150,3 +150,25 @@ def test_a_kv_store_brand_install_and_a_taxonomy_option_install_are_judged(
                    for f in d["findings"] if f["rule"].startswith("REF02"))
     assert found == [(KV_STORE, "REF022", line_of(kv_text, "amd:")),
                      ("taxonomy.yaml", "REF023", line_of(tax_text, "lmcache.sh"))]
+
+
+@pytest.mark.parametrize(("href", "found"), [
+    ("javascript:alert(1)", True),
+    ("http://rocm.docs.amd.com/", True),
+    ("//evil.example/guide", True),
+    ("/\\evil.example/guide", True),
+    ("#dgx spark", True),
+    ("#dgx-spark-gb10-cluster", False),
+    ("/models/example-org/Example-Chat-8B", False),
+    ("https://rocm.docs.amd.com/en/latest/", False),
+])
+def test_a_hardware_note_link_is_an_anchor_a_site_path_or_an_https_address(
+        examples_tree: Path, href: str, found: bool) -> None:
+    """The site writes a hardware note's ``link.href`` as the ``href`` of a link above
+    the command: ``javascript:`` runs code in the page, ``http:`` can be rewritten on the
+    way, ``//host`` leads off-site; an in-page anchor and a site path are fine."""
+    text = replace_once(examples_tree / CHAT, "\nvariants:",
+                        "\nhardware_notes:\n  h200:\n    title: \"Setup\"\n    link:\n"
+                        f"      label: \"guide\"\n      href: {href!r}\nvariants:")
+    expected = [("REF024", "error", line_of(text, "href:"))] if found else []
+    assert _findings(examples_tree, "REF024") == expected

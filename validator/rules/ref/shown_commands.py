@@ -22,7 +22,7 @@ page does not show: ``REF023``, a warning, so that a review looks at the URL.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from validator.analysis.recipe_data import as_dict, elements, get
@@ -30,7 +30,7 @@ from validator.context import Context
 from validator.findings import Severity
 from validator.guide.commands import find_fences
 from validator.load import LoadedDocument
-from validator.render.links import link_problem
+from validator.render.links import link_problem, page_link_problem
 from validator.rules.api import RECIPE_ONLY, Hit, rule
 from validator.rules.ref.download_run import DownloadRun, download_runs
 from validator.sourcemap import join_pointer
@@ -144,10 +144,21 @@ def _download_hit(pointer: str, text: str, run: DownloadRun, block: int | None) 
                "saved file)", block_index=line)
 
 
-def link_hits(links: Iterable[tuple[str, str]]) -> Iterator[Hit]:
-    """A hit per link that :func:`link_problem` refuses."""
+def hardware_note_links(notes: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, href)`` of each ``hardware_notes.<hardware>.link.href`` (the site
+    links it from the note above the command)."""
+    for key, note in as_dict(notes).items():
+        href = get(note, "link", "href")
+        if isinstance(href, str):
+            yield join_pointer(join_pointer(join_pointer("/hardware_notes", key), "link"),
+                               "href"), href
+
+
+def link_hits(links: Iterable[tuple[str, str]],
+              problem_of: Callable[[str], str | None] = link_problem) -> Iterator[Hit]:
+    """A hit per link that ``problem_of`` (:func:`link_problem`) refuses."""
     for pointer, url in links:
-        problem = link_problem(url)
+        problem = problem_of(url)
         if problem:
             yield Hit(pointer, f"the link {url!r} is not an https:// address the site may "
                       f"show: {problem}", "give the page's https:// address")
@@ -225,6 +236,9 @@ def unsafe_link(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     entries of ``platforms.yaml``) becomes a link of the deploy dialog. Only an
     ``https://`` address with a plain host may be one: ``javascript:`` runs code in the
     page, ``http:`` can be rewritten on the way, ``//host`` and ``/\\host`` lead off-site.
+    A hardware note's ``link.href`` (``hardware_notes.<hardware>.link``, shown above the
+    command) is a link of the page too: there an in-page anchor (``#section``) and a
+    path of the site (``/models/...``) are fine as well.
 
     Failing::
 
@@ -242,3 +256,4 @@ def unsafe_link(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: give the page's ``https://`` address."""
     yield from link_hits(platform_links(get(doc.data, "meta", "platforms"), "/meta/platforms"))
+    yield from link_hits(hardware_note_links(get(doc.data, "hardware_notes")), page_link_problem)
