@@ -112,8 +112,9 @@ def rules_reported(tree: Path, rule_id: str, text: str) -> list[str]:
     data = yaml.safe_dump(merged(base, yaml.safe_load(text)), sort_keys=False,
                           allow_unicode=True).encode("utf-8")
     # a context of its own, over the tree's files and the vendored registries loaded once
-    # per process (tests.shared_context), as the contexts of one run share them
-    ctx = shared_context(tree, Settings(offline=True))
+    # per process (tests.shared_context), as the contexts of one run share them; the
+    # rendered commands are checked, as `recipe-check` checks them by default
+    ctx = shared_context(tree, Settings(offline=True, rendered=True))
     rules = [r for r in check_rules() if r.id == rule_id]
     result = RunResult()
     Checker(ctx, rules, SchemaValidator()).check_recipe(

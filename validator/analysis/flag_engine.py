@@ -35,6 +35,7 @@ from validator.analysis.flag_values import (
     PLUGIN_OPTIONS,
     auto_tool_issues,
     custom_json,
+    eplb_issues,
     json_shape_ok,
     plugged,
     takes_string,
@@ -92,7 +93,8 @@ def check_tokens(tokens: Sequence[str], plan: VersionPlan, *, allow_positionals:
     """Parse ``tokens`` at ``plan.minimum`` and report every problem (``expansions``: the
     tokens a shell expands into unknown words, :func:`validator.vllm_cli.argv.parse_args`;
     ``auto_tool``: the tokens are one whole command, so ``--enable-auto-tool-choice``
-    without ``--tool-call-parser`` is an issue too; ``literals``: the tokens holding a
+    without ``--tool-call-parser`` (and ``--enable-eplb`` without
+    ``--enable-expert-parallel``) is an issue too; ``literals``: the tokens holding a
     ``$`` that reach vLLM as written, :func:`~validator.analysis.shell_words.printed_literals`,
     whose values are judged as text).
 
@@ -182,6 +184,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     issues.extend(additional_config_issues(parsed, plan))
     if auto_tool:
         issues.extend(auto_tool_issues(parsed))
+        issues.extend(eplb_issues(parsed))
     if plan.launch_day and plan.channel is None:  # said once by the plan's note
         issues = [i for i in issues if i.code != "unreleased_only"]
     issues.sort(key=lambda x: x.index)

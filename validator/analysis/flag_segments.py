@@ -40,6 +40,9 @@ thousand)."""
 #: the option whose dotted keys' merged value the engine judges (``num_speculative_tokens``).
 AUTO_TOOL, TOOL_PARSER, SPECULATIVE = ("enable_auto_tool_choice", "tool_call_parser",
                                        "speculative_config")
+#: ``--enable-eplb``, which needs expert parallelism left on by the whole command (its
+#: switches' last occurrences): a list holding it is judged whole.
+EPLB = "enable_eplb"
 
 
 class SegmentVerdict(NamedTuple):
@@ -114,7 +117,8 @@ def segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:
     an option occurs twice only as distinct dotted keys (``--attention-config.a 1
     --attention-config.b 2``: no duplicate; but vLLM merges ``--speculative-config``'s, whose
     merged value the whole list judges), and an ``--enable-auto-tool-choice`` has its
-    ``--tool-call-parser``."""
+    ``--tool-call-parser`` (a list with ``--enable-eplb`` is judged whole: whether expert
+    parallelism is on depends on every switch of it)."""
     if not all(v.alone for v in verdicts):
         return False
     by_dest: dict[str, list[tuple[str, bool]]] = {}
@@ -125,7 +129,7 @@ def segments_decide(verdicts: Sequence[SegmentVerdict]) -> bool:
         if len(seen) > 1 and (dest == SPECULATIVE or not all(dotted for _, dotted in seen)
                               or len({ident for ident, _ in seen}) < len(seen)):
             return False
-    return AUTO_TOOL not in by_dest or TOOL_PARSER in by_dest
+    return (AUTO_TOOL not in by_dest or TOOL_PARSER in by_dest) and EPLB not in by_dest
 
 
 def plan_token(plan: VersionPlan) -> object:

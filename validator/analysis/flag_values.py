@@ -24,7 +24,8 @@ _PLUGIN_DESTS = frozenset(PLUGIN_OPTIONS.values())
 ISSUE_CODES = frozenset({
     "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
     "spec_tokens", "dotted", "duplicate", "underscore", "abbreviation", "config_key_ignored",
-    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool", "value_type"})
+    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool", "value_type",
+    "eplb_without_ep"})
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,8 @@ class FlagIssue:
     ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``,
     ``range_rejected`` (accepted at the minimum, rejected by a release of the install
     range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
-    code), ``value_type`` (a value the option's argparse type refuses);
+    code), ``value_type`` (a value the option's argparse type refuses), ``auto_tool`` and
+    ``eplb_without_ep`` (a switch without the one it needs, in a whole command);
     ``index`` the token it is about; ``on_value``: the issue judges the option's value,
     so a finding about a ``--flag=value`` token points at the value after ``=``;
     ``consequences``: (token, what happens there) for each issue this one causes at another
@@ -135,6 +137,34 @@ def _plugs(normalised: str, dest: str) -> bool:
     """Whether option ``normalised`` (``--tool-parser-plugin``) is the plugin option of
     parser option ``dest``."""
     return "parser-plugin" in normalised and dest.split("_")[0] in normalised
+
+
+_SWITCHED_OFF = ("--no-", "--disable-")
+"""How the option strings that turn a switch off begin (``--no-enable-eplb``,
+``--disable-expert-parallel``)."""
+
+
+def switched_on(parsed: ParsedArgs, dest: str) -> ParsedOption | None:
+    """The occurrence that leaves switch ``dest`` on (the last one, argparse's last wins),
+    or ``None`` when it is not set or its last occurrence turns it off."""
+    found = parsed.find(dest)
+    if found and not (found[-1].option or "").startswith(_SWITCHED_OFF):
+        return found[-1]
+    return None
+
+
+def eplb_issues(parsed: ParsedArgs) -> list[FlagIssue]:
+    """``--enable-eplb`` without ``--enable-expert-parallel`` in one whole command (a
+    rendered one): vLLM's ``ParallelConfig`` refuses it ("enable_expert_parallel must be
+    True to use EPLB") in every release that has the flag."""
+    eplb = switched_on(parsed, "enable_eplb")
+    if eplb is None or switched_on(parsed, "enable_expert_parallel") is not None:
+        return []
+    return [FlagIssue("eplb_without_ep", eplb.index, f"{eplb.option} without "
+                      "--enable-expert-parallel: vLLM refuses to start (the load balancer "
+                      "moves the experts of expert parallelism)",
+                      "offer the feature only with expert-parallel strategies (its "
+                      "`strategies:` list) or add --enable-expert-parallel to it")]
 
 
 def auto_tool_issues(parsed: ParsedArgs) -> list[FlagIssue]:

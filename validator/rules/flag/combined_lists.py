@@ -1,6 +1,7 @@
 """``FLAG`` rules that combine argument lists: what one list alone cannot show.
 
-``FLAG010`` (auto tool choice and its parser in one command), ``FLAG012`` (a later layer
+``FLAG010`` (auto tool choice and its parser in one command), ``FLAG028`` (the expert
+load balancer without expert parallelism), ``FLAG012`` (a later layer
 of the recipe overrides an earlier one), ``FLAG025`` (the site replaces a flag of the
 recipe with its own value) and ``FLAG015`` (``--max-model-len`` against
 ``context_length``). ``FLAG012`` and ``FLAG025`` read the renderer's
@@ -67,6 +68,40 @@ def auto_tool_choice_without_parser(doc: LoadedDocument, ctx: Context) -> list[H
     out: list[Hit] = []
     _auto_tool_choice(doc, model.layers, model.parsed, model.where, out)
     return reported("FLAG010", doc, ctx, out)
+
+
+# --------------------------------------------------------------------------- FLAG028
+
+
+@rule("FLAG028", Severity.ERROR, "--enable-eplb without --enable-expert-parallel",
+      reads=FLAG_READS)
+def eplb_without_expert_parallel(doc: LoadedDocument, ctx: Context) -> list[Hit]:
+    """A rendered ``vllm serve`` turns on the expert-parallel load balancer
+    (``--enable-eplb``) without expert parallelism: vLLM refuses to start
+    ("enable_expert_parallel must be True to use EPLB", ``ParallelConfig``). The
+    expert-parallel strategies add ``--enable-expert-parallel``; a feature with
+    ``--enable-eplb`` offered on a tensor-parallel strategy too renders it alone.
+    Reported at the ``--enable-eplb`` item, with the configurations that render it so.
+
+    Failing::
+
+        compatible_strategies: [single_node_tp]
+        features:
+          eplb:
+            description: "Expert load balancing"
+            args: ["--enable-eplb"]
+
+    Passing::
+
+        compatible_strategies: [single_node_tp]
+        features:
+          eplb:
+            description: "Expert load balancing"
+            args: ["--enable-expert-parallel", "--enable-eplb"]
+
+    How to fix: list the expert-parallel strategies in the feature's ``strategies:``, or
+    add ``--enable-expert-parallel`` next to the flag."""
+    return reported("FLAG028", doc, ctx, [])
 
 
 def _default_features(data: Any) -> set[str]:
