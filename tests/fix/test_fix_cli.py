@@ -54,6 +54,37 @@ def test_diff_prints_a_patch_and_writes_nothing(tmp_path: Path,
     assert capsys.readouterr().out == ""
 
 
+def test_diff_quotes_a_file_name_with_a_line_break_as_git_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A recipe named with line breaks (``x\\n+++ pwned.yaml\\n@@ ...``): the patch's
+    headers quote it as ``git diff`` does (the oracle: git's own diff of the same change),
+    so ``patch -p1`` fixes that file and creates no other; the stderr lines keep the name
+    on one line."""
+    root = make_tree(tmp_path, BROKEN)
+    name = "models/acme/x\n+++ pwned.yaml\n@@ -0,0 +1 @@\n+owned\nq\u00e9.yaml"
+    (root / PATH).rename(root / name)
+    assert main(["--diff", str(root / "models/acme")]) == 1
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 3 and all(line.startswith(("models/acme/x\\u000a+++ pwned.yaml",
+                                                    "would fix")) for line in lines), lines
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t",
+                                                  "commit", "-qm", "broken"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    (root / name).write_text(FIXED)
+    git_diff = subprocess.run(["git", "diff"], cwd=root, check=True, capture_output=True,
+                              text=True).stdout
+    headers = [line for line in git_diff.splitlines() if line.startswith(("--- ", "+++ "))]
+    assert headers == [line for line in captured.out.splitlines()
+                       if line.startswith(("--- ", "+++ "))]
+    subprocess.run(["git", "checkout", "-q", "--", "."], cwd=root, check=True)
+    patch = tmp_path / "fix.patch"
+    patch.write_text(captured.out)
+    subprocess.run(["patch", "-s", "-p1", "-i", str(patch)], cwd=root, check=True)
+    assert (root / name).read_text() == FIXED
+    assert not list(root.rglob("pwned.yaml"))
+
+
 def test_fix_writes_atomically_keeps_the_mode_and_rechecks(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_tree(tmp_path, BROKEN)

@@ -20,7 +20,7 @@ from validator.atomic import replace_unchanged
 from validator.checker import RunResult
 from validator.context import Settings
 from validator.errors import UsageError
-from validator.findings import Finding
+from validator.findings import Finding, printable
 from validator.fix.engine import fix_document, unified_diff
 from validator.fix.model import Applicability, DocumentFixes
 from validator.fix.registry import FIXES
@@ -148,14 +148,15 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
     applied (per rule), files changed."""
     counts: Counter[str] = Counter()
     for o in outcomes:
+        path = printable(o.path)  # a line break in a file name stays on its line
         if o.error:
-            print(f"{o.path}: {o.error}", file=stream)
+            print(f"{path}: {o.error}", file=stream)
         for fix in o.applied:
             counts[fix.rule] += 1
-            print(f"{o.path}:{fix.line}: {verb} {fix.rule} ({fix.applicability.value}): "
+            print(f"{path}:{fix.line}: {verb} {fix.rule} ({fix.applicability.value}): "
                   f"{fix.title}", file=stream)
         for skip in o.skipped:
-            print(f"{o.path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
+            print(f"{path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
     files = sum(1 for o in outcomes if o.changed and o.applied)  # not those left unwritten
     resolved = sum(o.resolved for o in outcomes if o.applied)
     per_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))

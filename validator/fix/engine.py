@@ -337,6 +337,24 @@ def _choose(work: _Document, wanted: list[Finding], findings: list[Finding],
     return chosen
 
 
+_C_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0b: "\\v",
+              0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\"}
+"""The C escapes git writes in a quoted path (the other bytes to quote as octal)."""
+
+
+def diff_name(name: str) -> str:
+    """``name`` as git writes a path in a diff header: as it is when it is printable ASCII
+    without ``"`` or ``\\``; else in double quotes with C escapes and each other byte
+    of its UTF-8 as octal (``"a/x\\n+++ b.yaml"``), which ``git apply`` and GNU
+    ``patch`` read back, so a line break in a file name cannot begin a header or hunk of
+    its own."""
+    data = name.encode("utf-8", "surrogateescape")
+    if all(0x20 <= b < 0x7f and b not in _C_ESCAPES for b in data):
+        return name
+    return '"' + "".join(_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7f else f"\\{b:03o}")
+                         for b in data) + '"'
+
+
 def unified_diff(path: str, before: bytes, after: bytes) -> str:
     """A ``git apply``-able unified diff of one file (``a/PATH``, ``b/PATH``); ``""`` when
     the bytes are equal. Line endings (and a BOM) are kept as they are in the file."""
@@ -346,7 +364,10 @@ def unified_diff(path: str, before: bytes, after: bytes) -> str:
     # str.splitlines breaks at: a form feed in a guide is not a line break to git)
     old = [ln for ln in re.split(r"(?<=\n)", before.decode("utf-8")) if ln]
     new = [ln for ln in re.split(r"(?<=\n)", after.decode("utf-8")) if ln]
-    lines = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
+    # as git, a tab after a name holding a space (where GNU patch's name ends)
+    tab = "\t" if " " in path else ""
+    lines = list(difflib.unified_diff(old, new, diff_name(f"a/{path}") + tab,
+                                      diff_name(f"b/{path}") + tab))
     return "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
                    for ln in lines)
 
