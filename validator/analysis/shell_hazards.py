@@ -316,8 +316,10 @@ def _dollar(scan: _Scan, i: int) -> int:
 
 def _special(scan: _Scan, whole: str, name: str) -> None:
     """A hazard for ``whole``, an expansion of ``name``, when that is one of bash's
-    special parameters (``$_``, ``$1``, ``$@`` ...): never a variable the recipe sets,
-    though ``$_`` looks like one (the site leaves it unquoted as a bare ``$NAME``)."""
+    special parameters (``$_``, ``$1``, ``$@`` ...) or a variable bash sets for the
+    running shell (``$IFS``, ``$BASH_COMMAND`` ...): never a variable the recipe sets,
+    though ``$_`` and those look like one (the site leaves them unquoted as a bare
+    ``$NAME``)."""
     special = _SPECIAL_PARAMETERS.get(name)
     if special is not None:
         scan.add("special parameter", whole, f"bash puts {special} here, not a variable of "
@@ -391,9 +393,23 @@ _SPECIAL_PARAMETERS = {
     "_": "the last word of the user's previous command",
     **{str(d): "the shell's name" if d == 0 else "a positional parameter of the shell "
        "(empty in a terminal)" for d in range(10)},
+    "IFS": "its field separators (blanks: unquoted, the word vanishes and the option takes "
+           "the next word as its value)",
+    "BASH_COMMAND": "the words of the command it is running (this command's own)",
+    "BASH_ARGV": "the arguments of the shell's current function or script",
+    "BASH_ARGC": "the argument counts of the shell's function or script frames",
+    "BASH_LINENO": "the line numbers of the shell's call stack",
+    "BASH_SOURCE": "the source files of the shell's call stack",
+    "BASH_REMATCH": "the match of the user's last `[[ =~ ]]` test",
+    "FUNCNAME": "the name of the shell function running (empty in a terminal)",
+    "PIPESTATUS": "the exit status of the user's previous pipeline",
+    "LINENO": "the line number of the command in the shell",
+    "HISTCMD": "the history number of the command",
+    "BASHPID": "the process id of the current bash",
 }
-"""Bash's special parameters (``$@``, ``$1``, ``$_`` ...), with what each expands to:
-never a value the recipe sets, so not a plain ``$NAME``."""
+"""Bash's special parameters (``$@``, ``$1``, ``$_`` ...) and the variables bash sets
+itself for the running shell (``$IFS``, ``$BASH_COMMAND``, ``$PIPESTATUS`` ...), with what
+each expands to: never a value the recipe sets, so not a plain ``$NAME``."""
 
 
 @functools.lru_cache(maxsize=4096)
