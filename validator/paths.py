@@ -64,6 +64,13 @@ def name_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def is_recipe_path(path: str) -> bool:
+    """Whether ``path`` (relative to a recipes root) is a recipe: under ``models/``, named
+    ``.yaml`` or ``.yml`` (the recipes repository's pre-commit hook's
+    ``^models/.*\\.ya?ml$``)."""
+    return path.startswith("models/") and path.endswith((".yaml", ".yml"))
+
+
 def undecodable_name(path: str) -> str | None:
     """``path`` as text a report can hold (each byte that is not UTF-8 written ``\\xff``)
     when the file system gave it with such bytes (``surrogateescape``), else ``None``."""

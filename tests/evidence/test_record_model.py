@@ -149,3 +149,15 @@ def test_record_command_errors_are_clean(tmp_path: Path) -> None:
                                 "path": "models/x.yaml", "sha256": "0" * 64}]))
     r = run(f"{REPO}@{EXTRA_GLM53[0][0]}:models/x.yaml", "--manifest", str(bad))
     assert r.returncode == 2 and "differs from the manifest" in r.stderr
+
+
+@pytest.mark.parametrize("path", ["taxonomy.yaml", "strategies/single_node_tp.yaml",
+                                  "models/zai-org/README.md"])
+def test_record_refuses_a_path_that_is_not_a_recipe(tmp_path: Path, path: str) -> None:
+    """A context file would be judged with the recipe schema and published as a "vLLM
+    recipe" record: refused (exit 2) before anything is fetched or written."""
+    out = tmp_path / "r.json"
+    done = run_cli("record", f"{REPO}@{EXTRA_GLM53[0][0]}:{path}",
+                   "--manifest", str(EXTRA / "MANIFEST.json"), "--output", str(out))
+    assert done.returncode == 2 and "is not a recipe (models/**.yaml" in done.stderr
+    assert not out.exists()

@@ -16,9 +16,10 @@ from validator.context import Context, Settings, UndeclaredRead, build_context
 from validator.history.audit import AuditOptions, _groups, run_audit
 from validator.history.claims import claimed_ids
 from validator.history.gitdata import GitObjects, rev_list
-from validator.history.keys import is_recipe, tool_digest
+from validator.history.keys import tool_digest
 from validator.history.revisions import walk
 from validator.load import load_yaml
+from validator.paths import is_recipe_path
 from validator.rule_index import check_rules
 from validator.rules.metadata import Reads
 from validator.source.tree import LocalTree
@@ -75,7 +76,7 @@ def _labels(repo: Path, group: str) -> list[str]:
     settings = Settings()
     revisions = rev_list(repo, "main")
     with GitObjects(repo) as objects:
-        walked = walk(objects, revisions, _groups(), is_recipe, tool_digest(settings),
+        walked = walk(objects, revisions, _groups(), is_recipe_path, tool_digest(settings),
                       settings)
     return [walked.states[walked.snapshots[r].state].labels[group] for r in revisions]
 

@@ -73,10 +73,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("record needs SPEC (OWNER/REPO@REV:PATH)")
     from validator.evidence.attest import statement_bytes
     from validator.evidence.record import build_record, record_bytes
+    from validator.paths import is_recipe_path
     from validator.source.spec import parse_spec
 
     date = checked_on(args.checked_on)
     spec = parse_spec(args.spec)
+    if not is_recipe_path(spec.path):  # a taxonomy or strategy would be judged as a recipe
+        raise UsageError(f"{args.spec}: {spec.path!r} is not a recipe (models/**.yaml or "
+                         ".yml): a record describes one recipe; check a context file with "
+                         "`recipe-check check`")
     if not is_stdout(args.output):  # before anything is fetched or written
         from validator.commands.output_guard import refuse_overwriting
 

@@ -53,7 +53,6 @@ from validator.history.gitdata import (
 from validator.history.keys import (
     RELEASE_PARTS,
     RuleGroup,
-    is_recipe,
     lookup,
     missing_labels,
     rule_groups,
@@ -61,7 +60,7 @@ from validator.history.keys import (
 )
 from validator.history.revisions import CommitTree, Progress, Snapshot, State, Walk, walk
 from validator.history.tool import tool_facts
-from validator.paths import name_bytes
+from validator.paths import is_recipe_path, name_bytes
 from validator.settings import Settings
 from validator.source.tree import SourceError
 from validator.unit_pool import default_jobs
@@ -183,7 +182,7 @@ class AuditOptions:
 
 def _matches(path: str, options: AuditOptions) -> bool:
     """Whether ``path`` is a recipe path the PATHs of ``options`` name (any shard)."""
-    return is_recipe(path) and (not options.paths or any(
+    return is_recipe_path(path) and (not options.paths or any(
         path == p or path.startswith(p.rstrip("/") + "/") for p in options.paths))
 
 
@@ -449,7 +448,7 @@ def check_each_blob(repo: Path, revisions: list[str], *, jobs: int = 1,
     settings = settings or Settings()
     groups = _groups()
     with GitObjects(repo) as objects:
-        walked = walk(objects, revisions, groups, is_recipe, "", settings,
+        walked = walk(objects, revisions, groups, is_recipe_path, "", settings,
                       at_commit_date=False)
         first: dict[str, tuple[str, str, str, str]] = {}  # blob id -> path, rev, key, state
         for rev in revisions:

@@ -32,12 +32,11 @@ from validator.cache import FileDigests, FindingRow, as_row, checks_digest
 from validator.findings import Finding
 from validator.format_history import undone_at
 from validator.history.gitdata import NotFile
-from validator.paths import name_bytes
+from validator.paths import is_recipe_path, name_bytes
 from validator.rules.metadata import Reads, Rule
 from validator.settings import Settings
 from validator.source.tree import SourceError
 
-MODELS = "models/"
 TAXONOMY_FILE = "taxonomy.yaml"
 PLATFORMS_FILE = "platforms.yaml"
 FOLDERS: dict[Reads, str] = {Reads.STRATEGIES: "strategies/", Reads.KV_STORES: "kv_store/"}
@@ -46,11 +45,6 @@ RELEASE_PARTS = frozenset({Reads.CLI_REGISTRY, Reads.RELEASES})
 STAGE = "stage"
 """Cache label of the loader and schema findings of a blob in today's format; in an
 older format (:func:`stage_label`) the label names the format changes not yet made."""
-
-
-def is_recipe(path: str) -> bool:
-    """Whether ``path`` is a recipe file (``models/**.yaml`` or ``.yml``)."""
-    return path.startswith(MODELS) and path.endswith((".yaml", ".yml"))
 
 
 def is_context_file(path: str) -> bool:
@@ -66,7 +60,7 @@ def path_part(path: str) -> Reads | None:
     for a recipe, the taxonomy, platforms, strategies or kv-store part for a context file
     (:func:`is_context_file`), ``None`` for any other file (asked once per path: a
     history holds a few thousand paths over thousands of revisions)."""
-    if is_recipe(path):
+    if is_recipe_path(path):
         return Reads.RECIPE_LIST
     if path == TAXONOMY_FILE:
         return Reads.TAXONOMY

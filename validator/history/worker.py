@@ -22,8 +22,9 @@ from validator.cache import ResultCache
 from validator.context import Context, Settings, build_context
 from validator.findings import Finding
 from validator.history.gitdata import GitObjects
-from validator.history.keys import RuleGroup, is_recipe, rows_of, rule_groups
+from validator.history.keys import RuleGroup, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
+from validator.paths import is_recipe_path
 from validator.render.cache import kept_recent, share_renderings
 from validator.render.carry import Table
 from validator.rules.metadata import Reads
@@ -105,7 +106,7 @@ class Worker:
         base = kept_recent(self._data, (*files, state.window), load, self.MAX_CONTEXTS)
         full = Context(tree=tree, taxonomy=base.taxonomy, strategies=base.strategies,
                        kv_stores=base.kv_stores,
-                       recipe_paths=frozenset(p for p in state.files if is_recipe(p)),
+                       recipe_paths=frozenset(p for p in state.files if is_recipe_path(p)),
                        settings=base.settings, cli=base.cli)
         found = full.limited_to(reads)
         if reads >= RENDER_INPUTS:  # the window does not change a rendering: share it

@@ -20,13 +20,13 @@ from validator.checker import Checker, DocumentResult, RunResult
 from validator.config import Config
 from validator.context import MODELS, Settings
 from validator.errors import RecipeCheckError
+from validator.paths import is_recipe_path
 from validator.pr import baseline
 from validator.pr.select import (
     Selection,
     check_patterns,
     context_kind,
     diff_changes,
-    is_recipe_path,
     matches,
     select,
 )

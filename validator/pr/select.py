@@ -36,6 +36,7 @@ import git
 from validator.context import KV_STORE, MODELS, PLATFORMS, STRATEGIES, TAXONOMY
 from validator.errors import UsageError
 from validator.globs import FNMATCH, GlobError, compile_glob, unclosed_class
+from validator.paths import is_recipe_path
 from validator.pr.affected import reaches, renders_with, site_inputs
 from validator.pr.entry_changes import (
     EntryChange,
@@ -97,12 +98,6 @@ class Selection:
     unhandled: list[tuple[str, str]] = field(default_factory=list)
     entries: list[EntryChange] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
-
-
-def is_recipe_path(path: str) -> bool:
-    """Whether ``path`` is a recipe: ``models/`` and a ``.yaml``/``.yml`` name (the
-    pre-commit hook's ``^models/.*\\.ya?ml$``)."""
-    return path.startswith(MODELS + "/") and path.endswith((".yaml", ".yml"))
 
 
 def context_kind(path: str) -> str | None:
