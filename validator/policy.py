@@ -12,7 +12,7 @@ per-file ignores).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from validator.config import Config, matches, specificity
 from validator.findings import Finding, Severity
@@ -23,6 +23,8 @@ from validator.suppress import (
     NOT_SUPPRESSIBLE,
     UNUSED,
     Directive,
+    DirectiveKey,
+    directive_key,
     directives,
     suppressible,
 )
@@ -35,6 +37,11 @@ _HINTS = {
                          "names",
 }
 
+ADDED_COMMENT = ("the change adds the comment that would silence it, and a pull request "
+                 "does not silence its own findings: fix it, or a maintainer accepts it")
+"""The hint a finding keeps in ``pr`` when only a suppression comment the change adds
+would silence it (:class:`Policy`'s ``trusted``)."""
+
 
 class Policy:
     """Applies one :class:`Config` (see the module docstring).
@@ -42,11 +49,19 @@ class Policy:
     Args:
         config: the run's configuration.
         strict: ``--strict`` (warnings count as errors, also after a severity override).
+        trusted: ``pr``'s head: path -> the suppression comments the merge base's file
+            has (:func:`~validator.suppress.directive_keys`). Only those silence
+            findings; a finding only a comment the change adds would silence is kept, with
+            the hint :data:`ADDED_COMMENT` (as ``.recipe-check.toml`` is read at the merge
+            base, a pull request cannot switch checks off for itself). ``None``: every
+            comment of the document applies.
     """
 
-    def __init__(self, config: Config | None = None, *, strict: bool = False) -> None:
+    def __init__(self, config: Config | None = None, *, strict: bool = False,
+                 trusted: Callable[[str], frozenset[DirectiveKey]] | None = None) -> None:
         self.config = config or Config()
         self.strict = strict
+        self.trusted = trusted
         self._select = ("ALL",) if self.config.select is None else self.config.select
         self._select += self.config.extend_select
 
@@ -87,9 +102,25 @@ class Policy:
         comments = directives(data)
         if not comments:
             return out
-        kept = [f for f in out if not _suppressed(f, comments)]
+        applied, added = self._split(path, data, comments)
+        kept = [f for f in out if not _suppressed(f, applied)]
+        kept = [dataclasses.replace(f, hint=f"{ADDED_COMMENT}; {f.hint}" if f.hint
+                                    else ADDED_COMMENT) if _suppressed(f, added) else f
+                for f in kept]
         return kept + [f for f in self._comment_findings(path, comments)
-                       if self.keep(path, f.rule) and not _suppressed(f, comments)]
+                       if self.keep(path, f.rule) and not _suppressed(f, applied)]
+
+    def _split(self, path: str, data: bytes, comments: list[Directive]
+               ) -> tuple[list[Directive], list[Directive]]:
+        """``(comments that apply, comments the change adds)`` (see ``trusted``)."""
+        if self.trusted is None:
+            return comments, []
+        known = self.trusted(path)
+        from validator.load.lines import text_lines
+
+        lines = text_lines(data.decode("utf-8", errors="replace"))
+        old = [d for d in comments if directive_key(d, lines) in known]
+        return old, [d for d in comments if not any(d is o for o in old)]
 
     def _comment_findings(self, path: str, comments: Sequence[Directive]) -> list[Finding]:
         out = []

@@ -50,6 +50,7 @@ from validator.source.verify import (
     pinning_once,
     prov_finding,
 )
+from validator.suppress import DirectiveKey
 from validator.unit_cache import UnitCache, context_digest, tree_reads_digest
 from validator.unit_pool import run_units
 from validator.vllm_cli.data_source import CliRegistries
@@ -77,6 +78,9 @@ class Session(RootFileChecks):
             checked); see :mod:`validator.unit_cache`.
         known: units this run checked already (:data:`KnownUnits`): taken, as if just
             computed, rather than checked again.
+        trusted_comments: the suppression comments that may silence findings, per path
+            (``pr``'s head: the merge base's; see :class:`~validator.policy.Policy`);
+            ``None``: every comment. Not with ``cache`` (a unit's key does not hold it).
 
     Attributes:
         result: what the run found so far.
@@ -89,9 +93,15 @@ class Session(RootFileChecks):
                  schema: SchemaValidator | None = None,
                  build: ContextBuilder = build_context,
                  cache: UnitCache | None = None,
-                 known: KnownUnits | None = None) -> None:
+                 known: KnownUnits | None = None,
+                 trusted_comments: Callable[[str], frozenset[DirectiveKey]] | None = None
+                 ) -> None:
+        if cache is not None and trusted_comments is not None:
+            raise ValueError("trusted_comments with a unit cache: a unit's key holds no "
+                             "comments")
         self.settings = settings
         self.cache = cache
+        self.trusted_comments = trusted_comments
         self.known = known or {}
         self.rules = list(rules)
         self.schema = schema or SchemaValidator(strict=settings.strict, as_of=settings.as_of)
@@ -119,7 +129,7 @@ class Session(RootFileChecks):
     def policy(self, tree: RecipeTree) -> Policy:
         """The rule selection and suppressions that apply to ``tree``."""
         config = self._config(tree) if callable(self._config) else self._config
-        return Policy(config, strict=self.settings.strict)
+        return Policy(config, strict=self.settings.strict, trusted=self.trusted_comments)
 
     def open(self, tree: RecipeTree, context: Context | None = None) -> Opened | None:
         """The context and checker of ``tree``, built once per tree (``context``: use this

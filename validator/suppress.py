@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from validator.rules.rc.suppression_comments import IN_TEXT, MALFORMED, UNKNOWN, UNUSED
@@ -116,6 +117,28 @@ def directives(data: bytes) -> list[Directive]:
                 continue
             out.append(_directive(m.group("rest"), number, h + 1, alone, ids))
     return out
+
+
+DirectiveKey = tuple[bool, frozenset[str], str]
+"""What one suppression comment is, wherever its lines moved: file-wide or not, the ids it
+names, and the text of the line it covers (``""`` for a file-wide one)."""
+
+
+def directive_keys(data: bytes) -> frozenset[DirectiveKey]:
+    """The :data:`DirectiveKey` of every suppression comment of a document's bytes."""
+    comments = directives(data)
+    if not comments:
+        return frozenset()
+    from validator.load.lines import text_lines
+
+    return frozenset(directive_key(d, text_lines(data.decode("utf-8", errors="replace")))
+                     for d in comments)
+
+
+def directive_key(d: Directive, lines: Sequence[str]) -> DirectiveKey:
+    """The :data:`DirectiveKey` of ``d`` in a document of these ``lines``."""
+    covered = lines[d.covers - 1].strip() if 0 < d.covers <= len(lines) else ""
+    return d.file_wide, frozenset(d.selectors), covered
 
 
 def comment_hashes(line: str) -> list[int]:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from validator.cli import main
+from validator.policy import ADDED_COMMENT
 
 from .conftest import commit_all, git
 
@@ -35,22 +36,35 @@ def _pr(repo: Path, base: str, head: str, capsys: pytest.CaptureFixture[str],
     return doc
 
 
-@pytest.mark.parametrize(("edit", "reason"), [
-    (lambda t: "# recipe-check: ignore-file[REF, FLAG, SCHEMA]\n" + t, "suppressed"),
-    (lambda t: t.replace("variants:\n", "variants: [\n", 1), "does not load"),
-])
-def test_a_finding_the_head_only_hides_is_not_fixed(
-        example_repo: Path, capsys: pytest.CaptureFixture[str], edit: Any,
-        reason: str) -> None:
+def test_a_finding_of_a_file_the_head_breaks_is_hidden_not_fixed(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = _with_a_flag_finding(example_repo)
     recipe = example_repo / CHAT
-    recipe.write_text(edit(recipe.read_text(encoding="utf-8")), encoding="utf-8")
+    recipe.write_text(recipe.read_text(encoding="utf-8").replace(
+        "variants:\n", "variants: [\n", 1), encoding="utf-8")
     head = commit_all(example_repo, "hide it")
     doc = _pr(example_repo, base, head, capsys)
     (chat,) = [d for d in doc["documents"] if d["path"] == CHAT]
     assert chat["fixed"] == []
-    assert any("--no-such-flag-at-all" in f["message"] and reason in f["message"]
+    assert any("--no-such-flag-at-all" in f["message"] and "does not load" in f["message"]
                for f in chat["hidden"]), chat
+    assert doc["summary"]["fixed"] == 0
+
+
+def test_a_suppression_comment_the_head_adds_leaves_the_finding_existing(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the merge base's comments silence findings in ``pr``: the head's new
+    ``ignore-file`` leaves the error reported, existing (not fixed), with a hint."""
+    base = _with_a_flag_finding(example_repo)
+    recipe = example_repo / CHAT
+    recipe.write_text("# recipe-check: ignore-file[REF, FLAG, SCHEMA]\n"
+                      + recipe.read_text(encoding="utf-8"), encoding="utf-8")
+    head = commit_all(example_repo, "silence it")
+    doc = _pr(example_repo, base, head, capsys)
+    (chat,) = [d for d in doc["documents"] if d["path"] == CHAT]
+    assert chat["fixed"] == [] and "hidden" not in chat
+    (flag,) = [f for f in chat["findings"] if "--no-such-flag-at-all" in f["message"]]
+    assert flag["baseline"] == "unchanged" and flag["hint"].startswith(ADDED_COMMENT)
     assert doc["summary"]["fixed"] == 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from validator.source.git_objects import unsupported_object_format
 from validator.source.provenance import Provenance
 from validator.source.tree import SourceError
 from validator.source.verify import VerificationError
+from validator.suppress import DirectiveKey, directive_keys
 
 _GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
@@ -128,7 +129,7 @@ def repository_name(repo: git.Repo, env: Mapping[str, str]) -> str | None:
 
 def check_selection(sel: Selection, tree: GitTree, settings: Settings,
                     rules: Sequence[Rule] | None = None, config: Config | None = None,
-                    where: str = "the head") -> Session:
+                    where: str = "the head", base: GitTree | None = None) -> Session:
     """Check the selected files at ``tree`` against its own context, with the run's
     configuration, through the one driver (:class:`validator.session.Session`; the head
     and the merge base are checked the same way). The session's ``result`` holds the
@@ -136,8 +137,11 @@ def check_selection(sel: Selection, tree: GitTree, settings: Settings,
 
     A file that is gone at ``tree`` is moved to ``sel.skipped`` with the reason; one that
     is refused (symbolic link, too large) gets a ``PROV005`` error, as in ``check``.
+    ``base``: the merge base of the head ``tree``: only the suppression comments its
+    files have silence findings (:func:`base_comments`).
     """
-    session = Session(settings, check_rules() if rules is None else rules, config=config)
+    session = Session(settings, check_rules() if rules is None else rules, config=config,
+                      trusted_comments=None if base is None else base_comments(sel, base))
     contexts = [(p, context_kind(p) or "taxonomy") for p in sel.context_files]
     sel.skipped += session.check_files(tree, sel.recipes, contexts, sel.unhandled, where)
     return session
@@ -189,6 +193,20 @@ def _diff_order(sel: Selection, base_paths: dict[str, str]) -> list[tuple[str, s
     return [(p, base_paths.get(p)) for p in order]
 
 
+def base_comments(sel: Selection, base: GitTree) -> Callable[[str], frozenset[DirectiveKey]]:
+    """Head path -> the suppression comments of its file at ``base`` (a renamed file's
+    under its old name; none for a file the change adds)."""
+    renamed = {ch.path: ch.old_path for ch in sel.changes if ch.path and ch.old_path}
+
+    def comments(path: str) -> frozenset[DirectiveKey]:
+        try:
+            return directive_keys(base.read(renamed.get(path, path)))
+        except (OSError, SourceError):
+            return frozenset()
+
+    return comments
+
+
 def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | None = None,
            patterns: Sequence[str] = (), env: Mapping[str, str] | None = None,
            rules: Sequence[Rule] | None = None, fail_on: str = "new",
@@ -226,7 +244,8 @@ def run_pr(folder: Path, base: str | None, head: str, *, settings: Settings | No
             base_tree = GitTree(label, revs.merge_base, None, repo, str(folder))
             sel = select(diff_changes(repo, revs.merge_base, revs.head), base_tree, head_tree,
                          patterns)
-            head_run = check_selection(sel, head_tree, settings, rules, config)
+            head_run = check_selection(sel, head_tree, settings, rules, config,
+                                       base=base_tree)
             result = head_run.result
             _compare_with_base(result, head_run, sel, (base_tree, head_tree), settings,
                                rules, config, user_diffs=user_diffs)
