@@ -7,6 +7,8 @@ recipe with its own value) and ``FLAG015`` (``--max-model-len`` against
 trace of its last-wins de-duplication (``Rendered.overrides``); the others read the
 shared model of :mod:`validator.rules.flag.facts`. Each keeps its own logic next to its
 documentation; running one of them computes nothing the others need alone.
+``FLAG028`` (:mod:`validator.rules.flag.feature_parallel_size`) reads the same trace
+through :func:`changed_overrides` and words its message with the helpers below.
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
             continue
         line = line_of(doc, ov.dropped.pointer)
         key = (ov.winner.pointer, f"`{jsval.js_str(ov.winner.value)}` in {ov.winner.layer} "
-               f"overrides `{_unit(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
+               f"overrides `{unit_text(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
                (Related(line, ov.dropped.layer),))
         grouped.setdefault(key, []).append(label)
     found = rendered_facts(doc, ctx)  # spelled apart, both stay in the command
@@ -196,12 +198,12 @@ def replaced_by_the_site(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     for ov, label in _recipe_overrides(doc, ctx):
         if ov.winner.document == doc.path:
             continue  # the recipe's own later layer (FLAG012)
-        key = (ov.dropped.pointer, _unit(ov.dropped, ov.dropped_value), ov.dropped.layer,
-               _source(ov.winner))
+        key = (ov.dropped.pointer, unit_text(ov.dropped, ov.dropped_value), ov.dropped.layer,
+               site_source(ov.winner))
         value = jsval.js_str(ov.winner_value.value) if ov.winner_value is not None else ""
         grouped.setdefault(key, {}).setdefault(value, []).append(label)
-        first.setdefault(key, (_fix(ov.dropped, ov.winner),
-                               _related(doc, ctx, ov.winner, ov.winner_value)))
+        first.setdefault(key, (override_fix(ov.dropped, ov.winner),
+                               written_at(doc, ctx, ov.winner, ov.winner_value)))
     out: list[Hit] = []
     for key, values in grouped.items():
         pointer, unit, layer, source = key
@@ -228,6 +230,15 @@ SHOWN_VALUES = 3
 def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Override, str]]:
     """Every override of a flag of ``doc`` with another value in a configuration the site
     renders (the renderer's trace of its de-duplication), with the configuration's label."""
+    for ov, label in changed_overrides(doc, ctx):
+        if ov.dropped.document == doc.path:  # else a strategy's or the taxonomy's flag:
+            yield ov, label                  # that file's to judge (or FLAG028's)
+
+
+def changed_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Override, str]]:
+    """Every override with another value in a configuration the site renders for ``doc``
+    (the renderer's trace of its de-duplication, whichever file each unit comes from),
+    with the configuration's label."""
     from validator.render.cache import rendered_configurations
 
     if not isinstance(doc.data, dict):
@@ -236,8 +247,6 @@ def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Overr
         if not rendered.ok:
             continue
         for ov in rendered.overrides:
-            if ov.dropped.document != doc.path:
-                continue  # a strategy's or the taxonomy's flag: that file's to judge
             old = ov.dropped_value.value if ov.dropped_value is not None else None
             new = ov.winner_value.value if ov.winner_value is not None else None
             if type(old) is type(new) and old == new:
@@ -245,12 +254,12 @@ def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Overr
             yield ov, rendered.config.label()
 
 
-def _unit(head: Arg, value: Arg | None) -> str:
+def unit_text(head: Arg, value: Arg | None) -> str:
     """``--flag value`` as the command shows it."""
     return " ".join(jsval.js_str(a.value) for a in (head, value) if a is not None)
 
 
-def _source(winner: Arg) -> str:
+def site_source(winner: Arg) -> str:
     """Where the site's winning flag comes from, for the message."""
     kind, _, name = winner.layer.partition(":")
     if kind == "strategy":
@@ -264,7 +273,7 @@ def _source(winner: Arg) -> str:
     return f"its own {winner.layer} arguments"
 
 
-def _fix(dropped: Arg, winner: Arg) -> str:
+def override_fix(dropped: Arg, winner: Arg) -> str:
     if winner.layer.startswith("strategy:") and "/vllm_args" not in winner.pointer:
         return (f"remove it from {dropped.layer}: the site sets the parallel size from the "
                 "strategy and the hardware's gpu_count (pin a single-node TP size with "
@@ -276,14 +285,14 @@ def _fix(dropped: Arg, winner: Arg) -> str:
     return f"remove it from {dropped.layer}: the site's value wins"
 
 
-def _related(doc: LoadedDocument, ctx: Context, winner: Arg,
+def written_at(doc: LoadedDocument, ctx: Context, winner: Arg,
              value: Arg | None) -> tuple[Related, ...]:
     """The line of the site's value where it is written: in the recipe (a TP size of
     ``variants.<name>.tp``, or the ``vram_minimum_gb`` that makes it 1), or in the
     argument list of a strategy / taxonomy file; none for a size the site derives from
     each hardware's GPU count."""
     origin = value if value is not None and value.pointer else winner
-    shown = _unit(winner, value)
+    shown = unit_text(winner, value)
     if origin.document == doc.path:
         return (Related(line_of(doc, origin.pointer), f"{origin.layer} makes it `{shown}`"),)
     other = next((d for d in ctx.context_documents() if d.path == origin.document), None)
