@@ -17,8 +17,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from validator.analysis.arg_items import parse_int
 from validator.analysis.arg_layers import ArgLayer, env_maps
+from validator.analysis.context_length import (
+    ALLOW_LONG,
+    above_context,
+    allows_long,
+    context_length,
+    too_long,
+)
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.analysis.rendered_commands import affected
 from validator.findings import Related, Severity
@@ -330,38 +336,29 @@ def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     context deliberately (rope scaling or the environment variable)."""
     model = layer_model(doc, ctx)
     out: list[Hit] = []
-    allows_long = _allows_long(doc)  # once: it reads every environment map of the recipe
+    long_allowed = _allows_long(doc)  # once: it reads every environment map of the recipe
     for layer in model.layers:
         parsed = model.parsed.get(layer.pointer)
-        if parsed is not None and not allows_long:
+        if parsed is not None and not long_allowed:
             _max_model_len(doc, layer, parsed, model.where[layer.pointer], out)
     return reported("FLAG015", doc, ctx, out)
 
 
 def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
                    where: Sequence[int], out: list[Hit]) -> None:
-    ctx_len = get(doc.data, "model", "context_length")
-    if not isinstance(ctx_len, int) or isinstance(ctx_len, bool) or ctx_len <= 0:
+    limit = context_length(doc.data)
+    if limit is None:
         return
-    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
-        return
-    for opt in parsed.find("max_model_len"):
-        n = parse_int(opt.value)
-        if n is not None and n > ctx_len:
-            out.append(Hit(layer.site(doc, where[opt.index])[0],
-                                   f"--max-model-len {opt.value} is above the model's "
-                                   f"context_length {ctx_len}: vLLM refuses to start",
-                                   f"use at most {ctx_len}, correct model.context_length, or "
-                                   "extend the context (rope scaling in --hf-overrides, or "
-                                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in base_env)",
-                                   related=(Related(line_of(doc, "/model/context_length"),
-                                                    "model.context_length"),)))
+    for opt in above_context(parsed, limit):
+        out.append(Hit(layer.site(doc, where[opt.index])[0], too_long(opt.value, limit),
+                       f"use at most {limit}, correct model.context_length, or extend the "
+                       f"context (rope scaling in --hf-overrides, or {ALLOW_LONG}=1 in "
+                       "base_env)",
+                       related=(Related(line_of(doc, "/model/context_length"),
+                                        "model.context_length"),)))
 
 
 def _allows_long(doc: LoadedDocument) -> bool:
     """Whether an environment map of the recipe sets ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``."""
-    for pointer, *_ in env_maps(doc.data):
-        env = as_dict(get(doc.data, *split_pointer(pointer)))
-        if str(env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip() not in ("", "0"):
-            return True
-    return False
+    return any(allows_long(as_dict(get(doc.data, *split_pointer(pointer))).items())
+               for pointer, *_ in env_maps(doc.data))
