@@ -77,8 +77,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                        deprecated=("--layers-only", "--no-rendered"), value=False,
                        help="check each recipe's argument lists as written, not every "
                        "rendered command (faster; their findings name no configurations). "
-                       "Overrides (FLAG012, FLAG025) and the rules on what the site renders "
-                       "(REF014-REF016, REF018, GUIDE011) still read the rendered commands")
+                       "Overrides (FLAG012, FLAG025, FLAG029) and the rules on what the site "
+                       "renders (REF014-REF016, REF018, GUIDE011) still read the rendered "
+                       "commands")
 
 
 class RenamedOption(argparse.Action):

@@ -8,6 +8,8 @@ recipe with its own value) and ``FLAG015`` (``--max-model-len`` against
 trace of its last-wins de-duplication (``Rendered.overrides``); the others read the
 shared model of :mod:`validator.rules.flag.facts`. Each keeps its own logic next to its
 documentation; running one of them computes nothing the others need alone.
+``FLAG029`` (:mod:`validator.rules.flag.feature_parallel_size`) reads the same trace
+through :func:`changed_overrides` and words its message with the helpers below.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from validator.analysis.arg_items import parse_int
 from validator.analysis.arg_layers import ArgLayer, env_maps
+from validator.analysis.context_length import (
+    ALLOW_LONG,
+    above_context,
+    allows_long,
+    context_length,
+    too_long,
+)
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.analysis.rendered_commands import affected
 from validator.findings import Related, Severity
@@ -186,7 +194,7 @@ def later_layer_overrides(doc: LoadedDocument, ctx: Context) -> list[Hit]:
             continue
         line = line_of(doc, ov.dropped.pointer)
         key = (ov.winner.pointer, f"`{jsval.js_str(ov.winner.value)}` in {ov.winner.layer} "
-               f"overrides `{_unit(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
+               f"overrides `{unit_text(ov.dropped, ov.dropped_value)}` of {ov.dropped.layer}",
                (Related(line, ov.dropped.layer),))
         grouped.setdefault(key, []).append(label)
     found = rendered_facts(doc, ctx)  # spelled apart, both stay in the command
@@ -231,12 +239,12 @@ def replaced_by_the_site(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     for ov, label in _recipe_overrides(doc, ctx):
         if ov.winner.document == doc.path:
             continue  # the recipe's own later layer (FLAG012)
-        key = (ov.dropped.pointer, _unit(ov.dropped, ov.dropped_value), ov.dropped.layer,
-               _source(ov.winner))
+        key = (ov.dropped.pointer, unit_text(ov.dropped, ov.dropped_value), ov.dropped.layer,
+               site_source(ov.winner))
         value = jsval.js_str(ov.winner_value.value) if ov.winner_value is not None else ""
         grouped.setdefault(key, {}).setdefault(value, []).append(label)
-        first.setdefault(key, (_fix(ov.dropped, ov.winner),
-                               _related(doc, ctx, ov.winner, ov.winner_value)))
+        first.setdefault(key, (override_fix(ov.dropped, ov.winner),
+                               written_at(doc, ctx, ov.winner, ov.winner_value)))
     out: list[Hit] = []
     for key, values in grouped.items():
         pointer, unit, layer, source = key
@@ -263,6 +271,15 @@ SHOWN_VALUES = 3
 def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Override, str]]:
     """Every override of a flag of ``doc`` with another value in a configuration the site
     renders (the renderer's trace of its de-duplication), with the configuration's label."""
+    for ov, label in changed_overrides(doc, ctx):
+        if ov.dropped.document == doc.path:  # else a strategy's or the taxonomy's flag:
+            yield ov, label                  # that file's to judge (or FLAG029's)
+
+
+def changed_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Override, str]]:
+    """Every override with another value in a configuration the site renders for ``doc``
+    (the renderer's trace of its de-duplication, whichever file each unit comes from),
+    with the configuration's label."""
     from validator.render.cache import rendered_configurations
 
     if not isinstance(doc.data, dict):
@@ -271,8 +288,6 @@ def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Overr
         if not rendered.ok:
             continue
         for ov in rendered.overrides:
-            if ov.dropped.document != doc.path:
-                continue  # a strategy's or the taxonomy's flag: that file's to judge
             old = ov.dropped_value.value if ov.dropped_value is not None else None
             new = ov.winner_value.value if ov.winner_value is not None else None
             if type(old) is type(new) and old == new:
@@ -280,12 +295,12 @@ def _recipe_overrides(doc: LoadedDocument, ctx: Context) -> Iterator[tuple[Overr
             yield ov, rendered.config.label()
 
 
-def _unit(head: Arg, value: Arg | None) -> str:
+def unit_text(head: Arg, value: Arg | None) -> str:
     """``--flag value`` as the command shows it."""
     return " ".join(jsval.js_str(a.value) for a in (head, value) if a is not None)
 
 
-def _source(winner: Arg) -> str:
+def site_source(winner: Arg) -> str:
     """Where the site's winning flag comes from, for the message."""
     kind, _, name = winner.layer.partition(":")
     if kind == "strategy":
@@ -299,7 +314,7 @@ def _source(winner: Arg) -> str:
     return f"its own {winner.layer} arguments"
 
 
-def _fix(dropped: Arg, winner: Arg) -> str:
+def override_fix(dropped: Arg, winner: Arg) -> str:
     if winner.layer.startswith("strategy:") and "/vllm_args" not in winner.pointer:
         return (f"remove it from {dropped.layer}: the site sets the parallel size from the "
                 "strategy and the hardware's gpu_count (pin a single-node TP size with "
@@ -311,14 +326,14 @@ def _fix(dropped: Arg, winner: Arg) -> str:
     return f"remove it from {dropped.layer}: the site's value wins"
 
 
-def _related(doc: LoadedDocument, ctx: Context, winner: Arg,
+def written_at(doc: LoadedDocument, ctx: Context, winner: Arg,
              value: Arg | None) -> tuple[Related, ...]:
     """The line of the site's value where it is written: in the recipe (a TP size of
     ``variants.<name>.tp``, or the ``vram_minimum_gb`` that makes it 1), or in the
     argument list of a strategy / taxonomy file; none for a size the site derives from
     each hardware's GPU count."""
     origin = value if value is not None and value.pointer else winner
-    shown = _unit(winner, value)
+    shown = unit_text(winner, value)
     if origin.document == doc.path:
         return (Related(line_of(doc, origin.pointer), f"{origin.layer} makes it `{shown}`"),)
     other = next((d for d in ctx.context_documents() if d.path == origin.document), None)
@@ -356,38 +371,29 @@ def max_model_len_above_context(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     context deliberately (rope scaling or the environment variable)."""
     model = layer_model(doc, ctx)
     out: list[Hit] = []
-    allows_long = _allows_long(doc)  # once: it reads every environment map of the recipe
+    long_allowed = _allows_long(doc)  # once: it reads every environment map of the recipe
     for layer in model.layers:
         parsed = model.parsed.get(layer.pointer)
-        if parsed is not None and not allows_long:
+        if parsed is not None and not long_allowed:
             _max_model_len(doc, layer, parsed, model.where[layer.pointer], out)
     return reported("FLAG015", doc, ctx, out)
 
 
 def _max_model_len(doc: LoadedDocument, layer: ArgLayer, parsed: ParsedArgs,
                    where: Sequence[int], out: list[Hit]) -> None:
-    ctx_len = get(doc.data, "model", "context_length")
-    if not isinstance(ctx_len, int) or isinstance(ctx_len, bool) or ctx_len <= 0:
+    limit = context_length(doc.data)
+    if limit is None:
         return
-    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
-        return
-    for opt in parsed.find("max_model_len"):
-        n = parse_int(opt.value)
-        if n is not None and n > ctx_len:
-            out.append(Hit(layer.site(doc, where[opt.index])[0],
-                                   f"--max-model-len {opt.value} is above the model's "
-                                   f"context_length {ctx_len}: vLLM refuses to start",
-                                   f"use at most {ctx_len}, correct model.context_length, or "
-                                   "extend the context (rope scaling in --hf-overrides, or "
-                                   "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in base_env)",
-                                   related=(Related(line_of(doc, "/model/context_length"),
-                                                    "model.context_length"),)))
+    for opt in above_context(parsed, limit):
+        out.append(Hit(layer.site(doc, where[opt.index])[0], too_long(opt.value, limit),
+                       f"use at most {limit}, correct model.context_length, or extend the "
+                       f"context (rope scaling in --hf-overrides, or {ALLOW_LONG}=1 in "
+                       "base_env)",
+                       related=(Related(line_of(doc, "/model/context_length"),
+                                        "model.context_length"),)))
 
 
 def _allows_long(doc: LoadedDocument) -> bool:
     """Whether an environment map of the recipe sets ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``."""
-    for pointer, *_ in env_maps(doc.data):
-        env = as_dict(get(doc.data, *split_pointer(pointer)))
-        if str(env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip() not in ("", "0"):
-            return True
-    return False
+    return any(allows_long(as_dict(get(doc.data, *split_pointer(pointer))).items())
+               for pointer, *_ in env_maps(doc.data))

@@ -51,6 +51,13 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
     values. When the recipe renders nothing (the site cannot render it), the guide is
     compared with ``model.base_args`` and the features' args.
 
+    Parallel sizes (``--tensor-parallel-size``, ``-tp``, ``--pipeline-parallel-size``,
+    ``--data-parallel-size``) are not compared, by design: the site derives them from the
+    strategy and each hardware's ``gpu_count``, so a section that names no hardware has no
+    one size to agree with, and a guide legitimately shows other sizes (a smaller node,
+    GPUs pinned with ``CUDA_VISIBLE_DEVICES``). A size in a feature's args, which replaces
+    the site's everywhere, is ``FLAG029``.
+
     Failing::
 
         guide: |
