@@ -21,6 +21,7 @@ import hashlib
 import re
 import subprocess
 import tarfile
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -89,10 +90,13 @@ class HeadBuild:
 
 
 def plan_head_builds(repo: Path, heads: list[int], whole: set[int],
-                     seen_rev: str = "main") -> list[HeadBuild]:
+                     seen_rev: str = "main",
+                     sample: Mapping[int, Collection[str]] | None = None) -> list[HeadBuild]:
     """One :class:`HeadBuild` per head that renders something new, in ``heads`` order;
     ``seen_rev`` (corpus ``main``, compared in full by its own test) counts as built.
-    The heads in ``whole`` are built whole (trees the site's build rejects)."""
+    The heads in ``whole`` are built whole (trees the site's build rejects). A head in
+    ``sample`` is built with only those of its new recipes (and the recipes they name),
+    each of which must be new to the build."""
     seen = set(rendered_inputs(repo, seen_rev).values())
     builds: list[HeadBuild] = []
     for number in heads:
@@ -103,6 +107,10 @@ def plan_head_builds(repo: Path, heads: list[int], whole: set[int],
         inputs = rendered_inputs(repo, rev)
         new = [p for p, key in inputs.items() if key not in seen]
         seen.update(inputs.values())
+        if sample is not None and number in sample:
+            missing = set(sample[number]) - set(new)
+            assert not missing, f"PR {number}: not new to the build: {sorted(missing)}"
+            new = [p for p in new if p in sample[number]]
         if not new:
             continue
         by_id = {recipe_id(p): p for p in inputs}

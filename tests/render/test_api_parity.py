@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,14 +181,16 @@ class HeadsChecked:
 
 
 def check_heads(site_dir: Path, cache: Path | None, repo: Path, numbers: list[int],
-                rejected: list[int], work: Path) -> HeadsChecked:
+                rejected: list[int], work: Path,
+                sample: Mapping[int, Collection[str]] | None = None) -> HeadsChecked:
     """Build ``numbers`` (as reduced trees, :mod:`tests.render.head_inputs`) and
     ``rejected`` (whole) with the site's build and ours, two builds at a time (each: the
     site's, then ours); every head must agree: our API equals the site's where its build
     succeeds, and ours exits 1 writing nothing where it fails -- for the context (no
     ``taxonomy.yaml`` or ``kv_store/``), never for one recipe. The site's builds are kept
-    in ``cache`` (:func:`~tests.render.conftest.cached_site_build`)."""
-    builds = plan_head_builds(repo, numbers + rejected, set(rejected))
+    in ``cache`` (:func:`~tests.render.conftest.cached_site_build`). A head in ``sample``
+    is built with only those of its recipes (:func:`plan_head_builds`)."""
+    builds = plan_head_builds(repo, numbers + rejected, set(rejected), sample=sample)
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda b: _check_build(site_dir, cache, repo, b, work), builds))
     failures = [f for r in results if (f := _failure(r)) is not None]
@@ -211,33 +214,53 @@ def check_heads(site_dir: Path, cache: Path | None, repo: Path, numbers: list[in
     return checked
 
 
-SAMPLED_HEADS = (827, 817, 809)
-"""The pull-request heads the default run builds, of the 30 of the full sweep: with corpus
-``main`` (compared in full above) our render takes every branch of ``validator/render/``
-that main and the 30 heads take (coverage.py, branch coverage, on this bundle: 3,565
-arcs, 2,598 lines; main alone 3,524 and 2,573; chosen by greedy set cover). They are
-heads of older trees (other taxonomy and strategies): 827 and 817 are compared, 809 (no
-``kv_store/``) is refused by both builds; 478 recipe renderings of the 1,008 the sweep
-builds. Choose again with coverage when the bundle changes."""
+SAMPLED_RECIPES: dict[int, tuple[str, ...]] = {
+    817: ("models/deepseek-ai/DeepSeek-V4-Flash.yaml",),
+    811: ("models/Google/gemma-4-E4B-it.yaml",),
+}
+"""The pull-request head recipes the default run builds (with their head's context files
+and the recipes they name), of the 1,008 recipe renderings of the full sweep below. With
+corpus ``main`` (compared in full above) and the rejected heads, our render takes every
+branch of ``validator/render/`` that main and the 30 heads take but two (below):
+coverage.py, branch coverage, one coverage context per recipe rendered by ``build_api`` in
+one process, chosen by greedy set cover. On this bundle and the renderer of 2026-12-07 the
+sweep's heads (and its rejected ones) take 54 arcs main does not: 8 in ``gates.py`` and
+``layers.py`` (a mode refused by a GPU generation's gate, a modal feature with no allowed
+mode) that PR 817's ``DeepSeek-V4-Flash.yaml`` takes, 30 of a configuration whose command
+synthesis throws (a spread of a value that is no list; the site writes no file for it) that
+PR 811's ``gemma-4-E4B-it.yaml`` takes, 14 of the refusal of a tree without ``kv_store/``
+that the rejected heads take, and 2 of the memo of
+:func:`validator.render.gates.resolve_mode_key` emptied at 256 entries, not sampled: taken
+in that measurement only late in the one process that rendered main and the heads in a row
+(at PR 803; the sweep builds each head in a process of its own). The heads sampled before
+(827, 817 and 809, whole: 478 renderings) missed the 30 of PR 811; 827 took none of its
+own. Choose again with coverage when the bundle or the renderer changes."""
+SAMPLED_REJECTED_HEADS = (809,)
+"""Sampled heads without ``kv_store/``: refused by both builds for their context."""
+SAMPLED_HEADS = (*SAMPLED_RECIPES, *SAMPLED_REJECTED_HEADS)
 SAMPLED_REJECTED = 1
 """Of the 3 rejected heads of the full sweep, the highest-numbered."""
+CONFIGURATION_FILES_MIN = 400
+"""The sampled recipes render 428 configuration files (256 at PR 817, 172 at PR 811)."""
 
 
 def test_sampled_pull_request_heads_equal_the_site_build(
         site_dir: Path, site_builds: Path | None, corpus_repo: Path, tmp_path: Path) -> None:
-    """:data:`SAMPLED_HEADS` (all among the 30 heads of the full sweep below) and the
-    highest-numbered head the site's build rejects: our API equals the site's build,
+    """The recipes of :data:`SAMPLED_RECIPES` at their heads, the heads of
+    :data:`SAMPLED_REJECTED_HEADS` (all among the 30 heads of the full sweep below) and
+    the highest-numbered head the site's build rejects: our API equals the site's build,
     or is refused as the site's build refuses it (:func:`check_heads`)."""
     numbers = pull_request_heads(corpus_repo)
     assert set(SAMPLED_HEADS) <= set(numbers)
     rejected = heads_without_inputs(corpus_repo, numbers, count=SAMPLED_REJECTED)
     checked = check_heads(site_dir, site_builds, corpus_repo, list(SAMPLED_HEADS),
-                          rejected, tmp_path)
+                          rejected, tmp_path, sample=SAMPLED_RECIPES)
     # every sampled head brings something new to render and is built: compared, or (809:
     # a tree without kv_store/) rejected by both builds for its context
     assert {r.build.number for r in checked.results} == {*SAMPLED_HEADS, *rejected}
-    assert len(checked.compared) >= 2
-    assert sum(c.configuration_files for c in checked.compared) > 1_000
+    assert [r.build.number for r in checked.results if r.comparison is not None] == \
+        list(SAMPLED_RECIPES)
+    assert sum(c.configuration_files for c in checked.compared) > CONFIGURATION_FILES_MIN
 
 
 @pytest.mark.full_sweep
