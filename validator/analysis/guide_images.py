@@ -29,6 +29,7 @@ from validator.analysis.stated_versions import (
     image_sites,
     official_vllm_image,
     parse_image,
+    tag_version,
 )
 
 if TYPE_CHECKING:
@@ -74,6 +75,19 @@ def command_image(cli: CliRegistries, cmd: ServeCommand) -> SectionContext | Non
     newest = versions[-1]
     return SectionContext(newest, None, False, cmd.line,
                           f"the command runs {cmd.image} (the newest release, {newest})")
+
+
+def command_release(cmd: ServeCommand) -> SectionContext | None:
+    """What a ``docker run`` command's own image states when it is a release image of
+    vLLM's own (``vllm/vllm-openai:v0.10.0``): the command runs that release, whatever
+    its section says. ``None`` for other commands and images."""
+    ref = parse_image(cmd.image) if cmd.image is not None else None
+    if ref is None or ref.digest is not None or not official_vllm_image(ref):
+        return None
+    version = tag_version(ref)
+    if version is None:
+        return None
+    return SectionContext(version, version, False, cmd.line, f"the command runs {cmd.image}")
 
 
 def _site_for(doc: LoadedDocument, headings: str, variant: str | None) -> ImageSite | None:
