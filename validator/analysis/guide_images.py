@@ -16,7 +16,13 @@ import re
 from typing import TYPE_CHECKING
 
 from validator.analysis import cli_plan
-from validator.analysis.guide_sections import BRAND_WORDS, SectionContext, section_span
+from validator.analysis.guide_sections import (
+    BRAND_WORDS,
+    SectionContext,
+    in_code_block,
+    section_context,
+    section_span,
+)
 from validator.analysis.install_channel import image_for, image_statement
 from validator.analysis.install_range import (
     LATEST,
@@ -88,6 +94,22 @@ def command_release(cmd: ServeCommand) -> SectionContext | None:
     if version is None:
         return None
     return SectionContext(version, version, False, cmd.line, f"the command runs {cmd.image}")
+
+
+def pinned_release(guide: str, cmd: ServeCommand) -> SectionContext | None:
+    """The release a command runs by what the guide executes: its own image of vLLM's
+    (:func:`command_release`), else the release its block pins on a line of code
+    (``uv pip install "vllm==0.9.2"``, ``docker pull vllm/vllm-openai:v0.9.2``: the
+    :func:`~validator.analysis.guide_sections.section_context` of the block when its
+    statement is code, not prose such as "the verified run used a v0.18.0 image");
+    ``None`` when neither pins one."""
+    own = command_release(cmd)
+    if own is not None:
+        return own
+    stated = section_context(guide, cmd.line)
+    if stated is None or stated.top is None or not in_code_block(guide, stated.line):
+        return None
+    return stated
 
 
 def _site_for(doc: LoadedDocument, headings: str, variant: str | None) -> ImageSite | None:

@@ -64,3 +64,11 @@ def test_install_docker_command_below_the_minimum_is_ver008(corpus_copy: Path) -
     assert (hit.pointer, hit.line) == ("/model/install/docker/command",
                                        line_of(text, "docker pull"))
     assert "runs vLLM 0.9.0" in hit.message
+
+
+def test_prose_naming_an_older_image_is_not_the_release_run(corpus_copy: Path) -> None:
+    # "the verified run used a v0.9.2 image" says how it was tested, it installs nothing
+    cmd = (f"vllm serve example-org/Example-8B {ASYNC}\n  ```\n\n"
+           "  The verified run used a `vllm-openai:v0.9.2` image.\n\n  ```bash\n  echo done")
+    found, _ = run(corpus_copy, recipe(minimum="0.10.0", guide_cmd=cmd))
+    assert not of(found, "GUIDE004")

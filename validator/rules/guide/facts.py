@@ -23,8 +23,8 @@ from validator.analysis.cli_plan import per_document
 from validator.analysis.flag_values import ISSUE_CODES
 from validator.analysis.guide_images import (
     command_image,
-    command_release,
     family_from_source,
+    pinned_release,
     section_image,
 )
 from validator.analysis.guide_sections import SectionContext, section_context
@@ -142,13 +142,12 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         reach = install_range(doc, ctx, variant)
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
         pulled, unreleased = reach.top, reach.unreleased
-        stated = command_image(ctx.cli, cmd) or section_context(text, cmd.line) \
-            or section_image(doc, text, cmd.line, variant) \
+        pin = pinned_release(text, cmd)
+        below = pinned_below(ctx, declared, family, pin)
+        stated = pin if below is not None else command_image(ctx.cli, cmd) \
+            or section_context(text, cmd.line) or section_image(doc, text, cmd.line, variant) \
             or (family_from_source(doc, text, family) if family != cli_plan.VLLM else None)
-        own = command_release(cmd)  # the release its own image runs comes first
-        if pinned_below(ctx, declared, family, own) is not None:
-            stated = own
-        plan = pinned_below(ctx, declared, family, stated) or channel_plan(
+        plan = below or channel_plan(
             ctx.cli, declared, family, pulled, unreleased, () if stated is None else (Stated(
                 stated.minimum, stated.top, stated.unreleased, stated.text),))
         seen = (Related(file_line(doc, stated.line), f"the section states: {stated.text}"),
