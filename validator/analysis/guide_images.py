@@ -16,7 +16,13 @@ import re
 from typing import TYPE_CHECKING
 
 from validator.analysis import cli_plan
-from validator.analysis.guide_sections import BRAND_WORDS, SectionContext, section_span
+from validator.analysis.guide_sections import (
+    BRAND_WORDS,
+    SectionContext,
+    in_code_block,
+    section_context,
+    section_span,
+)
 from validator.analysis.install_channel import image_for, image_statement
 from validator.analysis.install_range import (
     LATEST,
@@ -29,6 +35,7 @@ from validator.analysis.stated_versions import (
     image_sites,
     official_vllm_image,
     parse_image,
+    tag_version,
 )
 
 if TYPE_CHECKING:
@@ -74,6 +81,35 @@ def command_image(cli: CliRegistries, cmd: ServeCommand) -> SectionContext | Non
     newest = versions[-1]
     return SectionContext(newest, None, False, cmd.line,
                           f"the command runs {cmd.image} (the newest release, {newest})")
+
+
+def command_release(cmd: ServeCommand) -> SectionContext | None:
+    """What a ``docker run`` command's own image states when it is a release image of
+    vLLM's own (``vllm/vllm-openai:v0.10.0``): the command runs that release, whatever
+    its section says. ``None`` for other commands and images."""
+    ref = parse_image(cmd.image) if cmd.image is not None else None
+    if ref is None or ref.digest is not None or not official_vllm_image(ref):
+        return None
+    version = tag_version(ref)
+    if version is None:
+        return None
+    return SectionContext(version, version, False, cmd.line, f"the command runs {cmd.image}")
+
+
+def pinned_release(guide: str, cmd: ServeCommand) -> SectionContext | None:
+    """The release a command runs by what the guide executes: its own image of vLLM's
+    (:func:`command_release`), else the release its block pins on a line of code
+    (``uv pip install "vllm==0.9.2"``, ``docker pull vllm/vllm-openai:v0.9.2``: the
+    :func:`~validator.analysis.guide_sections.section_context` of the block when its
+    statement is code, not prose such as "the verified run used a v0.18.0 image");
+    ``None`` when neither pins one."""
+    own = command_release(cmd)
+    if own is not None:
+        return own
+    stated = section_context(guide, cmd.line)
+    if stated is None or stated.top is None or not in_code_block(guide, stated.line):
+        return None
+    return stated
 
 
 def _site_for(doc: LoadedDocument, headings: str, variant: str | None) -> ImageSite | None:

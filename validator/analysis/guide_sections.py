@@ -169,6 +169,12 @@ class SectionSearch:
         return found
 
 
+def in_code_block(guide: str, line: int) -> bool:
+    """Whether 0-based guide ``line`` is inside a fenced code block (a command or its
+    comment, not prose)."""
+    return _fence_of(guide, line) >= 0
+
+
 def _fence_of(guide: str, line: int) -> int:
     fences = _fences(guide)
     k = bisect.bisect_right(_fence_starts(guide), line)

@@ -93,6 +93,8 @@ TAG_VERSION = re.compile(
 _TAG_VLLM_VERSION = re.compile(
     r"(?:^|[-_])vllm[-_]?v?(?P<v>\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?)(?:$|[-_+])",
     re.IGNORECASE)
+RELEASE_LIKE = re.compile(r"^v?\d+\.\d+")
+"""A tag that starts like a release tag (``v0.11.l`` is a typo of one, no launch build)."""
 FLOATING_TAG = re.compile(r"^(?:latest|nightly|main|dev)(?:$|[-_])|[-_](?:latest|nightly)$",
                        re.IGNORECASE)
 
@@ -109,8 +111,32 @@ def official_vllm_image(ref: ImageRef) -> bool:
     """Whether the image's tags are vLLM release versions: ``vllm/*`` on Docker Hub
     (``vllm/vllm-openai``, ``-rocm``, ``vllm-tpu``...), except vLLM-Omni, whose tags are
     vLLM-Omni versions."""
-    repo = ref.repository.removeprefix("docker.io/").removeprefix("index.docker.io/")
+    repo = repository(ref)
     return repo.startswith("vllm/") and "omni" not in repo
+
+
+OFFICIAL_REPOSITORIES: dict[str, str | None] = {
+    "vllm/vllm-openai": "nvidia", "vllm/vllm-openai-rocm": "amd", "vllm/vllm-tpu": "tpu",
+    "vllm/vllm-openai-xpu": "intel", "vllm/vllm-openai-cpu": None,
+    "vllm/vllm-omni": "nvidia", "vllm/vllm-omni-rocm": "amd"}
+"""vLLM's own image repositories on Docker Hub (the site's default images, ``_LATEST`` and
+``_NIGHTLY`` of :mod:`validator.render.docker`, and those the corpus's recipes name) ->
+the hardware brand key whose machines they run on (``None``: the CPU image, any x86)."""
+
+
+def repository(ref: ImageRef) -> str:
+    """``ref``'s repository without Docker Hub's default registry prefix."""
+    return ref.repository.removeprefix("docker.io/").removeprefix("index.docker.io/")
+
+
+def image_platform(ref: ImageRef) -> str | None:
+    """The brand key (``nvidia``, ``amd``...) of the machines an image runs on: that of
+    vLLM's own repositories (:data:`OFFICIAL_REPOSITORIES`), ``amd`` for another ROCm
+    build (``rocm/vllm-dev``); ``None`` when the name does not say."""
+    repo = repository(ref)
+    if repo in OFFICIAL_REPOSITORIES:
+        return OFFICIAL_REPOSITORIES[repo]
+    return "amd" if re.search(r"(?:^|[/_.-])rocm(?:$|[/_.-])", repo) else None
 
 
 def tag_version(ref: ImageRef) -> Version | None:
@@ -237,6 +263,22 @@ def min_pointer(doc: LoadedDocument, variant: str) -> str:
     if parse_min_version(own) is not None:
         return join_pointer(join_pointer("/variants", variant), "min_vllm_version")
     return "/model/min_vllm_version"
+
+
+_TEXT_IMAGE = re.compile(r"(?<![\w./-])((?:(?:index\.)?docker\.io/)?vllm/[a-z0-9._-]+:\w[\w.-]*)",
+                         re.IGNORECASE)
+
+
+def text_images(text: str) -> Iterator[tuple[str, Version]]:
+    """``(image, release)`` of every image of vLLM's own with a release tag that a line
+    of text names (``docker run ... vllm/vllm-openai:v0.20.2``, ``docker pull
+    vllm/vllm-openai-rocm:v0.22.1``): the release the command runs."""
+    for m in _TEXT_IMAGE.finditer(text):
+        image = m.group(1).rstrip(".")
+        ref = parse_image(image)
+        version = tag_version(ref) if ref is not None and official_vllm_image(ref) else None
+        if version is not None:
+            yield image, version
 
 
 NIGHTLY_COMMIT = re.compile(r"(?:[a-z0-9]+-)?nightly-[0-9a-f]{7,40}")

@@ -13,18 +13,26 @@ raised or bounded by what the guide section states, :mod:`validator.analysis.gui
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
 
 from validator.analysis import arg_layers, cli_plan, flag_engine
 from validator.analysis.cli_plan import per_document
 from validator.analysis.flag_values import ISSUE_CODES
-from validator.analysis.guide_images import command_image, family_from_source, section_image
-from validator.analysis.guide_sections import section_context
+from validator.analysis.guide_images import (
+    command_image,
+    family_from_source,
+    pinned_release,
+    section_image,
+)
+from validator.analysis.guide_sections import SectionContext, section_context
 from validator.analysis.install_channel import Stated, channel_plan
 from validator.analysis.install_range import install_range
 from validator.analysis.recipe_data import get, items
 from validator.analysis.shell_words import word_expansions
+from validator.analysis.versions import MinVersion
 from validator.findings import FLOOR, Related
 from validator.guide.commands import GuideCommands, ServeCommand, parsed_guide
 from validator.rules.api import Hit, Reads
@@ -134,12 +142,14 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
         reach = install_range(doc, ctx, variant)
         declared = flag_engine.recipe_minimum(doc, ctx, variant)
         pulled, unreleased = reach.top, reach.unreleased
-        stated = command_image(ctx.cli, cmd) or section_context(text, cmd.line) \
-            or section_image(doc, text, cmd.line, variant) \
+        pin = pinned_release(text, cmd)
+        below = pinned_below(ctx, declared, family, pin)
+        stated = pin if below is not None else command_image(ctx.cli, cmd) \
+            or section_context(text, cmd.line) or section_image(doc, text, cmd.line, variant) \
             or (family_from_source(doc, text, family) if family != cli_plan.VLLM else None)
-        plan = channel_plan(ctx.cli, declared, family, pulled, unreleased,
-                            () if stated is None else (Stated(
-                                stated.minimum, stated.top, stated.unreleased, stated.text),))
+        plan = below or channel_plan(
+            ctx.cli, declared, family, pulled, unreleased, () if stated is None else (Stated(
+                stated.minimum, stated.top, stated.unreleased, stated.text),))
         seen = (Related(file_line(doc, stated.line), f"the section states: {stated.text}"),
                 ) if stated is not None else ()
         if plan.minimum is None:
@@ -163,6 +173,24 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
                                for at, what in issue.consequences),
                            FLOOR if issue.floor else None)
     return out
+
+
+def pinned_below(ctx: Context, declared: MinVersion | None, family: str,
+                 stated: SectionContext | None) -> cli_plan.VersionPlan | None:
+    """The plan of a vLLM command whose section pins a release below the recipe's
+    minimum (``vllm==0.9.2``, ``docker run ... vllm/vllm-openai:v0.10.0``) and states no
+    higher minimum: the command runs that release, so its flags are judged against it
+    (``VER008`` reports the pin itself); ``None`` for any other command."""
+    if (family != cli_plan.VLLM or stated is None or stated.unreleased or stated.top is None
+            or not isinstance(declared, Version) or stated.top >= declared
+            or (stated.minimum is not None and stated.minimum > stated.top)):
+        return None
+    plan = cli_plan.plan_for(ctx.cli, stated.top, family, str(stated.top), False)
+    if plan.minimum is None:
+        return None
+    return replace(plan, floor=("the release its section pins is",
+                                f" (below the recipe's min_vllm_version {declared})",
+                                "the release the section pins"))
 
 
 def file_line(doc: LoadedDocument, index: int) -> int:

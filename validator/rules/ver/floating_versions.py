@@ -14,6 +14,7 @@ from validator.analysis.install_channel import image_statement
 from validator.analysis.stated_versions import (
     FLOATING_TAG,
     NIGHTLY_COMMIT,
+    RELEASE_LIKE,
     TAG_VERSION,
     ImageSite,
     image_sites,
@@ -99,6 +100,8 @@ def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage
             continue
         if ref.tag is not None and not official_vllm_image(ref) and TAG_VERSION.match(ref.tag):
             continue  # a third-party image pinned to a release of its own (vllm-ascend v0.23.0)
+        if ref.tag is not None and official_vllm_image(ref) and RELEASE_LIKE.match(ref.tag):
+            continue  # a typo of a release tag (v0.11.l): VER015, an error
         if ref.tag is None:
             msg = f"image {site.value!r} has no tag (Docker pulls the moving 'latest')"
         elif NIGHTLY_COMMIT.fullmatch(ref.tag):
@@ -106,6 +109,9 @@ def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage
                    "commit: fixed, but no release, so its version cannot be compared")
         elif FLOATING_TAG.search(ref.tag):
             msg = f"image tag {ref.tag!r} of {site.value!r} moves with every build"
+        elif RELEASE_LIKE.match(ref.tag):
+            msg = (f"image tag {ref.tag!r} of {site.value!r} starts like a release tag but "
+                   "names no release (a typo?)")
         else:
             msg = (f"image tag {ref.tag!r} of {site.value!r} is a launch build for this model, "
                    "not a vLLM release")

@@ -11,7 +11,12 @@ from packaging.version import Version
 
 from validator.analysis.guide_sections import section_headings
 from validator.analysis.recipe_data import get
-from validator.analysis.stated_versions import line_of, min_version_pointers, text_sources
+from validator.analysis.stated_versions import (
+    line_of,
+    min_version_pointers,
+    text_images,
+    text_sources,
+)
 from validator.analysis.version_prose import (
     VersionStatement,
     names_a_scope,
@@ -48,7 +53,9 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     — the reader installs a vLLM the recipe says cannot serve it (e.g. a GLM-5.3 page
     declaring 0.29.0 whose guide installs 0.28.0); and a prerequisites-style minimum (a
     line that opens with it: "- vLLM >= 0.12.0", "Requires vLLM 0.12.0") *above* every
-    declared minimum — then the declared floor is too low. Not contradictions: pins above
+    declared minimum — then the declared floor is too low. A vLLM image's release tag
+    (``docker run/pull vllm/vllm-openai:v0.10.0``, here or in the install texts) is a pin.
+    Not contradictions: pins above
     the minimum, and prose scoped to one path — a line (or its section's headings) naming
     a hardware, kernel or backend, precision or feature ("EAGLE3 requires vLLM >= 0.9.0",
     "vLLM 0.12.0 or later: the ROCm AITER kernels are used"), and remarks of from when on
@@ -88,6 +95,7 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                        f"min_vllm_version {format_version(declared)} declared here"),)
     guide = get(doc.data, "guide")
     for pointer, index, text in text_sources(doc):
+        yield from _older_images(pointer, index, text, declared, related)
         headings = partial(_section_headings, guide, pointer, index)
         for st, below in _contradicting(text, declared, variant_mins, headings):
             verb = "installs" if st.kind == "pin" else "states"
@@ -99,6 +107,24 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
             yield Hit(pointer, f"{where} {verb} vLLM {st.version} (`{st.text}`) but "
                       f"min_vllm_version is {format_version(declared)}", hint,
                       block_index=index, related=related)
+
+
+def _older_images(pointer: str, index: int | None, text: str, declared: MinVersion,
+                  related: tuple[Related, ...]) -> Iterator[Hit]:
+    """A hit for each image of vLLM's own that ``text`` names (:func:`~validator.analysis.
+    stated_versions.text_images`) whose release is below the declared minimum."""
+    where = "the guide" if pointer == "/guide" else pointer
+    seen: set[str] = set()
+    for image, version in text_images(text):
+        if image in seen or not (declared == NIGHTLY or (
+                isinstance(declared, Version) and version < declared)):
+            continue
+        seen.add(image)
+        yield Hit(pointer, f"{where} runs vLLM {version} (`{image}`) but min_vllm_version "
+                  f"is {format_version(declared)}", f"use an image of vLLM "
+                  f"{format_version(declared)} (the declared minimum) or newer here, or lower "
+                  f"min_vllm_version if {version} really serves the model",
+                  block_index=index, related=related)
 
 
 def _section_headings(guide: object, pointer: str, index: int | None) -> list[str]:
