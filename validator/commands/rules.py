@@ -6,10 +6,14 @@ each rule's ``module``, the file that declares it)."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 
 from validator.commands.options import chosen_format
+from validator.config import matches
+from validator.errors import UsageError
 from validator.rule_index import all_rules
+from validator.rules.metadata import Rule
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,12 +21,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", action="append", choices=["text", "json", "markdown"],
                         default=[], help="format written to stdout (default: text)")
     parser.add_argument("--long", action="store_true", help="include each rule's description")
+    parser.add_argument("selectors", nargs="*", metavar="ID",
+                        help="only these rules, by id or prefix (GUIDE011, REF, flag); one "
+                        "named alone is shown with its description, as --long")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the catalogue; always exit 0."""
+    """Print the catalogue (or the rules ``ID`` selects); 0, or 2 for an ``ID`` that
+    selects no rule."""
     args.format = chosen_format(args, "text")
-    rules = all_rules()
+    rules = chosen_rules(args.selectors)
+    args.long = args.long or len(rules) == 1
     if args.format == "json":
         print(json.dumps([{"id": r.id, "severity": r.severity.value, "family": r.family,
                            "summary": r.summary, "fix": r.fix, "description": r.description,
@@ -43,6 +52,26 @@ def run(args: argparse.Namespace) -> int:
                       + (f"; its fix in {fixed}" if fixed else "") + "\n")
                 print("\n".join("    " + line for line in r.description.splitlines()) + "\n")
     return 0
+
+
+def chosen_rules(selectors: list[str]) -> list[Rule]:
+    """The rules ``selectors`` name (ids or prefixes, any case; every rule when none).
+
+    Raises:
+        UsageError: a selector names no rule (with the ids it may have meant).
+    """
+    rules = all_rules()
+    if not selectors:
+        return rules
+    chosen = []
+    for selector in selectors:
+        found = [r for r in rules if matches(selector.upper(), r.id)]
+        if not found:
+            near = difflib.get_close_matches(selector.upper(), [r.id for r in rules], n=3)
+            raise UsageError(f"rules: {selector!r} names no rule"
+                             + (f" (did you mean {', '.join(near)}?)" if near else ""))
+        chosen += [r for r in found if r not in chosen]
+    return chosen
 
 
 def fix_location(rule_id: str) -> str | None:
