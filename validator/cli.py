@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = _ClosedStream()
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before the command ran (imports, option parsing)
+        print("recipe-check: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # the reader went away (``recipe-check ... | head``)
         _discard_stdout()
         return EXIT_BROKEN_PIPE

@@ -4,6 +4,7 @@ a real process, a real SIGINT."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import signal
@@ -12,7 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES
+from validator import cli
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHAT = "models/example-org/Example-Chat-8B.yaml"
@@ -57,3 +61,16 @@ def test_an_interrupted_check_exits_130_and_keeps_the_units_it_finished(
     assert "interrupted" in err
     kept = _entries(cache)
     assert 3 <= kept < COPIES + 2  # what was finished, not the whole run
+
+
+
+def test_ctrl_c_while_the_command_is_imported_exits_130_without_a_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGINT while the command's modules are still being imported (before any command
+    runs: the first second or two) ends the run the same way: one line, 130."""
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    assert cli.main(["check", "--offline", str(EXAMPLES / "models")]) == 130
+    assert capsys.readouterr().err == "recipe-check: interrupted\n"
