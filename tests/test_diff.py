@@ -119,6 +119,10 @@ def test_two_revisions_of_one_recipe(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "'nope' is not a revision" in capsys.readouterr().err
     assert main(["diff", "--repo", str(repo), "main~1", "main", "models/missing.yaml"]) == 2
     assert "models/missing.yaml: not found" in capsys.readouterr().err
+    for folder in ("models/", "models/example-org"):  # a folder: one message, pointing at pr
+        assert main(["diff", "--repo", str(repo), "main~1", "main", folder]) == 2
+        assert f"{folder}: a folder (at main~1); diff compares one recipe file" in \
+            capsys.readouterr().err
 
 
 def test_a_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

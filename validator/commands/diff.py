@@ -164,6 +164,11 @@ def _revision_sides(args: argparse.Namespace) -> tuple[Side, Side]:
             if commit is None:
                 raise UsageError(f"{rev!r} is not a revision of {args.repo}")
             tree = GitTree(str(args.repo), commit, None, repo, str(args.repo))
+            if args.path.endswith("/") or tree.list(args.path):
+                raise UsageError(f"{args.path}: a folder (at {rev}); diff compares one recipe "
+                                 "file at two revisions (for a folder or a context change, "
+                                 f"`recipe-check pr --base {args.old} --head {args.new}` "
+                                 "lists what the change does for users)")
             sides.append(side_of(tree, args.path, f"{rev}:{args.path}", absent_ok=True))
         if all(side.absent for side in sides):
             raise UsageError(f"{args.path}: not found in {args.repo} at {args.old} nor at "
