@@ -1,6 +1,6 @@
 """``REF032``: the keys of a recipe's ``kv_offload_support`` name KV offload options of the
-taxonomy."""
-
+taxonomy; ``REF035``: the keys of its ``kv_cache_strategy_hardware`` name kv-store
+deployments."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -43,3 +43,37 @@ def kv_offload_option_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
                       "option of the taxonomy: its status never applies",
                       nearest_hint(str(name), options)
                       or f"options: {', '.join(map(str, options)) or 'none'}", on_key=True)
+
+
+@rule("REF035", Severity.WARNING,
+      "kv_cache_strategy_hardware names an unknown kv-store deployment",
+      reads=frozenset({Reads.KV_STORES}), needs_root=True)
+def kv_store_deployment_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Every key of ``kv_cache_strategy_hardware`` must be a kv-store deployment of the
+    same revision (the ``name`` of a ``kv_store/*.yaml`` file): the site looks a
+    deployment's per-hardware status up by its name, so a status under another key never
+    applies -- a deployment marked ``unsupported`` there stays offered.
+
+    Failing::
+
+        kv_cache_strategy_hardware:
+          kv_store_distributed_mooncak:
+            mi300x: unsupported
+
+    Passing::
+
+        kv_cache_strategy_hardware:
+          kv_store_distributed_mooncake:
+            mi300x: unsupported
+
+    How to fix: use the name of a kv-store deployment (the hint names the closest), or drop
+    the entry."""
+    deployments = ctx.kv_stores
+    for name, _, pointer in items(get(doc.data, "kv_cache_strategy_hardware"),
+                                  "/kv_cache_strategy_hardware"):
+        if name not in deployments:
+            yield Hit(pointer, f"kv_cache_strategy_hardware names {name!r}, which is no "
+                      "kv-store deployment of this revision: its statuses never apply",
+                      nearest_hint(str(name), deployments)
+                      or f"deployments: {', '.join(map(str, deployments)) or 'none'}",
+                      on_key=True)
