@@ -13,7 +13,11 @@ defined, or the ``config`` decorator of ``vllm/config/utils.py`` making one). On
 vLLM check the ``Literal`` when ``--speculative-config`` builds the object
 (``SpeculativeConfig(**value)``); a standard-library dataclass takes any string and, with a
 draft model, replaces an unknown method by the one it detects, so such a release records
-``"methods": null`` (it rejects none).
+``"methods": null`` (it rejects none). It also records the fields the constructor takes
+(``keys``) and whether another key fails (``unknown_keys``: ``"rejected"`` for a
+standard-library dataclass, whose constructor raises ``TypeError``, and for a pydantic one
+declared with ``extra="forbid"``, vLLM 0.16.0 on; ``"ignored"``, pydantic's default, in
+between).
 
     python scripts/derive_speculative_config.py --artifacts DIR [--out FILE]
 
@@ -124,8 +128,44 @@ def _config_makes_pydantic(utils: str | None) -> bool:
     return "dataclass" in calls and bound.get("dataclass") == "pydantic.dataclasses.dataclass"
 
 
+def _init_fields(cls: ast.ClassDef) -> list[str]:
+    """The fields of the class its constructor takes: annotated names of its body, less
+    ``ClassVar`` ones and those whose ``field(...)`` says ``init=False``."""
+    names = []
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        if "ClassVar" in ast.unparse(stmt.annotation):
+            continue
+        if isinstance(stmt.value, ast.Call) and any(
+                k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in stmt.value.keywords):
+            continue
+        names.append(stmt.target.id)
+    return sorted(names)
+
+
+def _forbids_extra(cls: ast.ClassDef, utils: str | None) -> bool:
+    """Whether the pydantic dataclass refuses keys that are no field (``extra="forbid"``
+    in its own decorator, or in the ``config`` decorator of ``vllm/config/utils.py``);
+    pydantic's default ignores them."""
+    texts = [ast.unparse(d) for d in cls.decorator_list]
+    if any("extra='forbid'" in t or 'extra="forbid"' in t for t in texts):
+        return True
+    if utils is None or "config" not in texts:
+        return False
+    tree = ast.parse(utils)
+    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "config"]
+    return bool(defs) and any(
+        isinstance(n, ast.keyword) and n.arg == "extra" and isinstance(n.value, ast.Constant)
+        and n.value.value == "forbid" for n in ast.walk(defs[-1]))
+
+
 def speculative_config(files: dict[str, str]) -> dict[str, Any]:
-    """``{"source", "validated", "methods"}`` of the release whose files are ``files``."""
+    """``{"source", "validated", "methods", "keys", "unknown_keys"}`` of the release whose
+    files are ``files``: ``keys`` the fields the constructor takes, ``unknown_keys``
+    ``"rejected"`` when another key fails (a standard-library dataclass's ``TypeError``, a
+    pydantic one with ``extra="forbid"``), else ``"ignored"``."""
     for path in CANDIDATES:
         if path not in files:
             continue
@@ -145,7 +185,9 @@ def speculative_config(files: dict[str, str]) -> dict[str, Any]:
             "config" in names and bound.get("config") == "vllm.config.utils.config"
             and _config_makes_pydantic(files.get(UTILS)))
         methods = sorted(_literal_strings(field.annotation, aliases)) if pydantic else None
-        return {"source": path, "validated": pydantic, "methods": methods}
+        forbids = not pydantic or _forbids_extra(cls, files.get(UTILS))
+        return {"source": path, "validated": pydantic, "methods": methods,
+                "keys": _init_fields(cls), "unknown_keys": "rejected" if forbids else "ignored"}
     raise ValueError("no class SpeculativeConfig in " + ", ".join(CANDIDATES))
 
 

@@ -9,7 +9,7 @@ import textwrap
 
 from scripts.derive_speculative_config import speculative_config
 from validator.paths import SNAPSHOTS_DIR
-from validator.vllm_cli.speculative_methods import PATH, accepted_methods
+from validator.vllm_cli.speculative_methods import PATH, accepted_methods, strict_keys
 
 
 def test_every_release_with_the_option_is_described_from_its_snapshot_artifact() -> None:
@@ -32,6 +32,10 @@ def test_methods_follow_the_releases_sources() -> None:
     assert "medusa" in (accepted_methods("0.32.0") or ())
     assert "medusa" not in (accepted_methods("0.33.0") or ())
     assert accepted_methods("0.0.1") is None
+    assert strict_keys("0.12.0") is None  # pydantic's default: unknown keys ignored
+    assert "moe_backend" not in (strict_keys("0.18.1") or {"moe_backend"})
+    assert "moe_backend" in (strict_keys("0.19.0") or ())
+    assert "num_speculative_tokens" in (strict_keys("0.9.0") or ())
 
 
 STDLIB = """
@@ -79,11 +83,16 @@ def test_only_a_pydantic_dataclass_checks_the_method() -> None:
     decorator of ``vllm/config/utils.py`` counts when its implementation (after typing
     overloads) makes a pydantic dataclass."""
     assert speculative_config({"vllm/config.py": textwrap.dedent(STDLIB)}) == {
-        "source": "vllm/config.py", "validated": False, "methods": None}
+        "source": "vllm/config.py", "validated": False, "methods": None,
+        "keys": ["method"], "unknown_keys": "rejected"}
     assert speculative_config({"vllm/config.py": textwrap.dedent(PYDANTIC)})["methods"] == [
         "deepseek_mtp", "mtp", "ngram"]
     files = {"vllm/config/speculative.py": textwrap.dedent(BY_DECORATOR),
              "vllm/config/utils.py": textwrap.dedent(UTILS)}
     assert speculative_config(files)["methods"] == ["ngram", "suffix"]
+    assert speculative_config(files)["unknown_keys"] == "ignored"
+    files["vllm/config/utils.py"] = files["vllm/config/utils.py"].replace(
+        "config=config", "config=ConfigDict(extra='forbid')")
+    assert speculative_config(files)["unknown_keys"] == "rejected"
     del files["vllm/config/utils.py"]
     assert speculative_config(files)["methods"] is None

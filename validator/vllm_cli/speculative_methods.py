@@ -8,7 +8,10 @@ sha256, which a test requires to be that file's provenance): the ``Literal`` of
 dataclass, which checks the ``Literal`` when ``--speculative-config`` builds it (vLLM
 0.9.1 on). An earlier release (a standard-library dataclass) takes any method string, and
 replaces one it does not know by the method it detects from the draft model: ``None``
-there, as for a release the file does not list.
+there, as for a release the file does not list. The file also gives the top-level keys
+each release's ``SpeculativeConfig`` takes, and whether it refuses any other key
+(a standard-library dataclass's ``TypeError``; a pydantic one declared with
+``extra="forbid"``, 0.16.0 on) or ignores it (pydantic's default, 0.9.1 to 0.15.1).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import Any
 
 from validator.paths import SNAPSHOTS_DIR
 
@@ -24,20 +28,33 @@ FORMAT = "recipe-check/vllm-speculative-config/v1"
 
 
 @functools.cache
-def _methods(path: Path = PATH) -> dict[str, frozenset[str] | None]:
+def _releases(path: Path = PATH) -> dict[str, dict[str, Any]]:
     doc = json.loads(path.read_text(encoding="utf-8"))
     if doc.get("format") != FORMAT:
         raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
-    return {version: None if entry["methods"] is None else frozenset(entry["methods"])
+    return {version: {"methods": None if entry["methods"] is None
+                      else frozenset(entry["methods"]),
+                      "keys": frozenset(entry["keys"]),
+                      "strict": entry["unknown_keys"] == "rejected"}
             for version, entry in doc["releases"].items()}
 
 
 def accepted_methods(version: str) -> frozenset[str] | None:
     """The methods vLLM ``version`` accepts, or ``None`` when it rejects none (it does not
     check them, or the vendored file does not describe it)."""
-    return _methods().get(version)
+    entry = _releases().get(version)
+    return None if entry is None else entry["methods"]
 
 
-def described() -> frozenset[str]:
-    """The releases the vendored file describes."""
-    return frozenset(_methods())
+def known_keys(version: str) -> frozenset[str]:
+    """The top-level keys ``SpeculativeConfig`` of vLLM ``version`` takes (none for a
+    release the vendored file does not describe)."""
+    entry = _releases().get(version)
+    return frozenset() if entry is None else entry["keys"]
+
+
+def strict_keys(version: str) -> frozenset[str] | None:
+    """The keys vLLM ``version`` takes when it refuses every other key (startup fails),
+    else ``None`` (it ignores unknown keys, or the vendored file does not describe it)."""
+    entry = _releases().get(version)
+    return entry["keys"] if entry is not None and entry["strict"] else None

@@ -303,6 +303,7 @@ MAIN_ERRORS = {
     "Qwen/Qwen3-8B.yaml": "FLAG006:39",
     "Qwen/Qwen3-Next-80B-A3B-Instruct.yaml": "FLAG028:40 GUIDE006:141",  # qwen3_next_mtp: 0.10.2
     "Qwen/Qwen3-VL-235B-A22B-Instruct.yaml": "FLAG002:44",
+    "Qwen/Qwen3.6-35B-A3B.yaml": "FLAG029:53",  # speculative key moe_backend: 0.19.0
     "baidu/ERNIE-4.5-21B-A3B-PT.yaml": "FLAG028:29 GUIDE006:125",  # ernie_mtp: 0.10.2
     "baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": "FLAG002:33 GUIDE017:148",
     "deepseek-ai/DeepSeek-OCR-2.yaml": "FLAG002:35",

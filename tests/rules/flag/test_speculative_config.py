@@ -1,6 +1,6 @@
-"""FLAG028 (and the guide's GUIDE006, the range's FLAG023): the speculative ``method`` of
-``--speculative-config`` against the methods each vLLM release accepts, on real recipes of
-the corpus at ``main``."""
+"""FLAG028, FLAG029 (and the guide's GUIDE006, the range's FLAG023): the speculative
+``method`` and the top-level keys of ``--speculative-config`` against what each vLLM release
+accepts, on real recipes of the corpus at ``main``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ WHOLE = "'{\"method\":\"qwen3_next_mtp\",\"num_speculative_tokens\":2}'"
 def spec(root: Path, path: str, *rules: str) -> list[tuple[str, str, int, str, str | None]]:
     return [(f.rule, f.pointer, f.line, f.message.split(" (on ")[0], f.hint)
             for f in check_tree(root, path) if f.rule in rules
-            and "speculative method" in f.message]
+            and ("speculative method" in f.message or "of `--speculative-config`" in f.message)]
 
 
 def test_a_misspelt_dotted_method_is_an_error_at_its_value(corpus_copy: Path) -> None:
@@ -69,3 +69,40 @@ def test_a_guide_command_with_a_misspelt_method_is_guide006(corpus_copy: Path) -
                         "--speculative-config.method mpt")
     assert [(r, line) for r, _, line, _, _ in spec(corpus_copy, GLM, "GUIDE006")] == [
         ("GUIDE006", line_of(text, "--speculative-config.method mpt"))]
+
+
+TOKENS = '"--speculative-config.num_speculative_tokens"'
+
+
+def test_a_misspelt_key_is_an_error_where_the_minimum_refuses_unknown_keys(
+        corpus_copy: Path) -> None:
+    """GLM-5.1's minimum 0.19.1 declares ``extra="forbid"``: the dotted key's name is
+    wrong, so the finding is on the option token."""
+    text = replace_once(corpus_copy / GLM, TOKENS, TOKENS.replace("tokens", "token"))
+    assert [(r, p, line, h) for r, p, line, _, h in spec(corpus_copy, GLM, "FLAG029")] == [
+        ("FLAG029", "/features/spec_decoding/args/2",
+         line_of(text, "num_speculative_token\""),
+         "did you mean `num_speculative_tokens`, `speculative_token_tree`?")]
+
+
+def test_a_key_of_a_later_release_is_a_floor_finding(corpus_copy: Path) -> None:
+    """The corpus's own defect: Qwen3.6-35B-A3B (minimum 0.17.0) passes ``moe_backend``,
+    a field of ``SpeculativeConfig`` from 0.19.0; 0.17.0 and 0.18.x refuse it. Its guide
+    command runs the 0.24.0 image its section names: no finding there."""
+    path = "models/Qwen/Qwen3.6-35B-A3B.yaml"
+    text = (corpus_copy / path).read_text("utf-8")
+    found = [f for f in check_tree(corpus_copy, path) if "moe_backend" in f.message]
+    assert [(f.rule, f.line, f.reason, f.hint) for f in found] == [
+        ("FLAG029", line_of(text, '"moe_backend":"triton"'), FLOOR,
+         "raise min_vllm_version to 0.19.0")]
+
+
+def test_releases_that_ignore_unknown_keys_report_only_the_refusing_range(
+        corpus_copy: Path) -> None:
+    """At 0.12.0 (pydantic's default: unknown keys ignored) no FLAG029; the install range
+    reaches 0.16.0 on, which refuse the key: FLAG023."""
+    replace_once(corpus_copy / GLM, 'min_vllm_version: "0.19.1"', 'min_vllm_version: "0.12.0"')
+    replace_once(corpus_copy / GLM, TOKENS, TOKENS.replace("tokens", "token"))
+    found = spec(corpus_copy, GLM, "FLAG029", "FLAG023")
+    assert [r for r, _, _, _, _ in found] == ["FLAG023"]
+    assert "is rejected by vLLM 0.16.0–0.33.0" in found[0][3]
