@@ -1,4 +1,4 @@
-"""``FLAG029``: a top-level key of ``--speculative-config`` the recipe's minimum release
+"""``FLAG033``: a top-level key of ``--speculative-config`` the recipe's minimum release
 refuses."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from validator.context import Context
 
 
-@rule("FLAG029", Severity.ERROR, "Speculative config key the minimum release refuses",
+@rule("FLAG033", Severity.ERROR, "Speculative config key the minimum release refuses",
       reads=FLAG_READS)
 def speculative_key_refused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """Every top-level key of ``--speculative-config`` (whole JSON, or the key of a dotted
@@ -42,4 +42,4 @@ def speculative_key_refused(doc: LoadedDocument, ctx: Context) -> list[Hit]:
 
     How to fix: spell the key as the release does (the hint names the closest), drop it,
     or raise ``min_vllm_version`` to the release that added it."""
-    return issue_hits("FLAG029")(doc, ctx)
+    return issue_hits("FLAG033")(doc, ctx)

@@ -1,4 +1,4 @@
-"""``FLAG028``: a speculative ``method`` of ``--speculative-config`` the recipe's minimum
+"""``FLAG030``: a speculative ``method`` of ``--speculative-config`` the recipe's minimum
 release does not accept."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from validator.context import Context
 
 
-@rule("FLAG028", Severity.ERROR, "Speculative method not accepted by the minimum release",
+@rule("FLAG030", Severity.ERROR, "Speculative method not accepted by the minimum release",
       reads=FLAG_READS)
 def speculative_method_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     """The ``method`` of ``--speculative-config`` (whole JSON or the dotted key
@@ -38,4 +38,4 @@ def speculative_method_not_accepted(doc: LoadedDocument, ctx: Context) -> list[H
 
     How to fix: use a method of the release (the hint names the closest), or raise
     ``min_vllm_version`` to the release that added it."""
-    return issue_hits("FLAG028")(doc, ctx)
+    return issue_hits("FLAG030")(doc, ctx)
