@@ -26,6 +26,16 @@ FLOOR = "floor"
 release than its configuration's minimum (``FLAG002``, ``GUIDE004``, the ``FLAG006`` and
 ``GUIDE006`` of a value accepted later): raising the minimum fixes every copy of it."""
 
+PAIR = "pair"
+"""The :attr:`Finding.reason` of a finding that a recipe and a context file it selects do
+not fit together (``REF033``: a strategy meant for another model architecture), reported
+at the recipe line that selects the file."""
+
+MADE_BY_PAIR = frozenset({FLOOR, PAIR})
+"""Reasons of a finding about a recipe and a context file together: ``pr`` counts a new
+one as new also when the context file is unchanged (the change made the pair:
+:func:`validator.pr.baseline.mark`)."""
+
 
 class Severity(enum.StrEnum):
     """How bad a finding is. ``error`` fails a run; ``warning``/``info`` never do
@@ -75,7 +85,8 @@ class Finding:
             of equality, nor of any report but SARIF's fingerprints.
         reason: which kind of defect of its rule this is, when the rule reports several
             (``"floor"``: the token is accepted only from a later release than the
-            configuration's minimum, :data:`FLOOR`); ``None`` otherwise.
+            configuration's minimum, :data:`FLOOR`; ``"pair"``: a recipe and a context
+            file it selects do not fit together, :data:`PAIR`); ``None`` otherwise.
             Set by the rule, never read from the message; not part of equality nor of any
             report.
     """

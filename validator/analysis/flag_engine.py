@@ -52,6 +52,7 @@ from validator.analysis.option_hints import (
     replacement_hint,
 )
 from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
+from validator.analysis.speculative_method import key_issues, method_issues
 from validator.analysis.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv, parsed_args
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption, Problem
@@ -172,6 +173,8 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                 if literals else ()
             issues.extend(_option_value_issues(opt, reg, plan, judged, literal))
     issues.extend(_speculative_issues(parsed))
+    issues.extend(method_issues(parsed, plan))
+    issues.extend(key_issues(parsed, plan))
     if duplicates:
         for first, second in argv.duplicates(parsed):
             issues.append(FlagIssue("duplicate", second.index, f"`{second.display}` is set "

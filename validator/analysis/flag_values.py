@@ -23,9 +23,9 @@ _PLUGIN_DESTS = frozenset(PLUGIN_OPTIONS.values())
 #: maps of the ``FLAG`` and ``GUIDE`` families are checked against it.
 ISSUE_CODES = frozenset({
     "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
-    "spec_tokens", "dotted", "duplicate", "underscore", "abbreviation", "config_key_ignored",
-    "config_key_rejected", "range_rejected", "unreleased_only", "auto_tool", "value_type",
-    "eplb_without_ep"})
+    "spec_tokens", "spec_method", "spec_key", "dotted", "duplicate", "underscore", "abbreviation",
+    "config_key_ignored", "config_key_rejected", "range_rejected", "unreleased_only",
+    "auto_tool", "value_type", "eplb_without_ep"})
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,8 @@ class FlagIssue:
     """One problem in one argument list.
 
     ``code`` is one of ``unknown``, ``newer``, ``removed``, ``missing_value``,
-    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``dotted``, ``duplicate``,
+    ``switch_value``, ``choice``, ``json``, ``spec_tokens``, ``spec_method`` / ``spec_key`` (a
+    speculative ``method`` / top-level key the minimum rejects), ``dotted``, ``duplicate``,
     ``underscore``, ``abbreviation``, ``config_key_ignored``, ``config_key_rejected``,
     ``range_rejected`` (accepted at the minimum, rejected by a release of the install
     range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased

@@ -55,7 +55,10 @@ the recipe's minimum (:data:`~validator.findings.FLOOR`). Such a finding is abou
 not the file: a new one (the recipe at the base did not have that defect,
 :func:`compare`) means the change made the pair -- it added the recipe, selected the
 strategy, opted into the KV offload option or lowered the recipe's minimum -- so it is
-new.
+new. So is a new finding that the recipe and the file do not fit together at all
+(:data:`~validator.findings.PAIR`: ``REF033``, a strategy meant for another model
+architecture): the change added the recipe, selected the strategy or changed the recipe's
+architecture.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from validator.checker import DocumentResult, RunResult
 from validator.config import matches
 from validator.context_findings import context_cause
-from validator.findings import FLOOR, Finding, Severity
+from validator.findings import MADE_BY_PAIR, Finding, Severity
 from validator.identity import Defect, defect_of, match
 from validator.pr.renamed_keys import carry_renamed
 from validator.pr.select import context_kind
@@ -120,7 +123,7 @@ def mark(head: RunResult, base: RunResult, base_path: Mapping[str, str],
                       for f, reason in reasons if reason is not None]
         if changed is not None:
             doc.findings = [dataclasses.replace(f, baseline="unchanged")
-                            if f.baseline == "new" and f.reason != FLOOR
+                            if f.baseline == "new" and f.reason not in MADE_BY_PAIR
                             and context_caused(f, changed) else f
                             for f in doc.findings]
     head.context["baseline"] = {"compared_with": "merge base",

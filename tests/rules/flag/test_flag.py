@@ -301,7 +301,10 @@ MAIN_ERRORS = {
     "Qwen/Qwen3-32B.yaml": "FLAG006:41 GUIDE017:120",
     "Qwen/Qwen3-4B.yaml": "FLAG006:39 GUIDE017:103",
     "Qwen/Qwen3-8B.yaml": "FLAG006:39",
+    "Qwen/Qwen3-Next-80B-A3B-Instruct.yaml": "FLAG030:40 GUIDE006:141",  # qwen3_next_mtp: 0.10.2
     "Qwen/Qwen3-VL-235B-A22B-Instruct.yaml": "FLAG002:44",
+    "Qwen/Qwen3.6-35B-A3B.yaml": "FLAG033:53",  # speculative key moe_backend: 0.19.0
+    "baidu/ERNIE-4.5-21B-A3B-PT.yaml": "FLAG030:29 GUIDE006:125",  # ernie_mtp: 0.10.2
     "baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": "FLAG002:33 GUIDE017:148",
     "deepseek-ai/DeepSeek-OCR-2.yaml": "FLAG002:35",
     "deepseek-ai/DeepSeek-OCR.yaml": "FLAG002:40",
@@ -336,11 +339,12 @@ MAIN_ERRORS = {
     "openai/whisper-large-v3.yaml": "GUIDE013:63",
     "stepfun-ai/Step-3.5-Flash.yaml":
         "FLAG006:33 FLAG006:39 GUIDE006:137 GUIDE006:138 GUIDE006:151 GUIDE006:152 GUIDE006:162 "
-        "GUIDE006:163",
+        "GUIDE006:163 FLAG030:46 GUIDE006:167",
     "tencent/HunyuanOCR.yaml": "FLAG002:31",
     "zai-org/GLM-4.5V.yaml": "FLAG002:57",
     "zai-org/GLM-4.6V.yaml": "FLAG002:57",
     "zai-org/GLM-4.7.yaml": "FLAG006:41 GUIDE006:139 GUIDE017:151",
+    "zai-org/GLM-5.2.yaml": "FLAG030:70 GUIDE006:216",  # dspark: 0.25.0
     "zai-org/GLM-OCR.yaml": "FLAG002:41",
     "zai-org/Glyph.yaml": "FLAG002:42",
     "zai-org/glm-4-9b-hf.yaml": "GUIDE013:63",

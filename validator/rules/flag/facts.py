@@ -71,7 +71,8 @@ if TYPE_CHECKING:
 ISSUE_RULE: dict[str, str] = {
     "unknown": "FLAG001", "newer": "FLAG002", "removed": "FLAG003",
     "missing_value": "FLAG004", "switch_value": "FLAG005", "choice": "FLAG006",
-    "json": "FLAG007", "spec_tokens": "FLAG008", "dotted": "FLAG009",
+    "json": "FLAG007", "spec_tokens": "FLAG008", "spec_method": "FLAG030",
+    "spec_key": "FLAG033", "dotted": "FLAG009",
     "auto_tool": "FLAG010", "duplicate": "FLAG011", "underscore": "FLAG013",
     "abbreviation": "FLAG014", "config_key_ignored": "FLAG021",
     "config_key_rejected": "FLAG022", "range_rejected": "FLAG023",

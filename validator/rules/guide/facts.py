@@ -53,7 +53,8 @@ GUIDE_READS = frozenset({Reads.CLI_REGISTRY})
 ISSUE_RULE: dict[str, str] = {
     "unknown": "GUIDE003", "newer": "GUIDE004", "removed": "GUIDE005",
     "missing_value": "GUIDE006", "switch_value": "GUIDE006", "choice": "GUIDE006",
-    "json": "GUIDE006", "spec_tokens": "GUIDE006", "dotted": "GUIDE006",
+    "json": "GUIDE006", "spec_tokens": "GUIDE006", "spec_method": "GUIDE006",
+    "spec_key": "GUIDE006", "dotted": "GUIDE006",
     "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
     "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
     "unreleased_only": "GUIDE018", "underscore": "GUIDE019", "value_type": "GUIDE006"}

@@ -1,0 +1,229 @@
+"""Derive ``snapshots/vllm-speculative-config.json``: per vendored vLLM release, the
+speculative ``method`` names its ``SpeculativeConfig`` accepts, read from the release's own
+artifact (the sdist or wheel each ``snapshots/vllm-cli/<version>.json`` was extracted from,
+fetched from the package index and verified against the sha256 that file's provenance
+records).
+
+The source is read, never run: :mod:`ast` finds the module declaring ``class
+SpeculativeConfig`` (``vllm/config.py``, ``vllm/config/__init__.py`` or
+``vllm/config/speculative.py``), the ``Literal`` its ``method`` field is annotated with (with
+the module's ``Literal`` aliases it names resolved), and whether the class is a pydantic
+dataclass (``dataclass`` bound to ``pydantic.dataclasses.dataclass`` where the class is
+defined, or the ``config`` decorator of ``vllm/config/utils.py`` making one). Only then does
+vLLM check the ``Literal`` when ``--speculative-config`` builds the object
+(``SpeculativeConfig(**value)``); a standard-library dataclass takes any string and, with a
+draft model, replaces an unknown method by the one it detects, so such a release records
+``"methods": null`` (it rejects none). It also records the fields the constructor takes
+(``keys``) and whether another key fails (``unknown_keys``: ``"rejected"`` for a
+standard-library dataclass, whose constructor raises ``TypeError``, and for a pydantic one
+declared with ``extra="forbid"``, vLLM 0.16.0 on; ``"ignored"``, pydantic's default, in
+between).
+
+    python scripts/derive_speculative_config.py --artifacts DIR [--out FILE]
+
+``DIR`` caches the downloaded artifacts (about 2.3 GB for every release).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import IO, Any
+
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from validator.vllm_cli import fetch  # noqa: E402
+
+SNAPSHOTS = ROOT / "snapshots"
+OUT = SNAPSHOTS / "vllm-speculative-config.json"
+FORMAT = "recipe-check/vllm-speculative-config/v1"
+CANDIDATES = ("vllm/config/speculative.py", "vllm/config/__init__.py", "vllm/config.py")
+UTILS = "vllm/config/utils.py"
+
+
+def sources(artifact: Path) -> dict[str, str]:
+    """The :data:`CANDIDATES` and :data:`UTILS` files of an sdist or wheel, by path from
+    the ``vllm/`` package's parent."""
+    wanted = (*CANDIDATES, UTILS)
+    out: dict[str, str] = {}
+    if artifact.name.endswith(".tar.gz"):
+        with tarfile.open(artifact) as tar:
+            for member in tar.getmembers():
+                rel = member.name.partition("/")[2]
+                if rel in wanted and member.isfile():
+                    out[rel] = _text(tar.extractfile(member))
+    else:
+        with zipfile.ZipFile(artifact) as wheel:
+            for name in wheel.namelist():
+                if name in wanted:
+                    out[name] = wheel.read(name).decode("utf-8")
+    return out
+
+
+def _text(handle: IO[bytes] | None) -> str:
+    assert handle is not None
+    return handle.read().decode("utf-8")
+
+
+def _literal_strings(node: ast.expr, aliases: dict[str, ast.expr]) -> set[str]:
+    """The strings of a ``Literal``/``Optional``/``Union``/``X | None`` annotation, the
+    module's aliases it names resolved; raises ``ValueError`` on anything else."""
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return set()
+        if isinstance(node.value, str):
+            return {node.value}
+    if isinstance(node, ast.Name):
+        if node.id == "None":
+            return set()
+        if node.id in aliases:
+            return _literal_strings(aliases[node.id], aliases)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _literal_strings(node.left, aliases) | _literal_strings(node.right, aliases)
+    if isinstance(node, ast.Subscript):
+        head = node.value.attr if isinstance(node.value, ast.Attribute) else \
+            getattr(node.value, "id", "")
+        if head in ("Literal", "Optional", "Union"):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return set().union(*(_literal_strings(p, aliases) for p in parts))
+    raise ValueError(f"unexpected annotation {ast.unparse(node)}")
+
+
+def _bindings(tree: ast.Module, stop: ast.stmt) -> dict[str, str]:
+    """Where each module-level name is bound last before ``stop``: ``module.name`` of an
+    import, ``def`` for a function of the module."""
+    bound: dict[str, str] = {}
+    for stmt in tree.body:
+        if stmt is stop:
+            break
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                bound[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+        elif isinstance(stmt, ast.FunctionDef):
+            bound[stmt.name] = "def"
+    return bound
+
+
+def _config_makes_pydantic(utils: str | None) -> bool:
+    """Whether ``vllm/config/utils.py``'s ``config`` decorator returns a pydantic
+    dataclass (it calls ``dataclass`` bound to ``pydantic.dataclasses.dataclass``)."""
+    if utils is None:
+        return False
+    tree = ast.parse(utils)
+    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "config"]
+    func = defs[-1] if defs else None  # the implementation after any typing overloads
+    if func is None:
+        return False
+    bound = _bindings(tree, func)
+    calls = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name)}
+    return "dataclass" in calls and bound.get("dataclass") == "pydantic.dataclasses.dataclass"
+
+
+def _init_fields(cls: ast.ClassDef) -> list[str]:
+    """The fields of the class its constructor takes: annotated names of its body, less
+    ``ClassVar`` ones and those whose ``field(...)`` says ``init=False``."""
+    names = []
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        if "ClassVar" in ast.unparse(stmt.annotation):
+            continue
+        if isinstance(stmt.value, ast.Call) and any(
+                k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in stmt.value.keywords):
+            continue
+        names.append(stmt.target.id)
+    return sorted(names)
+
+
+def _forbids_extra(cls: ast.ClassDef, utils: str | None) -> bool:
+    """Whether the pydantic dataclass refuses keys that are no field (``extra="forbid"``
+    in its own decorator, or in the ``config`` decorator of ``vllm/config/utils.py``);
+    pydantic's default ignores them."""
+    texts = [ast.unparse(d) for d in cls.decorator_list]
+    if any("extra='forbid'" in t or 'extra="forbid"' in t for t in texts):
+        return True
+    if utils is None or "config" not in texts:
+        return False
+    tree = ast.parse(utils)
+    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "config"]
+    return bool(defs) and any(
+        isinstance(n, ast.keyword) and n.arg == "extra" and isinstance(n.value, ast.Constant)
+        and n.value.value == "forbid" for n in ast.walk(defs[-1]))
+
+
+def speculative_config(files: dict[str, str]) -> dict[str, Any]:
+    """``{"source", "validated", "methods", "keys", "unknown_keys"}`` of the release whose
+    files are ``files``: ``keys`` the fields the constructor takes, ``unknown_keys``
+    ``"rejected"`` when another key fails (a standard-library dataclass's ``TypeError``, a
+    pydantic one with ``extra="forbid"``), else ``"ignored"``."""
+    for path in CANDIDATES:
+        if path not in files:
+            continue
+        tree = ast.parse(files[path])
+        cls = next((s for s in tree.body if isinstance(s, ast.ClassDef)
+                    and s.name == "SpeculativeConfig"), None)
+        if cls is None:
+            continue
+        aliases = {t.id: s.value for s in tree.body if isinstance(s, ast.Assign)
+                   for t in s.targets if isinstance(t, ast.Name)}
+        field = next(s for s in cls.body if isinstance(s, ast.AnnAssign)
+                     and isinstance(s.target, ast.Name) and s.target.id == "method")
+        bound = _bindings(tree, cls)
+        names = [d.id if isinstance(d, ast.Name) else getattr(d.func, "id", "")
+                 for d in cls.decorator_list if isinstance(d, (ast.Name, ast.Call))]
+        pydantic = any(bound.get(n) == "pydantic.dataclasses.dataclass" for n in names) or (
+            "config" in names and bound.get("config") == "vllm.config.utils.config"
+            and _config_makes_pydantic(files.get(UTILS)))
+        methods = sorted(_literal_strings(field.annotation, aliases)) if pydantic else None
+        forbids = not pydantic or _forbids_extra(cls, files.get(UTILS))
+        return {"source": path, "validated": pydantic, "methods": methods,
+                "keys": _init_fields(cls), "unknown_keys": "rejected" if forbids else "ignored"}
+    raise ValueError("no class SpeculativeConfig in " + ", ".join(CANDIDATES))
+
+
+def releases() -> list[dict[str, Any]]:
+    """The vendored CLI snapshots of vLLM that have ``--speculative-config``."""
+    out = []
+    for path in (SNAPSHOTS / "vllm-cli").glob("*.json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if "options" in doc and any("--speculative-config" in o["strings"]
+                                    for o in doc["options"]):
+            out.append(doc)
+    return sorted(out, key=lambda d: Version(d["version"]))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--artifacts", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    index = fetch.index_files()
+    data: dict[str, Any] = {}
+    for doc in releases():
+        prov = doc["provenance"]
+        found = [f for f in index if f["filename"] == prov["artifact"]]
+        if not found or found[0]["hashes"]["sha256"] != prov["sha256"]:
+            raise SystemExit(f"{prov['artifact']}: not on the index with sha256 {prov['sha256']}")
+        artifact = fetch.Artifact(doc["version"], prov["artifact"], prov["url"], prov["sha256"],
+                                  prov["kind"], int(found[0].get("size") or 0))
+        local = fetch.download(artifact, args.artifacts)
+        data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
+                                **speculative_config(sources(local))}
+    out = {"format": FORMAT, "derived_by": "scripts/derive_speculative_config.py",
+           "releases": data}
+    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""The vendored speculative methods per vLLM release
+(``snapshots/vllm-speculative-config.json``): derived from the same artifacts as the CLI
+snapshots, and what the derivation reads of a release's source."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from scripts.derive_speculative_config import speculative_config
+from validator.paths import SNAPSHOTS_DIR
+from validator.vllm_cli.speculative_methods import PATH, accepted_methods, strict_keys
+
+
+def test_every_release_with_the_option_is_described_from_its_snapshot_artifact() -> None:
+    entries = json.loads(PATH.read_text("utf-8"))["releases"]
+    with_option = {}
+    for path in (SNAPSHOTS_DIR / "vllm-cli").glob("*.json"):
+        doc = json.loads(path.read_text("utf-8"))
+        if "options" in doc and any("--speculative-config" in o["strings"]
+                                    for o in doc["options"]):
+            with_option[doc["version"]] = (doc["provenance"]["artifact"],
+                                           doc["provenance"]["sha256"])
+    assert {v: (e["artifact"], e["sha256"]) for v, e in entries.items()} == with_option
+
+
+def test_methods_follow_the_releases_sources() -> None:
+    assert accepted_methods("0.9.0") is None  # a standard-library dataclass: any string
+    assert "deepseek_mtp" in (accepted_methods("0.9.1") or ())
+    assert "qwen3_next_mtp" not in (accepted_methods("0.10.1.1") or ())
+    assert "qwen3_next_mtp" in (accepted_methods("0.10.2") or ())
+    assert "medusa" in (accepted_methods("0.32.0") or ())
+    assert "medusa" not in (accepted_methods("0.33.0") or ())
+    assert accepted_methods("0.0.1") is None
+    assert strict_keys("0.12.0") is None  # pydantic's default: unknown keys ignored
+    assert "moe_backend" not in (strict_keys("0.18.1") or {"moe_backend"})
+    assert "moe_backend" in (strict_keys("0.19.0") or ())
+    assert "num_speculative_tokens" in (strict_keys("0.9.0") or ())
+
+
+STDLIB = """
+from dataclasses import dataclass
+from typing import Literal, Optional
+SpeculativeMethod = Literal["ngram", "eagle"]
+@config
+@dataclass
+class SpeculativeConfig:
+    method: Optional[SpeculativeMethod] = None
+"""
+
+PYDANTIC = """
+from dataclasses import dataclass
+from pydantic.dataclasses import dataclass
+from typing import Literal
+MTPModelTypes = Literal["deepseek_mtp", "mtp"]
+SpeculativeMethod = Literal["ngram", MTPModelTypes]
+@config
+@dataclass
+class SpeculativeConfig:
+    method: SpeculativeMethod | None = None
+"""
+
+BY_DECORATOR = """
+from typing import Literal
+from vllm.config.utils import config
+@config
+class SpeculativeConfig:
+    method: Literal["ngram", "suffix"] | None = None
+"""
+
+UTILS = """
+from typing import overload
+from pydantic.dataclasses import dataclass
+@overload
+def config(cls): ...
+def config(cls=None, *, config=None):
+    return dataclass(cls, config=config)
+"""
+
+
+def test_only_a_pydantic_dataclass_checks_the_method() -> None:
+    """The last binding of ``dataclass`` before the class decides; the ``config``
+    decorator of ``vllm/config/utils.py`` counts when its implementation (after typing
+    overloads) makes a pydantic dataclass."""
+    assert speculative_config({"vllm/config.py": textwrap.dedent(STDLIB)}) == {
+        "source": "vllm/config.py", "validated": False, "methods": None,
+        "keys": ["method"], "unknown_keys": "rejected"}
+    assert speculative_config({"vllm/config.py": textwrap.dedent(PYDANTIC)})["methods"] == [
+        "deepseek_mtp", "mtp", "ngram"]
+    files = {"vllm/config/speculative.py": textwrap.dedent(BY_DECORATOR),
+             "vllm/config/utils.py": textwrap.dedent(UTILS)}
+    assert speculative_config(files)["methods"] == ["ngram", "suffix"]
+    assert speculative_config(files)["unknown_keys"] == "ignored"
+    files["vllm/config/utils.py"] = files["vllm/config/utils.py"].replace(
+        "config=config", "config=ConfigDict(extra='forbid')")
+    assert speculative_config(files)["unknown_keys"] == "rejected"
+    del files["vllm/config/utils.py"]
+    assert speculative_config(files)["methods"] is None
