@@ -5,15 +5,13 @@ same arguments, same result keys). :func:`resolve_command_traced` returns the sa
 mapping with every argv as a list of :class:`~validator.render.args.Arg` (value +
 provenance); :func:`resolve_command` returns plain values, exactly as the JS does.
 
-The result shapes (``deployType`` decides):
-
-- ``single_node``: ``command``, ``argv``, ``env`` (+ ``companions``);
-- ``multi_node`` (more than one node): ``headCommand``/``headArgv``, ``workerCommand``/
-  ``workerArgv`` (rank 1), ``workerCommands``/``workerArgvs`` (every follower), ``env``;
-- ``pd_cluster``: ``prefill``/``decode`` (``command``, ``argv``, ``env`` + pool facts),
-  ``router``, ``routerConfig`` (+ ``mooncake``);
-- ``kv_store_lb`` (a Mooncake KV-store composing with the serving strategy): ``vllm``,
-  ``master``, ``store``, ``router``, ``mooncakeConfig`` ...
+The result shapes (``deployType`` decides): ``single_node``: ``command``, ``argv``,
+``env`` (+ ``companions``); ``multi_node`` (more than one node): ``headCommand``/
+``headArgv``, ``workerCommand``/``workerArgv`` (rank 1), ``workerCommands``/
+``workerArgvs`` (every follower), ``env``; ``pd_cluster``: ``prefill``/``decode``
+(``command``, ``argv``, ``env`` + pool facts), ``router``, ``routerConfig`` (+
+``mooncake``); ``kv_store_lb`` (a Mooncake KV-store composing with the serving strategy):
+``vllm``, ``master``, ``store``, ``router``, ``mooncakeConfig`` ...
 
 Raises :class:`~validator.render.jsval.JsTypeError` where the site's function throws.
 """

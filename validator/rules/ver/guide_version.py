@@ -55,11 +55,10 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     line that opens with it: "- vLLM >= 0.12.0", "Requires vLLM 0.12.0") *above* every
     declared minimum — then the declared floor is too low. A vLLM image's release tag
     (``docker run/pull vllm/vllm-openai:v0.10.0``, here or in the install texts) is a pin.
-    Not contradictions: pins above
-    the minimum, and prose scoped to one path — a line (or its section's headings) naming
-    a hardware, kernel or backend, precision or feature ("EAGLE3 requires vLLM >= 0.9.0",
-    "vLLM 0.12.0 or later: the ROCm AITER kernels are used"), and remarks of from when on
-    something holds ("Since vLLM 0.10, ..."). Both lines are reported.
+    Not contradictions: pins above the minimum, and prose scoped to one path — a line (or
+    its section's headings) naming a hardware, kernel or backend, precision or feature
+    ("EAGLE3 requires vLLM >= 0.9.0", "vLLM 0.12.0 or later: the ROCm AITER kernels are
+    used"), and remarks since when something holds ("Since vLLM 0.10"). Both are reported.
 
     Failing::
 
