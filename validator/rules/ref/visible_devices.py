@@ -184,14 +184,21 @@ def more_gpus_than_visible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     ``unsupported`` in ``strategy_hardware`` for hardware where the model fits one node.
     """
     grouped: dict[Blame, tuple[str, list[Rendered]]] = {}
+    counts: dict[str, int | None] = {}
+    placed: dict[tuple[int, int], Placement | None] = {}  # processes shared by renderings
     for rendered in rendered_configurations(doc, ctx):
         if not rendered.ok:
             continue
-        gpus = _gpu_count(ctx, rendered.hardware)
+        if rendered.hardware not in counts:
+            counts[rendered.hardware] = _gpu_count(ctx, rendered.hardware)
+        gpus = counts[rendered.hardware]
         if gpus is None:
             continue
         for proc in rendered.processes:
-            where = placement(proc, gpus)
+            key = (id(proc), gpus)
+            if key not in placed:
+                placed[key] = placement(proc, gpus)
+            where = placed[key]
             blame = None if where is None else _blame(doc, ctx, rendered, proc, where)
             if where is None or blame is None:
                 continue
