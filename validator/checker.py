@@ -228,7 +228,8 @@ class Checker:
             findings += self.run_rules(doc, result)
             findings += configuration_limit(doc, self.context)  # before it is forgotten
             self.context.forget_document(doc.path, doc.sha256)  # its rules are done
-        findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
+        findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data,
+                                   doc.source_map)
         return sorted(findings, key=Finding.sort_key)
 
     def _judged(self, doc: LoadedDocument) -> bool:
@@ -345,7 +346,8 @@ class Checker:
             tree = self.context.tree
             data = tree.read(doc.path)
             prov = tree.provenance(doc.path, data)
-            findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data)
+            findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data,
+                                       doc.source_map)
             if findings:
                 self._add(result, doc.path, prov, findings, schema_name, None)
 

@@ -137,4 +137,4 @@ def on_context_file(finding: Finding, cause: Related, doc: LoadedDocument) -> Fi
         finding, path=doc.path, pointer=pointer, line=line, column=column,
         end_line=span.end_line if span else None, end_column=span.end_column if span else None,
         message=f"{finding.path}: {finding.message.removeprefix(doc.path + ' ')}",
-        related=related, identity=None)
+        related=related, identity=None, aliases=())

@@ -83,6 +83,11 @@ class Finding:
             finding at another revision (:mod:`validator.identity`), set where the
             document's data is at hand; ``None`` when it was made without it. Not part
             of equality, nor of any report but SARIF's fingerprints.
+        aliases: the content anchors (as in ``identity``) of the other paths that reach
+            the finding's node through a YAML alias or merge key (``blackwell: *nv``):
+            one finding there stands for the defect at each of them, as many findings
+            would for explicit copies (:func:`validator.identity.match`). Set with
+            ``identity``; not part of equality nor of any report.
         reason: which kind of defect of its rule this is, when the rule reports several
             (``"floor"``: the token is accepted only from a later release than the
             configuration's minimum, :data:`FLOOR`; ``"pair"``: a recipe and a context
@@ -105,6 +110,7 @@ class Finding:
     baseline: str | None = None
     identity: tuple[str, str, str] | None = field(default=None, compare=False)
     reason: str | None = field(default=None, compare=False)
+    aliases: tuple[str, ...] = field(default=(), compare=False)
 
     def key(self) -> tuple[str, str, str]:
         """Identity of the finding across revisions: rule, JSON pointer and message with

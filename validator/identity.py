@@ -52,7 +52,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from validator.findings import FLOOR, Finding, normalise_message
-from validator.sourcemap import split_pointer
+from validator.sourcemap import SourceMap, reaching_paths, shared_nodes, split_pointer
 
 SAME_AS: dict[str, str] = {
     # a token of a structured argument list is rejected by a release the recipe claims:
@@ -179,17 +179,48 @@ def identity(finding: Finding, data: Any = None,
     return Identity(rule_group(finding.rule), subject_of(finding.message, value), anchor)
 
 
-def with_identities(findings: Iterable[Finding], data: Any) -> list[Finding]:
+def with_identities(findings: Iterable[Finding], data: Any,
+                    smap: SourceMap | None = None) -> list[Finding]:
     """``findings`` with :attr:`~validator.findings.Finding.identity` set from ``data``
-    (the data of the document they are about)."""
+    (the data of the document they are about) and, given the document's source map
+    ``smap``, :attr:`~validator.findings.Finding.aliases`: the anchors of the other paths
+    reaching the finding's node (:func:`alias_anchors`)."""
     out = []
     labels: dict[int, list[str]] = {}
+    shared: dict[str, list[str]] | None = None
     for f in findings:
         if f.identity is None:
             rule, subject, anchor = identity(f, data, labels)
-            f = dataclasses.replace(f, identity=(rule, subject, anchor))
+            if shared is None:
+                shared = _shared_by_pointer(smap)
+            f = dataclasses.replace(f, identity=(rule, subject, anchor), aliases=alias_anchors(
+                f.pointer, anchor, data, smap, shared, labels) if shared else ())
         out.append(f)
     return out
+
+
+def _shared_by_pointer(smap: SourceMap | None) -> dict[str, list[str]]:
+    """Pointer -> the pointers reaching its node, for the nodes several paths reach."""
+    if smap is None:
+        return {}
+    return {p: group for group in shared_nodes(smap, smap.values).values() for p in group}
+
+
+def alias_anchors(pointer: str, anchor: str, data: Any, smap: SourceMap | None,
+                  shared: dict[str, list[str]],
+                  labels: dict[int, list[str]] | None = None) -> tuple[str, ...]:
+    """The content anchors (:func:`content_anchor`) of the paths other than ``pointer``
+    (whose anchor is ``anchor``) that reach its node in ``data`` through a YAML alias or
+    merge key (:func:`validator.sourcemap.reaching_paths`; ``shared``: see there), in
+    document order."""
+    if smap is None:
+        return ()
+    out: dict[str, None] = {}
+    for path in reaching_paths(smap, shared, pointer, data)[1:]:
+        other = content_anchor(path, data, labels)[0]
+        if other != anchor:
+            out[other] = None
+    return tuple(out)
 
 
 def identity_of(finding: Finding) -> Identity:
@@ -228,9 +259,17 @@ def fingerprint(finding: Finding, path: str | None = None) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:32]
 
 
-def _units(findings: Sequence[Finding]) -> list[tuple[Identity, int]]:
-    """Each finding's unit: its identity and line (copies at one line are one unit)."""
-    return [(identity_of(f), f.line) for f in findings]
+Unit = tuple[Identity, int]
+"""An identity at one line (copies of one identity at one line are one unit)."""
+
+
+def units_of(finding: Finding) -> list[Unit]:
+    """The finding's units: its identity at its line and, for a node reached through
+    YAML aliases, the same identity anchored at each other path
+    (:attr:`~validator.findings.Finding.aliases`), at the same line."""
+    own = identity_of(finding)
+    return [(own, finding.line),
+            *((own._replace(anchor=a), finding.line) for a in finding.aliases)]
 
 
 def match(old: Sequence[Finding], new: Sequence[Finding]) -> tuple[list[bool], list[bool]]:
@@ -239,22 +278,27 @@ def match(old: Sequence[Finding], new: Sequence[Finding]) -> tuple[list[bool], l
 
     Identities are compared as a multiset of units (an identity at one line), in order:
     of an identity at three lines of ``old`` and two of ``new``, both of ``new`` are kept
-    and the third of ``old`` is gone."""
-    old_units, new_units = _units(old), _units(new)
-    old_count = Counter(i for i, _ in dict.fromkeys(old_units))
-    new_count = Counter(i for i, _ in dict.fromkeys(new_units))
+    and the third of ``old`` is gone. A finding on a node that several paths reach (a
+    YAML alias) is a unit at each path (:func:`units_of`), as explicit copies of the node
+    would be: it is kept when every one of its units is, and gone when one of them is, so
+    writing an alias out as a copy, or a copy as an alias, leaves a defect existing, and
+    an alias that carries it to one more path makes it new there."""
+    old_units, new_units = [units_of(f) for f in old], [units_of(f) for f in new]
+    old_count = Counter(i for i, _ in dict.fromkeys(u for us in old_units for u in us))
+    new_count = Counter(i for i, _ in dict.fromkeys(u for us in new_units for u in us))
     return (_first(new_units, old_count), [not k for k in _first(old_units, new_count)])
 
 
-def _first(units: list[tuple[Identity, int]], allowed: Counter[Identity]) -> list[bool]:
-    """For each unit, whether it is among the first ``allowed[identity]`` distinct units
-    of its identity."""
+def _first(units: list[list[Unit]], allowed: Counter[Identity]) -> list[bool]:
+    """For each finding's units, whether every one is among the first
+    ``allowed[identity]`` distinct units of its identity."""
     left = Counter(allowed)
-    taken: dict[tuple[Identity, int], bool] = {}
+    taken: dict[Unit, bool] = {}
     out = []
-    for unit in units:
-        if unit not in taken:
-            taken[unit] = left[unit[0]] > 0
-            left[unit[0]] -= 1
-        out.append(taken[unit])
+    for group in units:
+        for unit in group:
+            if unit not in taken:
+                taken[unit] = left[unit[0]] > 0
+                left[unit[0]] -= 1
+        out.append(all(taken[unit] for unit in group))
     return out

@@ -143,22 +143,52 @@ class SourceMap:
         return (block.first_line + index, block.indent + 1)
 
 
+def shared_nodes(smap: SourceMap, pointers: Iterable[str]) -> dict[Span, list[str]]:
+    """The nodes that several of ``pointers`` reach (through a YAML alias ``*name`` or a
+    merge key ``<<``), by their span: span -> those pointers, in order. (The builder
+    builds each path to an aliased node anew, so every path is in the map, with the
+    node's one span.)"""
+    by_node: dict[Span, list[str]] = {}
+    for pointer in dict.fromkeys(pointers):
+        span = smap.values.get(pointer)
+        if span is not None:
+            by_node.setdefault(span, []).append(pointer)
+    return {span: group for span, group in by_node.items() if len(group) > 1}
+
+
+def reaching_paths(smap: SourceMap, shared: dict[str, list[str]], pointer: str,
+                   data: Any) -> list[str]:
+    """Every pointer of the document (of loaded ``data``) that reaches the node
+    ``pointer`` names (or, for a pointer past the mapped nodes, the node its nearest
+    mapped ancestor names, with the rest of ``pointer`` appended), ``pointer`` itself
+    first; ``[pointer]`` for a node one path reaches. ``shared``: pointer -> the pointers
+    of its node, for the nodes several reach (:func:`shared_nodes`, by pointer). A
+    pointer the data does not hold (the builder maps a merged key's nodes also where the
+    mapping overrides the key) is left out."""
+    node, rest = pointer, ""
+    while node not in smap.values:
+        if "/" not in node:
+            return [pointer]
+        node, token = node.rsplit("/", 1)
+        rest = f"/{token}{rest}"
+    others = [p + rest for p in shared.get(node, ())
+              if p != node and pointer_value(data, p, _MISSING) is not _MISSING]
+    return [pointer, *others]
+
+
+_MISSING = object()
+
+
 def alias_anchors(smap: SourceMap, pointers: Iterable[str]) -> dict[str, str]:
     """For each of ``pointers`` that reaches one YAML node through an alias (``*name``)
     along with another of them, the pointer of that node where its anchor (``&name``)
     writes it: the one whose nearest key comes last before the node's own text (so that
     ``base_args: &ba [...]`` wins over ``args: *ba``). Pointers of nodes no other pointer
     shares are left out."""
-    by_node: dict[Span, list[str]] = {}
-    for pointer in dict.fromkeys(pointers):
-        span = smap.values.get(pointer)
-        if span is not None:
-            by_node.setdefault(span, []).append(pointer)
     out: dict[str, str] = {}
-    for span, group in by_node.items():
-        if len(group) > 1:
-            anchor = max(group, key=lambda p: _key_before(smap, p, span))
-            out.update(dict.fromkeys(group, anchor))
+    for span, group in shared_nodes(smap, pointers).items():
+        anchor = max(group, key=lambda p: _key_before(smap, p, span))
+        out.update(dict.fromkeys(group, anchor))
     return out
 
 

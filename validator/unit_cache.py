@@ -114,6 +114,7 @@ def _finding(row: Any) -> Finding:
     values["related"] = tuple(Related(**r) for r in values["related"])
     if values["identity"] is not None:
         values["identity"] = tuple(values["identity"])
+    values["aliases"] = tuple(values["aliases"])
     return Finding(**values)
 
 
