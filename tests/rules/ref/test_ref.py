@@ -101,3 +101,15 @@ def test_a_default_strategy_the_recipe_offers_is_no_finding(corpus_copy: Path,
     (the site recommends it there)."""
     inject(corpus_copy, "kv_offload_support:", added + "\nkv_offload_support:")
     assert not [f for f in ref_findings(corpus_copy) if f[0] == "REF031"]
+
+
+def test_a_revision_without_kv_store_deployments_is_not_judged_by_ref035(
+        examples_tree: Path) -> None:
+    """Our example tree has no ``kv_store/`` (as upstream revisions before it): a recipe
+    naming the deployments of a later revision gets no REF035 ("none exist" says nothing
+    the missing folder does not)."""
+    replace_once(examples_tree / "models/example-org/Example-Chat-8B.yaml",
+                 "\nvariants:", "\nkv_cache_strategy_hardware:\n"
+                 "  kv_store_distributed_mooncake:\n    h100: unsupported\nvariants:")
+    found = check_tree(examples_tree, "models/example-org/Example-Chat-8B.yaml")
+    assert not [f for f in found if f.rule == "REF035"]

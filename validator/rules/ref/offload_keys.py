@@ -52,7 +52,8 @@ def kv_store_deployment_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
     """Every key of ``kv_cache_strategy_hardware`` must be a kv-store deployment of the
     same revision (the ``name`` of a ``kv_store/*.yaml`` file): the site looks a
     deployment's per-hardware status up by its name, so a status under another key never
-    applies -- a deployment marked ``unsupported`` there stays offered.
+    applies -- a deployment marked ``unsupported`` there stays offered. A revision with no
+    deployment at all (an older tree, before ``kv_store/``) is not judged.
 
     Failing::
 
@@ -69,11 +70,13 @@ def kv_store_deployment_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
     How to fix: use the name of a kv-store deployment (the hint names the closest), or drop
     the entry."""
     deployments = ctx.kv_stores
+    if not deployments:  # a revision without kv-store deployments: nothing to name yet
+        return
     for name, _, pointer in items(get(doc.data, "kv_cache_strategy_hardware"),
                                   "/kv_cache_strategy_hardware"):
         if name not in deployments:
             yield Hit(pointer, f"kv_cache_strategy_hardware names {name!r}, which is no "
                       "kv-store deployment of this revision: its statuses never apply",
                       nearest_hint(str(name), deployments)
-                      or f"deployments: {', '.join(map(str, deployments)) or 'none'}",
+                      or f"deployments: {', '.join(map(str, deployments))}",
                       on_key=True)
