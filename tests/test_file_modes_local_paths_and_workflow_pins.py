@@ -94,7 +94,7 @@ def test_check_github_format_writes_the_job_summary(tmp_path: Path,
     out = capsys.readouterr().out
     assert out.startswith("::group::")
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("earlier step\n## recipe-check: ❌ 12 errors")
+    assert text.startswith("earlier step\n## recipe-check: ❌ 14 errors")
     assert "| ❌ error | [REF004]" in text
     # --no-summary, or another format, writes none
     assert main(["check", "--format", "github", "--no-summary", str(BROKEN)]) == 1
@@ -111,7 +111,7 @@ def test_output_options_are_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                  "c/out.json", "--markdown", "d/out.md", str(BROKEN)]) == 1
     assert capsys.readouterr().out == ""
     assert json.loads((tmp_path / "a/b/out.sarif").read_text())["version"] == "2.1.0"
-    assert json.loads((tmp_path / "c/out.json").read_text())["summary"]["errors"] == 12
+    assert json.loads((tmp_path / "c/out.json").read_text())["summary"]["errors"] == 14
     assert (tmp_path / "d/out.md").read_text().startswith("## recipe-check")
     for command in ("check", "pr", "history"):
         with pytest.raises(SystemExit):

@@ -50,7 +50,7 @@ def test_console_script_prints_revision(commit_map: dict[str, str], corpus_repo:
 def test_branch_gives_prov004(corpus_repo: Path, git_cache: Path,
                               capsys: pytest.CaptureFixture[str]) -> None:
     code = main([f"{REPO}@main:{GLM}", "--git-url", str(corpus_repo), "--cache-dir",
-                 str(git_cache), "--format", "json"])
+                 str(git_cache), "--format", "json", "--select", "PROV"])
     doc = json.loads(capsys.readouterr().out)["documents"][0]
     assert doc["resolved_from"] == "main"
     assert doc["revision"] == git_out(corpus_repo, "rev-parse", "main")
@@ -58,7 +58,7 @@ def test_branch_gives_prov004(corpus_repo: Path, git_cache: Path,
     assert len(prov) == 1 and prov[0]["severity"] == "warning"
     assert code == 0
     assert main([f"{REPO}@main:{GLM}", "--git-url", str(corpus_repo), "--cache-dir",
-                 str(git_cache), "--strict"]) == 1
+                 str(git_cache), "--strict", "--select", "PROV"]) == 1
 
 
 def test_a_branch_resolved_once_warns_once_for_a_whole_folder(

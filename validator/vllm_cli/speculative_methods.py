@@ -17,11 +17,11 @@ each release's ``SpeculativeConfig`` takes, and whether it refuses any other key
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
 from validator.paths import SNAPSHOTS_DIR
+from validator.state_json import parse_json
 
 PATH = SNAPSHOTS_DIR / "vllm-speculative-config.json"
 FORMAT = "recipe-check/vllm-speculative-config/v1"
@@ -29,7 +29,7 @@ FORMAT = "recipe-check/vllm-speculative-config/v1"
 
 @functools.cache
 def _releases(path: Path = PATH) -> dict[str, dict[str, Any]]:
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc = parse_json(path.read_bytes(), fast=True)
     if doc.get("format") != FORMAT:
         raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
     return {version: {"methods": None if entry["methods"] is None
