@@ -61,6 +61,9 @@ CASES = [
      "kv_offload_support:", "/default_strategy", "default_strategy: multi_node_tp_dp"),
     ("REF032", "  offloading_fs: verified\n", "  offloading_fs: verified\n  offloading_gpu: "
      "verified\n", "/kv_offload_support/offloading_gpu", "offloading_gpu: verified"),
+    ("REF036", "    default_mode: mtp\n", "    default_mode: mtp\n    strategies: [single_node_tp, "
+     "multi_node_tpp]\n", "/features/spec_decoding/strategies/1",
+     "strategies: [single_node_tp, multi_node_tpp]"),
     ("REF035", "kv_offload_support:", "kv_cache_strategy_hardware:\n  kv_store_distributed_"
      "mooncak:\n    mi300x: unsupported\n\nkv_offload_support:",
      "/kv_cache_strategy_hardware/kv_store_distributed_mooncak", "mooncak:"),

@@ -1,5 +1,7 @@
-"""``REF002``, ``REF003``, ``REF031``: ``compatible_strategies``, ``strategy_overrides`` and
-``default_strategy`` name strategies of ``strategies/`` (the last one the recipe offers)."""
+"""``REF002``, ``REF003``, ``REF031``, ``REF036``: ``compatible_strategies``,
+``strategy_overrides``, ``default_strategy`` and a feature's ``strategies`` name strategies
+of ``strategies/`` (the default one the recipe offers; a feature's list may also name a
+kv-store deployment)."""
 
 from __future__ import annotations
 
@@ -110,3 +112,39 @@ def default_strategy_offered(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     yield Hit("/default_strategy", f"default_strategy {name!r} {why}: the site ignores it "
               "and recommends its own pick",
               nearest_hint(name, offered) or f"offered: {', '.join(offered) or 'none'}")
+
+
+@rule("REF036", Severity.WARNING, "A feature's strategies list names an unknown strategy",
+      reads=frozenset({Reads.STRATEGIES, Reads.KV_STORES}), needs_root=True)
+def feature_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """Every entry of a feature's ``strategies`` allow-list must be a strategy (or a
+    kv-store deployment) of the same revision: the site offers the feature only on the
+    strategies the list names, so a misspelt name hides it where the author meant it.
+
+    Failing::
+
+        features:
+          tool_calling:
+            description: "Tool calls"
+            args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+            strategies: [single_node_tpp]
+
+    Passing::
+
+        features:
+          tool_calling:
+            description: "Tool calls"
+            args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
+            strategies: [single_node_tp]
+
+    How to fix: use the name of a file in ``strategies/`` (the hint names the closest), or
+    drop the entry."""
+    known = {*ctx.strategies, *ctx.kv_stores}
+    for key, feature in as_dict(get(doc.data, "features")).items():
+        base = f"/features/{key}/strategies"
+        for _, name, pointer in elements(get(feature, "strategies"), base):
+            if isinstance(name, str) and name not in known:
+                yield Hit(pointer, f"feature {key!r} lists strategy {name!r}, which does not "
+                          "exist in strategies/ or kv_store/: the feature is never offered "
+                          "there", nearest_hint(name, sorted(known))
+                          or f"known strategies: {', '.join(sorted(known))}")
