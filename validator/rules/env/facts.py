@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
+from validator.analysis.edit_distance import edit_distance
 from validator.paths import PACKAGE_DIR
 
 DATA_FILE = PACKAGE_DIR / "data" / "vendor_env.json"
@@ -43,20 +44,6 @@ def _by_prefix() -> dict[str, tuple[frozenset[str], VendorList]]:
     return out
 
 
-def _distance(a: str, b: str) -> int:
-    """Optimal string alignment distance (Levenshtein plus adjacent transpositions)."""
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
-
-
 def _segment_typo(a: str, b: str) -> bool:
     """``a`` and ``b`` (one ``_`` segment each) differ by a typo: at most one edit for a
     segment of 4-7 characters, two from 8; segments under 4 characters (``IB``, ``TC``,
@@ -64,7 +51,7 @@ def _segment_typo(a: str, b: str) -> bool:
     shortest = min(len(a), len(b))
     if shortest < 4:
         return False
-    return _distance(a, b) <= (2 if shortest >= 8 else 1)
+    return edit_distance(a, b) <= (2 if shortest >= 8 else 1)
 
 
 def _near(name: str, known: str) -> bool:
@@ -102,7 +89,7 @@ def near_miss(name: str) -> NearMiss | None:
     prefix = norm.split("_", 1)[0]
     entry = table.get(prefix)
     if entry is None:
-        close = [p for p in table if len(p) >= 4 and _distance(prefix, p) == 1]
+        close = [p for p in table if len(p) >= 4 and edit_distance(prefix, p) == 1]
         if len(close) != 1:
             return None
         names, source = table[close[0]]
@@ -115,7 +102,7 @@ def near_miss(name: str) -> NearMiss | None:
         return None
     if norm in names:
         return NearMiss(name, norm, "wrong case or separator", source)
-    found = sorted((_distance(norm, k), k) for k in names if _near(norm, k))
+    found = sorted((edit_distance(norm, k), k) for k in names if _near(norm, k))
     if not found:
         return None
     return NearMiss(name, found[0][1], "one misspelled word" if len(name.split("_")) == len(

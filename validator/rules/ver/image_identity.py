@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from validator.analysis.edit_distance import edit_distance
 from validator.analysis.recipe_data import get
 from validator.analysis.stated_versions import (
     BRAND_KEYS,
@@ -90,7 +91,7 @@ def near_official(repo: str) -> str | None:
     if repo in OFFICIAL_REPOSITORIES:
         return None
     for known in OFFICIAL_REPOSITORIES:
-        if repo == known.split("/", 1)[1] or _distance(repo, known) <= NEAR:
+        if repo == known.split("/", 1)[1] or edit_distance(repo, known) <= NEAR:
             return known
     return None
 
@@ -118,20 +119,6 @@ def tag_problem(ref: ImageRef, releases: ReleaseList) -> tuple[str, str] | None:
     return (f"tag {tag!r} names vLLM {version}, which was never released",
             f"use a released version (the next one is {nxt.version})" if nxt else
             "use a released version")
-
-
-def _distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute, swap two neighbours) from ``a`` to ``b``."""
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
 
 
 @rule("VER016", Severity.ERROR,
