@@ -265,9 +265,9 @@ LAYERS: dict[str, set[str]] = {
     "validator.context": {"validator.load", "validator.source", "validator.findings",
                           "validator.paths", "validator.rules.metadata", "validator.settings",
                           "validator.vllm_cli"},  # CliRegistries, for the type of ctx.cli
-    "validator.render": {"validator.context", "validator.errors", "validator.findings",
-                         "validator.load", "validator.owned_folder", "validator.paths",
-                         "validator.source", "validator.sourcemap",
+    "validator.render": {"validator.atomic", "validator.context", "validator.errors",
+                         "validator.findings", "validator.load", "validator.owned_folder",
+                         "validator.paths", "validator.source", "validator.sourcemap",
                          "validator.unit_pool"},  # the site API build renders on every core
     "validator.owned_folder": {"validator.atomic", "validator.state_json"},
     "validator.state_json": set(),

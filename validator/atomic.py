@@ -237,13 +237,23 @@ def write_output(path: Path, data: bytes) -> None:
     if info is not None and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
         fd = os.open(real, os.O_WRONLY | os.O_NOCTTY)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
         finally:
             os.close(fd)
         return
     atomic_write(real, data, mode=None if info is None else stat.S_IMODE(info.st_mode))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the open descriptor ``fd`` (``os.write`` may write less
+    than it is given: to a pipe, a FIFO, or when interrupted).
+
+    Raises:
+        OSError: a write fails; what was written before stays written.
+    """
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 class LinkRefused(NotAFileError):

@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from validator.atomic import write_all
 from validator.errors import RecipeCheckError
 from validator.owned_folder import (
     is_made_by,
@@ -196,9 +197,7 @@ class StagedApiFolder:
                 self._make_folders(folder)
             fd = os.open(self._root + relative, _WRITE_FLAGS, 0o666)
             try:
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(fd, view):]
+                write_all(fd, payload)
             finally:
                 os.close(fd)
         except IsADirectoryError:
