@@ -24,7 +24,6 @@ from validator.suppress import (
     UNUSED,
     Directive,
     DirectiveKey,
-    directive_key,
     directives,
     suppressible,
 )
@@ -102,7 +101,7 @@ class Policy:
         comments = directives(data)
         if not comments:
             return out
-        applied, added = self._split(path, data, comments)
+        applied, added = self._split(path, comments)
         kept = [f for f in out if not _suppressed(f, applied)]
         kept = [dataclasses.replace(f, hint=f"{ADDED_COMMENT}; {f.hint}" if f.hint
                                     else ADDED_COMMENT) if _suppressed(f, added) else f
@@ -110,17 +109,14 @@ class Policy:
         return kept + [f for f in self._comment_findings(path, comments)
                        if self.keep(path, f.rule) and not _suppressed(f, applied)]
 
-    def _split(self, path: str, data: bytes, comments: list[Directive]
+    def _split(self, path: str, comments: list[Directive]
                ) -> tuple[list[Directive], list[Directive]]:
         """``(comments that apply, comments the change adds)`` (see ``trusted``)."""
         if self.trusted is None:
             return comments, []
         known = self.trusted(path)
-        from validator.load.lines import text_lines
-
-        lines = text_lines(data.decode("utf-8", errors="replace"))
-        old = [d for d in comments if directive_key(d, lines) in known]
-        return old, [d for d in comments if not any(d is o for o in old)]
+        return ([d for d in comments if d.key in known],
+                [d for d in comments if d.key not in known])
 
     def _comment_findings(self, path: str, comments: Sequence[Directive]) -> list[Finding]:
         out = []

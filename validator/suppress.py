@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from validator.rules.rc.suppression_comments import IN_TEXT, MALFORMED, UNKNOWN, UNUSED
@@ -64,6 +63,8 @@ class Directive:
         selectors: normalised ids/prefixes in the brackets, as written order.
         bad: what is wrong with it (an RC002/RC003 message), if anything.
         used: selectors that suppressed at least one finding.
+        covered: the text of the line it suppresses on, stripped (``""`` for the whole
+            file), as :func:`directives` read it.
     """
 
     line: int
@@ -72,11 +73,17 @@ class Directive:
     selectors: list[str]
     bad: list[tuple[str, str]] = field(default_factory=list)
     used: set[str] = field(default_factory=set)
+    covered: str = ""
 
     @property
     def file_wide(self) -> bool:
         """Whether it is ``ignore-file``."""
         return self.covers == 0
+
+    @property
+    def key(self) -> DirectiveKey:
+        """What this comment is, wherever its lines moved (:data:`DirectiveKey`)."""
+        return self.file_wide, frozenset(self.selectors), self.covered
 
 
 def directives(data: bytes) -> list[Directive]:
@@ -93,7 +100,8 @@ def directives(data: bytes) -> list[Directive]:
     ids = known_ids()
     content = ScalarContent(*scalar_spans(text))
     out: list[Directive] = []
-    for number, line in enumerate(text_lines(text), 1):
+    lines = text_lines(text)
+    for number, line in enumerate(lines, 1):
         if "#" not in line:
             continue
         hashes = comment_hashes(line)
@@ -116,6 +124,9 @@ def directives(data: bytes) -> list[Directive]:
                     out.append(noqa)
                 continue
             out.append(_directive(m.group("rest"), number, h + 1, alone, ids))
+    for d in out:
+        if 0 < d.covers <= len(lines):
+            d.covered = lines[d.covers - 1].strip()
     return out
 
 
@@ -125,20 +136,8 @@ names, and the text of the line it covers (``""`` for a file-wide one)."""
 
 
 def directive_keys(data: bytes) -> frozenset[DirectiveKey]:
-    """The :data:`DirectiveKey` of every suppression comment of a document's bytes."""
-    comments = directives(data)
-    if not comments:
-        return frozenset()
-    from validator.load.lines import text_lines
-
-    return frozenset(directive_key(d, text_lines(data.decode("utf-8", errors="replace")))
-                     for d in comments)
-
-
-def directive_key(d: Directive, lines: Sequence[str]) -> DirectiveKey:
-    """The :data:`DirectiveKey` of ``d`` in a document of these ``lines``."""
-    covered = lines[d.covers - 1].strip() if 0 < d.covers <= len(lines) else ""
-    return d.file_wide, frozenset(d.selectors), covered
+    """The :attr:`Directive.key` of every suppression comment of a document's bytes."""
+    return frozenset(d.key for d in directives(data))
 
 
 def comment_hashes(line: str) -> list[int]:
