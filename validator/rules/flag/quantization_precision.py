@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from validator.analysis.recipe_data import get
 from validator.analysis.rendered_commands import affected
 from validator.findings import Severity
 from validator.rules.api import Hit, rule
@@ -60,9 +61,7 @@ def _quantization(tokens: tuple[Token, ...]) -> tuple[str, Token] | None:
 
 
 def _precision(doc: LoadedDocument, variant: str) -> str | None:
-    variants: Any = doc.data.get("variants") if isinstance(doc.data, dict) else None
-    entry = variants.get(variant) if isinstance(variants, dict) else None
-    value = entry.get("precision") if isinstance(entry, dict) else None
+    value = get(doc.data, "variants", variant, "precision")
     return value if isinstance(value, str) else None
 
 
