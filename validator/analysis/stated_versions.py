@@ -208,6 +208,9 @@ def image_sites(doc: LoadedDocument) -> Iterator[ImageSite]:
 
 
 def variant_covers_brand(doc: LoadedDocument, variant: str, brand: str) -> bool:
+    """Whether ``variant``'s ``docker_image`` gives an image for ``brand`` (``"nvidia"``,
+    ``"amd"``): a plain string is NVIDIA's, a brand map names its brands, a CUDA map
+    (``cu129``/``cu130``) is NVIDIA's."""
     image = get(doc.data, "variants", variant, "docker_image")
     if isinstance(image, str):
         return brand == "nvidia"
@@ -259,6 +262,8 @@ def required_by(doc: LoadedDocument, ctx: Context, site: ImageSite) -> list[Requ
 
 
 def min_pointer(doc: LoadedDocument, variant: str) -> str:
+    """The JSON Pointer of the minimum that applies to ``variant``: its own
+    ``min_vllm_version`` when it states a valid one, else the recipe's."""
     own = get(doc.data, "variants", variant, "min_vllm_version")
     if parse_min_version(own) is not None:
         return join_pointer(join_pointer("/variants", variant), "min_vllm_version")

@@ -315,6 +315,8 @@ def site_source(winner: Arg) -> str:
 
 
 def override_fix(dropped: Arg, winner: Arg) -> str:
+    """The hint of a finding where the site's ``winner`` replaces the recipe's
+    ``dropped`` flag (FLAG025, FLAG029): where the size or value should be set instead."""
     if winner.layer.startswith("strategy:") and "/vllm_args" not in winner.pointer:
         return (f"remove it from {dropped.layer}: the site sets the parallel size from the "
                 "strategy and the hardware's gpu_count (pin a single-node TP size with "
