@@ -252,7 +252,7 @@ def test_a_malformed_release_number_is_not_a_version(version: str) -> None:
          ("/variants/default/vram_minimum_gb", "type", "17")),
         # values outside a closed vocabulary
         ({"meta__difficulty": "expert"}, ("/meta/difficulty", "enum", "expert")),
-        ({"meta__tasks": ["text", "chat"]}, ("/meta/tasks/1", "enum", "chat")),
+        ({"meta__tasks": ["text", ""]}, ("/meta/tasks/1", "minLength", "")),
         ({"meta__hardware": {"h200": "supported"}}, ("/meta/hardware/h200", "enum", "supported")),
         ({"model__architecture": "hybrid"}, ("/model/architecture", "enum", "hybrid")),
         ({"variants__fp8__precision": "fp6"}, ("/variants/fp8/precision", "enum", "fp6")),
