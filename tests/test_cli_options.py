@@ -134,3 +134,25 @@ def test_online_releases_help_says_what_is_used_without_it() -> None:
     readme = (PROJECT / "README.md").read_text(encoding="utf-8")
     assert "`history` exits 0 with findings" in readme  # the exit codes name history's
     assert "relative to that root, not to the current folder" in readme
+
+
+def test_every_file_or_folder_option_refuses_an_empty_name() -> None:
+    """``--cache-dir "$CACHE"`` with ``CACHE`` unset must not turn the current folder
+    into a cache (nor ``--root ''`` / ``--out-dir ''`` silently mean it): every option
+    taking a FILE or DIR is typed by :func:`validator.paths.option_path` (report files by
+    ``report_file``, which refuses it too)."""
+    named = [u for u in option_uses() if u.value in ("FILE", "DIR") and not u.hidden]
+    assert {u.name for u in named} >= {"--cache-dir", "--root", "--repo", "--out-dir"}
+    assert [(u.command, u.name) for u in named
+            if u.type_name not in ("option_path", "report_file")] == []
+
+
+def test_an_empty_cache_folder_is_a_usage_error_and_writes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "recipes"
+    shutil.copytree(EXAMPLES, root)
+    before = sorted(p.name for p in root.iterdir())
+    for _ in range(2):  # the second run would be the cache's to answer
+        done = run_cli("--cache-dir", "", CHAT, cwd=root)
+        assert done.returncode == 2
+        assert "--cache-dir: an empty name (an unset variable?)" in done.stderr
+    assert sorted(p.name for p in root.iterdir()) == before

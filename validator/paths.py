@@ -87,3 +87,18 @@ def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or ""
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
     return root / "recipe-check"
+
+
+def option_path(text: str) -> Path:
+    """The ``argparse`` type of an option naming a file or folder: the path, refusing an
+    empty value (``--cache-dir "$CACHE"`` with ``CACHE`` unset), which :class:`Path` would
+    silently take for the current folder.
+
+    Raises:
+        argparse.ArgumentTypeError: ``text`` is empty.
+    """
+    if not text:
+        import argparse
+
+        raise argparse.ArgumentTypeError("an empty name (an unset variable?): give a path")
+    return Path(text)

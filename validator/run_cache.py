@@ -241,8 +241,9 @@ def plan_run(args: Sequence[str], digests: FileDigests) -> RunPlan | None:
     if parsed is None:
         return None
     keyed, paths, values = parsed
-    if not paths or not all(os.path.lexists(p) for p in paths):
-        return None
+    if not paths or not all(os.path.lexists(p) for p in paths) \
+            or any(values[name] == "" for name in VALUED.intersection(values)):
+        return None  # nothing to answer for, or an empty option value argparse refuses
     if values.get("--format") == "github" and "--no-summary" not in values \
             and os.environ.get("GITHUB_STEP_SUMMARY"):
         return None  # appends a job summary to a file

@@ -21,6 +21,7 @@ from pathlib import Path
 from validator.cache import CLAIMS, HISTORY_PART, RUNS
 from validator.errors import UsageError
 from validator.owned_folder import CACHE_TAG, is_tagged_cache
+from validator.paths import option_path
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
 from validator.unit_cache import RESULTS
 
@@ -37,7 +38,7 @@ PARTS = {RESULTS: "check results", RUNS: "whole check runs",
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``cache``."""
     parser.add_argument("action", choices=["clean", "info"])
-    parser.add_argument("--cache-dir", type=Path, metavar="DIR",
+    parser.add_argument("--cache-dir", type=option_path, metavar="DIR",
                         help=CACHE_DIR_HELP)
     parser.add_argument("--git", action="store_true",
                         help="clean: also remove the git clones of pinned sources")

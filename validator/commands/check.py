@@ -35,6 +35,7 @@ from validator.commands.output_guard import (
 from validator.config import Config
 from validator.context import PLATFORMS, Settings
 from validator.errors import UsageError
+from validator.paths import option_path
 from validator.policy import Policy
 from validator.progress import NO_PROGRESS, Display, display_of
 from validator.report import REPORTERS, get_reporter
@@ -56,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``check``."""
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="recipe file, folder, or OWNER/REPO@REV:PATH")
-    parser.add_argument("--root", type=Path, metavar="DIR",
+    parser.add_argument("--root", type=option_path, metavar="DIR",
                         help="recipes root (default: walk up from PATH)")
     add_run_arguments(parser)
     parser.add_argument("--fix", action="store_true",

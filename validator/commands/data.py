@@ -19,6 +19,7 @@ from pathlib import Path
 
 from validator.commands.options import RenamedOption
 from validator.errors import UsageError
+from validator.paths import option_path
 from validator.releases import (
     PYPI_JSON_URL,
     ReleaseListError,
@@ -32,7 +33,7 @@ from validator.releases import (
 def _add_vendored_dir(p: argparse.ArgumentParser, help_: str) -> None:
     """``--vendored-dir DIR`` (the vendored data folder), and its old spelling
     ``--snapshot-dir``, accepted but not shown in --help."""
-    p.add_argument("--vendored-dir", type=Path, default=None, metavar="DIR",
+    p.add_argument("--vendored-dir", type=option_path, default=None, metavar="DIR",
                    help=f"vendored data folder ({help_})")
     # --snapshot-dir names the snapshot store in every other command: refused here
     p.add_argument("--snapshot-dir", action=RenamedOption, use="--vendored-dir DIR")
@@ -93,7 +94,7 @@ def _add_vllm_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                        "released vLLM versions (docs/vllm-cli-registry.md)")
     p.add_argument("versions", nargs="+", metavar="VERSION",
                    help="release versions, 'all' (every release from 0.4.2) or 'missing'")
-    p.add_argument("--out-dir", type=Path, default=None, metavar="DIR",
+    p.add_argument("--out-dir", type=option_path, default=None, metavar="DIR",
                    help="output folder (the registry; default: snapshots/vllm-cli; not with "
                         "--plugin)")
     from validator.vllm_cli.plugins import PLUGINS

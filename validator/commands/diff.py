@@ -33,6 +33,7 @@ from validator.context import build_context
 from validator.errors import UsageError
 from validator.findings import printable
 from validator.load import load_yaml
+from validator.paths import option_path
 from validator.recipe_diff import RecipeDiff, Side, absent_side, diff_recipes
 from validator.render.renderer import site_strategies
 from validator.report.markdown import recipe_diff_lines
@@ -54,10 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(with PATH: a revision of --repo)")
     parser.add_argument("path", nargs="?", metavar="PATH",
                         help="compare this recipe at revisions OLD and NEW of --repo")
-    parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+    parser.add_argument("--repo", type=option_path, default=Path("."), metavar="DIR",
                         help="git repository of the recipes (for the revision form; default: "
                              "current folder)")
-    parser.add_argument("--root", type=Path, metavar="DIR",
+    parser.add_argument("--root", type=option_path, metavar="DIR",
                         help="recipes root (default: walk up from PATH; a file outside "
                              "every root renders with this root's context)")
     parser.add_argument("--no-feature-sets", action="store_true",

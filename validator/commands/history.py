@@ -36,6 +36,7 @@ from validator.commands.output_guard import refuse_overwriting, work_tree_inputs
 from validator.errors import UsageError
 from validator.findings import Finding, Severity
 from validator.history.audit import AuditOptions, AuditResult, Change, run_audit
+from validator.paths import option_path
 from validator.policy import Policy
 from validator.progress import Progress, display_of
 from validator.settings import Settings
@@ -59,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="repository-relative recipe files or folders to audit "
                              "(default: every models/** recipe)")
-    parser.add_argument("--repo", type=Path, default=Path("."), metavar="DIR",
+    parser.add_argument("--repo", type=option_path, default=Path("."), metavar="DIR",
                         help="git repository of the recipes (default: current folder)")
     parser.add_argument("--rev", default="main",
                         help="branch whose first-parent history is audited (default main)")
@@ -71,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="audit only the recipe paths of shard K of N")
     parser.add_argument("--jobs", "-j", type=positive_int, default=None, metavar="N",
                         help="check on N processes (default: the CPUs available)")
-    parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+    parser.add_argument("--cache-dir", type=option_path, default=None, metavar="DIR",
                         help=CACHE_DIR_HELP)
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache (in --cache-dir)")

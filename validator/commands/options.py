@@ -35,6 +35,7 @@ from typing import TextIO
 from validator.atomic import output_problem, write_output
 from validator.config import Config, find_config, known_ids, load_config_file
 from validator.errors import UsageError
+from validator.paths import option_path
 from validator.policy import Policy
 from validator.settings import Settings
 from validator.source.tree import LocalTree
@@ -235,7 +236,7 @@ def add_rule_arguments(parser: argparse.ArgumentParser, *, fail_on: bool = False
                        help="add these rules to the selection")
     group.add_argument("--ignore", action="append", default=[], metavar="IDS",
                        help="do not report these rules (added to the config's ignore)")
-    group.add_argument("--config", type=Path, metavar="FILE",
+    group.add_argument("--config", type=option_path, metavar="FILE",
                        help="configuration file (.recipe-check.toml or pyproject.toml with "
                             "[tool.recipe-check]; default: found at the recipes root)")
     if fail_on:

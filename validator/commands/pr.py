@@ -47,6 +47,7 @@ from validator.commands.options import (
 from validator.commands.output_guard import refuse_overwriting, work_tree_inputs
 from validator.config import Config
 from validator.findings import printable
+from validator.paths import option_path
 from validator.pr.event import read_event
 from validator.pr.run import open_repository, resolve_revisions, run_pr
 from validator.report import REPORTERS, get_reporter
@@ -67,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "either, every recipe is checked and every finding is new)")
     parser.add_argument("--head", metavar="REV",
                         help="head revision (default: the GitHub event's head, else HEAD)")
-    parser.add_argument("--repo", type=Path, metavar="DIR",
+    parser.add_argument("--repo", type=option_path, metavar="DIR",
                         help="git repository of the recipes (default: $GITHUB_WORKSPACE, "
                              "else the current folder)")
     parser.add_argument("--paths", action="append", default=[], metavar="PATTERN",

@@ -51,6 +51,7 @@ from validator.commands.record import checked_on
 from validator.context import Context, Settings, build_context
 from validator.errors import UsageError
 from validator.findings import printable
+from validator.paths import option_path
 from validator.progress import display_of
 from validator.source.options import add_store_dir
 from validator.source.tree import SourceError
@@ -65,12 +66,12 @@ PAUSE_ENV = "RECIPE_CHECK_PUBLISH_PAUSE"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``publish``."""
-    parser.add_argument("--lock", type=Path, metavar="FILE",
+    parser.add_argument("--lock", type=option_path, metavar="FILE",
                         help="snapshot lock file (recipes.lock.json) listing the documents "
                              "(default: the store's, see 'recipe-check snapshot path')")
     add_store_dir(parser, "its lock file lists what is published")
     parser.add_argument("--out-dir", action=DeprecatedSpelling, deprecated=("--out",),
-                        dest="out", type=Path, required=True, metavar="DIR",
+                        dest="out", type=option_path, required=True, metavar="DIR",
                         help="output folder (records/, schemas/, index.json; --out DIR is "
                              "its deprecated old name)")
     parser.add_argument("--checked-on", metavar="YYYY-MM-DD",
@@ -78,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attestation", action="store_true",
                         help="write each record as an in-toto Statement v1 (beside the bare "
                              "record, as .intoto.json)")
-    parser.add_argument("--site", type=Path, metavar="DIR",
+    parser.add_argument("--site", type=option_path, metavar="DIR",
                         help="also build the static catalogue of the published records "
                              "here (HTML, works from disk); DIR is replaced whole, so it "
                              "must be new, empty or a catalogue publish made")

@@ -17,11 +17,11 @@ import argparse
 import re
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 from validator.commands.options import is_stdout, report_file
 from validator.context import Settings
 from validator.errors import UsageError
+from validator.paths import option_path
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.tree import RecipeTree
 
@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attestation", action="store_true",
                         help="write each record as an in-toto Statement v1 (in place of the bare "
                              "record)")
-    parser.add_argument("--manifest", type=Path, metavar="FILE",
+    parser.add_argument("--manifest", type=option_path, metavar="FILE",
                         help="read single files listed in this MANIFEST.json (in place)")
     parser.add_argument("--print-schema", action="store_true",
                         help="print the record JSON Schema generated from the model")

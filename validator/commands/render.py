@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from validator.commands.check import collect_targets, positive_int
@@ -37,6 +36,7 @@ from validator.context import Context, build_context
 from validator.errors import RecipeCheckError, UsageError
 from validator.findings import printable
 from validator.load import LoadedDocument, load_yaml
+from validator.paths import option_path
 from validator.render import gates
 from validator.render.api_paths import promoted_id, promoted_id_problem
 from validator.render.docker import BASE_CUDA, CUDA_BUILDS
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``render``."""
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="recipe file inside a recipes checkout, or OWNER/REPO@REV:PATH")
-    parser.add_argument("--root", type=Path, metavar="DIR",
+    parser.add_argument("--root", type=option_path, metavar="DIR",
                         help="recipes root (default: walk up from PATH)")
     parser.add_argument("--hardware", metavar="HW", help="hardware profile id (default: the "
                         "site's landing hardware for the variant)")
@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="format written to stdout (text: each configuration's commands "
                              "as the site shows them; json: one object per configuration with "
                              "its argv, env, docker form and problems; default: text)")
-    parser.add_argument("--api-out", type=Path, metavar="DIR",
+    parser.add_argument("--api-out", type=option_path, metavar="DIR",
                         help="write the site's static JSON API for the recipes to DIR")
     add_fetch_arguments(parser)
 

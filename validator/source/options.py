@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from validator.paths import default_store_dir
+from validator.paths import default_store_dir, option_path
 from validator.source.roots import default_cache_dir as default_cache_dir  # re-exported
 from validator.source.tree import SourceError
 
@@ -43,11 +43,12 @@ def add_store_dir(parser: argparse._ActionsContainer, what: str) -> None:
     """``--store-dir DIR`` (the snapshot store) on ``parser`` (a parser or an argument
     group), and its old spelling ``--snapshot-dir``, accepted but not shown in --help."""
     detail = f"{what}; " if what else ""
-    parser.add_argument("--store-dir", type=Path, default=None, metavar="DIR",
+    parser.add_argument("--store-dir", type=option_path, default=None, metavar="DIR",
                         help=f"snapshot store of verified recipes ({detail}default: "
                              "$RECIPE_CHECK_STORE, else "
                              "$XDG_DATA_HOME/recipe-check/snapshots/recipes)")
-    parser.add_argument("--snapshot-dir", dest="store_dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--snapshot-dir", dest="store_dir", type=option_path,
+                        help=argparse.SUPPRESS)
 
 
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
@@ -184,7 +185,7 @@ def add_fetch_arguments(parser: argparse.ArgumentParser, *, offline: bool = True
                        help="fetch pinned revisions with git (default) or over HTTP")
     group.add_argument("--git-url", metavar="URL",
                        help=f"clone OWNER/REPO from this URL or folder (env {GIT_URL_ENV})")
-    group.add_argument("--cache-dir", type=Path, metavar="DIR",
+    group.add_argument("--cache-dir", type=option_path, metavar="DIR",
                        help=CACHE_DIR_HELP)
     group.add_argument("--raw-base-url", metavar="URL", default=DEFAULT_RAW_BASE,
                        help=f"raw content server for --backend http (default {DEFAULT_RAW_BASE})")
