@@ -2,7 +2,9 @@
 ``REF024``: a link the site shows is not an ``https://`` address.
 
 A whole-command field is passed through the site's ``command-synthesis.js`` as written
-and shown as its own command: ``model.install.<pip|docker>.command``,
+and shown as its own command: ``model.install.<pip|docker>.command`` (and a variant's
+on one hardware, ``variants.<v>.hardware_overrides.<hw>.install``), a vLLM-Omni task's
+example request and benchmark (``omni.tasks[].curl``, per hardware too, ``.benchmark``),
 ``dependencies[].command``, ``features.<f>.companion.command``, a platform's ``install``
 snippet (``meta.platforms[]`` of a recipe, ``platforms.yaml``), a kv-store deployment's
 ``vllm.install`` (per brand too), ``router.install``, ``mooncake_master.command`` and
@@ -43,12 +45,17 @@ written."""
 
 
 def recipe_commands(data: Any) -> Iterator[tuple[str, str]]:
-    """``(pointer, text)`` of each whole command a recipe's page shows verbatim."""
-    install = as_dict(get(data, "model", "install"))
-    for channel in ("pip", "docker"):
-        text = get(install.get(channel), "command")
-        if isinstance(text, str):
-            yield f"/model/install/{channel}/command", text
+    """``(pointer, text)`` of each whole command a recipe's page shows verbatim: its
+    install tabs (the model's, and a variant's on one hardware), dependencies, feature
+    companions, platform snippets, and a vLLM-Omni task's example request and benchmark
+    (per hardware too)."""
+    yield from install_tab_commands(get(data, "model", "install"), "/model/install")
+    for vkey, variant in as_dict(get(data, "variants")).items():
+        overrides = join_pointer(join_pointer("/variants", vkey), "hardware_overrides")
+        for hw, override in as_dict(get(variant, "hardware_overrides")).items():
+            yield from install_tab_commands(get(override, "install"),
+                                            join_pointer(join_pointer(overrides, hw), "install"))
+    yield from omni_task_commands(get(data, "omni", "tasks"))
     for _, dep, pointer in elements(get(data, "dependencies"), "/dependencies"):
         if isinstance(get(dep, "command"), str):
             yield join_pointer(pointer, "command"), dep["command"]
@@ -57,6 +64,28 @@ def recipe_commands(data: Any) -> Iterator[tuple[str, str]]:
         if isinstance(text, str):
             yield join_pointer(join_pointer("/features", name), "companion") + "/command", text
     yield from platform_snippets(get(data, "meta", "platforms"), "/meta/platforms")
+
+
+def install_tab_commands(install: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of the pip and Docker tabs' ``command`` of an install block at
+    ``pointer``."""
+    for channel in ("pip", "docker"):
+        text = get(as_dict(install).get(channel), "command")
+        if isinstance(text, str):
+            yield f"{pointer}/{channel}/command", text
+
+
+def omni_task_commands(tasks: Any) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` of each ``omni.tasks[]`` entry's example request (``curl``, also
+    per hardware) and ``benchmark``: the page shows them for the reader to paste."""
+    for _, task, item in elements(tasks, "/omni/tasks"):
+        for key in ("curl", "benchmark"):
+            if isinstance(get(task, key), str):
+                yield join_pointer(item, key), task[key]
+        for hw, override in as_dict(get(task, "hardware_overrides")).items():
+            if isinstance(get(override, "curl"), str):
+                yield join_pointer(join_pointer(join_pointer(item, "hardware_overrides"), hw),
+                                   "curl"), override["curl"]
 
 
 def platform_snippets(platforms: Any, pointer: str) -> Iterator[tuple[str, str]]:
