@@ -23,7 +23,8 @@ if TYPE_CHECKING:
       reads=RECIPE_ONLY)
 def vram_implausible(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A variant's ``vram_minimum_gb`` is below the raw size of its weights (total
-    parameters × bytes per parameter of its precision: the weights alone do not fit), or
+    parameters × bytes per parameter of its precision, AWQ counted at 4 bits and GPTQ at 2,
+    the fewest vLLM's kernels take: the weights alone do not fit), or
     more than 2.5× the documented formula ``ceil(params × bytes × 1.2)`` (the site then
     hides hardware the checkpoint fits on; not judged for vLLM-Omni recipes, whose
     diffusion and speech pipelines need far more than their weights). Smaller deviations

@@ -29,6 +29,12 @@ BYTES_PER_PARAM: dict[str, float] = {
 formula") and ``CLAUDE.md``, verbatim (``awq``/``gptq`` at 1 byte as upstream writes it).
 Precisions it does not list (``mxfp8``, ``int2/4/8``) are not judged."""
 
+RAW_BYTES_FLOOR: dict[str, float] = {"awq": 0.5, "gptq": 0.25}
+"""The fewest bytes per parameter a checkpoint of these precisions holds, for HW010's
+"the weights alone do not fit" (a statement of fact, unlike HW009's formula): vLLM's AWQ
+kernels take 4-bit weights only, its GPTQ ones 2, 3, 4 or 8 bits. Other precisions: their
+:data:`BYTES_PER_PARAM`."""
+
 _PARAMS = re.compile(r"^\s*~?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>[KMBT])\s*$", re.IGNORECASE)
 _UNIT = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
 DEVIATION = 0.25
@@ -87,10 +93,11 @@ def vram_out_of_bounds(declared: float, params_b: float, precision: str, *,
     expected = formula_vram_gb(params_b, precision)
     if per is None or expected is None or expected <= 0:
         return None
-    raw = params_b * per
+    least = RAW_BYTES_FLOOR.get(precision, per)
+    raw = params_b * least
     if declared < raw:
-        return (f"below the raw weight size ({params_b:g}B × {per:g} B/param ({precision}) = "
-                f"{raw:g} GB): the weights alone do not fit")
+        return (f"below the raw weight size ({params_b:g}B × {least:g} B/param ({precision}) "
+                f"= {raw:g} GB): the weights alone do not fit")
     if declared > VRAM_TOO_HIGH * expected and not low_only:
         return (f"more than {VRAM_TOO_HIGH:g}× the formula ({expected} GB): the site hides "
                 "hardware the checkpoint fits on")
