@@ -148,3 +148,24 @@ def test_no_cache_writes_nothing_and_an_unwritable_folder_only_turns_it_off(
                             capture_output=True, text=True, env=env, timeout=300)
     assert (broken.returncode, broken.stdout) == (1, off.stdout)
     assert "the result cache is off for this run" in broken.stderr
+
+
+def test_an_entry_keeps_a_findings_unchosen_mark(tmp_path: Path) -> None:
+    """``pr`` reads :attr:`Finding.unchosen` (a KV offload option's warning it gives back
+    its error when the change edits the option): an entry answers it as it was put."""
+    import dataclasses
+
+    from validator.findings import FLOOR, Finding, Severity
+    from validator.rule_index import check_rules
+    from validator.unit_cache import UnitCache
+
+    cache = UnitCache(tmp_path / "cache", Settings(offline=True), check_rules())
+    found = Finding("FLAG002", Severity.WARNING, MOE, "/model/min_vllm_version", 22, 3,
+                    "taxonomy.yaml kv_offload.tier.args: too new", reason=FLOOR,
+                    unchosen=True)
+    plain = dataclasses.replace(found, unchosen=False)
+    cache.put("k" * 64, [found, plain], None)
+    cached = cache.get("k" * 64)
+    assert cached is not None
+    assert [(f, f.unchosen, f.reason) for f in cached.findings] == [
+        (found, True, FLOOR), (plain, False, FLOOR)]

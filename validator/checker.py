@@ -25,6 +25,7 @@ from validator.render.api_paths import QUICKSTART
 from validator.render.cache import recent_renderings
 from validator.render.renderer import CONFIGURATION_LIMIT
 from validator.rules.flag.context_files import context_arg_findings, context_shell_findings
+from validator.rules.hw.profile_memory import PROFILE_MEMORY, profile_memory_hits
 from validator.rules.metadata import Hit, Rule
 from validator.rules.ref.context_names import NAME_CLAIM, name_claim_hits
 from validator.rules.ref.platform_ids import duplicate_platform_hits
@@ -301,6 +302,9 @@ class Checker:
         if schema_name in ("strategy", "kv_store"):
             findings += [doc.finding(NAME_CLAIM, hit, strict=settings.strict)
                          for hit in name_claim_hits(doc, self.context)]
+        if schema_name == "taxonomy":
+            findings += [doc.finding(PROFILE_MEMORY, hit, strict=settings.strict)
+                         for hit in profile_memory_hits(doc)]
         rules = {r.id: r for r in self.rules}
         if schema_name == "platforms" and "REF026" in rules:
             findings += [doc.finding(rules["REF026"], hit, strict=settings.strict)

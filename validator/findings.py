@@ -94,6 +94,13 @@ class Finding:
             file it selects do not fit together, :data:`PAIR`); ``None`` otherwise.
             Set by the rule, never read from the message; not part of equality nor of any
             report.
+        unchosen: the finding is about a list no line of the recipe chose (a KV offload
+            option the site offers the recipe unlisted), so its rule's error is reported
+            as a warning; ``pr`` gives it back its rule's severity when the change adds or
+            edits that option, which chooses it for every recipe
+            (:func:`validator.pr.offload_choice.chosen_by_change`). Set by the rule; kept
+            by the unit cache (a field of its rows); not part of equality nor of any
+            report.
     """
 
     rule: str
@@ -111,6 +118,7 @@ class Finding:
     identity: tuple[str, str, str] | None = field(default=None, compare=False)
     reason: str | None = field(default=None, compare=False)
     aliases: tuple[str, ...] = field(default=(), compare=False)
+    unchosen: bool = field(default=False, compare=False)
 
     def key(self) -> tuple[str, str, str]:
         """Identity of the finding across revisions: rule, JSON pointer and message with

@@ -45,3 +45,20 @@ def test_a_gpu_count_of_one_passes(example_repo: Path,
     _code, data = pr(example_repo, capsys)
     assert not [f for doc in data["documents"] if doc["path"] == "taxonomy.yaml"
                 for f in doc["findings"] if f["rule"].startswith("SCHEMA")]
+
+
+def test_a_halved_gpu_count_with_the_old_vram_gb_is_a_new_error(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 11 #18: four 80 GB H100s are not 640 GB; the fit rules would judge every
+    recipe's h100 claims against it (``HW012`` at the profile's ``vram_gb``)."""
+    git(example_repo, "branch", "base")
+    taxonomy = example_repo / "taxonomy.yaml"
+    text = taxonomy.read_text(encoding="utf-8").replace(
+        "    gpu_count: 8\n    vram_gb: 640\n", "    gpu_count: 4\n    vram_gb: 640\n", 1)
+    taxonomy.write_text(text, encoding="utf-8")
+    commit_all(example_repo, "h100: 4 GPUs")
+    code, data = pr(example_repo, capsys)
+    new = [(doc["path"], f["rule"], f["line"]) for doc in data["documents"]
+           for f in doc["findings"] if f["baseline"] == "new"]
+    assert new == [("taxonomy.yaml", "HW012", line_of(text, "vram_gb: 640"))]
+    assert code == 1

@@ -67,7 +67,8 @@ class LoadedDocument:
         return Finding(rule=rule.id, severity=rule.effective_severity(strict, hit.severity),
                        path=self.path, pointer=hit.pointer, line=line, column=col,
                        message=hit.message, hint=hit.hint, end_line=end_line, end_column=end_col,
-                       related=hit.related, reason=hit.reason)
+                       related=hit.related, reason=hit.reason,
+                       unchosen=hit.unchosen)
 
     def finding_at(self, rule: Rule, pointer: str, position: tuple[int, int], message: str,
                    hint: str | None = None, *, strict: bool = False) -> Finding:

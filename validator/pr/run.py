@@ -22,6 +22,7 @@ from validator.context import MODELS, Settings
 from validator.errors import RecipeCheckError
 from validator.paths import is_recipe_path
 from validator.pr import baseline
+from validator.pr.offload_choice import chosen_by_change, chosen_options
 from validator.pr.select import (
     Selection,
     check_patterns,
@@ -290,6 +291,9 @@ def _compare_with_base(result: RunResult, head_run: Session, sel: Selection,
     touched = {p for ch in sel.changes for p in (ch.path, ch.old_path) if p}
     removed = removed_inputs(head_run, base_tree, head_tree)
     base_result = base_run.result
+    options = chosen_options(sel.entries)  # their unchosen findings: errors (both sides)
+    chosen_by_change(result, options, head_run.policy(head_tree))
+    chosen_by_change(base_result, options, base_run.policy(base_tree))
     baseline.mark(result, base_result, base_paths, touched,
                   {path: data for path, (_c, data) in head_run.checked.items()}, removed,
                   {path: data for path, (_c, data) in base_run.checked.items()})

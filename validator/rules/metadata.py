@@ -122,6 +122,9 @@ class Hit:
         severity: the hit's severity when it is not its rule's (a defect the rule reports
             as an error where the recipe states it, and as a warning where it only
             reaches the recipe's commands from a file the recipe does not name).
+        unchosen: the hit is about a list no line of the recipe chose (a KV offload
+            option the site offers it unlisted), its rule's error lowered to ``severity``
+            for that reason (:attr:`~validator.findings.Finding.unchosen`).
     """
 
     pointer: str
@@ -133,6 +136,7 @@ class Hit:
     value_after: str = ""
     reason: str | None = None
     severity: Severity | None = None
+    unchosen: bool = False
 
 
 AnyCheck = Callable[..., Iterable[Hit]]

@@ -292,9 +292,10 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
             key = split_pointer(layer.pointer)[1]
             hint = (f"{hint}; or opt the recipe out: kv_offload_support: {{{key}: "
                     "unsupported}" if hint else None)
+        lowered = _unlisted_severity(layer, rule_id)
         _add(hits, rule_id, Hit(ptr, issue.message, hint, related=related,
                                 value_after=lead, reason=FLOOR if issue.floor else None,
-                                severity=_unlisted_severity(layer, rule_id)))
+                                severity=lowered, unchosen=lowered is not None))
 
 
 MINIMUM = ("model", "min_vllm_version")
