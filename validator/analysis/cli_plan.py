@@ -130,6 +130,26 @@ def last_version(cli: CliRegistries, kind: str, name: str, family: str = VLLM) -
     return cli.memoised(("last_version", kind, name, family, cli.window), compute)
 
 
+def present_spans(cli: CliRegistries, kind: str, name: str,
+                  family: str = VLLM) -> tuple[tuple[str, str], ...]:
+    """The runs of consecutive vendored releases of ``family`` that have ``name`` as
+    ``kind``, oldest first, each as ``(first, last)``: a flag removed and later added back
+    has two (``--disable-log-requests``: 0.4.2..0.16.0 and 0.33.0..newest)."""
+    def compute() -> tuple[tuple[str, str], ...]:
+        spans: list[tuple[str, str]] = []
+        inside = False
+        for v in versions(cli, family):
+            present = has(registry(cli, str(v), family), kind, name)
+            if present and inside:
+                spans[-1] = (spans[-1][0], str(v))
+            elif present:
+                spans.append((str(v), str(v)))
+            inside = present
+        return tuple(spans)
+
+    return cli.memoised(("present_spans", kind, name, family, cli.window), compute)
+
+
 def first_without(cli: CliRegistries, kind: str, name: str, after: str,
                   family: str = VLLM) -> str | None:
     """First vendored release of ``family`` newer than ``after`` that lacks ``name``."""

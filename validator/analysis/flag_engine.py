@@ -26,8 +26,10 @@ from validator.analysis.cli_plan import (
     first_without,
     last_version,
     pre_release_removal,
+    present_spans,
     required_vllm,
     unverifiable_by,
+    versions,
 )
 from validator.analysis.flag_cascade import collapse, repaired, swallowers
 from validator.analysis.flag_types import type_issues
@@ -203,6 +205,17 @@ def _option_hint(cli: CliRegistries, opt: parsed_args.ParsedOption, version: str
     return option_hint(cli, opt.normalised, version, family)
 
 
+def spans_text(spans: tuple[tuple[str, str], ...], plan: VersionPlan) -> str:
+    """The releases that have an option (:func:`present_spans`) as a message says them:
+    ``0.4.2..0.16.0``, or ``0.4.2..0.16.0 and again from 0.33.0`` for one removed and
+    added back up to the newest vendored release of the plan's family."""
+    shown = [f"{a}..{b}" for a, b in spans]
+    newest = versions(plan.cli, plan.family)
+    if len(spans) > 1 and newest and spans[-1][1] == str(newest[-1]):
+        return f"{' and '.join(shown[:-1])} and again from {spans[-1][0]}"
+    return " and ".join(shown)
+
+
 def _unknown_issue(p: parsed_args.ArgProblem, plan: VersionPlan) -> FlagIssue:
     assert plan.minimum is not None
     opt = p.option
@@ -226,9 +239,9 @@ def _unknown_issue(p: parsed_args.ArgProblem, plan: VersionPlan) -> FlagIssue:
                          f"{plan.raise_to(required_vllm(plan.cli, first, fam))} or drop the flag",
                          floor=True)
     if first is not None:
-        last = last_version(plan.cli, kind, name, fam)
         return FlagIssue("unknown", p.index, f"`{opt.written}`: `{name}` is not an option of "
-                         f"{prod} {plan.minimum.version} (it existed in {first}..{last})",
+                         f"{prod} {plan.minimum.version} (it existed in "
+                         f"{spans_text(present_spans(plan.cli, kind, name, fam), plan)})",
                          _option_hint(plan.cli, opt, plan.minimum.version, fam))
     top = plan.newest or plan.minimum
     if plan.unreleased and not close_matches(
