@@ -49,7 +49,7 @@ from validator.claims_store import VariantIds as VariantIds
 from validator.context import Context, UndeclaredRead
 from validator.load import DEFAULT_MAX_BYTES, decode_text, load_yaml
 from validator.load.lines import LIBYAML_ONLY_BREAKS
-from validator.render.api import hf_id_of
+from validator.paths import site_hf_id
 from validator.render.api_paths import path_key, promoted_id
 from validator.render.cache import kept_recent
 
@@ -69,7 +69,7 @@ def blob_id(raw: bytes) -> str:
 
 def own_id(path: str) -> str | None:
     """The id the site publishes the recipe at ``path`` under (``org/<file stem>``)."""
-    ident = hf_id_of(path)
+    ident = site_hf_id(path)
     return None if ident is None else "/".join(ident)
 
 

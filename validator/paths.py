@@ -71,6 +71,22 @@ def is_recipe_path(path: str) -> bool:
     return path.startswith("models/") and path.endswith((".yaml", ".yml"))
 
 
+def site_hf_id(path: str) -> tuple[str, str] | None:
+    """``(org, repo)`` the recipes site files the recipe ``models/<org>/.../<repo>.yaml``
+    under (its build walks ``models/`` recursively and takes the first folder and the last
+    file name, so a recipe moved one folder deeper is published under another id);
+    ``None`` for a file directly under ``models/`` (the site gives it no id)."""
+    parts = path.split("/")[1:]
+    if len(parts) < 2:
+        return None
+    name = parts[-1]
+    for suffix in (".yaml", ".yml"):
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+            break
+    return parts[0], name
+
+
 def undecodable_name(path: str) -> str | None:
     """``path`` as text a report can hold (each byte that is not UTF-8 written ``\\xff``)
     when the file system gave it with such bytes (``surrogateescape``), else ``None``."""

@@ -24,7 +24,6 @@ configuration with a warning, we skip it and keep the warning.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from validator.paths import site_hf_id
 from validator.render import site
 from validator.render.api_inputs import ApiBuildError, read_inputs, read_yaml
 from validator.render.api_ledger import ApiLedger, Owner, variant_owner
@@ -69,7 +69,6 @@ from validator.render.jsval import (
 from validator.source.tree import LocalTree, RecipeTree
 from validator.unit_pool import run_units
 
-_YAML_SUFFIX = re.compile(r"\.(yaml|yml)$")
 _SYNTHESIS_ONLY = ("strategy_overrides", "compatible_strategies", "default_strategy")
 """Recipe keys the site drops from the published recipe (their effect is in the renderings)."""
 
@@ -97,15 +96,6 @@ class ApiSummary:
     warnings: list[str] = field(default_factory=list)
     files: int = 0
     seconds: float = 0.0
-
-
-def hf_id_of(path: str) -> tuple[str, str] | None:
-    """``(org, repo)`` of ``models/<org>/.../<repo>.yaml``; ``None`` for a file directly
-    under ``models/`` (the site gives it no hf id)."""
-    parts = path.split("/")[1:]
-    if len(parts) < 2:
-        return None
-    return parts[0], _YAML_SUFFIX.sub("", parts[-1])
 
 
 def _is_omni(recipe: dict[str, Any], path: str) -> bool:
@@ -199,7 +189,7 @@ class _Build:
             self.write(f"kv_store/{name}.json", spec, Owner(path, None, f"kv store {name}", name))
         self.write("kv_store.json", kv_store,
                    Owner("kv_store/", None, "the index of kv stores", "kv_store"))
-        all_ids = {f"{o}/{r}" for o, r in filter(None, map(hf_id_of, inputs.recipe_paths))}
+        all_ids = {f"{o}/{r}" for o, r in filter(None, map(site_hf_id, inputs.recipe_paths))}
         renderer = _RecipeRenderer(self.tree, strategies, inputs.taxonomy, all_ids, self.cuda)
         paths = [p for p in inputs.recipe_paths if self.only is None or p in self.only]
         index: list[dict[str, Any]] = []
@@ -301,7 +291,7 @@ class _RecipeRenderer:
             line = source_map.key_position(pointer)[0]
             raise ApiBuildError(path, "the site's build rejects its feature modes: "
                                 + "; ".join(m for _, m in problems), line)
-        ident = hf_id_of(path)
+        ident = site_hf_id(path)
         org, repo = ident or ("", "")
         if ident:
             recipe["hf_id"] = f"{org}/{repo}"

@@ -5,15 +5,21 @@ suggestions (:class:`RecipeIndex` for the recipes of a revision)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import PurePosixPath
+
+from validator.paths import is_recipe_path, site_hf_id
 
 
 def expected_model_id(path: str) -> str | None:
-    """``"org/name"`` for ``models/org/name.yaml`` (``None`` for other layouts)."""
-    parts = PurePosixPath(path).parts
-    if len(parts) == 3 and parts[0] == "models" and parts[2].endswith((".yaml", ".yml")):
-        return f"{parts[1]}/{parts[2].rsplit('.', 1)[0]}"
-    return None
+    """``"org/name"``, the id the site files the recipe ``models/org/.../name.yaml`` under
+    (:func:`validator.paths.site_hf_id`: a nested file too), ``None`` for other layouts."""
+    ident = site_hf_id(path) if is_recipe_path(path) else None
+    return f"{ident[0]}/{ident[1]}" if ident else None
+
+
+def recipe_ids(recipe_paths: Iterable[str]) -> frozenset[str]:
+    """The ids (``org/name``) the site files the recipes ``recipe_paths`` under
+    (:func:`expected_model_id` of each)."""
+    return frozenset(filter(None, map(expected_model_id, recipe_paths)))
 
 
 def not_a_file_name(model_id: str) -> str | None:
@@ -65,9 +71,9 @@ class RecipeIndex:
     def __init__(self, recipe_paths: Iterable[str]) -> None:
         self._groups: dict[tuple[str, str], list[str]] = {}
         for path in sorted(recipe_paths):
-            if not path.startswith("models/"):
+            rid = expected_model_id(path)
+            if rid is None:
                 continue
-            rid = path[len("models/"):].rsplit(".", 1)[0]
             org, _, name = rid.lower().partition("/")
             for key in (("org", org), ("name", name), ("id", rid.lower())):
                 self._groups.setdefault(key, []).append(rid)

@@ -11,14 +11,16 @@ from validator.load import LoadedDocument
 from validator.rules.api import Hit, Reads, rule
 from validator.rules.ref.facts import (
     RecipeIndex,
+    recipe_ids,
 )
 
 
 @rule("REF013", Severity.WARNING, "related_recipes names a recipe missing from the tree",
       reads=frozenset({Reads.RECIPE_LIST}), needs_root=True)
 def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Each ``meta.related_recipes`` entry (``org/name``) should be a recipe
-    ``models/org/name.yaml`` of the same revision; a missing one renders a dead link.
+    """Each ``meta.related_recipes`` entry (``org/name``) should be the id of a recipe of
+    the same revision, as the site files it (``models/org/name.yaml``, or a file
+    ``name.yaml`` in a folder below ``models/org/``); a missing one renders a dead link.
 
     Failing::
 
@@ -36,7 +38,7 @@ def related_recipe_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                                     "/meta/related_recipes"):
         if not isinstance(ref, str):
             continue
-        if not {f"models/{ref}.yaml", f"models/{ref}.yml"} & ctx.recipe_paths:
+        if ref not in ctx.memoised("REF013.ids", lambda: recipe_ids(ctx.recipe_paths)):
             index = ctx.memoised("REF013.index", lambda: RecipeIndex(ctx.recipe_paths))
             yield Hit(pointer, f"related recipe {ref!r} does not exist (models/{ref}.yaml)",
                       index.hint(ref))
