@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from validator.analysis.guide_sections import headings
+from validator.analysis.guide_sections import folded, headings, may_match
 from validator.analysis.recipe_data import get, items
 from validator.findings import Severity
 from validator.guide.commands import GuideCommands
@@ -45,17 +45,22 @@ class HardwareNames:
     id and display name, and each brand or generation key (but :data:`COMMON_WORDS`), with
     the profile ids they cover."""
 
-    profiles: tuple[tuple[re.Pattern[str], str], ...]
-    groups: tuple[tuple[re.Pattern[str], frozenset[str]], ...]
+    profiles: tuple[tuple[str, re.Pattern[str], str], ...]
+    """(the name lower-cased, its pattern, the profile id)."""
+    groups: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...]
+    """(the key, its pattern, the profile ids of that brand or generation)."""
 
     def named(self, heading: str) -> set[str]:
         """Profile ids ``heading`` names: the profiles named by id or display name, else
-        the members of the brands and generations it names (a profile is narrower)."""
-        out = {hw for pattern, hw in self.profiles if pattern.search(heading)}
+        the members of the brands and generations it names (a profile is narrower). A
+        pattern is searched only where its ASCII name is in the heading at all."""
+        low = folded(heading)
+        out = {hw for name, pattern, hw in self.profiles
+               if may_match(name, low) and pattern.search(heading)}
         if out:
             return out
-        for pattern, members in self.groups:
-            if pattern.search(heading):
+        for key, pattern, members in self.groups:
+            if may_match(key, low) and pattern.search(heading):
                 out |= members
         return out
 
@@ -74,8 +79,8 @@ def _hardware_names(ctx: Context) -> HardwareNames:
         for hw_id, profile in ctx.hardware_profiles.items():
             for text in dict.fromkeys((hw_id, str(profile.get("display_name") or ""))):
                 if text:
-                    named.append((_name(text), hw_id))
-        groups = [(_name(key), frozenset(members))
+                    named.append((text, _name(text), hw_id))
+        groups = [(key, _name(key), frozenset(members))
                   for key, members in sorted(ctx.hardware_groups.items())
                   if key not in COMMON_WORDS]
         return HardwareNames(tuple(named), tuple(groups))
@@ -204,13 +209,15 @@ def section_for_unoffered_hardware(doc: LoadedDocument, ctx: Context) -> Iterato
     text = guide_text(doc)
     if text is None or not ctx.hardware_profiles:
         return
-    offered = _offered(doc, ctx)
-    if offered is None:
-        return
     names = _hardware_names(ctx)
+    offered: set[str] | None = None
     for line, heading in _targets(text, guide_commands(doc)):
         named = names.named(heading)
-        found = _judged(doc, ctx, heading.lstrip("#").strip(), named, offered) if named \
-            else None
+        if not named:
+            continue
+        offered = _offered(doc, ctx) if offered is None else offered
+        if offered is None:  # the page does not render (REF014)
+            return
+        found = _judged(doc, ctx, heading.lstrip("#").strip(), named, offered)
         if found is not None:
             yield Hit(GUIDE, found[0], found[1], block_index=line)

@@ -10,60 +10,56 @@ choose (and a model that needs 16 GPUs then does not fit).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
+from validator.analysis.recipe_data import get, items
 from validator.analysis.rendered_commands import affected
 from validator.context import Context
 from validator.load import LoadedDocument
 from validator.render.cache import rendered_configurations
 from validator.render.renderer import Token
 from validator.rules.api import CONTEXT_FILES, Hit, Severity, rule
-from validator.sourcemap import pointer_value, split_pointer
 
 #: The TP size flags the site emits for ``single_node_tp``.
 TP_FLAGS = frozenset({"--tensor-parallel-size", "-tp"})
 
 
-def _tp_pointer(parts: list[str], hw_id: str) -> bool:
-    """``variants/<name>/tp/<hw_id>`` or ``strategy_overrides/single_node_tp/tp/<hw_id>``:
-    a size the recipe gave this very profile (a bare number, or a generation, brand or
-    ``default`` entry, is one size for several profiles, and the site's ``Math.min`` is
-    its documented way of fitting it to the smaller nodes among them)."""
-    if len(parts) != 4 or parts[2] != "tp" or parts[3] != hw_id:
-        return False
-    return parts[0] == "variants" or parts[:2] == ["strategy_overrides", "single_node_tp"]
+def _declared(doc: LoadedDocument, hw_ids: Collection[str]) -> dict[str, tuple[str, float]]:
+    """Pointer -> (hardware id, size) of each number the recipe gives one profile in a
+    variant's ``tp`` map or in ``strategy_overrides.single_node_tp.tp`` (a bare number,
+    or a generation, brand or ``default`` entry, is one size for several profiles, and the
+    site's ``Math.min`` is its documented way of fitting it to the smaller nodes among
+    them)."""
+    maps = [(f"{pointer}/tp", get(variant, "tp"))
+            for _, variant, pointer in items(get(doc.data, "variants"), "/variants")]
+    maps.append(("/strategy_overrides/single_node_tp/tp",
+                 get(doc.data, "strategy_overrides", "single_node_tp", "tp")))
+    out: dict[str, tuple[str, float]] = {}
+    for base, tp in maps:
+        for hw_id, size, pointer in items(tp, base):
+            if hw_id in hw_ids and isinstance(size, (int, float)) \
+                    and not isinstance(size, bool):
+                out[pointer] = (hw_id, size)
+    return out
 
 
-def _declared(doc: LoadedDocument, token: Token, hw_id: str) -> float | None:
-    """The TP size the recipe wrote for ``hw_id`` where the rendered size ``token`` came
-    from (the ``hw_id`` entry of a variant's ``tp`` map or of
-    ``strategy_overrides.single_node_tp.tp``), or ``None`` when the token is not one."""
-    if not token.pointer.startswith("/"):
-        return None
-    parts = split_pointer(token.pointer)
-    if token.document != doc.path or not _tp_pointer(parts, hw_id):
-        return None
-    value = pointer_value(doc.data, token.pointer)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value
-
-
-def _lowered(doc: LoadedDocument, tokens: tuple[Token, ...], hw_id: str
-             ) -> tuple[Token, float] | None:
-    """The size token of a rendered command whose value is below the size the recipe
-    declared for it, with that declared size."""
+def _lowered(doc: LoadedDocument, tokens: tuple[Token, ...], hw_id: str,
+             declared: dict[str, tuple[str, float]]) -> tuple[Token, float] | None:
+    """The size token of a rendered command on ``hw_id`` that comes from an entry of
+    ``declared`` for that hardware, with the size declared there, when the rendered size
+    is smaller."""
     for i, token in enumerate(tokens[:-1]):
         if token.text not in TP_FLAGS:
             continue
         size = tokens[i + 1]
-        declared = _declared(doc, size, hw_id)
+        entry = declared.get(size.pointer) if size.document == doc.path else None
+        if entry is None or entry[0] != hw_id:
+            continue
         try:
-            rendered = float(size.text)
+            if float(size.text) < entry[1]:
+                return size, entry[1]
         except (TypeError, ValueError):
             continue
-        if declared is not None and rendered < declared:
-            return size, declared
     return None
 
 
@@ -100,22 +96,26 @@ def tp_above_gpu_count(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     How to fix: give at most the node's GPU count; a model that needs more GPUs than one
     node has is served with a multi-node strategy (``multi_node_tp``), not a larger
     single-node TP."""
+    entries = _declared(doc, ctx.hardware_profiles)
+    if not entries:
+        return
+    named = {hw_id for hw_id, _ in entries.values()}
     grouped: dict[str, tuple[float, str, list[str]]] = {}
     for rendered in rendered_configurations(doc, ctx):
-        if not rendered.ok or rendered.config.strategy != "single_node_tp":
+        if not rendered.ok or rendered.config.strategy != "single_node_tp" \
+                or rendered.hardware not in named:
             continue
         for proc in rendered.processes:
-            found = _lowered(doc, proc.tokens, rendered.hardware)
+            found = _lowered(doc, proc.tokens, rendered.hardware, entries)
             if found is None:
                 continue
-            size, declared = found
-            entry = grouped.setdefault(size.pointer, (declared, size.text, []))
+            size, wanted = found
+            entry = grouped.setdefault(size.pointer, (wanted, size.text, []))
             entry[2].append(rendered.config.label())
-    for pointer, (declared, shown, labels) in grouped.items():
-        hw_id = split_pointer(pointer)[-1]
-        yield Hit(pointer, f"TP {_number(declared)} for {hw_id} is more GPUs than its node "
-                  f"has: the site "
-                  f"renders `--tensor-parallel-size {shown}` instead, without a word "
+    for pointer, (wanted, shown, labels) in grouped.items():
+        yield Hit(pointer, f"TP {_number(wanted)} for {entries[pointer][0]} is more GPUs than "
+                  f"its node has: the site renders `--tensor-parallel-size {shown}` instead, "
+                  "without a word "
                   f"({affected(labels)})",
                   "give at most the profile's gpu_count; serve a model that needs more "
                   "GPUs with a multi-node strategy")
