@@ -97,6 +97,13 @@ def section_span(guide: str, line: int) -> tuple[tuple[str, ...], int, int]:
     return chain, start, end
 
 
+def headings(guide: str) -> list[tuple[int, str]]:
+    """``(0-based line, text)`` of every markdown heading of the guide outside its code
+    blocks, in order (the text stripped: ``## AMD MI300X``)."""
+    lines = _lines(guide)
+    return [(h, lines[h].strip()) for h in _headings(guide)]
+
+
 _ASCII_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 """The characters besides an ASCII letter's two cases that ``re.IGNORECASE`` matches to it
 (``İ ı`` to ``i``, ``ſ`` to ``s``, the Kelvin sign to ``k``), as that letter."""

@@ -98,6 +98,17 @@ def test_the_other_hardware_value_in_a_section_is_reported_with_its_configuratio
     assert found.related and "tool-call-parser" in recipe[found.related[0].line - 1]
 
 
+def test_the_one_line_message_names_the_yaml_line_of_the_rendered_value(tree: Path) -> None:
+    """The YAML may hold the wrong value, not the guide: the message itself (the one line
+    a report without related locations shows) names the line the rendered value comes
+    from."""
+    data = amd_override()
+    data["guide"] = guide(("NVIDIA H200", MODEL, "mistral"))
+    (found,) = check(tree, data)
+    assert found.related
+    assert f"`hermes` from YAML line {found.related[0].line} (on h200" in found.message
+
+
 def test_a_section_naming_no_hardware_accepts_any_rendered_value(tree: Path) -> None:
     data = amd_override()
     data["guide"] = guide(("Launching the server", MODEL, "mistral"))

@@ -64,6 +64,12 @@ CASES = [
     ("REF036", "    default_mode: mtp\n", "    default_mode: mtp\n    strategies: [single_node_tp, "
      "multi_node_tpp]\n", "/features/spec_decoding/strategies/1",
      "strategies: [single_node_tp, multi_node_tpp]"),
+    ("REF037", "    precision: fp8\n    vram_minimum_gb: 893\n", "    precision: fp8\n    "
+     "vram_minimum_gb: 893\n    tp:\n      hopper: 8\n      h200: 16\n",
+     "/variants/default/tp/h200", "      h200: 16"),
+    ("REF038", "    default_mode: mtp\n", "    default_mode: mtp\n    strategies: "
+     "[single_node_dep, multi_node_tp_dp]\n", "/features/spec_decoding/strategies",
+     "strategies: [single_node_dep, multi_node_tp_dp]"),
     ("REF035", "kv_offload_support:", "kv_cache_strategy_hardware:\n  kv_store_distributed_"
      "mooncak:\n    mi300x: unsupported\n\nkv_offload_support:",
      "/kv_cache_strategy_hardware/kv_store_distributed_mooncak", "mooncak:"),
@@ -116,3 +122,19 @@ def test_a_revision_without_kv_store_deployments_is_not_judged_by_ref035(
                  "  kv_store_distributed_mooncake:\n    h100: unsupported\nvariants:")
     found = check_tree(examples_tree, "models/example-org/Example-Chat-8B.yaml")
     assert not [f for f in found if f.rule == "REF035"]
+
+
+@pytest.mark.parametrize("tp", ["    tp: 16\n", "    tp:\n      hopper: 16\n"])
+def test_a_tp_size_for_several_profiles_is_not_judged_by_ref037(corpus_copy: Path,
+                                                                 tp: str) -> None:
+    """A bare number or a generation entry is one size for profiles of several GPU counts:
+    the site fitting it to each node is its documented behaviour."""
+    inject(corpus_copy, "    precision: fp8\n    vram_minimum_gb: 893\n",
+           "    precision: fp8\n    vram_minimum_gb: 893\n" + tp)
+    assert not [f for f in ref_findings(corpus_copy) if f[0] == "REF037"]
+
+
+def test_a_feature_limited_to_one_offered_strategy_is_no_ref038(corpus_copy: Path) -> None:
+    inject(corpus_copy, "    default_mode: mtp\n",
+           "    default_mode: mtp\n    strategies: [single_node_dep, single_node_tep]\n")
+    assert not [f for f in ref_findings(corpus_copy) if f[0] == "REF038"]

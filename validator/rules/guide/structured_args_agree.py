@@ -99,13 +99,30 @@ def guide_disagrees_with_structured(doc: LoadedDocument, ctx: Context) -> list[H
     return hits
 
 
+#: The hint of every GUIDE011 finding: either side may be the wrong one.
+AGREE_HINT = ("make the guide and the structured args agree: the wrong value may be the "
+              "YAML's (the line named), not the guide's")
+
+
+def valued(values: list[str], lines: list[tuple[str, int]]) -> str:
+    """```qwen3` from YAML line 41, `glm45``: each value with the recipe lines it comes from
+    (``lines``: (value, line) pairs), so that the one-line form of a finding at the guide
+    line also names the YAML line, the other place the fault may be."""
+    out = []
+    for value in values:
+        at = list(dict.fromkeys(ln for v, ln in lines if v == value))
+        where = f" from YAML line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}" \
+            if at else ""
+        out.append(f"`{value}`{where}")
+    return ", ".join(out)
+
+
 def _disagreement(cmd: ServeCommand, opt: ParsedOption, found: _Used) -> Hit:
     """The hit of guide command ``cmd``'s option ``opt``, whose value no rendered command
     of its target configurations uses (``found``: what they use)."""
     flag_name = opt.option or opt.normalised
     return Hit(GUIDE, f"the guide uses `{flag_name} {opt.value}` but the rendered command "
-               "uses " + ", ".join(f"`{v}`" for v in found.shown) + f" ({found.affected})",
-               "make the guide and the structured args agree",
+               f"uses {valued(found.shown, found.lines)} ({found.affected})", AGREE_HINT,
                block_index=cmd.arg_lines[opt.index],
                related=tuple(Related(ln, f"rendered {flag_name} {v}") for v, ln in found.lines))
 
@@ -336,7 +353,7 @@ def _disagreements(doc: LoadedDocument, ctx: Context,
                 flag_name = opt.option or opt.normalised
                 related = tuple(Related(line, f"structured {flag_name} {v}")
                                 for v, line in declared[:3])
+                shown = list(dict.fromkeys(v for v, _ in declared))[:3]
                 out.add("GUIDE011", cmd.arg_lines[opt.index], f"the guide uses `{flag_name} "
                         f"{opt.value}` but the recipe's structured args use "
-                        + ", ".join(f"`{v}`" for v, _ in declared[:3]),
-                        "make the guide and the structured args agree", related)
+                        + valued(shown, declared[:3]), AGREE_HINT, related)

@@ -1,7 +1,7 @@
-"""``REF002``, ``REF003``, ``REF031``, ``REF036``: ``compatible_strategies``,
+"""``REF002``, ``REF003``, ``REF031``, ``REF036``, ``REF038``: ``compatible_strategies``,
 ``strategy_overrides``, ``default_strategy`` and a feature's ``strategies`` name strategies
-of ``strategies/`` (the default one the recipe offers; a feature's list may also name a
-kv-store deployment)."""
+of ``strategies/`` (the default one, and one at least of a feature's list, the recipe
+offers; a feature's list may also name a kv-store deployment)."""
 
 from __future__ import annotations
 
@@ -148,3 +148,43 @@ def feature_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
                           "exist in strategies/ or kv_store/: the feature is never offered "
                           "there", nearest_hint(name, sorted(known))
                           or f"known strategies: {', '.join(sorted(known))}")
+
+
+@rule("REF038", Severity.WARNING, "A feature's strategies list names no strategy the recipe "
+      "offers", reads=frozenset({Reads.STRATEGIES, Reads.KV_STORES}), needs_root=True)
+def feature_strategy_offered(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A feature's ``strategies`` allow-list whose every entry is a strategy of
+    ``strategies/`` that the recipe does not offer (``compatible_strategies``, or one
+    ``strategy_hardware`` adds on some hardware): the site offers the feature only under
+    the strategies the list names, so it never offers it at all. A list naming an unknown
+    strategy is ``REF036``'s; one naming a kv-store deployment is not judged.
+
+    Failing::
+
+        compatible_strategies: [single_node_tp, single_node_dep]
+        features:
+          eplb:
+            description: "Expert load balancing"
+            args: ["--enable-eplb"]
+            strategies: [single_node_tep]
+
+    Passing::
+
+        compatible_strategies: [single_node_tp, single_node_dep]
+        features:
+          eplb:
+            description: "Expert load balancing"
+            args: ["--enable-eplb"]
+            strategies: [single_node_dep]
+
+    How to fix: name the recipe's strategies the feature runs under, or add the strategy
+    to ``compatible_strategies``."""
+    offered = _offered(doc.data)
+    for key, feature in as_dict(get(doc.data, "features")).items():
+        names = [n for _, n, _ in elements(get(feature, "strategies"), "")]
+        if not names or not all(isinstance(n, str) and n in ctx.strategies for n in names) \
+                or any(n in offered for n in names):
+            continue
+        yield Hit(f"/features/{key}/strategies", f"feature {key!r} is limited to "
+                  f"{', '.join(names)}, none of which the recipe offers: the site never "
+                  "offers the feature", f"offered: {', '.join(offered) or 'none'}")
