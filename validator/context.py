@@ -27,8 +27,9 @@ from validator.vllm_cli.data_source import CliRegistries, Window
 
 T = TypeVar("T")
 
-__all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context", "PartialTree",
-           "Settings", "UndeclaredRead", "build_context", "find_root", "local_context"]
+__all__ = ["KV_STORE", "MODELS", "PLATFORMS", "STRATEGIES", "TAXONOMY", "Context", "Loader",
+           "PartialTree", "Settings", "UndeclaredRead", "build_context", "find_root",
+           "local_context"]
 
 KV_STORE = "kv_store"
 MODELS = "models"
@@ -294,39 +295,49 @@ def context_paths(tree: RecipeTree, folder: str) -> list[str]:
     return [p for p in tree.list(folder) if p.endswith((".yaml", ".yml")) and p.count("/") == 1]
 
 
-def _load_dir(tree: RecipeTree, folder: str, settings: Settings) -> dict[str, LoadedDocument]:
-    """The documents of ``folder`` by file stem; one whose name is not valid UTF-8 is
-    not read (the site's build, which lists names as text, cannot open it either): it is
-    no part of any rendering or key, and ``check`` reports it ``PROV006``
-    (:meth:`validator.session_root_files.RootFileChecks._check_undecodable_context`)."""
+Loader = Callable[[str], LoadedDocument]
+"""Loads the context file at a path of the tree a context is built from: by default
+``load_yaml`` of its bytes with the settings' ``max_bytes``; a caller that builds many
+contexts of trees sharing files (the history audit's revisions) passes one that loads
+each file content once."""
+
+
+def _load_dir(tree: RecipeTree, folder: str, load: Loader) -> dict[str, LoadedDocument]:
+    """The documents of ``folder`` by file stem, each loaded by ``load``; one whose name
+    is not valid UTF-8 is not read (the site's build, which lists names as text, cannot
+    open it either): it is no part of any rendering or key, and ``check`` reports it
+    ``PROV006`` (:meth:`validator.session_root_files.RootFileChecks._check_undecodable_context`)."""
     out: dict[str, LoadedDocument] = {}
     for path in context_paths(tree, folder):
         if undecodable_name(path) is None:
             name = path.rsplit("/", 1)[1].rsplit(".", 1)[0]
-            out[name] = load_yaml(tree.read(path), path, max_bytes=settings.max_bytes)
+            out[name] = load(path)
     return out
 
 
 def build_context(tree: RecipeTree, settings: Settings | None = None,
                   cli: CliRegistries | None = None,
-                  renderings: OrderedDict[Any, Any] | None = None) -> Context:
+                  renderings: OrderedDict[Any, Any] | None = None,
+                  load: Loader | None = None) -> Context:
     """Load the context files of ``tree`` (``cli``: the run's CLI registries, shared with
     the run's other contexts; default: those ``settings`` name; ``renderings``: the run's
-    store of site renderings, shared likewise; default: one of the context's own).
+    store of site renderings, shared likewise; default: one of the context's own;
+    ``load``: how a context file is loaded, default ``load_yaml`` of its bytes, see
+    :data:`Loader`).
 
     Raises:
         validator.source.tree.SourceError: a context file could not be read.
     """
     settings = settings or Settings()
-    taxonomy = None
-    if tree.exists(TAXONOMY):
-        taxonomy = load_yaml(tree.read(TAXONOMY), TAXONOMY, max_bytes=settings.max_bytes)
+    max_bytes = settings.max_bytes
+    load = load or (lambda path: load_yaml(tree.read(path), path, max_bytes=max_bytes))
+    taxonomy = load(TAXONOMY) if tree.exists(TAXONOMY) else None
     recipes = frozenset(p for p in tree.list(MODELS) if p.endswith((".yaml", ".yml")))
     return Context(
         tree=tree,
         taxonomy=taxonomy,
-        strategies=_load_dir(tree, STRATEGIES, settings),
-        kv_stores=_load_dir(tree, KV_STORE, settings),
+        strategies=_load_dir(tree, STRATEGIES, load),
+        kv_stores=_load_dir(tree, KV_STORE, load),
         recipe_paths=recipes,
         settings=settings,
         cli=cli or CliRegistries.from_settings(settings),

@@ -24,6 +24,7 @@ from validator.findings import Finding
 from validator.history.gitdata import GitObjects
 from validator.history.keys import RuleGroup, rows_of, rule_groups
 from validator.history.revisions import CommitTree, Progress, State
+from validator.load import LoadedDocument, load_yaml
 from validator.paths import is_recipe_path
 from validator.render.cache import kept_recent, share_renderings
 from validator.render.carry import Table
@@ -57,6 +58,8 @@ class Worker:
     blobs."""
 
     MAX_CONTEXTS = 128
+    MAX_DOCUMENTS = 1024
+    """How many loaded context files a worker keeps (:meth:`context_document`)."""
 
     def __init__(self, repo: Path, states: dict[str, State], settings: Settings,
                  cache_dir: Path | None) -> None:
@@ -76,6 +79,7 @@ class Worker:
         self._dated: dict[str, SchemaValidator] = {}
         self.cache = ResultCache(cache_dir, owner=cache_dir and cache_dir.parent, fast=True)
         self._data: OrderedDict[tuple[str, str, str, str], Context] = OrderedDict()
+        self._documents: OrderedDict[tuple[str, str], LoadedDocument] = OrderedDict()
         self._renderings: OrderedDict[tuple[str, str, str], OrderedDict[str, Any]] = \
             OrderedDict()
         self._limited: OrderedDict[tuple[frozenset[Reads], tuple[str, ...]], Context] = \
@@ -86,8 +90,9 @@ class Worker:
         """The context of ``state`` limited to ``reads``, shared by every state whose
         ``reads`` parts have the digests of ``state``'s (what the rules may see of them
         is the same, and so are the views they memoise on it: REF025's claims, the
-        hardware groups...). The context files are loaded once per (taxonomy, strategies,
-        kv-store, window) and shared by the states that only differ in their recipes."""
+        hardware groups...). A context of the context files is made once per (taxonomy,
+        strategies, kv-store, window) and shared by the states that only differ in their
+        recipes; each file content is loaded once (:meth:`context_document`)."""
         seen = tuple(state.parts[p] for p in sorted(reads, key=lambda p: p.value))
         return kept_recent(self._limited, (reads, seen),
                            lambda: self._limited_context(state, reads), self.MAX_CONTEXTS)
@@ -101,7 +106,8 @@ class Worker:
             settings = (dataclasses.replace(self.settings,
                                             as_of=date.fromisoformat(state.window))
                         if state.window else self.settings)
-            return build_context(tree, settings, self.session.cli)
+            return build_context(tree, settings, self.session.cli,
+                                 load=lambda path: self.context_document(tree, path))
 
         base = kept_recent(self._data, (*files, state.window), load, self.MAX_CONTEXTS)
         full = Context(tree=tree, taxonomy=base.taxonomy, strategies=base.strategies,
@@ -118,6 +124,19 @@ class Worker:
                                                 self.MAX_CONTEXTS), self._carried)
         return found
 
+    def context_document(self, tree: CommitTree, path: str) -> LoadedDocument:
+        """The context file ``path`` of ``tree`` loaded, once per ``(path, blob id)``
+        across the contexts of this worker (the :data:`~validator.context.Loader` of
+        their :func:`~validator.context.build_context`): a loaded document depends on its
+        path, its bytes (named by the blob id) and ``max_bytes``, which is the same for
+        every context of the worker (a release window changes only ``as_of``). A
+        revision that changes one strategy file loads that file alone, not the whole
+        folder and the taxonomy again, and so does each release window of a revision."""
+        oid = tree.files[path]
+        return kept_recent(self._documents, (path, oid), lambda: load_yaml(
+            self.objects.blob(oid), path, max_bytes=self.settings.max_bytes),
+            self.MAX_DOCUMENTS)
+
     def schema_of(self, state: State) -> SchemaValidator:
         """The schema validator of the format of ``state``'s window."""
         if not state.window:
@@ -133,8 +152,6 @@ class Worker:
         """Check one blob: load and schema once, then the needed groups per state through
         the run driver (:meth:`validator.session.Session.run_rules`); mirrors
         :meth:`validator.checker.Checker.check_recipe`."""
-        from validator.load import load_yaml
-
         path, oid, key, stage_states, needs = task
         doc = load_yaml(self.objects.blob(oid), path, max_bytes=self.settings.max_bytes)
         results: dict[str, Any] = {}
