@@ -42,7 +42,9 @@ class Process:
     (multi-node), ``prefill`` / ``decode`` (PD), ``vllm`` / ``vllm worker N`` (KV store)."""
 
     role: str
-    command: str
+    command: str | None
+    """The ``vllm serve`` command text (``None`` where the rendering made none:
+    :func:`~validator.render.renderer.render_all`'s ``command_texts``)."""
     argv: tuple[Any, ...]
     docker_command: str | None
     docker_argv: tuple[Any, ...] | None

@@ -404,7 +404,9 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                 f"{label}: env {key} holds {_kind(value)}, which the site renders as "
                 f"`-e {key}={text}`", origin.document if origin else docs.recipe,
                 origin.pointer if origin else ""))
-    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
+    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_argv") is None:
+        # (no vLLM command: its argv is made with its text, which a rendering without
+        # texts does not hold)
         label = label or config.label()
         out.append(_kv_store_as_strategy(label, config.strategy, docs))
     if site.get("docker_image") is None:

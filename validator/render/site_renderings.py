@@ -71,7 +71,8 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
         config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
-        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA)))
+        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA),
+        memo.get("command-texts", True)))
     env_sources = {k: arg_token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     processes = processes_of(site, traced, memo.setdefault("tokens", {}), env_sources)
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
