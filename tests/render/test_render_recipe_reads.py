@@ -63,7 +63,8 @@ def _one_after_another(tree: Path, first: LoadedDocument, second: LoadedDocument
 
 def _fresh(tree: Path, doc: LoadedDocument) -> list[Rendered]:
     ctx = local_context(tree)
-    return render_all(doc, ctx.taxonomy, site_strategies(ctx), docker_forms=False)
+    return render_all(doc, ctx.taxonomy, site_strategies(ctx), docker_forms=False,
+                      command_texts=False)  # as rendered_configurations renders
 
 
 def test_a_text_that_differs_where_no_rendering_reads_reuses_every_site_rendering(
@@ -224,7 +225,8 @@ def _reused_equals_fresh(tree: Path, ctx: Context, path: str) -> int:
                         settings=ctx.settings, cli=ctx.cli)
         share_renderings(share, OrderedDict(), store)
         reused = rendered_configurations(text, share)
-    fresh = render_all(doc, ctx.taxonomy, site_strategies(ctx), docker_forms=False)
+    fresh = render_all(doc, ctx.taxonomy, site_strategies(ctx), docker_forms=False,
+                       command_texts=False)  # as rendered_configurations renders
     assert _digest(reused) == _digest(fresh), path
     return len(fresh)
 

@@ -45,7 +45,7 @@ def _entry(r: Rendered, site_default: bool) -> RenderedDefault:
         node_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
         deploy_type=r.deploy_type, docker_image=_text(r.docker_image), command=r.command,
         docker_command=r.docker_command, env=_env(r.env),
-        processes=[RenderedProcess(role=p.role, command=p.command,
+        processes=[RenderedProcess(role=p.role, command=p.command or "",  # (made: texts on)
                                    docker_command=p.docker_command, env=_env(p.env))
                    for p in r.processes],
         problems=[f"{p.severity}: {p.message}" for p in r.problems])

@@ -43,13 +43,15 @@ def context_strategies(ctx: Context) -> dict[str, LoadedDocument]:
 
 def rendered_configurations(doc: LoadedDocument, ctx: Context) -> list[Rendered]:
     """``render_all(doc)`` (with feature sets) against ``ctx``, computed once per document
-    content and context. Without the ``docker run`` forms: no rule reads them (``render``
-    and the evidence pages render for themselves), and formatting them was 4-5 % of a
-    cold ``check``."""
+    content and context. Without the ``docker run`` forms and the ``vllm serve`` command
+    texts: no rule reads them (``render`` and the evidence pages render for themselves),
+    and formatting them was 4-5 % of a cold ``check`` (the docker forms) and 4-5 % of
+    ``render_all`` (the texts)."""
     def all_configurations() -> list[Rendered]:
         try:
             return render_all(doc, ctx.taxonomy, context_strategies(ctx),
-                              carried=_carried(doc, ctx), docker_forms=False)
+                              carried=_carried(doc, ctx), docker_forms=False,
+                              command_texts=False)
         except (OverflowError, TypeError, ValueError, KeyError, AttributeError):
             # a value of a type or size the port does not expect where the schema already
             # fails (a number no float holds, a mapping where a name belongs): the SCHEMA

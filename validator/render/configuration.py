@@ -42,7 +42,9 @@ class Process:
     (multi-node), ``prefill`` / ``decode`` (PD), ``vllm`` / ``vllm worker N`` (KV store)."""
 
     role: str
-    command: str
+    command: str | None
+    """The ``vllm serve`` command text (``None`` where the rendering made none:
+    :func:`~validator.render.renderer.render_all`'s ``command_texts``)."""
     argv: tuple[Any, ...]
     docker_command: str | None
     docker_argv: tuple[Any, ...] | None
@@ -276,6 +278,9 @@ new_rendered = whole_maker(Rendered)
 """:class:`Rendered` from a value for each field, in order (see :func:`whole_maker`)."""
 new_process = whole_maker(Process)
 """:class:`Process` from a value for each field, in order (see :func:`whole_maker`)."""
+new_configuration = whole_maker(Configuration)
+""":class:`Configuration` from a value for each field, in order (see :func:`whole_maker`):
+``render_all`` makes one per configuration it renders."""
 
 
 def document_data(doc: LoadedDocument | None) -> Any:
@@ -307,10 +312,10 @@ def variant_configurations(data: Any, variant_key: str, profiles: Any, strat: An
         if plan is None or plan.variant != variant_key:
             continue
         for p in plan.configurations:
-            base = Configuration(hw, variant_key, p.strategy, p.features,
-                                 int(jsval.to_number(p.nodes)),
-                                 tuple(p.pd_nodes.items()) if p.pd_nodes else None, (),
-                                 p.kv_offload)
+            base = new_configuration(hw, variant_key, p.strategy, p.features,
+                                     int(jsval.to_number(p.nodes)),
+                                     tuple(p.pd_nodes.items()) if p.pd_nodes else None, (),
+                                     p.kv_offload, None, (), None, None)
             configs.append(base)
             if feature_sets and all_features:
                 configs += _feature_variants(data, base, all_features, modal)
@@ -330,5 +335,5 @@ def _feature_variants(data: Any, base: Configuration, all_features: tuple[str, .
                 modal.extend(((name, m),) for m in jsval.keys(modes))
     hw, variant, strategy, nodes, pd, kv = (base.hardware, base.variant, base.strategy,
                                             base.nodes, base.pd_nodes, base.kv_offload)
-    return [Configuration(hw, variant, strategy, all_features, nodes, pd, modes, kv)
-            for modes in modal]
+    return [new_configuration(hw, variant, strategy, all_features, nodes, pd, modes, kv, None,
+                              (), None, None) for modes in modal]

@@ -50,25 +50,36 @@ def configuration_problems_once(data: Any, tax: Any, strategies: Any, config: Co
     (hardware, strategy, choice), the KV offload's and the feature selection's. Ids of
     other types than ``str`` (the schema reports them) are judged afresh: ``1``, ``1.0``
     and ``True`` would share a key."""
-    hw, variant, strategy, kv = config.hardware, config.variant, config.strategy, \
-        config.kv_offload
+    hw, variant, strategy, kv, features = config.hardware, config.variant, config.strategy, \
+        config.kv_offload, config.features
     if type(hw) is not str or type(variant) is not str or type(strategy) is not str or \
-            (kv is not None and type(kv) is not str) or \
-            not all(type(f) is str for f in config.features):
+            (kv is not None and type(kv) is not str) or not _strings(features, memo):
         return tuple(configuration_problems(data, tax, strategies, config, docs, memo))
-    whole = ("problems", hw, variant, strategy, kv, config.features)
+    whole = ("problems", hw, variant, strategy, kv, features)
     out: tuple[RenderProblem, ...] | None = memo.get(whole)
     if out is not None:  # every part's key is made of these: the parts read no more
         return out
     out = ()
     for part, key in zip(_PARTS, (hw, (variant, strategy), (hw, strategy, kv),
-                                  (kv, config.features)), strict=True):
+                                  (kv, features)), strict=True):
         found = memo.get((part, key))
         if found is None:
             found = memo[part, key] = tuple(part(data, tax, strategies, config, docs, memo))
         out += found
     memo[whole] = out
     return out
+
+
+def _strings(features: tuple[Any, ...], memo: dict[Any, Any]) -> bool:
+    """Whether every item of ``features`` is a ``str``, found once per tuple in ``memo``
+    (a configuration's features are one of a few tuples its variant's plan made: kept
+    with the answer, so that the tuple's id cannot be reused meanwhile)."""
+    hit = memo.get(("str-features", id(features)))
+    if hit is None or hit[0] is not features:
+        hit = memo["str-features", id(features)] = (
+            features, all(type(f) is str for f in features))
+    found: bool = hit[1]
+    return found
 
 
 def _hardware_problems(data: Any, tax: Any, strategies: Any, config: Configuration,
@@ -374,7 +385,8 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
     -> origin) places env problems on their YAML line. ``faults``: a dict shared by the
     calls for one recipe, where the faults of each processes tuple are found once (the
     configurations that reuse a rendering share its processes)."""
-    if not all(isinstance(part, str) for part in (config.hardware, config.variant, config.key)):
+    if not (isinstance(config.hardware, str) and isinstance(config.variant, str)
+            and isinstance(config.key, str)):
         # an id of another type (``compatible_strategies: [0]``: the schema reports it)
         # names no configuration: the rendering fails here, as it did when every label was
         # made at once, and the render rules add nothing (render.cache)
@@ -404,7 +416,9 @@ def output_problems(site: dict[str, Any], processes: Sequence[Process], docs: Do
                 f"{label}: env {key} holds {_kind(value)}, which the site renders as "
                 f"`-e {key}={text}`", origin.document if origin else docs.recipe,
                 origin.pointer if origin else ""))
-    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_command") is None:
+    if site.get("deploy_type") == "kv_store_lb" and site.get("vllm_argv") is None:
+        # (no vLLM command: its argv is made with its text, which a rendering without
+        # texts does not hold)
         label = label or config.label()
         out.append(_kv_store_as_strategy(label, config.strategy, docs))
     if site.get("docker_image") is None:

@@ -242,7 +242,7 @@ CONFIGURATION_LIMIT = "too-many-configurations"
 def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                strategies: Mapping[str, LoadedDocument], *, feature_sets: bool = True,
                carried: Table | None = None, docker_forms: bool = True,
-               cuda: str = BASE_CUDA) -> list[Rendered]:
+               cuda: str = BASE_CUDA, command_texts: bool = True) -> list[Rendered]:
     """Every configuration the site's build renders for every variant on every picker
     hardware (recommended strategy and alternatives), and -- with ``feature_sets`` -- the
     same with every feature switched on, each modal feature in each of its modes; at most
@@ -259,16 +259,19 @@ def render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     ``carried``: the site renderings of earlier calls for the same recipe bytes whose
     inputs other than the hardware profiles were the same (:mod:`validator.render.carry`);
     they are reused where their hardware reads hold, and this call's are added (all of
-    one ``docker_forms`` choice).
+    one ``docker_forms`` and ``command_texts`` choice).
 
     ``docker_forms=False``: the renderings hold no ``docker run`` command or argv (see
     :func:`~validator.render.site.site_rendering_traced`); everything else is the same.
+    ``command_texts=False`` (with ``docker_forms=False``): nor any ``vllm serve`` command
+    text (``None`` in the renderings, their processes and their site JSON: formatting
+    them was 4-5 % of ``render_all``); the argvs and tokens are the same.
     ``cuda``: the CUDA build of the NVIDIA images (as :func:`render`'s).
 
     The cyclic garbage collector is paused meanwhile (:func:`collector_paused`)."""
     with collector_paused():
-        return _render_all(recipe, taxonomy, strategies, feature_sets, carried, docker_forms,
-                           cuda)
+        return _render_all(recipe, taxonomy, strategies, feature_sets, carried,
+                           {"docker-forms": docker_forms, "command-texts": command_texts}, cuda)
 
 
 @contextmanager
@@ -291,8 +294,9 @@ def collector_paused() -> Iterator[None]:
 
 def _render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
                 strategies: Mapping[str, LoadedDocument], feature_sets: bool,
-                carried: Table | None, docker_forms: bool, cuda: str) -> list[Rendered]:
-    """:func:`render_all` (the collector paused)."""
+                carried: Table | None, forms: dict[str, bool], cuda: str) -> list[Rendered]:
+    """:func:`render_all` (the collector paused); ``forms``: its ``docker_forms`` and
+    ``command_texts`` as the memo keeps them."""
     if not recipe.ok:
         return [render(recipe, taxonomy, strategies, Configuration("h200"))]
     data = recipe.data
@@ -301,7 +305,7 @@ def _render_all(recipe: LoadedDocument, taxonomy: LoadedDocument | None,
     profiles = or_(get(tax, "hardware_profiles"), {})
     seen: set[Configuration] = set()
     out: list[Rendered] = []
-    memo: dict[Any, Any] = {"docker-forms": docker_forms}
+    memo: dict[Any, Any] = dict(forms)
     if cuda != BASE_CUDA:
         memo["cuda"] = cuda
     if carried is not None:

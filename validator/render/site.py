@@ -282,12 +282,16 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                           docs: Documents | None = None, feature_modes: Any = None,
                           advanced: Sequence[Any] = (), kv_instances: Any = None,
                           docker_forms: bool = True, cuda: str = BASE_CUDA,
+                          command_texts: bool = True,
                           ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``renderCommand`` of the build: the JSON of one rendering, plus the traced
     ``resolveCommand`` result it was made from (argv tokens with provenance).
     ``docker_forms=False``: every ``docker run`` command and argv is ``None`` (for
     readers that never look at them: they are strings formatted from the command, the
-    argv, the environment and the image, which are all made).
+    argv, the environment and the image, which are all made). ``command_texts=False``:
+    every ``vllm serve`` command text is ``None`` too (see
+    :func:`~validator.render.synthesis.resolve_command_traced`'s ``texts``), unless
+    ``docker_forms`` (they are formatted from the texts).
 
     Raises:
         jsval.JsTypeError: where the site's synthesis throws (its build then skips the
@@ -295,7 +299,8 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
     """
     traced = resolve_command_traced(recipe, variant_key, strategy, hw_id, features, strategies,
                                     taxonomy, advanced, node_count, pd_nodes, feature_modes,
-                                    kv_offload, kv_instances, docs)
+                                    kv_offload, kv_instances, docs,
+                                    texts=command_texts or docker_forms)
     result = plain(traced)
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant):  # ``variants[key] || variants.default || {}``: the default is

@@ -63,7 +63,7 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
     made = by_reads.setdefault((_sharing_key(config), read), [])
     found = _reused(made, reads, config, docs, None)
     if found is None and config.feature_modes:
-        without = by_reads.get((_sharing_key(replace(config, feature_modes=())), read), ())
+        without = by_reads.get((_sharing_key(config, ()), read), ())
         found = _reused(without, reads, config, docs, dict(config.feature_modes))
     if found is not None:
         return found
@@ -71,7 +71,8 @@ def shared_site_rendering(data: Any, config: Configuration, strat: Any, tax: Any
         data, config.variant, config.strategy, reads.id, config.nodes, list(config.features),
         strat, tax, dict(config.pd_nodes) if config.pd_nodes else None,
         config.site_kv_offload, docs, dict(config.feature_modes), list(config.advanced_args),
-        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA)))
+        config.kv_instances, memo.get("docker-forms", True), memo.get("cuda", BASE_CUDA),
+        memo.get("command-texts", True)))
     env_sources = {k: arg_token(a) for k, a in traced.get(ENV_SOURCES, {}).items()}
     processes = processes_of(site, traced, memo.setdefault("tokens", {}), env_sources)
     result = site, tuple(traced.get(OVERRIDES, ())), processes, env_sources
@@ -111,21 +112,26 @@ def _selects_resolved(modes: dict[Any, Any], resolved: tuple[tuple[Any, Any], ..
 
 
 _BUT_HARDWARE = tuple(f.name for f in fields(Configuration) if f.name != "hardware")
+_SAME = object()
 
 
-def _sharing_key(config: Configuration) -> Any:
-    """Everything of ``config`` but its hardware: the renderings of one key are shared
-    where their hardware reads hold. Equal only for equal values of equal types (``1``,
-    ``1.0`` and ``True`` render differently): the tuple of the values where each is a
-    string, an ``int`` or ``None`` (or a tuple of strings), else their ``repr``."""
+def _sharing_key(config: Configuration, modes: Any = _SAME) -> Any:
+    """Everything of ``config`` but its hardware (with ``modes`` for its
+    ``feature_modes`` when given): the renderings of one key are shared where their
+    hardware reads hold. Equal only for equal values of equal types (``1``, ``1.0`` and
+    ``True`` render differently): the tuple of the values where each is a string, an
+    ``int`` or ``None`` (or a tuple of strings), else their ``repr``."""
     c = config
+    if modes is _SAME:
+        modes = c.feature_modes
     if type(c.variant) is str and type(c.strategy) is str and type(c.nodes) is int and \
             c.pd_nodes is None and c.kv_instances is None and c.omni_task is None and \
             c.kv_option is None and (c.kv_offload is None or type(c.kv_offload) is str) and \
-            not c.advanced_args and _strings(c.features) and type(c.feature_modes) is tuple \
-            and all(_strings(pair) for pair in c.feature_modes):
-        return (c.variant, c.strategy, c.features, c.nodes, c.feature_modes, c.kv_offload)
-    return repr(tuple(getattr(config, name) for name in _BUT_HARDWARE))
+            not c.advanced_args and _strings(c.features) and type(modes) is tuple \
+            and all(_strings(pair) for pair in modes):
+        return (c.variant, c.strategy, c.features, c.nodes, modes, c.kv_offload)
+    return repr(tuple(modes if name == "feature_modes" else getattr(config, name)
+                      for name in _BUT_HARDWARE))
 
 
 def _strings(values: Any) -> bool:
@@ -170,13 +176,16 @@ def processes_of(site: dict[str, Any], traced: dict[str, Any],
     ``shared_sources``: the rendering's env sources (the tokens of ``traced``'s
     :data:`~validator.render.synthesis.ENV_SOURCES`), the object every process but a
     P/D role (which has its own) holds, so a restamp (:func:`_restamped`) makes them once."""
+    find = known.get
+
     def tokens_of(args: list[Arg]) -> tuple[Token, ...]:
-        out = []
+        out: list[Token] = []
+        append = out.append
         for arg in args:  # (inlined: one call less per argument of every rendering)
-            hit = known.get(id(arg))
+            hit = find(id(arg))
             if hit is None or hit[0] is not arg:
                 hit = known[id(arg)] = (arg, arg_token(arg))
-            out.append(hit[1])
+            append(hit[1])
         return tuple(out)
 
     def proc(role: str, command: Any, args: Any, dcmd: Any, dargv: Any, env: Any,

@@ -224,8 +224,11 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
                            advanced_args: Sequence[Any] = (), node_count: Any = 1,
                            pd_nodes: Any = None, feature_modes: Any = None,
                            kv_offload: Any = None, kv_instances: Any = None,
-                           docs: Documents | None = None) -> dict[str, Any]:
-    """:func:`resolve_command` with every argv token an :class:`Arg` (with provenance)."""
+                           docs: Documents | None = None, *, texts: bool = True,
+                           ) -> dict[str, Any]:
+    """:func:`resolve_command` with every argv token an :class:`Arg` (with provenance);
+    ``texts=False``: each ``vllm serve`` command text ``None`` (where the site's
+    formatting throws, it still throws)."""
     docs = docs or Documents()
     c = _composer(recipe, variant_key, strategy_name, hw_id, enabled_features, strategies,
                   taxonomy, advanced_args, node_count, pd_nodes, feature_modes, kv_offload,
@@ -233,7 +236,7 @@ def resolve_command_traced(recipe: Any, variant_key: str, strategy_name: str, hw
     model_id, model_ptr = _model_id(c)
     model = Arg(model_id, model_ptr.lstrip("/").replace("/", ".") or "unknown", docs.recipe,
                 model_ptr)
-    writer = _CommandWriter(model, model_id, docs.cache)
+    writer = _CommandWriter(model, model_id, docs.cache, texts)
     deploy = or_(c.deploy_type, "single_node")
     nodes = jsval.to_number(node_count)
     if deploy == "pd_cluster":
@@ -259,12 +262,14 @@ class _CommandWriter:
     share, through ``shared`` (the recipe's :attr:`Documents.cache`), one
     :func:`~validator.render.args.final_plan` and one command per distinct tuple of
     values, whatever their provenance (the same arguments from another hardware's
-    profile, layer or pointer)."""
+    profile, layer or pointer). ``texts=False``: no command text (``None``)."""
 
-    def __init__(self, model: Arg, model_id: Any, shared: dict[Any, Any]) -> None:
+    def __init__(self, model: Arg, model_id: Any, shared: dict[Any, Any], texts: bool = True,
+                 ) -> None:
         self.model = model
         self.model_id = model_id
         self.shared = shared
+        self.texts = texts
         self.finals: dict[int, tuple[list[Arg], list[Arg], Any]] = {}
         self.overrides: list[Override] = []
 
@@ -289,12 +294,15 @@ class _CommandWriter:
             self.overrides.extend(dropped)
         return found[1], found[2]
 
-    def command(self, args: list[Arg]) -> str:
-        """The shell command of ``args``."""
+    def command(self, args: list[Arg]) -> str | None:
+        """The shell command of ``args`` (``None`` without :attr:`texts`)."""
         filtered, key = self.finalize(args)
         model_id = self.model_id
         if key is None or type(model_id) is not str:
-            return command_of(filtered, model_id)
+            made = command_of(filtered, model_id)  # (may throw, as the site's does)
+            return made if self.texts else None
+        if not self.texts:  # string values and model id: command_of cannot throw
+            return None
         ckey = ("command", key, model_id)
         text = self.shared.get(ckey)
         if text is None:
