@@ -17,7 +17,9 @@ draft model, replaces an unknown method by the one it detects, so such a release
 (``keys``) and whether another key fails (``unknown_keys``: ``"rejected"`` for a
 standard-library dataclass, whose constructor raises ``TypeError``, and for a pydantic one
 declared with ``extra="forbid"``, vLLM 0.16.0 on; ``"ignored"``, pydantic's default, in
-between).
+between). From ``__post_init__`` it records the methods taken with
+``num_speculative_tokens`` and no draft ``model`` (``without_model``) and those for which
+``prompt_lookup_min`` above ``prompt_lookup_max`` is refused (``lookup_order``).
 
     python scripts/derive_speculative_config.py --artifacts DIR [--out FILE]
 
@@ -161,9 +163,81 @@ def _forbids_extra(cls: ast.ClassDef, utils: str | None) -> bool:
         and n.value.value == "forbid" for n in ast.walk(defs[-1]))
 
 
+def _method_strings(test: ast.expr, aliases: dict[str, ast.expr]) -> set[str] | None:
+    """The methods a test ``self.method == "x"`` / ``self.method in (...)`` /
+    ``self.method in get_args(Alias)`` names (``None``: a test of anything else)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and ast.unparse(test.left) == "self.method"
+            and isinstance(test.ops[0], (ast.Eq, ast.In))):
+        return None
+    node = test.comparators[0]
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "get_args" and node.args:
+        node = node.args[0]
+    if isinstance(node, ast.Name) and isinstance(aliases.get(node.id), (ast.Tuple, ast.List)):
+        node = aliases[node.id]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return set().union(*(_literal_strings(e, aliases) for e in node.elts))
+    return _literal_strings(node, aliases)
+
+
+def _raises(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` raises outright, or when ``self.model is None`` (which it is)."""
+    return any(isinstance(s, ast.Raise) or (isinstance(s, ast.If) and ast.unparse(s.test)
+               == "self.model is None" and any(isinstance(b, ast.Raise) for b in s.body))
+               for s in body)
+
+
+def without_model(init: ast.FunctionDef, aliases: dict[str, ast.expr]) -> list[str] | None:
+    """The methods ``__post_init__`` takes with ``num_speculative_tokens`` and no draft
+    ``model`` (every other one raises "num_speculative_tokens was provided but without
+    speculative model"); ``None`` when the chain also tests other things (the target's
+    model type, before vLLM 0.11.0) and so cannot be read per method."""
+    renamed: set[str] = set()
+    for stmt in init.body:
+        if isinstance(stmt, ast.If) and "self.model is None" in ast.unparse(stmt.test) \
+                and "self.num_speculative_tokens is not None" in ast.unparse(stmt.test):
+            taken: set[str] = set()
+            branch: ast.If | None = stmt.body[0] if isinstance(stmt.body[0], ast.If) else None
+            while branch is not None:
+                names = _method_strings(branch.test, aliases)
+                if names is None:
+                    return None
+                if not _raises(branch.body):
+                    taken |= names
+                orelse = branch.orelse
+                branch = orelse[0] if len(orelse) == 1 and isinstance(orelse[0], ast.If) \
+                    else None
+                if branch is None and not _raises(orelse):
+                    return None  # a method-less fallback that takes any method
+            if "mtp" in taken:
+                taken |= renamed
+            return sorted(taken)
+        if isinstance(stmt, ast.If) and any(ast.unparse(b) == "self.method = 'mtp'"
+                                            for b in stmt.body):
+            test = stmt.test.values[0] if isinstance(stmt.test, ast.BoolOp) else stmt.test
+            renamed |= _method_strings(test, aliases) or set()
+    return None
+
+
+def lookup_order(init: ast.FunctionDef, aliases: dict[str, ast.expr]) -> list[str]:
+    """The methods for which ``__post_init__`` refuses ``prompt_lookup_min`` above
+    ``prompt_lookup_max`` (the ``if self.method ...`` branch holding that test)."""
+    for stmt in ast.walk(init):
+        if not isinstance(stmt, ast.If):
+            continue
+        names = _method_strings(stmt.test, aliases)
+        if names and any(isinstance(n, ast.Compare) and ast.unparse(n) ==
+                         "self.prompt_lookup_min > self.prompt_lookup_max"
+                         for b in stmt.body for n in ast.walk(b)):
+            return sorted(names)
+    return []
+
+
 def speculative_config(files: dict[str, str]) -> dict[str, Any]:
-    """``{"source", "validated", "methods", "keys", "unknown_keys"}`` of the release whose
-    files are ``files``: ``keys`` the fields the constructor takes, ``unknown_keys``
+    """``{"source", "validated", "methods", "keys", "unknown_keys", "without_model",
+    "lookup_order"}`` of the release whose files are ``files`` (the last two:
+    :func:`without_model`, :func:`lookup_order`): ``keys`` the fields the constructor
+    takes, ``unknown_keys``
     ``"rejected"`` when another key fails (a standard-library dataclass's ``TypeError``, a
     pydantic one with ``extra="forbid"``), else ``"ignored"``."""
     for path in CANDIDATES:
@@ -186,8 +260,12 @@ def speculative_config(files: dict[str, str]) -> dict[str, Any]:
             and _config_makes_pydantic(files.get(UTILS)))
         methods = sorted(_literal_strings(field.annotation, aliases)) if pydantic else None
         forbids = not pydantic or _forbids_extra(cls, files.get(UTILS))
+        init = next((s for s in cls.body if isinstance(s, ast.FunctionDef)
+                     and s.name == "__post_init__"), None)
         return {"source": path, "validated": pydantic, "methods": methods,
-                "keys": _init_fields(cls), "unknown_keys": "rejected" if forbids else "ignored"}
+                "keys": _init_fields(cls), "unknown_keys": "rejected" if forbids else "ignored",
+                "without_model": None if init is None else without_model(init, aliases),
+                "lookup_order": [] if init is None else lookup_order(init, aliases)}
     raise ValueError("no class SpeculativeConfig in " + ", ".join(CANDIDATES))
 
 

@@ -9,7 +9,13 @@ import textwrap
 
 from scripts.derive_speculative_config import speculative_config
 from validator.paths import SNAPSHOTS_DIR
-from validator.vllm_cli.speculative_methods import PATH, accepted_methods, strict_keys
+from validator.vllm_cli.speculative_methods import (
+    PATH,
+    accepted_methods,
+    lookup_order_methods,
+    methods_without_model,
+    strict_keys,
+)
 
 
 def test_every_release_with_the_option_is_described_from_its_snapshot_artifact() -> None:
@@ -84,7 +90,8 @@ def test_only_a_pydantic_dataclass_checks_the_method() -> None:
     overloads) makes a pydantic dataclass."""
     assert speculative_config({"vllm/config.py": textwrap.dedent(STDLIB)}) == {
         "source": "vllm/config.py", "validated": False, "methods": None,
-        "keys": ["method"], "unknown_keys": "rejected"}
+        "keys": ["method"], "unknown_keys": "rejected", "without_model": None,
+        "lookup_order": []}
     assert speculative_config({"vllm/config.py": textwrap.dedent(PYDANTIC)})["methods"] == [
         "deepseek_mtp", "mtp", "ngram"]
     files = {"vllm/config/speculative.py": textwrap.dedent(BY_DECORATOR),
@@ -96,3 +103,45 @@ def test_only_a_pydantic_dataclass_checks_the_method() -> None:
     assert speculative_config(files)["unknown_keys"] == "rejected"
     del files["vllm/config/utils.py"]
     assert speculative_config(files)["methods"] is None
+
+
+POST_INIT = """
+from typing import Literal, get_args
+MTPModelTypes = Literal["deepseek_mtp", "mtp"]
+@config
+@dataclass
+class SpeculativeConfig:
+    method: str | None = None
+    def __post_init__(self):
+        if self.method in get_args(MTPModelTypes) and self.method != "mtp":
+            self.method = "mtp"
+        if self.model is None and self.num_speculative_tokens is not None:
+            if self.method == "mtp":
+                self.model = self.target_model_config.model
+            elif self.method in ("ngram", "[ngram]"):
+                self.model = "ngram"
+            elif self.method == "custom_class":
+                if self.model is None:
+                    raise ValueError("custom_class needs a model")
+            else:
+                raise ValueError("num_speculative_tokens without speculative model")
+        if self.method in ("ngram", "ngram_gpu"):
+            if self.prompt_lookup_min > self.prompt_lookup_max:
+                raise ValueError("prompt_lookup_min must be <= prompt_lookup_max")
+"""
+
+
+def test_the_derivation_reads_which_methods_need_a_model_and_the_lookup_order() -> None:
+    found = speculative_config({"vllm/config.py": textwrap.dedent(POST_INIT)})
+    assert found["without_model"] == ["[ngram]", "deepseek_mtp", "mtp", "ngram"]
+    assert found["lookup_order"] == ["ngram", "ngram_gpu"]
+    by_type = textwrap.dedent(POST_INIT).replace(
+        'if self.method == "mtp":', 'if self.target_model_config.model_type == "x":')
+    assert speculative_config({"vllm/config.py": by_type})["without_model"] is None
+
+
+def test_methods_needing_a_model_follow_the_releases_sources() -> None:
+    assert methods_without_model("0.10.2") is None  # the test is of the target's model type
+    assert "eagle3" not in (methods_without_model("0.11.0") or {"eagle3"})
+    assert "qwen3_next_mtp" in (methods_without_model("0.11.0") or ())
+    assert "ngram" in lookup_order_methods("0.33.0")

@@ -44,6 +44,7 @@ from validator.analysis.flag_values import (
     value_at,
 )
 from validator.analysis.flag_values import FlagIssue as FlagIssue  # re-exported
+from validator.analysis.kv_transfer import kv_transfer_issues
 from validator.analysis.option_hints import (
     all_options,
     choice_typo,
@@ -55,6 +56,7 @@ from validator.analysis.option_hints import (
 )
 from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
 from validator.analysis.speculative_method import key_issues, method_issues
+from validator.analysis.speculative_refusals import refusal_issues
 from validator.analysis.versions import MinVersion, effective_min_version
 from validator.vllm_cli import argv, parsed_args
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption, Problem
@@ -177,6 +179,8 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     issues.extend(_speculative_issues(parsed))
     issues.extend(method_issues(parsed, plan))
     issues.extend(key_issues(parsed, plan))
+    issues.extend(kv_transfer_issues(parsed, plan))
+    issues.extend(refusal_issues(parsed, plan))
     if duplicates:
         for first, second in argv.duplicates(parsed):
             issues.append(FlagIssue("duplicate", second.index, f"`{second.display}` is set "

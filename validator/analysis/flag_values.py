@@ -25,7 +25,7 @@ ISSUE_CODES = frozenset({
     "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
     "spec_tokens", "spec_method", "spec_key", "dotted", "duplicate", "underscore", "abbreviation",
     "config_key_ignored", "config_key_rejected", "range_rejected", "unreleased_only",
-    "auto_tool", "value_type", "eplb_without_ep"})
+    "auto_tool", "value_type", "eplb_without_ep", "kv_transfer", "spec_refused"})
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,9 @@ class FlagIssue:
     ``range_rejected`` (accepted at the minimum, rejected by a release of the install
     range), ``unreleased_only`` (in no vendored release; the recipe installs unreleased
     code), ``value_type`` (a value the option's argparse type refuses), ``auto_tool`` and
-    ``eplb_without_ep`` (a switch without the one it needs, in a whole command);
+    ``eplb_without_ep`` (a switch without the one it needs, in a whole command),
+    ``kv_transfer`` (a KV connector or role of ``--kv-transfer-config`` the minimum refuses),
+    ``spec_refused`` (a speculative config whose values the minimum refuses together);
     ``index`` the token it is about; ``on_value``: the issue judges the option's value,
     so a finding about a ``--flag=value`` token points at the value after ``=``;
     ``consequences``: (token, what happens there) for each issue this one causes at another

@@ -11,7 +11,9 @@ replaces one it does not know by the method it detects from the draft model: ``N
 there, as for a release the file does not list. The file also gives the top-level keys
 each release's ``SpeculativeConfig`` takes, and whether it refuses any other key
 (a standard-library dataclass's ``TypeError``; a pydantic one declared with
-``extra="forbid"``, 0.16.0 on) or ignores it (pydantic's default, 0.9.1 to 0.15.1).
+``extra="forbid"``, 0.16.0 on) or ignores it (pydantic's default, 0.9.1 to 0.15.1), the
+methods taken without a draft ``model`` and those refusing ``prompt_lookup_min`` above
+``prompt_lookup_max`` (read from the release's ``__post_init__``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ def _releases(path: Path = PATH) -> dict[str, dict[str, Any]]:
     return {version: {"methods": None if entry["methods"] is None
                       else frozenset(entry["methods"]),
                       "keys": frozenset(entry["keys"]),
-                      "strict": entry["unknown_keys"] == "rejected"}
+                      "strict": entry["unknown_keys"] == "rejected",
+                      "without_model": None if entry.get("without_model") is None
+                      else frozenset(entry["without_model"]),
+                      "lookup_order": frozenset(entry.get("lookup_order") or ())}
             for version, entry in doc["releases"].items()}
 
 
@@ -58,3 +63,19 @@ def strict_keys(version: str) -> frozenset[str] | None:
     else ``None`` (it ignores unknown keys, or the vendored file does not describe it)."""
     entry = _releases().get(version)
     return entry["keys"] if entry is not None and entry["strict"] else None
+
+
+def methods_without_model(version: str) -> frozenset[str] | None:
+    """The methods vLLM ``version`` takes with ``num_speculative_tokens`` and no draft
+    ``model`` (every other method is refused: "num_speculative_tokens was provided but
+    without speculative model"), or ``None`` when that cannot be read per method (before
+    vLLM 0.11.0 the test is of the target's model type) or the file does not describe it."""
+    entry = _releases().get(version)
+    return None if entry is None else entry["without_model"]
+
+
+def lookup_order_methods(version: str) -> frozenset[str]:
+    """The methods for which vLLM ``version`` refuses ``prompt_lookup_min`` above
+    ``prompt_lookup_max`` (none for a release the file does not describe)."""
+    entry = _releases().get(version)
+    return frozenset() if entry is None else entry["lookup_order"]

@@ -284,27 +284,28 @@ MAIN_ERRORS = {
     "MiniMaxAI/MiniMax-M2.yaml":
         "FLAG006:41 FLAG006:47 FLAG002:88 GUIDE006:153 GUIDE006:154 GUIDE006:166 GUIDE006:167 "
         "GUIDE006:180 GUIDE006:181 GUIDE006:191 GUIDE006:192 GUIDE006:201 GUIDE006:202",
-    "OpenGVLab/InternVL3_5-8B.yaml": "FLAG002:34 FLAG002:38",
+    "OpenGVLab/InternVL3_5-8B.yaml": "FLAG032:56 FLAG032:57 FLAG002:34 FLAG002:38",
     "PaddlePaddle/PaddleOCR-VL-1.5.yaml": "FLAG002:42",
     "PaddlePaddle/PaddleOCR-VL-1.6.yaml": "FLAG002:44",
     "PaddlePaddle/PaddleOCR-VL.yaml": "FLAG002:41",
     "Qwen/Qwen2.5-32B.yaml": "FLAG002:41 FLAG002:42",
     "Qwen/Qwen2.5-VL-72B-Instruct.yaml":
-        "FLAG002:34 FLAG002:38 FLAG002:70 FLAG002:75 FLAG002:81 GUIDE004:124 GUIDE004:136 "
-        "GUIDE004:148",
+        "FLAG032:64 FLAG032:65 FLAG002:34 FLAG002:38 FLAG002:70 FLAG002:75 FLAG002:81 "
+        "GUIDE004:124 GUIDE004:136 GUIDE004:148",
     "Qwen/Qwen2.5-VL-7B-Instruct.yaml":
-        "FLAG002:32 FLAG002:36 GUIDE017:111 GUIDE004:112 GUIDE004:131",
+        "FLAG032:61 FLAG032:62 FLAG002:32 FLAG002:36 GUIDE017:111 GUIDE004:112 GUIDE004:131",
     "Qwen/Qwen3-1.7B.yaml": "FLAG006:38",
     "Qwen/Qwen3-235B-A22B-Instruct-2507.yaml":
-        "GUIDE017:115 GUIDE017:116 GUIDE017:134 GUIDE017:135",
+        "FLAG032:74 FLAG032:75 GUIDE017:115 GUIDE017:116 GUIDE017:134 GUIDE017:135",
     "Qwen/Qwen3-30B-A3B.yaml": "FLAG006:38",
-    "Qwen/Qwen3-32B.yaml": "FLAG006:41 GUIDE017:120",
-    "Qwen/Qwen3-4B.yaml": "FLAG006:39 GUIDE017:103",
+    "Qwen/Qwen3-32B.yaml": "FLAG032:69 FLAG032:70 FLAG006:41 GUIDE017:120",
+    "Qwen/Qwen3-4B.yaml": "FLAG032:59 FLAG032:60 FLAG006:39 GUIDE017:103",
     "Qwen/Qwen3-8B.yaml": "FLAG006:39",
     "Qwen/Qwen3-Next-80B-A3B-Instruct.yaml": "FLAG030:40 GUIDE006:141",  # qwen3_next_mtp: 0.10.2
     "Qwen/Qwen3-VL-235B-A22B-Instruct.yaml": "FLAG002:44",
     "Qwen/Qwen3.6-35B-A3B.yaml": "FLAG033:53",  # speculative key moe_backend: 0.19.0
-    "baidu/ERNIE-4.5-21B-A3B-PT.yaml": "FLAG030:29 GUIDE006:125",  # ernie_mtp: 0.10.2
+    "baidu/ERNIE-4.5-21B-A3B-PT.yaml":  # ernie_mtp: 0.10.2; offloading: 0.11.0
+        "FLAG032:60 FLAG032:61 FLAG030:29 GUIDE006:125",
     "baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": "FLAG002:33 GUIDE017:148",
     "deepseek-ai/DeepSeek-OCR-2.yaml": "FLAG002:35",
     "deepseek-ai/DeepSeek-OCR.yaml": "FLAG002:40",
@@ -329,7 +330,7 @@ MAIN_ERRORS = {
     "moonshotai/Kimi-K2-Instruct.yaml": "FLAG023:92 GUIDE017:143",
     "moonshotai/Kimi-Linear-48B-A3B-Instruct.yaml": "GUIDE006:122",  # `auto` from 0.14.0
     "nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": "FLAG002:38",
-    "nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml": "FLAG001:35 GUIDE003:107",
+    "nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml": "FLAG032:78 FLAG032:79 FLAG001:35 GUIDE003:107",
     "openai/gpt-oss-120b.yaml":
         "FLAG006:36 FLAG002:75 FLAG002:77 FLAG002:78 GUIDE004:180 GUIDE004:181 GUIDE004:182 "
         "GUIDE004:194 GUIDE006:200",
@@ -348,6 +349,7 @@ MAIN_ERRORS = {
     "zai-org/GLM-OCR.yaml": "FLAG002:41",
     "zai-org/Glyph.yaml": "FLAG002:42",
     "zai-org/glm-4-9b-hf.yaml": "GUIDE013:63",
+    "Qwen/Qwen3Guard-Gen-8B.yaml": "FLAG032:51 FLAG032:52",  # offloading: 0.11.0
 }
 
 

@@ -76,7 +76,8 @@ ISSUE_RULE: dict[str, str] = {
     "auto_tool": "FLAG010", "duplicate": "FLAG011", "underscore": "FLAG013",
     "abbreviation": "FLAG014", "config_key_ignored": "FLAG021",
     "config_key_rejected": "FLAG022", "range_rejected": "FLAG023",
-    "unreleased_only": "FLAG024", "value_type": "FLAG006", "eplb_without_ep": "FLAG028"}
+    "unreleased_only": "FLAG024", "value_type": "FLAG006", "eplb_without_ep": "FLAG028",
+    "kv_transfer": "FLAG032", "spec_refused": "FLAG034"}
 if set(ISSUE_RULE) != ISSUE_CODES:  # pragma: no cover - a programming error
     raise AssertionError(f"FLAG rules of issue codes: {sorted(ISSUE_CODES ^ set(ISSUE_RULE))}")
 
@@ -270,6 +271,8 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
     for a list of another file, at the recipe line that selects it (an issue of the
     other file's spelling or duplicates is that file's, reported when it is checked)."""
     for issue in issues:
+        if layer.unlisted and issue.code in UNLISTED_SILENT:
+            continue
         ptr, related = layer.site(doc, where[issue.index])
         lead = value_lead(layer.tokens, tokens, where, issue.index) \
             if issue.on_value and layer.origin is None else ""
@@ -297,6 +300,10 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
                                 value_after=lead, reason=FLOOR if issue.floor else None,
                                 severity=lowered, unchosen=lowered is not None))
 
+
+#: Codes not reported on a KV offload option the recipe does not name (``unlisted``): a
+#: connector its minimum lacks is the option's release gate, not a claim of the recipe.
+UNLISTED_SILENT = frozenset({"kv_transfer"})
 
 MINIMUM = ("model", "min_vllm_version")
 """Where a flag of a list the recipe does not name (an unlisted KV offload option) that is
