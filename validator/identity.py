@@ -31,7 +31,8 @@ A finding that a token is accepted only from a later release than its configurat
 minimum (:attr:`~validator.findings.Finding.reason` :data:`~validator.findings.FLOOR`,
 set by the rule) is about the minimum, not about the place the token is written: its
 :class:`Defect` leaves the anchor out, so every copy of the token in the document is one
-defect, whatever the message says of the releases (:func:`defect_of`).
+defect, whatever the message says of the releases (:func:`defect_of`) -- in the argument
+lists of the recipe's fields; in the guide, each command is its own defect.
 
 The identity is computed where the document's data is at hand
 (:func:`with_identities`, called by :class:`~validator.checker.Checker` for every
@@ -243,9 +244,12 @@ class Defect(NamedTuple):
 def defect_of(finding: Finding, path: str | None = None) -> Defect | None:
     """The :class:`Defect` of a finding whose rule gave it a reason that is about the
     document as a whole (:data:`~validator.findings.FLOOR`: raising the minimum fixes
-    every copy), else ``None``. ``path``: the document's path at the revision compared
-    with (default: the finding's)."""
-    if finding.reason != FLOOR:
+    every copy), else ``None``. A guide finding (a ``GUIDE`` rule) has none: each guide
+    command is one a reader copies and runs as it stands, so a second command with the
+    token is a second defect, as a flag the install range rejects (``GUIDE017``) is.
+    ``path``: the document's path at the revision compared with (default: the
+    finding's)."""
+    if finding.reason != FLOOR or finding.rule.startswith(GUIDE_PREFIX):
         return None
     rule, subject, _ = identity_of(finding)
     return Defect(rule, path or finding.path, subject, finding.reason)
@@ -258,6 +262,9 @@ def fingerprint(finding: Finding, path: str | None = None) -> str:
     parts = [path or finding.path, *identity_of(finding)]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:32]
 
+
+GUIDE_PREFIX = "GUIDE"
+"""The rule id prefix of the rules judging the guide's commands (:func:`defect_of`)."""
 
 Unit = tuple[Identity, int]
 """An identity at one line (copies of one identity at one line are one unit)."""

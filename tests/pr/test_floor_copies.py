@@ -45,23 +45,27 @@ def new_errors(data: dict[str, Any]) -> list[tuple[str, str]]:
             for f in doc["findings"] if f["baseline"] == "new" and f["severity"] == "error"]
 
 
-def test_a_second_guide_copy_of_a_value_accepted_later_is_the_old_defect(
-        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`--max-model-len auto` is accepted from vLLM 0.14.0 on, the minimum is 0.12.0: the
-    message words it "accepted only from vLLM 0.14.0 (before, the value must be an
-    integer ...), but ...". Whatever the wording, a second block with the same value is
-    the base's defect; another value accepted later is new."""
-    edit(example_repo, GUIDE_END, GUIDE_END + guide_block("--max-model-len auto"))
-    commit_all(example_repo, "a guide block with a value of 0.14.0")
+@pytest.mark.parametrize(("args", "rule"), [
+    ("--max-model-len auto", "GUIDE006"),  # a value accepted from 0.14.0 (a floor)
+    ("--attention-backend FLASH_ATTN", "GUIDE004"),  # a flag newer than 0.12.0 (a floor)
+    ("--tool-call-parser glm47", "GUIDE006"),  # a parser of 0.14.0 (a floor)
+    ("--disable-log-requests", "GUIDE017"),  # rejected by 0.17.0-0.32.0 (not a floor)
+])
+def test_a_second_guide_command_with_a_version_defect_the_base_has_is_new(
+        example_repo: Path, capsys: pytest.CaptureFixture[str], args: str, rule: str) -> None:
+    """The minimum is 0.12.0. A guide block the base already has with ``args`` is the
+    base's defect; a second block with the same ``args`` is another command a reader
+    copies, that fails as well: new, whether the rule's reason is the minimum (a floor:
+    raising it would fix both) or a release of the install range."""
+    edit(example_repo, GUIDE_END, GUIDE_END + guide_block(args))
+    commit_all(example_repo, "a guide block with a version defect")
     git(example_repo, "branch", "base")
-    edit(example_repo, GUIDE_END, GUIDE_END + guide_block("--max-model-len auto --max-num-seqs 8"))
-    commit_all(example_repo, "another block with the same value")
     code, data = pr(example_repo, capsys)
     assert new_errors(data) == [] and code == 0
-    edit(example_repo, GUIDE_END, GUIDE_END + guide_block("--attention-backend FLASH_ATTN"))
-    commit_all(example_repo, "a block with another flag above the minimum")
+    edit(example_repo, GUIDE_END, GUIDE_END + guide_block(f"{args} --max-num-seqs 8"))
+    commit_all(example_repo, "another block with the same defect")
     code, data = pr(example_repo, capsys)
-    assert new_errors(data) == [("GUIDE004", "--attention-backend")] and code == 1
+    assert [r for r, _ in new_errors(data)] == [rule] and code == 1
 
 
 VARIANT = """  fp8:

@@ -24,6 +24,11 @@ from packaging.version import InvalidVersion, Version
 from validator.vllm_cli import parsed_args
 from validator.vllm_cli.data_source import VLLM as VLLM  # re-exported: vLLM's own family
 from validator.vllm_cli.data_source import CliRegistries, Window
+from validator.vllm_cli.plugins import OMNI as _OMNI
+
+OMNI_FAMILY = _OMNI.name
+"""vLLM-Omni's family: installed unpinned (``uv pip install vllm-omni``, its git main), so
+its install range is every stable release from the minimum on, judged as vLLM's is."""
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -380,7 +385,11 @@ def _ranged(cli: CliRegistries, declared: str | None, family: str, top: str | No
         checked = tuple(str(v) for v in vs if v == pin and v > here)
         label = f"{low.version} and {win.vllm} (--vllm)"
         return _replace(base, checked, unreleased, label)
-    if family != VLLM:  # plugin CLIs: the minimum, and the newest for removals
+    if family == OMNI_FAMILY:  # installed unpinned: every stable release above the minimum
+        checked = tuple(str(v) for v in vs if v > here and not v.is_prerelease)
+        label = f"{product(family)} {low.version}" + (f"–{checked[-1]}" if checked else "")
+        return _replace(base, checked, unreleased, label)
+    if family != VLLM:  # other plugin CLIs: the minimum, and the newest for removals
         return _replace(base, (), unreleased, f"{product(family)} {low.version}")
     high = Version(top) if top is not None else (vs[-1] if vs else here)
     checked = tuple(str(v) for v in vs if here < v <= high)

@@ -54,7 +54,12 @@ from validator.analysis.option_hints import (
     option_hint,
     replacement_hint,
 )
-from validator.analysis.release_range import LISTS_KEPT, parse_at, range_issues
+from validator.analysis.release_range import (
+    LISTS_KEPT,
+    NOT_AN_OPTION,
+    parse_at,
+    range_issues,
+)
 from validator.analysis.speculative_method import key_issues, method_issues
 from validator.analysis.speculative_refusals import refusal_issues
 from validator.analysis.versions import MinVersion, effective_min_version
@@ -190,6 +195,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
                                     "keep one occurrence", related_index=first.index))
     issues.extend(range_issues(tokens, parsed, plan, allow_positionals, expansions))
     issues.extend(_newest_issues(tokens, parsed, plan, allow_positionals, expansions))
+    issues = gone_once(issues)
     issues.extend(additional_config_issues(parsed, plan))
     if auto_tool:
         issues.extend(auto_tool_issues(parsed))
@@ -198,6 +204,19 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
         issues = [i for i in issues if i.code != "unreleased_only"]
     issues.sort(key=lambda x: x.index)
     return parsed, tuple(issues)
+
+
+def gone_once(issues: list[FlagIssue]) -> list[FlagIssue]:
+    """``issues`` without what repeats an option's rejection inside the install range
+    (``range_rejected``, an error) at the same item: the later removal (``removed``) and,
+    when the option is gone (removed, or not an option of a release of the range; not
+    when a release only makes its abbreviation ambiguous), the spelling note whose hint
+    would write the gone option in full."""
+    rejected = {i.index for i in issues if i.code == "range_rejected"}
+    gone = {i.index for i in issues if i.code == "removed" or (
+        i.code == "range_rejected" and f"({NOT_AN_OPTION})" in i.message)}
+    return [i for i in issues if not (i.code == "removed" and i.index in rejected)
+            and not (i.code == "abbreviation" and i.index in gone)]
 
 
 def _option_hint(cli: CliRegistries, opt: parsed_args.ParsedOption, version: str,

@@ -29,6 +29,10 @@ from validator.analysis.option_hints import all_options, nearest_hint
 from validator.vllm_cli import argv, parsed_args
 from validator.vllm_cli.parsed_args import OptionSpec, ParsedArgs, ParsedOption, Problem
 
+NOT_AN_OPTION = "not an option there"
+"""Why a release of the range rejects an option it does not have at all (in the
+``range_rejected`` message, in parentheses)."""
+
 LISTS_KEPT = 128
 """How many argument lists a memo of whole lists (parses, range issues, FLAG's
 ``check_tokens``) keeps on the run's data source. Its reuse is within one recipe's rules
@@ -82,7 +86,7 @@ def _rejection(opt: ParsedOption, new: tuple[tuple[str, ...], OptionSpec | None]
         return f"`{opt.written}`", f"an ambiguous abbreviation there: {ambiguous[opt.index]}"
     values, spec = new if new is not None else ((), None)
     if spec is None:
-        return f"`{name}`", "not an option there"
+        return f"`{name}`", NOT_AN_OPTION
     if opt.keys or not values:
         return None
     if parsed_args.json_valued(spec) or name in reg.json_flags or custom_json(spec):
@@ -294,7 +298,7 @@ def _compute_range_issues(tokens: tuple[str, ...], plan: VersionPlan, allow_posi
                     f"to {required_vllm(plan.cli, again[0], plan.family)}, or drop the flag"
                     if again
                     else None)
-            if hint is None and why == "not an option there":
+            if hint is None and why == NOT_AN_OPTION:
                 hint = nearest_hint(opt.option or opt.normalised,
                                     all_options(plan.cli, found[0], plan.family))
             if hint is None and "ambiguous" in why:

@@ -140,8 +140,9 @@ def compare(old: list[Finding], new: list[Finding],
     unchanged and the third is fixed. A finding whose rule says the token needs a release
     above the configuration's minimum (reason :data:`~validator.findings.FLOOR`) is about
     the minimum: another copy of one the base has (the same rule group and token in the
-    same document, :func:`validator.identity.defect_of`: in another guide block or
-    argument list, whatever releases its message names) is that defect, not a new one --
+    same document, :func:`validator.identity.defect_of`: in another argument list,
+    whatever releases its message names; not in another guide command, which a reader
+    copies on its own) is that defect, not a new one --
     when the base's copy was at least as severe: an error whose token the base had only
     in warnings (a KV offload option the recipe now opts into, where the base reached the
     token only through options it never chose) is new.

@@ -29,6 +29,7 @@ from validator.analysis.stated_versions import (
 from validator.analysis.versions import NIGHTLY, MinVersion, max_version, parse_min_version
 from validator.findings import Severity
 from validator.rules.api import Hit, Reads, rule
+from validator.rules.ver.cpu_image import replacement_repository
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -125,7 +126,7 @@ def unpinned_images(doc: LoadedDocument, ctx: Context) -> Iterator[UnpinnedImage
         yield UnpinnedImage(site, msg, needed, unreleased, first)
 
 
-def _pin_hint(site: ImageSite, release: str | None) -> str:
+def _pin_hint(ctx: Context, site: ImageSite, release: str | None) -> str:
     """How to pin the image at ``site``: vLLM's own image by the first release that meets
     the minimum; an image the install-channel model reads as a build of code of its own
     (:func:`~validator.analysis.install_channel.image_statement`: a community or dev
@@ -139,13 +140,15 @@ def _pin_hint(site: ImageSite, release: str | None) -> str:
                 f"{ref.repository}: the recipe runs its commands in that build's own code, "
                 "which a vLLM release image does not carry")
     repo = ref.repository if ref is not None and official_vllm_image(ref) else "vllm/vllm-openai"
+    if ref is not None:  # vLLM's CPU image on GPUs (VER016): pin the GPUs' image instead
+        repo = replacement_repository(ctx, site, ref) or repo
     tag = f"{repo}:v{release}" if release else f"{repo}:v0.23.0"
     return f"pin the release tag {tag} (the first release that meets the minimum) or a digest " \
         "(@sha256:...)"
 
 
 @rule("VER003", Severity.WARNING, "Docker image is not pinned to a vLLM release",
-      reads=frozenset({Reads.RELEASES}))
+      reads=frozenset({Reads.RELEASES, Reads.TAXONOMY}))
 def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     """A ``docker_image`` should name a release once the recipe's minimum is released:
     ``latest``, ``nightly``, ``nightly-<sha>``, ``cu130-nightly``, no tag at all (Docker
@@ -174,7 +177,7 @@ def docker_tag_pinned(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     own: a vLLM release image lacks that code."""
     for found in unpinned_images(doc, ctx):
         if not found.unreleased:
-            yield Hit(found.site.pointer, found.message, _pin_hint(found.site, found.release))
+            yield Hit(found.site.pointer, found.message, _pin_hint(ctx, found.site, found.release))
 
 
 @rule("VER012", Severity.INFO, "Launch or nightly image while the minimum is unreleased",

@@ -29,6 +29,7 @@ from validator.analysis.stated_versions import (
 )
 from validator.findings import Severity
 from validator.rules.api import Hit, Reads, rule
+from validator.rules.ver.cpu_image import cpu_image_misplaced, replacement_repository
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -131,9 +132,10 @@ def image_fits_its_key(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     taxonomy's ``brand``); the ``cu129``/``cu130`` entries of a CUDA map to readers who
     pick that CUDA build. Reported: an image built for another brand (a ROCm image,
     ``vllm/vllm-openai-rocm`` or ``rocm/...``, for NVIDIA; ``vllm/vllm-openai`` for
-    ``amd``), and a CUDA entry whose tag names another CUDA build (``cu129:
-    vllm/vllm-openai:v0.13.0-cu130``). An image whose name does not say its hardware (a
-    community build) is not judged.
+    ``amd``), vLLM's CPU image (``vllm/vllm-openai-cpu``) for NVIDIA, AMD, TPU or another
+    accelerator profile (not for ``intel``, which also serves Xeon CPUs), and a CUDA entry
+    whose tag names another CUDA build (``cu129: vllm/vllm-openai:v0.13.0-cu130``). An
+    image whose name does not say its hardware (a community build) is not judged.
 
     Failing::
 
@@ -161,6 +163,14 @@ def image_fits_its_key(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
             yield Hit(site.pointer, f"image {site.value!r} is built for {built} machines, but "
                       f"{_key_of(site)} gives it to {brand} machines",
                       f"use a {brand} image here, or move this one under `{built}`")
+            continue
+        accelerator = cpu_image_misplaced(ctx, site, ref)
+        if accelerator is not None:
+            fit = replacement_repository(ctx, site, ref) or f"the {accelerator} image"
+            yield Hit(site.pointer, f"image {site.value!r} is vLLM's CPU build, but "
+                      f"{_key_of(site)} gives it to {accelerator} machines: it has no "
+                      f"{accelerator} backend", f"use {fit} here (a CPU image belongs to a "
+                      "CPU profile's hardware_overrides)")
             continue
         key = site.pointer.rsplit("/", 1)[-1]
         builds = {b.lower() for b in _CUDA_BUILD.findall(ref.tag or "")}
