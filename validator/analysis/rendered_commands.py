@@ -93,7 +93,8 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
 
     A process the renderer shares between configurations (one :class:`Process` object in
     several renderings) is read once (:class:`_Processes`), and its findings made once per
-    plan number; each configuration then only adds its label to them."""
+    plan number; so is a processes tuple the renderer shares (:meth:`_Processes.of_all`):
+    each configuration then only adds its label to them."""
     from validator.render.cache import rendered_configurations
 
     out = RenderedFacts()
@@ -113,15 +114,12 @@ def facts(doc: LoadedDocument, ctx: Context, code_rule: dict[str, str]) -> Rende
         _env_channels(out, env, label, bool(where[3]), plan)
         if plan is None or plan.minimum is None:
             continue
-        for process in rendered.processes:
-            read = processes.read(process)
-            if read is None:
-                continue
-            out.pointers.update(read.mine)
-            if not where[3]:
-                out.in_range.update(read.mine)
-            for group in processes.groups(process, read, plan, number):
-                grouped.setdefault(group, []).append(label)
+        mine, groups = processes.of_all(rendered.processes, plan, number)
+        out.pointers.update(mine)
+        if not where[3]:
+            out.in_range.update(mine)
+        for group in groups:
+            grouped.setdefault(group, []).append(label)
     out.distinct = len(processes.judged)
     for (rule_id, pointer, message, hint, related, reason), labels in grouped.items():
         out.hits.setdefault(rule_id, []).append((Hit(pointer, message, hint, related=related,
@@ -146,10 +144,32 @@ class _Processes:
     def __init__(self, doc: LoadedDocument, code_rule: dict[str, str]) -> None:
         self.doc = doc
         self.code_rule = code_rule
-        self.kept: list[Process] = []
+        self.kept: list[object] = []
         self.reads: dict[int, _Read | None] = {}
         self.judged: dict[tuple[tuple[str, ...], int], list[FlagIssue]] = {}
         self.made: dict[tuple[int, int], list[Group]] = {}
+        self.tuples: dict[tuple[int, int], tuple[frozenset[str], tuple[Group, ...]]] = {}
+
+    def of_all(self, processes: tuple[Process, ...], plan: VersionPlan, number: int
+               ) -> tuple[frozenset[str], tuple[Group, ...]]:
+        """The pointers of the recipe's own tokens in the ``vllm serve`` processes of
+        ``processes`` (one rendering's) and their finding groups at plan number
+        ``number``, in process order (a group twice when two processes make it): once
+        per tuple object and number, since the renderer shares one tuple between the
+        configurations that render alike (kept referenced, so its ``id`` names it)."""
+        key = (id(processes), number)
+        found = self.tuples.get(key)
+        if found is None:
+            self.kept.append(processes)
+            mine: set[str] = set()
+            groups: list[Group] = []
+            for process in processes:
+                read = self.read(process)
+                if read is not None:
+                    mine.update(read.mine)
+                    groups += self.groups(process, read, plan, number)
+            found = self.tuples[key] = (frozenset(mine), tuple(groups))
+        return found
 
     def read(self, process: Process) -> _Read | None:
         """The :class:`_Read` of ``process`` (``None``: not a ``vllm serve`` process)."""
@@ -289,24 +309,43 @@ def plugged_in_commands(doc: LoadedDocument, ctx: Context, document: str, pointe
     parser plugin option of parser option ``dest`` (a plugin written in another list,
     e.g. ``model.base_args`` for a feature's ``--tool-call-parser``): the plugin file
     registers the parser names of that command."""
+    seen = False
+    for process in _token_processes(doc, ctx).get((document, pointer), ()):
+        words = [str(a) for a in process.argv]
+        start = _args_start(words)
+        if start is None:
+            continue
+        if not plugin_in_words(shell_words(words[start:])[0], dest):
+            return False
+        seen = True
+    return seen
+
+
+def _token_processes(doc: LoadedDocument, ctx: Context
+                     ) -> dict[tuple[str, str], list[Process]]:
+    """(document, pointer) of each token of the rendered commands of ``doc`` -> the
+    processes that hold it, in rendering order, each process object once (the renderer
+    shares one between the configurations that render it alike): once per document
+    content and context, instead of a walk over every configuration for each token
+    asked."""
+    from validator.analysis.cli_plan import per_document
     from validator.render.cache import rendered_configurations
 
-    seen = False
-    for rendered in rendered_configurations(doc, ctx):
-        if not rendered.ok:
-            continue
-        for process in rendered.processes:
-            if not any(t.pointer == pointer and t.document == document
-                       for t in process.tokens):
+    def compute() -> dict[tuple[str, str], list[Process]]:
+        out: dict[tuple[str, str], list[Process]] = {}
+        done: set[int] = set()
+        for rendered in rendered_configurations(doc, ctx):
+            if not rendered.ok:
                 continue
-            words = [str(a) for a in process.argv]
-            start = _args_start(words)
-            if start is None:
-                continue
-            if not plugin_in_words(shell_words(words[start:])[0], dest):
-                return False
-            seen = True
-    return seen
+            for process in rendered.processes:
+                if id(process) in done:
+                    continue
+                done.add(id(process))
+                for key in dict.fromkeys((t.document, t.pointer) for t in process.tokens):
+                    out.setdefault(key, []).append(process)
+        return out
+
+    return per_document(doc, ctx, "flag:token_processes", compute)
 
 
 def _args_start(argv: Sequence[str]) -> int | None:

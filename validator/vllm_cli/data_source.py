@@ -81,6 +81,10 @@ recently used dropped first: a corpus run derives tens of thousands (release pla
 and last releases of names, suggestions) and would otherwise hold every one until it ends.
 Parsed argument lists have their own bounded spaces (:meth:`CliRegistries.bounded`)."""
 
+_ABSENT: Any = object()
+"""What :meth:`CliRegistries.bounded` finds for a key its memo does not hold (a value may
+be ``None``)."""
+
 
 class CliRegistries:
     """The vendored CLI registries under ``folder``.
@@ -163,9 +167,10 @@ class CliRegistries:
         memo = self._bounded.get(space)
         if memo is None:
             memo = self._bounded[space] = {}
-        elif key in memo:
-            found: T = memo[key]
-            return found
+        else:
+            found: T = memo.get(key, _ABSENT)  # one hash of the key, not two
+            if found is not _ABSENT:
+                return found
         value = compute()
         limit *= self._kept[0]
         if len(memo) >= limit:

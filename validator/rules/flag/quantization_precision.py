@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from validator.analysis.recipe_data import get
+from validator.analysis.release_range import LISTS_KEPT
 from validator.analysis.rendered_commands import affected
 from validator.findings import Severity
 from validator.rules.api import Hit, rule
@@ -60,6 +61,23 @@ def _quantization(tokens: tuple[Token, ...]) -> tuple[str, Token] | None:
     return found
 
 
+METHODS_KEPT = LISTS_KEPT
+"""How many processes' tokens :func:`_method` keeps the method of (as the parses of the
+data source, :data:`~validator.analysis.release_range.LISTS_KEPT`)."""
+
+
+def _method(ctx: Context, tokens: tuple[Token, ...]) -> tuple[str, Token] | None:
+    """:func:`_quantization` of ``tokens``, once per run for each token tuple on the run's
+    data source (a pure function of them: the history audit renders the same processes
+    in every revision that holds a recipe's text)."""
+    try:
+        hash(tokens)
+    except TypeError:  # a value of the wrong type: read as it is
+        return _quantization(tokens)
+    return ctx.cli.bounded("FLAG031:method", tokens, lambda: _quantization(tokens),
+                           limit=METHODS_KEPT)
+
+
 def _precision(doc: LoadedDocument, variant: str) -> str | None:
     value = get(doc.data, "variants", variant, "precision")
     return value if isinstance(value, str) else None
@@ -71,15 +89,25 @@ def _contradictions(doc: LoadedDocument, ctx: Context
     contradicts its variant's precision, with the configuration's label."""
     from validator.render.cache import rendered_configurations
 
-    for rendered in rendered_configurations(doc, ctx):
+    renderings = rendered_configurations(doc, ctx)
+    # the renderer shares one process object between the configurations that render it
+    # alike (kept alive by ``renderings``, so an id names one): each is read once
+    methods: dict[int, tuple[str, Token] | None] = {}
+    precisions: dict[str, str | None] = {}
+    for rendered in renderings:
         if not rendered.ok:
             continue
         variant = rendered.config.variant
-        precision = _precision(doc, variant)
+        if variant not in precisions:
+            precisions[variant] = _precision(doc, variant)
+        precision = precisions[variant]
         if precision is None:
             continue
         for process in rendered.processes:
-            found = _quantization(process.tokens)
+            key = id(process)
+            if key not in methods:
+                methods[key] = _method(ctx, process.tokens)
+            found = methods[key]
             if found is None:
                 continue
             method, token = found

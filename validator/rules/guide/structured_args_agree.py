@@ -12,7 +12,7 @@ from validator.analysis import arg_layers, cli_plan, flag_engine
 from validator.analysis.flag_segments import segment_spans
 from validator.analysis.guide_sections import SectionSearch
 from validator.analysis.recipe_data import as_dict, get
-from validator.analysis.release_range import parse_at
+from validator.analysis.release_range import LISTS_KEPT, parse_at
 from validator.analysis.rendered_commands import affected
 from validator.findings import Related, Severity
 from validator.guide.commands import ServeCommand
@@ -214,16 +214,23 @@ class _RenderedValues:
 
 
     def _key_values(self, args: tuple[str, ...], registry: CliRegistry
-                    ) -> list[tuple[str, str, int]]:
+                    ) -> tuple[tuple[str, str, int], ...]:
         """(destination, value, index) of each option of :data:`KEY_DESTS` with a value in
         ``args`` parsed at ``registry``: from its segments, each parsed once
         (:func:`~validator.analysis.flag_segments.segment_spans`), else from the whole
-        list."""
-        spans = segment_spans(args)
-        if spans is None:
-            return _key_options(parse_at(self.cli, args, registry))
-        return [(dest, value, start + index) for start, end in spans
-                for dest, value, index in self._segment_values(args[start:end], registry)]
+        list. Once per run for each list and release file (on the data source, whichever
+        recipe and revision renders it: a pure function of the two,
+        :func:`_release_key`)."""
+        def compute() -> tuple[tuple[str, str, int], ...]:
+            spans = segment_spans(args)
+            if spans is None:
+                return tuple(_key_options(parse_at(self.cli, args, registry)))
+            return tuple((dest, value, start + index) for start, end in spans
+                         for dest, value, index in self._segment_values(args[start:end],
+                                                                        registry))
+
+        return self.cli.bounded("GUIDE011:key_values", (args, *_release_key(registry)),
+                                compute, limit=VALUES_KEPT)
 
     def _segment_values(self, segment: tuple[str, ...], registry: CliRegistry
                         ) -> list[tuple[str, str, int]]:
@@ -233,6 +240,19 @@ class _RenderedValues:
             found = self.segments[key] = (registry, _key_options(argv.parse_args(segment,
                                                                                  registry)))
         return found[1]
+
+
+VALUES_KEPT = LISTS_KEPT
+"""How many argument lists' values of :data:`KEY_DESTS` the data source keeps
+(:meth:`_RenderedValues._key_values`)."""
+
+
+def _release_key(registry: CliRegistry) -> tuple[str, str, str]:
+    """What names the options of ``registry`` in a memo of the run's data source: its
+    version, family and the digest of its file (as
+    :func:`~validator.analysis.release_range.parse_at` keys a parse)."""
+    family = registry.plugin.name if registry.plugin is not None else cli_plan.VLLM
+    return registry.version, family, registry.sha256
 
 
 def _key_options(parsed: ParsedArgs) -> list[tuple[str, str, int]]:

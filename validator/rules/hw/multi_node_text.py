@@ -70,15 +70,18 @@ def _named(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w./-]){re.escape(word)}(?![\w/-])", re.IGNORECASE)
 
 
-def _mentions(text: str, data: Any) -> list[str]:
-    """Variants named in ``text``: by key, by model id, or by a precision only one
-    variant has."""
+VariantWords = list[tuple[str, list[tuple[str, str | None]]]]
+"""Each variant's key and the words that name it (:func:`variant_words`), each with its
+lower case when it is ASCII (else ``None``)."""
+
+
+def variant_words(data: Any) -> VariantWords:
+    """The words that name each variant of ``data`` in a text (:func:`_mentions`): its
+    key, its model id, and a precision only it has; read once for the many texts of one
+    document."""
     variants = as_dict(get(data, "variants"))
     precisions = [str(get(v, "precision")) for v in variants.values()]
-    out = []
-    # an ASCII word in ASCII text matches its case-insensitive pattern only where its
-    # lower case is in the text's: the pattern is searched only then (other text: always)
-    lowered = text.lower() if text.isascii() else None
+    out: VariantWords = []
     for name, variant in variants.items():
         words = [name]
         model_id = get(variant, "model_id")
@@ -87,8 +90,20 @@ def _mentions(text: str, data: Any) -> list[str]:
         prec = get(variant, "precision")
         if isinstance(prec, str) and precisions.count(prec) == 1:
             words.append(prec)
-        if any((lowered is None or not w.isascii() or w.lower() in lowered)
-               and _named(w).search(text) for w in words):
+        out.append((name, [(w, w.lower() if w.isascii() else None) for w in words]))
+    return out
+
+
+def _mentions(text: str, data: Any, words: VariantWords | None = None) -> list[str]:
+    """Variants named in ``text``: by key, by model id, or by a precision only one
+    variant has (``words``: :func:`variant_words` of ``data``, when already read)."""
+    out = []
+    # an ASCII word in ASCII text matches its case-insensitive pattern only where its
+    # lower case is in the text's: the pattern is searched only then (other text: always)
+    lowered = text.lower() if text.isascii() else None
+    for name, named in variant_words(data) if words is None else words:
+        if any((lowered is None or low is None or low in lowered) and _named(w).search(text)
+               for w, low in named):
             out.append(name)
     return out
 

@@ -16,6 +16,7 @@ from validator.analysis.versions import effective_min_version, parse_min_version
 from validator.findings import Severity
 from validator.rules.api import RECIPE_ONLY, Hit, Reads, rule
 from validator.rules.hw.multi_node_text import _mentions as variants_named
+from validator.rules.hw.multi_node_text import variant_words
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -86,8 +87,9 @@ def _variant_texts(doc: LoadedDocument) -> Iterator[tuple[str, int | None, str, 
         desc = get(variant, "description")
         if isinstance(desc, str):
             yield vptr + "/description", None, desc, [name]
+    words = variant_words(data)  # once for every line
     for pointer, index, text in text_sources(doc):
-        named = variants_named(text, data)
+        named = variants_named(text, data, words)
         if len(named) == 1:
             yield pointer, index, text, named
 
