@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from validator.analysis.arg_items import parse_int
+from validator.analysis.context_extension import extended_length
 from validator.analysis.recipe_data import get
 from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
 
@@ -30,14 +31,17 @@ def allows_long(env: Iterable[tuple[str, Any]]) -> bool:
 
 def above_context(parsed: ParsedArgs, limit: int) -> list[ParsedOption]:
     """The ``--max-model-len`` options of ``parsed`` above ``limit``; none when the same
-    arguments extend the context (rope scaling through ``--hf-overrides`` or
-    ``--rope-scaling``)."""
-    if parsed.has("hf_overrides") or parsed.has("rope_scaling"):
+    arguments extend the context far enough (rope scaling or ``max_position_embeddings``
+    through ``--hf-overrides`` or ``--rope-scaling``:
+    :func:`~validator.analysis.context_extension.extended_length`), or when what they
+    extend it to cannot be read."""
+    reach = extended_length(parsed, limit)
+    if reach is None:
         return []
     out = []
     for opt in parsed.find("max_model_len"):
         n = parse_int(opt.value)
-        if n is not None and n > limit:
+        if n is not None and n > reach:
             out.append(opt)
     return out
 

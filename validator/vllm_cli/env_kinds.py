@@ -1,0 +1,58 @@
+"""How each vendored vLLM release reads the value of its environment variables, vendored
+as ``snapshots/vllm-env-kinds.json``.
+
+The file is derived, by ``scripts/derive_env_kinds.py``, from the same release artifacts
+as ``snapshots/vllm-cli/<version>.json`` (each entry records the artifact and its sha256,
+which a test requires to be that file's provenance): the getter of each variable in the
+``environment_variables`` dict of the release's ``vllm/envs.py``, classified only where it
+is certain (``int``, ``float``, ``bool`` with the strings read as on, ``choices``). A
+variable the file does not list for a release is read some other way: its value is not
+judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from validator.paths import SNAPSHOTS_DIR
+from validator.state_json import parse_json
+
+PATH = SNAPSHOTS_DIR / "vllm-env-kinds.json"
+FORMAT = "recipe-check/vllm-env-kinds/v1"
+
+
+@dataclass(frozen=True)
+class EnvKind:
+    """How one release reads one variable's value.
+
+    Attributes:
+        kind: ``"int"``/``"float"`` (``int()``/``float()`` of the value: another value
+            raises ``ValueError``), ``"bool"`` (on when the value is one of ``accepted``,
+            silently off otherwise) or ``"choices"`` (``ValueError`` unless one of
+            ``accepted``).
+        accepted: the strings read as on (``bool``) or allowed (``choices``).
+        case_sensitive: whether ``accepted`` is compared as written (else lower-cased).
+    """
+
+    kind: str
+    accepted: frozenset[str] = frozenset()
+    case_sensitive: bool = True
+
+
+EnvKinds = Mapping[str, Mapping[str, EnvKind]]
+"""Release version -> variable name -> :class:`EnvKind`."""
+
+
+def load(path: Path = PATH) -> EnvKinds:
+    """The vendored kinds of every release, by version and variable name (read each time:
+    the caller memoises it on its context)."""
+    doc: Any = parse_json(path.read_bytes(), fast=True)
+    if doc.get("format") != FORMAT:
+        raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
+    return {version: {name: EnvKind(k["kind"], frozenset(k.get("true", k.get("choices", ()))),
+                                    k.get("case_sensitive", True))
+                      for name, k in entry["kinds"].items()}
+            for version, entry in doc["releases"].items()}
