@@ -286,12 +286,9 @@ def site_rendering_traced(recipe: Any, variant_key: str, strategy: str, hw_id: s
                           ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``renderCommand`` of the build: the JSON of one rendering, plus the traced
     ``resolveCommand`` result it was made from (argv tokens with provenance).
-    ``docker_forms=False``: every ``docker run`` command and argv is ``None`` (for
-    readers that never look at them: they are strings formatted from the command, the
-    argv, the environment and the image, which are all made). ``command_texts=False``:
-    every ``vllm serve`` command text is ``None`` too (see
-    :func:`~validator.render.synthesis.resolve_command_traced`'s ``texts``), unless
-    ``docker_forms`` (they are formatted from the texts).
+    ``docker_forms=False``: every ``docker run`` command and argv is ``None`` (formatted
+    from the command, argv, environment and image, which are all made);
+    ``command_texts=False`` too: every ``vllm serve`` command text is ``None``.
 
     Raises:
         jsval.JsTypeError: where the site's synthesis throws (its build then skips the
