@@ -27,23 +27,23 @@ the read may be guarded by ``... if NAME in os.environ else None``.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
-import tarfile
-import zipfile
 from pathlib import Path
 from typing import Any
-
-from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from validator.vllm_cli import fetch  # noqa: E402
+from scripts.release_sources import (  # noqa: E402
+    SNAPSHOTS,
+    derive_arguments,
+    release_artifacts,
+    snapshots,
+    source_files,
+)
 
-SNAPSHOTS = ROOT / "snapshots"
 OUT = SNAPSHOTS / "vllm-env-kinds.json"
 FORMAT = "recipe-check/vllm-env-kinds/v1"
 SOURCE = "vllm/envs.py"
@@ -51,17 +51,10 @@ SOURCE = "vllm/envs.py"
 
 def envs_source(artifact: Path) -> str:
     """The text of ``vllm/envs.py`` in an sdist or wheel."""
-    if artifact.name.endswith(".tar.gz"):
-        with tarfile.open(artifact) as tar:
-            for member in tar:
-                if member.name.partition("/")[2] == SOURCE and member.isfile():
-                    handle = tar.extractfile(member)
-                    assert handle is not None
-                    return handle.read().decode("utf-8")
-    else:
-        with zipfile.ZipFile(artifact) as wheel:
-            return wheel.read(SOURCE).decode("utf-8")
-    raise ValueError(f"{artifact}: no {SOURCE}")
+    found = source_files(artifact, (SOURCE,))
+    if SOURCE not in found:
+        raise ValueError(f"{artifact}: no {SOURCE}")
+    return found[SOURCE]
 
 
 def _reads(node: ast.expr, name: str) -> bool:
@@ -171,16 +164,6 @@ def env_kinds(source: str) -> dict[str, dict[str, Any]]:
     raise ValueError(f"no environment_variables dict in {SOURCE}")
 
 
-def releases() -> list[dict[str, Any]]:
-    """The vendored CLI snapshots of vLLM that list environment variables."""
-    out = []
-    for path in (SNAPSHOTS / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if doc.get("env_vars") and "provenance" in doc:
-            out.append(doc)
-    return sorted(out, key=lambda d: Version(d["version"]))
-
-
 def dump(doc: dict[str, Any]) -> str:
     """``doc`` as JSON with sorted keys, one line per variable of each release."""
     def compact(value: Any) -> str:
@@ -201,20 +184,11 @@ def dump(doc: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--artifacts", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    index = fetch.index_files()
+    args = derive_arguments(__doc__ or "", OUT)
     data: dict[str, Any] = {}
-    for doc in releases():
+    listed = snapshots(lambda doc: bool(doc.get("env_vars")) and "provenance" in doc)
+    for doc, local in release_artifacts(listed, args.artifacts):
         prov = doc["provenance"]
-        found = [f for f in index if f["filename"] == prov["artifact"]]
-        if not found or found[0]["hashes"]["sha256"] != prov["sha256"]:
-            raise SystemExit(f"{prov['artifact']}: not on the index with sha256 {prov['sha256']}")
-        artifact = fetch.Artifact(doc["version"], prov["artifact"], prov["url"], prov["sha256"],
-                                  prov["kind"], int(found[0].get("size") or 0))
-        local = fetch.download(artifact, args.artifacts)
         data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
                                 "source": SOURCE, "kinds": env_kinds(envs_source(local))}
     out = {"format": FORMAT, "derived_by": "scripts/derive_env_kinds.py", "releases": data}

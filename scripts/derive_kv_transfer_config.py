@@ -27,48 +27,28 @@ uses serves both).
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
-import tarfile
-import zipfile
 from pathlib import Path
 from typing import Any
-
-from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from validator.vllm_cli import fetch  # noqa: E402
+from scripts.release_sources import (  # noqa: E402
+    SNAPSHOTS,
+    derive_arguments,
+    first_class,
+    release_artifacts,
+    snapshots_with_option,
+    source_files,
+)
 
-SNAPSHOTS = ROOT / "snapshots"
 OUT = SNAPSHOTS / "vllm-kv-transfer-config.json"
 FORMAT = "recipe-check/vllm-kv-transfer-config/v1"
 FACTORY = "vllm/distributed/kv_transfer/kv_connector/factory.py"
 CONFIGS = ("vllm/config/kv_transfer.py", "vllm/config/__init__.py", "vllm/config.py")
-
-
-def sources(artifact: Path) -> dict[str, str]:
-    """The :data:`FACTORY` and :data:`CONFIGS` files of an sdist or wheel, by path from the
-    ``vllm/`` package's parent."""
-    wanted = (FACTORY, *CONFIGS)
-    out: dict[str, str] = {}
-    if artifact.name.endswith(".tar.gz"):
-        with tarfile.open(artifact) as tar:
-            for member in tar.getmembers():
-                rel = member.name.partition("/")[2]
-                if rel in wanted and member.isfile():
-                    handle = tar.extractfile(member)
-                    assert handle is not None
-                    out[rel] = handle.read().decode("utf-8")
-    else:
-        with zipfile.ZipFile(artifact) as wheel:
-            for name in wheel.namelist():
-                if name in wanted:
-                    out[name] = wheel.read(name).decode("utf-8")
-    return out
 
 
 def _strings(node: ast.expr, aliases: dict[str, ast.expr]) -> set[str]:
@@ -108,57 +88,28 @@ def connectors(factory: str) -> list[str]:
 def transfer_config(files: dict[str, str]) -> dict[str, Any]:
     """``{"config_source", "roles", "module_path"}`` of the release whose files are
     ``files`` (see the module docstring)."""
-    for path in CONFIGS:
-        if path not in files:
-            continue
-        tree = ast.parse(files[path])
-        cls = next((s for s in tree.body if isinstance(s, ast.ClassDef)
-                    and s.name == "KVTransferConfig"), None)
-        if cls is None:
-            continue
-        aliases = {t.id: s.value for s in tree.body if isinstance(s, ast.Assign)
-                   for t in s.targets if isinstance(t, ast.Name)}
-        roles: set[str] = set()
-        for node in ast.walk(cls):
-            if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute)
-                    and node.left.attr == "kv_role"
-                    and isinstance(node.ops[0], ast.NotIn)):
-                roles |= _strings(node.comparators[0], aliases)
-        fields = {s.target.id for s in cls.body
-                  if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
-        if not roles:
-            raise ValueError(f"{path}: no kv_role test in KVTransferConfig")
-        return {"config_source": path, "roles": sorted(roles),
-                "module_path": "kv_connector_module_path" in fields}
-    raise ValueError("no class KVTransferConfig in " + ", ".join(CONFIGS))
-
-
-def releases() -> list[dict[str, Any]]:
-    """The vendored CLI snapshots of vLLM that have ``--kv-transfer-config``."""
-    out = []
-    for path in (SNAPSHOTS / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if "options" in doc and any("--kv-transfer-config" in o["strings"]
-                                    for o in doc["options"]):
-            out.append(doc)
-    return sorted(out, key=lambda d: Version(d["version"]))
+    path, _tree, cls, aliases = first_class(files, CONFIGS, "KVTransferConfig")
+    roles: set[str] = set()
+    for node in ast.walk(cls):
+        if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute)
+                and node.left.attr == "kv_role"
+                and isinstance(node.ops[0], ast.NotIn)):
+            roles |= _strings(node.comparators[0], aliases)
+    fields = {s.target.id for s in cls.body
+              if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+    if not roles:
+        raise ValueError(f"{path}: no kv_role test in KVTransferConfig")
+    return {"config_source": path, "roles": sorted(roles),
+            "module_path": "kv_connector_module_path" in fields}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--artifacts", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    index = fetch.index_files()
+    args = derive_arguments(__doc__ or "", OUT)
     data: dict[str, Any] = {}
-    for doc in releases():
+    for doc, local in release_artifacts(snapshots_with_option("--kv-transfer-config"),
+                                        args.artifacts):
+        files = source_files(local, (FACTORY, *CONFIGS))
         prov = doc["provenance"]
-        found = [f for f in index if f["filename"] == prov["artifact"]]
-        if not found or found[0]["hashes"]["sha256"] != prov["sha256"]:
-            raise SystemExit(f"{prov['artifact']}: not on the index with sha256 {prov['sha256']}")
-        artifact = fetch.Artifact(doc["version"], prov["artifact"], prov["url"], prov["sha256"],
-                                  prov["kind"], int(found[0].get("size") or 0))
-        files = sources(fetch.download(artifact, args.artifacts))
         data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
                                 "connectors": connectors(files[FACTORY]),
                                 **transfer_config(files)}

@@ -28,51 +28,28 @@ between). From ``__post_init__`` it records the methods taken with
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
-import tarfile
-import zipfile
 from pathlib import Path
-from typing import IO, Any
-
-from packaging.version import Version
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from validator.vllm_cli import fetch  # noqa: E402
+from scripts.release_sources import (  # noqa: E402
+    SNAPSHOTS,
+    derive_arguments,
+    first_class,
+    release_artifacts,
+    snapshots_with_option,
+    source_files,
+)
 
-SNAPSHOTS = ROOT / "snapshots"
 OUT = SNAPSHOTS / "vllm-speculative-config.json"
 FORMAT = "recipe-check/vllm-speculative-config/v1"
 CANDIDATES = ("vllm/config/speculative.py", "vllm/config/__init__.py", "vllm/config.py")
 UTILS = "vllm/config/utils.py"
-
-
-def sources(artifact: Path) -> dict[str, str]:
-    """The :data:`CANDIDATES` and :data:`UTILS` files of an sdist or wheel, by path from
-    the ``vllm/`` package's parent."""
-    wanted = (*CANDIDATES, UTILS)
-    out: dict[str, str] = {}
-    if artifact.name.endswith(".tar.gz"):
-        with tarfile.open(artifact) as tar:
-            for member in tar.getmembers():
-                rel = member.name.partition("/")[2]
-                if rel in wanted and member.isfile():
-                    out[rel] = _text(tar.extractfile(member))
-    else:
-        with zipfile.ZipFile(artifact) as wheel:
-            for name in wheel.namelist():
-                if name in wanted:
-                    out[name] = wheel.read(name).decode("utf-8")
-    return out
-
-
-def _text(handle: IO[bytes] | None) -> str:
-    assert handle is not None
-    return handle.read().decode("utf-8")
 
 
 def _literal_strings(node: ast.expr, aliases: dict[str, ast.expr]) -> set[str]:
@@ -240,63 +217,33 @@ def speculative_config(files: dict[str, str]) -> dict[str, Any]:
     takes, ``unknown_keys``
     ``"rejected"`` when another key fails (a standard-library dataclass's ``TypeError``, a
     pydantic one with ``extra="forbid"``), else ``"ignored"``."""
-    for path in CANDIDATES:
-        if path not in files:
-            continue
-        tree = ast.parse(files[path])
-        cls = next((s for s in tree.body if isinstance(s, ast.ClassDef)
-                    and s.name == "SpeculativeConfig"), None)
-        if cls is None:
-            continue
-        aliases = {t.id: s.value for s in tree.body if isinstance(s, ast.Assign)
-                   for t in s.targets if isinstance(t, ast.Name)}
-        field = next(s for s in cls.body if isinstance(s, ast.AnnAssign)
-                     and isinstance(s.target, ast.Name) and s.target.id == "method")
-        bound = _bindings(tree, cls)
-        names = [d.id if isinstance(d, ast.Name) else getattr(d.func, "id", "")
-                 for d in cls.decorator_list if isinstance(d, (ast.Name, ast.Call))]
-        pydantic = any(bound.get(n) == "pydantic.dataclasses.dataclass" for n in names) or (
-            "config" in names and bound.get("config") == "vllm.config.utils.config"
-            and _config_makes_pydantic(files.get(UTILS)))
-        methods = sorted(_literal_strings(field.annotation, aliases)) if pydantic else None
-        forbids = not pydantic or _forbids_extra(cls, files.get(UTILS))
-        init = next((s for s in cls.body if isinstance(s, ast.FunctionDef)
-                     and s.name == "__post_init__"), None)
-        return {"source": path, "validated": pydantic, "methods": methods,
-                "keys": _init_fields(cls), "unknown_keys": "rejected" if forbids else "ignored",
-                "without_model": None if init is None else without_model(init, aliases),
-                "lookup_order": [] if init is None else lookup_order(init, aliases)}
-    raise ValueError("no class SpeculativeConfig in " + ", ".join(CANDIDATES))
-
-
-def releases() -> list[dict[str, Any]]:
-    """The vendored CLI snapshots of vLLM that have ``--speculative-config``."""
-    out = []
-    for path in (SNAPSHOTS / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if "options" in doc and any("--speculative-config" in o["strings"]
-                                    for o in doc["options"]):
-            out.append(doc)
-    return sorted(out, key=lambda d: Version(d["version"]))
+    path, tree, cls, aliases = first_class(files, CANDIDATES, "SpeculativeConfig")
+    field = next(s for s in cls.body if isinstance(s, ast.AnnAssign)
+                 and isinstance(s.target, ast.Name) and s.target.id == "method")
+    bound = _bindings(tree, cls)
+    names = [d.id if isinstance(d, ast.Name) else getattr(d.func, "id", "")
+             for d in cls.decorator_list if isinstance(d, (ast.Name, ast.Call))]
+    pydantic = any(bound.get(n) == "pydantic.dataclasses.dataclass" for n in names) or (
+        "config" in names and bound.get("config") == "vllm.config.utils.config"
+        and _config_makes_pydantic(files.get(UTILS)))
+    methods = sorted(_literal_strings(field.annotation, aliases)) if pydantic else None
+    forbids = not pydantic or _forbids_extra(cls, files.get(UTILS))
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef)
+                 and s.name == "__post_init__"), None)
+    return {"source": path, "validated": pydantic, "methods": methods,
+            "keys": _init_fields(cls), "unknown_keys": "rejected" if forbids else "ignored",
+            "without_model": None if init is None else without_model(init, aliases),
+            "lookup_order": [] if init is None else lookup_order(init, aliases)}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--artifacts", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    index = fetch.index_files()
+    args = derive_arguments(__doc__ or "", OUT)
     data: dict[str, Any] = {}
-    for doc in releases():
+    for doc, local in release_artifacts(snapshots_with_option("--speculative-config"),
+                                        args.artifacts):
         prov = doc["provenance"]
-        found = [f for f in index if f["filename"] == prov["artifact"]]
-        if not found or found[0]["hashes"]["sha256"] != prov["sha256"]:
-            raise SystemExit(f"{prov['artifact']}: not on the index with sha256 {prov['sha256']}")
-        artifact = fetch.Artifact(doc["version"], prov["artifact"], prov["url"], prov["sha256"],
-                                  prov["kind"], int(found[0].get("size") or 0))
-        local = fetch.download(artifact, args.artifacts)
         data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
-                                **speculative_config(sources(local))}
+                                **speculative_config(source_files(local, (*CANDIDATES, UTILS)))}
     out = {"format": FORMAT, "derived_by": "scripts/derive_speculative_config.py",
            "releases": data}
     args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
