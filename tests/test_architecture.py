@@ -282,7 +282,8 @@ LAYERS: dict[str, set[str]] = {
                            "validator.vllm_cli"},
     # REF025's index of the variant ids of a tree's recipes (kept in the result cache)
     "validator.api_claims": {"validator.analysis", "validator.cache", "validator.claims_store",
-                             "validator.context", "validator.load", "validator.render"},
+                             "validator.context", "validator.load", "validator.paths",
+                             "validator.render"},
 }
 CHECK_FAMILY_IMPORTS = {"validator.analysis", "validator.context", "validator.findings",
                         "validator.fix",

@@ -42,7 +42,7 @@ def context_repo(example_repo: Path) -> tuple[Path, str]:
     (example_repo / KV_STORE).write_text(kv_store_text())
     taxonomy = example_repo / "taxonomy.yaml"
     taxonomy.write_text(taxonomy.read_text() + kv_offload_text(
-        "--kv-transfer-config", '{"kv_connector":"ExampleOffload","kv_role":"kv_both"}'))
+        "--kv-transfer-config", '{"kv_connector":"ExampleConnector","kv_role":"kv_both"}'))
     return example_repo, commit_all(example_repo, "kv store and offload option")
 
 

@@ -61,7 +61,7 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
             "type::hardware_overrides.xpu.extra_args: {\"tensor_parallel_size\": 2} is not of "
             "type array") in out
     assert lines[-1].startswith("recipe-check: against the merge base: ")
-    assert lines[-1].endswith(" new, 7 existing (not annotated), 0 fixed")
+    assert lines[-1].endswith(" new, 8 existing (not annotated), 0 fixed")  # GUIDE021 too
 
     # SARIF: valid, same findings, provenance of the head
     log: dict[str, Any] = json.loads(sarif_path.read_text(encoding="utf-8"))
@@ -93,7 +93,7 @@ def test_pr_616_annotations_summary_and_sarif(corpus_repo: Path, tmp_path: Path,
     new_count = sum(r["baselineState"] == "new" for r in results)
     assert summary.startswith(f"## recipe-check: ❌ {new_errors} error"
                               f"{'' if new_errors == 1 else 's'} introduced by this change\n\n"
-                              f"**{new_count} new**, 7 existing, 0 fixed against the merge base")
+                              f"**{new_count} new**, 8 existing, 0 fixed against the merge base")
     assert (f"Checked head `{head[:12]}` against base `{base[:12]}` (merge base `{mb[:12]}`), "
             "with the head's taxonomy and strategies.") in summary
     link = f"https://github.com/vllm-project/recipes/blob/{head}/{GEMMA}"

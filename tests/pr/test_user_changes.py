@@ -38,7 +38,7 @@ def test_summary_of_a_variant_change_shows_the_rendered_command_diff(
     capsys.readouterr()
     assert code == 0  # the recipe's errors are all at the merge base
     text = summary.read_text(encoding="utf-8")
-    counts = text.index("**0 new**, 6 existing, 0 fixed against the merge base")
+    counts = text.index("**0 new**, 7 existing, 0 fixed against the merge base")
     section = text.index("### What changes for users")
     assert counts < section < text.index("### Files checked")
     block = text[section:text.index("### Files checked")]
