@@ -350,10 +350,19 @@ class Checker:
             tree = self.context.tree
             data = tree.read(doc.path)
             prov = tree.provenance(doc.path, data)
-            findings = with_identities(self.policy.apply(doc.path, findings, data), doc.data,
-                                       doc.source_map)
+            findings = self.reported(doc, findings, data)
             if findings:
                 self._add(result, doc.path, prov, findings, schema_name, None)
+
+    def reported(self, doc: LoadedDocument, findings: list[Finding], data: bytes
+                 ) -> list[Finding]:
+        """The findings of a context document (:meth:`context_findings`) as a run reports
+        them: after the run's policy (its selection, suppressions in ``data`` and
+        severities), each with its identity (:func:`validator.identity.with_identities`:
+        what ``pr`` matches with the merge base's, so that a list item inserted before
+        another does not make the latter's findings new), in report order."""
+        kept = self.policy.apply(doc.path, findings, data)
+        return sorted(with_identities(kept, doc.data, doc.source_map), key=Finding.sort_key)
 
     def _add(self, result: RunResult, path: str, provenance: Provenance,
              findings: list[Finding], kind: str, data: bytes | None) -> DocumentResult:

@@ -210,9 +210,8 @@ class Session(RootFileChecks):
                 continue
             data, prov = read
             doc = self._context_document(ctx, path, data)
-            findings = checker.context_findings(doc, kind, self.result, args=True)
-            findings = checker.policy.apply(path, findings, data)
-            findings.sort(key=Finding.sort_key)
+            findings = checker.reported(
+                doc, checker.context_findings(doc, kind, self.result, args=True), data)
             self.result.documents.append(DocumentResult(path, prov, findings, kind))
             self._context_checked(prov, doc)
 
@@ -464,9 +463,8 @@ class Session(RootFileChecks):
                 else "kv_store" if path in {d.path for d in ctx.kv_stores.values()}
                 else "strategy")
         doc = self._context_document(ctx, path, read[0])
-        findings = opened.checker.context_findings(doc, kind, self.result, args=True)
-        findings = sorted(opened.checker.policy.apply(path, findings, read[0]),
-                          key=Finding.sort_key)
+        findings = opened.checker.reported(
+            doc, opened.checker.context_findings(doc, kind, self.result, args=True), read[0])
         result = DocumentResult(path, read[1], findings, kind)
         self._context_checked(read[1], doc)
         for i, earlier in enumerate(self.result.documents):

@@ -169,3 +169,21 @@ def _newest() -> str:
     from validator.vllm_cli.data_source import CliRegistries
 
     return str(versions(CliRegistries())[-1])
+
+
+def test_an_item_inserted_before_a_defect_of_a_context_list_leaves_it_existing(
+        context_repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """A context file's findings are matched by content, as a recipe's are: the strategy's
+    defect at the merge base is existing though the change moved it to another index."""
+    repo, _ = context_repo
+    strategy = "strategies/single_node_tp.yaml"
+    replace_once(repo / strategy, "vllm_args: []", 'vllm_args: ["--bogus-strategy-flag"]')
+    base = commit_all(repo, "a defect at the base")
+    replace_once(repo / strategy, 'vllm_args: ["--bogus-strategy-flag"]',
+                 'vllm_args: ["--other-bogus-flag", "--bogus-strategy-flag"]')
+    head = commit_all(repo, "another flag before it")
+    code, doc = _pr(repo, base, head, capsys)
+    assert code == 1
+    assert sorted((f["message"].split("`")[1], f["baseline"]) for d in doc["documents"]
+                  if d["path"] == strategy for f in d["findings"]) == [
+        ("--bogus-strategy-flag", "unchanged"), ("--other-bogus-flag", "new")]
