@@ -48,11 +48,21 @@ EnvKinds = Mapping[str, Mapping[str, EnvKind]]
 
 def load(path: Path = PATH) -> EnvKinds:
     """The vendored kinds of every release, by version and variable name (read each time:
-    the caller memoises it on its context)."""
+    the caller memoises it on its context); equal kinds and equal maps of consecutive
+    releases are one object each (the file holds some 15,000 entries, of a few dozen
+    distinct kinds)."""
     doc: Any = parse_json(path.read_bytes(), fast=True)
     if doc.get("format") != FORMAT:
         raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
-    return {version: {name: EnvKind(k["kind"], frozenset(k.get("true", k.get("choices", ()))),
-                                    k.get("case_sensitive", True))
-                      for name, k in entry["kinds"].items()}
-            for version, entry in doc["releases"].items()}
+    made: dict[tuple[str, frozenset[str], bool], EnvKind] = {}
+    out: dict[str, Mapping[str, EnvKind]] = {}
+    previous: Mapping[str, EnvKind] = {}
+    for version, entry in doc["releases"].items():
+        kinds = {}
+        for name, k in entry["kinds"].items():
+            key = (k["kind"], frozenset(k.get("true", k.get("choices", ()))),
+                   k.get("case_sensitive", True))
+            kinds[name] = made.get(key) or made.setdefault(key, EnvKind(*key))
+        # most releases read their variables as the one before did: one map for them
+        out[version] = previous = previous if kinds == previous else kinds
+    return out
