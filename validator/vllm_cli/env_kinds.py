@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from validator.paths import SNAPSHOTS_DIR
-from validator.state_json import parse_json
+from validator.vllm_cli.derived import derived_releases
 
 PATH = SNAPSHOTS_DIR / "vllm-env-kinds.json"
 FORMAT = "recipe-check/vllm-env-kinds/v1"
@@ -51,13 +50,11 @@ def load(path: Path = PATH) -> EnvKinds:
     the caller memoises it on its context); equal kinds and equal maps of consecutive
     releases are one object each (the file holds some 15,000 entries, of a few dozen
     distinct kinds)."""
-    doc: Any = parse_json(path.read_bytes(), fast=True)
-    if doc.get("format") != FORMAT:
-        raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
+    releases = derived_releases(path, FORMAT)
     made: dict[tuple[str, frozenset[str], bool], EnvKind] = {}
     out: dict[str, Mapping[str, EnvKind]] = {}
     previous: Mapping[str, EnvKind] = {}
-    for version, entry in doc["releases"].items():
+    for version, entry in releases.items():
         kinds = {}
         for name, k in entry["kinds"].items():
             key = (k["kind"], frozenset(k.get("true", k.get("choices", ()))),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from validator.paths import SNAPSHOTS_DIR
-from validator.state_json import parse_json
+from validator.vllm_cli.derived import derived_releases
 
 PATH = SNAPSHOTS_DIR / "vllm-kv-transfer-config.json"
 FORMAT = "recipe-check/vllm-kv-transfer-config/v1"
@@ -35,9 +35,7 @@ class KvTransferRelease:
 
 def load(path: Path = PATH) -> dict[str, KvTransferRelease]:
     """Release version -> :class:`KvTransferRelease`, read from the vendored file."""
-    doc = parse_json(path.read_bytes(), fast=True)
-    if doc.get("format") != FORMAT:
-        raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
+    releases = derived_releases(path, FORMAT)
     return {version: KvTransferRelease(frozenset(entry["connectors"]), frozenset(entry["roles"]),
                                        bool(entry["module_path"]))
-            for version, entry in doc["releases"].items()}
+            for version, entry in releases.items()}

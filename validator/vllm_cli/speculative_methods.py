@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.paths import SNAPSHOTS_DIR
-from validator.state_json import parse_json
+from validator.vllm_cli.derived import derived_releases
 
 PATH = SNAPSHOTS_DIR / "vllm-speculative-config.json"
 FORMAT = "recipe-check/vllm-speculative-config/v1"
@@ -31,9 +31,7 @@ FORMAT = "recipe-check/vllm-speculative-config/v1"
 
 @functools.cache
 def _releases(path: Path = PATH) -> dict[str, dict[str, Any]]:
-    doc = parse_json(path.read_bytes(), fast=True)
-    if doc.get("format") != FORMAT:
-        raise ValueError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
+    releases = derived_releases(path, FORMAT)
     return {version: {"methods": None if entry["methods"] is None
                       else frozenset(entry["methods"]),
                       "keys": frozenset(entry["keys"]),
@@ -41,7 +39,7 @@ def _releases(path: Path = PATH) -> dict[str, dict[str, Any]]:
                       "without_model": None if entry.get("without_model") is None
                       else frozenset(entry["without_model"]),
                       "lookup_order": frozenset(entry.get("lookup_order") or ())}
-            for version, entry in doc["releases"].items()}
+            for version, entry in releases.items()}
 
 
 def accepted_methods(version: str) -> frozenset[str] | None:
