@@ -476,7 +476,7 @@ def additional_config_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[
             except ValueError:
                 continue  # FLAG007 / GUIDE reports it
             keys = list(value) if isinstance(value, dict) else []
-            at = opt.value_indexes[-1] if opt.value_indexes else opt.index
+            at = opt.value_at
         for key in keys:
             if key in info.additional_config_keys:
                 continue

@@ -19,7 +19,7 @@ from validator.analysis.flag_values import FlagIssue
 from validator.analysis.option_hints import close_matches, nearest_hint
 from validator.analysis.release_range import release_runs
 from validator.vllm_cli.kv_connectors import PATH, KvTransferRelease, load
-from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
+from validator.vllm_cli.parsed_args import ParsedArgs, key_setter
 
 OPTION = "--kv-transfer-config"
 DEST = "kv_transfer_config"
@@ -39,7 +39,8 @@ def kv_transfer_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIs
     known = plan.cli.memoised(("kv_transfer:releases", str(PATH)), load)
     if low.version not in known:
         return
-    key_at = {key: _setter(sources, key) for key in ("kv_connector", "kv_role")}
+    key_at = {key: source.value_at if (source := key_setter(sources, key)) else None
+              for key in ("kv_connector", "kv_role")}
     for config in _configs(value):
         name, role = config.get("kv_connector"), config.get("kv_role")
         if isinstance(name, str) and not config.get("kv_connector_module_path") \
@@ -64,16 +65,6 @@ def _configs(value: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         if isinstance(children, list):
             out += [c for c in children if isinstance(c, dict)]
     return out
-
-
-def _setter(sources: list[ParsedOption], key: str) -> int | None:
-    """The token that sets ``key``: the value of the last whole JSON, else the last dotted
-    ``key`` option (the key is in its name, the value after it)."""
-    keyed = [o for o in sources if not o.keys or o.keys[0] == key]
-    if not keyed:
-        return None
-    source = keyed[-1]
-    return source.value_indexes[-1] if source.value_indexes else source.index
 
 
 def _connector(name: str, plan: VersionPlan, at: int,

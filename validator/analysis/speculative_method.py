@@ -16,7 +16,7 @@ from validator.analysis.cli_plan import VLLM, VersionPlan, required_vllm, unveri
 from validator.analysis.flag_values import FlagIssue
 from validator.analysis.option_hints import close_matches, nearest_hint
 from validator.analysis.release_range import release_runs
-from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
+from validator.vllm_cli.parsed_args import ParsedArgs, key_setter
 from validator.vllm_cli.speculative_methods import accepted_methods, known_keys, strict_keys
 
 OPTION = "--speculative-config"
@@ -31,11 +31,10 @@ def method_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIssue]:
     method = value.get("method") if value else None
     if plan.family != VLLM or low is None or not isinstance(method, str):
         return
-    source = _setter(sources)
+    source = key_setter(sources, "method")
     if source is None:
         return
-    # the method is in the value, the whole JSON's or the dotted key's
-    at = source.value_indexes[-1] if source.value_indexes else source.index
+    at = source.value_at  # the method is in the value, the whole JSON's or the dotted key's
     here = accepted_methods(low.version)
     if here is not None and method not in here:
         yield from _at_minimum(method, plan, at, here)
@@ -51,13 +50,6 @@ def method_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIssue]:
                         "claims", nearest_hint(method, sorted(accepted_methods(found[0]) or ()))
                         or "pin an install path below the first release that rejects it",
                         on_value=True)
-
-
-def _setter(sources: list[ParsedOption]) -> ParsedOption | None:
-    """The occurrence that sets the method: the whole value, else the last dotted
-    ``method`` key."""
-    keyed = [o for o in sources if not o.keys or o.keys[0] == "method"]
-    return keyed[-1] if keyed else None
 
 
 def _at_minimum(method: str, plan: VersionPlan, at: int,

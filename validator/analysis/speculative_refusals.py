@@ -14,7 +14,7 @@ from typing import Any
 from validator.analysis.cli_plan import VLLM, VersionPlan
 from validator.analysis.flag_values import FlagIssue
 from validator.analysis.release_range import release_runs
-from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption
+from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption, key_setter
 from validator.vllm_cli.speculative_methods import (
     accepted_methods,
     lookup_order_methods,
@@ -73,8 +73,5 @@ def _int(value: Any) -> int | None:
 
 
 def _at(sources: list[ParsedOption], key: str) -> int:
-    """The token that sets ``key``: the value of the last whole JSON, else the value of
-    the last dotted ``key`` option (else the last source's)."""
-    keyed = [o for o in sources if not o.keys or o.keys[0] == key] or sources
-    source = keyed[-1]
-    return source.value_indexes[-1] if source.value_indexes else source.index
+    """The token that sets ``key`` (:func:`key_setter`), else the last source's value."""
+    return (key_setter(sources, key) or sources[-1]).value_at

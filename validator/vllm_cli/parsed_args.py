@@ -109,6 +109,12 @@ class ParsedOption:
         return self.values[-1] if self.values else None
 
     @property
+    def value_at(self) -> int:
+        """The position of the (last) value token, the option's own for ``--flag=value``
+        or a switch: where a finding about the value points."""
+        return self.value_indexes[-1] if self.value_indexes else self.index
+
+    @property
     def ident(self) -> str:
         """What makes two occurrences "the same option": the destination (or the option
         string when unknown) plus the dotted key path."""
@@ -170,6 +176,14 @@ class ParsedArgs:
                 return None, whole[-1:]
             return (value if isinstance(value, dict) else None), whole[-1:]
         return None, []
+
+
+def key_setter(sources: Sequence[ParsedOption], key: str) -> ParsedOption | None:
+    """Of the occurrences a JSON value came from (:meth:`ParsedArgs.json_value`), the one
+    that sets its top-level ``key``: the whole value, else the last dotted ``key`` option
+    (``None`` when none does)."""
+    keyed = [o for o in sources if not o.keys or o.keys[0] == key]
+    return keyed[-1] if keyed else None
 
 
 def _merge(target: dict[str, Any], keys: Sequence[str], value: Any) -> None:
