@@ -42,15 +42,20 @@ def test_omni_flag_absent_from_a_pre_release_only_says_so(corpus_copy: Path) -> 
     assert hint is not None and "did you mean" not in hint
 
 
-def test_omni_guide_flag_absent_from_a_pre_release_only_says_so(corpus_copy: Path) -> None:
-    # the recipe installs vLLM-Omni from git, which no release bounds: install a release
-    recipe = corpus_copy / AUDIO
+def serve_released_omni_in_guide(root: Path, args: str) -> None:
+    """:data:`AUDIO` installed from the package index (the recipe installs vLLM-Omni from
+    git, which no release bounds) and a guide section serving it with ``args`` added."""
+    recipe = root / AUDIO
     recipe.write_text(recipe.read_text("utf-8").replace(
         "git+https://github.com/vllm-project/vllm-omni.git", "vllm-omni"), "utf-8")
-    replace_once(corpus_copy / AUDIO, "  ## Overview\n",
+    replace_once(recipe, "  ## Overview\n",
                  "\n  ## Serving (our own fixture)\n\n  ```bash\n"
                  "  vllm serve stabilityai/stable-audio-open-1.0 --omni \\\n"
-                 f"      --port 8091 {OMNI_FLAG} org/encoder\n  ```\n\n  ## Overview\n")
+                 f"      --port 8091 {args}\n  ```\n\n  ## Overview\n")
+
+
+def test_omni_guide_flag_absent_from_a_pre_release_only_says_so(corpus_copy: Path) -> None:
+    serve_released_omni_in_guide(corpus_copy, f"{OMNI_FLAG} org/encoder")
     [(_, message, hint)] = _removed(corpus_copy, AUDIO, "GUIDE005")
     assert "is absent from vLLM-Omni 0.32.0rc1, a pre-release" in message
     assert hint is not None and "--text-encoder-tp-size" not in hint

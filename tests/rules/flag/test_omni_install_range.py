@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import check_tree, line_of, replace_once
+from tests.rules.flag.test_flag_pre_release import serve_released_omni_in_guide
 
 pytestmark = pytest.mark.corpus
 
@@ -38,14 +39,7 @@ def test_an_omni_flag_stable_releases_reject_is_an_error(corpus_copy: Path,
 
 
 def test_an_omni_guide_flag_stable_releases_reject_is_an_error(corpus_copy: Path) -> None:
-    # the recipe installs vLLM-Omni from git, whose guide commands no release bounds:
-    # install the package from the index, as the trial's recipe did
-    recipe = corpus_copy / AUDIO
-    recipe.write_text(recipe.read_text("utf-8").replace(
-        "git+https://github.com/vllm-project/vllm-omni.git", "vllm-omni"), "utf-8")
-    replace_once(corpus_copy / AUDIO, "  ## Overview\n",
-                 "\n  ## Serving (our own fixture)\n\n  ```bash\n"
-                 "  vllm serve stabilityai/stable-audio-open-1.0 --omni \\\n"
-                 f"      --port 8091 {GONE} stages.yaml\n  ```\n\n  ## Overview\n")
+    # installed from the index, as the trial's recipe did
+    serve_released_omni_in_guide(corpus_copy, f"{GONE} stages.yaml")
     [(rule, _, message, _)] = _rules(corpus_copy)
     assert rule == "GUIDE017" and "inside the install range vLLM-Omni" in message
