@@ -235,6 +235,19 @@ class Context:
         return self.memoised("strategies:by-name", lambda: by_claimed_name(
             self.strategies.values())).get(name)
 
+    def strategy_names(self) -> list[str]:
+        """The names the site's build files the ``strategies/`` files under (their ``name``
+        fields, :meth:`strategy_document`), sorted: what a recipe's ``compatible_strategies``,
+        ``strategy_overrides`` and ``default_strategy`` can name. A file renamed without its
+        ``name`` keeps its old name here (and is ``REF027``)."""
+        return self.memoised("strategies:names", lambda: sorted(by_claimed_name(
+            self.strategies.values())))
+
+    def kv_store_names(self) -> list[str]:
+        """The names the site's build files the ``kv_store/`` files under, sorted."""
+        return self.memoised("kv_stores:names", lambda: sorted(by_claimed_name(
+            self.kv_stores.values())))
+
     def strategy_data(self, name: str) -> dict[str, Any] | None:
         """Data of strategy ``name`` (:meth:`strategy_document`) or ``None`` when there is
         no such strategy."""

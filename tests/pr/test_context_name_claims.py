@@ -118,3 +118,37 @@ def test_render_names_the_kv_store_file_and_prints_no_python_none(
     assert code == 1
     assert "kv_store/zz.yaml:1:" in err and "claims the name 'single_node_tp'" in err
     assert "None" not in out
+
+
+def recipe_errors(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    return [(doc["path"], f["rule"], f["baseline"], f.get("hint", "")) for doc in data["documents"]
+            if doc["path"].startswith("models/") for f in doc["findings"]
+            if f["severity"] == "error"]
+
+
+def test_a_strategy_file_renamed_with_its_name_kept_is_blocked_on_the_file_only(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The site files the strategy under its ``name``, so every recipe naming
+    ``single_node_tp`` still gets it: the one defect is the file's (``REF027``), not an
+    unknown strategy on each recipe."""
+    git(example_repo, "branch", "base")
+    git(example_repo, "mv", STRATEGY, "strategies/tp_single.yaml")
+    commit_all(example_repo, "rename the single-node strategy's file")
+    code, data = pr(example_repo, capsys)
+    assert ("strategies/tp_single.yaml", "REF027", 1) in new_errors(data)
+    assert not [e for e in recipe_errors(data) if e[2] == "new"]
+    assert code == 1
+
+
+def test_a_strategy_renamed_inside_its_file_is_unknown_to_the_recipes_with_a_hint_to_the_file(
+        example_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(example_repo, "branch", "base")
+    text = (example_repo / STRATEGY).read_text(encoding="utf-8")
+    (example_repo / STRATEGY).write_text(
+        text.replace("name: single_node_tp", "name: tp_single"), encoding="utf-8")
+    commit_all(example_repo, "rename the single-node strategy inside its file")
+    code, data = pr(example_repo, capsys)
+    unknown = [e for e in recipe_errors(data) if e[1] == "REF002" and e[2] == "new"]
+    assert unknown
+    assert all(f"{STRATEGY} names itself 'tp_single'" in e[3] for e in unknown)
+    assert code == 1

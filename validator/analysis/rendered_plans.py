@@ -96,7 +96,7 @@ def _plan_names(doc: LoadedDocument, ctx: Context, variant: str,
     one of them)."""
     variants = get(doc.data, "variants")
     return (variant if isinstance(variants, dict) and variant in variants else None,
-            strategy if strategy in ctx.strategies else None)
+            strategy if ctx.strategy_document(strategy) is not None else None)
 
 
 def _family(doc: LoadedDocument, ctx: Context, hardware: str) -> str:

@@ -103,7 +103,7 @@ def hardware_keys_known(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     yield from _mapping_keys(data, _EXACT_MAPS, ids, "hardware profile", "profile id")
     yield from _mapping_keys(data, _LAYERED_MAPS, layered_keys(ctx), "hardware key",
                              "profile id, generation, brand or 'default'")
-    yield from _strategy_min_gpus_keys(data, ids, set(ctx.strategies) | set(ctx.kv_stores))
+    yield from _strategy_min_gpus_keys(data, ids, {*ctx.strategy_names(), *ctx.kv_store_names()})
     yield from _unread_top_level_ids(data, ctx)
     known = profiles(ctx).values()
     archs = {p.compute_arch for p in known if p.compute_arch}

@@ -8,18 +8,32 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from validator.analysis.recipe_data import as_dict, elements, get, items
-from validator.context import Context
+from validator.context import Context, claimed_name
 from validator.findings import Severity
 from validator.load import LoadedDocument
 from validator.rules.api import Hit, Reads, rule
 from validator.rules.ref.facts import nearest_hint
 
 
+def unknown_strategy_hint(name: str, ctx: Context, known: list[str]) -> str:
+    """The hint for a strategy ``name`` no ``strategies/`` file claims: the file named
+    ``name`` that claims another name (the site files it under that one, ``REF027``),
+    else the names the site knows."""
+    doc = ctx.strategies.get(name)
+    if doc is not None:
+        return (f"{doc.path} names itself {claimed_name(doc)!r}, and the site files it under "
+                f"that name (REF027): set its name back to {name!r}, or name "
+                f"{claimed_name(doc)!r} here")
+    return f"known strategies: {', '.join(known)}"
+
+
 @rule("REF002", Severity.ERROR, "compatible_strategies names an unknown strategy",
       reads=frozenset({Reads.STRATEGIES}), needs_root=True)
 def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
-    """Every entry of ``compatible_strategies`` must be a ``strategies/<name>.yaml`` of the
-    same revision.
+    """Every entry of ``compatible_strategies`` must be a strategy of the same revision as
+    the site's build files them: by the ``name`` of a ``strategies/*.yaml`` (its file name
+    but for a ``REF027`` defect of that file, which is reported there, not on every recipe
+    still naming the strategy).
 
     Failing::
 
@@ -33,12 +47,12 @@ def compatible_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hi
 
     How to fix: use the name of a file in ``strategies/`` (the hint lists them), or add the
     strategy there first."""
-    known = sorted(ctx.strategies)
+    known = ctx.strategy_names()
     strategies = get(doc.data, "compatible_strategies")
     for _, name, pointer in elements(strategies, "/compatible_strategies"):
-        if isinstance(name, str) and name not in ctx.strategies:
+        if isinstance(name, str) and ctx.strategy_document(name) is None:
             yield Hit(pointer, f"strategy {name!r} does not exist in strategies/",
-                      f"known strategies: {', '.join(known)}")
+                      unknown_strategy_hint(name, ctx, known))
 
 
 @rule("REF003", Severity.ERROR, "strategy_overrides names an unknown strategy",
@@ -61,9 +75,9 @@ def strategy_override_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
 
     How to fix: key the override by an existing strategy name, or drop it."""
     for name, _, pointer in items(get(doc.data, "strategy_overrides"), "/strategy_overrides"):
-        if name not in ctx.strategies:
+        if ctx.strategy_document(name) is None:
             yield Hit(pointer, f"strategy_overrides names unknown strategy {name!r}",
-                      f"known strategies: {', '.join(sorted(ctx.strategies))}", on_key=True)
+                      unknown_strategy_hint(name, ctx, ctx.strategy_names()), on_key=True)
 
 
 def _offered(data: object) -> list[str]:
@@ -107,7 +121,7 @@ def default_strategy_offered(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     offered = _offered(doc.data)
     if name in offered:
         return
-    why = ("does not exist in strategies/" if name not in ctx.strategies
+    why = ("does not exist in strategies/" if ctx.strategy_document(name) is None
            else "is not one the recipe offers")
     yield Hit("/default_strategy", f"default_strategy {name!r} {why}: the site ignores it "
               "and recommends its own pick",
@@ -139,7 +153,7 @@ def feature_strategy_exists(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 
     How to fix: use the name of a file in ``strategies/`` (the hint names the closest), or
     drop the entry."""
-    known = {*ctx.strategies, *ctx.kv_stores}
+    known = {*ctx.strategy_names(), *ctx.kv_store_names()}
     for key, feature in as_dict(get(doc.data, "features")).items():
         base = f"/features/{key}/strategies"
         for _, name, pointer in elements(get(feature, "strategies"), base):
@@ -180,9 +194,10 @@ def feature_strategy_offered(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     How to fix: name the recipe's strategies the feature runs under, or add the strategy
     to ``compatible_strategies``."""
     offered = _offered(doc.data)
+    known = set(ctx.strategy_names())
     for key, feature in as_dict(get(doc.data, "features")).items():
         names = [n for _, n, _ in elements(get(feature, "strategies"), "")]
-        if not names or not all(isinstance(n, str) and n in ctx.strategies for n in names) \
+        if not names or not all(isinstance(n, str) and n in known for n in names) \
                 or any(n in offered for n in names):
             continue
         yield Hit(f"/features/{key}/strategies", f"feature {key!r} is limited to "
