@@ -36,9 +36,6 @@ from validator.cli import main
 KNOWN_ERRORS = {
     ("models/Google/gemma-4-E2B-it.yaml", "SCHEMA002", "/variants/mobile/precision", 89),
     ("models/Google/gemma-4-E4B-it.yaml", "SCHEMA002", "/variants/mobile/precision", 89),
-    ("models/Lightricks/LTX-2.5-Diffusers.yaml", "SCHEMA002", "/meta/hardware/dgx_spark_gb10", 17),
-    ("models/Lightricks/LTX-2.5-Diffusers.yaml", "SCHEMA002", "/meta/hardware/rtx_pro_5000", 18),
-    ("models/Lightricks/LTX-2.5-Diffusers.yaml", "SCHEMA002", "/meta/hardware/rtx_pro_6000", 19),
     ("models/MiniMaxAI/MiniMax-M3.yaml", "REF018",
      "/variants/mxfp8/hardware_overrides/mi300x/docker_image", 153),
     ("models/OpenMOSS-Team/MOSS-Transcribe-Diarize.yaml", "SCHEMA003", "/model", 15),

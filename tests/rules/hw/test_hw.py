@@ -227,6 +227,23 @@ def test_hw008_restricted_profile_not_declared(corpus_copy: Path) -> None:
         ("HW008", "/variants/nvfp4/supported_hardware/4", nvfp4)]
 
 
+LTX = "models/Lightricks/LTX-2.5-Diffusers.yaml"
+
+
+def test_supported_offers_a_restricted_profile_without_a_finding(corpus_copy: Path) -> None:
+    """LTX-2.5 at main lists DGX Spark and the RTX Pro GPUs as ``supported``: the site
+    offers a restricted profile whenever its id is a key of ``meta.hardware``."""
+    assert [f for f in check_tree(corpus_copy, LTX)
+            if f.rule in {"SCHEMA002", "HW013"} and f.pointer.startswith("/meta/hardware")] == []
+
+
+def test_hw013_supported_on_an_open_profile_changes_nothing_on_the_page(
+        corpus_copy: Path) -> None:
+    text = inject(corpus_copy, LTX, "    h200: verified\n", "    h200: supported\n")
+    assert hw(corpus_copy, LTX, "HW013") == [("HW013", "/meta/hardware/h200",
+                                              line_of(text, "    h200: supported"))]
+
+
 # --- HW009 ------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,7 @@
-"""``HW`` rules about what a recipe claims its variants need: an implausible
-``vram_minimum_gb`` (HW010) and a default variant the page cannot show on verified
-hardware (HW011). The profiles are :mod:`validator.rules.hw.facts`, the formula
-:mod:`validator.rules.hw.vram_formula`."""
+"""``HW`` rules about what a recipe claims of its hardware and variants: an implausible
+``vram_minimum_gb`` (HW010), a default variant the page cannot show on verified hardware
+(HW011), ``supported`` on a profile the site offers anyway (HW013). The profiles are
+:mod:`validator.rules.hw.facts`, the formula :mod:`validator.rules.hw.vram_formula`."""
 
 from __future__ import annotations
 
@@ -99,3 +99,34 @@ def default_variant_on_verified_hardware(doc: LoadedDocument, ctx: Context) -> I
                       "make a variant that runs there the default, or add precision_hardware "
                       "to variants.default if a fallback serves it", on_key=True,
                       related=(Related(line, f"variants.default {req.source}"),))
+
+
+@rule("HW013", Severity.WARNING, "meta.hardware says supported for an open profile",
+      reads=frozenset({Reads.TAXONOMY}))
+def supported_on_open_profile(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """``meta.hardware.<id>: supported`` offers a ``restricted`` profile (a TPU, a CPU, a
+    workstation GPU), which the site shows only for recipes that list it in
+    ``meta.hardware`` whatever the status, without claiming an end-to-end test. On an open
+    profile the site reads only ``unsupported`` (hidden) and ``verified`` (the badge), so
+    ``supported`` there changes nothing on the page: the author's claim is lost.
+
+    Failing::
+
+        meta:
+          hardware: {h100: supported}
+
+    Passing::
+
+        meta:
+          hardware: {h100: verified, rtx_pro_6000: supported}
+
+    How to fix: write ``verified`` if it was tested end to end on that hardware, else
+    leave the profile out (an open profile is offered anyway)."""
+    table = profiles(ctx)
+    for hw, status, ptr in items(get(doc.data, "meta", "hardware"), "/meta/hardware"):
+        prof = table.get(hw) if isinstance(hw, str) else None
+        if status == "supported" and prof is not None and not prof.restricted:
+            yield Hit(ptr, f"{hw} is offered on every recipe's page unless marked "
+                      "unsupported: 'supported' shows no badge and changes nothing there",
+                      "write 'verified' if it was tested end to end, or leave the profile "
+                      "out")
