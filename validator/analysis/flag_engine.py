@@ -54,6 +54,7 @@ from validator.analysis.option_hints import (
     option_hint,
     replacement_hint,
 )
+from validator.analysis.paired_values import pairing_issues, parsed_settings
 from validator.analysis.release_range import (
     LISTS_KEPT,
     NOT_AN_OPTION,
@@ -200,6 +201,7 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     if auto_tool:
         issues.extend(auto_tool_issues(parsed))
         issues.extend(eplb_issues(parsed))
+        issues.extend(pairing_issues(parsed_settings(parsed), plan))
     if plan.launch_day and plan.channel is None:  # said once by the plan's note
         issues = [i for i in issues if i.code != "unreleased_only"]
     issues.sort(key=lambda x: x.index)

@@ -29,6 +29,11 @@ from typing import NamedTuple
 from validator.analysis.cli_plan import VersionPlan
 from validator.analysis.flag_engine import FlagIssue, check_tokens, judged_tokens, plan_key
 from validator.analysis.flag_values import plugged
+from validator.analysis.paired_values import (
+    PAIRED_DESTS,
+    pairing_issues,
+    segment_settings,
+)
 from validator.analysis.release_range import LISTS_KEPT
 from validator.vllm_cli.argv import looks_like_option
 
@@ -76,7 +81,7 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
         verdicts = [verdict(tuple(words[start:end]), frozenset(
             i - start for i in expansions if start <= i < end), plan, token, frozenset(
             i - start for i in literals if start <= i < end)) for start, end in spans]
-        if segments_decide(verdicts):
+        if segments_decide(verdicts) and not refused_pair(words, spans, verdicts, plan):
             out: list[FlagIssue] = []
             for (start, _end), found in zip(spans, verdicts, strict=True):
                 out += found.issues if not start else [
@@ -84,6 +89,16 @@ def command_issues(words: Sequence[str], plan: VersionPlan,
             return out
     return check_tokens(words, plan, expansions=expansions, auto_tool=True,
                         literals=literals)[1]
+
+
+def refused_pair(words: Sequence[str], spans: Sequence[tuple[int, int]],
+                verdicts: Sequence[SegmentVerdict], plan: VersionPlan) -> bool:
+    """Whether the command of these segments holds two values vLLM refuses together
+    (:mod:`validator.analysis.paired_values`): only its whole judgement says where."""
+    dests = [[d for d, _, dotted in v.options if not dotted] for v in verdicts]
+    if not any(d in PAIRED_DESTS for found in dests for d in found):
+        return False
+    return any(True for _ in pairing_issues(segment_settings(words, spans, dests), plan))
 
 
 def segment_starts(words: Sequence[str]) -> list[int] | None:

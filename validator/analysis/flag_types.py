@@ -17,6 +17,7 @@ from packaging.version import Version
 
 from validator.analysis.cli_plan import VLLM, VersionPlan, registry, required_vllm, versions
 from validator.analysis.flag_values import FlagIssue, value_at
+from validator.analysis.lora_modules import lora_module_issues
 from validator.vllm_cli.value_bounds import bound_of
 from validator.vllm_cli.value_kinds import ValueKind, load_kinds
 
@@ -46,14 +47,18 @@ def release_kinds(cli: CliRegistries, version: str) -> Mapping[str, ValueKind] |
 
 def type_issues(opt: ParsedOption, reg: CliRegistry, plan: VersionPlan,
                 literal: tuple[bool, ...] = ()) -> Iterator[FlagIssue]:
-    """A ``value_type`` issue for each value of ``opt`` its kind at ``reg`` refuses, or
-    that is a number outside the bound the release states for the option
+    """A ``value_type`` issue for each value of ``opt`` its kind at ``reg`` refuses, a
+    ``--lora-modules`` value the release's parser refuses
+    (:mod:`validator.analysis.lora_modules`), or a number outside the bound the release
+    states for the option
     (:mod:`validator.vllm_cli.value_bounds`). ``literal``: per value, whether it reaches
     vLLM as written though it holds a ``$`` (a value the site quotes: ``'abc$'``), so it
     is judged as the text it is, not as a value someone fills in."""
     spec = opt.spec
     if spec is None or not spec.strings or plan.family != VLLM or reg.plugin is not None:
         return
+    if spec.dest == "lora_modules":
+        yield from lora_module_issues(opt, plan, literal)
     kind = kind_of(plan.cli, reg.version, spec.strings[0])
     bound = bound_of(spec.strings[0], reg.version)
     name = opt.option or opt.normalised

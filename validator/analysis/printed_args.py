@@ -36,6 +36,7 @@ from validator.analysis.flag_segments import (
     segments_decide,
     verdict,
 )
+from validator.analysis.paired_values import PAIRED_DESTS, pairing_issues, segment_settings
 from validator.analysis.release_range import LISTS_KEPT
 from validator.analysis.shell_words import printed_expansions, printed_literals, shell_words
 from validator.vllm_cli.argv import looks_like_option
@@ -74,7 +75,8 @@ def judged_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
         if found is None or (at and not found.opens):
             return whole_items(args, plan)
         chunks.append(found)
-    if not segments_decide([v for chunk in chunks for v in chunk.verdicts]):
+    if not segments_decide([v for chunk in chunks for v in chunk.verdicts]) \
+            or _refused_pair(args, starts, chunks, plan):
         return whole_items(args, plan)
     out: list[FlagIssue] = []
     for start, chunk in zip(starts, chunks, strict=True):
@@ -115,6 +117,24 @@ def _chunk(items: tuple[str, ...], plan: VersionPlan, token: object) -> Chunk | 
                 continue  # as whole_items: the site's de-duplication reads the item whole
             issues.append(replace(issue, index=item))
     return Chunk(read.opens, verdicts, tuple(issues))
+
+
+def _refused_pair(args: tuple[str, ...], starts: Sequence[int], chunks: Sequence[Chunk],
+                  plan: VersionPlan) -> bool:
+    """Whether ``args`` (its chunks at ``starts``) may hold two values vLLM refuses
+    together (:mod:`validator.analysis.paired_values`), which only the whole list's
+    judgement places: read from the chunks' items when each such option is a chunk of
+    its own (an option item of one word and its value items), else assumed."""
+    dests = [[d for v in chunk.verdicts for d, _, dotted in v.options if not dotted]
+             for chunk in chunks]
+    if not any(d in PAIRED_DESTS for found in dests for d in found):
+        return False
+    if any((len(chunk.verdicts) > 1 or len(args[start].split()) > 1)
+           and any(d in PAIRED_DESTS for d in found)
+           for start, chunk, found in zip(starts, chunks, dests, strict=True)):
+        return True
+    spans = list(zip(starts, [*starts[1:], len(args)], strict=True))
+    return any(True for _ in pairing_issues(segment_settings(args, spans, dests), plan))
 
 
 def _reading(items: tuple[str, ...]) -> Reading | None:

@@ -28,6 +28,7 @@ from validator.analysis.flag_values import (
 from validator.analysis.option_hints import all_options, nearest_hint
 from validator.vllm_cli import argv, parsed_args
 from validator.vllm_cli.parsed_args import OptionSpec, ParsedArgs, ParsedOption, Problem
+from validator.vllm_cli.value_bounds import bound_of
 
 NOT_AN_OPTION = "not an option there"
 """Why a release of the range rejects an option it does not have at all (in the
@@ -97,9 +98,30 @@ def _rejection(opt: ParsedOption, new: tuple[tuple[str, ...], OptionSpec | None]
         return None
     allowed = allowed_values(reg, spec)
     if allowed is None or spec.takes_value is False:
-        return None
+        return _out_of_bound(name, values, spec, reg)
     bad = [v for v in values if v not in allowed and not v.startswith("$")]
     return (f"`{name} {bad[0]}`", f"`{bad[0]}` is not a value it accepts") if bad else None
+
+
+def _out_of_bound(name: str, values: tuple[str, ...], spec: OptionSpec,
+                  reg: CliRegistry) -> tuple[str, str] | None:
+    """``(what, why)`` for the first value of a vLLM option outside the numeric bound
+    release ``reg`` states for it (:mod:`validator.vllm_cli.value_bounds`: the bound the
+    minimum states is ``FLAG006``'s; a later release's, such as ``--gpu-memory-utilization``
+    above 0 from 0.11.1, is judged here), else ``None``."""
+    if reg.plugin is not None or not spec.strings:
+        return None
+    bound = bound_of(spec.strings[0], reg.version)
+    if bound is None:
+        return None
+    for value in values:
+        try:
+            number = float(value)
+        except (ValueError, OverflowError):
+            continue
+        if bound.refuses(number):
+            return f"`{name} {value}`", f"it takes only a value {bound.described}"
+    return None
 
 
 def _structure_runs(keys: Sequence[str], plan: VersionPlan,

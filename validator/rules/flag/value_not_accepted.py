@@ -39,7 +39,10 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     A number outside the bound
     the minimum's release states in its config (``--gpu-memory-utilization 1.5``,
     ``--max-num-batched-tokens 0``; vendored per release with its source in
-    ``validator/data/vllm_bounds.json``) is reported too. A value in no vendored
+    ``validator/data/vllm_bounds.json``) is reported too, and so is a ``--lora-modules``
+    value the release's parser refuses: neither ``name=path`` nor (from 0.6.2) a JSON
+    object of ``name``, ``path`` and optionally ``base_model_name``
+    (:mod:`validator.analysis.lora_modules`). A value in no vendored
     release's choices that is a near-miss of one (``--load-format safetensor``) is a
     typo, also where a later release dropped the choices list and takes any string: it
     is never "accepted from" that release, and raising the minimum does not fix it.
@@ -47,12 +50,14 @@ def value_not_accepted(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     Failing::
 
         model:
-          base_args: ["--kv-cache-dtype", "fp9"]
+          base_args: ["--kv-cache-dtype", "fp9", "--enable-lora",
+                      "--lora-modules", "org/adapter"]
 
     Passing::
 
         model:
-          base_args: ["--kv-cache-dtype", "fp8"]
+          base_args: ["--kv-cache-dtype", "fp8", "--enable-lora",
+                      "--lora-modules", "adapter=org/adapter"]
 
     How to fix: use a value the flag accepts at the minimum version, or raise
     ``min_vllm_version`` to the release that accepts it."""

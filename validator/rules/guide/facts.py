@@ -30,6 +30,7 @@ from validator.analysis.guide_images import (
 from validator.analysis.guide_sections import SectionContext, section_context
 from validator.analysis.install_channel import Stated, channel_plan
 from validator.analysis.install_range import install_range
+from validator.analysis.paired_values import pairing_issues, parsed_settings
 from validator.analysis.recipe_data import get, items
 from validator.analysis.shell_words import word_expansions
 from validator.analysis.versions import MinVersion
@@ -58,7 +59,8 @@ ISSUE_RULE: dict[str, str] = {
     "abbreviation": "GUIDE007", "config_key_ignored": "GUIDE015",
     "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
     "unreleased_only": "GUIDE018", "underscore": "GUIDE019", "value_type": "GUIDE006",
-    "kv_transfer": "GUIDE006", "spec_refused": "GUIDE006"}
+    "kv_transfer": "GUIDE006", "spec_refused": "GUIDE006",
+    "refused_pair": "GUIDE006"}
 #: Codes a guide command never shows: guide commands are checked without the site's
 #: de-duplication (``duplicates=False``), and ``auto_tool`` and ``eplb_without_ep`` are the
 #: rendered commands' (``GUIDE008`` checks auto tool choice in each guide command itself).
@@ -164,6 +166,7 @@ def _model(doc: LoadedDocument, ctx: Context) -> GuideModel:
                                                   expansions=expanded)
         if result is None:
             continue
+        issues = [*issues, *pairing_issues(parsed_settings(result), plan)]
         out.checked.append(CheckedCommand(cmd, result, plan))
         for issue in issues:
             if issue.code == "underscore":  # no site de-duplication in a guide command

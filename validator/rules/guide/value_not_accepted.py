@@ -30,13 +30,19 @@ def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     (``"$@"``, ``$EXTRA_ARGS``, ``"${ARGS[@]}"``) is not judged, nor are the bare words
     right after it: bash replaces it by words the guide does not show. The literal flags
     around it are judged, and one after an option taking a value is that value
-    (``--host $HEAD_IP``).
+    (``--host $HEAD_IP``). Two values each accepted alone that vLLM's config refuses
+    together in one command are an error too, where a release of the command's range
+    refuses them (``FLAG035`` for rendered commands): ``--max-cpu-loras`` below
+    ``--max-loras`` under ``--enable-lora``, ``--data-parallel-size-local`` above
+    ``--data-parallel-size`` (the node's ranks above every node's).
 
     Failing::
 
         guide: |
           ```bash
           vllm serve example-org/Example-Chat-8B --kv-cache-dtype fp9
+          vllm serve example-org/Example-Chat-8B --data-parallel-size 4 \\
+            --data-parallel-size-local 8
           ```
 
     Passing::
@@ -44,9 +50,13 @@ def guide_invalid_value(doc: LoadedDocument, ctx: Context) -> list[Hit]:
         guide: |
           ```bash
           vllm serve example-org/Example-Chat-8B --kv-cache-dtype fp8
+          vllm serve example-org/Example-Chat-8B --data-parallel-size 16 \\
+            --data-parallel-size-local 8
           ```
 
-    How to fix: give the flag a value vLLM accepts at the minimum version."""
+    How to fix: give the flag a value vLLM accepts at the minimum version; make the
+    local data-parallel size at most the total one, ``--max-cpu-loras`` at least
+    ``--max-loras``."""
     return rule_hits("GUIDE006", doc, ctx)
 
 
