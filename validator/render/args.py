@@ -108,6 +108,9 @@ def _dedupe_plan(values: list[Any] | tuple[Any, ...], at: Any) -> Plan:
     for i in at:
         v = values[i]
         flag[i] = isinstance(v, str) and v.startswith("-")
+    heads = [values[i] for i in at if flag[i]]  # every flag heads a unit
+    if len(set(heads)) == len(heads):  # no flag twice: every unit is kept, in order
+        return tuple(at), ()
     i, n = 0, len(at)
     while i < n:
         cur = at[i]
