@@ -52,10 +52,6 @@ def push_layer(out: list[Arg], value: Any, layer: str, document: str, pointer: s
         out.extend(Arg(v, layer, document, pointer) for v in items)
 
 
-def _is_flag(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("-")
-
-
 class Override(NamedTuple):
     """A flag unit the last-wins de-duplication drops, and the later unit that wins."""
 
@@ -107,18 +103,26 @@ def planned(args: list[Arg], plan: Plan) -> tuple[list[Arg], list[Override]]:
 def _dedupe_plan(values: list[Any] | tuple[Any, ...], at: Any) -> Plan:
     """The de-duplication of ``values`` at the indices ``at`` (in order)."""
     units: list[tuple[int, int, bool]] = []  # (head, value or -1, positional)
+    append = units.append
+    flag = [False] * len(values)  # whether each value at ``at`` is a flag, found once
+    for i in at:
+        v = values[i]
+        flag[i] = isinstance(v, str) and v.startswith("-")
+    heads = [values[i] for i in at if flag[i]]  # every flag heads a unit
+    if len(set(heads)) == len(heads):  # no flag twice: every unit is kept, in order
+        return tuple(at), ()
     i, n = 0, len(at)
     while i < n:
         cur = at[i]
-        if _is_flag(values[cur]):
+        if flag[cur]:
             nxt = at[i + 1] if i + 1 < n else -1
-            if nxt >= 0 and not _is_flag(values[nxt]):
-                units.append((cur, nxt, False))
+            if nxt >= 0 and not flag[nxt]:
+                append((cur, nxt, False))
                 i += 2
                 continue
-            units.append((cur, -1, False))
+            append((cur, -1, False))
         else:
-            units.append((cur, -1, True))
+            append((cur, -1, True))
         i += 1
     seen: dict[str, int] = {}
     keep = [False] * len(units)

@@ -262,13 +262,13 @@ def whole_maker(cls: type[T]) -> Callable[..., T]:
     once instead of one ``object.__setattr__`` each (the renderer makes one
     :class:`Rendered` per configuration and one :class:`Process` per process)."""
     names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-    new = object.__new__
+    new, size = object.__new__, len(names)
 
     def make(*values: Any) -> T:
-        if len(values) != len(names):
-            raise TypeError(f"{cls.__name__} needs {len(names)} values, not {len(values)}")
+        if len(values) != size:  # (so the zip below pairs every value: no strict check)
+            raise TypeError(f"{cls.__name__} needs {size} values, not {len(values)}")
         made = new(cls)
-        made.__dict__.update(zip(names, values, strict=True))
+        made.__dict__.update(zip(names, values))  # noqa: B905
         return made
 
     return make

@@ -63,19 +63,32 @@ class HardwareReads:
             if kind != "falsy":
                 self.log.append(("profile-whole",))
         self._always = frozenset(range(len(self.log)))  # part of every trace
-        self._checked: dict[int, dict[int, bool]] = {}
+        self._checked: dict[int, tuple[set[int], set[int]]] = {}
 
     def holds_for(self, other: HardwareReads, trace: Trace) -> bool:
         """Whether the reads of ``trace`` (indexes into the log, or the first ``trace``
         reads) give the same values on ``other``'s hardware (against the same recipe,
-        strategies and taxonomy objects)."""
-        checked = self._checked.setdefault(id(other), {})
-        for index in range(trace) if isinstance(trace, int) else trace:
-            ok = checked.get(index)
-            if ok is None:
-                entry = self.log[index]
-                ok = checked[index] = _REPLAY[entry[0]](self, other, entry)
-            if not ok:
+        strategies and taxonomy objects). Each read is replayed once per ``other``: the
+        indexes found to hold and not to hold are kept (a replay reads plain values
+        only, so which are replayed first changes no answer)."""
+        held, failed = self._checked.setdefault(id(other), (set(), set()))
+        if isinstance(trace, int):
+            unknown: Any = range(trace)
+        else:
+            if not failed.isdisjoint(trace):
+                return False
+            unknown = trace - held
+        log = self.log
+        for index in unknown:
+            if index in held:
+                continue
+            if index in failed:
+                return False
+            entry = log[index]
+            if _REPLAY[entry[0]](self, other, entry):
+                held.add(index)
+            else:
+                failed.add(index)
                 return False
         return True
 

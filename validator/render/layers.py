@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from validator.render import gates, jsval
@@ -22,6 +21,7 @@ from validator.render.args import Arg, push_layer
 from validator.render.documents import Documents, dotted, ptr
 from validator.render.hardware_reads import profile_pointer, raw_id, touch, traced_call
 from validator.render.jsval import get, or_, truthy
+from validator.render.types import once
 from validator.sourcemap import join_pointer, split_pointer
 
 
@@ -79,27 +79,27 @@ class Composer:
         clone.mode_reads = []
         return clone
 
-    @cached_property
+    @once
     def gpu_count(self) -> float:
         """``gpu_count`` of the profile (1 when not a number)."""
         return jsval.number_or(get(self.profile, "gpu_count"), 1)
 
-    @cached_property
+    @once
     def gen(self) -> Any:
         """The profile's (first) generation."""
         return gates.profile_generation(self.profile)
 
-    @cached_property
+    @once
     def is_nvidia(self) -> bool:
         """NVIDIA profiles also read ``nvidia:`` overrides."""
         return bool(get(self.profile, "brand") == "NVIDIA")
 
-    @cached_property
+    @once
     def deploy_type(self) -> Any:
         """The strategy's ``deploy_type``."""
         return get(self.strategy, "deploy_type")
 
-    @cached_property
+    @once
     def overrides(self) -> Any:
         """``strategy_overrides.<strategy>`` of the recipe."""
         return get(get(self.recipe, "strategy_overrides"), self.strategy_name)

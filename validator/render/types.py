@@ -1,11 +1,14 @@
-"""The plain data types the renderer's modules share, imported by them and importing none
-of them (a leaf, so that :mod:`validator.render.configuration` and
-:mod:`validator.render.problems` need not import each other).
+"""The plain data types the renderer's modules share (and :class:`once`, the memoised
+property of their classes), imported by them and importing none of them (a leaf, so that
+:mod:`validator.render.configuration` and :mod:`validator.render.problems` need not import
+each other).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, overload
 
 
 @dataclass(frozen=True)
@@ -32,3 +35,31 @@ class RenderProblem:
     message: str
     document: str
     pointer: str
+
+
+_T = TypeVar("_T")
+
+
+class once(Generic[_T]):
+    """A property computed at its first read and kept in the instance's ``__dict__`` (so
+    later reads, and copies of that ``__dict__``, find it there): ``cached_property``
+    without the lock Python 3.11's takes on each first read (a
+    :class:`~validator.render.layers.Composer` is made for every distinct choice of a
+    recipe's renderings, four of these read at once)."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: Any) -> once[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: Any) -> _T: ...
+
+    def __get__(self, instance: Any, owner: Any) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
