@@ -38,6 +38,8 @@ from validator.analysis.recipe_data import get
 from validator.analysis.stated_versions import (
     BRAND_KEYS,
     ImageSite,
+    ascend_base,
+    ascend_release,
     image_sites,
     official_vllm_image,
     parse_image,
@@ -132,15 +134,22 @@ def _floor(recipe: MinVersion | None, declared: MinVersion | None,
 
 
 def image_statement(site: ImageSite) -> Stated | None:
-    """What one image states about the commands that run in it: a pinned release,
-    unreleased code (a nightly or launch image), or a community or dev build (the release
-    its tag names, if any, and code of its own). ``None`` for vLLM's own ``:latest`` (the
+    """What one image states about the commands that run in it: a pinned release (of
+    vLLM, or of vLLM-Ascend: ``quay.io/ascend/vllm-ascend:v0.11.0`` pins the vLLM it is
+    built on, whose vLLM-Ascend release the ``FLAG`` rules then judge the commands of an
+    NPU at, as :func:`~validator.analysis.cli_plan.plan_for` maps any minimum), unreleased
+    code (a nightly or launch image), or a community or dev build (the release its tag
+    names, if any, and code of its own). ``None`` for vLLM's own ``:latest`` (the
     newest release, as the recipe's range has) or what is no image reference."""
     path = classify_image(site.value, site.pointer)
     if path is None:
         return None
     text = f"the recipe runs it in {site.value} ({site.pointer[1:].replace('/', '.')})"
     ref = parse_image(site.value)
+    release = ascend_release(ref) if ref is not None else None
+    if release is not None:  # vLLM-Ascend's release image: the vLLM that release is built on
+        base = ascend_base(release)
+        return Stated(base, base, False, text)
     # a community or dev build (not vLLM's own release images) carries code of its own
     # on top of the release its tag names, if any
     built = ref is not None and not official_vllm_image(ref)

@@ -12,7 +12,8 @@ Each path is one :class:`InstallPath`:
 
 * ``latest`` — ``-U vllm``, an unpinned ``pip install vllm``, ``:latest`` or no tag: the
   newest release (of the run's window, see :class:`validator.vllm_cli.data_source.Window`);
-* ``pinned`` — ``vllm==X``, an image tagged ``vX``: release X;
+* ``pinned`` — ``vllm==X``, an image tagged ``vX``: release X (vLLM-Ascend's image
+  ``vllm-ascend:vX``: the vLLM release X is built on);
 * ``nightly`` — ``--pre`` / the nightly wheel index, ``:nightly`` images: unreleased code;
 * ``source`` — ``git clone`` of vLLM (or vLLM-Omni) and ``pip install -e .``: unreleased;
 * ``custom`` — a model launch image (``vllm/vllm-openai:glm5``): a day-0 build, unreleased.
@@ -35,6 +36,8 @@ from validator.analysis.cli_plan import VLLM, VersionPlan, per_document, plan_fo
 from validator.analysis.recipe_data import as_dict, as_list, get
 from validator.analysis.stated_versions import (
     ImageSite,
+    ascend_base,
+    ascend_release,
     image_sites,
     nightly_required,
     parse_image,
@@ -140,6 +143,9 @@ def classify_image(image: str, source: str) -> InstallPath | None:
     ref = parse_image(image)
     if ref is None:
         return None
+    release = ascend_release(ref)
+    if release is not None:  # vLLM-Ascend's release image: the vLLM it is built on
+        return InstallPath(PINNED, image, source, str(ascend_base(release)))
     pinned = tag_version(ref)
     if pinned is not None:
         return InstallPath(PINNED, image, source, str(pinned))

@@ -416,10 +416,18 @@ def _with_reach(hit: Hit, rule_id: str, group: list[str], found: RenderedFacts,
                        related=tuple(dict.fromkeys([
                            *hit.related, *(r for p in group
                                            for r in consequences.get((rule_id, p), ()))])))
-    if hit.pointer.startswith(LAYER_ROOTS) and not any(p in found.pointers for p in group) \
+    if hit.pointer.startswith(LAYER_ROOTS) and not _rendered(group, found) \
             and rule_id not in DROPPED_BY_THE_SITE and _in_arg_list(hit.pointer):
         return replace(hit, message=f"{hit.message} (in no command the site renders)")
     return hit
+
+
+def _rendered(group: list[str], found: RenderedFacts) -> bool:
+    """Whether a rendered command holds the node at a pointer of ``group``: a token of
+    the recipe, or a whole argument list (a note about the list, ``FLAG019``) one of
+    whose tokens it holds."""
+    return any(p in found.pointers for p in group) or any(
+        q.startswith(p + "/") for p in group for q in found.pointers)
 
 
 CHANNEL_RULES = frozenset({"FLAG001", "FLAG002", "FLAG006", "FLAG023", "FLAG024"})

@@ -154,6 +154,29 @@ def tag_version(ref: ImageRef) -> Version | None:
         return None
 
 
+def ascend_release(ref: ImageRef) -> Version | None:
+    """The vLLM-Ascend release a tag of vLLM-Ascend's image (``quay.io/ascend/vllm-ascend``,
+    any registry) names: ``v0.11.0``, ``v0.11.0rc1``, ``v0.23.0-a5`` (a platform build of
+    the release); ``None`` for another image or tag (``latest``, ``main``, a launch build
+    such as ``qwen3.8-a5``). Its tags are vLLM-Ascend versions, not vLLM's."""
+    if ref.tag is None or ref.digest is not None:
+        return None
+    if repository(ref).rsplit("/", 1)[-1] != "vllm-ascend":
+        return None
+    m = TAG_VERSION.match(ref.tag)
+    try:
+        return Version(m.group("v")) if m is not None else None
+    except InvalidVersion:
+        return None
+
+
+def ascend_base(release: Version) -> Version:
+    """The vLLM release a vLLM-Ascend release is built on, by vLLM-Ascend's numbering
+    (0.11.0rc1 and 0.11.0 on vLLM 0.11.0, 0.23.0.post1 on 0.23.0: the ``vllm_version`` of
+    every vendored release, ``snapshots/vllm-cli/vllm-ascend/*.json``, is its base)."""
+    return Version(release.base_version)
+
+
 @dataclass(frozen=True)
 class ImageSite:
     """One ``docker_image`` string of a recipe.
@@ -272,6 +295,21 @@ def min_pointer(doc: LoadedDocument, variant: str) -> str:
 
 _TEXT_IMAGE = re.compile(r"(?<![\w./-])((?:(?:index\.)?docker\.io/)?vllm/[a-z0-9._-]+:\w[\w.-]*)",
                          re.IGNORECASE)
+
+
+_TEXT_ASCEND_IMAGE = re.compile(r"(?<![\w./-])((?:[a-z0-9.-]+/)*vllm-ascend:\w[\w.-]*)",
+                                re.IGNORECASE)
+
+
+def text_ascend_images(text: str) -> Iterator[tuple[str, Version]]:
+    """``(image, vLLM-Ascend release)`` of every vLLM-Ascend image with a release tag
+    that a line of text names (``docker run ... quay.io/ascend/vllm-ascend:v0.11.0``)."""
+    for m in _TEXT_ASCEND_IMAGE.finditer(text):
+        image = m.group(1).rstrip(".")
+        ref = parse_image(image)
+        release = ascend_release(ref) if ref is not None else None
+        if release is not None:
+            yield image, release
 
 
 def text_images(text: str) -> Iterator[tuple[str, Version]]:

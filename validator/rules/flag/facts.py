@@ -398,7 +398,10 @@ def _layer_plan(doc: LoadedDocument, ctx: Context, layer: ArgLayer, family: str 
             doc, ctx, layer.pointer, layer.variant, layer.hardware)
         return channel_plan(ctx.cli, layer_minimum(doc, ctx, layer), family or VLLM, reach.top,
                             reach.unreleased, stated)
-    plan = plan_for(ctx.cli, layer_minimum(doc, ctx, layer), family)
+    # the image its hardware pins (vllm-ascend:v0.11.0), as the rendered commands read it
+    pinned = () if layer.origin is not None else tuple(s for s in layer_statements(
+        doc, ctx, layer.pointer, layer.variant, layer.hardware) if s.top is not None)
+    plan = channel_plan(ctx.cli, layer_minimum(doc, ctx, layer), family, None, False, pinned)
     if plan.minimum is None:
         _add(out.hits, "FLAG017", Hit(layer.pointer, f"{layer.label} not checked: served by "
                                       f"{plan.product}; {plan.note}"))

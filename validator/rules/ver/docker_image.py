@@ -13,6 +13,7 @@ from validator.analysis.install_channel import feature_statement, image_statemen
 from validator.analysis.recipe_data import get
 from validator.analysis.stated_versions import (
     ImageSite,
+    ascend_release,
     image_sites,
     line_of,
     official_vllm_image,
@@ -53,10 +54,12 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
     community or dev build (``rocm/vllm-dev:vllm-0.23.1-...``) carries code past the
     release its tag names, so a minimum no release has yet is not held against it; a
     nightly or launch image, or a tag that names no vLLM release (``vllm/vllm-omni`` tags
-    are vLLM-Omni versions), is not compared. A configuration needs what its features
-    state too ("EAGLE3 (requires vLLM >= 0.9.0)"), as the ``FLAG`` rules check its
-    commands at it. A ``nightly`` minimum is never met by a release tag of vLLM's own
-    images.
+    are vLLM-Omni versions), is not compared. vLLM-Ascend's image
+    (``quay.io/ascend/vllm-ascend:v0.9.1``) is compared by the vLLM its release is built
+    on (vLLM-Ascend follows vLLM's numbering: 0.9.1 is built on vLLM 0.9.1). A
+    configuration needs what its features state too ("EAGLE3 (requires vLLM >= 0.9.0)"),
+    as the ``FLAG`` rules check its commands at it. A ``nightly`` minimum is never met by
+    a release tag of vLLM's own images.
 
     Failing::
 
@@ -64,11 +67,31 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
           min_vllm_version: "0.12.0"
           docker_image: "vllm/vllm-openai:v0.11.0"
 
+    Failing (an NPU's vLLM-Ascend image)::
+
+        model:
+          min_vllm_version: "0.10.0"
+        variants:
+          default:
+            hardware_overrides:
+              ascend_950pr:
+                docker_image: "quay.io/ascend/vllm-ascend:v0.9.1"
+
     Passing::
 
         model:
           min_vllm_version: "0.12.0"
           docker_image: "vllm/vllm-openai:v0.12.0"
+
+    Passing (vLLM-Ascend 0.11.0 is built on vLLM 0.11.0)::
+
+        model:
+          min_vllm_version: "0.10.0"
+        variants:
+          default:
+            hardware_overrides:
+              ascend_950pr:
+                docker_image: "quay.io/ascend/vllm-ascend:v0.11.0"
 
     How to fix: use an image of the minimum release or newer (or lower the minimum if the
     older image really serves the model)."""
@@ -79,19 +102,33 @@ def docker_tag_meets_minimum(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]
         if stated is None or stated.minimum is None:
             continue
         pinned = stated.minimum
+        ref = parse_image(site.value)
+        plugin = ascend_release(ref) if ref is not None else None
+        what = f"vLLM {pinned}" if plugin is None else \
+            f"vLLM-Ascend {plugin} (built on vLLM {pinned})"
         for needed, who, min_ptr, where in _requirements(doc, ctx, site, rendered):
             if stated.unreleased and _unreleased(needed, releases):
                 continue  # a build past its tag may carry what no release has yet
             if needed == NIGHTLY or (isinstance(needed, Version) and pinned < needed):
                 yield Hit(site.pointer,
-                          f"image {site.value!r} is vLLM {pinned}, but {who}{where} needs "
+                          f"image {site.value!r} is {what}, but {who}{where} needs "
                           f"vLLM {format_version(needed)}",
-                          f"use an image of vLLM {format_version(needed)} or newer"
-                          if needed != NIGHTLY else "use a nightly image",
+                          _newer_image(needed, plugin is not None),
                           related=(Related(line_of(doc, min_ptr),
                                            f"minimum vLLM {format_version(needed)} "
                                            "declared here"),))
                 break
+
+
+def _newer_image(needed: MinVersion, ascend: bool) -> str:
+    """The hint of an image older than ``needed``: a newer image of its kind (of
+    vLLM-Ascend when ``ascend``: its release built on that vLLM or a later one)."""
+    if needed == NIGHTLY:
+        return "use a nightly image"
+    if ascend:
+        return (f"use a vLLM-Ascend image of a release built on vLLM {format_version(needed)} "
+                "or newer")
+    return f"use an image of vLLM {format_version(needed)} or newer"
 
 
 def _unreleased(needed: MinVersion, releases: ReleaseList) -> bool:

@@ -12,8 +12,10 @@ from packaging.version import Version
 from validator.analysis.guide_sections import section_headings
 from validator.analysis.recipe_data import get
 from validator.analysis.stated_versions import (
+    ascend_base,
     line_of,
     min_version_pointers,
+    text_ascend_images,
     text_images,
     text_sources,
 )
@@ -54,7 +56,9 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     declaring 0.29.0 whose guide installs 0.28.0); and a prerequisites-style minimum (a
     line that opens with it: "- vLLM >= 0.12.0", "Requires vLLM 0.12.0") *above* every
     declared minimum — then the declared floor is too low. A vLLM image's release tag
-    (``docker run/pull vllm/vllm-openai:v0.10.0``, here or in the install texts) is a pin.
+    (``docker run/pull vllm/vllm-openai:v0.10.0``, here or in the install texts) is a pin,
+    and so is vLLM-Ascend's (``quay.io/ascend/vllm-ascend:v0.9.1``: the vLLM its release
+    is built on, 0.9.1).
     Not contradictions: pins above the minimum, and prose scoped to one path — a line (or
     its section's headings) naming a hardware, kernel or backend, precision or feature
     ("EAGLE3 requires vLLM >= 0.9.0", "vLLM 0.12.0 or later: the ROCm AITER kernels are
@@ -111,7 +115,8 @@ def guide_version_agrees(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
 def _older_images(pointer: str, index: int | None, text: str, declared: MinVersion,
                   related: tuple[Related, ...]) -> Iterator[Hit]:
     """A hit for each image of vLLM's own that ``text`` names (:func:`~validator.analysis.
-    stated_versions.text_images`) whose release is below the declared minimum."""
+    stated_versions.text_images`) whose release is below the declared minimum, and for
+    each vLLM-Ascend image whose release is built on a vLLM below it."""
     where = "the guide" if pointer == "/guide" else pointer
     seen: set[str] = set()
     for image, version in text_images(text):
@@ -123,6 +128,18 @@ def _older_images(pointer: str, index: int | None, text: str, declared: MinVersi
                   f"is {format_version(declared)}", f"use an image of vLLM "
                   f"{format_version(declared)} (the declared minimum) or newer here, or lower "
                   f"min_vllm_version if {version} really serves the model",
+                  block_index=index, related=related)
+    for image, release in text_ascend_images(text):
+        base = ascend_base(release)
+        if image in seen or not (declared == NIGHTLY or (
+                isinstance(declared, Version) and base < declared)):
+            continue
+        seen.add(image)
+        yield Hit(pointer, f"{where} runs vLLM-Ascend {release}, built on vLLM {base} "
+                  f"(`{image}`), but min_vllm_version is {format_version(declared)}",
+                  f"use a vLLM-Ascend image of a release built on vLLM "
+                  f"{format_version(declared)} (the declared minimum) or newer here, or lower "
+                  f"min_vllm_version if {base} really serves the model",
                   block_index=index, related=related)
 
 
