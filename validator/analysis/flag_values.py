@@ -25,7 +25,7 @@ ISSUE_CODES = frozenset({
     "unknown", "newer", "removed", "missing_value", "switch_value", "choice", "json",
     "spec_tokens", "spec_method", "spec_key", "dotted", "duplicate", "underscore", "abbreviation",
     "config_key_ignored", "config_key_rejected", "range_rejected", "unreleased_only",
-    "auto_tool", "value_type", "eplb_without_ep", "kv_transfer", "spec_refused"})
+    "auto_tool", "value_type", "eplb_without_ep", "kv_transfer", "spec_refused", "config_value"})
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,9 @@ class FlagIssue:
     code), ``value_type`` (a value the option's argparse type refuses), ``auto_tool`` and
     ``eplb_without_ep`` (a switch without the one it needs, in a whole command),
     ``kv_transfer`` (a KV connector or role of ``--kv-transfer-config`` the minimum refuses),
-    ``spec_refused`` (a speculative config whose values the minimum refuses together);
+    ``spec_refused`` (a speculative config whose values the minimum refuses together),
+    ``config_value`` (a key or value of a config option the minimum's config class refuses:
+    :mod:`validator.analysis.config_values`);
     ``index`` the token it is about; ``on_value``: the issue judges the option's value,
     so a finding about a ``--flag=value`` token points at the value after ``=``;
     ``consequences``: (token, what happens there) for each issue this one causes at another

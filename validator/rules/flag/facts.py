@@ -77,7 +77,7 @@ ISSUE_RULE: dict[str, str] = {
     "abbreviation": "FLAG014", "config_key_ignored": "FLAG021",
     "config_key_rejected": "FLAG022", "range_rejected": "FLAG023",
     "unreleased_only": "FLAG024", "value_type": "FLAG006", "eplb_without_ep": "FLAG028",
-    "kv_transfer": "FLAG032", "spec_refused": "FLAG034"}
+    "kv_transfer": "FLAG032", "spec_refused": "FLAG034", "config_value": "FLAG040"}
 if set(ISSUE_RULE) != ISSUE_CODES:  # pragma: no cover - a programming error
     raise AssertionError(f"FLAG rules of issue codes: {sorted(ISSUE_CODES ^ set(ISSUE_RULE))}")
 
