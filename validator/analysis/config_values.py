@@ -175,20 +175,9 @@ def _key_issues(option: str, key: str, item: Any, source: ParsedOption, cls: Con
     assert plan.minimum is not None
     low = f"{plan.product} {plan.minimum.version}"
     if key not in cls.keys:
-        if not cls.strict:
-            return
-        later = _later(plan, known, lambda r: key in _keys(r, option))
-        at, on_value = (source.index, False) if source.keys else (source.value_at, True)
-        if later is not None:
-            yield FlagIssue("config_value", at, f"`{option}` key `{key}` is taken only from "
-                            f"{plan.product} {later}, but {plan.short_of()}",
-                            plan.raise_to(required_vllm(plan.cli, later)),
-                            on_value=on_value, floor=True)
-            return
-        yield FlagIssue("config_value", at, f"`{option}` key `{key}` is no field of the "
-                        f"config {low} builds from it, which refuses unknown keys (\"Extra "
-                        "inputs are not permitted\"): vLLM does not start",
-                        nearest_hint(key, sorted(cls.keys)), on_value=on_value)
+        found = _unknown_key(option, key, source, cls, plan, known)
+        if found is not None:
+            yield found
         return
     kind, allowed = cls.fields.get(key, ("", frozenset()))
     why = refusal(kind, allowed, item)
@@ -208,6 +197,33 @@ def _key_issues(option: str, key: str, item: Any, source: ParsedOption, cls: Con
     yield FlagIssue("config_value", source.value_at, f"{text}, so {low} refuses it and does "
                     "not start", hint or (f"one of: {', '.join(sorted(allowed))}" if allowed
                                           else "write an integer"), on_value=True)
+
+
+def _unknown_key(option: str, key: str, source: ParsedOption, cls: ConfigClass,
+                 plan: VersionPlan, known: Mapping[str, ReleaseValues]) -> FlagIssue | None:
+    """The issue of a top-level ``key`` that is no field of the minimum's class: a floor
+    when a later release takes it, else an error where the class refuses unknown keys
+    (naming the release that removed it, when an earlier one took it)."""
+    assert plan.minimum is not None
+    if not cls.strict:
+        return None
+    at, on_value = (source.index, False) if source.keys else (source.value_at, True)
+    later = _later(plan, known, lambda r: key in _keys(r, option))
+    if later is not None:
+        return FlagIssue("config_value", at, f"`{option}` key `{key}` is taken only from "
+                         f"{plan.product} {later}, but {plan.short_of()}",
+                         plan.raise_to(required_vllm(plan.cli, later)), on_value=on_value,
+                         floor=True)
+    below = [str(v) for v in versions(plan.cli) if v < Version(plan.minimum.version)
+             and str(v) in known]
+    had = [i for i, v in enumerate(below) if key in _keys(known[v], option)]
+    gone = (below[had[-1]], [*below, plan.minimum.version][had[-1] + 1]) if had else None
+    return FlagIssue("config_value", at, f"`{option}` key `{key}` is no field of the config "
+                     f"{plan.product} {plan.minimum.version} builds from it" + (
+                         f" (a field up to {gone[0]})" if gone else "") + ", which refuses "
+                     "unknown keys (\"Extra inputs are not permitted\"): vLLM does not start",
+                     f"drop the key: {plan.product} {gone[1]} removed the field" if gone
+                     else nearest_hint(key, sorted(cls.keys)), on_value=on_value)
 
 
 def _config(release: ReleaseValues, option: str) -> ConfigClass | None:

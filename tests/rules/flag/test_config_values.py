@@ -107,3 +107,15 @@ def test_a_key_of_a_later_release_is_a_floor_finding(corpus_copy: Path) -> None:
     assert message == ("`--eplb-config` key `communicator` is taken only from vLLM 0.20.0, "
                        "but the recipe's minimum is 0.19.1")
     assert (hint, reason) == ("raise min_vllm_version to 0.20.0", FLOOR)
+
+
+def test_a_key_an_earlier_release_took_names_the_release_that_removed_it(
+        corpus_copy: Path) -> None:
+    """``use_inductor`` is a ``CompilationConfig`` field up to vLLM 0.11.2; 0.19.1 forbids
+    extras (Ring-1T-FP8's variant sets it, rendered with a 0.21.0 kv-store strategy)."""
+    text = with_args(corpus_copy, "--compilation-config", '{"use_inductor": false}')
+    [(line, message, hint, reason)] = found(corpus_copy, GLM, "FLAG040")
+    assert line == line_of(text, "use_inductor")
+    assert message.startswith("`--compilation-config` key `use_inductor` is no field of the "
+                              "config vLLM 0.19.1 builds from it (a field up to 0.11.2)")
+    assert (hint, reason) == ("drop the key: vLLM 0.12.0 removed the field", None)
