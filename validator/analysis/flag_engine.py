@@ -31,6 +31,7 @@ from validator.analysis.cli_plan import (
     unverifiable_by,
     versions,
 )
+from validator.analysis.config_values import config_issues, kvs_issues
 from validator.analysis.flag_cascade import collapse, repaired, swallowers
 from validator.analysis.flag_types import type_issues
 from validator.analysis.flag_values import (
@@ -44,6 +45,7 @@ from validator.analysis.flag_values import (
     value_at,
 )
 from validator.analysis.flag_values import FlagIssue as FlagIssue  # re-exported
+from validator.analysis.kv_extra_config import kv_extra_issues
 from validator.analysis.kv_transfer import kv_transfer_issues
 from validator.analysis.option_hints import (
     all_options,
@@ -186,6 +188,9 @@ def _checked(tokens: tuple[str, ...], plan: VersionPlan, reg: CliRegistry,
     issues.extend(method_issues(parsed, plan))
     issues.extend(key_issues(parsed, plan))
     issues.extend(kv_transfer_issues(parsed, plan))
+    issues.extend(kv_extra_issues(parsed, plan))
+    issues.extend(kvs_issues(parsed, plan))
+    issues.extend(config_issues(parsed, plan))
     issues.extend(refusal_issues(parsed, plan))
     if duplicates:
         for first, second in argv.duplicates(parsed):

@@ -26,7 +26,7 @@ ISSUE_CODES = frozenset({
     "spec_tokens", "spec_method", "spec_key", "dotted", "duplicate", "underscore", "abbreviation",
     "config_key_ignored", "config_key_rejected", "range_rejected", "unreleased_only",
     "auto_tool", "value_type", "eplb_without_ep", "kv_transfer", "spec_refused",
-    "refused_pair"})
+    "refused_pair", "config_value", "kv_extra"})
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,10 @@ class FlagIssue:
     ``kv_transfer`` (a KV connector or role of ``--kv-transfer-config`` the minimum refuses),
     ``spec_refused`` (a speculative config whose values the minimum refuses together),
     ``refused_pair`` (two options' values a release of the plan refuses together, in a
-    whole command: :mod:`validator.analysis.paired_values`);
+    whole command: :mod:`validator.analysis.paired_values`), ``config_value`` (a key or
+    value of a config option the minimum's config class refuses:
+    :mod:`validator.analysis.config_values`), ``kv_extra`` (a ``kv_connector_extra_config``
+    value the minimum's connector misreads or refuses: :mod:`validator.analysis.kv_extra_config`);
     ``index`` the token it is about; ``on_value``: the issue judges the option's value,
     so a finding about a ``--flag=value`` token points at the value after ``=``;
     ``consequences``: (token, what happens there) for each issue this one causes at another

@@ -41,7 +41,7 @@ def kv_transfer_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIs
         return
     key_at = {key: source.value_at if (source := key_setter(sources, key)) else None
               for key in ("kv_connector", "kv_role")}
-    for config in _configs(value):
+    for config in connector_configs(value):
         name, role = config.get("kv_connector"), config.get("kv_role")
         if isinstance(name, str) and not config.get("kv_connector_module_path") \
                 and key_at["kv_connector"] is not None:
@@ -56,7 +56,7 @@ def kv_transfer_issues(parsed: ParsedArgs, plan: VersionPlan) -> Iterator[FlagIs
                             or f"one of: {', '.join(roles)}", on_value=True)
 
 
-def _configs(value: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def connector_configs(value: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The config and, for a ``MultiConnector``, each child config it builds."""
     out = [value]
     if value.get("kv_connector") == MULTI:

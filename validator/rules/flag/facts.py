@@ -77,8 +77,8 @@ ISSUE_RULE: dict[str, str] = {
     "abbreviation": "FLAG014", "config_key_ignored": "FLAG021",
     "config_key_rejected": "FLAG022", "range_rejected": "FLAG023",
     "unreleased_only": "FLAG024", "value_type": "FLAG006", "eplb_without_ep": "FLAG028",
-    "kv_transfer": "FLAG032", "spec_refused": "FLAG034",
-    "refused_pair": "FLAG035"}
+    "kv_transfer": "FLAG032", "spec_refused": "FLAG034", "refused_pair": "FLAG035",
+    "config_value": "FLAG040", "kv_extra": "FLAG041"}
 if set(ISSUE_RULE) != ISSUE_CODES:  # pragma: no cover - a programming error
     raise AssertionError(f"FLAG rules of issue codes: {sorted(ISSUE_CODES ^ set(ISSUE_RULE))}")
 
@@ -303,8 +303,9 @@ def add_issue_hits(doc: LoadedDocument, layer: ArgLayer, tokens: tuple[str, ...]
 
 
 #: Codes not reported on a KV offload option the recipe does not name (``unlisted``): a
-#: connector its minimum lacks is the option's release gate, not a claim of the recipe.
-UNLISTED_SILENT = frozenset({"kv_transfer"})
+#: connector its minimum lacks is the option's release gate, not a claim of the recipe; a
+#: misread extra-config value is the option's own defect (reported on the taxonomy).
+UNLISTED_SILENT = frozenset({"kv_transfer", "kv_extra"})
 
 MINIMUM = ("model", "min_vllm_version")
 """Where a flag of a list the recipe does not name (an unlisted KV offload option) that is

@@ -24,7 +24,12 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> list[Hit]:
     (``union_dict_and_str``) takes one, so ``--limit-mm-per-prompt image=4,audio=1`` is an
     error where the type is ``json.loads``. Custom JSON types of old releases
     (``--compilation-config`` of 0.9.0/0.9.1, ``parses_json``) are checked as JSON too.
-    The finding points at the value.
+    The converse: a release whose type of the option is ``nullable_kvs``
+    (``--limit-mm-per-prompt`` up to vLLM 0.8.4, read from each release's source:
+    ``snapshots/vllm-config-values.json``) takes only comma-separated ``KEY=VALUE`` pairs
+    with integer values, so a JSON object there is refused ("Each item should be in the
+    form KEY=VALUE"); the finding names the release that takes JSON (raise the minimum)
+    and the pairs to write instead (second example below). The finding points at the value.
 
     Failing::
 
@@ -36,7 +41,20 @@ def json_value_invalid(doc: LoadedDocument, ctx: Context) -> list[Hit]:
         model:
           base_args: ["--limit-mm-per-prompt", '{"image": 4, "audio": 1}']
 
-    How to fix: write a JSON object in single quotes."""
+    Failing (a release that takes only ``KEY=VALUE`` pairs)::
+
+        model:
+          min_vllm_version: "0.8.0"
+          base_args: ["--limit-mm-per-prompt", '{"image": 4, "video": 1}']
+
+    Passing::
+
+        model:
+          min_vllm_version: "0.8.0"
+          base_args: ["--limit-mm-per-prompt", "image=4,video=1"]
+
+    How to fix: write a JSON object in single quotes (``KEY=VALUE`` pairs where the
+    minimum release takes only those, or raise the minimum)."""
     return issue_hits("FLAG007")(doc, ctx)
 
 

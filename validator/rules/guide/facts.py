@@ -60,7 +60,7 @@ ISSUE_RULE: dict[str, str] = {
     "config_key_rejected": "GUIDE016", "range_rejected": "GUIDE017",
     "unreleased_only": "GUIDE018", "underscore": "GUIDE019", "value_type": "GUIDE006",
     "kv_transfer": "GUIDE006", "spec_refused": "GUIDE006",
-    "refused_pair": "GUIDE006"}
+    "refused_pair": "GUIDE006", "config_value": "GUIDE006", "kv_extra": "GUIDE006"}
 #: Codes a guide command never shows: guide commands are checked without the site's
 #: de-duplication (``duplicates=False``), and ``auto_tool`` and ``eplb_without_ep`` are the
 #: rendered commands' (``GUIDE008`` checks auto tool choice in each guide command itself).
