@@ -204,6 +204,15 @@ def json_text(value: object) -> str:
             text = json.dumps(value, indent=2, ensure_ascii=False)
     else:
         text = json.dumps(value, indent=2, ensure_ascii=False)
+    return json_printable(text)
+
+
+def json_printable(text: str) -> str:
+    """``text``, a JSON document ``json`` wrote with ``ensure_ascii=False``, with every
+    control, format and line/paragraph-separator character it left raw (C1 controls such
+    as NEL, bidi overrides, U+2028) written as a ``\\uXXXX`` escape: the same JSON value,
+    as :func:`printable` would show it (such characters can only occur inside JSON
+    strings, where the escape means the same character; line breaks between tokens stay)."""
     hidden = {ord(ch): _escaped(ch, "\n") for ch in set(_NOT_PLAIN.findall(text))}
     return text.translate({k: v for k, v in hidden.items() if len(v) > 1})
 

@@ -47,12 +47,20 @@ def test_rope_scaling_in_the_same_arguments_exempts_them() -> None:
     assert over("--max-model-len", "262144", release=ROPE_SCALING) == ["262144"]
 
 
-def test_the_variable_allows_a_longer_length_unless_empty_or_zero() -> None:
+def test_the_variable_allows_a_longer_length_when_vllm_reads_it_as_on() -> None:
     assert allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "1")])
     assert allows_long([("OTHER", "0"), ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", 1)])
+    assert allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LEN", " TRUE ")])
+    assert allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LEN", True)])  # YAML true, printed true
     assert not allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0")])
     assert not allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LEN", " ")])
     assert not allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LENGTH", "1")])
+
+
+@pytest.mark.parametrize("value", ["false", "no", "yes", "on", "2", "enabled", False])
+def test_values_vllm_reads_as_off_allow_nothing(value: object) -> None:
+    """vLLM's ``envs.py``: ``.strip().lower() in ("1", "true")`` (trial 13 #13)."""
+    assert not allows_long([("VLLM_ALLOW_LONG_MAX_MODEL_LEN", value)])
 
 
 def test_only_a_positive_integer_is_a_context_length() -> None:

@@ -21,15 +21,35 @@ def split_joined(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...
     where: list[int] = []
     joined: list[int] = []
     for i, tok in enumerate(tokens):
-        m = _JOINED.match(tok)
-        if m is not None and "=" not in m.group(1):
-            out += [m.group(1), m.group(2)]
-            where += [i, i]
+        parts = _split_item(tok)
+        out += parts
+        where += [i] * len(parts)
+        if len(parts) > 1:
             joined.append(i)
-        else:
-            out.append(tok)
-            where.append(i)
     return tuple(out), tuple(where), joined
+
+
+def _split_item(item: str) -> list[str]:
+    """``item`` as the tokens :func:`split_joined` reads of it: a flag and the rest,
+    again while the rest starts with another flag and holds a blank (``"--a --b 64"`` is
+    ``--a``, ``--b``, ``64``, as the shell splits it; a value with blanks after the last
+    flag, a JSON object, stays one token)."""
+    parts: list[str] = []
+    rest = item
+    while (m := _JOINED.match(rest)) is not None and "=" not in m.group(1):
+        parts.append(m.group(1))
+        rest = m.group(2)
+    return [*parts, rest]
+
+
+def joined_item_text(item: str, parts: Sequence[str]) -> tuple[str, str]:
+    """``FLAG020``'s message and hint for ``item``, which :func:`split_joined` read as the
+    tokens ``parts``: a flag and its value, or (more tokens) each token named."""
+    what, fix = ("a flag and its value", "write the flag and its value as two list items") \
+        if len(parts) == 2 else (f"{len(parts)} tokens ({', '.join(f'`{t}`' for t in parts)})",
+                                 "write each flag and each value as a list item of its own")
+    return (f"list item `{item}` holds {what} (the site's shell command splits it; its API "
+            "argv keeps one token, which vLLM refuses)", fix)
 
 
 def value_lead(items: Sequence[str], tokens: Sequence[str], where: Sequence[int],

@@ -24,9 +24,17 @@ def context_length(data: Any) -> int | None:
     return value
 
 
+ALLOW_LONG_ON = ("1", "true")
+"""The values that turn :data:`ALLOW_LONG` on: vLLM's ``envs.py`` reads it as
+``os.environ.get(..., "0").strip().lower() in ("1", "true")`` in every release that has it,
+so ``"yes"``, ``"on"``, ``"false"`` and ``"no"`` leave the refusal in place."""
+
+
 def allows_long(env: Iterable[tuple[str, Any]]) -> bool:
-    """Whether the ``(name, value)`` pairs of an environment set :data:`ALLOW_LONG`."""
-    return any(name == ALLOW_LONG and str(value).strip() not in ("", "0") for name, value in env)
+    """Whether the ``(name, value)`` pairs of an environment turn :data:`ALLOW_LONG` on
+    (:data:`ALLOW_LONG_ON`; a YAML ``true`` is printed ``true``)."""
+    return any(name == ALLOW_LONG and str(value).strip().lower() in ALLOW_LONG_ON
+               for name, value in env)
 
 
 def above_context(parsed: ParsedArgs, limit: int) -> list[ParsedOption]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from validator.cache import CLAIMS, HISTORY_PART, RUNS
 from validator.errors import UsageError
+from validator.findings import printable
 from validator.owned_folder import CACHE_TAG, is_tagged_cache
 from validator.paths import option_path
 from validator.source.options import CACHE_DIR_HELP, default_cache_dir
@@ -73,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         if args.action == "info":
             count, size = _size(part)
-            print(f"{part}: {what}, {count} file(s), {size / 2**20:.1f} MiB")
+            print(f"{printable(str(part))}: {what}, {count} file(s), {size / 2**20:.1f} MiB")
         elif name != "git" or args.git:
             shutil.rmtree(part)
-            print(f"removed {part} ({what})")
+            print(f"removed {printable(str(part))} ({what})")
     return 0

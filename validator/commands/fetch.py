@@ -21,6 +21,7 @@ import argparse
 import sys
 from dataclasses import dataclass, field
 
+from validator.findings import printable
 from validator.source.options import add_fetch_arguments, fetch_options_from
 from validator.source.provenance import Provenance
 from validator.source.snapshots import (
@@ -55,11 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _report(text: str, exc: VerificationError) -> None:
     f = exc.finding()
-    print(f"{f.path}:{f.line}:{f.column}: {f.severity.value} {f.rule} {f.message}",
+    print(printable(f"{f.path}:{f.line}:{f.column}: {f.severity.value} {f.rule} {f.message}"),
           file=sys.stderr)
     if f.hint:
-        print(f"    hint: {f.hint}", file=sys.stderr)
-    print(f"recipe-check: {text}: verification failed; nothing stored", file=sys.stderr)
+        print(f"    hint: {printable(f.hint)}", file=sys.stderr)
+    print(f"recipe-check: {printable(text)}: verification failed; nothing stored",
+          file=sys.stderr)
 
 
 def _named_safely(text: str, paths: list[str]) -> tuple[list[str], list[str]]:
@@ -127,11 +129,12 @@ def run(args: argparse.Namespace) -> int:
             code = max(code, 1)
             continue
         except SourceError as exc:
-            print(f"recipe-check: {label}: {exc}", file=sys.stderr)
+            print(printable(f"recipe-check: {label}: {exc}"), file=sys.stderr)
             code = 2
             continue
         resolved = f" (resolved from {group.resolved_from})" if group.resolved_from else ""
-        print(f"{label}{resolved}: {len(entries)} file(s) verified and stored in {store.root}")
+        print(printable(f"{label}{resolved}: {len(entries)} file(s) verified and stored in "
+                        f"{store.root}"))
         for e in entries:
-            print(f"  {e.path}  sha256:{e.sha256}  gitBlob:{e.git_blob}")
+            print(printable(f"  {e.path}  sha256:{e.sha256}  gitBlob:{e.git_blob}"))
     return code

@@ -34,7 +34,7 @@ from validator.commands.options import (
 )
 from validator.commands.output_guard import refuse_overwriting, work_tree_inputs
 from validator.errors import UsageError
-from validator.findings import Finding, Severity
+from validator.findings import Finding, Severity, json_printable, printable
 from validator.history.audit import AuditOptions, AuditResult, Change, run_audit
 from validator.paths import option_path
 from validator.policy import Policy
@@ -125,9 +125,9 @@ def run(args: argparse.Namespace) -> int:
     write_outputs(args, lambda name, stream: _write(result, name, stream), fmt,
                   file_formats=("json",))
     for note in result.cache_notes:
-        print(f"recipe-check: warning: {note}", file=sys.stderr)
+        print(f"recipe-check: warning: {printable(note)}", file=sys.stderr)
     for msg in result.internal_errors[:20]:
-        print(f"recipe-check: {msg}", file=sys.stderr)
+        print(f"recipe-check: {printable(msg)}", file=sys.stderr)
     return 2 if result.internal_errors else 0
 
 
@@ -178,24 +178,27 @@ def _write(result: AuditResult, fmt: str, stream: TextIO) -> None:
     if fmt == "json":
         # one write: json.dump writes every token on its own (150,000 writes for the
         # corpus's --all-refs report)
-        stream.write(json.dumps(to_json(result), indent=1, ensure_ascii=False) + "\n")
+        stream.write(json_printable(json.dumps(to_json(result), indent=1, ensure_ascii=False))
+                     + "\n")
         return
     for rev in result.revisions:
         if not rev.introduced and not rev.fixed:
             continue
         c = rev.commit
-        stream.write(f"{c.id[:12]} {c.date[:10]} {c.subject}\n")
+        stream.write(printable(f"{c.id[:12]} {c.date[:10]} {c.subject}") + "\n")
         for ch in rev.introduced:
             rule, sev, _ptr, line, col, msg = ch.row
             note = f" ({ch.note})" if ch.note else ""
-            stream.write(f"  + {ch.path}:{line}:{col}: {sev} {rule} {msg}{note}\n")
+            stream.write(printable(f"  + {ch.path}:{line}:{col}: {sev} {rule} {msg}{note}")
+                         + "\n")
         for ch in rev.fixed:
             rule, sev, _ptr, line, _col, msg = ch.row
             note = f"; {ch.note}" if ch.note else ""
-            stream.write(f"  - {ch.path}: {sev} {rule} {msg} (fixed; was line {line}{note})\n")
+            stream.write(printable(f"  - {ch.path}: {sev} {rule} {msg} (fixed; was line "
+                                   f"{line}{note})") + "\n")
     tip = ", ".join(f"{rule} {n}" for rule, n in sorted(result.tip.items())) or "none"
     if result.note:
-        stream.write(f"{result.note}\n")
+        stream.write(printable(result.note) + "\n")
     stream.write(
         f"{len(result.revisions)} revision(s) ({result.mode}), {result.recipes} recipe path(s); "
         f"{result.units} recipe x context unit(s): {result.checked} checked, "

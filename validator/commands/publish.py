@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         run.manifest.save()
         for line in pub.reports:
             print(f"recipe-check: {printable(line)}", file=sys.stderr)
-        print(run.summary(index, pub.reports))
+        print(printable(run.summary(index, pub.reports)))
         if args.site is not None and not _site(args, index):
             return 2
     return 1 if run.failures or pub.reports else 0
@@ -229,7 +229,7 @@ class _PublishRun:
             self._publish_entry(pub, entry, target)
         except (RecordError, SourceError, PublishConflict, ValueError,
                 NotAFileError) as exc:
-            print(f"recipe-check: {label}: {exc}", file=sys.stderr)
+            print(printable(f"recipe-check: {label}: {exc}"), file=sys.stderr)
             self.failures += 1
             if target is not None:  # a stored file of the key is not verified now
                 pub.refused.setdefault(target, "this run could not make the record of "
@@ -325,7 +325,7 @@ def _site(args: argparse.Namespace, index: dict[str, Any]) -> bool:
     except (SiteError, OSError) as exc:
         print(f"recipe-check: --site {args.site}: {printable(str(exc))}", file=sys.stderr)
         return False
-    print(f"catalogue: {site.pages} record page(s) in {args.site}")
+    print(printable(f"catalogue: {site.pages} record page(s) in {args.site}"))
     return True
 
 

@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{target.path}: not found in {target.tree.label}") from exc
         if not doc.ok:
             for finding in doc.findings:
-                print(f"{finding.path}:{finding.line}:{finding.column}: "
+                print(f"{printable(finding.path)}:{finding.line}:{finding.column}: "
                       f"{finding.severity.value}: {printable(finding.message)} "
                       f"[{finding.rule}]", file=sys.stderr)
             failed = True
@@ -340,7 +340,7 @@ def _report_problems(batch: list[Rendered], recipe: LoadedDocument, ctx: Context
             if key in seen or problem.code == "not-offered":  # a note of the text block
                 continue
             seen.add(key)
-            print(f"{problem.document}:{line}:{column}: {problem.severity}: "
+            print(f"{printable(problem.document)}:{line}:{column}: {problem.severity}: "
                   f"{printable(problem.message)} [render:{problem.code}]", file=sys.stderr)
             failed |= problem.severity == "error"
         failed |= not rendered.ok

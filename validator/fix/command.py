@@ -150,13 +150,14 @@ def report_fixes(outcomes: list[DocumentFixes], stream: TextIO, *, verb: str) ->
     for o in outcomes:
         path = printable(o.path)  # a line break in a file name stays on its line
         if o.error:
-            print(f"{path}: {o.error}", file=stream)
+            print(f"{path}: {printable(o.error)}", file=stream)
         for fix in o.applied:
             counts[fix.rule] += 1
             print(f"{path}:{fix.line}: {verb} {fix.rule} ({fix.applicability.value}): "
-                  f"{fix.title}", file=stream)
+                  f"{printable(fix.title)}", file=stream)
         for skip in o.skipped:
-            print(f"{path}:{skip.line}: {skip.rule} not fixed: {skip.reason}", file=stream)
+            print(f"{path}:{skip.line}: {skip.rule} not fixed: {printable(skip.reason)}",
+                  file=stream)
     files = sum(1 for o in outcomes if o.changed and o.applied)  # not those left unwritten
     resolved = sum(o.resolved for o in outcomes if o.applied)
     per_rule = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items()))

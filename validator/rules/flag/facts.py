@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from validator.analysis.arg_items import split_joined, value_lead
+from validator.analysis.arg_items import joined_item_text, split_joined, value_lead
 from validator.analysis.arg_layers import (
     ArgLayer,
     ascend_variants,
@@ -256,10 +256,8 @@ def judge_list(doc: LoadedDocument, layer: ArgLayer, plan: VersionPlan,
     tokens, where, joined = split_joined(layer.tokens)
     for item in joined:
         ptr, rel = layer.site(doc, item)
-        _add(hits, "FLAG020", Hit(ptr, f"list item `{layer.tokens[item]}` holds a flag and "
-                                  "its value (the site's shell command splits it; its API "
-                                  "argv keeps one token, which vLLM refuses)", "write the flag "
-                                  "and its value as two list items", related=rel))
+        _add(hits, "FLAG020", Hit(ptr, *joined_item_text(layer.tokens[item], [
+            t for t, at in zip(tokens, where, strict=True) if at == item]), related=rel))
     result, issues = check_tokens(tokens, plan, expansions=printed_expansions(
         layer.tokens, tokens, where), literals=printed_literals(layer.tokens, tokens, where))
     return result, tokens, where, issues

@@ -20,14 +20,20 @@ What a reader cannot see in such a command is a script it downloads and runs
 fetches over plain HTTP) anyone on the path can replace that script: ``REF022``, an error.
 Over ``https://`` it is a common install idiom (uv, rustup), but it still runs text the
 page does not show: ``REF023``, a warning, so that a review looks at the URL.
+
+``REF042``: a requirement of an install command written unquoted with ``>`` or ``<``
+(``pip install transformers>=5.8.0``), which bash reads as a redirection: the pin is dropped
+(:mod:`validator.analysis.unquoted_specifiers`).
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from validator.analysis.recipe_data import as_dict, elements, get
+from validator.analysis.unquoted_specifiers import UnquotedSpecifier, unquoted_specifiers
 from validator.context import Context
 from validator.findings import Severity
 from validator.guide.commands import find_fences
@@ -173,6 +179,38 @@ def _download_hit(pointer: str, text: str, run: DownloadRun, block: int | None) 
                "saved file)", block_index=line)
 
 
+def specifier_hits(commands: Iterable[tuple[str, str] | tuple[str, str, int]]
+                   ) -> Iterator[Hit]:
+    """One hit per requirement whose version specifier bash reads as a redirection
+    (:func:`unquoted_specifiers`), at its line when the command has several (a guide's
+    code block given with its first line: at that line of the guide)."""
+    for pointer, text, *first in commands:
+        for spec in unquoted_specifiers(text):
+            line = text.count("\n", 0, spec.offset) if "\n" in text.rstrip("\n") else None
+            if first:
+                line = first[0] + (line or 0)
+            yield Hit(pointer, _specifier_problem(spec), _specifier_fix(spec),
+                      block_index=line)
+
+
+def _specifier_problem(spec: UnquotedSpecifier) -> str:
+    what = (f"writes its output into a file `{spec.target}`" if spec.operator == ">" else
+            f"feeds it the file `{spec.target}` as input (and the command fails when there "
+            "is no such file)")
+    return (f"`{spec.requirement}` is not quoted: bash reads `{spec.operator}` as a "
+            f"redirection, so the installer gets `{spec.name}` with no version bound and bash "
+            f"{what}")
+
+
+def _specifier_fix(spec: UnquotedSpecifier) -> str:
+    if any(c in spec.requirement for c in " \t"):
+        return (f"write the requirement as one quoted word: `\"{spec.name}>=VERSION\"` "
+                "(with the bound meant)")
+    quoted = shlex.quote(spec.requirement) if any(c in spec.requirement for c in '"$`\\') \
+        else f'"{spec.requirement}"'
+    return f"quote the requirement: `{quoted}`"
+
+
 def hardware_note_links(notes: Any) -> Iterator[tuple[str, str]]:
     """``(pointer, href)`` of each ``hardware_notes.<hardware>.link.href`` (the site
     links it from the note above the command)."""
@@ -206,6 +244,7 @@ def shown_command_hits(kind: str, data: Any) -> dict[str, list[Hit]]:
         else iter(())
     found = {"REF022": list(download_hits(commands, secure=False)),
              "REF023": list(download_hits(commands, secure=True)),
+             "REF042": list(specifier_hits(commands)),
              "REF024": list(link_hits(links))}
     return {rule_id: hits for rule_id, hits in found.items() if hits}
 
@@ -256,6 +295,31 @@ def download_run(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     pinned package."""
     yield from download_hits([*recipe_commands(doc.data), *guide_shell_blocks(doc.data)],
                              secure=True)
+
+
+@rule("REF042", Severity.ERROR, "A shown install command drops a version bound bash reads as "
+      "a redirection", reads=RECIPE_ONLY)
+def unquoted_version_specifier(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
+    """A whole command the page shows verbatim (a dependency's ``command``, an install tab,
+    a shell block of the guide; on their own file: a kv-store's ``install`` lines, a KV
+    offload option's ``install``) installs a requirement written unquoted with ``>`` or
+    ``<``. Bash reads ``transformers>=5.8.0`` as ``transformers`` and a redirection of the
+    output into a file ``=5.8.0``: the reader gets whatever version the index resolves (or
+    keeps an older one installed), with a stray file and no error; ``vllm<0.12`` reads a
+    file ``0.12`` as input instead.
+
+    Failing::
+
+        dependencies:
+          - command: "uv pip install -U transformers>=5.8.0"
+
+    Passing::
+
+        dependencies:
+          - command: 'uv pip install -U "transformers>=5.8.0"'
+
+    How to fix: quote the requirement (``"transformers>=5.8.0"``)."""
+    yield from specifier_hits([*recipe_commands(doc.data), *guide_shell_blocks(doc.data)])
 
 
 @rule("REF024", Severity.ERROR, "A link the site shows is not an https:// address",
