@@ -7,16 +7,22 @@ way are not judged (trial 12 #1). The kinds are derived from each release's ``en
 from __future__ import annotations
 
 import textwrap
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from scripts.derive_env_kinds import env_kinds as derive
+from tests.analysis.test_install_range import PATH as DOC_PATH
 from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
+from validator.context import Settings, build_context
+from validator.load import load_yaml
 from validator.paths import SNAPSHOTS_DIR
+from validator.rule_index import rule_by_id
+from validator.source.tree import LocalTree
 from validator.state_json import parse_json
-from validator.vllm_cli.env_kinds import PATH, load
+from validator.vllm_cli.env_kinds import PATH, EnvKinds, load
 
 
 def _with_env(env: str, guide_cmd: str | None = None) -> str:
@@ -103,3 +109,28 @@ def test_the_derivation_records_only_getters_it_reads_with_certainty() -> None:
         "A_SWITCH": {"kind": "bool", "true": ["1", "true"], "case_sensitive": False},
         "A_EXACT": {"kind": "bool", "true": ["1"], "case_sensitive": True},
         "A_CHOICE": {"kind": "choices", "choices": ["x", "y"], "case_sensitive": False}}
+
+
+def test_the_kinds_file_is_read_once_for_every_context_of_a_run(
+        corpus_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the history audit checks a recipe in a context per revision, release window and
+    # rule group, all seeing one run's registries: the vendored file is read once for them
+    import validator.rules.env.value_kind as value_kind
+
+    reads: list[Path] = []
+
+    def read(path: Path = PATH) -> EnvKinds:
+        reads.append(path)
+        return load(path)
+
+    monkeypatch.setattr(value_kind, "load", read)
+    doc = load_yaml(_with_env('    VLLM_CPU_KVCACHE_SPACE: "16GB"\n').encode(), DOC_PATH)
+    run_context = build_context(LocalTree(corpus_copy))
+    later = build_context(LocalTree(corpus_copy), Settings(as_of=date(2026, 1, 1)),
+                          run_context.cli)
+    env003 = rule_by_id("ENV003")
+    assert env003.check is not None
+    found = [[h.message for h in env003.check(doc, ctx.limited_to(env003.reads))]
+             for ctx in (run_context, run_context, later)]
+    assert found[0] == found[1] and len(found[0]) == 1 and len(found[2]) == 1
+    assert reads == [PATH]

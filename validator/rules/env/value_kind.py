@@ -26,7 +26,7 @@ from validator.guide.commands import parsed_guide
 from validator.render import jsval
 from validator.rules.api import Hit, Reads, rule
 from validator.sourcemap import join_pointer, split_pointer
-from validator.vllm_cli.env_kinds import EnvKind, EnvKinds, load
+from validator.vllm_cli.env_kinds import PATH, EnvKind, EnvKinds, load
 
 if TYPE_CHECKING:
     from validator.context import Context
@@ -143,7 +143,9 @@ def env_value_kind(doc: LoadedDocument, ctx: Context) -> Iterator[Hit]:
     How to fix: write the value in the form the message names."""
     if platform_plugin(doc.data) is not None:
         return  # a plugin's recipe: its releases are not vLLM's
-    kinds: EnvKinds = ctx.memoised("vllm-env-kinds", load)  # the vendored file: its only input
+    # the vendored file is its only input: once per run's data source, not per context
+    # (the history audit builds a context per revision, window and rule group)
+    kinds: EnvKinds = ctx.cli.memoised(("vllm-env-kinds", PATH), load)
     yield from _map_hits(doc, ctx, kinds)
     yield from _guide_hits(doc, ctx, kinds)
 
