@@ -229,6 +229,29 @@ class CliRegistries:
             reg = self._registries[key] = load_registry(version, self.registry_dir(family))
         return reg
 
+    def shipped_options(self, family: str = VLLM) -> list[dict[str, Any]] | None:
+        """The option table of the shipped compact data of ``family``
+        (:mod:`validator.vllm_cli.compact`: every distinct option of its releases, as the
+        fields of a snapshot's option), when every release of :meth:`versions` in this
+        window is built from that data; else ``None`` (a release loaded from its file may
+        hold options the table lacks). For a question whose answer is "no release": the
+        table tells which options exist at all without a registry built per release."""
+        from validator.vllm_cli.compact import release_doc
+        from validator.vllm_cli.registry import pinned, shipped_family
+
+        d = self.registry_dir(family)
+        shipped = shipped_family(d) if (d / INDEX_NAME).is_file() else None
+        versions = self.versions(family, self.window.as_of)
+        if shipped is None or not versions:
+            return None
+        pins = pinned(d)
+        found = None
+        for v in versions:
+            found = release_doc(shipped, str(v), pins.get(str(v), ""))
+            if found is None:
+                return None
+        return found[1] if found is not None else None
+
     def digest(self) -> str:
         """Hex SHA-256 of every index and registry file under :attr:`folder` (and of the
         release list dating them): changes whenever the registries do."""
