@@ -224,3 +224,27 @@ def test_keep_more_makes_the_registries_and_their_views_keep_more_values() -> No
     assert _computed(view, range(12), limit=4) == list(range(12))
     assert _computed(shared, range(12), limit=4) == []  # all 12 kept, shared with the view
     assert _computed(view, range(12, 13), limit=4) == [12]
+
+
+def test_a_choice_typo_of_an_option_no_release_lists_values_for_builds_no_registry() -> None:
+    from validator.analysis.option_hints import choice_typo
+
+    cli = CliRegistries()
+    assert choice_typo(cli, "--port", "8001") is None
+    assert choice_typo(cli, "--tensor_parallel_size", "8") is None
+    assert cli._registries == {}  # the shipped option table told: nothing to walk
+    # an option some release lists values for is still walked, in any spelling
+    assert choice_typo(cli, "--load_format", "safetensor") == "safetensors"
+    assert choice_typo(cli, "--tokenizer-mode", "mistrall") == "mistral"
+    assert len(cli._registries) == len(cli_plan.versions(cli))
+
+
+def test_a_folder_not_built_from_the_shipped_table_is_walked(tmp_path: Path) -> None:
+    from validator.analysis.option_hints import choice_typo
+
+    root = _vendored_folder(tmp_path, ("0.10.0", "0.12.0"))
+    cli = CliRegistries.from_settings(Settings(vendored_dir=root))
+    assert cli.shipped_options() is None
+    assert choice_typo(cli, "--port", "8001") is None
+    assert choice_typo(cli, "--load-format", "safetensor") == "safetensors"
+    assert sorted(version for version, _ in cli._registries) == ["0.10.0", "0.12.0"]

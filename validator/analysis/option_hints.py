@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from validator.analysis.cli_plan import VLLM, listed_choices, registry
+from validator.analysis.cli_plan import PARSER_SETS, VLLM, listed_choices, registry
 
 if TYPE_CHECKING:
     from validator.vllm_cli.data_source import CliRegistries
@@ -146,8 +146,42 @@ def choice_typo(cli: CliRegistries, option: str, value: str, family: str = VLLM)
     vendored release's choices of ``option`` (:func:`listed_choices`). A release that
     dropped the list takes any string at argparse; such a value is still a typo, never
     a value "accepted from" that release."""
+    if not _may_list_choices(cli, option, family):
+        return None  # listed_choices would be empty
     known = listed_choices(cli, option, family)
     if value in known:
         return None
     close = close_matches(value, known, n=1, cutoff=VALUE_TYPO_CUTOFF)
     return close[0] if close else None
+
+
+def _stem(option: str) -> str:
+    """``option`` without its dashes, ``=value`` and dotted sub-key, ``_`` read as ``-``:
+    every string by which a release's :meth:`~validator.vllm_cli.registry.CliRegistry.lookup`
+    of ``option`` may select an option has the stem of ``option`` (or, for the hidden
+    ``--no-`` alias of a flag, that stem without ``no-``)."""
+    return option.lstrip("-").split("=", 1)[0].split(".", 1)[0].replace("_", "-")
+
+
+def _may_list_choices(cli: CliRegistries, option: str, family: str) -> bool:
+    """Whether a release of ``family`` in the window may list values for ``option``
+    (:func:`~validator.analysis.cli_plan.allowed_values`); ``False`` only when no option of
+    the family's shipped table
+    (:meth:`~validator.vllm_cli.data_source.CliRegistries.shipped_options`) that has
+    choices or a parser set has a string of the stem of ``option`` (:func:`_stem`): then no
+    release's lookup of ``option`` selects one, and :func:`listed_choices` need not build
+    every release's registry to find none (``--port``, ``--tensor-parallel-size`` of a
+    strategy file: checking one recipe built all 76). A ``-O``-style token, or a family
+    not wholly built from the table: ``True``."""
+    if not option.startswith("--"):
+        return True
+
+    def stems() -> frozenset[str] | None:
+        table = cli.shipped_options(family)
+        return None if table is None else frozenset(
+            _stem(s) for o in table if o["choices"] or o["dest"] in PARSER_SETS
+            for s in o["strings"])
+
+    listed = cli.memoised(("listed_choice_stems", family, cli.window), stems)
+    stem = _stem(option)
+    return listed is None or stem in listed or stem.removeprefix("no-") in listed

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from validator.analysis.cli_plan import VersionPlan
 from validator.analysis.flag_engine import FlagIssue
@@ -44,6 +44,10 @@ from validator.vllm_cli.argv import looks_like_option
 CHUNKS_KEPT = 64 * LISTS_KEPT
 """How many (chunk, plan) verdicts :func:`judged_items` keeps, and how many chunk readings
 (:func:`_reading`)."""
+
+
+_ABSENT: Any = object()
+"""What a memo look-up finds for a key it does not hold (a chunk's value may be ``None``)."""
 
 
 class Chunk(NamedTuple):
@@ -68,10 +72,13 @@ def judged_items(args: tuple[str, ...], plan: VersionPlan) -> list[FlagIssue]:
     token = plan_token(plan)
     starts = [i for i, item in enumerate(args) if i == 0 or item.startswith("-")]
     chunks: list[Chunk] = []
+    memo = plan.cli.space("flag:chunks")  # CliRegistries.bounded, looked up inline
     for at, (start, end) in enumerate(zip(starts, [*starts[1:], len(args)], strict=True)):
         items = args[start:end]
-        found = plan.cli.bounded("flag:chunks", (items, token),
-                                 partial(_chunk, items, plan, token), limit=CHUNKS_KEPT)
+        found = memo.get((items, token), _ABSENT)
+        if found is _ABSENT:
+            found = plan.cli.remember("flag:chunks", (items, token),
+                                      _chunk(items, plan, token), CHUNKS_KEPT)
         if found is None or (at and not found.opens):
             return whole_items(args, plan)
         chunks.append(found)

@@ -104,31 +104,37 @@ def _hidden_findings(doc: LoadedDocument) -> list[Finding]:
 def lookalike_findings(doc: LoadedDocument) -> list[Finding]:
     """``YAML013`` findings of ``doc``: each look-alike character of its text that lands
     in a key, or in a flag of a string that is not prose (:func:`_where`), then each one
-    that a string's escape sequence writes into a flag."""
+    that a string's escape sequence writes into a flag. Where a character lands is looked
+    up only for one in a key or in a token that reads as a flag (most are dashes of
+    prose: nothing to report wherever they land)."""
     escapes = _ESCAPE.search(doc.text) is not None
     if _LOOKALIKE_CHAR.search(doc.text) is None and not escapes:
         return []
     lines = doc.lines()
-    scalars = dict(_scalars(doc.data, ""))
-    spans = sorted(((s, p) for p, s in doc.source_map.values.items() if p in scalars),
-                   key=lambda sp: (sp[0].line, sp[0].column))
-    keys = _keys_by_line(doc.source_map.keys)
+    places = _Places(doc)
     findings: list[Finding] = []
     found_in: set[str] = set()
     for number, line in enumerate(lines, 1):
+        if line.isascii():
+            continue  # every look-alike character is outside ASCII
         for match in _LOOKALIKE_CHAR.finditer(line):
             pos = (number, match.start() + 1)
-            pointer, is_key = _innermost(spans, keys, pos)
+            key = places.key_at(pos)
+            flag = in_flag(line, match.start()) if key is None else None
+            if key is None and flag is None:
+                continue  # in no key and no flag: no finding, whatever holds it
+            pointer = key if key is not None else places.value_at(pos)
             if pointer is None:
                 continue  # a comment
-            where, prose = _where(doc, lines, pointer, is_key, number)
+            where, prose = _where(doc, lines, pointer, key is not None, number)
             names = split_pointer(pointer)
-            found = in_key(names[-1] if names else "", match[0]) if is_key else \
-                None if prose else in_flag(line, match.start())
+            found = in_key(names[-1] if names else "", match[0]) if key is not None else \
+                None if prose else flag
             if found is not None:
                 found_in.add(pointer)
-                findings.append(_lookalike(doc, pointer, pos, where, match[0], found, is_key))
-    for pointer, value in scalars.items() if escapes else ():
+                findings.append(_lookalike(doc, pointer, pos, where, match[0], found,
+                                           key is not None))
+    for pointer, value in places.scalars.items() if escapes else ():
         if pointer in found_in or not isinstance(value, str) or \
                 _LOOKALIKE_CHAR.search(value) is None:
             continue
@@ -141,6 +147,40 @@ def lookalike_findings(doc: LoadedDocument) -> list[Finding]:
                 findings.append(_lookalike(doc, pointer, pos, where + " (written as an "
                                            "escape sequence)", match[0], found, False))
     return findings
+
+
+class _Places:
+    """Where a position of ``doc``'s text lands (:func:`_innermost`, in two steps), each
+    table built at its first use."""
+
+    def __init__(self, doc: LoadedDocument) -> None:
+        self.doc = doc
+        self._scalars: dict[str, Any] | None = None
+        self._spans: list[tuple[Span, str]] | None = None
+        self._keys: dict[int, list[tuple[str, Span]]] | None = None
+
+    @property
+    def scalars(self) -> dict[str, Any]:
+        """Pointer -> value of every scalar value of the document."""
+        if self._scalars is None:
+            self._scalars = dict(_scalars(self.doc.data, ""))
+        return self._scalars
+
+    def key_at(self, pos: tuple[int, int]) -> str | None:
+        """The pointer of the first key (in the source map's order) whose span holds
+        ``pos``, as :func:`_innermost` finds it."""
+        if self._keys is None:
+            self._keys = _keys_by_line(self.doc.source_map.keys)
+        return next((p for p, span in self._keys.get(pos[0], ()) if _holds(span, pos)), None)
+
+    def value_at(self, pos: tuple[int, int]) -> str | None:
+        """The pointer of the innermost scalar value whose span holds ``pos`` (``None``:
+        none does, e.g. a comment), when no key holds it (:func:`_innermost`)."""
+        if self._spans is None:
+            scalars = self.scalars
+            self._spans = sorted(((s, p) for p, s in self.doc.source_map.values.items()
+                                  if p in scalars), key=lambda sp: (sp[0].line, sp[0].column))
+        return _innermost(self._spans, {}, pos)[0]
 
 
 def _lookalike(doc: LoadedDocument, pointer: str, pos: tuple[int, int], where: str,

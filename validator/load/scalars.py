@@ -114,6 +114,8 @@ def resolve_plain(text: str) -> Any:
     Returns ``None``, ``bool``, ``int``, ``float`` or ``str``. Timestamps stay strings
     (their source text) so that loaded data is JSON-compatible.
     """
+    if text[:1].isalpha() and text[0] not in "nNtTfF":
+        return text  # a letter starts no null, boolean or number (most scalars: names)
     if _NULL.match(text):
         return None
     if _BOOL_TRUE.match(text):

@@ -165,13 +165,27 @@ class CliRegistries:
         in, first out), so a run over many argument lists keeps a bounded, recent set.
         ``key`` names every input the value depends on besides these registries."""
         memo = self._bounded.get(space)
-        if memo is None:
-            memo = self._bounded[space] = {}
-        else:
+        if memo is not None:
             found: T = memo.get(key, _ABSENT)  # one hash of the key, not two
             if found is not _ABSENT:
                 return found
-        value = compute()
+        return self.remember(space, key, compute(), limit)
+
+    def space(self, space: str) -> dict[Any, Any]:
+        """The memo ``space`` of :meth:`bounded` itself, for a caller that asks it many
+        times in a loop: a value found there (``space(name).get(key)``) is what
+        :meth:`bounded` would give for ``key``; a value computed goes in with
+        :meth:`remember`. Spares the call and the closure per look-up (``judged_items``
+        looks up some 86,000 chunks of printed argument lists in a corpus run)."""
+        memo = self._bounded.get(space)
+        if memo is None:
+            memo = self._bounded[space] = {}
+        return memo
+
+    def remember(self, space: str, key: Any, value: T, limit: int) -> T:
+        """Put ``value``, computed for ``key``, in the memo ``space`` as :meth:`bounded`
+        does (past ``limit`` entries the oldest quarter is dropped); returns ``value``."""
+        memo = self.space(space)
         limit *= self._kept[0]
         if len(memo) >= limit:
             for old in list(islice(memo, max(1, limit // 4))):
@@ -228,6 +242,29 @@ class CliRegistries:
         if reg is None:
             reg = self._registries[key] = load_registry(version, self.registry_dir(family))
         return reg
+
+    def shipped_options(self, family: str = VLLM) -> list[dict[str, Any]] | None:
+        """The option table of the shipped compact data of ``family``
+        (:mod:`validator.vllm_cli.compact`: every distinct option of its releases, as the
+        fields of a snapshot's option), when every release of :meth:`versions` in this
+        window is built from that data; else ``None`` (a release loaded from its file may
+        hold options the table lacks). For a question whose answer is "no release": the
+        table tells which options exist at all without a registry built per release."""
+        from validator.vllm_cli.compact import release_doc
+        from validator.vllm_cli.registry import pinned, shipped_family
+
+        d = self.registry_dir(family)
+        shipped = shipped_family(d) if (d / INDEX_NAME).is_file() else None
+        versions = self.versions(family, self.window.as_of)
+        if shipped is None or not versions:
+            return None
+        pins = pinned(d)
+        found = None
+        for v in versions:
+            found = release_doc(shipped, str(v), pins.get(str(v), ""))
+            if found is None:
+                return None
+        return found[1] if found is not None else None
 
     def digest(self) -> str:
         """Hex SHA-256 of every index and registry file under :attr:`folder` (and of the

@@ -313,6 +313,21 @@ def _index(folder: Path) -> Mapping[str, str]:
     return _read_index(path, _stat_key(path))
 
 
+def pinned(folder: Path | None = None) -> Mapping[str, str]:
+    """``<folder>/index.json``: version -> the sha256 pinned for its file."""
+    return _index(_resolve_dir(folder))
+
+
+def shipped_family(folder: Path | None = None) -> str | None:
+    """The :mod:`validator.vllm_cli.compact` family of ``folder`` (``""``: vLLM's own), or
+    ``None`` when it is not a vendored folder (its releases are loaded from their files)."""
+    d = _resolve_dir(folder)
+    if not d.is_relative_to(_vendored_dir()):
+        return None
+    family = d.relative_to(_vendored_dir()).as_posix()
+    return "" if family == "." else family
+
+
 def available_versions(folder: Path | None = None) -> list[Version]:
     """Versions pinned in ``<folder>/index.json``, ascending.
 
