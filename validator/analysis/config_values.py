@@ -18,7 +18,6 @@ accepts (``snapshots/vllm-config-values.json``, derived by
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from validator.analysis.flag_values import FlagIssue, value_at
 from validator.analysis.option_hints import nearest_hint
 from validator.paths import SNAPSHOTS_DIR
 from validator.vllm_cli.derived import derived_releases
-from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption, key_setter
+from validator.vllm_cli.parsed_args import ParsedArgs, ParsedOption, key_setter, parse_json
 
 PATH = SNAPSHOTS_DIR / "vllm-config-values.json"
 FORMAT = "recipe-check/vllm-config-values/v1"
@@ -107,7 +106,7 @@ def kvs_refuses(value: str) -> bool:
 def _as_kvs(value: str) -> str | None:
     """``image=4,video=1`` for a JSON object of integers, else ``None``."""
     try:
-        found = json.loads(value)
+        found = parse_json(value)
     except ValueError:
         return None
     if isinstance(found, dict) and found and all(

@@ -15,7 +15,6 @@ each value the plan's minimum refuses, with the first release that reads it when
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 
@@ -23,7 +22,7 @@ from packaging.version import Version
 
 from validator.analysis.cli_plan import VersionPlan, required_vllm, versions
 from validator.analysis.flag_values import FlagIssue, value_at
-from validator.vllm_cli.parsed_args import ParsedOption
+from validator.vllm_cli.parsed_args import ParsedOption, parse_json
 
 JSON_FROM = Version("0.6.2")
 """The first release that reads a JSON object (and skips an empty item)."""
@@ -47,7 +46,7 @@ def refusal(value: str, version: Version) -> str | None:
                 if parts < 3 else "it holds more than one `=`, which the release cannot "
                 "split into a name and a path")
     try:
-        found = json.loads(value)
+        found = parse_json(value)
     except ValueError:
         return ("it is neither `name=path` nor a JSON object (\"Invalid JSON format for "
                 "--lora-modules\")")
