@@ -46,3 +46,13 @@ def test_a_hardware_overrides_request_is_read_too(corpus_copy: Path) -> None:
 ], ids=["model-id", "case", "served-model-name", "placeholder"])
 def test_the_served_names_pass(corpus_copy: Path, model: str, args: str) -> None:
     assert found(corpus_copy, model, args=args) == []
+
+
+def test_a_model_id_that_is_a_mapping_is_no_served_name_and_no_crash(corpus_copy: Path) -> None:
+    """A malformed ``model_id`` (a mapping: SCHEMA's finding) is not a name the server
+    answers to; the rule still judges the request against the names it has."""
+    write_tiny(corpus_copy, "[]", OMNI.replace("MODEL", "org/Other").replace("FORM", "org/Other")
+               .replace("    - id: t2a\n", "    - id: t2a\n      model_id: {a: 1}\n"))
+    findings = check_tree(corpus_copy, PATH)
+    assert not [f for f in findings if f.rule == "RC001" or "internal error" in f.message]
+    assert len([f for f in findings if f.rule == "REF040"]) == 2

@@ -28,15 +28,17 @@ def served_names(data: object) -> dict[str, str]:
     ``model.model_id``, each
     variant's and omni task's ``model_id``, and every ``--served-model-name`` value of an
     argument list."""
-    names = {get(data, "model", "model_id")}
-    names |= {get(v, "model_id") for v in as_dict(get(data, "variants")).values()}
-    names |= {get(t, "model_id") for t in as_list(get(data, "omni", "tasks"))}
+    names: list[object] = [get(data, "model", "model_id")]
+    names += [get(v, "model_id") for v in as_dict(get(data, "variants")).values()]
+    names += [get(t, "model_id") for t in as_list(get(data, "omni", "tasks"))]
     for layer in collect_layers(data):
         tokens = layer.tokens
         for at, token in enumerate(tokens):
+            if not isinstance(token, str):
+                continue  # a malformed item: SCHEMA's
             option, eq, inline = token.partition("=")
             if option == "--served-model-name":
-                names |= set(inline.split()) if eq else set(tokens[at + 1:at + 2])
+                names += inline.split() if eq else tokens[at + 1:at + 2]
     return {n.lower(): n for n in names if isinstance(n, str)}
 
 
