@@ -58,14 +58,30 @@ class ReleaseValues:
 
 
 def load(path: Path = PATH) -> dict[str, ReleaseValues]:
-    """Release version -> :class:`ReleaseValues`, read from the vendored file."""
+    """Release version -> :class:`ReleaseValues`, read from the vendored file; a config
+    class or value set equal to one of an earlier release (most releases repeat their
+    neighbour's) is that one object, so the table holds each distinct one once."""
     out = {}
+    seen: dict[Any, Any] = {}
+
+    def shared(key: Any, value: Any) -> Any:
+        return seen.setdefault(key, value)
+
+    def config(c: Any) -> ConfigClass:
+        keys = frozenset(c["keys"])
+        fields = {name: (f["kind"], frozenset(f.get("values") or ()))
+                  for name, f in c["values"].items()}
+        strict = c["unknown_keys"] == "rejected"
+        found: ConfigClass = shared(("class", keys, strict, frozenset(fields.items())),
+                                    ConfigClass(keys, strict, fields))
+        return found
+
     for version, entry in derived_releases(path, FORMAT).items():
-        configs = {option: ConfigClass(
-            frozenset(c["keys"]), c["unknown_keys"] == "rejected",
-            {name: (f["kind"], frozenset(f.get("values") or ())) for name, f in
-             c["values"].items()}) for option, c in entry["configs"].items()}
-        out[version] = ReleaseValues(frozenset(entry["kvs_options"]), configs)
+        configs = {option: config(c) for option, c in entry["configs"].items()}
+        kvs = frozenset(entry["kvs_options"])
+        out[version] = shared(("release", kvs, frozenset((k, id(v)) for k, v in
+                                                        configs.items())),
+                              ReleaseValues(kvs, configs))
     return out
 
 

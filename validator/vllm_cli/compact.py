@@ -114,10 +114,9 @@ def encode(data: dict[str, Any]) -> bytes:
 
 @functools.cache
 def shipped(family: str) -> dict[str, Any] | None:
-    """The shipped document of ``family`` (see :func:`data_file`), read once per process;
-    ``None`` when the package has none (every release of the family is then loaded from
-    its file). Each release's lists of names are shared (:func:`_share`) when
-    :func:`release_doc` first gives it: a run builds the registries of its releases only."""
+    """The shipped document of ``family`` (see :func:`data_file`), read once per process,
+    with its lists of names shared (:func:`_share`); ``None`` when the package has none
+    (every release of the family is then loaded from its file)."""
     try:
         data = parse_json(data_file(family).read_bytes(), fast=True)
     except (OSError, ValueError):
@@ -125,8 +124,7 @@ def shipped(family: str) -> dict[str, Any] | None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None
     data["objects"] = [None] * len(data["options"])  # CliOption objects, built when asked
-    data["shared"] = ({}, {})  # (names -> frozenset, name -> one string) of _share
-    return data
+    return _share(data)
 
 
 _NAME_SETS = (("json_flags", None), ("tool_call_parsers", "names"),
@@ -135,15 +133,14 @@ _NAME_SETS = (("json_flags", None), ("tool_call_parsers", "names"),
 _PLUGIN_SETS = ("env_vars", "additional_config_keys")
 
 
-def _share(doc: Any, shared: tuple[dict[tuple[str, ...], frozenset[str]], dict[str, str]]
-           ) -> None:
-    """Replace (in memory only) each list of names of the release document ``doc``
-    (``env_vars``, parsers, ``json_flags``, a plugin's names) by a frozenset shared by
-    every release of the family that lists the same names (``shared``: the family's sets
-    and strings so far), each name one string object: consecutive releases mostly repeat
-    them, and the registries built from the data keep those sets as they are
-    (:func:`validator.vllm_cli.registry._names`)."""
-    sets, names = shared
+def _share(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (in memory only) with each list of names of a release (``env_vars``,
+    parsers, ``json_flags``, a plugin's names) replaced by a frozenset shared by every
+    release that lists the same names, each name one string object: consecutive releases
+    mostly repeat them, and the registries built from the data keep those sets as they
+    are (:func:`validator.vllm_cli.registry._names`)."""
+    sets: dict[tuple[str, ...], frozenset[str]] = {}
+    names: dict[str, str] = {}
 
     def frozen(value: Any) -> Any:
         if not isinstance(value, list) or not all(type(x) is str for x in value):
@@ -154,19 +151,22 @@ def _share(doc: Any, shared: tuple[dict[tuple[str, ...], frozenset[str]], dict[s
             hit = sets[key] = frozenset(names.setdefault(x, x) for x in key)
         return hit
 
-    if not isinstance(doc, dict):
-        return
-    for field, sub in _NAME_SETS:
-        block = doc.get(field)
-        if sub is None and field in doc:
-            doc[field] = frozen(block)
-        elif isinstance(block, dict) and sub in block:
-            block[sub] = frozen(block[sub])
-    plugin = doc.get("plugin")
-    if isinstance(plugin, dict):
-        for field in _PLUGIN_SETS:
-            if field in plugin:
-                plugin[field] = frozen(plugin[field])
+    for entry in data["releases"].values():
+        doc = entry.get("doc") if isinstance(entry, dict) else None
+        if not isinstance(doc, dict):
+            continue
+        for field, sub in _NAME_SETS:
+            block = doc.get(field)
+            if sub is None and field in doc:
+                doc[field] = frozen(block)
+            elif isinstance(block, dict) and sub in block:
+                block[sub] = frozen(block[sub])
+        plugin = doc.get("plugin")
+        if isinstance(plugin, dict):
+            for field in _PLUGIN_SETS:
+                if field in plugin:
+                    plugin[field] = frozen(plugin[field])
+    return data
 
 
 def release_doc(family: str, version: str, pin: str
@@ -182,7 +182,4 @@ def release_doc(family: str, version: str, pin: str
     entry = data["releases"].get(version)
     if entry is None or entry["sha256"] != pin:
         return None
-    if not entry.get("shared"):
-        _share(entry["doc"], data["shared"])
-        entry["shared"] = True
     return entry["doc"], data["options"], data["objects"]

@@ -12,10 +12,9 @@ judged.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from validator.paths import SNAPSHOTS_DIR
 from validator.vllm_cli.derived import derived_releases
@@ -48,35 +47,19 @@ EnvKinds = Mapping[str, Mapping[str, EnvKind]]
 
 def load(path: Path = PATH) -> EnvKinds:
     """The vendored kinds of every release, by version and variable name (read each time:
-    the caller memoises it on its context); a release's map is built when it is first
-    asked for (a recipe's install range spans a few of the releases), equal kinds one
-    object (the file holds some 15,000 entries, of a few dozen distinct kinds)."""
-    return _Releases(derived_releases(path, FORMAT))
-
-
-class _Releases(Mapping[str, Mapping[str, EnvKind]]):
-    """:data:`EnvKinds` over the ``releases`` map of the file, each release's variables
-    read into :class:`EnvKind` objects at its first look-up."""
-
-    def __init__(self, releases: dict[str, Any]) -> None:
-        self._releases = releases
-        self._built: dict[str, Mapping[str, EnvKind]] = {}
-        self._made: dict[tuple[str, frozenset[str], bool], EnvKind] = {}
-
-    def __getitem__(self, version: str) -> Mapping[str, EnvKind]:
-        found = self._built.get(version)
-        if found is None:
-            entry = self._releases[version]  # KeyError for a release the file lacks
-            made, kinds = self._made, {}
-            for name, k in entry["kinds"].items():
-                key = (k["kind"], frozenset(k.get("true", k.get("choices", ()))),
-                       k.get("case_sensitive", True))
-                kinds[name] = made.get(key) or made.setdefault(key, EnvKind(*key))
-            found = self._built[version] = kinds
-        return found
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._releases)
-
-    def __len__(self) -> int:
-        return len(self._releases)
+    the caller memoises it on its context); equal kinds and equal maps of consecutive
+    releases are one object each (the file holds some 15,000 entries, of a few dozen
+    distinct kinds)."""
+    releases = derived_releases(path, FORMAT)
+    made: dict[tuple[str, frozenset[str], bool], EnvKind] = {}
+    out: dict[str, Mapping[str, EnvKind]] = {}
+    previous: Mapping[str, EnvKind] = {}
+    for version, entry in releases.items():
+        kinds = {}
+        for name, k in entry["kinds"].items():
+            key = (k["kind"], frozenset(k.get("true", k.get("choices", ()))),
+                   k.get("case_sensitive", True))
+            kinds[name] = made.get(key) or made.setdefault(key, EnvKind(*key))
+        # most releases read their variables as the one before did: one map for them
+        out[version] = previous = previous if kinds == previous else kinds
+    return out
