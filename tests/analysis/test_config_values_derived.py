@@ -5,24 +5,16 @@ and the ``nullable_kvs`` and field judgements of :mod:`validator.analysis.config
 from __future__ import annotations
 
 import ast
-import json
 
 import pytest
 
 from scripts.derive_config_values import config_class, field_values, kvs_options
+from tests.derived_snapshots import described_artifacts, snapshot_artifacts
 from validator.analysis.config_values import PATH, kvs_refuses, load, refusal
-from validator.paths import SNAPSHOTS_DIR
 
 
 def test_every_release_is_described_from_its_snapshot_artifact() -> None:
-    entries = json.loads(PATH.read_text("utf-8"))["releases"]
-    with_options = {}
-    for path in (SNAPSHOTS_DIR / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text("utf-8"))
-        if "options" in doc:
-            with_options[doc["version"]] = (doc["provenance"]["artifact"],
-                                            doc["provenance"]["sha256"])
-    assert {v: (e["artifact"], e["sha256"]) for v, e in entries.items()} == with_options
+    assert described_artifacts(PATH) == snapshot_artifacts(lambda doc: "options" in doc)
 
 
 def test_the_values_follow_the_releases_sources() -> None:

@@ -5,25 +5,15 @@ misreads (:func:`validator.analysis.kv_extra_config.misread`)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from scripts.derive_kv_extra_config import connector_modules, typed_reads
+from tests.derived_snapshots import described_artifacts, registers, snapshot_artifacts
 from validator.analysis.kv_extra_config import PATH, load, misread
-from validator.paths import SNAPSHOTS_DIR
 
 
 def test_every_release_with_the_option_is_described_from_its_snapshot_artifact() -> None:
-    entries = json.loads(PATH.read_text("utf-8"))["releases"]
-    with_option = {}
-    for path in (SNAPSHOTS_DIR / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text("utf-8"))
-        if "options" in doc and any("--kv-transfer-config" in o["strings"]
-                                    for o in doc["options"]):
-            with_option[doc["version"]] = (doc["provenance"]["artifact"],
-                                           doc["provenance"]["sha256"])
-    assert {v: (e["artifact"], e["sha256"]) for v, e in entries.items()} == with_option
+    assert described_artifacts(PATH) == snapshot_artifacts(registers("--kv-transfer-config"))
 
 
 def test_the_simple_offload_connectors_reads_are_typed_from_0_19_0_on() -> None:

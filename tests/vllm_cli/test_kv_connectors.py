@@ -4,23 +4,13 @@ snapshots, and what the derivation reads of a release's source."""
 
 from __future__ import annotations
 
-import json
-
 from scripts.derive_kv_transfer_config import connectors, transfer_config
-from validator.paths import SNAPSHOTS_DIR
+from tests.derived_snapshots import described_artifacts, registers, snapshot_artifacts
 from validator.vllm_cli.kv_connectors import PATH, load
 
 
 def test_every_release_with_the_option_is_described_from_its_snapshot_artifact() -> None:
-    entries = json.loads(PATH.read_text("utf-8"))["releases"]
-    with_option = {}
-    for path in (SNAPSHOTS_DIR / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text("utf-8"))
-        if "options" in doc and any("--kv-transfer-config" in o["strings"]
-                                    for o in doc["options"]):
-            with_option[doc["version"]] = (doc["provenance"]["artifact"],
-                                           doc["provenance"]["sha256"])
-    assert {v: (e["artifact"], e["sha256"]) for v, e in entries.items()} == with_option
+    assert described_artifacts(PATH) == snapshot_artifacts(registers("--kv-transfer-config"))
 
 
 def test_connectors_follow_the_releases_sources() -> None:

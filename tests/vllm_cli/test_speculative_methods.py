@@ -4,11 +4,10 @@ snapshots, and what the derivation reads of a release's source."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 from scripts.derive_speculative_config import speculative_config
-from validator.paths import SNAPSHOTS_DIR
+from tests.derived_snapshots import described_artifacts, registers, snapshot_artifacts
 from validator.vllm_cli.speculative_methods import (
     PATH,
     accepted_methods,
@@ -19,15 +18,7 @@ from validator.vllm_cli.speculative_methods import (
 
 
 def test_every_release_with_the_option_is_described_from_its_snapshot_artifact() -> None:
-    entries = json.loads(PATH.read_text("utf-8"))["releases"]
-    with_option = {}
-    for path in (SNAPSHOTS_DIR / "vllm-cli").glob("*.json"):
-        doc = json.loads(path.read_text("utf-8"))
-        if "options" in doc and any("--speculative-config" in o["strings"]
-                                    for o in doc["options"]):
-            with_option[doc["version"]] = (doc["provenance"]["artifact"],
-                                           doc["provenance"]["sha256"])
-    assert {v: (e["artifact"], e["sha256"]) for v, e in entries.items()} == with_option
+    assert described_artifacts(PATH) == snapshot_artifacts(registers("--speculative-config"))
 
 
 def test_methods_follow_the_releases_sources() -> None:

@@ -16,12 +16,11 @@ from scripts.derive_env_kinds import env_kinds as derive
 from tests.analysis.test_install_range import PATH as DOC_PATH
 from tests.analysis.test_install_range import of, recipe, run
 from tests.conftest import line_of
+from tests.derived_snapshots import described_artifacts, snapshot_artifacts
 from validator.context import Settings, build_context
 from validator.load import load_yaml
-from validator.paths import SNAPSHOTS_DIR
 from validator.rule_index import rule_by_id
 from validator.source.tree import LocalTree
-from validator.state_json import parse_json
 from validator.vllm_cli.env_kinds import PATH, EnvKinds, load
 
 
@@ -71,14 +70,8 @@ def test_a_guide_docker_env_is_judged_at_its_line(corpus_copy: Path) -> None:
 
 
 def test_every_release_is_described_from_its_snapshot_artifact() -> None:
-    entries = parse_json(PATH.read_bytes())["releases"]
-    with_env = {}
-    for path in (SNAPSHOTS_DIR / "vllm-cli").glob("*.json"):
-        doc = parse_json(path.read_bytes())
-        if doc.get("env_vars") and "provenance" in doc:
-            with_env[doc["version"]] = (doc["provenance"]["artifact"],
-                                        doc["provenance"]["sha256"])
-    assert {v: (e["artifact"], e["sha256"]) for v, e in entries.items()} == with_env
+    assert described_artifacts(PATH) == snapshot_artifacts(
+        lambda doc: bool(doc.get("env_vars")) and "provenance" in doc)
     kinds = load()
     assert kinds["0.5.4"]["VLLM_CPU_KVCACHE_SPACE"].kind == "int"
     assert kinds["0.33.0"]["VLLM_ROCM_USE_AITER"].accepted == {"1", "true"}
