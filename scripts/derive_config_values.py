@@ -34,7 +34,6 @@ The source is read, never run (:mod:`ast`):
 from __future__ import annotations
 
 import ast
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,9 +51,8 @@ from scripts.derive_speculative_config import (  # noqa: E402
 )
 from scripts.release_sources import (  # noqa: E402
     SNAPSHOTS,
-    derive_arguments,
+    derive_main,
     first_class,
-    release_artifacts,
     snapshots,
     source_files,
 )
@@ -194,18 +192,14 @@ def release_entry(files: dict[str, str], options: set[str]) -> dict[str, Any]:
 
 
 def main() -> int:
-    args = derive_arguments(__doc__ or "", OUT)
     wanted = {ARG_UTILS, UTILS, *(p for _, c in CONFIGS.values() for p in c)}
-    data: dict[str, Any] = {}
-    for doc, local in release_artifacts(snapshots(lambda d: "options" in d), args.artifacts):
-        prov = doc["provenance"]
+
+    def describe(doc: dict[str, Any], local: Path) -> dict[str, Any]:
         options = {s for o in doc["options"] for s in o["strings"]}
-        data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
-                                **release_entry(source_files(local, wanted), options)}
-    out = {"format": FORMAT, "derived_by": "scripts/derive_config_values.py",
-           "releases": data}
-    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+        return release_entry(source_files(local, wanted), options)
+
+    return derive_main(__doc__ or "", OUT, FORMAT, "scripts/derive_config_values.py",
+                       snapshots(lambda d: "options" in d), describe)
 
 
 if __name__ == "__main__":

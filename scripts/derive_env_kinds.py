@@ -38,8 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.release_sources import (  # noqa: E402
     SNAPSHOTS,
-    derive_arguments,
-    release_artifacts,
+    derive_main,
     snapshots,
     source_files,
 )
@@ -184,16 +183,11 @@ def dump(doc: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    args = derive_arguments(__doc__ or "", OUT)
-    data: dict[str, Any] = {}
-    listed = snapshots(lambda doc: bool(doc.get("env_vars")) and "provenance" in doc)
-    for doc, local in release_artifacts(listed, args.artifacts):
-        prov = doc["provenance"]
-        data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
-                                "source": SOURCE, "kinds": env_kinds(envs_source(local))}
-    out = {"format": FORMAT, "derived_by": "scripts/derive_env_kinds.py", "releases": data}
-    args.out.write_text(dump(out), encoding="utf-8")
-    return 0
+    return derive_main(__doc__ or "", OUT, FORMAT, "scripts/derive_env_kinds.py",
+                       snapshots(lambda doc: bool(doc.get("env_vars")) and "provenance" in doc),
+                       lambda _, local: {"source": SOURCE,
+                                         "kinds": env_kinds(envs_source(local))},
+                       dump)
 
 
 if __name__ == "__main__":

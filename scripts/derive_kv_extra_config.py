@@ -23,20 +23,17 @@ out. ``bool`` of a JSON string is its truth (``bool("false")`` is ``True``); ``i
 from __future__ import annotations
 
 import ast
-import json
 import sys
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.release_sources import (  # noqa: E402
     SNAPSHOTS,
-    derive_arguments,
-    release_artifacts,
+    derive_main,
     snapshots_with_option,
 )
 
@@ -124,17 +121,9 @@ def release_reads(files: dict[str, str]) -> dict[str, dict[str, str]]:
 
 
 def main() -> int:
-    args = derive_arguments(__doc__ or "", OUT)
-    data: dict[str, Any] = {}
-    for doc, local in release_artifacts(snapshots_with_option("--kv-transfer-config"),
-                                        args.artifacts):
-        prov = doc["provenance"]
-        data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
-                                "reads": release_reads(kv_sources(local))}
-    out = {"format": FORMAT, "derived_by": "scripts/derive_kv_extra_config.py",
-           "releases": data}
-    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+    return derive_main(__doc__ or "", OUT, FORMAT, "scripts/derive_kv_extra_config.py",
+                       snapshots_with_option("--kv-transfer-config"),
+                       lambda _, local: {"reads": release_reads(kv_sources(local))})
 
 
 if __name__ == "__main__":

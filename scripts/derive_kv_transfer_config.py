@@ -28,7 +28,6 @@ uses serves both).
 from __future__ import annotations
 
 import ast
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,9 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.release_sources import (  # noqa: E402
     SNAPSHOTS,
-    derive_arguments,
+    derive_main,
     first_class,
-    release_artifacts,
     snapshots_with_option,
     source_files,
 )
@@ -104,19 +102,12 @@ def transfer_config(files: dict[str, str]) -> dict[str, Any]:
 
 
 def main() -> int:
-    args = derive_arguments(__doc__ or "", OUT)
-    data: dict[str, Any] = {}
-    for doc, local in release_artifacts(snapshots_with_option("--kv-transfer-config"),
-                                        args.artifacts):
+    def describe(_: dict[str, Any], local: Path) -> dict[str, Any]:
         files = source_files(local, (FACTORY, *CONFIGS))
-        prov = doc["provenance"]
-        data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
-                                "connectors": connectors(files[FACTORY]),
-                                **transfer_config(files)}
-    out = {"format": FORMAT, "derived_by": "scripts/derive_kv_transfer_config.py",
-           "releases": data}
-    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+        return {"connectors": connectors(files[FACTORY]), **transfer_config(files)}
+
+    return derive_main(__doc__ or "", OUT, FORMAT, "scripts/derive_kv_transfer_config.py",
+                       snapshots_with_option("--kv-transfer-config"), describe)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ between). From ``__post_init__`` it records the methods taken with
 from __future__ import annotations
 
 import ast
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,9 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.release_sources import (  # noqa: E402
     SNAPSHOTS,
-    derive_arguments,
+    derive_main,
     first_class,
-    release_artifacts,
     snapshots_with_option,
     source_files,
 )
@@ -237,17 +235,10 @@ def speculative_config(files: dict[str, str]) -> dict[str, Any]:
 
 
 def main() -> int:
-    args = derive_arguments(__doc__ or "", OUT)
-    data: dict[str, Any] = {}
-    for doc, local in release_artifacts(snapshots_with_option("--speculative-config"),
-                                        args.artifacts):
-        prov = doc["provenance"]
-        data[doc["version"]] = {"artifact": prov["artifact"], "sha256": prov["sha256"],
-                                **speculative_config(source_files(local, (*CANDIDATES, UTILS)))}
-    out = {"format": FORMAT, "derived_by": "scripts/derive_speculative_config.py",
-           "releases": data}
-    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+    return derive_main(__doc__ or "", OUT, FORMAT, "scripts/derive_speculative_config.py",
+                       snapshots_with_option("--speculative-config"),
+                       lambda _, local: speculative_config(
+                           source_files(local, (*CANDIDATES, UTILS))))
 
 
 if __name__ == "__main__":

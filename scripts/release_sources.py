@@ -90,6 +90,31 @@ def derive_arguments(doc: str, out: Path) -> argparse.Namespace:
     return parser.parse_args()
 
 
+def sorted_json(doc: dict[str, Any]) -> str:
+    """``doc`` as a derived file is written: indented JSON with sorted keys."""
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def derive_main(doc: str, out: Path, fmt: str, script: str, docs: Iterable[dict[str, Any]],
+                describe: Callable[[dict[str, Any], Path], dict[str, Any]],
+                dump: Callable[[dict[str, Any]], str] = sorted_json) -> int:
+    """What every ``derive_*`` script does: parse its command line
+    (:func:`derive_arguments`), describe each release of ``docs`` (CLI snapshots) from its
+    downloaded artifact (``describe(snapshot, artifact path)``), beside the artifact's
+    name and SHA-256, and write ``{"format": fmt, "derived_by": script, "releases": ...}``
+    to ``--out`` through ``dump``. Returns the exit status."""
+    args = derive_arguments(doc, out)
+    releases: dict[str, Any] = {}
+    for snapshot, local in release_artifacts(docs, args.artifacts):
+        prov = snapshot["provenance"]
+        releases[snapshot["version"]] = {"artifact": prov["artifact"],
+                                         "sha256": prov["sha256"],
+                                         **describe(snapshot, local)}
+    derived = {"format": fmt, "derived_by": script, "releases": releases}
+    args.out.write_text(dump(derived), encoding="utf-8")
+    return 0
+
+
 class FoundClass(NamedTuple):
     """A class definition read from a release's sources (:func:`first_class`)."""
 
